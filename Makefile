@@ -1,0 +1,104 @@
+# hsmbench - benchmark suite for PKCS#11 modules and key-management REST services.
+#
+#   make            build into $(BUILD) (default: build/)
+#   make check      the test suite: normal build, ASan+UBSan build, ThreadSanitizer build
+#   make bench      harness overhead and ceiling figures on the demo SoftHSM token
+#   make demo       install what is missing, build, run a short benchmark on a private SoftHSM token
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+LIBDIR    ?= $(PREFIX)/lib
+MANDIR    ?= $(PREFIX)/share/man
+BUILD     ?= build
+
+CC        ?= cc
+PKGS      := p11-kit-1 openssl libcurl jansson
+OPTFLAGS  ?= -O2 -g
+SANFLAGS  ?=
+WARNFLAGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-unused-parameter
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+SOFTHSM_MODULE ?= $(firstword $(wildcard /usr/lib/softhsm/libsofthsm2.so /usr/lib/*/softhsm/libsofthsm2.so /usr/local/lib/softhsm/libsofthsm2.so) /usr/lib/softhsm/libsofthsm2.so)
+
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) -I. $(PKG_CFLAGS) \
+             -DHSMBENCH_VERSION='"$(VERSION)"' -DHSMBENCH_SOFTHSM_DEFAULT='"$(SOFTHSM_MODULE)"' \
+             -DHSMBENCH_LIBDIR='"$(LIBDIR)/hsmbench"' $(CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS_ALL   = $(PKG_LIBS) -lpthread -ldl -lm
+
+CORE_SRC  := $(wildcard bench/*.c p11/*.c keys/*.c rest/*.c)
+MAIN_SRC  := bench/main.c
+LIB_SRC   := $(filter-out $(MAIN_SRC),$(CORE_SRC))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+MOCK_SO   := $(BUILD)/libhsmbench-null.so
+TOOLS     := $(BUILD)/tests/minloop
+
+.PHONY: all check bench demo install uninstall clean deps sanitizers
+
+all: $(BUILD)/hsmbench $(MOCK_SO) $(UNIT_BIN) $(TOOLS)
+
+$(BUILD)/obj/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libhsmbench-core.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/hsmbench: $(BUILD)/obj/bench/main.o $(BUILD)/libhsmbench-core.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libhsmbench-core.a tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+
+# The do-nothing PKCS#11 module: every call succeeds at once (harness ceiling, tests).
+$(MOCK_SO): tests/mock/nullp11.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $<
+
+# The minimal loop make bench compares hsmbench against: same calls, no harness.
+$(BUILD)/tests/minloop: tests/bench/minloop.c $(BUILD)/libhsmbench-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+
+deps:
+	@sh ci/install-deps.sh
+
+sanitizers:
+	$(MAKE) BUILD=build/asan OPTFLAGS='-O1 -g -fno-omit-frame-pointer' SANFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
+	$(MAKE) BUILD=build/tsan OPTFLAGS='-O1 -g' SANFLAGS='-fsanitize=thread' all
+
+# check, bench and demo install what is missing first, then build in a
+# sub-make (so pkg-config sees the freshly installed libraries).
+check:
+	@sh ci/install-deps.sh
+	@$(MAKE) --no-print-directory all sanitizers
+	@sh tests/run.sh
+
+bench:
+	@sh ci/install-deps.sh
+	@$(MAKE) --no-print-directory all
+	@sh tests/bench/run-bench.sh $(BUILD)
+
+demo:
+	@sh ci/install-deps.sh
+	@$(MAKE) --no-print-directory $(BUILD)/hsmbench
+	HSMBENCH_HOME=$(CURDIR)/$(BUILD)/demo $(BUILD)/hsmbench run --test rsa-pkcs-sign,ecdsa-sign,aes-gcm-encrypt --threads 2 --duration 5
+
+install: $(BUILD)/hsmbench $(MOCK_SO)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/hsmbench
+	install -m 0755 $(BUILD)/hsmbench $(DESTDIR)$(BINDIR)/hsmbench
+	install -m 0644 $(MOCK_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
+	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hsmbench $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+
+clean:
+	rm -rf build

@@ -1,0 +1,202 @@
+/* bench/cli.c - messages and number parsing for the front ends. */
+#include "bench/cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    /* One line, always: a message must never spill a multi-line dump. */
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "hsmbench: %s: %s\n", kind, line);
+}
+
+void bench_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("error", fmt, ap);
+    va_end(ap);
+}
+
+void bench_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("warning", fmt, ap);
+    va_end(ap);
+}
+
+int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    const char *p = text;
+    uint64_t v = 0;
+
+    if (!text || !*text) {
+        bench_error("%s: a number is required", flag);
+        return -1;
+    }
+    if (*p == '-') {
+        bench_error("%s: '%s' is negative; expected %llu to %llu", flag, text,
+                    (unsigned long long)min, (unsigned long long)max);
+        return -1;
+    }
+    if (*p == '+')
+        p++;
+    if (!*p) {
+        bench_error("%s: '%s' is not a number", flag, text);
+        return -1;
+    }
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            bench_error("%s: '%s' is not a whole number", flag, text);
+            return -1;
+        }
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            v = UINT64_MAX;
+            break;
+        }
+        v = v * 10 + d;
+    }
+    if (v < min || v > max) {
+        bench_error("%s: %s is out of range; expected %llu to %llu", flag, text,
+                    (unsigned long long)min, (unsigned long long)max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, uint64_t max_ns,
+                         uint64_t *out_ns)
+{
+    char *end = NULL;
+    double v, mult = 1e9;
+
+    if (!text || !*text) {
+        bench_error("%s: a duration is required (e.g. 30, 30s, 500ms, 2m)", flag);
+        return -1;
+    }
+    if (text[0] == '-') {
+        bench_error("%s: '%s' is negative", flag, text);
+        return -1;
+    }
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || errno || !isfinite(v)) {
+        bench_error("%s: '%s' is not a duration (e.g. 30, 30s, 500ms, 2m)", flag, text);
+        return -1;
+    }
+    if (*end == 0 || strcmp(end, "s") == 0)
+        mult = 1e9;
+    else if (strcmp(end, "ms") == 0)
+        mult = 1e6;
+    else if (strcmp(end, "us") == 0)
+        mult = 1e3;
+    else if (strcmp(end, "m") == 0)
+        mult = 60e9;
+    else if (strcmp(end, "h") == 0)
+        mult = 3600e9;
+    else {
+        bench_error("%s: '%s' has an unknown unit; use us, ms, s, m or h", flag, text);
+        return -1;
+    }
+    double ns = v * mult;
+    if (ns < (double)min_ns || ns > (double)max_ns) {
+        char lo[32], hi[32];
+        bench_error("%s: %s is out of range; expected %s to %s", flag, text,
+                    bench_fmt_ns((double)min_ns, lo, sizeof lo), bench_fmt_ns((double)max_ns, hi, sizeof hi));
+        return -1;
+    }
+    *out_ns = (uint64_t)llround(ns);
+    return 0;
+}
+
+const char *bench_fmt_ns(double ns, char *buf, unsigned len)
+{
+    if (ns < 1e3)
+        snprintf(buf, len, "%.0fns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.4gµs", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.4gms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.4gs", ns / 1e9);
+    return buf;
+}
+
+const char *bench_fmt_bytes(double b, char *buf, unsigned len)
+{
+    if (b < 1e3)
+        snprintf(buf, len, "%.0f B", b);
+    else if (b < 1e6)
+        snprintf(buf, len, "%.1f kB", b / 1e3);
+    else if (b < 1e9)
+        snprintf(buf, len, "%.1f MB", b / 1e6);
+    else
+        snprintf(buf, len, "%.2f GB", b / 1e9);
+    return buf;
+}
+
+int bench_path_writable(const char *flag, const char *path)
+{
+    struct stat st;
+    char dir[PATH_MAX];
+    const char *slash;
+
+    if (!path || !*path) {
+        bench_error("%s: a file name is required", flag);
+        return 0;
+    }
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            bench_error("%s %s: is a directory", flag, path);
+            return 0;
+        }
+        if (access(path, W_OK) != 0) {
+            bench_error("%s %s: not writable: %s", flag, path, strerror(errno));
+            return 0;
+        }
+        return 1;
+    }
+    slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &st) != 0) {
+        bench_error("%s %s: directory %s: %s", flag, path, dir, strerror(errno));
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        bench_error("%s %s: cannot create a file in %s: %s", flag, path, dir,
+                    S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+        return 0;
+    }
+    return 1;
+}
+
+const char *bench_bad_option(char **argv, int optind_now, int optopt_now, char shortopt[3])
+{
+    if (optopt_now > 0 && optopt_now < 128 && optopt_now != '?') {
+        shortopt[0] = '-';
+        shortopt[1] = (char)optopt_now;
+        shortopt[2] = 0;
+        return shortopt;
+    }
+    return argv[optind_now - 1];
+}

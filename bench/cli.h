@@ -1,0 +1,43 @@
+/*
+ * bench/cli.h - what every front end shares: one-line messages, and parsers
+ * for the numbers users type (counts, sizes, durations) that reject what is
+ * not a number, out of range, or absurd, naming the flag.
+ */
+#ifndef BENCH_CLI_H
+#define BENCH_CLI_H
+
+#include <stdint.h>
+
+/* "hsmbench: error: ..." / "hsmbench: warning: ..." on stderr, one line. */
+void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void bench_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Parse a whole unsigned decimal in [min, max].  On failure prints
+ * "FLAG: 'TEXT' is not ..." and returns -1.
+ */
+int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out);
+
+/*
+ * Parse a duration: "30" or "30s" (seconds), "500ms", "2m", "1h", "1.5s".
+ * Result in nanoseconds within [min_ns, max_ns]; -1 (message printed) if not.
+ */
+int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, uint64_t max_ns,
+                         uint64_t *out_ns);
+
+/* Format a duration given in ns the way k6 does: "812µs", "4.21ms", "1.02s". */
+const char *bench_fmt_ns(double ns, char *buf, unsigned len);
+/* Format a byte count: "512 B", "1.5 kB", "3.2 MB" (decimal units, as k6). */
+const char *bench_fmt_bytes(double bytes, char *buf, unsigned len);
+
+/* True when the path can be created or replaced (its directory is writable
+ * and it is not a directory); on false prints "FLAG PATH: why". */
+int bench_path_writable(const char *flag, const char *path);
+
+/*
+ * The option getopt_long just refused, for a message: "-x" for a short
+ * option (getopt's optopt), else the argument itself ("--bogus").
+ */
+const char *bench_bad_option(char **argv, int optind_now, int optopt_now, char shortopt[3]);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * bench/main.c - the hsmbench command: dispatch to a subcommand.
+ *
+ * This is the composition root, the one file in bench/ that names the
+ * workloads (p11/, rest/); the timing core itself never does.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/cli.h"
+#include "bench/exit.h"
+#include "p11/cmd.h"
+
+static const char usage[] =
+    "Usage: hsmbench COMMAND [options]\n"
+    "\n"
+    "Benchmark PKCS#11 modules (HSMs, tokens, software providers).\n"
+    "\n"
+    "Commands:\n"
+    "  run      batch benchmark: one or more tests on a token  (hsmbench run --help)\n"
+    "  list     modules | slots | mechanisms | tests            (hsmbench list --help)\n"
+    "  help     this help\n"
+    "\n"
+    "Options: -h, --help   this help;  -V, --version   print the version\n"
+    "\n"
+    "With no --module, hsmbench uses its own SoftHSM token, created on first use\n"
+    "under $HSMBENCH_HOME (default ~/.local/state/hsmbench).  See hsmbench(1).\n"
+    "\n"
+    "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
+    "or input; 3 module, token or login failure; 130 interrupted.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return BENCH_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return BENCH_EXIT_OK;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("hsmbench %s\n", HSMBENCH_VERSION);
+        return BENCH_EXIT_OK;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return p11_cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "list") == 0)
+        return p11_cmd_list(argc - 1, argv + 1);
+    bench_error("%s: unknown command (see: hsmbench --help)", cmd);
+    return BENCH_EXIT_USAGE;
+}

@@ -1,0 +1,276 @@
+/* bench/report.c - the summary people read and the JSON programs read. */
+#include "bench/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/cli.h"
+
+void bench_report_second(FILE *f, const bench_sample *s)
+{
+    /* pkpspeed prints the operations of a 1-second window as "N/1"; a
+     * shorter last window says how long it was rather than pass for a second. */
+    if (s->span_s > 0.95 && s->span_s < 1.05)
+        fprintf(f, "OPERATIONS/second%*s%llu/1%s\n", 16, "", (unsigned long long)s->ops,
+                s->warmup ? "   (warm-up)" : "");
+    else
+        fprintf(f, "OPERATIONS/second%*s%llu/%.2f%s\n", 16, "", (unsigned long long)s->ops,
+                s->span_s, s->warmup ? "   (warm-up)" : "");
+    fflush(f);
+}
+
+void bench_report_header(FILE *f, const bench_run_desc *d)
+{
+    char bound[64];
+    if (d->duration_s > 0)
+        snprintf(bound, sizeof bound, "%.4gs", d->duration_s);
+    else
+        snprintf(bound, sizeof bound, "%llu operations", (unsigned long long)d->iterations);
+    fprintf(f, "\nRunning %s (%s, %s, data %llu B): %u thread%s, %s, %s", d->test,
+            d->mechanism ? d->mechanism : "-", d->key_desc ? d->key_desc : "no key",
+            (unsigned long long)d->data_size, d->threads, d->threads == 1 ? "" : "s", d->mode, bound);
+    if (d->warmup_s > 0)
+        fprintf(f, " after %.4gs warm-up", d->warmup_s);
+    fprintf(f, "\n");
+    fflush(f);
+}
+
+const char *bench_outcome_status(const bench_outcome *o)
+{
+    switch (o->status) {
+    case BENCH_RUN_OK:          return "ok";
+    case BENCH_RUN_INTERRUPTED: return "interrupted";
+    case BENCH_RUN_FAILED:      return "failed";
+    }
+    return "failed";
+}
+
+/* k6 pads metric names with dots to a fixed column. */
+static void label(FILE *f, const char *name, int indent)
+{
+    int width = 26 - indent;
+    int n = (int)strlen(name);
+    fprintf(f, "%*s%s", indent, "", name);
+    for (int i = n; i < width; i++)
+        fputc('.', f);
+    fputs(": ", f);
+}
+
+void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
+                          const bench_workload *w)
+{
+    const bench_hist *h = o->hist;
+    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], l[32];
+    double rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
+
+    fprintf(f, "\n  %s", d->test);
+    if (d->mechanism)
+        fprintf(f, " · %s", d->mechanism);
+    if (d->key_desc && strcmp(d->key_desc, "-") != 0)
+        fprintf(f, " · %s", d->key_desc);
+    fprintf(f, " · data %llu B · %u thread%s · %s\n\n", (unsigned long long)d->data_size, d->threads,
+            d->threads == 1 ? "" : "s", d->mode);
+
+    label(f, "status", 4);
+    fprintf(f, "%s\n", bench_outcome_status(o));
+    label(f, "duration", 4);
+    fprintf(f, "%.2fs", o->duration_s);
+    if (d->warmup_s > 0)
+        fprintf(f, " (warm-up %.4gs excluded)", d->warmup_s);
+    fprintf(f, "\n");
+    label(f, "operations", 4);
+    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)o->ops, rate);
+    if (w->bytes_per_op) {
+        double bytes = (double)(o->ops - o->errors) * (double)w->bytes_per_op;
+        label(f, "data", 4);
+        fprintf(f, "%-10s %s/s\n", bench_fmt_bytes(bytes, a, sizeof a),
+                bench_fmt_bytes(o->duration_s > 0 ? bytes / o->duration_s : 0, b, sizeof b));
+    }
+    label(f, "latency", 4);
+    if (bench_hist_count(h) == 0) {
+        fprintf(f, "no successful operation\n");
+    } else {
+        fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
+                bench_fmt_ns(bench_hist_mean(h), a, sizeof a),
+                bench_fmt_ns((double)bench_hist_min(h), b, sizeof b),
+                bench_fmt_ns((double)bench_hist_percentile(h, 50), c, sizeof c),
+                bench_fmt_ns((double)bench_hist_percentile(h, 90), e, sizeof e),
+                bench_fmt_ns((double)bench_hist_percentile(h, 95), g, sizeof g),
+                bench_fmt_ns((double)bench_hist_percentile(h, 99), i, sizeof i),
+                bench_fmt_ns((double)bench_hist_percentile(h, 99.9), j, sizeof j),
+                bench_fmt_ns((double)bench_hist_max(h), k, sizeof k),
+                bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
+    }
+    label(f, "errors", 4);
+    fprintf(f, "%.2f%%     %llu of %llu\n", o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0,
+            (unsigned long long)o->errors, (unsigned long long)o->ops);
+    for (size_t n = 0; n < o->nerrs; n++) {
+        char name[64];
+        bench_code_name(w, o->errs[n].code, name, sizeof name);
+        label(f, name, 6);
+        fprintf(f, "%llu\n", (unsigned long long)o->errs[n].count);
+    }
+    fflush(f);
+}
+
+void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t len)
+{
+    if (code == BENCH_CODE_VERIFY_MISMATCH)
+        snprintf(buf, len, "VERIFY_MISMATCH");
+    else if (code >= BENCH_CODE_CORE)
+        snprintf(buf, len, "OTHER");
+    else if (w && w->code_name)
+        w->code_name(w->ctx, code, buf, len);
+    else
+        snprintf(buf, len, "code %llu", (unsigned long long)code);
+}
+
+static double us(double ns)
+{
+    return round(ns / 10.0) / 100.0;   /* µs with two decimals (10 ns) */
+}
+
+static json_t *latency_json(const bench_hist *h)
+{
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}",
+                     "min", us((double)bench_hist_min(h)), "mean", us(bench_hist_mean(h)),
+                     "stddev", us(bench_hist_stddev(h)),
+                     "p50", us((double)bench_hist_percentile(h, 50)),
+                     "p90", us((double)bench_hist_percentile(h, 90)),
+                     "p95", us((double)bench_hist_percentile(h, 95)),
+                     "p99", us((double)bench_hist_percentile(h, 99)),
+                     "p999", us((double)bench_hist_percentile(h, 99.9)),
+                     "max", us((double)bench_hist_max(h)),
+                     "count", (json_int_t)bench_hist_count(h));
+}
+
+typedef struct { json_t *arr; int failed; } slot_acc;
+
+static int slot_visit(void *arg, size_t index, uint64_t count)
+{
+    slot_acc *acc = arg;
+    if (json_array_append_new(acc->arr, json_pack("[I,I]", (json_int_t)index, (json_int_t)count)))
+        acc->failed = 1;
+    return acc->failed;
+}
+
+json_t *bench_hist_to_json(const bench_hist *h)
+{
+    slot_acc acc = { json_array(), 0 };
+    bench_hist_foreach(h, slot_visit, &acc);
+    return json_pack("{s:s,s:I,s:I,s:i,s:i,s:I,s:I,s:I,s:I,s:o}", "unit", "ns",
+                     "lowest", (json_int_t)BENCH_HIST_LOWEST, "highest", (json_int_t)BENCH_HIST_HIGHEST,
+                     "significant_figures", BENCH_HIST_SIG_FIGS, "sub_buckets", BENCH_HIST_SUB_BUCKETS,
+                     "total", (json_int_t)bench_hist_count(h), "min", (json_int_t)bench_hist_min(h),
+                     "max", (json_int_t)bench_hist_max(h),
+                     "clamped", (json_int_t)atomic_load_explicit(&h->clamped, memory_order_relaxed),
+                     "counts", acc.arr);
+}
+
+int bench_hist_from_json(const json_t *j, bench_hist *h)
+{
+    json_int_t lowest = 0, highest = 0, min = 0, max = 0;
+    int sig = 0;
+    json_t *counts = NULL;
+    if (json_unpack((json_t *)j, "{s:I,s:I,s:i,s:I,s:I,s:o}", "lowest", &lowest, "highest", &highest,
+                    "significant_figures", &sig, "min", &min, "max", &max, "counts", &counts) != 0)
+        return -1;
+    if (lowest != (json_int_t)BENCH_HIST_LOWEST || highest != (json_int_t)BENCH_HIST_HIGHEST ||
+        sig != BENCH_HIST_SIG_FIGS || !json_is_array(counts))
+        return -1;
+    bench_hist_reset(h);
+    size_t i;
+    json_t *pair;
+    json_array_foreach(counts, i, pair) {
+        json_int_t idx, cnt;
+        if (json_unpack(pair, "[I,I]", &idx, &cnt) != 0 || idx < 0 || cnt < 0 ||
+            bench_hist_load_slot(h, (size_t)idx, (uint64_t)cnt) != 0)
+            return -1;
+    }
+    bench_hist_set_extrema(h, (uint64_t)min, (uint64_t)max);
+    return 0;
+}
+
+static json_t *desc_json(const bench_run_desc *d, const char *status)
+{
+    json_t *run = json_pack("{s:s,s:s,s:i,s:I,s:s}", "test", d->test, "mode", d->mode,
+                            "threads", (int)d->threads, "data_size", (json_int_t)d->data_size,
+                            "status", status);
+    if (d->mechanism)
+        json_object_set_new(run, "mechanism", json_string(d->mechanism));
+    if (d->key_type) {
+        json_t *key = json_pack("{s:s,s:i}", "type", d->key_type, "bits", (int)d->key_bits);
+        if (d->curve)
+            json_object_set_new(key, "curve", json_string(d->curve));
+        json_object_set_new(run, "key", key);
+    } else {
+        json_object_set_new(run, "key", json_null());
+    }
+    json_object_set_new(run, "settings",
+                        json_pack("{s:f,s:f,s:I}", "warmup_s", d->warmup_s, "duration_s",
+                                  d->duration_s, "iterations", (json_int_t)d->iterations));
+    return run;
+}
+
+json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
+                              const bench_workload *w, const char *status, const char *reason)
+{
+    json_t *run = desc_json(d, status);
+    if (reason && *reason)
+        json_object_set_new(run, "reason", json_string(reason));
+    if (!o)
+        return run;
+
+    double rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
+    double bps = o->duration_s > 0 && w->bytes_per_op
+                     ? (double)(o->ops - o->errors) * (double)w->bytes_per_op / o->duration_s : 0;
+    json_object_set_new(run, "duration_s", json_real(round(o->duration_s * 1e6) / 1e6));
+    json_object_set_new(run, "ops", json_integer((json_int_t)o->ops));
+    json_object_set_new(run, "errors", json_integer((json_int_t)o->errors));
+    json_object_set_new(run, "error_pct",
+                        json_real(o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0));
+    json_object_set_new(run, "ops_per_s", json_real(round(rate * 100) / 100));
+    json_object_set_new(run, "bytes_per_s", json_real(round(bps)));
+    json_object_set_new(run, "latency_us", latency_json(o->hist));
+
+    json_t *by = json_object();
+    for (size_t n = 0; n < o->nerrs; n++) {
+        char name[64];
+        bench_code_name(w, o->errs[n].code, name, sizeof name);
+        json_object_set_new(by, name, json_integer((json_int_t)o->errs[n].count));
+    }
+    json_object_set_new(run, "errors_by_code", by);
+
+    json_t *series = json_array();
+    for (size_t n = 0; n < o->nsamples; n++) {
+        const bench_sample *s = &o->samples[n];
+        json_array_append_new(series,
+                              json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)s->t, "span_s",
+                                        round(s->span_s * 1000) / 1000, "ops", (json_int_t)s->ops,
+                                        "errors", (json_int_t)s->errors, "p50_us",
+                                        us((double)s->p50_ns), "p99_us", us((double)s->p99_ns)));
+    }
+    json_object_set_new(run, "per_second", series);
+    json_object_set_new(run, "histogram", bench_hist_to_json(o->hist));
+    return run;
+}
+
+int bench_report_write(const char *path, json_t *doc)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+        bench_error("--json %s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        bench_error("--json %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

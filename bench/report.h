@@ -1,0 +1,55 @@
+/*
+ * bench/report.h - what a run looks like to people (the per-second line and
+ * the k6-style summary) and to programs (the hsmbench.result/1 JSON).
+ */
+#ifndef BENCH_REPORT_H
+#define BENCH_REPORT_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#include "bench/pool.h"
+
+#define BENCH_RESULT_SCHEMA "hsmbench.result/1"
+
+/* How a run was set up; strings may be NULL where they do not apply. */
+typedef struct bench_run_desc {
+    const char *test;
+    const char *mechanism;     /* "CKM_SHA256_RSA_PKCS" */
+    const char *mode;          /* "blocking" */
+    const char *key_type;      /* "RSA" */
+    const char *key_desc;      /* "RSA 2048" */
+    const char *curve;         /* "P-256" */
+    unsigned    key_bits;
+    unsigned    threads;
+    uint64_t    data_size;
+    double      warmup_s;
+    double      duration_s;    /* as asked; 0 when iterations bound the run */
+    uint64_t    iterations;    /* as asked; 0 when the duration bounds it */
+} bench_run_desc;
+
+/* pkpspeed's line, exactly: "OPERATIONS/second                821/1". */
+void bench_report_second(FILE *f, const bench_sample *s);
+
+/* One line announcing a run before it starts. */
+void bench_report_header(FILE *f, const bench_run_desc *d);
+
+/* The end-of-run summary. */
+void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
+                          const bench_workload *w);
+
+/* "ok", "interrupted", "failed" for an outcome; errors make a finished run still "ok". */
+const char *bench_outcome_status(const bench_outcome *o);
+
+/* One element of "runs": a measured run, or (o == NULL) a skipped/failed one. */
+json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
+                              const bench_workload *w, const char *status, const char *reason);
+
+/* The histogram as JSON (sparse [index, count] pairs) and back. */
+json_t *bench_hist_to_json(const bench_hist *h);
+int     bench_hist_from_json(const json_t *j, bench_hist *h);
+
+/* Write a document to path atomically (temporary file, then rename). */
+int bench_report_write(const char *path, json_t *doc);
+
+#endif

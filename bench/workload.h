@@ -1,0 +1,45 @@
+/*
+ * bench/workload.h - the one interface between the timing core and a workload.
+ *
+ * The core (pool.c) knows how to run load and measure it; a workload (p11/,
+ * rest/) knows how to do one operation.  Neither knows the other's internals.
+ *
+ *   open(ctx, worker)  -> per-worker state (a session, a key, a handle),
+ *                         called before the clock starts
+ *   do_one(state)      -> outcome of one operation
+ *   close(state)       -> after the clock stops
+ *
+ * An outcome is never just "failed": a non-zero code is the provider's own
+ * (a CKR_* value, an HTTP status, a curl code), so reports can count errors
+ * by cause; code_name() turns it into the provider's name for it.
+ */
+#ifndef BENCH_WORKLOAD_H
+#define BENCH_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t bench_code;
+
+#define BENCH_OK 0
+/* Codes the core itself assigns live above every provider's range. */
+#define BENCH_CODE_CORE        (1ULL << 48)
+#define BENCH_CODE_VERIFY_MISMATCH (BENCH_CODE_CORE | 1)
+
+typedef struct bench_workload {
+    void *ctx;                      /* shared, read-only while the run goes */
+    /* Prepare worker `index`; on failure write a one-line reason to err and
+     * return non-zero (the run is then abandoned before it starts). */
+    int  (*open)(void *ctx, unsigned index, void **state, char *err, size_t errlen);
+    bench_code (*do_one)(void *state);
+    void (*close)(void *state);
+    /* Name a non-zero code ("CKR_DEVICE_ERROR", "HTTP 503"). */
+    void (*code_name)(const void *ctx, bench_code code, char *buf, size_t len);
+    /* Payload bytes one successful operation processes, for bytes/s (0: none). */
+    uint64_t bytes_per_op;
+} bench_workload;
+
+/* Name a code, core codes included; falls back to the workload's namer. */
+void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t len);
+
+#endif

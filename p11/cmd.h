@@ -1,0 +1,9 @@
+/* p11/cmd.h - the PKCS#11 subcommands, called from bench/main.c. */
+#ifndef P11_CMD_H
+#define P11_CMD_H
+
+/* argv[0] is the subcommand's name; each returns a BENCH_EXIT_* code. */
+int p11_cmd_run(int argc, char **argv);
+int p11_cmd_list(int argc, char **argv);
+
+#endif

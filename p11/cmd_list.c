@@ -1,0 +1,211 @@
+/* p11/cmd_list.c - "hsmbench list modules | slots | mechanisms | tests". */
+#include "p11/cmd.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <p11-kit/p11-kit.h>
+
+#include "bench/cli.h"
+#include "bench/exit.h"
+#include "p11/demo.h"
+#include "p11/names.h"
+#include "p11/target.h"
+#include "p11/tests.h"
+
+static const char list_usage[] =
+    "Usage: hsmbench list modules | slots | mechanisms | tests [selection]\n"
+    "\n"
+    "  modules      PKCS#11 modules p11-kit has registered, and the default SoftHSM token\n"
+    "  slots        the module's slots and tokens: label, manufacturer, model, serial,\n"
+    "               firmware, flags\n"
+    "  mechanisms   the token's mechanisms: name, key-size range, flags\n"
+    "  tests        the benchmark tests: mechanism, keys, data sizes\n"
+    "\n"
+    "Selection (slots, mechanisms): --module NAME|PATH, --init-args STRING,\n"
+    "  --slot ID | --token LABEL | --uri PKCS11-URI (as for hsmbench run).\n";
+
+static int list_tests(void)
+{
+    char mb[48];
+    printf("%-18s %-22s %-28s %s\n", "TEST", "MECHANISM", "KEY", "DATA SIZE (default)");
+    for (size_t i = 0; i < p11_test_count(); i++) {
+        const p11_test_def *d = p11_test_at(i);
+        char key[64] = "-";
+        if (d->key == KEYS_EC) {
+            snprintf(key, sizeof key, "EC --curve P-256|P-384|P-521 (%s)", d->curve_default);
+        } else if (d->key_sizes) {
+            size_t used = (size_t)snprintf(key, sizeof key, "%s ", p11_test_key_type(d));
+            for (const unsigned *s = d->key_sizes; *s && used < sizeof key; s++)
+                used += (size_t)snprintf(key + used, sizeof key - used, "%s%u",
+                                         s == d->key_sizes ? "" : "/", *s);
+            if (used < sizeof key)
+                snprintf(key + used, sizeof key - used, " (%u)", d->key_default);
+        }
+        printf("%-18s %-22s %-28s %llu..%llu (%llu)%s\n", d->name, p11_mech_name(d->mech, mb, sizeof mb),
+               key, (unsigned long long)d->data_min, (unsigned long long)d->data_max,
+               (unsigned long long)d->data_default, d->sw_hash ? ", hashed in software first" : "");
+        printf("%-18s %s\n", "", d->summary);
+    }
+    return BENCH_EXIT_OK;
+}
+
+static int list_modules(void)
+{
+    CK_FUNCTION_LIST **mods = p11_kit_modules_load(NULL, P11_KIT_MODULE_UNMANAGED);
+    printf("%-20s %s\n", "NAME", "PATH");
+    printf("%-20s %s\n", "(default)", "hsmbench's private SoftHSM token (" P11_DEMO_LABEL "); used when no --module is given");
+    if (!mods) {
+        const char *msg = p11_kit_message();
+        bench_warn("p11-kit could not list registered modules: %s", msg ? msg : "unknown reason");
+        return BENCH_EXIT_OK;
+    }
+    for (size_t i = 0; mods[i]; i++) {
+        char *name = p11_kit_module_get_name(mods[i]);
+        char *file = p11_kit_module_get_filename(mods[i]);
+        printf("%-20s %s\n", name ? name : "?", file ? file : "?");
+        free(name);
+        free(file);
+    }
+    p11_kit_modules_release(mods);
+    return BENCH_EXIT_OK;
+}
+
+static int list_slots(const p11_target_opts *o)
+{
+    p11_target t;
+    CK_SLOT_ID *slots;
+    CK_ULONG n;
+    char flags[512], rb[32];
+    /* Listing needs the module only: open it without choosing a token. */
+    int rc = p11_target_open(o, 1, P11_OPEN_MODULE, &t);
+    if (rc != 0)
+        return rc;
+    char manuf[33], desc[33];
+    p11_trim(manuf, sizeof manuf, t.mod->info.manufacturerID, sizeof t.mod->info.manufacturerID);
+    p11_trim(desc, sizeof desc, t.mod->info.libraryDescription, sizeof t.mod->info.libraryDescription);
+    printf("Module %s (%s): %s, %s, cryptoki %u.%u, library %u.%u\n", t.mod->name, t.mod->path, desc,
+           manuf, t.mod->info.cryptokiVersion.major, t.mod->info.cryptokiVersion.minor,
+           t.mod->info.libraryVersion.major, t.mod->info.libraryVersion.minor);
+    if (p11_slots(t.mod, 0, &slots, &n) != 0) {
+        p11_target_close(&t);
+        return BENCH_EXIT_MODULE;
+    }
+    for (CK_ULONG i = 0; i < n; i++) {
+        p11_token tok;
+        CK_RV rv = p11_token_read(t.mod, slots[i], &tok);
+        printf("\nSlot %lu: %s [%s]\n", (unsigned long)slots[i], tok.slot_desc,
+               p11_slot_flags(tok.slot_info.flags, flags, sizeof flags));
+        if (rv == CKR_TOKEN_NOT_PRESENT) {
+            printf("  (no token)\n");
+            continue;
+        }
+        if (rv != CKR_OK) {
+            printf("  token: %s\n", p11_rv_name(rv, rb, sizeof rb));
+            continue;
+        }
+        printf("  label        : %s\n", tok.label);
+        printf("  manufacturer : %s\n", tok.manufacturer);
+        printf("  model        : %s\n", tok.model);
+        printf("  serial       : %s\n", tok.serial);
+        printf("  firmware     : %u.%u   hardware: %u.%u\n", tok.info.firmwareVersion.major,
+               tok.info.firmwareVersion.minor, tok.info.hardwareVersion.major,
+               tok.info.hardwareVersion.minor);
+        printf("  flags        : %s\n", p11_token_flags(tok.info.flags, flags, sizeof flags));
+    }
+    free(slots);
+    p11_target_close(&t);
+    return BENCH_EXIT_OK;
+}
+
+static int list_mechanisms(const p11_target_opts *o)
+{
+    p11_target t;
+    char mb[48], flags[512], rb[32];
+    CK_ULONG n = 0;
+    int rc = p11_target_open(o, 1, P11_OPEN_TOKEN, &t);
+    if (rc != 0)
+        return rc;
+    CK_RV rv = t.mod->fn->C_GetMechanismList(t.token.slot, NULL, &n);
+    CK_MECHANISM_TYPE *list = rv == CKR_OK ? calloc(n ? n : 1, sizeof *list) : NULL;
+    if (rv == CKR_OK && !list)
+        rv = CKR_HOST_MEMORY;
+    if (rv == CKR_OK)
+        rv = t.mod->fn->C_GetMechanismList(t.token.slot, list, &n);
+    if (rv != CKR_OK) {
+        bench_error("token '%s': C_GetMechanismList: %s", t.token.label, p11_rv_name(rv, rb, sizeof rb));
+        free(list);
+        p11_target_close(&t);
+        return BENCH_EXIT_MODULE;
+    }
+    printf("Token '%s' (slot %lu): %lu mechanisms\n", t.token.label, (unsigned long)t.token.slot,
+           (unsigned long)n);
+    printf("%-34s %-18s %s\n", "MECHANISM", "KEY SIZE", "FLAGS");
+    for (CK_ULONG i = 0; i < n; i++) {
+        CK_MECHANISM_INFO info;
+        char range[32];
+        rv = t.mod->fn->C_GetMechanismInfo(t.token.slot, list[i], &info);
+        if (rv != CKR_OK) {
+            printf("%-34s %s\n", p11_mech_name(list[i], mb, sizeof mb), p11_rv_name(rv, rb, sizeof rb));
+            continue;
+        }
+        snprintf(range, sizeof range, "%lu..%lu", (unsigned long)info.ulMinKeySize,
+                 (unsigned long)info.ulMaxKeySize);
+        printf("%-34s %-18s %s\n", p11_mech_name(list[i], mb, sizeof mb), range,
+               p11_mech_flags(info.flags, flags, sizeof flags));
+    }
+    free(list);
+    p11_target_close(&t);
+    return BENCH_EXIT_OK;
+}
+
+int p11_cmd_list(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        P11_TARGET_LONGOPTS,
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    p11_target_opts o;
+    int c;
+    char so[3];
+
+    memset(&o, 0, sizeof o);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        int t = p11_target_opt(&o, c, optarg);
+        if (t < 0)
+            return BENCH_EXIT_USAGE;
+        if (t > 0)
+            continue;
+        if (c == 'h') {
+            fputs(list_usage, stdout);
+            return BENCH_EXIT_OK;
+        }
+        if (c == ':')
+            bench_error("%s: a value is required (see: hsmbench list --help)", bench_bad_option(argv, optind, optopt, so));
+        else
+            bench_error("%s: unknown option (see: hsmbench list --help)", bench_bad_option(argv, optind, optopt, so));
+        return BENCH_EXIT_USAGE;
+    }
+    if (p11_target_check(&o) != 0)
+        return BENCH_EXIT_USAGE;
+    if (optind + 1 != argc) {
+        bench_error("list: say what to list: modules, slots, mechanisms or tests");
+        return BENCH_EXIT_USAGE;
+    }
+    const char *what = argv[optind];
+    if (strcmp(what, "tests") == 0)
+        return list_tests();
+    if (strcmp(what, "modules") == 0)
+        return list_modules();
+    if (strcmp(what, "slots") == 0)
+        return list_slots(&o);
+    if (strcmp(what, "mechanisms") == 0)
+        return list_mechanisms(&o);
+    bench_error("list %s: unknown; choose modules, slots, mechanisms or tests", what);
+    return BENCH_EXIT_USAGE;
+}

@@ -1,0 +1,38 @@
+/*
+ * p11/demo.h - the private SoftHSM token hsmbench uses when no module is
+ * named.  It lives under $HSMBENCH_HOME (default $XDG_STATE_HOME/hsmbench,
+ * else ~/.local/state/hsmbench), never in the system token store: the
+ * directory holds a softhsm2.conf, the token directory, and the user PIN
+ * (mode 0600) that hsmbench generated when it created the token.
+ */
+#ifndef P11_DEMO_H
+#define P11_DEMO_H
+
+#include <stddef.h>
+
+#include "p11/module.h"
+
+#define P11_DEMO_LABEL "hsmbench-demo"
+
+/*
+ * Create the directory and configuration if needed, point SOFTHSM2_CONF at
+ * it, and return the SoftHSM module to load ($HSMBENCH_SOFTHSM_MODULE, else
+ * the path found at build time) and the path of the PIN file.  -1 (printed)
+ * on failure.
+ *
+ * It also takes the directory's lock (*lock_fd): SoftHSM reads its token
+ * store once, in C_Initialize, so two processes starting together must not
+ * both see "no demo token" and create one each.  Hold the lock from before
+ * loading the module until p11_demo_ensure_token is done, then release it
+ * with p11_demo_unlock.
+ */
+int p11_demo_prepare(char *module, size_t modlen, char *pin_file, size_t pinlen, int *lock_fd);
+
+/* With the module open (and the lock held): create the demo token if it
+ * does not exist yet. */
+int p11_demo_ensure_token(const p11_module *m);
+
+/* Release the lock p11_demo_prepare took (-1 is ignored). */
+void p11_demo_unlock(int lock_fd);
+
+#endif

@@ -1,0 +1,171 @@
+/* p11/module.c - find, load and initialise a PKCS#11 module (via p11-kit). */
+#include "p11/module.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <p11-kit/p11-kit.h>
+
+#include "bench/cli.h"
+#include "p11/names.h"
+
+void p11_trim(char *dst, size_t dstlen, const unsigned char *src, size_t srclen)
+{
+    size_t n = srclen;
+    while (n && (src[n - 1] == ' ' || src[n - 1] == 0))
+        n--;
+    if (n >= dstlen)
+        n = dstlen - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+static int looks_like_path(const char *spec)
+{
+    size_t n = strlen(spec);
+    return strchr(spec, '/') != NULL || (n > 3 && strcmp(spec + n - 3, ".so") == 0) ||
+           strstr(spec, ".so.") != NULL;
+}
+
+/* Resolve a p11-kit registered name to its file and configured init string. */
+static int resolve_registered(const char *name, char *path, size_t pathlen, char **init_reserved)
+{
+    CK_FUNCTION_LIST **mods = p11_kit_modules_load(NULL, P11_KIT_MODULE_UNMANAGED);
+    int found = -1;
+
+    if (!mods)
+        return -1;
+    CK_FUNCTION_LIST *m = p11_kit_module_for_name(mods, name);
+    if (m) {
+        char *file = p11_kit_module_get_filename(m);
+        if (file) {
+            snprintf(path, pathlen, "%s", file);
+            free(file);
+            *init_reserved = p11_kit_config_option(m, "x-init-reserved");
+            found = 0;
+        }
+    }
+    p11_kit_modules_release(mods);
+    return found;
+}
+
+/* p11-kit's load failed: find out why, in words a user can act on. */
+static void diagnose_load(const char *spec, const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        bench_error("--module %s: not a loadable shared object: %s", spec, e ? e : "unknown reason");
+        return;
+    }
+    void *sym = dlsym(h, "C_GetFunctionList");
+    dlclose(h);
+    if (!sym) {
+        bench_error("--module %s: not a PKCS#11 module: it does not export C_GetFunctionList", spec);
+        return;
+    }
+    const char *msg = p11_kit_message();
+    bench_error("--module %s: p11-kit could not load it: %s", spec, msg ? msg : "unknown reason");
+}
+
+static CK_RV initialize(p11_module *m, const char *init_args, unsigned threads)
+{
+    CK_C_INITIALIZE_ARGS args;
+    memset(&args, 0, sizeof args);
+    args.flags = CKF_OS_LOCKING_OK;
+    args.pReserved = (void *)init_args;
+    CK_RV rv = m->fn->C_Initialize(&args);
+    if (rv == CKR_CANT_LOCK && threads <= 1) {
+        /* One thread needs no locking: accept the module as it is. */
+        m->single_threaded = 1;
+        args.flags = 0;
+        rv = m->fn->C_Initialize(init_args ? &args : NULL);
+    }
+    return rv;
+}
+
+p11_module *p11_module_open(const char *spec, const char *init_args, unsigned threads)
+{
+    p11_module *m = calloc(1, sizeof *m);
+    char *config_init = NULL;
+    char rvbuf[32];
+    struct stat st;
+
+    if (!m) {
+        bench_error("out of memory");
+        return NULL;
+    }
+    if (looks_like_path(spec)) {
+        if (stat(spec, &st) != 0) {
+            bench_error("--module %s: %s", spec, strerror(errno));
+            free(m);
+            return NULL;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            bench_error("--module %s: not a regular file", spec);
+            free(m);
+            return NULL;
+        }
+        /* p11-kit reads a relative path as relative to its module
+         * directory; the user meant the current directory. */
+        char abs[PATH_MAX];
+        snprintf(m->path, sizeof m->path, "%s", realpath(spec, abs) ? abs : spec);
+        const char *base = strrchr(spec, '/');
+        snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : spec);
+    } else {
+        if (resolve_registered(spec, m->path, sizeof m->path, &config_init) != 0) {
+            bench_error("--module %s: no such file, and no p11-kit module registered under that "
+                        "name (see: hsmbench list modules)", spec);
+            free(m);
+            return NULL;
+        }
+        snprintf(m->name, sizeof m->name, "%s", spec);
+    }
+
+    m->fn = p11_kit_module_load(m->path, P11_KIT_MODULE_UNMANAGED | P11_KIT_MODULE_CRITICAL);
+    if (!m->fn) {
+        diagnose_load(spec, m->path);
+        free(config_init);
+        free(m);
+        return NULL;
+    }
+
+    const char *args = init_args ? init_args : (config_init && *config_init ? config_init : NULL);
+    CK_RV rv = initialize(m, args, threads);
+    free(config_init);
+    if (rv == CKR_OK) {
+        m->finalize = 1;
+    } else if (rv != CKR_CRYPTOKI_ALREADY_INITIALIZED) {
+        if (rv == CKR_CANT_LOCK)
+            bench_error("--module %s: C_Initialize: CKR_CANT_LOCK: the module cannot be used from "
+                        "several threads; run with --threads 1", spec);
+        else
+            bench_error("--module %s: C_Initialize: %s%s", spec, p11_rv_name(rv, rvbuf, sizeof rvbuf),
+                        init_args ? " (check --init-args)" : "");
+        p11_kit_module_release(m->fn);
+        free(m);
+        return NULL;
+    }
+    rv = m->fn->C_GetInfo(&m->info);
+    if (rv != CKR_OK) {
+        bench_error("--module %s: C_GetInfo: %s", spec, p11_rv_name(rv, rvbuf, sizeof rvbuf));
+        p11_module_close(m);
+        return NULL;
+    }
+    return m;
+}
+
+void p11_module_close(p11_module *m)
+{
+    if (!m)
+        return;
+    if (m->finalize)
+        m->fn->C_Finalize(NULL);
+    p11_kit_module_release(m->fn);
+    free(m);
+}

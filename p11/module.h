@@ -1,0 +1,39 @@
+/*
+ * p11/module.h - loading and initialising a PKCS#11 module.
+ *
+ * A module is named by path ("/usr/lib/softhsm/libsofthsm2.so") or by the
+ * name p11-kit registers it under ("softhsm2"); in the second case its
+ * initialisation string comes from p11-kit's configuration (x-init-reserved)
+ * unless --init-args overrides it.  Modules are loaded unmanaged: hsmbench
+ * talks to the module's own function list, with nothing in between, so what
+ * is measured is the module.  The module is initialised for multi-threaded
+ * use (CKF_OS_LOCKING_OK).
+ */
+#ifndef P11_MODULE_H
+#define P11_MODULE_H
+
+#include <stddef.h>
+#include <p11-kit/pkcs11.h>
+
+typedef struct p11_module {
+    CK_FUNCTION_LIST *fn;
+    char  path[4096];         /* the file loaded */
+    char  name[256];          /* registered name, or the file's base name */
+    int   finalize;           /* we initialised it, so we finalise it */
+    int   single_threaded;    /* module refused OS locking (CKR_CANT_LOCK) */
+    CK_INFO info;
+} p11_module;
+
+/*
+ * Load and initialise.  `spec` is a path or registered name; init_args may
+ * be NULL.  `threads` is how many threads will call the module: a module
+ * that cannot lock is refused when it is more than one.  On failure returns
+ * NULL after printing one line naming the flag and the cause.
+ */
+p11_module *p11_module_open(const char *spec, const char *init_args, unsigned threads);
+void p11_module_close(p11_module *m);
+
+/* Copy a blank-padded PKCS#11 string into a NUL-terminated trimmed one. */
+void p11_trim(char *dst, size_t dstlen, const unsigned char *src, size_t srclen);
+
+#endif

@@ -1,0 +1,87 @@
+# tests/e2e/lib.sh - helpers every end-to-end script sources.
+#
+# Environment from tests/run.sh: HSMBENCH (the binary under test), NULLP11
+# (the do-nothing module), VARIANT (plain, asan, tsan), TOP (the repo).
+# Each script gets a private HSMBENCH_HOME, so its SoftHSM token is its own.
+set -u
+: "${HSMBENCH:?}" "${NULLP11:?}" "${TOP:?}"
+VARIANT=${VARIANT:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export HSMBENCH_HOME="$T/home"
+unset HSM_PIN SOFTHSM2_CONF || true
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# run CMD...: runs with a time limit, sets $rc, $T/out, $T/err.
+run() {
+    timeout -s INT 120 "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+}
+
+# check NAME EXPECTED_RC [GREP_PATTERN_IN_STDOUT [GREP_PATTERN_IN_STDERR]]
+check() {
+    name=$1 want=$2 out_pat=${3:-} err_pat=${4:-}
+    if [ "$rc" -ne "$want" ]; then
+        fail "$name" "exit $rc, expected $want; stderr: $(head -c 300 "$T/err" | tr '\n' ' ')"
+        return 1
+    fi
+    if [ -n "$out_pat" ] && ! grep -Eq -- "$out_pat" "$T/out"; then
+        fail "$name" "stdout lacks /$out_pat/: $(head -c 300 "$T/out" | tr '\n' ' ')"
+        return 1
+    fi
+    if [ -n "$err_pat" ] && ! grep -Eq -- "$err_pat" "$T/err"; then
+        fail "$name" "stderr lacks /$err_pat/: $(head -c 300 "$T/err" | tr '\n' ' ')"
+        return 1
+    fi
+    pass "$name"
+}
+
+# An error must be exactly one line on stderr, naming what was wrong.
+check_one_line_error() {
+    name=$1 want=$2 pat=$3
+    lines=$(grep -vc '^hsmbench: warning:' "$T/err")
+    if [ "$rc" -ne "$want" ]; then
+        fail "$name" "exit $rc, expected $want; stderr: $(head -c 300 "$T/err" | tr '\n' ' ')"
+    elif [ "$lines" -ne 1 ]; then
+        fail "$name" "expected one error line, got $lines: $(head -c 300 "$T/err" | tr '\n' ' ')"
+    elif ! grep -Eq -- "$pat" "$T/err"; then
+        fail "$name" "stderr lacks /$pat/: $(cat "$T/err")"
+    else
+        pass "$name"
+    fi
+}
+
+# jq-free JSON checks: python3 is on every Debian machine we target.
+json_check() {
+    name=$1 file=$2 expr=$3
+    if python3 - "$file" "$expr" >"$T/jerr" 2>&1 <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2], {"doc": doc, "runs": doc.get("runs", [])})
+sys.exit(0 if ok else 1)
+PY
+    then pass "$name"; else fail "$name" "JSON check failed: $3 $(head -c 300 "$T/jerr")"; fi
+}
+
+# file_has NAME FILE ERE: FILE (e.g. "$T/out") has a line matching ERE.
+file_has() {
+    if grep -Eq -- "$3" "$2" 2>/dev/null; then pass "$1"
+    else fail "$1" "$(basename "$2") lacks /$3/: $(head -c 300 "$2" 2>/dev/null | tr '\n' ' ')"; fi
+}
+
+# file_lacks NAME FILE STRING: FILE does not contain STRING (fixed text).
+file_lacks() {
+    if [ -e "$2" ] && grep -Fq -- "$3" "$2"; then fail "$1" "$(basename "$2") contains '$3'"
+    else pass "$1"; fi
+}
+
+# softhsm_env: point SoftHSM tools at this script's private demo token
+# configuration (the tool creates it on first use), and set $PINFILE.
+softhsm_env() {
+    SOFTHSM2_CONF="$HSMBENCH_HOME/softhsm/softhsm2.conf"
+    PINFILE="$HSMBENCH_HOME/softhsm/user.pin"
+    export SOFTHSM2_CONF
+}
+SOFTHSM=${SOFTHSM:-/usr/lib/softhsm/libsofthsm2.so}

@@ -1,0 +1,85 @@
+/* tests/unit/test_cli.c - the number and duration parsers, and formatting. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/cli.h"
+#include "tests/unit/check.h"
+
+static void test_u64(void)
+{
+    uint64_t v = 0;
+    CHECK(bench_parse_u64("--x", "42", 1, 100, &v) == 0 && v == 42);
+    CHECK(bench_parse_u64("--x", "+7", 1, 100, &v) == 0 && v == 7);
+    CHECK(bench_parse_u64("--x", "1", 1, 100, &v) == 0 && v == 1);
+    CHECK(bench_parse_u64("--x", "100", 1, 100, &v) == 0 && v == 100);
+    CHECK(bench_parse_u64("--x", "0", 1, 100, &v) == -1);
+    CHECK(bench_parse_u64("--x", "101", 1, 100, &v) == -1);
+    CHECK(bench_parse_u64("--x", "-1", 0, 100, &v) == -1);
+    CHECK(bench_parse_u64("--x", "", 0, 100, &v) == -1);
+    CHECK(bench_parse_u64("--x", "+", 0, 100, &v) == -1);
+    CHECK(bench_parse_u64("--x", "1.5", 0, 100, &v) == -1);
+    CHECK(bench_parse_u64("--x", "12abc", 0, 100, &v) == -1);
+    CHECK(bench_parse_u64("--x", " 5", 0, 100, &v) == -1);
+    CHECK(bench_parse_u64("--x", "99999999999999999999999", 0, UINT64_MAX, &v) == -1 ||
+          v == UINT64_MAX);
+    CHECK(bench_parse_u64("--x", "18446744073709551615", 0, UINT64_MAX, &v) == 0 &&
+          v == UINT64_MAX);
+}
+
+static void test_duration(void)
+{
+    uint64_t ns = 0;
+    const uint64_t S = 1000000000ULL;
+    CHECK(bench_parse_duration("--d", "30", 1, 1000 * S, &ns) == 0 && ns == 30 * S);
+    CHECK(bench_parse_duration("--d", "30s", 1, 1000 * S, &ns) == 0 && ns == 30 * S);
+    CHECK(bench_parse_duration("--d", "500ms", 1, 1000 * S, &ns) == 0 && ns == S / 2);
+    CHECK(bench_parse_duration("--d", "1.5", 1, 1000 * S, &ns) == 0 && ns == 3 * S / 2);
+    CHECK(bench_parse_duration("--d", "2m", 1, 1000 * S, &ns) == 0 && ns == 120 * S);
+    CHECK(bench_parse_duration("--d", "250us", 1, 1000 * S, &ns) == 0 && ns == 250000);
+    CHECK(bench_parse_duration("--d", "1h", 1, 4000 * S, &ns) == 0 && ns == 3600 * S);
+    CHECK(bench_parse_duration("--d", "0", 0, 10 * S, &ns) == 0 && ns == 0);
+    CHECK(bench_parse_duration("--d", "0", 1, 10 * S, &ns) == -1);
+    CHECK(bench_parse_duration("--d", "-1", 0, 10 * S, &ns) == -1);
+    CHECK(bench_parse_duration("--d", "abc", 0, 10 * S, &ns) == -1);
+    CHECK(bench_parse_duration("--d", "10x", 0, 100 * S, &ns) == -1);
+    CHECK(bench_parse_duration("--d", "11", 0, 10 * S, &ns) == -1);
+    CHECK(bench_parse_duration("--d", "nan", 0, 10 * S, &ns) == -1);
+    CHECK(bench_parse_duration("--d", "inf", 0, 10 * S, &ns) == -1);
+    CHECK(bench_parse_duration("--d", "", 0, 10 * S, &ns) == -1);
+}
+
+static void test_format(void)
+{
+    char b[32];
+    CHECK(strcmp(bench_fmt_ns(812, b, sizeof b), "812ns") == 0);
+    CHECK(strcmp(bench_fmt_ns(4210000, b, sizeof b), "4.21ms") == 0);
+    CHECK(strcmp(bench_fmt_ns(1020000000, b, sizeof b), "1.02s") == 0);
+    CHECK(strcmp(bench_fmt_ns(646800, b, sizeof b), "646.8µs") == 0);
+    CHECK(strcmp(bench_fmt_bytes(512, b, sizeof b), "512 B") == 0);
+    CHECK(strcmp(bench_fmt_bytes(1500, b, sizeof b), "1.5 kB") == 0);
+    CHECK(strcmp(bench_fmt_bytes(3200000, b, sizeof b), "3.2 MB") == 0);
+}
+
+static void test_path_writable(void)
+{
+    char dir[] = "/tmp/hsmbench-cli-XXXXXX";
+    char path[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    CHECK(bench_path_writable("--json", path) == 1);
+    CHECK(bench_path_writable("--json", dir) == 0);                    /* a directory */
+    CHECK(bench_path_writable("--json", "/nonexistent-dir/x.json") == 0);
+    CHECK(bench_path_writable("--json", "") == 0);
+    CHECK(rmdir(dir) == 0);
+}
+
+int main(void)
+{
+    RUN(test_u64);
+    RUN(test_duration);
+    RUN(test_format);
+    RUN(test_path_writable);
+    return check_finish();
+}

@@ -1,0 +1,217 @@
+/*
+ * tests/unit/test_pool.c - the blocking pool against an in-process workload.
+ *
+ * No PKCS#11 here: a synthetic workload whose behaviour the test controls
+ * (errors every k-th call, a failing open, a fixed sleep) shows the core
+ * counts, bounds, samples and stops as it should.  Built under TSan too.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/clock.h"
+#include "bench/pool.h"
+#include "bench/signals.h"
+#include "tests/unit/check.h"
+
+typedef struct fake {
+    unsigned fail_open_index;     /* open() fails for this worker (UINT_MAX: never) */
+    unsigned error_every;         /* do_one returns 0x30 every k-th call (0: never) */
+    unsigned sleep_us;            /* each op sleeps this long */
+    _Atomic unsigned opened, closed;
+} fake;
+
+typedef struct fake_state {
+    fake *f;
+    uint64_t calls;
+} fake_state;
+
+static int fake_open(void *ctx, unsigned index, void **state, char *err, size_t len)
+{
+    fake *f = ctx;
+    if (index == f->fail_open_index) {
+        snprintf(err, len, "refused on purpose");
+        return -1;
+    }
+    fake_state *s = calloc(1, sizeof *s);
+    s->f = f;
+    *state = s;
+    atomic_fetch_add(&f->opened, 1);
+    return 0;
+}
+
+static bench_code fake_do(void *state)
+{
+    fake_state *s = state;
+    s->calls++;
+    if (s->f->sleep_us) {
+        struct timespec ts = { 0, (long)s->f->sleep_us * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    if (s->f->error_every && s->calls % s->f->error_every == 0)
+        return 0x30;   /* CKR_DEVICE_ERROR's value */
+    return BENCH_OK;
+}
+
+static void fake_close(void *state)
+{
+    fake_state *s = state;
+    atomic_fetch_add(&s->f->closed, 1);
+    free(s);
+}
+
+static void fake_name(const void *ctx, bench_code code, char *buf, size_t len)
+{
+    (void)ctx;
+    snprintf(buf, len, "E%llu", (unsigned long long)code);
+}
+
+static bench_workload workload(fake *f)
+{
+    bench_workload w = { f, fake_open, fake_do, fake_close, fake_name, 0 };
+    return w;
+}
+
+static volatile sig_atomic_t no_interrupt;
+
+static void test_iterations_exact(void)
+{
+    fake f = { .fail_open_index = ~0u };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 3, .iterations = 10007 };
+    bench_outcome o;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    CHECK(o.status == BENCH_RUN_OK);
+    CHECK_MSG(o.ops == 10007, "ops %llu", (unsigned long long)o.ops);
+    CHECK(o.errors == 0);
+    CHECK(bench_hist_count(o.hist) == 10007);
+    CHECK(o.nsamples >= 1);
+    CHECK(atomic_load(&f.opened) == 3 && atomic_load(&f.closed) == 3);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < o.nsamples; i++)
+        sum += o.samples[i].ops;
+    CHECK_MSG(sum == 10007, "per-second ops sum %llu", (unsigned long long)sum);
+    bench_outcome_free(&o);
+}
+
+static void test_errors_by_code(void)
+{
+    fake f = { .fail_open_index = ~0u, .error_every = 10 };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 2, .iterations = 2000 };
+    bench_outcome o;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    CHECK(o.ops == 2000);
+    CHECK_MSG(o.errors == 200, "errors %llu", (unsigned long long)o.errors);
+    CHECK(o.nerrs == 1 && o.errs[0].code == 0x30 && o.errs[0].count == 200);
+    CHECK(bench_hist_count(o.hist) == 1800);   /* only successes carry latency */
+    bench_outcome_free(&o);
+}
+
+static void test_open_failure(void)
+{
+    fake f = { .fail_open_index = 2 };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 4, .duration_ns = 5 * BENCH_NS_PER_S };
+    bench_outcome o;
+    uint64_t t0 = bench_now_ns();
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == -1);
+    CHECK(o.status == BENCH_RUN_FAILED);
+    CHECK_MSG(strstr(o.reason, "worker 3: refused on purpose") != NULL, "reason '%s'", o.reason);
+    CHECK(bench_now_ns() - t0 < 2 * BENCH_NS_PER_S);          /* gave up at once */
+    CHECK(atomic_load(&f.opened) == 3 && atomic_load(&f.closed) == 3);
+    bench_outcome_free(&o);
+}
+
+/* A real SIGINT, caught by the program's own handler (bench/signals.c). */
+static void *interrupt_later(void *arg)
+{
+    unsigned ms = *(unsigned *)arg;
+    struct timespec ts = { 0, (long)ms * 1000000L };
+    nanosleep(&ts, NULL);
+    kill(getpid(), SIGINT);
+    return NULL;
+}
+
+static void test_interrupt_stops_quickly(void)
+{
+    fake f = { .fail_open_index = ~0u, .sleep_us = 200 };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 2, .duration_ns = 30 * BENCH_NS_PER_S };
+    unsigned ms = 300;
+    pthread_t tid;
+    bench_outcome o;
+    const volatile sig_atomic_t *flag = bench_signals_install();
+    uint64_t t0 = bench_now_ns();
+    CHECK(pthread_create(&tid, NULL, interrupt_later, &ms) == 0);
+    CHECK(bench_pool_run(&w, &load, flag, NULL, NULL, &o) == 0);
+    uint64_t took = bench_now_ns() - t0;
+    pthread_join(tid, NULL);
+    CHECK(o.status == BENCH_RUN_INTERRUPTED);
+    CHECK_MSG(took < 1500 * 1000000ULL, "took %.3f s", (double)took / 1e9);
+    CHECK(o.ops > 0 && o.nsamples >= 1);
+    CHECK(atomic_load(&f.closed) == 2);
+    bench_outcome_free(&o);
+    bench_signals_clear();
+}
+
+typedef struct { unsigned warm, measured; uint64_t ops; } seen;
+
+static void count_seconds(void *arg, const bench_sample *s)
+{
+    seen *c = arg;
+    if (s->warmup)
+        c->warm++;
+    else
+        c->measured++;
+    c->ops += s->ops;
+}
+
+/* 1 ms injected per op, so per-second figures are known to a wide tolerance. */
+static void test_duration_warmup_and_samples(void)
+{
+    fake f = { .fail_open_index = ~0u, .sleep_us = 1000 };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 2, .duration_ns = 2 * BENCH_NS_PER_S,
+                        .warmup_ns = BENCH_NS_PER_S };
+    bench_outcome o;
+    seen c = { 0, 0, 0 };
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, count_seconds, &c, &o) == 0);
+    CHECK(o.status == BENCH_RUN_OK);
+    CHECK_MSG(o.duration_s > 1.9 && o.duration_s < 2.6, "duration %.3f", o.duration_s);
+    CHECK_MSG(c.warm == 1, "warm-up seconds %u", c.warm);
+    CHECK_MSG(o.nsamples == 2 || o.nsamples == 3, "samples %zu", o.nsamples);
+    CHECK(o.samples[0].t == 1 && !o.samples[0].warmup);
+    /* Two threads at <= 1000 ops/s each; a busy machine may do far fewer. */
+    CHECK_MSG(o.ops > 400 && o.ops < 4200, "ops %llu", (unsigned long long)o.ops);
+    uint64_t p50 = bench_hist_percentile(o.hist, 50);
+    CHECK_MSG(p50 >= 1000000 && p50 < 50000000, "p50 %llu ns", (unsigned long long)p50);
+    CHECK(o.samples[0].p50_ns >= 1000000);
+    bench_outcome_free(&o);
+}
+
+static void test_bad_load_rejected(void)
+{
+    fake f = { .fail_open_index = ~0u };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 0, .iterations = 10 };
+    bench_outcome o;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == -1);
+    CHECK(o.status == BENCH_RUN_FAILED);
+    bench_outcome_free(&o);
+}
+
+int main(void)
+{
+    RUN(test_iterations_exact);
+    RUN(test_errors_by_code);
+    RUN(test_open_failure);
+    RUN(test_interrupt_stops_quickly);
+    RUN(test_duration_warmup_and_samples);
+    RUN(test_bad_load_rejected);
+    return check_finish();
+}
