@@ -14,7 +14,7 @@ MANDIR    ?= $(PREFIX)/share/man
 BUILD     ?= build
 
 CC        ?= cc
-PKGS      := p11-kit-1 openssl libcurl jansson
+PKGS      := p11-kit-1 openssl libcurl jansson libmicrohttpd gnutls
 OPTFLAGS  ?= -O2 -g
 SANFLAGS  ?=
 WARNFLAGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-unused-parameter
@@ -35,11 +35,12 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MOCK_SO   := $(BUILD)/libhsmbench-null.so
+MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
 TOOLS     := $(BUILD)/tests/minloop
 
 .PHONY: all check bench demo install uninstall clean deps sanitizers
 
-all: $(BUILD)/hsmbench $(MOCK_SO) $(UNIT_BIN) $(TOOLS)
+all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(UNIT_BIN) $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -60,6 +61,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libhsmbench-core.a tests/unit/check.h
 $(MOCK_SO): tests/mock/nullp11.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $<
+
+# The mock HSM: configurable service times, cores, stalls, errors (hsmbench-mock(7)).
+$(MOCKHSM_SO): tests/mock/mockhsm.c tests/mock/p11_async.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -lpthread -lm
 
 # The minimal loop make bench compares hsmbench against: same calls, no harness.
 $(BUILD)/tests/minloop: tests/bench/minloop.c $(BUILD)/libhsmbench-core.a
@@ -90,14 +96,18 @@ demo:
 	@$(MAKE) --no-print-directory $(BUILD)/hsmbench
 	HSMBENCH_HOME=$(CURDIR)/$(BUILD)/demo $(BUILD)/hsmbench run --test rsa-pkcs-sign,ecdsa-sign,aes-gcm-encrypt --threads 2 --duration 5
 
-install: $(BUILD)/hsmbench $(MOCK_SO)
+install: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/hsmbench
 	install -m 0755 $(BUILD)/hsmbench $(DESTDIR)$(BINDIR)/hsmbench
 	install -m 0644 $(MOCK_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
+	install -m 0644 $(MOCKHSM_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so
+	install -d $(DESTDIR)$(MANDIR)/man7
+	install -m 0644 man/hsmbench-mock.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hsmbench $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
+	rm -f $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so $(DESTDIR)$(MANDIR)/man7/hsmbench-mock.7
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 
 clean:

@@ -6,10 +6,13 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/cli.h"
+#include "bench/cmd.h"
 #include "bench/exit.h"
 #include "p11/cmd.h"
+#include "rest/cmd.h"
 
 static const char usage[] =
     "Usage: hsmbench COMMAND [options]\n"
@@ -19,12 +22,20 @@ static const char usage[] =
     "Commands:\n"
     "  run      batch benchmark: one or more tests on a token  (hsmbench run --help)\n"
     "  list     modules | slots | mechanisms | tests            (hsmbench list --help)\n"
+    "  menu     interactive, pkpspeed-style: tests from a lettered menu (hsmbench menu --help)\n"
+    "  keys     create | list | destroy benchmark keys on a token (hsmbench keys --help)\n"
+    "  report   RESULT.json --html F --csv F: reports from a results file\n"
+    "  compare  A.json B.json [...]: runs side by side, with significance\n"
+    "  merge    A.json B.json [...] -o ALL.json: several load generators as one\n"
+    "  rest     ekm | sdkms: benchmark a key-management REST service (hsmbench rest --help)\n"
+    "  serve    local EKM/SDKMS test endpoint over a PKCS#11 module (hsmbench serve --help)\n"
     "  help     this help\n"
     "\n"
     "Options: -h, --help   this help;  -V, --version   print the version\n"
     "\n"
     "With no --module, hsmbench uses its own SoftHSM token, created on first use\n"
     "under $HSMBENCH_HOME (default ~/.local/state/hsmbench).  See hsmbench(1).\n"
+    "With no command, on a terminal, hsmbench starts the menu.\n"
     "\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
     "or input; 3 module, token or login failure; 130 interrupted.\n";
@@ -32,6 +43,11 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     if (argc < 2) {
+        if (isatty(STDIN_FILENO)) {
+            char name[] = "menu";
+            char *menu_argv[] = { name, NULL };
+            return p11_cmd_menu(1, menu_argv);
+        }
         fputs(usage, stderr);
         return BENCH_EXIT_USAGE;
     }
@@ -48,6 +64,20 @@ int main(int argc, char **argv)
         return p11_cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0)
         return p11_cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "rest") == 0)
+        return rest_cmd_rest(argc - 1, argv + 1);
+    if (strcmp(cmd, "serve") == 0)
+        return rest_cmd_serve(argc - 1, argv + 1);
+    if (strcmp(cmd, "menu") == 0)
+        return p11_cmd_menu(argc - 1, argv + 1);
+    if (strcmp(cmd, "keys") == 0)
+        return p11_cmd_keys(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return bench_cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return bench_cmd_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "merge") == 0)
+        return bench_cmd_merge(argc - 1, argv + 1);
     bench_error("%s: unknown command (see: hsmbench --help)", cmd);
     return BENCH_EXIT_USAGE;
 }

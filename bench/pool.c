@@ -1,15 +1,25 @@
 /*
- * bench/pool.c - closed-loop worker pool and the per-second sampler.
+ * bench/pool.c - the worker pools and the per-second sampler.
  *
- * Hot path: one do_one() between two clock reads, one histogram record and
- * two relaxed counter stores, all on memory the worker owns.  Nothing is
- * shared between workers while they run except the read-only stop flag, so
- * the harness scales with the threads and costs tens of nanoseconds per op.
+ * Blocking (closed loop): each worker starts its next operation as soon as
+ * the last returns.  Hot path: one do_one(), one clock read, one histogram
+ * record and two relaxed counter stores, all on memory the worker owns;
+ * nothing is shared between workers but the read-only stop flag.
+ *
+ * Non-blocking (open loop): a dispatcher thread issues requests on a
+ * schedule (a rate, a ramp of rates, or a window of K outstanding) into a
+ * bounded queue; workers take them and execute them.  Latency runs from the
+ * moment each request *should* have started, so time spent waiting behind a
+ * slow token counts (coordinated omission, as wrk2 corrects it); service
+ * time and queueing delay are kept apart too.  The queue is bounded: when
+ * the token falls behind, requests are issued late (and counted), and those
+ * still waiting at the end are counted as dropped, never silently lost.
  */
 #include "bench/pool.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +28,10 @@
 #include "bench/clock.h"
 
 #define ERR_SLOTS 32                         /* distinct codes kept per worker */
-#define CODE_OTHER (BENCH_CODE_CORE | 2)     /* codes beyond ERR_SLOTS */
 #define POLL_NS (100ULL * 1000 * 1000)       /* sampler wakes at least this often */
+#define STAGE_NS (20ULL * 1000 * 1000)       /* blocking ramps move at least this often */
+#define QUEUE_CAP 4096                       /* non-blocking: requests waiting at most */
+#define LATE_NS (1000ULL * 1000)             /* issued this late counts as late */
 
 typedef struct pool pool;
 
@@ -32,6 +44,7 @@ typedef struct worker {
     int         bounded;        /* the run is bounded by iterations */
     uint64_t    quota;          /* measured operations to do when bounded (may be 0) */
     bench_hist *hist;
+    bench_hist *service, *queue;    /* non-blocking only */
     /* read by the sampler while the worker runs */
     _Atomic uint64_t warm_ops;  /* operations completed during warm-up */
     _Atomic uint64_t warm_errs;
@@ -59,6 +72,19 @@ struct pool {
     _Atomic int       abandon;       /* a worker could not open */
     uint64_t          start_ns;      /* written under gate_mu before release */
     uint64_t          measure_ns;
+    const bench_load *load;
+    _Atomic unsigned  active;        /* blocking ramps: workers allowed to run */
+    /* non-blocking: the request queue (intended start times, ns) */
+    pthread_mutex_t   qmu;
+    pthread_cond_t    q_nonempty, q_nonfull;
+    uint64_t          q[QUEUE_CAP];
+    size_t            qhead, qcount;
+    int               qclosed;
+    pthread_t         dispatcher;
+    int               has_dispatcher;
+    _Atomic uint64_t  issued, completed;    /* requests handed out / finished (all) */
+    _Atomic uint64_t  scheduled_measured, late;
+    _Atomic uint64_t  scheduled_now;        /* scheduled so far, for per-second targets */
 };
 
 static inline void relaxed_inc(_Atomic uint64_t *c)
@@ -81,8 +107,245 @@ static void err_count(bench_err *tab, bench_code code, uint64_t n)
         }
     }
     /* Full: fold into the last slot, renamed "other" so nothing is lost. */
-    tab[ERR_SLOTS - 1].code = CODE_OTHER;
+    tab[ERR_SLOTS - 1].code = BENCH_CODE_OTHER;
     tab[ERR_SLOTS - 1].count += n;
+}
+
+/* What every measured or warm-up operation updates, in either mode. */
+static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm, uint64_t t_done)
+{
+    if (warm) {
+        /* warm-up: shown live, never in results */
+        relaxed_inc(&wk->warm_ops);
+        if (rc != BENCH_OK)
+            relaxed_inc(&wk->warm_errs);
+        return;
+    }
+    relaxed_inc(&wk->ops);
+    wk->last_done_ns = t_done;
+    if (rc == BENCH_OK) {
+        bench_hist_record(wk->hist, latency);
+    } else {
+        relaxed_inc(&wk->errors);
+        err_count(wk->errs, rc, 1);
+    }
+}
+
+static void pause_ns(uint64_t ns)
+{
+    bench_sleep_until_ns(bench_now_ns() + ns);
+}
+
+static void closed_loop(worker *wk)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    const uint64_t measure = p->measure_ns;
+    const uint64_t quota = wk->quota;
+    const int bounded = wk->bounded;
+    const uint64_t think = p->load->think_ns;
+    const int ramped = p->load->stages != NULL;
+    uint64_t warm_left = p->load->warmup_ops;
+    uint64_t done = 0;                 /* == wk->ops, kept in a register */
+    bench_code (*const do_one)(void *) = w->do_one;
+    bench_code (*const after)(void *, bench_code) = w->after;
+    const int after_always = w->after_always;
+    void *const state = wk->state;
+
+    /* One clock read per operation: each op's end is the next one's start,
+     * so the few nanoseconds of bookkeeping below fall into the next
+     * measurement instead of costing a second clock read. */
+    uint64_t t0 = bench_now_ns();
+    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        if (bounded && done >= quota)
+            break;
+        if (ramped && wk->index >= atomic_load_explicit(&p->active, memory_order_relaxed)) {
+            /* Not among the threads the ramp wants now: wait, unmeasured. */
+            pause_ns(STAGE_NS / 4);
+            t0 = bench_now_ns();
+            continue;
+        }
+        bench_code rc = do_one(state);
+        const uint64_t t1 = bench_now_ns();
+        const uint64_t start = t0;
+        t0 = t1;
+        if (after && (rc != BENCH_OK || after_always)) {
+            /* Untimed: the next operation's clock starts after it. */
+            rc = after(state, rc);
+            t0 = bench_now_ns();
+        }
+        int warm = start < measure;
+        if (warm_left) {
+            warm_left--;
+            warm = 1;
+        }
+        if (!warm)
+            done++;
+        account(wk, rc, t1 - start, warm, t1);
+        if (think) {
+            pause_ns(think);       /* k6's sleep(): not part of any operation */
+            t0 = bench_now_ns();
+        }
+    }
+}
+
+/* Take the next request's intended start time; 0 when the run is over. */
+static uint64_t queue_pop(pool *p)
+{
+    uint64_t t = 0;
+    pthread_mutex_lock(&p->qmu);
+    while (p->qcount == 0 && !p->qclosed)
+        pthread_cond_wait(&p->q_nonempty, &p->qmu);
+    if (p->qcount && !p->qclosed) {
+        t = p->q[p->qhead];
+        p->qhead = (p->qhead + 1) % QUEUE_CAP;
+        p->qcount--;
+        pthread_cond_signal(&p->q_nonfull);
+    }
+    pthread_mutex_unlock(&p->qmu);
+    return t;
+}
+
+static void open_loop(worker *wk)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    const uint64_t measure = p->measure_ns;
+    uint64_t warm_left = p->load->warmup_ops;
+    void *const state = wk->state;
+
+    for (;;) {
+        const uint64_t intended = queue_pop(p);
+        if (!intended)
+            break;
+        const uint64_t t0 = bench_now_ns();
+        bench_code rc = w->do_one(state);
+        const uint64_t t1 = bench_now_ns();
+        if (w->after && (rc != BENCH_OK || w->after_always))
+            rc = w->after(state, rc);
+        atomic_fetch_add_explicit(&p->completed, 1, memory_order_relaxed);
+        int warm = intended < measure;
+        if (warm_left) {
+            warm_left--;
+            warm = 1;
+        }
+        /* The response time counts from when the request was due. */
+        account(wk, rc, t1 - intended, warm, t1);
+        if (!warm && rc == BENCH_OK) {
+            bench_hist_record(wk->service, t1 - t0);
+            bench_hist_record(wk->queue, t0 > intended ? t0 - intended : 0);
+        }
+    }
+}
+
+/* Hand one request to the workers; waits while the queue is full. */
+static int queue_push(pool *p, uint64_t intended)
+{
+    pthread_mutex_lock(&p->qmu);
+    while (p->qcount == QUEUE_CAP && !atomic_load(&p->stop))
+        pthread_cond_wait(&p->q_nonfull, &p->qmu);
+    int ok = !atomic_load(&p->stop);
+    if (ok) {
+        p->q[(p->qhead + p->qcount) % QUEUE_CAP] = intended;
+        p->qcount++;
+        pthread_cond_signal(&p->q_nonempty);
+    }
+    pthread_mutex_unlock(&p->qmu);
+    return ok;
+}
+
+/* The current schedule: a fixed rate, or the ramp's rate at time t. */
+static double rate_at(const pool *p, uint64_t t)
+{
+    const bench_load *l = p->load;
+    if (l->stages)
+        return bench_stages_at(l->stages, t > p->start_ns ? t - p->start_ns : 0);
+    return l->rate;
+}
+
+/*
+ * When the next request falls due after `from`: where the schedule's rate
+ * accumulates one more request.  Integrating in steps of at most 1 ms keeps
+ * ramps honest (at the foot of a ramp the rate is tiny, and 1/rate there
+ * would skip the whole ramp).  UINT64_MAX when nothing falls due by `end`.
+ */
+static uint64_t next_due(const pool *p, uint64_t from, uint64_t end)
+{
+    const uint64_t step = 1000000;    /* 1 ms */
+    double need = 1.0;
+    uint64_t t = from;
+    while (t < end) {
+        double r = rate_at(p, t);
+        if (r > 0 && need / r * 1e9 <= (double)step)
+            return t + (uint64_t)(need / r * 1e9);
+        need -= r * ((double)step / 1e9);
+        t += step;
+    }
+    return UINT64_MAX;
+}
+
+static void *dispatch_main(void *arg)
+{
+    pool *p = arg;
+    /* The schedule's accuracy is the timer's: ask for no slack on wake-ups
+     * (Linux adds 50 µs by default).  Best effort. */
+    (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    const bench_load *l = p->load;
+    uint64_t next = p->start_ns;
+    const int by_rate = l->rate > 0 || l->stages;
+
+    /* The schedule runs to the end of the run (and a little past, so the
+     * last due requests are counted, issued or not). */
+    const uint64_t horizon = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
+                                            : UINT64_MAX;
+    if (by_rate)
+        next = l->stages ? next_due(p, p->start_ns, horizon) : p->start_ns;
+    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        uint64_t now = bench_now_ns();
+        if (by_rate) {
+            if (next == UINT64_MAX) {
+                pause_ns(POLL_NS / 10);   /* the schedule is over: wait for the end */
+                continue;
+            }
+            if (next > now)
+                bench_sleep_until_ns(next < now + POLL_NS ? next : now + POLL_NS);
+            if (bench_now_ns() < next)
+                continue;
+        }
+        if (l->inflight) {
+            /* A window: wait for room among the outstanding requests. */
+            uint64_t out = atomic_load(&p->issued) - atomic_load(&p->completed);
+            if (out >= l->inflight) {
+                pause_ns(20000);
+                continue;
+            }
+            if (!by_rate)
+                next = bench_now_ns();
+        }
+        uint64_t issue_at = bench_now_ns();
+        if (!queue_push(p, next))
+            break;
+        atomic_fetch_add_explicit(&p->issued, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&p->scheduled_now, 1, memory_order_relaxed);
+        if (next >= p->measure_ns) {
+            atomic_fetch_add_explicit(&p->scheduled_measured, 1, memory_order_relaxed);
+            if (issue_at > next + LATE_NS)
+                atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+        }
+        if (by_rate)
+            next = next_due(p, next, horizon);
+    }
+    /* Requests due before the end but never issued are dropped, not lost:
+     * count them from the schedule. */
+    if (by_rate) {
+        uint64_t end = bench_now_ns();
+        while (next < end) {
+            if (next >= p->measure_ns)
+                atomic_fetch_add_explicit(&p->scheduled_measured, 1, memory_order_relaxed);
+            next = next_due(p, next, end);
+        }
+    }
+    return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -105,41 +368,10 @@ static void *worker_main(void *arg)
     if (atomic_load(&p->abandon))
         goto out;
 
-    const uint64_t measure = p->measure_ns;
-    const uint64_t quota = wk->quota;
-    const int bounded = wk->bounded;
-    uint64_t done = 0;                 /* == wk->ops, kept in a register */
-    bench_code (*const do_one)(void *) = w->do_one;
-    void *const state = wk->state;
-
-    /* One clock read per operation: each op's end is the next one's start,
-     * so the few nanoseconds of bookkeeping below fall into the next
-     * measurement instead of costing a second clock read. */
-    uint64_t t0 = bench_now_ns();
-    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
-        if (bounded && done >= quota)
-            break;
-        const bench_code rc = do_one(state);
-        const uint64_t t1 = bench_now_ns();
-        const uint64_t start = t0;
-        t0 = t1;
-        if (start < measure) {
-            /* warm-up: shown live, never in results */
-            relaxed_inc(&wk->warm_ops);
-            if (rc != BENCH_OK)
-                relaxed_inc(&wk->warm_errs);
-            continue;
-        }
-        done++;
-        relaxed_inc(&wk->ops);
-        wk->last_done_ns = t1;
-        if (rc == BENCH_OK) {
-            bench_hist_record(wk->hist, t1 - start);
-        } else {
-            relaxed_inc(&wk->errors);
-            err_count(wk->errs, rc, 1);
-        }
-    }
+    if (p->load->mode == BENCH_MODE_NONBLOCKING)
+        open_loop(wk);
+    else
+        closed_loop(wk);
 out:
     atomic_store(&wk->done, 1);
     return NULL;
@@ -151,6 +383,7 @@ typedef struct sampler {
     uint64_t    ops_prev, errs_prev;
     uint64_t    tick_prev_ns;
     int         warm;          /* the previous interval was a warm-up one */
+    uint64_t    sched_prev;    /* non-blocking: scheduled requests at the last tick */
 } sampler;
 
 /*
@@ -185,6 +418,14 @@ static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sam
             bench_hist_set_extrema(s->delta, bench_hist_min(s->delta), bench_hist_max(s->sum));
         out->p50_ns = bench_hist_percentile(s->delta, 50.0);
         out->p99_ns = bench_hist_percentile(s->delta, 99.0);
+    }
+    if (p->load->mode == BENCH_MODE_NONBLOCKING) {
+        uint64_t sched = atomic_load(&p->scheduled_now);
+        out->target = (double)(sched - s->sched_prev);
+        s->sched_prev = sched;
+        out->in_flight = atomic_load(&p->issued) - atomic_load(&p->completed);
+    } else if (p->load->stages) {
+        out->target = (double)atomic_load(&p->active);
     }
     out->span_s = (double)(now - s->tick_prev_ns) / 1e9;
     out->ops = ops - s->ops_prev;
@@ -239,6 +480,10 @@ static int merge_results(pool *p, bench_outcome *out)
         if (wk->last_done_ns > last)
             last = wk->last_done_ns;
         bench_hist_add(out->hist, wk->hist);
+        if (wk->service) {
+            bench_hist_add(out->service, wk->service);
+            bench_hist_add(out->queue, wk->queue);
+        }
         for (size_t j = 0; j < ERR_SLOTS && wk->errs[j].count; j++)
             err_count(tab, wk->errs[j].code, wk->errs[j].count);
     }
@@ -255,7 +500,24 @@ static int merge_results(pool *p, bench_outcome *out)
     if (!last || last < p->measure_ns)
         last = bench_now_ns();
     out->duration_s = last > p->measure_ns ? (double)(last - p->measure_ns) / 1e9 : 0.0;
+    if (p->load->mode == BENCH_MODE_NONBLOCKING) {
+        out->scheduled = atomic_load(&p->scheduled_measured);
+        out->late = atomic_load(&p->late);
+        out->dropped = out->scheduled > out->ops ? out->scheduled - out->ops : 0;
+        out->target_rate = out->duration_s > 0 ? (double)out->scheduled / out->duration_s : 0;
+    }
     return 0;
+}
+
+/* Blocking ramps: how many workers the profile wants now (rounded). */
+static void set_active(pool *p, uint64_t now)
+{
+    const bench_load *l = p->load;
+    if (!l->stages || l->mode != BENCH_MODE_BLOCKING)
+        return;
+    double v = bench_stages_at(l->stages, now > p->start_ns ? now - p->start_ns : 0);
+    unsigned n = (unsigned)(v + 0.5);
+    atomic_store(&p->active, n > p->n ? p->n : n);
 }
 
 /* The sampler loop: runs in the calling thread until the run is over. */
@@ -263,7 +525,7 @@ static int sample_loop(pool *p, const bench_load *load, const volatile sig_atomi
                        bench_second_fn on_second, void *arg, bench_outcome *out)
 {
     sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
-                  load->warmup_ns > 0 };
+                  load->warmup_ns > 0, 0 };
     size_t cap = 0;
     uint32_t warm_k = 0, k = 0;
     const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
@@ -289,8 +551,10 @@ static int sample_loop(pool *p, const bench_load *load, const volatile sig_atomi
                 finished = 1;
                 break;
             }
-            uint64_t wake = now + POLL_NS < tick ? now + POLL_NS : tick;
+            uint64_t poll = load->stages && load->mode == BENCH_MODE_BLOCKING ? STAGE_NS : POLL_NS;
+            uint64_t wake = now + poll < tick ? now + poll : tick;
             bench_sleep_until_ns(wake);
+            set_active(p, bench_now_ns());
         }
         if (*interrupt) {
             out->status = BENCH_RUN_INTERRUPTED;
@@ -319,6 +583,17 @@ static int sample_loop(pool *p, const bench_load *load, const volatile sig_atomi
     }
 stop:
     atomic_store(&p->stop, 1);
+    if (load->mode == BENCH_MODE_NONBLOCKING) {
+        /* Wake everyone: the dispatcher waiting for room, workers waiting
+         * for work.  What is still queued is dropped, and counted. */
+        pthread_mutex_lock(&p->qmu);
+        p->qclosed = 1;
+        pthread_cond_broadcast(&p->q_nonempty);
+        pthread_cond_broadcast(&p->q_nonfull);
+        pthread_mutex_unlock(&p->qmu);
+        if (p->has_dispatcher)
+            pthread_join(p->dispatcher, NULL);
+    }
     for (unsigned i = 0; i < p->n; i++)
         if (p->workers[i].started)
             pthread_join(p->workers[i].tid, NULL);
@@ -365,6 +640,15 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         return -1;
     }
     out->hist = bench_hist_new();
+    if (load->mode == BENCH_MODE_NONBLOCKING) {
+        out->service = bench_hist_new();
+        out->queue = bench_hist_new();
+        if (!out->service || !out->queue) {
+            fail(out, "out of memory");
+            return -1;
+        }
+    }
+    p.load = load;
     p.w = w;
     p.n = load->threads;
     p.workers = aligned_alloc(64, sizeof(worker) * p.n);
@@ -380,15 +664,23 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         wk->index = i;
         /* Split the iteration bound exactly: no shared counter on the hot path. */
         wk->bounded = load->iterations != 0;
-        if (load->iterations)
+        if (load->iterations && load->per_thread)
+            wk->quota = load->iterations;
+        else if (load->iterations)
             wk->quota = load->iterations / p.n + (i < load->iterations % p.n ? 1 : 0);
         wk->hist = bench_hist_new();
-        if (!wk->hist) {
+        if (load->mode == BENCH_MODE_NONBLOCKING) {
+            wk->service = bench_hist_new();
+            wk->queue = bench_hist_new();
+        }
+        if (!wk->hist || (load->mode == BENCH_MODE_NONBLOCKING && (!wk->service || !wk->queue))) {
             fail(out, "out of memory");
             goto free_hists;
         }
     }
-    if (pthread_mutex_init(&p.gate_mu, NULL) != 0 || pthread_cond_init(&p.gate_cv, NULL) != 0) {
+    if (pthread_mutex_init(&p.gate_mu, NULL) != 0 || pthread_cond_init(&p.gate_cv, NULL) != 0 ||
+        pthread_mutex_init(&p.qmu, NULL) != 0 || pthread_cond_init(&p.q_nonempty, NULL) != 0 ||
+        pthread_cond_init(&p.q_nonfull, NULL) != 0) {
         fail(out, "cannot create the start gate");
         goto free_hists;
     }
@@ -419,6 +711,17 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         pthread_cond_wait(&p.gate_cv, &p.gate_mu);
     p.start_ns = bench_now_ns();
     p.measure_ns = p.start_ns + load->warmup_ns;
+    {
+        /* The wall clock of the same instant, so results of several load
+         * generators can be lined up second by second (hsmbench merge). */
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        out->measure_start_epoch_ms = ((uint64_t)rt.tv_sec * 1000 + (uint64_t)rt.tv_nsec / 1000000) +
+                                      load->warmup_ns / 1000000;
+    }
+    set_active(&p, p.start_ns);
+    if (!load->stages)
+        atomic_store(&p.active, p.n);
     p.released = 1;
     pthread_cond_broadcast(&p.gate_cv);
     pthread_mutex_unlock(&p.gate_mu);
@@ -436,6 +739,21 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         goto close_states;
     }
 
+    if (load->mode == BENCH_MODE_NONBLOCKING && !atomic_load(&p.abandon)) {
+        int err = pthread_create(&p.dispatcher, NULL, dispatch_main, &p);
+        if (err) {
+            fail(out, "cannot start the dispatcher thread");
+            atomic_store(&p.stop, 1);
+            pthread_mutex_lock(&p.qmu);
+            p.qclosed = 1;
+            pthread_cond_broadcast(&p.q_nonempty);
+            pthread_mutex_unlock(&p.qmu);
+            for (unsigned i = 0; i < started; i++)
+                pthread_join(p.workers[i].tid, NULL);
+            goto close_states;
+        }
+        p.has_dispatcher = 1;
+    }
     if (sample_loop(&p, load, interrupt, on_second, arg, out) != 0) {
         fail(out, "out of memory while sampling");
         goto close_states;
@@ -452,9 +770,15 @@ close_states:
             w->close(p.workers[i].state);
     pthread_cond_destroy(&p.gate_cv);
     pthread_mutex_destroy(&p.gate_mu);
+    pthread_cond_destroy(&p.q_nonempty);
+    pthread_cond_destroy(&p.q_nonfull);
+    pthread_mutex_destroy(&p.qmu);
 free_hists:
-    for (unsigned i = 0; i < p.n; i++)
+    for (unsigned i = 0; i < p.n; i++) {
         bench_hist_free(p.workers[i].hist);
+        bench_hist_free(p.workers[i].service);
+        bench_hist_free(p.workers[i].queue);
+    }
     free(p.workers);
     return rc;
 }
@@ -462,6 +786,8 @@ free_hists:
 void bench_outcome_free(bench_outcome *out)
 {
     bench_hist_free(out->hist);
+    bench_hist_free(out->service);
+    bench_hist_free(out->queue);
     free(out->errs);
     free(out->samples);
     memset(out, 0, sizeof *out);

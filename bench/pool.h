@@ -16,13 +16,26 @@
 #include <stdint.h>
 
 #include "bench/hist.h"
+#include "bench/stages.h"
 #include "bench/workload.h"
+
+typedef enum {
+    BENCH_MODE_BLOCKING = 0,    /* closed loop: each thread starts its next operation at once */
+    BENCH_MODE_NONBLOCKING,     /* open loop: a schedule issues requests, threads execute them */
+} bench_mode;
 
 typedef struct bench_load {
     unsigned threads;
     uint64_t duration_ns;   /* measured duration; 0 when iterations bound the run */
     uint64_t iterations;    /* measured operations in total; 0 when duration bounds */
+    int      per_thread;    /* iterations count per thread, not in total */
     uint64_t warmup_ns;     /* run this long first, excluded from every result */
+    uint64_t warmup_ops;    /* or: each thread's first N operations are warm-up */
+    bench_mode mode;
+    double   rate;          /* non-blocking: operations/s in total (0: by window) */
+    unsigned inflight;      /* non-blocking: at most this many outstanding (0: no cap) */
+    const bench_stages *stages;  /* ramp of threads (blocking) or rate (non-blocking) */
+    uint64_t think_ns;      /* blocking: pause after each operation, untimed */
 } bench_load;
 
 typedef struct bench_sample {
@@ -32,6 +45,8 @@ typedef struct bench_sample {
     uint64_t errors;
     uint64_t p50_ns, p99_ns;  /* of the interval's successful operations */
     int      warmup;
+    double   target;        /* stages/rate: threads or operations scheduled (0: none) */
+    uint64_t in_flight;     /* non-blocking: requests issued and not completed */
 } bench_sample;
 
 typedef struct bench_err {
@@ -56,6 +71,15 @@ typedef struct bench_outcome {
     size_t      nerrs;
     bench_sample *samples;      /* the measured per-second series */
     size_t      nsamples;
+    /* non-blocking runs: hist is the response time from the scheduled
+     * start; these split it into its parts */
+    bench_hist *service;        /* actual start to completion */
+    bench_hist *queue;          /* scheduled start to actual start */
+    uint64_t    scheduled;      /* requests the schedule called for in the measured run */
+    uint64_t    late;           /* issued more than 1 ms after their scheduled time */
+    uint64_t    dropped;        /* scheduled but never started before the end */
+    double      target_rate;    /* scheduled requests / duration */
+    uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
 } bench_outcome;
 
 /* Called by the sampler thread once a second (and for warm-up seconds). */

@@ -13,12 +13,19 @@ void bench_report_second(FILE *f, const bench_sample *s)
 {
     /* pkpspeed prints the operations of a 1-second window as "N/1"; a
      * shorter last window says how long it was rather than pass for a second. */
+    char span[16];
     if (s->span_s > 0.95 && s->span_s < 1.05)
-        fprintf(f, "OPERATIONS/second%*s%llu/1%s\n", 16, "", (unsigned long long)s->ops,
-                s->warmup ? "   (warm-up)" : "");
+        snprintf(span, sizeof span, "1");
     else
-        fprintf(f, "OPERATIONS/second%*s%llu/%.2f%s\n", 16, "", (unsigned long long)s->ops,
-                s->span_s, s->warmup ? "   (warm-up)" : "");
+        snprintf(span, sizeof span, "%.2f", s->span_s);
+    fprintf(f, "OPERATIONS/second%*s%llu/%s", 16, "", (unsigned long long)s->ops, span);
+    if (s->target > 0 || s->in_flight) {
+        char a[32], b[32];
+        fprintf(f, "   target %.0f   in flight %llu   p50 %s   p99 %s", s->target,
+                (unsigned long long)s->in_flight, bench_fmt_ns((double)s->p50_ns, a, sizeof a),
+                bench_fmt_ns((double)s->p99_ns, b, sizeof b));
+    }
+    fprintf(f, "%s\n", s->warmup ? "   (warm-up)" : "");
     fflush(f);
 }
 
@@ -34,6 +41,16 @@ void bench_report_header(FILE *f, const bench_run_desc *d)
             (unsigned long long)d->data_size, d->threads, d->threads == 1 ? "" : "s", d->mode, bound);
     if (d->warmup_s > 0)
         fprintf(f, " after %.4gs warm-up", d->warmup_s);
+    if (d->rate > 0)
+        fprintf(f, ", %.6g ops/s scheduled", d->rate);
+    if (d->inflight)
+        fprintf(f, ", at most %u in flight", d->inflight);
+    if (d->stages)
+        fprintf(f, ", stages %s", d->stages);
+    if (d->think_s > 0)
+        fprintf(f, ", think %.4gs", d->think_s);
+    if (d->engine)
+        fprintf(f, " [%s]", d->engine);
     fprintf(f, "\n");
     fflush(f);
 }
@@ -59,11 +76,31 @@ static void label(FILE *f, const char *name, int indent)
     fputs(": ", f);
 }
 
+static void latency_line(FILE *f, const char *name, const bench_hist *h)
+{
+    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], l[32];
+    label(f, name, 4);
+    if (bench_hist_count(h) == 0) {
+        fprintf(f, "no successful operation\n");
+        return;
+    }
+    fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
+            bench_fmt_ns(bench_hist_mean(h), a, sizeof a),
+            bench_fmt_ns((double)bench_hist_min(h), b, sizeof b),
+            bench_fmt_ns((double)bench_hist_percentile(h, 50), c, sizeof c),
+            bench_fmt_ns((double)bench_hist_percentile(h, 90), e, sizeof e),
+            bench_fmt_ns((double)bench_hist_percentile(h, 95), g, sizeof g),
+            bench_fmt_ns((double)bench_hist_percentile(h, 99), i, sizeof i),
+            bench_fmt_ns((double)bench_hist_percentile(h, 99.9), j, sizeof j),
+            bench_fmt_ns((double)bench_hist_max(h), k, sizeof k),
+            bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
+}
+
 void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
                           const bench_workload *w)
 {
     const bench_hist *h = o->hist;
-    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], l[32];
+    char a[32], b[32];
     double rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
 
     fprintf(f, "\n  %s", d->test);
@@ -89,21 +126,18 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome 
         fprintf(f, "%-10s %s/s\n", bench_fmt_bytes(bytes, a, sizeof a),
                 bench_fmt_bytes(o->duration_s > 0 ? bytes / o->duration_s : 0, b, sizeof b));
     }
-    label(f, "latency", 4);
-    if (bench_hist_count(h) == 0) {
-        fprintf(f, "no successful operation\n");
-    } else {
-        fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
-                bench_fmt_ns(bench_hist_mean(h), a, sizeof a),
-                bench_fmt_ns((double)bench_hist_min(h), b, sizeof b),
-                bench_fmt_ns((double)bench_hist_percentile(h, 50), c, sizeof c),
-                bench_fmt_ns((double)bench_hist_percentile(h, 90), e, sizeof e),
-                bench_fmt_ns((double)bench_hist_percentile(h, 95), g, sizeof g),
-                bench_fmt_ns((double)bench_hist_percentile(h, 99), i, sizeof i),
-                bench_fmt_ns((double)bench_hist_percentile(h, 99.9), j, sizeof j),
-                bench_fmt_ns((double)bench_hist_max(h), k, sizeof k),
-                bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
+    if (o->service) {
+        label(f, "schedule", 4);
+        fprintf(f, "target %.2f/s achieved %.2f/s; %llu late, %llu dropped of %llu scheduled\n",
+                o->target_rate, rate, (unsigned long long)o->late, (unsigned long long)o->dropped,
+                (unsigned long long)o->scheduled);
     }
+    latency_line(f, o->service ? "latency (scheduled)" : "latency", h);
+    if (o->service) {
+        latency_line(f, "service time", o->service);
+        latency_line(f, "queueing delay", o->queue);
+    }
+
     label(f, "errors", 4);
     fprintf(f, "%.2f%%     %llu of %llu\n", o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0,
             (unsigned long long)o->errors, (unsigned long long)o->ops);
@@ -120,6 +154,10 @@ void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t
 {
     if (code == BENCH_CODE_VERIFY_MISMATCH)
         snprintf(buf, len, "VERIFY_MISMATCH");
+    else if (code == BENCH_CODE_BAD_LENGTH)
+        snprintf(buf, len, "BAD_OUTPUT_LENGTH");
+    else if (code == BENCH_CODE_NO_RESULT)
+        snprintf(buf, len, "NO_RESULT");
     else if (code >= BENCH_CODE_CORE)
         snprintf(buf, len, "OTHER");
     else if (w && w->code_name)
@@ -209,9 +247,19 @@ static json_t *desc_json(const bench_run_desc *d, const char *status)
     } else {
         json_object_set_new(run, "key", json_null());
     }
-    json_object_set_new(run, "settings",
-                        json_pack("{s:f,s:f,s:I}", "warmup_s", d->warmup_s, "duration_s",
-                                  d->duration_s, "iterations", (json_int_t)d->iterations));
+    json_t *settings = json_pack("{s:f,s:f,s:I}", "warmup_s", d->warmup_s, "duration_s",
+                                 d->duration_s, "iterations", (json_int_t)d->iterations);
+    if (d->rate > 0)
+        json_object_set_new(settings, "rate", json_real(d->rate));
+    if (d->inflight)
+        json_object_set_new(settings, "inflight", json_integer(d->inflight));
+    if (d->stages)
+        json_object_set_new(settings, "stages", json_string(d->stages));
+    if (d->think_s > 0)
+        json_object_set_new(settings, "think_s", json_real(d->think_s));
+    if (d->engine)
+        json_object_set_new(settings, "engine", json_string(d->engine));
+    json_object_set_new(run, "settings", settings);
     return run;
 }
 
@@ -227,6 +275,7 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     double rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
     double bps = o->duration_s > 0 && w->bytes_per_op
                      ? (double)(o->ops - o->errors) * (double)w->bytes_per_op / o->duration_s : 0;
+    json_object_set_new(run, "measure_start_epoch_ms", json_integer((json_int_t)o->measure_start_epoch_ms));
     json_object_set_new(run, "duration_s", json_real(round(o->duration_s * 1e6) / 1e6));
     json_object_set_new(run, "ops", json_integer((json_int_t)o->ops));
     json_object_set_new(run, "errors", json_integer((json_int_t)o->errors));
@@ -235,6 +284,15 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     json_object_set_new(run, "ops_per_s", json_real(round(rate * 100) / 100));
     json_object_set_new(run, "bytes_per_s", json_real(round(bps)));
     json_object_set_new(run, "latency_us", latency_json(o->hist));
+    if (o->service) {
+        json_object_set_new(run, "service_us", latency_json(o->service));
+        json_object_set_new(run, "queue_us", latency_json(o->queue));
+        json_object_set_new(run, "schedule",
+                            json_pack("{s:f,s:f,s:I,s:I,s:I}", "target_ops_per_s",
+                                      round(o->target_rate * 100) / 100, "achieved_ops_per_s",
+                                      round(rate * 100) / 100, "scheduled", (json_int_t)o->scheduled,
+                                      "late", (json_int_t)o->late, "dropped", (json_int_t)o->dropped));
+    }
 
     json_t *by = json_object();
     for (size_t n = 0; n < o->nerrs; n++) {
@@ -247,11 +305,15 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     json_t *series = json_array();
     for (size_t n = 0; n < o->nsamples; n++) {
         const bench_sample *s = &o->samples[n];
-        json_array_append_new(series,
-                              json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)s->t, "span_s",
-                                        round(s->span_s * 1000) / 1000, "ops", (json_int_t)s->ops,
-                                        "errors", (json_int_t)s->errors, "p50_us",
-                                        us((double)s->p50_ns), "p99_us", us((double)s->p99_ns)));
+        json_t *sec = json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)s->t, "span_s",
+                                round(s->span_s * 1000) / 1000, "ops", (json_int_t)s->ops,
+                                "errors", (json_int_t)s->errors, "p50_us",
+                                us((double)s->p50_ns), "p99_us", us((double)s->p99_ns));
+        if (s->target > 0 || o->service)
+            json_object_set_new(sec, "target", json_real(s->target));
+        if (o->service)
+            json_object_set_new(sec, "in_flight", json_integer((json_int_t)s->in_flight));
+        json_array_append_new(series, sec);
     }
     json_object_set_new(run, "per_second", series);
     json_object_set_new(run, "histogram", bench_hist_to_json(o->hist));

@@ -26,9 +26,15 @@ typedef struct bench_run_desc {
     double      warmup_s;
     double      duration_s;    /* as asked; 0 when iterations bound the run */
     uint64_t    iterations;    /* as asked; 0 when the duration bounds it */
+    double      rate;          /* non-blocking: target operations/s (0: none) */
+    unsigned    inflight;      /* non-blocking: window (0: none) */
+    const char *stages;        /* the --stages text, or NULL */
+    double      think_s;       /* blocking: pause after each operation */
+    const char *engine;        /* how non-blocking ran: "worker pool" or "PKCS#11 async" */
 } bench_run_desc;
 
-/* pkpspeed's line, exactly: "OPERATIONS/second                821/1". */
+/* pkpspeed's line, exactly: "OPERATIONS/second                821/1"; with a
+ * schedule or ramp, target, in flight, p50 and p99 of the second follow. */
 void bench_report_second(FILE *f, const bench_sample *s);
 
 /* One line announcing a run before it starts. */

@@ -24,7 +24,10 @@ typedef uint64_t bench_code;
 #define BENCH_OK 0
 /* Codes the core itself assigns live above every provider's range. */
 #define BENCH_CODE_CORE        (1ULL << 48)
-#define BENCH_CODE_VERIFY_MISMATCH (BENCH_CODE_CORE | 1)
+#define BENCH_CODE_VERIFY_MISMATCH (BENCH_CODE_CORE | 1)   /* result failed an outside check */
+#define BENCH_CODE_OTHER       (BENCH_CODE_CORE | 2)   /* codes beyond what the core keeps apart */
+#define BENCH_CODE_BAD_LENGTH  (BENCH_CODE_CORE | 3)   /* "success" with a wrong-sized result */
+#define BENCH_CODE_NO_RESULT   (BENCH_CODE_CORE | 4)   /* "success" that produced nothing */
 
 typedef struct bench_workload {
     void *ctx;                      /* shared, read-only while the run goes */
@@ -32,6 +35,18 @@ typedef struct bench_workload {
      * return non-zero (the run is then abandoned before it starts). */
     int  (*open)(void *ctx, unsigned index, void **state, char *err, size_t errlen);
     bench_code (*do_one)(void *state);
+    /*
+     * Optional, called after each do_one() outside the timed path: clean-up
+     * that must not be measured (destroying a generated key), recovery
+     * (reopening an invalidated session, finishing an operation a short
+     * buffer left active), and sampled result checks.  It gets do_one()'s
+     * code and returns the code to count: a non-zero return turns a
+     * success into a failure of that class (BENCH_CODE_VERIFY_MISMATCH).
+     */
+    bench_code (*after)(void *state, bench_code rc);
+    /* Call after() after successes too; otherwise only after failures, so a
+     * plain operation pays nothing for it. */
+    int after_always;
     void (*close)(void *state);
     /* Name a non-zero code ("CKR_DEVICE_ERROR", "HTTP 503"). */
     void (*code_name)(const void *ctx, bench_code code, char *buf, size_t len);

@@ -6,9 +6,13 @@ set -eu
 
 # build: compiler, pkg-config and the four libraries (p11-kit, OpenSSL, libcurl, jansson)
 # run/test: SoftHSMv2 (the demo and test token), opensc (pkcs11-tool), python3 (JSON checks),
-#           tmux (terminal tests), libmicrohttpd (the REST emulator)
+#           tmux (terminal tests), libmicrohttpd + GnuTLS (the REST emulator and its mTLS),
+#           openssl (test certificates), nginx, wrk, apache2-utils (ab) (tests/bench/rest-bench.sh)
+#           chromium and a font (the HTML report opened in a headless browser), groff and
+#           man-db (manual page checks)
 PKGS="gcc make pkg-config libp11-kit-dev p11-kit libssl-dev libcurl4-openssl-dev libjansson-dev
-libmicrohttpd-dev softhsm2 opensc python3 tmux procps"
+libmicrohttpd-dev libgnutls28-dev softhsm2 opensc python3 tmux procps openssl nginx wrk apache2-utils
+chromium fonts-dejavu-core groff-base man-db"
 
 missing=""
 for p in $PKGS; do
@@ -28,6 +32,19 @@ else
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+# Packages such as nginx start their service on install, listening on every
+# address.  The tests start their own servers on loopback; keep the
+# package's from starting (policy-rc.d, the Debian way), unless the machine
+# already has a policy of its own.
+policy=""
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
+fi
+rc=0
+$SUDO apt-get update -qq || rc=$?
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+[ $rc -ne 0 ] || $SUDO apt-get install -y -qq --no-install-recommends $missing || rc=$?
+[ -z "$policy" ] || $SUDO rm -f "$policy"
+exit $rc

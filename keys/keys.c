@@ -1,4 +1,4 @@
-/* keys/keys.c - generate and destroy benchmark keys. */
+/* keys/keys.c - generate, find and destroy benchmark keys in the token. */
 #include "keys/keys.h"
 
 #include <string.h>
@@ -6,21 +6,26 @@
 static const unsigned char oid_p256[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
 static const unsigned char oid_p384[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22 };
 static const unsigned char oid_p521[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23 };
+static const unsigned char oid_ed25519[] = { 0x06, 0x03, 0x2b, 0x65, 0x70 };
 
 static const struct {
     const char *name;
     const unsigned char *oid;
     size_t len;
     unsigned bits;
+    const char *group;
 } curves[] = {
-    { "P-256", oid_p256, sizeof oid_p256, 256 },
-    { "P-384", oid_p384, sizeof oid_p384, 384 },
-    { "P-521", oid_p521, sizeof oid_p521, 521 },
+    { "P-256", oid_p256, sizeof oid_p256, 256, "prime256v1" },
+    { "P-384", oid_p384, sizeof oid_p384, 384, "secp384r1" },
+    { "P-521", oid_p521, sizeof oid_p521, 521, "secp521r1" },
+    { "Ed25519", oid_ed25519, sizeof oid_ed25519, 255, "ED25519" },
 };
+
+#define NCURVES (sizeof curves / sizeof curves[0])
 
 const unsigned char *keys_curve_oid(const char *curve, size_t *len)
 {
-    for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
+    for (size_t i = 0; i < NCURVES; i++)
         if (curve && strcmp(curves[i].name, curve) == 0) {
             *len = curves[i].len;
             return curves[i].oid;
@@ -31,10 +36,18 @@ const unsigned char *keys_curve_oid(const char *curve, size_t *len)
 
 unsigned keys_curve_bits(const char *curve)
 {
-    for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
+    for (size_t i = 0; i < NCURVES; i++)
         if (curve && strcmp(curves[i].name, curve) == 0)
             return curves[i].bits;
     return 0;
+}
+
+const char *keys_curve_group(const char *curve)
+{
+    for (size_t i = 0; i < NCURVES; i++)
+        if (curve && strcmp(curves[i].name, curve) == 0)
+            return curves[i].group;
+    return NULL;
 }
 
 CK_MECHANISM_TYPE keys_gen_mechanism(keys_type type)
@@ -42,47 +55,106 @@ CK_MECHANISM_TYPE keys_gen_mechanism(keys_type type)
     switch (type) {
     case KEYS_RSA:     return CKM_RSA_PKCS_KEY_PAIR_GEN;
     case KEYS_EC:      return CKM_EC_KEY_PAIR_GEN;
+    case KEYS_ED25519: return CKM_EC_EDWARDS_KEY_PAIR_GEN;
     case KEYS_AES:     return CKM_AES_KEY_GEN;
+    case KEYS_DES3:    return CKM_DES3_KEY_GEN;
     case KEYS_GENERIC: return CKM_GENERIC_SECRET_KEY_GEN;
     case KEYS_NONE:    break;
     }
     return 0;
 }
 
-#define ATTR(t, v) { (t), (void *)&(v), sizeof(v) }
+int keys_is_pair(keys_type type)
+{
+    return type == KEYS_RSA || type == KEYS_EC || type == KEYS_ED25519;
+}
+
+/* A template under construction: a fixed array is plenty for ours. */
+typedef struct tmpl {
+    CK_ATTRIBUTE a[24];
+    CK_ULONG     n;
+} tmpl;
+
+static void add(tmpl *t, CK_ATTRIBUTE_TYPE type, const void *value, CK_ULONG len)
+{
+    if (t->n < sizeof t->a / sizeof t->a[0])
+        t->a[t->n++] = (CK_ATTRIBUTE){ type, (void *)value, len };
+}
+
+static const CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+
+static void add_bool(tmpl *t, CK_ATTRIBUTE_TYPE type, int v)
+{
+    add(t, type, v ? &yes : &no, sizeof(CK_BBOOL));
+}
+
+/* The attributes every key of ours carries; `private_half` for the secret side. */
+static void add_common(tmpl *t, const keys_spec *spec, int private_half)
+{
+    const char *label = spec->label ? spec->label : "hsmbench";
+    add_bool(t, CKA_TOKEN, spec->token);
+    add(t, CKA_LABEL, label, (CK_ULONG)strlen(label));
+    if (private_half) {
+        add_bool(t, CKA_PRIVATE, 1);
+        add_bool(t, CKA_SENSITIVE, !spec->extractable);
+        add_bool(t, CKA_EXTRACTABLE, spec->extractable);
+    }
+}
+
+typedef enum { ROLE_PUBLIC, ROLE_PRIVATE, ROLE_SECRET } role;
+
+/* Ask only for the uses the key has: strict HSMs refuse the others.
+ * Each use maps to the attribute each half of a key needs for it. */
+static void add_uses(tmpl *t, const keys_spec *spec, role r)
+{
+    static const struct {
+        unsigned use;
+        CK_ATTRIBUTE_TYPE pub, priv, secret1, secret2;
+    } map[] = {
+        { KEYS_USE_SIGN, CKA_VERIFY, CKA_SIGN, CKA_SIGN, CKA_VERIFY },
+        { KEYS_USE_ENCRYPT, CKA_ENCRYPT, CKA_DECRYPT, CKA_ENCRYPT, CKA_DECRYPT },
+        { KEYS_USE_WRAP, CKA_WRAP, CKA_UNWRAP, CKA_WRAP, CKA_UNWRAP },
+        { KEYS_USE_DERIVE, 0, CKA_DERIVE, CKA_DERIVE, 0 },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        if (!(spec->uses & map[i].use))
+            continue;
+        if (r == ROLE_PUBLIC && map[i].pub)
+            add_bool(t, map[i].pub, 1);
+        else if (r == ROLE_PRIVATE)
+            add_bool(t, map[i].priv, 1);
+        else if (r == ROLE_SECRET) {
+            add_bool(t, map[i].secret1, 1);
+            if (map[i].secret2)
+                add_bool(t, map[i].secret2, 1);
+        }
+    }
+}
 
 static CK_RV gen_pair(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec *spec,
                       keys_handle *out)
 {
-    CK_BBOOL yes = CK_TRUE, no = CK_FALSE, tok = spec->token ? CK_TRUE : CK_FALSE;
     CK_ULONG bits = spec->bits;
-    CK_BYTE exponent[] = { 0x01, 0x00, 0x01 };
+    static const CK_BYTE exponent[] = { 0x01, 0x00, 0x01 };
     CK_MECHANISM mech = { keys_gen_mechanism(spec->type), NULL, 0 };
-    const char *label = spec->label ? spec->label : "hsmbench";
-    CK_ATTRIBUTE pub[6] = {
-        ATTR(CKA_TOKEN, tok), ATTR(CKA_VERIFY, yes), ATTR(CKA_ENCRYPT, yes),
-        { CKA_LABEL, (void *)label, strlen(label) },
-    };
-    CK_ATTRIBUTE priv[] = {
-        ATTR(CKA_TOKEN, tok), ATTR(CKA_PRIVATE, yes), ATTR(CKA_SENSITIVE, yes),
-        ATTR(CKA_SIGN, yes), ATTR(CKA_DECRYPT, yes), ATTR(CKA_EXTRACTABLE, no),
-        { CKA_LABEL, (void *)label, strlen(label) },
-    };
-    CK_ULONG npub = 4, npriv = sizeof priv / sizeof priv[0];
+    tmpl pub = { .n = 0 }, priv = { .n = 0 };
 
+    add_common(&pub, spec, 0);
+    add_uses(&pub, spec, ROLE_PUBLIC);
+    add_common(&priv, spec, 1);
+    add_uses(&priv, spec, ROLE_PRIVATE);
     if (spec->type == KEYS_RSA) {
-        pub[npub++] = (CK_ATTRIBUTE)ATTR(CKA_MODULUS_BITS, bits);
-        pub[npub++] = (CK_ATTRIBUTE){ CKA_PUBLIC_EXPONENT, exponent, sizeof exponent };
+        add(&pub, CKA_MODULUS_BITS, &bits, sizeof bits);
+        add(&pub, CKA_PUBLIC_EXPONENT, exponent, sizeof exponent);
     } else {
         size_t oidlen;
-        const unsigned char *oid = keys_curve_oid(spec->curve, &oidlen);
+        const unsigned char *oid = keys_curve_oid(spec->type == KEYS_ED25519 ? "Ed25519" : spec->curve,
+                                                  &oidlen);
         if (!oid)
             return CKR_CURVE_NOT_SUPPORTED;
-        pub[2] = (CK_ATTRIBUTE){ CKA_EC_PARAMS, (void *)oid, oidlen };
-        /* EC keys do not decrypt: drop CKA_DECRYPT from the private template. */
-        priv[4] = (CK_ATTRIBUTE)ATTR(CKA_DERIVE, yes);
+        add(&pub, CKA_EC_PARAMS, oid, (CK_ULONG)oidlen);
     }
-    CK_RV rv = fn->C_GenerateKeyPair(s, &mech, pub, npub, priv, npriv, &out->pub, &out->priv);
+    CK_RV rv = fn->C_GenerateKeyPair(s, &mech, pub.a, pub.n, priv.a, priv.n, &out->pub, &out->priv);
     if (rv == CKR_OK)
         out->created = 1;
     return rv;
@@ -91,27 +163,20 @@ static CK_RV gen_pair(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec
 static CK_RV gen_secret(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec *spec,
                         keys_handle *out)
 {
-    CK_BBOOL yes = CK_TRUE, no = CK_FALSE, tok = spec->token ? CK_TRUE : CK_FALSE;
     CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
-    CK_KEY_TYPE kt = spec->type == KEYS_AES ? CKK_AES : CKK_GENERIC_SECRET;
+    CK_KEY_TYPE kt = spec->type == KEYS_AES ? CKK_AES : spec->type == KEYS_DES3 ? CKK_DES3
+                                                                                : CKK_GENERIC_SECRET;
     CK_ULONG bytes = (spec->bits + 7) / 8;
     CK_MECHANISM mech = { keys_gen_mechanism(spec->type), NULL, 0 };
-    const char *label = spec->label ? spec->label : "hsmbench";
-    CK_ATTRIBUTE tmpl[12] = {
-        ATTR(CKA_CLASS, cls), ATTR(CKA_KEY_TYPE, kt), ATTR(CKA_TOKEN, tok),
-        ATTR(CKA_PRIVATE, yes), ATTR(CKA_SENSITIVE, yes), ATTR(CKA_EXTRACTABLE, no),
-        ATTR(CKA_VALUE_LEN, bytes), { CKA_LABEL, (void *)label, strlen(label) },
-    };
-    CK_ULONG n = 8;
-    /* Ask only for the uses the key has: strict HSMs refuse the others. */
-    if (spec->type == KEYS_GENERIC) {
-        tmpl[n++] = (CK_ATTRIBUTE)ATTR(CKA_SIGN, yes);
-        tmpl[n++] = (CK_ATTRIBUTE)ATTR(CKA_VERIFY, yes);
-    } else {
-        tmpl[n++] = (CK_ATTRIBUTE)ATTR(CKA_ENCRYPT, yes);
-        tmpl[n++] = (CK_ATTRIBUTE)ATTR(CKA_DECRYPT, yes);
-    }
-    CK_RV rv = fn->C_GenerateKey(s, &mech, tmpl, n, &out->priv);
+    tmpl t = { .n = 0 };
+
+    add(&t, CKA_CLASS, &cls, sizeof cls);
+    add(&t, CKA_KEY_TYPE, &kt, sizeof kt);
+    add_common(&t, spec, 1);
+    add_uses(&t, spec, ROLE_SECRET);
+    if (spec->type != KEYS_DES3)   /* DES3 keys have one length: the token knows it */
+        add(&t, CKA_VALUE_LEN, &bytes, sizeof bytes);
+    CK_RV rv = fn->C_GenerateKey(s, &mech, t.a, t.n, &out->priv);
     if (rv == CKR_OK)
         out->created = 1;
     return rv;
@@ -121,25 +186,54 @@ CK_RV keys_generate(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec *
                     keys_handle *out)
 {
     memset(out, 0, sizeof *out);
-    switch (spec->type) {
-    case KEYS_RSA:
-    case KEYS_EC:
-        return gen_pair(fn, s, spec, out);
-    case KEYS_AES:
-    case KEYS_GENERIC:
-        return gen_secret(fn, s, spec, out);
-    case KEYS_NONE:
-        break;
+    if (spec->type == KEYS_NONE)
+        return CKR_OK;
+    return keys_is_pair(spec->type) ? gen_pair(fn, s, spec, out) : gen_secret(fn, s, spec, out);
+}
+
+CK_RV keys_find(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_CLASS cls, const char *label,
+                const unsigned char *id, size_t idlen, CK_OBJECT_HANDLE *out, int *found)
+{
+    tmpl t = { .n = 0 };
+    CK_OBJECT_HANDLE h[2];
+    CK_ULONG n = 0;
+
+    *found = 0;
+    add(&t, CKA_CLASS, &cls, sizeof cls);
+    if (label)
+        add(&t, CKA_LABEL, label, (CK_ULONG)strlen(label));
+    if (id && idlen)
+        add(&t, CKA_ID, id, (CK_ULONG)idlen);
+    CK_RV rv = fn->C_FindObjectsInit(s, t.a, t.n);
+    if (rv != CKR_OK)
+        return rv;
+    rv = fn->C_FindObjects(s, h, 2, &n);
+    CK_RV fin = fn->C_FindObjectsFinal(s);
+    if (rv != CKR_OK)
+        return rv;
+    if (n) {
+        *out = h[0];
+        *found = (int)n;
     }
-    return CKR_OK;
+    return fin;
+}
+
+CK_ULONG keys_rsa_modulus_len(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key)
+{
+    CK_ATTRIBUTE a = { CKA_MODULUS, NULL, 0 };
+    if (fn->C_GetAttributeValue(s, key, &a, 1) != CKR_OK || a.ulValueLen == (CK_ULONG)-1)
+        return 0;
+    return a.ulValueLen;
 }
 
 CK_RV keys_destroy(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, keys_handle *k)
 {
     CK_RV first = CKR_OK, rv;
 
-    if (!k->created)
+    if (!k->created) {
+        memset(k, 0, sizeof *k);    /* found, not made: never destroyed */
         return CKR_OK;
+    }
     if (k->priv) {
         rv = fn->C_DestroyObject(s, k->priv);
         if (rv != CKR_OK)

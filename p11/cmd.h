@@ -5,5 +5,7 @@
 /* argv[0] is the subcommand's name; each returns a BENCH_EXIT_* code. */
 int p11_cmd_run(int argc, char **argv);
 int p11_cmd_list(int argc, char **argv);
+int p11_cmd_keys(int argc, char **argv);
+int p11_cmd_menu(int argc, char **argv);
 
 #endif

@@ -30,24 +30,41 @@ static const char list_usage[] =
 static int list_tests(void)
 {
     char mb[48];
-    printf("%-18s %-22s %-28s %s\n", "TEST", "MECHANISM", "KEY", "DATA SIZE (default)");
+    printf("%-26s %-24s %-34s %s\n", "TEST", "MECHANISM", "KEY (default)", "DATA SIZE (default)");
     for (size_t i = 0; i < p11_test_count(); i++) {
         const p11_test_def *d = p11_test_at(i);
-        char key[64] = "-";
+        p11_test_params in, p;
+        char key[64] = "-", data[64] = "-";
+        memset(&in, 0, sizeof in);
+        if (p11_test_resolve(d, &in, &p) != 0)
+            continue;
         if (d->key == KEYS_EC) {
-            snprintf(key, sizeof key, "EC --curve P-256|P-384|P-521 (%s)", d->curve_default);
+            snprintf(key, sizeof key, "EC --curve P-256|P-384|P-521 (P-256)");
+        } else if (d->key == KEYS_ED25519) {
+            snprintf(key, sizeof key, "Ed25519");
         } else if (d->key_sizes) {
-            size_t used = (size_t)snprintf(key, sizeof key, "%s ", p11_test_key_type(d));
+            size_t used = (size_t)snprintf(key, sizeof key, "%s ",
+                                           d->key == KEYS_GENERIC ? "HMAC" : p11_test_key_type(d));
             for (const unsigned *s = d->key_sizes; *s && used < sizeof key; s++)
                 used += (size_t)snprintf(key + used, sizeof key - used, "%s%u",
                                          s == d->key_sizes ? "" : "/", *s);
             if (used < sizeof key)
                 snprintf(key + used, sizeof key - used, " (%u)", d->key_default);
         }
-        printf("%-18s %-22s %-28s %llu..%llu (%llu)%s\n", d->name, p11_mech_name(d->mech, mb, sizeof mb),
-               key, (unsigned long long)d->data_min, (unsigned long long)d->data_max,
-               (unsigned long long)d->data_default, d->sw_hash ? ", hashed in software first" : "");
-        printf("%-18s %s\n", "", d->summary);
+        if (p.data_size)
+            snprintf(data, sizeof data, "%llu..%llu (%llu)%s", (unsigned long long)d->data_min,
+                     (unsigned long long)d->data_max, (unsigned long long)p.data_size,
+                     d->data_multiple == 16 ? ", x16" : d->data_multiple == 8 ? ", x8" : "");
+        else if (d->input == P11_IN_MODULUS)
+            snprintf(data, sizeof data, "the modulus length");
+        char mech[64];
+        snprintf(mech, sizeof mech, "%s", d->op == P11_OP_RANDOM ? "C_GenerateRandom"
+                                        : d->op == P11_OP_FIND ? "C_FindObjects"
+                                        : p11_mech_name(p11_test_mech(d, &p), mb, sizeof mb));
+        printf("%-26s %-24s %-34s %s\n", d->name, mech, key, data);
+        printf("%-26s %s%s\n", "", d->summary,
+               d->hashes ? (d->key == KEYS_EC ? "; --hash follows the curve by default"
+                                              : "; --hash picks the hash") : "");
     }
     return BENCH_EXIT_OK;
 }

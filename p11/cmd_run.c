@@ -1,11 +1,13 @@
 /* p11/cmd_run.c - "hsmbench run": batch benchmarks of a PKCS#11 token. */
 #include "p11/cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench/cli.h"
 #include "bench/exit.h"
@@ -15,9 +17,12 @@
 #include "p11/names.h"
 #include "p11/target.h"
 #include "p11/token.h"
+#include "bench/results.h"
+#include "bench/threshold.h"
+#include "p11/runner.h"
 #include "p11/tests.h"
 
-#define MAX_TESTS      32
+#define MAX_TESTS      128
 #define MAX_THREADS    1024
 #define MAX_DURATION_NS (7ULL * 24 * 3600 * 1000000000ULL)   /* a week */
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
@@ -35,18 +40,46 @@ static const char run_usage[] =
     "  --pin-env VAR | --pin-file FILE | --pin PIN     the user PIN (--pin warns);\n"
     "                       with none, the PIN is asked without echo on a terminal\n"
     "Test:\n"
-    "  --test NAME[,NAME...]  tests to run in turn (see: hsmbench list tests)\n"
+    "  --test NAME[,NAME...]|all  tests to run in turn (see: hsmbench list tests)\n"
     "                       default rsa-pkcs-sign\n"
     "  --key-size BITS      RSA 1024/2048/3072/4096/8192, AES 128/192/256, HMAC key\n"
-    "  --curve P-256|P-384|P-521   EC curve for ecdsa-sign\n"
-    "  --data-size BYTES    input size, 1..16200 (default per test)\n"
+    "  --curve P-256|P-384|P-521   EC curve for the EC tests\n"
+    "  --hash SHA1|SHA256|SHA384|SHA512   hash of the RSA, ECDSA and OAEP tests\n"
+    "  --data-size BYTES[,BYTES...]  input size, 1..16200 (default per test); a list sweeps\n"
+    "  --aad-size BYTES     AES-GCM additional authenticated data (default 0)\n"
+    "Keys (default: session keys generated for the run, destroyed after):\n"
+    "  --token-keys         generate token objects instead (destroyed after)\n"
+    "  --static-key FILE    import this key: PEM/DER RSA, EC or Ed25519 private key,\n"
+    "                       or raw AES/HMAC/3DES key bytes (destroyed after)\n"
+    "  --key-label LABEL | --key-id HEX   use an existing key; never destroyed\n"
+    "  --verify[=sample:N]  check results with OpenSSL outside the timed path: the\n"
+    "                       first result of each thread, or every Nth (keys are made\n"
+    "                       in software and imported, so every result can be checked)\n"
     "Load:\n"
-    "  --threads N          worker threads, each with its own session (default 1, max 1024)\n"
+    "  --threads N[,N...]   worker threads, each with its own session (default 1, max\n"
+    "                       1024); a list sweeps: every test runs at each count\n"
     "  --duration TIME      measured time: 30, 30s, 500ms, 2m (default 10s)\n"
     "  --iterations N       measured operations in total, instead of a duration\n"
-    "  --warmup TIME        run this long first, excluded from results (default 0)\n"
+    "  --iterations-per-thread N   measured operations per thread, instead\n"
+    "  --warmup TIME|Nit    run this long first (or each thread's first N operations),\n"
+    "                       excluded from results (default 0)\n"
+    "  --mode blocking|nonblocking  closed loop (default), or requests issued on a\n"
+    "                       schedule and executed by the threads; latency then counts\n"
+    "                       from when each request was due (coordinated omission)\n"
+    "  --rate OPS_PER_S     non-blocking: requests per second in total\n"
+    "  --inflight K         non-blocking: at most K requests outstanding\n"
+    "  --stages 5s:70,30s:70,5s:0   ramps (k6 syntax): threads when blocking,\n"
+    "                       requests/s when non-blocking; replaces --duration\n"
+    "  --think TIME         blocking: pause after each operation (untimed)\n"
     "Output:\n"
     "  --json FILE          write results (schema hsmbench.result/1)\n"
+    "  --csv FILE           one row per run, the SDKMS test bench's columns (- for stdout)\n"
+    "  --html FILE          a self-contained page with charts (- for stdout)\n"
+    "  --threshold EXPR     k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
+    "                       rate>1000, errors<0.1%, TEST:EXPR for one test; a failed\n"
+    "                       threshold makes the exit status 1\n"
+    "  --start-at EPOCH     wait until this Unix time (seconds) to start measuring, so\n"
+    "                       several load generators start together (hsmbench merge)\n"
     "  --quiet              no per-second lines and no summary; errors only\n"
     "  -h, --help           this help\n"
     "\n"
@@ -55,19 +88,84 @@ static const char run_usage[] =
 
 enum {
     OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_THREADS, OPT_DURATION,
-    OPT_ITERATIONS, OPT_WARMUP, OPT_JSON, OPT_QUIET,
+    OPT_ITERATIONS, OPT_WARMUP, OPT_JSON, OPT_QUIET, OPT_HASH, OPT_AAD_SIZE, OPT_TOKEN_KEYS,
+    OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY, OPT_ITER_THREAD, OPT_MODE, OPT_RATE,
+    OPT_INFLIGHT, OPT_STAGES, OPT_THINK, OPT_CSV, OPT_HTML, OPT_THRESHOLD, OPT_START_AT,
 };
+
+#define MAX_SWEEP 32
+#define MAX_THRESHOLDS 32
 
 typedef struct run_opts {
     p11_target_opts    target;
     const p11_test_def *tests[MAX_TESTS];
     size_t             ntests;
     p11_test_params    params;
+    unsigned char      key_id[128];
     bench_load         load;
-    const char        *json;
+    bench_stages       stages;
+    const char        *stages_text;
+    int                threads_given;
+    const char        *json, *csv, *html;
+    bench_threshold    thresholds[MAX_THRESHOLDS];
+    size_t             nthresholds;
+    unsigned           threads_list[MAX_SWEEP];
+    size_t             nthreads;
+    uint64_t           data_list[MAX_SWEEP];
+    size_t             ndata;
+    uint64_t           start_at_ms;
     int                quiet;
     int                has_duration;
 } run_opts;
+
+/* "4" or "1,2,4,8": a sweep list, each value in range. */
+static int parse_list(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out,
+                      size_t *n)
+{
+    char buf[512];
+    char *save = NULL;
+    *n = 0;
+    if (strlen(text) >= sizeof buf) {
+        bench_error("%s: the list is too long", flag);
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%s", text);
+    if (!*buf || buf[strlen(buf) - 1] == ',' || buf[0] == ',' || strstr(buf, ",,")) {
+        bench_error("%s %s: empty item in the list", flag, text);
+        return -1;
+    }
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (*n == MAX_SWEEP) {
+            bench_error("%s: at most %d values", flag, MAX_SWEEP);
+            return -1;
+        }
+        if (bench_parse_u64(flag, item, min, max, &out[*n]) != 0)
+            return -1;
+        (*n)++;
+    }
+    return 0;
+}
+
+/* "--key-id 0a1b..": hex, even length. */
+static int parse_hex(const char *flag, const char *text, unsigned char *out, size_t cap, size_t *len)
+{
+    size_t n = strlen(text);
+    if (n == 0 || n % 2 || n / 2 > cap) {
+        bench_error("%s %s: give an even number of hex digits (at most %zu bytes)", flag, text, cap);
+        return -1;
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned v;
+        if (sscanf(text + 2 * i, "%2x", &v) != 1 || !strchr("0123456789abcdefABCDEF", text[2 * i]) ||
+            !strchr("0123456789abcdefABCDEF", text[2 * i + 1])) {
+            bench_error("%s %s: not hex", flag, text);
+            return -1;
+        }
+        out[i] = (unsigned char)v;
+    }
+    *len = n / 2;
+    return 0;
+}
 
 static int parse_tests(run_opts *o, const char *arg)
 {
@@ -78,6 +176,12 @@ static int parse_tests(run_opts *o, const char *arg)
         return -1;
     }
     o->ntests = 0;
+    if (strcmp(arg, "all") == 0) {
+        for (size_t i = 0; i < p11_test_count() && i < MAX_TESTS; i++)
+            o->tests[o->ntests++] = p11_test_at(i);
+        free(copy);
+        return 0;
+    }
     for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         const p11_test_def *def = p11_test_find(name);
         if (!def) {
@@ -114,11 +218,28 @@ static int parse_args(int argc, char **argv, run_opts *o)
         { "warmup", required_argument, NULL, OPT_WARMUP },
         { "json", required_argument, NULL, OPT_JSON },
         { "quiet", no_argument, NULL, OPT_QUIET },
+        { "hash", required_argument, NULL, OPT_HASH },
+        { "aad-size", required_argument, NULL, OPT_AAD_SIZE },
+        { "token-keys", no_argument, NULL, OPT_TOKEN_KEYS },
+        { "static-key", required_argument, NULL, OPT_STATIC_KEY },
+        { "key-label", required_argument, NULL, OPT_KEY_LABEL },
+        { "key-id", required_argument, NULL, OPT_KEY_ID },
+        { "verify", optional_argument, NULL, OPT_VERIFY },
+        { "iterations-per-thread", required_argument, NULL, OPT_ITER_THREAD },
+        { "mode", required_argument, NULL, OPT_MODE },
+        { "rate", required_argument, NULL, OPT_RATE },
+        { "inflight", required_argument, NULL, OPT_INFLIGHT },
+        { "stages", required_argument, NULL, OPT_STAGES },
+        { "think", required_argument, NULL, OPT_THINK },
+        { "csv", required_argument, NULL, OPT_CSV },
+        { "html", required_argument, NULL, OPT_HTML },
+        { "threshold", required_argument, NULL, OPT_THRESHOLD },
+        { "start-at", required_argument, NULL, OPT_START_AT },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     uint64_t v;
-    int c;
+    int c, keys_flags = 0, iter_total = 0;
     char so[3];
 
     memset(o, 0, sizeof *o);
@@ -148,15 +269,57 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->params.curve = optarg;
             break;
         case OPT_DATA_SIZE:
-            if (bench_parse_u64("--data-size", optarg, 1, 16200, &v) != 0)
+            if (parse_list("--data-size", optarg, 1, 16200, o->data_list, &o->ndata) != 0)
                 return BENCH_EXIT_USAGE;
-            o->params.data_size = v;
+            o->params.data_size = o->data_list[0];
             break;
-        case OPT_THREADS:
-            if (bench_parse_u64("--threads", optarg, 1, MAX_THREADS, &v) != 0)
+        case OPT_THREADS: {
+            uint64_t list[MAX_SWEEP];
+            if (parse_list("--threads", optarg, 1, MAX_THREADS, list, &o->nthreads) != 0)
                 return BENCH_EXIT_USAGE;
-            o->load.threads = (unsigned)v;
+            for (size_t i = 0; i < o->nthreads; i++)
+                o->threads_list[i] = (unsigned)list[i];
+            o->load.threads = o->threads_list[0];
+            o->threads_given = 1;
             break;
+        }
+        case OPT_CSV:
+            o->csv = optarg;
+            break;
+        case OPT_HTML:
+            o->html = optarg;
+            break;
+        case OPT_THRESHOLD: {
+            char err[200];
+            if (o->nthresholds == MAX_THRESHOLDS) {
+                bench_error("--threshold: at most %d", MAX_THRESHOLDS);
+                return BENCH_EXIT_USAGE;
+            }
+            if (bench_threshold_parse(optarg, &o->thresholds[o->nthresholds], err, sizeof err) != 0) {
+                bench_error("%s", err);
+                return BENCH_EXIT_USAGE;
+            }
+            o->nthresholds++;
+            break;
+        }
+        case OPT_START_AT: {
+            char *end = NULL;
+            double at = strtod(optarg, &end);
+            struct timespec rt;
+            clock_gettime(CLOCK_REALTIME, &rt);
+            double now = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;
+            if (end == optarg || *end || !(at > 0)) {
+                bench_error("--start-at %s: a Unix time in seconds, e.g. from date +%%s", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            if (at < now - 10 || at > now + 86400) {
+                bench_error("--start-at %s: %s; give a time within the next 24 hours", optarg,
+                            at < now ? "more than 10 s in the past" : "more than 24 hours away");
+                return BENCH_EXIT_USAGE;
+            }
+            o->start_at_ms = (uint64_t)(at * 1000.0);
+            break;
+        }
         case OPT_DURATION:
             if (bench_parse_duration("--duration", optarg, 1000000ULL, MAX_DURATION_NS,
                                      &o->load.duration_ns) != 0)
@@ -167,10 +330,57 @@ static int parse_args(int argc, char **argv, run_opts *o)
             if (bench_parse_u64("--iterations", optarg, 1, 1000000000000ULL, &v) != 0)
                 return BENCH_EXIT_USAGE;
             o->load.iterations = v;
+            iter_total = 1;
             break;
-        case OPT_WARMUP:
-            if (bench_parse_duration("--warmup", optarg, 0, 3600ULL * 1000000000ULL,
-                                     &o->load.warmup_ns) != 0)
+        case OPT_WARMUP: {
+            size_t n = strlen(optarg);
+            if (n > 2 && strcmp(optarg + n - 2, "it") == 0) {
+                /* p11perftest's skip: each thread's first N operations. */
+                char num[32];
+                snprintf(num, sizeof num, "%.*s", (int)(n - 2), optarg);
+                if (bench_parse_u64("--warmup", num, 1, 1000000000ULL, &o->load.warmup_ops) != 0)
+                    return BENCH_EXIT_USAGE;
+            } else if (bench_parse_duration("--warmup", optarg, 0, 3600ULL * 1000000000ULL,
+                                            &o->load.warmup_ns) != 0) {
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        }
+        case OPT_ITER_THREAD:
+            if (bench_parse_u64("--iterations-per-thread", optarg, 1, 1000000000000ULL, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->load.iterations = v;
+            o->load.per_thread = 1;
+            break;
+        case OPT_MODE:
+            if (strcmp(optarg, "blocking") == 0)
+                o->load.mode = BENCH_MODE_BLOCKING;
+            else if (strcmp(optarg, "nonblocking") == 0 || strcmp(optarg, "non-blocking") == 0)
+                o->load.mode = BENCH_MODE_NONBLOCKING;
+            else {
+                bench_error("--mode %s: use blocking or nonblocking", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_RATE: {
+            char *end = NULL;
+            o->load.rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(o->load.rate > 0) || o->load.rate > 10000000.0) {
+                bench_error("--rate %s: operations per second, more than 0 and at most 10000000", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        }
+        case OPT_INFLIGHT:
+            if (bench_parse_u64("--inflight", optarg, 1, 100000, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->load.inflight = (unsigned)v;
+            break;
+        case OPT_STAGES:
+            o->stages_text = optarg;
+            break;
+        case OPT_THINK:
+            if (bench_parse_duration("--think", optarg, 0, 3600ULL * 1000000000ULL, &o->load.think_ns) != 0)
                 return BENCH_EXIT_USAGE;
             break;
         case OPT_JSON:
@@ -178,6 +388,51 @@ static int parse_args(int argc, char **argv, run_opts *o)
             break;
         case OPT_QUIET:
             o->quiet = 1;
+            break;
+        case OPT_HASH:
+            o->params.hash = p11_hash_by_name(optarg);
+            if (o->params.hash == P11_HASH_NONE) {
+                bench_error("--hash %s: unknown; use SHA1, SHA224, SHA256, SHA384 or SHA512", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_AAD_SIZE:
+            if (bench_parse_u64("--aad-size", optarg, 0, 16200, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->params.aad_size = v;
+            break;
+        case OPT_TOKEN_KEYS:
+            keys_flags |= 1;
+            o->params.keys = P11_KEYS_TOKEN;
+            break;
+        case OPT_STATIC_KEY:
+            keys_flags |= 2;
+            o->params.keys = P11_KEYS_STATIC;
+            o->params.static_key = optarg;
+            break;
+        case OPT_KEY_LABEL:
+            keys_flags |= 4;
+            o->params.keys = P11_KEYS_EXISTING;
+            o->params.key_label = optarg;
+            break;
+        case OPT_KEY_ID:
+            keys_flags |= 4;
+            o->params.keys = P11_KEYS_EXISTING;
+            if (parse_hex("--key-id", optarg, o->key_id, sizeof o->key_id, &o->params.key_id_len) != 0)
+                return BENCH_EXIT_USAGE;
+            o->params.key_id = o->key_id;
+            break;
+        case OPT_VERIFY:
+            o->params.verify = 1;
+            if (optarg) {
+                if (strncmp(optarg, "sample:", 7) != 0) {
+                    bench_error("--verify=%s: use --verify or --verify=sample:N", optarg);
+                    return BENCH_EXIT_USAGE;
+                }
+                if (bench_parse_u64("--verify=sample", optarg + 7, 1, 1000000000ULL, &v) != 0)
+                    return BENCH_EXIT_USAGE;
+                o->params.verify_every = v;
+            }
             break;
         case ':':
             bench_error("%s: a value is required (see: hsmbench run --help)", bench_bad_option(argv, optind, optopt, so));
@@ -193,6 +448,66 @@ static int parse_args(int argc, char **argv, run_opts *o)
     }
     if (p11_target_check(&o->target) != 0)
         return BENCH_EXIT_USAGE;
+    if ((keys_flags & 1) + !!(keys_flags & 2) + !!(keys_flags & 4) > 1) {
+        bench_error("--token-keys, --static-key and --key-label/--key-id each choose the keys: "
+                    "give only one");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->params.static_key && access(o->params.static_key, R_OK) != 0) {
+        bench_error("--static-key %s: %s", o->params.static_key, strerror(errno));
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->params.verify && o->params.keys == P11_KEYS_EXISTING)
+        bench_warn("--verify with an existing key: only results the public key can check are checked");
+    if (o->load.iterations && o->load.per_thread && iter_total) {
+        bench_error("--iterations and --iterations-per-thread both bound the run: give only one");
+        return BENCH_EXIT_USAGE;
+    }
+    int nb = o->load.mode == BENCH_MODE_NONBLOCKING;
+    if (o->stages_text) {
+        if (bench_stages_parse("--stages", o->stages_text, nb ? 10000000.0 : 1024.0, &o->stages) != 0)
+            return BENCH_EXIT_USAGE;
+        if (o->has_duration || o->load.iterations) {
+            bench_error("--stages sets the run's length: leave out --duration and --iterations");
+            return BENCH_EXIT_USAGE;
+        }
+        if (!nb && o->threads_given) {
+            bench_error("--stages sets the threads of a blocking run: leave out --threads");
+            return BENCH_EXIT_USAGE;
+        }
+        if (nb && o->load.rate > 0) {
+            bench_error("--stages sets the rate of a non-blocking run: leave out --rate");
+            return BENCH_EXIT_USAGE;
+        }
+        o->load.stages = &o->stages;
+        o->load.duration_ns = bench_stages_total_ns(&o->stages);
+        o->has_duration = 1;
+        if (!nb) {
+            double peak = bench_stages_peak(&o->stages);
+            o->load.threads = peak < 1 ? 1 : (unsigned)(peak + 0.999);
+        }
+    }
+    if (nb) {
+        if (!o->load.rate && !o->load.inflight && !o->stages_text) {
+            bench_error("--mode nonblocking needs a schedule: --rate, --inflight or --stages");
+            return BENCH_EXIT_USAGE;
+        }
+        if (o->load.iterations) {
+            bench_error("--mode nonblocking runs for a time: use --duration or --stages, not --iterations");
+            return BENCH_EXIT_USAGE;
+        }
+        if (o->load.think_ns) {
+            bench_error("--think applies to blocking runs; a non-blocking run's schedule sets its pace");
+            return BENCH_EXIT_USAGE;
+        }
+    } else if (o->load.rate || o->load.inflight) {
+        bench_error("%s needs --mode nonblocking", o->load.rate ? "--rate" : "--inflight");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->load.warmup_ops && o->load.warmup_ns) {
+        bench_error("--warmup takes a time or a count (Nit), once");
+        return BENCH_EXIT_USAGE;
+    }
     if (o->has_duration && o->load.iterations) {
         bench_error("--duration and --iterations both bound the run: give only one");
         return BENCH_EXIT_USAGE;
@@ -203,14 +518,62 @@ static int parse_args(int argc, char **argv, run_opts *o)
         o->tests[0] = p11_test_find("rsa-pkcs-sign");
         o->ntests = 1;
     }
-    /* Every value must fit every test named, before anything is loaded. */
+    /* Every value must fit every test named, before anything is loaded;
+     * a static key must suit each test too. */
     for (size_t i = 0; i < o->ntests; i++) {
         p11_test_params resolved;
         if (p11_test_resolve(o->tests[i], &o->params, &resolved) != 0)
             return BENCH_EXIT_USAGE;
+        if (resolved.keys == P11_KEYS_STATIC && o->tests[i]->key != KEYS_NONE &&
+            o->tests[i]->op != P11_OP_KEYGEN) {
+            char err[200];
+            keys_spec spec = { o->tests[i]->key, resolved.key_bits, resolved.curve, 0, 0, 0, NULL };
+            keys_material *m = keys_material_load(o->params.static_key, &spec, err, sizeof err);
+            if (!m) {
+                bench_error("--static-key %s: %s (test %s)", o->params.static_key, err,
+                            o->tests[i]->name);
+                return BENCH_EXIT_USAGE;
+            }
+            keys_material_free(m);
+        }
     }
     if (o->json && !bench_path_writable("--json", o->json))
         return BENCH_EXIT_USAGE;
+    /* A threshold for one test must name a test of this run. */
+    for (size_t i = 0; i < o->nthresholds; i++) {
+        const char *name = o->thresholds[i].test;
+        int known = !name[0];
+        for (size_t t = 0; t < o->ntests && !known; t++)
+            known = strcmp(o->tests[t]->name, name) == 0;
+        if (!known) {
+            bench_error("--threshold %s: %s is not among the tests of this run", o->thresholds[i].expr,
+                        name);
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (o->csv && strcmp(o->csv, "-") != 0 && !bench_path_writable("--csv", o->csv))
+        return BENCH_EXIT_USAGE;
+    if (o->html && strcmp(o->html, "-") != 0 && !bench_path_writable("--html", o->html))
+        return BENCH_EXIT_USAGE;
+    if (o->nthreads > 1 && o->stages_text) {
+        bench_error("--threads lists and --stages both vary the load: give one");
+        return BENCH_EXIT_USAGE;
+    }
+    for (size_t i = 1; i < o->ndata; i++)
+        for (size_t t = 0; t < o->ntests; t++) {
+            p11_test_params in = o->params, resolved;
+            in.data_size = o->data_list[i];
+            if (p11_test_resolve(o->tests[t], &in, &resolved) != 0)
+                return BENCH_EXIT_USAGE;
+        }
+    if (!o->nthreads) {
+        o->threads_list[0] = o->load.threads;
+        o->nthreads = 1;
+    }
+    if (!o->ndata) {
+        o->data_list[0] = 0;     /* each test's default */
+        o->ndata = 1;
+    }
     return 0;
 }
 
@@ -235,109 +598,11 @@ static json_t *redacted_argv(int argc, char **argv)
     return arr;
 }
 
-static void on_second(void *arg, const bench_sample *s)
-{
-    const run_opts *o = arg;
-    if (!o->quiet)
-        bench_report_second(stdout, s);
-}
-
-typedef struct run_state {
-    const run_opts *o;
-    p11_target     *t;
-    const volatile sig_atomic_t *interrupt;
-    json_t         *runs;
-    int             any_failed, any_errors, interrupted;
-} run_state;
-
-static void desc_fill(bench_run_desc *d, const run_opts *o, const p11_test_def *def,
-                      const p11_test_params *p, char *keydesc, size_t klen, char *mech, size_t mlen)
-{
-    memset(d, 0, sizeof *d);
-    d->test = def->name;
-    d->mechanism = p11_mech_name(def->mech, mech, mlen);
-    d->mode = "blocking";
-    d->key_type = p11_test_key_type(def);
-    d->key_desc = p11_test_key_desc(def, p, keydesc, klen);
-    d->key_bits = p->key_bits;
-    d->curve = def->key == KEYS_EC ? p->curve : NULL;
-    d->threads = o->load.threads;
-    d->data_size = p->data_size;
-    d->warmup_s = (double)o->load.warmup_ns / 1e9;
-    d->duration_s = (double)o->load.duration_ns / 1e9;
-    d->iterations = o->load.iterations;
-}
-
-static void run_one(run_state *st, const p11_test_def *def)
-{
-    const run_opts *o = st->o;
-    p11_test_params p;
-    char keydesc[48], mech[48], reason[256];
-    bench_run_desc d;
-
-    if (p11_test_resolve(def, &o->params, &p) != 0) {   /* validated already */
-        st->any_failed = 1;
-        return;
-    }
-    desc_fill(&d, o, def, &p, keydesc, sizeof keydesc, mech, sizeof mech);
-
-    if (!p11_test_supported(st->t->mod, st->t->token.slot, def, &p, reason, sizeof reason)) {
-        if (!o->quiet)
-            printf("\n%s: skipped: %s\n", def->name, reason);
-        json_array_append_new(st->runs, bench_report_run_json(&d, NULL, NULL, "skipped", reason));
-        return;
-    }
-
-    p11_test_ctx ctx;
-    CK_RV rv = p11_test_prepare(&ctx, st->t->mod, st->t->token.slot, st->t->control, def, &p);
-    if (rv != CKR_OK) {
-        char rb[32];
-        snprintf(reason, sizeof reason, "key generation failed: %s", p11_rv_name(rv, rb, sizeof rb));
-        json_array_append_new(st->runs, bench_report_run_json(&d, NULL, NULL, "failed", reason));
-        st->any_failed = 1;
-        return;
-    }
-    if (*st->interrupt) {
-        /* Ctrl-C during key generation: nothing measured, keys still go. */
-        p11_test_release(&ctx);
-        st->interrupted = 1;
-        json_array_append_new(st->runs, bench_report_run_json(&d, NULL, NULL, "interrupted",
-                                                              "interrupted before the run started"));
-        return;
-    }
-
-    bench_workload w;
-    bench_outcome out;
-    p11_test_workload(&ctx, &w);
-    if (!o->quiet)
-        bench_report_header(stdout, &d);
-    int rc = bench_pool_run(&w, &o->load, st->interrupt, on_second, (void *)o, &out);
-    if (rc != 0) {
-        bench_error("%s: %s", def->name, out.reason);
-        json_array_append_new(st->runs, bench_report_run_json(&d, NULL, NULL, "failed", out.reason));
-        st->any_failed = 1;
-    } else {
-        if (!o->quiet)
-            bench_report_summary(stdout, &d, &out, &w);
-        const char *status = bench_outcome_status(&out);
-        char why[64];
-        snprintf(why, sizeof why, "interrupted (%s)", *st->interrupt == SIGTERM ? "SIGTERM" : "SIGINT");
-        json_array_append_new(st->runs, bench_report_run_json(&d, &out, &w, status,
-                                                              out.status == BENCH_RUN_INTERRUPTED
-                                                                  ? why : NULL));
-        if (out.status == BENCH_RUN_INTERRUPTED)
-            st->interrupted = 1;
-        if (out.errors)
-            st->any_errors = 1;
-    }
-    bench_outcome_free(&out);
-    p11_test_release(&ctx);
-}
-
 int p11_cmd_run(int argc, char **argv)
 {
     run_opts o;
     p11_target t;
+    p11_runner r;
     int rc = parse_args(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
@@ -346,34 +611,68 @@ int p11_cmd_run(int argc, char **argv)
     rc = p11_target_open(&o.target, o.load.threads, P11_OPEN_LOGIN, &t);
     if (rc != 0)
         return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+    if (p11_runner_init(&r, &t, &o.load, o.stages_text, o.quiet, interrupt) != 0) {
+        bench_error("out of memory");
+        p11_target_close(&t);
+        return BENCH_EXIT_FAILED;
+    }
 
     time_t started = time(NULL);
-    run_state st = { &o, &t, interrupt, json_array(), 0, 0, 0 };
-    for (size_t i = 0; i < o.ntests && !st.interrupted && !*interrupt; i++)
-        run_one(&st, o.tests[i]);
+    r.start_at_ms = o.start_at_ms;
+    /* Every test, at every thread count and data size asked for. */
+    for (size_t i = 0; i < o.ntests && !r.interrupted && !*interrupt; i++) {
+        int takes_data = o.tests[i]->data_max > 0;
+        for (size_t ti = 0; ti < o.nthreads && !r.interrupted && !*interrupt; ti++) {
+            for (size_t di = 0; di < o.ndata && !r.interrupted && !*interrupt; di++) {
+                if (di > 0 && !takes_data)
+                    break;     /* a size sweep means nothing to this test */
+                p11_test_params p = o.params;
+                p.data_size = o.data_list[di];
+                if (!o.stages_text || o.load.mode == BENCH_MODE_NONBLOCKING)
+                    r.load.threads = o.threads_list[ti];
+                p11_runner_test(&r, o.tests[i], &p);
+            }
+        }
+    }
     if (*interrupt)
-        st.interrupted = 1;
+        r.interrupted = 1;
+    if (!o.quiet && r.nrows > 1)
+        p11_runner_table(&r, stdout);
+    int thresholds_failed = 0;
+    if (o.nthresholds) {
+        int nf = bench_thresholds_apply(o.thresholds, o.nthresholds, r.runs, o.quiet ? NULL : stdout);
+        thresholds_failed = nf != 0;
+    }
 
-    if (o.json) {
+    int write_failed = 0;
+    if (o.json || o.csv || o.html) {
         char when[32];
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
-        json_t *doc = json_pack("{s:s,s:{s:s},s:o,s:s,s:o,s:o}", "schema", BENCH_RESULT_SCHEMA,
+        json_t *doc = json_pack("{s:s,s:{s:s},s:o,s:s,s:I,s:o,s:O}", "schema", BENCH_RESULT_SCHEMA,
                                 "tool", "version", HSMBENCH_VERSION, "command",
-                                redacted_argv(argc, argv), "started_at", when, "environment",
-                                p11_target_env_json(&t), "runs", st.runs);
-        if (!doc || bench_report_write(o.json, doc) != 0)
-            st.any_failed = 1;
+                                redacted_argv(argc, argv), "started_at", when,
+                                "started_at_epoch_ms", (json_int_t)r.first_epoch_ms, "environment",
+                                p11_target_env_json(&t), "runs", r.runs);
+        if (!doc)
+            write_failed = 1;
+        if (doc && o.json && bench_report_write(o.json, doc) != 0)
+            write_failed = 1;
+        if (doc && o.csv && bench_csv_write_file(o.csv, doc, "--csv") != 0)
+            write_failed = 1;
+        if (doc && o.html && bench_html_write_file(o.html, doc, "--html") != 0)
+            write_failed = 1;
         json_decref(doc);
-    } else {
-        json_decref(st.runs);
     }
     p11_target_close(&t);
+    int interrupted = r.interrupted,
+        failed = r.any_failed || r.any_errors || write_failed || thresholds_failed;
+    p11_runner_free(&r);
 
-    if (st.interrupted) {
+    if (interrupted) {
         if (!o.quiet)
             fprintf(stderr, "hsmbench: interrupted; partial results %s\n",
                     o.json ? "written" : "shown above");
         return BENCH_EXIT_INTERRUPTED;
     }
-    return (st.any_failed || st.any_errors) ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
+    return failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
 }

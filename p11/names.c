@@ -360,7 +360,6 @@ static const p11_name mech_names[] = {
     N(CKM_BATON_COUNTER),
     N(CKM_BATON_SHUFFLE),
     N(CKM_BATON_WRAP),
-    N(CKM_ECDSA_KEY_PAIR_GEN),
     N(CKM_EC_KEY_PAIR_GEN),
     N(CKM_ECDSA),
     N(CKM_ECDSA_SHA1),

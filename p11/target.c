@@ -109,15 +109,15 @@ int p11_target_open(const p11_target_opts *o, unsigned threads, p11_open_level l
     t->mod = p11_module_open(spec, o->init_args, threads);
     if (!t->mod)
         goto fail;
-    if (t->demo) {
-        int made = p11_demo_ensure_token(t->mod);
+    /* For the demo token the lock stays held until the session is open
+     * and logged in: SoftHSM's file store does not like another process
+     * creating the token under it while it reads. */
+    if (t->demo && p11_demo_ensure_token(t->mod) != 0)
+        goto fail;
+    if (level == P11_OPEN_MODULE) {
         p11_demo_unlock(lock_fd);
-        lock_fd = -1;
-        if (made != 0)
-            goto fail;
-    }
-    if (level == P11_OPEN_MODULE)
         return BENCH_EXIT_OK;
+    }
     if (p11_token_select(t->mod, &sel, &t->token) != 0)
         goto fail;
 
@@ -158,6 +158,7 @@ int p11_target_open(const p11_target_opts *o, unsigned threads, p11_open_level l
         }
     }
     bench_secret_wipe(uri_pin, sizeof uri_pin);
+    p11_demo_unlock(lock_fd);
     return BENCH_EXIT_OK;
 fail:
     p11_demo_unlock(lock_fd);

@@ -1,14 +1,23 @@
 /*
  * p11/tests.h - the test catalogue and the PKCS#11 workload behind it.
  *
- * A test names one operation on one mechanism (rsa-pkcs-sign is
- * C_SignInit(CKM_SHA256_RSA_PKCS) + C_Sign).  Preparing a test checks the
- * token offers it, generates its keys on a control session, and builds the
- * input; each worker then opens its own session and repeats the operation.
+ * A test names one operation on one mechanism (rsa-pss-sign is
+ * C_SignInit(CKM_SHA256_RSA_PKCS_PSS) + C_Sign).  Preparing a test checks
+ * the token offers it, makes or finds its keys on a control session, and
+ * builds its input (a signature to verify, a ciphertext to decrypt, a blob
+ * to unwrap); each worker then opens its own session and repeats the
+ * operation.  With --verify the results are checked outside the token with
+ * OpenSSL, outside the timed path (p11/verify.c).
+ *
+ *   catalog.c   the table, parameter resolution, capability checks
+ *   prepare.c   keys and inputs for one test
+ *   ops.c       the workload the timing core drives
+ *   verify.c    OpenSSL checks of results
  */
 #ifndef P11_TESTS_H
 #define P11_TESTS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <p11-kit/pkcs11.h>
@@ -17,68 +26,166 @@
 #include "keys/keys.h"
 #include "p11/module.h"
 
-typedef enum { P11_OP_SIGN, P11_OP_ENCRYPT, P11_OP_DIGEST } p11_op;
+typedef enum {
+    P11_OP_SIGN, P11_OP_VERIFY, P11_OP_ENCRYPT, P11_OP_DECRYPT, P11_OP_DIGEST,
+    P11_OP_DERIVE, P11_OP_WRAP, P11_OP_UNWRAP, P11_OP_RANDOM, P11_OP_KEYGEN, P11_OP_FIND,
+} p11_op;
+
+/* How the bytes handed to the operation are made from the data. */
+typedef enum {
+    P11_IN_DATA,        /* the data itself */
+    P11_IN_HASH,        /* its digest, computed in software */
+    P11_IN_DIGESTINFO,  /* DER DigestInfo of its digest (RSA PKCS#1 v1.5 pre-hashed) */
+    P11_IN_MODULUS,     /* a block as long as the RSA modulus, below it (raw RSA) */
+    P11_IN_NONE,        /* no input (key generation, find, random) */
+} p11_input;
+
+/* Hashes, as --hash names them; bit positions in p11_test_def.hashes. */
+typedef enum {
+    P11_HASH_NONE = 0, P11_HASH_SHA1, P11_HASH_SHA224, P11_HASH_SHA256, P11_HASH_SHA384,
+    P11_HASH_SHA512, P11_HASH_SHA3_256, P11_HASH_SHA3_384, P11_HASH_SHA3_512, P11_HASH_COUNT,
+} p11_hash;
+
+#define P11_H(h) (1u << (h))
+
+/* Mechanism parameters a test needs. */
+typedef enum {
+    P11_PARAM_NONE, P11_PARAM_PSS, P11_PARAM_OAEP, P11_PARAM_IV, P11_PARAM_CTR, P11_PARAM_GCM,
+    P11_PARAM_ECDH,
+} p11_param;
 
 typedef struct p11_test_def {
     const char       *name;
     const char       *summary;
     p11_op            op;
-    CK_MECHANISM_TYPE mech;
+    CK_MECHANISM_TYPE mech;          /* fixed mechanism, or 0: chosen by the hash */
+    unsigned          hashes;        /* --hash values allowed (P11_H bits); 0: none */
+    p11_hash          hash_default;  /* NONE for EC: follows the curve */
+    p11_param         param;
+    p11_input         input;
     keys_type         key;
-    unsigned          key_default;     /* bits; 0 when the test takes no key size */
-    const unsigned   *key_sizes;       /* allowed sizes, 0-terminated; NULL: none */
-    const char       *curve_default;   /* EC tests: the curve decides the key */
+    unsigned          key_default;   /* bits; 0: the test takes no --key-size */
+    const unsigned   *key_sizes;     /* allowed sizes, 0-terminated */
     uint64_t          data_default, data_min, data_max;
-    int               data_op;         /* counts towards bytes/s */
-    int               sw_hash;         /* input is hashed in software, the digest is signed */
+    unsigned          data_multiple; /* block size the data must be a multiple of (0: any) */
+    int               data_op;       /* counts towards bytes/s */
+    int               deprecated;    /* kept for legacy HSMs; flagged in output */
 } p11_test_def;
 
 size_t p11_test_count(void);
 const p11_test_def *p11_test_at(size_t i);
 const p11_test_def *p11_test_find(const char *name);
 
+/* "SHA256" etc. and back; P11_HASH_NONE when unknown. */
+const char *p11_hash_name(p11_hash h);
+p11_hash    p11_hash_by_name(const char *name);
+size_t      p11_hash_len(p11_hash h);
+
+/* How keys are obtained for a test. */
+typedef enum {
+    P11_KEYS_GENERATE,   /* session objects generated in the token (default) */
+    P11_KEYS_TOKEN,      /* token objects generated in the token (--token-keys), destroyed after */
+    P11_KEYS_STATIC,     /* imported from --static-key FILE, destroyed after */
+    P11_KEYS_EXISTING,   /* found by --key-label / --key-id; never destroyed */
+} p11_key_source;
+
 typedef struct p11_test_params {
-    unsigned    key_bits;     /* 0: the test's default */
-    const char *curve;        /* NULL: the test's default */
-    uint64_t    data_size;    /* 0: the test's default */
+    unsigned       key_bits;     /* 0: the test's default */
+    const char    *curve;        /* NULL: the test's default */
+    uint64_t       data_size;    /* 0: the test's default */
+    p11_hash       hash;         /* NONE: the test's default */
+    uint64_t       aad_size;     /* GCM additional data, bytes */
+    p11_key_source keys;
+    const char    *static_key;   /* file, with P11_KEYS_STATIC */
+    const char    *key_label;    /* with P11_KEYS_EXISTING */
+    const unsigned char *key_id; /* with P11_KEYS_EXISTING */
+    size_t         key_id_len;
+    int            verify;       /* check results with OpenSSL */
+    uint64_t       verify_every; /* with verify: check every Nth result (0: the first of each worker) */
 } p11_test_params;
 
 /* Resolve defaults; -1 (printed, naming the flag) if a value does not fit the test. */
 int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out);
 
-/* "RSA 2048", "EC P-256", "AES 256", "" (no key) */
+/* The mechanism the test uses with these (resolved) parameters. */
+CK_MECHANISM_TYPE p11_test_mech(const p11_test_def *def, const p11_test_params *p);
+
+/* "RSA 2048", "EC P-256", "AES 256", "-" (no key) */
 const char *p11_test_key_desc(const p11_test_def *def, const p11_test_params *p, char *buf,
                               size_t len);
-const char *p11_test_key_type(const p11_test_def *def);   /* "RSA", "EC", "AES", "GENERIC", NULL */
+const char *p11_test_key_type(const p11_test_def *def);   /* "RSA", "EC", "AES", ... or NULL */
 
 /* Does the token offer what the test needs?  1 when yes; 0 with a reason. */
 int p11_test_supported(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
                        const p11_test_params *p, char *reason, size_t len);
 
+/* Everything a prepared test holds; workers only read it. */
 typedef struct p11_test_ctx {
     const p11_test_def *def;
     p11_test_params     params;
+    CK_MECHANISM_TYPE   mech;
     CK_FUNCTION_LIST   *fn;
     CK_SLOT_ID          slot;
     CK_SESSION_HANDLE   control;     /* owns the keys */
-    keys_handle         keys;
+    keys_handle         keys;        /* the test's key (pair) */
+    keys_handle         aux;         /* a second key: wrap target, ECDH peer */
+    keys_material      *material;    /* key material known to us (--verify, --static-key) */
+    keys_material      *aux_material; /* the wrap/unwrap target's value, when known */
+    EVP_PKEY           *public_key;  /* the pair's public key in OpenSSL, for checks */
+    EVP_PKEY           *peer;        /* ECDH: the peer's key pair (software) */
+    unsigned char      *sig;         /* verify tests: the signature or MAC to check */
+    CK_ULONG            sig_len;
+    unsigned char      *expect;      /* decrypt tests: the plaintext each result must equal */
+    size_t              expect_n;
+    unsigned char      *data;        /* the data (data_size bytes) */
+    size_t              data_len;
     unsigned char      *input;       /* what each operation is given */
     CK_ULONG            input_len;
-    CK_ULONG            out_cap;     /* output buffer each worker allocates */
+    unsigned char      *peer_point;  /* ECDH: the peer's public point */
+    CK_ULONG            peer_len;
+    CK_ULONG            expect_len;  /* the right output length (0: not checked) */
+    CK_ULONG            out_cap;     /* output buffer each worker starts with */
+    char                label[64];   /* label of our keys (find-objects looks for it) */
+    _Atomic uint64_t    reopened;    /* sessions workers had to reopen */
+    _Atomic uint64_t    verified;    /* results checked with OpenSSL */
+    _Atomic uint64_t    grown;       /* output buffers grown after CKR_BUFFER_TOO_SMALL */
+    _Atomic uint64_t    mismatched;  /* results OpenSSL found wrong (warm-up included) */
 } p11_test_ctx;
 
-/* Generate keys and the input.  On failure prints one line, returns the CKR. */
+/* Make keys and the input.  On failure prints one line and returns the CKR
+ * (CKR_GENERAL_ERROR for a non-PKCS#11 failure, e.g. an unreadable key file). */
 CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
                        CK_SESSION_HANDLE control, const p11_test_def *def,
                        const p11_test_params *params);
-/* Destroy the keys this test created and free the input (safe to repeat). */
+/* Destroy what this test created and free the input (safe to repeat). */
 void  p11_test_release(p11_test_ctx *ctx);
 
 /* The workload the timing core drives for this test. */
 void  p11_test_workload(p11_test_ctx *ctx, bench_workload *w);
 
-/* The mechanism each operation uses, as set up for a worker (IV included). */
-void  p11_test_mechanism(const p11_test_ctx *ctx, CK_MECHANISM *mech, CK_GCM_PARAMS *gcm,
-                         unsigned char iv[12]);
+/*
+ * One worker's mechanism, parameters and buffers.  Exposed so the minimal
+ * loop of `make bench` and the verifier use exactly what the workload uses.
+ */
+typedef struct p11_mech_state {
+    CK_MECHANISM           mech;
+    CK_RSA_PKCS_PSS_PARAMS pss;
+    CK_RSA_PKCS_OAEP_PARAMS oaep;
+    CK_GCM_PARAMS          gcm;
+    CK_AES_CTR_PARAMS      ctr;
+    CK_ECDH1_DERIVE_PARAMS ecdh;
+    unsigned char          iv[16];
+    unsigned char         *aad;
+} p11_mech_state;
+
+/* Set up the mechanism for worker `index` (IV prefix = index). */
+void p11_mech_init(const p11_test_ctx *ctx, unsigned index, p11_mech_state *ms);
+/* Advance the per-operation IV/counter (no-op for mechanisms without one). */
+void p11_mech_next(const p11_test_ctx *ctx, p11_mech_state *ms, uint64_t counter);
+
+/* Check one result with OpenSSL: 1 right, 0 wrong (why filled), -1 cannot check. */
+int p11_verify_result(const p11_test_ctx *ctx, const p11_mech_state *ms, const unsigned char *out,
+                      CK_ULONG out_len, CK_OBJECT_HANDLE made, CK_SESSION_HANDLE s, char *why,
+                      size_t len);
 
 #endif

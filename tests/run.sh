@@ -25,7 +25,8 @@ unit() {
     for bin in "$dir"/tests/test_*; do
         [ -x "$bin" ] || continue
         name=$(basename "$bin")
-        NULLP11_PATH="$dir/libhsmbench-null.so" "$bin" >"$log/out" 2>"$log/err"
+        NULLP11_PATH="$dir/libhsmbench-null.so" MOCKHSM_PATH="$dir/libhsmbench-mock.so" \
+            "$bin" >"$log/out" 2>"$log/err"
         rc=$?
         sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $name:/p" "$log/out"
         if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$log/out"; then
@@ -42,7 +43,7 @@ e2e() {
             continue
         fi
         HSMBENCH="$top/$dir/hsmbench" NULLP11="$top/$dir/libhsmbench-null.so" \
-            VARIANT="$variant" TOP="$top" sh "$script" 2>&1 |
+            VARIANT="$variant" TOP="$top" sh "$script" </dev/null 2>&1 |
             sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $(basename "$script" .sh):/p"
     done
 }

@@ -42,15 +42,13 @@ static void *loop_main(void *arg)
     const p11_test_ctx *ctx = lp->sh->ctx;
     CK_FUNCTION_LIST *fn = ctx->fn;
     CK_SESSION_HANDLE s;
-    CK_MECHANISM mech;
-    CK_GCM_PARAMS gcm;
-    unsigned char iv[12] = { 0 };
+    p11_mech_state ms;
     unsigned char *out = malloc(ctx->out_cap);
     const CK_OBJECT_HANDLE key = ctx->keys.priv;
-    uint64_t n = 0, errs = 0, counter = 0;
+    const CK_OBJECT_HANDLE pub = ctx->keys.pub ? ctx->keys.pub : ctx->keys.priv;
+    uint64_t n = 0, errs = 0;
 
-    iv[3] = (unsigned char)lp->index;
-    p11_test_mechanism(ctx, &mech, &gcm, iv);
+    p11_mech_init(ctx, lp->index, &ms);
     CK_RV rv = fn->C_OpenSession(ctx->slot, CKF_SERIAL_SESSION, NULL, NULL, &s);
     pthread_barrier_wait(&lp->sh->go);
     if (rv != CKR_OK || !out) {
@@ -60,27 +58,38 @@ static void *loop_main(void *arg)
     }
     while (!atomic_load_explicit(&lp->sh->stop, memory_order_relaxed)) {
         CK_ULONG len = ctx->out_cap;
+        n++;
+        p11_mech_next(ctx, &ms, n);
         switch (ctx->def->op) {
         case P11_OP_SIGN:
-            rv = fn->C_SignInit(s, &mech, key);
+            rv = fn->C_SignInit(s, &ms.mech, key);
             if (rv == CKR_OK)
                 rv = fn->C_Sign(s, ctx->input, ctx->input_len, out, &len);
             break;
+        case P11_OP_VERIFY:
+            rv = fn->C_VerifyInit(s, &ms.mech, pub);
+            if (rv == CKR_OK)
+                rv = fn->C_Verify(s, ctx->input, ctx->input_len, ctx->sig, ctx->sig_len);
+            break;
         case P11_OP_ENCRYPT:
-            counter++;
-            for (int i = 0; i < 8; i++)
-                iv[4 + i] = (unsigned char)(counter >> (56 - 8 * i));
-            rv = fn->C_EncryptInit(s, &mech, key);
+            rv = fn->C_EncryptInit(s, &ms.mech, pub);
             if (rv == CKR_OK)
                 rv = fn->C_Encrypt(s, ctx->input, ctx->input_len, out, &len);
             break;
+        case P11_OP_DECRYPT:
+            rv = fn->C_DecryptInit(s, &ms.mech, key);
+            if (rv == CKR_OK)
+                rv = fn->C_Decrypt(s, ctx->input, ctx->input_len, out, &len);
+            break;
         case P11_OP_DIGEST:
-            rv = fn->C_DigestInit(s, &mech);
+            rv = fn->C_DigestInit(s, &ms.mech);
             if (rv == CKR_OK)
                 rv = fn->C_Digest(s, ctx->input, ctx->input_len, out, &len);
             break;
+        default:
+            rv = CKR_FUNCTION_NOT_SUPPORTED;
+            break;
         }
-        n++;
         errs += rv != CKR_OK;
     }
     fn->C_CloseSession(s);
@@ -103,12 +112,13 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     p11_target_opts o;
-    p11_test_params in = { 0, NULL, 0 }, p;
+    p11_test_params in, p;
     const p11_test_def *def = NULL;
     uint64_t threads = 1, duration_ns = 2000000000ULL, v;
     int c;
 
     memset(&o, 0, sizeof o);
+    memset(&in, 0, sizeof in);
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         int t = p11_target_opt(&o, c, optarg);
         if (t < 0)

@@ -422,14 +422,78 @@ NP_OUTPUT(Decrypt, NP_P_INOUT, pOut, pulOutLen)
 NP_OUTPUT(DecryptUpdate, NP_P_INOUT, pOut, pulOutLen)
 NP_OUTPUT(DecryptFinal, NP_P_FINAL, pOut, pulOutLen)
 
-NP_STUB(DigestInit, (CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism))
-NP_OUTPUT(Digest, NP_P_INOUT, pOut, pulOutLen)
+/*
+ * Digests and MACs: a result's length depends on the mechanism alone, so the
+ * module reports it, and clients that check result lengths (hsmbench does)
+ * see a well-formed answer.  The mechanism of the last *Init is remembered
+ * per session, in a slot only that session's thread touches (PKCS#11 asks
+ * applications not to share a session between threads at once): no lock.
+ */
+#define NP_SESSION_SLOTS 4096
+static _Atomic CK_ULONG np_session_len[NP_SESSION_SLOTS];
+
+static CK_ULONG np_mech_len(CK_MECHANISM_PTR m)
+{
+    if (m == NULL)
+        return 0;
+    switch (m->mechanism) {
+    case CKM_SHA_1: case CKM_SHA_1_HMAC: return 20;
+    case CKM_SHA224: return 28;
+    case CKM_SHA256: case CKM_SHA256_HMAC: return 32;
+    case CKM_SHA384: case CKM_SHA384_HMAC: return 48;
+    case CKM_SHA512: case CKM_SHA512_HMAC: return 64;
+    default: return 0;    /* depends on the key or input: left as given */
+    }
+}
+
+static void np_remember(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m)
+{
+    atomic_store_explicit(&np_session_len[(h >> 1) % NP_SESSION_SLOTS], np_mech_len(m),
+                          memory_order_relaxed);
+}
+
+static CK_RV np_fixed_output(CK_SESSION_HANDLE h, CK_BYTE_PTR out, CK_ULONG_PTR outlen)
+{
+    NP_REQUIRE_INIT();
+    if (outlen == NULL)
+        return CKR_ARGUMENTS_BAD;
+    CK_ULONG n = atomic_load_explicit(&np_session_len[(h >> 1) % NP_SESSION_SLOTS],
+                                      memory_order_relaxed);
+    if (out == NULL)
+        *outlen = n ? n : NP_OUTPUT_LEN;
+    else if (n && *outlen >= n)
+        *outlen = n;
+    return CKR_OK;
+}
+
+static CK_RV np_DigestInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism)
+{
+    NP_REQUIRE_INIT();
+    np_remember(hSession, pMechanism);
+    return CKR_OK;
+}
+
+static CK_RV np_Digest(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pIn, CK_ULONG ulInLen,
+                       CK_BYTE_PTR pOut, CK_ULONG_PTR pulOutLen)
+{
+    return np_fixed_output(hSession, pOut, pulOutLen);
+}
 NP_STUB(DigestUpdate, NP_P_IN)
 NP_STUB(DigestKey, (CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hKey))
 NP_OUTPUT(DigestFinal, NP_P_FINAL, pOut, pulOutLen)
 
-NP_STUB(SignInit, NP_P_INIT)
-NP_OUTPUT(Sign, NP_P_INOUT, pOut, pulOutLen)
+static CK_RV np_SignInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
+{
+    NP_REQUIRE_INIT();
+    np_remember(hSession, pMechanism);
+    return CKR_OK;
+}
+
+static CK_RV np_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pIn, CK_ULONG ulInLen,
+                     CK_BYTE_PTR pOut, CK_ULONG_PTR pulOutLen)
+{
+    return np_fixed_output(hSession, pOut, pulOutLen);
+}
 NP_STUB(SignUpdate, NP_P_IN)
 NP_OUTPUT(SignFinal, NP_P_FINAL, pOut, pulOutLen)
 NP_STUB(SignRecoverInit, NP_P_INIT)

@@ -72,7 +72,8 @@ static void fake_name(const void *ctx, bench_code code, char *buf, size_t len)
 
 static bench_workload workload(fake *f)
 {
-    bench_workload w = { f, fake_open, fake_do, fake_close, fake_name, 0 };
+    bench_workload w = { .ctx = f, .open = fake_open, .do_one = fake_do, .close = fake_close,
+                         .code_name = fake_name };
     return w;
 }
 

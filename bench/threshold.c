@@ -1,0 +1,481 @@
+/* bench/threshold.c - k6-style thresholds on run results (see threshold.h). */
+#include "bench/threshold.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/cli.h"
+#include "bench/hist.h"
+#include "bench/report.h"
+#include "bench/results.h"
+
+static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || len == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* A copy of [b, e) without surrounding blanks; -1 when it does not fit. */
+static int trimmed(const char *b, const char *e, char *out, size_t len)
+{
+    b = skip_space(b);
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    if ((size_t)(e - b) >= len)
+        return -1;
+    memcpy(out, b, (size_t)(e - b));
+    out[e - b] = '\0';
+    return 0;
+}
+
+/* A non-negative decimal number: digits with at most one point, then an
+ * optional exponent (1e3).  No sign, hex, inf or nan, which strtod would take. */
+static int parse_number(const char *p, const char **end, double *out)
+{
+    const char *q = p;
+    size_t digits = 0;
+    while (isdigit((unsigned char)*q)) {
+        q++;
+        digits++;
+    }
+    if (*q == '.') {
+        q++;
+        while (isdigit((unsigned char)*q)) {
+            q++;
+            digits++;
+        }
+    }
+    if (digits == 0)
+        return -1;
+    if ((*q == 'e' || *q == 'E') &&
+        (isdigit((unsigned char)q[1]) || ((q[1] == '+' || q[1] == '-') && isdigit((unsigned char)q[2])))) {
+        q += 2;
+        while (isdigit((unsigned char)*q))
+            q++;
+    }
+    char buf[64];
+    if ((size_t)(q - p) >= sizeof buf)
+        return -1;
+    memcpy(buf, p, (size_t)(q - p));
+    buf[q - p] = '\0';
+    char *e = NULL;
+    double v = strtod(buf, &e);
+    if (*e != '\0' || !isfinite(v) || v < 0)
+        return -1;
+    *end = q;
+    *out = v;
+    return 0;
+}
+
+/* The latency unit, as a factor to µs; no unit means ms, as in k6. */
+static int latency_unit(const char *u, double *to_us)
+{
+    static const struct { const char *name; double f; } units[] = {
+        { "", 1000.0 }, { "ns", 0.001 }, { "us", 1.0 }, { "\xc2\xb5s", 1.0 } /* µs, micro sign */,
+        { "\xce\xbcs", 1.0 } /* μs, Greek mu */, { "ms", 1000.0 }, { "s", 1e6 },
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(u, units[i].name) == 0) {
+            *to_us = units[i].f;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The metric at the start of p; returns what follows it, NULL if unknown. */
+static const char *parse_metric(const char *p, bench_threshold *t, const char *expr, char *err, size_t len)
+{
+    static const struct { const char *name; bench_threshold_metric m; } names[] = {
+        { "avg", BENCH_TM_AVG }, { "med", BENCH_TM_MED }, { "min", BENCH_TM_MIN },
+        { "max", BENCH_TM_MAX }, { "rate", BENCH_TM_RATE }, { "errors", BENCH_TM_ERROR_PCT },
+    };
+    const char *q = p;
+    while (isalpha((unsigned char)*q) || *q == '_')
+        q++;
+    size_t n = (size_t)(q - p);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (n == strlen(names[i].name) && strncmp(p, names[i].name, n) == 0) {
+            t->metric = names[i].m;
+            return q;
+        }
+    }
+    if (*p != 'p' || n != 1) {
+        char word[32];
+        snprintf(word, sizeof word, "%.*s", (int)(n ? (n < 24 ? n : 24) : 1), p);
+        seterr(err, len, "--threshold '%s': unknown metric '%s' (use avg, med, min, max, pNN, p(NN), "
+               "rate or errors)", expr, word);
+        return NULL;
+    }
+    /* p99, p99.9, p(99.9), p999 */
+    const char *num = p + 1, *end = NULL;
+    int paren = *num == '(';
+    if (paren)
+        num = skip_space(num + 1);
+    double pct;
+    if (parse_number(num, &end, &pct) != 0) {
+        seterr(err, len, "--threshold '%s': a percentile needs a number: p99, p(99.9)", expr);
+        return NULL;
+    }
+    /* no exponents in a percentile: only digits and a point */
+    for (const char *c = num; c < end; c++) {
+        if (!isdigit((unsigned char)*c) && *c != '.') {
+            seterr(err, len, "--threshold '%s': a percentile needs a number: p99, p(99.9)", expr);
+            return NULL;
+        }
+    }
+    if (!paren && end - num == 3 && strncmp(num, "999", 3) == 0)
+        pct = 99.9;   /* the results file's name for p(99.9) */
+    if (paren) {
+        end = skip_space(end);
+        if (*end != ')') {
+            seterr(err, len, "--threshold '%s': missing ')' after the percentile", expr);
+            return NULL;
+        }
+        end++;
+    }
+    if (!(pct > 0 && pct <= 100)) {
+        seterr(err, len, "--threshold '%s': percentile %g is out of range; expected more than 0 and "
+               "at most 100", expr, pct);
+        return NULL;
+    }
+    t->metric = BENCH_TM_PCT;
+    t->pct = pct;
+    return end;
+}
+
+static const char *parse_op(const char *p, bench_threshold_op *op)
+{
+    static const struct { const char *text; bench_threshold_op op; } ops[] = {
+        { "===", BENCH_OP_EQ }, { "<=", BENCH_OP_LE }, { ">=", BENCH_OP_GE }, { "==", BENCH_OP_EQ },
+        { "!=", BENCH_OP_NE }, { "<", BENCH_OP_LT }, { ">", BENCH_OP_GT },
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        size_t n = strlen(ops[i].text);
+        if (strncmp(p, ops[i].text, n) == 0) {
+            *op = ops[i].op;
+            return p + n;
+        }
+    }
+    return NULL;
+}
+
+static int valid_test_name(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+            return 0;
+    return 1;
+}
+
+int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, size_t len)
+{
+    bench_threshold t;
+    memset(&t, 0, sizeof t);
+    if (!expr) {
+        seterr(err, len, "--threshold: an expression is required");
+        return -1;
+    }
+    if (trimmed(expr, expr + strlen(expr), t.expr, sizeof t.expr) != 0) {
+        seterr(err, len, "--threshold '%.40s...': too long (at most %d characters)", expr,
+               BENCH_THRESHOLD_EXPR_MAX - 1);
+        return -1;
+    }
+    const char *e = t.expr;
+    if (!*e) {
+        seterr(err, len, "--threshold '%s': empty; expected e.g. 'p99<50ms'", expr);
+        return -1;
+    }
+    const char *colon = strchr(e, ':');
+    const char *p = e;
+    if (colon) {
+        if (trimmed(e, colon, t.test, sizeof t.test) != 0 || !valid_test_name(t.test)) {
+            seterr(err, len, "--threshold '%s': '%.*s' is not a test name (TEST:EXPR)", e,
+                   (int)(colon - e), e);
+            return -1;
+        }
+        p = colon + 1;
+    }
+    p = skip_space(p);
+    p = parse_metric(p, &t, e, err, len);
+    if (!p)
+        return -1;
+    p = skip_space(p);
+    const char *q = parse_op(p, &t.op);
+    if (!q) {
+        seterr(err, len, "--threshold '%s': expected an operator (<, <=, >, >=, ==, !=) after the metric", e);
+        return -1;
+    }
+    p = skip_space(q);
+    const char *end = NULL;
+    if (parse_number(p, &end, &t.value) != 0) {
+        seterr(err, len, "--threshold '%s': expected a non-negative number after the operator", e);
+        return -1;
+    }
+    char unit[16];
+    if (trimmed(end, end + strlen(end), unit, sizeof unit) != 0) {
+        seterr(err, len, "--threshold '%s': unknown unit '%s'", e, skip_space(end));
+        return -1;
+    }
+    double f = 1.0;
+    switch (t.metric) {
+    case BENCH_TM_AVG: case BENCH_TM_MED: case BENCH_TM_MIN: case BENCH_TM_MAX: case BENCH_TM_PCT:
+        if (latency_unit(unit, &f) != 0) {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' (use ns, us, \xc2\xb5s, ms or s)", e, unit);
+            return -1;
+        }
+        t.value *= f;
+        break;
+    case BENCH_TM_RATE:
+        if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, "ops/s") != 0) {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' for rate (operations per second: "
+                   "1000 or 1000/s)", e, unit);
+            return -1;
+        }
+        break;
+    case BENCH_TM_ERROR_PCT: case BENCH_TM_ERROR_COUNT:
+        if (strcmp(unit, "%") == 0) {
+            if (t.value > 100) {
+                seterr(err, len, "--threshold '%s': %g%% is more than 100%%", e, t.value);
+                return -1;
+            }
+            t.metric = BENCH_TM_ERROR_PCT;
+        } else if (!*unit) {
+            if (t.value != floor(t.value)) {
+                seterr(err, len, "--threshold '%s': a count of errors is a whole number (for a "
+                       "percentage write %g%%)", e, t.value);
+                return -1;
+            }
+            t.metric = BENCH_TM_ERROR_COUNT;
+        } else {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' for errors (a percentage: 0.1%%, "
+                   "or a count: 5)", e, unit);
+            return -1;
+        }
+        break;
+    }
+    *out = t;
+    return 0;
+}
+
+int bench_threshold_applies(const bench_threshold *t, const char *test)
+{
+    return !t->test[0] || (test && strcmp(t->test, test) == 0);
+}
+
+static int compare(double a, bench_threshold_op op, double b)
+{
+    switch (op) {
+    case BENCH_OP_LT: return a < b;
+    case BENCH_OP_LE: return a <= b;
+    case BENCH_OP_GT: return a > b;
+    case BENCH_OP_GE: return a >= b;
+    case BENCH_OP_EQ: return a == b;
+    case BENCH_OP_NE: return a != b;
+    }
+    return 0;
+}
+
+/* A percentile in µs: the stored figure when there is one, else the histogram's. */
+static int percentile_us(const json_t *run, double pct, double *out)
+{
+    static const struct { double p; const char *key; } stored[] = {
+        { 50, "p50" }, { 90, "p90" }, { 95, "p95" }, { 99, "p99" }, { 99.9, "p999" },
+    };
+    const json_t *lat = json_object_get(run, "latency_us");
+    for (size_t i = 0; i < sizeof stored / sizeof stored[0]; i++) {
+        if (pct == stored[i].p && json_is_number(json_object_get(lat, stored[i].key))) {
+            *out = bench_json_num(lat, stored[i].key, 0);
+            return 0;
+        }
+    }
+    if (pct == 100 && json_is_number(json_object_get(lat, "max"))) {
+        *out = bench_json_num(lat, "max", 0);
+        return 0;
+    }
+    const json_t *hj = json_object_get(run, "histogram");
+    if (!hj)
+        return -1;
+    bench_hist *h = bench_hist_new();
+    if (!h)
+        return -1;
+    int rc = bench_hist_from_json(hj, h);
+    if (rc == 0)
+        *out = (double)bench_hist_percentile(h, pct) / 1000.0;
+    bench_hist_free(h);
+    return rc;
+}
+
+int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *observed)
+{
+    *observed = 0;
+    if (!bench_run_measured(run))
+        return -1;
+    const json_t *lat = json_object_get(run, "latency_us");
+    int latency = t->metric <= BENCH_TM_PCT;
+    /* No successful operation: there is no latency to hold to a limit. */
+    if (latency && bench_json_int(lat, "count", 0) == 0)
+        return -1;
+    double v = 0;
+    switch (t->metric) {
+    case BENCH_TM_AVG:         v = bench_json_num(lat, "mean", 0); break;
+    case BENCH_TM_MED:         v = bench_json_num(lat, "p50", 0); break;
+    case BENCH_TM_MIN:         v = bench_json_num(lat, "min", 0); break;
+    case BENCH_TM_MAX:         v = bench_json_num(lat, "max", 0); break;
+    case BENCH_TM_PCT:
+        if (percentile_us(run, t->pct, &v) != 0)
+            return -1;
+        break;
+    case BENCH_TM_RATE:        v = bench_json_num(run, "ops_per_s", 0); break;
+    case BENCH_TM_ERROR_PCT:   v = bench_json_num(run, "error_pct", 0); break;
+    case BENCH_TM_ERROR_COUNT: v = (double)bench_json_int(run, "errors", 0); break;
+    }
+    *observed = v;
+    return compare(v, t->op, t->value);
+}
+
+const char *bench_threshold_observed_text(const bench_threshold *t, double observed, char *buf,
+                                          size_t len)
+{
+    char v[32];
+    switch (t->metric) {
+    case BENCH_TM_AVG: snprintf(buf, len, "avg=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
+    case BENCH_TM_MED: snprintf(buf, len, "med=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
+    case BENCH_TM_MIN: snprintf(buf, len, "min=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
+    case BENCH_TM_MAX: snprintf(buf, len, "max=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
+    case BENCH_TM_PCT:
+        snprintf(buf, len, "p(%g)=%s", t->pct, bench_fmt_ns(observed * 1000, v, sizeof v));
+        break;
+    case BENCH_TM_RATE:        snprintf(buf, len, "rate=%.2f/s", observed); break;
+    case BENCH_TM_ERROR_PCT:   snprintf(buf, len, "errors=%.2f%%", observed); break;
+    case BENCH_TM_ERROR_COUNT: snprintf(buf, len, "errors=%.0f", observed); break;
+    }
+    return buf;
+}
+
+static const char *observed_unit(const bench_threshold *t)
+{
+    switch (t->metric) {
+    case BENCH_TM_RATE:        return "ops/s";
+    case BENCH_TM_ERROR_PCT:   return "%";
+    case BENCH_TM_ERROR_COUNT: return "errors";
+    default:                   return "us";
+    }
+}
+
+/* How many runs of `runs` are of this test. */
+static size_t runs_of(const json_t *runs, const char *test)
+{
+    size_t i, n = 0;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+        n += strcmp(bench_json_str(r, "test", ""), test) == 0;
+    return n;
+}
+
+static void print_line(FILE *f, int ok, const bench_threshold *t, int rc, double observed)
+{
+    char obs[64];
+    if (rc < 0)
+        snprintf(obs, sizeof obs, "not measured");
+    else
+        bench_threshold_observed_text(t, observed, obs, sizeof obs);
+    fprintf(f, "    %s '%s' %s\n", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97", t->expr, obs);
+}
+
+int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, FILE *f)
+{
+    int failed = 0;
+    if (n == 0)
+        return 0;
+    char *hit = calloc(n, 1);    /* threshold i evaluated on at least one run */
+    if (!hit)
+        return -1;
+    if (f)
+        fprintf(f, "\n  \xe2\x96\x88 THRESHOLDS\n");
+    size_t r;
+    json_t *run;
+    json_array_foreach(runs, r, run) {
+        const char *test = bench_json_str(run, "test", "");
+        int measured = bench_run_measured(run);
+        json_t *arr = NULL;
+        int header = 0;
+        for (size_t i = 0; i < n; i++) {
+            const bench_threshold *t = &ths[i];
+            /* Tests the token skipped do not fail thresholds meant for every test. */
+            if (!bench_threshold_applies(t, test) || (!t->test[0] && !measured))
+                continue;
+            hit[i] = 1;
+            double observed = 0;
+            int rc = bench_threshold_eval(t, run, &observed);
+            int ok = rc == 1;
+            failed += !ok;
+            if (!arr && !(arr = json_array())) {
+                free(hit);
+                return -1;
+            }
+            json_t *e = json_pack("{s:s,s:s?,s:b,s:o,s:s}", "expr", t->expr, "test", t->test[0] ? t->test : NULL,
+                                  "ok", ok, "observed", rc < 0 ? json_null() : json_real(observed), "unit",
+                                  observed_unit(t));
+            if (!e || json_array_append_new(arr, e) != 0) {
+                json_decref(arr);
+                free(hit);
+                return -1;
+            }
+            if (f) {
+                if (!header) {
+                    fprintf(f, "\n    %s", test);
+                    if (runs_of(runs, test) > 1)
+                        fprintf(f, " \xc2\xb7 %lld thread%s \xc2\xb7 data %lld B", bench_json_int(run, "threads", 0),
+                                bench_json_int(run, "threads", 0) == 1 ? "" : "s",
+                                bench_json_int(run, "data_size", 0));
+                    fputc('\n', f);
+                    header = 1;
+                }
+                print_line(f, ok, t, rc, observed);
+            }
+        }
+        if (arr && json_object_set_new(run, "thresholds", arr) != 0) {
+            free(hit);
+            return -1;
+        }
+    }
+    int orphan_header = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (hit[i])
+            continue;
+        failed++;
+        if (f) {
+            if (!orphan_header) {
+                fprintf(f, "\n    (no run)\n");
+                orphan_header = 1;
+            }
+            fprintf(f, "    \xe2\x9c\x97 '%s' %s\n", ths[i].expr,
+                    ths[i].test[0] ? "no run of this test" : "no measured run");
+        }
+    }
+    if (f) {
+        fputc('\n', f);
+        fflush(f);
+    }
+    free(hit);
+    return failed;
+}

@@ -1,0 +1,292 @@
+/*
+ * p11/cmd_keys.c - "hsmbench keys create | list | destroy": benchmark keys
+ * kept on the token between runs, under the label prefix "hsmbench-", so
+ * runs can use them with --key-label and a cleanup never reaches anything
+ * else.
+ */
+#include "p11/cmd.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/cli.h"
+#include "bench/exit.h"
+#include "bench/signals.h"
+#include "keys/keys.h"
+#include "p11/names.h"
+#include "p11/target.h"
+
+#define PREFIX "hsmbench-"
+
+static const char keys_usage[] =
+    "Usage: hsmbench keys create --type rsa|ec|ed25519|aes|hmac --label hsmbench-NAME\n"
+    "                            [--key-size BITS] [--curve P-256|P-384|P-521] [selection]\n"
+    "       hsmbench keys list [selection]\n"
+    "       hsmbench keys destroy --label LABEL | --all [--force] [selection]\n"
+    "\n"
+    "Benchmark keys kept on the token (token objects) between runs; use them with\n"
+    "hsmbench run --key-label LABEL.  Labels start with \"" PREFIX "\": list shows only\n"
+    "those, and destroy refuses any other label unless --force is given.\n"
+    "\n"
+    "Selection: --module, --init-args, --slot | --token | --uri, --pin-env | --pin-file |\n"
+    "--pin, as for hsmbench run.\n";
+
+enum { OPT_TYPE = 3000, OPT_LABEL, OPT_KEY_SIZE, OPT_CURVE, OPT_FORCE, OPT_ALL };
+
+typedef struct keys_opts {
+    p11_target_opts target;
+    const char *type, *label, *curve;
+    unsigned    bits;
+    int         force, all;
+} keys_opts;
+
+static int parse(int argc, char **argv, keys_opts *o)
+{
+    static const struct option longopts[] = {
+        P11_TARGET_LONGOPTS,
+        { "type", required_argument, NULL, OPT_TYPE },
+        { "label", required_argument, NULL, OPT_LABEL },
+        { "key-size", required_argument, NULL, OPT_KEY_SIZE },
+        { "curve", required_argument, NULL, OPT_CURVE },
+        { "force", no_argument, NULL, OPT_FORCE },
+        { "all", no_argument, NULL, OPT_ALL },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    uint64_t v;
+    int c;
+    char so[3];
+
+    memset(o, 0, sizeof *o);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        int t = p11_target_opt(&o->target, c, optarg);
+        if (t < 0)
+            return BENCH_EXIT_USAGE;
+        if (t > 0)
+            continue;
+        switch (c) {
+        case 'h':
+            fputs(keys_usage, stdout);
+            return -1;
+        case OPT_TYPE:     o->type = optarg; break;
+        case OPT_LABEL:    o->label = optarg; break;
+        case OPT_CURVE:    o->curve = optarg; break;
+        case OPT_FORCE:    o->force = 1; break;
+        case OPT_ALL:      o->all = 1; break;
+        case OPT_KEY_SIZE:
+            if (bench_parse_u64("--key-size", optarg, 1, 16384, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->bits = (unsigned)v;
+            break;
+        case ':':
+            bench_error("%s: a value is required (see: hsmbench keys --help)",
+                        bench_bad_option(argv, optind, optopt, so));
+            return BENCH_EXIT_USAGE;
+        default:
+            bench_error("%s: unknown option (see: hsmbench keys --help)",
+                        bench_bad_option(argv, optind, optopt, so));
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    return p11_target_check(&o->target) == 0 ? 0 : BENCH_EXIT_USAGE;
+}
+
+static int has_prefix(const char *label)
+{
+    return strncmp(label, PREFIX, strlen(PREFIX)) == 0;
+}
+
+static int create(const keys_opts *o, p11_target *t)
+{
+    keys_spec spec;
+    keys_handle h;
+    char rb[32];
+
+    memset(&spec, 0, sizeof spec);
+    spec.token = 1;
+    spec.label = o->label;
+    if (strcmp(o->type, "rsa") == 0) {
+        spec.type = KEYS_RSA;
+        spec.bits = o->bits ? o->bits : 2048;
+        spec.uses = KEYS_USE_SIGN | KEYS_USE_ENCRYPT | KEYS_USE_WRAP;
+    } else if (strcmp(o->type, "ec") == 0) {
+        spec.type = KEYS_EC;
+        spec.curve = o->curve ? o->curve : "P-256";
+        spec.bits = keys_curve_bits(spec.curve);
+        spec.uses = KEYS_USE_SIGN | KEYS_USE_DERIVE;
+    } else if (strcmp(o->type, "ed25519") == 0) {
+        spec.type = KEYS_ED25519;
+        spec.uses = KEYS_USE_SIGN;
+    } else if (strcmp(o->type, "aes") == 0) {
+        spec.type = KEYS_AES;
+        spec.bits = o->bits ? o->bits : 256;
+        spec.uses = KEYS_USE_ENCRYPT | KEYS_USE_WRAP;
+    } else if (strcmp(o->type, "hmac") == 0) {
+        spec.type = KEYS_GENERIC;
+        spec.bits = o->bits ? o->bits : 256;
+        spec.uses = KEYS_USE_SIGN;
+    } else {
+        bench_error("--type %s: use rsa, ec, ed25519, aes or hmac", o->type);
+        return BENCH_EXIT_USAGE;
+    }
+    if (spec.type == KEYS_EC && !spec.bits) {
+        bench_error("--curve %s: use P-256, P-384 or P-521", o->curve);
+        return BENCH_EXIT_USAGE;
+    }
+    if (spec.type == KEYS_AES && spec.bits != 128 && spec.bits != 192 && spec.bits != 256) {
+        bench_error("--key-size %u: AES keys are 128, 192 or 256 bits", spec.bits);
+        return BENCH_EXIT_USAGE;
+    }
+    CK_RV rv = keys_generate(t->mod->fn, t->control, &spec, &h);
+    if (rv != CKR_OK) {
+        bench_error("creating %s key '%s': %s", o->type, o->label, p11_rv_name(rv, rb, sizeof rb));
+        return BENCH_EXIT_MODULE;
+    }
+    printf("created %s key '%s' on token '%s'\n", o->type, o->label, t->token.label);
+    return BENCH_EXIT_OK;
+}
+
+/* Every object whose label starts with the prefix (or equals `exact`). */
+static int walk(p11_target *t, const char *exact, int destroy)
+{
+    CK_FUNCTION_LIST *fn = t->mod->fn;
+    CK_OBJECT_HANDLE h[64];
+    CK_ULONG n = 0;
+    CK_OBJECT_HANDLE *found = NULL;
+    size_t nfound = 0, cap = 0;
+    char rb[32];
+    CK_ATTRIBUTE tmpl = { CKA_LABEL, (void *)exact, exact ? (CK_ULONG)strlen(exact) : 0 };
+
+    /* Collect first, then act: destroying while finding is not allowed. */
+    CK_RV rv = fn->C_FindObjectsInit(t->control, exact ? &tmpl : NULL, exact ? 1 : 0);
+    while (rv == CKR_OK && (rv = fn->C_FindObjects(t->control, h, 64, &n)) == CKR_OK && n) {
+        if (nfound + n > cap) {
+            size_t ncap = (nfound + n) * 2;
+            CK_OBJECT_HANDLE *nf = realloc(found, ncap * sizeof *nf);
+            if (!nf) {
+                rv = CKR_HOST_MEMORY;
+                break;
+            }
+            found = nf;
+            cap = ncap;
+        }
+        memcpy(found + nfound, h, n * sizeof *h);
+        nfound += n;
+    }
+    fn->C_FindObjectsFinal(t->control);
+    if (rv != CKR_OK) {
+        bench_error("token '%s': finding objects: %s", t->token.label, p11_rv_name(rv, rb, sizeof rb));
+        free(found);
+        return BENCH_EXIT_MODULE;
+    }
+    size_t shown = 0, failed = 0;
+    if (!destroy)
+        printf("%-40s %-12s %-16s %s\n", "LABEL", "CLASS", "KEY TYPE", "ID");
+    for (size_t i = 0; i < nfound; i++) {
+        char label[256] = "";
+        unsigned char id[64];
+        CK_OBJECT_CLASS cls = (CK_OBJECT_CLASS)-1;
+        CK_KEY_TYPE kt = (CK_KEY_TYPE)-1;
+        CK_ATTRIBUTE a[4] = { { CKA_LABEL, label, sizeof label - 1 }, { CKA_CLASS, &cls, sizeof cls },
+                              { CKA_KEY_TYPE, &kt, sizeof kt }, { CKA_ID, id, sizeof id } };
+        fn->C_GetAttributeValue(t->control, found[i], a, 4);   /* some attributes may be absent */
+        if (a[0].ulValueLen != (CK_ULONG)-1 && a[0].ulValueLen < sizeof label)
+            label[a[0].ulValueLen] = 0;
+        else
+            label[0] = 0;
+        if (!exact && !has_prefix(label))
+            continue;
+        shown++;
+        if (destroy) {
+            rv = fn->C_DestroyObject(t->control, found[i]);
+            if (rv != CKR_OK) {
+                bench_error("destroying '%s': %s", label, p11_rv_name(rv, rb, sizeof rb));
+                failed++;
+            }
+            continue;
+        }
+        char idhex[129] = "";
+        if (a[3].ulValueLen != (CK_ULONG)-1)
+            for (CK_ULONG k = 0; k < a[3].ulValueLen && k < 64; k++)
+                snprintf(idhex + 2 * k, 3, "%02x", id[k]);
+        const char *cn = cls == CKO_PRIVATE_KEY ? "private" : cls == CKO_PUBLIC_KEY ? "public"
+                       : cls == CKO_SECRET_KEY ? "secret" : "other";
+        const char *kn = kt == CKK_RSA ? "RSA" : kt == CKK_EC ? "EC" : kt == CKK_AES ? "AES"
+                       : kt == CKK_GENERIC_SECRET ? "GENERIC_SECRET" : kt == CKK_DES3 ? "DES3"
+                       : kt == CKK_EC_EDWARDS ? "EC_EDWARDS" : "-";
+        printf("%-40s %-12s %-16s %s\n", label, cn, kn, idhex);
+    }
+    free(found);
+    if (destroy)
+        printf("destroyed %zu object%s on token '%s'\n", shown - failed, shown - failed == 1 ? "" : "s",
+               t->token.label);
+    if (destroy && exact && shown == 0) {
+        bench_error("--label %s: no object with that label", exact);
+        return BENCH_EXIT_FAILED;
+    }
+    return failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
+}
+
+int p11_cmd_keys(int argc, char **argv)
+{
+    keys_opts o;
+    p11_target t;
+    int rc;
+
+    if (argc < 2 || argv[1][0] == '-') {
+        if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+            fputs(keys_usage, stdout);
+            return BENCH_EXIT_OK;
+        }
+        bench_error("keys: say create, list or destroy (see: hsmbench keys --help)");
+        return BENCH_EXIT_USAGE;
+    }
+    const char *what = argv[1];
+    rc = parse(argc - 1, argv + 1, &o);
+    if (rc != 0)
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    if (optind < argc - 1) {
+        bench_error("%s: unexpected argument (see: hsmbench keys --help)", argv[optind + 1]);
+        return BENCH_EXIT_USAGE;
+    }
+    if (strcmp(what, "create") == 0) {
+        if (!o.type || !o.label) {
+            bench_error("keys create: --type and --label are required");
+            return BENCH_EXIT_USAGE;
+        }
+        if (!has_prefix(o.label)) {
+            bench_error("--label %s: benchmark key labels start with \"" PREFIX "\"", o.label);
+            return BENCH_EXIT_USAGE;
+        }
+    } else if (strcmp(what, "destroy") == 0) {
+        if (!o.label == !o.all) {
+            bench_error("keys destroy: give --label LABEL or --all");
+            return BENCH_EXIT_USAGE;
+        }
+        if (o.label && !has_prefix(o.label) && !o.force) {
+            bench_error("--label %s: not a benchmark key (labels start with \"" PREFIX "\"); "
+                        "add --force to destroy it anyway", o.label);
+            return BENCH_EXIT_USAGE;
+        }
+    } else if (strcmp(what, "list") != 0) {
+        bench_error("keys %s: unknown; say create, list or destroy", what);
+        return BENCH_EXIT_USAGE;
+    }
+
+    (void)bench_signals_install();
+    rc = p11_target_open(&o.target, 1, P11_OPEN_LOGIN, &t);
+    if (rc != 0)
+        return rc;
+    if (strcmp(what, "create") == 0)
+        rc = create(&o, &t);
+    else if (strcmp(what, "list") == 0)
+        rc = walk(&t, NULL, 0);
+    else
+        rc = walk(&t, o.label, 1);
+    p11_target_close(&t);
+    return rc;
+}

@@ -1,0 +1,1061 @@
+/*
+ * p11/cmd_menu.c - "hsmbench menu": pkpspeed's interactive dialogue.
+ *
+ * The token is chosen (by the flags, or from a numbered list), the user
+ * logged in, then the session's load is asked once (threads, duration,
+ * blocking or not), and a lettered menu of the tests the token offers is
+ * shown again after every run.  Each run goes through p11_runner_test, the
+ * same code as "hsmbench run", and is followed by the "hsmbench run" line
+ * that repeats it in batch mode.
+ *
+ * Every prompt validates its answer and asks again with a one-line
+ * explanation; an empty answer takes the default.  End of input leaves
+ * cleanly (exit 0), as does X; 20 bad answers in a row leave with exit 2;
+ * Ctrl-C during a run stops that run and returns to the menu, Ctrl-C at a
+ * prompt leaves with exit 130.
+ */
+#include "p11/cmd.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "bench/cli.h"
+#include "bench/exit.h"
+#include "bench/pool.h"
+#include "bench/signals.h"
+#include "keys/keys.h"
+#include "p11/names.h"
+#include "p11/runner.h"
+#include "p11/target.h"
+#include "p11/tests.h"
+
+#define MENU_MAX_THREADS 64
+#define MENU_MAX_SECONDS 600
+#define MENU_MAX_RATE    1000000
+#define MENU_DEF_RATE    1000
+#define MENU_DEF_SECONDS 10
+#define MENU_MAX_BAD     20      /* bad answers in a row before giving up */
+#define MENU_DASHES      30      /* pkpspeed's "RSA CRT----...---->B" column */
+
+static const char menu_usage[] =
+    "Usage: hsmbench menu [selection]\n"
+    "\n"
+    "Interactive benchmark in the manner of pkpspeed: choose the token, the\n"
+    "threads, the duration and blocking or non-blocking once, then tests from a\n"
+    "lettered menu (A RSA non-CRT, B RSA CRT, C Basic 3DES CBC, D Basic AES,\n"
+    "H FIPS Random, I Random, K AES GCM, further letters for the rest of the\n"
+    "catalogue, X to exit).  Each run prints pkpspeed's per-second lines,\n"
+    "hsmbench's summary, and the equivalent \"hsmbench run\" command.\n"
+    "\n"
+    "Selection (as for hsmbench run):\n"
+    "  --module NAME|PATH   PKCS#11 module (default: hsmbench's own SoftHSM token)\n"
+    "  --init-args STRING   initialisation string for the module (pReserved)\n"
+    "  --slot ID | --token LABEL | --uri PKCS11-URI   the token; with none and\n"
+    "                       several initialised tokens, a numbered list to choose from\n"
+    "  --pin-env VAR | --pin-file FILE | --pin PIN     the user PIN; with none,\n"
+    "                       it is asked without echo on a terminal\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Answers may be piped on standard input: the same dialogue then runs\n"
+    "unattended.  End of input or X leaves (exit 0); Ctrl-C stops a run and\n"
+    "returns to the menu, and leaves at a prompt (exit 130).  See hsmbench-menu(1).\n";
+
+/* What ask() and the prompts built on it return. */
+enum { ASK_OK = 0, ASK_LEAVE, ASK_INTR, ASK_GIVEUP };
+
+typedef struct menu_item {
+    char                code[3];
+    const char         *label;     /* pkpspeed's name, or NULL: the test's name */
+    const p11_test_def *def;
+    int                 supported;
+    char                reason[200];
+} menu_item;
+
+typedef struct menu {
+    const volatile sig_atomic_t *interrupt;
+    int           tty;             /* standard input is a terminal */
+    unsigned      bad;             /* bad answers in a row */
+    char         *line;            /* getline's buffer */
+    size_t        cap;
+    const char   *answer;          /* the last answer, trimmed */
+    char          shown[48];       /* the last answer, fit to quote in a message */
+    p11_target_opts opts;
+    char          chosen[33];      /* label of a token chosen from the list */
+    p11_target    t;
+    int           t_open;
+    p11_runner    r;
+    int           r_init;
+    menu_item    *items;
+    size_t        nitems;
+    unsigned      max_threads;
+    unsigned      threads, seconds;
+    int           nonblocking;
+    uint64_t      rate;
+    char          static_key[4096];
+} menu;
+
+/* ------------------------------------------------------------------------ */
+/* Reading answers                                                          */
+
+static int ask(menu *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(menu *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print the prompt, read one line.  ASK_LEAVE at end of input, ASK_INTR
+ * when a signal arrived. */
+static int ask(menu *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+
+    ssize_t n = -1;
+    for (int tries = 0; tries < 100; tries++) {
+        if (*m->interrupt)
+            break;
+        errno = 0;
+        n = getline(&m->line, &m->cap, stdin);
+        if (n >= 0 || errno != EINTR || *m->interrupt)
+            break;
+        clearerr(stdin);       /* a signal that is not ours: read on */
+    }
+    if (*m->interrupt) {
+        fputc('\n', stdout);
+        fflush(stdout);
+        return ASK_INTR;
+    }
+    if (n < 0) {
+        printf("\n(end of input)\n");
+        fflush(stdout);
+        return ASK_LEAVE;
+    }
+    char *a = m->line, *end = m->line + n;
+    while (end > a && isspace((unsigned char)end[-1]))
+        *--end = 0;
+    while (*a && isspace((unsigned char)*a))
+        a++;
+    m->answer = a;
+    size_t i = 0;
+    for (; a[i] && i < sizeof m->shown - 4; i++)
+        m->shown[i] = isprint((unsigned char)a[i]) ? a[i] : '?';
+    if (a[i])
+        m->shown[i++] = '.', m->shown[i++] = '.', m->shown[i++] = '.';
+    m->shown[i] = 0;
+    /* Piped answers are not echoed by a terminal: show them, so the
+     * transcript reads like the dialogue.  (PINs never come through here.) */
+    if (!m->tty) {
+        for (const char *p = a; *p; p++)
+            putchar(isprint((unsigned char)*p) ? *p : '?');
+        putchar('\n');
+    }
+    fflush(stdout);
+    return ASK_OK;
+}
+
+/* One line saying what was wrong; ASK_GIVEUP after too many in a row. */
+static int bad(menu *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+    if (++m->bad >= MENU_MAX_BAD) {
+        bench_error("%u invalid answers in a row; leaving", m->bad);
+        return ASK_GIVEUP;
+    }
+    return ASK_OK;
+}
+
+static int good(menu *m)
+{
+    m->bad = 0;
+    return ASK_OK;
+}
+
+/* A whole decimal number; values of more than 18 digits come back as
+ * UINT64_MAX (out of any range). */
+static int parse_whole(const char *s, uint64_t *v)
+{
+    size_t n = strlen(s);
+    if (n == 0 || strspn(s, "0123456789") != n)
+        return -1;
+    *v = n > 18 ? UINT64_MAX : strtoull(s, NULL, 10);
+    return 0;
+}
+
+/*
+ * A whole number in [lo, hi] (a multiple of `multiple` when not 0); an
+ * empty answer takes def, or is refused when has_def is 0.
+ */
+static int ask_number(menu *m, const char *prompt, uint64_t lo, uint64_t hi, int has_def,
+                      uint64_t def, unsigned multiple, uint64_t *out)
+{
+    for (;;) {
+        uint64_t v;
+        int rc = ask(m, "%s", prompt);
+        if (rc != ASK_OK)
+            return rc;
+        if (!*m->answer) {
+            if (has_def) {
+                *out = def;
+                return good(m);
+            }
+            rc = bad(m, "An answer is needed: enter a number from %llu to %llu.",
+                     (unsigned long long)lo, (unsigned long long)hi);
+        } else if (parse_whole(m->answer, &v) != 0) {
+            rc = bad(m, "'%s' is not a number: enter a whole number from %llu to %llu.", m->shown,
+                     (unsigned long long)lo, (unsigned long long)hi);
+        } else if (v < lo || v > hi) {
+            rc = bad(m, "%s is out of range: enter a number from %llu to %llu.", m->shown,
+                     (unsigned long long)lo, (unsigned long long)hi);
+        } else if (multiple && v % multiple) {
+            rc = bad(m, "%s is not a multiple of %u: this test works on whole %u-byte blocks.",
+                     m->shown, multiple, multiple);
+        } else {
+            *out = v;
+            return good(m);
+        }
+        if (rc != ASK_OK)
+            return rc;
+    }
+}
+
+/* Does the answer equal one of the '|'-separated words (case ignored)? */
+static int matches_word(const char *answer, const char *words)
+{
+    size_t n = strlen(answer);
+    for (const char *w = words; *w;) {
+        size_t len = strcspn(w, "|");
+        if (len == n && strncasecmp(w, answer, n) == 0)
+            return 1;
+        w += len;
+        if (*w == '|')
+            w++;
+    }
+    return 0;
+}
+
+/*
+ * One of n options.  Each option is "shown|alias|alias"; the prompt is
+ * "QUESTION [a/b/c] (default b): ".  An empty answer takes option def.
+ */
+static int ask_option(menu *m, const char *question, const char *const *opts, size_t n, size_t def,
+                      size_t *out)
+{
+    char list[160] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", i ? "/" : "",
+                                 (int)strcspn(opts[i], "|"), opts[i]);
+    for (;;) {
+        int rc = ask(m, "%s [%s] (default %.*s): ", question, list, (int)strcspn(opts[def], "|"),
+                     opts[def]);
+        if (rc != ASK_OK)
+            return rc;
+        if (!*m->answer) {
+            *out = def;
+            return good(m);
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (matches_word(m->answer, opts[i])) {
+                *out = i;
+                return good(m);
+            }
+        }
+        rc = bad(m, "'%s' is not one of %s.", m->shown, list);
+        if (rc != ASK_OK)
+            return rc;
+    }
+}
+
+static int ask_yes_no(menu *m, const char *question, int *yes)
+{
+    static const char *const yn[] = { "y|yes", "n|no" };
+    size_t i;
+    int rc = ask_option(m, question, yn, 2, 1, &i);
+    if (rc == ASK_OK)
+        *yes = i == 0;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The token                                                                */
+
+/*
+ * With --module and no --slot/--token/--uri, a module with several
+ * initialised tokens gets a numbered choice; the choice becomes --token
+ * LABEL (or --slot ID when labels repeat) for the real opening.
+ */
+static int choose_token(menu *m)
+{
+    p11_target probe;
+    CK_SLOT_ID *slots = NULL;
+    CK_ULONG n = 0;
+    size_t count = 0;
+    p11_token *toks = NULL;
+
+    int rc = p11_target_open(&m->opts, 1, P11_OPEN_MODULE, &probe);
+    if (rc != 0)
+        return rc;
+    if (p11_slots(probe.mod, 1, &slots, &n) != 0) {
+        p11_target_close(&probe);
+        return BENCH_EXIT_MODULE;
+    }
+    toks = calloc(n ? n : 1, sizeof *toks);
+    if (!toks) {
+        bench_error("out of memory");
+        free(slots);
+        p11_target_close(&probe);
+        return BENCH_EXIT_FAILED;
+    }
+    for (CK_ULONG i = 0; i < n; i++) {
+        if (p11_token_read(probe.mod, slots[i], &toks[count]) == CKR_OK &&
+            (toks[count].info.flags & CKF_TOKEN_INITIALIZED))
+            count++;
+    }
+    free(slots);
+    p11_target_close(&probe);
+    if (count <= 1) {
+        /* None or one: p11_target_open chooses it, or says there is none. */
+        free(toks);
+        return 0;
+    }
+
+    printf("\nThe module has %zu initialised tokens:\n", count);
+    for (size_t i = 0; i < count; i++)
+        printf("  %2zu) %-32s  model %-16s  serial %-16s  slot %lu\n", i + 1, toks[i].label,
+               toks[i].model, toks[i].serial, (unsigned long)toks[i].slot);
+    char prompt[64];
+    uint64_t pick;
+    snprintf(prompt, sizeof prompt, "Select the token [1-%zu]: ", count);
+    rc = ask_number(m, prompt, 1, count, 0, 0, 0, &pick);
+    if (rc == ASK_OK) {
+        const p11_token *c = &toks[pick - 1];
+        int same = 0;
+        for (size_t i = 0; i < count; i++)
+            same += strcmp(toks[i].label, c->label) == 0;
+        if (same == 1 && c->label[0]) {
+            snprintf(m->chosen, sizeof m->chosen, "%s", c->label);
+            m->opts.token = m->chosen;
+        } else {
+            m->opts.has_slot = 1;
+            m->opts.slot = c->slot;
+        }
+    }
+    free(toks);
+    return rc == ASK_OK ? 0 : -rc;    /* negative: how the dialogue ended */
+}
+
+/* ------------------------------------------------------------------------ */
+/* The catalogue as a lettered menu                                          */
+
+/* The codes after pkpspeed's: E, F, G, J, L, ..., Z, then AA, AB, ...;
+ * never X (exit), never one of pkpspeed's letters. */
+static void next_code(unsigned *seq, const char *taken, char code[3])
+{
+    for (;;) {
+        unsigned s = (*seq)++;
+        if (s < 26) {
+            code[0] = (char)('A' + s);
+            code[1] = 0;
+            if (!strchr(taken, code[0]) && code[0] != 'X')
+                return;
+        } else {
+            s -= 26;
+            code[0] = (char)('A' + (s / 26) % 26);
+            code[1] = (char)('A' + s % 26);
+            code[2] = 0;
+            if (code[0] != 'X' && code[1] != 'X')
+                return;
+        }
+    }
+}
+
+static int build_items(menu *m)
+{
+    static const struct {
+        const char *code, *test, *label;
+    } pkp[] = {
+        { "A", "rsa-pkcs-sign-prehashed",
+          "RSA non-CRT (same operation through PKCS#11: the token decides CRT)" },
+        { "B", "rsa-pkcs-sign", "RSA CRT" },
+        { "C", "des3-cbc-encrypt", "Basic 3DES CBC" },
+        { "D", "aes-cbc-encrypt", "Basic AES" },
+        { "H", "random", "FIPS Random" },
+        { "I", "random", "Random (the same as H: on a FIPS HSM all random is FIPS random)" },
+        { "K", "aes-gcm-encrypt", "AES GCM" },
+    };
+    const size_t npkp = sizeof pkp / sizeof pkp[0];
+    size_t total = p11_test_count();
+    unsigned seq = 0;
+
+    m->items = calloc(total + npkp, sizeof *m->items);
+    if (!m->items) {
+        bench_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < npkp; i++) {
+        menu_item *it = &m->items[m->nitems];
+        it->def = p11_test_find(pkp[i].test);
+        if (!it->def)
+            continue;
+        snprintf(it->code, sizeof it->code, "%s", pkp[i].code);
+        it->label = pkp[i].label;
+        m->nitems++;
+    }
+    for (size_t i = 0; i < total; i++) {
+        const p11_test_def *def = p11_test_at(i);
+        int mapped = 0;
+        for (size_t j = 0; j < npkp; j++)
+            mapped |= strcmp(def->name, pkp[j].test) == 0;
+        if (mapped)
+            continue;
+        menu_item *it = &m->items[m->nitems++];
+        it->def = def;
+        next_code(&seq, "ABCDHIK", it->code);
+    }
+    /* What the token offers, with each test's default parameters. */
+    for (size_t i = 0; i < m->nitems; i++) {
+        menu_item *it = &m->items[i];
+        p11_test_params zero, p;
+        memset(&zero, 0, sizeof zero);
+        if (p11_test_resolve(it->def, &zero, &p) != 0) {
+            snprintf(it->reason, sizeof it->reason, "its default parameters do not resolve");
+            continue;
+        }
+        it->supported = p11_test_supported(m->t.mod, m->t.token.slot, it->def, &p, it->reason,
+                                           sizeof it->reason);
+    }
+    return 0;
+}
+
+static void print_entry(const char *label, const char *code, int width)
+{
+    int len = (int)strlen(label);
+    if (len < MENU_DASHES)
+        printf("%s%.*s>%-*s", label, MENU_DASHES - len,
+               "------------------------------------------------", width, code);
+    else
+        printf("%s->%-*s", label, width, code);
+}
+
+static void print_menu(const menu *m)
+{
+    const menu_item *more[256];
+    size_t nmore = 0;
+
+    printf("\nPlease select the test you want to run\n\n");
+    for (size_t i = 0; i < m->nitems; i++) {
+        const menu_item *it = &m->items[i];
+        if (!it->supported)
+            continue;
+        if (it->label) {
+            print_entry(it->label, it->code, 0);
+            putchar('\n');
+        } else if (nmore < sizeof more / sizeof more[0]) {
+            more[nmore++] = it;
+        }
+    }
+    if (nmore) {
+        printf("\nMore tests (hsmbench's catalogue):\n\n");
+        size_t rows = (nmore + 1) / 2;
+        for (size_t r = 0; r < rows; r++) {
+            print_entry(more[r]->def->name, more[r]->code, 2);
+            if (r + rows < nmore) {
+                printf("    ");
+                print_entry(more[r + rows]->def->name, more[r + rows]->code, 0);
+            }
+            putchar('\n');
+        }
+    }
+    printf("\n");
+    print_entry("eXit", "X", 0);
+    printf("\n");
+}
+
+static const menu_item *find_item(const menu *m, const char *answer)
+{
+    for (size_t i = 0; i < m->nitems; i++)
+        if (strcasecmp(m->items[i].code, answer) == 0)
+            return &m->items[i];
+    for (size_t i = 0; i < m->nitems; i++)
+        if (strcasecmp(m->items[i].def->name, answer) == 0)
+            return &m->items[i];
+    return NULL;
+}
+
+/* The menu's prompt: a letter (or a test's name), X to leave. */
+static int ask_test(menu *m, const menu_item **out)
+{
+    const char *first = NULL, *last = NULL;
+    for (size_t i = 0; i < m->nitems; i++) {
+        const menu_item *it = &m->items[i];
+        if (!it->supported)
+            continue;
+        if (!first || strlen(it->code) < strlen(first) ||
+            (strlen(it->code) == strlen(first) && strcmp(it->code, first) < 0))
+            first = it->code;
+        if (!last || strlen(it->code) > strlen(last) ||
+            (strlen(it->code) == strlen(last) && strcmp(it->code, last) > 0))
+            last = it->code;
+    }
+    for (;;) {
+        int rc;
+        if (first)
+            rc = ask(m, "Enter the letter of the test [%s-%s, X to exit]: ", first, last);
+        else
+            rc = ask(m, "Enter X to exit [X]: ");
+        if (rc != ASK_OK)
+            return rc;
+        const char *a = m->answer;
+        if (strcasecmp(a, "X") == 0 || strcasecmp(a, "exit") == 0 || strcasecmp(a, "quit") == 0) {
+            good(m);
+            return ASK_LEAVE;
+        }
+        const menu_item *it = *a ? find_item(m, a) : NULL;
+        if (!*a)
+            rc = bad(m, "Choose a test: type its letter from the menu above (or its name), "
+                        "or X to exit.");
+        else if (!it)
+            rc = bad(m, "'%s' is not in the menu: type a letter shown above, or X to exit.",
+                     m->shown);
+        else if (!it->supported)
+            rc = bad(m, "%s (%s) is not available: %s.", it->code, it->def->name, it->reason);
+        else {
+            *out = it;
+            return good(m);
+        }
+        if (rc != ASK_OK)
+            return rc;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* One test                                                                 */
+
+static int takes_data(const p11_test_def *def)
+{
+    return def->data_op && def->data_max > 0;
+}
+
+static int uses_key(const p11_test_def *def)
+{
+    return def->key != KEYS_NONE && def->op != P11_OP_KEYGEN;
+}
+
+/* Size of the key: RSA modulus, curve, or the sizes the test allows. */
+static int ask_key(menu *m, const p11_test_def *def, p11_test_params *in)
+{
+    static const char *const curves[] = { "P-256|P256|256|secp256r1|prime256v1",
+                                          "P-384|P384|384|secp384r1",
+                                          "P-521|P521|521|secp521r1" };
+    static const char *const curve_names[] = { "P-256", "P-384", "P-521" };
+    char words[16][12];
+    const char *opts[16];
+    size_t n = 0, def_i = 0, pick;
+    int rc;
+
+    if (def->key == KEYS_EC) {
+        rc = ask_option(m, "Enter the curve", curves, 3, 0, &pick);
+        if (rc == ASK_OK && pick != 0)
+            in->curve = curve_names[pick];
+        return rc;
+    }
+    if (!def->key_sizes || def->op == P11_OP_FIND)
+        return ASK_OK;
+    if (def->key == KEYS_RSA) {
+        static const unsigned rsa[] = { 2048, 3072, 4096, 0 };
+        for (const unsigned *s = rsa; *s; s++) {
+            snprintf(words[n], sizeof words[n], "%u", *s);
+            if (*s == def->key_default)
+                def_i = n;
+            opts[n] = words[n];
+            n++;
+        }
+    } else {
+        for (const unsigned *s = def->key_sizes; *s && n < 16; s++) {
+            snprintf(words[n], sizeof words[n], "%u", *s);
+            if (*s == def->key_default)
+                def_i = n;
+            opts[n] = words[n];
+            n++;
+        }
+    }
+    if (n < 2)
+        return ASK_OK;       /* 3DES: one size only */
+    rc = ask_option(m, def->key == KEYS_RSA ? "Enter the modulus length" : "Enter the key size",
+                    opts, n, def_i, &pick);
+    if (rc == ASK_OK) {
+        unsigned bits = (unsigned)strtoul(words[pick], NULL, 10);
+        if (bits != def->key_default)
+            in->key_bits = bits;
+    }
+    return rc;
+}
+
+static int ask_data(menu *m, const p11_test_def *def, p11_test_params *in)
+{
+    char prompt[160];
+    uint64_t lo = def->data_min, hi = def->data_max, v;
+    unsigned mult = def->data_multiple;
+    if (mult) {
+        lo = (lo + mult - 1) / mult * mult;
+        hi = hi / mult * mult;
+        snprintf(prompt, sizeof prompt,
+                 "Enter the data size in bytes [%llu-%llu, a multiple of %u] (default %llu): ",
+                 (unsigned long long)lo, (unsigned long long)hi, mult,
+                 (unsigned long long)def->data_default);
+    } else {
+        snprintf(prompt, sizeof prompt, "Enter the data size in bytes [%llu-%llu] (default %llu): ",
+                 (unsigned long long)lo, (unsigned long long)hi,
+                 (unsigned long long)def->data_default);
+    }
+    int rc = ask_number(m, prompt, lo, hi, 1, def->data_default, mult, &v);
+    if (rc == ASK_OK && v != def->data_default)
+        in->data_size = v;
+    return rc;
+}
+
+/* Token key, or static key (and its file, checked against the test). */
+static int ask_keys(menu *m, const p11_test_def *def, p11_test_params *in)
+{
+    int yes = 0;
+    int rc = ask_yes_no(m, "Do you want to use Token key", &yes);
+    if (rc != ASK_OK)
+        return rc;
+    if (yes) {
+        in->keys = P11_KEYS_TOKEN;
+        return ASK_OK;
+    }
+    rc = ask_yes_no(m, "Do you want to use static key", &yes);
+    if (rc != ASK_OK || !yes)
+        return rc;
+    for (;;) {
+        char err[200];
+        p11_test_params res;
+        rc = ask(m, "Enter the key file: ");
+        if (rc != ASK_OK)
+            return rc;
+        if (!*m->answer) {
+            rc = bad(m, "A file is needed: a PEM or DER private key (RSA, EC, Ed25519), or raw "
+                        "AES/HMAC/3DES key bytes.");
+        } else if (strlen(m->answer) >= sizeof m->static_key) {
+            rc = bad(m, "That path is too long.");
+        } else {
+            snprintf(m->static_key, sizeof m->static_key, "%s", m->answer);
+            in->keys = P11_KEYS_STATIC;
+            in->static_key = m->static_key;
+            if (p11_test_resolve(def, in, &res) != 0)
+                return ASK_GIVEUP;          /* cannot happen: the answers were checked */
+            keys_spec spec = { def->key, res.key_bits, res.curve, 0, 0, 0, NULL };
+            keys_material *mat = keys_material_load(m->static_key, &spec, err, sizeof err);
+            if (mat) {
+                keys_material_free(mat);
+                return good(m);
+            }
+            in->keys = P11_KEYS_GENERATE;
+            in->static_key = NULL;
+            char kd[48];
+            rc = bad(m, "%s: %s (%s needs a %s key).", m->shown, err, def->name,
+                     p11_test_key_desc(def, &res, kd, sizeof kd));
+        }
+        if (rc != ASK_OK)
+            return rc;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The equivalent command                                                    */
+
+typedef struct cmdline {
+    char   buf[16384];
+    size_t used;
+    int    overflow;
+} cmdline;
+
+static void cmd_add(cmdline *c, const char *arg)
+{
+    static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_-./:=,@%+";
+    size_t room = sizeof c->buf - c->used;
+    int n;
+    if (c->overflow)
+        return;
+    if (*arg && strspn(arg, safe) == strlen(arg)) {
+        n = snprintf(c->buf + c->used, room, "%s%s", c->used ? " " : "", arg);
+    } else {
+        /* Single quotes, each ' written as '\'' */
+        n = snprintf(c->buf + c->used, room, "%s'", c->used ? " " : "");
+        for (const char *p = arg; n >= 0 && (size_t)n < room && *p; p++) {
+            int k = *p == '\'' ? snprintf(c->buf + c->used + n, room - (size_t)n, "'\\''")
+                               : snprintf(c->buf + c->used + n, room - (size_t)n, "%c", *p);
+            n = k < 0 ? -1 : n + k;
+        }
+        if (n >= 0 && (size_t)n < room) {
+            int k = snprintf(c->buf + c->used + n, room - (size_t)n, "'");
+            n = k < 0 ? -1 : n + k;
+        }
+    }
+    if (n < 0 || (size_t)n >= room)
+        c->overflow = 1;
+    else
+        c->used += (size_t)n;
+}
+
+static void cmd_add2(cmdline *c, const char *flag, const char *value)
+{
+    cmd_add(c, flag);
+    cmd_add(c, value);
+}
+
+static void cmd_addu(cmdline *c, const char *flag, unsigned long long v, const char *suffix)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%llu%s", v, suffix);
+    cmd_add2(c, flag, num);
+}
+
+/* A PKCS#11 URI without its pin-value attribute (never printed). */
+static const char *uri_without_pin(const char *uri, char *buf, size_t len)
+{
+    const char *p = strstr(uri, "pin-value=");
+    if (!p) {
+        snprintf(buf, len, "%s", uri);
+        return buf;
+    }
+    const char *end = strpbrk(p, "&;");
+    size_t keep = (size_t)(p - uri);
+    if (end)
+        snprintf(buf, len, "%.*s%s", (int)keep, uri, end + 1);
+    else {
+        while (keep && strchr("?&;", uri[keep - 1]))
+            keep--;
+        snprintf(buf, len, "%.*s", (int)keep, uri);
+    }
+    return buf;
+}
+
+static void print_equivalent(const menu *m, const p11_test_def *def, const p11_test_params *in)
+{
+    const p11_target_opts *o = &m->opts;
+    cmdline c;
+    char buf[4096];
+
+    c.used = 0;
+    c.overflow = 0;
+    c.buf[0] = 0;
+    cmd_add(&c, "hsmbench");
+    cmd_add(&c, "run");
+    if (o->module)
+        cmd_add2(&c, "--module", o->module);
+    if (o->init_args)
+        cmd_add2(&c, "--init-args", o->init_args);
+    if (o->has_slot)
+        cmd_addu(&c, "--slot", (unsigned long long)o->slot, "");
+    else if (o->token)
+        cmd_add2(&c, "--token", o->token);
+    else if (o->uri)
+        cmd_add2(&c, "--uri", uri_without_pin(o->uri, buf, sizeof buf));
+    if (o->pin_env)
+        cmd_add2(&c, "--pin-env", o->pin_env);
+    else if (o->pin_file)
+        cmd_add2(&c, "--pin-file", o->pin_file);
+    cmd_add2(&c, "--test", def->name);
+    cmd_addu(&c, "--threads", m->threads, "");
+    cmd_addu(&c, "--duration", m->seconds, "s");
+    if (m->nonblocking) {
+        cmd_add2(&c, "--mode", "nonblocking");
+        cmd_addu(&c, "--rate", (unsigned long long)m->rate, "");
+    }
+    if (in->key_bits)
+        cmd_addu(&c, "--key-size", in->key_bits, "");
+    if (in->curve)
+        cmd_add2(&c, "--curve", in->curve);
+    if (in->data_size)
+        cmd_addu(&c, "--data-size", (unsigned long long)in->data_size, "");
+    if (in->keys == P11_KEYS_TOKEN)
+        cmd_add(&c, "--token-keys");
+    else if (in->keys == P11_KEYS_STATIC)
+        cmd_add2(&c, "--static-key", in->static_key);
+
+    printf("\nEquivalent command:\n");
+    if (c.overflow)
+        printf("    (too long to show)\n");
+    else
+        printf("    %s\n", c.buf);
+    if (o->pin || (o->uri && strstr(o->uri, "pin-value=")))
+        printf("    (the PIN is left out: give it with --pin-env VAR or --pin-file FILE)\n");
+    fflush(stdout);
+}
+
+/* Ask the test's parameters, run it, say how to repeat it. */
+static int run_item(menu *m, const menu_item *it)
+{
+    const p11_test_def *def = it->def;
+    p11_test_params in;
+    int rc;
+
+    memset(&in, 0, sizeof in);
+    printf("\nRunning %u thread%s for %u sec: %s", m->threads, m->threads == 1 ? "" : "s",
+           m->seconds, def->name);
+    if (m->nonblocking)
+        printf(", non-blocking at %llu operations/second", (unsigned long long)m->rate);
+    printf("\n\n");
+    if (def->key != KEYS_NONE && (rc = ask_key(m, def, &in)) != ASK_OK)
+        return rc;
+    if (takes_data(def) && (rc = ask_data(m, def, &in)) != ASK_OK)
+        return rc;
+    if (uses_key(def) && (rc = ask_keys(m, def, &in)) != ASK_OK)
+        return rc;
+
+    p11_runner_test(&m->r, def, &in);
+    print_equivalent(m, def, &in);
+
+    int sig = *m->interrupt;
+    if (sig || m->r.interrupted) {
+        bench_signals_clear();
+        m->r.interrupted = 0;
+        if (sig == SIGTERM)
+            return ASK_INTR;
+        printf("\nInterrupted: partial results above; the test's keys are destroyed.\n");
+    }
+    /* What was typed during the run is not an answer to the menu. */
+    if (m->tty && tcflush(STDIN_FILENO, TCIFLUSH) != 0)
+        m->tty = isatty(STDIN_FILENO);     /* the terminal went away: reads will say so */
+    fflush(stdout);
+    return ASK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The session                                                              */
+
+static void print_header(const menu *m)
+{
+    const p11_module *mod = m->t.mod;
+    const p11_token *tok = &m->t.token;
+    char desc[33], manuf[33];
+    size_t avail = 0, col = 0;
+
+    p11_trim(desc, sizeof desc, mod->info.libraryDescription, sizeof mod->info.libraryDescription);
+    p11_trim(manuf, sizeof manuf, mod->info.manufacturerID, sizeof mod->info.manufacturerID);
+    printf("\nhsmbench %s interactive benchmark\n\n", HSMBENCH_VERSION);
+    printf("Library information:\n");
+    printf("    module path.......: %s%s\n", mod->path,
+           m->t.demo ? "  (hsmbench's demo token)" : "");
+    printf("    library...........: %s %u.%u\n", desc, mod->info.libraryVersion.major,
+           mod->info.libraryVersion.minor);
+    printf("    manufacturer......: %s\n", manuf);
+    printf("    cryptoki version..: %u.%u\n", mod->info.cryptokiVersion.major,
+           mod->info.cryptokiVersion.minor);
+    printf("Token information:\n");
+    printf("    label.............: %s\n", tok->label);
+    printf("    manufacturer......: %s\n", tok->manufacturer);
+    printf("    model.............: %s\n", tok->model);
+    printf("    serial............: %s\n", tok->serial);
+    printf("    firmware..........: %u.%u\n", tok->info.firmwareVersion.major,
+           tok->info.firmwareVersion.minor);
+    printf("    hardware..........: %u.%u\n", tok->info.hardwareVersion.major,
+           tok->info.hardwareVersion.minor);
+    printf("    slot..............: %lu\n", (unsigned long)tok->slot);
+
+    /* Count tests, not letters (H and I are both "random"). */
+    for (size_t i = 0; i < p11_test_count(); i++) {
+        const menu_item *it = find_item(m, p11_test_at(i)->name);
+        avail += it && it->supported;
+    }
+    printf("\n        Available tests (%zu of %zu):\n", avail, p11_test_count());
+    for (size_t i = 0; i < p11_test_count(); i++) {
+        const menu_item *it = find_item(m, p11_test_at(i)->name);
+        if (!it || !it->supported)
+            continue;
+        size_t len = strlen(it->def->name);
+        if (col == 0)
+            col = (size_t)printf("                %s", it->def->name);
+        else if (col + 1 + len > 78) {
+            printf("\n");
+            col = (size_t)printf("                %s", it->def->name);
+        } else
+            col += (size_t)printf(" %s", it->def->name);
+    }
+    if (col)
+        printf("\n");
+    if (avail < p11_test_count()) {
+        printf("        Not available (left out of the menu):\n");
+        for (size_t i = 0; i < p11_test_count(); i++) {
+            const menu_item *it = find_item(m, p11_test_at(i)->name);
+            if (it && !it->supported)
+                printf("                %s: %s\n", it->def->name, it->reason);
+        }
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+/* Threads, duration, blocking or not: once per session, as pkpspeed asks. */
+static int ask_load(menu *m)
+{
+    static const char *const modes[] = { "b|blocking", "n|non-blocking|nonblocking" };
+    char prompt[128];
+    uint64_t v;
+    size_t pick;
+    int rc;
+
+    if (m->max_threads == 1)
+        printf("(this module cannot be called from several threads at once: 1 thread)\n");
+    snprintf(prompt, sizeof prompt, "Enter the number of threads [1-%u] (default 1): ",
+             m->max_threads);
+    if ((rc = ask_number(m, prompt, 1, m->max_threads, 1, 1, 0, &v)) != ASK_OK)
+        return rc;
+    m->threads = (unsigned)v;
+    snprintf(prompt, sizeof prompt, "Enter time duration in Secs [MAX=%u] (default %u): ",
+             MENU_MAX_SECONDS, MENU_DEF_SECONDS);
+    if ((rc = ask_number(m, prompt, 1, MENU_MAX_SECONDS, 1, MENU_DEF_SECONDS, 0, &v)) != ASK_OK)
+        return rc;
+    m->seconds = (unsigned)v;
+    if ((rc = ask_option(m, "Blocking or non-blocking test", modes, 2, 0, &pick)) != ASK_OK)
+        return rc;
+    m->nonblocking = pick == 1;
+    if (m->nonblocking) {
+        snprintf(prompt, sizeof prompt,
+                 "Enter the target rate in operations/second [1-%u] (default %u): ", MENU_MAX_RATE,
+                 MENU_DEF_RATE);
+        if ((rc = ask_number(m, prompt, 1, MENU_MAX_RATE, 1, MENU_DEF_RATE, 0, &m->rate)) != ASK_OK)
+            return rc;
+    }
+    return ASK_OK;
+}
+
+static int parse_args(int argc, char **argv, p11_target_opts *o)
+{
+    static const struct option longopts[] = {
+        P11_TARGET_LONGOPTS,
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char so[3];
+    int c;
+
+    memset(o, 0, sizeof *o);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        int t = p11_target_opt(o, c, optarg);
+        if (t < 0)
+            return BENCH_EXIT_USAGE;
+        if (t > 0)
+            continue;
+        switch (c) {
+        case 'h':
+            fputs(menu_usage, stdout);
+            return -1;
+        case ':':
+            bench_error("%s: a value is required (see: hsmbench menu --help)",
+                        bench_bad_option(argv, optind, optopt, so));
+            return BENCH_EXIT_USAGE;
+        default:
+            bench_error("%s: unknown option (see: hsmbench menu --help)",
+                        bench_bad_option(argv, optind, optopt, so));
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        bench_error("%s: unexpected argument (see: hsmbench menu --help)", argv[optind]);
+        return BENCH_EXIT_USAGE;
+    }
+    return p11_target_check(o) != 0 ? BENCH_EXIT_USAGE : 0;
+}
+
+/* ASK_* at the end of the dialogue to the exit status. */
+static int exit_code(int how)
+{
+    switch (how) {
+    case ASK_INTR:   return BENCH_EXIT_INTERRUPTED;
+    case ASK_GIVEUP: return BENCH_EXIT_USAGE;
+    default:         return BENCH_EXIT_OK;
+    }
+}
+
+static int session(menu *m)
+{
+    int rc;
+
+    if (m->opts.module && !m->opts.has_slot && !m->opts.token && !m->opts.uri) {
+        rc = choose_token(m);
+        if (rc < 0)
+            return exit_code(-rc);
+        if (rc > 0)
+            return *m->interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+    }
+    fflush(stdout);
+    rc = p11_target_open(&m->opts, 1, P11_OPEN_LOGIN, &m->t);
+    if (rc != 0)
+        return *m->interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+    m->t_open = 1;
+    m->max_threads = m->t.mod->single_threaded ? 1 : MENU_MAX_THREADS;
+    if (build_items(m) != 0)
+        return BENCH_EXIT_FAILED;
+    print_header(m);
+
+    if ((rc = ask_load(m)) != ASK_OK)
+        return exit_code(rc);
+    bench_load load;
+    memset(&load, 0, sizeof load);
+    load.threads = m->threads;
+    load.duration_ns = (uint64_t)m->seconds * 1000000000ULL;
+    load.mode = m->nonblocking ? BENCH_MODE_NONBLOCKING : BENCH_MODE_BLOCKING;
+    load.rate = m->nonblocking ? (double)m->rate : 0;
+    if (p11_runner_init(&m->r, &m->t, &load, NULL, 0, m->interrupt) != 0) {
+        bench_error("out of memory");
+        return BENCH_EXIT_FAILED;
+    }
+    m->r_init = 1;
+
+    for (;;) {
+        const menu_item *it = NULL;
+        print_menu(m);
+        if ((rc = ask_test(m, &it)) != ASK_OK)
+            break;
+        if ((rc = run_item(m, it)) != ASK_OK)
+            break;
+    }
+    if (m->r.nrows > 1)
+        p11_runner_table(&m->r, stdout);
+    return exit_code(rc);
+}
+
+int p11_cmd_menu(int argc, char **argv)
+{
+    menu m;
+    memset(&m, 0, sizeof m);
+    int rc = parse_args(argc, argv, &m.opts);
+    if (rc != 0)
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    m.tty = isatty(STDIN_FILENO);
+    m.interrupt = bench_signals_install();
+
+    rc = session(&m);
+
+    /* The runner destroyed each test's keys; close the session. */
+    if (m.r_init)
+        p11_runner_free(&m.r);
+    if (m.t_open)
+        p11_target_close(&m.t);
+    free(m.items);
+    free(m.line);
+    if (rc == BENCH_EXIT_INTERRUPTED)
+        fprintf(stderr, "hsmbench: interrupted\n");
+    fflush(stdout);
+    return rc;
+}

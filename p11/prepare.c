@@ -1,0 +1,481 @@
+/*
+ * p11/prepare.c - everything a test needs before the clock starts: its keys
+ * (generated, imported, or found), its input, and what a right result looks
+ * like (its length; with --verify, the expected value).
+ */
+#include "p11/tests.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/rsa.h>
+
+#include "bench/cli.h"
+#include "p11/names.h"
+#include "p11/verify.h"
+
+/* The DER prefix of a DigestInfo, per hash (RFC 8017, 9.2 note 1). */
+static const unsigned char *digestinfo_prefix(p11_hash h, size_t *len)
+{
+    static const unsigned char sha1[] = { 0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03,
+                                          0x02, 0x1a, 0x05, 0x00, 0x04, 0x14 };
+    static const unsigned char sha224[] = { 0x30, 0x2d, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48,
+                                            0x01, 0x65, 0x03, 0x04, 0x02, 0x04, 0x05, 0x00, 0x04,
+                                            0x1c };
+    static const unsigned char sha256[] = { 0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48,
+                                            0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04,
+                                            0x20 };
+    static const unsigned char sha384[] = { 0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48,
+                                            0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00, 0x04,
+                                            0x30 };
+    static const unsigned char sha512[] = { 0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48,
+                                            0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04,
+                                            0x40 };
+    switch (h) {
+    case P11_HASH_SHA1:   *len = sizeof sha1; return sha1;
+    case P11_HASH_SHA224: *len = sizeof sha224; return sha224;
+    case P11_HASH_SHA256: *len = sizeof sha256; return sha256;
+    case P11_HASH_SHA384: *len = sizeof sha384; return sha384;
+    case P11_HASH_SHA512: *len = sizeof sha512; return sha512;
+    default:              *len = 0; return NULL;
+    }
+}
+
+static unsigned key_uses(p11_op op)
+{
+    switch (op) {
+    case P11_OP_SIGN:
+    case P11_OP_VERIFY:  return KEYS_USE_SIGN;
+    case P11_OP_ENCRYPT:
+    case P11_OP_DECRYPT:
+    case P11_OP_FIND:    return KEYS_USE_ENCRYPT;
+    case P11_OP_WRAP:
+    case P11_OP_UNWRAP:  return KEYS_USE_WRAP;
+    case P11_OP_DERIVE:  return KEYS_USE_DERIVE;
+    default:             return 0;
+    }
+}
+
+/* Fill the spec for the test's main key. */
+static void main_spec(const p11_test_ctx *ctx, keys_spec *spec)
+{
+    const p11_test_def *def = ctx->def;
+    memset(spec, 0, sizeof *spec);
+    spec->type = def->key;
+    spec->bits = def->key == KEYS_DES3 ? 192 : ctx->params.key_bits;
+    spec->curve = ctx->params.curve;
+    spec->uses = key_uses(def->op);
+    /* Decrypt tests encrypt their input first; unwrap tests wrap it first. */
+    if (def->op == P11_OP_DECRYPT)
+        spec->uses |= KEYS_USE_ENCRYPT;
+    if (def->op == P11_OP_VERIFY && !ctx->params.verify)
+        spec->uses |= KEYS_USE_SIGN;
+    spec->token = ctx->params.keys == P11_KEYS_TOKEN;
+    spec->label = ctx->label;
+}
+
+static int fail_rv(const p11_test_ctx *ctx, const char *what, CK_RV rv)
+{
+    char rb[32];
+    bench_error("%s: %s: %s", ctx->def->name, what, p11_rv_name(rv, rb, sizeof rb));
+    return -1;
+}
+
+/* The main key: generated, imported, or found. */
+static CK_RV make_keys(p11_test_ctx *ctx)
+{
+    const p11_test_def *def = ctx->def;
+    const p11_test_params *p = &ctx->params;
+    keys_spec spec;
+    char kd[48], err[200];
+    CK_RV rv;
+
+    if (def->key == KEYS_NONE || def->op == P11_OP_KEYGEN)
+        return CKR_OK;
+    main_spec(ctx, &spec);
+    p11_test_key_desc(def, p, kd, sizeof kd);
+
+    if (p->keys == P11_KEYS_EXISTING) {
+        int found = 0;
+        CK_OBJECT_CLASS cls = keys_is_pair(def->key) ? CKO_PRIVATE_KEY : CKO_SECRET_KEY;
+        rv = keys_find(ctx->fn, ctx->control, cls, p->key_label, p->key_id, p->key_id_len,
+                       &ctx->keys.priv, &found);
+        if (rv != CKR_OK)
+            return fail_rv(ctx, "finding the key", rv), rv;
+        if (!found) {
+            bench_error("%s: no %s key with that label/ID on the token", def->name,
+                        keys_is_pair(def->key) ? "private" : "secret");
+            return CKR_KEY_HANDLE_INVALID;
+        }
+        if (found > 1)
+            bench_warn("%s: %d keys match; using the first", def->name, found);
+        if (keys_is_pair(def->key)) {
+            rv = keys_find(ctx->fn, ctx->control, CKO_PUBLIC_KEY, p->key_label, p->key_id,
+                           p->key_id_len, &ctx->keys.pub, &found);
+            if (rv != CKR_OK || !found) {
+                if (def->op == P11_OP_VERIFY || def->op == P11_OP_ENCRYPT) {
+                    bench_error("%s: no public key with that label/ID on the token", def->name);
+                    return CKR_KEY_HANDLE_INVALID;
+                }
+                ctx->keys.pub = 0;
+            }
+        }
+        ctx->keys.created = 0;   /* found, not made: never destroyed */
+        return CKR_OK;
+    }
+    if (p->keys == P11_KEYS_STATIC) {
+        ctx->material = keys_material_load(p->static_key, &spec, err, sizeof err);
+        if (!ctx->material) {
+            bench_error("--static-key %s: %s", p->static_key, err);
+            return CKR_GENERAL_ERROR;
+        }
+    } else if (p->verify) {
+        /* Keys whose material we hold, so OpenSSL can check every result. */
+        ctx->material = keys_material_new(&spec);
+        if (!ctx->material) {
+            bench_error("%s: OpenSSL could not make a %s key", def->name, kd);
+            return CKR_GENERAL_ERROR;
+        }
+    }
+    if (ctx->material)
+        rv = keys_import(ctx->fn, ctx->control, &spec, ctx->material, &ctx->keys);
+    else
+        rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->keys);
+    if (rv != CKR_OK) {
+        char what[96];
+        snprintf(what, sizeof what, "%s the %s key", ctx->material ? "importing" : "generating", kd);
+        fail_rv(ctx, what, rv);
+    }
+    return rv;
+}
+
+/* An extractable AES-256 key to wrap (wrap tests) or to make a blob from. */
+static CK_RV make_target(p11_test_ctx *ctx)
+{
+    keys_spec spec = { KEYS_AES, 256, NULL, KEYS_USE_ENCRYPT, 0, 1, ctx->label };
+    CK_RV rv;
+    ctx->aux_material = keys_material_new(&spec);
+    if (!ctx->aux_material) {
+        bench_error("%s: OpenSSL could not make the target key", ctx->def->name);
+        return CKR_GENERAL_ERROR;
+    }
+    rv = keys_import(ctx->fn, ctx->control, &spec, ctx->aux_material, &ctx->aux);
+    if (rv == CKR_OK)
+        return rv;
+    /* Tokens that refuse imported secrets: generate it instead (unknown value). */
+    keys_material_free(ctx->aux_material);
+    ctx->aux_material = NULL;
+    rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->aux);
+    if (rv != CKR_OK)
+        fail_rv(ctx, "making the AES-256 target key", rv);
+    return rv;
+}
+
+static CK_RV set_input(p11_test_ctx *ctx, const unsigned char *v, size_t n)
+{
+    free(ctx->input);
+    ctx->input = malloc(n ? n : 1);
+    if (!ctx->input)
+        return CKR_HOST_MEMORY;
+    memcpy(ctx->input, v, n);
+    ctx->input_len = (CK_ULONG)n;
+    return CKR_OK;
+}
+
+/* From the data to the bytes the operation is given. */
+static CK_RV build_input(p11_test_ctx *ctx)
+{
+    const p11_test_def *def = ctx->def;
+    unsigned char md[EVP_MAX_MD_SIZE], buf[EVP_MAX_MD_SIZE + 32];
+    unsigned int mdlen = 0;
+
+    switch (def->input) {
+    case P11_IN_DATA:
+        return set_input(ctx, ctx->data, ctx->data_len);
+    case P11_IN_HASH:
+    case P11_IN_DIGESTINFO: {
+        const EVP_MD *m = p11_hash_md(ctx->params.hash);
+        if (!m || EVP_Digest(ctx->data, ctx->data_len, md, &mdlen, m, NULL) != 1) {
+            bench_error("%s: OpenSSL could not hash the input", def->name);
+            return CKR_GENERAL_ERROR;
+        }
+        if (def->input == P11_IN_HASH)
+            return set_input(ctx, md, mdlen);
+        size_t plen;
+        const unsigned char *prefix = digestinfo_prefix(ctx->params.hash, &plen);
+        memcpy(buf, prefix, plen);
+        memcpy(buf + plen, md, mdlen);
+        return set_input(ctx, buf, plen + mdlen);
+    }
+    case P11_IN_MODULUS: {
+        CK_ULONG k = keys_rsa_modulus_len(ctx->fn, ctx->control, ctx->keys.pub ? ctx->keys.pub
+                                                                               : ctx->keys.priv);
+        if (!k)
+            k = (ctx->params.key_bits + 7) / 8;
+        unsigned char *blk = calloc(1, k);
+        if (!blk)
+            return CKR_HOST_MEMORY;
+        /* A leading zero byte keeps the block below any modulus of that length. */
+        for (CK_ULONG i = 1; i < k; i++)
+            blk[i] = (unsigned char)(i * 131 + 17);
+        CK_RV rv = set_input(ctx, blk, k);
+        free(blk);
+        return rv;
+    }
+    case P11_IN_NONE:
+        return CKR_OK;
+    }
+    return CKR_OK;
+}
+
+/* Length of a right result, for checks; 0 when it varies or there is none. */
+static CK_ULONG expected_length(p11_test_ctx *ctx)
+{
+    const p11_test_def *def = ctx->def;
+    CK_ULONG n = ctx->input_len;
+    CK_MECHANISM_TYPE m = ctx->mech;
+    CK_ULONG k = 0;
+
+    if (def->key == KEYS_RSA && def->op != P11_OP_KEYGEN)
+        k = keys_rsa_modulus_len(ctx->fn, ctx->control, ctx->keys.pub ? ctx->keys.pub : ctx->keys.priv);
+    switch (def->op) {
+    case P11_OP_SIGN:
+        if (def->key == KEYS_RSA)
+            return k;
+        if (def->key == KEYS_EC)
+            return 2 * ((ctx->params.key_bits + 7) / 8);
+        if (def->key == KEYS_ED25519)
+            return 64;
+        if (def->key == KEYS_GENERIC) {
+            return m == CKM_SHA_1_HMAC ? 20 : m == CKM_SHA256_HMAC ? 32 : m == CKM_SHA384_HMAC ? 48 : 64;
+        }
+        return 0;
+    case P11_OP_ENCRYPT:
+        if (def->key == KEYS_RSA)
+            return k;
+        if (m == CKM_AES_GCM)
+            return n + 16;
+        if (m == CKM_AES_CBC_PAD)
+            return (n / 16 + 1) * 16;
+        return n;
+    case P11_OP_DECRYPT:
+        if (m == CKM_RSA_X_509)
+            return k;
+        return (CK_ULONG)ctx->expect_n;
+    case P11_OP_DIGEST:
+        return m == CKM_SHA_1 ? 20 : m == CKM_SHA224 ? 28 : m == CKM_SHA256 ? 32
+             : m == CKM_SHA384 ? 48 : m == CKM_SHA512 ? 64 : m == 0x2b0 ? 32 : m == 0x2c0 ? 48 : 64;
+    case P11_OP_WRAP:
+        return 40;      /* a 32-byte key wrapped, with or without padding */
+    case P11_OP_RANDOM:
+        return (CK_ULONG)ctx->data_len;
+    default:
+        return 0;
+    }
+}
+
+/* One operation run by the control session (untimed): a signature for
+ * verify tests, a ciphertext for decrypt tests, a blob for unwrap tests. */
+static CK_RV one_shot(p11_test_ctx *ctx, p11_op op, CK_MECHANISM *mech, CK_OBJECT_HANDLE key,
+                      const unsigned char *in, CK_ULONG in_len, unsigned char **out, CK_ULONG *out_len)
+{
+    CK_FUNCTION_LIST *fn = ctx->fn;
+    CK_SESSION_HANDLE s = ctx->control;
+    CK_ULONG cap = in_len + 2048;
+    unsigned char *buf = malloc(cap);
+    CK_RV rv;
+
+    if (!buf)
+        return CKR_HOST_MEMORY;
+    if (op == P11_OP_SIGN) {
+        rv = fn->C_SignInit(s, mech, key);
+        if (rv == CKR_OK)
+            rv = fn->C_Sign(s, (CK_BYTE_PTR)in, in_len, buf, &cap);
+    } else if (op == P11_OP_ENCRYPT) {
+        rv = fn->C_EncryptInit(s, mech, key);
+        if (rv == CKR_OK)
+            rv = fn->C_Encrypt(s, (CK_BYTE_PTR)in, in_len, buf, &cap);
+    } else {
+        rv = fn->C_WrapKey(s, mech, key, ctx->aux.priv, buf, &cap);
+    }
+    if (rv != CKR_OK) {
+        free(buf);
+        return rv;
+    }
+    *out = buf;
+    *out_len = cap;
+    return CKR_OK;
+}
+
+/* What verify, decrypt and unwrap tests consume, made once. */
+static CK_RV make_inputs(p11_test_ctx *ctx)
+{
+    const p11_test_def *def = ctx->def;
+    p11_mech_state ms;
+    CK_RV rv = CKR_OK;
+    unsigned char *out = NULL;
+    CK_ULONG out_len = 0;
+
+    p11_mech_init(ctx, 0, &ms);
+    if (def->op == P11_OP_VERIFY) {
+        if (ctx->params.verify && ctx->material) {
+            /* Signatures OpenSSL made: the token must accept them. */
+            if (p11_sign_software(ctx, ctx->input, ctx->input_len, &out, &out_len) != 0) {
+                bench_error("%s: OpenSSL could not make the signature to verify", def->name);
+                return CKR_GENERAL_ERROR;
+            }
+        } else {
+            rv = one_shot(ctx, P11_OP_SIGN, &ms.mech, ctx->keys.priv, ctx->input, ctx->input_len,
+                          &out, &out_len);
+            if (rv != CKR_OK)
+                return fail_rv(ctx, "making the signature to verify", rv), rv;
+        }
+        ctx->sig = out;
+        ctx->sig_len = out_len;
+    } else if (def->op == P11_OP_DECRYPT) {
+        /* The plaintext each decryption must give back. */
+        ctx->expect = malloc(ctx->input_len ? ctx->input_len : 1);
+        if (!ctx->expect)
+            return CKR_HOST_MEMORY;
+        memcpy(ctx->expect, ctx->input, ctx->input_len);
+        ctx->expect_n = ctx->input_len;
+        if (ctx->mech == CKM_RSA_X_509) {
+            /* Any block below the modulus decrypts; the input stays as built. */
+            return CKR_OK;
+        }
+        if (ctx->params.verify && ctx->material) {
+            if (p11_encrypt_software(ctx, &ms, ctx->input, ctx->input_len, &out, &out_len) != 0) {
+                bench_error("%s: OpenSSL could not make the ciphertext to decrypt", def->name);
+                return CKR_GENERAL_ERROR;
+            }
+        } else {
+            CK_OBJECT_HANDLE enc = keys_is_pair(def->key) ? ctx->keys.pub : ctx->keys.priv;
+            rv = one_shot(ctx, P11_OP_ENCRYPT, &ms.mech, enc, ctx->input, ctx->input_len, &out,
+                          &out_len);
+            if (rv != CKR_OK)
+                return fail_rv(ctx, "making the ciphertext to decrypt", rv), rv;
+        }
+        free(ctx->input);
+        ctx->input = out;
+        ctx->input_len = out_len;
+    } else if (def->op == P11_OP_UNWRAP) {
+        CK_OBJECT_HANDLE wrapper = keys_is_pair(def->key) ? ctx->keys.pub : ctx->keys.priv;
+        rv = one_shot(ctx, P11_OP_WRAP, &ms.mech, wrapper, NULL, 0, &out, &out_len);
+        if (rv != CKR_OK)
+            return fail_rv(ctx, "wrapping the key to unwrap", rv), rv;
+        free(ctx->input);
+        ctx->input = out;
+        ctx->input_len = out_len;
+    }
+    return CKR_OK;
+}
+
+/* ECDH: a peer key pair in software; its public point is the input. */
+static CK_RV make_peer(p11_test_ctx *ctx)
+{
+    keys_spec spec = { KEYS_EC, ctx->params.key_bits, ctx->params.curve, 0, 0, 0, NULL };
+    keys_material *peer = keys_material_new(&spec);
+    unsigned char point[200];
+    size_t plen = 0;
+
+    if (!peer || EVP_PKEY_get_octet_string_param(peer->pkey, OSSL_PKEY_PARAM_PUB_KEY, point,
+                                                 sizeof point, &plen) != 1) {
+        keys_material_free(peer);
+        bench_error("%s: OpenSSL could not make the peer key", ctx->def->name);
+        return CKR_GENERAL_ERROR;
+    }
+    ctx->peer = peer->pkey;
+    peer->pkey = NULL;
+    keys_material_free(peer);
+    ctx->peer_point = malloc(plen);
+    if (!ctx->peer_point)
+        return CKR_HOST_MEMORY;
+    memcpy(ctx->peer_point, point, plen);
+    ctx->peer_len = (CK_ULONG)plen;
+    return CKR_OK;
+}
+
+CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
+                       CK_SESSION_HANDLE control, const p11_test_def *def,
+                       const p11_test_params *params)
+{
+    CK_RV rv;
+
+    memset(ctx, 0, sizeof *ctx);
+    ctx->def = def;
+    ctx->params = *params;
+    ctx->mech = p11_test_mech(def, params);
+    ctx->fn = m->fn;
+    ctx->slot = slot;
+    ctx->control = control;
+    snprintf(ctx->label, sizeof ctx->label, "hsmbench-%s-%ld", def->name, (long)getpid());
+
+    /* The same bytes every run, so runs compare; not all zero, so no
+     * module can shortcut them. */
+    ctx->data_len = (size_t)params->data_size;
+    ctx->data = malloc(ctx->data_len ? ctx->data_len : 1);
+    if (!ctx->data) {
+        bench_error("out of memory");
+        return CKR_HOST_MEMORY;
+    }
+    for (size_t i = 0; i < ctx->data_len; i++)
+        ctx->data[i] = (unsigned char)(i * 131 + 17);
+
+    if ((rv = make_keys(ctx)) != CKR_OK)
+        goto fail;
+    if ((def->op == P11_OP_WRAP || def->op == P11_OP_UNWRAP) && (rv = make_target(ctx)) != CKR_OK)
+        goto fail;
+    if (def->op == P11_OP_DERIVE && (rv = make_peer(ctx)) != CKR_OK)
+        goto fail;
+    if ((rv = build_input(ctx)) != CKR_OK)
+        goto fail;
+    /* The public key as OpenSSL sees it, for checking results. */
+    if (keys_is_pair(def->key) && def->op != P11_OP_KEYGEN) {
+        if (ctx->material && ctx->material->pkey) {
+            EVP_PKEY_up_ref(ctx->material->pkey);
+            ctx->public_key = ctx->material->pkey;
+        } else if (ctx->keys.pub) {
+            ctx->public_key = keys_export_public(ctx->fn, control, def->key, params->curve, ctx->keys.pub);
+        }
+    }
+    if ((rv = make_inputs(ctx)) != CKR_OK)
+        goto fail;
+    ctx->expect_len = expected_length(ctx);
+    CK_ULONG biggest = ctx->expect_len > ctx->input_len ? ctx->expect_len : ctx->input_len;
+    ctx->out_cap = biggest + 64;
+    if (ctx->out_cap < 1024)
+        ctx->out_cap = 1024;
+    return CKR_OK;
+fail:
+    p11_test_release(ctx);
+    return rv;
+}
+
+void p11_test_release(p11_test_ctx *ctx)
+{
+    char rb[32];
+    keys_handle *both[2] = { &ctx->keys, &ctx->aux };
+    for (size_t i = 0; i < 2; i++) {
+        if (!both[i]->created)
+            continue;
+        CK_RV rv = keys_destroy(ctx->fn, ctx->control, both[i]);
+        if (rv != CKR_OK)
+            bench_warn("%s: destroying a benchmark key: %s", ctx->def->name,
+                       p11_rv_name(rv, rb, sizeof rb));
+    }
+    keys_material_free(ctx->material);
+    keys_material_free(ctx->aux_material);
+    EVP_PKEY_free(ctx->public_key);
+    EVP_PKEY_free(ctx->peer);
+    free(ctx->data);
+    free(ctx->input);
+    free(ctx->sig);
+    free(ctx->expect);
+    free(ctx->peer_point);
+    ctx->material = ctx->aux_material = NULL;
+    ctx->public_key = ctx->peer = NULL;
+    ctx->data = ctx->input = ctx->sig = ctx->expect = ctx->peer_point = NULL;
+}

@@ -1,0 +1,112 @@
+/* rest/b64.c - strict base64, both alphabets in, the standard one out. */
+#include "rest/b64.h"
+
+#include <stdlib.h>
+
+static const char alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* 0..63 for a digit of either alphabet, 64 for '=', 255 for anything else. */
+static unsigned digit(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    if (c == '=') return 64;
+    return 255;
+}
+
+size_t rest_b64_encoded_len(size_t n)
+{
+    return (n + 2) / 3 * 4;
+}
+
+size_t rest_b64_decoded_max(size_t len)
+{
+    return (len + 3) / 4 * 3;
+}
+
+size_t rest_b64_encode(const uint8_t *in, size_t n, char *out)
+{
+    size_t i = 0, o = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+        out[o++] = alphabet[v >> 18];
+        out[o++] = alphabet[(v >> 12) & 63];
+        out[o++] = alphabet[(v >> 6) & 63];
+        out[o++] = alphabet[v & 63];
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        out[o++] = alphabet[v >> 18];
+        out[o++] = alphabet[(v >> 12) & 63];
+        out[o++] = '=';
+        out[o++] = '=';
+    } else if (n - i == 2) {
+        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
+        out[o++] = alphabet[v >> 18];
+        out[o++] = alphabet[(v >> 12) & 63];
+        out[o++] = alphabet[(v >> 6) & 63];
+        out[o++] = '=';
+    }
+    out[o] = 0;
+    return o;
+}
+
+char *rest_b64_encode_alloc(const uint8_t *in, size_t n)
+{
+    char *s = malloc(rest_b64_encoded_len(n) + 1);
+    if (s)
+        rest_b64_encode(in, n, s);
+    return s;
+}
+
+/* Shared by decode and valid: out may be NULL (validate only). */
+static int decode(const char *in, size_t len, uint8_t *out, size_t cap, size_t *outlen)
+{
+    size_t pad = 0, o = 0;
+    uint32_t acc = 0;
+    unsigned bits = 0;
+
+    /* Padding: at most two '=', only at the end, and only to a multiple of 4. */
+    while (pad < len && in[len - 1 - pad] == '=')
+        pad++;
+    if (pad > 2 || (pad && len % 4 != 0))
+        return -1;
+    len -= pad;
+    if (len % 4 == 1)
+        return -1;               /* 6 bits cannot make a byte */
+    for (size_t i = 0; i < len; i++) {
+        unsigned d = digit((unsigned char)in[i]);
+        if (d > 63)
+            return -1;
+        acc = acc << 6 | d;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (out) {
+                if (o >= cap)
+                    return -1;
+                out[o] = (uint8_t)(acc >> bits);
+            }
+            o++;
+        }
+    }
+    if (pad && (len + pad) / 4 * 3 - pad != o)
+        return -1;
+    if (outlen)
+        *outlen = o;
+    return 0;
+}
+
+int rest_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap, size_t *outlen)
+{
+    return decode(in, len, out, cap, outlen);
+}
+
+int rest_b64_valid(const char *in, size_t len)
+{
+    return decode(in, len, NULL, 0, NULL) == 0;
+}

@@ -1,0 +1,156 @@
+/* rest/client.c - shared plumbing of the REST workloads. */
+#include "rest/client.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "bench/clock.h"
+#include "rest/b64.h"
+#include "rest/codes.h"
+
+#define SETUP_TRIES 3
+
+rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen)
+{
+    rest_stats_shard *sh = c->stats ? rest_stats_shard_of(c->stats, worker) : NULL;
+    return rest_http_new(&c->http, worker + 1, sh, err, errlen);
+}
+
+void rest_client_arm(rest_client *c, rest_http *h)
+{
+    rest_http_measure_from(h, bench_now_ns() + c->warmup_ns);
+}
+
+const char *rest_error_text(const char *body, size_t len, char *buf, size_t cap)
+{
+    const char *src = body;
+    size_t n = len;
+    json_t *j = NULL;
+
+    if (len && (body[0] == '{')) {
+        j = json_loadb(body, len, 0, NULL);
+        json_t *m = json_object_get(j, "message");
+        if (!json_is_string(m)) {
+            json_t *e = json_object_get(j, "error");
+            m = json_is_object(e) ? json_object_get(e, "message") : e;
+        }
+        if (json_is_string(m)) {
+            src = json_string_value(m);
+            n = strlen(src);
+        }
+    }
+    size_t limit = cap > 4 ? cap - 4 : 0, o = 0, i = 0;
+    for (; i < n && o < limit; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        buf[o++] = (ch < 0x20 || ch == 0x7f) ? ' ' : (char)ch;
+    }
+    while (o && buf[o - 1] == ' ')
+        o--;
+    if (i < n && cap > 4) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = 0;
+    json_decref(j);
+    return buf;
+}
+
+bench_code rest_setup_call(rest_http *h, const char *what, const char *method, const char *url,
+                           const char *body, size_t len, rest_check_fn check, void *arg,
+                           rest_response *resp, char *err, size_t errlen)
+{
+    bench_code rc = BENCH_OK;
+    for (int attempt = 1; attempt <= SETUP_TRIES; attempt++) {
+        rest_http_request(h, method, url, body, len);
+        rest_http_perform(h, resp);
+        if (resp->transport)
+            rc = resp->transport;
+        else if (resp->status < 200 || resp->status > 299)
+            rc = rest_code_http(resp->status);
+        else
+            rc = check ? check(arg, resp) : BENCH_OK;
+        if (rc == BENCH_OK)
+            return BENCH_OK;
+        if (!rest_code_is_transient(rc) || attempt == SETUP_TRIES)
+            break;
+        struct timespec ts = { 0, 100L * 1000 * 1000 * attempt };
+        nanosleep(&ts, NULL);
+    }
+    char name[64], text[200];
+    rest_code_name(rc, name, sizeof name);
+    if (resp->transport)
+        snprintf(err, errlen, "%s: %s: %s", what, name, resp->error);
+    else if (rest_code_http_status(rc))
+        snprintf(err, errlen, "%s: %s%s%s", what, name, resp->body_len ? ": " : "",
+                 rest_error_text(resp->body, resp->body_len, text, sizeof text));
+    else
+        snprintf(err, errlen, "%s: unexpected answer (%s)", what, name);
+    return rc;
+}
+
+json_t *rest_json_object(const char *body, size_t len, bench_code *rc)
+{
+    json_t *j = json_loadb(body, len, 0, NULL);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        *rc = REST_E_BAD_JSON;
+        return NULL;
+    }
+    *rc = BENCH_OK;
+    return j;
+}
+
+bench_code rest_json_b64(const json_t *obj, const char *field, uint8_t **out, size_t *outlen)
+{
+    json_t *v = json_object_get(obj, field);
+    if (!json_is_string(v) || json_string_length(v) == 0)
+        return REST_E_MISSING_FIELD;
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    if (!out)
+        return rest_b64_valid(s, n) ? BENCH_OK : REST_E_BAD_BASE64;
+    size_t cap = rest_b64_decoded_max(n);
+    uint8_t *buf = malloc(cap ? cap : 1);
+    if (!buf)
+        return REST_E_MISSING_FIELD;
+    if (rest_b64_decode(s, n, buf, cap, outlen) != 0) {
+        free(buf);
+        return REST_E_BAD_BASE64;
+    }
+    *out = buf;
+    return BENCH_OK;
+}
+
+int rest_url_check(const char *url, char *err, size_t errlen)
+{
+    const char *p;
+    if (strncasecmp(url, "https://", 8) == 0)
+        p = url + 8;
+    else if (strncasecmp(url, "http://", 7) == 0)
+        p = url + 7;
+    else {
+        snprintf(err, errlen, "'%s' is not an http:// or https:// URL", url);
+        return -1;
+    }
+    size_t hostlen = strcspn(p, "/?#");
+    if (hostlen == 0) {
+        snprintf(err, errlen, "'%s' has no host", url);
+        return -1;
+    }
+    if (memchr(p, '@', hostlen)) {
+        snprintf(err, errlen, "credentials in the URL are not accepted: give them with the "
+                              "token or API key options");
+        return -1;
+    }
+    for (const char *c = url; *c; c++) {
+        if (isspace((unsigned char)*c) || (unsigned char)*c < 0x20) {
+            snprintf(err, errlen, "the URL contains a space or control character");
+            return -1;
+        }
+    }
+    return 0;
+}

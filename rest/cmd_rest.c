@@ -1,0 +1,779 @@
+/* rest/cmd_rest.c - "hsmbench rest ekm|sdkms": load a key-management REST service. */
+#include "rest/cmd.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "bench/cli.h"
+#include "bench/exit.h"
+#include "bench/pool.h"
+#include "bench/report.h"
+#include "bench/secret.h"
+#include "bench/signals.h"
+#include "rest/client.h"
+#include "rest/codes.h"
+#include "rest/ekm.h"
+#include "rest/sdkms.h"
+#include "rest/stats.h"
+
+#define MAX_THREADS         1024
+#define MAX_DURATION_NS     (7ULL * 24 * 3600 * 1000000000ULL)
+#define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
+#define DEFAULT_TIMEOUT_NS  (10ULL * 1000000000ULL)
+#define SECRET_MAX          16384            /* an ID token (JWT) is a few kB */
+#define AAD_MAX             65536
+
+static const char rest_usage[] =
+    "Usage: hsmbench rest ekm   --endpoint KEY_URI [--op wrap|unwrap|wrap-unwrap] [options]\n"
+    "       hsmbench rest sdkms --endpoint URL --op keygen|encrypt|decrypt|sign|verify|mac [options]\n"
+    "\n"
+    "Benchmark a key-management REST service with the same timing core as\n"
+    "'hsmbench run': a Google Cloud EKM endpoint (Thales CipherTrust CCKM and\n"
+    "other EKM partners: POST KEY_URI:wrap / :unwrap), or Fortanix SDKMS/DSM.\n"
+    "\n"
+    "EKM:\n"
+    "  --endpoint KEY_URI   the key's URI (as the Thales k6 package's ENDPOINT_URL)\n"
+    "  --op wrap|unwrap|wrap-unwrap   (default wrap); unwrap uses blobs wrapped at set-up,\n"
+    "                       wrap-unwrap checks the plaintext comes back\n"
+    "  --token-env VAR | --token-file FILE | --token TOKEN (warns)\n"
+    "                       the bearer token; with none, asked without echo on a terminal\n"
+    "  --reason REASON      accessReasonContext.reason (default CUSTOMER_INITIATED_ACCESS)\n"
+    "  --aad HEX            additionalAuthenticatedData\n"
+    "  --data-size BYTES    plaintext size, 1..65536 (default 32)\n"
+    "SDKMS:\n"
+    "  --endpoint URL       the service root (https://sdkms.example)\n"
+    "  --op OP              keygen, encrypt, decrypt, sign, verify, mac\n"
+    "  --api-key-env VAR | --api-key-file FILE | --api-key KEY (warns)\n"
+    "                       the API key (base64 app_id:secret)\n"
+    "  --alg AES|RSA|EC|HMAC   (default: AES for keygen/encrypt/decrypt, RSA for\n"
+    "                       sign/verify, HMAC for mac)\n"
+    "  --key-size BITS      AES 128/192/256, RSA 1024..8192, HMAC (default 256/2048/256)\n"
+    "  --curve NistP256|NistP384|NistP521   EC curve (default NistP256)\n"
+    "  --mode MODE          AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15; RSA sign: PKCS1_V15|PSS\n"
+    "  --hash-alg SHA1|SHA256|SHA384|SHA512   digest for sign/verify, MAC (default SHA256)\n"
+    "  --transient          transient keys (no kid; nothing to delete)\n"
+    "  --data-size BYTES    input size (default 32)\n"
+    "TLS and HTTP:\n"
+    "  --cacert FILE        trust these CA certificates instead of the system's\n"
+    "  --cert FILE --key FILE   client certificate and key (mutual TLS), PEM\n"
+    "  --insecure           do not verify the server's certificate (warns)\n"
+    "  --no-connection-reuse   a new connection and full TLS handshake for every request\n"
+    "  --http2              HTTP/2 when the server offers it (default HTTP/1.1 keep-alive)\n"
+    "  --timeout TIME       per request, connection included (default 10s)\n"
+    "  -v, --verbose        log every request on stderr (credentials redacted)\n"
+    "Load:\n"
+    "  --threads N          workers, each with its own connection (default 1, max 1024)\n"
+    "  --duration TIME      measured time: 30, 30s, 500ms, 2m (default 10s)\n"
+    "  --iterations N       measured operations in total, instead of a duration\n"
+    "  --warmup TIME        run this long first, excluded from results (default 0)\n"
+    "Output:\n"
+    "  --json FILE          write results (schema hsmbench.result/1, with an \"http\" object)\n"
+    "  --quiet              no per-second lines and no summary; errors only\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Tokens, API keys and session tokens are never printed or written to the results.\n"
+    "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
+    "or input; 3 the endpoint, its TLS or the credentials failed at set-up;\n"
+    "130 interrupted.\n";
+
+enum {
+    OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
+    OPT_WARMUP, OPT_JSON, OPT_QUIET, OPT_CACERT, OPT_CERT, OPT_KEY, OPT_INSECURE, OPT_NO_REUSE,
+    OPT_HTTP2, OPT_TIMEOUT, OPT_STAGES, OPT_THINK,
+    OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
+    OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE, OPT_MODE,
+    OPT_HASH, OPT_TRANSIENT,
+};
+
+typedef enum { KIND_EKM, KIND_SDKMS } rest_kind;
+
+typedef struct rest_opts {
+    rest_kind      kind;
+    const char    *endpoint;
+    const char    *op;
+    rest_http_opts http;
+    bench_load     load;
+    int            has_duration;
+    uint64_t       data_size;
+    const char    *json;
+    int            quiet;
+    /* the secret's source */
+    const char    *secret_env, *secret_file, *secret_value;
+    /* EKM */
+    const char    *reason;
+    uint8_t       *aad;
+    size_t         aadlen;
+    /* SDKMS */
+    rest_sdkms_cfg sdkms;
+    /* argv slots that held a secret, for the results file's "command" */
+    unsigned char *secret_args;      /* per argv index: 0 none, 1 whole arg, 2 after '=' */
+} rest_opts;
+
+static int parse_hex(const char *flag, const char *text, uint8_t **out, size_t *len)
+{
+    size_t n = strlen(text);
+    if (n == 0 || n % 2 || n / 2 > AAD_MAX) {
+        bench_error("%s: expected an even number of hex digits (at most %d bytes)", flag, AAD_MAX);
+        return -1;
+    }
+    uint8_t *b = malloc(n / 2);
+    if (!b) {
+        bench_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned v;
+        if (sscanf(text + 2 * i, "%2x", &v) != 1 || !isxdigit((unsigned char)text[2 * i]) ||
+            !isxdigit((unsigned char)text[2 * i + 1])) {
+            bench_error("%s: '%s' is not hexadecimal", flag, text);
+            free(b);
+            return -1;
+        }
+        b[i] = (uint8_t)v;
+    }
+    free(*out);
+    *out = b;
+    *len = n / 2;
+    return 0;
+}
+
+/* Remember where a secret sat in argv (after getopt_long returned it). */
+static void mark_secret(rest_opts *o, char **argv, int optind_now, const char *arg)
+{
+    int i = optind_now - 1;
+    if (i < 0)
+        return;
+    if (argv[i] == arg)
+        o->secret_args[i] = 1;
+    else if (strchr(argv[i], '=') && strchr(argv[i], '=') + 1 == arg)
+        o->secret_args[i] = 2;
+}
+
+static int kind_only(const rest_opts *o, rest_kind want, const char *flag)
+{
+    if (o->kind != want) {
+        bench_error("%s: an option of 'hsmbench rest %s' (see: hsmbench rest --help)", flag,
+                    want == KIND_EKM ? "ekm" : "sdkms");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, rest_opts *o)
+{
+    static const struct option longopts[] = {
+        { "endpoint", required_argument, NULL, OPT_ENDPOINT },
+        { "op", required_argument, NULL, OPT_OP },
+        { "data-size", required_argument, NULL, OPT_DATA_SIZE },
+        { "threads", required_argument, NULL, OPT_THREADS },
+        { "duration", required_argument, NULL, OPT_DURATION },
+        { "iterations", required_argument, NULL, OPT_ITERATIONS },
+        { "warmup", required_argument, NULL, OPT_WARMUP },
+        { "json", required_argument, NULL, OPT_JSON },
+        { "quiet", no_argument, NULL, OPT_QUIET },
+        { "cacert", required_argument, NULL, OPT_CACERT },
+        { "cert", required_argument, NULL, OPT_CERT },
+        { "key", required_argument, NULL, OPT_KEY },
+        { "insecure", no_argument, NULL, OPT_INSECURE },
+        { "no-connection-reuse", no_argument, NULL, OPT_NO_REUSE },
+        { "http2", no_argument, NULL, OPT_HTTP2 },
+        { "timeout", required_argument, NULL, OPT_TIMEOUT },
+        { "verbose", no_argument, NULL, 'v' },
+        { "stages", required_argument, NULL, OPT_STAGES },
+        { "think", required_argument, NULL, OPT_THINK },
+        { "token-env", required_argument, NULL, OPT_TOKEN_ENV },
+        { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+        { "token", required_argument, NULL, OPT_TOKEN },
+        { "reason", required_argument, NULL, OPT_REASON },
+        { "aad", required_argument, NULL, OPT_AAD },
+        { "api-key-env", required_argument, NULL, OPT_API_KEY_ENV },
+        { "api-key-file", required_argument, NULL, OPT_API_KEY_FILE },
+        { "api-key", required_argument, NULL, OPT_API_KEY },
+        { "alg", required_argument, NULL, OPT_ALG },
+        { "key-size", required_argument, NULL, OPT_KEY_SIZE },
+        { "curve", required_argument, NULL, OPT_CURVE },
+        { "mode", required_argument, NULL, OPT_MODE },
+        { "hash-alg", required_argument, NULL, OPT_HASH },
+        { "transient", no_argument, NULL, OPT_TRANSIENT },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    uint64_t v;
+    int c, secrets = 0;
+    char so[3];
+
+    o->load.threads = 1;
+    o->http.timeout_ms = (long)(DEFAULT_TIMEOUT_NS / 1000000);
+    opterr = 0;
+    optind = 1;
+    /* "+": no reordering, so the positions of secret arguments stay put. */
+    while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(rest_usage, stdout);
+            return -1;
+        case 'v':
+            o->http.verbose = 1;
+            break;
+        case OPT_ENDPOINT:
+            o->endpoint = optarg;
+            break;
+        case OPT_OP:
+            o->op = optarg;
+            break;
+        case OPT_DATA_SIZE:
+            if (bench_parse_u64("--data-size", optarg, 1, REST_EKM_MAX_DATA, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->data_size = v;
+            break;
+        case OPT_THREADS:
+            if (bench_parse_u64("--threads", optarg, 1, MAX_THREADS, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->load.threads = (unsigned)v;
+            break;
+        case OPT_DURATION:
+            if (bench_parse_duration("--duration", optarg, 1000000ULL, MAX_DURATION_NS,
+                                     &o->load.duration_ns) != 0)
+                return BENCH_EXIT_USAGE;
+            o->has_duration = 1;
+            break;
+        case OPT_ITERATIONS:
+            if (bench_parse_u64("--iterations", optarg, 1, 1000000000000ULL, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->load.iterations = v;
+            break;
+        case OPT_WARMUP:
+            if (bench_parse_duration("--warmup", optarg, 0, 3600ULL * 1000000000ULL,
+                                     &o->load.warmup_ns) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_TIMEOUT:
+            if (bench_parse_duration("--timeout", optarg, 1000000ULL, 3600ULL * 1000000000ULL,
+                                     &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->http.timeout_ms = (long)(v / 1000000);
+            break;
+        case OPT_JSON:        o->json = optarg; break;
+        case OPT_QUIET:       o->quiet = 1; break;
+        case OPT_CACERT:      o->http.cacert = optarg; break;
+        case OPT_CERT:        o->http.cert = optarg; break;
+        case OPT_KEY:         o->http.key = optarg; break;
+        case OPT_INSECURE:    o->http.insecure = 1; break;
+        case OPT_NO_REUSE:    o->http.no_reuse = 1; break;
+        case OPT_HTTP2:       o->http.http2 = 1; break;
+        case OPT_STAGES:
+        case OPT_THINK:
+            bench_error("%s: load stages and think time are not available yet; use --threads "
+                        "with --duration or --iterations", c == OPT_STAGES ? "--stages" : "--think");
+            return BENCH_EXIT_USAGE;
+        case OPT_TOKEN_ENV:
+        case OPT_API_KEY_ENV:
+            if (kind_only(o, c == OPT_TOKEN_ENV ? KIND_EKM : KIND_SDKMS,
+                          c == OPT_TOKEN_ENV ? "--token-env" : "--api-key-env") != 0)
+                return BENCH_EXIT_USAGE;
+            if (!*optarg) {
+                bench_error("%s: a variable name is required",
+                            c == OPT_TOKEN_ENV ? "--token-env" : "--api-key-env");
+                return BENCH_EXIT_USAGE;
+            }
+            o->secret_env = optarg;
+            secrets++;
+            break;
+        case OPT_TOKEN_FILE:
+        case OPT_API_KEY_FILE:
+            if (kind_only(o, c == OPT_TOKEN_FILE ? KIND_EKM : KIND_SDKMS,
+                          c == OPT_TOKEN_FILE ? "--token-file" : "--api-key-file") != 0)
+                return BENCH_EXIT_USAGE;
+            o->secret_file = optarg;
+            secrets++;
+            break;
+        case OPT_TOKEN:
+        case OPT_API_KEY:
+            mark_secret(o, argv, optind, optarg);
+            if (kind_only(o, c == OPT_TOKEN ? KIND_EKM : KIND_SDKMS,
+                          c == OPT_TOKEN ? "--token" : "--api-key") != 0)
+                return BENCH_EXIT_USAGE;
+            bench_warn("%s puts the secret in the process list and shell history; prefer %s",
+                       c == OPT_TOKEN ? "--token" : "--api-key",
+                       c == OPT_TOKEN ? "--token-env VAR or --token-file FILE"
+                                      : "--api-key-env VAR or --api-key-file FILE");
+            if (!*optarg) {
+                bench_error("%s: the value is empty", c == OPT_TOKEN ? "--token" : "--api-key");
+                return BENCH_EXIT_USAGE;
+            }
+            o->secret_value = optarg;
+            secrets++;
+            break;
+        case OPT_REASON:
+            if (kind_only(o, KIND_EKM, "--reason") != 0)
+                return BENCH_EXIT_USAGE;
+            o->reason = optarg;
+            break;
+        case OPT_AAD:
+            if (parse_hex("--aad", optarg, &o->aad, &o->aadlen) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_ALG:
+            if (kind_only(o, KIND_SDKMS, "--alg") != 0)
+                return BENCH_EXIT_USAGE;
+            if (rest_sdkms_alg_parse(optarg, &o->sdkms.alg) != 0) {
+                bench_error("--alg %s: expected AES, RSA, EC or HMAC", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_KEY_SIZE:
+            if (kind_only(o, KIND_SDKMS, "--key-size") != 0 ||
+                bench_parse_u64("--key-size", optarg, 1, 65536, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->sdkms.key_bits = (unsigned)v;
+            break;
+        case OPT_CURVE:
+            if (kind_only(o, KIND_SDKMS, "--curve") != 0)
+                return BENCH_EXIT_USAGE;
+            o->sdkms.curve = optarg;
+            break;
+        case OPT_MODE:
+            if (kind_only(o, KIND_SDKMS, "--mode") != 0)
+                return BENCH_EXIT_USAGE;
+            o->sdkms.mode = optarg;
+            break;
+        case OPT_HASH:
+            if (kind_only(o, KIND_SDKMS, "--hash-alg") != 0)
+                return BENCH_EXIT_USAGE;
+            o->sdkms.hash = optarg;
+            break;
+        case OPT_TRANSIENT:
+            if (kind_only(o, KIND_SDKMS, "--transient") != 0)
+                return BENCH_EXIT_USAGE;
+            o->sdkms.transient = 1;
+            break;
+        case ':':
+            bench_error("%s: a value is required (see: hsmbench rest --help)",
+                        bench_bad_option(argv, optind, optopt, so));
+            return BENCH_EXIT_USAGE;
+        default:
+            bench_error("%s: unknown option (see: hsmbench rest --help)",
+                        bench_bad_option(argv, optind, optopt, so));
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[optind]);
+        return BENCH_EXIT_USAGE;
+    }
+
+    char why[256];
+    if (!o->endpoint) {
+        bench_error("--endpoint is required (the %s)",
+                    o->kind == KIND_EKM ? "EKM key URI" : "SDKMS service URL");
+        return BENCH_EXIT_USAGE;
+    }
+    if (rest_url_check(o->endpoint, why, sizeof why) != 0) {
+        bench_error("--endpoint: %s", why);
+        return BENCH_EXIT_USAGE;
+    }
+    if (secrets > 1) {
+        bench_error("%s each give the %s: give only one",
+                    o->kind == KIND_EKM ? "--token-env, --token-file and --token"
+                                        : "--api-key-env, --api-key-file and --api-key",
+                    o->kind == KIND_EKM ? "bearer token" : "API key");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->has_duration && o->load.iterations) {
+        bench_error("--duration and --iterations both bound the run: give only one");
+        return BENCH_EXIT_USAGE;
+    }
+    if (!o->has_duration && !o->load.iterations)
+        o->load.duration_ns = DEFAULT_DURATION_NS;
+    if ((o->http.cert != NULL) != (o->http.key != NULL) && !o->http.cert) {
+        bench_error("--key: give the client certificate with --cert too");
+        return BENCH_EXIT_USAGE;
+    }
+    const char *files[] = { o->http.cacert, o->http.cert, o->http.key };
+    const char *fflags[] = { "--cacert", "--cert", "--key" };
+    for (int i = 0; i < 3; i++) {
+        if (files[i] && access(files[i], R_OK) != 0) {
+            bench_error("%s %s: cannot read the file", fflags[i], files[i]);
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (o->http.insecure && o->http.cacert)
+        bench_warn("--cacert is ignored with --insecure: nothing is verified");
+    if (rest_http_check_opts(&o->http, why, sizeof why) != 0) {
+        bench_error("%s", why);
+        return BENCH_EXIT_USAGE;
+    }
+
+    if (o->kind == KIND_EKM) {
+        rest_ekm_op op = REST_EKM_WRAP;
+        if (o->op && rest_ekm_op_parse(o->op, &op) != 0) {
+            bench_error("--op %s: EKM operations are wrap, unwrap and wrap-unwrap", o->op);
+            return BENCH_EXIT_USAGE;
+        }
+        if (!o->reason)
+            o->reason = REST_EKM_DEFAULT_REASON;
+        if (!o->data_size)
+            o->data_size = REST_EKM_DEFAULT_DATA;
+    } else {
+        if (!o->op) {
+            bench_error("--op is required: keygen, encrypt, decrypt, sign, verify or mac");
+            return BENCH_EXIT_USAGE;
+        }
+        if (rest_sdkms_op_parse(o->op, &o->sdkms.op) != 0) {
+            bench_error("--op %s: SDKMS operations are keygen, encrypt, decrypt, sign, verify "
+                        "and mac", o->op);
+            return BENCH_EXIT_USAGE;
+        }
+        o->sdkms.data_size = (size_t)o->data_size;
+        o->sdkms.aad = o->aad;
+        o->sdkms.aadlen = o->aadlen;
+        if (rest_sdkms_resolve(&o->sdkms, why, sizeof why) != 0) {
+            bench_error("%s", why);
+            return BENCH_EXIT_USAGE;
+        }
+        o->data_size = o->sdkms.data_size;
+    }
+    if (o->json && !bench_path_writable("--json", o->json))
+        return BENCH_EXIT_USAGE;
+    return 0;
+}
+
+/* The secret, from its source; BENCH_EXIT_USAGE (printed) when there is none. */
+static int read_secret(const rest_opts *o, char *buf, size_t cap)
+{
+    const int ekm = o->kind == KIND_EKM;
+    bench_secret_src src = { o->secret_env, o->secret_file, o->secret_value,
+                             ekm ? "bearer token" : "API key",
+                             ekm ? "--token-env" : "--api-key-env",
+                             ekm ? "--token-file" : "--api-key-file" };
+    size_t len = 0;
+    int rc = bench_secret_read(&src, ekm ? "EKM bearer token: " : "SDKMS API key: ", buf, cap,
+                               &len);
+    if (rc == BENCH_SECRET_NONE) {
+        bench_error("%s: give %s, or run on a terminal to be asked",
+                    ekm ? "rest ekm needs a bearer token" : "rest sdkms needs an API key",
+                    ekm ? "--token-env VAR or --token-file FILE"
+                        : "--api-key-env VAR or --api-key-file FILE");
+        return BENCH_EXIT_USAGE;
+    }
+    if (rc != BENCH_SECRET_OK)
+        return BENCH_EXIT_USAGE;
+    for (size_t i = 0; i < len; i++) {
+        if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) {
+            bench_error("the %s contains a control character", src.what);
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* The command line as run: every secret argument is "***". */
+static json_t *redacted_argv(int argc, char **argv, const unsigned char *marks)
+{
+    json_t *arr = json_array();
+    json_array_append_new(arr, json_string("hsmbench"));
+    for (int i = 0; i < argc; i++) {
+        if (marks[i] == 1) {
+            json_array_append_new(arr, json_string("***"));
+        } else if (marks[i] == 2) {
+            char buf[256];
+            const char *eq = strchr(argv[i], '=');
+            snprintf(buf, sizeof buf, "%.*s=***", (int)(eq - argv[i]), argv[i]);
+            json_array_append_new(arr, json_string(buf));
+        } else {
+            json_array_append_new(arr, json_string(argv[i]));
+        }
+    }
+    return arr;
+}
+
+/* Hide a secret given on the command line from ps, now that it is copied. */
+static void scrub_argv(int argc, char **argv, const unsigned char *marks)
+{
+    for (int i = 0; i < argc; i++) {
+        char *p = marks[i] == 1 ? argv[i] : marks[i] == 2 ? strchr(argv[i], '=') + 1 : NULL;
+        if (p)
+            memset(p, '*', strlen(p));
+    }
+}
+
+static json_t *host_json(void)
+{
+    struct utsname u;
+    char host[256] = "";
+    if (gethostname(host, sizeof host) != 0)
+        host[0] = 0;
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    return json_pack("{s:s,s:s,s:s,s:s,s:I}", "hostname", host, "os", u.sysname, "kernel",
+                     u.release, "machine", u.machine, "cpus",
+                     (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static json_t *env_json(const rest_opts *o)
+{
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    json_t *tls = json_pack("{s:b,s:b,s:b}", "verify", !o->http.insecure, "custom_ca",
+                            o->http.cacert != NULL, "client_cert", o->http.cert != NULL);
+    json_t *ep = json_pack("{s:s,s:s,s:o,s:s,s:b,s:f}", "service",
+                           o->kind == KIND_EKM ? "ekm" : "sdkms", "url", o->endpoint, "tls", tls,
+                           "http_version", o->http.http2 ? "2 (when offered)" : "1.1",
+                           "connection_reuse", !o->http.no_reuse, "timeout_s",
+                           (double)o->http.timeout_ms / 1000.0);
+    json_t *client = json_pack("{s:s,s:s}", "libcurl", v->version, "tls_library",
+                               v->ssl_version ? v->ssl_version : "");
+    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host", host_json());
+}
+
+static void on_second(void *arg, const bench_sample *s)
+{
+    const rest_opts *o = arg;
+    if (!o->quiet)
+        bench_report_second(stdout, s);
+}
+
+/* One line for a set-up failure, with a hint where one helps. */
+static void setup_error(const rest_opts *o, bench_code code, const char *msg)
+{
+    const char *hint = "";
+    long status = rest_code_http_status(code);
+    if (status == 401 || status == 403)
+        hint = o->kind == KIND_EKM ? " (check the bearer token)" : " (check the API key)";
+    else if (code == REST_E_TLS && !o->http.insecure)
+        hint = o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
+                                "does the server want a client certificate: --cert/--key?)"
+                              : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
+    bench_error("%s: %s%s", o->endpoint, msg, hint);
+}
+
+int rest_cmd_rest(int argc, char **argv)
+{
+    rest_opts o;
+    memset(&o, 0, sizeof o);
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fputs(rest_usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
+    }
+    if (strcmp(argv[1], "ekm") == 0)
+        o.kind = KIND_EKM;
+    else if (strcmp(argv[1], "sdkms") == 0)
+        o.kind = KIND_SDKMS;
+    else {
+        bench_error("rest %s: unknown service; expected ekm or sdkms", argv[1]);
+        return BENCH_EXIT_USAGE;
+    }
+    /* getopt sees "ekm" as argv[0]; the marks index the full argv. */
+    unsigned char *marks = calloc((size_t)argc + 1, 1);
+    if (!marks) {
+        bench_error("out of memory");
+        return BENCH_EXIT_USAGE;
+    }
+    o.secret_args = marks + 1;
+    int rc = parse_args(argc - 1, argv + 1, &o);
+    if (rc != 0) {
+        free(o.aad);
+        free(marks);
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    }
+
+    char *secret = malloc(SECRET_MAX);
+    if (!secret) {
+        bench_error("out of memory");
+        free(o.aad);
+        free(marks);
+        return BENCH_EXIT_USAGE;
+    }
+    rc = read_secret(&o, secret, SECRET_MAX);
+    scrub_argv(argc - 1, argv + 1, o.secret_args);
+    if (rc != 0)
+        goto out_secret;
+    if (o.http.insecure)
+        bench_warn("--insecure: the server's certificate is not verified; anyone on the path "
+                   "can read the %s", o.kind == KIND_EKM ? "bearer token" : "API key");
+
+    const volatile sig_atomic_t *interrupt = bench_signals_install();
+    o.http.interrupt = interrupt;
+    /* libcurl runs with CURLOPT_NOSIGNAL (threads), so it does not shield
+     * writes to a connection the server closed: a lost connection must be
+     * an error class, not the end of the process. */
+    signal(SIGPIPE, SIG_IGN);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        bench_error("cannot initialise libcurl");
+        rc = BENCH_EXIT_MODULE;
+        goto out_secret;
+    }
+
+    rest_client client;
+    memset(&client, 0, sizeof client);
+    client.http = o.http;
+    client.warmup_ns = o.load.warmup_ns;
+    atomic_init(&client.setup_code, BENCH_OK);
+    atomic_init(&client.cleanup_failures, 0);
+
+    rest_ekm ekm;
+    rest_sdkms sdkms;
+    bench_workload w;
+    bench_run_desc d;
+    char test[64], mech[64], keydesc[64], err[512];
+    int inited = 0;
+    memset(&d, 0, sizeof d);
+    if (o.kind == KIND_EKM) {
+        rest_ekm_cfg cfg = { o.endpoint, REST_EKM_WRAP, (size_t)o.data_size, o.aad, o.aadlen,
+                             o.reason, secret };
+        if (o.op)
+            rest_ekm_op_parse(o.op, &cfg.op);
+        inited = rest_ekm_init(&ekm, &cfg, &client) == 0;
+        snprintf(test, sizeof test, "ekm-%s", rest_ekm_op_name(cfg.op));
+        snprintf(mech, sizeof mech, "EKM %s", cfg.op == REST_EKM_WRAP_UNWRAP ? ":wrap+:unwrap"
+                                              : cfg.op == REST_EKM_WRAP ? ":wrap" : ":unwrap");
+        d.key_desc = "server key";
+    } else {
+        o.sdkms.endpoint = o.endpoint;
+        o.sdkms.api_key = secret;
+        inited = rest_sdkms_init(&sdkms, &o.sdkms, &client) == 0;
+        snprintf(test, sizeof test, "sdkms-%s", rest_sdkms_op_name(o.sdkms.op));
+        rest_sdkms_mech_desc(&o.sdkms, mech, sizeof mech);
+        d.key_desc = rest_sdkms_key_desc(&o.sdkms, keydesc, sizeof keydesc);
+        d.key_type = rest_sdkms_alg_name(o.sdkms.alg);
+        d.key_bits = o.sdkms.key_bits;
+        d.curve = o.sdkms.alg == REST_ALG_EC ? o.sdkms.curve : NULL;
+    }
+    if (!inited) {
+        bench_error("out of memory");
+        rc = BENCH_EXIT_USAGE;
+        goto out_curl;
+    }
+
+    /* One request first: a wrong URL, certificate or credential is one line. */
+    bench_code code = o.kind == KIND_EKM ? rest_ekm_preflight(&ekm, err, sizeof err)
+                                         : rest_sdkms_preflight(&sdkms, err, sizeof err);
+    if (code != BENCH_OK) {
+        if (*interrupt) {
+            rc = BENCH_EXIT_INTERRUPTED;
+        } else {
+            setup_error(&o, code, err);
+            rc = BENCH_EXIT_MODULE;
+        }
+        goto out_work;
+    }
+
+    if (!(client.stats = rest_stats_new(o.load.threads))) {
+        bench_error("out of memory");
+        rc = BENCH_EXIT_FAILED;
+        goto out_work;
+    }
+    if (o.kind == KIND_EKM) {
+        rest_ekm_workload(&ekm, &w);
+    } else {
+        rest_stats_track_reauth(client.stats);
+        rest_sdkms_workload(&sdkms, &w);
+    }
+    d.test = test;
+    d.mechanism = mech;
+    d.mode = "blocking";
+    d.threads = o.load.threads;
+    d.data_size = o.data_size;
+    d.warmup_s = (double)o.load.warmup_ns / 1e9;
+    d.duration_s = (double)o.load.duration_ns / 1e9;
+    d.iterations = o.load.iterations;
+
+    time_t started = time(NULL);
+    bench_outcome out;
+    json_t *runj = NULL;
+    int any_errors = 0, interrupted = 0;
+    if (!o.quiet)
+        bench_report_header(stdout, &d);
+    rc = bench_pool_run(&w, &o.load, interrupt, on_second, &o, &out);
+    if (rc != 0) {
+        bench_code sc = atomic_load(&client.setup_code);
+        if (*interrupt) {
+            interrupted = 1;
+            runj = bench_report_run_json(&d, NULL, NULL, "interrupted",
+                                         "interrupted before the run started");
+        } else {
+            bench_error("%s: %s", test, out.reason);
+            runj = bench_report_run_json(&d, NULL, NULL, "failed", out.reason);
+        }
+        rc = interrupted ? BENCH_EXIT_INTERRUPTED
+             : rest_code_is_fatal_setup(sc) ? BENCH_EXIT_MODULE : BENCH_EXIT_FAILED;
+    } else {
+        if (!o.quiet) {
+            bench_report_summary(stdout, &d, &out, &w);
+            rest_stats_print(stdout, client.stats, out.duration_s);
+        }
+        char why[64];
+        snprintf(why, sizeof why, "interrupted (%s)", *interrupt == SIGTERM ? "SIGTERM" : "SIGINT");
+        runj = bench_report_run_json(&d, &out, &w, bench_outcome_status(&out),
+                                     out.status == BENCH_RUN_INTERRUPTED ? why : NULL);
+        json_object_set_new(runj, "http", rest_stats_json(client.stats));
+        interrupted = out.status == BENCH_RUN_INTERRUPTED;
+        any_errors = out.errors != 0;
+        rc = interrupted ? BENCH_EXIT_INTERRUPTED : any_errors ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
+    }
+    bench_outcome_free(&out);
+
+    json_t *restj = json_pack("{s:s,s:s}", "service", o.kind == KIND_EKM ? "ekm" : "sdkms", "op",
+                              o.kind == KIND_EKM ? rest_ekm_op_name(ekm.cfg.op)
+                                                 : rest_sdkms_op_name(o.sdkms.op));
+    if (o.kind == KIND_EKM) {
+        json_object_set_new(restj, "reason", json_string(o.reason));
+        json_object_set_new(restj, "aad_size", json_integer((json_int_t)o.aadlen));
+    } else {
+        json_object_set_new(restj, "alg", json_string(rest_sdkms_alg_name(o.sdkms.alg)));
+        if (o.sdkms.mode)
+            json_object_set_new(restj, "mode", json_string(o.sdkms.mode));
+        if (o.sdkms.op == REST_SDKMS_SIGN || o.sdkms.op == REST_SDKMS_VERIFY ||
+            o.sdkms.op == REST_SDKMS_MAC)
+            json_object_set_new(restj, "hash_alg", json_string(o.sdkms.hash));
+        json_object_set_new(restj, "transient", json_boolean(o.sdkms.transient));
+    }
+    json_object_set_new(runj, "rest", restj);
+
+    uint64_t left = atomic_load(&client.cleanup_failures);
+    if (left)
+        bench_warn("%llu benchmark key%s could not be deleted; look for keys named %s-*",
+                   (unsigned long long)left, left == 1 ? "" : "s", sdkms.name_prefix);
+
+    if (o.json) {
+        char when[32];
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
+        json_t *doc = json_pack("{s:s,s:{s:s},s:o,s:s,s:o,s:[o]}", "schema", BENCH_RESULT_SCHEMA,
+                                "tool", "version", HSMBENCH_VERSION, "command",
+                                redacted_argv(argc, argv, marks), "started_at",
+                                when, "environment", env_json(&o), "runs", runj);
+        runj = NULL;
+        if (!doc || bench_report_write(o.json, doc) != 0) {
+            if (rc == BENCH_EXIT_OK)
+                rc = BENCH_EXIT_FAILED;
+        }
+        json_decref(doc);
+    }
+    json_decref(runj);
+    if (interrupted && !o.quiet)
+        fprintf(stderr, "hsmbench: interrupted; partial results %s\n",
+                o.json ? "written" : "shown above");
+
+out_work:
+    if (o.kind == KIND_EKM)
+        rest_ekm_fini(&ekm);
+    else
+        rest_sdkms_fini(&sdkms);
+    rest_stats_free(client.stats);
+out_curl:
+    curl_global_cleanup();
+out_secret:
+    bench_secret_wipe(secret, SECRET_MAX);
+    free(secret);
+    free(o.aad);
+    free(marks);
+    return rc;
+}

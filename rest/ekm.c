@@ -1,0 +1,355 @@
+/* rest/ekm.c - EKM wrap/unwrap: bodies, checks, the workload. */
+#include "rest/ekm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/rand.h>
+
+#include "rest/b64.h"
+#include "rest/codes.h"
+#include "rest/xfer.h"
+
+int rest_ekm_op_parse(const char *s, rest_ekm_op *out)
+{
+    if (strcmp(s, "wrap") == 0)
+        *out = REST_EKM_WRAP;
+    else if (strcmp(s, "unwrap") == 0)
+        *out = REST_EKM_UNWRAP;
+    else if (strcmp(s, "wrap-unwrap") == 0)
+        *out = REST_EKM_WRAP_UNWRAP;
+    else
+        return -1;
+    return 0;
+}
+
+const char *rest_ekm_op_name(rest_ekm_op op)
+{
+    switch (op) {
+    case REST_EKM_WRAP:        return "wrap";
+    case REST_EKM_UNWRAP:      return "unwrap";
+    case REST_EKM_WRAP_UNWRAP: return "wrap-unwrap";
+    }
+    return "?";
+}
+
+static json_t *context_json(const char *reason)
+{
+    return json_pack("{s:{s:s}}", "accessReasonContext", "reason", reason);
+}
+
+static char *dump(json_t *j)
+{
+    char *s = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(j);
+    return s;
+}
+
+static int set_b64(json_t *obj, const char *key, const uint8_t *data, size_t n)
+{
+    char *s = rest_b64_encode_alloc(data, n);
+    int rc = s ? json_object_set_new(obj, key, json_string(s)) : -1;
+    free(s);
+    return rc;
+}
+
+char *rest_ekm_wrap_body(const uint8_t *pt, size_t n, const uint8_t *aad, size_t aadlen,
+                         const char *reason)
+{
+    json_t *j = json_object();
+    if (!j || set_b64(j, "plaintext", pt, n) != 0 ||
+        json_object_set_new(j, "additionalContext", context_json(reason)) != 0 ||
+        (aad && set_b64(j, "additionalAuthenticatedData", aad, aadlen) != 0)) {
+        json_decref(j);
+        return NULL;
+    }
+    return dump(j);
+}
+
+char *rest_ekm_unwrap_body(const char *blob_b64, const uint8_t *aad, size_t aadlen,
+                           const char *reason)
+{
+    json_t *j = json_object();
+    if (!j || json_object_set_new(j, "wrappedBlob", json_string(blob_b64)) != 0 ||
+        json_object_set_new(j, "additionalContext", context_json(reason)) != 0 ||
+        (aad && set_b64(j, "additionalAuthenticatedData", aad, aadlen) != 0)) {
+        json_decref(j);
+        return NULL;
+    }
+    return dump(j);
+}
+
+bench_code rest_ekm_check_wrap(const char *body, size_t len, char **blob)
+{
+    bench_code rc;
+    json_t *j = rest_json_object(body, len, &rc);
+    if (!j)
+        return rc;
+    rc = rest_json_b64(j, "wrappedBlob", NULL, NULL);
+    if (rc == BENCH_OK && blob) {
+        *blob = strdup(json_string_value(json_object_get(j, "wrappedBlob")));
+        if (!*blob)
+            rc = REST_E_MISSING_FIELD;
+    }
+    json_decref(j);
+    return rc;
+}
+
+bench_code rest_ekm_check_unwrap(const char *body, size_t len, const uint8_t *expect, size_t n)
+{
+    bench_code rc;
+    uint8_t *pt = NULL;
+    size_t ptlen = 0;
+    json_t *j = rest_json_object(body, len, &rc);
+    if (!j)
+        return rc;
+    rc = rest_json_b64(j, "plaintext", &pt, &ptlen);
+    if (rc == BENCH_OK && (ptlen != n || memcmp(pt, expect, n) != 0))
+        rc = REST_E_ROUNDTRIP_MISMATCH;
+    free(pt);
+    json_decref(j);
+    return rc;
+}
+
+/* ---- the workload -------------------------------------------------------- */
+
+typedef struct ekm_worker {
+    rest_ekm  *e;
+    rest_http *http;
+    int        armed;
+    int        step;                 /* wrap-unwrap: 0 wrapping, 1 unwrapping */
+    uint8_t   *pt;                   /* this worker's plaintext */
+    char      *wrap_body;
+    size_t     wrap_len;
+    char      *unwrap_body;          /* unwrap: the blob made at set-up; wrap-unwrap: this op's */
+    size_t     unwrap_len;
+} ekm_worker;
+
+int rest_ekm_init(rest_ekm *e, const rest_ekm_cfg *cfg, rest_client *client)
+{
+    size_t n = strlen(cfg->endpoint) + 16;
+    memset(e, 0, sizeof *e);
+    e->cfg = *cfg;
+    e->client = client;
+    e->wrap_url = malloc(n);
+    e->unwrap_url = malloc(n);
+    if (!e->wrap_url || !e->unwrap_url) {
+        rest_ekm_fini(e);
+        return -1;
+    }
+    snprintf(e->wrap_url, n, "%s:wrap", cfg->endpoint);
+    snprintf(e->unwrap_url, n, "%s:unwrap", cfg->endpoint);
+    return 0;
+}
+
+void rest_ekm_fini(rest_ekm *e)
+{
+    free(e->wrap_url);
+    free(e->unwrap_url);
+    e->wrap_url = e->unwrap_url = NULL;
+}
+
+static bench_code check_wrap_cb(void *arg, const rest_response *r)
+{
+    return rest_ekm_check_wrap(r->body, r->body_len, (char **)arg);
+}
+
+typedef struct { const uint8_t *pt; size_t n; } expect_pt;
+
+static bench_code check_unwrap_cb(void *arg, const rest_response *r)
+{
+    const expect_pt *x = arg;
+    return rest_ekm_check_unwrap(r->body, r->body_len, x->pt, x->n);
+}
+
+static void worker_free(ekm_worker *w)
+{
+    if (!w)
+        return;
+    rest_http_free(w->http);
+    free(w->pt);
+    free(w->wrap_body);
+    free(w->unwrap_body);
+    free(w);
+}
+
+/* Wrap once during set-up and build the unwrap body from the blob. */
+static bench_code setup_unwrap(ekm_worker *w, char *err, size_t errlen)
+{
+    rest_ekm *e = w->e;
+    rest_response r;
+    char *blob = NULL;
+    bench_code rc = rest_setup_call(w->http, "EKM wrap (set-up)", "POST", e->wrap_url,
+                                    w->wrap_body, w->wrap_len, check_wrap_cb, &blob, &r, err,
+                                    errlen);
+    if (rc != BENCH_OK)
+        return rc;
+    w->unwrap_body = rest_ekm_unwrap_body(blob, e->cfg.aad, e->cfg.aadlen, e->cfg.reason);
+    free(blob);
+    if (!w->unwrap_body) {
+        snprintf(err, errlen, "out of memory");
+        return REST_E_MISSING_FIELD;
+    }
+    w->unwrap_len = strlen(w->unwrap_body);
+    /* Make sure the blob unwraps before the clock starts. */
+    expect_pt x = { w->pt, e->cfg.data_size };
+    return rest_setup_call(w->http, "EKM unwrap (set-up)", "POST", e->unwrap_url,
+                           w->unwrap_body, w->unwrap_len, check_unwrap_cb, &x, &r, err, errlen);
+}
+
+static int worker_make(rest_ekm *e, unsigned index, ekm_worker **out, bench_code *code, char *err,
+                       size_t errlen)
+{
+    ekm_worker *w = calloc(1, sizeof *w);
+    *code = BENCH_OK;
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    w->e = e;
+    w->pt = malloc(e->cfg.data_size);
+    if (!w->pt || RAND_bytes(w->pt, (int)e->cfg.data_size) != 1) {
+        snprintf(err, errlen, "cannot make the plaintext");
+        worker_free(w);
+        return -1;
+    }
+    w->wrap_body = rest_ekm_wrap_body(w->pt, e->cfg.data_size, e->cfg.aad, e->cfg.aadlen,
+                                      e->cfg.reason);
+    if (!w->wrap_body) {
+        snprintf(err, errlen, "out of memory");
+        worker_free(w);
+        return -1;
+    }
+    w->wrap_len = strlen(w->wrap_body);
+    if (!(w->http = rest_client_http(e->client, index, err, errlen)) ||
+        rest_http_set_auth(w->http, "Bearer", e->cfg.token) != 0) {
+        if (w->http)
+            snprintf(err, errlen, "out of memory");
+        worker_free(w);
+        return -1;
+    }
+    if (e->cfg.op == REST_EKM_UNWRAP) {
+        *code = setup_unwrap(w, err, errlen);
+        if (*code != BENCH_OK) {
+            worker_free(w);
+            return -1;
+        }
+    }
+    *out = w;
+    return 0;
+}
+
+bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen)
+{
+    ekm_worker *w = NULL;
+    bench_code code = BENCH_OK;
+    rest_response r;
+    if (worker_make(e, 0, &w, &code, err, errlen) != 0)
+        return code ? code : REST_E_MISSING_FIELD;
+    if (e->cfg.op == REST_EKM_WRAP_UNWRAP) {
+        code = setup_unwrap(w, err, errlen);
+    } else if (e->cfg.op == REST_EKM_WRAP) {
+        code = rest_setup_call(w->http, "EKM wrap", "POST", e->wrap_url, w->wrap_body,
+                               w->wrap_len, check_wrap_cb, NULL, &r, err, errlen);
+    }
+    worker_free(w);
+    return code;
+}
+
+static int ekm_open(void *ctx, unsigned index, void **state, char *err, size_t errlen)
+{
+    rest_ekm *e = ctx;
+    ekm_worker *w = NULL;
+    bench_code code = BENCH_OK;
+    if (worker_make(e, index, &w, &code, err, errlen) != 0) {
+        bench_code none = BENCH_OK;
+        if (code != BENCH_OK)
+            atomic_compare_exchange_strong(&e->client->setup_code, &none, code);
+        return -1;
+    }
+    *state = w;
+    return 0;
+}
+
+static CURL *ekm_start(void *state)
+{
+    ekm_worker *w = state;
+    if (!w->armed) {
+        w->armed = 1;
+        rest_client_arm(w->e->client, w->http);
+    }
+    if (w->e->cfg.op == REST_EKM_UNWRAP)
+        rest_http_request(w->http, "POST", w->e->unwrap_url, w->unwrap_body, w->unwrap_len);
+    else
+        rest_http_request(w->http, "POST", w->e->wrap_url, w->wrap_body, w->wrap_len);
+    w->step = 0;
+    return rest_http_easy(w->http);
+}
+
+static rest_step ekm_finish(void *state, CURLcode cc, bench_code *rc)
+{
+    ekm_worker *w = state;
+    rest_ekm *e = w->e;
+    rest_response r;
+    rest_http_finish(w->http, cc, &r);
+    if (r.transport) {
+        *rc = r.transport;
+        return REST_STEP_DONE;
+    }
+    if (r.status != 200) {
+        *rc = rest_code_http(r.status);
+        return REST_STEP_DONE;
+    }
+    switch (e->cfg.op) {
+    case REST_EKM_WRAP:
+        *rc = rest_ekm_check_wrap(r.body, r.body_len, NULL);
+        return REST_STEP_DONE;
+    case REST_EKM_UNWRAP:
+        *rc = rest_ekm_check_unwrap(r.body, r.body_len, w->pt, e->cfg.data_size);
+        return REST_STEP_DONE;
+    case REST_EKM_WRAP_UNWRAP:
+        break;
+    }
+    if (w->step == 1) {
+        *rc = rest_ekm_check_unwrap(r.body, r.body_len, w->pt, e->cfg.data_size);
+        return REST_STEP_DONE;
+    }
+    char *blob = NULL;
+    *rc = rest_ekm_check_wrap(r.body, r.body_len, &blob);
+    if (*rc != BENCH_OK)
+        return REST_STEP_DONE;
+    free(w->unwrap_body);
+    w->unwrap_body = rest_ekm_unwrap_body(blob, e->cfg.aad, e->cfg.aadlen, e->cfg.reason);
+    free(blob);
+    if (!w->unwrap_body) {
+        *rc = REST_E_MISSING_FIELD;
+        return REST_STEP_DONE;
+    }
+    w->unwrap_len = strlen(w->unwrap_body);
+    w->step = 1;
+    rest_http_request(w->http, "POST", e->unwrap_url, w->unwrap_body, w->unwrap_len);
+    return REST_STEP_AGAIN;
+}
+
+static const rest_xfer_ops ekm_ops = { ekm_start, ekm_finish };
+
+static bench_code ekm_do_one(void *state)
+{
+    return rest_xfer_run(&ekm_ops, state);
+}
+
+static void ekm_close(void *state)
+{
+    worker_free(state);
+}
+
+void rest_ekm_workload(rest_ekm *e, bench_workload *w)
+{
+    memset(w, 0, sizeof *w);
+    w->ctx = e;
+    w->open = ekm_open;
+    w->do_one = ekm_do_one;
+    w->close = ekm_close;
+    w->code_name = rest_code_namer;
+    w->bytes_per_op = e->cfg.data_size;
+}

@@ -1,0 +1,77 @@
+/*
+ * rest/ekm.h - the Google Cloud EKM wrap/unwrap API as a workload (the
+ * endpoints Thales CipherTrust CCKM and other EKM partners serve).
+ *
+ *   POST <endpoint>:wrap    {"plaintext": b64, "additionalContext": {"accessReasonContext":
+ *                            {"reason": R}}, "additionalAuthenticatedData": b64}
+ *                           -> {"wrappedBlob": b64}
+ *   POST <endpoint>:unwrap  {"wrappedBlob": b64, "additionalContext": ..., "additionalAuthenticatedData": b64}
+ *                           -> {"plaintext": b64}
+ *
+ * with "Authorization: Bearer <token>".  <endpoint> is the key's URI, as
+ * the Thales k6 package takes it in ENDPOINT_URL.  Each worker wraps the
+ * same plaintext (random, chosen when it opens) on every operation, as k6's
+ * script sends a constant body; unwrap uses a blob the worker wrapped before
+ * the clock started; wrap-unwrap does both and checks the plaintext comes
+ * back.
+ */
+#ifndef REST_EKM_H
+#define REST_EKM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/workload.h"
+#include "rest/client.h"
+
+typedef enum { REST_EKM_WRAP, REST_EKM_UNWRAP, REST_EKM_WRAP_UNWRAP } rest_ekm_op;
+
+#define REST_EKM_DEFAULT_REASON "CUSTOMER_INITIATED_ACCESS"
+#define REST_EKM_DEFAULT_DATA   32
+#define REST_EKM_MAX_DATA       65536      /* Cloud KMS's limit for EXTERNAL keys */
+
+typedef struct rest_ekm_cfg {
+    const char    *endpoint;     /* key URI, without ":wrap" */
+    rest_ekm_op    op;
+    size_t         data_size;    /* plaintext bytes */
+    const uint8_t *aad;          /* additionalAuthenticatedData, or NULL */
+    size_t         aadlen;
+    const char    *reason;       /* accessReasonContext.reason */
+    const char    *token;        /* bearer token (not owned, never copied into output) */
+} rest_ekm_cfg;
+
+typedef struct rest_ekm {
+    rest_ekm_cfg cfg;
+    rest_client *client;
+    char        *wrap_url, *unwrap_url;
+} rest_ekm;
+
+int  rest_ekm_op_parse(const char *s, rest_ekm_op *out);
+const char *rest_ekm_op_name(rest_ekm_op op);
+
+/* 0, or -1 when out of memory. */
+int  rest_ekm_init(rest_ekm *e, const rest_ekm_cfg *cfg, rest_client *client);
+void rest_ekm_fini(rest_ekm *e);
+
+/* One wrap (and unwrap, for the ops that need it) before anything else, so
+ * a wrong URL, certificate or token is one clear error.  BENCH_OK or the
+ * failure's code with a line in err. */
+bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen);
+
+/* The workload the timing core drives; ctx is e. */
+void rest_ekm_workload(rest_ekm *e, bench_workload *w);
+
+/* ---- request and response, exposed for tests ---------------------------- */
+
+/* Request bodies (malloc'd JSON text); NULL when out of memory. */
+char *rest_ekm_wrap_body(const uint8_t *pt, size_t n, const uint8_t *aad, size_t aadlen,
+                         const char *reason);
+char *rest_ekm_unwrap_body(const char *blob_b64, const uint8_t *aad, size_t aadlen,
+                           const char *reason);
+/* Judge a wrap answer (status 200 already checked): BENCH_OK and, when
+ * blob is not NULL, a copy of the wrappedBlob text in *blob (free it). */
+bench_code rest_ekm_check_wrap(const char *body, size_t len, char **blob);
+/* Judge an unwrap answer: the plaintext must be `expect`. */
+bench_code rest_ekm_check_unwrap(const char *body, size_t len, const uint8_t *expect, size_t n);
+
+#endif

@@ -1,0 +1,102 @@
+/* rest/fault.c - parsing and drawing the emulator's faults. */
+#include "rest/fault.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct { const char *name; rest_fault_kind kind; } kinds[] = {
+    { "timeout", REST_FAULT_TIMEOUT }, { "badjson", REST_FAULT_BADJSON },
+    { "truncate", REST_FAULT_TRUNCATE }, { "nofield", REST_FAULT_NOFIELD },
+    { "badb64", REST_FAULT_BADB64 }, { "mismatch", REST_FAULT_MISMATCH },
+    { "reset", REST_FAULT_RESET },
+};
+
+const char *rest_fault_name(rest_fault_kind kind)
+{
+    if (kind == REST_FAULT_STATUS)
+        return "status";
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].kind == kind)
+            return kinds[i].name;
+    return "none";
+}
+
+int rest_faults_parse(const char *spec, rest_faults *out, char *err, size_t errlen)
+{
+    char *copy = strdup(spec), *save = NULL;
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(item, ':');
+        rest_fault_rule r = { REST_FAULT_NONE, 0, 0 };
+        if (!colon) {
+            snprintf(err, errlen, "'%s': expected KIND:PROBABILITY", item);
+            rc = -1;
+            break;
+        }
+        *colon = 0;
+        if (item[0] >= '0' && item[0] <= '9') {
+            char *end;
+            unsigned long st = strtoul(item, &end, 10);
+            if (*end || st < 400 || st > 599) {
+                snprintf(err, errlen, "'%s': a status must be 400 to 599", item);
+                rc = -1;
+                break;
+            }
+            r.kind = REST_FAULT_STATUS;
+            r.status = (unsigned)st;
+        } else {
+            for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+                if (strcmp(item, kinds[i].name) == 0)
+                    r.kind = kinds[i].kind;
+            if (r.kind == REST_FAULT_NONE) {
+                snprintf(err, errlen, "'%s': unknown fault (NNN, timeout, badjson, truncate, "
+                                      "nofield, badb64, mismatch, reset)", item);
+                rc = -1;
+                break;
+            }
+        }
+        char *end;
+        errno = 0;
+        r.p = strtod(colon + 1, &end);
+        if (errno || end == colon + 1 || *end || !(r.p >= 0 && r.p <= 1)) {
+            snprintf(err, errlen, "'%s:%s': the probability must be 0 to 1", item, colon + 1);
+            rc = -1;
+            break;
+        }
+        if (out->n == REST_FAULT_RULES) {
+            snprintf(err, errlen, "at most %d rules", REST_FAULT_RULES);
+            rc = -1;
+            break;
+        }
+        out->rule[out->n++] = r;
+        out->total += r.p;
+    }
+    if (rc == 0 && out->total > 1.0 + 1e-9) {
+        snprintf(err, errlen, "the probabilities add up to %.3g, more than 1", out->total);
+        rc = -1;
+    }
+    if (rc == 0 && out->n == 0) {
+        snprintf(err, errlen, "no rule given");
+        rc = -1;
+    }
+    free(copy);
+    return rc;
+}
+
+const rest_fault_rule *rest_faults_pick(const rest_faults *f, double u)
+{
+    double acc = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        acc += f->rule[i].p;
+        if (u < acc)
+            return &f->rule[i];
+    }
+    return NULL;
+}

@@ -1,0 +1,402 @@
+/* rest/http.c - libcurl easy handle per worker, phases, redacted logging. */
+#include "rest/http.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bench/clock.h"
+#include "rest/codes.h"
+#include "rest/phases.h"
+
+#define BODY_MAX   (16u << 20)      /* a larger answer is TOO_LARGE, not a memory hog */
+#define PROF_MAX   2048
+
+struct rest_http {
+    CURL              *easy;
+    unsigned           worker;
+    int                verbose;
+    rest_stats_shard  *shard;
+    uint64_t           measure_from;
+    int                record;            /* this request counts */
+    struct curl_slist *headers;           /* holds Authorization: wiped on free */
+    const char        *method, *url;
+    char              *last_url;          /* what the handle holds, to skip re-setting it */
+    int                last_post;
+    char              *body;              /* response body, NUL-terminated */
+    size_t             len, cap;
+    int                too_large;
+    char               prof[PROF_MAX];
+    int                have_prof;
+    char               errbuf[CURL_ERROR_SIZE];
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+    rest_http *h = arg;
+    size_t n = size * nmemb;
+    if (h->len + n > BODY_MAX) {
+        h->too_large = 1;
+        return 0;                          /* CURLE_WRITE_ERROR */
+    }
+    if (h->len + n + 1 > h->cap) {
+        size_t cap = h->cap ? h->cap : 4096;
+        while (cap < h->len + n + 1)
+            cap *= 2;
+        char *nb = realloc(h->body, cap);
+        if (!nb)
+            return 0;
+        h->body = nb;
+        h->cap = cap;
+    }
+    memcpy(h->body + h->len, data, n);
+    h->len += n;
+    h->body[h->len] = 0;
+    return n;
+}
+
+/* Only one header matters: SDKMS's server-side timings. */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+    static const char name[] = "profiling-data:";
+    rest_http *h = arg;
+    size_t n = size * nmemb;
+    if (n > sizeof name - 1 && (data[0] == 'P' || data[0] == 'p') &&
+        strncasecmp(data, name, sizeof name - 1) == 0) {
+        const char *v = data + sizeof name - 1;
+        size_t vl = n - (sizeof name - 1);
+        while (vl && (*v == ' ' || *v == '\t'))
+            v++, vl--;
+        while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
+            vl--;
+        if (vl < sizeof h->prof) {
+            memcpy(h->prof, v, vl);
+            h->prof[vl] = 0;
+            h->have_prof = 1;
+        }
+    }
+    return n;
+}
+
+/* Header lines whose values are secrets. */
+static int secret_header(const char *line, size_t n)
+{
+    static const char *const names[] = { "authorization:", "proxy-authorization:", "cookie:",
+                                         "set-cookie:" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t l = strlen(names[i]);
+        if (n >= l && strncasecmp(line, names[i], l) == 0)
+            return (int)l;
+    }
+    return 0;
+}
+
+/* -v: libcurl's own commentary and the headers, never a body (bodies carry
+ * session tokens and key material) and never a credential. */
+static int on_debug(CURL *easy, curl_infotype type, char *data, size_t size, void *arg)
+{
+    rest_http *h = arg;
+    char mark;
+    (void)easy;
+    switch (type) {
+    case CURLINFO_TEXT:       mark = '*'; break;
+    case CURLINFO_HEADER_OUT: mark = '>'; break;
+    case CURLINFO_HEADER_IN:  mark = '<'; break;
+    default:                  return 0;
+    }
+    size_t i = 0;
+    while (i < size) {
+        size_t e = i;
+        while (e < size && data[e] != '\n')
+            e++;
+        size_t n = e - i;
+        if (n && data[i + n - 1] == '\r')
+            n--;
+        if (n) {
+            int cut = type == CURLINFO_HEADER_OUT || type == CURLINFO_HEADER_IN
+                          ? secret_header(data + i, n) : 0;
+            if (cut) {
+                /* Keep the scheme ("Bearer", "Basic"): it helps, and is no secret. */
+                const char *v = data + i + cut;
+                size_t vl = n - (size_t)cut, s = 0;
+                while (s < vl && v[s] == ' ')
+                    s++;
+                size_t w = s;
+                while (w < vl && v[w] != ' ')
+                    w++;
+                int scheme = w < vl && (data[i] == 'A' || data[i] == 'a');
+                fprintf(stderr, "[w%u] %c %.*s %.*s%s***\n", h->worker, mark, cut, data + i,
+                        scheme ? (int)(w - s) : 0, v + s, scheme ? " " : "");
+            } else {
+                fprintf(stderr, "[w%u] %c %.*s\n", h->worker, mark, (int)n, data + i);
+            }
+        }
+        i = e + 1;
+    }
+    return 0;
+}
+
+/* Ctrl-C: abandon the request in flight (CURLE_ABORTED_BY_CALLBACK). */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    const volatile sig_atomic_t *interrupt = arg;
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    return *interrupt != 0;
+}
+
+int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen)
+{
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    if (!(v->features & CURL_VERSION_SSL)) {
+        snprintf(err, errlen, "this libcurl has no TLS support");
+        return -1;
+    }
+    if (o->http2 && !(v->features & CURL_VERSION_HTTP2)) {
+        snprintf(err, errlen, "--http2: this libcurl (%s) has no HTTP/2 support", v->version);
+        return -1;
+    }
+    return 0;
+}
+
+rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, rest_stats_shard *shard,
+                         char *err, size_t errlen)
+{
+    rest_http *h = calloc(1, sizeof *h);
+    if (!h || !(h->easy = curl_easy_init())) {
+        snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
+        free(h);
+        return NULL;
+    }
+    CURL *e = h->easy;
+    h->worker = worker;
+    h->verbose = o->verbose;
+    h->shard = shard;
+    h->measure_from = UINT64_MAX;
+    if (rest_http_set_auth(h, NULL, NULL) != 0) {
+        snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
+        rest_http_free(h);
+        return NULL;
+    }
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);        /* threads: no SIGALRM for timeouts */
+    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, o->timeout_ms);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, o->timeout_ms);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, h);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, h);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, h->errbuf);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "hsmbench/" HSMBENCH_VERSION);
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+    /* Straight to the endpoint: a proxy would be measured too, and libcurl
+     * would read the proxy variables of the environment on every request. */
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
+    if (o->cacert)
+        curl_easy_setopt(e, CURLOPT_CAINFO, o->cacert);
+    if (o->cert)
+        curl_easy_setopt(e, CURLOPT_SSLCERT, o->cert);
+    if (o->key)
+        curl_easy_setopt(e, CURLOPT_SSLKEY, o->key);
+    if (o->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                     o->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+    if (o->no_reuse) {
+        /* A new TCP connection and a full TLS handshake for every request:
+         * no kept connection and no resumed TLS session either. */
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(e, CURLOPT_SSL_SESSIONID_CACHE, 0L);
+    }
+    if (o->interrupt) {
+        curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)o->interrupt);
+        curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+    }
+    if (o->verbose) {
+        curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+        curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
+        curl_easy_setopt(e, CURLOPT_DEBUGDATA, h);
+    }
+    return h;
+}
+
+static void wipe_list(struct curl_slist *l)
+{
+    for (struct curl_slist *n = l; n; n = n->next)
+        if (n->data)
+            explicit_bzero(n->data, strlen(n->data));
+    curl_slist_free_all(l);
+}
+
+void rest_http_free(rest_http *h)
+{
+    if (!h)
+        return;
+    if (h->easy)
+        curl_easy_cleanup(h->easy);
+    wipe_list(h->headers);
+    if (h->body)
+        explicit_bzero(h->body, h->cap);   /* may hold a session token */
+    free(h->body);
+    free(h->last_url);
+    free(h);
+}
+
+int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
+{
+    struct curl_slist *l = NULL, *n;
+    static const char *const fixed[] = {
+        "Content-Type: application/json", "Accept: application/json",
+        "Expect:",                      /* no 100-continue round trip on larger bodies */
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        if (!(n = curl_slist_append(l, fixed[i]))) {
+            wipe_list(l);
+            return -1;
+        }
+        l = n;
+    }
+    if (scheme && secret) {
+        size_t len = strlen(scheme) + strlen(secret) + 32;
+        char *line = malloc(len);
+        if (!line) {
+            wipe_list(l);
+            return -1;
+        }
+        snprintf(line, len, "Authorization: %s %s", scheme, secret);
+        n = curl_slist_append(l, line);
+        explicit_bzero(line, len);
+        free(line);
+        if (!n) {
+            wipe_list(l);
+            return -1;
+        }
+        l = n;
+    }
+    curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, l);
+    wipe_list(h->headers);
+    h->headers = l;
+    return 0;
+}
+
+void rest_http_measure_from(rest_http *h, uint64_t t_ns)
+{
+    h->measure_from = t_ns;
+}
+
+int rest_http_recording(const rest_http *h)
+{
+    return h->record;
+}
+
+void rest_http_request(rest_http *h, const char *method, const char *url, const char *body,
+                       size_t len)
+{
+    CURL *e = h->easy;
+    h->method = method;
+    h->url = url;
+    h->len = 0;
+    if (h->body)
+        h->body[0] = 0;
+    h->too_large = 0;
+    h->have_prof = 0;
+    h->errbuf[0] = 0;
+    h->record = h->shard && h->measure_from != UINT64_MAX && bench_now_ns() >= h->measure_from;
+    /* The same request again (the common case) costs no option changes. */
+    if (!h->last_url || strcmp(h->last_url, url) != 0) {
+        curl_easy_setopt(e, CURLOPT_URL, url);
+        free(h->last_url);
+        h->last_url = strdup(url);
+    }
+    if (strcmp(method, "POST") == 0) {
+        if (!h->last_post)
+            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)len);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body ? body : "");
+        h->last_post = 1;
+    } else {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ? NULL : method);
+        h->last_post = 0;
+    }
+}
+
+CURL *rest_http_easy(rest_http *h)
+{
+    return h->easy;
+}
+
+static curl_off_t info_time(CURL *e, CURLINFO what)
+{
+    curl_off_t v = 0;
+    if (curl_easy_getinfo(e, what, &v) != CURLE_OK)
+        return 0;
+    return v;
+}
+
+void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
+{
+    CURL *e = h->easy;
+    memset(out, 0, sizeof *out);
+    out->error = "";
+    if (!h->body) {
+        /* A response with no body: keep the promise of a NUL-terminated body. */
+        static const char empty[1] = "";
+        out->body = empty;
+    } else {
+        out->body = h->body;
+    }
+    out->body_len = h->len;
+    out->profiling = h->have_prof ? h->prof : NULL;
+    if (cc == CURLE_OK) {
+        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &out->status);
+    } else {
+        long oserr = 0;
+        curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &oserr);
+        out->transport = h->too_large ? REST_E_TOO_LARGE : rest_code_from_curl(cc, oserr, h->errbuf);
+        out->error = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
+    }
+
+    rest_req_result r = { out->status, cc == CURLE_OK, { 0 }, out->profiling };
+    if (h->record || h->verbose) {
+        rest_stamps s;
+        s.namelookup_us = info_time(e, CURLINFO_NAMELOOKUP_TIME_T);
+        s.connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
+        s.appconnect_us = info_time(e, CURLINFO_APPCONNECT_TIME_T);
+        s.pretransfer_us = info_time(e, CURLINFO_PRETRANSFER_TIME_T);
+#if LIBCURL_VERSION_NUM >= 0x080a00
+        s.posttransfer_us = info_time(e, CURLINFO_POSTTRANSFER_TIME_T);
+#else
+        s.posttransfer_us = -1;
+#endif
+        s.starttransfer_us = info_time(e, CURLINFO_STARTTRANSFER_TIME_T);
+        s.total_us = info_time(e, CURLINFO_TOTAL_TIME_T);
+        s.num_connects = 0;
+        curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &s.num_connects);
+        rest_phases_compute(&s, r.phases_us);
+    }
+    if (h->record)
+        rest_stats_record(h->shard, &r);
+    if (h->verbose) {
+        if (cc == CURLE_OK)
+            fprintf(stderr, "[w%u] %s %s -> %ld (%.3f ms)\n", h->worker, h->method, h->url,
+                    out->status, (double)r.phases_us[REST_PH_DURATION] / 1000.0);
+        else
+            fprintf(stderr, "[w%u] %s %s -> %s\n", h->worker, h->method, h->url, out->error);
+    }
+}
+
+void rest_http_perform(rest_http *h, rest_response *out)
+{
+    CURLcode cc = curl_easy_perform(h->easy);
+    rest_http_finish(h, cc, out);
+}

@@ -1,0 +1,84 @@
+/*
+ * rest/http.h - one worker's HTTP client: a libcurl easy handle that keeps
+ * its connection alive between requests, TLS as asked, and the k6 phase
+ * timings of every request recorded into the run's statistics.
+ *
+ * A request goes in three steps so that the same code can later be driven
+ * by curl_multi (the core's open-loop pool) instead of curl_easy_perform:
+ *
+ *   rest_http_request(h, "POST", url, body, len)  the easy handle is ready
+ *   ... curl_easy_perform(rest_http_easy(h)), or a multi handle runs it ...
+ *   rest_http_finish(h, curlcode, &resp)          status, body, phases
+ *
+ * rest_http_perform() is the blocking pair of the last two.  The body, the
+ * headers and the Profiling-Data value in a response stay valid until the
+ * next rest_http_request().
+ *
+ * Requests are recorded into the statistics only from the time given to
+ * rest_http_measure_from(): set-up (authentication, key creation, the blobs
+ * unwrap needs), warm-up and tear-down are left out, as they are from the
+ * core's figures.
+ */
+#ifndef REST_HTTP_H
+#define REST_HTTP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <curl/curl.h>
+
+#include "bench/workload.h"
+#include "rest/stats.h"
+
+typedef struct rest_http_opts {
+    const char *cacert;       /* --cacert FILE: trust these CAs instead of the system's */
+    const char *cert, *key;   /* --cert/--key: client certificate (mTLS), PEM */
+    int         insecure;     /* --insecure: no certificate or host name verification */
+    int         http2;        /* --http2: HTTP/2 when the server offers it (ALPN) */
+    int         no_reuse;     /* --no-connection-reuse: new connection + full handshake each time */
+    int         verbose;      /* -v: log requests to stderr, Authorization redacted */
+    long        timeout_ms;   /* --timeout: whole request, connection included */
+    /* When it becomes non-zero, a request in flight is abandoned (Ctrl-C
+     * must not wait for a hung server's timeout).  May be NULL. */
+    const volatile sig_atomic_t *interrupt;
+} rest_http_opts;
+
+typedef struct rest_response {
+    long        status;       /* HTTP status; 0 when no response arrived */
+    bench_code  transport;    /* 0 when a response arrived, else its class (rest/codes.h) */
+    const char *error;        /* libcurl's message when transport != 0, else "" */
+    const char *body;         /* NUL-terminated */
+    size_t      body_len;
+    const char *profiling;    /* the Profiling-Data header's value, or NULL */
+} rest_response;
+
+typedef struct rest_http rest_http;
+
+/* A client for worker `worker` (used in log lines); shard may be NULL (no
+ * statistics).  NULL with a one-line reason in err on failure. */
+rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, rest_stats_shard *shard,
+                         char *err, size_t errlen);
+/* Frees the handle and wipes the credentials it held. */
+void rest_http_free(rest_http *h);
+
+/* "Authorization: <scheme> <secret>" on every later request (NULL scheme:
+ * none).  The previous value is wiped.  0, or -1 when out of memory. */
+int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret);
+
+/* Record requests prepared at or after t_ns (bench_now_ns); UINT64_MAX: none. */
+void rest_http_measure_from(rest_http *h, uint64_t t_ns);
+/* Whether the request prepared last is being recorded. */
+int  rest_http_recording(const rest_http *h);
+
+/* Prepare a request: method "POST" (body may be empty), "GET" or "DELETE".
+ * url and body must stay valid until the request is finished. */
+void  rest_http_request(rest_http *h, const char *method, const char *url, const char *body,
+                        size_t len);
+CURL *rest_http_easy(rest_http *h);
+void  rest_http_finish(rest_http *h, CURLcode cc, rest_response *out);
+void  rest_http_perform(rest_http *h, rest_response *out);
+
+/* Whether a libcurl build can do what the options ask; one-line reason if not. */
+int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,145 @@
+/* rest/serve_token.c - the emulator's token: session pool, EKM key, AES-GCM. */
+#include "rest/serve_token.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/rand.h>
+
+#include "bench/cli.h"
+#include "bench/exit.h"
+#include "keys/keys.h"
+#include "p11/names.h"
+
+int rest_tok_open(rest_tok *tk, const p11_target_opts *o)
+{
+    memset(tk, 0, sizeof *tk);
+    /* Many request threads call the module: it must lock for itself. */
+    int rc = p11_target_open(o, 64, P11_OPEN_LOGIN, &tk->t);
+    if (rc != 0)
+        return rc;
+    tk->fn = tk->t.mod->fn;
+    pthread_mutex_init(&tk->mu, NULL);
+
+    keys_spec spec = { .type = KEYS_AES, .bits = 256, .uses = KEYS_USE_ENCRYPT,
+                       .label = "hsmbench-serve-ekm" };
+    keys_handle kh;
+    CK_RV rv = keys_generate(tk->fn, tk->t.control, &spec, &kh);
+    if (rv != CKR_OK) {
+        char rb[48];
+        bench_error("token '%s': cannot generate the EKM key (AES-256): %s", tk->t.token.label,
+                    p11_rv_name(rv, rb, sizeof rb));
+        rest_tok_close(tk);
+        return BENCH_EXIT_MODULE;
+    }
+    tk->ekm_key = kh.priv;
+    return BENCH_EXIT_OK;
+}
+
+void rest_tok_close(rest_tok *tk)
+{
+    if (!tk->fn)
+        return;
+    for (size_t i = 0; i < tk->nidle; i++)
+        tk->fn->C_CloseSession(tk->idle[i]);
+    for (size_t i = 0; i < tk->nretired; i++)
+        tk->fn->C_CloseSession(tk->retired[i]);
+    free(tk->idle);
+    free(tk->retired);
+    if (tk->ekm_key)
+        tk->fn->C_DestroyObject(tk->t.control, tk->ekm_key);
+    p11_target_close(&tk->t);
+    pthread_mutex_destroy(&tk->mu);
+    memset(tk, 0, sizeof *tk);
+}
+
+CK_RV rest_tok_session(rest_tok *tk, CK_SESSION_HANDLE *s)
+{
+    pthread_mutex_lock(&tk->mu);
+    if (tk->nidle) {
+        *s = tk->idle[--tk->nidle];
+        pthread_mutex_unlock(&tk->mu);
+        return CKR_OK;
+    }
+    pthread_mutex_unlock(&tk->mu);
+    return tk->fn->C_OpenSession(tk->t.token.slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, s);
+}
+
+/* Append to a session list; with the lock held.  When memory runs out the
+ * handle is left open and forgotten rather than closed: its objects must
+ * not die with it. */
+static void push(CK_SESSION_HANDLE **list, size_t *n, size_t *cap, CK_SESSION_HANDLE s)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        CK_SESSION_HANDLE *l = realloc(*list, nc * sizeof *l);
+        if (!l)
+            return;
+        *list = l;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = s;
+}
+
+void rest_tok_release(rest_tok *tk, CK_SESSION_HANDLE s)
+{
+    pthread_mutex_lock(&tk->mu);
+    push(&tk->idle, &tk->nidle, &tk->cap, s);
+    pthread_mutex_unlock(&tk->mu);
+}
+
+void rest_tok_retire(rest_tok *tk, CK_SESSION_HANDLE s)
+{
+    pthread_mutex_lock(&tk->mu);
+    push(&tk->retired, &tk->nretired, &tk->capretired, s);
+    pthread_mutex_unlock(&tk->mu);
+}
+
+static void gcm_params(CK_GCM_PARAMS *g, uint8_t *iv, const uint8_t *aad, size_t aadlen)
+{
+    memset(g, 0, sizeof *g);
+    g->pIv = iv;
+    g->ulIvLen = REST_EKM_IV_LEN;
+    g->ulIvBits = REST_EKM_IV_LEN * 8;
+    g->pAAD = (CK_BYTE_PTR)aad;
+    g->ulAADLen = (CK_ULONG)aadlen;
+    g->ulTagBits = REST_EKM_TAG_LEN * 8;
+}
+
+CK_RV rest_tok_ekm_wrap(rest_tok *tk, CK_SESSION_HANDLE s, const uint8_t *pt, size_t n,
+                        const uint8_t *aad, size_t aadlen, uint8_t *out, size_t *outlen)
+{
+    CK_GCM_PARAMS g;
+    if (RAND_bytes(out, REST_EKM_IV_LEN) != 1)
+        return CKR_FUNCTION_FAILED;
+    gcm_params(&g, out, aad, aadlen);
+    CK_MECHANISM m = { CKM_AES_GCM, &g, sizeof g };
+    CK_RV rv = tk->fn->C_EncryptInit(s, &m, tk->ekm_key);
+    if (rv != CKR_OK)
+        return rv;
+    CK_ULONG len = (CK_ULONG)(n + REST_EKM_TAG_LEN);
+    rv = tk->fn->C_Encrypt(s, (CK_BYTE_PTR)pt, (CK_ULONG)n, out + REST_EKM_IV_LEN, &len);
+    if (rv == CKR_OK)
+        *outlen = REST_EKM_IV_LEN + len;
+    return rv;
+}
+
+CK_RV rest_tok_ekm_unwrap(rest_tok *tk, CK_SESSION_HANDLE s, const uint8_t *blob, size_t bloblen,
+                          const uint8_t *aad, size_t aadlen, uint8_t *out, size_t *outlen)
+{
+    CK_GCM_PARAMS g;
+    uint8_t iv[REST_EKM_IV_LEN];
+    if (bloblen < REST_EKM_IV_LEN + REST_EKM_TAG_LEN)
+        return CKR_ENCRYPTED_DATA_LEN_RANGE;
+    memcpy(iv, blob, sizeof iv);
+    gcm_params(&g, iv, aad, aadlen);
+    CK_MECHANISM m = { CKM_AES_GCM, &g, sizeof g };
+    CK_RV rv = tk->fn->C_DecryptInit(s, &m, tk->ekm_key);
+    if (rv != CKR_OK)
+        return rv;
+    CK_ULONG len = (CK_ULONG)bloblen;
+    rv = tk->fn->C_Decrypt(s, (CK_BYTE_PTR)blob + REST_EKM_IV_LEN,
+                           (CK_ULONG)(bloblen - REST_EKM_IV_LEN), out, &len);
+    if (rv == CKR_OK)
+        *outlen = len;
+    return rv;
+}

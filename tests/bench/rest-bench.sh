@@ -1,0 +1,194 @@
+#!/bin/sh
+# tests/bench/rest-bench.sh [BUILD] - how fast the REST client itself is.
+#
+# A private nginx on 127.0.0.1 answers every POST with a fixed EKM wrap
+# response ({"wrappedBlob": ...}, which hsmbench's answer check accepts), so
+# the server costs next to nothing and what is measured is the client:
+#
+#   1. keep-alive HTTP/1.1 at 1, 16 and 64 connections: hsmbench rest ekm
+#      --op wrap (one thread, one connection each) beside wrk with a Lua
+#      script sending the same request.  Goal: hsmbench >= 0.8x wrk.
+#   2. a new connection and a full TLS handshake for every request
+#      (hsmbench --no-connection-reuse; nginx with no session cache or
+#      tickets) beside ab without -k.  Goal: hsmbench >= ab.
+#
+# Each measurement runs REST_BENCH_SECONDS (default 5) seconds, and each row
+# REST_BENCH_ROUNDS times (default 1), the two tools taking turns to go first,
+# medians shown; the figures are requests per second on this machine, the
+# ratios are what to compare.
+# nginx is started here with its own configuration in a temporary directory
+# and stopped (by its PID) at the end; nothing else is touched.
+set -eu
+BUILD=${1:-build}
+SECS=${REST_BENCH_SECONDS:-5}
+ROUNDS=${REST_BENCH_ROUNDS:-1}
+HSMBENCH="$BUILD/hsmbench"
+for tool in nginx wrk ab openssl python3; do
+    if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
+        echo "rest-bench: skipped: $tool is not installed (sh ci/install-deps.sh installs it)"
+        exit 0
+    fi
+done
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$HSMBENCH" ] || { echo "rest-bench: $HSMBENCH not built (make)" >&2; exit 2; }
+
+D=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-rest-bench.XXXXXX")
+NGINX_PID=""
+cleanup() {
+    if [ -n "$NGINX_PID" ]; then
+        kill -TERM "$NGINX_PID" 2>/dev/null || true
+        i=0
+        while kill -0 "$NGINX_PID" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        kill -KILL "$NGINX_PID" 2>/dev/null || true
+    fi
+    rm -rf "$D"
+}
+trap cleanup EXIT INT TERM
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+PORT=$(free_port)
+TLS_PORT=$(free_port)
+
+# The answer: a 44-byte blob, as the emulator would wrap 32 bytes... in base64.
+BLOB="$(head -c 60 /dev/urandom | base64 | tr -d '\n')"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$D/key.pem" \
+    -out "$D/cert.pem" -days 1 -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" \
+    >/dev/null 2>&1
+mkdir -p "$D/tmp"
+cat >"$D/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $D/nginx.pid;
+error_log $D/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $D/tmp/body;
+    proxy_temp_path $D/tmp/proxy;
+    fastcgi_temp_path $D/tmp/fastcgi;
+    uwsgi_temp_path $D/tmp/uwsgi;
+    scgi_temp_path $D/tmp/scgi;
+    keepalive_requests 100000000;
+    keepalive_timeout 60s;
+    server {
+        listen 127.0.0.1:$PORT;
+        listen 127.0.0.1:$TLS_PORT ssl;
+        ssl_certificate $D/cert.pem;
+        ssl_certificate_key $D/key.pem;
+        ssl_session_cache off;
+        ssl_session_tickets off;
+        location / {
+            default_type application/json;
+            return 200 '{"wrappedBlob":"$BLOB"}';
+        }
+    }
+}
+EOF
+"$NGINX" -p "$D" -c "$D/nginx.conf" >"$D/nginx.out" 2>&1 &
+NGINX_PID=$!
+i=0
+until python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $PORT), 0.2)" 2>/dev/null; do
+    i=$((i + 1))
+    if [ $i -gt 50 ] || ! kill -0 "$NGINX_PID" 2>/dev/null; then
+        echo "rest-bench: nginx did not start: $(cat "$D/nginx.out" "$D/error.log" 2>/dev/null | head -c 400)" >&2
+        exit 1
+    fi
+    sleep 0.1
+done
+
+# The request hsmbench sends for --op wrap with --data-size 32.
+export REST_BENCH_TOKEN="bench-token"
+BODY=$(printf '{"plaintext":"%s","additionalContext":{"accessReasonContext":{"reason":"CUSTOMER_INITIATED_ACCESS"}}}' \
+    "$(head -c 32 /dev/urandom | base64 | tr -d '\n')")
+printf '%s' "$BODY" >"$D/body.json"
+cat >"$D/post.lua" <<EOF
+wrk.method = "POST"
+wrk.body = '$BODY'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json"
+wrk.headers["Authorization"] = "Bearer bench-token"
+EOF
+
+hsmbench_rate() {  # URL THREADS [extra]
+    url=$1 n=$2
+    shift 2
+    "$HSMBENCH" rest ekm --endpoint "$url" --op wrap --insecure --token-env REST_BENCH_TOKEN \
+        --threads "$n" --duration "$SECS" --quiet --json "$D/r.json" "$@" >/dev/null 2>"$D/hs.err" ||
+        { echo "rest-bench: hsmbench failed: $(head -c 300 "$D/hs.err")" >&2; echo 0; return 0; }
+    python3 - "$D/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+# Requests that failed would flatter the rate: count only successful ones.
+print(round((r["ops"] - r["errors"]) / r["duration_s"], 1) if r["duration_s"] else 0)
+PY
+}
+
+wrk_rate() {  # CONNECTIONS
+    c=$1
+    t=$([ "$c" -ge 2 ] && echo 2 || echo 1)
+    wrk -t "$t" -c "$c" -d "${SECS}s" -s "$D/post.lua" "http://127.0.0.1:$PORT/ekm/k1:wrap" \
+        >"$D/wrk.out" 2>&1 || true
+    if grep -q 'Non-2xx\|Socket errors' "$D/wrk.out"; then
+        echo "rest-bench: wrk saw errors: $(grep 'Non-2xx\|Socket errors' "$D/wrk.out")" >&2
+    fi
+    sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$D/wrk.out"
+}
+
+ab_rate() {  # CONCURRENCY
+    ab -q -c "$1" -t "$SECS" -n 10000000 -p "$D/body.json" -T application/json \
+        -H "Authorization: Bearer bench-token" "https://127.0.0.1:$TLS_PORT/ekm/k1:wrap" \
+        >"$D/ab.out" 2>&1 || true
+    failed=$(sed -n 's/^Failed requests: *\([0-9]*\).*/\1/p' "$D/ab.out")
+    [ "${failed:-0}" = 0 ] || echo "rest-bench: ab saw $failed failed requests" >&2
+    sed -n 's/^Requests per second: *\([0-9.]*\).*/\1/p' "$D/ab.out"
+}
+
+ratio() {
+    python3 -c 'import sys; a, b = float(sys.argv[1] or 0), float(sys.argv[2] or 0); print("%.2f" % (a / b) if b else "-")' "$1" "$2"
+}
+
+verdict() {  # RATIO GOAL
+    python3 -c 'import sys; r, g = sys.argv[1], float(sys.argv[2]); print("goal met" if r != "-" and float(r) >= g else "below goal")' "$1" "$2"
+}
+
+median() {
+    tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+}
+
+# row LABEL CONNS GOAL HSMBENCH_FN... -- OTHER_FN...: interleaved rounds, medians.
+row() {
+    label=$1 c=$2 goal=$3 url=$4 other=$5
+    shift 5
+    hs="" ot="" i=0
+    while [ $i -lt "$ROUNDS" ]; do
+        if [ $((i % 2)) -eq 0 ]; then
+            hs="$hs $(hsmbench_rate "$url" "$c" "$@")"
+            ot="$ot $($other "$c")"
+        else
+            ot="$ot $($other "$c")"
+            hs="$hs $(hsmbench_rate "$url" "$c" "$@")"
+        fi
+        i=$((i + 1))
+    done
+    hs=$(echo "$hs" | median)
+    ot=$(echo "$ot" | median)
+    r=$(ratio "$hs" "$ot")
+    printf '%-40s %5s %12s %12s %7s  %s\n' "$label" "$c" "$hs" "${ot:-?}" "$r" \
+        ">= $goal: $(verdict "$r" "$goal")"
+}
+
+echo "hsmbench $("$HSMBENCH" --version | cut -d' ' -f2): REST client throughput against nginx on 127.0.0.1"
+echo "(fixed EKM wrap answer; ${SECS}s per measurement, ${ROUNDS} round(s), medians; successful requests per second)"
+echo
+printf '%-40s %5s %12s %12s %7s  %s\n' MODE CONNS "hsmbench/s" "other/s" RATIO GOAL
+for c in 1 16 64; do
+    row "keep-alive HTTP/1.1 (other: wrk + Lua)" "$c" 0.80 "http://127.0.0.1:$PORT/ekm/k1" wrk_rate
+done
+for c in 1 16; do
+    row "new TLS connection each (other: ab)" "$c" 1.00 "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
+        --no-connection-reuse
+done
+echo
+echo "The client and nginx share this machine's CPUs; run it on an idle machine."

@@ -1,0 +1,106 @@
+#!/bin/sh
+# tests/e2e/test_html.sh - the HTML report of real runs (a threads sweep, a
+# target series, a hostile test name), opened in a real headless Chromium:
+# it must render without console errors, hold its SVG charts, and produce a
+# non-empty screenshot.
+. "$TOP/tests/e2e/lib.sh"
+
+# A test the null module completes without errors (fall back to any).
+null_test() {
+    for t in sha256-digest rsa-pkcs-sign hmac-sha256 aes-gcm-encrypt; do
+        "$HSMBENCH" run --module "$NULLP11" --test "$t" --iterations 200 --quiet --json "$T/probe.json" \
+            </dev/null >/dev/null 2>&1
+        if python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; sys.exit(r["status"] != "ok" or r["errors"] > 0)' \
+            "$T/probe.json" 2>/dev/null; then
+            echo "$t"
+            return
+        fi
+    done
+    echo sha256-digest
+}
+NT=$(null_test)
+
+# ---- real runs: 1 and 2 threads, together make a sweep ---------------------------
+"$HSMBENCH" run --module "$NULLP11" --test "$NT" --threads 1 --duration 2 --quiet --json "$T/t1.json" </dev/null >/dev/null 2>&1 &
+p1=$!
+"$HSMBENCH" run --module "$NULLP11" --test "$NT" --threads 2 --duration 2 --quiet --json "$T/t2.json" </dev/null >/dev/null 2>&1
+wait $p1
+if [ -s "$T/t1.json" ] && [ -s "$T/t2.json" ]; then pass "two null-module runs ($NT, 1 and 2 threads)"
+else fail "two null-module runs ($NT, 1 and 2 threads)" "no results file"; fi
+
+# One document: both runs (a sweep), the second with a target rate per second
+# (what non-blocking runs will add), and a third run whose name and error code
+# try to inject markup.
+python3 - "$T/t1.json" "$T/t2.json" "$T/all.json" <<'PY'
+import copy, json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+r2 = b["runs"][0]
+for s in r2["per_second"]:
+    s["target"] = 1000.0
+evil = copy.deepcopy(a["runs"][0])
+evil["test"] = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+evil["errors_by_code"] = {'<b>CKR_"EVIL"</b>': 1}
+a["runs"] += [r2, evil]
+json.dump(a, open(sys.argv[3], "w"))
+PY
+
+run "$HSMBENCH" report "$T/all.json" --html "$T/r.html"
+check "report --html: exit 0" 0
+file_has "HTML: a complete document" "$T/r.html" '^<!DOCTYPE html>'
+file_has "HTML: a Content-Security-Policy forbids fetching anything" "$T/r.html" "Content-Security-Policy\" content=\"default-src 'none'"
+file_lacks "HTML: no script element (the hostile name is escaped)" "$T/r.html" '<script'
+file_lacks "HTML: no element from the hostile name" "$T/r.html" '<img'
+file_has "HTML: the hostile name shown as text" "$T/r.html" '&lt;script&gt;alert\(&quot;x&quot;\)&lt;/script&gt;'
+file_lacks "HTML: no external resource" "$T/r.html" 'src="http'
+file_has "HTML: sweep charts (by threads)" "$T/r.html" 'Throughput by threads'
+file_has "HTML: the target series is drawn" "$T/r.html" '>target</text>'
+file_has "HTML: latency percentile curve" "$T/r.html" 'Latency by percentile'
+nsvg=$(grep -o '<svg ' "$T/r.html" | wc -l)
+if [ "$nsvg" -eq 14 ]; then pass "HTML: 14 charts (4 per run, 2 for the sweep)"
+else fail "HTML: 14 charts (4 per run, 2 for the sweep)" "$nsvg"; fi
+
+run "$HSMBENCH" report "$T/all.json" --html -
+if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$T/r.html"; then pass "report --html - writes the same page to stdout"
+else fail "report --html - writes the same page to stdout" "exit $rc"; fi
+
+# ---- in a real browser ------------------------------------------------------------
+# Once, in the plain build: the page does not depend on the build variant.
+[ "$VARIANT" = plain ] || exit 0
+CHROME=""
+for c in chromium chromium-browser google-chrome; do
+    if command -v "$c" >/dev/null 2>&1; then CHROME=$(command -v "$c"); break; fi
+done
+if [ -z "$CHROME" ]; then
+    pass "HTML in a browser skipped: no chromium"
+    exit 0
+fi
+chrome() {
+    timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$(mktemp -d "$T/chrome.XXXXXX")" "$@"
+}
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$T/r.html" >"$T/dom" 2>"$T/chrome.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '</html>' "$T/dom"; then pass "chromium loads the page (--dump-dom)"
+else fail "chromium loads the page (--dump-dom)" "exit $rc: $(grep -v dbus "$T/chrome.err" | tail -n 3 | tr '\n' ' ')"; fi
+if grep -Eq ':CONSOLE|Uncaught' "$T/chrome.err"; then
+    fail "chromium: no console errors" "$(grep -E ':CONSOLE|Uncaught' "$T/chrome.err" | head -n 3 | tr '\n' ' ')"
+else
+    pass "chromium: no console errors"
+fi
+ndom=$(grep -o '<svg ' "$T/dom" | wc -l)
+if [ "$ndom" -eq 14 ]; then pass "chromium: the DOM holds the 14 SVG charts"
+else fail "chromium: the DOM holds the 14 SVG charts" "$ndom"; fi
+if grep -q '<polyline' "$T/dom" && grep -q '<circle' "$T/dom"; then pass "chromium: the charts hold lines and points"
+else fail "chromium: the charts hold lines and points" "none in the DOM"; fi
+file_lacks "chromium: no script element in the DOM" "$T/dom" '<script'
+
+chrome --screenshot="$T/page.png" --window-size=1200,2000 "file://$T/r.html" >/dev/null 2>"$T/chrome.err"
+rc=$?
+size=$(wc -c <"$T/page.png" 2>/dev/null || echo 0)
+if [ "$rc" -eq 0 ] && [ "$(head -c 8 "$T/page.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+    [ "$size" -gt 30000 ]; then
+    pass "chromium: a non-empty PNG screenshot ($size bytes)"
+else
+    fail "chromium: a non-empty PNG screenshot" "exit $rc, $size bytes: $(grep -v dbus "$T/chrome.err" | tail -n 2 | tr '\n' ' ')"
+fi

@@ -1,0 +1,247 @@
+#!/bin/sh
+# tests/e2e/test_menu.sh - hsmbench menu, pkpspeed's dialogue: a piped session
+# whose equivalent commands repeat its runs, bad answers, end of input, the
+# token list, and on a terminal (tmux) the PIN prompt and Ctrl-C.
+. "$TOP/tests/e2e/lib.sh"
+
+# menu_run INPUT [ARGS...]: pipe INPUT (printf format) into hsmbench menu;
+# sets $rc, $T/out, $T/err.
+menu_run() {
+    # shellcheck disable=SC2059
+    printf "$1" >"$T/in"
+    shift
+    timeout -s INT 60 "$HSMBENCH" menu "$@" <"$T/in" >"$T/out" 2>"$T/err"
+    rc=$?
+}
+
+# count_is NAME FILE ERE N: FILE has exactly N lines matching ERE.
+count_is() {
+    got=$(grep -Ec -- "$3" "$2" 2>/dev/null)
+    if [ "$got" -eq "$4" ]; then pass "$1"
+    else fail "$1" "$got lines match /$3/, expected $4"; fi
+}
+
+# followed_by NAME FILE ERE1 ERE2: the line after the first match of ERE1 matches ERE2.
+followed_by() {
+    next=$(grep -E -A1 -- "$3" "$2" | sed -n 2p)
+    if printf '%s\n' "$next" | grep -Eq -- "$4"; then pass "$1"
+    else fail "$1" "after /$3/ came: $next"; fi
+}
+
+# ---- a piped session: 2 threads, 3 s, blocking; B (RSA CRT), K (AES GCM), X ----
+menu_run '2\n3\nb\nB\n2048\nn\nn\nK\n256\n\nn\nn\nX\n'
+check "piped session B, K, X: exit 0, per-second lines" 0 '^OPERATIONS/second +[0-9]+/1$'
+cp "$T/out" "$T/session"
+file_has "header: module path" "$T/session" '^ +module path\.+: .*softhsm'
+file_has "header: cryptoki version" "$T/session" '^ +cryptoki version\.+: [0-9]+\.[0-9]+'
+file_has "header: token label" "$T/session" '^ +label\.+: hsmbench-demo$'
+file_has "header: token serial" "$T/session" '^ +serial\.+: '
+file_has "header: available tests" "$T/session" 'Available tests \([0-9]+ of 59\)'
+file_has "threads prompt, range and default" "$T/session" \
+    '^Enter the number of threads \[1-64\] \(default 1\): 2$'
+file_has "duration prompt" "$T/session" '^Enter time duration in Secs \[MAX=600\] \(default 10\): 3$'
+file_has "mode prompt" "$T/session" '^Blocking or non-blocking test \[b/n\] \(default b\): b$'
+file_has "menu: pkpspeed's title" "$T/session" '^Please select the test you want to run$'
+file_has "menu: A is RSA non-CRT, with the note" "$T/session" \
+    '^RSA non-CRT \(same operation through PKCS#11: the token decides CRT\)-+>A'
+file_has "menu: B is RSA CRT" "$T/session" '^RSA CRT-+>B$'
+file_has "menu: C, D, H, I, K" "$T/session" '^AES GCM-+>K$'
+file_has "menu: the rest of the catalogue has letters" "$T/session" 'sha256-digest-+>[A-WYZ]+'
+file_has "menu: eXit" "$T/session" '^eXit-+>X$'
+# What the token lacks is not in the menu.
+sed -n 's/^ *\([a-z0-9-]*\): .*not offered.*/\1/p' "$T/session" | sort -u >"$T/lacking"
+shown=0
+while IFS= read -r name; do
+    grep -Eq -- "(^| )$name-+>" "$T/session" && shown=$((shown + 1))
+done <"$T/lacking"
+if [ "$shown" -eq 0 ]; then pass "menu: tests the token lacks are not listed ($(wc -l <"$T/lacking") left out)"
+else fail "menu: tests the token lacks are not listed" "$shown listed"; fi
+file_has "B asks the modulus length" "$T/session" \
+    '^Enter the modulus length \[2048/3072/4096\] \(default 2048\): 2048$'
+file_has "token key prompt" "$T/session" '^Do you want to use Token key \[y/n\] \(default n\): n$'
+file_has "static key prompt" "$T/session" '^Do you want to use static key \[y/n\] \(default n\): n$'
+file_has "K asks the key size" "$T/session" '^Enter the key size \[128/192/256\] \(default 256\): 256$'
+file_has "K asks the data size" "$T/session" '^Enter the data size in bytes \[1-16200\] \(default 1024\): $'
+file_has "B ran rsa-pkcs-sign, RSA 2048, 2 threads, 3 s" "$T/session" \
+    '^Running rsa-pkcs-sign \(CKM_SHA256_RSA_PKCS, RSA 2048, data 32 B\): 2 threads, blocking, 3s'
+file_has "K ran aes-gcm-encrypt, AES 256, 1024 B" "$T/session" \
+    '^Running aes-gcm-encrypt \(CKM_AES_GCM, AES 256, data 1024 B\): 2 threads, blocking, 3s'
+count_is "two summaries" "$T/session" '^ +status\.+: ok' 2
+count_is "two 'Equivalent command:' lines" "$T/session" '^Equivalent command:$' 2
+softhsm_env
+file_lacks "the demo PIN is not in the output" "$T/session" "$(cat "$PINFILE")"
+
+# Each equivalent command, as printed, repeats its run in batch mode.
+sed -n '/^Equivalent command:$/{n;s/^ *//;p;}' "$T/session" >"$T/cmds"
+grep '^Running [a-z0-9-]* (' "$T/session" | sed 's/^\(Running [a-z0-9-]* ([A-Z0-9_]*\).*/\1/' >"$T/want"
+i=0
+while IFS= read -r cmd; do
+    i=$((i + 1))
+    case $cmd in
+    "hsmbench run "*) ;;
+    *) fail "equivalent command $i starts with 'hsmbench run'" "$cmd"; continue ;;
+    esac
+    cmd2=$(printf '%s\n' "$cmd" | sed "s|^hsmbench |'$HSMBENCH' |")
+    run sh -c "$cmd2" </dev/null
+    check "equivalent command $i ($cmd): exit 0" 0 '^OPERATIONS/second +[0-9]+/1$'
+    want=$(sed -n "${i}p" "$T/want")
+    if [ -n "$want" ] && grep -qF -- "$want" "$T/out"; then
+        pass "equivalent command $i runs the same test and mechanism ($want)"
+    else
+        fail "equivalent command $i runs the same test and mechanism" "wanted '$want': $(grep '^Running' "$T/out")"
+    fi
+done <"$T/cmds"
+[ "$i" -eq 2 ] || fail "two equivalent commands extracted" "got $i"
+
+# ---- bad answers: each explained on one line, then the same prompt ----------
+menu_run '100\nabc\n\n1\n\nQ9\n\nsha256-digest\n\nX\n'
+check "bad answers, then X: exit 0" 0
+followed_by "threads out of range: explained, asked again" "$T/out" \
+    '^100 is out of range: enter a number from 1 to 64\.$' '^Enter the number of threads \[1-64\]'
+followed_by "a word for threads: explained, asked again" "$T/out" \
+    "^'abc' is not a number: enter a whole number from 1 to 64\.$" '^Enter the number of threads \[1-64\]'
+count_is "threads asked three times" "$T/out" '^Enter the number of threads' 3
+followed_by "an empty answer takes the default (threads 1)" "$T/out" \
+    '^Enter the number of threads \[1-64\] \(default 1\): $' '^Enter time duration'
+followed_by "unknown letter: explained, asked again" "$T/out" \
+    "^'Q9' is not in the menu" '^Enter the letter of the test \['
+followed_by "empty letter: explained, asked again" "$T/out" \
+    '^Choose a test: ' '^Enter the letter of the test \['
+file_has "a test's name works too; defaults: 1 thread, 1024 B" "$T/out" \
+    '^Running sha256-digest \(CKM_SHA256, -, data 1024 B\): 1 thread, blocking, 1s'
+file_has "bad answers: Equivalent command of the default run" "$T/out" \
+    '^ +hsmbench run --test sha256-digest --threads 1 --duration 1s$'
+
+yes abc | head -n 50 >"$T/in"
+timeout -s INT 30 "$HSMBENCH" menu <"$T/in" >"$T/out" 2>"$T/err"
+rc=$?
+check_one_line_error "20 bad answers in a row: exit 2, one error" 2 'invalid answers in a row'
+
+# ---- end of input: leave cleanly, never hang ----------------------------------
+menu_run '2\n3\n'
+check "end of input at the mode prompt: exit 0" 0 'end of input'
+menu_run '1\n1\n\nB\n'
+check "end of input at the modulus prompt: exit 0" 0 '^Enter the modulus length'
+file_lacks "end of input before the run: nothing ran" "$T/out" 'Running rsa-pkcs-sign ('
+menu_run ''
+check "no input at all: exit 0" 0 'end of input'
+
+# ---- a static key file: checked against the test, asked again when wrong ------
+printf 'not a key\n' >"$T/bad.key"
+head -c 32 /dev/urandom >"$T/aes.key"
+menu_run "1\n1\n\nD\n\n\nn\ny\n$T/no-such.key\n$T/bad.key\n$T/aes.key\nX\n"
+check "static AES key: exit 0" 0 '^Running aes-cbc-encrypt \(CKM_AES_CBC, AES 256'
+count_is "static key: a missing and a wrong file each asked again" "$T/out" '^Enter the key file: ' 3
+file_has "static key: equivalent command has --static-key" "$T/out" \
+    "^ +hsmbench run --test aes-cbc-encrypt --threads 1 --duration 1s --static-key $T/aes\\.key\$"
+
+# ---- a second token: the numbered choice, --pin-file in the equivalent command ----
+if softhsm2-util --init-token --free --label other --so-pin 1234 --pin menu-pin-7391 >"$T/init.out" 2>&1; then
+    pass "second SoftHSM token 'other' created"
+else
+    fail "second SoftHSM token 'other' created" "$(head -c 300 "$T/init.out")"
+fi
+menu_run '' --module "$SOFTHSM" --pin-file "$PINFILE"
+check "two tokens, no selector: a numbered list, then end of input: exit 0" 0 '^Select the token \[1-2\]: $'
+num=$(sed -n 's/^ *\([0-9]*\)) hsmbench-demo .*/\1/p' "$T/out")
+menu_run "x\n$num\n1\n1\n\nsha256-digest\n\nX\n" --module "$SOFTHSM" --pin-file "$PINFILE"
+check "token chosen from the list: exit 0" 0 '^Running sha256-digest '
+followed_by "token list: a bad answer is explained" "$T/out" "^'x' is not a number" '^Select the token'
+cmd=$(sed -n '/^Equivalent command:$/{n;s/^ *//;p;}' "$T/out")
+case $cmd in
+*"--module $SOFTHSM --token hsmbench-demo --pin-file $PINFILE --test sha256-digest"*)
+    pass "equivalent command names the chosen token and the PIN file" ;;
+*) fail "equivalent command names the chosen token and the PIN file" "$cmd" ;;
+esac
+run sh -c "$(printf '%s\n' "$cmd" | sed "s|^hsmbench |'$HSMBENCH' |")" </dev/null
+check "equivalent command with the chosen token: exit 0" 0 '^Running sha256-digest \(CKM_SHA256'
+
+# ---- on a terminal (tmux): PIN without echo, Ctrl-C in a run and at a prompt ----
+if command -v tmux >/dev/null 2>&1; then
+    TMUX_SOCK=$T/tmux.sock
+    trap 'tmux -S "$TMUX_SOCK" kill-server 2>/dev/null; rm -rf "$T"' EXIT
+    trap 'exit 130' INT TERM     # through the EXIT trap: the tmux server never outlives us
+    tty_start() {
+        tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+        rm -f "$T/tty.rc"
+        tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 200 -y 50 \
+            "env SOFTHSM2_CONF='$SOFTHSM2_CONF' HSMBENCH_HOME='$HSMBENCH_HOME' '$HSMBENCH' menu $*; echo \$? >'$T/tty.rc'; sleep 60"
+    }
+    pane() { tmux -S "$TMUX_SOCK" capture-pane -p -S - 2>/dev/null; }
+    keys() { tmux -S "$TMUX_SOCK" send-keys "$@"; }
+    # wait_for ERE [MIN_COUNT [TENTHS]]: until the pane has MIN_COUNT lines matching.
+    wait_for() {
+        n=0
+        while [ "$(pane | grep -Ec -- "$1")" -lt "${2:-1}" ]; do
+            n=$((n + 1))
+            [ "$n" -ge "${3:-150}" ] && return 1
+            sleep 0.1
+        done
+        return 0
+    }
+    wait_rc() {
+        n=0
+        until [ -s "$T/tty.rc" ] || [ "$n" -ge 100 ]; do
+            sleep 0.1
+            n=$((n + 1))
+        done
+        rc=$(cat "$T/tty.rc" 2>/dev/null || echo 255)
+    }
+    step() {   # step NAME ERE KEYS...: wait for ERE, then type KEYS
+        sname=$1 ere=$2
+        shift 2
+        if wait_for "$ere"; then keys "$@"
+        else fail "terminal: $sname" "no /$ere/: $(pane | tail -n 5 | tr '\n' ' ')"; return 1; fi
+    }
+
+    tty_start "--module '$SOFTHSM' --token other"
+    ok=1
+    step "PIN prompt" "User PIN for token 'other':" menu-pin-7391 Enter || ok=0
+    [ $ok = 1 ] && { step "threads prompt" '^Enter the number of threads' Enter || ok=0; }
+    [ $ok = 1 ] && { pane >"$T/pane"; file_lacks "terminal: the typed PIN is not echoed" "$T/pane" menu-pin-7391; }
+    [ $ok = 1 ] && { step "duration prompt" '^Enter time duration' 20 Enter || ok=0; }
+    [ $ok = 1 ] && { step "mode prompt" '^Blocking or non-blocking' Enter || ok=0; }
+    [ $ok = 1 ] && { step "menu prompt" '^Enter the letter of the test' D Enter || ok=0; }
+    [ $ok = 1 ] && { step "key size prompt" '^Enter the key size' Enter || ok=0; }
+    [ $ok = 1 ] && { step "data size prompt" '^Enter the data size' Enter || ok=0; }
+    [ $ok = 1 ] && { step "token key prompt" 'use Token key' Enter || ok=0; }
+    [ $ok = 1 ] && { step "static key prompt" 'use static key' Enter || ok=0; }
+    [ $ok = 1 ] && { step "the 20 s run started" '^OPERATIONS/second +[0-9]+/1' C-c || ok=0; }
+    if [ $ok = 1 ]; then
+        # Back at the menu within a few seconds: its prompt a second time.
+        if wait_for '^Enter the letter of the test' 2 50; then
+            pass "terminal: Ctrl-C during a 20 s run returns to the test menu within 5 s"
+        else
+            fail "terminal: Ctrl-C during a 20 s run returns to the test menu" "$(pane | tail -n 8 | tr '\n' ' ')"
+        fi
+        pane >"$T/pane"
+        file_has "terminal: the interrupted run's summary" "$T/pane" '^ +status\.+: interrupted'
+        file_has "terminal: equivalent command names the token" "$T/pane" \
+            "^ +hsmbench run --module $SOFTHSM --token other --test aes-cbc-encrypt --threads 1 --duration 20s\$"
+        keys X Enter
+        wait_rc
+        if [ "$rc" = 0 ]; then pass "terminal: X after the interrupted run: exit 0"
+        else fail "terminal: X after the interrupted run: exit 0" "exit $rc"; fi
+        pane >"$T/pane"
+        file_lacks "terminal: the PIN never shows" "$T/pane" menu-pin-7391
+    fi
+
+    tty_start ""
+    if step "Ctrl-C at a prompt" '^Enter the number of threads' C-c; then
+        wait_rc
+        if [ "$rc" = 130 ]; then pass "terminal: Ctrl-C at a prompt leaves with exit 130"
+        else fail "terminal: Ctrl-C at a prompt leaves with exit 130" "exit $rc"; fi
+    fi
+    tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+else
+    pass "terminal menu: tmux not installed (nothing to check)"
+fi
+
+# ---- the manual page ----------------------------------------------------------
+if command -v groff >/dev/null 2>&1; then
+    if groff -man -ww -z "$TOP/man/hsmbench-menu.1" >"$T/groff" 2>&1 && [ ! -s "$T/groff" ]; then
+        pass "man/hsmbench-menu.1: groff -man -ww clean"
+    else
+        fail "man/hsmbench-menu.1: groff -man -ww clean" "$(head -c 300 "$T/groff")"
+    fi
+fi

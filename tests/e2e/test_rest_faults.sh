@@ -1,0 +1,101 @@
+#!/bin/sh
+# tests/e2e/test_rest_faults.sh - bad answers and broken servers: each class
+# of failure is counted under its own name in errors_by_code and the run
+# finishes (exit 1); a server that cannot be reached at set-up is one clear
+# error (exit 3).  Loopback only; every run and every helper server is
+# bounded in time.
+# tsan: yes
+. "$TOP/tests/e2e/lib.sh"
+REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+
+export G_TOKEN="fault-token-$$" EKM_SERVER_TOKEN="fault-token-$$"
+export SDKMS_API_KEY="ZmF1bHQ6a2V5LSQk" SERVER_API_KEY="ZmF1bHQ6a2V5LSQk"
+
+# ---- every answer-level class, from one faulty server -----------------------
+# The first 5 operations are spared: the client's set-up must succeed.
+start_serve faulty --ekm-token-env EKM_SERVER_TOKEN --fault-after 5 --fault-delay 3s \
+    --fault 503:0.08,429:0.04,timeout:0.03,badjson:0.08,truncate:0.08,nofield:0.08,badb64:0.08,reset:0.05 ||
+    exit 0
+run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --threads 4 --duration 2 \
+    --timeout 1 --json "$T/faults.json"
+check "faults: the run finishes, exit 1 (operations failed)" 1 '^ +errors\.+: [0-9.]+% +[1-9]'
+for class in "HTTP 503" "HTTP 429" TIMEOUT BAD_JSON TRUNCATED MISSING_FIELD BAD_BASE64 EMPTY_REPLY; do
+    json_check "faults: $class counted in errors_by_code" "$T/faults.json" \
+        "runs[0][\"errors_by_code\"].get(\"$class\", 0) > 0"
+    file_has "faults: $class in the summary" "$T/out" "^ +$class\\.+: [1-9]"
+done
+json_check "faults: status ok, errors add up, some operations succeed" "$T/faults.json" \
+    'runs[0]["status"] == "ok" and sum(runs[0]["errors_by_code"].values()) == runs[0]["errors"] and 0 < runs[0]["errors"] < runs[0]["ops"]'
+json_check "faults: http.failed_pct counts 4xx/5xx and transport failures" "$T/faults.json" \
+    'runs[0]["http"]["failed_pct"] > 0 and runs[0]["http"]["status_counts"].get("503", 0) == runs[0]["errors_by_code"]["HTTP 503"]'
+
+# ---- round trips that come back wrong ----------------------------------------
+start_serve mismatch --ekm-token-env EKM_SERVER_TOKEN --api-key-env SERVER_API_KEY \
+    --fault-after 10 --fault mismatch:0.3 || exit 0
+run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --op wrap-unwrap \
+    --iterations 60 --json "$T/rt.json"
+check "wrap-unwrap with altered plaintexts: exit 1" 1
+json_check "wrap-unwrap: ROUNDTRIP_MISMATCH counted" "$T/rt.json" \
+    'runs[0]["errors_by_code"].get("ROUNDTRIP_MISMATCH", 0) > 0'
+run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op verify --alg EC \
+    --iterations 60 --json "$T/vf.json"
+check "sdkms verify answered false: exit 1" 1
+json_check "sdkms verify: VERIFY_FALSE counted" "$T/vf.json" \
+    'runs[0]["errors_by_code"].get("VERIFY_FALSE", 0) > 0'
+run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op decrypt \
+    --iterations 60 --json "$T/dm.json"
+json_check "sdkms decrypt: ROUNDTRIP_MISMATCH counted" "$T/dm.json" \
+    'runs[0]["errors_by_code"].get("ROUNDTRIP_MISMATCH", 0) > 0'
+
+# ---- a server that goes away during the run ----------------------------------
+start_serve brief --ekm-token-env EKM_SERVER_TOKEN --max-requests 300 || exit 0
+run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --threads 2 --duration 2 \
+    --timeout 1 --json "$T/gone.json"
+check "server gone mid-run: the run finishes, exit 1" 1
+json_check "server gone mid-run: CONNECT_REFUSED counted" "$T/gone.json" \
+    'runs[0]["errors_by_code"].get("CONNECT_REFUSED", 0) > 0 and runs[0]["http"]["status_counts"].get("200", 0) > 0'
+
+# ---- nothing there, or nothing answering, at set-up ---------------------------
+# A port with no listener: bind one, note it, close it.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$port/k" --token-env G_TOKEN --iterations 5
+check_one_line_error "closed port at set-up: exit 3, one line" 3 'CONNECT_REFUSED'
+
+# A listener that accepts and never answers (it ends by itself after 20 s).
+python3 - "$T/silent.port" <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+s.settimeout(20)
+held = []
+end = time.time() + 20
+try:
+    while time.time() < end:
+        c, _ = s.accept()
+        held.append(c)          # keep it open, say nothing
+except OSError:
+    pass
+PY
+silent_pid=$!
+i=0
+while [ ! -s "$T/silent.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+start=$(date +%s)
+run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$(cat "$T/silent.port")/k" --token-env G_TOKEN \
+    --iterations 5 --timeout 1
+took=$(($(date +%s) - start))
+check_one_line_error "a server that never answers, --timeout 1: exit 3, one line" 3 'TIMEOUT'
+if [ "$took" -le 8 ]; then pass "--timeout 1 bounds the wait (${took}s for 3 tries)"
+else fail "--timeout 1 bounds the wait" "took ${took}s"; fi
+kill "$silent_pid" 2>/dev/null
+wait "$silent_pid" 2>/dev/null
+
+# ---- the serve side: bad --fault values ----------------------------------------
+run "$HSMBENCH" serve --fault 200:0.1
+check_one_line_error "serve --fault 200: exit 2" 2 'status must be 400 to 599'
+run "$HSMBENCH" serve --fault timeout:0.7,badjson:0.7
+check_one_line_error "serve --fault adding up to more than 1: exit 2" 2 'more than 1'
+run "$HSMBENCH" serve --listen 127.0.0.1
+check_one_line_error "serve --listen without a port: exit 2" 2 'ADDRESS:PORT'

@@ -1,0 +1,93 @@
+#!/bin/sh
+# tests/e2e/test_rest_lib.sh - helpers the test_rest*.sh scripts source after
+# lib.sh: throwaway certificates, and hsmbench serve in the background.
+#
+# tests/run.sh runs every tests/e2e/test_*.sh, this file included; run on its
+# own it does nothing (no REST_LIB_SOURCE), so it prints no result lines.
+[ -n "${REST_LIB_SOURCE:-}" ] || exit 0
+
+SERVERS=""
+trap 'rest_stop_all; rm -rf "$T"' EXIT
+
+# make_certs DIR: a CA, a server certificate for 127.0.0.1/localhost, a
+# client certificate from the same CA, and a client certificate from
+# another CA (which a --client-ca server must refuse).
+make_certs() {
+    d=$1
+    mkdir -p "$d"
+    (
+        cd "$d" || exit 1
+        ec="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+        # shellcheck disable=SC2086
+        openssl req -x509 $ec -keyout ca.key -out ca.pem -days 2 -subj "/CN=hsmbench test CA" &&
+        openssl req -x509 $ec -keyout rogue-ca.key -out rogue-ca.pem -days 2 -subj "/CN=rogue CA" &&
+        openssl req $ec -keyout server.key -out server.csr -subj "/CN=127.0.0.1" &&
+        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >server.ext &&
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
+            -days 2 -extfile server.ext &&
+        printf 'extendedKeyUsage=clientAuth\n' >client.ext &&
+        openssl req $ec -keyout client.key -out client.csr -subj "/CN=hsmbench client" &&
+        openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem \
+            -days 2 -extfile client.ext &&
+        openssl req $ec -keyout rogue.key -out rogue.csr -subj "/CN=rogue client" &&
+        openssl x509 -req -in rogue.csr -CA rogue-ca.pem -CAkey rogue-ca.key -CAcreateserial \
+            -out rogue.pem -days 2 -extfile client.ext
+    ) >"$T/openssl.log" 2>&1
+}
+
+# start_serve NAME ARGS...: hsmbench serve on a free loopback port (it picks
+# port 0 and prints the URL); sets $URL.  Bounded: --max-seconds 120 unless
+# ARGS say otherwise.  Returns 1 (with a FAIL line) when it does not come up.
+start_serve() {
+    name=$1
+    shift
+    "$HSMBENCH" serve --listen 127.0.0.1:0 --max-seconds 120 "$@" >"$T/$name.out" 2>"$T/$name.err" &
+    echo $! >"$T/$name.pid"
+    SERVERS="$SERVERS $name"
+    i=0
+    while [ $i -lt 300 ]; do
+        URL=$(sed -n 's/^hsmbench serve: listening on \([^ ]*\).*/\1/p' "$T/$name.out" 2>/dev/null)
+        [ -n "$URL" ] && return 0
+        kill -0 "$(cat "$T/$name.pid")" 2>/dev/null || break
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "serve $name starts" "$(head -c 300 "$T/$name.err" | tr '\n' ' ')"
+    return 1
+}
+
+# stop_serve NAME: SIGTERM, then wait for it to end (it must within
+# seconds) and check it ended well: exit 0, no sanitizer report.
+stop_serve() {
+    pid=$(cat "$T/$1.pid" 2>/dev/null) || return 0
+    rm -f "$T/$1.pid"
+    kill -TERM "$pid" 2>/dev/null
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid"
+    src=$?
+    if [ $src -ne 0 ] || grep -Eq 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error' "$T/$1.err"; then
+        fail "serve $1 ends cleanly" "exit $src: $(grep -Em3 'Sanitizer|runtime error|error' "$T/$1.err" | tr '\n' ' ' | head -c 300)"
+    fi
+}
+
+rest_stop_all() {
+    for s in $SERVERS; do stop_serve "$s"; done
+}
+
+# no_secret NAME SECRET FILE...: SECRET appears in none of the files.
+no_secret() {
+    name=$1 secret=$2
+    shift 2
+    for f in "$@"; do
+        if [ -e "$f" ] && grep -Fq -- "$secret" "$f"; then
+            fail "$name" "the secret appears in $(basename "$f")"
+            return 0
+        fi
+    done
+    pass "$name"
+}

@@ -1,0 +1,565 @@
+/*
+ * tests/unit/test_rest.c - the REST shim's pure parts: base64, phases from
+ * curl stamps, error codes and their names, fault specs, EKM and SDKMS
+ * bodies and answer checks, statistics, and the emulator's key and session
+ * stores.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+#include <errno.h>
+
+#include "check.h"
+#include "bench/clock.h"
+#include "rest/b64.h"
+#include "rest/client.h"
+#include "rest/codes.h"
+#include "rest/ekm.h"
+#include "rest/fault.h"
+#include "rest/phases.h"
+#include "rest/sdkms.h"
+#include "rest/serve_keys.h"
+#include "rest/serve_session.h"
+#include "rest/stats.h"
+
+/* ---- base64 --------------------------------------------------------------- */
+
+static void test_b64_vectors(void)
+{
+    static const struct { const char *in, *out; } v[] = {
+        { "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+        { "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+    };
+    char buf[64];
+    uint8_t dec[64];
+    size_t n;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t len = rest_b64_encode((const uint8_t *)v[i].in, strlen(v[i].in), buf);
+        CHECK_MSG(len == strlen(v[i].out) && strcmp(buf, v[i].out) == 0, "encode %s -> %s", v[i].in, buf);
+        CHECK(rest_b64_encoded_len(strlen(v[i].in)) == strlen(v[i].out));
+        CHECK(rest_b64_decode(v[i].out, strlen(v[i].out), dec, sizeof dec, &n) == 0);
+        CHECK_MSG(n == strlen(v[i].in) && memcmp(dec, v[i].in, n) == 0, "decode %s", v[i].out);
+    }
+}
+
+static void test_b64_roundtrip_binary(void)
+{
+    uint8_t in[256], dec[256];
+    char enc[400];
+    size_t n;
+    for (int i = 0; i < 256; i++)
+        in[i] = (uint8_t)(255 - i);
+    for (size_t len = 0; len <= sizeof in; len += 17) {
+        rest_b64_encode(in, len, enc);
+        CHECK(rest_b64_decode(enc, strlen(enc), dec, sizeof dec, &n) == 0 && n == len &&
+              memcmp(in, dec, len) == 0);
+    }
+}
+
+static void test_b64_alphabets_and_padding(void)
+{
+    uint8_t dec[16];
+    size_t n;
+    /* 0xfb 0xff: "+/8=" standard, "-_8" URL-safe, unpadded accepted. */
+    CHECK(rest_b64_decode("+/8=", 4, dec, sizeof dec, &n) == 0 && n == 2 && dec[0] == 0xfb && dec[1] == 0xff);
+    CHECK(rest_b64_decode("-_8", 3, dec, sizeof dec, &n) == 0 && n == 2 && dec[0] == 0xfb);
+    CHECK(rest_b64_decode("Zg", 2, dec, sizeof dec, &n) == 0 && n == 1 && dec[0] == 'f');
+    /* "test", the k6 package's plaintext, is valid base64 for 3 bytes. */
+    CHECK(rest_b64_decode("test", 4, dec, sizeof dec, &n) == 0 && n == 3 && dec[0] == 0xb5);
+}
+
+static void test_b64_rejects(void)
+{
+    static const char *const bad[] = {
+        "@@not*base64@@", "Zg=", "Zg===", "Z", "Zm9v Yg==", "Zm9v\nYg==", "Z=g=", "====", "Zm9=v",
+        "Zg==Zg==",
+    };
+    uint8_t dec[32];
+    size_t n;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(rest_b64_decode(bad[i], strlen(bad[i]), dec, sizeof dec, &n) != 0, "accepted '%s'", bad[i]);
+        CHECK_MSG(!rest_b64_valid(bad[i], strlen(bad[i])), "valid '%s'", bad[i]);
+    }
+    /* Does not fit. */
+    CHECK(rest_b64_decode("Zm9vYmFy", 8, dec, 5, &n) != 0);
+}
+
+/* ---- phases --------------------------------------------------------------- */
+
+static void test_phases_fresh_tls(void)
+{
+    rest_stamps s = { .namelookup_us = 10, .connect_us = 60, .appconnect_us = 2060,
+                      .pretransfer_us = 2070, .posttransfer_us = -1, .starttransfer_us = 2570,
+                      .total_us = 2600, .num_connects = 1 };
+    int64_t p[REST_PH_COUNT];
+    rest_phases_compute(&s, p);
+    CHECK(p[REST_PH_BLOCKED] == 2060);
+    CHECK(p[REST_PH_CONNECTING] == 50);
+    CHECK(p[REST_PH_TLS] == 2000);
+    CHECK(p[REST_PH_SENDING] == 10);
+    CHECK(p[REST_PH_WAITING] == 500);
+    CHECK(p[REST_PH_RECEIVING] == 30);
+    CHECK(p[REST_PH_DURATION] == 540);
+    CHECK(p[REST_PH_DURATION] == p[REST_PH_SENDING] + p[REST_PH_WAITING] + p[REST_PH_RECEIVING]);
+}
+
+static void test_phases_reused_connection(void)
+{
+    /* libcurl may report small connect stamps on a kept connection. */
+    rest_stamps s = { .namelookup_us = 2, .connect_us = 3, .appconnect_us = 4,
+                      .pretransfer_us = 6, .posttransfer_us = 20, .starttransfer_us = 120,
+                      .total_us = 125, .num_connects = 0 };
+    int64_t p[REST_PH_COUNT];
+    rest_phases_compute(&s, p);
+    CHECK(p[REST_PH_CONNECTING] == 0);
+    CHECK(p[REST_PH_TLS] == 0);
+    CHECK(p[REST_PH_BLOCKED] == 4);
+    CHECK(p[REST_PH_SENDING] == 16);      /* posttransfer is used when known */
+    CHECK(p[REST_PH_WAITING] == 100);
+    CHECK(p[REST_PH_RECEIVING] == 5);
+    CHECK(p[REST_PH_DURATION] == 121);
+}
+
+static void test_phases_plain_http_and_odd_stamps(void)
+{
+    int64_t p[REST_PH_COUNT];
+    rest_stamps s = { .namelookup_us = 5, .connect_us = 40, .appconnect_us = 0,
+                      .pretransfer_us = 41, .posttransfer_us = -1, .starttransfer_us = 0,
+                      .total_us = 90, .num_connects = 1 };
+    rest_phases_compute(&s, p);
+    CHECK(p[REST_PH_TLS] == 0);
+    CHECK(p[REST_PH_BLOCKED] == 40);
+    CHECK(p[REST_PH_CONNECTING] == 35);
+    CHECK(p[REST_PH_WAITING] == 49);       /* no first byte: all of it was waiting */
+    CHECK(p[REST_PH_RECEIVING] == 0);
+    /* Out-of-order stamps never give negative phases. */
+    rest_stamps o = { .namelookup_us = 50, .connect_us = 10, .appconnect_us = 0,
+                      .pretransfer_us = 5, .posttransfer_us = -1, .starttransfer_us = 3,
+                      .total_us = 1, .num_connects = 1 };
+    rest_phases_compute(&o, p);
+    for (int i = 0; i < REST_PH_COUNT; i++)
+        CHECK_MSG(p[i] >= 0, "phase %s = %lld", rest_phase_name(i), (long long)p[i]);
+    CHECK(strcmp(rest_phase_name(REST_PH_TLS), "tls_handshaking") == 0);
+}
+
+/* ---- codes ---------------------------------------------------------------- */
+
+static void name_is(bench_code c, const char *want)
+{
+    char buf[64];
+    rest_code_name(c, buf, sizeof buf);
+    CHECK_MSG(strcmp(buf, want) == 0, "code %llu named '%s', want '%s'", (unsigned long long)c, buf, want);
+}
+
+static void test_code_names(void)
+{
+    name_is(rest_code_http(503), "HTTP 503");
+    name_is(rest_code_http(401), "HTTP 401");
+    name_is(REST_E_TIMEOUT, "TIMEOUT");
+    name_is(REST_E_CONNECT_REFUSED, "CONNECT_REFUSED");
+    name_is(REST_E_TLS, "TLS");
+    name_is(REST_E_BAD_JSON, "BAD_JSON");
+    name_is(REST_E_MISSING_FIELD, "MISSING_FIELD");
+    name_is(REST_E_BAD_BASE64, "BAD_BASE64");
+    name_is(REST_E_ROUNDTRIP_MISMATCH, "ROUNDTRIP_MISMATCH");
+    name_is(REST_E_VERIFY_FALSE, "VERIFY_FALSE");
+    name_is(REST_CODE_CURL_BASE + CURLE_SEND_FAIL_REWIND, "CURLE_SEND_FAIL_REWIND");
+    name_is(REST_CODE_CURL_BASE + 999, "CURLE_999");
+    CHECK(rest_code_http_status(rest_code_http(404)) == 404);
+    CHECK(rest_code_http_status(REST_E_TIMEOUT) == 0);
+    /* Every code stays below the core's own range. */
+    CHECK(REST_E_CLASS_END < BENCH_CODE_CORE);
+}
+
+static void test_codes_from_curl(void)
+{
+    CHECK(rest_code_from_curl(CURLE_OK, 0, NULL) == BENCH_OK);
+    CHECK(rest_code_from_curl(CURLE_OPERATION_TIMEDOUT, 0, NULL) == REST_E_TIMEOUT);
+    CHECK(rest_code_from_curl(CURLE_COULDNT_CONNECT, ECONNREFUSED, NULL) == REST_E_CONNECT_REFUSED);
+    CHECK(rest_code_from_curl(CURLE_COULDNT_CONNECT, EHOSTUNREACH, NULL) == REST_E_CONNECT_FAILED);
+    CHECK(rest_code_from_curl(CURLE_COULDNT_RESOLVE_HOST, 0, NULL) == REST_E_DNS);
+    CHECK(rest_code_from_curl(CURLE_PEER_FAILED_VERIFICATION, 0, NULL) == REST_E_TLS);
+    CHECK(rest_code_from_curl(CURLE_SSL_CONNECT_ERROR, 0, NULL) == REST_E_TLS);
+    CHECK(rest_code_from_curl(CURLE_RECV_ERROR, 0, "Connection reset by peer") == REST_E_CONNECTION_RESET);
+    CHECK(rest_code_from_curl(CURLE_RECV_ERROR, 0,
+                              "OpenSSL SSL_read: error:0A00045C:SSL routines::tlsv13 alert certificate required") == REST_E_TLS);
+    CHECK(rest_code_from_curl(CURLE_GOT_NOTHING, 0, NULL) == REST_E_EMPTY_REPLY);
+    CHECK(rest_code_from_curl(CURLE_PARTIAL_FILE, 0, NULL) == REST_E_TRUNCATED);
+    CHECK(rest_code_from_curl(CURLE_SEND_FAIL_REWIND, 0, NULL) == REST_CODE_CURL_BASE + CURLE_SEND_FAIL_REWIND);
+}
+
+static void test_code_kinds(void)
+{
+    CHECK(rest_code_is_transient(rest_code_http(503)));
+    CHECK(rest_code_is_transient(rest_code_http(429)));
+    CHECK(!rest_code_is_transient(rest_code_http(401)));
+    CHECK(!rest_code_is_transient(REST_E_TLS));
+    CHECK(rest_code_is_transient(REST_E_TIMEOUT));
+    CHECK(rest_code_is_fatal_setup(rest_code_http(401)));
+    CHECK(rest_code_is_fatal_setup(rest_code_http(403)));
+    CHECK(rest_code_is_fatal_setup(REST_E_TLS));
+    CHECK(rest_code_is_fatal_setup(REST_E_CONNECT_REFUSED));
+    CHECK(!rest_code_is_fatal_setup(rest_code_http(500)));
+    CHECK(!rest_code_is_fatal_setup(REST_E_BAD_JSON));
+}
+
+/* ---- faults --------------------------------------------------------------- */
+
+static void test_fault_parse(void)
+{
+    rest_faults f;
+    char err[256];
+    CHECK(rest_faults_parse("500:0.05,timeout:0.01,badjson:0.01,truncate:0.01,nofield:0.01,badb64:0.01",
+                            &f, err, sizeof err) == 0);
+    CHECK(f.n == 6 && f.rule[0].kind == REST_FAULT_STATUS && f.rule[0].status == 500);
+    CHECK(f.rule[1].kind == REST_FAULT_TIMEOUT && f.rule[5].kind == REST_FAULT_BADB64);
+    CHECK(f.total > 0.0999 && f.total < 0.1001);
+    /* Draws land on the rules in order, or on none. */
+    CHECK(rest_faults_pick(&f, 0.0)->status == 500);
+    CHECK(rest_faults_pick(&f, 0.055)->kind == REST_FAULT_TIMEOUT);
+    CHECK(rest_faults_pick(&f, 0.5) == NULL);
+    CHECK(rest_faults_parse("reset:1", &f, err, sizeof err) == 0 && rest_faults_pick(&f, 0.999)->kind == REST_FAULT_RESET);
+    CHECK(rest_faults_parse("200:0.1", &f, err, sizeof err) != 0);
+    CHECK(rest_faults_parse("bogus:0.1", &f, err, sizeof err) != 0);
+    CHECK(rest_faults_parse("500", &f, err, sizeof err) != 0);
+    CHECK(rest_faults_parse("500:2", &f, err, sizeof err) != 0);
+    CHECK(rest_faults_parse("500:0.6,503:0.6", &f, err, sizeof err) != 0 && strstr(err, "more than 1"));
+    CHECK(rest_faults_parse("500:x", &f, err, sizeof err) != 0);
+}
+
+/* ---- EKM bodies and checks ------------------------------------------------ */
+
+static void test_ekm_wrap_body(void)
+{
+    const uint8_t pt[] = { 0xb5, 0xeb, 0x2d }, aad[] = { 1, 2 };
+    char *b = rest_ekm_wrap_body(pt, sizeof pt, aad, sizeof aad, "CUSTOMER_INITIATED_ACCESS");
+    CHECK(b != NULL);
+    json_t *j = json_loads(b, 0, NULL);
+    CHECK(json_is_object(j));
+    CHECK(strcmp(json_string_value(json_object_get(j, "plaintext")), "test") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(j, "additionalAuthenticatedData")), "AQI=") == 0);
+    json_t *reason = json_object_get(json_object_get(json_object_get(j, "additionalContext"),
+                                                     "accessReasonContext"), "reason");
+    CHECK(json_is_string(reason) && strcmp(json_string_value(reason), "CUSTOMER_INITIATED_ACCESS") == 0);
+    json_decref(j);
+    free(b);
+    /* No AAD: the field is left out. */
+    b = rest_ekm_wrap_body(pt, sizeof pt, NULL, 0, "GOOGLE_INITIATED_SERVICE");
+    CHECK(b && !strstr(b, "additionalAuthenticatedData") && strstr(b, "GOOGLE_INITIATED_SERVICE"));
+    free(b);
+    b = rest_ekm_unwrap_body("QUJD", NULL, 0, "CUSTOMER_INITIATED_ACCESS");
+    CHECK(b && strstr(b, "\"wrappedBlob\":\"QUJD\""));
+    free(b);
+}
+
+static void test_ekm_checks(void)
+{
+    char *blob = NULL;
+    const char ok[] = "{\"wrappedBlob\":\"QUJDRA==\"}";
+    CHECK(rest_ekm_check_wrap(ok, strlen(ok), &blob) == BENCH_OK && blob && strcmp(blob, "QUJDRA==") == 0);
+    free(blob);
+    CHECK(rest_ekm_check_wrap("{\"wrappedBlob\":", 15, NULL) == REST_E_BAD_JSON);
+    CHECK(rest_ekm_check_wrap("[1]", 3, NULL) == REST_E_BAD_JSON);
+    CHECK(rest_ekm_check_wrap("{}", 2, NULL) == REST_E_MISSING_FIELD);
+    CHECK(rest_ekm_check_wrap("{\"wrappedBlob\":7}", 17, NULL) == REST_E_MISSING_FIELD);
+    CHECK(rest_ekm_check_wrap("{\"wrappedBlob\":\"\"}", 18, NULL) == REST_E_MISSING_FIELD);
+    const char bad[] = "{\"wrappedBlob\":\"@@not*base64@@\"}";
+    CHECK(rest_ekm_check_wrap(bad, strlen(bad), NULL) == REST_E_BAD_BASE64);
+
+    const uint8_t abcd[] = { 'A', 'B', 'C', 'D' };
+    const char un[] = "{\"plaintext\":\"QUJDRA==\"}";
+    CHECK(rest_ekm_check_unwrap(un, strlen(un), abcd, 4) == BENCH_OK);
+    CHECK(rest_ekm_check_unwrap(un, strlen(un), abcd, 3) == REST_E_ROUNDTRIP_MISMATCH);
+    const uint8_t other[] = { 'A', 'B', 'C', 'E' };
+    CHECK(rest_ekm_check_unwrap(un, strlen(un), other, 4) == REST_E_ROUNDTRIP_MISMATCH);
+    CHECK(rest_ekm_check_unwrap("{}", 2, abcd, 4) == REST_E_MISSING_FIELD);
+    rest_ekm_op op;
+    CHECK(rest_ekm_op_parse("wrap-unwrap", &op) == 0 && op == REST_EKM_WRAP_UNWRAP);
+    CHECK(rest_ekm_op_parse("sign", &op) != 0);
+}
+
+/* ---- SDKMS ---------------------------------------------------------------- */
+
+static void test_sdkms_resolve_defaults(void)
+{
+    char err[256];
+    rest_sdkms_cfg c = { .op = REST_SDKMS_ENCRYPT };
+    CHECK(rest_sdkms_resolve(&c, err, sizeof err) == 0);
+    CHECK(c.alg == REST_ALG_AES && c.key_bits == 256 && strcmp(c.mode, "GCM") == 0 && c.data_size == 32);
+    rest_sdkms_cfg s = { .op = REST_SDKMS_SIGN };
+    CHECK(rest_sdkms_resolve(&s, err, sizeof err) == 0);
+    CHECK(s.alg == REST_ALG_RSA && s.key_bits == 2048 && strcmp(s.mode, "PKCS1_V15") == 0 &&
+          strcmp(s.hash, "SHA256") == 0);
+    rest_sdkms_cfg m = { .op = REST_SDKMS_MAC, .hash = "sha512" };
+    CHECK(rest_sdkms_resolve(&m, err, sizeof err) == 0);
+    CHECK(m.alg == REST_ALG_HMAC && m.key_bits == 512 && strcmp(m.hash, "SHA512") == 0);
+    rest_sdkms_cfg e = { .op = REST_SDKMS_VERIFY, .alg = REST_ALG_EC, .curve = "P-384" };
+    CHECK(rest_sdkms_resolve(&e, err, sizeof err) == 0);
+    CHECK(strcmp(e.curve, "NistP384") == 0 && e.key_bits == 384 && e.mode == NULL);
+    rest_sdkms_cfg k = { .op = REST_SDKMS_KEYGEN, .alg = REST_ALG_EC, .key_bits = 521 };
+    CHECK(rest_sdkms_resolve(&k, err, sizeof err) == 0 && strcmp(k.curve, "NistP521") == 0);
+    char buf[64];
+    CHECK(strcmp(rest_sdkms_key_desc(&e, buf, sizeof buf), "EC NistP384") == 0);
+    CHECK(strcmp(rest_sdkms_mech_desc(&s, buf, sizeof buf), "RSA-PKCS1v15 SHA256") == 0);
+    CHECK(strcmp(rest_sdkms_mech_desc(&c, buf, sizeof buf), "AES-GCM") == 0);
+}
+
+static void test_sdkms_resolve_rejects(void)
+{
+    char err[256];
+    rest_sdkms_cfg a = { .op = REST_SDKMS_SIGN, .alg = REST_ALG_AES };
+    CHECK(rest_sdkms_resolve(&a, err, sizeof err) != 0 && strstr(err, "RSA or EC"));
+    rest_sdkms_cfg b = { .op = REST_SDKMS_ENCRYPT, .key_bits = 100 };
+    CHECK(rest_sdkms_resolve(&b, err, sizeof err) != 0 && strstr(err, "--key-size"));
+    rest_sdkms_cfg c = { .op = REST_SDKMS_ENCRYPT, .alg = REST_ALG_RSA, .data_size = 215 };
+    CHECK(rest_sdkms_resolve(&c, err, sizeof err) != 0 && strstr(err, "214"));
+    rest_sdkms_cfg d = { .op = REST_SDKMS_ENCRYPT, .mode = "CTR" };
+    CHECK(rest_sdkms_resolve(&d, err, sizeof err) != 0 && strstr(err, "--mode"));
+    rest_sdkms_cfg e = { .op = REST_SDKMS_MAC, .mode = "GCM" };
+    CHECK(rest_sdkms_resolve(&e, err, sizeof err) != 0);
+    rest_sdkms_cfg f = { .op = REST_SDKMS_SIGN, .alg = REST_ALG_EC, .curve = "P-256", .key_bits = 384 };
+    CHECK(rest_sdkms_resolve(&f, err, sizeof err) != 0);
+    rest_sdkms_cfg g = { .op = REST_SDKMS_ENCRYPT, .mode = "CBC", .aad = (const uint8_t *)"x", .aadlen = 1 };
+    CHECK(rest_sdkms_resolve(&g, err, sizeof err) != 0 && strstr(err, "--aad"));
+    rest_sdkms_cfg h = { .op = REST_SDKMS_SIGN, .hash = "MD5" };
+    CHECK(rest_sdkms_resolve(&h, err, sizeof err) != 0 && strstr(err, "--hash-alg"));
+}
+
+static void test_sdkms_bodies_and_checks(void)
+{
+    char err[256];
+    rest_sdkms_cfg c = { .op = REST_SDKMS_KEYGEN, .alg = REST_ALG_EC, .transient = 1 };
+    CHECK(rest_sdkms_resolve(&c, err, sizeof err) == 0);
+    char *b = rest_sdkms_key_body(&c, "k1");
+    json_t *j = json_loads(b, 0, NULL);
+    CHECK(json_is_object(j) && strcmp(json_string_value(json_object_get(j, "name")), "k1") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(j, "obj_type")), "EC") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(j, "elliptic_curve")), "NistP256") == 0);
+    CHECK(json_is_true(json_object_get(j, "transient")) && !json_object_get(j, "key_size"));
+    json_decref(j);
+    free(b);
+
+    CHECK(rest_sdkms_check(&c, "{\"transient_key\":\"QUJD\"}", 24, NULL, 0) == BENCH_OK);
+    CHECK(rest_sdkms_check(&c, "{\"kid\":\"x\"}", 11, NULL, 0) == REST_E_MISSING_FIELD);
+    c.transient = 0;
+    CHECK(rest_sdkms_check(&c, "{\"kid\":\"x\"}", 11, NULL, 0) == BENCH_OK);
+
+    rest_sdkms_cfg e = { .op = REST_SDKMS_ENCRYPT };
+    CHECK(rest_sdkms_resolve(&e, err, sizeof err) == 0);
+    const char gcm[] = "{\"cipher\":\"QUJD\",\"iv\":\"QUJD\",\"tag\":\"QUJD\"}";
+    CHECK(rest_sdkms_check(&e, gcm, strlen(gcm), NULL, 0) == BENCH_OK);
+    CHECK(rest_sdkms_check(&e, "{\"cipher\":\"QUJD\"}", 17, NULL, 0) == REST_E_MISSING_FIELD);
+    rest_sdkms_cfg d = { .op = REST_SDKMS_DECRYPT };
+    CHECK(rest_sdkms_resolve(&d, err, sizeof err) == 0);
+    CHECK(rest_sdkms_check(&d, "{\"plain\":\"QUJD\"}", 16, (const uint8_t *)"ABC", 3) == BENCH_OK);
+    CHECK(rest_sdkms_check(&d, "{\"plain\":\"QUJD\"}", 16, (const uint8_t *)"ABD", 3) == REST_E_ROUNDTRIP_MISMATCH);
+    rest_sdkms_cfg v = { .op = REST_SDKMS_VERIFY };
+    CHECK(rest_sdkms_resolve(&v, err, sizeof err) == 0);
+    CHECK(rest_sdkms_check(&v, "{\"result\":true}", 15, NULL, 0) == BENCH_OK);
+    CHECK(rest_sdkms_check(&v, "{\"result\":false}", 16, NULL, 0) == REST_E_VERIFY_FALSE);
+    CHECK(rest_sdkms_check(&v, "{\"result\":\"yes\"}", 16, NULL, 0) == REST_E_MISSING_FIELD);
+    rest_sdkms_cfg m = { .op = REST_SDKMS_MAC };
+    CHECK(rest_sdkms_resolve(&m, err, sizeof err) == 0);
+    CHECK(rest_sdkms_check(&m, "{\"mac\":\"QUJD\"}", 14, NULL, 0) == BENCH_OK);
+    CHECK(rest_sdkms_check(&m, "{\"digest\":\"QUJD\"}", 17, NULL, 0) == BENCH_OK);
+    CHECK(rest_sdkms_check(&m, "{\"mac\":\"!!\"}", 12, NULL, 0) == REST_E_BAD_BASE64);
+    CHECK(rest_sdkms_check(&m, "not json", 8, NULL, 0) == REST_E_BAD_JSON);
+}
+
+static void test_sdkms_session_helpers(void)
+{
+    CHECK(rest_sdkms_session_gone(401, ""));
+    CHECK(rest_sdkms_session_gone(400, "Session does not exist"));
+    CHECK(!rest_sdkms_session_gone(403, "Forbidden"));
+    const char a[] = "{\"token_type\":\"Bearer\",\"expires_in\":3600,\"access_token\":\"tok-1\"}";
+    char *t = rest_sdkms_parse_auth(a, strlen(a));
+    CHECK(t && strcmp(t, "tok-1") == 0);
+    free(t);
+    CHECK(rest_sdkms_parse_auth("{}", 2) == NULL);
+    CHECK(rest_sdkms_parse_auth("{\"access_token\":\"\"}", 19) == NULL);
+}
+
+/* ---- client helpers ------------------------------------------------------- */
+
+static void test_client_helpers(void)
+{
+    char buf[64], err[256];
+    const char rpc[] = "{\"code\":16,\"message\":\"bad\\ntoken\",\"details\":[]}";
+    CHECK(strcmp(rest_error_text(rpc, strlen(rpc), buf, sizeof buf), "bad token") == 0);
+    CHECK(strcmp(rest_error_text("Session does not exist", 22, buf, sizeof buf), "Session does not exist") == 0);
+    char longtext[200];
+    memset(longtext, 'x', sizeof longtext);
+    rest_error_text(longtext, sizeof longtext, buf, sizeof buf);
+    CHECK(strlen(buf) < sizeof buf && strcmp(buf + strlen(buf) - 3, "...") == 0);
+    CHECK(rest_url_check("https://h.example/api/v1/cckm/ekm/endpoints/x", err, sizeof err) == 0);
+    CHECK(rest_url_check("http://127.0.0.1:8080", err, sizeof err) == 0);
+    CHECK(rest_url_check("ftp://h/x", err, sizeof err) != 0);
+    CHECK(rest_url_check("https://", err, sizeof err) != 0);
+    CHECK(rest_url_check("https://user:pw@h/x", err, sizeof err) != 0);
+    CHECK(rest_url_check("https://h/a b", err, sizeof err) != 0);
+}
+
+/* ---- statistics ----------------------------------------------------------- */
+
+static void test_stats_counts_and_json(void)
+{
+    rest_stats *s = rest_stats_new(3);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    rest_req_result ok = { 200, 1, { 100, 0, 0, 10, 80, 5, 95 }, NULL };
+    rest_req_result bad = { 503, 1, { 0, 0, 0, 10, 50, 5, 65 }, NULL };
+    rest_req_result none = { 0, 0, { 0 }, NULL };
+    rest_req_result prof = { 200, 1, { 0, 0, 0, 1, 1, 1, 3 },
+                             "{\"in_queue\":1000,\"operate\":25000,\"total\":40000,\"bogus\":1}" };
+    for (unsigned w = 0; w < 3; w++) {
+        rest_stats_record(rest_stats_shard_of(s, w), &ok);
+        rest_stats_record(rest_stats_shard_of(s, w), &ok);
+    }
+    rest_stats_record(rest_stats_shard_of(s, 1), &bad);
+    rest_stats_record(rest_stats_shard_of(s, 2), &none);
+    rest_stats_record(rest_stats_shard_of(s, 0), &prof);
+    rest_stats_track_reauth(s);
+    rest_stats_reauth(rest_stats_shard_of(s, 2));
+    CHECK(rest_stats_requests(s) == 9);
+    CHECK(rest_stats_status_count(s, 200) == 7);
+    json_t *j = rest_stats_json(s);
+    CHECK(json_integer_value(json_object_get(j, "requests")) == 9);
+    CHECK(json_integer_value(json_object_get(j, "failed")) == 2);
+    json_t *sc = json_object_get(j, "status_counts");
+    CHECK(json_integer_value(json_object_get(sc, "200")) == 7 &&
+          json_integer_value(json_object_get(sc, "503")) == 1 && json_object_size(sc) == 2);
+    CHECK(json_integer_value(json_object_get(j, "reauth")) == 1);
+    json_t *ph = json_object_get(j, "phases_us");
+    CHECK(json_object_size(ph) == REST_PH_COUNT);
+    json_t *dur = json_object_get(ph, "duration");
+    CHECK(json_integer_value(json_object_get(dur, "count")) == 8);
+    CHECK(json_real_value(json_object_get(dur, "max")) == 95.0);
+    CHECK(json_real_value(json_object_get(dur, "min")) == 3.0);
+    json_t *sp = json_object_get(j, "server_profile_us");
+    CHECK(json_object_size(sp) == 3);
+    CHECK(json_real_value(json_object_get(json_object_get(sp, "operate"), "p50")) == 25.0);
+    json_decref(j);
+    rest_stats_free(s);
+
+    int64_t ns[REST_PROF_COUNT];
+    unsigned mask;
+    CHECK(rest_profiling_parse("not json", ns, &mask) != 0);
+    CHECK(rest_profiling_parse("{\"total\":5,\"db_flush\":-1}", ns, &mask) == 0 &&
+          mask == (1u << REST_PROF_TOTAL) && ns[REST_PROF_TOTAL] == 5);
+}
+
+/* ---- the emulator's stores ------------------------------------------------ */
+
+static rest_key *key(int transient)
+{
+    rest_key *k = calloc(1, sizeof *k);
+    k->type = REST_KEY_AES;
+    k->bits = 256;
+    k->transient = transient;
+    return k;
+}
+
+static void test_keys_store(void)
+{
+    rest_keys *ks = rest_keys_new(4, 2);
+    rest_key *ev = NULL, *a = key(0), *gone;
+    CHECK(rest_keys_add(ks, a, &ev) == 0 && ev == NULL);
+    CHECK(strlen(a->kid) == REST_KID_LEN && a->kid[8] == '-' && a->kid[14] == '4');
+    CHECK(rest_keys_put(ks, a) == NULL);               /* the adder's hold */
+    char kid[REST_KID_LEN + 1];
+    strcpy(kid, a->kid);
+    rest_key *h = rest_keys_get(ks, kid, strlen(kid));
+    CHECK(h == a);
+    CHECK(rest_keys_get(ks, "nope", 4) == NULL);
+    CHECK(rest_keys_get_transient(ks, kid, strlen(kid)) == NULL);
+    /* Deleted while held: destroyed by the last holder, not by the delete. */
+    CHECK(rest_keys_delete(ks, kid, strlen(kid), &gone) == 0 && gone == NULL);
+    CHECK(rest_keys_get(ks, kid, strlen(kid)) == NULL);
+    CHECK(rest_keys_delete(ks, kid, strlen(kid), &gone) != 0);
+    gone = rest_keys_put(ks, h);
+    CHECK(gone == a);
+    free(gone);
+
+    /* Transient keys: an opaque blob, the oldest pushed out past the limit. */
+    rest_key *t1 = key(1), *t2 = key(1), *t3 = key(1);
+    CHECK(rest_keys_add(ks, t1, &ev) == 0 && ev == NULL);
+    char *blob1 = rest_keys_transient_blob(t1);
+    rest_keys_put(ks, t1);
+    CHECK(rest_keys_add(ks, t2, &ev) == 0 && ev == NULL);
+    rest_keys_put(ks, t2);
+    CHECK(rest_keys_get_transient(ks, blob1, strlen(blob1)) == t1);
+    rest_keys_put(ks, t1);
+    CHECK(rest_keys_get(ks, t1->kid, REST_KID_LEN) == NULL);   /* no kid access */
+    CHECK(rest_keys_add(ks, t3, &ev) == 0 && ev == t1);
+    free(ev);
+    rest_keys_put(ks, t3);
+    CHECK(rest_keys_get_transient(ks, blob1, strlen(blob1)) == NULL);
+    CHECK(rest_keys_get_transient(ks, "QUJD", 4) == NULL);
+    free(blob1);
+
+    /* Full. */
+    rest_key *f1 = key(0), *f2 = key(0), *f3 = key(0);
+    CHECK(rest_keys_add(ks, f1, &ev) == 0);
+    CHECK(rest_keys_add(ks, f2, &ev) == 0);
+    CHECK(rest_keys_add(ks, f3, &ev) != 0);
+    free(f3);
+    rest_keys_put(ks, f1);
+    rest_keys_put(ks, f2);
+    rest_keys_free(ks);
+}
+
+static void test_sessions_store(void)
+{
+    rest_sessions *s = rest_sessions_new(2, 0);
+    char a[REST_SESSION_TOKEN_MAX], b[REST_SESSION_TOKEN_MAX], c[REST_SESSION_TOKEN_MAX];
+    CHECK(rest_sessions_create(s, a) == 0 && rest_sessions_create(s, b) == 0);
+    CHECK(strcmp(a, b) != 0);
+    CHECK(rest_sessions_create(s, c) != 0);             /* full */
+    CHECK(rest_sessions_check(s, a, strlen(a)) && rest_sessions_check(s, b, strlen(b)));
+    char forged[REST_SESSION_TOKEN_MAX];
+    strcpy(forged, a);
+    forged[strlen(forged) - 1] ^= 1;
+    CHECK(!rest_sessions_check(s, forged, strlen(forged)));
+    CHECK(!rest_sessions_check(s, "0.short", 7));
+    CHECK(!rest_sessions_check(s, "", 0));
+    CHECK(rest_sessions_end(s, a, strlen(a)) == 0);
+    CHECK(!rest_sessions_check(s, a, strlen(a)));
+    CHECK(rest_sessions_end(s, a, strlen(a)) != 0);
+    CHECK(rest_sessions_create(s, c) == 0 && rest_sessions_check(s, c, strlen(c)));
+    rest_sessions_free(s);
+
+    /* With a time limit: a session ends by itself. */
+    rest_sessions *t = rest_sessions_new(4, 20 * 1000 * 1000);
+    CHECK(rest_sessions_create(t, a) == 0 && rest_sessions_check(t, a, strlen(a)));
+    CHECK(rest_sessions_ttl_s(t) == 0);
+    bench_sleep_until_ns(bench_now_ns() + 40 * 1000 * 1000);
+    CHECK(!rest_sessions_check(t, a, strlen(a)));
+    rest_sessions_free(t);
+}
+
+int main(void)
+{
+    RUN(test_b64_vectors);
+    RUN(test_b64_roundtrip_binary);
+    RUN(test_b64_alphabets_and_padding);
+    RUN(test_b64_rejects);
+    RUN(test_phases_fresh_tls);
+    RUN(test_phases_reused_connection);
+    RUN(test_phases_plain_http_and_odd_stamps);
+    RUN(test_code_names);
+    RUN(test_codes_from_curl);
+    RUN(test_code_kinds);
+    RUN(test_fault_parse);
+    RUN(test_ekm_wrap_body);
+    RUN(test_ekm_checks);
+    RUN(test_sdkms_resolve_defaults);
+    RUN(test_sdkms_resolve_rejects);
+    RUN(test_sdkms_bodies_and_checks);
+    RUN(test_sdkms_session_helpers);
+    RUN(test_client_helpers);
+    RUN(test_stats_counts_and_json);
+    RUN(test_keys_store);
+    RUN(test_sessions_store);
+    return check_finish();
+}

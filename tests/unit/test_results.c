@@ -1,0 +1,745 @@
+/*
+ * tests/unit/test_results.c - bench/results.c and the reports: loading and
+ * validating results files, merging several generators' files exactly, the
+ * CSV and HTML writers, and the progress bar (drawn on a terminal only).
+ *
+ * The merge check is the one that matters: two histograms are built from
+ * known values, serialised with bench_hist_to_json into two results
+ * documents, merged, and the merged percentiles must equal those of one
+ * histogram fed every value.
+ */
+#include "bench/results.h"
+#include "tests/unit/check.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "bench/hist.h"
+#include "bench/progress.h"
+#include "bench/report.h"
+#include "bench/stats.h"
+
+/* ---- building documents --------------------------------------------------- */
+
+static double us2(double ns)
+{
+    return round(ns / 10.0) / 100.0;
+}
+
+static json_t *latency_json(const bench_hist *h)
+{
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "min", us2((double)bench_hist_min(h)),
+                     "mean", us2(bench_hist_mean(h)), "stddev", us2(bench_hist_stddev(h)),
+                     "p50", us2((double)bench_hist_percentile(h, 50)), "p90", us2((double)bench_hist_percentile(h, 90)),
+                     "p95", us2((double)bench_hist_percentile(h, 95)), "p99", us2((double)bench_hist_percentile(h, 99)),
+                     "p999", us2((double)bench_hist_percentile(h, 99.9)), "max", us2((double)bench_hist_max(h)),
+                     "count", (json_int_t)bench_hist_count(h));
+}
+
+/* A measured run as hsmbench writes it: `secs` whole seconds, the
+ * operations spread evenly over them. */
+static json_t *mk_run(const char *test, int threads, const bench_hist *h, long long errors, int secs)
+{
+    long long ops = (long long)bench_hist_count(h) + errors;
+    json_t *run = json_pack("{s:s,s:s,s:i,s:i,s:s,s:s,s:{s:s,s:i},s:{s:f,s:f,s:i}}", "test", test, "mode",
+                            "blocking", "threads", threads, "data_size", 32, "status", "ok", "mechanism",
+                            "CKM_SHA256_RSA_PKCS", "key", "type", "RSA", "bits", 2048, "settings", "warmup_s", 0.0,
+                            "duration_s", (double)secs, "iterations", 0);
+    json_object_set_new(run, "duration_s", json_real(secs + 0.001));
+    json_object_set_new(run, "ops", json_integer(ops));
+    json_object_set_new(run, "errors", json_integer(errors));
+    json_object_set_new(run, "error_pct", json_real(ops ? 100.0 * (double)errors / (double)ops : 0));
+    json_object_set_new(run, "ops_per_s", json_real(round((double)ops / (secs + 0.001) * 100) / 100));
+    json_object_set_new(run, "bytes_per_s", json_real(0));
+    json_object_set_new(run, "latency_us", latency_json(h));
+    json_object_set_new(run, "errors_by_code", json_object());
+    json_t *ps = json_array();
+    long long left = ops, left_err = errors;
+    for (int t = 1; t <= secs; t++) {
+        long long o = t == secs ? left : ops / secs, e = t == secs ? left_err : errors / secs;
+        left -= o;
+        left_err -= e;
+        json_array_append_new(ps, json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", t, "span_s", 1.0, "ops", (json_int_t)o,
+                                            "errors", (json_int_t)e, "p50_us", us2((double)bench_hist_percentile(h, 50)),
+                                            "p99_us", us2((double)bench_hist_percentile(h, 99)) + t));
+    }
+    json_object_set_new(run, "per_second", ps);
+    json_object_set_new(run, "histogram", bench_hist_to_json(h));
+    return run;
+}
+
+static json_t *mk_doc(json_t *run, long long started_ms, const char *serial)
+{
+    json_t *doc = json_pack("{s:s,s:{s:s},s:[s,s],s:s,s:{s:{s:s,s:s},s:{s:s,s:s},s:{s:s,s:i}},s:[]}", "schema",
+                            BENCH_RESULT_SCHEMA, "tool", "version", "0.1.0", "command", "hsmbench", "run", "started_at",
+                            "2026-11-30T06:39:02Z", "environment", "module", "name", "libsofthsm2.so", "path",
+                            "/usr/lib/softhsm/libsofthsm2.so", "token", "label", "t", "serial", serial, "host",
+                            "hostname", "vm", "cpus", 2, "runs");
+    if (started_ms >= 0)
+        json_object_set_new(doc, "started_at_epoch_ms", json_integer(started_ms));
+    if (run)
+        json_array_append_new(json_object_get(doc, "runs"), run);
+    return doc;
+}
+
+/* Log-normal latencies around 50 µs with a long tail, from a fixed seed. */
+static uint64_t lognormal_ns(bench_rng *r, double scale)
+{
+    double u1 = ((double)(bench_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+    double u2 = ((double)(bench_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+    double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    return (uint64_t)llround(exp(log(50000.0 * scale) + 1.0 * z));
+}
+
+/* ---- loading and validation -------------------------------------------------- */
+
+static char *write_tmp(const char *content, char *path, size_t len)
+{
+    snprintf(path, len, "/tmp/hsmbench-test-results.XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    size_t n = strlen(content);
+    ssize_t w = write(fd, content, n);
+    close(fd);
+    return w == (ssize_t)n ? path : NULL;
+}
+
+/* Load `content` from a file; return the error ("" when it loaded). */
+static const char *load_error(const char *content, char *err, size_t len)
+{
+    char path[64];
+    err[0] = '\0';
+    if (!write_tmp(content, path, sizeof path)) {
+        snprintf(err, len, "(cannot write a temporary file)");
+        return err;
+    }
+    json_t *doc = bench_results_load(path, err, len);
+    if (doc) {
+        err[0] = '\0';
+        json_decref(doc);
+    } else if (strncmp(err, path, strlen(path)) == 0) {
+        /* Messages start with the path: drop it, the cases give the rest. */
+        memmove(err, err + strlen(path), strlen(err + strlen(path)) + 1);
+    } else {
+        snprintf(err, len, "(message does not start with the path)");
+    }
+    unlink(path);
+    return err;
+}
+
+static void test_load_errors(void)
+{
+    char err[600];
+    json_t *doc = bench_results_load("/nonexistent/r.json", err, sizeof err);
+    CHECK(doc == NULL);
+    CHECK_MSG(strcmp(err, "/nonexistent/r.json: No such file or directory") == 0, "%s", err);
+
+    static const struct { const char *content, *want; } cases[] = {
+        { "{\"schema\": ", ": bad JSON at line 1" },
+        { "[1, 2]", ": not an hsmbench results file (not a JSON object)" },
+        { "{\"runs\": []}", ": not an hsmbench results file (no \"schema\")" },
+        { "{\"schema\": \"k6.summary/1\", \"runs\": []}", ": not an hsmbench results file (schema \"k6.summary/1\")" },
+        { "{\"schema\": \"hsmbench.result/2\", \"runs\": []}",
+          ": schema hsmbench.result/2 is not supported; this hsmbench reads hsmbench.result/1" },
+        { "{\"schema\": \"hsmbench.result/1\"}", ": runs: missing" },
+        { "{\"schema\": \"hsmbench.result/1\", \"runs\": {}}", ": runs: is not an array" },
+        { "{\"schema\": \"hsmbench.result/1\", \"runs\": []}", ": no runs" },
+        { "{\"schema\": \"hsmbench.result/1\", \"runs\": [7]}", ": runs[0]: is not an object" },
+        { "{\"schema\": \"hsmbench.result/1\", \"runs\": [{\"mode\": \"blocking\"}]}",
+          ": runs[0].test: missing; expected a string" },
+        { "{\"schema\": \"hsmbench.result/1\", \"runs\": [{\"test\": \"x\", \"mode\": \"blocking\", \"threads\": "
+          "\"2\", \"data_size\": 1, \"status\": \"ok\"}]}", ": runs[0].threads: is not a non-negative integer" },
+        { "{\"schema\": \"hsmbench.result/1\", \"runs\": [{\"test\": \"x\", \"mode\": \"blocking\", \"threads\": "
+          "1, \"data_size\": 1, \"status\": \"done\"}]}",
+          ": runs[0].status: \"done\" is not ok, skipped, interrupted or failed" },
+        { "{\"schema\": \"hsmbench.result/1\", \"runs\": [{\"test\": \"x\", \"mode\": \"blocking\", \"threads\": "
+          "1, \"data_size\": 1, \"status\": \"ok\"}]}", ": runs[0].duration_s: missing; expected a non-negative number" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        load_error(cases[i].content, err, sizeof err);
+        CHECK_MSG(strncmp(err, cases[i].want, strlen(cases[i].want)) == 0, "case %zu: got '%s', want '%s'", i, err,
+                  cases[i].want);
+        CHECK_MSG(!strchr(err, '\n'), "case %zu: more than one line", i);
+    }
+}
+
+/* A valid document that one edit breaks. */
+static void test_validate_measured(void)
+{
+    bench_hist *h = bench_hist_new();
+    char err[600];
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (uint64_t v = 1000; v < 2000; v++)
+        bench_hist_record(h, v * 7);
+    json_t *doc = mk_doc(mk_run("rsa-pkcs-sign", 1, h, 0, 3), 1, "s");
+    CHECK_MSG(bench_results_check(doc, err, sizeof err) == 0, "%s", err);
+    json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+
+    json_t *copy = json_deep_copy(doc);
+    json_t *r = json_array_get(json_object_get(copy, "runs"), 0);
+    json_object_del(json_object_get(r, "latency_us"), "p99");
+    CHECK(bench_results_check(copy, err, sizeof err) == -1);
+    CHECK_MSG(strcmp(err, "runs[0].latency_us.p99: missing; expected a non-negative number") == 0, "%s", err);
+    json_decref(copy);
+
+    copy = json_deep_copy(doc);
+    r = json_array_get(json_object_get(copy, "runs"), 0);
+    json_object_set_new(json_object_get(r, "histogram"), "total", json_integer(5));
+    CHECK(bench_results_check(copy, err, sizeof err) == -1);
+    CHECK_MSG(strstr(err, "runs[0].histogram.total: 5, but its counts add up to 1000") != NULL, "%s", err);
+    json_decref(copy);
+
+    copy = json_deep_copy(doc);
+    r = json_array_get(json_object_get(copy, "runs"), 0);
+    json_array_append_new(json_object_get(json_object_get(r, "histogram"), "counts"), json_pack("[i,i]", 999999, 1));
+    CHECK(bench_results_check(copy, err, sizeof err) == -1);
+    CHECK_MSG(strstr(err, "runs[0].histogram: not a histogram") != NULL, "%s", err);
+    json_decref(copy);
+
+    copy = json_deep_copy(doc);
+    r = json_array_get(json_object_get(copy, "runs"), 0);
+    json_object_set_new(r, "errors", json_integer(5000));
+    CHECK(bench_results_check(copy, err, sizeof err) == -1);
+    CHECK_MSG(strstr(err, "runs[0].errors: more errors than operations") != NULL, "%s", err);
+    json_decref(copy);
+
+    copy = json_deep_copy(doc);
+    r = json_array_get(json_object_get(copy, "runs"), 0);
+    json_object_set_new(json_array_get(json_object_get(r, "per_second"), 1), "ops", json_real(1.5));
+    CHECK(bench_results_check(copy, err, sizeof err) == -1);
+    CHECK_MSG(strstr(err, "runs[0].per_second[1].ops: is not a non-negative integer") != NULL, "%s", err);
+    json_decref(copy);
+
+    /* Unknown fields are ignored (additive changes keep /1); a skipped run needs no figures. */
+    copy = json_deep_copy(doc);
+    json_object_set_new(copy, "future_field", json_true());
+    json_array_append_new(json_object_get(copy, "runs"),
+                          json_pack("{s:s,s:s,s:i,s:i,s:s,s:s,s:n}", "test", "ecdsa-sign", "mode", "blocking", "threads",
+                                    1, "data_size", 32, "status", "skipped", "reason", "no EC", "key"));
+    CHECK_MSG(bench_results_check(copy, err, sizeof err) == 0, "%s", err);
+    CHECK(!bench_run_measured(json_array_get(json_object_get(copy, "runs"), 1)));
+    CHECK(bench_run_measured(run));
+    json_decref(copy);
+
+    /* An interrupted run counts as measured only with its figures. */
+    json_t *intr = json_pack("{s:s}", "status", "interrupted");
+    CHECK(!bench_run_measured(intr));
+    json_object_set_new(intr, "ops", json_integer(3));
+    CHECK(bench_run_measured(intr));
+    json_decref(intr);
+    json_decref(doc);
+    bench_hist_free(h);
+}
+
+static void test_same_setup(void)
+{
+    json_t *a = json_pack("{s:s,s:s,s:i,s:i,s:{s:s,s:i}}", "test", "rsa-pkcs-sign", "mode", "blocking", "threads", 1,
+                          "data_size", 32, "key", "type", "RSA", "bits", 2048);
+    json_t *b = json_deep_copy(a);
+    char why[160];
+    char kd[64];
+    CHECK(bench_run_same_setup(a, b, 0, why, sizeof why) == 1);
+    CHECK(strcmp(bench_run_key_desc(a, kd, sizeof kd), "RSA 2048") == 0);
+    json_object_set_new(b, "threads", json_integer(2));
+    CHECK(bench_run_same_setup(a, b, 0, why, sizeof why) == 0 && strcmp(why, "threads 2 vs 1") == 0);
+    CHECK(bench_run_same_setup(a, b, 1, why, sizeof why) == 1);
+    json_object_set_new(b, "key", json_pack("{s:s,s:i}", "type", "RSA", "bits", 3072));
+    CHECK(bench_run_same_setup(a, b, 1, why, sizeof why) == 0 && strcmp(why, "key RSA 3072 vs RSA 2048") == 0);
+    json_object_set_new(b, "key", json_null());
+    CHECK(bench_run_same_setup(a, b, 1, why, sizeof why) == 0 && strcmp(why, "key - vs RSA 2048") == 0);
+    json_object_set_new(b, "key", json_pack("{s:s,s:i,s:s}", "type", "EC", "bits", 256, "curve", "P-256"));
+    CHECK(strcmp(bench_run_key_desc(b, kd, sizeof kd), "EC P-256") == 0);
+    json_object_set(b, "key", json_object_get(a, "key"));
+    json_object_set_new(b, "data_size", json_integer(64));
+    CHECK(bench_run_same_setup(a, b, 1, why, sizeof why) == 0 && strcmp(why, "data size 64 vs 32") == 0);
+    json_object_set_new(b, "test", json_string("ecdsa-sign"));
+    CHECK(bench_run_same_setup(a, b, 1, why, sizeof why) == 0 && strcmp(why, "test ecdsa-sign vs rsa-pkcs-sign") == 0);
+    json_decref(a);
+    json_decref(b);
+}
+
+/* ---- merging --------------------------------------------------------------- */
+
+static void test_merge_exact(void)
+{
+    bench_hist *ha = bench_hist_new(), *hb = bench_hist_new(), *all = bench_hist_new(), *got = bench_hist_new();
+    bench_rng rng;
+    char err[600];
+    if (!ha || !hb || !all || !got) {
+        CHECK(!"out of memory");
+        goto out;
+    }
+    bench_rng_seed(&rng, 2024);
+    for (int i = 0; i < 30000; i++) {
+        uint64_t v = lognormal_ns(&rng, 1.0);
+        bench_hist_record(ha, v);
+        bench_hist_record(all, v);
+    }
+    for (int i = 0; i < 20000; i++) {
+        uint64_t v = lognormal_ns(&rng, 1.7);    /* the second generator sees a slower HSM */
+        bench_hist_record(hb, v);
+        bench_hist_record(all, v);
+    }
+    bench_hist_record(ha, 150000000000ULL);      /* one value past 100 s: clamped */
+    bench_hist_record(all, 150000000000ULL);
+
+    json_t *ra = mk_run("rsa-pkcs-sign", 2, ha, 5, 5), *rb = mk_run("rsa-pkcs-sign", 3, hb, 4, 5);
+    json_object_set_new(ra, "errors_by_code", json_pack("{s:i,s:i}", "CKR_DEVICE_ERROR", 3, "CKR_GENERAL_ERROR", 2));
+    json_object_set_new(rb, "errors_by_code", json_pack("{s:i}", "CKR_GENERAL_ERROR", 4));
+    json_object_set_new(rb, "bytes_per_s", json_real(1000));
+    /* B started 1.5 s after A: A's second t lands in wall-clock second
+     * 1700000000 + t, B's in 1700000001 + t. */
+    json_t *docs[2] = { mk_doc(ra, 1700000000400LL, "s1"), mk_doc(rb, -1, "s1") };
+    json_object_set_new(rb, "measure_start_epoch_ms", json_integer(1700000001900LL));
+    const char *names[2] = { "a.json", "b.json" };
+
+    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    CHECK_MSG(m != NULL, "merge failed: %s", err);
+    if (!m)
+        goto docs;
+    CHECK_MSG(bench_results_check(m, err, sizeof err) == 0, "merged document invalid: %s", err);
+    const json_t *r = json_array_get(json_object_get(m, "runs"), 0);
+
+    /* The histogram: exactly the one fed every value. */
+    CHECK(bench_hist_from_json(json_object_get(r, "histogram"), got) == 0);
+    CHECK_MSG(bench_hist_count(got) == bench_hist_count(all), "count %llu vs %llu",
+              (unsigned long long)bench_hist_count(got), (unsigned long long)bench_hist_count(all));
+    CHECK(bench_hist_min(got) == bench_hist_min(all) && bench_hist_max(got) == bench_hist_max(all));
+    int same = 1;
+    for (size_t i = 0; i < BENCH_HIST_SLOTS; i++)
+        same &= atomic_load(&got->counts[i]) == atomic_load(&all->counts[i]);
+    CHECK_MSG(same, "slot counts differ");
+    static const double ps[] = { 0, 1, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999, 100 };
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        CHECK_MSG(bench_hist_percentile(got, ps[i]) == bench_hist_percentile(all, ps[i]), "p%g: %llu vs %llu", ps[i],
+                  (unsigned long long)bench_hist_percentile(got, ps[i]),
+                  (unsigned long long)bench_hist_percentile(all, ps[i]));
+    CHECK(bench_json_int(json_object_get(r, "histogram"), "clamped", -1) == 1);
+
+    /* latency_us: recomputed from the merged histogram, the way run writes it. */
+    json_t *want = latency_json(all);
+    CHECK_MSG(json_equal(json_object_get(r, "latency_us"), want), "latency_us differs from the single histogram's");
+    json_decref(want);
+
+    /* Counts add; rates of concurrent runs add; the longest duration. */
+    CHECK(bench_json_int(r, "ops", 0) == 30001 + 5 + 20000 + 4);
+    CHECK(bench_json_int(r, "errors", 0) == 9);
+    CHECK(fabs(bench_json_num(r, "error_pct", 0) - 100.0 * 9 / 50010) < 1e-9);
+    CHECK(bench_json_int(r, "threads", 0) == 5);
+    double rate = bench_json_num(ra, "ops_per_s", 0) + bench_json_num(rb, "ops_per_s", 0);
+    CHECK_MSG(fabs(bench_json_num(r, "ops_per_s", 0) - round(rate * 100) / 100) < 1e-9, "ops_per_s %g vs %g",
+              bench_json_num(r, "ops_per_s", 0), rate);
+    CHECK(bench_json_num(r, "bytes_per_s", 0) == 1000);
+    CHECK(bench_json_num(r, "duration_s", 0) == 5.001);
+    CHECK(strcmp(bench_json_str(r, "status", ""), "ok") == 0);
+    CHECK(bench_json_int(r, "measure_start_epoch_ms", 0) == 1700000000400LL);
+    CHECK(bench_json_int(m, "started_at_epoch_ms", 0) == 1700000000400LL);
+
+    /* errors_by_code summed, most frequent first. */
+    const json_t *by = json_object_get(r, "errors_by_code");
+    void *it = json_object_iter((json_t *)by);
+    CHECK(it && strcmp(json_object_iter_key(it), "CKR_GENERAL_ERROR") == 0 &&
+          json_integer_value(json_object_iter_value(it)) == 6);
+    it = json_object_iter_next((json_t *)by, it);
+    CHECK(it && strcmp(json_object_iter_key(it), "CKR_DEVICE_ERROR") == 0 &&
+          json_integer_value(json_object_iter_value(it)) == 3);
+
+    /* Per-second series aligned by wall-clock second: [A1] [A2+B1] ... [A5+B4] [B5]. */
+    const json_t *ps_m = json_object_get(r, "per_second"), *psa = json_object_get(ra, "per_second"),
+                 *psb = json_object_get(rb, "per_second");
+    CHECK_MSG(json_array_size(ps_m) == 6, "%zu seconds", json_array_size(ps_m));
+    long long total = 0;
+    for (size_t k = 0; k < json_array_size(ps_m) && k < 6; k++) {
+        long long want_ops = (k < 5 ? bench_json_int(json_array_get(psa, k), "ops", 0) : 0) +
+                             (k >= 1 ? bench_json_int(json_array_get(psb, k - 1), "ops", 0) : 0);
+        const json_t *e = json_array_get(ps_m, k);
+        CHECK_MSG(bench_json_int(e, "t", 0) == (long long)k + 1, "t %lld", bench_json_int(e, "t", 0));
+        CHECK_MSG(bench_json_int(e, "ops", -1) == want_ops, "second %zu: %lld ops, want %lld", k + 1,
+                  bench_json_int(e, "ops", -1), want_ops);
+        total += bench_json_int(e, "ops", 0);
+    }
+    CHECK(total == bench_json_int(r, "ops", 0));
+    /* A merged second's p99 is the larger of its inputs'. */
+    CHECK(bench_json_num(json_array_get(ps_m, 1), "p99_us", 0) ==
+          fmax(bench_json_num(json_array_get(psa, 1), "p99_us", 0), bench_json_num(json_array_get(psb, 0), "p99_us", 0)));
+
+    /* The document says where it came from. */
+    const json_t *from = json_object_get(m, "merged_from");
+    CHECK(json_array_size(from) == 2 && strcmp(json_string_value(json_array_get(from, 1)), "b.json") == 0);
+    CHECK(json_array_size(json_object_get(m, "merged_environments")) == 2);
+    CHECK(strcmp(bench_json_str(m, "schema", ""), BENCH_RESULT_SCHEMA) == 0);
+    json_decref(m);
+docs:
+    json_decref(docs[0]);
+    json_decref(docs[1]);
+out:
+    bench_hist_free(ha);
+    bench_hist_free(hb);
+    bench_hist_free(all);
+    bench_hist_free(got);
+}
+
+/* Two small documents that merge, for the refusal cases to break. */
+static void merge_pair(json_t **a, json_t **b)
+{
+    bench_hist *h = bench_hist_new();
+    if (!h) {
+        *a = *b = NULL;
+        return;
+    }
+    for (uint64_t v = 1; v <= 100; v++)
+        bench_hist_record(h, v * 1000);
+    *a = mk_doc(mk_run("rsa-pkcs-sign", 1, h, 0, 3), 1700000000000LL, "s1");
+    *b = mk_doc(mk_run("rsa-pkcs-sign", 1, h, 0, 3), 1700000000300LL, "s1");
+    bench_hist_free(h);
+}
+
+static json_t *run0(json_t *doc)
+{
+    return json_array_get(json_object_get(doc, "runs"), 0);
+}
+
+static const char *merge_err(json_t *a, json_t *b, char *err, size_t len)
+{
+    json_t *docs[2] = { a, b };
+    const char *names[2] = { "a.json", "b.json" };
+    err[0] = '\0';
+    json_t *m = bench_results_merge(docs, names, 2, err, len);
+    if (m) {
+        snprintf(err, len, "(merged)");
+        json_decref(m);
+    }
+    json_decref(a);
+    json_decref(b);
+    return err;
+}
+
+static void test_merge_refusals(void)
+{
+    json_t *a, *b;
+    char err[600];
+
+    merge_pair(&a, &b);
+    json_object_del(a, "started_at_epoch_ms");
+    CHECK_MSG(strcmp(merge_err(a, b, err, sizeof err), "a.json: no wall-clock start; re-run with a newer hsmbench") == 0,
+              "%s", err);
+
+    merge_pair(&a, &b);
+    json_object_set_new(run0(b), "data_size", json_integer(64));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: no run of rsa-pkcs-sign (RSA 2048, data 32 B, "
+                     "blocking) as in a.json; differs: data size 64 vs 32") != NULL, "%s", err);
+
+    merge_pair(&a, &b);
+    json_object_set_new(json_object_get(run0(b), "settings"), "duration_s", json_real(10));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: rsa-pkcs-sign: duration 10s vs 3s in a.json") != NULL,
+              "%s", err);
+
+    merge_pair(&a, &b);
+    json_object_set_new(json_object_get(run0(b), "settings"), "iterations", json_integer(1000));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "iterations 1000 vs 0") != NULL, "%s", err);
+
+    merge_pair(&a, &b);
+    json_object_set_new(run0(b), "mode", json_string("nonblocking"));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "differs: mode nonblocking vs blocking") != NULL, "%s", err);
+
+    merge_pair(&a, &b);
+    json_object_set_new(run0(b), "key", json_pack("{s:s,s:i}", "type", "RSA", "bits", 4096));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "differs: key RSA 4096 vs RSA 2048") != NULL, "%s", err);
+
+    merge_pair(&a, &b);
+    json_array_append(json_object_get(b, "runs"), run0(b));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: 2 runs, but a.json has 1") != NULL, "%s", err);
+
+    merge_pair(&a, &b);
+    json_array_set_new(json_object_get(b, "runs"), 0,
+                       json_pack("{s:s,s:s,s:i,s:i,s:s,s:s,s:{s:s,s:i},s:{s:f,s:f,s:i}}", "test", "rsa-pkcs-sign",
+                                 "mode", "blocking", "threads", 1, "data_size", 32, "status", "skipped", "reason",
+                                 "no RSA", "key", "type", "RSA", "bits", 2048, "settings", "warmup_s", 0.0,
+                                 "duration_s", 3.0, "iterations", 0));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: rsa-pkcs-sign was skipped (no RSA)") != NULL, "%s", err);
+
+    merge_pair(&a, &b);
+    json_object_set_new(b, "started_at_epoch_ms", json_integer(1700000100000LL));   /* 100 s later */
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: rsa-pkcs-sign did not run at the same time") != NULL,
+              "%s", err);
+
+    merge_pair(&a, &b);
+    json_object_set_new(b, "schema", json_string("hsmbench.result/2"));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: schema hsmbench.result/2 is not supported") != NULL,
+              "%s", err);
+
+    /* A second run needs a start of its own. */
+    merge_pair(&a, &b);
+    json_array_append(json_object_get(a, "runs"), run0(a));
+    json_array_append(json_object_get(b, "runs"), run0(b));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "a.json: runs[1] (rsa-pkcs-sign) has no wall-clock start") != NULL,
+              "%s", err);
+
+    /* Threads may differ: they add up. */
+    merge_pair(&a, &b);
+    json_object_set_new(run0(b), "threads", json_integer(4));
+    CHECK_MSG(strcmp(merge_err(a, b, err, sizeof err), "(merged)") == 0, "%s", err);
+}
+
+/* ---- CSV ----------------------------------------------------------------------- */
+
+static char *render(int (*fn)(FILE *, const json_t *), const json_t *doc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    int rc = fn(f, doc);
+    if (fclose(f) != 0 || rc != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static void test_csv(void)
+{
+    bench_hist *h = bench_hist_new();
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (uint64_t v = 1; v <= 1000; v++)
+        bench_hist_record(h, v * 1000);   /* 1 µs .. 1 ms */
+    json_t *doc = mk_doc(mk_run("rsa-pkcs-sign", 2, h, 10, 4), 1, "s");
+    json_t *data = mk_run("say \"hi\", digest", 1, h, 0, 4);
+    json_object_set_new(data, "bytes_per_s", json_real(2048000));
+    json_array_append_new(json_object_get(doc, "runs"), data);
+    json_array_append_new(json_object_get(doc, "runs"),
+                          json_pack("{s:s,s:s,s:i,s:i,s:s,s:s}", "test", "ecdsa-sign", "mode", "blocking", "threads", 4,
+                                    "data_size", 32, "status", "skipped", "reason", "no EC"));
+    char *text = render(bench_csv_write, doc);
+    CHECK(text != NULL);
+    if (text) {
+        const char *want_header =
+            "operation,threads,duration(sec),total operations,average latency(ms),p90 latency(ms),p99 latency(ms),"
+            "min latency (ms),max latency (ms),Error %,Throughput per sec,capacity (kb/s),p50 latency(ms),"
+            "p95 latency(ms)\r\n";
+        CHECK_MSG(strncmp(text, want_header, strlen(want_header)) == 0, "header: %s", text);
+        char row1[512];
+        const json_t *lat = json_object_get(run0(doc), "latency_us");
+        snprintf(row1, sizeof row1, "rsa-pkcs-sign,2,4.00,1010,%.5f,%.5f,%.5f,%.5f,%.5f,0.99%%,%.2f,NA,%.5f,%.5f\r\n",
+                 bench_json_num(lat, "mean", 0) / 1000, bench_json_num(lat, "p90", 0) / 1000,
+                 bench_json_num(lat, "p99", 0) / 1000, bench_json_num(lat, "min", 0) / 1000,
+                 bench_json_num(lat, "max", 0) / 1000, bench_json_num(run0(doc), "ops_per_s", 0),
+                 bench_json_num(lat, "p50", 0) / 1000, bench_json_num(lat, "p95", 0) / 1000);
+        CHECK_MSG(strstr(text, row1) != NULL, "want row %s in:\n%s", row1, text);
+        CHECK_MSG(strstr(text, "\r\n\"say \"\"hi\"\", digest\",1,4.00,1000,") != NULL, "quoted name: %s", text);
+        CHECK_MSG(strstr(text, ",2000.00,") != NULL, "capacity 2048000/1024: %s", text);
+        CHECK_MSG(strstr(text, "\r\necdsa-sign,4,,,,,,,,,,,,\r\n") != NULL, "skipped row: %s", text);
+        /* Every line ends in CRLF, and there are 4. */
+        int lines = 0, bare = 0;
+        for (const char *p = text; *p; p++) {
+            lines += *p == '\n';
+            bare += *p == '\n' && (p == text || p[-1] != '\r');
+        }
+        CHECK_MSG(lines == 4 && bare == 0, "%d lines, %d without CR", lines, bare);
+        free(text);
+    }
+    json_decref(doc);
+    bench_hist_free(h);
+}
+
+/* ---- HTML ---------------------------------------------------------------------- */
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_html(void)
+{
+    bench_hist *h = bench_hist_new();
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (uint64_t v = 1; v <= 5000; v++)
+        bench_hist_record(h, v * 300);
+    const char *evil = "<script>alert(\"x\")</script>&'";
+    json_t *r1 = mk_run("rsa-pkcs-sign", 1, h, 3, 6), *r2 = mk_run("rsa-pkcs-sign", 4, h, 0, 6);
+    json_t *r3 = mk_run(evil, 1, h, 0, 3);
+    json_object_set_new(r1, "errors_by_code", json_pack("{s:i}", evil, 3));
+    json_t *ps = json_object_get(r2, "per_second");
+    for (size_t i = 0; i < json_array_size(ps); i++)
+        json_object_set_new(json_array_get(ps, i), "target", json_real(900));
+    json_t *doc = mk_doc(r1, 1, evil);
+    json_array_append_new(json_object_get(doc, "runs"), r2);
+    json_array_append_new(json_object_get(doc, "runs"), r3);
+    json_array_append_new(json_object_get(doc, "runs"),
+                          json_pack("{s:s,s:s,s:i,s:i,s:s,s:s}", "test", "ecdsa-sign", "mode", "blocking", "threads", 1,
+                                    "data_size", 32, "status", "skipped", "reason", evil));
+    json_object_set_new(r2, "thresholds", json_pack("[{s:s,s:n,s:b,s:f,s:s}]", "expr", "p99<1ms", "test", "ok", 1,
+                                                       "observed", 990.0, "unit", "us"));
+
+    char *text = render(bench_html_write, doc);
+    CHECK(text != NULL);
+    if (text) {
+        CHECK(strncmp(text, "<!DOCTYPE html>", 15) == 0);
+        CHECK(strstr(text, "Content-Security-Policy") != NULL);
+        /* Nothing executable or fetched: no script element, no external URL. */
+        CHECK_MSG(strstr(text, "<script") == NULL, "unescaped <script>");
+        CHECK(strstr(text, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;") != NULL);
+        CHECK(strstr(text, " src=") == NULL && strstr(text, "href=\"http") == NULL && strstr(text, "url(") == NULL);
+        CHECK(count(text, "http") == count(text, "http://www.w3.org/2000/svg") + 1);   /* + the CSP meta's http-equiv */
+        /* 4 charts for each of the 3 measured runs, 2 for the threads sweep. */
+        CHECK_MSG(count(text, "<svg ") == 14, "%zu charts", count(text, "<svg "));
+        CHECK(strstr(text, "Throughput by threads") != NULL && strstr(text, "id=\"sweeps\"") != NULL);
+        CHECK(strstr(text, ">target</text>") != NULL);          /* the target series' legend */
+        CHECK(strstr(text, ">errors/s</text>") != NULL);        /* run 1 had errors */
+        CHECK(strstr(text, "Latency by percentile") != NULL && strstr(text, ">99.9%</text>") != NULL);
+        CHECK(strstr(text, "\xe2\x9c\x93 <code>p99&lt;1ms</code>") != NULL);
+        CHECK(count(text, "<section class=\"run\"") == 4);
+        CHECK(strstr(text, "NaN") == NULL && strstr(text, "nan") == NULL && strstr(text, "inf\"") == NULL);
+        CHECK(strstr(text, "</html>\n") != NULL);
+        free(text);
+    }
+    json_decref(doc);
+    bench_hist_free(h);
+}
+
+/* ---- writing files --------------------------------------------------------------- */
+
+static void test_write_file(void)
+{
+    bench_hist *h = bench_hist_new();
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    bench_hist_record(h, 5000);
+    json_t *doc = mk_doc(mk_run("rsa-pkcs-sign", 1, h, 0, 1), 1, "s");
+    char dir[] = "/tmp/hsmbench-test-write.XXXXXX", path[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    CHECK(bench_csv_write_file(path, doc, "--csv") == 0);
+    CHECK(access(path, R_OK) == 0);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/r.html", dir);
+    CHECK(bench_html_write_file(path, doc, "--html") == 0);
+    CHECK(access(path, R_OK) == 0);
+    unlink(path);
+    rmdir(dir);
+    json_decref(doc);
+    bench_hist_free(h);
+}
+
+/* ---- progress bar ------------------------------------------------------------------ */
+
+static size_t drain(int fd, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + n, len - 1 - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+static void test_progress_pipe(void)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    FILE *w = fdopen(fds[1], "w");
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    bench_progress p;
+    bench_progress_begin(&p, w, 30, 1);
+    bench_progress_update(&p, 5, 1000);
+    bench_progress_clear(&p);
+    bench_progress_end(&p);
+    fclose(w);
+    char buf[256];
+    size_t n = drain(fds[0], buf, sizeof buf);
+    CHECK_MSG(n == 0, "a pipe got %zu bytes: %s", n, buf);
+    close(fds[0]);
+}
+
+static void test_progress_tty(void)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+        /* No pseudo-terminals here: nothing to test against. */
+        if (master >= 0)
+            close(master);
+        return;
+    }
+    const char *name = ptsname(master);
+    int slave = name ? open(name, O_RDWR | O_NOCTTY) : -1;
+    CHECK(slave >= 0);
+    FILE *tty = slave >= 0 ? fdopen(slave, "w") : NULL;
+    if (!tty) {
+        close(master);
+        if (slave >= 0)
+            close(slave);
+        return;
+    }
+    CHECK(fcntl(master, F_SETFL, O_NONBLOCK) == 0);
+    char buf[4096];
+    bench_progress p;
+
+    bench_progress_begin(&p, tty, 30, 1);
+    bench_progress_update(&p, 12, 5123);
+    drain(master, buf, sizeof buf);
+    CHECK_MSG(strstr(buf, "12s/30s") && strstr(buf, "40%") && strstr(buf, "5123 ops/s"), "drawn: %s", buf);
+    bench_progress_clear(&p);
+    drain(master, buf, sizeof buf);
+    CHECK_MSG(strstr(buf, "\033[K") != NULL, "cleared: %s", buf);
+    bench_progress_end(&p);
+    bench_progress_update(&p, 13, 5000);
+    CHECK(drain(master, buf, sizeof buf) == 0);    /* ended: silent */
+
+    bench_progress_begin(&p, tty, 30, 0);          /* --quiet */
+    bench_progress_update(&p, 12, 5123);
+    CHECK(drain(master, buf, sizeof buf) == 0);
+
+    bench_progress_begin(&p, tty, 1, 1);           /* too short to need one */
+    bench_progress_update(&p, 0.5, 5123);
+    CHECK(drain(master, buf, sizeof buf) == 0);
+
+    bench_progress_begin(&p, tty, 0, 1);           /* unknown length: after a few seconds */
+    bench_progress_update(&p, 1, 5123);
+    CHECK(drain(master, buf, sizeof buf) == 0);
+    bench_progress_update(&p, 65, 5123);
+    drain(master, buf, sizeof buf);
+    CHECK_MSG(strstr(buf, "1m05s") && strstr(buf, "5123 ops/s"), "unknown length: %s", buf);
+    bench_progress_end(&p);
+
+    fclose(tty);
+    close(master);
+}
+
+int main(void)
+{
+    RUN(test_load_errors);
+    RUN(test_validate_measured);
+    RUN(test_same_setup);
+    RUN(test_merge_exact);
+    RUN(test_merge_refusals);
+    RUN(test_csv);
+    RUN(test_html);
+    RUN(test_write_file);
+    RUN(test_progress_pipe);
+    RUN(test_progress_tty);
+    return check_finish();
+}

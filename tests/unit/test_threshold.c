@@ -1,0 +1,325 @@
+/*
+ * tests/unit/test_threshold.c - bench/threshold.c: every expression form,
+ * the invalid ones, evaluation on synthetic run objects (the JSON a run
+ * writes), and the summary block with the "thresholds" array.
+ */
+#include "bench/threshold.h"
+#include "tests/unit/check.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "bench/hist.h"
+#include "bench/report.h"
+
+/* ---- parsing -------------------------------------------------------------- */
+
+typedef struct form {
+    const char *expr;
+    bench_threshold_metric metric;
+    double pct;
+    bench_threshold_op op;
+    double value;
+    const char *test;
+} form;
+
+static void test_parse_forms(void)
+{
+    static const form forms[] = {
+        { "p99<50ms", BENCH_TM_PCT, 99, BENCH_OP_LT, 50000, "" },
+        { "p95<=20ms", BENCH_TM_PCT, 95, BENCH_OP_LE, 20000, "" },
+        { "avg<10ms", BENCH_TM_AVG, 0, BENCH_OP_LT, 10000, "" },
+        { "med<5ms", BENCH_TM_MED, 0, BENCH_OP_LT, 5000, "" },
+        { "p(99.9)<100ms", BENCH_TM_PCT, 99.9, BENCH_OP_LT, 100000, "" },
+        { "p99.9<100ms", BENCH_TM_PCT, 99.9, BENCH_OP_LT, 100000, "" },
+        { "p999<1ms", BENCH_TM_PCT, 99.9, BENCH_OP_LT, 1000, "" },
+        { "p(50)>1us", BENCH_TM_PCT, 50, BENCH_OP_GT, 1, "" },
+        { "p100<=2s", BENCH_TM_PCT, 100, BENCH_OP_LE, 2e6, "" },
+        { "max<1s", BENCH_TM_MAX, 0, BENCH_OP_LT, 1e6, "" },
+        { "min>500ns", BENCH_TM_MIN, 0, BENCH_OP_GT, 0.5, "" },
+        { "min>=2\xc2\xb5s", BENCH_TM_MIN, 0, BENCH_OP_GE, 2, "" },
+        { "min>=2\xce\xbcs", BENCH_TM_MIN, 0, BENCH_OP_GE, 2, "" },
+        { "avg<1.5", BENCH_TM_AVG, 0, BENCH_OP_LT, 1500, "" },   /* no unit: ms, as k6 */
+        { "rate>1000", BENCH_TM_RATE, 0, BENCH_OP_GT, 1000, "" },
+        { "rate>=2500.5/s", BENCH_TM_RATE, 0, BENCH_OP_GE, 2500.5, "" },
+        { "errors<0.1%", BENCH_TM_ERROR_PCT, 0, BENCH_OP_LT, 0.1, "" },
+        { "errors<5", BENCH_TM_ERROR_COUNT, 0, BENCH_OP_LT, 5, "" },
+        { "errors==0", BENCH_TM_ERROR_COUNT, 0, BENCH_OP_EQ, 0, "" },
+        { "errors!=3", BENCH_TM_ERROR_COUNT, 0, BENCH_OP_NE, 3, "" },
+        { "errors===0", BENCH_TM_ERROR_COUNT, 0, BENCH_OP_EQ, 0, "" },
+        { "rsa-pkcs-sign:p99<5ms", BENCH_TM_PCT, 99, BENCH_OP_LT, 5000, "rsa-pkcs-sign" },
+        { "  sha256-digest : p(95) <  200 us ", BENCH_TM_PCT, 95, BENCH_OP_LT, 200, "sha256-digest" },
+        { "aes-gcm-encrypt:rate>1e3", BENCH_TM_RATE, 0, BENCH_OP_GT, 1000, "aes-gcm-encrypt" },
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        const form *fm = &forms[i];
+        bench_threshold t;
+        char err[256] = "";
+        int rc = bench_threshold_parse(fm->expr, &t, err, sizeof err);
+        CHECK_MSG(rc == 0, "'%s' refused: %s", fm->expr, err);
+        if (rc != 0)
+            continue;
+        CHECK_MSG(t.metric == fm->metric, "'%s': metric %d, want %d", fm->expr, (int)t.metric, (int)fm->metric);
+        CHECK_MSG(t.op == fm->op, "'%s': op %d, want %d", fm->expr, (int)t.op, (int)fm->op);
+        CHECK_MSG(fabs(t.value - fm->value) < 1e-9 * fmax(1, fm->value), "'%s': value %g, want %g", fm->expr,
+                  t.value, fm->value);
+        if (fm->metric == BENCH_TM_PCT)
+            CHECK_MSG(t.pct == fm->pct, "'%s': pct %g, want %g", fm->expr, t.pct, fm->pct);
+        CHECK_MSG(strcmp(t.test, fm->test) == 0, "'%s': test '%s', want '%s'", fm->expr, t.test, fm->test);
+    }
+    /* The expression is kept as given, without surrounding blanks. */
+    bench_threshold t;
+    char err[256];
+    CHECK(bench_threshold_parse("  p99<50ms ", &t, err, sizeof err) == 0 && strcmp(t.expr, "p99<50ms") == 0);
+}
+
+static void test_parse_invalid(void)
+{
+    static const char *const bad[] = {
+        "", "   ", "p99", "p99<", "p99<abc", "p99<5xs", "foo<1ms", "p101<1ms", "p0<1ms", "p(99<1ms",
+        "p()<1ms", "p<1ms", "rate>5ms", "errors<0.5", "errors<150%", "errors<5ms", ":p99<1ms", "a b:p99<1ms",
+        "p99<-1ms", "p99<nan", "p99<inf", "p99<<1ms", "p99=>1ms", "p99 1ms", "avg<1ms extra", "p99e1<1ms",
+        "rate>0x10", "pct99<1ms",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bench_threshold t;
+        char err[256] = "";
+        int rc = bench_threshold_parse(bad[i], &t, err, sizeof err);
+        CHECK_MSG(rc == -1, "'%s' accepted", bad[i]);
+        /* One line that names the flag; and the expression, when there is one. */
+        CHECK_MSG(strncmp(err, "--threshold", 11) == 0 && !strchr(err, '\n'), "'%s': message '%s'", bad[i], err);
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "'%s'", bad[i]);
+        if (strspn(bad[i], " ") != strlen(bad[i]) && bad[i][0] != ' ')
+            CHECK_MSG(strstr(err, quoted) != NULL, "'%s': message does not name it: %s", bad[i], err);
+    }
+    char err[256];
+    bench_threshold t;
+    CHECK(bench_threshold_parse(NULL, &t, err, sizeof err) == -1);
+    CHECK(bench_threshold_parse("p99<5xs", &t, err, sizeof err) == -1 && strstr(err, "unknown unit 'xs'"));
+    CHECK(bench_threshold_parse("foo<1", &t, err, sizeof err) == -1 && strstr(err, "unknown metric 'foo'"));
+}
+
+/* ---- evaluation ------------------------------------------------------------ */
+
+/*
+ * A measured run like the one hsmbench writes: latencies of 1..1000 ns, one
+ * of each (below 2048 ns the histogram is exact, so p99 is 990 ns, p(12.5)
+ * 125 ns, the mean 500.5 ns), 2000 ops/s, 10 errors in 1010 ops.  latency_us
+ * holds ns * 0.001, which is what an "ns" threshold computes too, so the
+ * boundaries below compare equal doubles.
+ */
+static json_t *make_run(const char *test, int with_ops)
+{
+    bench_hist *h = bench_hist_new();
+    if (!h)
+        return NULL;
+    if (with_ops)
+        for (uint64_t v = 1; v <= 1000; v++)
+            bench_hist_record(h, v);
+    double us = 0.001;
+    json_t *run = json_pack("{s:s,s:s,s:i,s:i,s:s,s:f,s:I,s:I,s:f,s:f,s:f}", "test", test, "mode", "blocking",
+                            "threads", 2, "data_size", 32, "status", "ok", "duration_s", 0.505, "ops",
+                            (json_int_t)(with_ops ? 1010 : 10), "errors", (json_int_t)10, "error_pct",
+                            with_ops ? 100.0 * 10 / 1010 : 100.0, "ops_per_s", with_ops ? 2000.0 : 19.8,
+                            "bytes_per_s", 0.0);
+    json_object_set_new(run, "latency_us",
+                        json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "min",
+                                  (double)bench_hist_min(h) * us, "mean", bench_hist_mean(h) * us, "stddev",
+                                  bench_hist_stddev(h) * us, "p50", (double)bench_hist_percentile(h, 50) * us,
+                                  "p90", (double)bench_hist_percentile(h, 90) * us, "p95",
+                                  (double)bench_hist_percentile(h, 95) * us, "p99",
+                                  (double)bench_hist_percentile(h, 99) * us, "p999",
+                                  (double)bench_hist_percentile(h, 99.9) * us, "max", (double)bench_hist_max(h) * us,
+                                  "count", (json_int_t)bench_hist_count(h)));
+    json_object_set_new(run, "errors_by_code", json_pack("{s:i}", "CKR_DEVICE_ERROR", 10));
+    json_object_set_new(run, "per_second", json_array());
+    json_object_set_new(run, "histogram", bench_hist_to_json(h));
+    bench_hist_free(h);
+    return run;
+}
+
+static int eval(const char *expr, const json_t *run, double *observed)
+{
+    bench_threshold t;
+    char err[256];
+    if (bench_threshold_parse(expr, &t, err, sizeof err) != 0) {
+        printf("  (parse of '%s' failed: %s)\n", expr, err);
+        return -9;
+    }
+    return bench_threshold_eval(&t, run, observed);
+}
+
+static void test_eval_pass_fail(void)
+{
+    json_t *run = make_run("rsa-pkcs-sign", 1);
+    double obs;
+    CHECK(run != NULL);
+    if (!run)
+        return;
+    /* Each form both ways, with the figure it saw. */
+    static const struct { const char *pass, *fail; double observed; } cases[] = {
+        { "p99<1us", "p99<990ns", 0.99 },
+        { "p99<=990ns", "p99<989ns", 0.99 },
+        { "p95<=950ns", "p95<950ns", 0.95 },
+        { "med<=500ns", "med<500ns", 0.5 },
+        { "p(99.9)<1us", "p(99.9)>1us", 0.999 },
+        { "p999<=999ns", "p999<999ns", 0.999 },
+        { "p(99.99)<=1us", "p(99.99)<1us", 1.0 },      /* not stored: from the histogram */
+        { "p(12.5)<126ns", "p(12.5)<125ns", 0.125 },   /* ditto */
+        { "p100<=1000ns", "p100<1000ns", 1.0 },
+        { "max<=1\xc2\xb5s", "max<1us", 1.0 },
+        { "max<=0.001ms", "max>0.000001s", 1.0 },
+        { "min>=1ns", "min>1ns", 0.001 },
+        { "min<2ns", "min>=2ns", 0.001 },
+        { "avg<0.501us", "avg<0.5us", 0.5005 },
+        { "rate>1999", "rate>2000", 2000 },
+        { "rate>=2000/s", "rate<2000", 2000 },
+        { "errors<1%", "errors<0.99%", 100.0 * 10 / 1010 },
+        { "errors<=10", "errors<10", 10 },
+        { "errors!=0", "errors==0", 10 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = eval(cases[i].pass, run, &obs);
+        CHECK_MSG(rc == 1, "'%s' should pass: rc %d, observed %g", cases[i].pass, rc, obs);
+        CHECK_MSG(fabs(obs - cases[i].observed) < 1e-9 * fmax(1, cases[i].observed), "'%s': observed %.9g, want %g",
+                  cases[i].pass, obs, cases[i].observed);
+        rc = eval(cases[i].fail, run, &obs);
+        CHECK_MSG(rc == 0, "'%s' should fail: rc %d, observed %g", cases[i].fail, rc, obs);
+        CHECK_MSG(fabs(obs - cases[i].observed) < 1e-6 * fmax(1, cases[i].observed), "'%s': observed %.9g, want %g",
+                  cases[i].fail, obs, cases[i].observed);
+    }
+    json_decref(run);
+}
+
+static void test_eval_not_measured(void)
+{
+    double obs;
+    json_t *skipped = json_pack("{s:s,s:s,s:i,s:i,s:s,s:s}", "test", "ecdsa-sign", "mode", "blocking", "threads", 1,
+                                "data_size", 32, "status", "skipped", "reason", "CKM_ECDSA not offered");
+    CHECK(eval("p99<1s", skipped, &obs) == -1);
+    CHECK(eval("rate>0", skipped, &obs) == -1);
+    json_decref(skipped);
+
+    /* Every operation failed: no latency to hold to a limit, but a rate and errors. */
+    json_t *failing = make_run("aes-gcm-encrypt", 0);
+    CHECK(eval("p99<1s", failing, &obs) == -1);
+    CHECK(eval("avg<1s", failing, &obs) == -1);
+    CHECK(eval("rate>10", failing, &obs) == 1 && obs == 19.8);
+    CHECK(eval("errors<50%", failing, &obs) == 0 && obs == 100.0);
+    json_decref(failing);
+}
+
+static void test_applies(void)
+{
+    bench_threshold t;
+    char err[256];
+    CHECK(bench_threshold_parse("rsa-pkcs-sign:p99<5ms", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_applies(&t, "rsa-pkcs-sign"));
+    CHECK(!bench_threshold_applies(&t, "ecdsa-sign"));
+    CHECK(bench_threshold_parse("p99<5ms", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_applies(&t, "rsa-pkcs-sign") && bench_threshold_applies(&t, "ecdsa-sign"));
+}
+
+static void test_observed_text(void)
+{
+    bench_threshold t;
+    char err[256], buf[64];
+    CHECK(bench_threshold_parse("p99<5ms", &t, err, sizeof err) == 0);
+    CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 4657.15, buf, sizeof buf), "p(99)=4.657ms") == 0, "%s", buf);
+    CHECK(bench_threshold_parse("p(99.9)<5ms", &t, err, sizeof err) == 0);
+    CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 812, buf, sizeof buf), "p(99.9)=812\xc2\xb5s") == 0, "%s", buf);
+    CHECK(bench_threshold_parse("rate>5", &t, err, sizeof err) == 0);
+    CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 2877.774, buf, sizeof buf), "rate=2877.77/s") == 0, "%s", buf);
+    CHECK(bench_threshold_parse("errors<1%", &t, err, sizeof err) == 0);
+    CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 0.5, buf, sizeof buf), "errors=0.50%") == 0, "%s", buf);
+    CHECK(bench_threshold_parse("errors<1", &t, err, sizeof err) == 0);
+    CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 3, buf, sizeof buf), "errors=3") == 0, "%s", buf);
+    CHECK(bench_threshold_parse("avg<1", &t, err, sizeof err) == 0);
+    CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 694.23, buf, sizeof buf), "avg=694.2\xc2\xb5s") == 0, "%s", buf);
+}
+
+/* ---- the block and the JSON -------------------------------------------------- */
+
+static void test_apply(void)
+{
+    json_t *runs = json_array();
+    json_array_append_new(runs, make_run("rsa-pkcs-sign", 1));
+    json_array_append_new(runs, make_run("sha256-digest", 1));
+    json_array_append_new(runs, json_pack("{s:s,s:s,s:i,s:i,s:s,s:s}", "test", "ecdsa-sign", "mode", "blocking",
+                                          "threads", 1, "data_size", 32, "status", "skipped", "reason", "no EC"));
+    const char *exprs[] = { "p99<1ms", "sha256-digest:rate>5000", "hmac-sha256:p99<1ms", "ecdsa-sign:p99<1ms" };
+    bench_threshold ths[4];
+    char err[256];
+    for (size_t i = 0; i < 4; i++)
+        CHECK(bench_threshold_parse(exprs[i], &ths[i], err, sizeof err) == 0);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    int failed = bench_thresholds_apply(ths, 4, runs, f);
+    fclose(f);
+    /* Fails: the rate of sha256-digest, hmac-sha256 (no run), ecdsa-sign (skipped). */
+    CHECK_MSG(failed == 3, "failed %d", failed);
+    CHECK_MSG(strstr(text, "\xe2\x96\x88 THRESHOLDS") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "    rsa-pkcs-sign\n    \xe2\x9c\x93 'p99<1ms' p(99)=990ns\n") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "\xe2\x9c\x97 'sha256-digest:rate>5000' rate=2000.00/s") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "\xe2\x9c\x97 'hmac-sha256:p99<1ms' no run of this test") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "\xe2\x9c\x97 'ecdsa-sign:p99<1ms' not measured") != NULL, "%s", text);
+    free(text);
+
+    /* Each run carries the thresholds that applied to it. */
+    const json_t *t0 = json_object_get(json_array_get(runs, 0), "thresholds");
+    CHECK(json_array_size(t0) == 1);
+    const json_t *e = json_array_get(t0, 0);
+    CHECK(strcmp(json_string_value(json_object_get(e, "expr")), "p99<1ms") == 0);
+    CHECK(json_is_null(json_object_get(e, "test")));
+    CHECK(json_is_true(json_object_get(e, "ok")));
+    CHECK(fabs(json_real_value(json_object_get(e, "observed")) - 0.99) < 1e-12);
+
+    const json_t *t1 = json_object_get(json_array_get(runs, 1), "thresholds");
+    CHECK(json_array_size(t1) == 2);
+    e = json_array_get(t1, 1);
+    CHECK(strcmp(json_string_value(json_object_get(e, "test")), "sha256-digest") == 0);
+    CHECK(json_is_false(json_object_get(e, "ok")));
+    CHECK(json_real_value(json_object_get(e, "observed")) == 2000.0);
+
+    /* The skipped run: the global threshold left it alone, its own one failed unmeasured. */
+    const json_t *t2 = json_object_get(json_array_get(runs, 2), "thresholds");
+    CHECK(json_array_size(t2) == 1);
+    e = json_array_get(t2, 0);
+    CHECK(json_is_false(json_object_get(e, "ok")) && json_is_null(json_object_get(e, "observed")));
+
+    /* All passing, no output stream: 0 and nothing printed. */
+    CHECK(bench_thresholds_apply(ths, 1, runs, NULL) == 0);
+    CHECK(bench_thresholds_apply(ths, 0, runs, NULL) == 0);
+    json_decref(runs);
+}
+
+static void test_apply_no_measured_run(void)
+{
+    json_t *runs = json_array();
+    json_array_append_new(runs, json_pack("{s:s,s:s,s:i,s:i,s:s}", "test", "ecdsa-sign", "mode", "blocking",
+                                          "threads", 1, "data_size", 32, "status", "failed"));
+    bench_threshold t;
+    char err[256];
+    CHECK(bench_threshold_parse("p99<1ms", &t, err, sizeof err) == 0);
+    CHECK(bench_thresholds_apply(&t, 1, runs, NULL) == 1);
+    json_decref(runs);
+}
+
+int main(void)
+{
+    RUN(test_parse_forms);
+    RUN(test_parse_invalid);
+    RUN(test_eval_pass_fail);
+    RUN(test_eval_not_measured);
+    RUN(test_applies);
+    RUN(test_observed_text);
+    RUN(test_apply);
+    RUN(test_apply_no_measured_run);
+    return check_finish();
+}
