@@ -96,19 +96,26 @@ demo:
 	@$(MAKE) --no-print-directory $(BUILD)/hsmbench
 	HSMBENCH_HOME=$(CURDIR)/$(BUILD)/demo $(BUILD)/hsmbench run --test rsa-pkcs-sign,ecdsa-sign,aes-gcm-encrypt --threads 2 --duration 5
 
+MAN1      := $(wildcard man/*.1)
+MAN7      := $(wildcard man/*.7)
+COMPDIR   ?= $(PREFIX)/share/bash-completion/completions
+
 install: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/hsmbench
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+	    $(DESTDIR)$(LIBDIR)/hsmbench $(DESTDIR)$(COMPDIR)
 	install -m 0755 $(BUILD)/hsmbench $(DESTDIR)$(BINDIR)/hsmbench
 	install -m 0644 $(MOCK_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
 	install -m 0644 $(MOCKHSM_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so
-	install -d $(DESTDIR)$(MANDIR)/man7
-	install -m 0644 man/hsmbench-mock.7 $(DESTDIR)$(MANDIR)/man7/
-	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(MAN7),install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/)
+	install -m 0644 completion/hsmbench.bash $(DESTDIR)$(COMPDIR)/hsmbench
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hsmbench $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
-	rm -f $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so $(DESTDIR)$(MANDIR)/man7/hsmbench-mock.7
-	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+	rm -f $(DESTDIR)$(COMPDIR)/hsmbench
 
 clean:
 	rm -rf build

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "bench/cli.h"
@@ -318,6 +319,19 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     json_object_set_new(run, "per_second", series);
     json_object_set_new(run, "histogram", bench_hist_to_json(o->hist));
     return run;
+}
+
+json_t *bench_report_host_json(void)
+{
+    struct utsname u;
+    char host[256] = "";
+    if (gethostname(host, sizeof host) != 0)
+        host[0] = 0;
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    return json_pack("{s:s,s:s,s:s,s:s,s:I}", "hostname", host, "os", u.sysname, "kernel",
+                     u.release, "machine", u.machine, "cpus",
+                     (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 int bench_report_write(const char *path, json_t *doc)

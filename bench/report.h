@@ -55,6 +55,9 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
 json_t *bench_hist_to_json(const bench_hist *h);
 int     bench_hist_from_json(const json_t *j, bench_hist *h);
 
+/* {"hostname", "os", "kernel", "machine", "cpus"} of this machine. */
+json_t *bench_report_host_json(void);
+
 /* Write a document to path atomically (temporary file, then rename). */
 int bench_report_write(const char *path, json_t *doc);
 

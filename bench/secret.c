@@ -132,7 +132,8 @@ int bench_secret_read(const bench_secret_src *src, const char *prompt, char *buf
     *len = 0;
     buf[0] = 0;
     if (src->value)
-        return copy_in(src->what, "--pin", src->value, buf, cap, len);
+        return copy_in(src->what, src->value_flag ? src->value_flag : "--pin", src->value, buf, cap,
+                       len);
     if (src->env) {
         const char *v = getenv(src->env);
         if (!v) {

@@ -16,6 +16,7 @@ typedef struct bench_secret_src {
     const char *what;        /* "PIN", "token": used in messages */
     const char *env_flag;    /* "--pin-env": used in messages */
     const char *file_flag;   /* "--pin-file" */
+    const char *value_flag;  /* "--pin": the command-line flag (NULL: "--pin") */
 } bench_secret_src;
 
 enum { BENCH_SECRET_OK = 0, BENCH_SECRET_NONE = 1, BENCH_SECRET_ERROR = -1 };

@@ -11,6 +11,7 @@
 
 #include "bench/cli.h"
 #include "bench/exit.h"
+#include "bench/loadopts.h"
 #include "bench/pool.h"
 #include "bench/report.h"
 #include "bench/signals.h"
@@ -23,11 +24,9 @@
 #include "p11/tests.h"
 
 #define MAX_TESTS      128
-#define MAX_THREADS    1024
-#define MAX_DURATION_NS (7ULL * 24 * 3600 * 1000000000ULL)   /* a week */
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 
-static const char run_usage[] =
+static const char run_usage_head[] =
     "Usage: hsmbench run [selection] [test] [load] [output]\n"
     "\n"
     "Benchmark PKCS#11 operations on a token.  With no --module, hsmbench's own\n"
@@ -55,22 +54,9 @@ static const char run_usage[] =
     "  --verify[=sample:N]  check results with OpenSSL outside the timed path: the\n"
     "                       first result of each thread, or every Nth (keys are made\n"
     "                       in software and imported, so every result can be checked)\n"
-    "Load:\n"
-    "  --threads N[,N...]   worker threads, each with its own session (default 1, max\n"
-    "                       1024); a list sweeps: every test runs at each count\n"
-    "  --duration TIME      measured time: 30, 30s, 500ms, 2m (default 10s)\n"
-    "  --iterations N       measured operations in total, instead of a duration\n"
-    "  --iterations-per-thread N   measured operations per thread, instead\n"
-    "  --warmup TIME|Nit    run this long first (or each thread's first N operations),\n"
-    "                       excluded from results (default 0)\n"
-    "  --mode blocking|nonblocking  closed loop (default), or requests issued on a\n"
-    "                       schedule and executed by the threads; latency then counts\n"
-    "                       from when each request was due (coordinated omission)\n"
-    "  --rate OPS_PER_S     non-blocking: requests per second in total\n"
-    "  --inflight K         non-blocking: at most K requests outstanding\n"
-    "  --stages 5s:70,30s:70,5s:0   ramps (k6 syntax): threads when blocking,\n"
-    "                       requests/s when non-blocking; replaces --duration\n"
-    "  --think TIME         blocking: pause after each operation (untimed)\n"
+    ;
+
+static const char run_usage_tail[] =
     "Output:\n"
     "  --json FILE          write results (schema hsmbench.result/1)\n"
     "  --csv FILE           one row per run, the SDKMS test bench's columns (- for stdout)\n"
@@ -87,10 +73,9 @@ static const char run_usage[] =
     "or input; 3 module, token or login failure; 130 interrupted.\n";
 
 enum {
-    OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_THREADS, OPT_DURATION,
-    OPT_ITERATIONS, OPT_WARMUP, OPT_JSON, OPT_QUIET, OPT_HASH, OPT_AAD_SIZE, OPT_TOKEN_KEYS,
-    OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY, OPT_ITER_THREAD, OPT_MODE, OPT_RATE,
-    OPT_INFLIGHT, OPT_STAGES, OPT_THINK, OPT_CSV, OPT_HTML, OPT_THRESHOLD, OPT_START_AT,
+    OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_JSON, OPT_QUIET, OPT_HASH,
+    OPT_AAD_SIZE, OPT_TOKEN_KEYS, OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY, OPT_CSV,
+    OPT_HTML, OPT_THRESHOLD, OPT_START_AT,
 };
 
 #define MAX_SWEEP 32
@@ -102,20 +87,14 @@ typedef struct run_opts {
     size_t             ntests;
     p11_test_params    params;
     unsigned char      key_id[128];
-    bench_load         load;
-    bench_stages       stages;
-    const char        *stages_text;
-    int                threads_given;
+    bench_load_opts    lo;
     const char        *json, *csv, *html;
     bench_threshold    thresholds[MAX_THRESHOLDS];
     size_t             nthresholds;
-    unsigned           threads_list[MAX_SWEEP];
-    size_t             nthreads;
     uint64_t           data_list[MAX_SWEEP];
     size_t             ndata;
     uint64_t           start_at_ms;
     int                quiet;
-    int                has_duration;
 } run_opts;
 
 /* "4" or "1,2,4,8": a sweep list, each value in range. */
@@ -208,14 +187,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
 {
     static const struct option longopts[] = {
         P11_TARGET_LONGOPTS,
+        BENCH_LOAD_LONGOPTS,
+        BENCH_LOAD_MODE_LONGOPT,
         { "test", required_argument, NULL, OPT_TEST },
         { "key-size", required_argument, NULL, OPT_KEY_SIZE },
         { "curve", required_argument, NULL, OPT_CURVE },
         { "data-size", required_argument, NULL, OPT_DATA_SIZE },
-        { "threads", required_argument, NULL, OPT_THREADS },
-        { "duration", required_argument, NULL, OPT_DURATION },
-        { "iterations", required_argument, NULL, OPT_ITERATIONS },
-        { "warmup", required_argument, NULL, OPT_WARMUP },
         { "json", required_argument, NULL, OPT_JSON },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "hash", required_argument, NULL, OPT_HASH },
@@ -225,12 +202,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
         { "key-label", required_argument, NULL, OPT_KEY_LABEL },
         { "key-id", required_argument, NULL, OPT_KEY_ID },
         { "verify", optional_argument, NULL, OPT_VERIFY },
-        { "iterations-per-thread", required_argument, NULL, OPT_ITER_THREAD },
-        { "mode", required_argument, NULL, OPT_MODE },
-        { "rate", required_argument, NULL, OPT_RATE },
-        { "inflight", required_argument, NULL, OPT_INFLIGHT },
-        { "stages", required_argument, NULL, OPT_STAGES },
-        { "think", required_argument, NULL, OPT_THINK },
         { "csv", required_argument, NULL, OPT_CSV },
         { "html", required_argument, NULL, OPT_HTML },
         { "threshold", required_argument, NULL, OPT_THRESHOLD },
@@ -239,22 +210,26 @@ static int parse_args(int argc, char **argv, run_opts *o)
         { NULL, 0, NULL, 0 },
     };
     uint64_t v;
-    int c, keys_flags = 0, iter_total = 0;
+    int c, keys_flags = 0;
     char so[3];
 
     memset(o, 0, sizeof *o);
-    o->load.threads = 1;
+    bench_load_opts_init(&o->lo);
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
+        if (t == 0)
+            t = bench_load_opt(&o->lo, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
         if (t > 0)
             continue;
         switch (c) {
         case 'h':
-            fputs(run_usage, stdout);
+            fputs(run_usage_head, stdout);
+            fputs(bench_load_help, stdout);
+            fputs(run_usage_tail, stdout);
             return -1;
         case OPT_TEST:
             if (parse_tests(o, optarg) != 0)
@@ -273,16 +248,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
                 return BENCH_EXIT_USAGE;
             o->params.data_size = o->data_list[0];
             break;
-        case OPT_THREADS: {
-            uint64_t list[MAX_SWEEP];
-            if (parse_list("--threads", optarg, 1, MAX_THREADS, list, &o->nthreads) != 0)
-                return BENCH_EXIT_USAGE;
-            for (size_t i = 0; i < o->nthreads; i++)
-                o->threads_list[i] = (unsigned)list[i];
-            o->load.threads = o->threads_list[0];
-            o->threads_given = 1;
-            break;
-        }
         case OPT_CSV:
             o->csv = optarg;
             break;
@@ -320,69 +285,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->start_at_ms = (uint64_t)(at * 1000.0);
             break;
         }
-        case OPT_DURATION:
-            if (bench_parse_duration("--duration", optarg, 1000000ULL, MAX_DURATION_NS,
-                                     &o->load.duration_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            o->has_duration = 1;
-            break;
-        case OPT_ITERATIONS:
-            if (bench_parse_u64("--iterations", optarg, 1, 1000000000000ULL, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->load.iterations = v;
-            iter_total = 1;
-            break;
-        case OPT_WARMUP: {
-            size_t n = strlen(optarg);
-            if (n > 2 && strcmp(optarg + n - 2, "it") == 0) {
-                /* p11perftest's skip: each thread's first N operations. */
-                char num[32];
-                snprintf(num, sizeof num, "%.*s", (int)(n - 2), optarg);
-                if (bench_parse_u64("--warmup", num, 1, 1000000000ULL, &o->load.warmup_ops) != 0)
-                    return BENCH_EXIT_USAGE;
-            } else if (bench_parse_duration("--warmup", optarg, 0, 3600ULL * 1000000000ULL,
-                                            &o->load.warmup_ns) != 0) {
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        }
-        case OPT_ITER_THREAD:
-            if (bench_parse_u64("--iterations-per-thread", optarg, 1, 1000000000000ULL, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->load.iterations = v;
-            o->load.per_thread = 1;
-            break;
-        case OPT_MODE:
-            if (strcmp(optarg, "blocking") == 0)
-                o->load.mode = BENCH_MODE_BLOCKING;
-            else if (strcmp(optarg, "nonblocking") == 0 || strcmp(optarg, "non-blocking") == 0)
-                o->load.mode = BENCH_MODE_NONBLOCKING;
-            else {
-                bench_error("--mode %s: use blocking or nonblocking", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_RATE: {
-            char *end = NULL;
-            o->load.rate = strtod(optarg, &end);
-            if (end == optarg || *end || !(o->load.rate > 0) || o->load.rate > 10000000.0) {
-                bench_error("--rate %s: operations per second, more than 0 and at most 10000000", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        }
-        case OPT_INFLIGHT:
-            if (bench_parse_u64("--inflight", optarg, 1, 100000, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->load.inflight = (unsigned)v;
-            break;
-        case OPT_STAGES:
-            o->stages_text = optarg;
-            break;
-        case OPT_THINK:
-            if (bench_parse_duration("--think", optarg, 0, 3600ULL * 1000000000ULL, &o->load.think_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
         case OPT_JSON:
             o->json = optarg;
             break;
@@ -459,61 +361,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
     }
     if (o->params.verify && o->params.keys == P11_KEYS_EXISTING)
         bench_warn("--verify with an existing key: only results the public key can check are checked");
-    if (o->load.iterations && o->load.per_thread && iter_total) {
-        bench_error("--iterations and --iterations-per-thread both bound the run: give only one");
+    if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
         return BENCH_EXIT_USAGE;
-    }
-    int nb = o->load.mode == BENCH_MODE_NONBLOCKING;
-    if (o->stages_text) {
-        if (bench_stages_parse("--stages", o->stages_text, nb ? 10000000.0 : 1024.0, &o->stages) != 0)
-            return BENCH_EXIT_USAGE;
-        if (o->has_duration || o->load.iterations) {
-            bench_error("--stages sets the run's length: leave out --duration and --iterations");
-            return BENCH_EXIT_USAGE;
-        }
-        if (!nb && o->threads_given) {
-            bench_error("--stages sets the threads of a blocking run: leave out --threads");
-            return BENCH_EXIT_USAGE;
-        }
-        if (nb && o->load.rate > 0) {
-            bench_error("--stages sets the rate of a non-blocking run: leave out --rate");
-            return BENCH_EXIT_USAGE;
-        }
-        o->load.stages = &o->stages;
-        o->load.duration_ns = bench_stages_total_ns(&o->stages);
-        o->has_duration = 1;
-        if (!nb) {
-            double peak = bench_stages_peak(&o->stages);
-            o->load.threads = peak < 1 ? 1 : (unsigned)(peak + 0.999);
-        }
-    }
-    if (nb) {
-        if (!o->load.rate && !o->load.inflight && !o->stages_text) {
-            bench_error("--mode nonblocking needs a schedule: --rate, --inflight or --stages");
-            return BENCH_EXIT_USAGE;
-        }
-        if (o->load.iterations) {
-            bench_error("--mode nonblocking runs for a time: use --duration or --stages, not --iterations");
-            return BENCH_EXIT_USAGE;
-        }
-        if (o->load.think_ns) {
-            bench_error("--think applies to blocking runs; a non-blocking run's schedule sets its pace");
-            return BENCH_EXIT_USAGE;
-        }
-    } else if (o->load.rate || o->load.inflight) {
-        bench_error("%s needs --mode nonblocking", o->load.rate ? "--rate" : "--inflight");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->load.warmup_ops && o->load.warmup_ns) {
-        bench_error("--warmup takes a time or a count (Nit), once");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->has_duration && o->load.iterations) {
-        bench_error("--duration and --iterations both bound the run: give only one");
-        return BENCH_EXIT_USAGE;
-    }
-    if (!o->has_duration && !o->load.iterations)
-        o->load.duration_ns = DEFAULT_DURATION_NS;
     if (o->ntests == 0) {
         o->tests[0] = p11_test_find("rsa-pkcs-sign");
         o->ntests = 1;
@@ -555,10 +404,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
         return BENCH_EXIT_USAGE;
     if (o->html && strcmp(o->html, "-") != 0 && !bench_path_writable("--html", o->html))
         return BENCH_EXIT_USAGE;
-    if (o->nthreads > 1 && o->stages_text) {
-        bench_error("--threads lists and --stages both vary the load: give one");
-        return BENCH_EXIT_USAGE;
-    }
     for (size_t i = 1; i < o->ndata; i++)
         for (size_t t = 0; t < o->ntests; t++) {
             p11_test_params in = o->params, resolved;
@@ -566,10 +411,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
             if (p11_test_resolve(o->tests[t], &in, &resolved) != 0)
                 return BENCH_EXIT_USAGE;
         }
-    if (!o->nthreads) {
-        o->threads_list[0] = o->load.threads;
-        o->nthreads = 1;
-    }
     if (!o->ndata) {
         o->data_list[0] = 0;     /* each test's default */
         o->ndata = 1;
@@ -608,10 +449,10 @@ int p11_cmd_run(int argc, char **argv)
         return rc < 0 ? BENCH_EXIT_OK : rc;
 
     const volatile sig_atomic_t *interrupt = bench_signals_install();
-    rc = p11_target_open(&o.target, o.load.threads, P11_OPEN_LOGIN, &t);
+    rc = p11_target_open(&o.target, o.lo.load.threads, P11_OPEN_LOGIN, &t);
     if (rc != 0)
         return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
-    if (p11_runner_init(&r, &t, &o.load, o.stages_text, o.quiet, interrupt) != 0) {
+    if (p11_runner_init(&r, &t, &o.lo.load, o.lo.stages_text, o.quiet, interrupt) != 0) {
         bench_error("out of memory");
         p11_target_close(&t);
         return BENCH_EXIT_FAILED;
@@ -622,14 +463,14 @@ int p11_cmd_run(int argc, char **argv)
     /* Every test, at every thread count and data size asked for. */
     for (size_t i = 0; i < o.ntests && !r.interrupted && !*interrupt; i++) {
         int takes_data = o.tests[i]->data_max > 0;
-        for (size_t ti = 0; ti < o.nthreads && !r.interrupted && !*interrupt; ti++) {
+        for (size_t ti = 0; ti < o.lo.nthreads && !r.interrupted && !*interrupt; ti++) {
             for (size_t di = 0; di < o.ndata && !r.interrupted && !*interrupt; di++) {
                 if (di > 0 && !takes_data)
                     break;     /* a size sweep means nothing to this test */
                 p11_test_params p = o.params;
                 p.data_size = o.data_list[di];
-                if (!o.stages_text || o.load.mode == BENCH_MODE_NONBLOCKING)
-                    r.load.threads = o.threads_list[ti];
+                if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
+                    r.load.threads = o.lo.threads_list[ti];
                 p11_runner_test(&r, o.tests[i], &p);
             }
         }

@@ -167,7 +167,7 @@ static int read_pin(const char *dir, const char *name, char *buf, size_t cap, si
 {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    bench_secret_src src = { NULL, path, NULL, "PIN", "", "demo PIN file" };
+    bench_secret_src src = { NULL, path, NULL, "PIN", "", "demo PIN file", NULL };
     return bench_secret_read(&src, "", buf, cap, len) == BENCH_SECRET_OK ? 0 : -1;
 }
 

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "bench/cli.h"
 #include "bench/exit.h"
+#include "bench/report.h"
 #include "bench/secret.h"
 #include "p11/demo.h"
 #include "p11/names.h"
@@ -62,7 +62,8 @@ int p11_target_check(const p11_target_opts *o)
 static int get_pin(const p11_target_opts *o, const char *uri_pin, const char *demo_pin_file,
                    const p11_token *tok, char *pin, size_t cap, size_t *len)
 {
-    bench_secret_src src = { o->pin_env, o->pin_file, o->pin, "PIN", "--pin-env", "--pin-file" };
+    bench_secret_src src = { o->pin_env, o->pin_file, o->pin, "PIN", "--pin-env", "--pin-file",
+                             "--pin" };
     char prompt[96];
 
     if (!src.env && !src.file && !src.value) {
@@ -189,8 +190,6 @@ static json_t *version_json(CK_VERSION v)
 json_t *p11_target_env_json(const p11_target *t)
 {
     char manuf[33], desc[33], flags[512];
-    struct utsname u;
-    char host[256] = "";
 
     p11_trim(manuf, sizeof manuf, t->mod->info.manufacturerID, sizeof t->mod->info.manufacturerID);
     p11_trim(desc, sizeof desc, t->mod->info.libraryDescription,
@@ -207,12 +206,6 @@ json_t *p11_target_env_json(const p11_target *t)
                               version_json(t->token.info.firmwareVersion), "hardware",
                               version_json(t->token.info.hardwareVersion), "flags",
                               p11_token_flags(t->token.info.flags, flags, sizeof flags));
-    if (gethostname(host, sizeof host) != 0)
-        host[0] = 0;
-    if (uname(&u) != 0)
-        memset(&u, 0, sizeof u);
-    json_t *hostj = json_pack("{s:s,s:s,s:s,s:s,s:I}", "hostname", host, "os", u.sysname,
-                              "kernel", u.release, "machine", u.machine, "cpus",
-                              (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
-    return json_pack("{s:o,s:o,s:o}", "module", module, "token", token, "host", hostj);
+    return json_pack("{s:o,s:o,s:o}", "module", module, "token", token, "host",
+                     bench_report_host_json());
 }

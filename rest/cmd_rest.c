@@ -15,6 +15,7 @@
 
 #include "bench/cli.h"
 #include "bench/exit.h"
+#include "bench/loadopts.h"
 #include "bench/pool.h"
 #include "bench/report.h"
 #include "bench/secret.h"
@@ -25,14 +26,12 @@
 #include "rest/sdkms.h"
 #include "rest/stats.h"
 
-#define MAX_THREADS         1024
-#define MAX_DURATION_NS     (7ULL * 24 * 3600 * 1000000000ULL)
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 #define DEFAULT_TIMEOUT_NS  (10ULL * 1000000000ULL)
 #define SECRET_MAX          16384            /* an ID token (JWT) is a few kB */
 #define AAD_MAX             65536
 
-static const char rest_usage[] =
+static const char rest_usage_head[] =
     "Usage: hsmbench rest ekm   --endpoint KEY_URI [--op wrap|unwrap|wrap-unwrap] [options]\n"
     "       hsmbench rest sdkms --endpoint URL --op keygen|encrypt|decrypt|sign|verify|mac [options]\n"
     "\n"
@@ -70,11 +69,9 @@ static const char rest_usage[] =
     "  --http2              HTTP/2 when the server offers it (default HTTP/1.1 keep-alive)\n"
     "  --timeout TIME       per request, connection included (default 10s)\n"
     "  -v, --verbose        log every request on stderr (credentials redacted)\n"
-    "Load:\n"
-    "  --threads N          workers, each with its own connection (default 1, max 1024)\n"
-    "  --duration TIME      measured time: 30, 30s, 500ms, 2m (default 10s)\n"
-    "  --iterations N       measured operations in total, instead of a duration\n"
-    "  --warmup TIME        run this long first, excluded from results (default 0)\n"
+    ;
+
+static const char rest_usage_tail[] =
     "Output:\n"
     "  --json FILE          write results (schema hsmbench.result/1, with an \"http\" object)\n"
     "  --quiet              no per-second lines and no summary; errors only\n"
@@ -86,9 +83,8 @@ static const char rest_usage[] =
     "130 interrupted.\n";
 
 enum {
-    OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
-    OPT_WARMUP, OPT_JSON, OPT_QUIET, OPT_CACERT, OPT_CERT, OPT_KEY, OPT_INSECURE, OPT_NO_REUSE,
-    OPT_HTTP2, OPT_TIMEOUT, OPT_STAGES, OPT_THINK,
+    OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE, OPT_JSON, OPT_QUIET, OPT_CACERT, OPT_CERT, OPT_KEY,
+    OPT_INSECURE, OPT_NO_REUSE, OPT_HTTP2, OPT_TIMEOUT,
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
     OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE, OPT_MODE,
     OPT_HASH, OPT_TRANSIENT,
@@ -101,8 +97,7 @@ typedef struct rest_opts {
     const char    *endpoint;
     const char    *op;
     rest_http_opts http;
-    bench_load     load;
-    int            has_duration;
+    bench_load_opts lo;
     uint64_t       data_size;
     const char    *json;
     int            quiet;
@@ -171,13 +166,10 @@ static int kind_only(const rest_opts *o, rest_kind want, const char *flag)
 static int parse_args(int argc, char **argv, rest_opts *o)
 {
     static const struct option longopts[] = {
+        BENCH_LOAD_LONGOPTS,
         { "endpoint", required_argument, NULL, OPT_ENDPOINT },
         { "op", required_argument, NULL, OPT_OP },
         { "data-size", required_argument, NULL, OPT_DATA_SIZE },
-        { "threads", required_argument, NULL, OPT_THREADS },
-        { "duration", required_argument, NULL, OPT_DURATION },
-        { "iterations", required_argument, NULL, OPT_ITERATIONS },
-        { "warmup", required_argument, NULL, OPT_WARMUP },
         { "json", required_argument, NULL, OPT_JSON },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "cacert", required_argument, NULL, OPT_CACERT },
@@ -188,8 +180,6 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         { "http2", no_argument, NULL, OPT_HTTP2 },
         { "timeout", required_argument, NULL, OPT_TIMEOUT },
         { "verbose", no_argument, NULL, 'v' },
-        { "stages", required_argument, NULL, OPT_STAGES },
-        { "think", required_argument, NULL, OPT_THINK },
         { "token-env", required_argument, NULL, OPT_TOKEN_ENV },
         { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
         { "token", required_argument, NULL, OPT_TOKEN },
@@ -211,15 +201,28 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     int c, secrets = 0;
     char so[3];
 
-    o->load.threads = 1;
+    bench_load_opts_init(&o->lo);
     o->http.timeout_ms = (long)(DEFAULT_TIMEOUT_NS / 1000000);
     opterr = 0;
     optind = 1;
     /* "+": no reordering, so the positions of secret arguments stay put. */
     while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+        int lt = bench_load_opt(&o->lo, c, optarg);
+        if (lt < 0)
+            return BENCH_EXIT_USAGE;
+        if (lt > 0)
+            continue;
+        if (c == OPT_MODE && bench_load_is_mode(optarg)) {
+            /* --mode is the load mode here too; cipher modes are other words. */
+            if (bench_load_opt(&o->lo, BENCH_OPT_MODE, optarg) < 0)
+                return BENCH_EXIT_USAGE;
+            continue;
+        }
         switch (c) {
         case 'h':
-            fputs(rest_usage, stdout);
+            fputs(rest_usage_head, stdout);
+            fputs(bench_load_help, stdout);
+            fputs(rest_usage_tail, stdout);
             return -1;
         case 'v':
             o->http.verbose = 1;
@@ -235,27 +238,6 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                 return BENCH_EXIT_USAGE;
             o->data_size = v;
             break;
-        case OPT_THREADS:
-            if (bench_parse_u64("--threads", optarg, 1, MAX_THREADS, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->load.threads = (unsigned)v;
-            break;
-        case OPT_DURATION:
-            if (bench_parse_duration("--duration", optarg, 1000000ULL, MAX_DURATION_NS,
-                                     &o->load.duration_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            o->has_duration = 1;
-            break;
-        case OPT_ITERATIONS:
-            if (bench_parse_u64("--iterations", optarg, 1, 1000000000000ULL, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->load.iterations = v;
-            break;
-        case OPT_WARMUP:
-            if (bench_parse_duration("--warmup", optarg, 0, 3600ULL * 1000000000ULL,
-                                     &o->load.warmup_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
         case OPT_TIMEOUT:
             if (bench_parse_duration("--timeout", optarg, 1000000ULL, 3600ULL * 1000000000ULL,
                                      &v) != 0)
@@ -270,11 +252,6 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         case OPT_INSECURE:    o->http.insecure = 1; break;
         case OPT_NO_REUSE:    o->http.no_reuse = 1; break;
         case OPT_HTTP2:       o->http.http2 = 1; break;
-        case OPT_STAGES:
-        case OPT_THINK:
-            bench_error("%s: load stages and think time are not available yet; use --threads "
-                        "with --duration or --iterations", c == OPT_STAGES ? "--stages" : "--think");
-            return BENCH_EXIT_USAGE;
         case OPT_TOKEN_ENV:
         case OPT_API_KEY_ENV:
             if (kind_only(o, c == OPT_TOKEN_ENV ? KIND_EKM : KIND_SDKMS,
@@ -388,12 +365,12 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                     o->kind == KIND_EKM ? "bearer token" : "API key");
         return BENCH_EXIT_USAGE;
     }
-    if (o->has_duration && o->load.iterations) {
-        bench_error("--duration and --iterations both bound the run: give only one");
+    if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
+        return BENCH_EXIT_USAGE;
+    if (o->lo.nthreads > 1) {
+        bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
     }
-    if (!o->has_duration && !o->load.iterations)
-        o->load.duration_ns = DEFAULT_DURATION_NS;
     if ((o->http.cert != NULL) != (o->http.key != NULL) && !o->http.cert) {
         bench_error("--key: give the client certificate with --cert too");
         return BENCH_EXIT_USAGE;
@@ -454,7 +431,8 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
     bench_secret_src src = { o->secret_env, o->secret_file, o->secret_value,
                              ekm ? "bearer token" : "API key",
                              ekm ? "--token-env" : "--api-key-env",
-                             ekm ? "--token-file" : "--api-key-file" };
+                             ekm ? "--token-file" : "--api-key-file",
+                             ekm ? "--token" : "--api-key" };
     size_t len = 0;
     int rc = bench_secret_read(&src, ekm ? "EKM bearer token: " : "SDKMS API key: ", buf, cap,
                                &len);
@@ -506,19 +484,6 @@ static void scrub_argv(int argc, char **argv, const unsigned char *marks)
     }
 }
 
-static json_t *host_json(void)
-{
-    struct utsname u;
-    char host[256] = "";
-    if (gethostname(host, sizeof host) != 0)
-        host[0] = 0;
-    if (uname(&u) != 0)
-        memset(&u, 0, sizeof u);
-    return json_pack("{s:s,s:s,s:s,s:s,s:I}", "hostname", host, "os", u.sysname, "kernel",
-                     u.release, "machine", u.machine, "cpus",
-                     (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
-}
-
 static json_t *env_json(const rest_opts *o)
 {
     const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
@@ -531,7 +496,7 @@ static json_t *env_json(const rest_opts *o)
                            (double)o->http.timeout_ms / 1000.0);
     json_t *client = json_pack("{s:s,s:s}", "libcurl", v->version, "tls_library",
                                v->ssl_version ? v->ssl_version : "");
-    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host", host_json());
+    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host", bench_report_host_json());
 }
 
 static void on_second(void *arg, const bench_sample *s)
@@ -560,7 +525,10 @@ int rest_cmd_rest(int argc, char **argv)
     rest_opts o;
     memset(&o, 0, sizeof o);
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fputs(rest_usage, argc < 2 ? stderr : stdout);
+        FILE *f = argc < 2 ? stderr : stdout;
+        fputs(rest_usage_head, f);
+        fputs(bench_load_help, f);
+        fputs(rest_usage_tail, f);
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }
     if (strcmp(argv[1], "ekm") == 0)
@@ -615,7 +583,7 @@ int rest_cmd_rest(int argc, char **argv)
     rest_client client;
     memset(&client, 0, sizeof client);
     client.http = o.http;
-    client.warmup_ns = o.load.warmup_ns;
+    client.warmup_ns = o.lo.load.warmup_ns;
     atomic_init(&client.setup_code, BENCH_OK);
     atomic_init(&client.cleanup_failures, 0);
 
@@ -666,7 +634,7 @@ int rest_cmd_rest(int argc, char **argv)
         goto out_work;
     }
 
-    if (!(client.stats = rest_stats_new(o.load.threads))) {
+    if (!(client.stats = rest_stats_new(o.lo.load.threads))) {
         bench_error("out of memory");
         rc = BENCH_EXIT_FAILED;
         goto out_work;
@@ -679,12 +647,17 @@ int rest_cmd_rest(int argc, char **argv)
     }
     d.test = test;
     d.mechanism = mech;
-    d.mode = "blocking";
-    d.threads = o.load.threads;
+    d.mode = o.lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
+    d.rate = o.lo.load.rate;
+    d.inflight = o.lo.load.inflight;
+    d.stages = o.lo.load.stages ? o.lo.stages_text : NULL;
+    d.think_s = (double)o.lo.load.think_ns / 1e9;
+    d.engine = o.lo.load.mode == BENCH_MODE_NONBLOCKING ? "worker pool" : NULL;
+    d.threads = o.lo.load.threads;
     d.data_size = o.data_size;
-    d.warmup_s = (double)o.load.warmup_ns / 1e9;
-    d.duration_s = (double)o.load.duration_ns / 1e9;
-    d.iterations = o.load.iterations;
+    d.warmup_s = (double)o.lo.load.warmup_ns / 1e9;
+    d.duration_s = (double)o.lo.load.duration_ns / 1e9;
+    d.iterations = o.lo.load.iterations;
 
     time_t started = time(NULL);
     bench_outcome out;
@@ -692,7 +665,7 @@ int rest_cmd_rest(int argc, char **argv)
     int any_errors = 0, interrupted = 0;
     if (!o.quiet)
         bench_report_header(stdout, &d);
-    rc = bench_pool_run(&w, &o.load, interrupt, on_second, &o, &out);
+    rc = bench_pool_run(&w, &o.lo.load, interrupt, on_second, &o, &out);
     if (rc != 0) {
         bench_code sc = atomic_load(&client.setup_code);
         if (*interrupt) {

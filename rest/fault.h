@@ -12,7 +12,8 @@
  *   nofield   a 200 without the field the operation returns
  *   badb64    a 200 whose binary fields are not base64
  *   mismatch  unwrap/decrypt return another plaintext, verify says false
- *   reset     the connection is closed without an answer
+ *   reset     the connection is closed without an answer (on a kept
+ *             connection, clients resend on a new one: see hsmbench-serve(1))
  */
 #ifndef REST_FAULT_H
 #define REST_FAULT_H

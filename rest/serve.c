@@ -730,7 +730,7 @@ static int read_cred(const char *env, const char *file, const char *what, const 
         bench_error("out of memory");
         return -1;
     }
-    bench_secret_src src = { env, file, NULL, what, eflag, fflag };
+    bench_secret_src src = { env, file, NULL, what, eflag, fflag, NULL };
     if (bench_secret_read(&src, "", buf, SECRET_MAX, outlen) != BENCH_SECRET_OK) {
         bench_secret_wipe(buf, SECRET_MAX);
         free(buf);

@@ -72,3 +72,30 @@ for n in 1 2; do
     r=$(hsmbench_rate sha256-digest "$n" --module "$NULLP11")
     printf '%7s %16.0f %16.0f\n' "$n" "$r" "$(awk -v a="$r" -v n="$n" 'BEGIN { print a / n }')"
 done
+
+echo
+echo "Non-blocking dispatch ceiling: sha256-digest on the do-nothing module, --rate far above what"
+echo "the dispatcher can issue (the achieved rate is the ceiling)"
+printf '%7s %16s\n' THREADS "ops/s"
+for n in 1 2; do
+    r=$(hsmbench_rate sha256-digest "$n" --module "$NULLP11" --mode nonblocking --rate 10000000)
+    printf '%7s %16.0f\n' "$n" "$r"
+done
+
+MOCK="$BUILD/libhsmbench-mock.so"
+if [ -e "$MOCK" ]; then
+    echo
+    echo "Rate accuracy: mock HSM with 1 ms service time and 4 cores (capacity 4000 ops/s), 4 threads"
+    printf '%10s %12s %12s %8s\n' "% CAPACITY" "TARGET/s" "ACHIEVED/s" RATIO
+    for pct in 50 90; do
+        target=$((4000 * pct / 100))
+        r=$(HSMBENCH_MOCK='service=fixed:1ms;cores=4' hsmbench_rate sha256-digest 4 --module "$MOCK" \
+            --mode nonblocking --rate "$target")
+        printf '%10s %12s %12.1f %8.3f\n' "$pct" "$target" "$r" "$(awk -v a="$r" -v b="$target" 'BEGIN { print a / b }')"
+    done
+fi
+
+if [ -x tests/bench/rest-bench.sh ] || [ -e tests/bench/rest-bench.sh ]; then
+    echo
+    sh tests/bench/rest-bench.sh "$BUILD"
+fi

@@ -66,6 +66,19 @@ json_check "--no-connection-reuse: a TLS handshake on every request (p50 > 0, mi
 json_check "--no-connection-reuse: environment says so" "$T/noreuse.json" \
     'doc["environment"]["endpoint"]["connection_reuse"] is False'
 
+# ---- load profiles ----------------------------------------------------------
+# The EKM package's k6 run, scaled down: ramp to 3 workers, hold, ramp down,
+# with think time after each request.
+ekm --cacert "$P/ca.pem" --op wrap --stages 1s:3,1s:3,1s:0 --think 100ms --json "$T/stages.json"
+check "--stages with --think (the EKM k6 run, scaled down): exit 0" 0 \
+    '^OPERATIONS/second +[0-9]+/1 +target [0-9]'
+json_check "--stages/--think: 3 workers at the peak, paced by the think time" "$T/stages.json" \
+    'runs[0]["threads"] == 3 and 8 <= runs[0]["ops"] <= 70 and runs[0]["settings"]["think_s"] == 0.1'
+ekm --cacert "$P/ca.pem" --op wrap --mode nonblocking --rate 50 --threads 2 --duration 2 --json "$T/nb.json"
+check "rest ekm --mode nonblocking --rate 50: exit 0" 0
+json_check "rest ekm non-blocking: about 100 requests on schedule, latency from the schedule" "$T/nb.json" \
+    '85 <= runs[0]["ops"] <= 110 and runs[0]["mode"] == "nonblocking" and "schedule" in runs[0]'
+
 # ---- certificate verification ---------------------------------------------
 ekm --iterations 5
 check_one_line_error "no --cacert: the server's certificate is not trusted: exit 3" 3 'TLS: .*certificate'
@@ -125,8 +138,8 @@ json_check "mTLS: client certificate recorded, all requests 200" "$T/mtls.json" 
 # ---- usage ----------------------------------------------------------------
 run "$HSMBENCH" rest nosuch --endpoint "$EP"
 check_one_line_error "rest with an unknown service: exit 2" 2 'unknown service'
-run "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --stages 5s:70,30s:70,5s:0
-check_one_line_error "--stages is not available yet: exit 2" 2 'not available yet'
+run "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --stages 5s:x
+check_one_line_error "rest --stages with a bad target: exit 2" 2 'target'
 run "$HSMBENCH" rest ekm --endpoint "ftp://x/k" --token-env G_TOKEN
 check_one_line_error "a non-HTTP endpoint: exit 2" 2 'not an http'
 run "$HSMBENCH" rest ekm --endpoint "https://u:p@127.0.0.1/k" --token-env G_TOKEN

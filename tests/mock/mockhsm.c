@@ -20,9 +20,17 @@
  * keys and every rule; the unit test tests/unit/test_mockhsm.c checks them.
  *
  * Sections: configuration; time, delays, cores and stalls; sessions;
- * objects; mechanism table; general and slot functions; session and object
- * functions; key management; operations; asynchronous functions; function
- * lists and interfaces.
+ * objects; mechanism table; general, slot and token functions; session
+ * functions; object functions; operations; key management and random
+ * numbers; asynchronous functions; unsupported functions; function lists
+ * and interfaces.
+ *
+ * Cores.  cores=N is a table of N "free at" times rather than a counting
+ * semaphore: a call reserves the core that frees first (mh_schedule) and
+ * sleeps until its reservation ends.  A blocking call thus waits for its
+ * core inside the module as it would on a mutex and condition variable,
+ * but first come first served; and an asynchronous call, which has no
+ * thread to wait in, gets its due time from the same table at submission.
  *
  * Locking.  Sessions live in a table of pointers (allocated on first use,
  * freed by C_Finalize), each with its own mutex; the table's free list, the
@@ -636,7 +644,6 @@ typedef struct mh_pending {
     CK_RV       rv;             /* what C_AsyncComplete returns when due */
     CK_BYTE_PTR buf;            /* the caller's output buffer */
     CK_ULONG    len;            /* the result's length */
-    CK_ULONG    in_len;
     mh_op       op;             /* the operation, to write the result */
 } mh_pending;
 
@@ -842,6 +849,7 @@ typedef struct mh_object {
     CK_KEY_TYPE       kt;
     CK_ULONG          key_len;  /* RSA modulus bytes, EC field bytes, secret value bytes */
     int               priv;     /* CKA_PRIVATE */
+    struct mh_object *next;     /* objects being freed together */
 } mh_object;
 
 /* Handles: the table index + 1 in the low bits, the entry's reuse count above. */
@@ -1059,18 +1067,18 @@ static mh_object *mh_obj_remove(size_t idx)
 /* Session objects vanish with their session. */
 static void mh_objects_drop_session(CK_SESSION_HANDLE h)
 {
-    mh_object *gone = NULL;    /* freed outside the lock, chained through ->owner */
+    mh_object *gone = NULL;    /* freed outside the lock */
     pthread_mutex_lock(&g_obj_mu);
     for (size_t i = 0; i < g_objs_used; i++) {
         if (g_objs[i].o && g_objs[i].o->owner == h) {
             mh_object *o = mh_obj_remove(i);
-            o->owner = (CK_SESSION_HANDLE)(uintptr_t)gone;
+            o->next = gone;
             gone = o;
         }
     }
     pthread_mutex_unlock(&g_obj_mu);
     while (gone) {
-        mh_object *next = (mh_object *)(uintptr_t)gone->owner;
+        mh_object *next = gone->next;
         mh_obj_free(gone);
         gone = next;
     }
@@ -2427,7 +2435,6 @@ static CK_RV mh_finish(CK_SESSION_HANDLE h, const mh_call *c)
         } else {
             p->active = 1;
             p->op = after;
-            p->in_len = c->in_len;
             p->buf = c->out;
             p->len = result;
             p->rv = mh_injected();

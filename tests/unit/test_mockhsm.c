@@ -289,8 +289,8 @@ static void test_config_errors(void)
     static const char *const good[] = {
         "", ";;", "service=none", "service=fixed:1ms", "service = uniform:500us:2ms ; cores=2",
         "service=lognormal:1ms:0.5", "service=fixed:0.5", "stall=100ms/5s;stall-at=2s:1s",
-        "fail=CKR_DEVICE_ERROR:0.01,CKR_SESSION_HANDLE_INVALID:0.002,CKR_DEVICE_REMOVED:0.001,"
-        "CKR_FUNCTION_FAILED:0.01;seed=7",
+        ("fail=CKR_DEVICE_ERROR:0.01,CKR_SESSION_HANDLE_INVALID:0.002,CKR_DEVICE_REMOVED:0.001,"
+         "CKR_FUNCTION_FAILED:0.01;seed=7"),
         "fail=0x30:0.5", "mechanisms=CKM_SHA256,0x1082", "max-rsa=2048", "login=required;pin=1234",
         "async=1", "quirks=short-size-query,truncate", "cores=0",
     };

@@ -1,0 +1,66 @@
+/*
+ * bench/loadopts.h - the load flags every command that drives the core
+ * shares (run, rest): threads, bounds, warm-up, mode, schedule, stages,
+ * think time.  One parser, one set of rules, one help text.
+ */
+#ifndef BENCH_LOADOPTS_H
+#define BENCH_LOADOPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/pool.h"
+#include "bench/stages.h"
+
+#define BENCH_MAX_THREADS 1024
+#define BENCH_MAX_SWEEP   32
+
+typedef struct bench_load_opts {
+    bench_load   load;
+    bench_stages stages;
+    const char  *stages_text;
+    unsigned     threads_list[BENCH_MAX_SWEEP];   /* --threads 1,2,4 */
+    size_t       nthreads;
+    int          threads_given, has_duration, iter_total;
+} bench_load_opts;
+
+enum {
+    BENCH_OPT_THREADS = 1100, BENCH_OPT_DURATION, BENCH_OPT_ITERATIONS, BENCH_OPT_ITER_THREAD,
+    BENCH_OPT_WARMUP, BENCH_OPT_MODE, BENCH_OPT_RATE, BENCH_OPT_INFLIGHT, BENCH_OPT_STAGES,
+    BENCH_OPT_THINK,
+};
+
+#define BENCH_LOAD_LONGOPTS \
+    { "threads", required_argument, NULL, BENCH_OPT_THREADS }, \
+    { "duration", required_argument, NULL, BENCH_OPT_DURATION }, \
+    { "iterations", required_argument, NULL, BENCH_OPT_ITERATIONS }, \
+    { "iterations-per-thread", required_argument, NULL, BENCH_OPT_ITER_THREAD }, \
+    { "warmup", required_argument, NULL, BENCH_OPT_WARMUP }, \
+    { "rate", required_argument, NULL, BENCH_OPT_RATE }, \
+    { "inflight", required_argument, NULL, BENCH_OPT_INFLIGHT }, \
+    { "stages", required_argument, NULL, BENCH_OPT_STAGES }, \
+    { "think", required_argument, NULL, BENCH_OPT_THINK }
+
+/* --mode is listed by each command: rest sdkms also takes cipher modes there. */
+#define BENCH_LOAD_MODE_LONGOPT { "mode", required_argument, NULL, BENCH_OPT_MODE }
+
+/* The Load section of a command's --help. */
+extern const char bench_load_help[];
+
+void bench_load_opts_init(bench_load_opts *o);
+
+/* Take one load option: 1 taken, 0 not a load option, -1 bad value (printed). */
+int bench_load_opt(bench_load_opts *o, int code, const char *arg);
+
+/* Is this --mode value a load mode (blocking, nonblocking)? */
+int bench_load_is_mode(const char *value);
+
+/*
+ * After parsing: check the flags agree, apply stages and defaults
+ * (default_duration_ns when nothing bounds the run).  -1 (printed) when
+ * they contradict each other.
+ */
+int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns);
+
+#endif

@@ -1,0 +1,239 @@
+# bash completion for hsmbench(1)                                -*- shell-script -*-
+#
+# Installed as $(PREFIX)/share/bash-completion/completions/hsmbench; or, by
+# hand:  . completion/hsmbench.bash
+#
+# Completes the commands, every option of each command (as its getopt table
+# in the source has them), the values of the options that take a fixed set,
+# test names for --test (asked of "hsmbench list tests" at completion time),
+# the words of list and keys, and file names where a file is expected.  It
+# needs nothing from the bash-completion package.
+
+_hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --pin'
+
+# Options of each command (p11/cmd_run.c, p11/cmd_list.c, p11/cmd_keys.c,
+# p11/cmd_menu.c, bench/cmd_report.c, bench/cmd_compare.c, bench/cmd_merge.c,
+# rest/cmd_rest.c, rest/serve.c).
+_hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size --aad-size
+    --token-keys --static-key --key-label --key-id --verify --verify=sample:
+    --threads --duration --iterations --iterations-per-thread --warmup
+    --mode --rate --inflight --stages --think
+    --json --csv --html --threshold --start-at --quiet --help"
+_hsmbench_opts_list="$_hsmbench_sel --help"
+_hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
+_hsmbench_opts_menu="$_hsmbench_sel --help"
+_hsmbench_opts_report='--html --csv --threshold --quiet --help'
+_hsmbench_opts_compare='--help'
+_hsmbench_opts_merge='--output -o --quiet --help'
+_hsmbench_opts_rest='--endpoint --op --data-size --threads --duration --iterations --warmup
+    --json --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
+    --timeout --verbose -v --stages --think --token-env --token-file --token --reason
+    --aad --api-key-env --api-key-file --api-key --alg --key-size --curve --mode
+    --hash-alg --transient --help'
+_hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
+    --connection-limit --ekm-token-env --ekm-token-file --api-key-env --api-key-file
+    --session-ttl --profiling --fault --fault-after --fault-delay --max-keys
+    --max-transient --max-requests --max-seconds --verbose -v --help"
+
+# Options that take no value.
+_hsmbench_flags=' --quiet --help --token-keys --verify --verify=sample: --force --all
+    --insecure --no-connection-reuse --http2 --verbose -v --transient --profiling '
+
+# The test names, from the hsmbench being completed.
+_hsmbench_tests()
+{
+    local prog=$1
+    command -v -- "$prog" >/dev/null 2>&1 || prog=hsmbench
+    "$prog" list tests 2>/dev/null | awk 'NR > 1 && /^[a-z0-9]/ { print $1 }'
+}
+
+# Set COMPREPLY to the words of $1 that start with $2.
+_hsmbench_words()
+{
+    local IFS=$' \t\n'
+    COMPREPLY=($(compgen -W "$1" -- "$2"))
+}
+
+# No file names for an option whose value is not a file.
+_hsmbench_nofiles()
+{
+    compopt +o default 2>/dev/null
+    COMPREPLY=()
+}
+
+_hsmbench()
+{
+    local cur prev cmd sub i w eq=
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+
+    # --opt=value: readline splits at "=" (and at ":" in the value).
+    if [[ $cur == --*=* ]]; then
+        prev=${cur%%=*}
+        cur=${cur#*=}
+        eq=1
+    elif [[ $cur == = ]] && ((COMP_CWORD > 1)); then
+        prev=${COMP_WORDS[COMP_CWORD - 1]}
+        cur=
+        eq=1
+    elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+        prev=${COMP_WORDS[COMP_CWORD - 2]}
+        eq=1
+    fi
+
+    # The command, and for rest, list and keys the word after it.
+    cmd= sub=
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        if [[ -z $cmd ]]; then
+            [[ $w == -* ]] && continue
+            cmd=$w
+        elif [[ -z $sub && $w != -* && ( $cmd == rest || $cmd == list || $cmd == keys ) ]]; then
+            # a value of an option is not the word we are looking for
+            [[ ${COMP_WORDS[i - 1]} == --* && $_hsmbench_flags != *" ${COMP_WORDS[i - 1]} "* ]] && continue
+            sub=$w
+        fi
+    done
+
+    if [[ -z $cmd ]]; then
+        if [[ $cur == -* ]]; then
+            _hsmbench_words '-h --help -V --version' "$cur"
+        else
+            _hsmbench_words 'run list keys menu report compare merge rest serve help' "$cur"
+        fi
+        return
+    fi
+
+    # Values of the option before the cursor.
+    case $prev in
+    --test)
+        [[ $cmd == run ]] || { _hsmbench_nofiles; return; }
+        local pre= part=$cur
+        if [[ $cur == *,* ]]; then
+            pre=${cur%,*},
+            part=${cur##*,}
+        fi
+        local IFS=$' \t\n'
+        COMPREPLY=($(compgen -P "$pre" -W "all $(_hsmbench_tests "${COMP_WORDS[0]}")" -- "$part"))
+        compopt -o nospace 2>/dev/null
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --mode)
+        if [[ $cmd == rest ]]; then
+            _hsmbench_words 'GCM CBC OAEP PKCS1_V15 PSS' "$cur"
+        else
+            _hsmbench_words 'blocking nonblocking' "$cur"
+        fi
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --curve)
+        if [[ $cmd == rest ]]; then
+            _hsmbench_words 'NistP256 NistP384 NistP521' "$cur"
+        else
+            _hsmbench_words 'P-256 P-384 P-521' "$cur"
+        fi
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --hash | --hash-alg)
+        _hsmbench_words 'SHA1 SHA256 SHA384 SHA512' "$cur"
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --type)
+        _hsmbench_words 'rsa ec ed25519 aes hmac' "$cur"
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --op)
+        if [[ $sub == ekm ]]; then
+            _hsmbench_words 'wrap unwrap wrap-unwrap' "$cur"
+        else
+            _hsmbench_words 'keygen encrypt decrypt sign verify mac' "$cur"
+        fi
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --verify)
+        # its value only comes after "=": --verify=sample:N
+        if [[ -n $eq ]]; then
+            _hsmbench_words 'sample:' "$cur"
+            compopt -o nospace 2>/dev/null
+            compopt +o default 2>/dev/null
+            return
+        fi
+        ;;
+    --alg)
+        _hsmbench_words 'AES RSA EC HMAC' "$cur"
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --pin-env | --token-env | --api-key-env | --ekm-token-env)
+        local IFS=$' \t\n'
+        COMPREPLY=($(compgen -e -- "$cur"))
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --module | --pin-file | --static-key | --json | --csv | --html | --output | -o | \
+        --cacert | --cert | --key | --token-file | --api-key-file | --tls-cert | --tls-key | \
+        --client-ca | --ekm-token-file)
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -f -- "$cur"))
+        compopt -o filenames 2>/dev/null
+        return
+        ;;
+    --init-args | --slot | --token | --uri | --pin | --key-size | --data-size | --aad-size | \
+        --key-label | --key-id | --threads | --duration | --iterations | --iterations-per-thread | \
+        --warmup | --rate | --inflight | --stages | --think | --threshold | --start-at | \
+        --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
+        --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | \
+        --max-keys | --max-transient | --max-requests | --max-seconds)
+        _hsmbench_nofiles
+        return
+        ;;
+    esac
+
+    # A word that is not an option: what the command takes there.
+    if [[ $cur != -* ]]; then
+        case $cmd in
+        list)
+            [[ -z $sub ]] && { _hsmbench_words 'modules slots mechanisms tests' "$cur"; return; }
+            ;;
+        keys)
+            [[ -z $sub ]] && { _hsmbench_words 'create list destroy' "$cur"; return; }
+            ;;
+        rest)
+            [[ -z $sub ]] && { _hsmbench_words 'ekm sdkms' "$cur"; return; }
+            ;;
+        report | compare | merge)
+            local IFS=$'\n'
+            COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+            compopt -o filenames 2>/dev/null
+            return
+            ;;
+        esac
+        _hsmbench_nofiles
+        return
+    fi
+
+    case $cmd in
+    run) _hsmbench_words "$_hsmbench_opts_run" "$cur" ;;
+    list) _hsmbench_words "$_hsmbench_opts_list" "$cur" ;;
+    keys) _hsmbench_words "$_hsmbench_opts_keys" "$cur" ;;
+    menu) _hsmbench_words "$_hsmbench_opts_menu" "$cur" ;;
+    report) _hsmbench_words "$_hsmbench_opts_report" "$cur" ;;
+    compare) _hsmbench_words "$_hsmbench_opts_compare" "$cur" ;;
+    merge) _hsmbench_words "$_hsmbench_opts_merge" "$cur" ;;
+    rest) _hsmbench_words "$_hsmbench_opts_rest" "$cur" ;;
+    serve) _hsmbench_words "$_hsmbench_opts_serve" "$cur" ;;
+    *) COMPREPLY=() ;;
+    esac
+    # "--verify=sample:" wants its number right after it.
+    [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null
+    return 0
+}
+
+complete -o default -F _hsmbench hsmbench
