@@ -63,7 +63,7 @@ $(MOCK_SO): tests/mock/nullp11.c
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $<
 
 # The mock HSM: configurable service times, cores, stalls, errors (hsmbench-mock(7)).
-$(MOCKHSM_SO): tests/mock/mockhsm.c tests/mock/p11_async.h
+$(MOCKHSM_SO): tests/mock/mockhsm.c p11/pkcs11_3x.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -lpthread -lm
 

@@ -181,6 +181,11 @@ int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
             bench_error("--think applies to blocking runs; a non-blocking run's schedule sets its pace");
             return -1;
         }
+        if (l->warmup_ops) {
+            /* The schedule cannot tell whose first operations those would be. */
+            bench_error("--warmup Nit applies to blocking runs; give a non-blocking run a warm-up time");
+            return -1;
+        }
     } else if (l->rate || l->inflight) {
         bench_error("%s needs --mode nonblocking", l->rate ? "--rate" : "--inflight");
         return -1;

@@ -45,6 +45,7 @@ typedef struct worker {
     uint64_t    quota;          /* measured operations to do when bounded (may be 0) */
     bench_hist *hist;
     bench_hist *service, *queue;    /* non-blocking only */
+    unsigned    nslots;             /* asynchronous slots this worker multiplexes */
     /* read by the sampler while the worker runs */
     _Atomic uint64_t warm_ops;  /* operations completed during warm-up */
     _Atomic uint64_t warm_errs;
@@ -348,13 +349,139 @@ static void *dispatch_main(void *arg)
     return NULL;
 }
 
+/* Take a request if one is queued, without waiting; 0 when none. */
+static uint64_t queue_try_pop(pool *p)
+{
+    uint64_t t = 0;
+    pthread_mutex_lock(&p->qmu);
+    if (p->qcount && !p->qclosed) {
+        t = p->q[p->qhead];
+        p->qhead = (p->qhead + 1) % QUEUE_CAP;
+        p->qcount--;
+        pthread_cond_signal(&p->q_nonfull);
+    }
+    pthread_mutex_unlock(&p->qmu);
+    return t;
+}
+
+/* One operation in flight on an asynchronous slot. */
+typedef struct aslot {
+    void    *st;
+    int      busy;
+    uint64_t intended, submitted;
+} aslot;
+
+static void async_done(worker *wk, aslot *s, bench_code rc)
+{
+    pool *p = wk->pool;
+    const uint64_t t1 = bench_now_ns();
+    const int warm = s->intended < p->measure_ns;
+    atomic_fetch_add_explicit(&p->completed, 1, memory_order_relaxed);
+    account(wk, rc, t1 - s->intended, warm, t1);
+    if (!warm && rc == BENCH_OK) {
+        bench_hist_record(wk->service, t1 - s->submitted);
+        bench_hist_record(wk->queue, s->submitted > s->intended ? s->submitted - s->intended : 0);
+    }
+    s->busy = 0;
+}
+
+/*
+ * Non-blocking over asynchronous slots: one thread keeps several operations
+ * in flight, submitting queued requests to idle slots and polling busy ones.
+ */
+static void async_loop(worker *wk)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    aslot *slots = wk->state;
+
+    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        int progress = 0;
+        for (unsigned i = 0; i < wk->nslots; i++) {
+            aslot *s = &slots[i];
+            bench_code rc = BENCH_OK;
+            if (s->busy && w->apoll(s->st, &rc) == 0) {
+                async_done(wk, s, rc);
+                progress = 1;
+            }
+            if (!s->busy) {
+                uint64_t due = queue_try_pop(p);
+                if (!due)
+                    continue;
+                s->intended = due;
+                s->submitted = bench_now_ns();
+                s->busy = 1;
+                if (w->asubmit(s->st, &rc) == 0)
+                    async_done(wk, s, rc);
+                progress = 1;
+            }
+        }
+        if (!progress)
+            pause_ns(20000);   /* nothing due and nothing finished: yield the CPU */
+    }
+    /* Let what is in flight finish (bounded), so sessions close cleanly. */
+    uint64_t give_up = bench_now_ns() + BENCH_NS_PER_S;
+    for (unsigned i = 0; i < wk->nslots; i++) {
+        bench_code rc;
+        while (slots[i].busy && bench_now_ns() < give_up) {
+            if (w->apoll(slots[i].st, &rc) == 0)
+                async_done(wk, &slots[i], rc);
+            else
+                pause_ns(20000);
+        }
+    }
+}
+
+/* Open this worker's share of the asynchronous slots. */
+static int async_open(worker *wk)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    unsigned total = w->aslots > p->n ? w->aslots : p->n;
+    unsigned first = 0;
+    for (unsigned i = 0; i < wk->index; i++)
+        first += total / p->n + (i < total % p->n ? 1 : 0);
+    wk->nslots = total / p->n + (wk->index < total % p->n ? 1 : 0);
+    aslot *slots = calloc(wk->nslots ? wk->nslots : 1, sizeof *slots);
+    if (!slots) {
+        snprintf(wk->why, sizeof wk->why, "out of memory");
+        return -1;
+    }
+    wk->state = slots;
+    for (unsigned i = 0; i < wk->nslots; i++)
+        if (w->aopen(w->ctx, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
+            return -1;
+    return 0;
+}
+
+static void async_close(worker *wk)
+{
+    const bench_workload *w = wk->pool->w;
+    aslot *slots = wk->state;
+    for (unsigned i = 0; slots && i < wk->nslots; i++)
+        if (slots[i].st)
+            w->aclose(slots[i].st);
+    free(slots);
+    wk->state = NULL;
+}
+
+static int use_async(const pool *p)
+{
+    return p->load->mode == BENCH_MODE_NONBLOCKING && p->w->asubmit != NULL;
+}
+
 static void *worker_main(void *arg)
 {
     worker *wk = arg;
     pool *p = wk->pool;
     const bench_workload *w = p->w;
 
-    if (w->open(w->ctx, wk->index, &wk->state, wk->why, sizeof wk->why) != 0) {
+    if (use_async(p)) {
+        if (async_open(wk) != 0) {
+            wk->open_failed = 1;
+            atomic_store(&p->abandon, 1);
+        }
+    } else if (w->open(w->ctx, wk->index, &wk->state, wk->why, sizeof wk->why) != 0) {
         wk->open_failed = 1;
         wk->state = NULL;
         atomic_store(&p->abandon, 1);
@@ -368,7 +495,9 @@ static void *worker_main(void *arg)
     if (atomic_load(&p->abandon))
         goto out;
 
-    if (p->load->mode == BENCH_MODE_NONBLOCKING)
+    if (use_async(p))
+        async_loop(wk);
+    else if (p->load->mode == BENCH_MODE_NONBLOCKING)
         open_loop(wk);
     else
         closed_loop(wk);
@@ -765,9 +894,12 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     rc = 0;
 
 close_states:
-    for (unsigned i = 0; i < started; i++)
-        if (p.workers[i].state)
+    for (unsigned i = 0; i < started; i++) {
+        if (use_async(&p))
+            async_close(&p.workers[i]);
+        else if (p.workers[i].state)
             w->close(p.workers[i].state);
+    }
     pthread_cond_destroy(&p.gate_cv);
     pthread_mutex_destroy(&p.gate_mu);
     pthread_cond_destroy(&p.q_nonempty);

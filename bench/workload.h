@@ -52,6 +52,22 @@ typedef struct bench_workload {
     void (*code_name)(const void *ctx, bench_code code, char *buf, size_t len);
     /* Payload bytes one successful operation processes, for bytes/s (0: none). */
     uint64_t bytes_per_op;
+
+    /*
+     * Optional: asynchronous operations, for non-blocking runs on providers
+     * that keep many operations in flight per thread (PKCS#11 3.2 async
+     * sessions).  A "slot" carries one operation at a time (a session);
+     * each worker thread multiplexes several.  asubmit() starts one: it
+     * returns 1 when the operation is in flight, or 0 with its final code
+     * when it completed at once; apoll() returns 1 while it is still in
+     * flight, 0 with the final code when it is done.  When set, non-blocking
+     * runs use these instead of do_one() from a pool of blocked threads.
+     */
+    int  (*aopen)(void *ctx, unsigned slot_index, void **slot, char *err, size_t errlen);
+    int  (*asubmit)(void *slot, bench_code *done);
+    int  (*apoll)(void *slot, bench_code *done);
+    void (*aclose)(void *slot);
+    unsigned aslots;            /* slots in flight in total (>= threads) */
 } bench_workload;
 
 /* Name a code, core codes included; falls back to the workload's namer. */

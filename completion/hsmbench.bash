@@ -11,13 +11,16 @@
 
 _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --pin'
 
+# The load options run and rest share (bench/loadopts.h).
+_hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
+    --mode --rate --inflight --stages --think'
+
 # Options of each command (p11/cmd_run.c, p11/cmd_list.c, p11/cmd_keys.c,
 # p11/cmd_menu.c, bench/cmd_report.c, bench/cmd_compare.c, bench/cmd_merge.c,
 # rest/cmd_rest.c, rest/serve.c).
 _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size --aad-size
     --token-keys --static-key --key-label --key-id --verify --verify=sample:
-    --threads --duration --iterations --iterations-per-thread --warmup
-    --mode --rate --inflight --stages --think
+    $_hsmbench_load
     --json --csv --html --threshold --start-at --quiet --help"
 _hsmbench_opts_list="$_hsmbench_sel --help"
 _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
@@ -25,11 +28,11 @@ _hsmbench_opts_menu="$_hsmbench_sel --help"
 _hsmbench_opts_report='--html --csv --threshold --quiet --help'
 _hsmbench_opts_compare='--help'
 _hsmbench_opts_merge='--output -o --quiet --help'
-_hsmbench_opts_rest='--endpoint --op --data-size --threads --duration --iterations --warmup
+_hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
     --json --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
-    --timeout --verbose -v --stages --think --token-env --token-file --token --reason
-    --aad --api-key-env --api-key-file --api-key --alg --key-size --curve --mode
-    --hash-alg --transient --help'
+    --timeout --verbose -v --token-env --token-file --token --reason
+    --aad --api-key-env --api-key-file --api-key --alg --key-size --curve
+    --hash-alg --transient --help"
 _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
     --connection-limit --ekm-token-env --ekm-token-file --api-key-env --api-key-file
     --session-ttl --profiling --fault --fault-after --fault-delay --max-keys
@@ -121,8 +124,9 @@ _hsmbench()
         return
         ;;
     --mode)
-        if [[ $cmd == rest ]]; then
-            _hsmbench_words 'GCM CBC OAEP PKCS1_V15 PSS' "$cur"
+        if [[ $sub == sdkms ]]; then
+            # the load mode, or the cipher's
+            _hsmbench_words 'blocking nonblocking GCM CBC OAEP PKCS1_V15 PSS' "$cur"
         else
             _hsmbench_words 'blocking nonblocking' "$cur"
         fi

@@ -7,6 +7,7 @@
 
 #include "bench/cli.h"
 #include "bench/report.h"
+#include "p11/async.h"
 #include "p11/names.h"
 
 int p11_runner_init(p11_runner *r, p11_target *t, const bench_load *load,
@@ -175,6 +176,16 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     bench_workload w;
     bench_outcome out;
     p11_test_workload(&ctx, &w);
+    if (r->load.mode == BENCH_MODE_NONBLOCKING) {
+        /* Many operations in flight over few threads where the module can
+         * (PKCS#11 3.2 async sessions); the worker pool otherwise. */
+        char why[160];
+        unsigned slots = r->load.inflight ? r->load.inflight : r->load.threads * 16;
+        if (p11_async_setup(&ctx, t->mod, &w, slots, why, sizeof why))
+            d.engine = "PKCS#11 async sessions";
+        else if (!r->quiet)
+            printf("(non-blocking on the worker pool: %s)\n", why);
+    }
     if (!r->quiet) {
         bench_report_header(stdout, &d);
         if (def->deprecated)

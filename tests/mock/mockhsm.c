@@ -58,7 +58,7 @@
 
 #include <p11-kit/pkcs11.h>
 
-#include "p11_async.h"
+#include "p11/pkcs11_3x.h"
 
 #define MH_SLOT           1UL
 #define MH_MAX_SESSIONS   4096UL

@@ -21,7 +21,7 @@
 
 #include <p11-kit/pkcs11.h>
 
-#include "tests/mock/p11_async.h"
+#include "p11/pkcs11_3x.h"
 #include "tests/unit/check.h"
 
 static void *module;

@@ -1,5 +1,5 @@
 /*
- * tests/mock/p11_async.h - the PKCS#11 3.0 and 3.2 definitions that
+ * p11/pkcs11_3x.h - the PKCS#11 3.0 and 3.2 definitions that
  * p11-kit's pkcs11.h (a v2.40 header) lacks: interfaces, the 3.0 and 3.2
  * function lists, and the 3.2 asynchronous functions.
  *

@@ -1,0 +1,24 @@
+/*
+ * p11/async.h - PKCS#11 3.2 asynchronous sessions as the timing core's
+ * asynchronous slots: with them a non-blocking run keeps many operations in
+ * flight over few threads (C_Sign returns CKR_PENDING, C_AsyncComplete
+ * polls).  Used only where the module offers them; otherwise non-blocking
+ * runs use the worker pool.
+ */
+#ifndef P11_ASYNC_H
+#define P11_ASYNC_H
+
+#include <stddef.h>
+
+#include "bench/workload.h"
+#include "p11/tests.h"
+
+/*
+ * Can this prepared test run on asynchronous sessions?  1 when yes (and
+ * the workload's asynchronous members are set, `slots` operations in
+ * flight); 0 with the reason in `why` when not.
+ */
+int p11_async_setup(p11_test_ctx *ctx, const p11_module *m, bench_workload *w, unsigned slots,
+                    char *why, size_t len);
+
+#endif

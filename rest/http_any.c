@@ -1,0 +1,572 @@
+/* rest/http_any.c - any HTTP(S) request: expectations, headers, the workload. */
+#include "rest/http_any.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "rest/xfer.h"
+
+_Static_assert(REST_E_EXPECT_BODY > REST_E_CLASS_END,
+               "rest/http_any.h's classes must stay above rest/codes.h's");
+
+#define PREFLIGHT_TRIES 3
+
+/* ---- expected statuses ------------------------------------------------------ */
+
+void rest_status_set_default(rest_status_set *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n = 1;
+    s->r[0].lo = 200;
+    s->r[0].hi = 399;
+}
+
+static int parse_status(const char *p, size_t n, unsigned *out)
+{
+    unsigned v = 0;
+    if (n != 3)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)p[i]))
+            return -1;
+        v = v * 10 + (unsigned)(p[i] - '0');
+    }
+    if (v < 100 || v > 599)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int rest_status_set_parse(const char *text, rest_status_set *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    const char *p = text;
+    if (!*text) {
+        snprintf(err, errlen, "--expect-status: give statuses, as 200, 200,204 or 200-299");
+        return -1;
+    }
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        const char *dash = memchr(p, '-', n);
+        unsigned lo, hi;
+        int ok;
+        if (n == 3 && (p[1] == 'x' || p[1] == 'X') && (p[2] == 'x' || p[2] == 'X') &&
+            p[0] >= '1' && p[0] <= '5') {
+            lo = (unsigned)(p[0] - '0') * 100;
+            hi = lo + 99;
+            ok = 1;
+        } else if (dash) {
+            ok = parse_status(p, (size_t)(dash - p), &lo) == 0 &&
+                 parse_status(dash + 1, n - (size_t)(dash - p) - 1, &hi) == 0 && lo <= hi;
+        } else {
+            ok = parse_status(p, n, &lo) == 0;
+            hi = lo;
+        }
+        if (!ok) {
+            snprintf(err, errlen, "--expect-status %s: '%.*s' is not a status (100 to 599), a "
+                     "range (200-299) or a class (2xx)", text, (int)n, p);
+            return -1;
+        }
+        if (s->n == REST_ANY_MAX_RANGES) {
+            snprintf(err, errlen, "--expect-status: at most %d items", REST_ANY_MAX_RANGES);
+            return -1;
+        }
+        s->r[s->n].lo = (uint16_t)lo;
+        s->r[s->n].hi = (uint16_t)hi;
+        s->n++;
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    return 0;
+}
+
+int rest_status_set_has(const rest_status_set *s, long status)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        if (status >= s->r[i].lo && status <= s->r[i].hi)
+            return 1;
+    return 0;
+}
+
+const char *rest_status_set_text(const rest_status_set *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < s->n && o < len; i++) {
+        int w = s->r[i].lo == s->r[i].hi
+                    ? snprintf(buf + o, len - o, "%s%u", i ? "," : "", s->r[i].lo)
+                    : snprintf(buf + o, len - o, "%s%u-%u", i ? "," : "", s->r[i].lo, s->r[i].hi);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+    return buf;
+}
+
+/* ---- JSON paths ------------------------------------------------------------- */
+
+void rest_jpath_free(rest_jpath *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->seg[i].key);
+    free(p->seg);
+    p->seg = NULL;
+    p->n = 0;
+}
+
+static int jpath_push(rest_jpath *p, char *key, size_t index)
+{
+    rest_jpath_seg *ns = realloc(p->seg, (p->n + 1) * sizeof *ns);
+    if (!ns)
+        return -1;
+    p->seg = ns;
+    p->seg[p->n].key = key;
+    p->seg[p->n].index = index;
+    p->n++;
+    return 0;
+}
+
+int rest_jpath_parse(const char *text, rest_jpath *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (text[0] != '.') {
+        snprintf(err, errlen, "--expect-json %s: a path starts with '.' (.result, .a.b, .items[0])",
+                 text);
+        return -1;
+    }
+    if (strcmp(text, ".") == 0)
+        return 0;
+    const char *s = text;
+    while (*s) {
+        if (*s != '.')
+            goto bad;
+        s++;
+        char *key = NULL;
+        if (*s == '"') {
+            const char *end = strchr(s + 1, '"');
+            if (!end)
+                goto bad;
+            key = strndup(s + 1, (size_t)(end - s - 1));
+            s = end + 1;
+        } else {
+            size_t n = strcspn(s, ".[]\"");
+            if (n)
+                key = strndup(s, n);
+            else if (*s != '[')
+                goto bad;                      /* ".." or a trailing '.' */
+            s += n;
+        }
+        if (key && jpath_push(p, key, 0) != 0) {
+            free(key);
+            goto oom;
+        }
+        if (!key && *s != '[')
+            goto bad;
+        while (*s == '[') {
+            char *end;
+            if (!isdigit((unsigned char)s[1]))
+                goto bad;
+            unsigned long long v = strtoull(s + 1, &end, 10);
+            if (*end != ']' || v > 1000000000ULL)
+                goto bad;
+            if (jpath_push(p, NULL, (size_t)v) != 0)
+                goto oom;
+            s = end + 1;
+        }
+    }
+    return 0;
+bad:
+    snprintf(err, errlen, "--expect-json %s: not a path (.result, .a.b, .items[0], .\"a.b\")", text);
+    rest_jpath_free(p);
+    return -1;
+oom:
+    snprintf(err, errlen, "out of memory");
+    rest_jpath_free(p);
+    return -1;
+}
+
+const json_t *rest_jpath_get(const rest_jpath *p, const json_t *root)
+{
+    const json_t *cur = root;
+    for (size_t i = 0; cur && i < p->n; i++) {
+        const rest_jpath_seg *g = &p->seg[i];
+        if (g->key)
+            cur = json_is_object(cur) ? json_object_get(cur, g->key) : NULL;
+        else
+            cur = json_is_array(cur) && g->index < json_array_size(cur)
+                      ? json_array_get(cur, g->index) : NULL;
+    }
+    return cur;
+}
+
+/* ---- headers and methods ------------------------------------------------------ */
+
+/* RFC 9110 tchar. */
+static int tchar(unsigned char c)
+{
+    return isalnum(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+int rest_header_check(const char *h, char *err, size_t errlen)
+{
+    size_t n = 0;
+    while (tchar((unsigned char)h[n]))
+        n++;
+    if (n == 0 || h[n] != ':') {
+        snprintf(err, errlen, "--header '%.40s': expected 'Name: value'", h);
+        return -1;
+    }
+    for (const char *c = h; *c; c++) {
+        if (*c == '\r' || *c == '\n') {
+            snprintf(err, errlen, "--header %.*s: the value contains a line break", (int)n, h);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int rest_header_is(const char *h, const char *name)
+{
+    size_t n = strlen(name);
+    return strncasecmp(h, name, n) == 0 && h[n] == ':';
+}
+
+int rest_header_is_secret(const char *h)
+{
+    return rest_header_is(h, "Authorization") || rest_header_is(h, "Proxy-Authorization") ||
+           rest_header_is(h, "Cookie");
+}
+
+int rest_method_check(const char *m)
+{
+    size_t n = 0;
+    while (tchar((unsigned char)m[n]))
+        n++;
+    return n > 0 && n <= 32 && m[n] == 0 ? 0 : -1;
+}
+
+/* ---- judging an answer -------------------------------------------------------- */
+
+bench_code rest_any_check(const rest_any_cfg *c, const rest_response *r)
+{
+    if (r->transport)
+        return r->transport;
+    if (!rest_status_set_has(&c->expect, r->status))
+        return rest_code_http(r->status);
+    if (c->expect_body && !memmem(r->body, r->body_len, c->expect_body, strlen(c->expect_body)))
+        return REST_E_EXPECT_BODY;
+    if (c->expect_json) {
+        json_t *j = json_loadb(r->body, r->body_len, JSON_DECODE_ANY, NULL);
+        if (!j)
+            return REST_E_BAD_JSON;
+        bench_code rc = rest_jpath_get(c->expect_json, j) ? BENCH_OK : REST_E_EXPECT_JSON;
+        json_decref(j);
+        return rc;
+    }
+    return BENCH_OK;
+}
+
+void rest_any_code_name(const void *ctx, bench_code code, char *buf, size_t len)
+{
+    (void)ctx;
+    if (code == REST_E_EXPECT_BODY)
+        snprintf(buf, len, "EXPECT_BODY");
+    else if (code == REST_E_EXPECT_JSON)
+        snprintf(buf, len, "EXPECT_JSON");
+    else
+        rest_code_name(code, buf, len);
+}
+
+/* ---- the workload ------------------------------------------------------------- */
+
+typedef enum { SEND_PLAIN, SEND_POST, SEND_BODY, SEND_HEAD } send_kind;
+
+typedef struct any_worker {
+    rest_any          *a;
+    rest_http         *http;
+    struct curl_slist *headers;      /* may hold the bearer: wiped on close */
+    send_kind          send;
+    CURLcode           prep;         /* preparing the request failed: this, not the transfer's */
+    int                armed;
+} any_worker;
+
+void rest_any_init(rest_any *a, const rest_any_cfg *cfg, rest_client *client)
+{
+    a->cfg = *cfg;
+    a->client = client;
+}
+
+static void wipe_list(struct curl_slist *l)
+{
+    for (struct curl_slist *n = l; n; n = n->next)
+        if (n->data)
+            explicit_bzero(n->data, strlen(n->data));
+    curl_slist_free_all(l);
+}
+
+static int has_header(const rest_any_cfg *c, const char *name)
+{
+    for (size_t i = 0; i < c->nheaders; i++)
+        if (rest_header_is(c->headers[i], name))
+            return 1;
+    return 0;
+}
+
+static int append(struct curl_slist **l, const char *line)
+{
+    struct curl_slist *n = curl_slist_append(*l, line);
+    if (!n)
+        return -1;
+    *l = n;
+    return 0;
+}
+
+/* The worker's header list: the user's, the bearer, the defaults. */
+static struct curl_slist *make_headers(const rest_any_cfg *c)
+{
+    struct curl_slist *l = NULL;
+    for (size_t i = 0; i < c->nheaders; i++)
+        if (append(&l, c->headers[i]) != 0)
+            goto oom;
+    if (c->bearer) {
+        size_t n = strlen(c->bearer) + 32;
+        char *line = malloc(n);
+        if (!line)
+            goto oom;
+        snprintf(line, n, "Authorization: Bearer %s", c->bearer);
+        int rc = append(&l, line);
+        explicit_bzero(line, n);
+        free(line);
+        if (rc != 0)
+            goto oom;
+    }
+    if (c->body && c->content_type && !has_header(c, "Content-Type")) {
+        char line[128];
+        snprintf(line, sizeof line, "Content-Type: %s", c->content_type);
+        if (append(&l, line) != 0)
+            goto oom;
+    }
+    /* No 100-continue round trip before a larger body. */
+    if (!has_header(c, "Expect") && append(&l, "Expect:") != 0)
+        goto oom;
+    return l;
+oom:
+    wipe_list(l);
+    return NULL;
+}
+
+static void worker_free(any_worker *w)
+{
+    if (!w)
+        return;
+    rest_http_free(w->http);          /* the handle goes before the list it points to */
+    wipe_list(w->headers);
+    free(w);
+}
+
+static any_worker *worker_make(rest_any *a, unsigned index, char *err, size_t errlen)
+{
+    const rest_any_cfg *c = &a->cfg;
+    any_worker *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->a = a;
+    if (!(w->http = rest_client_http(a->client, index, err, errlen))) {
+        free(w);
+        return NULL;
+    }
+    if (!(w->headers = make_headers(c))) {
+        snprintf(err, errlen, "out of memory");
+        worker_free(w);
+        return NULL;
+    }
+    CURL *e = rest_http_easy(w->http);
+    if (curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers) != CURLE_OK) {
+        snprintf(err, errlen, "cannot set the request headers");
+        worker_free(w);
+        return NULL;
+    }
+    if (strcmp(c->method, "HEAD") == 0)
+        w->send = SEND_HEAD;
+    else if (strcmp(c->method, "POST") == 0)
+        w->send = SEND_POST;
+    else
+        w->send = c->body ? SEND_BODY : SEND_PLAIN;
+    return w;
+}
+
+/* Prepare the request on the worker's handle.  The options set here do not
+ * allocate, except the method's name; a failure is remembered and counted
+ * as the operation's code instead of the transfer's. */
+static CURL *prepare(any_worker *w)
+{
+    const rest_any_cfg *c = &w->a->cfg;
+    CURL *e = rest_http_easy(w->http);
+    CURLcode pc = CURLE_OK;
+    switch (w->send) {
+    case SEND_POST:
+        rest_http_request(w->http, "POST", c->url, c->body, c->body ? c->body_len : 0);
+        break;
+    case SEND_PLAIN:
+        rest_http_request(w->http, c->method, c->url, NULL, 0);
+        break;
+    case SEND_HEAD:
+        rest_http_request(w->http, c->method, c->url, NULL, 0);
+        pc = curl_easy_setopt(e, CURLOPT_NOBODY, 1L);   /* HTTPGET cleared it: no body to wait for */
+        break;
+    case SEND_BODY:
+        /* PUT, PATCH, DELETE, ... with a body: the client prepares a body-less
+         * request with the method, the body then makes it a POST-style
+         * transfer under that method's name. */
+        rest_http_request(w->http, c->method, c->url, NULL, 0);
+        if (strcmp(c->method, "GET") == 0)
+            pc = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "GET");
+        if (pc == CURLE_OK)
+            pc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
+        if (pc == CURLE_OK)
+            pc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body);
+        break;
+    }
+    w->prep = pc;
+    return e;
+}
+
+static int any_open(void *ctx, unsigned index, void **state, char *err, size_t errlen)
+{
+    rest_any *a = ctx;
+    any_worker *w = worker_make(a, index, err, errlen);
+    if (!w)
+        return -1;
+    *state = w;
+    return 0;
+}
+
+static CURL *any_start(void *state)
+{
+    any_worker *w = state;
+    if (!w->armed) {
+        w->armed = 1;
+        rest_client_arm(w->a->client, w->http);
+    }
+    return prepare(w);
+}
+
+static rest_step any_finish(void *state, CURLcode cc, bench_code *rc)
+{
+    any_worker *w = state;
+    rest_response r;
+    rest_http_finish(w->http, w->prep != CURLE_OK ? w->prep : cc, &r);
+    *rc = rest_any_check(&w->a->cfg, &r);
+    return REST_STEP_DONE;
+}
+
+static const rest_xfer_ops any_ops = { any_start, any_finish };
+
+static bench_code any_do_one(void *state)
+{
+    return rest_xfer_run(&any_ops, state);
+}
+
+static void any_close(void *state)
+{
+    worker_free(state);
+}
+
+void rest_any_workload(rest_any *a, bench_workload *w)
+{
+    memset(w, 0, sizeof *w);
+    w->ctx = a;
+    w->open = any_open;
+    w->do_one = any_do_one;
+    w->close = any_close;
+    w->code_name = rest_any_code_name;
+    w->bytes_per_op = a->cfg.body ? a->cfg.body_len : 0;
+}
+
+bench_code rest_any_preflight(rest_any *a, long *status, char *err, size_t errlen)
+{
+    const rest_any_cfg *c = &a->cfg;
+    any_worker *w = worker_make(a, 0, err, errlen);
+    bench_code rc = REST_E_MISSING_FIELD;
+    rest_response r;
+    *status = 0;
+    if (!w)
+        return rc;
+    for (int attempt = 1; attempt <= PREFLIGHT_TRIES; attempt++) {
+        CURL *e = prepare(w);
+        CURLcode cc = curl_easy_perform(e);
+        rest_http_finish(w->http, w->prep != CURLE_OK ? w->prep : cc, &r);
+        *status = r.status;
+        rc = rest_any_check(c, &r);
+        if (rc == BENCH_OK || !rest_code_is_transient(rc) || attempt == PREFLIGHT_TRIES)
+            break;
+        struct timespec ts = { 0, 100L * 1000 * 1000 * attempt };
+        (void)nanosleep(&ts, NULL);          /* a signal only shortens the pause */
+    }
+    if (rc != BENCH_OK) {
+        char name[64], text[200];
+        rest_any_code_name(a, rc, name, sizeof name);
+        if (r.transport)
+            snprintf(err, errlen, "%s %s: %s: %s", c->method, c->url, name, r.error);
+        else if (rest_code_http_status(rc))
+            snprintf(err, errlen, "%s %s: %s%s%s", c->method, c->url, name,
+                     r.body_len ? ": " : "", rest_error_text(r.body, r.body_len, text, sizeof text));
+        else
+            snprintf(err, errlen, "%s %s: %s", c->method, c->url, name);
+    }
+    worker_free(w);
+    return rc;
+}
+
+/* ---- reporting ------------------------------------------------------------------ */
+
+static unsigned long long ms_round(double ns)
+{
+    return ns > 0 ? (unsigned long long)llround(ns / 1e6) : 0;
+}
+
+void rest_jmeter_line(char *buf, size_t len, uint64_t ops, uint64_t errors, double duration_s,
+                      const bench_hist *h)
+{
+    unsigned long long ms = duration_s > 0 ? (unsigned long long)llround(duration_s * 1000.0) : 0;
+    unsigned long long s = (ms + 500) / 1000;          /* JMeter: rounded seconds */
+    int any = h && bench_hist_count(h) > 0;
+    snprintf(buf, len,
+             "summary = %llu in %02llu:%02llu:%02llu = %.1f/s Avg: %llu Min: %llu Max: %llu "
+             "Err: %llu (%.2f%%)",
+             (unsigned long long)ops, s / 3600, s / 60 % 60, s % 60,
+             duration_s > 0 ? (double)ops / duration_s : 0.0,
+             any ? ms_round(bench_hist_mean(h)) : 0ULL,
+             any ? ms_round((double)bench_hist_min(h)) : 0ULL,
+             any ? ms_round((double)bench_hist_max(h)) : 0ULL, (unsigned long long)errors,
+             ops ? 100.0 * (double)errors / (double)ops : 0.0);
+}
+
+int rest_url_plain(const char *url, unsigned port, char *out, size_t cap)
+{
+    if (strncasecmp(url, "https://", 8) != 0)
+        return -1;
+    const char *host = url + 8;
+    size_t auth = strcspn(host, "/?#"), hl;
+    if (host[0] == '[') {
+        const char *close = memchr(host, ']', auth);
+        if (!close)
+            return -1;
+        hl = (size_t)(close - host) + 1;
+    } else {
+        const char *colon = memchr(host, ':', auth);
+        hl = colon ? (size_t)(colon - host) : auth;
+    }
+    if (hl == 0)
+        return -1;
+    int n = snprintf(out, cap, "http://%.*s:%u%s", (int)hl, host, port, host + auth);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
