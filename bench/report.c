@@ -77,12 +77,16 @@ static void label(FILE *f, const char *name, int indent)
     fputs(": ", f);
 }
 
-static void latency_line(FILE *f, const char *name, const bench_hist *h)
+void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
+                        const char *empty)
 {
     char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], l[32];
-    label(f, name, 4);
+    fprintf(f, "    %s", name);
+    for (int pad = (int)strlen(name); pad < width; pad++)
+        fputc('.', f);
+    fputs(": ", f);
     if (bench_hist_count(h) == 0) {
-        fprintf(f, "no successful operation\n");
+        fprintf(f, "%s\n", empty);
         return;
     }
     fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
@@ -95,6 +99,11 @@ static void latency_line(FILE *f, const char *name, const bench_hist *h)
             bench_fmt_ns((double)bench_hist_percentile(h, 99.9), j, sizeof j),
             bench_fmt_ns((double)bench_hist_max(h), k, sizeof k),
             bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
+}
+
+static void latency_line(FILE *f, const char *name, const bench_hist *h)
+{
+    bench_report_trend(f, 22, name, h, "no successful operation");
 }
 
 void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,

@@ -44,6 +44,14 @@ void bench_report_header(FILE *f, const bench_run_desc *d);
 void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
                           const bench_workload *w);
 
+/*
+ * One k6-style trend line: "    NAME.......: avg=... min=... med=... p(90)=...
+ * p(95)=... p(99)=... p(99.9)=... max=... stddev=...", the name padded with
+ * dots to `width` columns (22 in the summary), or `empty` when h has no values.
+ */
+void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
+                        const char *empty);
+
 /* "ok", "interrupted", "failed" for an outcome; errors make a finished run still "ok". */
 const char *bench_outcome_status(const bench_outcome *o);
 

@@ -32,8 +32,11 @@ _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
     --json --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
     --timeout --verbose -v --token-env --token-file --token --reason
     --aad --api-key-env --api-key-file --api-key --alg --key-size --curve
-    --hash-alg --transient --help"
+    --hash-alg --transient --help --url --method --header -H --bearer-env --bearer-file
+    --body --body-file --expect-status --expect-body --expect-json --summary --tls-matrix
+    --plain-url --plain-port"
 _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
+    --client-cert-optional --plain-listen
     --connection-limit --ekm-token-env --ekm-token-file --api-key-env --api-key-file
     --session-ttl --profiling --fault --fault-after --fault-delay --max-keys
     --max-transient --max-requests --max-seconds --verbose -v --help"
@@ -210,7 +213,7 @@ _hsmbench()
             [[ -z $sub ]] && { _hsmbench_words 'create list destroy' "$cur"; return; }
             ;;
         rest)
-            [[ -z $sub ]] && { _hsmbench_words 'ekm sdkms' "$cur"; return; }
+            [[ -z $sub ]] && { _hsmbench_words 'ekm sdkms http' "$cur"; return; }
             ;;
         report | compare | merge)
             local IFS=$'\n'

@@ -23,6 +23,7 @@
 #include "rest/client.h"
 #include "rest/codes.h"
 #include "rest/ekm.h"
+#include "rest/http_any.h"
 #include "rest/sdkms.h"
 #include "rest/stats.h"
 
@@ -34,6 +35,8 @@
 static const char rest_usage_head[] =
     "Usage: hsmbench rest ekm   --endpoint KEY_URI [--op wrap|unwrap|wrap-unwrap] [options]\n"
     "       hsmbench rest sdkms --endpoint URL --op keygen|encrypt|decrypt|sign|verify|mac [options]\n"
+    "       hsmbench rest http  --url URL [--method M] [--header H ...] [--body ...] [options]\n"
+    "                           (any HTTP(S) endpoint; see: hsmbench rest http --help)\n"
     "\n"
     "Benchmark a key-management REST service with the same timing core as\n"
     "'hsmbench run': a Google Cloud EKM endpoint (Thales CipherTrust CCKM and\n"
@@ -531,12 +534,14 @@ int rest_cmd_rest(int argc, char **argv)
         fputs(rest_usage_tail, f);
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }
+    if (strcmp(argv[1], "http") == 0)
+        return rest_cmd_http(argc, argv);
     if (strcmp(argv[1], "ekm") == 0)
         o.kind = KIND_EKM;
     else if (strcmp(argv[1], "sdkms") == 0)
         o.kind = KIND_SDKMS;
     else {
-        bench_error("rest %s: unknown service; expected ekm or sdkms", argv[1]);
+        bench_error("rest %s: unknown service; expected ekm, sdkms or http", argv[1]);
         return BENCH_EXIT_USAGE;
     }
     /* getopt sees "ekm" as argv[0]; the marks index the full argv. */

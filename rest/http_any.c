@@ -11,7 +11,7 @@
 
 #include "rest/xfer.h"
 
-_Static_assert(REST_E_EXPECT_BODY > REST_E_CLASS_END,
+_Static_assert((unsigned)REST_E_EXPECT_BODY > (unsigned)REST_E_CLASS_END,
                "rest/http_any.h's classes must stay above rest/codes.h's");
 
 #define PREFLIGHT_TRIES 3

@@ -37,6 +37,7 @@
 #include "bench/secret.h"
 #include "bench/signals.h"
 #include "rest/serve.h"
+#include "rest/serve_echo.h"
 
 #define BODY_MAX       (2u << 20)      /* a larger request is refused with 413 */
 #define PEM_MAX        (1u << 20)
@@ -56,6 +57,8 @@ static const char serve_usage[] =
     "         blob = IV (12) || ciphertext || tag (16), base64\n"
     "  SDKMS  /sys/v1/session/auth, /sys/v1/session/terminate, /crypto/v1/keys,\n"
     "         DELETE /crypto/v1/keys/KID, /crypto/v1/{encrypt,decrypt,sign,verify,mac}\n"
+    "  HTTP   GET /hello -> {\"hello\":\"world\"}; any /echo -> the request as JSON\n"
+    "         (credentials hidden); any /status/NNN -> that status  (for rest http)\n"
     "\n"
     "Selection (as hsmbench run): --module, --init-args, --slot | --token | --uri,\n"
     "  --pin-env | --pin-file | --pin\n"
@@ -64,6 +67,10 @@ static const char serve_usage[] =
     "                       port 0 picks a free port); the URL is printed on stdout\n"
     "  --tls-cert FILE --tls-key FILE   serve HTTPS with this PEM certificate and key\n"
     "  --client-ca FILE     require a client certificate signed by this CA (mutual TLS)\n"
+    "  --client-cert-optional   with --client-ca: check a client certificate when one is\n"
+    "                       sent, but serve clients that send none too\n"
+    "  --plain-listen ADDR:PORT   with TLS: also serve plain HTTP there (port 0: a free\n"
+    "                       port); the URL is printed on stdout\n"
     "  --connection-limit N at most N connections at once (default 1024)\n"
     "Credentials (never printed):\n"
     "  --ekm-token-env VAR | --ekm-token-file FILE   the bearer token the EKM wants\n"
@@ -93,13 +100,15 @@ enum {
     OPT_LISTEN = 4000, OPT_TLS_CERT, OPT_TLS_KEY, OPT_CLIENT_CA, OPT_CONN_LIMIT, OPT_EKM_TOKEN_ENV,
     OPT_EKM_TOKEN_FILE, OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_SESSION_TTL, OPT_PROFILING,
     OPT_FAULT, OPT_FAULT_AFTER, OPT_FAULT_DELAY, OPT_MAX_KEYS, OPT_MAX_TRANSIENT,
-    OPT_MAX_REQUESTS, OPT_MAX_SECONDS,
+    OPT_MAX_REQUESTS, OPT_MAX_SECONDS, OPT_CLIENT_OPTIONAL, OPT_PLAIN_LISTEN,
 };
 
 typedef struct serve_opts {
     p11_target_opts target;
     const char *listen;
     const char *tls_cert, *tls_key, *client_ca;
+    int         client_optional;
+    const char *plain_listen;
     unsigned    conn_limit;
     const char *ekm_env, *ekm_file, *key_env, *key_file;
     uint64_t    session_ttl_ns;
@@ -114,7 +123,14 @@ typedef struct serve_opts {
 typedef struct front {
     rest_srv srv;
     int      client_ca;              /* verify client certificates */
+    int      client_optional;        /* ... when one is sent; serve those without too */
 } front;
+
+/* One listening daemon: the closure libmicrohttpd hands the callbacks. */
+typedef struct listener {
+    front *fr;
+    int    tls;
+} listener;
 
 /* ---- replies ------------------------------------------------------------- */
 
@@ -323,9 +339,56 @@ static int client_cert_ok(struct MHD_Connection *conn)
     return gnutls_certificate_verify_peers2(s, &status) == 0 && status == 0;
 }
 
-static enum MHD_Result dispatch(front *fr, struct MHD_Connection *conn, const char *url,
+/* A TLS connection's client certificate, checked once: a keep-alive client
+ * must not pay a chain verification on every request (mutual TLS would look
+ * dearer than it is).  Kept as the connection's socket context. */
+typedef struct conn_cert {
+    int checked, ok, sent;
+} conn_cert;
+
+static int client_cert_sent(struct MHD_Connection *conn);
+
+static void conn_cert_state(struct MHD_Connection *conn, int *ok, int *sent)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_cert *cc = ci ? ci->socket_context : NULL;
+    if (cc && cc->checked) {
+        *ok = cc->ok;
+        *sent = cc->sent;
+        return;
+    }
+    *ok = client_cert_ok(conn);
+    *sent = *ok || client_cert_sent(conn);
+    if (cc) {
+        cc->ok = *ok;
+        cc->sent = *sent;
+        cc->checked = 1;
+    }
+}
+
+/* Whether the client sent a certificate at all. */
+static int client_cert_sent(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    unsigned n = 0;
+    return ci && ci->tls_session &&
+           gnutls_certificate_get_peers((gnutls_session_t)ci->tls_session, &n) && n > 0;
+}
+
+static enum MHD_Result echo_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    rest_echo_add_header(cls, key, value);
+    return MHD_YES;
+}
+
+static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn, const char *url,
                                 const char *method, req_ctx *rc)
 {
+    front *fr = ls->fr;
     rest_srv *srv = &fr->srv;
     rest_prof prof;
     memset(&prof, 0, sizeof prof);
@@ -336,9 +399,14 @@ static enum MHD_Result dispatch(front *fr, struct MHD_Connection *conn, const ch
     rest_reply r = { 0, 0, NULL, 0 };
     int unwrap = 0, truncate = 0;
     const int ekm = rest_serve_ekm_route(url, &unwrap);
+    int echo_headers = 0;
+    const int echo = !ekm && rest_serve_echo_route(url, &echo_headers);
     const rest_fault_rule *f = NULL;
+    int cert_ok = 0, cert_sent = 0;
+    if (ls->tls && fr->client_ca)
+        conn_cert_state(conn, &cert_ok, &cert_sent);
 
-    if (fr->client_ca && !client_cert_ok(conn)) {
+    if (ls->tls && fr->client_ca && !cert_ok && (!fr->client_optional || cert_sent)) {
         rest_reply_text(&r, 403, "A client certificate signed by the server's --client-ca is required");
         goto send;
     }
@@ -377,9 +445,15 @@ static enum MHD_Result dispatch(front *fr, struct MHD_Connection *conn, const ch
             break;
         }
     }
-    if (ekm)
+    if (ekm) {
         rest_serve_ekm(srv, &q, unwrap, &r);
-    else if (!rest_serve_sdkms(srv, &q, &r))
+    } else if (echo) {
+        rest_echo_conn ec = { echo_headers ? json_object() : NULL, ls->tls, cert_ok };
+        if (ec.headers)
+            MHD_get_connection_values(conn, MHD_HEADER_KIND, echo_header, ec.headers);
+        rest_serve_echo(&q, &ec, &r);
+        json_decref(ec.headers);
+    } else if (!rest_serve_sdkms(srv, &q, &r))
         rest_reply_text(&r, 404, "Not found: %s %s", method, url);
     if (f)
         damage(&r, f->kind);
@@ -400,7 +474,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
                                  const char *method, const char *version, const char *upload,
                                  size_t *upload_size, void **con_cls)
 {
-    front *fr = cls;
+    const listener *ls = cls;
     req_ctx *rc = *con_cls;
     (void)version;
     if (!rc) {
@@ -432,7 +506,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         rc->body[rc->len] = 0;
         return MHD_YES;
     }
-    return dispatch(fr, conn, url, method, rc);
+    return dispatch(ls, conn, url, method, rc);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -475,21 +549,36 @@ static int verify_client(gnutls_session_t s)
     return 0;
 }
 
+/* --client-cert-optional: no certificate is fine, a bad one is not. */
+static int verify_client_optional(gnutls_session_t s)
+{
+    unsigned n = 0;
+    if (!gnutls_certificate_get_peers(s, &n) || n == 0)
+        return 0;
+    return verify_client(s);
+}
+
 /* Before the handshake: with --client-ca, ask for a certificate and check it
  * in the handshake (libmicrohttpd on its own only asks). */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
                           enum MHD_ConnectionNotificationCode code)
 {
     front *fr = cls;
-    (void)socket_ctx;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        free(*socket_ctx);
+        *socket_ctx = NULL;
+        return;
+    }
     if (code != MHD_CONNECTION_NOTIFY_STARTED || !fr->client_ca)
         return;
+    *socket_ctx = calloc(1, sizeof(conn_cert));   /* NULL: checked on every request */
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
     if (ci && ci->tls_session) {
         gnutls_session_t s = (gnutls_session_t)ci->tls_session;
         gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUEST);
-        gnutls_session_set_verify_function(s, verify_client);
+        gnutls_session_set_verify_function(s, fr->client_optional ? verify_client_optional
+                                                                  : verify_client);
     }
 }
 
@@ -510,6 +599,8 @@ static int parse_args(int argc, char **argv, serve_opts *o)
         { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
         { "tls-key", required_argument, NULL, OPT_TLS_KEY },
         { "client-ca", required_argument, NULL, OPT_CLIENT_CA },
+        { "client-cert-optional", no_argument, NULL, OPT_CLIENT_OPTIONAL },
+        { "plain-listen", required_argument, NULL, OPT_PLAIN_LISTEN },
         { "connection-limit", required_argument, NULL, OPT_CONN_LIMIT },
         { "ekm-token-env", required_argument, NULL, OPT_EKM_TOKEN_ENV },
         { "ekm-token-file", required_argument, NULL, OPT_EKM_TOKEN_FILE },
@@ -555,6 +646,8 @@ static int parse_args(int argc, char **argv, serve_opts *o)
         case OPT_TLS_CERT:        o->tls_cert = optarg; break;
         case OPT_TLS_KEY:         o->tls_key = optarg; break;
         case OPT_CLIENT_CA:       o->client_ca = optarg; break;
+        case OPT_CLIENT_OPTIONAL: o->client_optional = 1; break;
+        case OPT_PLAIN_LISTEN:    o->plain_listen = optarg; break;
         case OPT_EKM_TOKEN_ENV:   o->ekm_env = optarg; break;
         case OPT_EKM_TOKEN_FILE:  o->ekm_file = optarg; break;
         case OPT_API_KEY_ENV:     o->key_env = optarg; break;
@@ -619,6 +712,15 @@ static int parse_args(int argc, char **argv, serve_opts *o)
     }
     if (o->client_ca && !o->tls_cert) {
         bench_error("--client-ca needs TLS: give --tls-cert and --tls-key too");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->client_optional && !o->client_ca) {
+        bench_error("--client-cert-optional goes with --client-ca FILE");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->plain_listen && !o->tls_cert) {
+        bench_error("--plain-listen is a second, plain-HTTP listener beside TLS: give "
+                    "--tls-cert and --tls-key too (or use --listen alone)");
         return BENCH_EXIT_USAGE;
     }
     if (o->ekm_env && o->ekm_file) {
@@ -767,10 +869,25 @@ int rest_cmd_serve(int argc, char **argv)
     if (!loopback(&ss))
         bench_warn("--listen %s: not a loopback address; this test server is then reachable "
                    "from other machines", o.listen);
+    struct sockaddr_storage pss;
+    socklen_t psslen = 0;
+    int pv6 = 0;
+    char phost[160];
+    unsigned pport = 0;
+    if (o.plain_listen) {
+        if (parse_listen(o.plain_listen, &pss, &psslen, &pv6, phost, sizeof phost, &pport) != 0) {
+            bench_error("--plain-listen %s: expected a numeric ADDRESS:PORT (127.0.0.1:8080, "
+                        "[::1]:8080)", o.plain_listen);
+            return BENCH_EXIT_USAGE;
+        }
+        if (!loopback(&pss))
+            bench_warn("--plain-listen %s: not a loopback address; this test server is then "
+                       "reachable from other machines", o.plain_listen);
+    }
 
     front *fr = calloc(1, sizeof *fr);
     char *cert = NULL, *key = NULL, *ca = NULL;
-    struct MHD_Daemon *d = NULL;
+    struct MHD_Daemon *d = NULL, *pd = NULL;
     if (!fr) {
         bench_error("out of memory");
         return BENCH_EXIT_USAGE;
@@ -799,6 +916,8 @@ int rest_cmd_serve(int argc, char **argv)
     srv->fault_after = o.fault_after;
     srv->fault_delay_ns = o.fault_delay_ns;
     fr->client_ca = o.client_ca != NULL;
+    fr->client_optional = o.client_optional;
+    listener tls_ls = { fr, cert != NULL }, plain_ls = { fr, 0 };
     if (!(srv->sessions = rest_sessions_new(4096, o.session_ttl_ns)) ||
         !(srv->keys = rest_keys_new((unsigned)o.max_keys, (unsigned)o.max_transient))) {
         bench_error("out of memory");
@@ -831,7 +950,7 @@ int rest_cmd_serve(int argc, char **argv)
             arr[na++] = tls_opts[i];
     arr[na] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
-    d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_access, fr,
+    d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_access, &tls_ls,
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
                          MHD_OPTION_CONNECTION_LIMIT, o.conn_limit,
@@ -849,11 +968,34 @@ int rest_cmd_serve(int argc, char **argv)
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     if (di && di->port)
         port = di->port;
+    if (o.plain_listen) {
+        unsigned pflags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                          (pv6 ? MHD_USE_IPv6 : 0) | (o.verbose ? MHD_USE_ERROR_LOG : 0);
+        pd = MHD_start_daemon(pflags, (uint16_t)pport, NULL, NULL, on_access, &plain_ls,
+                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&pss,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                              MHD_OPTION_CONNECTION_LIMIT, o.conn_limit,
+                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, fr,
+                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
+                              MHD_OPTION_END);
+        if (!pd) {
+            bench_error("--plain-listen %s: cannot listen there (in use, or not an address of "
+                        "this machine)", o.plain_listen);
+            MHD_stop_daemon(d);
+            rc = BENCH_EXIT_MODULE;
+            goto out_tok;
+        }
+        const union MHD_DaemonInfo *pdi = MHD_get_daemon_info(pd, MHD_DAEMON_INFO_BIND_PORT);
+        if (pdi && pdi->port)
+            pport = pdi->port;
+    }
 
     const char *scheme = cert ? "https" : "http";
     printf("hsmbench serve: a test and validation server, not a product\n");
     printf("hsmbench serve: token '%s' (%s)\n", srv->tok.t.token.label, srv->tok.t.mod->name);
     printf("hsmbench serve: listening on %s://%s:%u\n", scheme, host, port);
+    if (pd)
+        printf("hsmbench serve: plain HTTP on http://%s:%u\n", phost, pport);
     printf("  EKM    POST %s://%s:%u/<key path>:wrap | :unwrap  (e.g. --endpoint %s://%s:%u/ekm/k1)%s\n",
            scheme, host, port, scheme, host, port,
            srv->ekm_token ? "" : "  [no bearer token checked]");
@@ -861,8 +1003,10 @@ int rest_cmd_serve(int argc, char **argv)
         printf("  SDKMS  %s://%s:%u  (/sys/v1/session/auth, /crypto/v1/...)\n", scheme, host, port);
     else
         printf("  SDKMS  off (no --api-key-env / --api-key-file)\n");
+    printf("  HTTP   GET %s://%s:%u/hello, any /echo, any /status/NNN\n", scheme, host, port);
     if (ca)
-        printf("  TLS    client certificates required (signed by %s)\n", o.client_ca);
+        printf("  TLS    client certificates %s (signed by %s)\n",
+               o.client_optional ? "checked when sent, optional" : "required", o.client_ca);
     if (srv->has_faults)
         printf("  faults %s%s\n", o.fault, o.fault_after ? " (after the first operations)" : "");
     fflush(stdout);
@@ -879,6 +1023,8 @@ int rest_cmd_serve(int argc, char **argv)
         nanosleep(&ts, NULL);
     }
     atomic_store(&srv->stopping, 1);
+    if (pd)
+        MHD_stop_daemon(pd);
     MHD_stop_daemon(d);
     printf("hsmbench serve: stopped after %llu requests\n",
            (unsigned long long)atomic_load(&srv->served));

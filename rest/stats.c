@@ -1,6 +1,8 @@
 /* rest/stats.c - request phases, statuses and server timings for a run. */
 #include "rest/stats.h"
 
+#include "bench/report.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -220,25 +222,10 @@ static void label(FILE *f, const char *name)
     fputs(": ", f);
 }
 
-/* The same figures as the summary's latency line. */
+/* The same figures as the summary's latency line, with k6's wider names. */
 static void trend(FILE *f, const char *name, const bench_hist *h)
 {
-    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], l[32];
-    label(f, name);
-    if (bench_hist_count(h) == 0) {
-        fprintf(f, "no data\n");
-        return;
-    }
-    fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
-            bench_fmt_ns(bench_hist_mean(h), a, sizeof a),
-            bench_fmt_ns((double)bench_hist_min(h), b, sizeof b),
-            bench_fmt_ns((double)bench_hist_percentile(h, 50), c, sizeof c),
-            bench_fmt_ns((double)bench_hist_percentile(h, 90), e, sizeof e),
-            bench_fmt_ns((double)bench_hist_percentile(h, 95), g, sizeof g),
-            bench_fmt_ns((double)bench_hist_percentile(h, 99), i, sizeof i),
-            bench_fmt_ns((double)bench_hist_percentile(h, 99.9), j, sizeof j),
-            bench_fmt_ns((double)bench_hist_max(h), k, sizeof k),
-            bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
+    bench_report_trend(f, 26, name, h, "no data");
 }
 
 void rest_stats_print(FILE *f, rest_stats *s, double duration_s)

@@ -1,0 +1,1136 @@
+/*
+ * rest/http_cmd.c - "hsmbench rest http": any HTTP(S) endpoint under the
+ * timing core, and --tls-matrix, the same request over plain HTTP, TLS with
+ * and without connection reuse, and mutual TLS, in one table.
+ *
+ * The workload is rest/http_any.c; what this file adds is the command line
+ * (options, their checks, secrets), running one variant after another, the
+ * table, JMeter's summary line and the results file.
+ */
+#include "rest/http_any.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "bench/cli.h"
+#include "bench/exit.h"
+#include "bench/loadopts.h"
+#include "bench/pool.h"
+#include "bench/report.h"
+#include "bench/results.h"
+#include "bench/secret.h"
+#include "bench/signals.h"
+#include "rest/stats.h"
+
+#define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
+#define DEFAULT_TIMEOUT_MS  10000L
+#define SECRET_MAX          16384
+#define URL_MAX             8192
+#define MAX_VARIANTS        4
+
+static const char usage_head[] =
+    "Usage: hsmbench rest http --url URL [--method M] [--header 'Name: value' ...]\n"
+    "                          [--body TEXT | --body-file FILE] [checks] [options]\n"
+    "       hsmbench rest http --url https://... --tls-matrix [--plain-url URL | --plain-port P]\n"
+    "\n"
+    "Benchmark any HTTP or HTTPS endpoint with the timing core of 'hsmbench run':\n"
+    "one request per operation, k6's phase timings, errors counted by cause.\n"
+    "\n"
+    "Request:\n"
+    "  --url URL            http:// or https:// (credentials in the URL are refused)\n"
+    "  --method M           GET (default), or POST when a body is given; any method\n"
+    "  -H, --header 'Name: value'   repeatable (up to 64); 'Name:' removes a header\n"
+    "                       libcurl would send.  An Authorization, Proxy-Authorization\n"
+    "                       or Cookie value is a secret: redacted in -v and in the\n"
+    "                       results file, and warned about (it is on the command line)\n"
+    "  --bearer-env VAR | --bearer-file FILE   send 'Authorization: Bearer <token>'\n"
+    "  --body TEXT | --body-file FILE   the request body; Content-Type defaults to\n"
+    "                       application/json when it is JSON, else application/octet-stream\n"
+    "Checks (each failure counted under its own class):\n"
+    "  --expect-status LIST statuses that pass: 200, 200,204, 200-299, 2xx (default\n"
+    "                       200-399); others count as HTTP nnn\n"
+    "  --expect-body TEXT   the body must contain TEXT (EXPECT_BODY)\n"
+    "  --expect-json PATH   the body must be JSON (BAD_JSON) with this field\n"
+    "                       (EXPECT_JSON): .result, .a.b, .items[0], .\"a.b\"\n"
+    "Reports:\n"
+    "  --summary jmeter     also print JMeter's line: summary = N in hh:mm:ss = R/s\n"
+    "                       Avg: ms Min: ms Max: ms Err: N (P%)  (even with --quiet)\n"
+    "TLS study:\n"
+    "  --tls-matrix         run the request as: plain HTTP, TLS with keep-alive, TLS\n"
+    "                       with a new connection per request, and mutual TLS (with\n"
+    "                       --cert/--key); one run each, then one table\n"
+    "  --plain-url URL      the plain-HTTP variant's URL\n"
+    "  --plain-port PORT    or: the same host and path over http:// on this port\n"
+    "TLS and HTTP:\n"
+    "  --cacert FILE        trust these CA certificates instead of the system's\n"
+    "  --cert FILE --key FILE   client certificate and key (mutual TLS), PEM\n"
+    "  --insecure           do not verify the server's certificate (warns)\n"
+    "  --no-connection-reuse   a new connection and full TLS handshake for every request\n"
+    "  --http2              HTTP/2 when the server offers it (default HTTP/1.1 keep-alive)\n"
+    "  --timeout TIME       per request, connection included (default 10s)\n"
+    "  -v, --verbose        log every request on stderr (credentials redacted, no bodies)\n";
+
+static const char usage_tail[] =
+    "Output:\n"
+    "  --json FILE          write results (schema hsmbench.result/1, with \"http\" and\n"
+    "                       \"rest\" objects; --tls-matrix: one run per variant)\n"
+    "  --quiet              no per-second lines, summary or table; errors only\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Exit codes: 0 success; 1 the run finished but requests failed their checks;\n"
+    "2 bad usage or input; 3 the endpoint or its TLS failed at set-up; 130 interrupted.\n";
+
+enum {
+    OPT_URL = 5000, OPT_METHOD, OPT_HEADER, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
+    OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON, OPT_SUMMARY,
+    OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT, OPT_JSON, OPT_QUIET, OPT_CACERT, OPT_CERT,
+    OPT_KEY, OPT_INSECURE, OPT_NO_REUSE, OPT_HTTP2, OPT_TIMEOUT,
+};
+
+/* Marks on argv (indexed like getopt's argv): what to hide. */
+enum { MARK_NONE, MARK_HEADER };
+
+typedef struct http_opts {
+    const char     *url, *method;
+    char           *headers[REST_ANY_MAX_HEADERS];   /* copies: argv is scrubbed */
+    size_t          nheaders;
+    int             secret_headers;
+    const char     *bearer_env, *bearer_file;
+    const char     *body_text, *body_file;
+    char           *body;                            /* owned: the text or the file */
+    size_t          body_len;
+    const char     *content_type;
+    rest_status_set expect;
+    const char     *expect_body;
+    const char     *expect_json_text;
+    rest_jpath      jpath;
+    int             jmeter;
+    int             matrix;
+    const char     *plain_url;
+    unsigned        plain_port;
+    rest_http_opts  http;
+    bench_load_opts lo;
+    const char     *json;
+    int             quiet;
+    unsigned char  *marks;
+} http_opts;
+
+/* One variant of the request: a whole run. */
+typedef struct variant {
+    char           name[32];
+    char           what[96];          /* "TLS, a new connection per request" */
+    char          *url;               /* owned */
+    rest_http_opts http;
+    const char    *skip;              /* why it is not run; NULL: run it */
+} variant;
+
+/* What the runs share. */
+typedef struct session {
+    http_opts                    *o;
+    const char                   *bearer;
+    const volatile sig_atomic_t  *interrupt;
+    json_t                       *runs;
+    uint64_t                      first_epoch_ms;
+    int                           setup_failed, any_errors, interrupted, failed;
+} session;
+
+/* ---- options -------------------------------------------------------------------- */
+
+static void opts_free(http_opts *o)
+{
+    for (size_t i = 0; i < o->nheaders; i++) {
+        explicit_bzero(o->headers[i], strlen(o->headers[i]));
+        free(o->headers[i]);
+    }
+    o->nheaders = 0;
+    free(o->body);
+    o->body = NULL;
+    rest_jpath_free(&o->jpath);
+}
+
+static void mark_header(http_opts *o, int optind_now)
+{
+    if (optind_now >= 1)
+        o->marks[optind_now - 1] = MARK_HEADER;
+}
+
+static int add_header(http_opts *o, const char *h, int optind_now)
+{
+    char why[256];
+    if (o->nheaders == REST_ANY_MAX_HEADERS) {
+        bench_error("--header: at most %d headers", REST_ANY_MAX_HEADERS);
+        return -1;
+    }
+    if (rest_header_check(h, why, sizeof why) != 0) {
+        /* The reason quotes the start of the header: never a secret's. */
+        if (rest_header_is_secret(h))
+            bench_error("--header %.*s: expected 'Name: value' without line breaks",
+                        (int)strcspn(h, ":"), h);
+        else
+            bench_error("%s", why);
+        return -1;
+    }
+    if (rest_header_is_secret(h)) {
+        mark_header(o, optind_now);
+        o->secret_headers++;
+        bench_warn("--header %.*s puts a secret in the process list and shell history; for a "
+                   "bearer token prefer --bearer-env VAR or --bearer-file FILE",
+                   (int)strcspn(h, ":"), h);
+    }
+    if (!(o->headers[o->nheaders] = strdup(h))) {
+        bench_error("out of memory");
+        return -1;
+    }
+    o->nheaders++;
+    return 0;
+}
+
+static int has_header(const http_opts *o, const char *name)
+{
+    for (size_t i = 0; i < o->nheaders; i++)
+        if (rest_header_is(o->headers[i], name))
+            return 1;
+    return 0;
+}
+
+static int read_body_file(http_opts *o)
+{
+    int fd = open(o->body_file, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        bench_error("--body-file %s: %s", o->body_file, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        bench_error("--body-file %s: not a regular file", o->body_file);
+        close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > REST_ANY_MAX_BODY) {
+        bench_error("--body-file %s: over %u bytes", o->body_file, REST_ANY_MAX_BODY);
+        close(fd);
+        return -1;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        bench_error("out of memory");
+        close(fd);
+        return -1;
+    }
+    for (;;) {
+        ssize_t r = read(fd, b + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            bench_error("--body-file %s: %s", o->body_file, strerror(errno));
+            free(b);
+            close(fd);
+            return -1;
+        }
+        if (r == 0 || n + (size_t)r == cap - 1) {
+            n += (size_t)r;
+            break;
+        }
+        n += (size_t)r;
+    }
+    if (close(fd) != 0) {
+        bench_error("--body-file %s: %s", o->body_file, strerror(errno));
+        free(b);
+        return -1;
+    }
+    b[n] = 0;
+    o->body = b;
+    o->body_len = n;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, http_opts *o)
+{
+    static const struct option longopts[] = {
+        BENCH_LOAD_LONGOPTS,
+        BENCH_LOAD_MODE_LONGOPT,
+        { "url", required_argument, NULL, OPT_URL },
+        { "endpoint", required_argument, NULL, OPT_URL },
+        { "method", required_argument, NULL, OPT_METHOD },
+        { "header", required_argument, NULL, OPT_HEADER },
+        { "bearer-env", required_argument, NULL, OPT_BEARER_ENV },
+        { "bearer-file", required_argument, NULL, OPT_BEARER_FILE },
+        { "body", required_argument, NULL, OPT_BODY },
+        { "body-file", required_argument, NULL, OPT_BODY_FILE },
+        { "expect-status", required_argument, NULL, OPT_EXPECT_STATUS },
+        { "expect-body", required_argument, NULL, OPT_EXPECT_BODY },
+        { "expect-json", required_argument, NULL, OPT_EXPECT_JSON },
+        { "summary", required_argument, NULL, OPT_SUMMARY },
+        { "tls-matrix", no_argument, NULL, OPT_TLS_MATRIX },
+        { "plain-url", required_argument, NULL, OPT_PLAIN_URL },
+        { "plain-port", required_argument, NULL, OPT_PLAIN_PORT },
+        { "json", required_argument, NULL, OPT_JSON },
+        { "quiet", no_argument, NULL, OPT_QUIET },
+        { "cacert", required_argument, NULL, OPT_CACERT },
+        { "cert", required_argument, NULL, OPT_CERT },
+        { "key", required_argument, NULL, OPT_KEY },
+        { "insecure", no_argument, NULL, OPT_INSECURE },
+        { "no-connection-reuse", no_argument, NULL, OPT_NO_REUSE },
+        { "http2", no_argument, NULL, OPT_HTTP2 },
+        { "timeout", required_argument, NULL, OPT_TIMEOUT },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char why[512], so[3];
+    uint64_t v;
+    int c;
+
+    bench_load_opts_init(&o->lo);
+    rest_status_set_default(&o->expect);
+    o->http.timeout_ms = DEFAULT_TIMEOUT_MS;
+    opterr = 0;
+    optind = 1;
+    /* "+": no reordering, so the marks on secret arguments stay put. */
+    while ((c = getopt_long(argc, argv, "+:hvH:", longopts, NULL)) != -1) {
+        int lt = bench_load_opt(&o->lo, c, optarg);
+        if (lt < 0)
+            return BENCH_EXIT_USAGE;
+        if (lt > 0)
+            continue;
+        switch (c) {
+        case 'h':
+            fputs(usage_head, stdout);
+            fputs(bench_load_help, stdout);
+            fputs(usage_tail, stdout);
+            return -1;
+        case 'v':
+            o->http.verbose = 1;
+            break;
+        case OPT_URL:
+            o->url = optarg;
+            break;
+        case OPT_METHOD:
+            if (rest_method_check(optarg) != 0) {
+                bench_error("--method %s: not an HTTP method (GET, POST, PUT, ...)", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            o->method = optarg;
+            break;
+        case 'H':
+        case OPT_HEADER:
+            if (add_header(o, optarg, optind) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_BEARER_ENV:
+            if (!*optarg) {
+                bench_error("--bearer-env: a variable name is required");
+                return BENCH_EXIT_USAGE;
+            }
+            o->bearer_env = optarg;
+            break;
+        case OPT_BEARER_FILE:
+            o->bearer_file = optarg;
+            break;
+        case OPT_BODY:
+            o->body_text = optarg;
+            break;
+        case OPT_BODY_FILE:
+            o->body_file = optarg;
+            break;
+        case OPT_EXPECT_STATUS:
+            if (rest_status_set_parse(optarg, &o->expect, why, sizeof why) != 0) {
+                bench_error("%s", why);
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_EXPECT_BODY:
+            if (o->expect_body) {
+                bench_error("--expect-body: give it once");
+                return BENCH_EXIT_USAGE;
+            }
+            if (!*optarg) {
+                bench_error("--expect-body: the text is empty");
+                return BENCH_EXIT_USAGE;
+            }
+            o->expect_body = optarg;
+            break;
+        case OPT_EXPECT_JSON:
+            if (o->expect_json_text) {
+                bench_error("--expect-json: give it once");
+                return BENCH_EXIT_USAGE;
+            }
+            if (rest_jpath_parse(optarg, &o->jpath, why, sizeof why) != 0) {
+                bench_error("%s", why);
+                return BENCH_EXIT_USAGE;
+            }
+            o->expect_json_text = optarg;
+            break;
+        case OPT_SUMMARY:
+            if (strcmp(optarg, "jmeter") != 0) {
+                bench_error("--summary %s: the one extra summary is 'jmeter'", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            o->jmeter = 1;
+            break;
+        case OPT_TLS_MATRIX:  o->matrix = 1; break;
+        case OPT_PLAIN_URL:   o->plain_url = optarg; break;
+        case OPT_PLAIN_PORT:
+            if (bench_parse_u64("--plain-port", optarg, 1, 65535, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->plain_port = (unsigned)v;
+            break;
+        case OPT_TIMEOUT:
+            if (bench_parse_duration("--timeout", optarg, 1000000ULL, 3600ULL * 1000000000ULL,
+                                     &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->http.timeout_ms = (long)(v / 1000000);
+            break;
+        case OPT_JSON:        o->json = optarg; break;
+        case OPT_QUIET:       o->quiet = 1; break;
+        case OPT_CACERT:      o->http.cacert = optarg; break;
+        case OPT_CERT:        o->http.cert = optarg; break;
+        case OPT_KEY:         o->http.key = optarg; break;
+        case OPT_INSECURE:    o->http.insecure = 1; break;
+        case OPT_NO_REUSE:    o->http.no_reuse = 1; break;
+        case OPT_HTTP2:       o->http.http2 = 1; break;
+        case ':':
+            bench_error("%s: a value is required (see: hsmbench rest http --help)",
+                        bench_bad_option(argv, optind, optopt, so));
+            return BENCH_EXIT_USAGE;
+        default:
+            bench_error("%s: unknown option (see: hsmbench rest http --help)",
+                        bench_bad_option(argv, optind, optopt, so));
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        bench_error("%s: unexpected argument (see: hsmbench rest http --help)", argv[optind]);
+        return BENCH_EXIT_USAGE;
+    }
+
+    if (!o->url) {
+        bench_error("--url is required (see: hsmbench rest http --help)");
+        return BENCH_EXIT_USAGE;
+    }
+    if (strlen(o->url) >= URL_MAX) {
+        bench_error("--url: longer than %d characters", URL_MAX - 1);
+        return BENCH_EXIT_USAGE;
+    }
+    if (rest_url_check(o->url, why, sizeof why) != 0) {
+        bench_error("--url: %s", why);
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->bearer_env && o->bearer_file) {
+        bench_error("--bearer-env and --bearer-file each give the token: give only one");
+        return BENCH_EXIT_USAGE;
+    }
+    if ((o->bearer_env || o->bearer_file) && has_header(o, "Authorization")) {
+        bench_error("--bearer-%s and --header Authorization both set the Authorization header: "
+                    "give only one", o->bearer_env ? "env" : "file");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->body_text && o->body_file) {
+        bench_error("--body and --body-file each give the body: give only one");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->body_file && read_body_file(o) != 0)
+        return BENCH_EXIT_USAGE;
+    if (o->body_text) {
+        o->body_len = strlen(o->body_text);
+        if (!(o->body = strdup(o->body_text))) {
+            bench_error("out of memory");
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (!o->method)
+        o->method = o->body ? "POST" : "GET";
+    if (o->body && strcmp(o->method, "HEAD") == 0) {
+        bench_error("--method HEAD takes no body");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->body && !has_header(o, "Content-Type")) {
+        json_t *j = json_loadb(o->body, o->body_len, JSON_DECODE_ANY, NULL);
+        o->content_type = j ? "application/json" : "application/octet-stream";
+        json_decref(j);
+    }
+    if (!o->matrix && (o->plain_url || o->plain_port)) {
+        bench_error("%s: an option of --tls-matrix", o->plain_url ? "--plain-url" : "--plain-port");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->matrix) {
+        if (strncasecmp(o->url, "https://", 8) != 0) {
+            bench_error("--tls-matrix needs an https:// --url (the plain variant comes from "
+                        "--plain-url or --plain-port)");
+            return BENCH_EXIT_USAGE;
+        }
+        if (o->plain_url && o->plain_port) {
+            bench_error("--plain-url and --plain-port each give the plain-HTTP variant: give "
+                        "only one");
+            return BENCH_EXIT_USAGE;
+        }
+        if (o->plain_url) {
+            if (strncasecmp(o->plain_url, "http://", 7) != 0) {
+                bench_error("--plain-url %s: expected an http:// URL", o->plain_url);
+                return BENCH_EXIT_USAGE;
+            }
+            if (rest_url_check(o->plain_url, why, sizeof why) != 0) {
+                bench_error("--plain-url: %s", why);
+                return BENCH_EXIT_USAGE;
+            }
+            if (strlen(o->plain_url) >= URL_MAX) {
+                bench_error("--plain-url: longer than %d characters", URL_MAX - 1);
+                return BENCH_EXIT_USAGE;
+            }
+        }
+    }
+    if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
+        return BENCH_EXIT_USAGE;
+    if (o->lo.nthreads > 1) {
+        bench_error("--threads: rest runs one thread count at a time (no sweeps)");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->http.key && !o->http.cert) {
+        bench_error("--key: give the client certificate with --cert too");
+        return BENCH_EXIT_USAGE;
+    }
+    const char *files[] = { o->http.cacert, o->http.cert, o->http.key };
+    const char *fflags[] = { "--cacert", "--cert", "--key" };
+    for (int i = 0; i < 3; i++) {
+        if (files[i] && access(files[i], R_OK) != 0) {
+            bench_error("%s %s: cannot read the file", fflags[i], files[i]);
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (o->http.insecure && o->http.cacert)
+        bench_warn("--cacert is ignored with --insecure: nothing is verified");
+    if (rest_http_check_opts(&o->http, why, sizeof why) != 0) {
+        bench_error("%s", why);
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->json && !bench_path_writable("--json", o->json))
+        return BENCH_EXIT_USAGE;
+    return 0;
+}
+
+/* The bearer token, when a source was given. */
+static int read_bearer(const http_opts *o, char *buf, size_t cap)
+{
+    bench_secret_src src = { o->bearer_env, o->bearer_file, NULL, "bearer token",
+                             "--bearer-env", "--bearer-file", NULL };
+    size_t len = 0;
+    if (bench_secret_read(&src, "", buf, cap, &len) != BENCH_SECRET_OK)
+        return BENCH_EXIT_USAGE;
+    for (size_t i = 0; i < len; i++) {
+        if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) {
+            bench_error("the bearer token contains a control character");
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* ---- secrets on the command line ------------------------------------------------------ */
+
+/* A header argument with its value hidden: "--header=Authorization: ***". */
+static void redact_header_arg(const char *arg, char *buf, size_t len)
+{
+    const char *colon = strchr(arg, ':');
+    if (!colon)
+        snprintf(buf, len, "***");
+    else
+        snprintf(buf, len, "%.*s ***", (int)(colon - arg + 1), arg);
+}
+
+static json_t *redacted_argv(int argc, char **argv, const unsigned char *marks)
+{
+    json_t *arr = json_array();
+    if (!arr || json_array_append_new(arr, json_string("hsmbench")) != 0) {
+        json_decref(arr);
+        return NULL;
+    }
+    for (int i = 0; i < argc; i++) {
+        char buf[256];
+        const char *s = argv[i];
+        if (marks[i] == MARK_HEADER) {
+            redact_header_arg(argv[i], buf, sizeof buf);
+            s = buf;
+        }
+        if (json_array_append_new(arr, json_string(s)) != 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* Hide header secrets from ps now that they are copied. */
+static void scrub_argv(int argc, char **argv, const unsigned char *marks)
+{
+    for (int i = 0; i < argc; i++) {
+        char *colon = marks[i] == MARK_HEADER ? strchr(argv[i], ':') : NULL;
+        if (colon)
+            memset(colon + 1, '*', strlen(colon + 1));
+    }
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+static json_t *headers_json(const http_opts *o, int bearer)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < o->nheaders; i++) {
+        char buf[256];
+        const char *h = o->headers[i];
+        if (rest_header_is_secret(h)) {
+            redact_header_arg(h, buf, sizeof buf);
+            h = buf;
+        }
+        if (json_array_append_new(arr, json_string(h)) != 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    if (arr && bearer && json_array_append_new(arr, json_string("Authorization: Bearer ***")) != 0) {
+        json_decref(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+static json_t *rest_json(const http_opts *o, const variant *v, int bearer)
+{
+    char st[256];
+    json_t *r = json_pack("{s:s,s:s,s:s,s:o,s:I,s:s,s:b,s:b,s:b}", "service", "http", "method",
+                          o->method, "url", v->url, "headers", headers_json(o, bearer),
+                          "body_size", (json_int_t)(o->body ? o->body_len : 0), "expect_status",
+                          rest_status_set_text(&o->expect, st, sizeof st), "tls",
+                          strncasecmp(v->url, "https://", 8) == 0, "connection_reuse",
+                          !v->http.no_reuse, "client_cert", v->http.cert != NULL);
+    if (!r)
+        return NULL;
+    if (o->expect_body && json_object_set_new(r, "expect_body", json_string(o->expect_body)) != 0) {
+        json_decref(r);
+        return NULL;
+    }
+    if (o->expect_json_text &&
+        json_object_set_new(r, "expect_json", json_string(o->expect_json_text)) != 0) {
+        json_decref(r);
+        return NULL;
+    }
+    return r;
+}
+
+static json_t *env_json(const http_opts *o, const char *plain)
+{
+    const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+    json_t *tls = json_pack("{s:b,s:b,s:b}", "verify", !o->http.insecure, "custom_ca",
+                            o->http.cacert != NULL, "client_cert", o->http.cert != NULL);
+    json_t *ep = json_pack("{s:s,s:s,s:o,s:s,s:b,s:f}", "service", "http", "url", o->url, "tls",
+                           tls, "http_version", o->http.http2 ? "2 (when offered)" : "1.1",
+                           "connection_reuse", !o->http.no_reuse, "timeout_s",
+                           (double)o->http.timeout_ms / 1000.0);
+    if (ep && plain && json_object_set_new(ep, "plain_url", json_string(plain)) != 0) {
+        json_decref(ep);
+        ep = NULL;
+    }
+    json_t *client = json_pack("{s:s,s:s}", "libcurl", cv->version, "tls_library",
+                               cv->ssl_version ? cv->ssl_version : "");
+    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host",
+                     bench_report_host_json());
+}
+
+/* ---- one run ------------------------------------------------------------------------------- */
+
+static void on_second(void *arg, const bench_sample *s)
+{
+    const http_opts *o = arg;
+    if (!o->quiet)
+        bench_report_second(stdout, s);
+}
+
+/* The failure line with its hint, as one line. */
+static void setup_fail_line(const session *ss, const variant *v, bench_code code, const char *msg)
+{
+    char line[1400];
+    const char *hint = "";
+    long status = rest_code_http_status(code);
+    if (status == 401 || status == 403)
+        hint = ss->bearer || ss->o->secret_headers
+                   ? " (check the token or Authorization header; --expect-status to expect it)"
+                   : " (the endpoint wants credentials: --bearer-env, --bearer-file or --header; "
+                     "--expect-status to expect it)";
+    else if (code == REST_E_TLS && !v->http.insecure)
+        hint = v->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
+                                "does the server want a client certificate: --cert/--key?)"
+                              : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
+    snprintf(line, sizeof line, "%s%s", msg, hint);
+    if (ss->o->matrix)
+        bench_error("%s: %s", v->name, line);
+    else
+        bench_error("%s", line);
+}
+
+static int print_jmeter(const bench_outcome *out)
+{
+    char line[256];
+    rest_jmeter_line(line, sizeof line, out->ops, out->errors, out->duration_s, out->hist);
+    if (printf("%s\n", line) < 0 || fflush(stdout) != 0) {
+        bench_error("--summary jmeter: cannot write to standard output");
+        return -1;
+    }
+    return 0;
+}
+
+/* Add a run element with its "rest" object (and "variant" in a matrix); on
+ * failure to build it, count a failure. */
+static void keep_run(session *ss, json_t *runj, const variant *v)
+{
+    if (!runj) {
+        ss->failed = 1;
+        return;
+    }
+    if (json_object_set_new(runj, "rest", rest_json(ss->o, v, ss->bearer != NULL)) != 0 ||
+        (ss->o->matrix && json_object_set_new(runj, "variant", json_string(v->name)) != 0)) {
+        json_decref(runj);
+        ss->failed = 1;
+        return;
+    }
+    if (json_array_append_new(ss->runs, runj) != 0)      /* takes runj even when it fails */
+        ss->failed = 1;
+}
+
+static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, const char *mech)
+{
+    memset(d, 0, sizeof *d);
+    d->test = test;
+    d->mechanism = mech;
+    d->mode = o->lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
+    d->rate = o->lo.load.rate;
+    d->inflight = o->lo.load.inflight;
+    d->stages = o->lo.load.stages ? o->lo.stages_text : NULL;
+    d->think_s = (double)o->lo.load.think_ns / 1e9;
+    d->engine = o->lo.load.mode == BENCH_MODE_NONBLOCKING ? "worker pool" : NULL;
+    d->threads = o->lo.load.threads;
+    d->data_size = o->body ? o->body_len : 0;
+    d->warmup_s = (double)o->lo.load.warmup_ns / 1e9;
+    d->duration_s = (double)o->lo.load.duration_ns / 1e9;
+    d->iterations = o->lo.load.iterations;
+}
+
+/*
+ * One variant from set-up to its JSON element.  Set-up failures of the
+ * endpoint (refused, TLS, 401/403 not expected) end the variant with a
+ * "failed" element; other failures of the first request are warned about
+ * and counted in the run.
+ */
+static void run_variant(session *ss, const variant *v, const char *test)
+{
+    http_opts *o = ss->o;
+    bench_run_desc d;
+    char mech[URL_MAX + 40], err[1200];
+    snprintf(mech, sizeof mech, "%s %s", o->method, v->url);
+    fill_desc(&d, o, test, mech);
+
+    if (v->skip) {
+        if (!o->quiet)
+            printf("\nVariant %s: skipped: %s\n", v->name, v->skip);
+        keep_run(ss, bench_report_run_json(&d, NULL, NULL, "skipped", v->skip), v);
+        return;
+    }
+    if (o->matrix && !o->quiet)
+        printf("\nVariant %s: %s\n", v->name, v->what);
+
+    rest_client client;
+    memset(&client, 0, sizeof client);
+    client.http = v->http;
+    client.warmup_ns = o->lo.load.warmup_ns;
+    atomic_init(&client.setup_code, BENCH_OK);
+    atomic_init(&client.cleanup_failures, 0);
+
+    rest_any_cfg cfg = {
+        .method = o->method, .url = v->url, .headers = o->headers, .nheaders = o->nheaders,
+        .bearer = ss->bearer, .content_type = o->content_type, .body = o->body,
+        .body_len = o->body_len, .expect = o->expect, .expect_body = o->expect_body,
+        .expect_json = o->expect_json_text ? &o->jpath : NULL,
+    };
+    rest_any any;
+    rest_any_init(&any, &cfg, &client);
+
+    long status = 0;
+    bench_code code = rest_any_preflight(&any, &status, err, sizeof err);
+    if (code != BENCH_OK) {
+        if (*ss->interrupt) {
+            ss->interrupted = 1;
+            return;
+        }
+        if (rest_code_is_fatal_setup(code)) {
+            setup_fail_line(ss, v, code, err);
+            ss->setup_failed = 1;
+            keep_run(ss, bench_report_run_json(&d, NULL, NULL, "failed", err), v);
+            return;
+        }
+        bench_warn("%s%sthe first request failed (%s); the run goes on and counts such failures",
+                   o->matrix ? v->name : "", o->matrix ? ": " : "", err);
+    }
+
+    bench_workload w;
+    bench_outcome out;
+    json_t *runj = NULL;
+    if (!(client.stats = rest_stats_new(o->lo.load.threads))) {
+        bench_error("out of memory");
+        ss->failed = 1;
+        return;
+    }
+    rest_any_workload(&any, &w);
+    if (!o->quiet)
+        bench_report_header(stdout, &d);
+    int rc = bench_pool_run(&w, &o->lo.load, ss->interrupt, on_second, o, &out);
+    if (rc != 0) {
+        if (*ss->interrupt) {
+            ss->interrupted = 1;
+            runj = bench_report_run_json(&d, NULL, NULL, "interrupted",
+                                         "interrupted before the run started");
+        } else {
+            bench_error("%s: %s", o->matrix ? v->name : test, out.reason);
+            ss->failed = 1;
+            runj = bench_report_run_json(&d, NULL, NULL, "failed", out.reason);
+        }
+    } else {
+        if (!o->quiet) {
+            bench_report_summary(stdout, &d, &out, &w);
+            rest_stats_print(stdout, client.stats, out.duration_s);
+        }
+        if (o->jmeter && print_jmeter(&out) != 0)
+            ss->failed = 1;
+        char why[64];
+        snprintf(why, sizeof why, "interrupted (%s)",
+                 *ss->interrupt == SIGTERM ? "SIGTERM" : "SIGINT");
+        runj = bench_report_run_json(&d, &out, &w, bench_outcome_status(&out),
+                                     out.status == BENCH_RUN_INTERRUPTED ? why : NULL);
+        if (runj && json_object_set_new(runj, "http", rest_stats_json(client.stats)) != 0) {
+            json_decref(runj);
+            runj = NULL;
+        }
+        if (out.status == BENCH_RUN_INTERRUPTED)
+            ss->interrupted = 1;
+        if (out.errors)
+            ss->any_errors = 1;
+        if (!ss->first_epoch_ms)
+            ss->first_epoch_ms = out.measure_start_epoch_ms;
+    }
+    bench_outcome_free(&out);
+    keep_run(ss, runj, v);
+    rest_stats_free(client.stats);
+}
+
+/* ---- the matrix ----------------------------------------------------------------------------- */
+
+static int make_variants(const http_opts *o, variant *vs, size_t *n)
+{
+    size_t k = 0;
+    const int reuse = !o->http.no_reuse;
+    const char *suffix = reuse ? "" : "-no-reuse";
+    rest_http_opts server_only = o->http;
+    server_only.cert = NULL;
+    server_only.key = NULL;
+
+    if (!o->matrix) {
+        vs[0].name[0] = 0;
+        vs[0].http = o->http;
+        if (!(vs[0].url = strdup(o->url)))
+            return -1;
+        *n = 1;
+        return 0;
+    }
+    /* plain HTTP: as the connection reuse flag says */
+    variant *v = &vs[k++];
+    snprintf(v->name, sizeof v->name, "plain%s", suffix);
+    snprintf(v->what, sizeof v->what, "plain HTTP, %s",
+             reuse ? "connections kept alive" : "a new connection per request");
+    v->http = server_only;
+    if (o->plain_url) {
+        v->url = strdup(o->plain_url);
+    } else if (o->plain_port) {
+        char *u = malloc(URL_MAX + 16);
+        if (u && rest_url_plain(o->url, o->plain_port, u, URL_MAX + 16) != 0) {
+            free(u);
+            bench_error("--plain-port: cannot make a plain URL from %s", o->url);
+            return -2;
+        }
+        v->url = u;
+    } else {
+        v->url = strdup(o->url);
+        v->skip = "no --plain-url or --plain-port";
+    }
+    if (!v->url)
+        return -1;
+    /* TLS, keep-alive */
+    v = &vs[k++];
+    snprintf(v->name, sizeof v->name, "tls");
+    snprintf(v->what, sizeof v->what, "TLS, connections kept alive (one handshake per worker)");
+    v->http = server_only;
+    v->http.no_reuse = 0;
+    if (!(v->url = strdup(o->url)))
+        return -1;
+    /* TLS, a handshake for every request */
+    v = &vs[k++];
+    snprintf(v->name, sizeof v->name, "tls-no-reuse");
+    snprintf(v->what, sizeof v->what, "TLS, a new connection and full handshake per request");
+    v->http = server_only;
+    v->http.no_reuse = 1;
+    if (!(v->url = strdup(o->url)))
+        return -1;
+    /* mutual TLS */
+    if (o->http.cert) {
+        v = &vs[k++];
+        snprintf(v->name, sizeof v->name, "mtls%s", suffix);
+        snprintf(v->what, sizeof v->what, "mutual TLS (client certificate), %s",
+                 reuse ? "connections kept alive" : "a new connection and full handshake per "
+                                                    "request");
+        v->http = o->http;
+        if (!(v->url = strdup(o->url)))
+            return -1;
+    }
+    *n = k;
+    return 0;
+}
+
+#define NCOL 9
+static const int col_w[NCOL] = { 14, 11, 9, 9, 9, 9, 9, 9, 7 };
+
+static void print_cells(FILE *f, char cells[NCOL][48])
+{
+    size_t last = NCOL;
+    while (last > 1 && !cells[last - 1][0])
+        last--;
+    for (size_t c = 0; c < last; c++) {
+        fputs(c ? " " : "  ", f);
+        bench_fput_cell(f, cells[c], col_w[c], c != 0);
+    }
+    fputc('\n', f);
+}
+
+static const char *pct_change(double base, double v, char *buf, size_t len)
+{
+    if (base <= 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.2f%%", 100.0 * (v - base) / base);
+    return buf;
+}
+
+static const char *fmt_us(double us, char *buf, size_t len)
+{
+    if (us <= 0)
+        snprintf(buf, len, "0s");
+    else
+        bench_fmt_ns(us * 1000.0, buf, (unsigned)len);
+    return buf;
+}
+
+static double phase(const json_t *run, const char *name, const char *stat)
+{
+    const json_t *p = json_object_get(json_object_get(json_object_get(run, "http"), "phases_us"),
+                                      name);
+    return bench_json_num(p, stat, 0);
+}
+
+static void print_table(FILE *f, const http_opts *o, const json_t *runs)
+{
+    const json_t *base = NULL, *r;
+    size_t i;
+    char bound[64];
+    if (o->lo.load.duration_ns)
+        snprintf(bound, sizeof bound, "%.4gs each", (double)o->lo.load.duration_ns / 1e9);
+    else
+        snprintf(bound, sizeof bound, "%llu requests each",
+                 (unsigned long long)o->lo.load.iterations);
+    json_array_foreach(runs, i, r) {
+        if (!base && bench_run_measured(r))
+            base = r;
+    }
+    fprintf(f, "\nTLS matrix: %s %s \xc2\xb7 %u thread%s \xc2\xb7 %s \xc2\xb7 %s", o->method, o->url,
+            o->lo.load.threads, o->lo.load.threads == 1 ? "" : "s",
+            o->lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking", bound);
+    if (base)
+        fprintf(f, " (changes against %s)", bench_json_str(base, "variant", "?"));
+    fputs("\n\n", f);
+    char head[NCOL][48] = { "VARIANT", "REQ/S", "CHANGE", "P50", "CHANGE", "P95", "P99",
+                            "TLS P50", "ERR%" };
+    print_cells(f, head);
+    json_array_foreach(runs, i, r) {
+        char cells[NCOL][48];
+        memset(cells, 0, sizeof cells);
+        snprintf(cells[0], sizeof cells[0], "%s", bench_json_str(r, "variant", "?"));
+        if (!bench_run_measured(r)) {
+            fputs("  ", f);
+            bench_fput_cell(f, cells[0], col_w[0], 0);
+            fprintf(f, " %s: %s\n", bench_json_str(r, "status", "?"),
+                    bench_json_str(r, "reason", "not measured"));
+            continue;
+        }
+        double rate = bench_json_num(r, "ops_per_s", 0);
+        double p50 = phase(r, "duration", "p50");
+        snprintf(cells[1], sizeof cells[1], "%.2f", rate);
+        fmt_us(p50, cells[3], sizeof cells[3]);
+        fmt_us(phase(r, "duration", "p95"), cells[5], sizeof cells[5]);
+        fmt_us(phase(r, "duration", "p99"), cells[6], sizeof cells[6]);
+        fmt_us(phase(r, "tls_handshaking", "p50"), cells[7], sizeof cells[7]);
+        snprintf(cells[8], sizeof cells[8], "%.2f", bench_json_num(r, "error_pct", 0));
+        if (r == base) {
+            snprintf(cells[2], sizeof cells[2], "-");
+            snprintf(cells[4], sizeof cells[4], "-");
+        } else if (base) {
+            pct_change(bench_json_num(base, "ops_per_s", 0), rate, cells[2], sizeof cells[2]);
+            pct_change(phase(base, "duration", "p50"), p50, cells[4], sizeof cells[4]);
+        }
+        print_cells(f, cells);
+    }
+    fputs("\n  REQ/S: requests per second; P50, P95, P99: http_req_duration (sending, waiting,\n"
+          "  receiving); TLS P50: the median http_req_tls_handshaking, 0 without a handshake.\n", f);
+    fflush(f);
+}
+
+/* ---- the command ------------------------------------------------------------------------------ */
+
+int rest_cmd_http(int argc, char **argv)
+{
+    /* getopt sees "http" as argv[0]; the marks index the full argv. */
+    http_opts o;
+    memset(&o, 0, sizeof o);
+    unsigned char *marks = calloc((size_t)argc + 1, 1);
+    if (!marks) {
+        bench_error("out of memory");
+        return BENCH_EXIT_USAGE;
+    }
+    o.marks = marks + 1;
+    int rc = parse_args(argc - 1, argv + 1, &o);
+    scrub_argv(argc - 1, argv + 1, o.marks);
+    if (rc != 0) {
+        opts_free(&o);
+        free(marks);
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    }
+
+    char *bearer = NULL;
+    if (o.bearer_env || o.bearer_file) {
+        if (!(bearer = malloc(SECRET_MAX))) {
+            bench_error("out of memory");
+            opts_free(&o);
+            free(marks);
+            return BENCH_EXIT_USAGE;
+        }
+        if ((rc = read_bearer(&o, bearer, SECRET_MAX)) != 0)
+            goto out_secret;
+    }
+    if (o.http.insecure)
+        bench_warn("--insecure: the server's certificate is not verified%s",
+                   bearer || o.secret_headers ? "; anyone on the path can read the credentials"
+                                              : "");
+    if (strncasecmp(o.url, "http://", 7) == 0 && (bearer || o.secret_headers))
+        bench_warn("--url is plain http://: the credentials cross the network unencrypted");
+
+    const volatile sig_atomic_t *interrupt = bench_signals_install();
+    o.http.interrupt = interrupt;
+    /* libcurl runs with CURLOPT_NOSIGNAL: a write to a closed connection
+     * must be an error class, not the end of the process. */
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+        bench_error("cannot ignore SIGPIPE");
+        rc = BENCH_EXIT_FAILED;
+        goto out_secret;
+    }
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        bench_error("cannot initialise libcurl");
+        rc = BENCH_EXIT_MODULE;
+        goto out_secret;
+    }
+
+    variant vs[MAX_VARIANTS];
+    size_t nv = 0;
+    memset(vs, 0, sizeof vs);
+    int mv = make_variants(&o, vs, &nv);
+    if (mv != 0) {
+        if (mv == -1)
+            bench_error("out of memory");
+        rc = mv == -1 ? BENCH_EXIT_FAILED : BENCH_EXIT_USAGE;
+        goto out_variants;
+    }
+
+    char test[48];
+    snprintf(test, sizeof test, "http-%s", o.method);
+    for (char *p = test; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+
+    session ss;
+    memset(&ss, 0, sizeof ss);
+    ss.o = &o;
+    ss.bearer = bearer;
+    ss.interrupt = interrupt;
+    if (!(ss.runs = json_array())) {
+        bench_error("out of memory");
+        rc = BENCH_EXIT_FAILED;
+        goto out_variants;
+    }
+    time_t started = time(NULL);
+    for (size_t i = 0; i < nv && !ss.interrupted && !*interrupt; i++) {
+        run_variant(&ss, &vs[i], test);
+        /* Without the matrix, a failure at set-up ends it all (nothing measured). */
+        if (!o.matrix && ss.setup_failed)
+            break;
+    }
+    if (*interrupt)
+        ss.interrupted = 1;
+
+    if (o.matrix && !o.quiet && json_array_size(ss.runs))
+        print_table(stdout, &o, ss.runs);
+
+    rc = ss.interrupted ? BENCH_EXIT_INTERRUPTED
+         : ss.setup_failed ? BENCH_EXIT_MODULE
+         : ss.failed || ss.any_errors ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
+
+    /* A single run that failed at set-up measured nothing: no results file. */
+    if (o.json && !(!o.matrix && ss.setup_failed) && json_array_size(ss.runs)) {
+        char when[32];
+        struct tm tmv;
+        if (!gmtime_r(&started, &tmv) || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv) == 0)
+            snprintf(when, sizeof when, "1970-01-01T00:00:00Z");
+        const char *plain = o.matrix && nv && !vs[0].skip ? vs[0].url : NULL;
+        json_t *doc = json_pack("{s:s,s:{s:s},s:o,s:s,s:I,s:o,s:O}", "schema", BENCH_RESULT_SCHEMA,
+                                "tool", "version", HSMBENCH_VERSION, "command",
+                                redacted_argv(argc, argv, marks), "started_at", when,
+                                "started_at_epoch_ms", (json_int_t)ss.first_epoch_ms,
+                                "environment", env_json(&o, plain), "runs", ss.runs);
+        if (!doc || bench_report_write(o.json, doc) != 0) {
+            if (!doc)
+                bench_error("--json %s: cannot build the results (out of memory)", o.json);
+            if (rc == BENCH_EXIT_OK)
+                rc = BENCH_EXIT_FAILED;
+        }
+        json_decref(doc);
+    }
+    if (ss.interrupted && !o.quiet)
+        fprintf(stderr, "hsmbench: interrupted; partial results %s\n",
+                o.json ? "written" : "shown above");
+    json_decref(ss.runs);
+
+out_variants:
+    for (size_t i = 0; i < MAX_VARIANTS; i++)
+        free(vs[i].url);
+    curl_global_cleanup();
+out_secret:
+    if (bearer) {
+        bench_secret_wipe(bearer, SECRET_MAX);
+        free(bearer);
+    }
+    opts_free(&o);
+    free(marks);
+    return rc;
+}

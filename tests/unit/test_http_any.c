@@ -1,0 +1,203 @@
+/*
+ * tests/unit/test_http_any.c - "hsmbench rest http"'s pure parts: expected
+ * status sets, JSON paths, header and method checks, judging an answer,
+ * JMeter's summary line and the plain-HTTP twin of a URL.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "bench/hist.h"
+#include "rest/http_any.h"
+
+static void test_status_sets(void)
+{
+    rest_status_set s;
+    char err[256], buf[128];
+    rest_status_set_default(&s);
+    CHECK(rest_status_set_has(&s, 200) && rest_status_set_has(&s, 302) && rest_status_set_has(&s, 399));
+    CHECK(!rest_status_set_has(&s, 199) && !rest_status_set_has(&s, 400) && !rest_status_set_has(&s, 0));
+    CHECK(strcmp(rest_status_set_text(&s, buf, sizeof buf), "200-399") == 0);
+
+    CHECK(rest_status_set_parse("200,204", &s, err, sizeof err) == 0);
+    CHECK(rest_status_set_has(&s, 204) && !rest_status_set_has(&s, 201));
+    CHECK(strcmp(rest_status_set_text(&s, buf, sizeof buf), "200,204") == 0);
+    CHECK(rest_status_set_parse("200-299,404", &s, err, sizeof err) == 0);
+    CHECK(rest_status_set_has(&s, 250) && rest_status_set_has(&s, 404) && !rest_status_set_has(&s, 300));
+    CHECK(rest_status_set_parse("4xx", &s, err, sizeof err) == 0);
+    CHECK(rest_status_set_has(&s, 400) && rest_status_set_has(&s, 499) && !rest_status_set_has(&s, 500));
+    CHECK(strcmp(rest_status_set_text(&s, buf, sizeof buf), "400-499") == 0);
+
+    static const char *const bad[] = { "", "20", "2000", "600", "099", "299-200", "200,", ",200",
+                                       "200,,204", "abc", "6xx", "2x", "200-", "-200", "2OO" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_MSG(rest_status_set_parse(bad[i], &s, err, sizeof err) != 0, "'%s' accepted", bad[i]);
+    CHECK(rest_status_set_parse("2000", &s, err, sizeof err) != 0 && strstr(err, "--expect-status"));
+}
+
+static void test_jpath(void)
+{
+    rest_jpath p;
+    char err[256];
+    json_t *doc = json_loads("{\"result\":{\"allow\":true,\"n\":null},\"items\":[{\"id\":7},[1,2]],"
+                             "\"a.b\":1,\"x-y\":2}", 0, NULL);
+    CHECK(doc != NULL);
+    static const char *const found[] = { ".", ".result", ".result.allow", ".result.n", ".items[0]",
+                                         ".items[0].id", ".items[1][1]", ".\"a.b\"", ".x-y" };
+    for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
+        CHECK_MSG(rest_jpath_parse(found[i], &p, err, sizeof err) == 0, "%s: %s", found[i], err);
+        CHECK_MSG(rest_jpath_get(&p, doc) != NULL, "%s not found", found[i]);
+        rest_jpath_free(&p);
+    }
+    static const char *const missing[] = { ".nope", ".result.deny", ".items[2]", ".items[0].name",
+                                           ".result[0]", ".items.id", ".result.allow.x" };
+    for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+        CHECK_MSG(rest_jpath_parse(missing[i], &p, err, sizeof err) == 0, "%s: %s", missing[i], err);
+        CHECK_MSG(rest_jpath_get(&p, doc) == NULL, "%s found", missing[i]);
+        rest_jpath_free(&p);
+    }
+    json_t *arr = json_loads("[{\"id\":1}]", 0, NULL);
+    CHECK(rest_jpath_parse(".[0].id", &p, err, sizeof err) == 0 && rest_jpath_get(&p, arr) != NULL);
+    rest_jpath_free(&p);
+    json_decref(arr);
+
+    static const char *const bad[] = { "", "result", "..a", ".a.", ".a[", ".a[]", ".a[x]", ".a[1",
+                                       ".\"a", ".a]", ".a\"b\"" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(rest_jpath_parse(bad[i], &p, err, sizeof err) != 0, "'%s' accepted", bad[i]);
+        CHECK(p.n == 0 && p.seg == NULL);
+    }
+    json_decref(doc);
+}
+
+static void test_headers_and_methods(void)
+{
+    char err[256];
+    CHECK(rest_header_check("Content-Type: application/json", err, sizeof err) == 0);
+    CHECK(rest_header_check("X-Empty:", err, sizeof err) == 0);
+    CHECK(rest_header_check("Accept:*/*", err, sizeof err) == 0);
+    CHECK(rest_header_check("No colon", err, sizeof err) != 0);
+    CHECK(rest_header_check(": value", err, sizeof err) != 0);
+    CHECK(rest_header_check("Bad Name: v", err, sizeof err) != 0);
+    CHECK(rest_header_check("X-Inject: a\r\nHost: evil", err, sizeof err) != 0);
+    CHECK(rest_header_is("content-type: x", "Content-Type"));
+    CHECK(!rest_header_is("Content-Typo: x", "Content-Type"));
+    CHECK(!rest_header_is("Content-Type-X: x", "Content-Type"));
+    CHECK(rest_header_is_secret("Authorization: Bearer x"));
+    CHECK(rest_header_is_secret("authorization:x"));
+    CHECK(rest_header_is_secret("Proxy-Authorization: Basic x"));
+    CHECK(rest_header_is_secret("Cookie: a=b"));
+    CHECK(!rest_header_is_secret("X-Authorization-Hint: no"));
+    CHECK(rest_method_check("GET") == 0 && rest_method_check("PATCH") == 0);
+    CHECK(rest_method_check("M-SEARCH") == 0);
+    CHECK(rest_method_check("") != 0 && rest_method_check("GE T") != 0 &&
+          rest_method_check("GET\r\n") != 0);
+}
+
+static rest_response answer(long status, const char *body)
+{
+    rest_response r;
+    memset(&r, 0, sizeof r);
+    r.status = status;
+    r.error = "";
+    r.body = body;
+    r.body_len = strlen(body);
+    return r;
+}
+
+static void test_check_answer(void)
+{
+    rest_any_cfg c;
+    rest_jpath p;
+    char err[256];
+    memset(&c, 0, sizeof c);
+    rest_status_set_default(&c.expect);
+    rest_response r = answer(200, "{\"result\":true}");
+    CHECK(rest_any_check(&c, &r) == BENCH_OK);
+    r = answer(404, "no");
+    CHECK(rest_any_check(&c, &r) == rest_code_http(404));
+    r = answer(0, "");
+    r.transport = REST_E_TIMEOUT;
+    CHECK(rest_any_check(&c, &r) == REST_E_TIMEOUT);
+
+    c.expect_body = "\"result\"";
+    r = answer(200, "{\"result\":true}");
+    CHECK(rest_any_check(&c, &r) == BENCH_OK);
+    r = answer(200, "{\"other\":true}");
+    CHECK(rest_any_check(&c, &r) == REST_E_EXPECT_BODY);
+    c.expect_body = NULL;
+
+    CHECK(rest_jpath_parse(".result", &p, err, sizeof err) == 0);
+    c.expect_json = &p;
+    r = answer(200, "{\"result\":false}");
+    CHECK(rest_any_check(&c, &r) == BENCH_OK);
+    r = answer(200, "{\"resul\":1}");
+    CHECK(rest_any_check(&c, &r) == REST_E_EXPECT_JSON);
+    r = answer(200, "{\"result\":");
+    CHECK(rest_any_check(&c, &r) == REST_E_BAD_JSON);
+    r = answer(200, "");
+    CHECK(rest_any_check(&c, &r) == REST_E_BAD_JSON);
+    /* The status comes first: a 500 with a JSON body is HTTP 500. */
+    r = answer(500, "{\"result\":1}");
+    CHECK(rest_any_check(&c, &r) == rest_code_http(500));
+    rest_jpath_free(&p);
+
+    char name[64];
+    rest_any_code_name(NULL, REST_E_EXPECT_BODY, name, sizeof name);
+    CHECK(strcmp(name, "EXPECT_BODY") == 0);
+    rest_any_code_name(NULL, REST_E_EXPECT_JSON, name, sizeof name);
+    CHECK(strcmp(name, "EXPECT_JSON") == 0);
+    rest_any_code_name(NULL, REST_E_BAD_JSON, name, sizeof name);
+    CHECK(strcmp(name, "BAD_JSON") == 0);
+    rest_any_code_name(NULL, rest_code_http(404), name, sizeof name);
+    CHECK(strcmp(name, "HTTP 404") == 0);
+}
+
+static void test_jmeter_line(void)
+{
+    char buf[256];
+    bench_hist *h = bench_hist_new();
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    bench_hist_record(h, 12000000);          /* 12 ms */
+    bench_hist_record(h, 155400000);         /* 155.4 ms */
+    bench_hist_record(h, 2707000000ULL);     /* 2.707 s */
+    rest_jmeter_line(buf, sizeof buf, 12000, 0, 42.3, h);
+    /* avg of the three: 958.1 ms */
+    CHECK_MSG(strcmp(buf, "summary = 12000 in 00:00:42 = 283.7/s Avg: 958 Min: 12 Max: 2707 "
+                          "Err: 0 (0.00%)") == 0, "%s", buf);
+    rest_jmeter_line(buf, sizeof buf, 3, 1, 3725.6, h);
+    CHECK_MSG(strncmp(buf, "summary = 3 in 01:02:06 = 0.0/s ", 32) == 0 &&
+              strstr(buf, "Err: 1 (33.33%)"), "%s", buf);
+    rest_jmeter_line(buf, sizeof buf, 0, 0, 0, NULL);
+    CHECK_MSG(strcmp(buf, "summary = 0 in 00:00:00 = 0.0/s Avg: 0 Min: 0 Max: 0 Err: 0 (0.00%)") == 0,
+              "%s", buf);
+    bench_hist_free(h);
+}
+
+static void test_plain_url(void)
+{
+    char out[256];
+    CHECK(rest_url_plain("https://h.example:8443/x?y=1", 8080, out, sizeof out) == 0 &&
+          strcmp(out, "http://h.example:8080/x?y=1") == 0);
+    CHECK(rest_url_plain("https://localhost/hello", 80, out, sizeof out) == 0 &&
+          strcmp(out, "http://localhost:80/hello") == 0);
+    CHECK(rest_url_plain("HTTPS://[::1]:8443/v1/data", 8181, out, sizeof out) == 0 &&
+          strcmp(out, "http://[::1]:8181/v1/data") == 0);
+    CHECK(rest_url_plain("https://h", 1, out, sizeof out) == 0 && strcmp(out, "http://h:1") == 0);
+    CHECK(rest_url_plain("http://h/x", 1, out, sizeof out) != 0);
+    CHECK(rest_url_plain("https:///x", 1, out, sizeof out) != 0);
+    CHECK(rest_url_plain("https://h/x", 1, out, 8) != 0);
+}
+
+int main(void)
+{
+    RUN(test_status_sets);
+    RUN(test_jpath);
+    RUN(test_headers_and_methods);
+    RUN(test_check_answer);
+    RUN(test_jmeter_line);
+    RUN(test_plain_url);
+    return check_finish();
+}
