@@ -504,6 +504,7 @@ int p11_cmd_run(int argc, char **argv)
             write_failed = 1;
         json_decref(doc);
     }
+    p11_runner_release(&r);    /* kept keys go while the session is open */
     p11_target_close(&t);
     int interrupted = r.interrupted,
         failed = r.any_failed || r.any_errors || write_failed || thresholds_failed;

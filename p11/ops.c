@@ -109,14 +109,18 @@ void p11_mech_next(const p11_test_ctx *ctx, p11_mech_state *ms, uint64_t counter
 {
     if (ctx->def->op != P11_OP_ENCRYPT)
         return;
+    /* A sweep reuses the key: each run gets its own range of counters. */
+    counter += (uint64_t)ctx->run_seq << 40;
     /* Bytes 4..11 carry the operation counter: GCM's 12-byte IV ends there,
      * CBC's 16-byte IV and CTR's counter block keep their last 4 bytes 0. */
     for (int i = 0; i < 8; i++)
         ms->iv[4 + i] = (unsigned char)(counter >> (56 - 8 * i));
     if (ctx->def->key == KEYS_DES3) {
-        /* 3DES IVs are 8 bytes: the index's low half, the counter's low half. */
+        /* 3DES IVs are 8 bytes: the index, then the counter folded to 32 bits
+         * (its high half carries the sweep's run number). */
+        uint32_t c = (uint32_t)counter ^ (uint32_t)(counter >> 32);
         for (int i = 0; i < 4; i++)
-            ms->iv[4 + i] = (unsigned char)(counter >> (24 - 8 * i));
+            ms->iv[4 + i] = (unsigned char)(c >> (24 - 8 * i));
     }
     if (ctx->def->param == P11_PARAM_CTR)
         memcpy(ms->ctr.cb, ms->iv, 16);

@@ -27,8 +27,57 @@ int p11_runner_init(p11_runner *r, p11_target *t, const bench_load *load,
     return r->runs ? 0 : -1;
 }
 
+void p11_runner_release(p11_runner *r)
+{
+    if (r->kept) {
+        p11_test_release(r->kept);
+        free(r->kept);
+        r->kept = NULL;
+    }
+}
+
+/*
+ * The prepared test for these parameters: the kept one when it matches (a
+ * thread sweep reuses its keys and input), else freshly prepared.
+ */
+static p11_test_ctx *prepared(p11_runner *r, const p11_test_def *def, const p11_test_params *p,
+                              CK_RV *rv)
+{
+    p11_target *t = r->target;
+    if (r->kept && r->kept_def == def && memcmp(&r->kept_params, p, sizeof *p) == 0) {
+        p11_test_ctx *ctx = r->kept;
+        r->kept = NULL;
+        atomic_store(&ctx->reopened, 0);
+        atomic_store(&ctx->verified, 0);
+        atomic_store(&ctx->grown, 0);
+        atomic_store(&ctx->mismatched, 0);
+        ctx->run_seq++;
+        *rv = CKR_OK;
+        return ctx;
+    }
+    p11_runner_release(r);
+    p11_test_ctx *ctx = malloc(sizeof *ctx);
+    if (!ctx) {
+        *rv = CKR_HOST_MEMORY;
+        return NULL;
+    }
+    *rv = p11_test_prepare(ctx, t->mod, t->token.slot, t->control, def, p);
+    if (*rv != CKR_OK) {
+        free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static void discard(p11_test_ctx *ctx)
+{
+    p11_test_release(ctx);
+    free(ctx);
+}
+
 void p11_runner_free(p11_runner *r)
 {
+    p11_runner_release(r);
     json_decref(r->runs);
     free(r->rows);
     memset(r, 0, sizeof *r);
@@ -156,18 +205,19 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
         return;
     }
 
-    p11_test_ctx ctx;
-    CK_RV rv = p11_test_prepare(&ctx, t->mod, t->token.slot, t->control, def, &p);
-    if (rv != CKR_OK) {
+    CK_RV rv;
+    p11_test_ctx *ctxp = prepared(r, def, &p, &rv);
+    if (!ctxp) {
         snprintf(reason, sizeof reason, "preparing keys and input failed: %s",
                  rv == CKR_GENERAL_ERROR ? "see the message above" : p11_rv_name(rv, rb, sizeof rb));
         not_run(r, &d, "failed", reason, def->deprecated);
         r->any_failed = 1;
         return;
     }
+    p11_test_ctx *const ctx = ctxp;
     if (*r->interrupt) {
         /* Ctrl-C while keys were made: nothing measured, keys still go. */
-        p11_test_release(&ctx);
+        discard(ctx);
         r->interrupted = 1;
         not_run(r, &d, "interrupted", "interrupted before the run started", def->deprecated);
         return;
@@ -175,13 +225,13 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
 
     bench_workload w;
     bench_outcome out;
-    p11_test_workload(&ctx, &w);
+    p11_test_workload(ctx, &w);
     if (r->load.mode == BENCH_MODE_NONBLOCKING) {
         /* Many operations in flight over few threads where the module can
          * (PKCS#11 3.2 async sessions); the worker pool otherwise. */
         char why[160];
         unsigned slots = r->load.inflight ? r->load.inflight : r->load.threads * 16;
-        if (p11_async_setup(&ctx, t->mod, &w, slots, why, sizeof why))
+        if (p11_async_setup(ctx, t->mod, &w, slots, why, sizeof why))
             d.engine = "PKCS#11 async sessions";
         else if (!r->quiet)
             printf("(non-blocking on the worker pool: %s)\n", why);
@@ -205,12 +255,12 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
         not_run(r, &d, "failed", out.reason, def->deprecated);
         r->any_failed = 1;
         bench_outcome_free(&out);
-        p11_test_release(&ctx);
+        discard(ctx);
         return;
     }
 
-    uint64_t reopened = atomic_load(&ctx.reopened), verified = atomic_load(&ctx.verified);
-    uint64_t grown = atomic_load(&ctx.grown), mismatched = atomic_load(&ctx.mismatched);
+    uint64_t reopened = atomic_load(&ctx->reopened), verified = atomic_load(&ctx->verified);
+    uint64_t grown = atomic_load(&ctx->grown), mismatched = atomic_load(&ctx->mismatched);
     if (mismatched)
         r->any_errors = 1;   /* a wrong result fails the run, warm-up or not */
     if (!r->quiet) {
@@ -260,7 +310,10 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     if (out.errors)
         r->any_errors = 1;
     bench_outcome_free(&out);
-    p11_test_release(&ctx);
+    /* Kept for a next run with the same parameters; released otherwise. */
+    r->kept = ctx;
+    r->kept_def = def;
+    r->kept_params = p;
 }
 
 void p11_runner_table(const p11_runner *r, FILE *f)

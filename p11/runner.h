@@ -39,6 +39,11 @@ typedef struct p11_runner {
     uint64_t                     start_at_ms; /* --start-at: wall clock to begin at (0: now) */
     uint64_t                     first_epoch_ms;  /* measuring start of the first run */
     bench_progress               progress;    /* on stderr, on a terminal, unless quiet */
+    /* Keys and input of the last test, kept for the next run when only the
+     * thread count changes (a sweep shares its keys). */
+    p11_test_ctx                *kept;
+    const p11_test_def          *kept_def;
+    p11_test_params              kept_params;
     double                       progress_elapsed;
 } p11_runner;
 
@@ -47,6 +52,8 @@ int  p11_runner_init(p11_runner *r, p11_target *t, const bench_load *load,
                      const char *stages_text, int quiet, const volatile sig_atomic_t *interrupt);
 /* Check, prepare, run, report and clean up one test (params already resolved or not). */
 void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_params *params);
+/* Destroy the keys kept for a next run (before the token is closed). */
+void p11_runner_release(p11_runner *r);
 /* The closing table of every test run so far. */
 void p11_runner_table(const p11_runner *r, FILE *f);
 void p11_runner_free(p11_runner *r);

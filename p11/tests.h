@@ -151,6 +151,7 @@ typedef struct p11_test_ctx {
     _Atomic uint64_t    grown;       /* output buffers grown after CKR_BUFFER_TOO_SMALL */
     _Atomic uint64_t    mismatched;  /* results OpenSSL found wrong (warm-up included) */
     void               *async_list;  /* the module's 3.2 function list, when async runs */
+    uint32_t            run_seq;     /* runs made with these keys: IVs never repeat across them */
 } p11_test_ctx;
 
 /* Make keys and the input.  On failure prints one line and returns the CKR

@@ -728,6 +728,11 @@ int rest_cmd_rest(int argc, char **argv)
                                 "tool", "version", HSMBENCH_VERSION, "command",
                                 redacted_argv(argc, argv, marks), "started_at",
                                 when, "environment", env_json(&o), "runs", runj);
+        /* The wall clock of the measured start, so generators' files merge. */
+        json_t *epoch = doc ? json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+                                              "measure_start_epoch_ms") : NULL;
+        if (epoch)
+            json_object_set(doc, "started_at_epoch_ms", epoch);
         runj = NULL;
         if (!doc || bench_report_write(o.json, doc) != 0) {
             if (rc == BENCH_EXIT_OK)

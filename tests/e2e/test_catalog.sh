@@ -93,6 +93,12 @@ run "$HSMBENCH" run --test rsa-pkcs-sign,aes-gcm-encrypt --token-keys --iteratio
 check "--token-keys run: exit 0" 0
 n=$(count_objects)
 [ "$n" = "$base" ] && pass "--token-keys success: object count unchanged" || fail "--token-keys success: object count unchanged" "$base -> $n"
+run "$HSMBENCH" run --test rsa-pkcs-sign,aes-gcm-encrypt --token-keys --threads 1,2 --iterations 20 --verify --quiet --json "$T/sweep.json"
+check "--token-keys thread sweep (keys shared across the sweep), verified: exit 0" 0
+json_check "thread sweep: four runs, each verified" "$T/sweep.json" \
+    '[r["threads"] for r in runs] == [1, 2, 1, 2] and all(r["verify"]["checked"] > 0 for r in runs)'
+n=$(count_objects)
+[ "$n" = "$base" ] && pass "--token-keys sweep: object count unchanged" || fail "--token-keys sweep: object count unchanged" "$base -> $n"
 # SoftHSM rejects SHA-256 OAEP: every operation fails mid-run.
 run "$HSMBENCH" run --test rsa-oaep-encrypt --hash SHA256 --token-keys --iterations 20 --quiet --json "$T/err.json"
 check "--token-keys, every operation failing: exit 1" 1
