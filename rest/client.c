@@ -1,6 +1,8 @@
 /* rest/client.c - shared plumbing of the REST workloads. */
 #include "rest/client.h"
 
+#include "bench/report.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,4 +155,23 @@ int rest_url_check(const char *url, char *err, size_t errlen)
         }
     }
     return 0;
+}
+
+json_t *rest_env_json(const char *service, const char *url, const rest_http_opts *h,
+                      const char *plain_url)
+{
+    const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+    json_t *tls = json_pack("{s:b,s:b,s:b}", "verify", !h->insecure, "custom_ca", h->cacert != NULL,
+                            "client_cert", h->cert != NULL);
+    json_t *ep = json_pack("{s:s,s:s,s:o,s:s,s:b,s:f}", "service", service, "url", url, "tls", tls,
+                           "http_version", h->http2 ? "2 (when offered)" : "1.1", "connection_reuse",
+                           !h->no_reuse, "timeout_s", (double)h->timeout_ms / 1000.0);
+    if (ep && plain_url && json_object_set_new(ep, "plain_url", json_string(plain_url)) != 0) {
+        json_decref(ep);
+        ep = NULL;
+    }
+    json_t *client = json_pack("{s:s,s:s}", "libcurl", cv->version, "tls_library",
+                               cv->ssl_version ? cv->ssl_version : "");
+    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host",
+                     bench_report_host_json());
 }

@@ -86,8 +86,7 @@ static const char rest_usage_tail[] =
     "130 interrupted.\n";
 
 enum {
-    OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE, OPT_JSON, OPT_QUIET, OPT_CACERT, OPT_CERT, OPT_KEY,
-    OPT_INSECURE, OPT_NO_REUSE, OPT_HTTP2, OPT_TIMEOUT,
+    OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE, OPT_JSON, OPT_QUIET, 
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
     OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE, OPT_MODE,
     OPT_HASH, OPT_TRANSIENT,
@@ -170,18 +169,12 @@ static int parse_args(int argc, char **argv, rest_opts *o)
 {
     static const struct option longopts[] = {
         BENCH_LOAD_LONGOPTS,
+        REST_HTTP_LONGOPTS,
         { "endpoint", required_argument, NULL, OPT_ENDPOINT },
         { "op", required_argument, NULL, OPT_OP },
         { "data-size", required_argument, NULL, OPT_DATA_SIZE },
         { "json", required_argument, NULL, OPT_JSON },
         { "quiet", no_argument, NULL, OPT_QUIET },
-        { "cacert", required_argument, NULL, OPT_CACERT },
-        { "cert", required_argument, NULL, OPT_CERT },
-        { "key", required_argument, NULL, OPT_KEY },
-        { "insecure", no_argument, NULL, OPT_INSECURE },
-        { "no-connection-reuse", no_argument, NULL, OPT_NO_REUSE },
-        { "http2", no_argument, NULL, OPT_HTTP2 },
-        { "timeout", required_argument, NULL, OPT_TIMEOUT },
         { "verbose", no_argument, NULL, 'v' },
         { "token-env", required_argument, NULL, OPT_TOKEN_ENV },
         { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
@@ -211,6 +204,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     /* "+": no reordering, so the positions of secret arguments stay put. */
     while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
         int lt = bench_load_opt(&o->lo, c, optarg);
+        if (lt == 0)
+            lt = rest_http_opt(&o->http, c, optarg);
         if (lt < 0)
             return BENCH_EXIT_USAGE;
         if (lt > 0)
@@ -241,20 +236,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                 return BENCH_EXIT_USAGE;
             o->data_size = v;
             break;
-        case OPT_TIMEOUT:
-            if (bench_parse_duration("--timeout", optarg, 1000000ULL, 3600ULL * 1000000000ULL,
-                                     &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->http.timeout_ms = (long)(v / 1000000);
-            break;
         case OPT_JSON:        o->json = optarg; break;
         case OPT_QUIET:       o->quiet = 1; break;
-        case OPT_CACERT:      o->http.cacert = optarg; break;
-        case OPT_CERT:        o->http.cert = optarg; break;
-        case OPT_KEY:         o->http.key = optarg; break;
-        case OPT_INSECURE:    o->http.insecure = 1; break;
-        case OPT_NO_REUSE:    o->http.no_reuse = 1; break;
-        case OPT_HTTP2:       o->http.http2 = 1; break;
         case OPT_TOKEN_ENV:
         case OPT_API_KEY_ENV:
             if (kind_only(o, c == OPT_TOKEN_ENV ? KIND_EKM : KIND_SDKMS,
@@ -374,20 +357,6 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
     }
-    if ((o->http.cert != NULL) != (o->http.key != NULL) && !o->http.cert) {
-        bench_error("--key: give the client certificate with --cert too");
-        return BENCH_EXIT_USAGE;
-    }
-    const char *files[] = { o->http.cacert, o->http.cert, o->http.key };
-    const char *fflags[] = { "--cacert", "--cert", "--key" };
-    for (int i = 0; i < 3; i++) {
-        if (files[i] && access(files[i], R_OK) != 0) {
-            bench_error("%s %s: cannot read the file", fflags[i], files[i]);
-            return BENCH_EXIT_USAGE;
-        }
-    }
-    if (o->http.insecure && o->http.cacert)
-        bench_warn("--cacert is ignored with --insecure: nothing is verified");
     if (rest_http_check_opts(&o->http, why, sizeof why) != 0) {
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
@@ -489,17 +458,7 @@ static void scrub_argv(int argc, char **argv, const unsigned char *marks)
 
 static json_t *env_json(const rest_opts *o)
 {
-    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
-    json_t *tls = json_pack("{s:b,s:b,s:b}", "verify", !o->http.insecure, "custom_ca",
-                            o->http.cacert != NULL, "client_cert", o->http.cert != NULL);
-    json_t *ep = json_pack("{s:s,s:s,s:o,s:s,s:b,s:f}", "service",
-                           o->kind == KIND_EKM ? "ekm" : "sdkms", "url", o->endpoint, "tls", tls,
-                           "http_version", o->http.http2 ? "2 (when offered)" : "1.1",
-                           "connection_reuse", !o->http.no_reuse, "timeout_s",
-                           (double)o->http.timeout_ms / 1000.0);
-    json_t *client = json_pack("{s:s,s:s}", "libcurl", v->version, "tls_library",
-                               v->ssl_version ? v->ssl_version : "");
-    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host", bench_report_host_json());
+    return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", o->endpoint, &o->http, NULL);
 }
 
 static void on_second(void *arg, const bench_sample *s)

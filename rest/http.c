@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
+#include "bench/cli.h"
 #include "bench/clock.h"
 #include "rest/codes.h"
 #include "rest/phases.h"
@@ -147,9 +149,43 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     return *interrupt != 0;
 }
 
+int rest_http_opt(rest_http_opts *o, int code, const char *arg)
+{
+    uint64_t ns;
+    switch (code) {
+    case REST_OPT_CACERT:   o->cacert = arg; return 1;
+    case REST_OPT_CERT:     o->cert = arg; return 1;
+    case REST_OPT_KEY:      o->key = arg; return 1;
+    case REST_OPT_INSECURE: o->insecure = 1; return 1;
+    case REST_OPT_NO_REUSE: o->no_reuse = 1; return 1;
+    case REST_OPT_HTTP2:    o->http2 = 1; return 1;
+    case REST_OPT_TIMEOUT:
+        if (bench_parse_duration("--timeout", arg, 1000000ULL, 3600ULL * 1000000000ULL, &ns) != 0)
+            return -1;
+        o->timeout_ms = (long)(ns / 1000000);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen)
 {
     const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    if (o->key && !o->cert) {
+        snprintf(err, errlen, "--key: give the client certificate with --cert too");
+        return -1;
+    }
+    const char *files[] = { o->cacert, o->cert, o->key };
+    const char *fflags[] = { "--cacert", "--cert", "--key" };
+    for (int i = 0; i < 3; i++) {
+        if (files[i] && access(files[i], R_OK) != 0) {
+            snprintf(err, errlen, "%s %s: cannot read the file", fflags[i], files[i]);
+            return -1;
+        }
+    }
+    if (o->insecure && o->cacert)
+        bench_warn("--cacert is ignored with --insecure: nothing is verified");
     if (!(v->features & CURL_VERSION_SSL)) {
         snprintf(err, errlen, "this libcurl has no TLS support");
         return -1;

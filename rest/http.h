@@ -78,6 +78,23 @@ CURL *rest_http_easy(rest_http *h);
 void  rest_http_finish(rest_http *h, CURLcode cc, rest_response *out);
 void  rest_http_perform(rest_http *h, rest_response *out);
 
+/* getopt codes and long options for the TLS and HTTP flags every rest service takes. */
+enum {
+    REST_OPT_CACERT = 1200, REST_OPT_CERT, REST_OPT_KEY, REST_OPT_INSECURE, REST_OPT_NO_REUSE,
+    REST_OPT_HTTP2, REST_OPT_TIMEOUT,
+};
+#define REST_HTTP_LONGOPTS \
+    { "cacert", required_argument, NULL, REST_OPT_CACERT }, \
+    { "cert", required_argument, NULL, REST_OPT_CERT }, \
+    { "key", required_argument, NULL, REST_OPT_KEY }, \
+    { "insecure", no_argument, NULL, REST_OPT_INSECURE }, \
+    { "no-connection-reuse", no_argument, NULL, REST_OPT_NO_REUSE }, \
+    { "http2", no_argument, NULL, REST_OPT_HTTP2 }, \
+    { "timeout", required_argument, NULL, REST_OPT_TIMEOUT }
+
+/* Take one TLS/HTTP option: 1 taken, 0 not one of them, -1 bad value (printed). */
+int rest_http_opt(rest_http_opts *o, int code, const char *arg);
+
 /* Whether a libcurl build can do what the options ask; one-line reason if not. */
 int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen);
 

@@ -94,8 +94,7 @@ static const char usage_tail[] =
 enum {
     OPT_URL = 5000, OPT_METHOD, OPT_HEADER, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
     OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON, OPT_SUMMARY,
-    OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT, OPT_JSON, OPT_QUIET, OPT_CACERT, OPT_CERT,
-    OPT_KEY, OPT_INSECURE, OPT_NO_REUSE, OPT_HTTP2, OPT_TIMEOUT,
+    OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT, OPT_JSON, OPT_QUIET, 
 };
 
 /* Marks on argv (indexed like getopt's argv): what to hide. */
@@ -260,6 +259,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
 {
     static const struct option longopts[] = {
         BENCH_LOAD_LONGOPTS,
+        REST_HTTP_LONGOPTS,
         BENCH_LOAD_MODE_LONGOPT,
         { "url", required_argument, NULL, OPT_URL },
         { "endpoint", required_argument, NULL, OPT_URL },
@@ -278,13 +278,6 @@ static int parse_args(int argc, char **argv, http_opts *o)
         { "plain-port", required_argument, NULL, OPT_PLAIN_PORT },
         { "json", required_argument, NULL, OPT_JSON },
         { "quiet", no_argument, NULL, OPT_QUIET },
-        { "cacert", required_argument, NULL, OPT_CACERT },
-        { "cert", required_argument, NULL, OPT_CERT },
-        { "key", required_argument, NULL, OPT_KEY },
-        { "insecure", no_argument, NULL, OPT_INSECURE },
-        { "no-connection-reuse", no_argument, NULL, OPT_NO_REUSE },
-        { "http2", no_argument, NULL, OPT_HTTP2 },
-        { "timeout", required_argument, NULL, OPT_TIMEOUT },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -301,6 +294,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
     /* "+": no reordering, so the marks on secret arguments stay put. */
     while ((c = getopt_long(argc, argv, "+:hvH:", longopts, NULL)) != -1) {
         int lt = bench_load_opt(&o->lo, c, optarg);
+        if (lt == 0)
+            lt = rest_http_opt(&o->http, c, optarg);
         if (lt < 0)
             return BENCH_EXIT_USAGE;
         if (lt > 0)
@@ -387,20 +382,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
                 return BENCH_EXIT_USAGE;
             o->plain_port = (unsigned)v;
             break;
-        case OPT_TIMEOUT:
-            if (bench_parse_duration("--timeout", optarg, 1000000ULL, 3600ULL * 1000000000ULL,
-                                     &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->http.timeout_ms = (long)(v / 1000000);
-            break;
         case OPT_JSON:        o->json = optarg; break;
         case OPT_QUIET:       o->quiet = 1; break;
-        case OPT_CACERT:      o->http.cacert = optarg; break;
-        case OPT_CERT:        o->http.cert = optarg; break;
-        case OPT_KEY:         o->http.key = optarg; break;
-        case OPT_INSECURE:    o->http.insecure = 1; break;
-        case OPT_NO_REUSE:    o->http.no_reuse = 1; break;
-        case OPT_HTTP2:       o->http.http2 = 1; break;
         case ':':
             bench_error("%s: a value is required (see: hsmbench rest http --help)",
                         bench_bad_option(argv, optind, optopt, so));
@@ -497,20 +480,6 @@ static int parse_args(int argc, char **argv, http_opts *o)
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
     }
-    if (o->http.key && !o->http.cert) {
-        bench_error("--key: give the client certificate with --cert too");
-        return BENCH_EXIT_USAGE;
-    }
-    const char *files[] = { o->http.cacert, o->http.cert, o->http.key };
-    const char *fflags[] = { "--cacert", "--cert", "--key" };
-    for (int i = 0; i < 3; i++) {
-        if (files[i] && access(files[i], R_OK) != 0) {
-            bench_error("%s %s: cannot read the file", fflags[i], files[i]);
-            return BENCH_EXIT_USAGE;
-        }
-    }
-    if (o->http.insecure && o->http.cacert)
-        bench_warn("--cacert is ignored with --insecure: nothing is verified");
     if (rest_http_check_opts(&o->http, why, sizeof why) != 0) {
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
@@ -630,21 +599,7 @@ static json_t *rest_json(const http_opts *o, const variant *v, int bearer)
 
 static json_t *env_json(const http_opts *o, const char *plain)
 {
-    const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
-    json_t *tls = json_pack("{s:b,s:b,s:b}", "verify", !o->http.insecure, "custom_ca",
-                            o->http.cacert != NULL, "client_cert", o->http.cert != NULL);
-    json_t *ep = json_pack("{s:s,s:s,s:o,s:s,s:b,s:f}", "service", "http", "url", o->url, "tls",
-                           tls, "http_version", o->http.http2 ? "2 (when offered)" : "1.1",
-                           "connection_reuse", !o->http.no_reuse, "timeout_s",
-                           (double)o->http.timeout_ms / 1000.0);
-    if (ep && plain && json_object_set_new(ep, "plain_url", json_string(plain)) != 0) {
-        json_decref(ep);
-        ep = NULL;
-    }
-    json_t *client = json_pack("{s:s,s:s}", "libcurl", cv->version, "tls_library",
-                               cv->ssl_version ? cv->ssl_version : "");
-    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host",
-                     bench_report_host_json());
+    return rest_env_json("http", o->url, &o->http, plain);
 }
 
 /* ---- one run ------------------------------------------------------------------------------- */
