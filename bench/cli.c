@@ -2,6 +2,7 @@
 #include "bench/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "bench/exit.h"
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
@@ -190,13 +193,20 @@ int bench_path_writable(const char *flag, const char *path)
     return 1;
 }
 
-const char *bench_bad_option(char **argv, int optind_now, int optopt_now, char shortopt[3])
+int bench_option_error(char **argv, int c, const char *cmd)
 {
-    if (optopt_now > 0 && optopt_now < 128 && optopt_now != '?') {
+    /* getopt's optopt is the short option it refused; for long options it
+     * is 0 (unknown) or the option's code (value missing): name the argument. */
+    char shortopt[3] = "";
+    const char *name = argv[optind - 1];
+    if (optopt > 0 && optopt < 128 && optopt != '?') {
         shortopt[0] = '-';
-        shortopt[1] = (char)optopt_now;
-        shortopt[2] = 0;
-        return shortopt;
+        shortopt[1] = (char)optopt;
+        name = shortopt;
     }
-    return argv[optind_now - 1];
+    if (c == ':')
+        bench_error("%s: a value is required (see: hsmbench %s --help)", name, cmd);
+    else
+        bench_error("%s: unknown option (see: hsmbench %s --help)", name, cmd);
+    return BENCH_EXIT_USAGE;
 }

@@ -35,9 +35,10 @@ const char *bench_fmt_bytes(double bytes, char *buf, unsigned len);
 int bench_path_writable(const char *flag, const char *path);
 
 /*
- * The option getopt_long just refused, for a message: "-x" for a short
- * option (getopt's optopt), else the argument itself ("--bogus").
+ * The one-line error for an option getopt_long refused (c is ':' for a
+ * missing value, anything else for an unknown option), naming the option
+ * ("-x", "--bogus") and the command's help; returns BENCH_EXIT_USAGE.
  */
-const char *bench_bad_option(char **argv, int optind_now, int optopt_now, char shortopt[3]);
+int bench_option_error(char **argv, int c, const char *cmd);
 
 #endif

@@ -342,7 +342,7 @@ int bench_cmd_compare(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    char so[3], err[600];
+    char err[600];
     int c;
     opterr = 0;
     optind = 1;
@@ -351,8 +351,7 @@ int bench_cmd_compare(int argc, char **argv)
             fputs(compare_usage, stdout);
             return BENCH_EXIT_OK;
         }
-        bench_error("%s: unknown option (see: hsmbench compare --help)", bench_bad_option(argv, optind, optopt, so));
-        return BENCH_EXIT_USAGE;
+        return bench_option_error(argv, c, "compare");
     }
     int n = argc - optind;
     if (n < 2) {

@@ -66,7 +66,6 @@ int bench_cmd_merge(int argc, char **argv)
     };
     const char *output = NULL;
     int quiet = 0, c;
-    char so[3];
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -80,12 +79,8 @@ int bench_cmd_merge(int argc, char **argv)
         case OPT_QUIET:
             quiet = 1;
             break;
-        case ':':
-            bench_error("%s: a value is required (see: hsmbench merge --help)", bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
         default:
-            bench_error("%s: unknown option (see: hsmbench merge --help)", bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
+            return bench_option_error(argv, c, "merge");
         }
     }
     size_t n = (size_t)(argc - optind);

@@ -53,7 +53,7 @@ static int parse_args(int argc, char **argv, report_opts *o)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    char so[3], err[512];
+    char err[512];
     int c;
     memset(o, 0, sizeof *o);
     opterr = 0;
@@ -83,14 +83,8 @@ static int parse_args(int argc, char **argv, report_opts *o)
         case OPT_QUIET:
             o->quiet = 1;
             break;
-        case ':':
-            bench_error("%s: a value is required (see: hsmbench report --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
         default:
-            bench_error("%s: unknown option (see: hsmbench report --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
+            return bench_option_error(argv, c, "report");
         }
     }
     if (optind >= argc) {

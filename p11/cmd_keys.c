@@ -57,7 +57,6 @@ static int parse(int argc, char **argv, keys_opts *o)
     };
     uint64_t v;
     int c;
-    char so[3];
 
     memset(o, 0, sizeof *o);
     opterr = 0;
@@ -82,14 +81,8 @@ static int parse(int argc, char **argv, keys_opts *o)
                 return BENCH_EXIT_USAGE;
             o->bits = (unsigned)v;
             break;
-        case ':':
-            bench_error("%s: a value is required (see: hsmbench keys --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
         default:
-            bench_error("%s: unknown option (see: hsmbench keys --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
+            return bench_option_error(argv, c, "keys");
         }
     }
     return p11_target_check(&o->target) == 0 ? 0 : BENCH_EXIT_USAGE;

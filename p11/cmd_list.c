@@ -187,7 +187,6 @@ int p11_cmd_list(int argc, char **argv)
     };
     p11_target_opts o;
     int c;
-    char so[3];
 
     memset(&o, 0, sizeof o);
     opterr = 0;
@@ -202,11 +201,7 @@ int p11_cmd_list(int argc, char **argv)
             fputs(list_usage, stdout);
             return BENCH_EXIT_OK;
         }
-        if (c == ':')
-            bench_error("%s: a value is required (see: hsmbench list --help)", bench_bad_option(argv, optind, optopt, so));
-        else
-            bench_error("%s: unknown option (see: hsmbench list --help)", bench_bad_option(argv, optind, optopt, so));
-        return BENCH_EXIT_USAGE;
+        return bench_option_error(argv, c, "list");
     }
     if (p11_target_check(&o) != 0)
         return BENCH_EXIT_USAGE;

@@ -944,7 +944,6 @@ static int parse_args(int argc, char **argv, p11_target_opts *o)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    char so[3];
     int c;
 
     memset(o, 0, sizeof *o);
@@ -960,14 +959,8 @@ static int parse_args(int argc, char **argv, p11_target_opts *o)
         case 'h':
             fputs(menu_usage, stdout);
             return -1;
-        case ':':
-            bench_error("%s: a value is required (see: hsmbench menu --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
         default:
-            bench_error("%s: unknown option (see: hsmbench menu --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
+            return bench_option_error(argv, c, "menu");
         }
     }
     if (optind < argc) {

@@ -211,7 +211,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
     };
     uint64_t v;
     int c, keys_flags = 0;
-    char so[3];
 
     memset(o, 0, sizeof *o);
     bench_load_opts_init(&o->lo);
@@ -336,12 +335,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
                 o->params.verify_every = v;
             }
             break;
-        case ':':
-            bench_error("%s: a value is required (see: hsmbench run --help)", bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
         default:
-            bench_error("%s: unknown option (see: hsmbench run --help)", bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
+            return bench_option_error(argv, c, "run");
         }
     }
     if (optind < argc) {

@@ -195,7 +195,6 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     };
     uint64_t v;
     int c, secrets = 0;
-    char so[3];
 
     bench_load_opts_init(&o->lo);
     o->http.timeout_ms = (long)(DEFAULT_TIMEOUT_NS / 1000000);
@@ -319,14 +318,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                 return BENCH_EXIT_USAGE;
             o->sdkms.transient = 1;
             break;
-        case ':':
-            bench_error("%s: a value is required (see: hsmbench rest --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
         default:
-            bench_error("%s: unknown option (see: hsmbench rest --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
+            return bench_option_error(argv, c, "rest");
         }
     }
     if (optind < argc) {

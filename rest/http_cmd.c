@@ -282,7 +282,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    char why[512], so[3];
+    char why[512];
     uint64_t v;
     int c;
 
@@ -384,14 +384,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
             break;
         case OPT_JSON:        o->json = optarg; break;
         case OPT_QUIET:       o->quiet = 1; break;
-        case ':':
-            bench_error("%s: a value is required (see: hsmbench rest http --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
         default:
-            bench_error("%s: unknown option (see: hsmbench rest http --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
+            return bench_option_error(argv, c, "rest http");
         }
     }
     if (optind < argc) {

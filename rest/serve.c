@@ -621,7 +621,6 @@ static int parse_args(int argc, char **argv, serve_opts *o)
     };
     uint64_t v;
     int c;
-    char so[3];
 
     memset(o, 0, sizeof *o);
     o->listen = DEFAULT_LISTEN;
@@ -690,14 +689,8 @@ static int parse_args(int argc, char **argv, serve_opts *o)
                                      365ULL * 24 * 3600 * 1000000000ULL, &o->max_ns) != 0)
                 return BENCH_EXIT_USAGE;
             break;
-        case ':':
-            bench_error("%s: a value is required (see: hsmbench serve --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
         default:
-            bench_error("%s: unknown option (see: hsmbench serve --help)",
-                        bench_bad_option(argv, optind, optopt, so));
-            return BENCH_EXIT_USAGE;
+            return bench_option_error(argv, c, "serve");
         }
     }
     if (optind < argc) {
