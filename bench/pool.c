@@ -191,28 +191,48 @@ static void closed_loop(worker *wk)
 }
 
 /* Take the next request's intended start time; 0 when the run is over. */
+/* With qmu held: the next request's due time, or 0 when none is queued. */
+static uint64_t queue_take_locked(pool *p)
+{
+    if (!p->qcount || p->qclosed)
+        return 0;
+    uint64_t t = p->q[p->qhead];
+    p->qhead = (p->qhead + 1) % QUEUE_CAP;
+    p->qcount--;
+    pthread_cond_signal(&p->q_nonfull);
+    return t;
+}
+
 static uint64_t queue_pop(pool *p)
 {
-    uint64_t t = 0;
     pthread_mutex_lock(&p->qmu);
     while (p->qcount == 0 && !p->qclosed)
         pthread_cond_wait(&p->q_nonempty, &p->qmu);
-    if (p->qcount && !p->qclosed) {
-        t = p->q[p->qhead];
-        p->qhead = (p->qhead + 1) % QUEUE_CAP;
-        p->qcount--;
-        pthread_cond_signal(&p->q_nonfull);
-    }
+    uint64_t t = queue_take_locked(p);
     pthread_mutex_unlock(&p->qmu);
     return t;
+}
+
+/*
+ * A scheduled request finished (either non-blocking engine): its response
+ * time counts from when it was due; service time from when it started.
+ */
+static void account_scheduled(worker *wk, bench_code rc, uint64_t due, uint64_t started,
+                              uint64_t done)
+{
+    const int warm = due < wk->pool->measure_ns;
+    atomic_fetch_add_explicit(&wk->pool->completed, 1, memory_order_relaxed);
+    account(wk, rc, done - due, warm, done);
+    if (!warm && rc == BENCH_OK) {
+        bench_hist_record(wk->service, done - started);
+        bench_hist_record(wk->queue, started > due ? started - due : 0);
+    }
 }
 
 static void open_loop(worker *wk)
 {
     pool *p = wk->pool;
     const bench_workload *w = p->w;
-    const uint64_t measure = p->measure_ns;
-    uint64_t warm_left = p->load->warmup_ops;
     void *const state = wk->state;
 
     for (;;) {
@@ -224,18 +244,7 @@ static void open_loop(worker *wk)
         const uint64_t t1 = bench_now_ns();
         if (w->after && (rc != BENCH_OK || w->after_always))
             rc = w->after(state, rc);
-        atomic_fetch_add_explicit(&p->completed, 1, memory_order_relaxed);
-        int warm = intended < measure;
-        if (warm_left) {
-            warm_left--;
-            warm = 1;
-        }
-        /* The response time counts from when the request was due. */
-        account(wk, rc, t1 - intended, warm, t1);
-        if (!warm && rc == BENCH_OK) {
-            bench_hist_record(wk->service, t1 - t0);
-            bench_hist_record(wk->queue, t0 > intended ? t0 - intended : 0);
-        }
+        account_scheduled(wk, rc, intended, t0, t1);
     }
 }
 
@@ -352,14 +361,8 @@ static void *dispatch_main(void *arg)
 /* Take a request if one is queued, without waiting; 0 when none. */
 static uint64_t queue_try_pop(pool *p)
 {
-    uint64_t t = 0;
     pthread_mutex_lock(&p->qmu);
-    if (p->qcount && !p->qclosed) {
-        t = p->q[p->qhead];
-        p->qhead = (p->qhead + 1) % QUEUE_CAP;
-        p->qcount--;
-        pthread_cond_signal(&p->q_nonfull);
-    }
+    uint64_t t = queue_take_locked(p);
     pthread_mutex_unlock(&p->qmu);
     return t;
 }
@@ -373,15 +376,7 @@ typedef struct aslot {
 
 static void async_done(worker *wk, aslot *s, bench_code rc)
 {
-    pool *p = wk->pool;
-    const uint64_t t1 = bench_now_ns();
-    const int warm = s->intended < p->measure_ns;
-    atomic_fetch_add_explicit(&p->completed, 1, memory_order_relaxed);
-    account(wk, rc, t1 - s->intended, warm, t1);
-    if (!warm && rc == BENCH_OK) {
-        bench_hist_record(wk->service, t1 - s->submitted);
-        bench_hist_record(wk->queue, s->submitted > s->intended ? s->submitted - s->intended : 0);
-    }
+    account_scheduled(wk, rc, s->intended, s->submitted, bench_now_ns());
     s->busy = 0;
 }
 

@@ -30,7 +30,7 @@ typedef struct bench_load {
     uint64_t iterations;    /* measured operations in total; 0 when duration bounds */
     int      per_thread;    /* iterations count per thread, not in total */
     uint64_t warmup_ns;     /* run this long first, excluded from every result */
-    uint64_t warmup_ops;    /* or: each thread's first N operations are warm-up */
+    uint64_t warmup_ops;    /* or (blocking only): each thread's first N operations are warm-up */
     bench_mode mode;
     double   rate;          /* non-blocking: operations/s in total (0: by window) */
     unsigned inflight;      /* non-blocking: at most this many outstanding (0: no cap) */

@@ -175,3 +175,10 @@ json_t *rest_env_json(const char *service, const char *url, const rest_http_opts
     return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host",
                      bench_report_host_json());
 }
+
+void rest_client_setup_failed(rest_client *c, bench_code code)
+{
+    bench_code none = BENCH_OK;
+    if (code != BENCH_OK)
+        atomic_compare_exchange_strong(&c->setup_code, &none, code);
+}

@@ -64,6 +64,9 @@ bench_code rest_json_b64(const json_t *obj, const char *field, uint8_t **out, si
  * 0, or -1 with a reason in err. */
 int rest_url_check(const char *url, char *err, size_t errlen);
 
+/* Keep the first worker's set-up failure (the one the user is told about). */
+void rest_client_setup_failed(rest_client *c, bench_code code);
+
 /* The results file's "environment": endpoint (service, url, TLS and HTTP settings,
  * plain_url when given), client (libcurl and its TLS library), host. */
 json_t *rest_env_json(const char *service, const char *url, const rest_http_opts *h,

@@ -262,9 +262,7 @@ static int ekm_open(void *ctx, unsigned index, void **state, char *err, size_t e
     ekm_worker *w = NULL;
     bench_code code = BENCH_OK;
     if (worker_make(e, index, &w, &code, err, errlen) != 0) {
-        bench_code none = BENCH_OK;
-        if (code != BENCH_OK)
-            atomic_compare_exchange_strong(&e->client->setup_code, &none, code);
+        rest_client_setup_failed(e->client, code);
         return -1;
     }
     *state = w;

@@ -847,9 +847,7 @@ static int sdkms_open(void *ctx, unsigned index, void **state, char *err, size_t
     sdkms_worker *w = NULL;
     bench_code code = BENCH_OK;
     if (worker_make(s, index, &w, &code, err, errlen) != 0) {
-        bench_code none = BENCH_OK;
-        if (code != BENCH_OK)
-            atomic_compare_exchange_strong(&s->client->setup_code, &none, code);
+        rest_client_setup_failed(s->client, code);
         return -1;
     }
     *state = w;
