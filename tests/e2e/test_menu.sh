@@ -158,14 +158,20 @@ check "equivalent command with the chosen token: exit 0" 0 '^Running sha256-dige
 
 # ---- on a terminal (tmux): PIN without echo, Ctrl-C in a run and at a prompt ----
 if command -v tmux >/dev/null 2>&1; then
-    TMUX_SOCK=$T/tmux.sock
-    trap 'tmux -S "$TMUX_SOCK" kill-server 2>/dev/null; rm -rf "$T"' EXIT
+    # Each terminal gets its own tmux server (socket): a server still
+    # shutting down from the previous session must not swallow the next one.
+    tty_n=0
+    TMUX_SOCK=$T/tmux.0.sock
+    trap 'for s in "$T"/tmux.*.sock; do tmux -S "$s" kill-server 2>/dev/null; done; rm -rf "$T"' EXIT
     trap 'exit 130' INT TERM     # through the EXIT trap: the tmux server never outlives us
     tty_start() {
         tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+        tty_n=$((tty_n + 1))
+        TMUX_SOCK=$T/tmux.$tty_n.sock
         rm -f "$T/tty.rc"
         tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 200 -y 50 \
-            "env SOFTHSM2_CONF='$SOFTHSM2_CONF' HSMBENCH_HOME='$HSMBENCH_HOME' '$HSMBENCH' menu $*; echo \$? >'$T/tty.rc'; sleep 60"
+            "env SOFTHSM2_CONF='$SOFTHSM2_CONF' HSMBENCH_HOME='$HSMBENCH_HOME' '$HSMBENCH' menu $*; echo \$? >'$T/tty.rc'; sleep 60" ||
+            fail "terminal: tmux session" "tmux could not start a session"
     }
     pane() { tmux -S "$TMUX_SOCK" capture-pane -p -S - 2>/dev/null; }
     keys() { tmux -S "$TMUX_SOCK" send-keys "$@"; }

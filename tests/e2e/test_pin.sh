@@ -107,22 +107,30 @@ check_one_line_error "demo module, --token other, no PIN: exit 2 (demo PIN not r
 
 # ---- on a terminal, the PIN is asked for, without echo (tmux gives the tty) ----
 if command -v tmux >/dev/null 2>&1; then
-    TMUX_SOCK=$T/tmux.sock
-    trap 'tmux -S "$TMUX_SOCK" kill-server 2>/dev/null; rm -rf "$T"' EXIT
+    # Each terminal gets its own tmux server (socket): a server still
+    # shutting down from the previous run must not swallow the next one.
+    tty_n=0
+    trap 'for s in "$T"/tmux.*.sock; do tmux -S "$s" kill-server 2>/dev/null; done; rm -rf "$T"' EXIT
     # tty_run NAME KEYS...: run hsmbench on a tmux terminal, answer the
     # prompt with KEYS; sets $rc (255: no exit in time), $T/out, $T/err.
     tty_run() {
         tname=$1
         shift
+        tty_n=$((tty_n + 1))
+        TMUX_SOCK=$T/tmux.$tty_n.sock
         rm -f "$T/tty.rc" "$T/out" "$T/err"
-        tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 20 \
-            "'$HSMBENCH' run --module '$SOFTHSM' --token other --test sha256-digest --iterations 10 --quiet >'$T/out' 2>'$T/err'; echo \$? >'$T/tty.rc'; sleep 30"
+        if ! tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 20 \
+            "'$HSMBENCH' run --module '$SOFTHSM' --token other --test sha256-digest --iterations 10 --quiet >'$T/out' 2>'$T/err'; echo \$? >'$T/tty.rc'; sleep 30"; then
+            fail "$tname: prompt shown" "tmux could not start a session"
+            rc=255
+            return
+        fi
         n=0
-        until grep -q "User PIN for token 'other': " "$T/err" 2>/dev/null || [ "$n" -ge 100 ]; do
+        until grep -q "User PIN for token 'other': " "$T/err" 2>/dev/null || [ "$n" -ge 300 ]; do
             sleep 0.1
             n=$((n + 1))
         done
-        if [ "$n" -ge 100 ]; then
+        if [ "$n" -ge 300 ]; then
             fail "$tname: prompt shown" "no prompt: $(head -c 300 "$T/err" 2>/dev/null)"
         else
             pass "$tname: prompt shown on the terminal"
