@@ -36,7 +36,7 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MOCK_SO   := $(BUILD)/libhsmbench-null.so
 MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
-TOOLS     := $(BUILD)/tests/minloop
+TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
 .PHONY: all check bench demo install uninstall clean deps sanitizers
 
@@ -69,6 +69,11 @@ $(MOCKHSM_SO): tests/mock/mockhsm.c p11/pkcs11_3x.h
 
 # The minimal loop make bench compares hsmbench against: same calls, no harness.
 $(BUILD)/tests/minloop: tests/bench/minloop.c $(BUILD)/libhsmbench-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+
+# The minimal libcurl loop the REST benchmark compares hsmbench against.
+$(BUILD)/tests/curlloop: tests/bench/curlloop.c $(BUILD)/libhsmbench-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
 

@@ -14,16 +14,24 @@
  * time and queueing delay are kept apart too.  The queue is bounded: when
  * the token falls behind, requests are issued late (and counted), and those
  * still waiting at the end are counted as dropped, never silently lost.
+ *
+ * Asynchronous slots (workload.h): each worker multiplexes several
+ * operations in flight instead of blocking in one; with an engine that can
+ * wait (await), it sleeps in the engine until an operation completes or a
+ * request is queued (the wake pipe).  A window without a rate needs no
+ * dispatcher there: each worker keeps its share of the window full.
  */
 #include "bench/pool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/clock.h"
 
@@ -46,6 +54,9 @@ typedef struct worker {
     bench_hist *hist;
     bench_hist *service, *queue;    /* non-blocking only */
     unsigned    nslots;             /* asynchronous slots this worker multiplexes */
+    void       *engine;             /* what those slots share (aengine_open), or NULL */
+    unsigned    window;             /* self-paced: this worker's share of --inflight */
+    unsigned    busy;               /* self-paced: its operations in flight */
     /* read by the sampler while the worker runs */
     _Atomic uint64_t warm_ops;  /* operations completed during warm-up */
     _Atomic uint64_t warm_errs;
@@ -86,6 +97,10 @@ struct pool {
     _Atomic uint64_t  issued, completed;    /* requests handed out / finished (all) */
     _Atomic uint64_t  scheduled_measured, late;
     _Atomic uint64_t  scheduled_now;        /* scheduled so far, for per-second targets */
+    /* Asynchronous engines that wait (await): a pipe whose read end is
+     * readable when a request was queued while some thread waited. */
+    int               wake[2];
+    _Atomic unsigned  sleepers;             /* threads waiting on wake[0] */
 };
 
 static inline void relaxed_inc(_Atomic uint64_t *c)
@@ -135,6 +150,22 @@ static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm
 static void pause_ns(uint64_t ns)
 {
     bench_sleep_until_ns(bench_now_ns() + ns);
+}
+
+/* Make the wake pipe readable (a full pipe is readable already). */
+static void wake_sleepers(pool *p)
+{
+    const char b = 1;
+    ssize_t n = write(p->wake[1], &b, 1);
+    (void)n;   /* EAGAIN: full, so readable: nothing is lost */
+}
+
+/* Empty the wake pipe before waiting on it again. */
+static void wake_drain(pool *p)
+{
+    char buf[64];
+    while (read(p->wake[0], buf, sizeof buf) == (ssize_t)sizeof buf)
+        ;
 }
 
 static void closed_loop(worker *wk)
@@ -261,6 +292,10 @@ static int queue_push(pool *p, uint64_t intended)
         pthread_cond_signal(&p->q_nonempty);
     }
     pthread_mutex_unlock(&p->qmu);
+    /* A thread that found the queue empty (under qmu, after counting
+     * itself a sleeper) waits on the pipe: one byte wakes it. */
+    if (ok && p->wake[1] >= 0 && atomic_load(&p->sleepers) > 0)
+        wake_sleepers(p);
     return ok;
 }
 
@@ -378,20 +413,86 @@ static void async_done(worker *wk, aslot *s, bench_code rc)
 {
     account_scheduled(wk, rc, s->intended, s->submitted, bench_now_ns());
     s->busy = 0;
+    wk->busy--;
+}
+
+/*
+ * A window of K outstanding requests and no rate, on asynchronous slots:
+ * no dispatcher, each thread keeps its share of the window full itself,
+ * a request falling due the moment a slot frees (as the dispatcher would
+ * issue it).  A rate or a ramp needs the dispatcher's schedule.
+ */
+static int self_paced(const pool *p)
+{
+    const bench_load *l = p->load;
+    return l->mode == BENCH_MODE_NONBLOCKING && p->w->asubmit != NULL && l->inflight &&
+           l->rate <= 0 && !l->stages;
+}
+
+/* The next request for a free slot: its due time, or 0 when none is due. */
+static uint64_t async_take(worker *wk)
+{
+    pool *p = wk->pool;
+    if (!self_paced(p))
+        return queue_try_pop(p);
+    if (wk->busy >= wk->window)
+        return 0;
+    const uint64_t now = bench_now_ns();
+    atomic_fetch_add_explicit(&p->issued, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->scheduled_now, 1, memory_order_relaxed);
+    if (now >= p->measure_ns)
+        atomic_fetch_add_explicit(&p->scheduled_measured, 1, memory_order_relaxed);
+    return now;
+}
+
+/* Whether a request is queued (without taking it). */
+static int queue_has(pool *p)
+{
+    pthread_mutex_lock(&p->qmu);
+    int has = p->qcount > 0 && !p->qclosed;
+    pthread_mutex_unlock(&p->qmu);
+    return has;
+}
+
+#define AWAIT_BUSY_NS (10ULL * 1000 * 1000)   /* every slot busy: check for the end this often */
+
+/*
+ * Nothing moved in the last pass: wait in the engine for an operation to
+ * complete, and, when a slot is free, for a request to be queued too.
+ */
+static void async_wait(worker *wk, int slot_free)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    if (!slot_free) {
+        w->await(wk->engine, -1, AWAIT_BUSY_NS);
+        return;
+    }
+    /* Count ourselves a sleeper, then look at the queue: a request queued
+     * after that look finds the count and writes to the pipe. */
+    atomic_fetch_add(&p->sleepers, 1);
+    wake_drain(p);
+    if (!queue_has(p) && !atomic_load_explicit(&p->stop, memory_order_relaxed))
+        w->await(wk->engine, p->wake[0], POLL_NS);
+    atomic_fetch_sub(&p->sleepers, 1);
 }
 
 /*
  * Non-blocking over asynchronous slots: one thread keeps several operations
  * in flight, submitting queued requests to idle slots and polling busy ones.
+ * An engine with await() is moved on after every pass and waited on when a
+ * pass did nothing; otherwise the thread pauses briefly.
  */
 static void async_loop(worker *wk)
 {
     pool *p = wk->pool;
     const bench_workload *w = p->w;
     aslot *slots = wk->state;
+    const int paced = self_paced(p);
 
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
-        int progress = 0;
+        /* slot_free: a slot waits for the dispatcher's next request */
+        int progress = 0, slot_free = 0;
         for (unsigned i = 0; i < wk->nslots; i++) {
             aslot *s = &slots[i];
             bench_code rc = BENCH_OK;
@@ -400,19 +501,28 @@ static void async_loop(worker *wk)
                 progress = 1;
             }
             if (!s->busy) {
-                uint64_t due = queue_try_pop(p);
-                if (!due)
+                uint64_t due = async_take(wk);
+                if (!due) {
+                    slot_free = !paced;
                     continue;
+                }
                 s->intended = due;
-                s->submitted = bench_now_ns();
+                s->submitted = paced ? due : bench_now_ns();
                 s->busy = 1;
+                wk->busy++;
                 if (w->asubmit(s->st, &rc) == 0)
                     async_done(wk, s, rc);
                 progress = 1;
             }
         }
-        if (!progress)
+        if (w->await) {
+            if (progress)
+                w->await(wk->engine, -1, 0);
+            else
+                async_wait(wk, slot_free);
+        } else if (!progress) {
             pause_ns(20000);   /* nothing due and nothing finished: yield the CPU */
+        }
     }
     /* Let what is in flight finish (bounded), so sessions close cleanly. */
     uint64_t give_up = bench_now_ns() + BENCH_NS_PER_S;
@@ -421,6 +531,8 @@ static void async_loop(worker *wk)
         while (slots[i].busy && bench_now_ns() < give_up) {
             if (w->apoll(slots[i].st, &rc) == 0)
                 async_done(wk, &slots[i], rc);
+            else if (w->await)
+                w->await(wk->engine, -1, BENCH_NS_PER_S / 100);
             else
                 pause_ns(20000);
         }
@@ -437,14 +549,21 @@ static int async_open(worker *wk)
     for (unsigned i = 0; i < wk->index; i++)
         first += total / p->n + (i < total % p->n ? 1 : 0);
     wk->nslots = total / p->n + (wk->index < total % p->n ? 1 : 0);
+    const unsigned k = p->load->inflight;
+    wk->window = k / p->n + (wk->index < k % p->n ? 1 : 0);
     aslot *slots = calloc(wk->nslots ? wk->nslots : 1, sizeof *slots);
     if (!slots) {
         snprintf(wk->why, sizeof wk->why, "out of memory");
         return -1;
     }
     wk->state = slots;
+    if (w->aengine_open &&
+        w->aengine_open(w->actx, wk->index, &wk->engine, wk->why, sizeof wk->why) != 0) {
+        wk->engine = NULL;
+        return -1;
+    }
     for (unsigned i = 0; i < wk->nslots; i++)
-        if (w->aopen(w->ctx, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
+        if (w->aopen(w->actx, wk->engine, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
             return -1;
     return 0;
 }
@@ -458,6 +577,9 @@ static void async_close(worker *wk)
             w->aclose(slots[i].st);
     free(slots);
     wk->state = NULL;
+    if (wk->engine)
+        w->aengine_close(wk->engine);
+    wk->engine = NULL;
 }
 
 static int use_async(const pool *p)
@@ -645,7 +767,7 @@ static void set_active(pool *p, uint64_t now)
 }
 
 /* The sampler loop: runs in the calling thread until the run is over. */
-static int sample_loop(pool *p, const bench_load *load, const volatile sig_atomic_t *interrupt,
+static int sample_loop(pool *p, const bench_load *load, const bench_flag *interrupt,
                        bench_second_fn on_second, void *arg, bench_outcome *out)
 {
     sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
@@ -715,6 +837,8 @@ stop:
         pthread_cond_broadcast(&p->q_nonempty);
         pthread_cond_broadcast(&p->q_nonfull);
         pthread_mutex_unlock(&p->qmu);
+        if (p->wake[1] >= 0)
+            wake_sleepers(p);
         if (p->has_dispatcher)
             pthread_join(p->dispatcher, NULL);
     }
@@ -750,7 +874,7 @@ static void fail(bench_outcome *out, const char *why)
 }
 
 int bench_pool_run(const bench_workload *w, const bench_load *load,
-                   const volatile sig_atomic_t *interrupt,
+                   const bench_flag *interrupt,
                    bench_second_fn on_second, void *arg, bench_outcome *out)
 {
     pool p;
@@ -775,6 +899,11 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     p.load = load;
     p.w = w;
     p.n = load->threads;
+    p.wake[0] = p.wake[1] = -1;
+    if (use_async(&p) && w->await && pipe2(p.wake, O_NONBLOCK | O_CLOEXEC) != 0) {
+        fail(out, "cannot create the wake-up pipe");
+        return -1;
+    }
     p.workers = aligned_alloc(64, sizeof(worker) * p.n);
     if (!out->hist || !p.workers) {
         fail(out, "out of memory");
@@ -863,7 +992,7 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         goto close_states;
     }
 
-    if (load->mode == BENCH_MODE_NONBLOCKING && !atomic_load(&p.abandon)) {
+    if (load->mode == BENCH_MODE_NONBLOCKING && !self_paced(&p) && !atomic_load(&p.abandon)) {
         int err = pthread_create(&p.dispatcher, NULL, dispatch_main, &p);
         if (err) {
             fail(out, "cannot start the dispatcher thread");
@@ -907,6 +1036,10 @@ free_hists:
         bench_hist_free(p.workers[i].queue);
     }
     free(p.workers);
+    if (p.wake[0] >= 0) {
+        close(p.wake[0]);
+        close(p.wake[1]);
+    }
     return rc;
 }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bench/hist.h"
+#include "bench/signals.h"
 #include "bench/stages.h"
 #include "bench/workload.h"
 
@@ -93,7 +94,7 @@ typedef void (*bench_second_fn)(void *arg, const bench_sample *s);
  * bench_outcome_free in every case.
  */
 int  bench_pool_run(const bench_workload *w, const bench_load *load,
-                    const volatile sig_atomic_t *interrupt,
+                    const bench_flag *interrupt,
                     bench_second_fn on_second, void *arg, bench_outcome *out);
 void bench_outcome_free(bench_outcome *out);
 

@@ -50,7 +50,9 @@ void bench_report_header(FILE *f, const bench_run_desc *d)
         fprintf(f, ", stages %s", d->stages);
     if (d->think_s > 0)
         fprintf(f, ", think %.4gs", d->think_s);
-    if (d->engine)
+    if (d->engine && d->slots)
+        fprintf(f, " [%s, %u slot%s]", d->engine, d->slots, d->slots == 1 ? "" : "s");
+    else if (d->engine)
         fprintf(f, " [%s]", d->engine);
     fprintf(f, "\n");
     fflush(f);
@@ -269,6 +271,8 @@ static json_t *desc_json(const bench_run_desc *d, const char *status)
         json_object_set_new(settings, "think_s", json_real(d->think_s));
     if (d->engine)
         json_object_set_new(settings, "engine", json_string(d->engine));
+    if (d->slots)
+        json_object_set_new(settings, "slots", json_integer(d->slots));
     json_object_set_new(run, "settings", settings);
     return run;
 }

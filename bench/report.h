@@ -30,7 +30,9 @@ typedef struct bench_run_desc {
     unsigned    inflight;      /* non-blocking: window (0: none) */
     const char *stages;        /* the --stages text, or NULL */
     double      think_s;       /* blocking: pause after each operation */
-    const char *engine;        /* how non-blocking ran: "worker pool" or "PKCS#11 async" */
+    const char *engine;        /* how non-blocking ran: "worker pool", "PKCS#11 async
+                                  sessions", "curl multi" */
+    unsigned    slots;         /* with an asynchronous engine: operations in flight at most */
 } bench_run_desc;
 
 /* pkpspeed's line, exactly: "OPERATIONS/second                821/1"; with a

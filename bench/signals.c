@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-static volatile sig_atomic_t interrupted;
+static bench_flag interrupted;
 
 /* The first signal asks for a clean stop; if a module call never returns,
  * the second one restores the default action, so a third ends the process. */
@@ -18,7 +18,7 @@ static void on_signal(int sig)
     interrupted = sig;
 }
 
-const volatile sig_atomic_t *bench_signals_install(void)
+const bench_flag *bench_signals_install(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -10,9 +10,17 @@
 
 #include <signal.h>
 
+/*
+ * The flag: which signal arrived (0: none).  An atomic, not a volatile
+ * sig_atomic_t, because threads read it too (a transfer's progress
+ * callback abandons the request on Ctrl-C); a lock-free atomic may be
+ * written from a signal handler.
+ */
+typedef _Atomic int bench_flag;
+
 /* Install the handler (no SA_RESTART: blocking reads return EINTR) and
  * return the flag it sets. */
-const volatile sig_atomic_t *bench_signals_install(void);
+const bench_flag *bench_signals_install(void);
 /* Clear the flag (the menu does, after returning from an interrupted run). */
 void bench_signals_clear(void);
 

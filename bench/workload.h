@@ -56,18 +56,34 @@ typedef struct bench_workload {
     /*
      * Optional: asynchronous operations, for non-blocking runs on providers
      * that keep many operations in flight per thread (PKCS#11 3.2 async
-     * sessions).  A "slot" carries one operation at a time (a session);
-     * each worker thread multiplexes several.  asubmit() starts one: it
-     * returns 1 when the operation is in flight, or 0 with its final code
-     * when it completed at once; apoll() returns 1 while it is still in
-     * flight, 0 with the final code when it is done.  When set, non-blocking
-     * runs use these instead of do_one() from a pool of blocked threads.
+     * sessions, libcurl's multi interface).  A "slot" carries one operation
+     * at a time (a session, a transfer); each worker thread multiplexes
+     * several.  asubmit() starts one: it returns 1 when the operation is in
+     * flight, or 0 with its final code when it completed at once; apoll()
+     * returns 1 while it is still in flight, 0 with the final code when it
+     * is done.  When set, non-blocking runs use these instead of do_one()
+     * from a pool of blocked threads.  Every hook gets actx, not ctx.
      */
-    int  (*aopen)(void *ctx, unsigned slot_index, void **slot, char *err, size_t errlen);
+    void *actx;
+    int  (*aopen)(void *actx, void *engine, unsigned slot_index, void **slot, char *err,
+                  size_t errlen);
     int  (*asubmit)(void *slot, bench_code *done);
     int  (*apoll)(void *slot, bench_code *done);
     void (*aclose)(void *slot);
     unsigned aslots;            /* slots in flight in total (>= threads) */
+    /*
+     * Optional, with the slots: an engine each worker thread's slots share
+     * (a curl multi handle), made before them and given to aopen(), closed
+     * after them.  await(engine, wake_fd, max_ns) moves the engine's
+     * operations on; with max_ns 0 it returns at once, otherwise, when none
+     * completed, it waits up to max_ns for one to, or for wake_fd (when
+     * >= 0) to become readable: the core makes it readable when a request
+     * is queued for a thread that waits.  Without await() the core polls
+     * the slots (apoll) with short pauses.
+     */
+    int  (*aengine_open)(void *actx, unsigned worker, void **engine, char *err, size_t errlen);
+    void (*aengine_close)(void *engine);
+    void (*await)(void *engine, int wake_fd, uint64_t max_ns);
 } bench_workload;
 
 /* Name a code, core codes included; falls back to the workload's namer. */

@@ -38,7 +38,7 @@ _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
 _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
     --client-cert-optional --plain-listen
     --connection-limit --ekm-token-env --ekm-token-file --api-key-env --api-key-file
-    --session-ttl --profiling --fault --fault-after --fault-delay --max-keys
+    --session-ttl --profiling --fault --fault-after --fault-delay --latency --max-keys
     --max-transient --max-requests --max-seconds --verbose -v --help"
 
 # Options that take no value.
@@ -196,7 +196,7 @@ _hsmbench()
         --key-label | --key-id | --threads | --duration | --iterations | --iterations-per-thread | \
         --warmup | --rate | --inflight | --stages | --think | --threshold | --start-at | \
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
-        --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | \
+        --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | --latency | \
         --max-keys | --max-transient | --max-requests | --max-seconds)
         _hsmbench_nofiles
         return

@@ -54,8 +54,10 @@ static CK_FUNCTION_LIST_3_2 *list_3_2(const p11_module *m)
     return f;
 }
 
-static int slot_open(void *vctx, unsigned index, void **out, char *err, size_t errlen)
+static int slot_open(void *vctx, void *engine, unsigned index, void **out, char *err,
+                     size_t errlen)
 {
+    (void)engine;   /* the slots poll C_AsyncComplete: no shared engine */
     p11_test_ctx *ctx = vctx;
     CK_FUNCTION_LIST_3_2 *f = ctx->async_list;
     char rb[32];
@@ -186,6 +188,7 @@ int p11_async_setup(p11_test_ctx *ctx, const p11_module *m, bench_workload *w, u
     }
     f->C_CloseSession(s);
     ctx->async_list = f;
+    w->actx = ctx;
     w->aopen = slot_open;
     w->asubmit = slot_submit;
     w->apoll = slot_poll;

@@ -81,7 +81,7 @@ typedef struct menu_item {
 } menu_item;
 
 typedef struct menu {
-    const volatile sig_atomic_t *interrupt;
+    const bench_flag *interrupt;
     int           tty;             /* standard input is a terminal */
     unsigned      bad;             /* bad answers in a row */
     char         *line;            /* getline's buffer */

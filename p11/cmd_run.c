@@ -443,7 +443,7 @@ int p11_cmd_run(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
 
-    const volatile sig_atomic_t *interrupt = bench_signals_install();
+    const bench_flag *interrupt = bench_signals_install();
     rc = p11_target_open(&o.target, o.lo.load.threads, P11_OPEN_LOGIN, &t);
     if (rc != 0)
         return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;

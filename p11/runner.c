@@ -11,7 +11,7 @@
 #include "p11/names.h"
 
 int p11_runner_init(p11_runner *r, p11_target *t, const bench_load *load,
-                    const char *stages_text, int quiet, const volatile sig_atomic_t *interrupt)
+                    const char *stages_text, int quiet, const bench_flag *interrupt)
 {
     memset(r, 0, sizeof *r);
     r->target = t;
@@ -231,8 +231,10 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
          * (PKCS#11 3.2 async sessions); the worker pool otherwise. */
         char why[160];
         unsigned slots = r->load.inflight ? r->load.inflight : r->load.threads * 16;
-        if (p11_async_setup(ctx, t->mod, &w, slots, why, sizeof why))
+        if (p11_async_setup(ctx, t->mod, &w, slots, why, sizeof why)) {
             d.engine = "PKCS#11 async sessions";
+            d.slots = slots;
+        }
         else if (!r->quiet)
             printf("(non-blocking on the worker pool: %s)\n", why);
     }

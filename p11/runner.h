@@ -29,7 +29,7 @@ typedef struct p11_runner {
     bench_stages                 stages;      /* load.stages points here when given */
     const char                  *stages_text; /* as the user wrote it */
     int                          quiet;
-    const volatile sig_atomic_t *interrupt;
+    const bench_flag *interrupt;
     bench_second_fn              on_second;   /* NULL: pkpspeed's line on stdout unless quiet */
     void                        *arg;
     json_t                      *runs;        /* the "runs" array of the results file */
@@ -49,7 +49,7 @@ typedef struct p11_runner {
 
 /* 0, or -1 when out of memory. */
 int  p11_runner_init(p11_runner *r, p11_target *t, const bench_load *load,
-                     const char *stages_text, int quiet, const volatile sig_atomic_t *interrupt);
+                     const char *stages_text, int quiet, const bench_flag *interrupt);
 /* Check, prepare, run, report and clean up one test (params already resolved or not). */
 void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_params *params);
 /* Destroy the keys kept for a next run (before the token is closed). */

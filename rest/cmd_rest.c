@@ -24,6 +24,7 @@
 #include "rest/codes.h"
 #include "rest/ekm.h"
 #include "rest/http_any.h"
+#include "rest/multi.h"
 #include "rest/sdkms.h"
 #include "rest/stats.h"
 
@@ -525,7 +526,7 @@ int rest_cmd_rest(int argc, char **argv)
         bench_warn("--insecure: the server's certificate is not verified; anyone on the path "
                    "can read the %s", o.kind == KIND_EKM ? "bearer token" : "API key");
 
-    const volatile sig_atomic_t *interrupt = bench_signals_install();
+    const bench_flag *interrupt = bench_signals_install();
     o.http.interrupt = interrupt;
     /* libcurl runs with CURLOPT_NOSIGNAL (threads), so it does not shield
      * writes to a connection the server closed: a lost connection must be
@@ -591,16 +592,21 @@ int rest_cmd_rest(int argc, char **argv)
         goto out_work;
     }
 
-    if (!(client.stats = rest_stats_new(o.lo.load.threads))) {
+    /* Non-blocking: transfers in flight on curl multi handles, K of them
+     * with --inflight K, else a fixed number per thread. */
+    const unsigned aslots = o.lo.load.mode != BENCH_MODE_NONBLOCKING ? 0
+                            : o.lo.load.inflight ? o.lo.load.inflight
+                            : o.lo.load.threads * REST_MULTI_SLOTS_PER_THREAD;
+    if (!(client.stats = rest_stats_new(aslots ? aslots : o.lo.load.threads))) {
         bench_error("out of memory");
         rc = BENCH_EXIT_FAILED;
         goto out_work;
     }
     if (o.kind == KIND_EKM) {
-        rest_ekm_workload(&ekm, &w);
+        rest_ekm_workload(&ekm, &w, aslots);
     } else {
         rest_stats_track_reauth(client.stats);
-        rest_sdkms_workload(&sdkms, &w);
+        rest_sdkms_workload(&sdkms, &w, aslots);
     }
     d.test = test;
     d.mechanism = mech;
@@ -609,7 +615,8 @@ int rest_cmd_rest(int argc, char **argv)
     d.inflight = o.lo.load.inflight;
     d.stages = o.lo.load.stages ? o.lo.stages_text : NULL;
     d.think_s = (double)o.lo.load.think_ns / 1e9;
-    d.engine = o.lo.load.mode == BENCH_MODE_NONBLOCKING ? "worker pool" : NULL;
+    d.engine = aslots ? REST_MULTI_ENGINE : NULL;
+    d.slots = aslots;
     d.threads = o.lo.load.threads;
     d.data_size = o.data_size;
     d.warmup_s = (double)o.lo.load.warmup_ns / 1e9;

@@ -8,7 +8,7 @@
 
 #include "rest/b64.h"
 #include "rest/codes.h"
-#include "rest/xfer.h"
+#include "rest/multi.h"
 
 int rest_ekm_op_parse(const char *s, rest_ekm_op *out)
 {
@@ -329,25 +329,28 @@ static rest_step ekm_finish(void *state, CURLcode cc, bench_code *rc)
     return REST_STEP_AGAIN;
 }
 
-static const rest_xfer_ops ekm_ops = { ekm_start, ekm_finish };
+static void ekm_close(void *state)
+{
+    worker_free(state);
+}
+
+static const rest_xfer_ops ekm_ops = { ekm_open, ekm_start, ekm_finish, ekm_close };
 
 static bench_code ekm_do_one(void *state)
 {
     return rest_xfer_run(&ekm_ops, state);
 }
 
-static void ekm_close(void *state)
-{
-    worker_free(state);
-}
-
-void rest_ekm_workload(rest_ekm *e, bench_workload *w)
+void rest_ekm_workload(rest_ekm *e, bench_workload *w, unsigned aslots)
 {
     memset(w, 0, sizeof *w);
     w->ctx = e;
     w->open = ekm_open;
     w->do_one = ekm_do_one;
     w->close = ekm_close;
+    e->xw = (rest_xfer_workload){ &ekm_ops, e };
+    if (aslots)
+        rest_multi_attach(w, &e->xw, aslots);
     w->code_name = rest_code_namer;
     w->bytes_per_op = e->cfg.data_size;
 }

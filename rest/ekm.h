@@ -23,6 +23,7 @@
 
 #include "bench/workload.h"
 #include "rest/client.h"
+#include "rest/xfer.h"
 
 typedef enum { REST_EKM_WRAP, REST_EKM_UNWRAP, REST_EKM_WRAP_UNWRAP } rest_ekm_op;
 
@@ -44,6 +45,7 @@ typedef struct rest_ekm {
     rest_ekm_cfg cfg;
     rest_client *client;
     char        *wrap_url, *unwrap_url;
+    rest_xfer_workload xw;          /* for the non-blocking engine */
 } rest_ekm;
 
 int  rest_ekm_op_parse(const char *s, rest_ekm_op *out);
@@ -58,8 +60,9 @@ void rest_ekm_fini(rest_ekm *e);
  * failure's code with a line in err. */
 bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen);
 
-/* The workload the timing core drives; ctx is e. */
-void rest_ekm_workload(rest_ekm *e, bench_workload *w);
+/* The workload the timing core drives; ctx is e.  aslots: transfers in
+ * flight at most in non-blocking runs (rest/multi.h); 0: blocking only. */
+void rest_ekm_workload(rest_ekm *e, bench_workload *w, unsigned aslots);
 
 /* ---- request and response, exposed for tests ---------------------------- */
 

@@ -144,7 +144,7 @@ static int on_debug(CURL *easy, curl_infotype type, char *data, size_t size, voi
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
 {
-    const volatile sig_atomic_t *interrupt = arg;
+    const bench_flag *interrupt = arg;
     (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
     return *interrupt != 0;
 }
@@ -322,6 +322,17 @@ int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
     wipe_list(h->headers);
     h->headers = l;
     return 0;
+}
+
+void rest_http_teardown_mode(rest_http *h, long timeout_ms)
+{
+    const long t = timeout_ms > 0 && timeout_ms < REST_TEARDOWN_TIMEOUT_MS ? timeout_ms
+                                                                          : REST_TEARDOWN_TIMEOUT_MS;
+    h->measure_from = UINT64_MAX;
+    /* Options on a handle that exists take no allocation: nothing to fail. */
+    (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, 1L);
+    (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
+    (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
 }
 
 void rest_http_measure_from(rest_http *h, uint64_t t_ns)

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <curl/curl.h>
 
+#include "bench/signals.h"
 #include "bench/workload.h"
 #include "rest/stats.h"
 
@@ -40,7 +41,7 @@ typedef struct rest_http_opts {
     long        timeout_ms;   /* --timeout: whole request, connection included */
     /* When it becomes non-zero, a request in flight is abandoned (Ctrl-C
      * must not wait for a hung server's timeout).  May be NULL. */
-    const volatile sig_atomic_t *interrupt;
+    const bench_flag *interrupt;
 } rest_http_opts;
 
 typedef struct rest_response {
@@ -64,6 +65,16 @@ void rest_http_free(rest_http *h);
 /* "Authorization: <scheme> <secret>" on every later request (NULL scheme:
  * none).  The previous value is wiped.  0, or -1 when out of memory. */
 int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret);
+
+/*
+ * For the tear-down after a run (deleting keys, ending a session): Ctrl-C
+ * no longer abandons this handle's requests, which instead give up after
+ * at most REST_TEARDOWN_TIMEOUT_MS each (a hung server cannot hold the
+ * exit for long; further signals end the process, bench/signals.h).  No
+ * request is recorded after it.
+ */
+#define REST_TEARDOWN_TIMEOUT_MS 5000L
+void rest_http_teardown_mode(rest_http *h, long timeout_ms);
 
 /* Record requests prepared at or after t_ns (bench_now_ns); UINT64_MAX: none. */
 void rest_http_measure_from(rest_http *h, uint64_t t_ns);

@@ -9,7 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "rest/xfer.h"
+#include "rest/multi.h"
 
 _Static_assert((unsigned)REST_E_EXPECT_BODY > (unsigned)REST_E_CLASS_END,
                "rest/http_any.h's classes must stay above rest/codes.h's");
@@ -468,25 +468,28 @@ static rest_step any_finish(void *state, CURLcode cc, bench_code *rc)
     return REST_STEP_DONE;
 }
 
-static const rest_xfer_ops any_ops = { any_start, any_finish };
+static void any_close(void *state)
+{
+    worker_free(state);
+}
+
+static const rest_xfer_ops any_ops = { any_open, any_start, any_finish, any_close };
 
 static bench_code any_do_one(void *state)
 {
     return rest_xfer_run(&any_ops, state);
 }
 
-static void any_close(void *state)
-{
-    worker_free(state);
-}
-
-void rest_any_workload(rest_any *a, bench_workload *w)
+void rest_any_workload(rest_any *a, bench_workload *w, unsigned aslots)
 {
     memset(w, 0, sizeof *w);
     w->ctx = a;
     w->open = any_open;
     w->do_one = any_do_one;
     w->close = any_close;
+    a->xw = (rest_xfer_workload){ &any_ops, a };
+    if (aslots)
+        rest_multi_attach(w, &a->xw, aslots);
     w->code_name = rest_any_code_name;
     w->bytes_per_op = a->cfg.body ? a->cfg.body_len : 0;
 }

@@ -28,6 +28,7 @@
 #include "bench/hist.h"
 #include "bench/workload.h"
 #include "rest/client.h"
+#include "rest/xfer.h"
 #include "rest/codes.h"
 
 /* The classes this workload adds, far above rest/codes.h's own. */
@@ -109,6 +110,7 @@ typedef struct rest_any_cfg {
 typedef struct rest_any {
     rest_any_cfg cfg;
     rest_client *client;
+    rest_xfer_workload xw;          /* for the non-blocking engine */
 } rest_any;
 
 /* Nothing to fail: the configuration is borrowed, not copied. */
@@ -125,8 +127,9 @@ bench_code rest_any_check(const rest_any_cfg *c, const rest_response *r);
  */
 bench_code rest_any_preflight(rest_any *a, long *status, char *err, size_t errlen);
 
-/* The workload the timing core drives; ctx is a. */
-void rest_any_workload(rest_any *a, bench_workload *w);
+/* The workload the timing core drives; ctx is a.  aslots: transfers in
+ * flight at most in non-blocking runs (rest/multi.h); 0: blocking only. */
+void rest_any_workload(rest_any *a, bench_workload *w, unsigned aslots);
 /* Names this workload's codes, and every other code as rest/codes.h does. */
 void rest_any_code_name(const void *ctx, bench_code code, char *buf, size_t len);
 

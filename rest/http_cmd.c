@@ -8,6 +8,7 @@
  * table, JMeter's summary line and the results file.
  */
 #include "rest/http_any.h"
+#include "rest/multi.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -138,7 +139,7 @@ typedef struct variant {
 typedef struct session {
     http_opts                    *o;
     const char                   *bearer;
-    const volatile sig_atomic_t  *interrupt;
+    const bench_flag  *interrupt;
     json_t                       *runs;
     uint64_t                      first_epoch_ms;
     int                           setup_failed, any_errors, interrupted, failed;
@@ -656,6 +657,16 @@ static void keep_run(session *ss, json_t *runj, const variant *v)
         ss->failed = 1;
 }
 
+/* Non-blocking: transfers in flight on curl multi handles, K of them with
+ * --inflight K, else a fixed number per thread; 0 when blocking. */
+static unsigned multi_slots(const http_opts *o)
+{
+    const bench_load *l = &o->lo.load;
+    return l->mode != BENCH_MODE_NONBLOCKING ? 0
+           : l->inflight                     ? l->inflight
+                                             : l->threads * REST_MULTI_SLOTS_PER_THREAD;
+}
+
 static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, const char *mech)
 {
     memset(d, 0, sizeof *d);
@@ -666,7 +677,8 @@ static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, c
     d->inflight = o->lo.load.inflight;
     d->stages = o->lo.load.stages ? o->lo.stages_text : NULL;
     d->think_s = (double)o->lo.load.think_ns / 1e9;
-    d->engine = o->lo.load.mode == BENCH_MODE_NONBLOCKING ? "worker pool" : NULL;
+    d->slots = multi_slots(o);
+    d->engine = d->slots ? REST_MULTI_ENGINE : NULL;
     d->threads = o->lo.load.threads;
     d->data_size = o->body ? o->body_len : 0;
     d->warmup_s = (double)o->lo.load.warmup_ns / 1e9;
@@ -733,12 +745,13 @@ static void run_variant(session *ss, const variant *v, const char *test)
     bench_workload w;
     bench_outcome out;
     json_t *runj = NULL;
-    if (!(client.stats = rest_stats_new(o->lo.load.threads))) {
+    const unsigned aslots = multi_slots(o);
+    if (!(client.stats = rest_stats_new(aslots ? aslots : o->lo.load.threads))) {
         bench_error("out of memory");
         ss->failed = 1;
         return;
     }
-    rest_any_workload(&any, &w);
+    rest_any_workload(&any, &w, aslots);
     if (!o->quiet)
         bench_report_header(stdout, &d);
     int rc = bench_pool_run(&w, &o->lo.load, ss->interrupt, on_second, o, &out);
@@ -987,7 +1000,7 @@ int rest_cmd_http(int argc, char **argv)
     if (strncasecmp(o.url, "http://", 7) == 0 && (bearer || o.secret_headers))
         bench_warn("--url is plain http://: the credentials cross the network unencrypted");
 
-    const volatile sig_atomic_t *interrupt = bench_signals_install();
+    const bench_flag *interrupt = bench_signals_install();
     o.http.interrupt = interrupt;
     /* libcurl runs with CURLOPT_NOSIGNAL: a write to a closed connection
      * must be an error class, not the end of the process. */

@@ -11,7 +11,7 @@
 
 #include "rest/b64.h"
 #include "rest/codes.h"
-#include "rest/xfer.h"
+#include "rest/multi.h"
 
 /* ---- names and settings -------------------------------------------------- */
 
@@ -729,7 +729,8 @@ static void teardown(sdkms_worker *w)
 
     if (!w->http)
         return;
-    rest_http_measure_from(w->http, UINT64_MAX);
+    /* Keys go even after Ctrl-C: it stopped the run, not the clean-up. */
+    rest_http_teardown_mode(w->http, w->s->client->http.timeout_ms);
     if (w->kid && delete_key(w, w->kid, &reauthed) != 0)
         failed++;
     for (size_t i = 0; i < w->nkids; i++)
@@ -960,13 +961,6 @@ static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
     return REST_STEP_DONE;
 }
 
-static const rest_xfer_ops sdkms_ops = { sdkms_start, sdkms_finish };
-
-static bench_code sdkms_do_one(void *state)
-{
-    return rest_xfer_run(&sdkms_ops, state);
-}
-
 static void sdkms_close(void *state)
 {
     sdkms_worker *w = state;
@@ -974,13 +968,23 @@ static void sdkms_close(void *state)
     worker_free(w);
 }
 
-void rest_sdkms_workload(rest_sdkms *s, bench_workload *w)
+static const rest_xfer_ops sdkms_ops = { sdkms_open, sdkms_start, sdkms_finish, sdkms_close };
+
+static bench_code sdkms_do_one(void *state)
+{
+    return rest_xfer_run(&sdkms_ops, state);
+}
+
+void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots)
 {
     memset(w, 0, sizeof *w);
     w->ctx = s;
     w->open = sdkms_open;
     w->do_one = sdkms_do_one;
     w->close = sdkms_close;
+    s->xw = (rest_xfer_workload){ &sdkms_ops, s };
+    if (aslots)
+        rest_multi_attach(w, &s->xw, aslots);
     w->code_name = rest_code_namer;
     w->bytes_per_op = s->cfg.op == REST_SDKMS_ENCRYPT || s->cfg.op == REST_SDKMS_DECRYPT ||
                               s->cfg.op == REST_SDKMS_MAC

@@ -26,6 +26,7 @@
 
 #include "bench/workload.h"
 #include "rest/client.h"
+#include "rest/xfer.h"
 
 typedef enum {
     REST_SDKMS_KEYGEN, REST_SDKMS_ENCRYPT, REST_SDKMS_DECRYPT, REST_SDKMS_SIGN,
@@ -56,6 +57,7 @@ typedef struct rest_sdkms {
     rest_client   *client;
     char           name_prefix[48];   /* "hsmbench-<pid>-<random>" for key names */
     char          *url_auth, *url_terminate, *url_keys, *url_op, *url_encrypt, *url_sign;
+    rest_xfer_workload xw;            /* for the non-blocking engine */
 } rest_sdkms;
 
 int rest_sdkms_op_parse(const char *s, rest_sdkms_op *out);
@@ -83,7 +85,10 @@ void rest_sdkms_fini(rest_sdkms *s);
  * or the failure's code with a line in err. */
 bench_code rest_sdkms_preflight(rest_sdkms *s, char *err, size_t errlen);
 
-void rest_sdkms_workload(rest_sdkms *s, bench_workload *w);
+/* The workload the timing core drives; ctx is s.  aslots: transfers in
+ * flight at most in non-blocking runs (rest/multi.h), each with its own
+ * session and keys; 0: blocking only. */
+void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots);
 
 /* ---- exposed for tests --------------------------------------------------- */
 

@@ -85,6 +85,8 @@ static const char serve_usage[] =
     "                       nofield, badb64, mismatch, reset; P a probability\n"
     "  --fault-after N      spare the first N operations (set-up requests)\n"
     "  --fault-delay TIME   how long a timeout fault holds a request (default 30s)\n"
+    "  --latency TIME       answer every request no sooner than TIME after it arrived\n"
+    "                       (a slow HSM behind the service; default 0)\n"
     "  --max-keys N         SDKMS keys kept at once (default 100000)\n"
     "  --max-transient N    transient keys kept, oldest dropped first (default 10000)\n"
     "Stopping: SIGINT or SIGTERM (exit status 0), or\n"
@@ -100,7 +102,7 @@ enum {
     OPT_LISTEN = 4000, OPT_TLS_CERT, OPT_TLS_KEY, OPT_CLIENT_CA, OPT_CONN_LIMIT, OPT_EKM_TOKEN_ENV,
     OPT_EKM_TOKEN_FILE, OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_SESSION_TTL, OPT_PROFILING,
     OPT_FAULT, OPT_FAULT_AFTER, OPT_FAULT_DELAY, OPT_MAX_KEYS, OPT_MAX_TRANSIENT,
-    OPT_MAX_REQUESTS, OPT_MAX_SECONDS, OPT_CLIENT_OPTIONAL, OPT_PLAIN_LISTEN,
+    OPT_MAX_REQUESTS, OPT_MAX_SECONDS, OPT_CLIENT_OPTIONAL, OPT_PLAIN_LISTEN, OPT_LATENCY,
 };
 
 typedef struct serve_opts {
@@ -115,6 +117,7 @@ typedef struct serve_opts {
     int         profiling, verbose;
     const char *fault;
     uint64_t    fault_after, fault_delay_ns;
+    uint64_t    latency_ns;
     uint64_t    max_keys, max_transient;
     uint64_t    max_requests, max_ns;
 } serve_opts;
@@ -201,13 +204,14 @@ static int grpc_of(unsigned status)
     }
 }
 
-/* "timeout": hold the request until the client has long given up. */
-static void hold(rest_srv *srv)
+/* Hold the request until `end` (bench_now_ns), or until the server stops. */
+static void hold_until(rest_srv *srv, uint64_t end)
 {
-    uint64_t end = bench_now_ns() + srv->fault_delay_ns;
-    while (!atomic_load(&srv->stopping) && bench_now_ns() < end) {
-        struct timespec ts = { 0, 20 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
+    uint64_t now;
+    while (!atomic_load(&srv->stopping) && (now = bench_now_ns()) < end) {
+        /* short steps, so that a stopping server does not wait */
+        const uint64_t step = 20ULL * 1000 * 1000;
+        bench_sleep_until_ns(end - now < step ? end : now + step);
     }
 }
 
@@ -427,7 +431,8 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
                 rest_reply_text(&r, f->status, "Injected fault (hsmbench serve --fault)");
             goto send;
         case REST_FAULT_TIMEOUT:
-            hold(srv);
+            /* "timeout": hold the request until the client has long given up */
+            hold_until(srv, bench_now_ns() + srv->fault_delay_ns);
             rest_reply_text(&r, 503, "Injected timeout (hsmbench serve --fault)");
             goto send;
         case REST_FAULT_RESET:
@@ -460,6 +465,8 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
     if (truncate && (r.status < 200 || r.status > 299))
         truncate = 0;
 send:
+    if (srv->latency_ns)
+        hold_until(srv, rc->t0 + srv->latency_ns);
     prof.ns[REST_PROF_TOTAL] = bench_now_ns() - rc->t0;
     if (srv->verbose)
         fprintf(stderr, "serve: %s %s -> %u%s (%.3f ms)\n", method, url, r.status ? r.status : 500,
@@ -611,6 +618,7 @@ static int parse_args(int argc, char **argv, serve_opts *o)
         { "fault", required_argument, NULL, OPT_FAULT },
         { "fault-after", required_argument, NULL, OPT_FAULT_AFTER },
         { "fault-delay", required_argument, NULL, OPT_FAULT_DELAY },
+        { "latency", required_argument, NULL, OPT_LATENCY },
         { "max-keys", required_argument, NULL, OPT_MAX_KEYS },
         { "max-transient", required_argument, NULL, OPT_MAX_TRANSIENT },
         { "max-requests", required_argument, NULL, OPT_MAX_REQUESTS },
@@ -670,6 +678,11 @@ static int parse_args(int argc, char **argv, serve_opts *o)
         case OPT_FAULT_DELAY:
             if (bench_parse_duration("--fault-delay", optarg, 1000000ULL, 3600ULL * 1000000000ULL,
                                      &o->fault_delay_ns) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_LATENCY:
+            if (bench_parse_duration("--latency", optarg, 0, 60ULL * 1000000000ULL,
+                                     &o->latency_ns) != 0)
                 return BENCH_EXIT_USAGE;
             break;
         case OPT_MAX_KEYS:
@@ -908,6 +921,7 @@ int rest_cmd_serve(int argc, char **argv)
     srv->verbose = o.verbose;
     srv->fault_after = o.fault_after;
     srv->fault_delay_ns = o.fault_delay_ns;
+    srv->latency_ns = o.latency_ns;
     fr->client_ca = o.client_ca != NULL;
     fr->client_optional = o.client_optional;
     listener tls_ls = { fr, cert != NULL }, plain_ls = { fr, 0 };
@@ -917,7 +931,7 @@ int rest_cmd_serve(int argc, char **argv)
         goto out;
     }
 
-    const volatile sig_atomic_t *interrupt = bench_signals_install();
+    const bench_flag *interrupt = bench_signals_install();
     signal(SIGPIPE, SIG_IGN);
     rc = rest_tok_open(&srv->tok, &o.target);
     if (rc != 0) {

@@ -50,6 +50,7 @@ typedef struct rest_srv {
     int             has_faults;
     uint64_t        fault_after;      /* eligible requests spared before faults start */
     uint64_t        fault_delay_ns;   /* how long "timeout" holds a request */
+    uint64_t        latency_ns;       /* --latency: no answer sooner than this */
     _Atomic uint64_t eligible;        /* requests faults may hit, so far */
     _Atomic uint64_t served;          /* requests answered */
     _Atomic int     stopping;         /* shutting down: "timeout" faults let go */

@@ -3,18 +3,21 @@
  *
  * An operation is one or more HTTP requests: a wrap; a wrap then an unwrap;
  * an SDKMS call, and on an expired session an authentication and the call
- * again.  A workload describes it with two functions on its worker state:
+ * again.  A workload describes it with four functions:
  *
+ *   open(ctx, index, &state)  a worker's state: its easy handle, credentials,
+ *                           keys; the set-up requests run here, blocking
  *   start(state)            prepare the operation's first request; returns
  *                           the easy handle, ready to run
  *   finish(state, cc, &rc)  after the transfer ran with result cc: check the
  *                           answer; REST_STEP_DONE with the operation's code
  *                           in rc, or REST_STEP_AGAIN with the next request
  *                           prepared on the same handle
+ *   close(state)            tear-down (blocking) and free
  *
- * The blocking pool runs it with rest_xfer_run() (curl_easy_perform in a
- * loop).  A non-blocking pool can run the very same functions by adding the
- * handle to a curl multi handle and calling finish() from its completion
+ * The blocking pool runs an operation with rest_xfer_run() (curl_easy_perform
+ * in a loop).  The non-blocking engine (rest/multi.h) runs the very same
+ * functions on a curl multi handle, calling finish() from its completion
  * messages; nothing in a workload assumes which.
  */
 #ifndef REST_XFER_H
@@ -27,9 +30,17 @@
 typedef enum { REST_STEP_DONE, REST_STEP_AGAIN } rest_step;
 
 typedef struct rest_xfer_ops {
+    int       (*open)(void *ctx, unsigned index, void **state, char *err, size_t errlen);
     CURL     *(*start)(void *state);
     rest_step (*finish)(void *state, CURLcode cc, bench_code *rc);
+    void      (*close)(void *state);
 } rest_xfer_ops;
+
+/* A workload's operations with the context its open() takes. */
+typedef struct rest_xfer_workload {
+    const rest_xfer_ops *ops;
+    void                *ctx;
+} rest_xfer_workload;
 
 /* Run one operation to its end on the calling thread. */
 static inline bench_code rest_xfer_run(const rest_xfer_ops *ops, void *state)

@@ -6,11 +6,18 @@
 # the server costs next to nothing and what is measured is the client:
 #
 #   1. keep-alive HTTP/1.1 at 1, 16 and 64 connections: hsmbench rest ekm
-#      --op wrap (one thread, one connection each) beside wrk with a Lua
-#      script sending the same request.  Goal: hsmbench >= 0.8x wrk.
+#      --op wrap beside wrk with a Lua script sending the same request.
+#      Goal: hsmbench >= 0.8x wrk.
 #   2. a new connection and a full TLS handshake for every request
 #      (hsmbench --no-connection-reuse; nginx with no session cache or
 #      tickets) beside ab without -k.  Goal: hsmbench >= ab.
+#
+# One connection is one blocking thread; more are hsmbench's non-blocking
+# engine, --mode nonblocking --inflight C on 2 threads (curl multi handles),
+# as wrk runs C connections on 2 threads.  Each row also runs the minimal
+# libcurl loop (tests/bench/curlloop.c: the same request, the same libcurl,
+# nothing else): hsmbench / that loop is hsmbench's own cost, and
+# that loop / wrk is libcurl's.
 #
 # Each measurement runs REST_BENCH_SECONDS (default 5) seconds, and each row
 # REST_BENCH_ROUNDS times (default 1), the two tools taking turns to go first,
@@ -31,6 +38,8 @@ for tool in nginx wrk ab openssl python3; do
 done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$HSMBENCH" ] || { echo "rest-bench: $HSMBENCH not built (make)" >&2; exit 2; }
+CURLLOOP="$BUILD/tests/curlloop"
+[ -x "$CURLLOOP" ] || { echo "rest-bench: $CURLLOOP not built (make)" >&2; exit 2; }
 
 D=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-rest-bench.XXXXXX")
 NGINX_PID=""
@@ -111,11 +120,14 @@ wrk.headers["Accept"] = "application/json"
 wrk.headers["Authorization"] = "Bearer bench-token"
 EOF
 
-hsmbench_rate() {  # URL THREADS [extra]
+hsmbench_rate() {  # URL CONNECTIONS [extra]
     url=$1 n=$2
     shift 2
+    if [ "$n" -eq 1 ]; then load="--threads 1"
+    else load="--threads 2 --mode nonblocking --inflight $n"; fi
+    # shellcheck disable=SC2086
     "$HSMBENCH" rest ekm --endpoint "$url" --op wrap --insecure --token-env REST_BENCH_TOKEN \
-        --threads "$n" --duration "$SECS" --quiet --json "$D/r.json" "$@" >/dev/null 2>"$D/hs.err" ||
+        $load --duration "$SECS" --quiet --json "$D/r.json" "$@" >/dev/null 2>"$D/hs.err" ||
         { echo "rest-bench: hsmbench failed: $(head -c 300 "$D/hs.err")" >&2; echo 0; return 0; }
     python3 - "$D/r.json" <<'PY'
 import json, sys
@@ -123,6 +135,15 @@ r = json.load(open(sys.argv[1]))["runs"][0]
 # Requests that failed would flatter the rate: count only successful ones.
 print(round((r["ops"] - r["errors"]) / r["duration_s"], 1) if r["duration_s"] else 0)
 PY
+}
+
+curl_rate() {  # URL CONNECTIONS [--no-connection-reuse]
+    url=$1 n=$2
+    shift 2
+    t=$([ "$n" -ge 2 ] && echo 2 || echo 1)
+    "$CURLLOOP" "$url:wrap" "$D/body.json" "$SECS" "$n" "$t" "$@" >"$D/cl.out" 2>&1 ||
+        echo "rest-bench: the libcurl loop saw errors: $(head -c 200 "$D/cl.out")" >&2
+    sed -n 's/.* rate \([0-9.]*\).*/\1/p' "$D/cl.out"
 }
 
 wrk_rate() {  # CONNECTIONS
@@ -157,38 +178,44 @@ median() {
     tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
 
-# row LABEL CONNS GOAL HSMBENCH_FN... -- OTHER_FN...: interleaved rounds, medians.
+# row LABEL CONNS GOAL URL OTHER_FN [hsmbench and libcurl loop flags]:
+# interleaved rounds (each round in another order), medians.
 row() {
     label=$1 c=$2 goal=$3 url=$4 other=$5
     shift 5
-    hs="" ot="" i=0
+    hs="" cl="" ot="" i=0
     while [ $i -lt "$ROUNDS" ]; do
         if [ $((i % 2)) -eq 0 ]; then
             hs="$hs $(hsmbench_rate "$url" "$c" "$@")"
+            cl="$cl $(curl_rate "$url" "$c" "$@")"
             ot="$ot $($other "$c")"
         else
             ot="$ot $($other "$c")"
+            cl="$cl $(curl_rate "$url" "$c" "$@")"
             hs="$hs $(hsmbench_rate "$url" "$c" "$@")"
         fi
         i=$((i + 1))
     done
     hs=$(echo "$hs" | median)
+    cl=$(echo "$cl" | median)
     ot=$(echo "$ot" | median)
     r=$(ratio "$hs" "$ot")
-    printf '%-40s %5s %12s %12s %7s  %s\n' "$label" "$c" "$hs" "${ot:-?}" "$r" \
-        ">= $goal: $(verdict "$r" "$goal")"
+    printf '%-26s %5s %11s %11s %11s %8s %8s  %s\n' "$label" "$c" "$hs" "${cl:-?}" "${ot:-?}" \
+        "$(ratio "$hs" "$cl")" "$r" ">= $goal: $(verdict "$r" "$goal")"
 }
 
 echo "hsmbench $("$HSMBENCH" --version | cut -d' ' -f2): REST client throughput against nginx on 127.0.0.1"
 echo "(fixed EKM wrap answer; ${SECS}s per measurement, ${ROUNDS} round(s), medians; successful requests per second)"
 echo
-printf '%-40s %5s %12s %12s %7s  %s\n' MODE CONNS "hsmbench/s" "other/s" RATIO GOAL
+printf '%-26s %5s %11s %11s %11s %8s %8s  %s\n' MODE CONNS "hsmbench/s" "libcurl/s" "other/s" \
+    "/libcurl" "/other" "GOAL (/other)"
 for c in 1 16 64; do
-    row "keep-alive HTTP/1.1 (other: wrk + Lua)" "$c" 0.80 "http://127.0.0.1:$PORT/ekm/k1" wrk_rate
+    row "keep-alive (other: wrk)" "$c" 0.80 "http://127.0.0.1:$PORT/ekm/k1" wrk_rate
 done
 for c in 1 16; do
-    row "new TLS connection each (other: ab)" "$c" 1.00 "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
+    row "new TLS each (other: ab)" "$c" 1.00 "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
         --no-connection-reuse
 done
 echo
-echo "The client and nginx share this machine's CPUs; run it on an idle machine."
+echo "libcurl/s: the minimal libcurl loop (same request, same libcurl, same connections and threads)."
+echo "The clients and nginx share this machine's CPUs; run it on an idle machine."

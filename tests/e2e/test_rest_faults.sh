@@ -29,6 +29,17 @@ json_check "faults: status ok, errors add up, some operations succeed" "$T/fault
 json_check "faults: http.failed_pct counts 4xx/5xx and transport failures" "$T/faults.json" \
     'runs[0]["http"]["failed_pct"] > 0 and runs[0]["http"]["status_counts"].get("503", 0) == runs[0]["errors_by_code"]["HTTP 503"]'
 
+# The same classes from the non-blocking engine (curl multi handles), where
+# a timed-out transfer must not hold up the others on its thread.
+start_serve nbfaulty --ekm-token-env EKM_SERVER_TOKEN --fault-after 5 --fault-delay 3s \
+    --fault 503:0.08,429:0.04,timeout:0.03,badjson:0.08,truncate:0.08,nofield:0.08,badb64:0.08 ||
+    exit 0
+run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
+    --rate 150 --threads 2 --duration 2 --timeout 1 --json "$T/nbfaults.json"
+check "faults, non-blocking: the run finishes, exit 1" 1 '^ +errors\.+: [0-9.]+% +[1-9]'
+json_check "faults, non-blocking: every class counted, the rest on schedule" "$T/nbfaults.json" \
+    'runs[0]["settings"]["engine"] == "curl multi" and all(runs[0]["errors_by_code"].get(c, 0) > 0 for c in ["HTTP 503", "TIMEOUT", "BAD_JSON", "TRUNCATED", "MISSING_FIELD", "BAD_BASE64"]) and sum(runs[0]["errors_by_code"].values()) == runs[0]["errors"] and runs[0]["ops"] >= 240'
+
 # ---- connections closed without an answer ------------------------------------
 # On a kept connection libcurl takes a close before any answer for a stale
 # connection and sends the request again on a new one (as any keep-alive

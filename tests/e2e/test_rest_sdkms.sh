@@ -74,6 +74,63 @@ ends=$(grep -c 'POST /sys/v1/session/terminate -> 204' "$T/sdkms.err")
 if [ "$auths" -eq "$ends" ]; then pass "every session was terminated ($ends)"
 else fail "every session was terminated" "auth $auths, terminate $ends"; fi
 
+# ---- non-blocking on curl multi handles: a session and a key per slot --------
+made0=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
+del0=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
+run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op encrypt --alg AES \
+    --mode nonblocking --inflight 6 --threads 2 --duration 1 --json "$T/nb.json"
+check "sdkms encrypt --mode nonblocking --inflight 6: exit 0" 0 '\[curl multi, 6 slots\]'
+json_check "sdkms non-blocking: engine curl multi with 6 slots, no errors" "$T/nb.json" \
+    'runs[0]["settings"]["engine"] == "curl multi" and runs[0]["settings"]["slots"] == 6 and runs[0]["ops"] > 0 and runs[0]["errors"] == 0'
+made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
+deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
+if [ $((made - made0)) -eq 6 ] && [ $((deleted - del0)) -eq 6 ]; then
+    pass "sdkms non-blocking: one key per slot made and deleted (6)"
+else
+    fail "sdkms non-blocking: one key per slot made and deleted" "made $((made - made0)), deleted $((deleted - del0))"
+fi
+cat "$T/out" "$T/err" >>"$T/all-output"
+
+# Ctrl-C in the middle of a run: out within seconds, and the keys and
+# sessions of every worker (every slot) are still deleted and ended.
+# sigint_run NAME KEYS LOAD...: KEYS keys the run makes before the clock.
+sigint_run() {
+    sname=$1 nkeys=$2
+    shift 2
+    made0=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
+    del0=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
+    auth0=$(grep -c 'POST /sys/v1/session/auth -> 200' "$T/sdkms.err")
+    end0=$(grep -c 'POST /sys/v1/session/terminate -> 204' "$T/sdkms.err")
+    "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op sign --alg EC \
+        --duration 60 --json "$T/int-$sname.json" "$@" >"$T/out" 2>"$T/err" </dev/null &
+    bg=$!
+    i=0
+    until grep -q '^OPERATIONS/second' "$T/out" 2>/dev/null || [ $i -ge 150 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -INT "$bg" 2>/dev/null
+    i=0
+    while kill -0 "$bg" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
+    wait "$bg"
+    rc=$?
+    check "sdkms $sname, SIGINT: exit 130 within 10 s" 130 '^ +status\.+: interrupted$'
+    json_check "sdkms $sname, SIGINT: results written, status interrupted" "$T/int-$sname.json" \
+        'runs[0]["status"] == "interrupted"'
+    made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
+    deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
+    auths=$(grep -c 'POST /sys/v1/session/auth -> 200' "$T/sdkms.err")
+    ends=$(grep -c 'POST /sys/v1/session/terminate -> 204' "$T/sdkms.err")
+    if [ $((made - made0)) -eq "$nkeys" ] && [ $((deleted - del0)) -eq "$nkeys" ] &&
+        [ $((auths - auth0)) -eq $((ends - end0)) ]; then
+        pass "sdkms $sname, SIGINT: the $nkeys keys deleted, every session ended"
+    else
+        fail "sdkms $sname, SIGINT: the $nkeys keys deleted, every session ended" \
+            "keys made $((made - made0)), deleted $((deleted - del0)); sessions $((auths - auth0)), ended $((ends - end0))"
+    fi
+    cat "$T/out" "$T/err" >>"$T/all-output"
+}
+sigint_run blocking 3 --threads 3
+sigint_run non-blocking 32 --mode nonblocking --rate 300 --threads 2
+
 # ---- bad settings, bad credentials ------------------------------------------
 run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op sign --alg AES
 check_one_line_error "sign with AES: exit 2" 2 'RSA or EC'
@@ -93,10 +150,18 @@ check "expiring sessions: the run goes on, exit 0" 0 '^ +sdkms_reauth\.+: [1-9]'
 json_check "expiring sessions: re-authentications counted, no errors" "$T/ttl.json" \
     'runs[0]["http"]["reauth"] > 0 and runs[0]["errors"] == 0 and runs[0]["http"]["status_counts"].get("401", 0) == runs[0]["http"]["reauth"]'
 cat "$T/out" "$T/err" >>"$T/all-output"
+# The same on curl multi handles: the re-authentication is the operation's
+# second and third transfer on the slot's handle.
+run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op mac \
+    --mode nonblocking --rate 200 --threads 1 --duration 1 --json "$T/ttlnb.json"
+check "expiring sessions, non-blocking: the run goes on, exit 0" 0 '^ +sdkms_reauth\.+: [1-9]'
+json_check "expiring sessions, non-blocking: re-authentications counted, no errors" "$T/ttlnb.json" \
+    'runs[0]["http"]["reauth"] > 0 and runs[0]["errors"] == 0 and runs[0]["settings"]["engine"] == "curl multi"'
+cat "$T/out" "$T/err" >>"$T/all-output"
 
 # ---- the API key and the session tokens never show ---------------------------
 no_secret "the API key is in no output or results file" "$KEY" "$T/all-output" "$T"/s*.json \
-    "$T/ttl.json" "$T/sdkms.out" "$T/sdkms.err"
+    "$T/ttl.json" "$T/ttlnb.json" "$T/nb.json" "$T"/int-*.json "$T/sdkms.out" "$T/sdkms.err"
 if grep -Eq '"access_token"|Bearer [A-Za-z0-9]' "$T/all-output" "$T/sdkms.err"; then
     fail "no session token in any output" "$(grep -E 'access_token|Bearer [A-Za-z0-9]' "$T/all-output" | head -c 200)"
 else

@@ -5,6 +5,7 @@
  * (errors every k-th call, a failing open, a fixed sleep) shows the core
  * counts, bounds, samples and stops as it should.  Built under TSan too.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -77,7 +78,7 @@ static bench_workload workload(fake *f)
     return w;
 }
 
-static volatile sig_atomic_t no_interrupt;
+static bench_flag no_interrupt;
 
 static void test_iterations_exact(void)
 {
@@ -146,7 +147,7 @@ static void test_interrupt_stops_quickly(void)
     unsigned ms = 300;
     pthread_t tid;
     bench_outcome o;
-    const volatile sig_atomic_t *flag = bench_signals_install();
+    const bench_flag *flag = bench_signals_install();
     uint64_t t0 = bench_now_ns();
     CHECK(pthread_create(&tid, NULL, interrupt_later, &ms) == 0);
     CHECK(bench_pool_run(&w, &load, flag, NULL, NULL, &o) == 0);
@@ -206,6 +207,170 @@ static void test_bad_load_rejected(void)
     bench_outcome_free(&o);
 }
 
+/* ---- asynchronous slots sharing a per-thread engine that waits ---------------
+ * A fake of the curl multi engine: an operation completes DELAY after it was
+ * submitted; await() sleeps until the first completion, the time given, or
+ * the wake fd, whichever comes first, as curl_multi_poll() does. */
+#define ENGINE_SLOTS_MAX 64
+
+typedef struct fengine {
+    uint64_t delay_ns;
+    struct fslot *slot[ENGINE_SLOTS_MAX];
+    unsigned nslots;
+    _Atomic unsigned *engines_open;
+} fengine;
+
+typedef struct fslot {
+    fengine *e;
+    int busy;
+    uint64_t due;        /* when the operation in flight completes */
+} fslot;
+
+typedef struct fasync {
+    uint64_t delay_ns;
+    _Atomic unsigned engines_open, slots_open, max_busy;
+} fasync;
+
+static int fe_open(void *actx, unsigned worker, void **engine, char *err, size_t len)
+{
+    (void)worker;
+    (void)err;
+    (void)len;
+    fasync *fa = actx;
+    fengine *e = calloc(1, sizeof *e);
+    e->delay_ns = fa->delay_ns;
+    e->engines_open = &fa->engines_open;
+    atomic_fetch_add(&fa->engines_open, 1);
+    *engine = e;
+    return 0;
+}
+
+static void fe_close(void *engine)
+{
+    fengine *e = engine;
+    atomic_fetch_sub(e->engines_open, 1);
+    free(e);
+}
+
+static void fe_await(void *engine, int wake_fd, uint64_t max_ns)
+{
+    fengine *e = engine;
+    uint64_t now = bench_now_ns(), until = now + max_ns;
+    for (unsigned i = 0; i < e->nslots; i++) {
+        const fslot *s = e->slot[i];
+        if (s->busy && s->due < until)
+            until = s->due;
+    }
+    if (until <= now)
+        return;
+    struct pollfd pfd = { wake_fd, POLLIN, 0 };
+    (void)poll(&pfd, wake_fd >= 0 ? 1 : 0, (int)((until - now + 999999) / 1000000));
+}
+
+static int fs_open(void *actx, void *engine, unsigned index, void **slot, char *err, size_t len)
+{
+    (void)index;
+    (void)err;
+    (void)len;
+    fasync *fa = actx;
+    fengine *e = engine;
+    fslot *s = calloc(1, sizeof *s);
+    s->e = e;
+    if (e->nslots < ENGINE_SLOTS_MAX)
+        e->slot[e->nslots++] = s;
+    atomic_fetch_add(&fa->slots_open, 1);
+    *slot = s;
+    return 0;
+}
+
+static int fs_submit(void *slot, bench_code *done)
+{
+    (void)done;
+    fslot *s = slot;
+    s->busy = 1;
+    s->due = bench_now_ns() + s->e->delay_ns;
+    return 1;
+}
+
+static int fs_poll(void *slot, bench_code *done)
+{
+    fslot *s = slot;
+    if (s->busy && bench_now_ns() < s->due)
+        return 1;
+    s->busy = 0;
+    *done = BENCH_OK;
+    return 0;
+}
+
+static void fs_close(void *slot)
+{
+    free(slot);
+}
+
+static bench_workload async_workload(fasync *fa, fake *f, unsigned slots)
+{
+    bench_workload w = workload(f);
+    w.actx = fa;
+    w.aengine_open = fe_open;
+    w.aengine_close = fe_close;
+    w.await = fe_await;
+    w.aopen = fs_open;
+    w.asubmit = fs_submit;
+    w.apoll = fs_poll;
+    w.aclose = fs_close;
+    w.aslots = slots;
+    return w;
+}
+
+/* A rate on one thread with 8 slots of 5 ms operations: several in flight,
+ * the schedule kept, and a queued request woken for at once (through the
+ * wake fd), not at the engine's next time-out. */
+static void test_engine_rate(void)
+{
+    fake f = { .fail_open_index = ~0u };
+    fasync fa = { .delay_ns = 5000000 };
+    bench_workload w = async_workload(&fa, &f, 8);
+    bench_load load = { .threads = 1, .duration_ns = BENCH_NS_PER_S, .mode = BENCH_MODE_NONBLOCKING,
+                        .rate = 400 };
+    bench_outcome o;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    CHECK(o.status == BENCH_RUN_OK);
+    CHECK_MSG(o.ops >= 360 && o.ops <= 420, "ops %llu", (unsigned long long)o.ops);
+    CHECK(o.errors == 0 && atomic_load(&f.opened) == 0);   /* do_one's workers never opened */
+    uint64_t flight = 0;
+    for (size_t i = 0; i < o.nsamples; i++)
+        flight = o.samples[i].in_flight > flight ? o.samples[i].in_flight : flight;
+    CHECK_MSG(bench_hist_percentile(o.service, 50.0) >= 5000000 &&
+                  bench_hist_percentile(o.service, 50.0) < 15000000,
+              "service p50 %llu ns", (unsigned long long)bench_hist_percentile(o.service, 50.0));
+    CHECK_MSG(bench_hist_percentile(o.queue, 90.0) < 20000000, "queue p90 %llu ns",
+              (unsigned long long)bench_hist_percentile(o.queue, 90.0));
+    CHECK(atomic_load(&fa.engines_open) == 0 && atomic_load(&fa.slots_open) == 8);
+    bench_outcome_free(&o);
+}
+
+/* A window and no rate: no dispatcher; each thread keeps its share of the
+ * window full, so 2 threads x 3 slots of 5 ms run about 1200/s, nothing late
+ * or dropped. */
+static void test_engine_window(void)
+{
+    fake f = { .fail_open_index = ~0u };
+    fasync fa = { .delay_ns = 5000000 };
+    bench_workload w = async_workload(&fa, &f, 6);
+    bench_load load = { .threads = 2, .duration_ns = BENCH_NS_PER_S, .mode = BENCH_MODE_NONBLOCKING,
+                        .inflight = 6 };
+    bench_outcome o;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    CHECK_MSG(o.ops >= 700 && o.ops <= 1250, "ops %llu", (unsigned long long)o.ops);
+    CHECK(o.late == 0 && o.dropped == 0);
+    CHECK_MSG(o.scheduled >= o.ops && o.scheduled <= o.ops + 6, "scheduled %llu ops %llu",
+              (unsigned long long)o.scheduled, (unsigned long long)o.ops);
+    for (size_t i = 0; i < o.nsamples; i++)
+        CHECK_MSG(o.samples[i].in_flight <= 6, "in flight %llu", (unsigned long long)o.samples[i].in_flight);
+    CHECK(atomic_load(&fa.engines_open) == 0);
+    bench_outcome_free(&o);
+}
+
 int main(void)
 {
     RUN(test_iterations_exact);
@@ -214,5 +379,7 @@ int main(void)
     RUN(test_interrupt_stops_quickly);
     RUN(test_duration_warmup_and_samples);
     RUN(test_bad_load_rejected);
+    RUN(test_engine_rate);
+    RUN(test_engine_window);
     return check_finish();
 }

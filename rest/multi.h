@@ -1,0 +1,32 @@
+/*
+ * rest/multi.h - non-blocking REST runs on libcurl's multi interface.
+ *
+ * Each worker thread owns one curl multi handle (the engine) and several
+ * slots; a slot is one workload state (an easy handle with its credentials
+ * and keys) carrying one operation at a time.  The core's scheduler hands a
+ * due request to a free slot, the slot's first transfer joins the multi
+ * handle, and the thread waits in curl_multi_poll() for sockets to move, a
+ * transfer to complete, or the next request to fall due.  Connections are
+ * pooled by the multi handle and kept alive between requests; one thread
+ * keeps as many transfers in flight as it has slots.
+ */
+#ifndef REST_MULTI_H
+#define REST_MULTI_H
+
+#include "bench/workload.h"
+#include "rest/xfer.h"
+
+/* What the run header calls this engine. */
+#define REST_MULTI_ENGINE "curl multi"
+
+/* The default number of slots: transfers in flight at most per thread. */
+#define REST_MULTI_SLOTS_PER_THREAD 16
+
+/*
+ * Let w's non-blocking runs use the multi engine: `slots` transfers in
+ * flight at most, spread over the run's threads.  xw must stay valid until
+ * the run is over.
+ */
+void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots);
+
+#endif
