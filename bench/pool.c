@@ -85,6 +85,7 @@ struct pool {
     uint64_t          start_ns;      /* written under gate_mu before release */
     uint64_t          measure_ns;
     const bench_load *load;
+    const bench_flag *interrupt;     /* Ctrl-C */
     _Atomic unsigned  active;        /* blocking ramps: workers allowed to run */
     /* non-blocking: the request queue (intended start times, ns) */
     pthread_mutex_t   qmu;
@@ -525,7 +526,7 @@ static void async_loop(worker *wk)
         }
     }
     /* Let what is in flight finish (bounded), so sessions close cleanly. */
-    uint64_t give_up = bench_now_ns() + BENCH_NS_PER_S;
+    uint64_t give_up = bench_now_ns() + (w->adrain_ns ? w->adrain_ns : BENCH_NS_PER_S);
     for (unsigned i = 0; i < wk->nslots; i++) {
         bench_code rc;
         while (slots[i].busy && bench_now_ns() < give_up) {
@@ -539,7 +540,8 @@ static void async_loop(worker *wk)
     }
 }
 
-/* Open this worker's share of the asynchronous slots. */
+/* Open this worker's share of the asynchronous slots: 0, -1 when one
+ * could not be opened (why says why), 1 when stopped early. */
 static int async_open(worker *wk)
 {
     pool *p = wk->pool;
@@ -562,9 +564,14 @@ static int async_open(worker *wk)
         wk->engine = NULL;
         return -1;
     }
-    for (unsigned i = 0; i < wk->nslots; i++)
+    for (unsigned i = 0; i < wk->nslots; i++) {
+        /* Slots may take a while to set up (a session, a key each): stop
+         * at Ctrl-C, or when another worker could not open. */
+        if (*p->interrupt || atomic_load(&p->abandon))
+            return 1;   /* stopped, not failed: the reason is elsewhere */
         if (w->aopen(w->actx, wk->engine, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
             return -1;
+    }
     return 0;
 }
 
@@ -594,8 +601,9 @@ static void *worker_main(void *arg)
     const bench_workload *w = p->w;
 
     if (use_async(p)) {
-        if (async_open(wk) != 0) {
-            wk->open_failed = 1;
+        const int ao = async_open(wk);
+        if (ao != 0) {
+            wk->open_failed = ao < 0;
             atomic_store(&p->abandon, 1);
         }
     } else if (w->open(w->ctx, wk->index, &wk->state, wk->why, sizeof wk->why) != 0) {
@@ -897,6 +905,7 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         }
     }
     p.load = load;
+    p.interrupt = interrupt;
     p.w = w;
     p.n = load->threads;
     p.wake[0] = p.wake[1] = -1;
@@ -989,6 +998,8 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
                 fail(out, why);
                 break;
             }
+        if (out->status != BENCH_RUN_FAILED)
+            fail(out, *interrupt ? "interrupted while setting up" : "set-up abandoned");
         goto close_states;
     }
 

@@ -71,6 +71,9 @@ typedef struct bench_workload {
     int  (*apoll)(void *slot, bench_code *done);
     void (*aclose)(void *slot);
     unsigned aslots;            /* slots in flight in total (>= threads) */
+    /* At the end, how long operations in flight may take to finish before
+     * their slots are closed anyway (0: 1 s). */
+    uint64_t adrain_ns;
     /*
      * Optional, with the slots: an engine each worker thread's slots share
      * (a curl multi handle), made before them and given to aopen(), closed

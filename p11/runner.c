@@ -252,6 +252,14 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     bench_progress_end(&r->progress);
     if (rc == 0 && !r->first_epoch_ms)
         r->first_epoch_ms = out.measure_start_epoch_ms;
+    if (rc != 0 && *r->interrupt) {
+        /* Ctrl-C while the threads set up: nothing measured, keys still go. */
+        r->interrupted = 1;
+        not_run(r, &d, "interrupted", "interrupted before the run started", def->deprecated);
+        bench_outcome_free(&out);
+        discard(ctx);
+        return;
+    }
     if (rc != 0) {
         bench_error("%s: %s", def->name, out.reason);
         not_run(r, &d, "failed", out.reason, def->deprecated);

@@ -19,6 +19,10 @@ typedef struct rest_client {
     rest_http_opts http;
     rest_stats    *stats;           /* the run's statistics; NULL outside a run */
     uint64_t       warmup_ns;       /* requests in the warm-up are not recorded */
+    uint64_t       warmup_ops;      /* or (blocking) each worker's first N operations */
+    /* When the measured run starts: the first operation's start plus
+     * warmup_ns, the same for every worker and slot (0: not yet). */
+    _Atomic uint64_t measure_at;
     /* The class of the first worker set-up failure (for the exit status). */
     _Atomic bench_code setup_code;
     /* Clean-up that failed after the run (keys left behind, sessions). */
@@ -28,9 +32,12 @@ typedef struct rest_client {
 /* A worker's HTTP client, recording into the run's statistics. */
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen);
 
-/* Start recording this worker's requests after the warm-up; call at its
- * first measured operation (the pool releases every worker together). */
-void rest_client_arm(rest_client *c, rest_http *h);
+/* At the start of each operation of a worker (or slot) whose count of
+ * operations started is *started: records the worker's requests from the
+ * end of the warm-up on (the run's first operation starts right after the
+ * pool releases every worker; a slot may start its first much later).
+ * With warmup_ops, from the worker's operation warmup_ops + 1. */
+void rest_client_arm(rest_client *c, rest_http *h, uint64_t *started);
 
 /* Check an answer; BENCH_OK or the class of what is wrong. */
 typedef bench_code (*rest_check_fn)(void *arg, const rest_response *r);

@@ -542,6 +542,8 @@ int rest_cmd_rest(int argc, char **argv)
     memset(&client, 0, sizeof client);
     client.http = o.http;
     client.warmup_ns = o.lo.load.warmup_ns;
+    client.warmup_ops = o.lo.load.warmup_ops;
+    atomic_init(&client.measure_at, 0);
     atomic_init(&client.setup_code, BENCH_OK);
     atomic_init(&client.cleanup_failures, 0);
 

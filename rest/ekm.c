@@ -116,7 +116,7 @@ bench_code rest_ekm_check_unwrap(const char *body, size_t len, const uint8_t *ex
 typedef struct ekm_worker {
     rest_ekm  *e;
     rest_http *http;
-    int        armed;
+    uint64_t   started;              /* operations started (rest_client_arm) */
     int        step;                 /* wrap-unwrap: 0 wrapping, 1 unwrapping */
     uint8_t   *pt;                   /* this worker's plaintext */
     char      *wrap_body;
@@ -272,10 +272,7 @@ static int ekm_open(void *ctx, unsigned index, void **state, char *err, size_t e
 static CURL *ekm_start(void *state)
 {
     ekm_worker *w = state;
-    if (!w->armed) {
-        w->armed = 1;
-        rest_client_arm(w->e->client, w->http);
-    }
+    rest_client_arm(w->e->client, w->http, &w->started);
     if (w->e->cfg.op == REST_EKM_UNWRAP)
         rest_http_request(w->http, "POST", w->e->unwrap_url, w->unwrap_body, w->unwrap_len);
     else

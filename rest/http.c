@@ -30,6 +30,7 @@ struct rest_http {
     char              *body;              /* response body, NUL-terminated */
     size_t             len, cap;
     int                too_large;
+    int                interruptible;     /* the options named an interrupt flag */
     char               prof[PROF_MAX];
     int                have_prof;
     char               errbuf[CURL_ERROR_SIZE];
@@ -253,6 +254,7 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, rest_stats_sh
         curl_easy_setopt(e, CURLOPT_SSL_SESSIONID_CACHE, 0L);
     }
     if (o->interrupt) {
+        h->interruptible = 1;
         curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)o->interrupt);
         curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
@@ -322,6 +324,12 @@ int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
     wipe_list(h->headers);
     h->headers = l;
     return 0;
+}
+
+void rest_http_interruptible(rest_http *h, int on)
+{
+    /* NOPROGRESS 0 calls on_progress, which abandons on the flag. */
+    (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, on && h->interruptible ? 0L : 1L);
 }
 
 void rest_http_teardown_mode(rest_http *h, long timeout_ms)

@@ -76,6 +76,12 @@ int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret);
 #define REST_TEARDOWN_TIMEOUT_MS 5000L
 void rest_http_teardown_mode(rest_http *h, long timeout_ms);
 
+/* Whether Ctrl-C abandons this handle's request in flight (the default
+ * when the options name an interrupt flag).  Off for requests whose effect
+ * must be known, such as creating a key: abandoned, the key would exist on
+ * the server with no one to delete it.  They stay bounded by --timeout. */
+void rest_http_interruptible(rest_http *h, int on);
+
 /* Record requests prepared at or after t_ns (bench_now_ns); UINT64_MAX: none. */
 void rest_http_measure_from(rest_http *h, uint64_t t_ns);
 /* Whether the request prepared last is being recorded. */

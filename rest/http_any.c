@@ -293,7 +293,7 @@ typedef struct any_worker {
     struct curl_slist *headers;      /* may hold the bearer: wiped on close */
     send_kind          send;
     CURLcode           prep;         /* preparing the request failed: this, not the transfer's */
-    int                armed;
+    uint64_t           started;      /* operations started (rest_client_arm) */
 } any_worker;
 
 void rest_any_init(rest_any *a, const rest_any_cfg *cfg, rest_client *client)
@@ -452,10 +452,7 @@ static int any_open(void *ctx, unsigned index, void **state, char *err, size_t e
 static CURL *any_start(void *state)
 {
     any_worker *w = state;
-    if (!w->armed) {
-        w->armed = 1;
-        rest_client_arm(w->a->client, w->http);
-    }
+    rest_client_arm(w->a->client, w->http, &w->started);
     return prepare(w);
 }
 

@@ -657,6 +657,11 @@ static void keep_run(session *ss, json_t *runj, const variant *v)
         ss->failed = 1;
 }
 
+static int status_expected(const void *set, long status)
+{
+    return rest_status_set_has(set, status);
+}
+
 /* Non-blocking: transfers in flight on curl multi handles, K of them with
  * --inflight K, else a fixed number per thread; 0 when blocking. */
 static unsigned multi_slots(const http_opts *o)
@@ -713,6 +718,8 @@ static void run_variant(session *ss, const variant *v, const char *test)
     memset(&client, 0, sizeof client);
     client.http = v->http;
     client.warmup_ns = o->lo.load.warmup_ns;
+    client.warmup_ops = o->lo.load.warmup_ops;
+    atomic_init(&client.measure_at, 0);
     atomic_init(&client.setup_code, BENCH_OK);
     atomic_init(&client.cleanup_failures, 0);
 
@@ -751,6 +758,8 @@ static void run_variant(session *ss, const variant *v, const char *test)
         ss->failed = 1;
         return;
     }
+    /* http_req_failed agrees with --expect-status, as k6's expectedStatuses. */
+    rest_stats_expect(client.stats, status_expected, &any.cfg.expect);
     rest_any_workload(&any, &w, aslots);
     if (!o->quiet)
         bench_report_header(stdout, &d);

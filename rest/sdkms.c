@@ -464,7 +464,7 @@ typedef struct sdkms_worker {
     rest_sdkms *s;
     rest_http  *http;
     unsigned    index;
-    int         armed;
+    uint64_t    started;          /* operations started (rest_client_arm) */
     int         phase;
     uint8_t    *data;             /* plaintext, or the data signed / MACed */
     size_t      data_len;
@@ -540,8 +540,10 @@ static bench_code create_key(sdkms_worker *w, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return REST_E_MISSING_FIELD;
     }
+    rest_http_interruptible(w->http, 0);   /* a key made must be known, to be deleted */
     bench_code rc = rest_setup_call(w->http, "SDKMS key creation", "POST", w->s->url_keys, body,
                                     strlen(body), check_key, &w->key, &r, err, errlen);
+    rest_http_interruptible(w->http, !(w->s->cfg.op == REST_SDKMS_KEYGEN && !w->s->cfg.transient));
     free(body);
     if (rc != BENCH_OK)
         return rc;
@@ -788,6 +790,9 @@ static int worker_make(rest_sdkms *s, unsigned index, sdkms_worker **out, bench_
         return -1;
     }
     if (c->op == REST_SDKMS_KEYGEN) {
+        /* The measured requests make keys too: Ctrl-C lets them finish. */
+        if (!c->transient)
+            rest_http_interruptible(w->http, 0);
         json_t *f = key_fields(c);
         char *t = dump(f);
         if (t) {
@@ -870,10 +875,7 @@ static void prepare_op(sdkms_worker *w)
 static CURL *sdkms_start(void *state)
 {
     sdkms_worker *w = state;
-    if (!w->armed) {
-        w->armed = 1;
-        rest_client_arm(w->s->client, w->http);
-    }
+    rest_client_arm(w->s->client, w->http, &w->started);
     w->phase = PH_OP;
     prepare_op(w);
     return rest_http_easy(w->http);
@@ -986,6 +988,10 @@ void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots)
     if (aslots)
         rest_multi_attach(w, &s->xw, aslots);
     w->code_name = rest_code_namer;
+    /* Keys being made at the end are waited for (to the request timeout),
+     * so that each is known and deleted. */
+    if (s->cfg.op == REST_SDKMS_KEYGEN && !s->cfg.transient && aslots)
+        w->adrain_ns = (uint64_t)s->client->http.timeout_ms * 1000000u;
     w->bytes_per_op = s->cfg.op == REST_SDKMS_ENCRYPT || s->cfg.op == REST_SDKMS_DECRYPT ||
                               s->cfg.op == REST_SDKMS_MAC
                           ? s->cfg.data_size : 0;

@@ -25,6 +25,8 @@ struct rest_stats_shard {
     uint64_t    status[MAX_STATUS];
     uint64_t    other_status;             /* outside 100..599 */
     uint64_t    requests, failed, reauth;
+    rest_status_ok_fn expected;           /* NULL: 200..399 */
+    const void       *expected_arg;
 } __attribute__((aligned(64)));
 
 struct rest_stats {
@@ -33,6 +35,14 @@ struct rest_stats {
     rest_stats_shard *shards;
     rest_stats_shard *total;              /* merged on first use after the run */
 };
+
+void rest_stats_expect(rest_stats *s, rest_status_ok_fn ok, const void *arg)
+{
+    for (unsigned i = 0; i < s->nshards; i++) {
+        s->shards[i].expected = ok;
+        s->shards[i].expected_arg = arg;
+    }
+}
 
 const char *rest_profiling_field(int i)
 {
@@ -140,8 +150,10 @@ void rest_stats_record(rest_stats_shard *sh, const rest_req_result *r)
         sh->status[r->status]++;
     else if (r->status)
         sh->other_status++;
-    /* k6's http_req_failed: no response, or a status outside 200..399. */
-    if (r->status < 200 || r->status > 399)
+    /* k6's http_req_failed: no response, or a status not expected
+     * (200..399 unless told otherwise). */
+    if (!r->status || (sh->expected ? !sh->expected(sh->expected_arg, r->status)
+                                    : r->status < 200 || r->status > 399))
         sh->failed++;
     if (r->have_phases)
         for (int i = 0; i < REST_PH_COUNT; i++)

@@ -47,6 +47,10 @@ rest_stats *rest_stats_new(unsigned workers);
 void rest_stats_free(rest_stats *s);
 /* Count SDKMS re-authentications in the report (the EKM has none). */
 void rest_stats_track_reauth(rest_stats *s);
+/* Which statuses are not failures in http_req_failed (k6's expectedStatuses);
+ * by default 200..399.  Set before the run; arg must outlive it. */
+typedef int (*rest_status_ok_fn)(const void *arg, long status);
+void rest_stats_expect(rest_stats *s, rest_status_ok_fn ok, const void *arg);
 
 rest_stats_shard *rest_stats_shard_of(rest_stats *s, unsigned worker);
 void rest_stats_record(rest_stats_shard *sh, const rest_req_result *r);

@@ -89,8 +89,12 @@ http --url "$PLAIN/nosuch" --iterations 15 --json "$T/404.json"
 check "a 404 path: the run goes on, exit 1" 1 '^ +HTTP 404\.+: 15$' 'warning: .*first request failed.*HTTP 404'
 json_check "a 404 path: errors_by_code {\"HTTP 404\": 15}" "$T/404.json" \
     'runs[0]["errors_by_code"] == {"HTTP 404": 15} and runs[0]["status"] == "ok"'
-http --url "$PLAIN/status/404" --expect-status 404 --iterations 10
+http --url "$PLAIN/status/404" --expect-status 404 --iterations 10 --json "$T/404.json"
 check "--expect-status 404 on a 404: exit 0" 0
+# http_req_failed follows the expected statuses, as k6's expectedStatuses
+# (it once counted every status outside 200..399).
+json_check "--expect-status 404: the 404s are not http_req_failed" "$T/404.json" \
+    'runs[0]["http"]["failed"] == 0 and runs[0]["http"]["status_counts"] == {"404": 10}'
 http --url "$PLAIN/status/204" --expect-status 200,204 --iterations 10
 check "--expect-status 200,204 on a 204: exit 0" 0
 http --url "$PLAIN/status/201" --expect-status 2xx --iterations 10
@@ -99,8 +103,10 @@ http --url "$PLAIN/status/302" --iterations 10
 check "default 200-399: a 302 passes (redirects are not followed)" 0
 http --url "$PLAIN/status/503" --expect-status 200-299 --iterations 10 --json "$T/503.json"
 check "--expect-status 200-299 on a 503: exit 1" 1 '^ +HTTP 503\.+: 10$'
-http --url "$PLAIN/hello" --expect-status 201 --iterations 10
+http --url "$PLAIN/hello" --expect-status 201 --iterations 10 --json "$T/not201.json"
 check "--expect-status 201 on a 200: counted as HTTP 200, exit 1" 1 '^ +HTTP 200\.+: 10$'
+json_check "--expect-status 201: the 200s are http_req_failed" "$T/not201.json" \
+    'runs[0]["http"]["failed"] == 10'
 
 # ---- body checks -----------------------------------------------------------------
 http --url "$PLAIN/hello" --expect-body '"hello":"world"' --iterations 10

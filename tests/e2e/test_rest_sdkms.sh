@@ -129,7 +129,56 @@ sigint_run() {
     cat "$T/out" "$T/err" >>"$T/all-output"
 }
 sigint_run blocking 3 --threads 3
-sigint_run non-blocking 32 --mode nonblocking --rate 300 --threads 2
+sigint_run non-blocking 8 --mode nonblocking --inflight 8 --threads 2
+
+# Ctrl-C while the slots are still being set up (a session and a key each,
+# on a server that takes 200 ms a request: 16 slots take 6 s): out at once,
+# without setting up the rest, and the keys made so far are deleted.
+start_serve slowsd --api-key-env SERVER_API_KEY --latency 200ms -v || exit 0
+"$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op mac \
+    --mode nonblocking --rate 50 --threads 1 --duration 30 >"$T/out" 2>"$T/err" </dev/null &
+bg=$!
+sleep 1.5
+kill -INT "$bg" 2>/dev/null
+i=0
+while kill -0 "$bg" 2>/dev/null && [ $i -lt 40 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
+wait "$bg"
+rc=$?
+check "SIGINT during the slots' set-up: exit 130 within 4 s" 130
+made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/slowsd.err")
+deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/slowsd.err")
+if [ "$made" -ge 1 ] && [ "$made" -lt 16 ] && [ "$deleted" -eq "$made" ]; then
+    pass "SIGINT during set-up: the rest not set up, the $made keys made deleted"
+else
+    fail "SIGINT during set-up: the rest not set up, the keys made deleted" "made $made, deleted $deleted"
+fi
+cat "$T/out" "$T/err" >>"$T/all-output"
+# keygen, Ctrl-C with keys being made (4 requests of 200 ms in flight): they
+# finish, and every key made, in flight or not, is deleted.
+made0=$made
+del0=$deleted
+"$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op keygen --alg AES \
+    --mode nonblocking --inflight 4 --threads 2 --duration 30 >"$T/out" 2>"$T/err" </dev/null &
+bg=$!
+i=0
+until grep -q '^OPERATIONS/second' "$T/out" 2>/dev/null || [ $i -ge 150 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.1
+kill -INT "$bg" 2>/dev/null
+i=0
+while kill -0 "$bg" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
+wait "$bg"
+rc=$?
+check "keygen, SIGINT with keys in flight: exit 130" 130
+made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/slowsd.err")
+deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/slowsd.err")
+if [ $((made - made0)) -ge 4 ] && [ $((deleted - del0)) -eq $((made - made0)) ]; then
+    pass "keygen, SIGINT: every key made was deleted ($((made - made0)))"
+else
+    fail "keygen, SIGINT: every key made was deleted" "made $((made - made0)), deleted $((deleted - del0))"
+fi
+cat "$T/out" "$T/err" >>"$T/all-output"
 
 # ---- bad settings, bad credentials ------------------------------------------
 run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op sign --alg AES
