@@ -540,10 +540,8 @@ static bench_code create_key(sdkms_worker *w, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return REST_E_MISSING_FIELD;
     }
-    rest_http_interruptible(w->http, 0);   /* a key made must be known, to be deleted */
     bench_code rc = rest_setup_call(w->http, "SDKMS key creation", "POST", w->s->url_keys, body,
                                     strlen(body), check_key, &w->key, &r, err, errlen);
-    rest_http_interruptible(w->http, !(w->s->cfg.op == REST_SDKMS_KEYGEN && !w->s->cfg.transient));
     free(body);
     if (rc != BENCH_OK)
         return rc;
@@ -785,14 +783,15 @@ static int worker_make(rest_sdkms *s, unsigned index, sdkms_worker **out, bench_
         worker_free(w);
         return -1;
     }
+    /* Set-up requests begin sessions and make keys: Ctrl-C must not leave
+     * one made but unknown, so they finish (each within --timeout); the
+     * pool stops setting up further workers instead. */
+    rest_http_interruptible(w->http, 0);
     if ((*code = authenticate(w, err, errlen)) != BENCH_OK) {
         worker_free(w);
         return -1;
     }
     if (c->op == REST_SDKMS_KEYGEN) {
-        /* The measured requests make keys too: Ctrl-C lets them finish. */
-        if (!c->transient)
-            rest_http_interruptible(w->http, 0);
         json_t *f = key_fields(c);
         char *t = dump(f);
         if (t) {
@@ -814,6 +813,8 @@ static int worker_make(rest_sdkms *s, unsigned index, sdkms_worker **out, bench_
         worker_free(w);
         return -1;
     }
+    /* keygen's measured requests make keys too: Ctrl-C lets them finish. */
+    rest_http_interruptible(w->http, !(c->op == REST_SDKMS_KEYGEN && !c->transient));
     *out = w;
     return 0;
 }

@@ -91,94 +91,87 @@ else
 fi
 cat "$T/out" "$T/err" >>"$T/all-output"
 
-# Ctrl-C in the middle of a run: out within seconds, and the keys and
-# sessions of every worker (every slot) are still deleted and ended.
-# sigint_run NAME KEYS LOAD...: KEYS keys the run makes before the clock.
-sigint_run() {
-    sname=$1 nkeys=$2
+# ---- Ctrl-C: out within seconds, every key made deleted, every session ended --
+# interrupt_run WHEN TENTHS ARGS...: run "hsmbench rest sdkms ARGS" in the
+# background, send SIGINT once WHEN ("running": the first per-second line;
+# "keys:LOG:N": the server's LOG shows N keys made), let it end within TENTHS
+# tenths of a second; $rc.
+interrupt_run() {
+    when=$1 limit=$2
     shift 2
-    made0=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
-    del0=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
-    auth0=$(grep -c 'POST /sys/v1/session/auth -> 200' "$T/sdkms.err")
-    end0=$(grep -c 'POST /sys/v1/session/terminate -> 204' "$T/sdkms.err")
-    "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op sign --alg EC \
-        --duration 60 --json "$T/int-$sname.json" "$@" >"$T/out" 2>"$T/err" </dev/null &
+    "$HSMBENCH" rest sdkms --api-key-env SDKMS_API_KEY "$@" >"$T/out" 2>"$T/err" </dev/null &
     bg=$!
     i=0
-    until grep -q '^OPERATIONS/second' "$T/out" 2>/dev/null || [ $i -ge 150 ]; do sleep 0.1; i=$((i + 1)); done
+    case $when in
+    running)
+        until grep -q '^OPERATIONS/second' "$T/out" 2>/dev/null || [ $i -ge 150 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done ;;
+    keys:*)
+        log=${when#keys:} n=${log##*:}
+        log=${log%:*}
+        until [ "$(grep -c 'POST /crypto/v1/keys -> 201' "$log")" -ge "$n" ] || [ $i -ge 150 ]; do
+            sleep 0.05
+            i=$((i + 1))
+        done ;;
+    esac
     kill -INT "$bg" 2>/dev/null
     i=0
-    while kill -0 "$bg" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    while kill -0 "$bg" 2>/dev/null && [ $i -lt "$limit" ]; do sleep 0.1; i=$((i + 1)); done
     if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
     wait "$bg"
     rc=$?
-    check "sdkms $sname, SIGINT: exit 130 within 10 s" 130 '^ +status\.+: interrupted$'
-    json_check "sdkms $sname, SIGINT: results written, status interrupted" "$T/int-$sname.json" \
-        'runs[0]["status"] == "interrupted"'
-    made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
-    deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
-    auths=$(grep -c 'POST /sys/v1/session/auth -> 200' "$T/sdkms.err")
-    ends=$(grep -c 'POST /sys/v1/session/terminate -> 204' "$T/sdkms.err")
-    if [ $((made - made0)) -eq "$nkeys" ] && [ $((deleted - del0)) -eq "$nkeys" ] &&
-        [ $((auths - auth0)) -eq $((ends - end0)) ]; then
-        pass "sdkms $sname, SIGINT: the $nkeys keys deleted, every session ended"
-    else
-        fail "sdkms $sname, SIGINT: the $nkeys keys deleted, every session ended" \
-            "keys made $((made - made0)), deleted $((deleted - del0)); sessions $((auths - auth0)), ended $((ends - end0))"
-    fi
     cat "$T/out" "$T/err" >>"$T/all-output"
 }
-sigint_run blocking 3 --threads 3
-sigint_run non-blocking 8 --mode nonblocking --inflight 8 --threads 2
+# count_log LOG: keys made, deleted, sessions begun and ended by the server so far.
+count_log() {
+    made=$(grep -c 'POST /crypto/v1/keys -> 201' "$1")
+    deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$1")
+    auths=$(grep -c 'POST /sys/v1/session/auth -> 200' "$1")
+    ends=$(grep -c 'POST /sys/v1/session/terminate -> 204' "$1")
+}
+# keys_gone NAME LOG: since the last count_log of LOG, as many keys deleted as
+# made (at least MIN), and as many sessions ended as begun.
+keys_gone() {
+    kname=$1 min=$3
+    m0=$made d0=$deleted a0=$auths e0=$ends
+    count_log "$2"
+    if [ $((made - m0)) -ge "$min" ] && [ $((deleted - d0)) -eq $((made - m0)) ] &&
+        [ $((ends - e0)) -eq $((auths - a0)) ]; then
+        pass "$kname ($((made - m0)) keys)"
+    else
+        fail "$kname" "keys made $((made - m0)), deleted $((deleted - d0)); sessions $((auths - a0)), ended $((ends - e0))"
+    fi
+}
 
-# Ctrl-C while the slots are still being set up (a session and a key each,
-# on a server that takes 200 ms a request: 16 slots take 6 s): out at once,
-# without setting up the rest, and the keys made so far are deleted.
+for mode in blocking non-blocking; do
+    if [ $mode = blocking ]; then load="--threads 3"; else load="--mode nonblocking --inflight 8 --threads 2"; fi
+    count_log "$T/sdkms.err"
+    # shellcheck disable=SC2086
+    interrupt_run running 100 --endpoint "$EP" --op sign --alg EC --duration 60 \
+        --json "$T/int-$mode.json" $load
+    check "sdkms $mode, SIGINT: exit 130 within 10 s" 130 '^ +status\.+: interrupted$'
+    json_check "sdkms $mode, SIGINT: results written, status interrupted" "$T/int-$mode.json" \
+        'runs[0]["status"] == "interrupted"'
+    keys_gone "sdkms $mode, SIGINT: a key per worker, all deleted, every session ended" \
+        "$T/sdkms.err" $([ $mode = blocking ] && echo 3 || echo 8)
+done
+
+# On a server that takes 200 ms a request: Ctrl-C while the slots are still
+# being set up (a session and a key each: 16 slots take 6 s) ends the set-up
+# at once; keygen with 4 keys being made lets them finish, and deletes them.
 start_serve slowsd --api-key-env SERVER_API_KEY --latency 200ms -v || exit 0
-"$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op mac \
-    --mode nonblocking --rate 50 --threads 1 --duration 30 >"$T/out" 2>"$T/err" </dev/null &
-bg=$!
-sleep 1.5
-kill -INT "$bg" 2>/dev/null
-i=0
-while kill -0 "$bg" 2>/dev/null && [ $i -lt 40 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
-wait "$bg"
-rc=$?
+count_log "$T/slowsd.err"
+interrupt_run "keys:$T/slowsd.err:$((made + 2))" 40 --endpoint "$URL" --op mac --mode nonblocking --rate 50 --threads 1 --duration 30
 check "SIGINT during the slots' set-up: exit 130 within 4 s" 130
-made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/slowsd.err")
-deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/slowsd.err")
-if [ "$made" -ge 1 ] && [ "$made" -lt 16 ] && [ "$deleted" -eq "$made" ]; then
-    pass "SIGINT during set-up: the rest not set up, the $made keys made deleted"
-else
-    fail "SIGINT during set-up: the rest not set up, the keys made deleted" "made $made, deleted $deleted"
-fi
-cat "$T/out" "$T/err" >>"$T/all-output"
-# keygen, Ctrl-C with keys being made (4 requests of 200 ms in flight): they
-# finish, and every key made, in flight or not, is deleted.
-made0=$made
-del0=$deleted
-"$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op keygen --alg AES \
-    --mode nonblocking --inflight 4 --threads 2 --duration 30 >"$T/out" 2>"$T/err" </dev/null &
-bg=$!
-i=0
-until grep -q '^OPERATIONS/second' "$T/out" 2>/dev/null || [ $i -ge 150 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 0.1
-kill -INT "$bg" 2>/dev/null
-i=0
-while kill -0 "$bg" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
-wait "$bg"
-rc=$?
+keys_gone "SIGINT during set-up: the keys made so far deleted" "$T/slowsd.err" 1
+if [ "$made" -lt 16 ]; then pass "SIGINT during set-up: the other slots not set up ($made keys of 16)"
+else fail "SIGINT during set-up: the other slots not set up" "$made keys made"; fi
+interrupt_run running 100 --endpoint "$URL" --op keygen --alg AES --mode nonblocking --inflight 4 \
+    --threads 2 --duration 30
 check "keygen, SIGINT with keys in flight: exit 130" 130
-made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/slowsd.err")
-deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/slowsd.err")
-if [ $((made - made0)) -ge 4 ] && [ $((deleted - del0)) -eq $((made - made0)) ]; then
-    pass "keygen, SIGINT: every key made was deleted ($((made - made0)))"
-else
-    fail "keygen, SIGINT: every key made was deleted" "made $((made - made0)), deleted $((deleted - del0))"
-fi
-cat "$T/out" "$T/err" >>"$T/all-output"
+keys_gone "keygen, SIGINT: every key made, in flight or not, deleted" "$T/slowsd.err" 4
 
 # ---- bad settings, bad credentials ------------------------------------------
 run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op sign --alg AES
