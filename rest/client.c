@@ -16,10 +16,16 @@
 
 #define SETUP_TRIES 3
 
+rest_stats_shard *rest_client_shard(rest_client *c, unsigned worker)
+{
+    if (!c->stats)
+        return NULL;
+    return rest_stats_shard_of(c->stats, c->per_shard ? worker / c->per_shard : worker);
+}
+
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen)
 {
-    rest_stats_shard *sh = c->stats ? rest_stats_shard_of(c->stats, worker) : NULL;
-    return rest_http_new(&c->http, worker + 1, sh, err, errlen);
+    return rest_http_new(&c->http, worker + 1, rest_client_shard(c, worker), err, errlen);
 }
 
 void rest_client_arm(rest_client *c, rest_http *h, uint64_t *started)

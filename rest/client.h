@@ -18,6 +18,9 @@
 typedef struct rest_client {
     rest_http_opts http;
     rest_stats    *stats;           /* the run's statistics; NULL outside a run */
+    /* Workers (slots) per statistics shard: the non-blocking engine gives a
+     * thread's slots, numbered in a row, one shard (0: one each). */
+    unsigned       per_shard;
     uint64_t       warmup_ns;       /* requests in the warm-up are not recorded */
     uint64_t       warmup_ops;      /* or (blocking) each worker's first N operations */
     /* When the measured run starts: the first operation's start plus
@@ -28,6 +31,9 @@ typedef struct rest_client {
     /* Clean-up that failed after the run (keys left behind, sessions). */
     _Atomic uint64_t cleanup_failures;
 } rest_client;
+
+/* The statistics shard of worker (or slot) `worker`; NULL outside a run. */
+rest_stats_shard *rest_client_shard(rest_client *c, unsigned worker);
 
 /* A worker's HTTP client, recording into the run's statistics. */
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen);

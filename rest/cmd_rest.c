@@ -599,7 +599,10 @@ int rest_cmd_rest(int argc, char **argv)
     const unsigned aslots = o.lo.load.mode != BENCH_MODE_NONBLOCKING ? 0
                             : o.lo.load.inflight ? o.lo.load.inflight
                             : o.lo.load.threads * REST_MULTI_SLOTS_PER_THREAD;
-    if (!(client.stats = rest_stats_new(aslots ? aslots : o.lo.load.threads))) {
+    /* A shard per thread: the slots a thread runs are numbered in a row. */
+    if (aslots)
+        client.per_shard = (aslots + o.lo.load.threads - 1) / o.lo.load.threads;
+    if (!(client.stats = rest_stats_new(o.lo.load.threads))) {
         bench_error("out of memory");
         rc = BENCH_EXIT_FAILED;
         goto out_work;

@@ -365,7 +365,11 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
     h->too_large = 0;
     h->have_prof = 0;
     h->errbuf[0] = 0;
-    h->record = h->shard && h->measure_from != UINT64_MAX && bench_now_ns() >= h->measure_from;
+    /* Once recording, always (until the tear-down says "never"): no clock. */
+    h->record = h->shard && h->measure_from != UINT64_MAX &&
+                (h->measure_from == 0 || bench_now_ns() >= h->measure_from);
+    if (h->record)
+        h->measure_from = 0;
     /* The same request again (the common case) costs no option changes. */
     if (!h->last_url || strcmp(h->last_url, url) != 0) {
         curl_easy_setopt(e, CURLOPT_URL, url);

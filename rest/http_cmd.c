@@ -753,7 +753,10 @@ static void run_variant(session *ss, const variant *v, const char *test)
     bench_outcome out;
     json_t *runj = NULL;
     const unsigned aslots = multi_slots(o);
-    if (!(client.stats = rest_stats_new(aslots ? aslots : o->lo.load.threads))) {
+    /* A shard per thread: the slots a thread runs are numbered in a row. */
+    if (aslots)
+        client.per_shard = (aslots + o->lo.load.threads - 1) / o->lo.load.threads;
+    if (!(client.stats = rest_stats_new(o->lo.load.threads))) {
         bench_error("out of memory");
         ss->failed = 1;
         return;

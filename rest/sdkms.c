@@ -944,7 +944,7 @@ static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
     if (w->phase == PH_OP && rest_sdkms_session_gone(r.status, r.body)) {
         /* The session expired: log in again once, as the test bench does. */
         if (s->client->stats && rest_http_recording(w->http))
-            rest_stats_reauth(rest_stats_shard_of(s->client->stats, w->index));
+            rest_stats_reauth(rest_client_shard(s->client, w->index));
         if (rest_http_set_auth(w->http, "Basic", s->cfg.api_key) != 0) {
             *rc = rest_code_http(r.status);
             return REST_STEP_DONE;

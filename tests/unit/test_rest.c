@@ -538,6 +538,25 @@ static void test_sessions_store(void)
     rest_sessions_free(t);
 }
 
+/* The non-blocking engine's slots share their thread's statistics shard:
+ * 64 slots on 2 threads, numbered in a row, make 2 groups of 32. */
+static void test_client_shard_per_thread(void)
+{
+    rest_client c;
+    memset(&c, 0, sizeof c);
+    CHECK(rest_client_shard(&c, 3) == NULL);          /* outside a run: no statistics */
+    c.stats = rest_stats_new(2);
+    CHECK(c.stats != NULL);
+    if (!c.stats)
+        return;
+    CHECK(rest_client_shard(&c, 0) != rest_client_shard(&c, 1));   /* blocking: one each */
+    c.per_shard = 32;
+    CHECK(rest_client_shard(&c, 0) == rest_client_shard(&c, 31));
+    CHECK(rest_client_shard(&c, 32) == rest_client_shard(&c, 63));
+    CHECK(rest_client_shard(&c, 31) != rest_client_shard(&c, 32));
+    rest_stats_free(c.stats);
+}
+
 int main(void)
 {
     RUN(test_b64_vectors);
@@ -558,6 +577,7 @@ int main(void)
     RUN(test_sdkms_bodies_and_checks);
     RUN(test_sdkms_session_helpers);
     RUN(test_client_helpers);
+    RUN(test_client_shard_per_thread);
     RUN(test_stats_counts_and_json);
     RUN(test_keys_store);
     RUN(test_sessions_store);
