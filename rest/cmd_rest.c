@@ -76,6 +76,7 @@ static const char rest_usage_head[] =
     ;
 
 static const char rest_usage_tail[] =
+    REST_MULTI_HELP
     "Output:\n"
     "  --json FILE          write results (schema hsmbench.result/1, with an \"http\" object)\n"
     "  --quiet              no per-second lines and no summary; errors only\n"

@@ -83,6 +83,7 @@ static const char usage_head[] =
     "  -v, --verbose        log every request on stderr (credentials redacted, no bodies)\n";
 
 static const char usage_tail[] =
+    REST_MULTI_HELP
     "Output:\n"
     "  --json FILE          write results (schema hsmbench.result/1, with \"http\" and\n"
     "                       \"rest\" objects; --tls-matrix: one run per variant)\n"

@@ -22,6 +22,12 @@
 /* The default number of slots: transfers in flight at most per thread. */
 #define REST_MULTI_SLOTS_PER_THREAD 16
 
+/* What --help says of it, after the load flags. */
+#define REST_MULTI_HELP \
+    "  Non-blocking, each thread keeps several requests in flight on a libcurl\n" \
+    "  multi handle: --inflight K slots in all, else 16 per thread (an SDKMS\n" \
+    "  slot has its own session and key); --inflight alone keeps them all busy.\n"
+
 /*
  * Let w's non-blocking runs use the multi engine: `slots` transfers in
  * flight at most, spread over the run's threads.  xw must stay valid until
