@@ -108,8 +108,8 @@ json_check "--rate 20: service time follows the server's 50 ms (p90 < 75 ms)" "$
 run "$HSMBENCH" rest ekm --endpoint "$SLOW" --token-env G_TOKEN --cacert "$P/ca.pem" --op wrap-unwrap \
     --mode nonblocking --inflight 8 --threads 1 --duration 2 --json "$T/window.json"
 check "50 ms server, --inflight 8 on one thread (wrap-unwrap): exit 0" 0 '\[curl multi, 8 slots\]$'
-json_check "--inflight 8: 8 operations of two 50 ms requests at a time, about 80/s" "$T/window.json" \
-    '55 <= runs[0]["ops_per_s"] <= 85 and runs[0]["errors"] == 0 and runs[0]["settings"]["slots"] == 8 and runs[0]["http"]["status_counts"] == {"200": 2 * runs[0]["ops"]}'
+json_check "--inflight 8: 8 operations of two 50 ms requests at a time (at most 80/s; one at a time would be 10/s)" "$T/window.json" \
+    '30 <= runs[0]["ops_per_s"] <= 85 and runs[0]["errors"] == 0 and runs[0]["settings"]["slots"] == 8 and runs[0]["http"]["status_counts"] == {"200": 2 * runs[0]["ops"]}'
 stop_serve slow
 
 # ---- certificate verification ---------------------------------------------

@@ -163,12 +163,12 @@ done
 # at once; keygen with 4 keys being made lets them finish, and deletes them.
 start_serve slowsd --api-key-env SERVER_API_KEY --latency 200ms -v || exit 0
 count_log "$T/slowsd.err"
-interrupt_run "keys:$T/slowsd.err:$((made + 2))" 40 --endpoint "$URL" --op mac --mode nonblocking --rate 50 --threads 1 --duration 30
-check "SIGINT during the slots' set-up: exit 130 within 4 s" 130
+interrupt_run "keys:$T/slowsd.err:$((made + 2))" 80 --endpoint "$URL" --op mac --mode nonblocking --rate 50 --threads 1 --duration 30
+check "SIGINT during the slots' set-up: exit 130 within 8 s" 130
 keys_gone "SIGINT during set-up: the keys made so far deleted" "$T/slowsd.err" 1
 if [ "$made" -lt 16 ]; then pass "SIGINT during set-up: the other slots not set up ($made keys of 16)"
 else fail "SIGINT during set-up: the other slots not set up" "$made keys made"; fi
-interrupt_run running 100 --endpoint "$URL" --op keygen --alg AES --mode nonblocking --inflight 4 \
+interrupt_run running 200 --endpoint "$URL" --op keygen --alg AES --mode nonblocking --inflight 4 \
     --threads 2 --duration 30
 check "keygen, SIGINT with keys in flight: exit 130" 130
 keys_gone "keygen, SIGINT: every key made, in flight or not, deleted" "$T/slowsd.err" 4
