@@ -87,6 +87,7 @@ struct pool {
     const bench_load *load;
     const bench_flag *interrupt;     /* Ctrl-C */
     _Atomic unsigned  active;        /* blocking ramps: workers allowed to run */
+    int               self_paced;    /* asynchronous window without a dispatcher */
     /* non-blocking: the request queue (intended start times, ns) */
     pthread_mutex_t   qmu;
     pthread_cond_t    q_nonempty, q_nonfull;
@@ -423,7 +424,7 @@ static void async_done(worker *wk, aslot *s, bench_code rc)
  * a request falling due the moment a slot frees (as the dispatcher would
  * issue it).  A rate or a ramp needs the dispatcher's schedule.
  */
-static int self_paced(const pool *p)
+static int is_self_paced(const pool *p)
 {
     const bench_load *l = p->load;
     return l->mode == BENCH_MODE_NONBLOCKING && p->w->asubmit != NULL && l->inflight &&
@@ -434,7 +435,7 @@ static int self_paced(const pool *p)
 static uint64_t async_take(worker *wk)
 {
     pool *p = wk->pool;
-    if (!self_paced(p))
+    if (!p->self_paced)
         return queue_try_pop(p);
     if (wk->busy >= wk->window)
         return 0;
@@ -489,7 +490,7 @@ static void async_loop(worker *wk)
     pool *p = wk->pool;
     const bench_workload *w = p->w;
     aslot *slots = wk->state;
-    const int paced = self_paced(p);
+    const int paced = p->self_paced;
 
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         /* slot_free: a slot waits for the dispatcher's next request */
@@ -908,6 +909,7 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     p.interrupt = interrupt;
     p.w = w;
     p.n = load->threads;
+    p.self_paced = is_self_paced(&p);
     p.wake[0] = p.wake[1] = -1;
     if (use_async(&p) && w->await && pipe2(p.wake, O_NONBLOCK | O_CLOEXEC) != 0) {
         fail(out, "cannot create the wake-up pipe");
@@ -1003,7 +1005,7 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         goto close_states;
     }
 
-    if (load->mode == BENCH_MODE_NONBLOCKING && !self_paced(&p) && !atomic_load(&p.abandon)) {
+    if (load->mode == BENCH_MODE_NONBLOCKING && !p.self_paced && !atomic_load(&p.abandon)) {
         int err = pthread_create(&p.dispatcher, NULL, dispatch_main, &p);
         if (err) {
             fail(out, "cannot start the dispatcher thread");
@@ -1052,6 +1054,13 @@ free_hists:
         close(p.wake[1]);
     }
     return rc;
+}
+
+unsigned bench_async_slots(const bench_load *load)
+{
+    if (load->mode != BENCH_MODE_NONBLOCKING)
+        return 0;
+    return load->inflight ? load->inflight : load->threads * BENCH_ASYNC_SLOTS_PER_THREAD;
 }
 
 void bench_outcome_free(bench_outcome *out)

@@ -98,4 +98,10 @@ int  bench_pool_run(const bench_workload *w, const bench_load *load,
                     bench_second_fn on_second, void *arg, bench_outcome *out);
 void bench_outcome_free(bench_outcome *out);
 
+/* Asynchronous slots (operations in flight at most) a non-blocking run asks
+ * of an engine that has them: --inflight K, else this many per thread. */
+#define BENCH_ASYNC_SLOTS_PER_THREAD 16
+/* That count for `load`; 0 for a blocking run. */
+unsigned bench_async_slots(const bench_load *load);
+
 #endif

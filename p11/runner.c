@@ -230,7 +230,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
         /* Many operations in flight over few threads where the module can
          * (PKCS#11 3.2 async sessions); the worker pool otherwise. */
         char why[160];
-        unsigned slots = r->load.inflight ? r->load.inflight : r->load.threads * 16;
+        const unsigned slots = bench_async_slots(&r->load);
         if (p11_async_setup(ctx, t->mod, &w, slots, why, sizeof why)) {
             d.engine = "PKCS#11 async sessions";
             d.slots = slots;

@@ -29,7 +29,7 @@ typedef struct p11_runner {
     bench_stages                 stages;      /* load.stages points here when given */
     const char                  *stages_text; /* as the user wrote it */
     int                          quiet;
-    const bench_flag *interrupt;
+    const bench_flag            *interrupt;
     bench_second_fn              on_second;   /* NULL: pkpspeed's line on stdout unless quiet */
     void                        *arg;
     json_t                      *runs;        /* the "runs" array of the results file */

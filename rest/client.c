@@ -16,6 +16,12 @@
 
 #define SETUP_TRIES 3
 
+void rest_client_slots(rest_client *c, unsigned slots, unsigned threads)
+{
+    /* The pool gives each thread a row of slots: a thread's row, one shard. */
+    c->per_shard = slots && threads ? (slots + threads - 1) / threads : 0;
+}
+
 rest_stats_shard *rest_client_shard(rest_client *c, unsigned worker)
 {
     if (!c->stats)

@@ -32,6 +32,10 @@ typedef struct rest_client {
     _Atomic uint64_t cleanup_failures;
 } rest_client;
 
+/* A run of `slots` slots (0: blocking) over `threads`: the slots of a thread
+ * share its statistics shard. */
+void rest_client_slots(rest_client *c, unsigned slots, unsigned threads);
+
 /* The statistics shard of worker (or slot) `worker`; NULL outside a run. */
 rest_stats_shard *rest_client_shard(rest_client *c, unsigned worker);
 

@@ -595,14 +595,9 @@ int rest_cmd_rest(int argc, char **argv)
         goto out_work;
     }
 
-    /* Non-blocking: transfers in flight on curl multi handles, K of them
-     * with --inflight K, else a fixed number per thread. */
-    const unsigned aslots = o.lo.load.mode != BENCH_MODE_NONBLOCKING ? 0
-                            : o.lo.load.inflight ? o.lo.load.inflight
-                            : o.lo.load.threads * REST_MULTI_SLOTS_PER_THREAD;
-    /* A shard per thread: the slots a thread runs are numbered in a row. */
-    if (aslots)
-        client.per_shard = (aslots + o.lo.load.threads - 1) / o.lo.load.threads;
+    /* Non-blocking: transfers in flight on curl multi handles. */
+    const unsigned aslots = bench_async_slots(&o.lo.load);
+    rest_client_slots(&client, aslots, o.lo.load.threads);
     if (!(client.stats = rest_stats_new(o.lo.load.threads))) {
         bench_error("out of memory");
         rc = BENCH_EXIT_FAILED;

@@ -337,8 +337,8 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms)
     const long t = timeout_ms > 0 && timeout_ms < REST_TEARDOWN_TIMEOUT_MS ? timeout_ms
                                                                           : REST_TEARDOWN_TIMEOUT_MS;
     h->measure_from = UINT64_MAX;
+    rest_http_interruptible(h, 0);
     /* Options on a handle that exists take no allocation: nothing to fail. */
-    (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, 1L);
     (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
     (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
 }

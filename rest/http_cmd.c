@@ -140,7 +140,7 @@ typedef struct variant {
 typedef struct session {
     http_opts                    *o;
     const char                   *bearer;
-    const bench_flag  *interrupt;
+    const bench_flag             *interrupt;
     json_t                       *runs;
     uint64_t                      first_epoch_ms;
     int                           setup_failed, any_errors, interrupted, failed;
@@ -663,16 +663,6 @@ static int status_expected(const void *set, long status)
     return rest_status_set_has(set, status);
 }
 
-/* Non-blocking: transfers in flight on curl multi handles, K of them with
- * --inflight K, else a fixed number per thread; 0 when blocking. */
-static unsigned multi_slots(const http_opts *o)
-{
-    const bench_load *l = &o->lo.load;
-    return l->mode != BENCH_MODE_NONBLOCKING ? 0
-           : l->inflight                     ? l->inflight
-                                             : l->threads * REST_MULTI_SLOTS_PER_THREAD;
-}
-
 static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, const char *mech)
 {
     memset(d, 0, sizeof *d);
@@ -683,7 +673,7 @@ static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, c
     d->inflight = o->lo.load.inflight;
     d->stages = o->lo.load.stages ? o->lo.stages_text : NULL;
     d->think_s = (double)o->lo.load.think_ns / 1e9;
-    d->slots = multi_slots(o);
+    d->slots = bench_async_slots(&o->lo.load);   /* curl multi transfers in flight */
     d->engine = d->slots ? REST_MULTI_ENGINE : NULL;
     d->threads = o->lo.load.threads;
     d->data_size = o->body ? o->body_len : 0;
@@ -753,10 +743,8 @@ static void run_variant(session *ss, const variant *v, const char *test)
     bench_workload w;
     bench_outcome out;
     json_t *runj = NULL;
-    const unsigned aslots = multi_slots(o);
-    /* A shard per thread: the slots a thread runs are numbered in a row. */
-    if (aslots)
-        client.per_shard = (aslots + o->lo.load.threads - 1) / o->lo.load.threads;
+    const unsigned aslots = bench_async_slots(&o->lo.load);
+    rest_client_slots(&client, aslots, o->lo.load.threads);
     if (!(client.stats = rest_stats_new(o->lo.load.threads))) {
         bench_error("out of memory");
         ss->failed = 1;

@@ -19,9 +19,6 @@
 /* What the run header calls this engine. */
 #define REST_MULTI_ENGINE "curl multi"
 
-/* The default number of slots: transfers in flight at most per thread. */
-#define REST_MULTI_SLOTS_PER_THREAD 16
-
 /* What --help says of it, after the load flags. */
 #define REST_MULTI_HELP \
     "  Non-blocking, each thread keeps several requests in flight on a libcurl\n" \

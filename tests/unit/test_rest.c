@@ -550,7 +550,7 @@ static void test_client_shard_per_thread(void)
     if (!c.stats)
         return;
     CHECK(rest_client_shard(&c, 0) != rest_client_shard(&c, 1));   /* blocking: one each */
-    c.per_shard = 32;
+    rest_client_slots(&c, 64, 2);                  /* 32 a thread */
     CHECK(rest_client_shard(&c, 0) == rest_client_shard(&c, 31));
     CHECK(rest_client_shard(&c, 32) == rest_client_shard(&c, 63));
     CHECK(rest_client_shard(&c, 31) != rest_client_shard(&c, 32));
