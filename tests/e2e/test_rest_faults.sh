@@ -121,3 +121,7 @@ run "$HSMBENCH" serve --fault timeout:0.7,badjson:0.7
 check_one_line_error "serve --fault adding up to more than 1: exit 2" 2 'more than 1'
 run "$HSMBENCH" serve --listen 127.0.0.1
 check_one_line_error "serve --listen without a port: exit 2" 2 'ADDRESS:PORT'
+run "$HSMBENCH" serve --latency 2m
+check_one_line_error "serve --latency over 60s: exit 2, flag named" 2 '--latency'
+run "$HSMBENCH" serve --latency soon
+check_one_line_error "serve --latency not a time: exit 2, flag named" 2 '--latency'
