@@ -92,6 +92,8 @@ typedef struct menu {
     char          chosen[33];      /* label of a token chosen from the list */
     p11_target    t;
     int           t_open;
+    bench_out_opts out;            /* none: the menu writes no files */
+    bench_session bs;
     p11_runner    r;
     int           r_init;
     menu_item    *items;
@@ -824,9 +826,9 @@ static int run_item(menu *m, const menu_item *it)
     print_equivalent(m, def, &in);
 
     int sig = *m->interrupt;
-    if (sig || m->r.interrupted) {
+    if (sig || m->bs.interrupted) {
         bench_signals_clear();
-        m->r.interrupted = 0;
+        m->bs.interrupted = 0;
         if (sig == SIGTERM)
             return ASK_INTR;
         printf("\nInterrupted: partial results above; the test's keys are destroyed.\n");
@@ -1009,10 +1011,9 @@ static int session(menu *m)
     load.duration_ns = (uint64_t)m->seconds * 1000000000ULL;
     load.mode = m->nonblocking ? BENCH_MODE_NONBLOCKING : BENCH_MODE_BLOCKING;
     load.rate = m->nonblocking ? (double)m->rate : 0;
-    if (p11_runner_init(&m->r, &m->t, &load, NULL, 0, m->interrupt) != 0) {
-        bench_error("out of memory");
+    if (bench_session_init(&m->bs, &m->out, m->interrupt) != 0)
         return BENCH_EXIT_FAILED;
-    }
+    p11_runner_init(&m->r, &m->t, &m->bs, &load, NULL);
     m->r_init = 1;
 
     for (;;) {
@@ -1023,8 +1024,8 @@ static int session(menu *m)
         if ((rc = run_item(m, it)) != ASK_OK)
             break;
     }
-    if (m->r.nrows > 1)
-        p11_runner_table(&m->r, stdout);
+    if (m->bs.nrows > 1)
+        bench_session_table(&m->bs, stdout);
     return exit_code(rc);
 }
 
@@ -1041,8 +1042,10 @@ int p11_cmd_menu(int argc, char **argv)
     rc = session(&m);
 
     /* The runner destroyed each test's keys; close the session. */
-    if (m.r_init)
-        p11_runner_free(&m.r);
+    if (m.r_init) {
+        p11_runner_release(&m.r);
+        bench_session_free(&m.bs);
+    }
     if (m.t_open)
         p11_target_close(&m.t);
     free(m.items);

@@ -19,6 +19,8 @@
 #include "p11/target.h"
 #include "p11/token.h"
 #include "bench/results.h"
+#include "bench/outopts.h"
+#include "bench/session.h"
 #include "bench/threshold.h"
 #include "p11/runner.h"
 #include "p11/tests.h"
@@ -57,29 +59,17 @@ static const char run_usage_head[] =
     ;
 
 static const char run_usage_tail[] =
-    "Output:\n"
-    "  --json FILE          write results (schema hsmbench.result/1)\n"
-    "  --csv FILE           one row per run, the SDKMS test bench's columns (- for stdout)\n"
-    "  --html FILE          a self-contained page with charts (- for stdout)\n"
-    "  --threshold EXPR     k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
-    "                       rate>1000, errors<0.1%, TEST:EXPR for one test; a failed\n"
-    "                       threshold makes the exit status 1\n"
-    "  --start-at EPOCH     wait until this Unix time (seconds) to start measuring, so\n"
-    "                       several load generators start together (hsmbench merge)\n"
-    "  --quiet              no per-second lines and no summary; errors only\n"
     "  -h, --help           this help\n"
     "\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
     "or input; 3 module, token or login failure; 130 interrupted.\n";
 
 enum {
-    OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_JSON, OPT_QUIET, OPT_HASH,
-    OPT_AAD_SIZE, OPT_TOKEN_KEYS, OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY, OPT_CSV,
-    OPT_HTML, OPT_THRESHOLD, OPT_START_AT,
+    OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_HASH,
+    OPT_AAD_SIZE, OPT_TOKEN_KEYS, OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY,
 };
 
 #define MAX_SWEEP 32
-#define MAX_THRESHOLDS 32
 
 typedef struct run_opts {
     p11_target_opts    target;
@@ -88,13 +78,9 @@ typedef struct run_opts {
     p11_test_params    params;
     unsigned char      key_id[128];
     bench_load_opts    lo;
-    const char        *json, *csv, *html;
-    bench_threshold    thresholds[MAX_THRESHOLDS];
-    size_t             nthresholds;
+    bench_out_opts     out;
     uint64_t           data_list[MAX_SWEEP];
     size_t             ndata;
-    uint64_t           start_at_ms;
-    int                quiet;
 } run_opts;
 
 /* "4" or "1,2,4,8": a sweep list, each value in range. */
@@ -189,12 +175,11 @@ static int parse_args(int argc, char **argv, run_opts *o)
         P11_TARGET_LONGOPTS,
         BENCH_LOAD_LONGOPTS,
         BENCH_LOAD_MODE_LONGOPT,
+        BENCH_OUT_LONGOPTS,
         { "test", required_argument, NULL, OPT_TEST },
         { "key-size", required_argument, NULL, OPT_KEY_SIZE },
         { "curve", required_argument, NULL, OPT_CURVE },
         { "data-size", required_argument, NULL, OPT_DATA_SIZE },
-        { "json", required_argument, NULL, OPT_JSON },
-        { "quiet", no_argument, NULL, OPT_QUIET },
         { "hash", required_argument, NULL, OPT_HASH },
         { "aad-size", required_argument, NULL, OPT_AAD_SIZE },
         { "token-keys", no_argument, NULL, OPT_TOKEN_KEYS },
@@ -202,10 +187,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
         { "key-label", required_argument, NULL, OPT_KEY_LABEL },
         { "key-id", required_argument, NULL, OPT_KEY_ID },
         { "verify", optional_argument, NULL, OPT_VERIFY },
-        { "csv", required_argument, NULL, OPT_CSV },
-        { "html", required_argument, NULL, OPT_HTML },
-        { "threshold", required_argument, NULL, OPT_THRESHOLD },
-        { "start-at", required_argument, NULL, OPT_START_AT },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -220,6 +201,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
         int t = p11_target_opt(&o->target, c, optarg);
         if (t == 0)
             t = bench_load_opt(&o->lo, c, optarg);
+        if (t == 0)
+            t = bench_out_opt(&o->out, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
         if (t > 0)
@@ -228,6 +211,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         case 'h':
             fputs(run_usage_head, stdout);
             fputs(bench_load_help, stdout);
+            fputs(bench_out_help, stdout);
             fputs(run_usage_tail, stdout);
             return -1;
         case OPT_TEST:
@@ -246,49 +230,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
             if (parse_list("--data-size", optarg, 1, 16200, o->data_list, &o->ndata) != 0)
                 return BENCH_EXIT_USAGE;
             o->params.data_size = o->data_list[0];
-            break;
-        case OPT_CSV:
-            o->csv = optarg;
-            break;
-        case OPT_HTML:
-            o->html = optarg;
-            break;
-        case OPT_THRESHOLD: {
-            char err[200];
-            if (o->nthresholds == MAX_THRESHOLDS) {
-                bench_error("--threshold: at most %d", MAX_THRESHOLDS);
-                return BENCH_EXIT_USAGE;
-            }
-            if (bench_threshold_parse(optarg, &o->thresholds[o->nthresholds], err, sizeof err) != 0) {
-                bench_error("%s", err);
-                return BENCH_EXIT_USAGE;
-            }
-            o->nthresholds++;
-            break;
-        }
-        case OPT_START_AT: {
-            char *end = NULL;
-            double at = strtod(optarg, &end);
-            struct timespec rt;
-            clock_gettime(CLOCK_REALTIME, &rt);
-            double now = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;
-            if (end == optarg || *end || !(at > 0)) {
-                bench_error("--start-at %s: a Unix time in seconds, e.g. from date +%%s", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            if (at < now - 10 || at > now + 86400) {
-                bench_error("--start-at %s: %s; give a time within the next 24 hours", optarg,
-                            at < now ? "more than 10 s in the past" : "more than 24 hours away");
-                return BENCH_EXIT_USAGE;
-            }
-            o->start_at_ms = (uint64_t)(at * 1000.0);
-            break;
-        }
-        case OPT_JSON:
-            o->json = optarg;
-            break;
-        case OPT_QUIET:
-            o->quiet = 1;
             break;
         case OPT_HASH:
             o->params.hash = p11_hash_by_name(optarg);
@@ -381,23 +322,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
             keys_material_free(m);
         }
     }
-    if (o->json && !bench_path_writable("--json", o->json))
-        return BENCH_EXIT_USAGE;
-    /* A threshold for one test must name a test of this run. */
-    for (size_t i = 0; i < o->nthresholds; i++) {
-        const char *name = o->thresholds[i].test;
-        int known = !name[0];
-        for (size_t t = 0; t < o->ntests && !known; t++)
-            known = strcmp(o->tests[t]->name, name) == 0;
-        if (!known) {
-            bench_error("--threshold %s: %s is not among the tests of this run", o->thresholds[i].expr,
-                        name);
-            return BENCH_EXIT_USAGE;
-        }
-    }
-    if (o->csv && strcmp(o->csv, "-") != 0 && !bench_path_writable("--csv", o->csv))
-        return BENCH_EXIT_USAGE;
-    if (o->html && strcmp(o->html, "-") != 0 && !bench_path_writable("--html", o->html))
+    const char *names[MAX_TESTS];
+    for (size_t t = 0; t < o->ntests; t++)
+        names[t] = o->tests[t]->name;
+    if (bench_out_finish(&o->out, names, o->ntests) != 0)
         return BENCH_EXIT_USAGE;
     for (size_t i = 1; i < o->ndata; i++)
         for (size_t t = 0; t < o->ntests; t++) {
@@ -413,25 +341,17 @@ static int parse_args(int argc, char **argv, run_opts *o)
     return 0;
 }
 
-/* The command line as run, secrets replaced by "***". */
-static json_t *redacted_argv(int argc, char **argv)
+/* The command line as run: PINs, and the PIN of a URI, replaced by "***". */
+static const char *redact_pin(void *arg, int i, const char *word, char *buf, size_t len)
 {
-    json_t *arr = json_array();
-    json_array_append_new(arr, json_string("hsmbench"));
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (i > 0 && strcmp(argv[i - 1], "--pin") == 0) {
-            json_array_append_new(arr, json_string("***"));
-        } else if (strncmp(a, "--pin=", 6) == 0) {
-            json_array_append_new(arr, json_string("--pin=***"));
-        } else if (strstr(a, "pin-value=")) {
-            char buf[2048];
-            json_array_append_new(arr, json_string(p11_uri_redact(a, buf, sizeof buf)));
-        } else {
-            json_array_append_new(arr, json_string(a));
-        }
-    }
-    return arr;
+    char *const *argv = arg;
+    if (i > 0 && strcmp(argv[i - 1], "--pin") == 0)
+        return "***";
+    if (strncmp(word, "--pin=", 6) == 0)
+        return "--pin=***";
+    if (strstr(word, "pin-value="))
+        return p11_uri_redact(word, buf, len);
+    return NULL;
 }
 
 int p11_cmd_run(int argc, char **argv)
@@ -439,6 +359,7 @@ int p11_cmd_run(int argc, char **argv)
     run_opts o;
     p11_target t;
     p11_runner r;
+    bench_session s;
     int rc = parse_args(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
@@ -447,19 +368,17 @@ int p11_cmd_run(int argc, char **argv)
     rc = p11_target_open(&o.target, o.lo.load.threads, P11_OPEN_LOGIN, &t);
     if (rc != 0)
         return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
-    if (p11_runner_init(&r, &t, &o.lo.load, o.lo.stages_text, o.quiet, interrupt) != 0) {
-        bench_error("out of memory");
+    if (bench_session_init(&s, &o.out, interrupt) != 0) {
         p11_target_close(&t);
         return BENCH_EXIT_FAILED;
     }
+    p11_runner_init(&r, &t, &s, &o.lo.load, o.lo.stages_text);
 
-    time_t started = time(NULL);
-    r.start_at_ms = o.start_at_ms;
     /* Every test, at every thread count and data size asked for. */
-    for (size_t i = 0; i < o.ntests && !r.interrupted && !*interrupt; i++) {
+    for (size_t i = 0; i < o.ntests && !s.interrupted && !*interrupt; i++) {
         int takes_data = o.tests[i]->data_max > 0;
-        for (size_t ti = 0; ti < o.lo.nthreads && !r.interrupted && !*interrupt; ti++) {
-            for (size_t di = 0; di < o.ndata && !r.interrupted && !*interrupt; di++) {
+        for (size_t ti = 0; ti < o.lo.nthreads && !s.interrupted && !*interrupt; ti++) {
+            for (size_t di = 0; di < o.ndata && !s.interrupted && !*interrupt; di++) {
                 if (di > 0 && !takes_data)
                     break;     /* a size sweep means nothing to this test */
                 p11_test_params p = o.params;
@@ -470,46 +389,10 @@ int p11_cmd_run(int argc, char **argv)
             }
         }
     }
-    if (*interrupt)
-        r.interrupted = 1;
-    if (!o.quiet && r.nrows > 1)
-        p11_runner_table(&r, stdout);
-    int thresholds_failed = 0;
-    if (o.nthresholds) {
-        int nf = bench_thresholds_apply(o.thresholds, o.nthresholds, r.runs, o.quiet ? NULL : stdout);
-        thresholds_failed = nf != 0;
-    }
-
-    int write_failed = 0;
-    if (o.json || o.csv || o.html) {
-        char when[32];
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
-        json_t *doc = json_pack("{s:s,s:{s:s},s:o,s:s,s:I,s:o,s:O}", "schema", BENCH_RESULT_SCHEMA,
-                                "tool", "version", HSMBENCH_VERSION, "command",
-                                redacted_argv(argc, argv), "started_at", when,
-                                "started_at_epoch_ms", (json_int_t)r.first_epoch_ms, "environment",
-                                p11_target_env_json(&t), "runs", r.runs);
-        if (!doc)
-            write_failed = 1;
-        if (doc && o.json && bench_report_write(o.json, doc) != 0)
-            write_failed = 1;
-        if (doc && o.csv && bench_csv_write_file(o.csv, doc, "--csv") != 0)
-            write_failed = 1;
-        if (doc && o.html && bench_html_write_file(o.html, doc, "--html") != 0)
-            write_failed = 1;
-        json_decref(doc);
-    }
+    rc = bench_session_finish(&s, p11_target_env_json(&t),
+                              bench_command_json(argc, argv, redact_pin, argv));
     p11_runner_release(&r);    /* kept keys go while the session is open */
     p11_target_close(&t);
-    int interrupted = r.interrupted,
-        failed = r.any_failed || r.any_errors || write_failed || thresholds_failed;
-    p11_runner_free(&r);
-
-    if (interrupted) {
-        if (!o.quiet)
-            fprintf(stderr, "hsmbench: interrupted; partial results %s\n",
-                    o.json ? "written" : "shown above");
-        return BENCH_EXIT_INTERRUPTED;
-    }
-    return failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
+    bench_session_free(&s);
+    return rc;
 }

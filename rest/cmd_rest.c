@@ -18,6 +18,7 @@
 #include "bench/loadopts.h"
 #include "bench/pool.h"
 #include "bench/report.h"
+#include "bench/session.h"
 #include "bench/secret.h"
 #include "bench/signals.h"
 #include "rest/client.h"
@@ -76,10 +77,6 @@ static const char rest_usage_head[] =
     ;
 
 static const char rest_usage_tail[] =
-    REST_MULTI_HELP
-    "Output:\n"
-    "  --json FILE          write results (schema hsmbench.result/1, with an \"http\" object)\n"
-    "  --quiet              no per-second lines and no summary; errors only\n"
     "  -h, --help           this help\n"
     "\n"
     "Tokens, API keys and session tokens are never printed or written to the results.\n"
@@ -88,7 +85,7 @@ static const char rest_usage_tail[] =
     "130 interrupted.\n";
 
 enum {
-    OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE, OPT_JSON, OPT_QUIET, 
+    OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
     OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE, OPT_MODE,
     OPT_HASH, OPT_TRANSIENT,
@@ -102,9 +99,9 @@ typedef struct rest_opts {
     const char    *op;
     rest_http_opts http;
     bench_load_opts lo;
+    bench_out_opts out;
+    char           test[64];           /* "ekm-wrap", "sdkms-encrypt" */
     uint64_t       data_size;
-    const char    *json;
-    int            quiet;
     /* the secret's source */
     const char    *secret_env, *secret_file, *secret_value;
     /* EKM */
@@ -172,11 +169,10 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     static const struct option longopts[] = {
         BENCH_LOAD_LONGOPTS,
         REST_HTTP_LONGOPTS,
+        BENCH_OUT_LONGOPTS,
         { "endpoint", required_argument, NULL, OPT_ENDPOINT },
         { "op", required_argument, NULL, OPT_OP },
         { "data-size", required_argument, NULL, OPT_DATA_SIZE },
-        { "json", required_argument, NULL, OPT_JSON },
-        { "quiet", no_argument, NULL, OPT_QUIET },
         { "verbose", no_argument, NULL, 'v' },
         { "token-env", required_argument, NULL, OPT_TOKEN_ENV },
         { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
@@ -207,6 +203,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         int lt = bench_load_opt(&o->lo, c, optarg);
         if (lt == 0)
             lt = rest_http_opt(&o->http, c, optarg);
+        if (lt == 0)
+            lt = bench_out_opt(&o->out, c, optarg);
         if (lt < 0)
             return BENCH_EXIT_USAGE;
         if (lt > 0)
@@ -221,6 +219,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         case 'h':
             fputs(rest_usage_head, stdout);
             fputs(bench_load_help, stdout);
+            fputs(REST_MULTI_HELP, stdout);
+            fputs(bench_out_help, stdout);
             fputs(rest_usage_tail, stdout);
             return -1;
         case 'v':
@@ -237,8 +237,6 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                 return BENCH_EXIT_USAGE;
             o->data_size = v;
             break;
-        case OPT_JSON:        o->json = optarg; break;
-        case OPT_QUIET:       o->quiet = 1; break;
         case OPT_TOKEN_ENV:
         case OPT_API_KEY_ENV:
             if (kind_only(o, c == OPT_TOKEN_ENV ? KIND_EKM : KIND_SDKMS,
@@ -367,6 +365,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             o->reason = REST_EKM_DEFAULT_REASON;
         if (!o->data_size)
             o->data_size = REST_EKM_DEFAULT_DATA;
+        snprintf(o->test, sizeof o->test, "ekm-%s", rest_ekm_op_name(op));
     } else {
         if (!o->op) {
             bench_error("--op is required: keygen, encrypt, decrypt, sign, verify or mac");
@@ -385,8 +384,10 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             return BENCH_EXIT_USAGE;
         }
         o->data_size = o->sdkms.data_size;
+        snprintf(o->test, sizeof o->test, "sdkms-%s", rest_sdkms_op_name(o->sdkms.op));
     }
-    if (o->json && !bench_path_writable("--json", o->json))
+    const char *names[1] = { o->test };
+    if (bench_out_finish(&o->out, names, 1) != 0)
         return BENCH_EXIT_USAGE;
     return 0;
 }
@@ -421,26 +422,6 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
     return 0;
 }
 
-/* The command line as run: every secret argument is "***". */
-static json_t *redacted_argv(int argc, char **argv, const unsigned char *marks)
-{
-    json_t *arr = json_array();
-    json_array_append_new(arr, json_string("hsmbench"));
-    for (int i = 0; i < argc; i++) {
-        if (marks[i] == 1) {
-            json_array_append_new(arr, json_string("***"));
-        } else if (marks[i] == 2) {
-            char buf[256];
-            const char *eq = strchr(argv[i], '=');
-            snprintf(buf, sizeof buf, "%.*s=***", (int)(eq - argv[i]), argv[i]);
-            json_array_append_new(arr, json_string(buf));
-        } else {
-            json_array_append_new(arr, json_string(argv[i]));
-        }
-    }
-    return arr;
-}
-
 /* Hide a secret given on the command line from ps, now that it is copied. */
 static void scrub_argv(int argc, char **argv, const unsigned char *marks)
 {
@@ -454,13 +435,6 @@ static void scrub_argv(int argc, char **argv, const unsigned char *marks)
 static json_t *env_json(const rest_opts *o)
 {
     return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", o->endpoint, &o->http, NULL);
-}
-
-static void on_second(void *arg, const bench_sample *s)
-{
-    const rest_opts *o = arg;
-    if (!o->quiet)
-        bench_report_second(stdout, s);
 }
 
 /* One line for a set-up failure, with a hint where one helps. */
@@ -477,6 +451,45 @@ static void setup_error(const rest_opts *o, bench_code code, const char *msg)
     bench_error("%s: %s%s", o->endpoint, msg, hint);
 }
 
+/* What the REST workload adds to a run's summary and JSON. */
+typedef struct rest_run_extra {
+    const rest_opts *o;
+    rest_client     *client;
+    const rest_ekm  *ekm;       /* EKM runs */
+} rest_run_extra;
+
+static void extra_summary(void *arg, FILE *f, const bench_outcome *out)
+{
+    const rest_run_extra *x = arg;
+    rest_stats_print(f, x->client->stats, out->duration_s);
+}
+
+static int extra_json(void *arg, json_t *run, const bench_outcome *out)
+{
+    const rest_run_extra *x = arg;
+    const rest_opts *o = x->o;
+    if (out && json_object_set_new(run, "http", rest_stats_json(x->client->stats)) != 0)
+        return -1;
+    json_t *restj = json_pack("{s:s,s:s}", "service", o->kind == KIND_EKM ? "ekm" : "sdkms", "op",
+                              o->kind == KIND_EKM ? rest_ekm_op_name(x->ekm->cfg.op)
+                                                  : rest_sdkms_op_name(o->sdkms.op));
+    if (!restj)
+        return -1;
+    if (o->kind == KIND_EKM) {
+        json_object_set_new(restj, "reason", json_string(o->reason));
+        json_object_set_new(restj, "aad_size", json_integer((json_int_t)o->aadlen));
+    } else {
+        json_object_set_new(restj, "alg", json_string(rest_sdkms_alg_name(o->sdkms.alg)));
+        if (o->sdkms.mode)
+            json_object_set_new(restj, "mode", json_string(o->sdkms.mode));
+        if (o->sdkms.op == REST_SDKMS_SIGN || o->sdkms.op == REST_SDKMS_VERIFY ||
+            o->sdkms.op == REST_SDKMS_MAC)
+            json_object_set_new(restj, "hash_alg", json_string(o->sdkms.hash));
+        json_object_set_new(restj, "transient", json_boolean(o->sdkms.transient));
+    }
+    return json_object_set_new(run, "rest", restj);
+}
+
 int rest_cmd_rest(int argc, char **argv)
 {
     rest_opts o;
@@ -485,6 +498,8 @@ int rest_cmd_rest(int argc, char **argv)
         FILE *f = argc < 2 ? stderr : stdout;
         fputs(rest_usage_head, f);
         fputs(bench_load_help, f);
+        fputs(REST_MULTI_HELP, f);
+        fputs(bench_out_help, f);
         fputs(rest_usage_tail, f);
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }
@@ -552,7 +567,8 @@ int rest_cmd_rest(int argc, char **argv)
     rest_sdkms sdkms;
     bench_workload w;
     bench_run_desc d;
-    char test[64], mech[64], keydesc[64], err[512];
+    bench_session s;
+    char mech[64], keydesc[64], err[512];
     int inited = 0;
     memset(&d, 0, sizeof d);
     if (o.kind == KIND_EKM) {
@@ -561,7 +577,6 @@ int rest_cmd_rest(int argc, char **argv)
         if (o.op)
             rest_ekm_op_parse(o.op, &cfg.op);
         inited = rest_ekm_init(&ekm, &cfg, &client) == 0;
-        snprintf(test, sizeof test, "ekm-%s", rest_ekm_op_name(cfg.op));
         snprintf(mech, sizeof mech, "EKM %s", cfg.op == REST_EKM_WRAP_UNWRAP ? ":wrap+:unwrap"
                                               : cfg.op == REST_EKM_WRAP ? ":wrap" : ":unwrap");
         d.key_desc = "server key";
@@ -569,16 +584,18 @@ int rest_cmd_rest(int argc, char **argv)
         o.sdkms.endpoint = o.endpoint;
         o.sdkms.api_key = secret;
         inited = rest_sdkms_init(&sdkms, &o.sdkms, &client) == 0;
-        snprintf(test, sizeof test, "sdkms-%s", rest_sdkms_op_name(o.sdkms.op));
         rest_sdkms_mech_desc(&o.sdkms, mech, sizeof mech);
         d.key_desc = rest_sdkms_key_desc(&o.sdkms, keydesc, sizeof keydesc);
         d.key_type = rest_sdkms_alg_name(o.sdkms.alg);
         d.key_bits = o.sdkms.key_bits;
         d.curve = o.sdkms.alg == REST_ALG_EC ? o.sdkms.curve : NULL;
     }
-    if (!inited) {
-        bench_error("out of memory");
+    if (!inited || bench_session_init(&s, &o.out, interrupt) != 0) {
+        if (!inited)
+            bench_error("out of memory");
         rc = BENCH_EXIT_USAGE;
+        if (inited)
+            goto out_work;
         goto out_curl;
     }
 
@@ -609,7 +626,7 @@ int rest_cmd_rest(int argc, char **argv)
         rest_stats_track_reauth(client.stats);
         rest_sdkms_workload(&sdkms, &w, aslots);
     }
-    d.test = test;
+    d.test = o.test;
     d.mechanism = mech;
     d.mode = o.lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
     d.rate = o.lo.load.rate;
@@ -624,88 +641,21 @@ int rest_cmd_rest(int argc, char **argv)
     d.duration_s = (double)o.lo.load.duration_ns / 1e9;
     d.iterations = o.lo.load.iterations;
 
-    time_t started = time(NULL);
-    bench_outcome out;
-    json_t *runj = NULL;
-    int any_errors = 0, interrupted = 0;
-    if (!o.quiet)
-        bench_report_header(stdout, &d);
-    rc = bench_pool_run(&w, &o.lo.load, interrupt, on_second, &o, &out);
-    if (rc != 0) {
-        bench_code sc = atomic_load(&client.setup_code);
-        if (*interrupt) {
-            interrupted = 1;
-            runj = bench_report_run_json(&d, NULL, NULL, "interrupted",
-                                         "interrupted before the run started");
-        } else {
-            bench_error("%s: %s", test, out.reason);
-            runj = bench_report_run_json(&d, NULL, NULL, "failed", out.reason);
-        }
-        rc = interrupted ? BENCH_EXIT_INTERRUPTED
-             : rest_code_is_fatal_setup(sc) ? BENCH_EXIT_MODULE : BENCH_EXIT_FAILED;
-    } else {
-        if (!o.quiet) {
-            bench_report_summary(stdout, &d, &out, &w);
-            rest_stats_print(stdout, client.stats, out.duration_s);
-        }
-        char why[64];
-        snprintf(why, sizeof why, "interrupted (%s)", *interrupt == SIGTERM ? "SIGTERM" : "SIGINT");
-        runj = bench_report_run_json(&d, &out, &w, bench_outcome_status(&out),
-                                     out.status == BENCH_RUN_INTERRUPTED ? why : NULL);
-        json_object_set_new(runj, "http", rest_stats_json(client.stats));
-        interrupted = out.status == BENCH_RUN_INTERRUPTED;
-        any_errors = out.errors != 0;
-        rc = interrupted ? BENCH_EXIT_INTERRUPTED : any_errors ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
-    }
-    bench_outcome_free(&out);
+    rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
+    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, NULL };
+    if (bench_session_run(&s, &d, &w, &o.lo.load, &hooks) != 0 &&
+        rest_code_is_fatal_setup(atomic_load(&client.setup_code)))
+        s.setup_failed = 1;
 
-    json_t *restj = json_pack("{s:s,s:s}", "service", o.kind == KIND_EKM ? "ekm" : "sdkms", "op",
-                              o.kind == KIND_EKM ? rest_ekm_op_name(ekm.cfg.op)
-                                                 : rest_sdkms_op_name(o.sdkms.op));
-    if (o.kind == KIND_EKM) {
-        json_object_set_new(restj, "reason", json_string(o.reason));
-        json_object_set_new(restj, "aad_size", json_integer((json_int_t)o.aadlen));
-    } else {
-        json_object_set_new(restj, "alg", json_string(rest_sdkms_alg_name(o.sdkms.alg)));
-        if (o.sdkms.mode)
-            json_object_set_new(restj, "mode", json_string(o.sdkms.mode));
-        if (o.sdkms.op == REST_SDKMS_SIGN || o.sdkms.op == REST_SDKMS_VERIFY ||
-            o.sdkms.op == REST_SDKMS_MAC)
-            json_object_set_new(restj, "hash_alg", json_string(o.sdkms.hash));
-        json_object_set_new(restj, "transient", json_boolean(o.sdkms.transient));
-    }
-    json_object_set_new(runj, "rest", restj);
-
-    uint64_t left = atomic_load(&client.cleanup_failures);
+    const uint64_t left = atomic_load(&client.cleanup_failures);
     if (left)
         bench_warn("%llu benchmark key%s could not be deleted; look for keys named %s-*",
                    (unsigned long long)left, left == 1 ? "" : "s", sdkms.name_prefix);
-
-    if (o.json) {
-        char when[32];
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
-        json_t *doc = json_pack("{s:s,s:{s:s},s:o,s:s,s:o,s:[o]}", "schema", BENCH_RESULT_SCHEMA,
-                                "tool", "version", HSMBENCH_VERSION, "command",
-                                redacted_argv(argc, argv, marks), "started_at",
-                                when, "environment", env_json(&o), "runs", runj);
-        /* The wall clock of the measured start, so generators' files merge. */
-        json_t *epoch = doc ? json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
-                                              "measure_start_epoch_ms") : NULL;
-        if (epoch)
-            json_object_set(doc, "started_at_epoch_ms", epoch);
-        runj = NULL;
-        if (!doc || bench_report_write(o.json, doc) != 0) {
-            if (rc == BENCH_EXIT_OK)
-                rc = BENCH_EXIT_FAILED;
-        }
-        json_decref(doc);
-    }
-    json_decref(runj);
-    if (interrupted && !o.quiet)
-        fprintf(stderr, "hsmbench: interrupted; partial results %s\n",
-                o.json ? "written" : "shown above");
+    rc = bench_session_finish(&s, env_json(&o), bench_command_json(argc, argv, bench_redact_marks,
+                                                                   marks));
 
 out_work:
+    bench_session_free(&s);
     if (o.kind == KIND_EKM)
         rest_ekm_fini(&ekm);
     else

@@ -29,6 +29,7 @@
 #include "bench/loadopts.h"
 #include "bench/pool.h"
 #include "bench/report.h"
+#include "bench/session.h"
 #include "bench/results.h"
 #include "bench/secret.h"
 #include "bench/signals.h"
@@ -83,11 +84,7 @@ static const char usage_head[] =
     "  -v, --verbose        log every request on stderr (credentials redacted, no bodies)\n";
 
 static const char usage_tail[] =
-    REST_MULTI_HELP
-    "Output:\n"
-    "  --json FILE          write results (schema hsmbench.result/1, with \"http\" and\n"
-    "                       \"rest\" objects; --tls-matrix: one run per variant)\n"
-    "  --quiet              no per-second lines, summary or table; errors only\n"
+    "  (--json: one run per variant with --tls-matrix, with \"http\" and \"rest\" objects)\n"
     "  -h, --help           this help\n"
     "\n"
     "Exit codes: 0 success; 1 the run finished but requests failed their checks;\n"
@@ -96,11 +93,11 @@ static const char usage_tail[] =
 enum {
     OPT_URL = 5000, OPT_METHOD, OPT_HEADER, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
     OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON, OPT_SUMMARY,
-    OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT, OPT_JSON, OPT_QUIET, 
+    OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT,
 };
 
 /* Marks on argv (indexed like getopt's argv): what to hide. */
-enum { MARK_NONE, MARK_HEADER };
+enum { MARK_HEADER = BENCH_MARK_HEADER };
 
 typedef struct http_opts {
     const char     *url, *method;
@@ -122,8 +119,8 @@ typedef struct http_opts {
     unsigned        plain_port;
     rest_http_opts  http;
     bench_load_opts lo;
-    const char     *json;
-    int             quiet;
+    bench_out_opts  out;
+    char            test[48];          /* "http-get" */
     unsigned char  *marks;
 } http_opts;
 
@@ -141,9 +138,7 @@ typedef struct session {
     http_opts                    *o;
     const char                   *bearer;
     const bench_flag             *interrupt;
-    json_t                       *runs;
-    uint64_t                      first_epoch_ms;
-    int                           setup_failed, any_errors, interrupted, failed;
+    bench_session                *bs;
 } session;
 
 /* ---- options -------------------------------------------------------------------- */
@@ -278,8 +273,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         { "tls-matrix", no_argument, NULL, OPT_TLS_MATRIX },
         { "plain-url", required_argument, NULL, OPT_PLAIN_URL },
         { "plain-port", required_argument, NULL, OPT_PLAIN_PORT },
-        { "json", required_argument, NULL, OPT_JSON },
-        { "quiet", no_argument, NULL, OPT_QUIET },
+        BENCH_OUT_LONGOPTS,
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -298,6 +292,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
         int lt = bench_load_opt(&o->lo, c, optarg);
         if (lt == 0)
             lt = rest_http_opt(&o->http, c, optarg);
+        if (lt == 0)
+            lt = bench_out_opt(&o->out, c, optarg);
         if (lt < 0)
             return BENCH_EXIT_USAGE;
         if (lt > 0)
@@ -306,6 +302,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
         case 'h':
             fputs(usage_head, stdout);
             fputs(bench_load_help, stdout);
+            fputs(REST_MULTI_HELP, stdout);
+            fputs(bench_out_help, stdout);
             fputs(usage_tail, stdout);
             return -1;
         case 'v':
@@ -384,8 +382,6 @@ static int parse_args(int argc, char **argv, http_opts *o)
                 return BENCH_EXIT_USAGE;
             o->plain_port = (unsigned)v;
             break;
-        case OPT_JSON:        o->json = optarg; break;
-        case OPT_QUIET:       o->quiet = 1; break;
         default:
             return bench_option_error(argv, c, "rest http");
         }
@@ -480,7 +476,11 @@ static int parse_args(int argc, char **argv, http_opts *o)
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }
-    if (o->json && !bench_path_writable("--json", o->json))
+    snprintf(o->test, sizeof o->test, "http-%s", o->method);
+    for (char *t = o->test; *t; t++)
+        *t = (char)tolower((unsigned char)*t);
+    const char *names[1] = { o->test };
+    if (bench_out_finish(&o->out, names, 1) != 0)
         return BENCH_EXIT_USAGE;
     return 0;
 }
@@ -512,28 +512,6 @@ static void redact_header_arg(const char *arg, char *buf, size_t len)
         snprintf(buf, len, "***");
     else
         snprintf(buf, len, "%.*s ***", (int)(colon - arg + 1), arg);
-}
-
-static json_t *redacted_argv(int argc, char **argv, const unsigned char *marks)
-{
-    json_t *arr = json_array();
-    if (!arr || json_array_append_new(arr, json_string("hsmbench")) != 0) {
-        json_decref(arr);
-        return NULL;
-    }
-    for (int i = 0; i < argc; i++) {
-        char buf[256];
-        const char *s = argv[i];
-        if (marks[i] == MARK_HEADER) {
-            redact_header_arg(argv[i], buf, sizeof buf);
-            s = buf;
-        }
-        if (json_array_append_new(arr, json_string(s)) != 0) {
-            json_decref(arr);
-            return NULL;
-        }
-    }
-    return arr;
 }
 
 /* Hide header secrets from ps now that they are copied. */
@@ -600,13 +578,6 @@ static json_t *env_json(const http_opts *o, const char *plain)
 
 /* ---- one run ------------------------------------------------------------------------------- */
 
-static void on_second(void *arg, const bench_sample *s)
-{
-    const http_opts *o = arg;
-    if (!o->quiet)
-        bench_report_second(stdout, s);
-}
-
 /* The failure line with its hint, as one line. */
 static void setup_fail_line(const session *ss, const variant *v, bench_code code, const char *msg)
 {
@@ -640,22 +611,35 @@ static int print_jmeter(const bench_outcome *out)
     return 0;
 }
 
-/* Add a run element with its "rest" object (and "variant" in a matrix); on
- * failure to build it, count a failure. */
-static void keep_run(session *ss, json_t *runj, const variant *v)
+/* What a variant's run adds to its summary and JSON. */
+typedef struct http_run_extra {
+    const session *ss;
+    const variant *v;
+    rest_client   *client;     /* NULL: not measured */
+} http_run_extra;
+
+static void extra_summary(void *arg, FILE *f, const bench_outcome *out)
 {
-    if (!runj) {
-        ss->failed = 1;
-        return;
-    }
-    if (json_object_set_new(runj, "rest", rest_json(ss->o, v, ss->bearer != NULL)) != 0 ||
-        (ss->o->matrix && json_object_set_new(runj, "variant", json_string(v->name)) != 0)) {
-        json_decref(runj);
-        ss->failed = 1;
-        return;
-    }
-    if (json_array_append_new(ss->runs, runj) != 0)      /* takes runj even when it fails */
-        ss->failed = 1;
+    const http_run_extra *x = arg;
+    rest_stats_print(f, x->client->stats, out->duration_s);
+}
+
+static int extra_done(void *arg, const bench_outcome *out)
+{
+    const http_run_extra *x = arg;
+    return x->ss->o->jmeter ? print_jmeter(out) : 0;
+}
+
+static int extra_json(void *arg, json_t *run, const bench_outcome *out)
+{
+    const http_run_extra *x = arg;
+    if (out && x->client && json_object_set_new(run, "http", rest_stats_json(x->client->stats)) != 0)
+        return -1;
+    if (json_object_set_new(run, "rest", rest_json(x->ss->o, x->v, x->ss->bearer != NULL)) != 0)
+        return -1;
+    if (x->ss->o->matrix && json_object_set_new(run, "variant", json_string(x->v->name)) != 0)
+        return -1;
+    return 0;
 }
 
 static int status_expected(const void *set, long status)
@@ -695,14 +679,16 @@ static void run_variant(session *ss, const variant *v, const char *test)
     char mech[URL_MAX + 40], err[1200];
     snprintf(mech, sizeof mech, "%s %s", o->method, v->url);
     fill_desc(&d, o, test, mech);
+    http_run_extra extra = { ss, v, NULL };
+    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done };
 
     if (v->skip) {
-        if (!o->quiet)
+        if (!o->out.quiet)
             printf("\nVariant %s: skipped: %s\n", v->name, v->skip);
-        keep_run(ss, bench_report_run_json(&d, NULL, NULL, "skipped", v->skip), v);
+        bench_session_not_run(ss->bs, &d, "skipped", v->skip, &hooks);
         return;
     }
-    if (o->matrix && !o->quiet)
+    if (o->matrix && !o->out.quiet)
         printf("\nVariant %s: %s\n", v->name, v->what);
 
     rest_client client;
@@ -727,13 +713,15 @@ static void run_variant(session *ss, const variant *v, const char *test)
     bench_code code = rest_any_preflight(&any, &status, err, sizeof err);
     if (code != BENCH_OK) {
         if (*ss->interrupt) {
-            ss->interrupted = 1;
+            ss->bs->interrupted = 1;
             return;
         }
         if (rest_code_is_fatal_setup(code)) {
             setup_fail_line(ss, v, code, err);
-            ss->setup_failed = 1;
-            keep_run(ss, bench_report_run_json(&d, NULL, NULL, "failed", err), v);
+            ss->bs->setup_failed = 1;
+            /* A single run that failed at set-up measured nothing: no file. */
+            if (o->matrix)
+                bench_session_not_run(ss->bs, &d, "failed", err, &hooks);
             return;
         }
         bench_warn("%s%sthe first request failed (%s); the run goes on and counts such failures",
@@ -741,56 +729,18 @@ static void run_variant(session *ss, const variant *v, const char *test)
     }
 
     bench_workload w;
-    bench_outcome out;
-    json_t *runj = NULL;
     const unsigned aslots = bench_async_slots(&o->lo.load);
     rest_client_slots(&client, aslots, o->lo.load.threads);
     if (!(client.stats = rest_stats_new(o->lo.load.threads))) {
         bench_error("out of memory");
-        ss->failed = 1;
+        ss->bs->any_failed = 1;
         return;
     }
     /* http_req_failed agrees with --expect-status, as k6's expectedStatuses. */
     rest_stats_expect(client.stats, status_expected, &any.cfg.expect);
     rest_any_workload(&any, &w, aslots);
-    if (!o->quiet)
-        bench_report_header(stdout, &d);
-    int rc = bench_pool_run(&w, &o->lo.load, ss->interrupt, on_second, o, &out);
-    if (rc != 0) {
-        if (*ss->interrupt) {
-            ss->interrupted = 1;
-            runj = bench_report_run_json(&d, NULL, NULL, "interrupted",
-                                         "interrupted before the run started");
-        } else {
-            bench_error("%s: %s", o->matrix ? v->name : test, out.reason);
-            ss->failed = 1;
-            runj = bench_report_run_json(&d, NULL, NULL, "failed", out.reason);
-        }
-    } else {
-        if (!o->quiet) {
-            bench_report_summary(stdout, &d, &out, &w);
-            rest_stats_print(stdout, client.stats, out.duration_s);
-        }
-        if (o->jmeter && print_jmeter(&out) != 0)
-            ss->failed = 1;
-        char why[64];
-        snprintf(why, sizeof why, "interrupted (%s)",
-                 *ss->interrupt == SIGTERM ? "SIGTERM" : "SIGINT");
-        runj = bench_report_run_json(&d, &out, &w, bench_outcome_status(&out),
-                                     out.status == BENCH_RUN_INTERRUPTED ? why : NULL);
-        if (runj && json_object_set_new(runj, "http", rest_stats_json(client.stats)) != 0) {
-            json_decref(runj);
-            runj = NULL;
-        }
-        if (out.status == BENCH_RUN_INTERRUPTED)
-            ss->interrupted = 1;
-        if (out.errors)
-            ss->any_errors = 1;
-        if (!ss->first_epoch_ms)
-            ss->first_epoch_ms = out.measure_start_epoch_ms;
-    }
-    bench_outcome_free(&out);
-    keep_run(ss, runj, v);
+    extra.client = &client;
+    bench_session_run(ss->bs, &d, &w, &o->lo.load, &hooks);
     rest_stats_free(client.stats);
 }
 
@@ -906,8 +856,9 @@ static double phase(const json_t *run, const char *name, const char *stat)
     return bench_json_num(p, stat, 0);
 }
 
-static void print_table(FILE *f, const http_opts *o, const json_t *runs)
+static void print_table(void *arg, FILE *f, const json_t *runs)
 {
+    const http_opts *o = arg;
     const json_t *base = NULL, *r;
     size_t i;
     char bound[64];
@@ -1027,62 +978,31 @@ int rest_cmd_http(int argc, char **argv)
         goto out_variants;
     }
 
-    char test[48];
-    snprintf(test, sizeof test, "http-%s", o.method);
-    for (char *p = test; *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-
     session ss;
+    bench_session bs;
     memset(&ss, 0, sizeof ss);
     ss.o = &o;
     ss.bearer = bearer;
     ss.interrupt = interrupt;
-    if (!(ss.runs = json_array())) {
-        bench_error("out of memory");
+    ss.bs = &bs;
+    if (bench_session_init(&bs, &o.out, interrupt) != 0) {
         rc = BENCH_EXIT_FAILED;
         goto out_variants;
     }
-    time_t started = time(NULL);
-    for (size_t i = 0; i < nv && !ss.interrupted && !*interrupt; i++) {
-        run_variant(&ss, &vs[i], test);
+    if (o.matrix) {
+        bs.table = print_table;
+        bs.table_arg = &o;
+    }
+    for (size_t i = 0; i < nv && !bs.interrupted && !*interrupt; i++) {
+        run_variant(&ss, &vs[i], o.test);
         /* Without the matrix, a failure at set-up ends it all (nothing measured). */
-        if (!o.matrix && ss.setup_failed)
+        if (!o.matrix && bs.setup_failed)
             break;
     }
-    if (*interrupt)
-        ss.interrupted = 1;
-
-    if (o.matrix && !o.quiet && json_array_size(ss.runs))
-        print_table(stdout, &o, ss.runs);
-
-    rc = ss.interrupted ? BENCH_EXIT_INTERRUPTED
-         : ss.setup_failed ? BENCH_EXIT_MODULE
-         : ss.failed || ss.any_errors ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
-
-    /* A single run that failed at set-up measured nothing: no results file. */
-    if (o.json && !(!o.matrix && ss.setup_failed) && json_array_size(ss.runs)) {
-        char when[32];
-        struct tm tmv;
-        if (!gmtime_r(&started, &tmv) || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv) == 0)
-            snprintf(when, sizeof when, "1970-01-01T00:00:00Z");
-        const char *plain = o.matrix && nv && !vs[0].skip ? vs[0].url : NULL;
-        json_t *doc = json_pack("{s:s,s:{s:s},s:o,s:s,s:I,s:o,s:O}", "schema", BENCH_RESULT_SCHEMA,
-                                "tool", "version", HSMBENCH_VERSION, "command",
-                                redacted_argv(argc, argv, marks), "started_at", when,
-                                "started_at_epoch_ms", (json_int_t)ss.first_epoch_ms,
-                                "environment", env_json(&o, plain), "runs", ss.runs);
-        if (!doc || bench_report_write(o.json, doc) != 0) {
-            if (!doc)
-                bench_error("--json %s: cannot build the results (out of memory)", o.json);
-            if (rc == BENCH_EXIT_OK)
-                rc = BENCH_EXIT_FAILED;
-        }
-        json_decref(doc);
-    }
-    if (ss.interrupted && !o.quiet)
-        fprintf(stderr, "hsmbench: interrupted; partial results %s\n",
-                o.json ? "written" : "shown above");
-    json_decref(ss.runs);
+    const char *plain = o.matrix && nv && !vs[0].skip ? vs[0].url : NULL;
+    rc = bench_session_finish(&bs, env_json(&o, plain),
+                              bench_command_json(argc, argv, bench_redact_marks, marks));
+    bench_session_free(&bs);
 
 out_variants:
     for (size_t i = 0; i < MAX_VARIANTS; i++)
