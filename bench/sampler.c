@@ -1,0 +1,178 @@
+/*
+ * bench/sampler.c - the per-second sampler.
+ *
+ * The thread that called bench_pool_run samples the run: on absolute ticks
+ * (every whole second of the measured run, and of the warm-up, whose last
+ * tick is clipped to its end), it reads every worker's live counters and
+ * histogram without locks and reports the interval.  It decides when the
+ * run is over (its length, an interrupt, every worker done), stops it, and
+ * takes the last, partial interval after the join.
+ */
+#include "bench/pool_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Everything the sampler needs between ticks. */
+typedef struct sampler {
+    bench_hist *sum, *prev, *delta;
+    uint64_t    ops_prev, errs_prev;
+    uint64_t    tick_prev_ns;
+    int         warm;          /* the previous interval was a warm-up one */
+    uint64_t    sched_prev;    /* non-blocking: scheduled requests at the last tick */
+} sampler;
+
+/*
+ * Fold every worker's live counters into one interval sample.  Warm-up
+ * intervals count the warm-up counters; measured ones the measured
+ * counters, so the measured series sums exactly to the run's totals.
+ */
+static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sample *out)
+{
+    uint64_t ops = 0, errs = 0;
+
+    memset(out, 0, sizeof *out);
+    if (!warmup)
+        bench_hist_reset(s->sum);
+    for (unsigned i = 0; i < p->n; i++) {
+        worker *wk = &p->workers[i];
+        ops += atomic_load_explicit(warmup ? &wk->warm_ops : &wk->ops, memory_order_relaxed);
+        errs += atomic_load_explicit(warmup ? &wk->warm_errs : &wk->errors, memory_order_relaxed);
+        if (!warmup)
+            bench_hist_add(s->sum, wk->hist);
+    }
+    if (!warmup) {
+        if (s->warm) {
+            /* First measured interval: the baseline is zero, not the warm-up total. */
+            s->ops_prev = s->errs_prev = 0;
+            s->warm = 0;
+        }
+        bench_hist_delta(s->delta, s->sum, s->prev);
+        /* The interval's slots give its max only to bucket precision; the
+         * true max so far bounds it, so no percentile exceeds a real value. */
+        if (bench_hist_count(s->delta) && bench_hist_max(s->delta) > bench_hist_max(s->sum))
+            bench_hist_set_extrema(s->delta, bench_hist_min(s->delta), bench_hist_max(s->sum));
+        out->p50_ns = bench_hist_percentile(s->delta, 50.0);
+        out->p99_ns = bench_hist_percentile(s->delta, 99.0);
+    }
+    if (p->load->mode == BENCH_MODE_NONBLOCKING) {
+        uint64_t sched = atomic_load(&p->scheduled_now);
+        out->target = (double)(sched - s->sched_prev);
+        s->sched_prev = sched;
+        out->in_flight = atomic_load(&p->issued) - atomic_load(&p->completed);
+    } else if (p->load->stages) {
+        out->target = (double)atomic_load(&p->active);
+    }
+    out->span_s = (double)(now - s->tick_prev_ns) / 1e9;
+    out->ops = ops - s->ops_prev;
+    out->errors = errs - s->errs_prev;
+    s->ops_prev = ops;
+    s->errs_prev = errs;
+    s->tick_prev_ns = now;
+}
+
+static int samples_push(bench_outcome *out, size_t *cap, const bench_sample *s)
+{
+    if (out->nsamples == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        bench_sample *ns = realloc(out->samples, ncap * sizeof *ns);
+        if (!ns)
+            return -1;
+        out->samples = ns;
+        *cap = ncap;
+    }
+    out->samples[out->nsamples++] = *s;
+    return 0;
+}
+
+static int all_done(const pool *p)
+{
+    for (unsigned i = 0; i < p->n; i++)
+        if (!atomic_load(&p->workers[i].done))
+            return 0;
+    return 1;
+}
+
+int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrupt,
+                     bench_second_fn on_second, void *arg, bench_outcome *out)
+{
+    sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
+                  load->warmup_ns > 0, 0 };
+    size_t cap = 0;
+    uint32_t warm_k = 0, k = 0;
+    const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
+    int rc = 0;
+
+    if (!s.sum || !s.prev || !s.delta) {
+        rc = -1;
+        goto stop;
+    }
+    for (;;) {
+        uint64_t now = bench_now_ns();
+        int in_warmup = now < p->measure_ns;
+        uint64_t tick = in_warmup ? p->start_ns + (uint64_t)(warm_k + 1) * BENCH_NS_PER_S
+                                  : p->measure_ns + (uint64_t)(k + 1) * BENCH_NS_PER_S;
+        if (in_warmup && tick > p->measure_ns)
+            tick = p->measure_ns;
+        if (tick > end_ns)
+            tick = end_ns;
+
+        int finished = 0;
+        while ((now = bench_now_ns()) < tick) {
+            if (*interrupt || all_done(p)) {
+                finished = 1;
+                break;
+            }
+            uint64_t poll = load->stages && load->mode == BENCH_MODE_BLOCKING ? STAGE_NS : POLL_NS;
+            uint64_t wake = now + poll < tick ? now + poll : tick;
+            bench_sleep_until_ns(wake);
+            pool_set_active(p, bench_now_ns());
+        }
+        if (*interrupt) {
+            out->status = BENCH_RUN_INTERRUPTED;
+            finished = 1;
+        }
+        if (!finished && now >= end_ns)
+            finished = 1;
+        if (finished)
+            break;
+
+        bench_sample smp;
+        sample_take(p, &s, now, in_warmup, &smp);
+        if (in_warmup) {
+            smp.warmup = 1;
+            smp.t = 0;
+            warm_k++;
+        } else {
+            smp.t = ++k;
+            if (samples_push(out, &cap, &smp) != 0) {
+                rc = -1;
+                break;
+            }
+        }
+        if (on_second)
+            on_second(arg, &smp);
+    }
+stop:
+    pool_stop(p);
+
+    /* The last, partial interval: what completed since the last tick. */
+    if (rc == 0) {
+        uint64_t now = bench_now_ns();
+        if (now > p->measure_ns) {
+            bench_sample smp;
+            sample_take(p, &s, now, 0, &smp);
+            if (smp.ops || out->nsamples == 0) {
+                smp.t = ++k;
+                if (samples_push(out, &cap, &smp) != 0)
+                    rc = -1;
+                else if (on_second && smp.span_s >= 0.05)
+                    on_second(arg, &smp);
+            }
+        }
+    }
+    bench_hist_free(s.sum);
+    bench_hist_free(s.prev);
+    bench_hist_free(s.delta);
+    return rc;
+}
