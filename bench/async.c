@@ -21,7 +21,14 @@ typedef struct aslot {
 
 static void async_done(worker *wk, aslot *s, bench_code rc)
 {
-    account_scheduled(wk, rc, s->intended, s->submitted, bench_now_ns());
+    const uint64_t now = bench_now_ns();
+    const bench_workload *w = wk->pool->w;
+    if (w->aside_flush) {
+        /* Side metrics, after the completion's time is taken. */
+        wk->side.on = s->intended >= wk->pool->measure_ns;
+        w->aside_flush(s->st);
+    }
+    account_scheduled(wk, rc, s->intended, s->submitted, now);
     s->busy = 0;
     wk->busy--;
 }
@@ -172,6 +179,8 @@ int pool_async_open(worker *wk)
             return 1;   /* stopped, not failed: the reason is elsewhere */
         if (w->aopen(w->actx, wk->engine, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
             return -1;
+        if (w->aside_bind)
+            w->aside_bind(slots[i].st, &wk->side);
     }
     return 0;
 }

@@ -21,6 +21,7 @@ void pool_closed_loop(worker *wk)
     uint64_t done = 0;                 /* == wk->ops, kept in a register */
     bench_code (*const do_one)(void *) = w->do_one;
     bench_code (*const after)(void *, bench_code) = w->after;
+    void (*const flush)(void *) = w->side_flush;
     const int after_always = w->after_always;
     void *const state = wk->state;
 
@@ -41,15 +42,21 @@ void pool_closed_loop(worker *wk)
         const uint64_t t1 = bench_now_ns();
         const uint64_t start = t0;
         t0 = t1;
+        int warm = start < measure;
+        if (warm_left) {
+            warm_left--;
+            warm = 1;
+        }
         if (after && (rc != BENCH_OK || after_always)) {
             /* Untimed: the next operation's clock starts after it. */
             rc = after(state, rc);
             t0 = bench_now_ns();
         }
-        int warm = start < measure;
-        if (warm_left) {
-            warm_left--;
-            warm = 1;
+        if (flush) {
+            /* Side metrics, untimed, recorded only for a measured operation. */
+            wk->side.on = !warm;
+            flush(state);
+            t0 = bench_now_ns();
         }
         if (!warm)
             done++;

@@ -25,6 +25,10 @@ void pool_open_loop(worker *wk)
         const uint64_t t1 = bench_now_ns();
         if (w->after && (rc != BENCH_OK || w->after_always))
             rc = w->after(state, rc);
+        if (w->side_flush) {
+            wk->side.on = intended >= p->measure_ns;
+            w->side_flush(state);
+        }
         account_scheduled(wk, rc, intended, t0, t1);
     }
 }

@@ -36,6 +36,8 @@ static void *worker_main(void *arg)
         wk->open_failed = 1;
         wk->state = NULL;
         atomic_store(&p->abandon, 1);
+    } else if (w->side_bind) {
+        w->side_bind(wk->state, &wk->side);
     }
     pthread_mutex_lock(&p->gate_mu);
     p->arrived++;
@@ -86,6 +88,8 @@ static int merge_results(pool *p, bench_outcome *out)
         }
         for (size_t j = 0; j < ERR_SLOTS && wk->errs[j].count; j++)
             err_count(tab, wk->errs[j].code, wk->errs[j].count);
+        if (bench_side_merge(&out->side, &wk->side) != 0)
+            return -1;
     }
     for (ntab = 0; ntab < ERR_SLOTS * 2 && tab[ntab].count; ntab++)
         ;
@@ -146,6 +150,10 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         return -1;
     }
     out->hist = bench_hist_new();
+    if (bench_side_init(&out->side, w->side) != 0) {
+        fail(out, "out of memory");
+        return -1;
+    }
     if (load->mode == BENCH_MODE_NONBLOCKING) {
         out->service = bench_hist_new();
         out->queue = bench_hist_new();
@@ -186,7 +194,8 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
             wk->service = bench_hist_new();
             wk->queue = bench_hist_new();
         }
-        if (!wk->hist || (load->mode == BENCH_MODE_NONBLOCKING && (!wk->service || !wk->queue))) {
+        if (!wk->hist || (load->mode == BENCH_MODE_NONBLOCKING && (!wk->service || !wk->queue)) ||
+            bench_side_init(&wk->side, w->side) != 0) {
             fail(out, "out of memory");
             goto free_hists;
         }
@@ -293,6 +302,7 @@ free_hists:
         bench_hist_free(p.workers[i].hist);
         bench_hist_free(p.workers[i].service);
         bench_hist_free(p.workers[i].queue);
+        bench_side_free(&p.workers[i].side);
     }
     free(p.workers);
     if (p.wake[0] >= 0) {
@@ -314,6 +324,7 @@ void bench_outcome_free(bench_outcome *out)
     bench_hist_free(out->hist);
     bench_hist_free(out->service);
     bench_hist_free(out->queue);
+    bench_side_free(&out->side);
     free(out->errs);
     free(out->samples);
     memset(out, 0, sizeof *out);

@@ -81,6 +81,7 @@ typedef struct bench_outcome {
     uint64_t    dropped;        /* scheduled but never started before the end */
     double      target_rate;    /* scheduled requests / duration */
     uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
+    bench_side  side;           /* the workload's side metrics, every worker's merged */
 } bench_outcome;
 
 /* Called by the sampler thread once a second (and for warm-up seconds). */

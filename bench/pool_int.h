@@ -46,6 +46,7 @@ typedef struct worker {
     uint64_t    quota;          /* measured operations to do when bounded (may be 0) */
     bench_hist *hist;
     bench_hist *service, *queue;    /* non-blocking only */
+    bench_side  side;               /* the workload's side metrics (workload.h) */
     unsigned    nslots;             /* asynchronous slots this worker multiplexes */
     void       *engine;             /* what those slots share (aengine_open), or NULL */
     unsigned    window;             /* self-paced: this worker's share of --inflight */

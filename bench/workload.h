@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/side.h"
+
 typedef uint64_t bench_code;
 
 #define BENCH_OK 0
@@ -87,6 +89,22 @@ typedef struct bench_workload {
     int  (*aengine_open)(void *actx, unsigned worker, void **engine, char *err, size_t errlen);
     void (*aengine_close)(void *engine);
     void (*await)(void *engine, int wake_fd, uint64_t max_ns);
+
+    /*
+     * Optional: side metrics (bench/side.h), what the workload measures
+     * beside each operation's latency.  side describes them; side_bind()
+     * hands a worker's state (aside_bind(): a slot) its thread's recorder,
+     * in that thread, after open() and before the clock; side_flush()
+     * (aside_flush()) is called after every operation, outside the timed
+     * path, with the recorder switched on only when the operation is part
+     * of the measured run: the workload records there what the operation
+     * left noted in its state.
+     */
+    const bench_side_spec *side;
+    void (*side_bind)(void *state, bench_side *side);
+    void (*side_flush)(void *state);
+    void (*aside_bind)(void *slot, bench_side *side);
+    void (*aside_flush)(void *slot);
 } bench_workload;
 
 /* Name a code, core codes included; falls back to the workload's namer. */

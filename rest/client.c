@@ -16,38 +16,37 @@
 
 #define SETUP_TRIES 3
 
-void rest_client_slots(rest_client *c, unsigned slots, unsigned threads)
+void rest_client_init(rest_client *c, const rest_http_opts *http)
 {
-    /* The pool gives each thread a row of slots: a thread's row, one shard. */
-    c->per_shard = slots && threads ? (slots + threads - 1) / threads : 0;
-}
-
-rest_stats_shard *rest_client_shard(rest_client *c, unsigned worker)
-{
-    if (!c->stats)
-        return NULL;
-    return rest_stats_shard_of(c->stats, c->per_shard ? worker / c->per_shard : worker);
+    memset(c, 0, sizeof *c);
+    c->http = *http;
+    atomic_init(&c->setup_code, BENCH_OK);
+    atomic_init(&c->cleanup_failures, 0);
 }
 
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen)
 {
-    return rest_http_new(&c->http, worker + 1, rest_client_shard(c, worker), err, errlen);
+    rest_http *h = rest_http_new(&c->http, worker + 1, err, errlen);
+    if (h)
+        rest_http_expect(h, c->expected, c->expected_arg);
+    return h;
 }
 
-void rest_client_arm(rest_client *c, rest_http *h, uint64_t *started)
+void rest_state_side_bind(void *state, bench_side *side)
 {
-    const uint64_t n = (*started)++;
-    if (n == 0 && c->warmup_ops) {
-        rest_http_measure_from(h, UINT64_MAX);
-    } else if (n == 0) {
-        uint64_t at = 0;
-        const uint64_t mine = bench_now_ns() + c->warmup_ns;
-        if (atomic_compare_exchange_strong(&c->measure_at, &at, mine))
-            at = mine;
-        rest_http_measure_from(h, at);
-    } else if (n == c->warmup_ops) {
-        rest_http_measure_from(h, bench_now_ns());   /* the first measured operation */
-    }
+    rest_http_bind(*(rest_http **)state, side);
+}
+
+void rest_state_side_flush(void *state)
+{
+    rest_http_flush(*(rest_http **)state);
+}
+
+void rest_client_side(bench_workload *w)
+{
+    w->side = &rest_side_spec;
+    w->side_bind = rest_state_side_bind;
+    w->side_flush = rest_state_side_flush;
 }
 
 const char *rest_error_text(const char *body, size_t len, char *buf, size_t cap)

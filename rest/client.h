@@ -17,37 +17,31 @@
 
 typedef struct rest_client {
     rest_http_opts http;
-    rest_stats    *stats;           /* the run's statistics; NULL outside a run */
-    /* Workers (slots) per statistics shard: the non-blocking engine gives a
-     * thread's slots, numbered in a row, one shard (0: one each). */
-    unsigned       per_shard;
-    uint64_t       warmup_ns;       /* requests in the warm-up are not recorded */
-    uint64_t       warmup_ops;      /* or (blocking) each worker's first N operations */
-    /* When the measured run starts: the first operation's start plus
-     * warmup_ns, the same for every worker and slot (0: not yet). */
-    _Atomic uint64_t measure_at;
+    /* http_req_failed's expected statuses (k6's expectedStatuses); NULL:
+     * 200..399.  Read-only during the run. */
+    rest_status_ok_fn expected;
+    const void       *expected_arg;
     /* The class of the first worker set-up failure (for the exit status). */
     _Atomic bench_code setup_code;
     /* Clean-up that failed after the run (keys left behind, sessions). */
     _Atomic uint64_t cleanup_failures;
 } rest_client;
 
-/* A run of `slots` slots (0: blocking) over `threads`: the slots of a thread
- * share its statistics shard. */
-void rest_client_slots(rest_client *c, unsigned slots, unsigned threads);
+/* A client with these HTTP settings and no failure recorded yet. */
+void rest_client_init(rest_client *c, const rest_http_opts *http);
 
-/* The statistics shard of worker (or slot) `worker`; NULL outside a run. */
-rest_stats_shard *rest_client_shard(rest_client *c, unsigned worker);
-
-/* A worker's HTTP client, recording into the run's statistics. */
+/* A worker's HTTP client, judging failed requests as the client says. */
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen);
 
-/* At the start of each operation of a worker (or slot) whose count of
- * operations started is *started: records the worker's requests from the
- * end of the warm-up on (the run's first operation starts right after the
- * pool releases every worker; a slot may start its first much later).
- * With warmup_ops, from the worker's operation warmup_ops + 1. */
-void rest_client_arm(rest_client *c, rest_http *h, uint64_t *started);
+/*
+ * Side metrics of every REST workload (rest/stats.h).  A REST workload's
+ * state (a worker's, or the one a non-blocking slot carries) begins with
+ * its rest_http pointer, so one pair of hooks serves them all: bind gives
+ * the handle the thread's recorder, flush records what its requests noted.
+ */
+void rest_client_side(bench_workload *w);
+void rest_state_side_bind(void *state, bench_side *side);
+void rest_state_side_flush(void *state);
 
 /* Check an answer; BENCH_OK or the class of what is wrong. */
 typedef bench_code (*rest_check_fn)(void *arg, const rest_response *r);

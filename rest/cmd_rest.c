@@ -461,14 +461,15 @@ typedef struct rest_run_extra {
 static void extra_summary(void *arg, FILE *f, const bench_outcome *out)
 {
     const rest_run_extra *x = arg;
-    rest_stats_print(f, x->client->stats, out->duration_s);
+    rest_stats_print(f, &out->side, out->duration_s, x->o->kind == KIND_SDKMS);
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
 {
     const rest_run_extra *x = arg;
-    const rest_opts *o = x->o;
-    if (out && json_object_set_new(run, "http", rest_stats_json(x->client->stats)) != 0)
+    const rest_opts *const o = x->o;
+    if (out && json_object_set_new(run, "http",
+                                   rest_stats_json(&out->side, o->kind == KIND_SDKMS)) != 0)
         return -1;
     json_t *restj = json_pack("{s:s,s:s}", "service", o->kind == KIND_EKM ? "ekm" : "sdkms", "op",
                               o->kind == KIND_EKM ? rest_ekm_op_name(x->ekm->cfg.op)
@@ -555,13 +556,7 @@ int rest_cmd_rest(int argc, char **argv)
     }
 
     rest_client client;
-    memset(&client, 0, sizeof client);
-    client.http = o.http;
-    client.warmup_ns = o.lo.load.warmup_ns;
-    client.warmup_ops = o.lo.load.warmup_ops;
-    atomic_init(&client.measure_at, 0);
-    atomic_init(&client.setup_code, BENCH_OK);
-    atomic_init(&client.cleanup_failures, 0);
+    rest_client_init(&client, &o.http);
 
     rest_ekm ekm;
     rest_sdkms sdkms;
@@ -614,18 +609,10 @@ int rest_cmd_rest(int argc, char **argv)
 
     /* Non-blocking: transfers in flight on curl multi handles. */
     const unsigned aslots = bench_async_slots(&o.lo.load);
-    rest_client_slots(&client, aslots, o.lo.load.threads);
-    if (!(client.stats = rest_stats_new(o.lo.load.threads))) {
-        bench_error("out of memory");
-        rc = BENCH_EXIT_FAILED;
-        goto out_work;
-    }
-    if (o.kind == KIND_EKM) {
+    if (o.kind == KIND_EKM)
         rest_ekm_workload(&ekm, &w, aslots);
-    } else {
-        rest_stats_track_reauth(client.stats);
+    else
         rest_sdkms_workload(&sdkms, &w, aslots);
-    }
     d.test = o.test;
     d.mechanism = mech;
     d.mode = o.lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
@@ -660,7 +647,6 @@ out_work:
         rest_ekm_fini(&ekm);
     else
         rest_sdkms_fini(&sdkms);
-    rest_stats_free(client.stats);
 out_curl:
     curl_global_cleanup();
 out_secret:

@@ -114,9 +114,8 @@ bench_code rest_ekm_check_unwrap(const char *body, size_t len, const uint8_t *ex
 /* ---- the workload -------------------------------------------------------- */
 
 typedef struct ekm_worker {
+    rest_http *http;                 /* first: the REST side-metrics hooks find it */
     rest_ekm  *e;
-    rest_http *http;
-    uint64_t   started;              /* operations started (rest_client_arm) */
     int        step;                 /* wrap-unwrap: 0 wrapping, 1 unwrapping */
     uint8_t   *pt;                   /* this worker's plaintext */
     char      *wrap_body;
@@ -272,7 +271,6 @@ static int ekm_open(void *ctx, unsigned index, void **state, char *err, size_t e
 static CURL *ekm_start(void *state)
 {
     ekm_worker *w = state;
-    rest_client_arm(w->e->client, w->http, &w->started);
     if (w->e->cfg.op == REST_EKM_UNWRAP)
         rest_http_request(w->http, "POST", w->e->unwrap_url, w->unwrap_body, w->unwrap_len);
     else
@@ -350,4 +348,6 @@ void rest_ekm_workload(rest_ekm *e, bench_workload *w, unsigned aslots)
         rest_multi_attach(w, &e->xw, aslots);
     w->code_name = rest_code_namer;
     w->bytes_per_op = e->cfg.data_size;
+    rest_client_side(w);
+
 }

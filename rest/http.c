@@ -15,14 +15,27 @@
 
 #define BODY_MAX   (16u << 20)      /* a larger answer is TOO_LARGE, not a memory hog */
 #define PROF_MAX   2048
+#define PENDING_MAX 4               /* requests of one operation noted before a flush */
+
+/* What one request did, noted while the operation runs, recorded after it. */
+typedef struct pending_req {
+    long        status;
+    int         complete;           /* the transfer completed: the stamps are valid */
+    rest_stamps stamps;
+    int         have_prof;
+    char        prof[PROF_MAX];
+} pending_req;
 
 struct rest_http {
     CURL              *easy;
     unsigned           worker;
     int                verbose;
-    rest_stats_shard  *shard;
-    uint64_t           measure_from;
-    int                record;            /* this request counts */
+    bench_side        *side;              /* the run's recorder; NULL: nothing noted */
+    rest_status_ok_fn  ok;                /* http_req_failed's expected statuses */
+    const void        *ok_arg;
+    pending_req        pending[PENDING_MAX];
+    unsigned           npending;
+    uint64_t           reauth;            /* re-authentications since the last flush */
     struct curl_slist *headers;           /* holds Authorization: wiped on free */
     const char        *method, *url;
     char              *last_url;          /* what the handle holds, to skip re-setting it */
@@ -198,8 +211,7 @@ int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen)
     return 0;
 }
 
-rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, rest_stats_shard *shard,
-                         char *err, size_t errlen)
+rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, size_t errlen)
 {
     rest_http *h = calloc(1, sizeof *h);
     if (!h || !(h->easy = curl_easy_init())) {
@@ -210,8 +222,6 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, rest_stats_sh
     CURL *e = h->easy;
     h->worker = worker;
     h->verbose = o->verbose;
-    h->shard = shard;
-    h->measure_from = UINT64_MAX;
     if (rest_http_set_auth(h, NULL, NULL) != 0) {
         snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
         rest_http_free(h);
@@ -336,21 +346,50 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms)
 {
     const long t = timeout_ms > 0 && timeout_ms < REST_TEARDOWN_TIMEOUT_MS ? timeout_ms
                                                                           : REST_TEARDOWN_TIMEOUT_MS;
-    h->measure_from = UINT64_MAX;
+    h->side = NULL;
+    h->npending = 0;
     rest_http_interruptible(h, 0);
     /* Options on a handle that exists take no allocation: nothing to fail. */
     (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
     (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
 }
 
-void rest_http_measure_from(rest_http *h, uint64_t t_ns)
+void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg)
 {
-    h->measure_from = t_ns;
+    h->ok = ok;
+    h->ok_arg = ok_arg;
 }
 
-int rest_http_recording(const rest_http *h)
+void rest_http_bind(rest_http *h, bench_side *side)
 {
-    return h->record;
+    h->side = side;
+    h->npending = 0;
+    h->reauth = 0;
+}
+
+void rest_http_note_reauth(rest_http *h)
+{
+    if (h->side)
+        h->reauth++;
+}
+
+static void record_one(rest_http *h, const pending_req *p)
+{
+    rest_req_result r = { p->status, p->complete, { 0 }, p->have_prof ? p->prof : NULL };
+    if (p->complete)
+        rest_phases_compute(&p->stamps, r.phases_us);
+    rest_stats_record(h->side, h->ok, h->ok_arg, &r);
+}
+
+void rest_http_flush(rest_http *h)
+{
+    if (!h->side)
+        return;
+    for (unsigned i = 0; i < h->npending; i++)
+        record_one(h, &h->pending[i]);
+    bench_side_add(h->side, REST_SC_REAUTH, h->reauth);
+    h->npending = 0;
+    h->reauth = 0;
 }
 
 void rest_http_request(rest_http *h, const char *method, const char *url, const char *body,
@@ -365,11 +404,6 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
     h->too_large = 0;
     h->have_prof = 0;
     h->errbuf[0] = 0;
-    /* Once recording, always (until the tear-down says "never"): no clock. */
-    h->record = h->shard && h->measure_from != UINT64_MAX &&
-                (h->measure_from == 0 || bench_now_ns() >= h->measure_from);
-    if (h->record)
-        h->measure_from = 0;
     /* The same request again (the common case) costs no option changes. */
     if (!h->last_url || strcmp(h->last_url, url) != 0) {
         curl_easy_setopt(e, CURLOPT_URL, url);
@@ -425,30 +459,46 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         out->error = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
     }
 
-    rest_req_result r = { out->status, cc == CURLE_OK, { 0 }, out->profiling };
-    if (h->record || h->verbose) {
-        rest_stamps s;
-        s.namelookup_us = info_time(e, CURLINFO_NAMELOOKUP_TIME_T);
-        s.connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
-        s.appconnect_us = info_time(e, CURLINFO_APPCONNECT_TIME_T);
-        s.pretransfer_us = info_time(e, CURLINFO_PRETRANSFER_TIME_T);
+    /* Only note here (a few reads of the handle): the phases are worked
+     * out and recorded by rest_http_flush(), after the operation. */
+    rest_stamps st;
+    if (h->side || h->verbose) {
+        st.namelookup_us = info_time(e, CURLINFO_NAMELOOKUP_TIME_T);
+        st.connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
+        st.appconnect_us = info_time(e, CURLINFO_APPCONNECT_TIME_T);
+        st.pretransfer_us = info_time(e, CURLINFO_PRETRANSFER_TIME_T);
 #if LIBCURL_VERSION_NUM >= 0x080a00
-        s.posttransfer_us = info_time(e, CURLINFO_POSTTRANSFER_TIME_T);
+        st.posttransfer_us = info_time(e, CURLINFO_POSTTRANSFER_TIME_T);
 #else
-        s.posttransfer_us = -1;
+        st.posttransfer_us = -1;
 #endif
-        s.starttransfer_us = info_time(e, CURLINFO_STARTTRANSFER_TIME_T);
-        s.total_us = info_time(e, CURLINFO_TOTAL_TIME_T);
-        s.num_connects = 0;
-        curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &s.num_connects);
-        rest_phases_compute(&s, r.phases_us);
+        st.starttransfer_us = info_time(e, CURLINFO_STARTTRANSFER_TIME_T);
+        st.total_us = info_time(e, CURLINFO_TOTAL_TIME_T);
+        st.num_connects = 0;
+        curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &st.num_connects);
     }
-    if (h->record)
-        rest_stats_record(h->shard, &r);
+    if (h->side) {
+        if (h->npending == PENDING_MAX) {
+            /* More requests in one operation than noted (never in the
+             * workloads here): record the oldest now rather than lose it. */
+            record_one(h, &h->pending[0]);
+            memmove(&h->pending[0], &h->pending[1], (PENDING_MAX - 1) * sizeof h->pending[0]);
+            h->npending--;
+        }
+        pending_req *p = &h->pending[h->npending++];
+        p->status = out->status;
+        p->complete = cc == CURLE_OK;
+        p->stamps = st;
+        p->have_prof = h->have_prof;
+        if (h->have_prof)
+            memcpy(p->prof, h->prof, sizeof p->prof);
+    }
     if (h->verbose) {
+        int64_t ph[REST_PH_COUNT];
+        rest_phases_compute(&st, ph);
         if (cc == CURLE_OK)
             fprintf(stderr, "[w%u] %s %s -> %ld (%.3f ms)\n", h->worker, h->method, h->url,
-                    out->status, (double)r.phases_us[REST_PH_DURATION] / 1000.0);
+                    out->status, (double)ph[REST_PH_DURATION] / 1000.0);
         else
             fprintf(stderr, "[w%u] %s %s -> %s\n", h->worker, h->method, h->url, out->error);
     }

@@ -14,10 +14,13 @@
  * headers and the Profiling-Data value in a response stay valid until the
  * next rest_http_request().
  *
- * Requests are recorded into the statistics only from the time given to
- * rest_http_measure_from(): set-up (authentication, key creation, the blobs
- * unwrap needs), warm-up and tear-down are left out, as they are from the
- * core's figures.
+ * A handle bound to the run's side-metrics recorder (rest_http_bind)
+ * notes each finished request (status, libcurl's timestamps, the
+ * Profiling-Data value) and records them at rest_http_flush(), which the
+ * workload calls from the core's side_flush() after the operation: the
+ * core switches the recorder on for measured operations only, so set-up
+ * (before the bind), warm-up and tear-down (after rest_http_teardown_mode)
+ * are left out, as they are from the core's figures.
  */
 #ifndef REST_HTTP_H
 #define REST_HTTP_H
@@ -29,6 +32,8 @@
 
 #include "bench/signals.h"
 #include "bench/workload.h"
+#include "bench/side.h"
+#include "rest/phases.h"
 #include "rest/stats.h"
 
 typedef struct rest_http_opts {
@@ -55,10 +60,9 @@ typedef struct rest_response {
 
 typedef struct rest_http rest_http;
 
-/* A client for worker `worker` (used in log lines); shard may be NULL (no
- * statistics).  NULL with a one-line reason in err on failure. */
-rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, rest_stats_shard *shard,
-                         char *err, size_t errlen);
+/* A client for worker `worker` (used in log lines).  NULL with a one-line
+ * reason in err on failure. */
+rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, size_t errlen);
 /* Frees the handle and wipes the credentials it held. */
 void rest_http_free(rest_http *h);
 
@@ -82,10 +86,15 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms);
  * the server with no one to delete it.  They stay bounded by --timeout. */
 void rest_http_interruptible(rest_http *h, int on);
 
-/* Record requests prepared at or after t_ns (bench_now_ns); UINT64_MAX: none. */
-void rest_http_measure_from(rest_http *h, uint64_t t_ns);
-/* Whether the request prepared last is being recorded. */
-int  rest_http_recording(const rest_http *h);
+/* Which statuses are not failures in http_req_failed (NULL: 200..399). */
+void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg);
+/* Note this handle's requests for `side` from now on (NULL: none); clears
+ * what was noted before. */
+void rest_http_bind(rest_http *h, bench_side *side);
+/* Record what was noted since the last flush (outside the timed path). */
+void rest_http_flush(rest_http *h);
+/* An SDKMS re-authentication happened in the current operation. */
+void rest_http_note_reauth(rest_http *h);
 
 /* Prepare a request: method "POST" (body may be empty), "GET" or "DELETE".
  * url and body must stay valid until the request is finished. */

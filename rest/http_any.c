@@ -288,12 +288,11 @@ void rest_any_code_name(const void *ctx, bench_code code, char *buf, size_t len)
 typedef enum { SEND_PLAIN, SEND_POST, SEND_BODY, SEND_HEAD } send_kind;
 
 typedef struct any_worker {
+    rest_http         *http;         /* first: the REST side-metrics hooks find it */
     rest_any          *a;
-    rest_http         *http;
     struct curl_slist *headers;      /* may hold the bearer: wiped on close */
     send_kind          send;
     CURLcode           prep;         /* preparing the request failed: this, not the transfer's */
-    uint64_t           started;      /* operations started (rest_client_arm) */
 } any_worker;
 
 void rest_any_init(rest_any *a, const rest_any_cfg *cfg, rest_client *client)
@@ -452,7 +451,6 @@ static int any_open(void *ctx, unsigned index, void **state, char *err, size_t e
 static CURL *any_start(void *state)
 {
     any_worker *w = state;
-    rest_client_arm(w->a->client, w->http, &w->started);
     return prepare(w);
 }
 
@@ -488,6 +486,7 @@ void rest_any_workload(rest_any *a, bench_workload *w, unsigned aslots)
     if (aslots)
         rest_multi_attach(w, &a->xw, aslots);
     w->code_name = rest_any_code_name;
+    rest_client_side(w);
     w->bytes_per_op = a->cfg.body ? a->cfg.body_len : 0;
 }
 

@@ -615,13 +615,12 @@ static int print_jmeter(const bench_outcome *out)
 typedef struct http_run_extra {
     const session *ss;
     const variant *v;
-    rest_client   *client;     /* NULL: not measured */
 } http_run_extra;
 
 static void extra_summary(void *arg, FILE *f, const bench_outcome *out)
 {
-    const http_run_extra *x = arg;
-    rest_stats_print(f, x->client->stats, out->duration_s);
+    (void)arg;
+    rest_stats_print(f, &out->side, out->duration_s, 0);
 }
 
 static int extra_done(void *arg, const bench_outcome *out)
@@ -633,7 +632,7 @@ static int extra_done(void *arg, const bench_outcome *out)
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
 {
     const http_run_extra *x = arg;
-    if (out && x->client && json_object_set_new(run, "http", rest_stats_json(x->client->stats)) != 0)
+    if (out && json_object_set_new(run, "http", rest_stats_json(&out->side, 0)) != 0)
         return -1;
     if (json_object_set_new(run, "rest", rest_json(x->ss->o, x->v, x->ss->bearer != NULL)) != 0)
         return -1;
@@ -679,7 +678,7 @@ static void run_variant(session *ss, const variant *v, const char *test)
     char mech[URL_MAX + 40], err[1200];
     snprintf(mech, sizeof mech, "%s %s", o->method, v->url);
     fill_desc(&d, o, test, mech);
-    http_run_extra extra = { ss, v, NULL };
+    http_run_extra extra = { ss, v };
     const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done };
 
     if (v->skip) {
@@ -692,13 +691,7 @@ static void run_variant(session *ss, const variant *v, const char *test)
         printf("\nVariant %s: %s\n", v->name, v->what);
 
     rest_client client;
-    memset(&client, 0, sizeof client);
-    client.http = v->http;
-    client.warmup_ns = o->lo.load.warmup_ns;
-    client.warmup_ops = o->lo.load.warmup_ops;
-    atomic_init(&client.measure_at, 0);
-    atomic_init(&client.setup_code, BENCH_OK);
-    atomic_init(&client.cleanup_failures, 0);
+    rest_client_init(&client, &v->http);
 
     rest_any_cfg cfg = {
         .method = o->method, .url = v->url, .headers = o->headers, .nheaders = o->nheaders,
@@ -708,6 +701,9 @@ static void run_variant(session *ss, const variant *v, const char *test)
     };
     rest_any any;
     rest_any_init(&any, &cfg, &client);
+    /* http_req_failed agrees with --expect-status, as k6's expectedStatuses. */
+    client.expected = status_expected;
+    client.expected_arg = &any.cfg.expect;
 
     long status = 0;
     bench_code code = rest_any_preflight(&any, &status, err, sizeof err);
@@ -730,18 +726,8 @@ static void run_variant(session *ss, const variant *v, const char *test)
 
     bench_workload w;
     const unsigned aslots = bench_async_slots(&o->lo.load);
-    rest_client_slots(&client, aslots, o->lo.load.threads);
-    if (!(client.stats = rest_stats_new(o->lo.load.threads))) {
-        bench_error("out of memory");
-        ss->bs->any_failed = 1;
-        return;
-    }
-    /* http_req_failed agrees with --expect-status, as k6's expectedStatuses. */
-    rest_stats_expect(client.stats, status_expected, &any.cfg.expect);
     rest_any_workload(&any, &w, aslots);
-    extra.client = &client;
     bench_session_run(ss->bs, &d, &w, &o->lo.load, &hooks);
-    rest_stats_free(client.stats);
 }
 
 /* ---- the matrix ----------------------------------------------------------------------------- */

@@ -1,6 +1,8 @@
 /* rest/multi.c - the curl multi engine behind non-blocking REST runs. */
 #include "rest/multi.h"
 
+#include "rest/client.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -170,8 +172,21 @@ static void slot_close(void *v)
     free(s);
 }
 
+/* Side metrics: the slot's workload state carries them (rest_client_side). */
+static void slot_side_bind(void *v, bench_side *side)
+{
+    rest_state_side_bind(((rest_slot *)v)->state, side);
+}
+
+static void slot_side_flush(void *v)
+{
+    rest_state_side_flush(((rest_slot *)v)->state);
+}
+
 void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots)
 {
+    w->aside_bind = slot_side_bind;
+    w->aside_flush = slot_side_flush;
     w->actx = xw;
     w->aengine_open = engine_open;
     w->aengine_close = engine_close;

@@ -461,10 +461,9 @@ void rest_sdkms_fini(rest_sdkms *s)
 enum { PH_OP, PH_REAUTH, PH_RETRY };
 
 typedef struct sdkms_worker {
+    rest_http  *http;             /* first: the REST side-metrics hooks find it */
     rest_sdkms *s;
-    rest_http  *http;
     unsigned    index;
-    uint64_t    started;          /* operations started (rest_client_arm) */
     int         phase;
     uint8_t    *data;             /* plaintext, or the data signed / MACed */
     size_t      data_len;
@@ -823,7 +822,7 @@ bench_code rest_sdkms_preflight(rest_sdkms *s, char *err, size_t errlen)
 {
     rest_response r;
     char *tok = NULL;
-    rest_http *h = rest_http_new(&s->client->http, 0, NULL, err, errlen);
+    rest_http *h = rest_http_new(&s->client->http, 0, err, errlen);
     if (!h)
         return REST_E_MISSING_FIELD;
     bench_code rc = BENCH_OK;
@@ -876,7 +875,6 @@ static void prepare_op(sdkms_worker *w)
 static CURL *sdkms_start(void *state)
 {
     sdkms_worker *w = state;
-    rest_client_arm(w->s->client, w->http, &w->started);
     w->phase = PH_OP;
     prepare_op(w);
     return rest_http_easy(w->http);
@@ -943,8 +941,7 @@ static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
     }
     if (w->phase == PH_OP && rest_sdkms_session_gone(r.status, r.body)) {
         /* The session expired: log in again once, as the test bench does. */
-        if (s->client->stats && rest_http_recording(w->http))
-            rest_stats_reauth(rest_client_shard(s->client, w->index));
+        rest_http_note_reauth(w->http);
         if (rest_http_set_auth(w->http, "Basic", s->cfg.api_key) != 0) {
             *rc = rest_code_http(r.status);
             return REST_STEP_DONE;
@@ -989,6 +986,7 @@ void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots)
     if (aslots)
         rest_multi_attach(w, &s->xw, aslots);
     w->code_name = rest_code_namer;
+    rest_client_side(w);
     /* Keys being made at the end are waited for (to the request timeout),
      * so that each is known and deleted. */
     if (s->cfg.op == REST_SDKMS_KEYGEN && !s->cfg.transient && aslots)

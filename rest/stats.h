@@ -1,17 +1,16 @@
 /*
- * rest/stats.h - what the HTTP layer adds to a run's figures: k6's request
- * phases (http_req_blocked ... http_req_duration) as latency histograms,
- * requests by status, the failed-request rate, SDKMS re-authentications, and
- * the fields of SDKMS's Profiling-Data header when the server sends it.
+ * rest/stats.h - what the HTTP layer adds to a run's figures, as side
+ * metrics of the core (bench/side.h): k6's request phases
+ * (http_req_blocked ... http_req_duration), requests by status, the
+ * failed-request rate, SDKMS re-authentications, requests libcurl sent
+ * again on a new connection, and the fields of SDKMS's Profiling-Data
+ * header when the server sends it.
  *
- * Recording happens on the measured path, after each request.  A histogram
- * is 224 KiB and a request has seven phases (and up to eight server
- * fields), so a histogram set per worker would cost 1.5-3.4 MiB a thread:
- * fine at 8, not at 1024.  Workers are therefore grouped into at most
- * REST_STATS_SHARDS shards, each with its own histograms behind a mutex;
- * up to that many threads every worker has a shard to itself, and above it
- * a lock held for ~100 ns per request of tens of microseconds or more is
- * not a contention point.  The shards are merged once, after the run.
+ * A request's figures are noted by the HTTP client while the operation
+ * runs (rest/http.c) and recorded here from the core's side_flush(), after
+ * the operation and only for the measured part of the run; the core merges
+ * every worker's recorder after the run, and the printers below read the
+ * merged one.
  */
 #ifndef REST_STATS_H
 #define REST_STATS_H
@@ -20,9 +19,8 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "bench/side.h"
 #include "rest/phases.h"
-
-#define REST_STATS_SHARDS 16
 
 /* Profiling-Data fields, nanoseconds, in the order the header defines them. */
 enum {
@@ -31,8 +29,20 @@ enum {
     REST_PROF_TOTAL, REST_PROF_COUNT,
 };
 
-typedef struct rest_stats rest_stats;
-typedef struct rest_stats_shard rest_stats_shard;
+#define REST_MAX_STATUS 600
+
+/* The distributions of a REST run's side metrics. */
+enum { REST_SH_PHASE = 0, REST_SH_PROF = REST_SH_PHASE + REST_PH_COUNT,
+       REST_SH_COUNT = REST_SH_PROF + REST_PROF_COUNT };
+/* Its counters: one per status 0..599, then the rest. */
+enum { REST_SC_STATUS = 0, REST_SC_OTHER_STATUS = REST_MAX_STATUS, REST_SC_REQUESTS,
+       REST_SC_FAILED, REST_SC_REAUTH, REST_SC_COUNT };
+
+extern const bench_side_spec rest_side_spec;
+
+/* Which statuses are not failures in http_req_failed (k6's expectedStatuses);
+ * NULL: 200..399. */
+typedef int (*rest_status_ok_fn)(const void *arg, long status);
 
 /* One finished request, as the HTTP client saw it. */
 typedef struct rest_req_result {
@@ -42,27 +52,14 @@ typedef struct rest_req_result {
     const char *profiling;                 /* Profiling-Data header value, or NULL */
 } rest_req_result;
 
-/* For a run of `workers` threads; NULL when out of memory. */
-rest_stats *rest_stats_new(unsigned workers);
-void rest_stats_free(rest_stats *s);
-/* Count SDKMS re-authentications in the report (the EKM has none). */
-void rest_stats_track_reauth(rest_stats *s);
-/* Which statuses are not failures in http_req_failed (k6's expectedStatuses);
- * by default 200..399.  Set before the run; arg must outlive it. */
-typedef int (*rest_status_ok_fn)(const void *arg, long status);
-void rest_stats_expect(rest_stats *s, rest_status_ok_fn ok, const void *arg);
+/* Record one request (outside the timed path). */
+void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
+                       const rest_req_result *r);
 
-rest_stats_shard *rest_stats_shard_of(rest_stats *s, unsigned worker);
-void rest_stats_record(rest_stats_shard *sh, const rest_req_result *r);
-void rest_stats_reauth(rest_stats_shard *sh);
-
-/* After the run (workers joined): the k6-style block and the "http" object. */
-void    rest_stats_print(FILE *f, rest_stats *s, double duration_s);
-json_t *rest_stats_json(rest_stats *s);
-
-/* Totals, for tests and exit decisions. */
-uint64_t rest_stats_requests(rest_stats *s);
-uint64_t rest_stats_status_count(rest_stats *s, long status);
+/* After the run, on the merged recorder: the k6-style block and the "http"
+ * object.  track_reauth: SDKMS runs show their re-authentications. */
+void    rest_stats_print(FILE *f, const bench_side *t, double duration_s, int track_reauth);
+json_t *rest_stats_json(const bench_side *t, int track_reauth);
 
 /*
  * Parse a Profiling-Data header: a JSON object of nanosecond counts.  Sets

@@ -401,29 +401,45 @@ static void test_client_helpers(void)
 
 /* ---- statistics ----------------------------------------------------------- */
 
+static int expect_503(const void *arg, long status)
+{
+    (void)arg;
+    return status == 503;
+}
+
 static void test_stats_counts_and_json(void)
 {
-    rest_stats *s = rest_stats_new(3);
-    CHECK(s != NULL);
-    if (!s)
+    /* Three workers' recorders, merged after the run as the pool does. */
+    bench_side w[3], t;
+    int made = bench_side_init(&t, &rest_side_spec) == 0;
+    for (unsigned i = 0; i < 3; i++)
+        made &= bench_side_init(&w[i], &rest_side_spec) == 0;
+    CHECK(made);
+    if (!made)
         return;
     rest_req_result ok = { 200, 1, { 100, 0, 0, 10, 80, 5, 95 }, NULL };
     rest_req_result bad = { 503, 1, { 0, 0, 0, 10, 50, 5, 65 }, NULL };
     rest_req_result none = { 0, 0, { 0 }, NULL };
     rest_req_result prof = { 200, 1, { 0, 0, 0, 1, 1, 1, 3 },
                              "{\"in_queue\":1000,\"operate\":25000,\"total\":40000,\"bogus\":1}" };
-    for (unsigned w = 0; w < 3; w++) {
-        rest_stats_record(rest_stats_shard_of(s, w), &ok);
-        rest_stats_record(rest_stats_shard_of(s, w), &ok);
+    /* Switched off (a warm-up operation): nothing is recorded. */
+    rest_stats_record(&w[0], NULL, NULL, &ok);
+    bench_side_add(&w[0], REST_SC_REAUTH, 5);
+    CHECK(bench_side_count(&w[0], REST_SC_REQUESTS) == 0 && !bench_side_hist(&w[0], REST_SH_PHASE));
+    for (unsigned i = 0; i < 3; i++) {
+        w[i].on = 1;
+        rest_stats_record(&w[i], NULL, NULL, &ok);
+        rest_stats_record(&w[i], NULL, NULL, &ok);
     }
-    rest_stats_record(rest_stats_shard_of(s, 1), &bad);
-    rest_stats_record(rest_stats_shard_of(s, 2), &none);
-    rest_stats_record(rest_stats_shard_of(s, 0), &prof);
-    rest_stats_track_reauth(s);
-    rest_stats_reauth(rest_stats_shard_of(s, 2));
-    CHECK(rest_stats_requests(s) == 9);
-    CHECK(rest_stats_status_count(s, 200) == 7);
-    json_t *j = rest_stats_json(s);
+    rest_stats_record(&w[1], NULL, NULL, &bad);
+    rest_stats_record(&w[2], NULL, NULL, &none);
+    rest_stats_record(&w[0], NULL, NULL, &prof);
+    bench_side_add(&w[2], REST_SC_REAUTH, 1);
+    for (unsigned i = 0; i < 3; i++)
+        CHECK(bench_side_merge(&t, &w[i]) == 0);
+    CHECK(bench_side_count(&t, REST_SC_REQUESTS) == 9);
+    CHECK(bench_side_count(&t, REST_SC_STATUS + 200) == 7);
+    json_t *j = rest_stats_json(&t, 1);
     CHECK(json_integer_value(json_object_get(j, "requests")) == 9);
     CHECK(json_integer_value(json_object_get(j, "failed")) == 2);
     json_t *sc = json_object_get(j, "status_counts");
@@ -440,7 +456,17 @@ static void test_stats_counts_and_json(void)
     CHECK(json_object_size(sp) == 3);
     CHECK(json_real_value(json_object_get(json_object_get(sp, "operate"), "p50")) == 25.0);
     json_decref(j);
-    rest_stats_free(s);
+    /* http_req_failed follows the expected statuses when given. */
+    bench_side e;
+    CHECK(bench_side_init(&e, &rest_side_spec) == 0);
+    e.on = 1;
+    rest_stats_record(&e, expect_503, NULL, &bad);
+    rest_stats_record(&e, expect_503, NULL, &ok);
+    CHECK(bench_side_count(&e, REST_SC_FAILED) == 1);
+    bench_side_free(&e);
+    for (unsigned i = 0; i < 3; i++)
+        bench_side_free(&w[i]);
+    bench_side_free(&t);
 
     int64_t ns[REST_PROF_COUNT];
     unsigned mask;
@@ -538,25 +564,6 @@ static void test_sessions_store(void)
     rest_sessions_free(t);
 }
 
-/* The non-blocking engine's slots share their thread's statistics shard:
- * 64 slots on 2 threads, numbered in a row, make 2 groups of 32. */
-static void test_client_shard_per_thread(void)
-{
-    rest_client c;
-    memset(&c, 0, sizeof c);
-    CHECK(rest_client_shard(&c, 3) == NULL);          /* outside a run: no statistics */
-    c.stats = rest_stats_new(2);
-    CHECK(c.stats != NULL);
-    if (!c.stats)
-        return;
-    CHECK(rest_client_shard(&c, 0) != rest_client_shard(&c, 1));   /* blocking: one each */
-    rest_client_slots(&c, 64, 2);                  /* 32 a thread */
-    CHECK(rest_client_shard(&c, 0) == rest_client_shard(&c, 31));
-    CHECK(rest_client_shard(&c, 32) == rest_client_shard(&c, 63));
-    CHECK(rest_client_shard(&c, 31) != rest_client_shard(&c, 32));
-    rest_stats_free(c.stats);
-}
-
 int main(void)
 {
     RUN(test_b64_vectors);
@@ -577,7 +584,6 @@ int main(void)
     RUN(test_sdkms_bodies_and_checks);
     RUN(test_sdkms_session_helpers);
     RUN(test_client_helpers);
-    RUN(test_client_shard_per_thread);
     RUN(test_stats_counts_and_json);
     RUN(test_keys_store);
     RUN(test_sessions_store);
