@@ -28,7 +28,7 @@ ekm --op wrap --iterations 40 --threads 2 --json "$T/w.json" --csv "$T/w.csv" --
 check "rest ekm --json --csv --html: exit 0" 0
 json_check "the JSON names the run and has its http object" "$T/w.json" \
     'runs[0]["test"] == "ekm-wrap" and runs[0]["ops"] == 40 and runs[0]["http"]["requests"] == 40'
-if [ -s "$T/w.csv" ] && head -1 "$T/w.csv" | grep -q 'test' && grep -q '^"\{0,1\}ekm-wrap' "$T/w.csv"; then
+if [ -s "$T/w.csv" ] && head -1 "$T/w.csv" | grep -q '^operation,threads' && grep -q '^ekm-wrap,2,' "$T/w.csv"; then
     pass "--csv: a header and the ekm-wrap row"
 else
     fail "--csv: a header and the ekm-wrap row" "$(head -c 300 "$T/w.csv" 2>/dev/null | tr '\n' ' ')"
@@ -83,9 +83,14 @@ then pass "--start-at: two generators start within half a second of each other"
 else fail "--start-at: two generators start within half a second of each other" "$(grep -h started_at_epoch_ms "$T/g1.json" "$T/g2.json" | tr '\n' ' ')"; fi
 run "$HSMBENCH" merge "$T/g1.json" "$T/g2.json" -o "$T/g.json"
 check "merge of two REST generators' files: exit 0" 0
-json_check "merged: operations add up" "$T/g.json" \
-    'runs[0]["ops"] == json.load(open("'"$T/g1.json"'"))["runs"][0]["ops"] + json.load(open("'"$T/g2.json"'"))["runs"][0]["ops"]' 2>/dev/null ||
-    true
+if python3 - "$T/g1.json" "$T/g2.json" "$T/g.json" <<'PY'
+import json, sys
+a, b, m = (json.load(open(p)) for p in sys.argv[1:4])
+ok = m["runs"][0]["ops"] == a["runs"][0]["ops"] + b["runs"][0]["ops"]
+sys.exit(0 if ok else 1)
+PY
+then pass "merged REST files: operations add up"
+else fail "merged REST files: operations add up" "$(head -c 300 "$T/g.json" | tr '\n' ' ')"; fi
 ekm --iterations 5 --start-at 12
 check_one_line_error "--start-at in the past: exit 2" 2 '--start-at'
 
