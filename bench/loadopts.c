@@ -25,12 +25,15 @@ const char bench_load_help[] =
     "  --inflight K         non-blocking: at most K requests outstanding\n"
     "  --stages 5s:70,30s:70,5s:0   ramps (k6 syntax): threads when blocking,\n"
     "                       requests/s when non-blocking; replaces --duration\n"
-    "  --think TIME         blocking: pause after each operation (untimed)\n";
+    "  --think TIME         blocking: pause after each operation (untimed)\n"
+    "  --abort-on-errors TIME|off   stop the run, as failed, once every operation\n"
+    "                       failed for this long (the device is gone; default 3s)\n";
 
 void bench_load_opts_init(bench_load_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->load.threads = 1;
+    o->load.abort_ns = BENCH_ABORT_DEFAULT_NS;
 }
 
 int bench_load_is_mode(const char *value)
@@ -128,6 +131,13 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
     case BENCH_OPT_STAGES:
         o->stages_text = arg;
         return 1;
+    case BENCH_OPT_ABORT:
+        if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
+            o->load.abort_ns = 0;
+            return 1;
+        }
+        return bench_parse_duration("--abort-on-errors", arg, 1000000000ULL, MAX_DURATION_NS,
+                                    &o->load.abort_ns) == 0 ? 1 : -1;
     case BENCH_OPT_THINK:
         return bench_parse_duration("--think", arg, 0, 3600ULL * 1000000000ULL, &o->load.think_ns) == 0
                    ? 1 : -1;

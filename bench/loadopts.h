@@ -28,8 +28,12 @@ typedef struct bench_load_opts {
 enum {
     BENCH_OPT_THREADS = 1100, BENCH_OPT_DURATION, BENCH_OPT_ITERATIONS, BENCH_OPT_ITER_THREAD,
     BENCH_OPT_WARMUP, BENCH_OPT_MODE, BENCH_OPT_RATE, BENCH_OPT_INFLIGHT, BENCH_OPT_STAGES,
-    BENCH_OPT_THINK,
+    BENCH_OPT_THINK, BENCH_OPT_ABORT,
 };
+
+/* --abort-on-errors: by default a run stops once this long a stretch of
+ * measured seconds had nothing but failures. */
+#define BENCH_ABORT_DEFAULT_NS (3ULL * 1000000000ULL)
 
 #define BENCH_LOAD_LONGOPTS \
     { "threads", required_argument, NULL, BENCH_OPT_THREADS }, \
@@ -40,7 +44,8 @@ enum {
     { "rate", required_argument, NULL, BENCH_OPT_RATE }, \
     { "inflight", required_argument, NULL, BENCH_OPT_INFLIGHT }, \
     { "stages", required_argument, NULL, BENCH_OPT_STAGES }, \
-    { "think", required_argument, NULL, BENCH_OPT_THINK }
+    { "think", required_argument, NULL, BENCH_OPT_THINK }, \
+    { "abort-on-errors", required_argument, NULL, BENCH_OPT_ABORT }
 
 /* --mode is listed by each command: rest sdkms also takes cipher modes there. */
 #define BENCH_LOAD_MODE_LONGOPT { "mode", required_argument, NULL, BENCH_OPT_MODE }

@@ -67,20 +67,32 @@ static int err_cmp(const void *a, const void *b)
     return x->code < y->code ? -1 : x->code > y->code;
 }
 
+uint64_t pool_measured_end(const pool *p)
+{
+    /* Bounded by iterations: until the last operation ended.  Otherwise the
+     * plan's end (a duration, the stages), or when the run was stopped. */
+    if (!p->load->duration_ns || !p->stop_ns) {
+        uint64_t last = 0;
+        for (unsigned i = 0; i < p->n; i++)
+            if (p->workers[i].last_done_ns > last)
+                last = p->workers[i].last_done_ns;
+        if (last > p->measure_ns)
+            return last;
+    }
+    return p->stop_ns ? p->stop_ns : bench_now_ns();
+}
+
 /* After the join: merge what the workers own into the outcome. */
 static int merge_results(pool *p, bench_outcome *out)
 {
     bench_err tab[ERR_SLOTS * 2];
     size_t ntab = 0;
-    uint64_t last = 0;
 
     memset(tab, 0, sizeof tab);
     for (unsigned i = 0; i < p->n; i++) {
         worker *wk = &p->workers[i];
         out->ops += atomic_load(&wk->ops);
         out->errors += atomic_load(&wk->errors);
-        if (wk->last_done_ns > last)
-            last = wk->last_done_ns;
         bench_hist_add(out->hist, wk->hist);
         if (wk->service) {
             bench_hist_add(out->service, wk->service);
@@ -101,9 +113,8 @@ static int merge_results(pool *p, bench_outcome *out)
         memcpy(out->errs, tab, ntab * sizeof *tab);
         out->nerrs = ntab;
     }
-    if (!last || last < p->measure_ns)
-        last = bench_now_ns();
-    out->duration_s = last > p->measure_ns ? (double)(last - p->measure_ns) / 1e9 : 0.0;
+    const uint64_t end = pool_measured_end(p);
+    out->duration_s = end > p->measure_ns ? (double)(end - p->measure_ns) / 1e9 : 0.0;
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
         out->scheduled = atomic_load(&p->scheduled_measured);
         out->late = atomic_load(&p->late);

@@ -37,12 +37,16 @@ typedef struct bench_load {
     unsigned inflight;      /* non-blocking: at most this many outstanding (0: no cap) */
     const bench_stages *stages;  /* ramp of threads (blocking) or rate (non-blocking) */
     uint64_t think_ns;      /* blocking: pause after each operation, untimed */
+    /* Stop the run (status failed) once every operation of this long a
+     * stretch of measured seconds failed: the device is gone (0: never). */
+    uint64_t abort_ns;
 } bench_load;
 
 typedef struct bench_sample {
     uint32_t t;             /* 1-based second of the measured run; 0 during warm-up */
     double   span_s;        /* length of the interval (the last one may be partial) */
-    uint64_t ops;           /* operations completed in the interval, errors included */
+    uint64_t ops;           /* operations completed in the interval, errors included
+                               (successful ones: ops - errors) */
     uint64_t errors;
     uint64_t p50_ns, p99_ns;  /* of the interval's successful operations */
     int      warmup;
@@ -59,12 +63,15 @@ typedef enum {
     BENCH_RUN_OK = 0,
     BENCH_RUN_INTERRUPTED,
     BENCH_RUN_FAILED,       /* could not start: a worker failed to open */
+    BENCH_RUN_ABORTED,      /* measured, then stopped: every operation failed (abort_ns) */
 } bench_run_status;
 
 typedef struct bench_outcome {
     bench_run_status status;
     char        reason[256];    /* when status is FAILED */
-    double      duration_s;     /* measured wall time, warm-up excluded */
+    double      duration_s;     /* the measured part: the plan's length (a duration or
+                                   stages), or, bounded by iterations, until the
+                                   last operation ended; cut short by an interrupt */
     uint64_t    ops;            /* measured operations, errors included */
     uint64_t    errors;
     bench_hist *hist;           /* latency of successful measured operations */

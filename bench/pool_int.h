@@ -78,6 +78,7 @@ struct pool {
     _Atomic int       abandon;       /* a worker could not open */
     uint64_t          start_ns;      /* written under gate_mu before release */
     uint64_t          measure_ns;
+    uint64_t          stop_ns;       /* when the sampler ended the run (0: running) */
     const bench_load *load;
     const bench_flag *interrupt;     /* Ctrl-C */
     _Atomic unsigned  active;        /* blocking ramps: workers allowed to run */
@@ -167,6 +168,11 @@ static inline void pause_ns(uint64_t ns)
 {
     bench_sleep_until_ns(bench_now_ns() + ns);
 }
+
+/* ---- pool.c ---- */
+
+/* The end of the measured part, after the join (see bench_outcome.duration_s). */
+uint64_t pool_measured_end(const pool *p);
 
 /* ---- closed.c ---- */
 

@@ -19,7 +19,12 @@ void bench_report_second(FILE *f, const bench_sample *s)
         snprintf(span, sizeof span, "1");
     else
         snprintf(span, sizeof span, "%.2f", s->span_s);
-    fprintf(f, "OPERATIONS/second%*s%llu/%s", 16, "", (unsigned long long)s->ops, span);
+    /* The second's successful operations, as pkpspeed counts them; its
+     * failures beside them. */
+    fprintf(f, "OPERATIONS/second%*s%llu/%s", 16, "", (unsigned long long)(s->ops - s->errors),
+            span);
+    if (s->errors)
+        fprintf(f, "   errors %llu", (unsigned long long)s->errors);
     if (s->target > 0 || s->in_flight) {
         char a[32], b[32];
         fprintf(f, "   target %.0f   in flight %llu   p50 %s   p99 %s", s->target,
@@ -58,14 +63,46 @@ void bench_report_header(FILE *f, const bench_run_desc *d)
     fflush(f);
 }
 
-const char *bench_outcome_status(const bench_outcome *o)
+/* "97.3 % CKR_DEVICE_ERROR": the most frequent error's share of the attempts. */
+static void dominant(const bench_outcome *o, const bench_workload *w, char *buf, size_t len)
 {
+    char name[64] = "errors";
+    if (o->nerrs)
+        bench_code_name(w, o->errs[0].code, name, sizeof name);
+    const uint64_t n = o->nerrs ? o->errs[0].count : o->errors;
+    snprintf(buf, len, "%.1f %% %s", o->ops ? 100.0 * (double)n / (double)o->ops : 0.0, name);
+}
+
+const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *w, char *reason,
+                                  size_t len)
+{
+    char cause[96];
+    reason[0] = 0;
     switch (o->status) {
-    case BENCH_RUN_OK:          return "ok";
-    case BENCH_RUN_INTERRUPTED: return "interrupted";
-    case BENCH_RUN_FAILED:      return "failed";
+    case BENCH_RUN_INTERRUPTED:
+        snprintf(reason, len, "interrupted");
+        return "interrupted";
+    case BENCH_RUN_FAILED:
+        snprintf(reason, len, "%s", o->reason);
+        return "failed";
+    case BENCH_RUN_ABORTED:
+        dominant(o, w, cause, sizeof cause);
+        snprintf(reason, len, "stopped early: every operation failed for several seconds (%s)",
+                 cause);
+        return "failed";
+    case BENCH_RUN_OK:
+        break;
     }
-    return "failed";
+    if (o->ops == 0) {
+        snprintf(reason, len, "no operation completed in the measured run");
+        return "failed";
+    }
+    if (o->errors * 2 > o->ops) {
+        dominant(o, w, cause, sizeof cause);
+        snprintf(reason, len, "%s%s", o->errors == o->ops ? "every operation failed: " : "", cause);
+        return "failed";
+    }
+    return "ok";
 }
 
 /* k6 pads metric names with dots to a fixed column. */
@@ -112,8 +149,10 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome 
                           const bench_workload *w)
 {
     const bench_hist *h = o->hist;
-    char a[32], b[32];
-    double rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
+    char a[32], b[32], why[256];
+    const uint64_t ok = o->ops - o->errors;
+    const double rate = o->duration_s > 0 ? (double)ok / o->duration_s : 0;
+    const char *verdict = bench_outcome_verdict(o, w, why, sizeof why);
 
     fprintf(f, "\n  %s", d->test);
     if (d->mechanism)
@@ -124,16 +163,26 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome 
             d->threads == 1 ? "" : "s", d->mode);
 
     label(f, "status", 4);
-    fprintf(f, "%s\n", bench_outcome_status(o));
+    if (strcmp(verdict, "failed") == 0)
+        fprintf(f, "failed: %s\n", why);
+    else
+        fprintf(f, "%s\n", verdict);
     label(f, "duration", 4);
     fprintf(f, "%.2fs", o->duration_s);
     if (d->warmup_s > 0)
         fprintf(f, " (warm-up %.4gs excluded)", d->warmup_s);
     fprintf(f, "\n");
+    /* Throughput is what succeeded; attempts are shown beside it when
+     * some failed. */
     label(f, "operations", 4);
-    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)o->ops, rate);
+    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)ok, rate);
+    if (o->errors) {
+        label(f, "attempts", 4);
+        fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)o->ops,
+                o->duration_s > 0 ? (double)o->ops / o->duration_s : 0.0);
+    }
     if (w->bytes_per_op) {
-        double bytes = (double)(o->ops - o->errors) * (double)w->bytes_per_op;
+        double bytes = (double)ok * (double)w->bytes_per_op;
         label(f, "data", 4);
         fprintf(f, "%-10s %s/s\n", bench_fmt_bytes(bytes, a, sizeof a),
                 bench_fmt_bytes(o->duration_s > 0 ? bytes / o->duration_s : 0, b, sizeof b));
@@ -286,7 +335,8 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     if (!o)
         return run;
 
-    double rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
+    const double rate = o->duration_s > 0 ? (double)(o->ops - o->errors) / o->duration_s : 0;
+    const double attempts_rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
     double bps = o->duration_s > 0 && w->bytes_per_op
                      ? (double)(o->ops - o->errors) * (double)w->bytes_per_op / o->duration_s : 0;
     json_object_set_new(run, "measure_start_epoch_ms", json_integer((json_int_t)o->measure_start_epoch_ms));
@@ -296,6 +346,8 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     json_object_set_new(run, "error_pct",
                         json_real(o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0));
     json_object_set_new(run, "ops_per_s", json_real(round(rate * 100) / 100));
+    json_object_set_new(run, "attempts", json_integer((json_int_t)o->ops));
+    json_object_set_new(run, "attempts_per_s", json_real(round(attempts_rate * 100) / 100));
     json_object_set_new(run, "bytes_per_s", json_real(round(bps)));
     json_object_set_new(run, "latency_us", latency_json(o->hist));
     if (o->service) {

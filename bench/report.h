@@ -54,8 +54,15 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome 
 void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
                         const char *empty);
 
-/* "ok", "interrupted", "failed" for an outcome; errors make a finished run still "ok". */
-const char *bench_outcome_status(const bench_outcome *o);
+/*
+ * The verdict on a measured run: "interrupted"; "failed" when it was
+ * stopped because every operation failed (load.abort_ns), when no operation
+ * completed, or when most (more than half) failed, with the reason naming
+ * the dominant cause ("97.3 % CKR_DEVICE_ERROR"); else "ok" (errors below
+ * half still count, and make the exit status 1).
+ */
+const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *w, char *reason,
+                                  size_t len);
 
 /* One element of "runs": a measured run, or (o == NULL) a skipped/failed one. */
 json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,

@@ -101,6 +101,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
     size_t cap = 0;
     uint32_t warm_k = 0, k = 0;
     const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
+    uint64_t failing_ns = 0;       /* measured time in a row in which every operation failed */
     int rc = 0;
 
     if (!s.sum || !s.prev || !s.delta) {
@@ -134,8 +135,10 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
         }
         if (!finished && now >= end_ns)
             finished = 1;
-        if (finished)
+        if (finished) {
+            p->stop_ns = now < end_ns ? now : end_ns;
             break;
+        }
 
         bench_sample smp;
         sample_take(p, &s, now, in_warmup, &smp);
@@ -149,20 +152,41 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
                 rc = -1;
                 break;
             }
+            /* A device that is gone fails everything at once: stop rather
+             * than count millions of instant failures. */
+            if (smp.ops && smp.errors == smp.ops)
+                failing_ns += (uint64_t)(smp.span_s * 1e9);
+            else if (smp.ops)
+                failing_ns = 0;
         }
         if (on_second)
             on_second(arg, &smp);
+        if (load->abort_ns && failing_ns >= load->abort_ns) {
+            out->status = BENCH_RUN_ABORTED;
+            p->stop_ns = now;
+            break;
+        }
     }
 stop:
     pool_stop(p);
 
-    /* The last, partial interval: what completed since the last tick. */
+    /* The last, partial interval: from the last tick to the end of the
+     * measured part (what completed after the stop, from operations begun
+     * before it, counts in it), so the intervals add up to the duration. */
     if (rc == 0) {
-        uint64_t now = bench_now_ns();
-        if (now > p->measure_ns) {
+        const uint64_t end = pool_measured_end(p);
+        if (end < s.tick_prev_ns && out->nsamples && end > p->measure_ns) {
+            /* The last operation ended before the last tick (a run bounded
+             * by iterations, seen done only then): that interval ends with it. */
+            bench_sample *last = &out->samples[out->nsamples - 1];
+            last->span_s -= (double)(s.tick_prev_ns - end) / 1e9;
+            if (last->span_s < 0)
+                last->span_s = 0;
+        }
+        if (end > p->measure_ns && (end > s.tick_prev_ns || out->nsamples == 0)) {
             bench_sample smp;
-            sample_take(p, &s, now, 0, &smp);
-            if (smp.ops || out->nsamples == 0) {
+            sample_take(p, &s, end > s.tick_prev_ns ? end : s.tick_prev_ns, 0, &smp);
+            if (smp.ops || smp.span_s >= 0.001 || out->nsamples == 0) {
                 smp.t = ++k;
                 if (samples_push(out, &cap, &smp) != 0)
                     rc = -1;

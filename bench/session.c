@@ -158,16 +158,20 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     }
     if (h && h->done && h->done(h->arg, &out) != 0)
         s->any_failed = 1;
-    const char *status = bench_outcome_status(&out);
-    char why[64] = "";
+    char why[256];
+    const char *status = bench_outcome_verdict(&out, w, why, sizeof why);
     if (out.status == BENCH_RUN_INTERRUPTED)
         snprintf(why, sizeof why, "interrupted (%s)", *s->interrupt == SIGTERM ? "SIGTERM" : "SIGINT");
-    keep(s, bench_report_run_json(d, &out, w, status, why[0] ? why : NULL), h, &out);
+    const int ok = strcmp(status, "ok") == 0;
+    if (strcmp(status, "failed") == 0)
+        s->any_failed = 1;
+    keep(s, bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
 
-    bench_row *row = add_row(s, d, status, why, h);
+    bench_row *row = add_row(s, d, status, ok ? NULL : why, h);
     if (row) {
         row->measured = 1;
-        row->ops_per_s = out.duration_s > 0 ? (double)out.ops / out.duration_s : 0;
+        row->has_latency = bench_hist_count(out.hist) > 0;
+        row->ops_per_s = out.duration_s > 0 ? (double)(out.ops - out.errors) / out.duration_s : 0;
         row->p50_ns = (double)bench_hist_percentile(out.hist, 50);
         row->p99_ns = (double)bench_hist_percentile(out.hist, 99);
         row->error_pct = out.ops ? 100.0 * (double)out.errors / (double)out.ops : 0;
@@ -187,16 +191,18 @@ void bench_session_table(const bench_session *s, FILE *f)
             "OPS/S", "P50", "P99", "ERR%", "STATUS");
     for (size_t i = 0; i < s->nrows; i++) {
         const bench_row *row = &s->rows[i];
-        const int measured = row->ops_per_s > 0 || strcmp(row->status, "ok") == 0;
+        const int measured = row->measured;
         char status[240];
         if (row->reason[0] && strcmp(row->status, "ok") != 0)
             snprintf(status, sizeof status, "%s: %s", row->status, row->reason);
         else
             snprintf(status, sizeof status, "%s%s", row->status, row->deprecated ? " (deprecated)" : "");
         if (measured)
+            /* Latency is of successful operations: none, none to show. */
             fprintf(f, "%-26s %-12s %7llu %7u %12.1f %10s %10s %7.2f  %s\n", row->test, row->key,
                     (unsigned long long)row->data_size, row->threads, row->ops_per_s,
-                    bench_fmt_ns(row->p50_ns, a, sizeof a), bench_fmt_ns(row->p99_ns, b, sizeof b),
+                    row->has_latency ? bench_fmt_ns(row->p50_ns, a, sizeof a) : "-",
+                    row->has_latency ? bench_fmt_ns(row->p99_ns, b, sizeof b) : "-",
                     row->error_pct, status);
         else
             fprintf(f, "%-26s %-12s %7llu %7u %12s %10s %10s %7s  %s\n", row->test, row->key,

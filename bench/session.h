@@ -32,7 +32,7 @@ typedef struct bench_row {
     char     test[48], key[40], status[16], reason[200];
     uint64_t data_size;
     unsigned threads;
-    int      measured, deprecated;
+    int      measured, has_latency, deprecated;
     double   ops_per_s, p50_ns, p99_ns, error_pct;
 } bench_row;
 

@@ -34,6 +34,7 @@
 #include "bench/signals.h"
 #include "keys/keys.h"
 #include "p11/names.h"
+#include "bench/loadopts.h"
 #include "p11/runner.h"
 #include "p11/target.h"
 #include "p11/tests.h"
@@ -1011,6 +1012,7 @@ static int session(menu *m)
     load.duration_ns = (uint64_t)m->seconds * 1000000000ULL;
     load.mode = m->nonblocking ? BENCH_MODE_NONBLOCKING : BENCH_MODE_BLOCKING;
     load.rate = m->nonblocking ? (double)m->rate : 0;
+    load.abort_ns = BENCH_ABORT_DEFAULT_NS;
     if (bench_session_init(&m->bs, &m->out, m->interrupt) != 0)
         return BENCH_EXIT_FAILED;
     p11_runner_init(&m->r, &m->t, &m->bs, &load, NULL);

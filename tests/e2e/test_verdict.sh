@@ -1,0 +1,82 @@
+#!/bin/sh
+# tests/e2e/test_verdict.sh - the figures a run prints are what happened
+# (issue: "numbers that cannot lie"): throughput counts successes, a run
+# whose operations mostly failed is "failed" with its dominant cause, a run
+# whose device is gone stops early, the per-second lines count successes and
+# say when a second had errors, and the measured duration of staged,
+# think-time and iteration-bounded runs is the plan's (or the real elapsed
+# time), with the per-second intervals adding up to it.  Against the mock
+# HSM, whose failures and service times are its own.
+. "$TOP/tests/e2e/lib.sh"
+
+MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
+mock() {
+    cfg=$1
+    shift
+    run env HSMBENCH_MOCK="$cfg" "$HSMBENCH" "$@"
+}
+
+# ---- most operations failed: failed, with the dominant cause -----------------------
+mock "service=fixed:200us;fail=CKR_DEVICE_ERROR:0.7;seed=3" run --module "$MOCK" \
+    --test sha256-digest --duration 1 --json "$T/most.json"
+check "70 % CKR_DEVICE_ERROR: exit 1" 1 '^ +status\.+: failed: [67][0-9]\.[0-9] % CKR_DEVICE_ERROR$'
+file_has "the summary's operations are the successful ones, attempts beside them" "$T/out" \
+    '^ +attempts\.+: [0-9]+'
+json_check "the run is failed, the reason names the cause, ops_per_s counts successes" \
+    "$T/most.json" 'runs[0]["status"] == "failed" and "CKR_DEVICE_ERROR" in runs[0]["reason"] and abs(runs[0]["ops_per_s"] - (runs[0]["attempts"] - runs[0]["errors"]) / runs[0]["duration_s"]) < 1 and runs[0]["attempts_per_s"] > runs[0]["ops_per_s"]'
+if grep -Eq '^OPERATIONS/second +[0-9]+/1   errors [0-9]+$' "$T/out"; then
+    pass "per-second lines keep pkpspeed's shape and add the second's errors"
+else
+    fail "per-second lines keep pkpspeed's shape and add the second's errors" "$(grep OPERATIONS "$T/out" | head -3 | tr '\n' ' ')"
+fi
+
+# ---- a few failures: still ok, exit 1 (errors occurred) ------------------------------
+mock "service=fixed:200us;fail=CKR_DEVICE_ERROR:0.1;seed=3" run --module "$MOCK" \
+    --test sha256-digest --duration 1 --json "$T/few.json"
+check "10 % errors: exit 1, status ok" 1 '^ +status\.+: ok$'
+json_check "10 % errors: ok, attempts = successes + errors" "$T/few.json" \
+    'runs[0]["status"] == "ok" and runs[0]["attempts"] == runs[0]["ops"] and abs(runs[0]["ops_per_s"] * runs[0]["duration_s"] - (runs[0]["ops"] - runs[0]["errors"])) < 2'
+
+# ---- everything fails: the device is gone, the run stops early -------------------------
+start=$(date +%s)
+mock "service=fixed:100us;fail=CKR_DEVICE_ERROR:1" run --module "$MOCK" \
+    --test sha256-digest --duration 30 --abort-on-errors 2s --json "$T/gone.json"
+took=$(($(date +%s) - start))
+check "every operation failing: exit 1" 1 '^ +status\.+: failed: stopped early: every operation failed'
+if [ "$took" -lt 15 ]; then pass "every operation failing: stopped after about 2 s, not 30 ($took s)"
+else fail "every operation failing: stopped after about 2 s, not 30" "$took s"; fi
+json_check "stopped early: failed, the cause named, no latency of successes" "$T/gone.json" \
+    'runs[0]["status"] == "failed" and "100.0 % CKR_DEVICE_ERROR" in runs[0]["reason"] and runs[0]["ops_per_s"] == 0 and runs[0]["latency_us"]["count"] == 0 and runs[0]["duration_s"] < 10'
+mock "service=fixed:100us;fail=CKR_DEVICE_ERROR:1" run --module "$MOCK" \
+    --test sha256-digest,sha1-digest --duration 2 --abort-on-errors off --json "$T/off.json"
+check "--abort-on-errors off: the run goes to its end, exit 1" 1
+file_has "closing table: latency '-' when nothing succeeded, not 0ns" "$T/out" \
+    '^sha256-digest +- +1024 +1 +0\.0 +- +- +100\.00  failed: every operation failed: 100\.0 % CKR_DEVICE_ERROR$'
+json_check "--abort-on-errors off: the whole 2 s measured" "$T/off.json" \
+    'runs[0]["status"] == "failed" and 1.9 < runs[0]["duration_s"] < 2.5'
+mock "" run --module "$MOCK" --test sha256-digest --iterations 5 --abort-on-errors 0.5s
+check_one_line_error "--abort-on-errors below 1 s: exit 2" 2 '--abort-on-errors'
+
+# ---- durations that add up ------------------------------------------------------------
+mock "service=fixed:1ms" run --module "$MOCK" --test sha256-digest --stages 1s:2,2s:2,1s:0 \
+    --json "$T/stages.json"
+check "blocking stages 1s:2,2s:2,1s:0: exit 0" 0
+json_check "blocking stages: the duration is the plan's 4 s, the intervals add up to it" "$T/stages.json" \
+    'abs(runs[0]["duration_s"] - 4.0) < 0.05 and abs(sum(s["span_s"] for s in runs[0]["per_second"]) - runs[0]["duration_s"]) < 0.01'
+json_check "blocking stages: the rate is over the plan's duration" "$T/stages.json" \
+    'abs(runs[0]["ops_per_s"] - runs[0]["ops"] / runs[0]["duration_s"]) < 1'
+mock "service=fixed:1ms" run --module "$MOCK" --test sha256-digest --mode nonblocking \
+    --stages 1s:200,2s:200,1s:0 --json "$T/nbst.json"
+check "non-blocking stages 1s:200,2s:200,1s:0: exit 0" 0
+json_check "non-blocking stages: 4 s measured, the plan's average target of 150/s" "$T/nbst.json" \
+    'abs(runs[0]["duration_s"] - 4.0) < 0.05 and abs(runs[0]["schedule"]["target_ops_per_s"] - 150) < 3 and abs(sum(s["span_s"] for s in runs[0]["per_second"]) - runs[0]["duration_s"]) < 0.01'
+mock "service=fixed:1ms" run --module "$MOCK" --test sha256-digest --think 50ms --duration 2 \
+    --json "$T/think.json"
+check "--think 50ms --duration 2: exit 0" 0
+json_check "think time: 2 s measured although the last operation ended earlier" "$T/think.json" \
+    'abs(runs[0]["duration_s"] - 2.0) < 0.05 and abs(sum(s["span_s"] for s in runs[0]["per_second"]) - runs[0]["duration_s"]) < 0.01'
+mock "service=fixed:1ms" run --module "$MOCK" --test sha256-digest --iterations 1500 \
+    --json "$T/iter.json"
+check "--iterations 1500: exit 0" 0
+json_check "iterations: the real elapsed time of the measured part, the intervals add up to it" \
+    "$T/iter.json" 'runs[0]["ops"] == 1500 and 1.4 < runs[0]["duration_s"] < 3 and abs(sum(s["span_s"] for s in runs[0]["per_second"]) - runs[0]["duration_s"]) < 0.01'
