@@ -28,7 +28,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) -I. $(P
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS_ALL   = $(PKG_LIBS) -lpthread -ldl -lm
 
-CORE_SRC  := $(wildcard bench/*.c p11/*.c keys/*.c rest/*.c)
+CORE_SRC  := $(wildcard bench/*.c p11/*.c keys/*.c rest/*.c serve/*.c)
 MAIN_SRC  := bench/main.c
 LIB_SRC   := $(filter-out $(MAIN_SRC),$(CORE_SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -13,6 +13,7 @@
 #include "bench/exit.h"
 #include "p11/cmd.h"
 #include "rest/cmd.h"
+#include "serve/cmd.h"
 
 static const char usage[] =
     "Usage: hsmbench COMMAND [options]\n"
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "rest") == 0)
         return rest_cmd_rest(argc - 1, argv + 1);
     if (strcmp(cmd, "serve") == 0)
-        return rest_cmd_serve(argc - 1, argv + 1);
+        return serve_cmd(argc - 1, argv + 1);
     if (strcmp(cmd, "menu") == 0)
         return p11_cmd_menu(argc - 1, argv + 1);
     if (strcmp(cmd, "keys") == 0)

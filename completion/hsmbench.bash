@@ -17,7 +17,7 @@ _hsmbench_load='--threads --duration --iterations --iterations-per-thread --warm
 
 # Options of each command (p11/cmd_run.c, p11/cmd_list.c, p11/cmd_keys.c,
 # p11/cmd_menu.c, bench/cmd_report.c, bench/cmd_compare.c, bench/cmd_merge.c,
-# rest/cmd_rest.c, rest/serve.c).
+# rest/cmd_rest.c, serve/cmd.c).
 _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size --aad-size
     --token-keys --static-key --key-label --key-id --verify --verify=sample:
     $_hsmbench_load

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "bench/clock.h"
-#include "rest/b64.h"
+#include "bench/b64.h"
 #include "rest/codes.h"
 
 #define SETUP_TRIES 3
@@ -136,12 +136,12 @@ bench_code rest_json_b64(const json_t *obj, const char *field, uint8_t **out, si
     const char *s = json_string_value(v);
     size_t n = json_string_length(v);
     if (!out)
-        return rest_b64_valid(s, n) ? BENCH_OK : REST_E_BAD_BASE64;
-    size_t cap = rest_b64_decoded_max(n);
+        return bench_b64_valid(s, n) ? BENCH_OK : REST_E_BAD_BASE64;
+    size_t cap = bench_b64_decoded_max(n);
     uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf)
         return REST_E_MISSING_FIELD;
-    if (rest_b64_decode(s, n, buf, cap, outlen) != 0) {
+    if (bench_b64_decode(s, n, buf, cap, outlen) != 0) {
         free(buf);
         return REST_E_BAD_BASE64;
     }

@@ -4,6 +4,5 @@
 
 /* argv[0] is the subcommand's name; each returns a BENCH_EXIT_* code. */
 int rest_cmd_rest(int argc, char **argv);    /* hsmbench rest ekm|sdkms ... */
-int rest_cmd_serve(int argc, char **argv);   /* hsmbench serve ... */
 
 #endif

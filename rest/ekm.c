@@ -6,7 +6,7 @@
 #include <string.h>
 #include <openssl/rand.h>
 
-#include "rest/b64.h"
+#include "bench/b64.h"
 #include "rest/codes.h"
 #include "rest/multi.h"
 
@@ -47,7 +47,7 @@ static char *dump(json_t *j)
 
 static int set_b64(json_t *obj, const char *key, const uint8_t *data, size_t n)
 {
-    char *s = rest_b64_encode_alloc(data, n);
+    char *s = bench_b64_encode_alloc(data, n);
     int rc = s ? json_object_set_new(obj, key, json_string(s)) : -1;
     free(s);
     return rc;

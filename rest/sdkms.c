@@ -9,7 +9,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include "rest/b64.h"
+#include "bench/b64.h"
 #include "rest/codes.h"
 #include "rest/multi.h"
 
@@ -288,7 +288,7 @@ static char *dump(json_t *j)
 
 static int set_b64(json_t *obj, const char *key, const uint8_t *data, size_t n)
 {
-    char *s = rest_b64_encode_alloc(data, n);
+    char *s = bench_b64_encode_alloc(data, n);
     int rc = s ? json_object_set_new(obj, key, json_string(s)) : -1;
     free(s);
     return rc;
@@ -516,7 +516,7 @@ static bench_code check_key(void *arg, const rest_response *r)
         return rc;
     json_t *kid = json_object_get(j, "kid"), *tk = json_object_get(j, "transient_key");
     if (json_is_string(tk) && json_string_length(tk)) {
-        rc = rest_b64_valid(json_string_value(tk), json_string_length(tk)) ? BENCH_OK
+        rc = bench_b64_valid(json_string_value(tk), json_string_length(tk)) ? BENCH_OK
                                                                           : REST_E_BAD_BASE64;
         if (rc == BENCH_OK)
             *out = json_pack("{s:O}", "transient_key", tk);
@@ -665,7 +665,7 @@ static bench_code build_body(sdkms_worker *w, char *err, size_t errlen)
         if (ans) {
             json_t *sig = json_object_get(ans, "signature");
             if (json_is_string(sig) && json_string_length(sig) &&
-                rest_b64_valid(json_string_value(sig), json_string_length(sig))) {
+                bench_b64_valid(json_string_value(sig), json_string_length(sig))) {
                 json_object_set(j, "signature", sig);
             } else {
                 rc = REST_E_MISSING_FIELD;

@@ -11,15 +11,15 @@
 
 #include "check.h"
 #include "bench/clock.h"
-#include "rest/b64.h"
+#include "bench/b64.h"
 #include "rest/client.h"
 #include "rest/codes.h"
 #include "rest/ekm.h"
-#include "rest/fault.h"
+#include "serve/fault.h"
 #include "rest/phases.h"
 #include "rest/sdkms.h"
-#include "rest/serve_keys.h"
-#include "rest/serve_session.h"
+#include "serve/keys.h"
+#include "serve/session.h"
 #include "rest/stats.h"
 
 /* ---- base64 --------------------------------------------------------------- */
@@ -34,10 +34,10 @@ static void test_b64_vectors(void)
     uint8_t dec[64];
     size_t n;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        size_t len = rest_b64_encode((const uint8_t *)v[i].in, strlen(v[i].in), buf);
+        size_t len = bench_b64_encode((const uint8_t *)v[i].in, strlen(v[i].in), buf);
         CHECK_MSG(len == strlen(v[i].out) && strcmp(buf, v[i].out) == 0, "encode %s -> %s", v[i].in, buf);
-        CHECK(rest_b64_encoded_len(strlen(v[i].in)) == strlen(v[i].out));
-        CHECK(rest_b64_decode(v[i].out, strlen(v[i].out), dec, sizeof dec, &n) == 0);
+        CHECK(bench_b64_encoded_len(strlen(v[i].in)) == strlen(v[i].out));
+        CHECK(bench_b64_decode(v[i].out, strlen(v[i].out), dec, sizeof dec, &n) == 0);
         CHECK_MSG(n == strlen(v[i].in) && memcmp(dec, v[i].in, n) == 0, "decode %s", v[i].out);
     }
 }
@@ -50,8 +50,8 @@ static void test_b64_roundtrip_binary(void)
     for (int i = 0; i < 256; i++)
         in[i] = (uint8_t)(255 - i);
     for (size_t len = 0; len <= sizeof in; len += 17) {
-        rest_b64_encode(in, len, enc);
-        CHECK(rest_b64_decode(enc, strlen(enc), dec, sizeof dec, &n) == 0 && n == len &&
+        bench_b64_encode(in, len, enc);
+        CHECK(bench_b64_decode(enc, strlen(enc), dec, sizeof dec, &n) == 0 && n == len &&
               memcmp(in, dec, len) == 0);
     }
 }
@@ -61,11 +61,11 @@ static void test_b64_alphabets_and_padding(void)
     uint8_t dec[16];
     size_t n;
     /* 0xfb 0xff: "+/8=" standard, "-_8" URL-safe, unpadded accepted. */
-    CHECK(rest_b64_decode("+/8=", 4, dec, sizeof dec, &n) == 0 && n == 2 && dec[0] == 0xfb && dec[1] == 0xff);
-    CHECK(rest_b64_decode("-_8", 3, dec, sizeof dec, &n) == 0 && n == 2 && dec[0] == 0xfb);
-    CHECK(rest_b64_decode("Zg", 2, dec, sizeof dec, &n) == 0 && n == 1 && dec[0] == 'f');
+    CHECK(bench_b64_decode("+/8=", 4, dec, sizeof dec, &n) == 0 && n == 2 && dec[0] == 0xfb && dec[1] == 0xff);
+    CHECK(bench_b64_decode("-_8", 3, dec, sizeof dec, &n) == 0 && n == 2 && dec[0] == 0xfb);
+    CHECK(bench_b64_decode("Zg", 2, dec, sizeof dec, &n) == 0 && n == 1 && dec[0] == 'f');
     /* "test", the k6 package's plaintext, is valid base64 for 3 bytes. */
-    CHECK(rest_b64_decode("test", 4, dec, sizeof dec, &n) == 0 && n == 3 && dec[0] == 0xb5);
+    CHECK(bench_b64_decode("test", 4, dec, sizeof dec, &n) == 0 && n == 3 && dec[0] == 0xb5);
 }
 
 static void test_b64_rejects(void)
@@ -77,11 +77,11 @@ static void test_b64_rejects(void)
     uint8_t dec[32];
     size_t n;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CHECK_MSG(rest_b64_decode(bad[i], strlen(bad[i]), dec, sizeof dec, &n) != 0, "accepted '%s'", bad[i]);
-        CHECK_MSG(!rest_b64_valid(bad[i], strlen(bad[i])), "valid '%s'", bad[i]);
+        CHECK_MSG(bench_b64_decode(bad[i], strlen(bad[i]), dec, sizeof dec, &n) != 0, "accepted '%s'", bad[i]);
+        CHECK_MSG(!bench_b64_valid(bad[i], strlen(bad[i])), "valid '%s'", bad[i]);
     }
     /* Does not fit. */
-    CHECK(rest_b64_decode("Zm9vYmFy", 8, dec, 5, &n) != 0);
+    CHECK(bench_b64_decode("Zm9vYmFy", 8, dec, 5, &n) != 0);
 }
 
 /* ---- phases --------------------------------------------------------------- */
@@ -207,24 +207,24 @@ static void test_code_kinds(void)
 
 static void test_fault_parse(void)
 {
-    rest_faults f;
+    serve_faults f;
     char err[256];
-    CHECK(rest_faults_parse("500:0.05,timeout:0.01,badjson:0.01,truncate:0.01,nofield:0.01,badb64:0.01",
+    CHECK(serve_faults_parse("500:0.05,timeout:0.01,badjson:0.01,truncate:0.01,nofield:0.01,badb64:0.01",
                             &f, err, sizeof err) == 0);
-    CHECK(f.n == 6 && f.rule[0].kind == REST_FAULT_STATUS && f.rule[0].status == 500);
-    CHECK(f.rule[1].kind == REST_FAULT_TIMEOUT && f.rule[5].kind == REST_FAULT_BADB64);
+    CHECK(f.n == 6 && f.rule[0].kind == SERVE_FAULT_STATUS && f.rule[0].status == 500);
+    CHECK(f.rule[1].kind == SERVE_FAULT_TIMEOUT && f.rule[5].kind == SERVE_FAULT_BADB64);
     CHECK(f.total > 0.0999 && f.total < 0.1001);
     /* Draws land on the rules in order, or on none. */
-    CHECK(rest_faults_pick(&f, 0.0)->status == 500);
-    CHECK(rest_faults_pick(&f, 0.055)->kind == REST_FAULT_TIMEOUT);
-    CHECK(rest_faults_pick(&f, 0.5) == NULL);
-    CHECK(rest_faults_parse("reset:1", &f, err, sizeof err) == 0 && rest_faults_pick(&f, 0.999)->kind == REST_FAULT_RESET);
-    CHECK(rest_faults_parse("200:0.1", &f, err, sizeof err) != 0);
-    CHECK(rest_faults_parse("bogus:0.1", &f, err, sizeof err) != 0);
-    CHECK(rest_faults_parse("500", &f, err, sizeof err) != 0);
-    CHECK(rest_faults_parse("500:2", &f, err, sizeof err) != 0);
-    CHECK(rest_faults_parse("500:0.6,503:0.6", &f, err, sizeof err) != 0 && strstr(err, "more than 1"));
-    CHECK(rest_faults_parse("500:x", &f, err, sizeof err) != 0);
+    CHECK(serve_faults_pick(&f, 0.0)->status == 500);
+    CHECK(serve_faults_pick(&f, 0.055)->kind == SERVE_FAULT_TIMEOUT);
+    CHECK(serve_faults_pick(&f, 0.5) == NULL);
+    CHECK(serve_faults_parse("reset:1", &f, err, sizeof err) == 0 && serve_faults_pick(&f, 0.999)->kind == SERVE_FAULT_RESET);
+    CHECK(serve_faults_parse("200:0.1", &f, err, sizeof err) != 0);
+    CHECK(serve_faults_parse("bogus:0.1", &f, err, sizeof err) != 0);
+    CHECK(serve_faults_parse("500", &f, err, sizeof err) != 0);
+    CHECK(serve_faults_parse("500:2", &f, err, sizeof err) != 0);
+    CHECK(serve_faults_parse("500:0.6,503:0.6", &f, err, sizeof err) != 0 && strstr(err, "more than 1"));
+    CHECK(serve_faults_parse("500:x", &f, err, sizeof err) != 0);
 }
 
 /* ---- EKM bodies and checks ------------------------------------------------ */
@@ -477,10 +477,10 @@ static void test_stats_counts_and_json(void)
 
 /* ---- the emulator's stores ------------------------------------------------ */
 
-static rest_key *key(int transient)
+static serve_key *key(int transient)
 {
-    rest_key *k = calloc(1, sizeof *k);
-    k->type = REST_KEY_AES;
+    serve_key *k = calloc(1, sizeof *k);
+    k->type = SERVE_KEY_AES;
     k->bits = 256;
     k->transient = transient;
     return k;
@@ -488,80 +488,80 @@ static rest_key *key(int transient)
 
 static void test_keys_store(void)
 {
-    rest_keys *ks = rest_keys_new(4, 2);
-    rest_key *ev = NULL, *a = key(0), *gone;
-    CHECK(rest_keys_add(ks, a, &ev) == 0 && ev == NULL);
-    CHECK(strlen(a->kid) == REST_KID_LEN && a->kid[8] == '-' && a->kid[14] == '4');
-    CHECK(rest_keys_put(ks, a) == NULL);               /* the adder's hold */
-    char kid[REST_KID_LEN + 1];
+    serve_keys *ks = serve_keys_new(4, 2);
+    serve_key *ev = NULL, *a = key(0), *gone;
+    CHECK(serve_keys_add(ks, a, &ev) == 0 && ev == NULL);
+    CHECK(strlen(a->kid) == SERVE_KID_LEN && a->kid[8] == '-' && a->kid[14] == '4');
+    CHECK(serve_keys_put(ks, a) == NULL);               /* the adder's hold */
+    char kid[SERVE_KID_LEN + 1];
     strcpy(kid, a->kid);
-    rest_key *h = rest_keys_get(ks, kid, strlen(kid));
+    serve_key *h = serve_keys_get(ks, kid, strlen(kid));
     CHECK(h == a);
-    CHECK(rest_keys_get(ks, "nope", 4) == NULL);
-    CHECK(rest_keys_get_transient(ks, kid, strlen(kid)) == NULL);
+    CHECK(serve_keys_get(ks, "nope", 4) == NULL);
+    CHECK(serve_keys_get_transient(ks, kid, strlen(kid)) == NULL);
     /* Deleted while held: destroyed by the last holder, not by the delete. */
-    CHECK(rest_keys_delete(ks, kid, strlen(kid), &gone) == 0 && gone == NULL);
-    CHECK(rest_keys_get(ks, kid, strlen(kid)) == NULL);
-    CHECK(rest_keys_delete(ks, kid, strlen(kid), &gone) != 0);
-    gone = rest_keys_put(ks, h);
+    CHECK(serve_keys_delete(ks, kid, strlen(kid), &gone) == 0 && gone == NULL);
+    CHECK(serve_keys_get(ks, kid, strlen(kid)) == NULL);
+    CHECK(serve_keys_delete(ks, kid, strlen(kid), &gone) != 0);
+    gone = serve_keys_put(ks, h);
     CHECK(gone == a);
     free(gone);
 
     /* Transient keys: an opaque blob, the oldest pushed out past the limit. */
-    rest_key *t1 = key(1), *t2 = key(1), *t3 = key(1);
-    CHECK(rest_keys_add(ks, t1, &ev) == 0 && ev == NULL);
-    char *blob1 = rest_keys_transient_blob(t1);
-    rest_keys_put(ks, t1);
-    CHECK(rest_keys_add(ks, t2, &ev) == 0 && ev == NULL);
-    rest_keys_put(ks, t2);
-    CHECK(rest_keys_get_transient(ks, blob1, strlen(blob1)) == t1);
-    rest_keys_put(ks, t1);
-    CHECK(rest_keys_get(ks, t1->kid, REST_KID_LEN) == NULL);   /* no kid access */
-    CHECK(rest_keys_add(ks, t3, &ev) == 0 && ev == t1);
+    serve_key *t1 = key(1), *t2 = key(1), *t3 = key(1);
+    CHECK(serve_keys_add(ks, t1, &ev) == 0 && ev == NULL);
+    char *blob1 = serve_keys_transient_blob(t1);
+    serve_keys_put(ks, t1);
+    CHECK(serve_keys_add(ks, t2, &ev) == 0 && ev == NULL);
+    serve_keys_put(ks, t2);
+    CHECK(serve_keys_get_transient(ks, blob1, strlen(blob1)) == t1);
+    serve_keys_put(ks, t1);
+    CHECK(serve_keys_get(ks, t1->kid, SERVE_KID_LEN) == NULL);   /* no kid access */
+    CHECK(serve_keys_add(ks, t3, &ev) == 0 && ev == t1);
     free(ev);
-    rest_keys_put(ks, t3);
-    CHECK(rest_keys_get_transient(ks, blob1, strlen(blob1)) == NULL);
-    CHECK(rest_keys_get_transient(ks, "QUJD", 4) == NULL);
+    serve_keys_put(ks, t3);
+    CHECK(serve_keys_get_transient(ks, blob1, strlen(blob1)) == NULL);
+    CHECK(serve_keys_get_transient(ks, "QUJD", 4) == NULL);
     free(blob1);
 
     /* Full. */
-    rest_key *f1 = key(0), *f2 = key(0), *f3 = key(0);
-    CHECK(rest_keys_add(ks, f1, &ev) == 0);
-    CHECK(rest_keys_add(ks, f2, &ev) == 0);
-    CHECK(rest_keys_add(ks, f3, &ev) != 0);
+    serve_key *f1 = key(0), *f2 = key(0), *f3 = key(0);
+    CHECK(serve_keys_add(ks, f1, &ev) == 0);
+    CHECK(serve_keys_add(ks, f2, &ev) == 0);
+    CHECK(serve_keys_add(ks, f3, &ev) != 0);
     free(f3);
-    rest_keys_put(ks, f1);
-    rest_keys_put(ks, f2);
-    rest_keys_free(ks);
+    serve_keys_put(ks, f1);
+    serve_keys_put(ks, f2);
+    serve_keys_free(ks);
 }
 
 static void test_sessions_store(void)
 {
-    rest_sessions *s = rest_sessions_new(2, 0);
-    char a[REST_SESSION_TOKEN_MAX], b[REST_SESSION_TOKEN_MAX], c[REST_SESSION_TOKEN_MAX];
-    CHECK(rest_sessions_create(s, a) == 0 && rest_sessions_create(s, b) == 0);
+    serve_sessions *s = serve_sessions_new(2, 0);
+    char a[SERVE_SESSION_TOKEN_MAX], b[SERVE_SESSION_TOKEN_MAX], c[SERVE_SESSION_TOKEN_MAX];
+    CHECK(serve_sessions_create(s, a) == 0 && serve_sessions_create(s, b) == 0);
     CHECK(strcmp(a, b) != 0);
-    CHECK(rest_sessions_create(s, c) != 0);             /* full */
-    CHECK(rest_sessions_check(s, a, strlen(a)) && rest_sessions_check(s, b, strlen(b)));
-    char forged[REST_SESSION_TOKEN_MAX];
+    CHECK(serve_sessions_create(s, c) != 0);             /* full */
+    CHECK(serve_sessions_check(s, a, strlen(a)) && serve_sessions_check(s, b, strlen(b)));
+    char forged[SERVE_SESSION_TOKEN_MAX];
     strcpy(forged, a);
     forged[strlen(forged) - 1] ^= 1;
-    CHECK(!rest_sessions_check(s, forged, strlen(forged)));
-    CHECK(!rest_sessions_check(s, "0.short", 7));
-    CHECK(!rest_sessions_check(s, "", 0));
-    CHECK(rest_sessions_end(s, a, strlen(a)) == 0);
-    CHECK(!rest_sessions_check(s, a, strlen(a)));
-    CHECK(rest_sessions_end(s, a, strlen(a)) != 0);
-    CHECK(rest_sessions_create(s, c) == 0 && rest_sessions_check(s, c, strlen(c)));
-    rest_sessions_free(s);
+    CHECK(!serve_sessions_check(s, forged, strlen(forged)));
+    CHECK(!serve_sessions_check(s, "0.short", 7));
+    CHECK(!serve_sessions_check(s, "", 0));
+    CHECK(serve_sessions_end(s, a, strlen(a)) == 0);
+    CHECK(!serve_sessions_check(s, a, strlen(a)));
+    CHECK(serve_sessions_end(s, a, strlen(a)) != 0);
+    CHECK(serve_sessions_create(s, c) == 0 && serve_sessions_check(s, c, strlen(c)));
+    serve_sessions_free(s);
 
     /* With a time limit: a session ends by itself. */
-    rest_sessions *t = rest_sessions_new(4, 20 * 1000 * 1000);
-    CHECK(rest_sessions_create(t, a) == 0 && rest_sessions_check(t, a, strlen(a)));
-    CHECK(rest_sessions_ttl_s(t) == 0);
+    serve_sessions *t = serve_sessions_new(4, 20 * 1000 * 1000);
+    CHECK(serve_sessions_create(t, a) == 0 && serve_sessions_check(t, a, strlen(a)));
+    CHECK(serve_sessions_ttl_s(t) == 0);
     bench_sleep_until_ns(bench_now_ns() + 40 * 1000 * 1000);
-    CHECK(!rest_sessions_check(t, a, strlen(a)));
-    rest_sessions_free(t);
+    CHECK(!serve_sessions_check(t, a, strlen(a)));
+    serve_sessions_free(t);
 }
 
 int main(void)

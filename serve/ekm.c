@@ -1,19 +1,19 @@
-/* rest/serve_ekm.c - the emulator's EKM: :wrap and :unwrap under a token key. */
-#include "rest/serve.h"
+/* serve/ekm.c - the emulator's EKM: :wrap and :unwrap under a token key. */
+#include "serve/serve.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "p11/names.h"
-#include "rest/b64.h"
+#include "bench/b64.h"
 
 /* gRPC codes used in google.rpc.Status bodies. */
 enum { GRPC_INVALID_ARGUMENT = 3, GRPC_INTERNAL = 13, GRPC_UNAUTHENTICATED = 16 };
 
 #define EKM_MAX_PLAINTEXT 65536
 
-int rest_serve_ekm_route(const char *path, int *unwrap)
+int serve_ekm_route(const char *path, int *unwrap)
 {
     size_t n = strlen(path);
     if (n > 7 && strcmp(path + n - 7, ":unwrap") == 0) {
@@ -27,14 +27,14 @@ int rest_serve_ekm_route(const char *path, int *unwrap)
     return 0;
 }
 
-static int authorized(const rest_srv *srv, const char *authz)
+static int authorized(const serve_srv *srv, const char *authz)
 {
     if (!srv->ekm_token)
         return 1;
     if (!authz || strncasecmp(authz, "Bearer ", 7) != 0)
         return 0;
     const char *tok = authz + 7;
-    return rest_secret_eq(tok, strlen(tok), srv->ekm_token, srv->ekm_token_len);
+    return serve_secret_eq(tok, strlen(tok), srv->ekm_token, srv->ekm_token_len);
 }
 
 /* A base64 field: 1 with a new buffer, 0 when absent, -1 when invalid. */
@@ -48,8 +48,8 @@ static int b64_field(json_t *obj, const char *name, uint8_t **out, size_t *len)
     if (!json_is_string(v))
         return -1;
     size_t n = json_string_length(v);
-    uint8_t *buf = malloc(rest_b64_decoded_max(n) + 1);
-    if (!buf || rest_b64_decode(json_string_value(v), n, buf, rest_b64_decoded_max(n), len) != 0) {
+    uint8_t *buf = malloc(bench_b64_decoded_max(n) + 1);
+    if (!buf || bench_b64_decode(json_string_value(v), n, buf, bench_b64_decoded_max(n), len) != 0) {
         free(buf);
         return -1;
     }
@@ -57,37 +57,37 @@ static int b64_field(json_t *obj, const char *name, uint8_t **out, size_t *len)
     return 1;
 }
 
-static void token_error(rest_reply *r, CK_RV rv, const char *what)
+static void token_error(serve_reply *r, CK_RV rv, const char *what)
 {
     char rb[48];
-    rest_reply_rpc(r, 500, GRPC_INTERNAL, "%s failed in the token: %s", what,
+    serve_reply_rpc(r, 500, GRPC_INTERNAL, "%s failed in the token: %s", what,
                    p11_rv_name(rv, rb, sizeof rb));
 }
 
-void rest_serve_ekm(rest_srv *srv, const rest_req *q, int unwrap, rest_reply *r)
+void serve_ekm(serve_srv *srv, const serve_req *q, int unwrap, serve_reply *r)
 {
     const char *op = unwrap ? "unwrap" : "wrap";
     if (strcmp(q->method, "POST") != 0) {
-        rest_reply_rpc(r, 405, GRPC_INVALID_ARGUMENT, "%s takes POST", op);
+        serve_reply_rpc(r, 405, GRPC_INVALID_ARGUMENT, "%s takes POST", op);
         return;
     }
     if (!authorized(srv, q->authz)) {
-        rest_reply_rpc(r, 401, GRPC_UNAUTHENTICATED,
+        serve_reply_rpc(r, 401, GRPC_UNAUTHENTICATED,
                        "the request does not carry a valid bearer token");
         return;
     }
-    rest_prof_lap(q->prof, REST_PROF_SESSION_LOOKUP);
+    serve_prof_lap(q->prof, SERVE_PROF_SESSION_LOOKUP);
     json_t *j = json_loadb(q->body, q->len, 0, NULL);
-    rest_prof_lap(q->prof, REST_PROF_PARSE_REQUEST);
+    serve_prof_lap(q->prof, SERVE_PROF_PARSE_REQUEST);
     if (!json_is_object(j)) {
         json_decref(j);
-        rest_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT, "the request body is not a JSON object");
+        serve_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT, "the request body is not a JSON object");
         return;
     }
     json_t *ctx = json_object_get(j, "additionalContext");
     if (ctx && !json_is_object(ctx) && !json_is_null(ctx)) {
         json_decref(j);
-        rest_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT, "additionalContext must be an object");
+        serve_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT, "additionalContext must be an object");
         return;
     }
     uint8_t *in = NULL, *aad = NULL;
@@ -97,56 +97,56 @@ void rest_serve_ekm(rest_srv *srv, const rest_req *q, int unwrap, rest_reply *r)
     int have_aad = b64_field(j, "additionalAuthenticatedData", &aad, &aadlen);
     json_decref(j);
     if (have <= 0 || have_aad < 0) {
-        rest_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT, "%s is %s", have_aad < 0 ?
+        serve_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT, "%s is %s", have_aad < 0 ?
                        "additionalAuthenticatedData" : field,
                        have == 0 ? "missing" : "not valid base64");
         goto out;
     }
     if (!unwrap && (inlen == 0 || inlen > EKM_MAX_PLAINTEXT)) {
-        rest_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT, "plaintext must be 1 to %d bytes",
+        serve_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT, "plaintext must be 1 to %d bytes",
                        EKM_MAX_PLAINTEXT);
         goto out;
     }
-    rest_prof_lap(q->prof, REST_PROF_VALIDATE_INPUT);
+    serve_prof_lap(q->prof, SERVE_PROF_VALIDATE_INPUT);
 
     CK_SESSION_HANDLE s;
-    CK_RV rv = rest_tok_session(&srv->tok, &s);
+    CK_RV rv = serve_tok_session(&srv->tok, &s);
     if (rv != CKR_OK) {
         token_error(r, rv, "C_OpenSession");
         goto out;
     }
-    rest_prof_lap(q->prof, REST_PROF_CHECK_ACCESS);
-    uint8_t *res = malloc(inlen + REST_EKM_IV_LEN + REST_EKM_TAG_LEN);
+    serve_prof_lap(q->prof, SERVE_PROF_CHECK_ACCESS);
+    uint8_t *res = malloc(inlen + SERVE_EKM_IV_LEN + SERVE_EKM_TAG_LEN);
     size_t reslen = 0;
     if (!res)
         rv = CKR_HOST_MEMORY;
     else if (unwrap)
-        rv = rest_tok_ekm_unwrap(&srv->tok, s, in, inlen, aad, aadlen, res, &reslen);
+        rv = serve_tok_ekm_unwrap(&srv->tok, s, in, inlen, aad, aadlen, res, &reslen);
     else
-        rv = rest_tok_ekm_wrap(&srv->tok, s, in, inlen, aad, aadlen, res, &reslen);
-    rest_tok_release(&srv->tok, s);
-    rest_prof_lap(q->prof, REST_PROF_OPERATE);
+        rv = serve_tok_ekm_wrap(&srv->tok, s, in, inlen, aad, aadlen, res, &reslen);
+    serve_tok_release(&srv->tok, s);
+    serve_prof_lap(q->prof, SERVE_PROF_OPERATE);
 
     if (rv == CKR_OK) {
-        if (unwrap && q->fault == REST_FAULT_MISMATCH && reslen)
+        if (unwrap && q->fault == SERVE_FAULT_MISMATCH && reslen)
             res[0] ^= 0x5a;
-        char *b = rest_b64_encode_alloc(res, reslen);
+        char *b = bench_b64_encode_alloc(res, reslen);
         json_t *ans = b ? json_pack("{s:s}", unwrap ? "plaintext" : "wrappedBlob", b) : NULL;
         free(b);
         if (ans)
-            rest_reply_json(r, 200, ans);
+            serve_reply_json(r, 200, ans);
         else
-            rest_reply_rpc(r, 500, GRPC_INTERNAL, "out of memory");
+            serve_reply_rpc(r, 500, GRPC_INTERNAL, "out of memory");
     } else if (unwrap && (rv == CKR_ENCRYPTED_DATA_INVALID || rv == CKR_ENCRYPTED_DATA_LEN_RANGE ||
                           rv == CKR_DATA_INVALID || rv == CKR_DATA_LEN_RANGE)) {
-        rest_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT,
+        serve_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT,
                        "wrappedBlob cannot be unwrapped: not made by this key, altered, or "
                        "another additionalAuthenticatedData");
     } else {
         token_error(r, rv, unwrap ? "unwrap" : "wrap");
     }
     if (res)
-        memset(res, 0, inlen + REST_EKM_IV_LEN + REST_EKM_TAG_LEN);
+        memset(res, 0, inlen + SERVE_EKM_IV_LEN + SERVE_EKM_TAG_LEN);
     free(res);
 out:
     if (in)

@@ -1,5 +1,5 @@
 /*
- * rest/b64.h - base64 as REST services write it (RFC 4648).
+ * bench/b64.h - base64 as REST services write it (RFC 4648).
  *
  * Every binary field of the EKM and SDKMS APIs is a base64 string: proto3's
  * JSON mapping writes the standard alphabet with padding, and accepts the
@@ -8,30 +8,30 @@
  * length makes the whole string invalid, because a benchmark must notice a
  * server that answers garbage.
  */
-#ifndef REST_B64_H
-#define REST_B64_H
+#ifndef BENCH_B64_H
+#define BENCH_B64_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Characters rest_b64_encode writes for n bytes (without the NUL). */
-size_t rest_b64_encoded_len(size_t n);
+/* Characters bench_b64_encode writes for n bytes (without the NUL). */
+size_t bench_b64_encoded_len(size_t n);
 /* Most bytes a base64 text of len characters decodes to. */
-size_t rest_b64_decoded_max(size_t len);
+size_t bench_b64_decoded_max(size_t len);
 
 /* Encode n bytes (standard alphabet, padded); out needs
- * rest_b64_encoded_len(n) + 1 bytes.  Returns the length written. */
-size_t rest_b64_encode(const uint8_t *in, size_t n, char *out);
+ * bench_b64_encoded_len(n) + 1 bytes.  Returns the length written. */
+size_t bench_b64_encode(const uint8_t *in, size_t n, char *out);
 /* The same into a new string (malloc); NULL when out of memory. */
-char *rest_b64_encode_alloc(const uint8_t *in, size_t n);
+char *bench_b64_encode_alloc(const uint8_t *in, size_t n);
 
 /*
  * Decode len characters (standard or URL-safe alphabet; padding optional,
  * but correct when present) into out (cap bytes).  Returns 0 and *outlen,
  * or -1 when the text is not valid base64 or does not fit.
  */
-int rest_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap, size_t *outlen);
+int bench_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap, size_t *outlen);
 /* Whether len characters are valid base64 (nothing is written). */
-int rest_b64_valid(const char *in, size_t len);
+int bench_b64_valid(const char *in, size_t len);
 
 #endif

@@ -1,5 +1,5 @@
-/* rest/b64.c - strict base64, both alphabets in, the standard one out. */
-#include "rest/b64.h"
+/* bench/b64.c - strict base64, both alphabets in, the standard one out. */
+#include "bench/b64.h"
 
 #include <stdlib.h>
 
@@ -18,17 +18,17 @@ static unsigned digit(unsigned char c)
     return 255;
 }
 
-size_t rest_b64_encoded_len(size_t n)
+size_t bench_b64_encoded_len(size_t n)
 {
     return (n + 2) / 3 * 4;
 }
 
-size_t rest_b64_decoded_max(size_t len)
+size_t bench_b64_decoded_max(size_t len)
 {
     return (len + 3) / 4 * 3;
 }
 
-size_t rest_b64_encode(const uint8_t *in, size_t n, char *out)
+size_t bench_b64_encode(const uint8_t *in, size_t n, char *out)
 {
     size_t i = 0, o = 0;
     for (; i + 3 <= n; i += 3) {
@@ -55,11 +55,11 @@ size_t rest_b64_encode(const uint8_t *in, size_t n, char *out)
     return o;
 }
 
-char *rest_b64_encode_alloc(const uint8_t *in, size_t n)
+char *bench_b64_encode_alloc(const uint8_t *in, size_t n)
 {
-    char *s = malloc(rest_b64_encoded_len(n) + 1);
+    char *s = malloc(bench_b64_encoded_len(n) + 1);
     if (s)
-        rest_b64_encode(in, n, s);
+        bench_b64_encode(in, n, s);
     return s;
 }
 
@@ -101,12 +101,12 @@ static int decode(const char *in, size_t len, uint8_t *out, size_t cap, size_t *
     return 0;
 }
 
-int rest_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap, size_t *outlen)
+int bench_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap, size_t *outlen)
 {
     return decode(in, len, out, cap, outlen);
 }
 
-int rest_b64_valid(const char *in, size_t len)
+int bench_b64_valid(const char *in, size_t len)
 {
     return decode(in, len, NULL, 0, NULL) == 0;
 }

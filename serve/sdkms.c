@@ -1,9 +1,9 @@
 /*
- * rest/serve_sdkms.c - the emulator's SDKMS: sessions, keys made on the
+ * serve/sdkms.c - the emulator's SDKMS: sessions, keys made on the
  * token, and the crypto calls, each a PKCS#11 operation on a session of the
  * request's own.  Errors are plain text, as SDKMS writes them.
  */
-#include "rest/serve.h"
+#include "serve/serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 
 #include "keys/keys.h"
 #include "p11/names.h"
-#include "rest/b64.h"
+#include "bench/b64.h"
 
 #define SDKMS_MAX_INPUT (1u << 20)
 
@@ -64,7 +64,7 @@ static const hashdef *hash_by_name(const char *name)
 
 /* A base64 field into a new buffer: 1, 0 when absent (reply untouched), -1
  * with a 400 written when it is present but bad. */
-static int b64_get(json_t *obj, const char *name, uint8_t **out, size_t *len, rest_reply *r)
+static int b64_get(json_t *obj, const char *name, uint8_t **out, size_t *len, serve_reply *r)
 {
     json_t *v = json_object_get(obj, name);
     *out = NULL;
@@ -72,33 +72,33 @@ static int b64_get(json_t *obj, const char *name, uint8_t **out, size_t *len, re
     if (!v || json_is_null(v))
         return 0;
     size_t n = json_is_string(v) ? json_string_length(v) : 0;
-    uint8_t *buf = json_is_string(v) && n <= 2 * SDKMS_MAX_INPUT ? malloc(rest_b64_decoded_max(n) + 1) : NULL;
-    if (!buf || rest_b64_decode(json_string_value(v), n, buf, rest_b64_decoded_max(n), len) != 0) {
+    uint8_t *buf = json_is_string(v) && n <= 2 * SDKMS_MAX_INPUT ? malloc(bench_b64_decoded_max(n) + 1) : NULL;
+    if (!buf || bench_b64_decode(json_string_value(v), n, buf, bench_b64_decoded_max(n), len) != 0) {
         free(buf);
-        rest_reply_text(r, 400, "Invalid field '%s': expected base64", name);
+        serve_reply_text(r, 400, "Invalid field '%s': expected base64", name);
         return -1;
     }
     *out = buf;
     return 1;
 }
 
-static int b64_need(json_t *obj, const char *name, uint8_t **out, size_t *len, rest_reply *r)
+static int b64_need(json_t *obj, const char *name, uint8_t **out, size_t *len, serve_reply *r)
 {
     int rc = b64_get(obj, name, out, len, r);
     if (rc == 0)
-        rest_reply_text(r, 400, "Missing required field: %s", name);
+        serve_reply_text(r, 400, "Missing required field: %s", name);
     return rc == 1 ? 0 : -1;
 }
 
 static int set_b64(json_t *obj, const char *key, const uint8_t *data, size_t n)
 {
-    char *s = rest_b64_encode_alloc(data, n);
+    char *s = bench_b64_encode_alloc(data, n);
     int rc = s ? json_object_set_new(obj, key, json_string(s)) : -1;
     free(s);
     return rc;
 }
 
-static void p11_error(rest_reply *r, CK_RV rv, const char *what)
+static void p11_error(serve_reply *r, CK_RV rv, const char *what)
 {
     char rb[48];
     unsigned status = 500;
@@ -122,63 +122,63 @@ static void p11_error(rest_reply *r, CK_RV rv, const char *what)
     default:
         break;
     }
-    rest_reply_text(r, status, "%s failed: %s", what, p11_rv_name(rv, rb, sizeof rb));
+    serve_reply_text(r, status, "%s failed: %s", what, p11_rv_name(rv, rb, sizeof rb));
 }
 
 /* ---- authentication and sessions ----------------------------------------- */
 
-static int auth_basic(const rest_srv *srv, const char *authz)
+static int auth_basic(const serve_srv *srv, const char *authz)
 {
     if (!authz || strncasecmp(authz, "Basic ", 6) != 0)
         return 0;
     const char *k = authz + 6;
-    return rest_secret_eq(k, strlen(k), srv->api_key, srv->api_key_len);
+    return serve_secret_eq(k, strlen(k), srv->api_key, srv->api_key_len);
 }
 
 /* A crypto call's credentials: a live session, or the API key itself. */
-static int authorized(rest_srv *srv, const rest_req *q, rest_reply *r)
+static int authorized(serve_srv *srv, const serve_req *q, serve_reply *r)
 {
     if (!q->authz) {
-        rest_reply_text(r, 401, "Missing Authorization header");
+        serve_reply_text(r, 401, "Missing Authorization header");
         return 0;
     }
     if (strncasecmp(q->authz, "Bearer ", 7) == 0) {
         const char *t = q->authz + 7;
-        if (rest_sessions_check(srv->sessions, t, strlen(t)))
+        if (serve_sessions_check(srv->sessions, t, strlen(t)))
             return 1;
-        rest_reply_text(r, 401, "Session does not exist");
+        serve_reply_text(r, 401, "Session does not exist");
         return 0;
     }
     if (auth_basic(srv, q->authz))
         return 1;
-    rest_reply_text(r, 401, "Invalid API key");
+    serve_reply_text(r, 401, "Invalid API key");
     return 0;
 }
 
-static void session_auth(rest_srv *srv, const rest_req *q, rest_reply *r)
+static void session_auth(serve_srv *srv, const serve_req *q, serve_reply *r)
 {
-    char tok[REST_SESSION_TOKEN_MAX];
+    char tok[SERVE_SESSION_TOKEN_MAX];
     if (!auth_basic(srv, q->authz)) {
-        rest_reply_text(r, 401, "Invalid API key");
+        serve_reply_text(r, 401, "Invalid API key");
         return;
     }
-    if (rest_sessions_create(srv->sessions, tok) != 0) {
-        rest_reply_text(r, 503, "Too many sessions");
+    if (serve_sessions_create(srv->sessions, tok) != 0) {
+        serve_reply_text(r, 503, "Too many sessions");
         return;
     }
-    uint64_t ttl = rest_sessions_ttl_s(srv->sessions);
+    uint64_t ttl = serve_sessions_ttl_s(srv->sessions);
     json_t *j = json_pack("{s:s,s:I,s:s,s:s}", "token_type", "Bearer", "expires_in",
                           (json_int_t)(ttl ? ttl : 86400), "access_token", tok, "entity_id",
                           "00000000-0000-4000-8000-00000000a99e");
     explicit_bzero(tok, sizeof tok);
-    rest_reply_json(r, 200, j);
+    serve_reply_json(r, 200, j);
 }
 
-static void session_terminate(rest_srv *srv, const rest_req *q, rest_reply *r)
+static void session_terminate(serve_srv *srv, const serve_req *q, serve_reply *r)
 {
     if (!q->authz || strncasecmp(q->authz, "Bearer ", 7) != 0 ||
-        rest_sessions_end(srv->sessions, q->authz + 7, strlen(q->authz + 7)) != 0) {
-        rest_reply_text(r, 401, "Session does not exist");
+        serve_sessions_end(srv->sessions, q->authz + 7, strlen(q->authz + 7)) != 0) {
+        serve_reply_text(r, 401, "Session does not exist");
         return;
     }
     r->status = 204;
@@ -198,7 +198,7 @@ static void created_at(char *buf, size_t len)
     strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
 }
 
-static void key_create(rest_srv *srv, const rest_req *q, json_t *body, rest_reply *r)
+static void key_create(serve_srv *srv, const serve_req *q, json_t *body, serve_reply *r)
 {
     const char *type = json_string_value(json_object_get(body, "obj_type"));
     const char *name = json_string_value(json_object_get(body, "name"));
@@ -207,18 +207,18 @@ static void key_create(rest_srv *srv, const rest_req *q, json_t *body, rest_repl
     const char *curve = json_string_value(json_object_get(body, "elliptic_curve"));
     int transient = json_is_true(tr);
     keys_spec spec = { .label = "hsmbench-serve" };
-    rest_key *k = calloc(1, sizeof *k);
+    serve_key *k = calloc(1, sizeof *k);
 
     if (!k) {
-        rest_reply_text(r, 500, "Out of memory");
+        serve_reply_text(r, 500, "Out of memory");
         return;
     }
     if (!type) {
-        rest_reply_text(r, 400, "Missing required field: obj_type");
+        serve_reply_text(r, 400, "Missing required field: obj_type");
         goto fail;
     }
     if (!transient && (!name || !*name)) {
-        rest_reply_text(r, 400, "Missing required field: name");
+        serve_reply_text(r, 400, "Missing required field: name");
         goto fail;
     }
     json_int_t bits = json_is_integer(size) ? json_integer_value(size) : 0;
@@ -231,27 +231,27 @@ static void key_create(rest_srv *srv, const rest_req *q, json_t *body, rest_repl
             }
         }
         if (!spec.curve) {
-            rest_reply_text(r, 400, "Invalid elliptic_curve: expected NistP256, NistP384 or NistP521");
+            serve_reply_text(r, 400, "Invalid elliptic_curve: expected NistP256, NistP384 or NistP521");
             goto fail;
         }
         spec.type = KEYS_EC;
         spec.uses = KEYS_USE_SIGN;
-        k->type = REST_KEY_EC;
+        k->type = SERVE_KEY_EC;
     } else {
         if (strcmp(type, "AES") == 0 && (bits == 128 || bits == 192 || bits == 256)) {
             spec.type = KEYS_AES;
             spec.uses = KEYS_USE_ENCRYPT;
-            k->type = REST_KEY_AES;
+            k->type = SERVE_KEY_AES;
         } else if (strcmp(type, "RSA") == 0 && bits >= 1024 && bits <= 8192 && bits % 8 == 0) {
             spec.type = KEYS_RSA;
             spec.uses = KEYS_USE_SIGN | KEYS_USE_ENCRYPT;
-            k->type = REST_KEY_RSA;
+            k->type = SERVE_KEY_RSA;
         } else if (strcmp(type, "HMAC") == 0 && bits >= 112 && bits <= 4096 && bits % 8 == 0) {
             spec.type = KEYS_GENERIC;
             spec.uses = KEYS_USE_SIGN;
-            k->type = REST_KEY_HMAC;
+            k->type = SERVE_KEY_HMAC;
         } else {
-            rest_reply_text(r, 400, "Invalid obj_type or key_size: %s %lld (AES 128/192/256, RSA "
+            serve_reply_text(r, 400, "Invalid obj_type or key_size: %s %lld (AES 128/192/256, RSA "
                             "1024..8192, HMAC 112..4096, EC with elliptic_curve)",
                             type, (long long)bits);
             goto fail;
@@ -259,35 +259,35 @@ static void key_create(rest_srv *srv, const rest_req *q, json_t *body, rest_repl
         spec.bits = (unsigned)bits;
         k->bits = (unsigned)bits;
     }
-    rest_prof_lap(q->prof, REST_PROF_VALIDATE_INPUT);
+    serve_prof_lap(q->prof, SERVE_PROF_VALIDATE_INPUT);
 
     CK_SESSION_HANDLE s;
-    CK_RV rv = rest_tok_session(&srv->tok, &s);
+    CK_RV rv = serve_tok_session(&srv->tok, &s);
     if (rv != CKR_OK) {
         p11_error(r, rv, "C_OpenSession");
         goto fail;
     }
     keys_handle kh;
     rv = keys_generate(srv->tok.fn, s, &spec, &kh);
-    rest_prof_lap(q->prof, REST_PROF_OPERATE);
+    serve_prof_lap(q->prof, SERVE_PROF_OPERATE);
     if (rv != CKR_OK) {
-        rest_tok_release(&srv->tok, s);
+        serve_tok_release(&srv->tok, s);
         p11_error(r, rv, "Key generation");
         goto fail;
     }
     k->priv = kh.priv;
     k->pub = kh.pub;
     k->transient = transient;
-    rest_key *evict = NULL;
-    if (rest_keys_add(srv->keys, k, &evict) != 0) {
-        rest_key_destroy(srv->tok.fn, s, evict);
-        rest_key_destroy(srv->tok.fn, s, k);
-        rest_tok_release(&srv->tok, s);
-        rest_reply_text(r, 503, "Key store is full (--max-keys)");
+    serve_key *evict = NULL;
+    if (serve_keys_add(srv->keys, k, &evict) != 0) {
+        serve_key_destroy(srv->tok.fn, s, evict);
+        serve_key_destroy(srv->tok.fn, s, k);
+        serve_tok_release(&srv->tok, s);
+        serve_reply_text(r, 503, "Key store is full (--max-keys)");
         return;
     }
-    rest_key_destroy(srv->tok.fn, s, evict);
-    rest_prof_lap(q->prof, REST_PROF_DB_FLUSH);
+    serve_key_destroy(srv->tok.fn, s, evict);
+    serve_prof_lap(q->prof, SERVE_PROF_DB_FLUSH);
 
     /* The store holds k for us until the reply is written: an eviction in
      * another thread cannot free it under our feet. */
@@ -296,37 +296,37 @@ static void key_create(rest_srv *srv, const rest_req *q, json_t *body, rest_repl
     json_t *ans = json_pack("{s:s,s:s,s:b,s:s,s:s}", "name", name ? name : "", "obj_type", type,
                             "enabled", 1, "origin", transient ? "Transient" : "FortanixHSM",
                             "created_at", when);
-    if (k->type == REST_KEY_EC)
+    if (k->type == SERVE_KEY_EC)
         json_object_set_new(ans, "elliptic_curve", json_string(k->curve));
     else
         json_object_set_new(ans, "key_size", json_integer(k->bits));
     if (transient) {
-        char *blob = rest_keys_transient_blob(k);
+        char *blob = serve_keys_transient_blob(k);
         json_object_set_new(ans, "transient_key", json_string(blob ? blob : ""));
         free(blob);
     } else {
         json_object_set_new(ans, "kid", json_string(k->kid));
     }
-    rest_reply_json(r, 201, ans);
-    rest_key_destroy(srv->tok.fn, s, rest_keys_put(srv->keys, k));
-    rest_tok_release(&srv->tok, s);
+    serve_reply_json(r, 201, ans);
+    serve_key_destroy(srv->tok.fn, s, serve_keys_put(srv->keys, k));
+    serve_tok_release(&srv->tok, s);
     return;
 fail:
     free(k);
 }
 
-static void key_delete(rest_srv *srv, const char *kid, rest_reply *r)
+static void key_delete(serve_srv *srv, const char *kid, serve_reply *r)
 {
-    rest_key *gone = NULL;
-    if (rest_keys_delete(srv->keys, kid, strlen(kid), &gone) != 0) {
-        rest_reply_text(r, 404, "Sobject does not exist");
+    serve_key *gone = NULL;
+    if (serve_keys_delete(srv->keys, kid, strlen(kid), &gone) != 0) {
+        serve_reply_text(r, 404, "Sobject does not exist");
         return;
     }
     if (gone) {
         CK_SESSION_HANDLE s;
-        if (rest_tok_session(&srv->tok, &s) == CKR_OK) {
-            rest_key_destroy(srv->tok.fn, s, gone);
-            rest_tok_release(&srv->tok, s);
+        if (serve_tok_session(&srv->tok, &s) == CKR_OK) {
+            serve_key_destroy(srv->tok.fn, s, gone);
+            serve_tok_release(&srv->tok, s);
         } else {
             free(gone);       /* its objects go when the server ends */
         }
@@ -335,32 +335,32 @@ static void key_delete(rest_srv *srv, const char *kid, rest_reply *r)
 }
 
 /* The key a call names: the path's kid, or its "key" descriptor. */
-static rest_key *key_lookup(rest_srv *srv, json_t *body, const char *path_kid, rest_reply *r)
+static serve_key *key_lookup(serve_srv *srv, json_t *body, const char *path_kid, serve_reply *r)
 {
-    rest_key *k = NULL;
+    serve_key *k = NULL;
     if (path_kid) {
-        k = rest_keys_get(srv->keys, path_kid, strlen(path_kid));
+        k = serve_keys_get(srv->keys, path_kid, strlen(path_kid));
     } else {
         json_t *d = json_object_get(body, "key");
         json_t *kid = json_object_get(d, "kid"), *tk = json_object_get(d, "transient_key");
         if (!json_is_object(d)) {
-            rest_reply_text(r, 400, "Missing required field: key");
+            serve_reply_text(r, 400, "Missing required field: key");
             return NULL;
         }
         if (json_is_string(kid))
-            k = rest_keys_get(srv->keys, json_string_value(kid), json_string_length(kid));
+            k = serve_keys_get(srv->keys, json_string_value(kid), json_string_length(kid));
         else if (json_is_string(tk))
-            k = rest_keys_get_transient(srv->keys, json_string_value(tk), json_string_length(tk));
+            k = serve_keys_get_transient(srv->keys, json_string_value(tk), json_string_length(tk));
         else if (json_object_get(d, "name")) {
-            rest_reply_text(r, 400, "Keys by name are not supported by this emulator: use kid");
+            serve_reply_text(r, 400, "Keys by name are not supported by this emulator: use kid");
             return NULL;
         } else {
-            rest_reply_text(r, 400, "Invalid key descriptor: expected kid or transient_key");
+            serve_reply_text(r, 400, "Invalid key descriptor: expected kid or transient_key");
             return NULL;
         }
     }
     if (!k)
-        rest_reply_text(r, 404, "Sobject does not exist");
+        serve_reply_text(r, 404, "Sobject does not exist");
     return k;
 }
 
@@ -369,11 +369,11 @@ static rest_key *key_lookup(rest_srv *srv, json_t *body, const char *path_kid, r
 typedef enum { OP_ENCRYPT, OP_DECRYPT, OP_SIGN, OP_VERIFY, OP_MAC } crypto_op;
 
 typedef struct call {
-    rest_srv         *srv;
-    const rest_req   *q;
-    rest_reply       *r;
+    serve_srv         *srv;
+    const serve_req   *q;
+    serve_reply       *r;
     json_t           *body;
-    rest_key         *key;
+    serve_key         *key;
     CK_SESSION_HANDLE s;
     CK_FUNCTION_LIST *fn;
     json_t           *ans;
@@ -399,15 +399,15 @@ static const char *rsa_padding(json_t *mode, const hashdef **mgf_hash)
     return which;
 }
 
-static int rsa_bytes(const rest_key *k)
+static int rsa_bytes(const serve_key *k)
 {
     return (int)((k->bits + 7) / 8);
 }
 
 static void do_encrypt(call *c, int decrypt)
 {
-    rest_key *k = c->key;
-    rest_reply *r = c->r;
+    serve_key *k = c->key;
+    serve_reply *r = c->r;
     uint8_t *in = NULL, *iv = NULL, *ad = NULL, *tag = NULL, *out = NULL;
     size_t inlen = 0, ivlen = 0, adlen = 0, taglen = 0, outcap;
     uint8_t ivbuf[16];
@@ -416,21 +416,21 @@ static void do_encrypt(call *c, int decrypt)
     CK_MECHANISM m = { 0, NULL, 0 };
     int gcm_mode = 0;
 
-    if (k->type != REST_KEY_AES && k->type != REST_KEY_RSA) {
-        rest_reply_text(r, 400, "This key cannot %s", decrypt ? "decrypt" : "encrypt");
+    if (k->type != SERVE_KEY_AES && k->type != SERVE_KEY_RSA) {
+        serve_reply_text(r, 400, "This key cannot %s", decrypt ? "decrypt" : "encrypt");
         return;
     }
     if (b64_need(c->body, decrypt ? "cipher" : "plain", &in, &inlen, r) != 0)
         return;
     if (inlen > SDKMS_MAX_INPUT) {
-        rest_reply_text(r, 400, "Input too large");
+        serve_reply_text(r, 400, "Input too large");
         goto out;
     }
     json_t *mode = json_object_get(c->body, "mode");
-    if (k->type == REST_KEY_AES) {
+    if (k->type == SERVE_KEY_AES) {
         const char *ms = json_string_value(mode);
         if (!ms) {
-            rest_reply_text(r, 400, "Missing required field: mode");
+            serve_reply_text(r, 400, "Missing required field: mode");
             goto out;
         }
         if (b64_get(c->body, "iv", &iv, &ivlen, r) < 0)
@@ -439,7 +439,7 @@ static void do_encrypt(call *c, int decrypt)
             json_t *tl = json_object_get(c->body, "tag_len");
             json_int_t bits = json_is_integer(tl) ? json_integer_value(tl) : 128;
             if (bits < 32 || bits > 128 || bits % 8) {
-                rest_reply_text(r, 400, "Invalid tag_len: 32 to 128 bits, a multiple of 8");
+                serve_reply_text(r, 400, "Invalid tag_len: 32 to 128 bits, a multiple of 8");
                 goto out;
             }
             if (b64_get(c->body, "ad", &ad, &adlen, r) < 0)
@@ -448,13 +448,13 @@ static void do_encrypt(call *c, int decrypt)
                 if (b64_need(c->body, "tag", &tag, &taglen, r) != 0)
                     goto out;
                 if (taglen < 4 || taglen > 16) {
-                    rest_reply_text(r, 400, "Invalid tag length");
+                    serve_reply_text(r, 400, "Invalid tag length");
                     goto out;
                 }
                 bits = (json_int_t)taglen * 8;
                 uint8_t *both = realloc(in, inlen + taglen);
                 if (!both) {
-                    rest_reply_text(r, 500, "Out of memory");
+                    serve_reply_text(r, 500, "Out of memory");
                     goto out;
                 }
                 in = both;
@@ -465,12 +465,12 @@ static void do_encrypt(call *c, int decrypt)
             }
             if (!iv) {
                 if (decrypt) {
-                    rest_reply_text(r, 400, "Missing required field: iv");
+                    serve_reply_text(r, 400, "Missing required field: iv");
                     goto out;
                 }
                 ivlen = 12;
                 if (RAND_bytes(ivbuf, (int)ivlen) != 1) {
-                    rest_reply_text(r, 500, "No randomness");
+                    serve_reply_text(r, 500, "No randomness");
                     goto out;
                 }
             }
@@ -486,21 +486,21 @@ static void do_encrypt(call *c, int decrypt)
         } else if (strcmp(ms, "CBC") == 0) {
             if (!iv) {
                 if (decrypt) {
-                    rest_reply_text(r, 400, "Missing required field: iv");
+                    serve_reply_text(r, 400, "Missing required field: iv");
                     goto out;
                 }
                 ivlen = 16;
                 if (RAND_bytes(ivbuf, (int)ivlen) != 1) {
-                    rest_reply_text(r, 500, "No randomness");
+                    serve_reply_text(r, 500, "No randomness");
                     goto out;
                 }
             } else if (ivlen != 16) {
-                rest_reply_text(r, 400, "Invalid iv: CBC takes 16 bytes");
+                serve_reply_text(r, 400, "Invalid iv: CBC takes 16 bytes");
                 goto out;
             }
             m = (CK_MECHANISM){ CKM_AES_CBC_PAD, iv ? iv : ivbuf, 16 };
         } else {
-            rest_reply_text(r, 400, "Unsupported mode %s (this emulator does GCM and CBC)", ms);
+            serve_reply_text(r, 400, "Unsupported mode %s (this emulator does GCM and CBC)", ms);
             goto out;
         }
         outcap = inlen + 32;
@@ -508,7 +508,7 @@ static void do_encrypt(call *c, int decrypt)
         const hashdef *mh = NULL;
         const char *pad = mode ? rsa_padding(mode, &mh) : "OAEP";
         if (!pad) {
-            rest_reply_text(r, 400, "Invalid mode for RSA: expected OAEP or PKCS1_V15");
+            serve_reply_text(r, 400, "Invalid mode for RSA: expected OAEP or PKCS1_V15");
             goto out;
         }
         if (strcmp(pad, "PKCS1_V15") == 0) {
@@ -522,25 +522,25 @@ static void do_encrypt(call *c, int decrypt)
             oaep.source = CKZ_DATA_SPECIFIED;
             m = (CK_MECHANISM){ CKM_RSA_PKCS_OAEP, &oaep, sizeof oaep };
         } else {
-            rest_reply_text(r, 400, "Unsupported RSA encryption padding %s", pad);
+            serve_reply_text(r, 400, "Unsupported RSA encryption padding %s", pad);
             goto out;
         }
         outcap = (size_t)rsa_bytes(k) + 16;
     }
-    rest_prof_lap(c->q->prof, REST_PROF_VALIDATE_INPUT);
+    serve_prof_lap(c->q->prof, SERVE_PROF_VALIDATE_INPUT);
 
     out = malloc(outcap);
     if (!out) {
-        rest_reply_text(r, 500, "Out of memory");
+        serve_reply_text(r, 500, "Out of memory");
         goto out;
     }
-    CK_OBJECT_HANDLE h = k->type == REST_KEY_RSA && !decrypt ? k->pub : k->priv;
+    CK_OBJECT_HANDLE h = k->type == SERVE_KEY_RSA && !decrypt ? k->pub : k->priv;
     CK_ULONG outlen = (CK_ULONG)outcap;
     CK_RV rv = decrypt ? c->fn->C_DecryptInit(c->s, &m, h) : c->fn->C_EncryptInit(c->s, &m, h);
     if (rv == CKR_OK)
         rv = decrypt ? c->fn->C_Decrypt(c->s, in, (CK_ULONG)inlen, out, &outlen)
                      : c->fn->C_Encrypt(c->s, in, (CK_ULONG)inlen, out, &outlen);
-    rest_prof_lap(c->q->prof, REST_PROF_OPERATE);
+    serve_prof_lap(c->q->prof, SERVE_PROF_OPERATE);
     if (rv != CKR_OK) {
         c->dirty = rv == CKR_BUFFER_TOO_SMALL;
         p11_error(r, rv, decrypt ? "Decryption" : "Encryption");
@@ -548,7 +548,7 @@ static void do_encrypt(call *c, int decrypt)
     }
     c->ans = json_object();
     if (decrypt) {
-        if (c->q->fault == REST_FAULT_MISMATCH && outlen)
+        if (c->q->fault == SERVE_FAULT_MISMATCH && outlen)
             out[0] ^= 0x5a;
         set_b64(c->ans, "plain", out, outlen);
     } else if (gcm_mode) {
@@ -557,7 +557,7 @@ static void do_encrypt(call *c, int decrypt)
         set_b64(c->ans, "tag", out + outlen - taglen, taglen);
     } else {
         set_b64(c->ans, "cipher", out, outlen);
-        if (k->type == REST_KEY_AES)
+        if (k->type == SERVE_KEY_AES)
             set_b64(c->ans, "iv", iv ? iv : ivbuf, ivlen);
     }
 out:
@@ -605,21 +605,21 @@ static int ec_der_to_raw(const uint8_t *der, size_t len, size_t half, uint8_t *r
 
 static void do_sign(call *c, int verify)
 {
-    rest_key *k = c->key;
-    rest_reply *r = c->r;
+    serve_key *k = c->key;
+    serve_reply *r = c->r;
     uint8_t *hash = NULL, *data = NULL, *sig = NULL, *msg = NULL, *out = NULL;
     size_t hashlen = 0, datalen = 0, siglen = 0, msglen = 0;
     uint8_t md[EVP_MAX_MD_SIZE], raw[1024];    /* RSA 8192 */
     CK_RSA_PKCS_PSS_PARAMS pss;
     CK_MECHANISM m = { 0, NULL, 0 };
 
-    if (k->type != REST_KEY_RSA && k->type != REST_KEY_EC) {
-        rest_reply_text(r, 400, "This key cannot %s", verify ? "verify" : "sign");
+    if (k->type != SERVE_KEY_RSA && k->type != SERVE_KEY_EC) {
+        serve_reply_text(r, 400, "This key cannot %s", verify ? "verify" : "sign");
         return;
     }
     const hashdef *h = hash_by_name(json_string_value(json_object_get(c->body, "hash_alg")));
     if (!h) {
-        rest_reply_text(r, 400, "Missing or unsupported hash_alg (SHA1, SHA256, SHA384, SHA512)");
+        serve_reply_text(r, 400, "Missing or unsupported hash_alg (SHA1, SHA256, SHA384, SHA512)");
         return;
     }
     int hh = b64_get(c->body, "hash", &hash, &hashlen, r);
@@ -627,23 +627,23 @@ static void do_sign(call *c, int verify)
     if (hh < 0 || hd < 0)
         goto out;
     if (hh == hd) {
-        rest_reply_text(r, 400, "Give exactly one of hash and data");
+        serve_reply_text(r, 400, "Give exactly one of hash and data");
         goto out;
     }
     if (hash && hashlen != h->len) {
-        rest_reply_text(r, 400, "hash is %zu bytes; %s takes %zu", hashlen, h->name, h->len);
+        serve_reply_text(r, 400, "hash is %zu bytes; %s takes %zu", hashlen, h->name, h->len);
         goto out;
     }
     if (verify && b64_need(c->body, "signature", &sig, &siglen, r) != 0)
         goto out;
 
-    if (k->type == REST_KEY_EC) {
+    if (k->type == SERVE_KEY_EC) {
         /* CKM_ECDSA signs a digest: make it here when given data. */
         if (data) {
             unsigned mdlen = 0;
             const EVP_MD *evp = EVP_get_digestbyname(h->name);
             if (!evp || EVP_Digest(data, datalen, md, &mdlen, evp, NULL) != 1) {
-                rest_reply_text(r, 500, "Cannot compute %s", h->name);
+                serve_reply_text(r, 500, "Cannot compute %s", h->name);
                 goto out;
             }
             msg = md;
@@ -658,7 +658,7 @@ static void do_sign(call *c, int verify)
         json_t *mode = json_object_get(c->body, "mode");
         const char *pad = mode && !json_is_null(mode) ? rsa_padding(mode, &mh) : "PKCS1_V15";
         if (!pad || (strcmp(pad, "PKCS1_V15") != 0 && strcmp(pad, "PSS") != 0)) {
-            rest_reply_text(r, 400, "Invalid mode for RSA signatures: expected PKCS1_V15 or PSS");
+            serve_reply_text(r, 400, "Invalid mode for RSA signatures: expected PKCS1_V15 or PSS");
             goto out;
         }
         if (strcmp(pad, "PSS") == 0) {
@@ -681,23 +681,23 @@ static void do_sign(call *c, int verify)
             msglen = h->prefix_len + hashlen;
             msg = out = malloc(msglen);
             if (!msg) {
-                rest_reply_text(r, 500, "Out of memory");
+                serve_reply_text(r, 500, "Out of memory");
                 goto out;
             }
             memcpy(out, h->prefix, h->prefix_len);
             memcpy(out + h->prefix_len, hash, hashlen);
         }
     }
-    rest_prof_lap(c->q->prof, REST_PROF_VALIDATE_INPUT);
+    serve_prof_lap(c->q->prof, SERVE_PROF_VALIDATE_INPUT);
 
     CK_RV rv;
     if (verify) {
         const uint8_t *s = sig;
         size_t sl = siglen;
-        if (k->type == REST_KEY_EC) {
+        if (k->type == SERVE_KEY_EC) {
             size_t half = (k->bits + 7) / 8;
             if (ec_der_to_raw(sig, siglen, half, raw) != 0) {
-                rest_prof_lap(c->q->prof, REST_PROF_OPERATE);
+                serve_prof_lap(c->q->prof, SERVE_PROF_OPERATE);
                 c->ans = json_pack("{s:b}", "result", 0);
                 goto out;
             }
@@ -707,9 +707,9 @@ static void do_sign(call *c, int verify)
         rv = c->fn->C_VerifyInit(c->s, &m, k->pub);
         if (rv == CKR_OK)
             rv = c->fn->C_Verify(c->s, msg, (CK_ULONG)msglen, (CK_BYTE_PTR)s, (CK_ULONG)sl);
-        rest_prof_lap(c->q->prof, REST_PROF_OPERATE);
+        serve_prof_lap(c->q->prof, SERVE_PROF_OPERATE);
         if (rv == CKR_OK || rv == CKR_SIGNATURE_INVALID || rv == CKR_SIGNATURE_LEN_RANGE) {
-            int ok = rv == CKR_OK && c->q->fault != REST_FAULT_MISMATCH;
+            int ok = rv == CKR_OK && c->q->fault != SERVE_FAULT_MISMATCH;
             c->ans = json_pack("{s:b}", "result", ok);
         } else {
             p11_error(r, rv, "Verification");
@@ -720,10 +720,10 @@ static void do_sign(call *c, int verify)
     rv = c->fn->C_SignInit(c->s, &m, k->priv);
     if (rv == CKR_OK)
         rv = c->fn->C_Sign(c->s, msg, (CK_ULONG)msglen, raw, &rl);
-    rest_prof_lap(c->q->prof, REST_PROF_OPERATE);
+    serve_prof_lap(c->q->prof, SERVE_PROF_OPERATE);
     if (rv == CKR_BUFFER_TOO_SMALL) {
         c->dirty = 1;                  /* the operation is still active in this session */
-        rest_reply_text(r, 400, "Key too large for this emulator's signature buffer");
+        serve_reply_text(r, 400, "Key too large for this emulator's signature buffer");
         goto out;
     }
     if (rv != CKR_OK) {
@@ -731,13 +731,13 @@ static void do_sign(call *c, int verify)
         goto out;
     }
     c->ans = json_object();
-    if (k->type == REST_KEY_EC) {
+    if (k->type == SERVE_KEY_EC) {
         size_t dl = 0;
         uint8_t *der = ec_raw_to_der(raw, rl, &dl);
         if (!der) {
             json_decref(c->ans);
             c->ans = NULL;
-            rest_reply_text(r, 500, "Cannot encode the signature");
+            serve_reply_text(r, 500, "Cannot encode the signature");
             goto out;
         }
         set_b64(c->ans, "signature", der, dl);
@@ -754,28 +754,28 @@ out:
 
 static void do_mac(call *c)
 {
-    rest_key *k = c->key;
-    rest_reply *r = c->r;
+    serve_key *k = c->key;
+    serve_reply *r = c->r;
     uint8_t *data = NULL, mac[64];
     size_t datalen = 0;
-    if (k->type != REST_KEY_HMAC) {
-        rest_reply_text(r, 400, "This key cannot compute a MAC (an HMAC key is needed)");
+    if (k->type != SERVE_KEY_HMAC) {
+        serve_reply_text(r, 400, "This key cannot compute a MAC (an HMAC key is needed)");
         return;
     }
     const hashdef *h = hash_by_name(json_string_value(json_object_get(c->body, "alg")));
     if (!h) {
-        rest_reply_text(r, 400, "Missing or unsupported alg (SHA1, SHA256, SHA384, SHA512)");
+        serve_reply_text(r, 400, "Missing or unsupported alg (SHA1, SHA256, SHA384, SHA512)");
         return;
     }
     if (b64_need(c->body, "data", &data, &datalen, r) != 0)
         return;
-    rest_prof_lap(c->q->prof, REST_PROF_VALIDATE_INPUT);
+    serve_prof_lap(c->q->prof, SERVE_PROF_VALIDATE_INPUT);
     CK_MECHANISM m = { h->hmac, NULL, 0 };
     CK_ULONG ml = sizeof mac;
     CK_RV rv = c->fn->C_SignInit(c->s, &m, k->priv);
     if (rv == CKR_OK)
         rv = c->fn->C_Sign(c->s, data, (CK_ULONG)datalen, mac, &ml);
-    rest_prof_lap(c->q->prof, REST_PROF_OPERATE);
+    serve_prof_lap(c->q->prof, SERVE_PROF_OPERATE);
     if (rv != CKR_OK) {
         c->dirty = rv == CKR_BUFFER_TOO_SMALL;
         p11_error(r, rv, "MAC");
@@ -787,27 +787,27 @@ static void do_mac(call *c)
     free(data);
 }
 
-static void crypto_call(rest_srv *srv, const rest_req *q, crypto_op op, const char *path_kid,
-                        rest_reply *r)
+static void crypto_call(serve_srv *srv, const serve_req *q, crypto_op op, const char *path_kid,
+                        serve_reply *r)
 {
     call c = { srv, q, r, NULL, NULL, 0, srv->tok.fn, NULL, 0 };
     if (!authorized(srv, q, r))
         return;
-    rest_prof_lap(q->prof, REST_PROF_SESSION_LOOKUP);
+    serve_prof_lap(q->prof, SERVE_PROF_SESSION_LOOKUP);
     c.body = json_loadb(q->body, q->len, 0, NULL);
-    rest_prof_lap(q->prof, REST_PROF_PARSE_REQUEST);
+    serve_prof_lap(q->prof, SERVE_PROF_PARSE_REQUEST);
     if (!json_is_object(c.body)) {
         json_decref(c.body);
-        rest_reply_text(r, 400, "Invalid request body: expected a JSON object");
+        serve_reply_text(r, 400, "Invalid request body: expected a JSON object");
         return;
     }
     c.key = key_lookup(srv, c.body, path_kid, r);
-    rest_prof_lap(q->prof, REST_PROF_CHECK_ACCESS);
+    serve_prof_lap(q->prof, SERVE_PROF_CHECK_ACCESS);
     if (!c.key) {
         json_decref(c.body);
         return;
     }
-    CK_RV rv = rest_tok_session(&srv->tok, &c.s);
+    CK_RV rv = serve_tok_session(&srv->tok, &c.s);
     if (rv != CKR_OK) {
         p11_error(r, rv, "C_OpenSession");
     } else {
@@ -822,18 +822,18 @@ static void crypto_call(rest_srv *srv, const rest_req *q, crypto_op op, const ch
     if (c.ans) {
         if (!c.key->transient)
             json_object_set_new(c.ans, "kid", json_string(c.key->kid));
-        rest_reply_json(r, 200, c.ans);
+        serve_reply_json(r, 200, c.ans);
     }
-    rest_key *gone = rest_keys_put(srv->keys, c.key);
+    serve_key *gone = serve_keys_put(srv->keys, c.key);
     if (gone && rv == CKR_OK)
-        rest_key_destroy(srv->tok.fn, c.s, gone);
+        serve_key_destroy(srv->tok.fn, c.s, gone);
     else
         free(gone);
     if (rv == CKR_OK) {
         if (c.dirty)
-            rest_tok_retire(&srv->tok, c.s);
+            serve_tok_retire(&srv->tok, c.s);
         else
-            rest_tok_release(&srv->tok, c.s);
+            serve_tok_release(&srv->tok, c.s);
     }
     json_decref(c.body);
 }
@@ -855,14 +855,14 @@ static int op_by_name(const char *s, size_t n, crypto_op *op)
     return -1;
 }
 
-int rest_serve_sdkms(rest_srv *srv, const rest_req *q, rest_reply *r)
+int serve_sdkms(serve_srv *srv, const serve_req *q, serve_reply *r)
 {
     const char *p = q->path;
     const int post = strcmp(q->method, "POST") == 0;
     if (strncmp(p, "/sys/v1/", 8) != 0 && strncmp(p, "/crypto/v1/", 11) != 0)
         return 0;
     if (!srv->api_key) {
-        rest_reply_text(r, 404, "SDKMS emulation is off: start hsmbench serve with --api-key-env "
+        serve_reply_text(r, 404, "SDKMS emulation is off: start hsmbench serve with --api-key-env "
                                 "VAR or --api-key-file FILE");
         return 1;
     }
@@ -882,11 +882,11 @@ int rest_serve_sdkms(rest_srv *srv, const rest_req *q, rest_reply *r)
     if (strcmp(p, "/crypto/v1/keys") == 0 && post) {
         if (!authorized(srv, q, r))
             return 1;
-        rest_prof_lap(q->prof, REST_PROF_SESSION_LOOKUP);
+        serve_prof_lap(q->prof, SERVE_PROF_SESSION_LOOKUP);
         json_t *body = json_loadb(q->body, q->len, 0, NULL);
-        rest_prof_lap(q->prof, REST_PROF_PARSE_REQUEST);
+        serve_prof_lap(q->prof, SERVE_PROF_PARSE_REQUEST);
         if (!json_is_object(body))
-            rest_reply_text(r, 400, "Invalid request body: expected a JSON object");
+            serve_reply_text(r, 400, "Invalid request body: expected a JSON object");
         else
             key_create(srv, q, body, r);
         json_decref(body);
@@ -894,11 +894,11 @@ int rest_serve_sdkms(rest_srv *srv, const rest_req *q, rest_reply *r)
     }
     if (strncmp(p, "/crypto/v1/keys/", 16) == 0) {
         /* /crypto/v1/keys/{kid} (DELETE) or /crypto/v1/keys/{kid}/{op} (the legacy form). */
-        char kid[REST_KID_LEN + 1];
+        char kid[SERVE_KID_LEN + 1];
         const char *rest = p + 16, *slash = strchr(rest, '/');
         size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
-        if (n != REST_KID_LEN) {
-            rest_reply_text(r, 404, "Sobject does not exist");
+        if (n != SERVE_KID_LEN) {
+            serve_reply_text(r, 404, "Sobject does not exist");
             return 1;
         }
         memcpy(kid, rest, n);
@@ -913,6 +913,6 @@ int rest_serve_sdkms(rest_srv *srv, const rest_req *q, rest_reply *r)
             return 1;
         }
     }
-    rest_reply_text(r, 404, "Not found: %s %s", q->method, p);
+    serve_reply_text(r, 404, "Not found: %s %s", q->method, p);
     return 1;
 }

@@ -1,14 +1,14 @@
 /*
- * rest/serve.h - the contract between the emulator's HTTP front
- * (serve.c: options, libmicrohttpd, TLS, faults, replies) and the services
- * behind it (serve_ekm.c, serve_sdkms.c).
+ * serve/serve.h - the contract between the emulator's HTTP front
+ * (cmd.c: options, libmicrohttpd, TLS, faults, replies) and the services
+ * behind it (ekm.c, sdkms.c, echo.c).
  *
  * A handler gets a complete request (method, path, Authorization header,
  * body) and fills a reply (status, JSON or text body).  It never talks to
  * libmicrohttpd, so the services can be tested without a socket.
  */
-#ifndef REST_SERVE_H
-#define REST_SERVE_H
+#ifndef SERVE_SERVE_H
+#define SERVE_SERVE_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -16,37 +16,44 @@
 #include <jansson.h>
 
 #include "bench/clock.h"
-#include "rest/fault.h"
-#include "rest/serve_keys.h"
-#include "rest/serve_session.h"
-#include "rest/serve_token.h"
-#include "rest/stats.h"
+#include "serve/fault.h"
+#include "serve/keys.h"
+#include "serve/session.h"
+#include "serve/token.h"
+
+/* The server's laps, nanoseconds, in the order of SDKMS's Profiling-Data
+ * header (cmd.c writes it; the client reads it in rest/stats.c). */
+enum {
+    SERVE_PROF_IN_QUEUE, SERVE_PROF_PARSE_REQUEST, SERVE_PROF_SESSION_LOOKUP,
+    SERVE_PROF_VALIDATE_INPUT, SERVE_PROF_CHECK_ACCESS, SERVE_PROF_OPERATE, SERVE_PROF_DB_FLUSH,
+    SERVE_PROF_TOTAL, SERVE_PROF_COUNT,
+};
 
 /* Server-side timings, as SDKMS's Profiling-Data header reports them. */
-typedef struct rest_prof {
+typedef struct serve_prof {
     uint64_t last;
-    uint64_t ns[REST_PROF_COUNT];
-} rest_prof;
+    uint64_t ns[SERVE_PROF_COUNT];
+} serve_prof;
 
 /* Add the time since the last lap to one field. */
-static inline void rest_prof_lap(rest_prof *p, int field)
+static inline void serve_prof_lap(serve_prof *p, int field)
 {
     uint64_t now = bench_now_ns();
     p->ns[field] += now - p->last;
     p->last = now;
 }
 
-typedef struct rest_srv {
-    rest_tok        tok;
+typedef struct serve_srv {
+    serve_tok        tok;
     char           *ekm_token;        /* bearer the EKM wants; NULL: no check */
     size_t          ekm_token_len;
     char           *api_key;          /* SDKMS API key; NULL: SDKMS is off */
     size_t          api_key_len;
-    rest_sessions  *sessions;
-    rest_keys      *keys;
+    serve_sessions  *sessions;
+    serve_keys      *keys;
     int             profiling;        /* send Profiling-Data */
     int             verbose;
-    rest_faults     faults;
+    serve_faults     faults;
     int             has_faults;
     uint64_t        fault_after;      /* eligible requests spared before faults start */
     uint64_t        fault_delay_ns;   /* how long "timeout" holds a request */
@@ -54,41 +61,41 @@ typedef struct rest_srv {
     _Atomic uint64_t eligible;        /* requests faults may hit, so far */
     _Atomic uint64_t served;          /* requests answered */
     _Atomic int     stopping;         /* shutting down: "timeout" faults let go */
-} rest_srv;
+} serve_srv;
 
-typedef struct rest_req {
+typedef struct serve_req {
     const char     *method;
     const char     *path;
     const char     *authz;            /* Authorization header, or NULL */
     const char     *body;
     size_t          len;
-    rest_fault_kind fault;            /* a fault the handler itself must apply (mismatch) */
-    rest_prof      *prof;
-} rest_req;
+    serve_fault_kind fault;            /* a fault the handler itself must apply (mismatch) */
+    serve_prof      *prof;
+} serve_req;
 
-typedef struct rest_reply {
+typedef struct serve_reply {
     unsigned status;
     int      json;                    /* application/json, else text/plain */
     char    *body;                    /* malloc'd; NULL for none */
     size_t   len;
-} rest_reply;
+} serve_reply;
 
-/* Reply helpers (serve.c). */
-void rest_reply_text(rest_reply *r, unsigned status, const char *fmt, ...)
+/* Reply helpers (cmd.c). */
+void serve_reply_text(serve_reply *r, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void rest_reply_json(rest_reply *r, unsigned status, json_t *body);   /* takes the reference */
+void serve_reply_json(serve_reply *r, unsigned status, json_t *body);   /* takes the reference */
 /* google.rpc.Status: {"code": grpc, "message": msg, "details": []}. */
-void rest_reply_rpc(rest_reply *r, unsigned status, int grpc, const char *fmt, ...)
+void serve_reply_rpc(serve_reply *r, unsigned status, int grpc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Compare a secret in constant time (lengths may differ). */
-int rest_secret_eq(const char *a, size_t alen, const char *b, size_t blen);
+int serve_secret_eq(const char *a, size_t alen, const char *b, size_t blen);
 
 /* EKM: whether path is "...:wrap" or "...:unwrap"; *unwrap says which. */
-int  rest_serve_ekm_route(const char *path, int *unwrap);
-void rest_serve_ekm(rest_srv *srv, const rest_req *q, int unwrap, rest_reply *r);
+int  serve_ekm_route(const char *path, int *unwrap);
+void serve_ekm(serve_srv *srv, const serve_req *q, int unwrap, serve_reply *r);
 
 /* SDKMS: 0 when the path is not one of its routes (nothing is written). */
-int  rest_serve_sdkms(rest_srv *srv, const rest_req *q, rest_reply *r);
+int  serve_sdkms(serve_srv *srv, const serve_req *q, serve_reply *r);
 
 #endif

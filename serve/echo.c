@@ -1,5 +1,5 @@
-/* rest/serve_echo.c - /hello, /echo and /status/NNN for the emulator. */
-#include "rest/serve_echo.h"
+/* serve/echo.c - /hello, /echo and /status/NNN for the emulator. */
+#include "serve/echo.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-int rest_serve_echo_route(const char *path, int *wants_headers)
+int serve_echo_route(const char *path, int *wants_headers)
 {
     *wants_headers = 0;
     if (strcmp(path, "/hello") == 0)
@@ -19,7 +19,7 @@ int rest_serve_echo_route(const char *path, int *wants_headers)
     return strncmp(path, "/status/", 8) == 0;
 }
 
-void rest_echo_add_header(json_t *headers, const char *name, const char *value)
+void serve_echo_add_header(json_t *headers, const char *name, const char *value)
 {
     char key[128], hidden[64];
     size_t n = 0;
@@ -43,27 +43,27 @@ void rest_echo_add_header(json_t *headers, const char *name, const char *value)
         return;
 }
 
-static void echo(const rest_req *q, const rest_echo_conn *c, rest_reply *r)
+static void echo(const serve_req *q, const serve_echo_conn *c, serve_reply *r)
 {
     json_t *body = q->len ? json_stringn(q->body, q->len) : json_string("");
     json_t *headers = c->headers ? json_incref(c->headers) : json_object();
     /* "o" takes the references; a NULL one makes the whole pack NULL, and
-     * rest_reply_json answers 500 for it. */
+     * serve_reply_json answers 500 for it. */
     json_t *j = json_pack("{s:s,s:s,s:o,s:o,s:I,s:b,s:s}", "method", q->method, "path", q->path,
                           "headers", headers, "body", body ? body : json_null(), "body_len",
                           (json_int_t)q->len, "tls", c->tls, "client_cert",
                           c->client_cert ? "verified" : "none");
-    rest_reply_json(r, 200, j);
+    serve_reply_json(r, 200, j);
 }
 
-void rest_serve_echo(const rest_req *q, const rest_echo_conn *c, rest_reply *r)
+void serve_echo(const serve_req *q, const serve_echo_conn *c, serve_reply *r)
 {
     if (strcmp(q->path, "/hello") == 0) {
         if (strcmp(q->method, "GET") != 0 && strcmp(q->method, "HEAD") != 0) {
-            rest_reply_text(r, 405, "Method not allowed: %s /hello (GET or HEAD)", q->method);
+            serve_reply_text(r, 405, "Method not allowed: %s /hello (GET or HEAD)", q->method);
             return;
         }
-        rest_reply_json(r, 200, json_pack("{s:s}", "hello", "world"));
+        serve_reply_json(r, 200, json_pack("{s:s}", "hello", "world"));
         return;
     }
     if (strncmp(q->path, "/status/", 8) == 0) {
@@ -75,7 +75,7 @@ void rest_serve_echo(const rest_req *q, const rest_echo_conn *c, rest_reply *r)
             v = v * 10 + (unsigned)(s[i] - '0');
         }
         if (!ok || v < 200 || v > 599) {
-            rest_reply_text(r, 400, "Bad status in %s: give /status/200 to /status/599", q->path);
+            serve_reply_text(r, 400, "Bad status in %s: give /status/200 to /status/599", q->path);
             return;
         }
         if (v == 204 || v == 304) {
@@ -86,7 +86,7 @@ void rest_serve_echo(const rest_req *q, const rest_echo_conn *c, rest_reply *r)
             r->status = v;
             return;
         }
-        rest_reply_text(r, v, "status %u", v);
+        serve_reply_text(r, v, "status %u", v);
         return;
     }
     echo(q, c, r);

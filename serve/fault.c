@@ -1,21 +1,21 @@
-/* rest/fault.c - parsing and drawing the emulator's faults. */
-#include "rest/fault.h"
+/* serve/fault.c - parsing and drawing the emulator's faults. */
+#include "serve/fault.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { const char *name; rest_fault_kind kind; } kinds[] = {
-    { "timeout", REST_FAULT_TIMEOUT }, { "badjson", REST_FAULT_BADJSON },
-    { "truncate", REST_FAULT_TRUNCATE }, { "nofield", REST_FAULT_NOFIELD },
-    { "badb64", REST_FAULT_BADB64 }, { "mismatch", REST_FAULT_MISMATCH },
-    { "reset", REST_FAULT_RESET },
+static const struct { const char *name; serve_fault_kind kind; } kinds[] = {
+    { "timeout", SERVE_FAULT_TIMEOUT }, { "badjson", SERVE_FAULT_BADJSON },
+    { "truncate", SERVE_FAULT_TRUNCATE }, { "nofield", SERVE_FAULT_NOFIELD },
+    { "badb64", SERVE_FAULT_BADB64 }, { "mismatch", SERVE_FAULT_MISMATCH },
+    { "reset", SERVE_FAULT_RESET },
 };
 
-const char *rest_fault_name(rest_fault_kind kind)
+const char *serve_fault_name(serve_fault_kind kind)
 {
-    if (kind == REST_FAULT_STATUS)
+    if (kind == SERVE_FAULT_STATUS)
         return "status";
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (kinds[i].kind == kind)
@@ -23,7 +23,7 @@ const char *rest_fault_name(rest_fault_kind kind)
     return "none";
 }
 
-int rest_faults_parse(const char *spec, rest_faults *out, char *err, size_t errlen)
+int serve_faults_parse(const char *spec, serve_faults *out, char *err, size_t errlen)
 {
     char *copy = strdup(spec), *save = NULL;
     int rc = 0;
@@ -34,7 +34,7 @@ int rest_faults_parse(const char *spec, rest_faults *out, char *err, size_t errl
     }
     for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         char *colon = strchr(item, ':');
-        rest_fault_rule r = { REST_FAULT_NONE, 0, 0 };
+        serve_fault_rule r = { SERVE_FAULT_NONE, 0, 0 };
         if (!colon) {
             snprintf(err, errlen, "'%s': expected KIND:PROBABILITY", item);
             rc = -1;
@@ -49,13 +49,13 @@ int rest_faults_parse(const char *spec, rest_faults *out, char *err, size_t errl
                 rc = -1;
                 break;
             }
-            r.kind = REST_FAULT_STATUS;
+            r.kind = SERVE_FAULT_STATUS;
             r.status = (unsigned)st;
         } else {
             for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
                 if (strcmp(item, kinds[i].name) == 0)
                     r.kind = kinds[i].kind;
-            if (r.kind == REST_FAULT_NONE) {
+            if (r.kind == SERVE_FAULT_NONE) {
                 snprintf(err, errlen, "'%s': unknown fault (NNN, timeout, badjson, truncate, "
                                       "nofield, badb64, mismatch, reset)", item);
                 rc = -1;
@@ -70,8 +70,8 @@ int rest_faults_parse(const char *spec, rest_faults *out, char *err, size_t errl
             rc = -1;
             break;
         }
-        if (out->n == REST_FAULT_RULES) {
-            snprintf(err, errlen, "at most %d rules", REST_FAULT_RULES);
+        if (out->n == SERVE_FAULT_RULES) {
+            snprintf(err, errlen, "at most %d rules", SERVE_FAULT_RULES);
             rc = -1;
             break;
         }
@@ -90,7 +90,7 @@ int rest_faults_parse(const char *spec, rest_faults *out, char *err, size_t errl
     return rc;
 }
 
-const rest_fault_rule *rest_faults_pick(const rest_faults *f, double u)
+const serve_fault_rule *serve_faults_pick(const serve_faults *f, double u)
 {
     double acc = 0;
     for (size_t i = 0; i < f->n; i++) {

@@ -1,5 +1,5 @@
 /*
- * rest/serve_echo.h - the emulator's plain HTTP routes, for trying
+ * serve/echo.h - the emulator's plain HTTP routes, for trying
  * "hsmbench rest http" (and any other HTTP client) against a known server:
  *
  *   GET|HEAD /hello     200 {"hello":"world"}
@@ -12,31 +12,31 @@
  *   ANY /status/NNN     that status (200..599), body "status NNN" (none for
  *                       204 and 304)
  *
- * Like the other services, it never talks to libmicrohttpd: serve.c
+ * Like the other services, it never talks to libmicrohttpd: cmd.c
  * gathers the headers and the TLS facts and passes them in.
  */
-#ifndef REST_SERVE_ECHO_H
-#define REST_SERVE_ECHO_H
+#ifndef SERVE_ECHO_H
+#define SERVE_ECHO_H
 
 #include <jansson.h>
 
-#include "rest/serve.h"
+#include "serve/serve.h"
 
 /* Whether path is one of these routes (and whether /echo, which needs the
  * headers gathered). */
-int rest_serve_echo_route(const char *path, int *wants_headers);
+int serve_echo_route(const char *path, int *wants_headers);
 
-/* What serve.c knows about the connection. */
-typedef struct rest_echo_conn {
+/* What cmd.c knows about the connection. */
+typedef struct serve_echo_conn {
     json_t     *headers;        /* borrowed; NULL when not gathered */
     int         tls;
     int         client_cert;    /* a verified client certificate */
-} rest_echo_conn;
+} serve_echo_conn;
 
 /* Answer a request on one of the routes above. */
-void rest_serve_echo(const rest_req *q, const rest_echo_conn *c, rest_reply *r);
+void serve_echo(const serve_req *q, const serve_echo_conn *c, serve_reply *r);
 
 /* Add one request header to an /echo header object, secrets hidden. */
-void rest_echo_add_header(json_t *headers, const char *name, const char *value);
+void serve_echo_add_header(json_t *headers, const char *name, const char *value);
 
 #endif

@@ -1,5 +1,5 @@
-/* rest/serve_keys.c - kids, transient blobs, references. */
-#include "rest/serve_keys.h"
+/* serve/keys.c - kids, transient blobs, references. */
+#include "serve/keys.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -7,23 +7,23 @@
 #include <string.h>
 #include <openssl/rand.h>
 
-#include "rest/b64.h"
+#include "bench/b64.h"
 
 #define BLOB_PREFIX "hsmbench-transient:"
 
-struct rest_keys {
+struct serve_keys {
     pthread_mutex_t mu;
     unsigned        max, max_transient;
-    rest_key      **slot;
+    serve_key      **slot;
     unsigned       *free_list;
     unsigned        nfree;
     unsigned       *ring;           /* transient keys, oldest at head */
     unsigned        head, ntrans;
 };
 
-rest_keys *rest_keys_new(unsigned max, unsigned max_transient)
+serve_keys *serve_keys_new(unsigned max, unsigned max_transient)
 {
-    rest_keys *ks = calloc(1, sizeof *ks);
+    serve_keys *ks = calloc(1, sizeof *ks);
     if (!ks)
         return NULL;
     ks->slot = calloc(max, sizeof *ks->slot);
@@ -45,7 +45,7 @@ rest_keys *rest_keys_new(unsigned max, unsigned max_transient)
     return ks;
 }
 
-void rest_keys_free(rest_keys *ks)
+void serve_keys_free(serve_keys *ks)
 {
     if (!ks)
         return;
@@ -59,14 +59,14 @@ void rest_keys_free(rest_keys *ks)
 }
 
 /* With the lock held: forget the slot (the record lives on with its holder). */
-static void unslot(rest_keys *ks, rest_key *k)
+static void unslot(serve_keys *ks, serve_key *k)
 {
     ks->slot[k->slot] = NULL;
     ks->free_list[ks->nfree++] = k->slot;
 }
 
 /* With the lock held: mark deleted; the key if nobody holds it. */
-static rest_key *retire(rest_keys *ks, rest_key *k)
+static serve_key *retire(serve_keys *ks, serve_key *k)
 {
     k->deleted = 1;
     if (k->refs)
@@ -75,7 +75,7 @@ static rest_key *retire(rest_keys *ks, rest_key *k)
     return k;
 }
 
-int rest_keys_add(rest_keys *ks, rest_key *k, rest_key **evict)
+int serve_keys_add(serve_keys *ks, serve_key *k, serve_key **evict)
 {
     unsigned char r[10];
     *evict = NULL;
@@ -83,7 +83,7 @@ int rest_keys_add(rest_keys *ks, rest_key *k, rest_key **evict)
         return -1;
     pthread_mutex_lock(&ks->mu);
     if (k->transient && ks->max_transient && ks->ntrans == ks->max_transient) {
-        rest_key *old = ks->slot[ks->ring[ks->head]];
+        serve_key *old = ks->slot[ks->ring[ks->head]];
         ks->head = (ks->head + 1) % ks->max_transient;
         ks->ntrans--;
         if (old)
@@ -109,12 +109,12 @@ int rest_keys_add(rest_keys *ks, rest_key *k, rest_key **evict)
 }
 
 /* The slot a kid names, or -1. */
-static long slot_of(const rest_keys *ks, const char *kid, size_t len)
+static long slot_of(const serve_keys *ks, const char *kid, size_t len)
 {
-    if (len != REST_KID_LEN)
+    if (len != SERVE_KID_LEN)
         return -1;
     unsigned long v = 0;
-    for (size_t i = REST_KID_LEN - 12; i < REST_KID_LEN; i++) {
+    for (size_t i = SERVE_KID_LEN - 12; i < SERVE_KID_LEN; i++) {
         char c = kid[i];
         int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
         if (d < 0)
@@ -124,15 +124,15 @@ static long slot_of(const rest_keys *ks, const char *kid, size_t len)
     return v < ks->max ? (long)v : -1;
 }
 
-static rest_key *hold(rest_keys *ks, const char *kid, size_t len, int transient)
+static serve_key *hold(serve_keys *ks, const char *kid, size_t len, int transient)
 {
     long i = slot_of(ks, kid, len);
-    rest_key *k = NULL;
+    serve_key *k = NULL;
     if (i < 0)
         return NULL;
     pthread_mutex_lock(&ks->mu);
-    rest_key *c = ks->slot[i];
-    if (c && !c->deleted && c->transient == transient && memcmp(c->kid, kid, REST_KID_LEN) == 0) {
+    serve_key *c = ks->slot[i];
+    if (c && !c->deleted && c->transient == transient && memcmp(c->kid, kid, SERVE_KID_LEN) == 0) {
         c->refs++;
         k = c;
     }
@@ -140,25 +140,25 @@ static rest_key *hold(rest_keys *ks, const char *kid, size_t len, int transient)
     return k;
 }
 
-rest_key *rest_keys_get(rest_keys *ks, const char *kid, size_t len)
+serve_key *serve_keys_get(serve_keys *ks, const char *kid, size_t len)
 {
     return hold(ks, kid, len, 0);
 }
 
-rest_key *rest_keys_get_transient(rest_keys *ks, const char *blob, size_t len)
+serve_key *serve_keys_get_transient(serve_keys *ks, const char *blob, size_t len)
 {
     uint8_t buf[128];
     size_t n;
     const size_t pl = sizeof BLOB_PREFIX - 1;
-    if (len > 160 || rest_b64_decode(blob, len, buf, sizeof buf, &n) != 0 ||
-        n != pl + REST_KID_LEN || memcmp(buf, BLOB_PREFIX, pl) != 0)
+    if (len > 160 || bench_b64_decode(blob, len, buf, sizeof buf, &n) != 0 ||
+        n != pl + SERVE_KID_LEN || memcmp(buf, BLOB_PREFIX, pl) != 0)
         return NULL;
-    return hold(ks, (const char *)buf + pl, REST_KID_LEN, 1);
+    return hold(ks, (const char *)buf + pl, SERVE_KID_LEN, 1);
 }
 
-rest_key *rest_keys_put(rest_keys *ks, rest_key *k)
+serve_key *serve_keys_put(serve_keys *ks, serve_key *k)
 {
-    rest_key *gone = NULL;
+    serve_key *gone = NULL;
     pthread_mutex_lock(&ks->mu);
     if (--k->refs == 0 && k->deleted) {
         unslot(ks, k);
@@ -168,7 +168,7 @@ rest_key *rest_keys_put(rest_keys *ks, rest_key *k)
     return gone;
 }
 
-int rest_keys_delete(rest_keys *ks, const char *kid, size_t len, rest_key **destroy)
+int serve_keys_delete(serve_keys *ks, const char *kid, size_t len, serve_key **destroy)
 {
     long i = slot_of(ks, kid, len);
     int rc = -1;
@@ -176,8 +176,8 @@ int rest_keys_delete(rest_keys *ks, const char *kid, size_t len, rest_key **dest
     if (i < 0)
         return -1;
     pthread_mutex_lock(&ks->mu);
-    rest_key *c = ks->slot[i];
-    if (c && !c->deleted && !c->transient && memcmp(c->kid, kid, REST_KID_LEN) == 0) {
+    serve_key *c = ks->slot[i];
+    if (c && !c->deleted && !c->transient && memcmp(c->kid, kid, SERVE_KID_LEN) == 0) {
         *destroy = retire(ks, c);
         rc = 0;
     }
@@ -185,14 +185,14 @@ int rest_keys_delete(rest_keys *ks, const char *kid, size_t len, rest_key **dest
     return rc;
 }
 
-char *rest_keys_transient_blob(const rest_key *k)
+char *serve_keys_transient_blob(const serve_key *k)
 {
-    char raw[sizeof BLOB_PREFIX + REST_KID_LEN];
+    char raw[sizeof BLOB_PREFIX + SERVE_KID_LEN];
     size_t n = (size_t)snprintf(raw, sizeof raw, "%s%s", BLOB_PREFIX, k->kid);
-    return rest_b64_encode_alloc((const uint8_t *)raw, n);
+    return bench_b64_encode_alloc((const uint8_t *)raw, n);
 }
 
-void rest_key_destroy(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, rest_key *k)
+void serve_key_destroy(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, serve_key *k)
 {
     if (!k)
         return;

@@ -1,5 +1,5 @@
-/* rest/serve_session.c - slot-addressed bearer sessions. */
-#include "rest/serve_session.h"
+/* serve/session.c - slot-addressed bearer sessions. */
+#include "serve/session.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@ typedef struct slot {
     char     secret[SECRET_B64 + 1];
 } slot;
 
-struct rest_sessions {
+struct serve_sessions {
     pthread_mutex_t mu;
     unsigned        max;
     uint64_t        ttl_ns;
@@ -28,15 +28,15 @@ struct rest_sessions {
     unsigned        nfree;
 };
 
-rest_sessions *rest_sessions_new(unsigned max, uint64_t ttl_ns)
+serve_sessions *serve_sessions_new(unsigned max, uint64_t ttl_ns)
 {
-    rest_sessions *s = calloc(1, sizeof *s);
+    serve_sessions *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->slots = calloc(max, sizeof *s->slots);
     s->free_list = malloc(max * sizeof *s->free_list);
     if (!s->slots || !s->free_list) {
-        rest_sessions_free(s);
+        serve_sessions_free(s);
         return NULL;
     }
     pthread_mutex_init(&s->mu, NULL);
@@ -48,7 +48,7 @@ rest_sessions *rest_sessions_new(unsigned max, uint64_t ttl_ns)
     return s;
 }
 
-void rest_sessions_free(rest_sessions *s)
+void serve_sessions_free(serve_sessions *s)
 {
     if (!s)
         return;
@@ -61,7 +61,7 @@ void rest_sessions_free(rest_sessions *s)
     free(s);
 }
 
-uint64_t rest_sessions_ttl_s(const rest_sessions *s)
+uint64_t serve_sessions_ttl_s(const serve_sessions *s)
 {
     return s->ttl_ns / 1000000000ULL;
 }
@@ -86,7 +86,7 @@ static void b64url(const unsigned char *in, size_t n, char *out)
 }
 
 /* Reclaim expired sessions (with the lock held). */
-static void reap(rest_sessions *s, uint64_t now)
+static void reap(serve_sessions *s, uint64_t now)
 {
     for (unsigned i = 0; i < s->max; i++) {
         if (s->slots[i].live && s->slots[i].expires && now >= s->slots[i].expires) {
@@ -96,7 +96,7 @@ static void reap(rest_sessions *s, uint64_t now)
     }
 }
 
-int rest_sessions_create(rest_sessions *s, char *tok)
+int serve_sessions_create(serve_sessions *s, char *tok)
 {
     unsigned char rnd[SECRET_LEN];
     char secret[SECRET_B64 + 1];
@@ -121,13 +121,13 @@ int rest_sessions_create(rest_sessions *s, char *tok)
     memcpy(sl->secret, secret, sizeof secret);
     pthread_mutex_unlock(&s->mu);
 
-    snprintf(tok, REST_SESSION_TOKEN_MAX, "%x.%s", i, secret);
+    snprintf(tok, SERVE_SESSION_TOKEN_MAX, "%x.%s", i, secret);
     OPENSSL_cleanse(secret, sizeof secret);
     return 0;
 }
 
 /* The slot a token names, or -1. */
-static long slot_of(const rest_sessions *s, const char *tok, size_t len, const char **secret)
+static long slot_of(const serve_sessions *s, const char *tok, size_t len, const char **secret)
 {
     const char *dot = memchr(tok, '.', len);
     if (!dot || dot == tok || dot - tok > 8 || (size_t)(tok + len - dot - 1) != SECRET_B64)
@@ -146,7 +146,7 @@ static long slot_of(const rest_sessions *s, const char *tok, size_t len, const c
 }
 
 /* With the lock held: 1 when live and matching (expired ones are freed). */
-static int live_match(rest_sessions *s, long i, const char *secret, uint64_t now)
+static int live_match(serve_sessions *s, long i, const char *secret, uint64_t now)
 {
     slot *sl = &s->slots[i];
     if (!sl->live || CRYPTO_memcmp(sl->secret, secret, SECRET_B64) != 0)
@@ -159,7 +159,7 @@ static int live_match(rest_sessions *s, long i, const char *secret, uint64_t now
     return 1;
 }
 
-int rest_sessions_check(rest_sessions *s, const char *tok, size_t len)
+int serve_sessions_check(serve_sessions *s, const char *tok, size_t len)
 {
     const char *secret;
     long i = slot_of(s, tok, len, &secret);
@@ -172,7 +172,7 @@ int rest_sessions_check(rest_sessions *s, const char *tok, size_t len)
     return ok;
 }
 
-int rest_sessions_end(rest_sessions *s, const char *tok, size_t len)
+int serve_sessions_end(serve_sessions *s, const char *tok, size_t len)
 {
     const char *secret;
     long i = slot_of(s, tok, len, &secret);

@@ -1,5 +1,5 @@
 /*
- * rest/serve.c - "hsmbench serve": a local EKM and SDKMS endpoint doing real
+ * serve/cmd.c - "hsmbench serve": a local EKM and SDKMS endpoint doing real
  * cryptography through a PKCS#11 module, for tests and for checking a set-up
  * before pointing hsmbench at the real service.  A test and validation
  * server, not a product.
@@ -7,10 +7,10 @@
  * libmicrohttpd runs a thread per connection (MHD_USE_THREAD_PER_CONNECTION),
  * so a keep-alive client's requests are served by one thread, which takes a
  * PKCS#11 session of its own from the pool for each request.  Everything the
- * callbacks need travels in their closure pointer (rest_srv); the only
+ * callbacks need travels in their closure pointer (serve_srv); the only
  * global is the signal flag bench/signals.c owns.
  */
-#include "rest/cmd.h"
+#include "serve/cmd.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,8 +36,8 @@
 #include "bench/exit.h"
 #include "bench/secret.h"
 #include "bench/signals.h"
-#include "rest/serve.h"
-#include "rest/serve_echo.h"
+#include "serve/serve.h"
+#include "serve/echo.h"
 
 #define BODY_MAX       (2u << 20)      /* a larger request is refused with 413 */
 #define PEM_MAX        (1u << 20)
@@ -122,9 +122,9 @@ typedef struct serve_opts {
     uint64_t    max_requests, max_ns;
 } serve_opts;
 
-/* The front's own state, beside the services' (rest_srv). */
+/* The front's own state, beside the services' (serve_srv). */
 typedef struct front {
-    rest_srv srv;
+    serve_srv srv;
     int      client_ca;              /* verify client certificates */
     int      client_optional;        /* ... when one is sent; serve those without too */
 } front;
@@ -137,7 +137,7 @@ typedef struct listener {
 
 /* ---- replies ------------------------------------------------------------- */
 
-void rest_reply_text(rest_reply *r, unsigned status, const char *fmt, ...)
+void serve_reply_text(serve_reply *r, unsigned status, const char *fmt, ...)
 {
     va_list ap;
     char *s = NULL;
@@ -151,7 +151,7 @@ void rest_reply_text(rest_reply *r, unsigned status, const char *fmt, ...)
     r->len = n >= 0 ? (size_t)n : 0;
 }
 
-void rest_reply_json(rest_reply *r, unsigned status, json_t *body)
+void serve_reply_json(serve_reply *r, unsigned status, json_t *body)
 {
     char *s = body ? json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(body);
@@ -162,17 +162,17 @@ void rest_reply_json(rest_reply *r, unsigned status, json_t *body)
     r->len = s ? strlen(s) : 0;
 }
 
-void rest_reply_rpc(rest_reply *r, unsigned status, int grpc, const char *fmt, ...)
+void serve_reply_rpc(serve_reply *r, unsigned status, int grpc, const char *fmt, ...)
 {
     va_list ap;
     char msg[512];
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    rest_reply_json(r, status, json_pack("{s:i,s:s,s:[]}", "code", grpc, "message", msg, "details"));
+    serve_reply_json(r, status, json_pack("{s:i,s:s,s:[]}", "code", grpc, "message", msg, "details"));
 }
 
-int rest_secret_eq(const char *a, size_t alen, const char *b, size_t blen)
+int serve_secret_eq(const char *a, size_t alen, const char *b, size_t blen)
 {
     return alen == blen && CRYPTO_memcmp(a, b, alen) == 0;
 }
@@ -205,7 +205,7 @@ static int grpc_of(unsigned status)
 }
 
 /* Hold the request until `end` (bench_now_ns), or until the server stops. */
-static void hold_until(rest_srv *srv, uint64_t end)
+static void hold_until(serve_srv *srv, uint64_t end)
 {
     uint64_t now;
     while (!atomic_load(&srv->stopping) && (now = bench_now_ns()) < end) {
@@ -226,20 +226,20 @@ static void corrupt_b64(json_t *j)
 }
 
 /* Apply a body fault to a successful JSON reply. */
-static void damage(rest_reply *r, rest_fault_kind kind)
+static void damage(serve_reply *r, serve_fault_kind kind)
 {
     if (r->status < 200 || r->status > 299 || !r->json || !r->body)
         return;
-    if (kind == REST_FAULT_BADJSON) {
+    if (kind == SERVE_FAULT_BADJSON) {
         r->len /= 2;                   /* cut inside the object: still valid UTF-8 */
         r->body[r->len] = 0;
-    } else if (kind == REST_FAULT_NOFIELD) {
-        rest_reply_json(r, r->status, json_pack("{s:s}", "hsmbench_fault", "nofield"));
-    } else if (kind == REST_FAULT_BADB64) {
+    } else if (kind == SERVE_FAULT_NOFIELD) {
+        serve_reply_json(r, r->status, json_pack("{s:s}", "hsmbench_fault", "nofield"));
+    } else if (kind == SERVE_FAULT_BADB64) {
         json_t *j = json_loadb(r->body, r->len, 0, NULL);
         if (j) {
             corrupt_b64(j);
-            rest_reply_json(r, r->status, j);
+            serve_reply_json(r, r->status, j);
         }
     }
 }
@@ -275,26 +275,26 @@ static void cut_free(void *cls)
     free(c);
 }
 
-static void add_profiling(struct MHD_Response *resp, const rest_prof *p)
+static void add_profiling(struct MHD_Response *resp, const serve_prof *p)
 {
     char hdr[512];
     snprintf(hdr, sizeof hdr,
              "{\"in_queue\":%llu,\"parse_request\":%llu,\"session_lookup\":%llu,"
              "\"validate_input\":%llu,\"check_access\":%llu,\"operate\":%llu,\"db_flush\":%llu,"
              "\"total\":%llu}",
-             (unsigned long long)p->ns[REST_PROF_IN_QUEUE],
-             (unsigned long long)p->ns[REST_PROF_PARSE_REQUEST],
-             (unsigned long long)p->ns[REST_PROF_SESSION_LOOKUP],
-             (unsigned long long)p->ns[REST_PROF_VALIDATE_INPUT],
-             (unsigned long long)p->ns[REST_PROF_CHECK_ACCESS],
-             (unsigned long long)p->ns[REST_PROF_OPERATE],
-             (unsigned long long)p->ns[REST_PROF_DB_FLUSH],
-             (unsigned long long)p->ns[REST_PROF_TOTAL]);
+             (unsigned long long)p->ns[SERVE_PROF_IN_QUEUE],
+             (unsigned long long)p->ns[SERVE_PROF_PARSE_REQUEST],
+             (unsigned long long)p->ns[SERVE_PROF_SESSION_LOOKUP],
+             (unsigned long long)p->ns[SERVE_PROF_VALIDATE_INPUT],
+             (unsigned long long)p->ns[SERVE_PROF_CHECK_ACCESS],
+             (unsigned long long)p->ns[SERVE_PROF_OPERATE],
+             (unsigned long long)p->ns[SERVE_PROF_DB_FLUSH],
+             (unsigned long long)p->ns[SERVE_PROF_TOTAL]);
     MHD_add_response_header(resp, "Profiling-Data", hdr);
 }
 
-static enum MHD_Result send_reply(front *fr, struct MHD_Connection *conn, rest_reply *r,
-                                  int truncate, const rest_prof *prof)
+static enum MHD_Result send_reply(front *fr, struct MHD_Connection *conn, serve_reply *r,
+                                  int truncate, const serve_prof *prof)
 {
     struct MHD_Response *resp;
     if (truncate && r->body && r->len > 1) {
@@ -385,7 +385,7 @@ static enum MHD_Result echo_header(void *cls, enum MHD_ValueKind kind, const cha
                                    const char *value)
 {
     (void)kind;
-    rest_echo_add_header(cls, key, value);
+    serve_echo_add_header(cls, key, value);
     return MHD_YES;
 }
 
@@ -393,57 +393,57 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
                                 const char *method, req_ctx *rc)
 {
     front *fr = ls->fr;
-    rest_srv *srv = &fr->srv;
-    rest_prof prof;
+    serve_srv *srv = &fr->srv;
+    serve_prof prof;
     memset(&prof, 0, sizeof prof);
     prof.last = bench_now_ns();
-    prof.ns[REST_PROF_IN_QUEUE] = prof.last - rc->t0;
-    rest_req q = { method, url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
-                   rc->body ? rc->body : "", rc->len, REST_FAULT_NONE, &prof };
-    rest_reply r = { 0, 0, NULL, 0 };
+    prof.ns[SERVE_PROF_IN_QUEUE] = prof.last - rc->t0;
+    serve_req q = { method, url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+                   rc->body ? rc->body : "", rc->len, SERVE_FAULT_NONE, &prof };
+    serve_reply r = { 0, 0, NULL, 0 };
     int unwrap = 0, truncate = 0;
-    const int ekm = rest_serve_ekm_route(url, &unwrap);
+    const int ekm = serve_ekm_route(url, &unwrap);
     int echo_headers = 0;
-    const int echo = !ekm && rest_serve_echo_route(url, &echo_headers);
-    const rest_fault_rule *f = NULL;
+    const int echo = !ekm && serve_echo_route(url, &echo_headers);
+    const serve_fault_rule *f = NULL;
     int cert_ok = 0, cert_sent = 0;
     if (ls->tls && fr->client_ca)
         conn_cert_state(conn, &cert_ok, &cert_sent);
 
     if (ls->tls && fr->client_ca && !cert_ok && (!fr->client_optional || cert_sent)) {
-        rest_reply_text(&r, 403, "A client certificate signed by the server's --client-ca is required");
+        serve_reply_text(&r, 403, "A client certificate signed by the server's --client-ca is required");
         goto send;
     }
     if (rc->too_big) {
-        rest_reply_text(&r, 413, "Request body over %u bytes", BODY_MAX);
+        serve_reply_text(&r, 413, "Request body over %u bytes", BODY_MAX);
         goto send;
     }
     if (srv->has_faults && strcmp(method, "POST") == 0 &&
         (ekm || strncmp(url, "/crypto/v1/", 11) == 0) &&
         atomic_fetch_add(&srv->eligible, 1) >= srv->fault_after)
-        f = rest_faults_pick(&srv->faults, draw());
+        f = serve_faults_pick(&srv->faults, draw());
     if (f) {
         switch (f->kind) {
-        case REST_FAULT_STATUS:
+        case SERVE_FAULT_STATUS:
             if (ekm)
-                rest_reply_rpc(&r, f->status, grpc_of(f->status), "injected fault (hsmbench serve --fault)");
+                serve_reply_rpc(&r, f->status, grpc_of(f->status), "injected fault (hsmbench serve --fault)");
             else
-                rest_reply_text(&r, f->status, "Injected fault (hsmbench serve --fault)");
+                serve_reply_text(&r, f->status, "Injected fault (hsmbench serve --fault)");
             goto send;
-        case REST_FAULT_TIMEOUT:
+        case SERVE_FAULT_TIMEOUT:
             /* "timeout": hold the request until the client has long given up */
             hold_until(srv, bench_now_ns() + srv->fault_delay_ns);
-            rest_reply_text(&r, 503, "Injected timeout (hsmbench serve --fault)");
+            serve_reply_text(&r, 503, "Injected timeout (hsmbench serve --fault)");
             goto send;
-        case REST_FAULT_RESET:
+        case SERVE_FAULT_RESET:
             atomic_fetch_add(&srv->served, 1);
             if (srv->verbose)
                 fprintf(stderr, "serve: %s %s -> reset (fault)\n", method, url);
             return MHD_NO;                     /* close without a byte of answer */
-        case REST_FAULT_MISMATCH:
-            q.fault = REST_FAULT_MISMATCH;
+        case SERVE_FAULT_MISMATCH:
+            q.fault = SERVE_FAULT_MISMATCH;
             break;
-        case REST_FAULT_TRUNCATE:
+        case SERVE_FAULT_TRUNCATE:
             truncate = 1;
             break;
         default:
@@ -451,15 +451,15 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
         }
     }
     if (ekm) {
-        rest_serve_ekm(srv, &q, unwrap, &r);
+        serve_ekm(srv, &q, unwrap, &r);
     } else if (echo) {
-        rest_echo_conn ec = { echo_headers ? json_object() : NULL, ls->tls, cert_ok };
+        serve_echo_conn ec = { echo_headers ? json_object() : NULL, ls->tls, cert_ok };
         if (ec.headers)
             MHD_get_connection_values(conn, MHD_HEADER_KIND, echo_header, ec.headers);
-        rest_serve_echo(&q, &ec, &r);
+        serve_echo(&q, &ec, &r);
         json_decref(ec.headers);
-    } else if (!rest_serve_sdkms(srv, &q, &r))
-        rest_reply_text(&r, 404, "Not found: %s %s", method, url);
+    } else if (!serve_sdkms(srv, &q, &r))
+        serve_reply_text(&r, 404, "Not found: %s %s", method, url);
     if (f)
         damage(&r, f->kind);
     if (truncate && (r.status < 200 || r.status > 299))
@@ -467,10 +467,10 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
 send:
     if (srv->latency_ns)
         hold_until(srv, rc->t0 + srv->latency_ns);
-    prof.ns[REST_PROF_TOTAL] = bench_now_ns() - rc->t0;
+    prof.ns[SERVE_PROF_TOTAL] = bench_now_ns() - rc->t0;
     if (srv->verbose)
         fprintf(stderr, "serve: %s %s -> %u%s (%.3f ms)\n", method, url, r.status ? r.status : 500,
-                f ? " (fault)" : "", (double)prof.ns[REST_PROF_TOTAL] / 1e6);
+                f ? " (fault)" : "", (double)prof.ns[SERVE_PROF_TOTAL] / 1e6);
     enum MHD_Result ok = send_reply(fr, conn, &r, truncate, &prof);
     free(r.body);
     atomic_fetch_add(&srv->served, 1);
@@ -855,7 +855,7 @@ static void free_cred(char *s)
     free(s);
 }
 
-int rest_cmd_serve(int argc, char **argv)
+int serve_cmd(int argc, char **argv)
 {
     serve_opts o;
     int rc = parse_args(argc, argv, &o);
@@ -898,10 +898,10 @@ int rest_cmd_serve(int argc, char **argv)
         bench_error("out of memory");
         return BENCH_EXIT_USAGE;
     }
-    rest_srv *srv = &fr->srv;
+    serve_srv *srv = &fr->srv;
     rc = BENCH_EXIT_USAGE;
     if (o.fault) {
-        if (rest_faults_parse(o.fault, &srv->faults, err, sizeof err) != 0) {
+        if (serve_faults_parse(o.fault, &srv->faults, err, sizeof err) != 0) {
             bench_error("--fault: %s", err);
             goto out;
         }
@@ -925,15 +925,15 @@ int rest_cmd_serve(int argc, char **argv)
     fr->client_ca = o.client_ca != NULL;
     fr->client_optional = o.client_optional;
     listener tls_ls = { fr, cert != NULL }, plain_ls = { fr, 0 };
-    if (!(srv->sessions = rest_sessions_new(4096, o.session_ttl_ns)) ||
-        !(srv->keys = rest_keys_new((unsigned)o.max_keys, (unsigned)o.max_transient))) {
+    if (!(srv->sessions = serve_sessions_new(4096, o.session_ttl_ns)) ||
+        !(srv->keys = serve_keys_new((unsigned)o.max_keys, (unsigned)o.max_transient))) {
         bench_error("out of memory");
         goto out;
     }
 
     const bench_flag *interrupt = bench_signals_install();
     signal(SIGPIPE, SIG_IGN);
-    rc = rest_tok_open(&srv->tok, &o.target);
+    rc = serve_tok_open(&srv->tok, &o.target);
     if (rc != 0) {
         if (*interrupt)
             rc = BENCH_EXIT_INTERRUPTED;
@@ -1038,10 +1038,10 @@ int rest_cmd_serve(int argc, char **argv)
     fflush(stdout);
     rc = BENCH_EXIT_OK;
 out_tok:
-    rest_tok_close(&srv->tok);
+    serve_tok_close(&srv->tok);
 out:
-    rest_keys_free(srv->keys);
-    rest_sessions_free(srv->sessions);
+    serve_keys_free(srv->keys);
+    serve_sessions_free(srv->sessions);
     free_cred(srv->ekm_token);
     free_cred(srv->api_key);
     if (key)

@@ -1,5 +1,5 @@
-/* rest/serve_token.c - the emulator's token: session pool, EKM key, AES-GCM. */
-#include "rest/serve_token.h"
+/* serve/token.c - the emulator's token: session pool, EKM key, AES-GCM. */
+#include "serve/token.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "keys/keys.h"
 #include "p11/names.h"
 
-int rest_tok_open(rest_tok *tk, const p11_target_opts *o)
+int serve_tok_open(serve_tok *tk, const p11_target_opts *o)
 {
     memset(tk, 0, sizeof *tk);
     /* Many request threads call the module: it must lock for itself. */
@@ -28,14 +28,14 @@ int rest_tok_open(rest_tok *tk, const p11_target_opts *o)
         char rb[48];
         bench_error("token '%s': cannot generate the EKM key (AES-256): %s", tk->t.token.label,
                     p11_rv_name(rv, rb, sizeof rb));
-        rest_tok_close(tk);
+        serve_tok_close(tk);
         return BENCH_EXIT_MODULE;
     }
     tk->ekm_key = kh.priv;
     return BENCH_EXIT_OK;
 }
 
-void rest_tok_close(rest_tok *tk)
+void serve_tok_close(serve_tok *tk)
 {
     if (!tk->fn)
         return;
@@ -52,7 +52,7 @@ void rest_tok_close(rest_tok *tk)
     memset(tk, 0, sizeof *tk);
 }
 
-CK_RV rest_tok_session(rest_tok *tk, CK_SESSION_HANDLE *s)
+CK_RV serve_tok_session(serve_tok *tk, CK_SESSION_HANDLE *s)
 {
     pthread_mutex_lock(&tk->mu);
     if (tk->nidle) {
@@ -80,14 +80,14 @@ static void push(CK_SESSION_HANDLE **list, size_t *n, size_t *cap, CK_SESSION_HA
     (*list)[(*n)++] = s;
 }
 
-void rest_tok_release(rest_tok *tk, CK_SESSION_HANDLE s)
+void serve_tok_release(serve_tok *tk, CK_SESSION_HANDLE s)
 {
     pthread_mutex_lock(&tk->mu);
     push(&tk->idle, &tk->nidle, &tk->cap, s);
     pthread_mutex_unlock(&tk->mu);
 }
 
-void rest_tok_retire(rest_tok *tk, CK_SESSION_HANDLE s)
+void serve_tok_retire(serve_tok *tk, CK_SESSION_HANDLE s)
 {
     pthread_mutex_lock(&tk->mu);
     push(&tk->retired, &tk->nretired, &tk->capretired, s);
@@ -98,37 +98,37 @@ static void gcm_params(CK_GCM_PARAMS *g, uint8_t *iv, const uint8_t *aad, size_t
 {
     memset(g, 0, sizeof *g);
     g->pIv = iv;
-    g->ulIvLen = REST_EKM_IV_LEN;
-    g->ulIvBits = REST_EKM_IV_LEN * 8;
+    g->ulIvLen = SERVE_EKM_IV_LEN;
+    g->ulIvBits = SERVE_EKM_IV_LEN * 8;
     g->pAAD = (CK_BYTE_PTR)aad;
     g->ulAADLen = (CK_ULONG)aadlen;
-    g->ulTagBits = REST_EKM_TAG_LEN * 8;
+    g->ulTagBits = SERVE_EKM_TAG_LEN * 8;
 }
 
-CK_RV rest_tok_ekm_wrap(rest_tok *tk, CK_SESSION_HANDLE s, const uint8_t *pt, size_t n,
+CK_RV serve_tok_ekm_wrap(serve_tok *tk, CK_SESSION_HANDLE s, const uint8_t *pt, size_t n,
                         const uint8_t *aad, size_t aadlen, uint8_t *out, size_t *outlen)
 {
     CK_GCM_PARAMS g;
-    if (RAND_bytes(out, REST_EKM_IV_LEN) != 1)
+    if (RAND_bytes(out, SERVE_EKM_IV_LEN) != 1)
         return CKR_FUNCTION_FAILED;
     gcm_params(&g, out, aad, aadlen);
     CK_MECHANISM m = { CKM_AES_GCM, &g, sizeof g };
     CK_RV rv = tk->fn->C_EncryptInit(s, &m, tk->ekm_key);
     if (rv != CKR_OK)
         return rv;
-    CK_ULONG len = (CK_ULONG)(n + REST_EKM_TAG_LEN);
-    rv = tk->fn->C_Encrypt(s, (CK_BYTE_PTR)pt, (CK_ULONG)n, out + REST_EKM_IV_LEN, &len);
+    CK_ULONG len = (CK_ULONG)(n + SERVE_EKM_TAG_LEN);
+    rv = tk->fn->C_Encrypt(s, (CK_BYTE_PTR)pt, (CK_ULONG)n, out + SERVE_EKM_IV_LEN, &len);
     if (rv == CKR_OK)
-        *outlen = REST_EKM_IV_LEN + len;
+        *outlen = SERVE_EKM_IV_LEN + len;
     return rv;
 }
 
-CK_RV rest_tok_ekm_unwrap(rest_tok *tk, CK_SESSION_HANDLE s, const uint8_t *blob, size_t bloblen,
+CK_RV serve_tok_ekm_unwrap(serve_tok *tk, CK_SESSION_HANDLE s, const uint8_t *blob, size_t bloblen,
                           const uint8_t *aad, size_t aadlen, uint8_t *out, size_t *outlen)
 {
     CK_GCM_PARAMS g;
-    uint8_t iv[REST_EKM_IV_LEN];
-    if (bloblen < REST_EKM_IV_LEN + REST_EKM_TAG_LEN)
+    uint8_t iv[SERVE_EKM_IV_LEN];
+    if (bloblen < SERVE_EKM_IV_LEN + SERVE_EKM_TAG_LEN)
         return CKR_ENCRYPTED_DATA_LEN_RANGE;
     memcpy(iv, blob, sizeof iv);
     gcm_params(&g, iv, aad, aadlen);
@@ -137,8 +137,8 @@ CK_RV rest_tok_ekm_unwrap(rest_tok *tk, CK_SESSION_HANDLE s, const uint8_t *blob
     if (rv != CKR_OK)
         return rv;
     CK_ULONG len = (CK_ULONG)bloblen;
-    rv = tk->fn->C_Decrypt(s, (CK_BYTE_PTR)blob + REST_EKM_IV_LEN,
-                           (CK_ULONG)(bloblen - REST_EKM_IV_LEN), out, &len);
+    rv = tk->fn->C_Decrypt(s, (CK_BYTE_PTR)blob + SERVE_EKM_IV_LEN,
+                           (CK_ULONG)(bloblen - SERVE_EKM_IV_LEN), out, &len);
     if (rv == CKR_OK)
         *outlen = len;
     return rv;
