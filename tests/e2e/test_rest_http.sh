@@ -87,8 +87,8 @@ check "'Name:' removes a header libcurl would send" 1 '^ +EXPECT_JSON\.+: 3$'
 # ---- expected statuses -----------------------------------------------------------
 http --url "$PLAIN/nosuch" --iterations 15 --json "$T/404.json"
 check "a 404 path: the run goes on, exit 1" 1 '^ +HTTP 404\.+: 15$' 'warning: .*first request failed.*HTTP 404'
-json_check "a 404 path: errors_by_code {\"HTTP 404\": 15}" "$T/404.json" \
-    'runs[0]["errors_by_code"] == {"HTTP 404": 15} and runs[0]["status"] == "ok"'
+json_check "a 404 path: errors_by_code {\"HTTP 404\": 15}, failed: every request failed" "$T/404.json" \
+    'runs[0]["errors_by_code"] == {"HTTP 404": 15} and runs[0]["status"] == "failed" and "100.0 % HTTP 404" in runs[0]["reason"]'
 http --url "$PLAIN/status/404" --expect-status 404 --iterations 10 --json "$T/404.json"
 check "--expect-status 404 on a 404: exit 0" 0
 # http_req_failed follows the expected statuses, as k6's expectedStatuses
