@@ -21,6 +21,7 @@
 typedef struct pending_req {
     long        status;
     int         complete;           /* the transfer completed: the stamps are valid */
+    int         retried;            /* sent again on a new connection (see finish) */
     rest_stamps stamps;
     int         have_prof;
     char        prof[PROF_MAX];
@@ -36,6 +37,9 @@ struct rest_http {
     pending_req        pending[PENDING_MAX];
     unsigned           npending;
     uint64_t           reauth;            /* re-authentications since the last flush */
+    int                reuse;             /* connections are kept alive between requests */
+    int                kept;              /* the last request left its connection alive */
+    int                close_seen;        /* this answer said "Connection: close" */
     struct curl_slist *headers;           /* holds Authorization: wiped on free */
     const char        *method, *url;
     char              *last_url;          /* what the handle holds, to skip re-setting it */
@@ -77,8 +81,17 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
     static const char name[] = "profiling-data:";
+    static const char conn[] = "connection:";
     rest_http *h = arg;
     size_t n = size * nmemb;
+    if (n > sizeof conn - 1 && (data[0] == 'C' || data[0] == 'c') &&
+        strncasecmp(data, conn, sizeof conn - 1) == 0) {
+        const char *v = data + sizeof conn - 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if ((size_t)(v - data) + 5 <= n && strncasecmp(v, "close", 5) == 0)
+            h->close_seen = 1;
+    }
     if (n > sizeof name - 1 && (data[0] == 'P' || data[0] == 'p') &&
         strncasecmp(data, name, sizeof name - 1) == 0) {
         const char *v = data + sizeof name - 1;
@@ -222,6 +235,7 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     CURL *e = h->easy;
     h->worker = worker;
     h->verbose = o->verbose;
+    h->reuse = !o->no_reuse;
     if (rest_http_set_auth(h, NULL, NULL) != 0) {
         snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
         rest_http_free(h);
@@ -379,6 +393,8 @@ static void record_one(rest_http *h, const pending_req *p)
     if (p->complete)
         rest_phases_compute(&p->stamps, r.phases_us);
     rest_stats_record(h->side, h->ok, h->ok_arg, &r);
+    if (p->retried)
+        bench_side_add(h->side, REST_SC_RETRIED, 1);
 }
 
 void rest_http_flush(rest_http *h)
@@ -403,6 +419,7 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
         h->body[0] = 0;
     h->too_large = 0;
     h->have_prof = 0;
+    h->close_seen = 0;
     h->errbuf[0] = 0;
     /* The same request again (the common case) costs no option changes. */
     if (!h->last_url || strcmp(h->last_url, url) != 0) {
@@ -462,6 +479,14 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     /* Only note here (a few reads of the handle): the phases are worked
      * out and recorded by rest_http_flush(), after the operation. */
     rest_stamps st;
+    /* A request that made a new connection although the last one left its
+     * connection alive found that connection dead: when it died under the
+     * request (a reset), libcurl sent the request again on a new one
+     * without a word, and the server saw it twice.  Count it. */
+    long connects = 0;
+    curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
+    const int retried = h->kept && connects > 0;
+    h->kept = cc == CURLE_OK && h->reuse && !h->close_seen;
     if (h->side || h->verbose) {
         st.namelookup_us = info_time(e, CURLINFO_NAMELOOKUP_TIME_T);
         st.connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
@@ -474,8 +499,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
 #endif
         st.starttransfer_us = info_time(e, CURLINFO_STARTTRANSFER_TIME_T);
         st.total_us = info_time(e, CURLINFO_TOTAL_TIME_T);
-        st.num_connects = 0;
-        curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &st.num_connects);
+        st.num_connects = connects;
     }
     if (h->side) {
         if (h->npending == PENDING_MAX) {
@@ -488,6 +512,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         pending_req *p = &h->pending[h->npending++];
         p->status = out->status;
         p->complete = cc == CURLE_OK;
+        p->retried = retried;
         p->stamps = st;
         p->have_prof = h->have_prof;
         if (h->have_prof)

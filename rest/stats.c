@@ -132,6 +132,12 @@ void rest_stats_print(FILE *f, const bench_side *t, double duration_s, int track
         any = 1;
     }
     fprintf(f, "%s\n", any ? "" : "none");
+    if (bench_side_count(t, REST_SC_RETRIED)) {
+        /* libcurl's silent retries: the server saw these requests twice. */
+        label(f, "http_req_retried");
+        fprintf(f, "%llu       sent again on a new connection after the kept one died\n",
+                (unsigned long long)bench_side_count(t, REST_SC_RETRIED));
+    }
     if (track_reauth) {
         label(f, "sdkms_reauth");
         fprintf(f, "%llu\n", (unsigned long long)bench_side_count(t, REST_SC_REAUTH));
@@ -195,6 +201,8 @@ json_t *rest_stats_json(const bench_side *t, int track_reauth)
                              "phases_us", phases);
     if (!http)
         return NULL;
+    json_object_set_new(http, "retried",
+                        json_integer((json_int_t)bench_side_count(t, REST_SC_RETRIED)));
     if (track_reauth)
         json_object_set_new(http, "reauth",
                             json_integer((json_int_t)bench_side_count(t, REST_SC_REAUTH)));

@@ -36,7 +36,7 @@ enum { REST_SH_PHASE = 0, REST_SH_PROF = REST_SH_PHASE + REST_PH_COUNT,
        REST_SH_COUNT = REST_SH_PROF + REST_PROF_COUNT };
 /* Its counters: one per status 0..599, then the rest. */
 enum { REST_SC_STATUS = 0, REST_SC_OTHER_STATUS = REST_MAX_STATUS, REST_SC_REQUESTS,
-       REST_SC_FAILED, REST_SC_REAUTH, REST_SC_COUNT };
+       REST_SC_FAILED, REST_SC_REAUTH, REST_SC_RETRIED, REST_SC_COUNT };
 
 extern const bench_side_spec rest_side_spec;
 

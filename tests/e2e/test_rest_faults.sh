@@ -51,6 +51,30 @@ check "resets on new connections: exit 1" 1 '^ +EMPTY_REPLY\.+: [1-9]'
 json_check "resets: EMPTY_REPLY counted" "$T/resets.json" \
     'runs[0]["errors_by_code"].get("EMPTY_REPLY", 0) > 0 and runs[0]["ops"] == 60'
 
+# On kept connections libcurl sends a request that was reset again on a new
+# connection without a word: each such retry is counted (http.retried), so
+# the errors and the retries add up to the resets the server made.
+start_serve resetka -v --ekm-token-env EKM_SERVER_TOKEN --fault-after 2 --fault reset:0.2 || exit 0
+run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --iterations 300 \
+    --json "$T/resetka.json"
+stop_serve resetka
+resets=$(grep -c -- '-> reset (fault)' "$T/resetka.err")
+served=$(grep -c '^serve: POST .*/ekm/k1:wrap' "$T/resetka.err")
+if python3 - "$T/resetka.json" "$resets" "$served" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+resets, served = int(sys.argv[2]), int(sys.argv[3])
+h = r["http"]
+# the server saw: one request per operation, plus one per retry (the first
+# request, before the measured ones, is the set-up check)
+ok = resets > 10 and h["retried"] > 0 and h["retried"] + r["errors"] == resets
+ok = ok and served == r["attempts"] + h["retried"] + 1
+sys.exit(0 if ok else 1)
+PY
+then pass "resets on kept connections: errors + http.retried == the server's resets ($resets)"
+else fail "resets on kept connections: errors + http.retried == the server's resets" "server resets $resets, requests $served: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; print(r["attempts"], r["errors"], r["errors_by_code"], r["http"]["retried"])' "$T/resetka.json" 2>&1)"; fi
+file_has "resets on kept connections: the summary shows http_req_retried" "$T/out" '^ +http_req_retried\.+: [1-9]'
+
 # ---- round trips that come back wrong ----------------------------------------
 start_serve mismatch --ekm-token-env EKM_SERVER_TOKEN --api-key-env SERVER_API_KEY \
     --fault-after 10 --fault mismatch:0.3 || exit 0
