@@ -13,6 +13,7 @@
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/results.h"
+#include "bench/target.h"
 #include "bench/threshold.h"
 
 #define MAX_THRESHOLDS 64
@@ -115,10 +116,9 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
     const json_t *runs = json_object_get(doc, "runs");
     fprintf(f, "%s: %s", path, bench_json_str(doc, "schema", "?"));
     if (env) {
-        fprintf(f, " · module %s · token %s · host %s",
-                bench_json_str(json_object_get(env, "module"), "name", "?"),
-                bench_json_str(json_object_get(env, "token"), "label", "?"),
-                bench_json_str(json_object_get(env, "host"), "hostname", "?"));
+        bench_target t;
+        (void)bench_target_of(doc, &t);   /* "?" when the file names none */
+        fprintf(f, " · %s · host %s", t.name, bench_json_str(json_object_get(env, "host"), "hostname", "?"));
     }
     const char *started = bench_json_str(doc, "started_at", NULL);
     if (started)

@@ -16,6 +16,7 @@
 #include "bench/cli.h"
 #include "bench/hist.h"
 #include "bench/report.h"
+#include "bench/target.h"
 
 /* ---- escaping and formatting -------------------------------------------- */
 
@@ -344,6 +345,50 @@ static void kv(FILE *f, const char *k, const char *v)
     fputs("</td></tr>\n", f);
 }
 
+static const char *yes_no(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return json_is_boolean(v) ? (json_is_true(v) ? "yes" : "no") : "?";
+}
+
+/* What was measured (environment.target, or derived for older files), and
+ * for REST files the endpoint: URL, service, TLS and HTTP settings, client. */
+static void target_rows(FILE *f, const json_t *doc)
+{
+    const json_t *env = json_object_get(doc, "environment");
+    const json_t *ep = json_object_get(env, "endpoint"), *client = json_object_get(env, "client");
+    bench_target t;
+    char buf[512];
+    if (bench_target_of(doc, &t) >= 0) {
+        fputs("<tr><th>target</th><td><b>", f);
+        esc(f, t.name);
+        fputs("</b> <span class=\"sub\">(", f);
+        esc(f, strcmp(t.kind, "pkcs11") == 0 ? "PKCS#11" : strcmp(t.kind, "rest") == 0 ? "REST" : t.kind);
+        fputs(")</span><br><code>", f);
+        esc(f, t.id);
+        fputs("</code></td></tr>\n", f);
+    }
+    if (json_is_object(ep)) {
+        const json_t *tls = json_object_get(ep, "tls");
+        fputs("<tr><th>endpoint</th><td><code>", f);
+        esc(f, bench_json_str(ep, "url", "?"));
+        fputs("</code></td></tr>\n", f);
+        kv(f, "service", bench_json_str(ep, "service", NULL));
+        kv(f, "plain URL", bench_json_str(ep, "plain_url", NULL));
+        snprintf(buf, sizeof buf, "certificate verified: %s · own CA (--cacert): %s · client certificate: %s",
+                 yes_no(tls, "verify"), yes_no(tls, "custom_ca"), yes_no(tls, "client_cert"));
+        kv(f, "TLS", buf);
+        snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", bench_json_str(ep, "http_version", "?"),
+                 yes_no(ep, "connection_reuse"), bench_json_num(ep, "timeout_s", 0));
+        kv(f, "HTTP", buf);
+    }
+    if (json_is_object(client)) {
+        const char *tl = bench_json_str(client, "tls_library", "");
+        snprintf(buf, sizeof buf, "libcurl %s%s%s", bench_json_str(client, "libcurl", "?"), *tl ? " · " : "", tl);
+        kv(f, "client", buf);
+    }
+}
+
 static void environment(FILE *f, const json_t *doc)
 {
     const json_t *env = json_object_get(doc, "environment");
@@ -352,6 +397,7 @@ static void environment(FILE *f, const json_t *doc)
     char buf[256];
 
     fputs("<section id=\"environment\"><h2>Environment</h2><table class=\"kv\">\n", f);
+    target_rows(f, doc);
     if (mod) {
         snprintf(buf, sizeof buf, "%s (%s)", bench_json_str(mod, "name", "?"), bench_json_str(mod, "path", "?"));
         kv(f, "module", buf);

@@ -17,6 +17,7 @@
 #include "bench/cli.h"
 #include "bench/hist.h"
 #include "bench/report.h"
+#include "bench/target.h"
 
 #define SCHEMA_FAMILY "hsmbench.result/"
 /* No merged series may span more than this many seconds (8 days). */
@@ -327,6 +328,8 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
         seterr(err, len, "environment: is not an object");
         return -1;
     }
+    if (bench_target_check(env, err, len) != 0)
+        return -1;
     const json_t *start = json_object_get(doc, "started_at_epoch_ms");
     if (start && !kind_ok(start, F_UINT)) {
         seterr(err, len, "started_at_epoch_ms: is not a non-negative integer");

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench/clock.h"
+#include "bench/target.h"
 #include "rest/b64.h"
 #include "rest/codes.h"
 
@@ -195,8 +196,8 @@ json_t *rest_env_json(const char *service, const char *url, const rest_http_opts
     }
     json_t *client = json_pack("{s:s,s:s}", "libcurl", cv->version, "tls_library",
                                cv->ssl_version ? cv->ssl_version : "");
-    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host",
-                     bench_report_host_json());
+    return json_pack("{s:o,s:o,s:o,s:o}", "target", bench_target_rest_json(service, url), "endpoint", ep,
+                     "client", client, "host", bench_report_host_json());
 }
 
 void rest_client_setup_failed(rest_client *c, bench_code code)
