@@ -729,6 +729,8 @@ static void http_table(FILE *f, const json_t *http)
         fprintf(f, ": %lld", json_is_integer(v) ? (long long)json_integer_value(v) : 0);
     }
     fputs(k ? "</td></tr></table>\n" : "none</td></tr></table>\n", f);
+    if (!json_is_object(phases))
+        return;
 
     fputs("<table class=\"phases\"><tr><th>phase</th>", f);
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
@@ -840,13 +842,21 @@ static void http_section(FILE *f, const json_t *run)
     const json_t *http = json_object_get(run, "http");
     if (!json_is_object(http))
         return;
+    int phases = json_is_object(json_object_get(http, "phases_us"));
     fputs("<h3>HTTP requests</h3>\n", f);
     http_table(f, http);
+    if (!phases)
+        fputs("<p class=\"sub\">No phase figures: a merged file keeps none (the results files hold no "
+              "histograms of the phases to merge exactly).</p>\n", f);
     fputs("<div class=\"charts\">\n", f);
-    phases_chart(f, http);
+    if (phases)
+        phases_chart(f, http);
     count_bars(f, "Requests by HTTP status", json_object_get(http, "status_counts"),
                bench_json_int(http, "requests", 0), "no answer", "statuses", status_ok);
-    fputs("</div>\n<p class=\"sub\">Phases as k6 names them, from libcurl's timestamps of each request: "
+    fputs("</div>\n", f);
+    if (!phases)
+        return;
+    fputs("<p class=\"sub\">Phases as k6 names them, from libcurl's timestamps of each request: "
           "<code>http_req_blocked</code> until the connection was ready (connect and TLS handshake on a new "
           "connection), <code>http_req_duration</code> = sending + waiting + receiving. Each bar stacks the "
           "phases' own statistic, so only the averages of sending, waiting and receiving add up to the "

@@ -625,6 +625,9 @@ static void print_line(FILE *f, int ok, const bench_threshold *t, const json_t *
     char obs[64];
     if (rc < 0 && is_http(t) && bench_run_measured(run) && !json_is_object(json_object_get(run, "http")))
         snprintf(obs, sizeof obs, "no HTTP requests (not a REST run)");
+    else if (rc < 0 && t->phase >= 0 && bench_run_measured(run) &&
+             !json_is_object(json_object_get(json_object_get(run, "http"), "phases_us")))
+        snprintf(obs, sizeof obs, "no phase figures (a merged file keeps none)");
     else if (rc < 0 && is_http(t) && bench_run_measured(run))
         snprintf(obs, sizeof obs, "no HTTP requests measured");
     else if (rc < 0)

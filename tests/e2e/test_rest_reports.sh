@@ -54,6 +54,21 @@ if python3 "$TOP/tests/e2e/merge_exact.py" "$T/a.json" "$T/b.json" "$T/m.json" >
 else
     fail "merge of REST files: exact" "$(tail -n 3 "$T/py" | tr '\n' ' ')"
 fi
+if python3 - "$T/a.json" "$T/b.json" "$T/m.json" >"$T/py" 2>&1 <<'PY'
+import json, sys
+a, b, m = (json.load(open(p))["runs"][0]["http"] for p in sys.argv[1:4])
+assert m["requests"] == a["requests"] + b["requests"], m
+assert m["status_counts"] == {"200": a["requests"] + b["requests"]}, m
+assert m["failed"] == a["failed"] + b["failed"] and m["failed_pct"] == 0, m
+assert "phases_us" not in m, m
+PY
+then pass "merge: the HTTP counts add up (requests, statuses, failed); no phases (no histograms to merge)"
+else fail "merge: the HTTP counts add up" "$(tail -n 2 "$T/py" | tr '\n' ' ')"; fi
+run "$HSMBENCH" report "$T/m.json" --threshold 'http_req_failed<1%' --threshold 'http_reqs:count>1' --html "$T/m.html"
+check "thresholds on a merged REST file's HTTP counts: exit 0" 0 "✓ 'http_reqs:count>1' count=[0-9]+$"
+file_has "HTML of a merged REST file: the statuses, and why there are no phases" "$T/m.html" 'No phase figures: a merged file keeps none'
+run "$HSMBENCH" report "$T/m.json" --threshold 'http_req_duration:p95<10s'
+check "a phase threshold on a merged file fails, named: exit 1" 1 "✗ 'http_req_duration:p95<10s' no phase figures \(a merged file keeps none\)"
 json_check "merge: the merged file keeps the first file's target" "$T/m.json" \
     'doc["environment"]["target"]["id"].endswith("/ekm/k1") and len(doc["merged_environments"]) == 2'
 run "$HSMBENCH" merge "$T/a.json" "$T/c.json" -o "$T/m2.json"

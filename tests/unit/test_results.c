@@ -408,6 +408,46 @@ static json_t *run0(json_t *doc)
     return json_array_get(json_object_get(doc, "runs"), 0);
 }
 
+/* REST runs: the HTTP counts add up, statuses in order, no phases. */
+static void test_merge_http(void)
+{
+    bench_hist *h = bench_hist_new();
+    char err[600];
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (uint64_t v = 1; v <= 100; v++)
+        bench_hist_record(h, v * 1000);
+    json_t *ra = mk_run("sdkms-encrypt", 1, h, 0, 2), *rb = mk_run("sdkms-encrypt", 1, h, 0, 2);
+    json_object_set_new(ra, "http", json_pack("{s:i,s:{s:i,s:i},s:i,s:f,s:i,s:{}}", "requests", 100, "status_counts",
+                                              "200", 98, "503", 2, "failed", 2, "failed_pct", 2.0, "reauth", 1,
+                                              "phases_us"));
+    json_object_set_new(rb, "http", json_pack("{s:i,s:{s:i,s:i,s:i},s:i,s:f,s:i}", "requests", 300, "status_counts",
+                                              "other", 1, "401", 1, "200", 298, "failed", 2, "failed_pct", 0.67,
+                                              "reauth", 2));
+    json_t *docs[2] = { mk_doc(ra, 1700000000000LL, "s"), mk_doc(rb, 1700000000100LL, "s") };
+    const char *names[2] = { "a.json", "b.json" };
+    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    CHECK_MSG(m != NULL, "%s", err);
+    const json_t *http = json_object_get(run0(m), "http");
+    CHECK(bench_json_int(http, "requests", 0) == 400 && bench_json_int(http, "failed", 0) == 4);
+    CHECK(fabs(bench_json_num(http, "failed_pct", 0) - 1.0) < 1e-12 && bench_json_int(http, "reauth", 0) == 3);
+    CHECK(json_object_get(http, "phases_us") == NULL);
+    char *codes = json_dumps(json_object_get(http, "status_counts"), JSON_PRESERVE_ORDER | JSON_COMPACT);
+    CHECK_MSG(codes && strcmp(codes, "{\"200\":396,\"401\":1,\"503\":2,\"other\":1}") == 0, "%s", codes);
+    free(codes);
+    json_decref(m);
+    /* One input without "http": the merged run has none. */
+    json_object_del(ra, "http");
+    m = bench_results_merge(docs, names, 2, err, sizeof err);
+    CHECK(m && json_object_get(run0(m), "http") == NULL);
+    json_decref(m);
+    json_decref(docs[0]);
+    json_decref(docs[1]);
+    bench_hist_free(h);
+}
+
 static const char *merge_err(json_t *a, json_t *b, char *err, size_t len)
 {
     json_t *docs[2] = { a, b };
@@ -918,6 +958,7 @@ int main(void)
     RUN(test_same_setup);
     RUN(test_merge_exact);
     RUN(test_merge_refusals);
+    RUN(test_merge_http);
     RUN(test_csv);
     RUN(test_html);
     RUN(test_write_file);
