@@ -5,8 +5,9 @@
  *
  * Runs are matched by test, key, data size, threads and mode.  A run of the
  * same test with other settings is shown but not compared ("not comparable:
- * threads 2 vs 1"); a different module or token is flagged at the top and on
- * every row it concerns.  The verdict uses each run's per-second throughput
+ * threads 2 vs 1"); a different target (environment.target: another module
+ * or token, another service or URL) is flagged at the top and on every row
+ * it concerns.  The verdict uses each run's per-second throughput
  * samples: the Mann-Whitney U test decides (p < 0.05), and a bootstrap 95%
  * interval of the difference of the medians says how large it is.
  */
@@ -22,6 +23,7 @@
 #include "bench/exit.h"
 #include "bench/results.h"
 #include "bench/stats.h"
+#include "bench/target.h"
 
 #define MAX_FILES 26
 #define ALPHA 0.05
@@ -35,7 +37,8 @@ static const char compare_usage[] =
     "\n"
     "Show the runs of several results files side by side: ops/s, p50, p99 and\n"
     "error rate, and each file's change against the first.  Runs are matched by\n"
-    "test, key, data size, threads and mode; other differences are flagged.\n"
+    "test, key, data size, threads and mode; other differences are flagged, and\n"
+    "so is a different target (module and token, or REST service and URL).\n"
     "Whether a throughput change is significant is judged from the per-second\n"
     "samples: two-sided Mann-Whitney U test (p < 0.05), with a bootstrap 95%\n"
     "confidence interval of the difference of the medians (2000 resamples).\n"
@@ -50,7 +53,7 @@ typedef struct cfile {
     char        label[2];
     json_t     *doc;
     char       *used;       /* runs already shown */
-    int         env_differs;
+    bench_target target;    /* what the file measured */
 } cfile;
 
 /* ---- environment ----------------------------------------------------------- */
@@ -60,31 +63,52 @@ static const json_t *env_part(const json_t *doc, const char *part)
     return json_object_get(json_object_get(doc, "environment"), part);
 }
 
-/* Flag a file whose module, token or host is not the first file's. */
-static void env_flags(FILE *f, cfile *files, size_t n)
+/* Flag a file whose target or host is not the first file's.  Between two
+ * PKCS#11 files the module and the token are named apart. */
+static void env_flags(FILE *f, const cfile *files, size_t n)
 {
     const json_t *m0 = env_part(files[0].doc, "module"), *t0 = env_part(files[0].doc, "token");
     const json_t *h0 = env_part(files[0].doc, "host");
+    const bench_target *g0 = &files[0].target;
     for (size_t i = 1; i < n; i++) {
         const json_t *m = env_part(files[i].doc, "module"), *t = env_part(files[i].doc, "token");
         const json_t *h = env_part(files[i].doc, "host");
-        const char *mp0 = bench_json_str(m0, "path", bench_json_str(m0, "name", "?"));
-        const char *mp = bench_json_str(m, "path", bench_json_str(m, "name", "?"));
-        if (strcmp(mp0, mp) != 0) {
-            fprintf(f, "  \xe2\x9a\xa0 %s: different module: %s vs %s\n", files[i].label, mp, mp0);
-            files[i].env_differs = 1;
+        const bench_target *g = &files[i].target;
+        int flagged = 0;
+        if (strcmp(g0->kind, "pkcs11") == 0 && strcmp(g->kind, "pkcs11") == 0) {
+            const char *mp0 = bench_json_str(m0, "path", bench_json_str(m0, "name", "?"));
+            const char *mp = bench_json_str(m, "path", bench_json_str(m, "name", "?"));
+            if (strcmp(mp0, mp) != 0) {
+                fprintf(f, "  \xe2\x9a\xa0 %s: different module: %s vs %s\n", files[i].label, mp, mp0);
+                flagged = 1;
+            }
+            const char *l0 = bench_json_str(t0, "label", "?"), *l = bench_json_str(t, "label", "?");
+            const char *s0 = bench_json_str(t0, "serial", "?"), *s = bench_json_str(t, "serial", "?");
+            if (strcmp(l0, l) != 0 || strcmp(s0, s) != 0) {
+                fprintf(f, "  \xe2\x9a\xa0 %s: different token: %s (serial %s) vs %s (serial %s)\n",
+                        files[i].label, l, s, l0, s0);
+                flagged = 1;
+            }
         }
-        const char *l0 = bench_json_str(t0, "label", "?"), *l = bench_json_str(t, "label", "?");
-        const char *s0 = bench_json_str(t0, "serial", "?"), *s = bench_json_str(t, "serial", "?");
-        if (strcmp(l0, l) != 0 || strcmp(s0, s) != 0) {
-            fprintf(f, "  \xe2\x9a\xa0 %s: different token: %s (serial %s) vs %s (serial %s)\n", files[i].label,
-                    l, s, l0, s0);
-            files[i].env_differs = 1;
+        if (!flagged && bench_target_differs(g0, g)) {
+            int same_name = strcmp(g0->name, g->name) == 0;   /* then only the ids tell them apart */
+            fprintf(f, "  \xe2\x9a\xa0 %s: different target: %s vs %s\n", files[i].label,
+                    same_name ? g->id : g->name, same_name ? g0->id : g0->name);
         }
         const char *hn0 = bench_json_str(h0, "hostname", "?"), *hn = bench_json_str(h, "hostname", "?");
         if (strcmp(hn0, hn) != 0)
             fprintf(f, "  \xe2\x9a\xa0 %s: different host: %s vs %s\n", files[i].label, hn, hn0);
     }
+}
+
+/* What run r of cf measured differs from what base (of A) measured: the
+ * files' targets, or with rest http --tls-matrix the variants' URLs. */
+static int run_target_differs(const cfile *a, const json_t *base, const cfile *cf, const json_t *r)
+{
+    bench_target ta, tb;
+    (void)bench_target_of_run(a->doc, base, &ta);
+    (void)bench_target_of_run(cf->doc, r, &tb);
+    return bench_target_differs(&ta, &tb);
 }
 
 /* ---- figures ------------------------------------------------------------------ */
@@ -124,8 +148,9 @@ static void print_header(FILE *f)
     fputc('\n', f);
 }
 
-/* One file's row; base is the first file's run when comparable, else NULL. */
-static void print_row(FILE *f, const cfile *cf, const json_t *run, const json_t *base)
+/* One file's row; base is the first file's run when comparable, else NULL;
+ * other_target flags a row whose target is not the base row's. */
+static void print_row(FILE *f, const cfile *cf, const json_t *run, const json_t *base, int other_target)
 {
     char cells[NCOL][48];
     memset(cells, 0, sizeof cells);
@@ -150,8 +175,8 @@ static void print_row(FILE *f, const cfile *cf, const json_t *run, const json_t 
         snprintf(cells[8], sizeof cells[8], "%+.2fpp", err - bench_json_num(base, "error_pct", 0));
     }
     print_cells(f, cells);
-    if (cf->env_differs && base && base != run)
-        fputs("  \xe2\x9a\xa0 different module/token", f);
+    if (other_target && base && base != run)
+        fputs("  \xe2\x9a\xa0 different target", f);
     fputc('\n', f);
 }
 
@@ -281,8 +306,7 @@ static void compare_all(FILE *f, cfile *files, size_t n)
     fputs("Files (changes are against A):\n", f);
     for (size_t i = 0; i < n; i++) {
         const json_t *d = files[i].doc;
-        fprintf(f, "  %s  %s  (%s \xc2\xb7 token %s \xc2\xb7 host %s", files[i].label, files[i].path,
-                bench_json_str(env_part(d, "module"), "name", "?"), bench_json_str(env_part(d, "token"), "label", "?"),
+        fprintf(f, "  %s  %s  (%s \xc2\xb7 host %s", files[i].label, files[i].path, files[i].target.name,
                 bench_json_str(env_part(d, "host"), "hostname", "?"));
         const char *started = bench_json_str(d, "started_at", NULL);
         if (started)
@@ -298,7 +322,7 @@ static void compare_all(FILE *f, cfile *files, size_t n)
         files[0].used[j] = 1;
         run_heading(f, base);
         print_header(f);
-        print_row(f, &files[0], base, base);
+        print_row(f, &files[0], base, base, 0);
         for (size_t i = 1; i < n; i++) {
             int exact = 0;
             long k = find_run(&files[i], base, &exact);
@@ -311,11 +335,11 @@ static void compare_all(FILE *f, cfile *files, size_t n)
             if (!exact) {
                 char why[160];
                 (void)bench_run_same_setup(base, r, 0, why, sizeof why);   /* 0: we want the why */
-                print_row(f, &files[i], r, NULL);
+                print_row(f, &files[i], r, NULL, 0);
                 fprintf(f, "       %s vs %s: \xe2\x9a\xa0 not comparable: %s\n", files[i].label, files[0].label, why);
                 continue;
             }
-            print_row(f, &files[i], r, base);
+            print_row(f, &files[i], r, base, run_target_differs(&files[0], base, &files[i], r));
             if (bench_run_measured(base) && bench_run_measured(r))
                 print_verdict(f, &files[0], base, &files[i], r);
         }
@@ -331,7 +355,7 @@ static void compare_all(FILE *f, cfile *files, size_t n)
             run_heading(f, r);
             fprintf(f, "  (not in A)\n");
             print_header(f);
-            print_row(f, &files[i], r, NULL);
+            print_row(f, &files[i], r, NULL, 0);
         }
     }
 }
@@ -374,6 +398,7 @@ int bench_cmd_compare(int argc, char **argv)
             rc = BENCH_EXIT_USAGE;
             break;
         }
+        (void)bench_target_of(files[i].doc, &files[i].target);   /* "?" when the file names none */
         size_t nr = json_array_size(json_object_get(files[i].doc, "runs"));
         files[i].used = calloc(nr ? nr : 1, 1);
         if (!files[i].used) {

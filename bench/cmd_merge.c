@@ -13,6 +13,7 @@
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/results.h"
+#include "bench/target.h"
 
 #define MAX_INPUTS 4096
 
@@ -25,6 +26,8 @@ static const char merge_usage[] =
     "recomputed from the merged histogram, per-second series aligned by\n"
     "wall-clock second.  Files must hold the same tests with the same key, data\n"
     "size, mode and duration or iterations; threads may differ (they add up).\n"
+    "A warning names any generator that measured another target (module and\n"
+    "token, or REST service and URL) than the first file's.\n"
     "\n"
     "  -o, --output FILE    the merged results file (required)\n"
     "  --quiet              print nothing but errors\n"
@@ -42,17 +45,20 @@ static int dump_json(FILE *f, const json_t *doc)
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
-/* Warn when the generators did not all talk to the same token. */
-static void warn_tokens(json_t *const *docs, char *const *names, size_t n)
+/* Warn when the generators did not all measure the same target (the same
+ * token of the same module, or the same service at the same URL). */
+static void warn_targets(json_t *const *docs, char *const *names, size_t n)
 {
-    const json_t *t0 = json_object_get(json_object_get(docs[0], "environment"), "token");
+    bench_target t0;
+    (void)bench_target_of(docs[0], &t0);
     for (size_t i = 1; i < n; i++) {
-        const json_t *t = json_object_get(json_object_get(docs[i], "environment"), "token");
-        const char *s0 = bench_json_str(t0, "serial", ""), *s = bench_json_str(t, "serial", "");
-        const char *l0 = bench_json_str(t0, "label", ""), *l = bench_json_str(t, "label", "");
-        if (strcmp(s0, s) != 0 || strcmp(l0, l) != 0)
-            bench_warn("%s: token %s (serial %s) is not %s's %s (serial %s); merging anyway", names[i], l, s,
-                       names[0], l0, s0);
+        bench_target t;
+        (void)bench_target_of(docs[i], &t);
+        if (!bench_target_differs(&t0, &t))
+            continue;
+        int same_name = strcmp(t0.name, t.name) == 0;   /* then only the ids tell them apart */
+        bench_warn("%s: target %s is not %s's %s; merging anyway", names[i], same_name ? t.id : t.name,
+                   names[0], same_name ? t0.id : t0.name);
     }
 }
 
@@ -122,7 +128,7 @@ int bench_cmd_merge(int argc, char **argv)
         rc = BENCH_EXIT_USAGE;
         goto done;
     }
-    warn_tokens(docs, names, n);
+    warn_targets(docs, names, n);
 
     /* The command that made the file, as run's "command" records its own. */
     json_t *command = json_array();

@@ -13,6 +13,7 @@
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/results.h"
+#include "bench/target.h"
 #include "bench/threshold.h"
 
 #define MAX_THRESHOLDS 64
@@ -26,7 +27,9 @@ static const char report_usage[] =
     "  --html FILE          one self-contained HTML page with charts (\"-\": stdout)\n"
     "  --csv FILE           one CSV row per run, SDKMS test bench columns (\"-\": stdout)\n"
     "  --threshold EXPR     pass/fail criterion, repeatable: p99<50ms, avg<10ms,\n"
-    "                       p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...\n"
+    "                       p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;\n"
+    "                       on REST runs k6's HTTP metrics: http_req_duration:p95<200ms,\n"
+    "                       http_req_waiting:p99<50ms, http_req_failed<1%, http_reqs>1000\n"
     "  --quiet              print nothing but errors\n"
     "  -h, --help           this help\n"
     "\n"
@@ -115,10 +118,9 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
     const json_t *runs = json_object_get(doc, "runs");
     fprintf(f, "%s: %s", path, bench_json_str(doc, "schema", "?"));
     if (env) {
-        fprintf(f, " · module %s · token %s · host %s",
-                bench_json_str(json_object_get(env, "module"), "name", "?"),
-                bench_json_str(json_object_get(env, "token"), "label", "?"),
-                bench_json_str(json_object_get(env, "host"), "hostname", "?"));
+        bench_target t;
+        (void)bench_target_of(doc, &t);   /* "?" when the file names none */
+        fprintf(f, " · %s · host %s", t.name, bench_json_str(json_object_get(env, "host"), "hostname", "?"));
     }
     const char *started = bench_json_str(doc, "started_at", NULL);
     if (started)

@@ -16,6 +16,8 @@
 #include "bench/cli.h"
 #include "bench/hist.h"
 #include "bench/report.h"
+#include "bench/target.h"
+#include "bench/threshold.h"
 
 /* ---- escaping and formatting -------------------------------------------- */
 
@@ -328,7 +330,7 @@ static const char style[] =
     "svg .none{text-anchor:middle;fill:#8a94a3;font-size:13px}"
     "svg .bg{fill:#fff}svg .grid{stroke:#eceff3}svg .axis,svg .tick{stroke:#9aa4b1}"
     "svg .ln{fill:none;stroke-width:2;stroke-linejoin:round}"
-    "svg .bar{fill:#c0392b}"
+    "svg .bar{fill:#c0392b}svg .bar.good{fill:#2a9d3a}"
     ".ok{color:#2a7d34}.bad{color:#b3261e}.warn{color:#a15c00}"
     "ul.th{list-style:none;padding-left:4px}ul.th li{margin:2px 0}"
     "footer{margin-top:32px;color:#8a94a3;font-size:.85em}";
@@ -344,6 +346,50 @@ static void kv(FILE *f, const char *k, const char *v)
     fputs("</td></tr>\n", f);
 }
 
+static const char *yes_no(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return json_is_boolean(v) ? (json_is_true(v) ? "yes" : "no") : "?";
+}
+
+/* What was measured (environment.target, or derived for older files), and
+ * for REST files the endpoint: URL, service, TLS and HTTP settings, client. */
+static void target_rows(FILE *f, const json_t *doc)
+{
+    const json_t *env = json_object_get(doc, "environment");
+    const json_t *ep = json_object_get(env, "endpoint"), *client = json_object_get(env, "client");
+    bench_target t;
+    char buf[512];
+    if (bench_target_of(doc, &t) >= 0) {
+        fputs("<tr><th>target</th><td><b>", f);
+        esc(f, t.name);
+        fputs("</b> <span class=\"sub\">(", f);
+        esc(f, strcmp(t.kind, "pkcs11") == 0 ? "PKCS#11" : strcmp(t.kind, "rest") == 0 ? "REST" : t.kind);
+        fputs(")</span><br><code>", f);
+        esc(f, t.id);
+        fputs("</code></td></tr>\n", f);
+    }
+    if (json_is_object(ep)) {
+        const json_t *tls = json_object_get(ep, "tls");
+        fputs("<tr><th>endpoint</th><td><code>", f);
+        esc(f, bench_json_str(ep, "url", "?"));
+        fputs("</code></td></tr>\n", f);
+        kv(f, "service", bench_json_str(ep, "service", NULL));
+        kv(f, "plain URL", bench_json_str(ep, "plain_url", NULL));
+        snprintf(buf, sizeof buf, "certificate verified: %s · own CA (--cacert): %s · client certificate: %s",
+                 yes_no(tls, "verify"), yes_no(tls, "custom_ca"), yes_no(tls, "client_cert"));
+        kv(f, "TLS", buf);
+        snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", bench_json_str(ep, "http_version", "?"),
+                 yes_no(ep, "connection_reuse"), bench_json_num(ep, "timeout_s", 0));
+        kv(f, "HTTP", buf);
+    }
+    if (json_is_object(client)) {
+        const char *tl = bench_json_str(client, "tls_library", "");
+        snprintf(buf, sizeof buf, "libcurl %s%s%s", bench_json_str(client, "libcurl", "?"), *tl ? " · " : "", tl);
+        kv(f, "client", buf);
+    }
+}
+
 static void environment(FILE *f, const json_t *doc)
 {
     const json_t *env = json_object_get(doc, "environment");
@@ -352,6 +398,7 @@ static void environment(FILE *f, const json_t *doc)
     char buf[256];
 
     fputs("<section id=\"environment\"><h2>Environment</h2><table class=\"kv\">\n", f);
+    target_rows(f, doc);
     if (mod) {
         snprintf(buf, sizeof buf, "%s (%s)", bench_json_str(mod, "name", "?"), bench_json_str(mod, "path", "?"));
         kv(f, "module", buf);
@@ -599,17 +646,18 @@ static void percentile_chart(FILE *f, const json_t *run)
     bench_hist_free(h);
 }
 
-/* Errors by code, as horizontal bars. */
-static void errors_chart(FILE *f, const json_t *run)
+/* Counts by name (errors by code, requests by status) as horizontal bars,
+ * each with its share of total; ok_class names a bar as good (HTTP 2xx and
+ * 3xx) rather than bad.  "none" is what an empty chart says. */
+static void count_bars(FILE *f, const char *title, const json_t *by, long long total, const char *none,
+                       const char *unit, int (*ok_class)(const char *name))
 {
-    const json_t *by = json_object_get(run, "errors_by_code");
-    const char *title = "Errors by code";
     size_t n = json_object_size(by);
     if (n == 0) {
-        chart_empty(f, title, "no errors");
+        chart_empty(f, title, none);
         return;
     }
-    long long total = bench_json_int(run, "ops", 0), top = 0;
+    long long top = 0;
     const char *code;
     json_t *v;
     json_object_foreach((json_t *)by, code, v)
@@ -628,17 +676,191 @@ static void errors_chart(FILE *f, const json_t *run)
         int yy = MT + (int)i * row;
         fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%d\">", left - 8, yy + 14);
         esc(f, code);
-        fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>", left, yy + 3,
-                w < 1 ? 1 : w, row - 6);
+        fprintf(f, "</text><rect class=\"bar%s\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>",
+                ok_class && ok_class(code) ? " good" : "", left, yy + 3, w < 1 ? 1 : w, row - 6);
         esc(f, code);
         fprintf(f, ": %lld</title></rect><text x=\"%.1f\" y=\"%d\">%lld (%.2f%%)</text>", c,
                 left + (w < 1 ? 1 : w) + 6, yy + 14, c, total ? 100.0 * (double)c / (double)total : 0.0);
         i++;
     }
     if (n > shown)
-        fprintf(f, "<text x=\"%d\" y=\"%d\">and %zu more codes</text>", left, MT + (int)shown * row + 14,
-                n - shown);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">and %zu more %s</text>", left, MT + (int)shown * row + 14,
+                n - shown, unit);
     chart_end(f);
+}
+
+/* Errors by code, as horizontal bars. */
+static void errors_chart(FILE *f, const json_t *run)
+{
+    count_bars(f, "Errors by code", json_object_get(run, "errors_by_code"), bench_json_int(run, "ops", 0),
+               "no errors", "codes", NULL);
+}
+
+/* ---- HTTP (REST runs) --------------------------------------------------------- */
+
+/* An HTTP status that is not a failure by itself: 1xx to 3xx. */
+static int status_ok(const char *name)
+{
+    return name[0] >= '1' && name[0] <= '3' && strlen(name) == 3;
+}
+
+/* Requests, failures and the phases' table: one row a phase, k6's names. */
+static void http_table(FILE *f, const json_t *http)
+{
+    static const char *const cols[][2] = {
+        { "avg", "mean" }, { "min", "min" }, { "p50", "p50" }, { "p90", "p90" }, { "p95", "p95" },
+        { "p99", "p99" }, { "p99.9", "p999" }, { "max", "max" },
+    };
+    const json_t *phases = json_object_get(http, "phases_us");
+    const json_t *sc = json_object_get(http, "status_counts");
+    char b[48];
+    fprintf(f, "<table class=\"kv\"><tr><th>requests</th><td class=\"n\">%lld</td><th>failed</th>"
+            "<td class=\"n\">%lld (%.2f%%)</td>", bench_json_int(http, "requests", 0),
+            bench_json_int(http, "failed", 0), bench_json_num(http, "failed_pct", 0));
+    if (json_is_integer(json_object_get(http, "reauth")))
+        fprintf(f, "<th>re-authentications</th><td class=\"n\">%lld</td>", bench_json_int(http, "reauth", 0));
+    fputs("<th>statuses</th><td>", f);
+    const char *code;
+    json_t *v;
+    size_t k = 0;
+    json_object_foreach((json_t *)sc, code, v) {
+        fputs(k++ ? ", " : "", f);
+        esc(f, code);
+        fprintf(f, ": %lld", json_is_integer(v) ? (long long)json_integer_value(v) : 0);
+    }
+    fputs(k ? "</td></tr></table>\n" : "none</td></tr></table>\n", f);
+    if (!json_is_object(phases))
+        return;
+
+    fputs("<table class=\"phases\"><tr><th>phase</th>", f);
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        fprintf(f, "<th class=\"n\">%s</th>", cols[c][0]);
+    fputs("</tr>\n", f);
+    for (size_t i = 0; i < BENCH_HTTP_PHASES; i++) {
+        const json_t *ph = json_object_get(phases, bench_http_phase_key[i]);
+        if (!json_is_object(ph))
+            continue;
+        fprintf(f, "<tr><td><code>http_req_%s</code></td>", bench_http_phase_key[i]);
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+            fputs("<td class=\"n\">", f);
+            esc(f, fmt_us(bench_json_num(ph, cols[c][1], 0), b, sizeof b));
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/*
+ * The request's phases, stacked, one bar per statistic: blocked (connection
+ * set-up: connect and TLS on a new connection), sending, waiting, receiving.
+ * A tick marks http_req_duration's own figure: the phases' percentiles are
+ * each their own, so only the mean adds up exactly (duration = sending +
+ * waiting + receiving).
+ */
+static void phases_chart(FILE *f, const json_t *http)
+{
+    static const char *const seg_key[] = { "blocked", "sending", "waiting", "receiving" };
+    static const char *const seg_name[] = { "blocked", "sending", "waiting", "receiving" };
+    static const char *const seg_color[] = { "#9aa4b1", "#e8730c", "#1f6fb4", "#2a9d3a" };
+    static const char *const row_key[] = { "mean", "p50", "p90", "p95", "p99", "p999" };
+    static const char *const row_name[] = { "avg", "p50", "p90", "p95", "p99", "p99.9" };
+    const size_t nseg = sizeof seg_key / sizeof seg_key[0], nrow = sizeof row_key / sizeof row_key[0];
+    const char *title = "HTTP phases by statistic";
+    const json_t *phases = json_object_get(http, "phases_us");
+    const json_t *dur = json_object_get(phases, "duration");
+    if (bench_json_int(dur, "count", 0) <= 0) {
+        chart_empty(f, title, "no completed request");
+        return;
+    }
+    double top = 0;
+    for (size_t r = 0; r < nrow; r++) {
+        double sum = 0;
+        for (size_t k = 0; k < nseg; k++)
+            sum += bench_json_num(json_object_get(phases, seg_key[k]), row_key[r], 0);
+        top = fmax(top, fmax(sum, bench_json_num(dur, row_key[r], 0)));
+    }
+    if (top <= 0)
+        top = 1;
+    axis x = { 0, 1, AX_LINEAR, FMT_US, "time (stacked: each phase's own statistic)", NULL, 0 };
+    series probe = { NULL, &top, 1, "", "", 0 };
+    x.hi = y_top(&probe, 1);
+    chart_begin(f, title);
+    /* legend */
+    double lx = ML;
+    for (size_t k = 0; k < nseg; k++) {
+        fprintf(f, "<rect x=\"%.1f\" y=\"26\" width=\"12\" height=\"10\" fill=\"%s\"/><text class=\"lg\" "
+                "x=\"%.1f\" y=\"35\">%s</text>", lx, seg_color[k], lx + 16, seg_name[k]);
+        lx += 16 + 7.0 * (double)strlen(seg_name[k]) + 14;
+    }
+    fprintf(f, "<line x1=\"%.1f\" y1=\"25\" x2=\"%.1f\" y2=\"37\" stroke=\"#1d2430\" stroke-width=\"2\"/>"
+            "<text class=\"lg\" x=\"%.1f\" y=\"35\">http_req_duration</text>", lx + 2, lx + 2, lx + 8);
+    /* x grid and labels */
+    double t[MAX_TICKS];
+    char lab[48];
+    size_t nt = linear_ticks(&x, t);
+    for (size_t i = 0; i < nt; i++) {
+        double xx = px(&x, t[i]);
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", xx, MT, xx, CH - MB);
+        fprintf(f, "<text class=\"xl\" x=\"%.1f\" y=\"%d\">", xx, CH - MB + 17);
+        esc(f, tick_label(&x, t[i], lab, sizeof lab));
+        fputs("</text>", f);
+    }
+    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", ML, CH - MB, CW - MR, CH - MB);
+    fprintf(f, "<text class=\"al\" x=\"%d\" y=\"%d\">", (ML + CW - MR) / 2, CH - 8);
+    esc(f, x.label);
+    fputs("</text>", f);
+    /* one bar a statistic */
+    const double band = (double)(CH - MB - MT) / (double)nrow, bh = band * 0.62;
+    for (size_t r = 0; r < nrow; r++) {
+        double y0 = MT + band * (double)r + (band - bh) / 2, acc = 0;
+        fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\">%s</text>", ML - 6, y0 + bh / 2 + 4, row_name[r]);
+        for (size_t k = 0; k < nseg; k++) {
+            double v = bench_json_num(json_object_get(phases, seg_key[k]), row_key[r], 0);
+            if (v <= 0)
+                continue;
+            char vl[48];
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s %s: ",
+                    px(&x, acc), y0, px(&x, acc + v) - px(&x, acc), bh, seg_color[k], seg_name[k], row_name[r]);
+            esc(f, fmt_us(v, vl, sizeof vl));
+            fputs("</title></rect>", f);
+            acc += v;
+        }
+        double d = bench_json_num(dur, row_key[r], 0);
+        char dl[48];
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1d2430\" stroke-width=\"2\">"
+                "<title>http_req_duration %s: ", px(&x, d), y0 - 3, px(&x, d), y0 + bh + 3, row_name[r]);
+        esc(f, fmt_us(d, dl, sizeof dl));
+        fputs("</title></line>", f);
+    }
+    chart_end(f);
+}
+
+/* A REST run's HTTP figures (run.http): the table, the phases, the statuses. */
+static void http_section(FILE *f, const json_t *run)
+{
+    const json_t *http = json_object_get(run, "http");
+    if (!json_is_object(http))
+        return;
+    int phases = json_is_object(json_object_get(http, "phases_us"));
+    fputs("<h3>HTTP requests</h3>\n", f);
+    http_table(f, http);
+    if (!phases)
+        fputs("<p class=\"sub\">No phase figures: a merged file keeps none (the results files hold no "
+              "histograms of the phases to merge exactly).</p>\n", f);
+    fputs("<div class=\"charts\">\n", f);
+    if (phases)
+        phases_chart(f, http);
+    count_bars(f, "Requests by HTTP status", json_object_get(http, "status_counts"),
+               bench_json_int(http, "requests", 0), "no answer", "statuses", status_ok);
+    fputs("</div>\n", f);
+    if (!phases)
+        return;
+    fputs("<p class=\"sub\">Phases as k6 names them, from libcurl's timestamps of each request: "
+          "<code>http_req_blocked</code> until the connection was ready (connect and TLS handshake on a new "
+          "connection), <code>http_req_duration</code> = sending + waiting + receiving. Each bar stacks the "
+          "phases' own statistic, so only the averages of sending, waiting and receiving add up to the "
+          "duration's exactly.</p>\n", f);
 }
 
 static void thresholds_list(FILE *f, const json_t *run)
@@ -691,6 +913,7 @@ static void run_section(FILE *f, const json_t *run, size_t i)
         percentile_chart(f, run);
         errors_chart(f, run);
         fputs("</div>\n", f);
+        http_section(f, run);
     }
     thresholds_list(f, run);
     fputs("</section>\n", f);
@@ -849,6 +1072,11 @@ int bench_html_write(FILE *f, const json_t *doc)
             style);
     size_t nruns = json_array_size(runs);
     fprintf(f, "%zu run%s", nruns, nruns == 1 ? "" : "s");
+    bench_target tg;
+    if (bench_target_of(doc, &tg) >= 0) {
+        fputs(" · ", f);
+        esc(f, tg.name);
+    }
     if (started) {
         fputs(" · started ", f);
         esc(f, started);

@@ -17,6 +17,7 @@
 #include "bench/cli.h"
 #include "bench/hist.h"
 #include "bench/report.h"
+#include "bench/target.h"
 
 #define SCHEMA_FAMILY "hsmbench.result/"
 /* No merged series may span more than this many seconds (8 days). */
@@ -327,6 +328,8 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
         seterr(err, len, "environment: is not an object");
         return -1;
     }
+    if (bench_target_check(env, err, len) != 0)
+        return -1;
     const json_t *start = json_object_get(doc, "started_at_epoch_ms");
     if (start && !kind_ok(start, F_UINT)) {
         seterr(err, len, "started_at_epoch_ms: is not a non-negative integer");
@@ -491,19 +494,27 @@ static int cmp_code_count(const void *a, const void *b)
     return strcmp(x->code, y->code);
 }
 
-/* errors_by_code of all inputs summed, most frequent first. */
-static json_t *merge_codes(const mrun *in, size_t n)
+static int cmp_code_name(const void *a, const void *b)
+{
+    return strcmp(((const code_count *)a)->code, ((const code_count *)b)->code);
+}
+
+/* The counts of object `key` of every input run (of its object `parent`
+ * when not NULL) summed by name: most frequent first when by_count, else in
+ * increasing order of name.  NULL when out of memory. */
+static json_t *merge_counts(const mrun *in, size_t n, const char *parent, const char *key, int by_count)
 {
     json_t *sum = json_object(), *out = NULL;
     code_count *list = NULL;
     if (!sum)
         return NULL;
     for (size_t i = 0; i < n; i++) {
+        const json_t *from = parent ? json_object_get(in[i].run, parent) : in[i].run;
         const char *code;
         json_t *v;
-        json_object_foreach(json_object_get(in[i].run, "errors_by_code"), code, v) {
+        json_object_foreach(json_object_get(from, key), code, v) {
             long long prev = bench_json_int(sum, code, 0);
-            if (json_object_set_new(sum, code, json_integer(prev + json_integer_value(v))) != 0)
+            if (json_is_integer(v) && json_object_set_new(sum, code, json_integer(prev + json_integer_value(v))) != 0)
                 goto done;
         }
     }
@@ -518,7 +529,7 @@ static json_t *merge_codes(const mrun *in, size_t n)
         list[j].count = (long long)json_integer_value(v);
         j++;
     }
-    qsort(list, k, sizeof *list, cmp_code_count);
+    qsort(list, k, sizeof *list, by_count ? cmp_code_count : cmp_code_name);
     out = json_object();
     for (j = 0; out && j < k; j++) {
         if (json_object_set_new(out, list[j].code, json_integer(list[j].count)) != 0) {
@@ -530,6 +541,12 @@ done:
     free(list);
     json_decref(sum);
     return out;
+}
+
+/* errors_by_code of all inputs summed, most frequent first. */
+static json_t *merge_codes(const mrun *in, size_t n)
+{
+    return merge_counts(in, n, NULL, "errors_by_code", 1);
 }
 
 static long long floor_div(long long a, long long b)
@@ -681,6 +698,38 @@ done:
     return rc;
 }
 
+/*
+ * The HTTP counts of merged REST runs, when every input has an "http"
+ * object: requests, status_counts, failed and reauth added, failed_pct
+ * recomputed.  phases_us and server_profile_us are left out: the files keep
+ * no phase histograms, and no exact percentile can be made of percentiles.
+ * Returns 0 (also when there is nothing to merge), -1 when out of memory.
+ */
+static int merge_http(json_t *out, const mrun *in, size_t n)
+{
+    long long requests = 0, failed = 0, reauth = 0;
+    int any_reauth = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *http = json_object_get(in[i].run, "http");
+        if (!json_is_object(http))
+            return 0;
+        requests += bench_json_int(http, "requests", 0);
+        failed += bench_json_int(http, "failed", 0);
+        any_reauth |= json_is_integer(json_object_get(http, "reauth"));
+        reauth += bench_json_int(http, "reauth", 0);
+    }
+    /* by status, in increasing order: "200" < "503" < "other", as the writers order them */
+    json_t *codes = merge_counts(in, n, "http", "status_counts", 0);
+    json_t *http = codes ? json_pack("{s:I,s:o,s:I,s:f}", "requests", (json_int_t)requests, "status_counts", codes,
+                                     "failed", (json_int_t)failed, "failed_pct",
+                                     requests ? 100.0 * (double)failed / (double)requests : 0.0) : NULL;
+    if (!http || (any_reauth && json_object_set_new(http, "reauth", json_integer(reauth)) != 0)) {
+        json_decref(http);
+        return -1;
+    }
+    return json_object_set_new(out, "http", http);
+}
+
 /* The wall-clock start of a measured run: its own, or for a file's first
  * run the file's; -1 with a message when there is none. */
 static long long run_start_ms(const json_t *doc, size_t index, const char *name, char *err, size_t len)
@@ -803,6 +852,8 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
     if (measured && merge_measured(out, in, n, err, len) != 0) {
         json_decref(out);
         out = NULL;
+    } else if (measured && merge_http(out, in, n) != 0) {
+        goto oom;
     }
     free(in);
     return out;

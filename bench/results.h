@@ -104,7 +104,12 @@ int bench_csv_write(FILE *f, const json_t *doc);
  * when per_second[] holds "target"), p50/p99 per second, the latency
  * percentile curve from the histogram, errors by code, thresholds.  Runs
  * of one test that differ only in threads or data size also get sweep
- * charts (ops/s, p50, p99 against threads or data size).
+ * charts (ops/s, p50, p99 against threads or data size).  The environment
+ * names the target (environment.target, bench/target.h) and, for REST files,
+ * the endpoint: URL, service, TLS and HTTP settings, client.  A REST run
+ * (one with an "http" object) also gets its requests, failures and statuses,
+ * a table of the k6 phases (avg, min, p50 ... p99.9, max) and two charts: the
+ * phases stacked per statistic, and requests by HTTP status.
  */
 int bench_html_write(FILE *f, const json_t *doc);
 

@@ -160,6 +160,109 @@ static const char *parse_metric(const char *p, bench_threshold *t, const char *e
     return end;
 }
 
+const char *const bench_http_phase_key[BENCH_HTTP_PHASES] = {
+    "blocked", "connecting", "tls_handshaking", "sending", "waiting", "receiving", "duration",
+};
+
+#define HTTP_PREFIX "http_req"
+
+/* Whether p (after blanks) names an HTTP metric: k6's http_req... names. */
+static int http_metric_at(const char *p)
+{
+    return strncmp(skip_space(p), HTTP_PREFIX, strlen(HTTP_PREFIX)) == 0;
+}
+
+/* The statistic after "PHASE:": what parse_metric reads, limited to the
+ * latency statistics and the percentiles a phase keeps. */
+static const char *parse_phase_stat(const char *p, bench_threshold *t, const char *name, const char *expr,
+                                    char *err, size_t len)
+{
+    static const double kept[] = { 50, 90, 95, 99, 99.9, 100 };
+    char scratch[8];
+    const char *q = parse_metric(p, t, expr, scratch, sizeof scratch);
+    if (!q || t->metric > BENCH_TM_PCT) {
+        seterr(err, len, "--threshold '%s': %s takes avg, min, med, max, pNN or p(NN): %s:p95<200ms", expr, name,
+               name);
+        return NULL;
+    }
+    if (t->metric == BENCH_TM_PCT) {
+        int ok = 0;
+        for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+            ok |= t->pct == kept[i];
+        if (!ok) {
+            seterr(err, len, "--threshold '%s': p(%g) of %s is not kept; results files keep p(50), p(90), "
+                   "p(95), p(99), p(99.9) and max of each HTTP phase", expr, t->pct, name);
+            return NULL;
+        }
+    }
+    return q;
+}
+
+/* An HTTP metric at p (http_metric_at): a phase and its statistic,
+ * http_req_failed[:rate] or http_reqs[:rate|:count].  Returns what follows,
+ * NULL with a message when it is not one. */
+static const char *parse_http_metric(const char *p, bench_threshold *t, const char *expr, char *err, size_t len)
+{
+    const char *q = p;
+    while (isalpha((unsigned char)*q) || *q == '_')
+        q++;
+    char name[40];
+    snprintf(name, sizeof name, "%.*s", (int)(q - p < 32 ? q - p : 32), p);
+    const char *after = skip_space(q);
+    int has_stat = *after == ':';
+    const char *stat = has_stat ? skip_space(after + 1) : NULL;
+    const char *stat_end = stat;
+    while (stat_end && (isalpha((unsigned char)*stat_end) || *stat_end == '_'))
+        stat_end++;
+    size_t stat_len = stat ? (size_t)(stat_end - stat) : 0;
+#define STAT_IS(word) (stat_len == strlen(word) && strncmp(stat, word, stat_len) == 0)
+
+    if (strcmp(name, "http_reqs") == 0) {
+        t->metric = BENCH_TM_HTTP_RATE;
+        if (!has_stat)
+            return q;
+        if (STAT_IS("rate"))
+            return stat_end;
+        if (STAT_IS("count")) {
+            t->metric = BENCH_TM_HTTP_COUNT;
+            return stat_end;
+        }
+        seterr(err, len, "--threshold '%s': http_reqs takes rate or count (http_reqs>1000, http_reqs:count>5000)",
+               expr);
+        return NULL;
+    }
+    if (strcmp(name, "http_req_failed") == 0) {
+        t->metric = BENCH_TM_HTTP_FAILED;
+        if (!has_stat)
+            return q;
+        if (STAT_IS("rate")) {
+            t->fraction = 1;
+            return stat_end;
+        }
+        seterr(err, len, "--threshold '%s': http_req_failed takes a percentage (http_req_failed<1%%) or k6's "
+               "rate, a fraction (http_req_failed:rate<0.01)", expr);
+        return NULL;
+    }
+#undef STAT_IS
+    for (int i = 0; i < BENCH_HTTP_PHASES; i++) {
+        char full[40];
+        snprintf(full, sizeof full, HTTP_PREFIX "_%s", bench_http_phase_key[i]);
+        if (strcmp(name, full) != 0)
+            continue;
+        if (!has_stat) {
+            seterr(err, len, "--threshold '%s': %s needs a statistic: %s:p95<200ms (avg, min, med, max, pNN, "
+                   "p(NN))", expr, name, name);
+            return NULL;
+        }
+        t->phase = i;
+        return parse_phase_stat(stat, t, name, expr, err, len);
+    }
+    seterr(err, len, "--threshold '%s': unknown HTTP metric '%s' (use http_req_duration, http_req_waiting, "
+           "http_req_blocked, http_req_connecting, http_req_tls_handshaking, http_req_sending, "
+           "http_req_receiving, http_req_failed or http_reqs)", expr, name);
+    return NULL;
+}
+
 static const char *parse_op(const char *p, bench_threshold_op *op)
 {
     static const struct { const char *text; bench_threshold_op op; } ops[] = {
@@ -204,7 +307,8 @@ int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, siz
         seterr(err, len, "--threshold '%s': empty; expected e.g. 'p99<50ms'", expr);
         return -1;
     }
-    const char *colon = strchr(e, ':');
+    t.phase = -1;
+    const char *colon = http_metric_at(e) ? NULL : strchr(e, ':');   /* http_req_duration:p95 is no TEST: */
     const char *p = e;
     if (colon) {
         if (trimmed(e, colon, t.test, sizeof t.test) != 0 || !valid_test_name(t.test)) {
@@ -215,7 +319,7 @@ int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, siz
         p = colon + 1;
     }
     p = skip_space(p);
-    p = parse_metric(p, &t, e, err, len);
+    p = http_metric_at(p) ? parse_http_metric(p, &t, e, err, len) : parse_metric(p, &t, e, err, len);
     if (!p)
         return -1;
     p = skip_space(p);
@@ -243,6 +347,36 @@ int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, siz
             return -1;
         }
         t.value *= f;
+        snprintf(t.unit, sizeof t.unit, "%s", *unit ? unit : "ms");
+        t.unit_us = f;
+        break;
+    case BENCH_TM_HTTP_FAILED:
+        if (strcmp(unit, "%") == 0 || (t.fraction && !*unit)) {
+            double pct = *unit ? t.value : 100.0 * t.value;
+            if (pct > 100) {
+                seterr(err, len, "--threshold '%s': %g%s is more than %s", e, t.value, *unit ? "%" : "",
+                       *unit ? "100%" : "1 (a rate is a fraction: 0.01 is 1%)");
+                return -1;
+            }
+            t.value = pct;
+        } else {
+            seterr(err, len, "--threshold '%s': http_req_failed is a percentage of requests: http_req_failed<1%% "
+                   "(or k6's fraction: http_req_failed:rate<0.01)", e);
+            return -1;
+        }
+        break;
+    case BENCH_TM_HTTP_RATE:
+        if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, "req/s") != 0) {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' for http_reqs (requests per second: 1000 or "
+                   "1000/s; a count: http_reqs:count>1000)", e, unit);
+            return -1;
+        }
+        break;
+    case BENCH_TM_HTTP_COUNT:
+        if (*unit || t.value != floor(t.value)) {
+            seterr(err, len, "--threshold '%s': http_reqs:count takes a whole number of requests", e);
+            return -1;
+        }
         break;
     case BENCH_TM_RATE:
         if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, "ops/s") != 0) {
@@ -294,23 +428,26 @@ static int compare(double a, bench_threshold_op op, double b)
     return 0;
 }
 
-/* A percentile in µs: the stored figure when there is one, else the histogram's. */
-static int percentile_us(const json_t *run, double pct, double *out)
+/* A percentile a latency object keeps (p50 ... p999, max as p100); -1 if not. */
+static int stored_percentile(const json_t *lat, double pct, double *out)
 {
     static const struct { double p; const char *key; } stored[] = {
-        { 50, "p50" }, { 90, "p90" }, { 95, "p95" }, { 99, "p99" }, { 99.9, "p999" },
+        { 50, "p50" }, { 90, "p90" }, { 95, "p95" }, { 99, "p99" }, { 99.9, "p999" }, { 100, "max" },
     };
-    const json_t *lat = json_object_get(run, "latency_us");
     for (size_t i = 0; i < sizeof stored / sizeof stored[0]; i++) {
         if (pct == stored[i].p && json_is_number(json_object_get(lat, stored[i].key))) {
             *out = bench_json_num(lat, stored[i].key, 0);
             return 0;
         }
     }
-    if (pct == 100 && json_is_number(json_object_get(lat, "max"))) {
-        *out = bench_json_num(lat, "max", 0);
+    return -1;
+}
+
+/* A percentile in µs: the stored figure when there is one, else the histogram's. */
+static int percentile_us(const json_t *run, double pct, double *out)
+{
+    if (stored_percentile(json_object_get(run, "latency_us"), pct, out) == 0)
         return 0;
-    }
     const json_t *hj = json_object_get(run, "histogram");
     if (!hj)
         return -1;
@@ -324,11 +461,62 @@ static int percentile_us(const json_t *run, double pct, double *out)
     return rc;
 }
 
+/* Whether t is on the HTTP figures of a run. */
+static int is_http(const bench_threshold *t)
+{
+    return t->phase >= 0 || t->metric >= BENCH_TM_HTTP_FAILED;
+}
+
+/* An HTTP threshold's figure: 0, or -1 when the run has none (no "http",
+ * no request, no completed transfer for a phase). */
+static int http_value(const bench_threshold *t, const json_t *run, double *v)
+{
+    const json_t *http = json_object_get(run, "http");
+    long long requests = bench_json_int(http, "requests", 0);
+    if (!json_is_object(http) || requests <= 0)
+        return -1;
+    switch (t->metric) {
+    case BENCH_TM_HTTP_FAILED:
+        *v = bench_json_num(http, "failed_pct", 0);
+        return 0;
+    case BENCH_TM_HTTP_COUNT:
+        *v = (double)requests;
+        return 0;
+    case BENCH_TM_HTTP_RATE: {
+        double d = bench_json_num(run, "duration_s", 0);
+        if (d <= 0)
+            return -1;
+        *v = (double)requests / d;
+        return 0;
+    }
+    default:
+        break;
+    }
+    const json_t *ph = json_object_get(json_object_get(http, "phases_us"), bench_http_phase_key[t->phase]);
+    if (!json_is_object(ph) || bench_json_int(ph, "count", 0) <= 0)
+        return -1;
+    switch (t->metric) {
+    case BENCH_TM_AVG: *v = bench_json_num(ph, "mean", 0); return 0;
+    case BENCH_TM_MED: *v = bench_json_num(ph, "p50", 0); return 0;
+    case BENCH_TM_MIN: *v = bench_json_num(ph, "min", 0); return 0;
+    case BENCH_TM_MAX: *v = bench_json_num(ph, "max", 0); return 0;
+    case BENCH_TM_PCT: return stored_percentile(ph, t->pct, v);
+    default:           return -1;
+    }
+}
+
 int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *observed)
 {
     *observed = 0;
     if (!bench_run_measured(run))
         return -1;
+    if (is_http(t)) {
+        double v = 0;
+        if (http_value(t, run, &v) != 0)
+            return -1;
+        *observed = v;
+        return compare(v, t->op, t->value);
+    }
     const json_t *lat = json_object_get(run, "latency_us");
     int latency = t->metric <= BENCH_TM_PCT;
     /* No successful operation: there is no latency to hold to a limit. */
@@ -347,15 +535,52 @@ int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *ob
     case BENCH_TM_RATE:        v = bench_json_num(run, "ops_per_s", 0); break;
     case BENCH_TM_ERROR_PCT:   v = bench_json_num(run, "error_pct", 0); break;
     case BENCH_TM_ERROR_COUNT: v = (double)bench_json_int(run, "errors", 0); break;
+    default:                   return -1;
     }
     *observed = v;
     return compare(v, t->op, t->value);
+}
+
+/* A latency in the expression's own unit: "0.3131ms", "154.3ms", "2s". */
+static const char *in_unit(const bench_threshold *t, double us, char *buf, size_t len)
+{
+    double v = t->unit_us > 0 ? us / t->unit_us : us;
+    if (v >= 1000)
+        snprintf(buf, len, "%.0f%s", v, t->unit);
+    else
+        snprintf(buf, len, "%.4g%s", v, t->unit);
+    return buf;
+}
+
+/* The observed text of an HTTP threshold. */
+static const char *http_observed_text(const bench_threshold *t, double observed, char *buf, size_t len)
+{
+    static const char *const stat[] = { "avg", "med", "min", "max" };
+    char v[48];
+    switch (t->metric) {
+    case BENCH_TM_HTTP_FAILED:
+        if (t->fraction)
+            snprintf(buf, len, "rate=%.4f", observed / 100.0);
+        else
+            snprintf(buf, len, "http_req_failed=%.2f%%", observed);
+        break;
+    case BENCH_TM_HTTP_RATE:  snprintf(buf, len, "rate=%.2f/s", observed); break;
+    case BENCH_TM_HTTP_COUNT: snprintf(buf, len, "count=%.0f", observed); break;
+    case BENCH_TM_PCT:        snprintf(buf, len, "p(%g)=%s", t->pct, in_unit(t, observed, v, sizeof v)); break;
+    default:
+        snprintf(buf, len, "%s=%s", t->metric <= BENCH_TM_MAX ? stat[t->metric] : "?",
+                 in_unit(t, observed, v, sizeof v));
+        break;
+    }
+    return buf;
 }
 
 const char *bench_threshold_observed_text(const bench_threshold *t, double observed, char *buf,
                                           size_t len)
 {
     char v[32];
+    if (is_http(t))
+        return http_observed_text(t, observed, buf, len);
     switch (t->metric) {
     case BENCH_TM_AVG: snprintf(buf, len, "avg=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
     case BENCH_TM_MED: snprintf(buf, len, "med=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
@@ -367,6 +592,7 @@ const char *bench_threshold_observed_text(const bench_threshold *t, double obser
     case BENCH_TM_RATE:        snprintf(buf, len, "rate=%.2f/s", observed); break;
     case BENCH_TM_ERROR_PCT:   snprintf(buf, len, "errors=%.2f%%", observed); break;
     case BENCH_TM_ERROR_COUNT: snprintf(buf, len, "errors=%.0f", observed); break;
+    default:                   snprintf(buf, len, "?"); break;
     }
     return buf;
 }
@@ -377,6 +603,9 @@ static const char *observed_unit(const bench_threshold *t)
     case BENCH_TM_RATE:        return "ops/s";
     case BENCH_TM_ERROR_PCT:   return "%";
     case BENCH_TM_ERROR_COUNT: return "errors";
+    case BENCH_TM_HTTP_FAILED: return "%";
+    case BENCH_TM_HTTP_RATE:   return "req/s";
+    case BENCH_TM_HTTP_COUNT:  return "requests";
     default:                   return "us";
     }
 }
@@ -391,10 +620,17 @@ static size_t runs_of(const json_t *runs, const char *test)
     return n;
 }
 
-static void print_line(FILE *f, int ok, const bench_threshold *t, int rc, double observed)
+static void print_line(FILE *f, int ok, const bench_threshold *t, const json_t *run, int rc, double observed)
 {
     char obs[64];
-    if (rc < 0)
+    if (rc < 0 && is_http(t) && bench_run_measured(run) && !json_is_object(json_object_get(run, "http")))
+        snprintf(obs, sizeof obs, "no HTTP requests (not a REST run)");
+    else if (rc < 0 && t->phase >= 0 && bench_run_measured(run) &&
+             !json_is_object(json_object_get(json_object_get(run, "http"), "phases_us")))
+        snprintf(obs, sizeof obs, "no phase figures (a merged file keeps none)");
+    else if (rc < 0 && is_http(t) && bench_run_measured(run))
+        snprintf(obs, sizeof obs, "no HTTP requests measured");
+    else if (rc < 0)
         snprintf(obs, sizeof obs, "not measured");
     else
         bench_threshold_observed_text(t, observed, obs, sizeof obs);
@@ -450,7 +686,7 @@ int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, F
                     fputc('\n', f);
                     header = 1;
                 }
-                print_line(f, ok, t, rc, observed);
+                print_line(f, ok, t, run, rc, observed);
             }
         }
         if (arr && json_object_set_new(run, "thresholds", arr) != 0) {

@@ -13,7 +13,7 @@ _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --
 
 # The load options run and rest share (bench/loadopts.h).
 _hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
-    --mode --rate --inflight --stages --think'
+    --mode --rate --inflight --stages --think --abort-on-errors'
 
 # Options of each command (p11/cmd_run.c, p11/cmd_list.c, p11/cmd_keys.c,
 # p11/cmd_menu.c, bench/cmd_report.c, bench/cmd_compare.c, bench/cmd_merge.c,
@@ -194,7 +194,7 @@ _hsmbench()
         ;;
     --init-args | --slot | --token | --uri | --pin | --key-size | --data-size | --aad-size | \
         --key-label | --key-id | --threads | --duration | --iterations | --iterations-per-thread | \
-        --warmup | --rate | --inflight | --stages | --think | --threshold | --start-at | \
+        --warmup | --rate | --inflight | --stages | --think | --abort-on-errors | --threshold | --start-at | \
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
         --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | --latency | \
         --max-keys | --max-transient | --max-requests | --max-seconds)

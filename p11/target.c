@@ -11,6 +11,7 @@
 #include "bench/exit.h"
 #include "bench/report.h"
 #include "bench/secret.h"
+#include "bench/target.h"
 #include "p11/demo.h"
 #include "p11/names.h"
 
@@ -206,6 +207,8 @@ json_t *p11_target_env_json(const p11_target *t)
                               version_json(t->token.info.firmwareVersion), "hardware",
                               version_json(t->token.info.hardwareVersion), "flags",
                               p11_token_flags(t->token.info.flags, flags, sizeof flags));
-    return json_pack("{s:o,s:o,s:o}", "module", module, "token", token, "host",
+    json_t *target = bench_target_pkcs11_json(t->mod->name, t->mod->path, manuf, t->token.label,
+                                              t->token.serial);
+    return json_pack("{s:o,s:o,s:o,s:o}", "target", target, "module", module, "token", token, "host",
                      bench_report_host_json());
 }

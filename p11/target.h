@@ -68,7 +68,8 @@ int  p11_target_open(const p11_target_opts *o, unsigned threads, p11_open_level 
                      p11_target *t);
 void p11_target_close(p11_target *t);
 
-/* {"module": {...}, "token": {...}, "host": {...}} for the results file. */
+/* {"target": {...}, "module": {...}, "token": {...}, "host": {...}} for the
+ * results file (target: kind "pkcs11", name and id, bench/target.h). */
 json_t *p11_target_env_json(const p11_target *t);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "bench/clock.h"
 #include "bench/b64.h"
+#include "bench/target.h"
 #include "rest/codes.h"
 
 #define SETUP_TRIES 3
@@ -194,8 +195,8 @@ json_t *rest_env_json(const char *service, const char *url, const rest_http_opts
     }
     json_t *client = json_pack("{s:s,s:s}", "libcurl", cv->version, "tls_library",
                                cv->ssl_version ? cv->ssl_version : "");
-    return json_pack("{s:o,s:o,s:o}", "endpoint", ep, "client", client, "host",
-                     bench_report_host_json());
+    return json_pack("{s:o,s:o,s:o,s:o}", "target", bench_target_rest_json(service, url), "endpoint", ep,
+                     "client", client, "host", bench_report_host_json());
 }
 
 void rest_client_setup_failed(rest_client *c, bench_code code)

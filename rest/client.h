@@ -78,8 +78,9 @@ int rest_url_check(const char *url, char *err, size_t errlen);
 /* Keep the first worker's set-up failure (the one the user is told about). */
 void rest_client_setup_failed(rest_client *c, bench_code code);
 
-/* The results file's "environment": endpoint (service, url, TLS and HTTP settings,
- * plain_url when given), client (libcurl and its TLS library), host. */
+/* The results file's "environment": target (kind "rest", name and id from the
+ * service and the URL, bench/target.h), endpoint (service, url, TLS and HTTP
+ * settings, plain_url when given), client (libcurl and its TLS library), host. */
 json_t *rest_env_json(const char *service, const char *url, const rest_http_opts *h,
                       const char *plain_url);
 

@@ -7,17 +7,7 @@
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 
-TOKEN="ekm-token-$$-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-export G_TOKEN="$TOKEN" EKM_SERVER_TOKEN="$TOKEN"
-P="$T/pki"
-if ! make_certs "$P"; then
-    fail "test certificates" "$(tail -c 300 "$T/openssl.log")"
-    exit 0
-fi
-pass "test certificates (openssl)"
-
-start_serve tls --tls-cert "$P/server.pem" --tls-key "$P/server.key" \
-    --ekm-token-env EKM_SERVER_TOKEN || exit 0
+ekm_tls_server || exit 0
 EP="$URL/ekm/k1"
 file_has "serve prints that it is a test server" "$T/tls.out" 'a test and validation server, not a product'
 case $URL in https://127.0.0.1:*) pass "serve listens on https://127.0.0.1:PORT" ;;

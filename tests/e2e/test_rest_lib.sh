@@ -35,6 +35,22 @@ make_certs() {
     ) >"$T/openssl.log" 2>&1
 }
 
+# ekm_tls_server [ARGS...]: a random EKM bearer token in $TOKEN (exported as
+# G_TOKEN for the client and EKM_SERVER_TOKEN for the server), the test
+# certificates in $P, and "hsmbench serve" over TLS that takes the token, on
+# $URL (start_serve tls ARGS...).  Returns 1 with a FAIL line when any of it fails.
+ekm_tls_server() {
+    TOKEN="ekm-token-$$-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+    export G_TOKEN="$TOKEN" EKM_SERVER_TOKEN="$TOKEN"
+    P="$T/pki"
+    if ! make_certs "$P"; then
+        fail "test certificates" "$(tail -c 300 "$T/openssl.log")"
+        return 1
+    fi
+    pass "test certificates (openssl)"
+    start_serve tls --tls-cert "$P/server.pem" --tls-key "$P/server.key" --ekm-token-env EKM_SERVER_TOKEN "$@"
+}
+
 # start_serve NAME ARGS...: hsmbench serve on a free loopback port (it picks
 # port 0 and prints the URL); sets $URL.  Bounded: --max-seconds 120 unless
 # ARGS say otherwise.  Returns 1 (with a FAIL line) when it does not come up.

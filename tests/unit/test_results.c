@@ -1,7 +1,8 @@
 /*
  * tests/unit/test_results.c - bench/results.c and the reports: loading and
  * validating results files, merging several generators' files exactly, the
- * CSV and HTML writers, and the progress bar (drawn on a terminal only).
+ * CSV and HTML writers, environment.target (built, read, derived for older
+ * files), and the progress bar (drawn on a terminal only).
  *
  * The merge check is the one that matters: two histograms are built from
  * known values, serialised with bench_hist_to_json into two results
@@ -21,6 +22,7 @@
 #include "bench/progress.h"
 #include "bench/report.h"
 #include "bench/stats.h"
+#include "bench/target.h"
 
 /* ---- building documents --------------------------------------------------- */
 
@@ -406,6 +408,46 @@ static json_t *run0(json_t *doc)
     return json_array_get(json_object_get(doc, "runs"), 0);
 }
 
+/* REST runs: the HTTP counts add up, statuses in order, no phases. */
+static void test_merge_http(void)
+{
+    bench_hist *h = bench_hist_new();
+    char err[600];
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (uint64_t v = 1; v <= 100; v++)
+        bench_hist_record(h, v * 1000);
+    json_t *ra = mk_run("sdkms-encrypt", 1, h, 0, 2), *rb = mk_run("sdkms-encrypt", 1, h, 0, 2);
+    json_object_set_new(ra, "http", json_pack("{s:i,s:{s:i,s:i},s:i,s:f,s:i,s:{}}", "requests", 100, "status_counts",
+                                              "200", 98, "503", 2, "failed", 2, "failed_pct", 2.0, "reauth", 1,
+                                              "phases_us"));
+    json_object_set_new(rb, "http", json_pack("{s:i,s:{s:i,s:i,s:i},s:i,s:f,s:i}", "requests", 300, "status_counts",
+                                              "other", 1, "401", 1, "200", 298, "failed", 2, "failed_pct", 0.67,
+                                              "reauth", 2));
+    json_t *docs[2] = { mk_doc(ra, 1700000000000LL, "s"), mk_doc(rb, 1700000000100LL, "s") };
+    const char *names[2] = { "a.json", "b.json" };
+    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    CHECK_MSG(m != NULL, "%s", err);
+    const json_t *http = json_object_get(run0(m), "http");
+    CHECK(bench_json_int(http, "requests", 0) == 400 && bench_json_int(http, "failed", 0) == 4);
+    CHECK(fabs(bench_json_num(http, "failed_pct", 0) - 1.0) < 1e-12 && bench_json_int(http, "reauth", 0) == 3);
+    CHECK(json_object_get(http, "phases_us") == NULL);
+    char *codes = json_dumps(json_object_get(http, "status_counts"), JSON_PRESERVE_ORDER | JSON_COMPACT);
+    CHECK_MSG(codes && strcmp(codes, "{\"200\":396,\"401\":1,\"503\":2,\"other\":1}") == 0, "%s", codes);
+    free(codes);
+    json_decref(m);
+    /* One input without "http": the merged run has none. */
+    json_object_del(ra, "http");
+    m = bench_results_merge(docs, names, 2, err, sizeof err);
+    CHECK(m && json_object_get(run0(m), "http") == NULL);
+    json_decref(m);
+    json_decref(docs[0]);
+    json_decref(docs[1]);
+    bench_hist_free(h);
+}
+
 static const char *merge_err(json_t *a, json_t *b, char *err, size_t len)
 {
     json_t *docs[2] = { a, b };
@@ -614,6 +656,186 @@ static void test_html(void)
     bench_hist_free(h);
 }
 
+
+
+/* A REST run's page: the endpoint, the phases' table and chart, the statuses,
+ * every string from the file escaped. */
+static void test_html_rest(void)
+{
+    bench_hist *h = bench_hist_new();
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (uint64_t v = 1; v <= 2000; v++)
+        bench_hist_record(h, v * 500);
+    const char *evil = "<b>x</b>";
+    json_t *run = mk_run("ekm-wrap", 2, h, 0, 3);
+    json_t *phases = json_object();
+    static const char *const keys[] = { "blocked", "connecting", "tls_handshaking", "sending", "waiting",
+                                        "receiving", "duration" };
+    for (size_t i = 0; i < 7; i++)
+        json_object_set_new(phases, keys[i], json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "min", 1.0, "mean",
+                                                       20.0, "stddev", 2.0, "p50", 18.0, "p90", 30.0, "p95", 40.0,
+                                                       "p99", 60.0, "p999", 90.0, "max", 120.0, "count",
+                                                       (json_int_t)2000));
+    json_t *sc = json_pack("{s:I,s:I}", "200", (json_int_t)1990, "503", (json_int_t)10);
+    json_object_set_new(sc, evil, json_integer(1));
+    json_object_set_new(run, "http", json_pack("{s:I,s:o,s:I,s:f,s:o}", "requests", (json_int_t)2001,
+                                               "status_counts", sc, "failed", (json_int_t)11, "failed_pct", 0.55,
+                                               "phases_us", phases));
+    json_t *doc = json_pack("{s:s,s:{s:{s:s,s:s,s:{s:b,s:b,s:b},s:s,s:b,s:f},s:{s:s,s:s}},s:[o]}", "schema",
+                            BENCH_RESULT_SCHEMA, "environment", "endpoint", "service", "ekm", "url",
+                            "https://kms.example/v0/keys/<k1>", "tls", "verify", 1, "custom_ca", 1, "client_cert", 0,
+                            "http_version", "1.1", "connection_reuse", 1, "timeout_s", 10.0, "client", "libcurl",
+                            "7.88.1", "tls_library", "OpenSSL/3.0", "runs", run);
+    char *text = render(bench_html_write, doc);
+    CHECK(text != NULL);
+    if (text) {
+        CHECK(strstr(text, "<th>target</th><td><b>ekm https://kms.example/v0/keys/&lt;k1&gt;</b>") != NULL);
+        CHECK(strstr(text, "<th>endpoint</th><td><code>https://kms.example/v0/keys/&lt;k1&gt;</code>") != NULL);
+        CHECK(strstr(text, "certificate verified: yes \xc2\xb7 own CA (--cacert): yes \xc2\xb7 client certificate: no"));
+        CHECK(strstr(text, "HTTP 1.1 \xc2\xb7 connection reuse: yes \xc2\xb7 timeout 10s") != NULL);
+        CHECK(strstr(text, "libcurl 7.88.1 \xc2\xb7 OpenSSL/3.0") != NULL);
+        CHECK(count(text, "<tr><td><code>http_req_") == 7);
+        CHECK(strstr(text, "<td class=\"n\">2001</td><th>failed</th><td class=\"n\">11 (0.55%)</td>") != NULL);
+        CHECK(strstr(text, "HTTP phases by statistic") != NULL && strstr(text, "Requests by HTTP status") != NULL);
+        CHECK(strstr(text, "class=\"bar good\"") != NULL && strstr(text, "class=\"bar\"") != NULL);   /* 200, 503 */
+        CHECK(strstr(text, "<b>x</b>") == NULL && strstr(text, "&lt;b&gt;x&lt;/b&gt;") != NULL);
+        CHECK_MSG(count(text, "<svg ") == 6, "%zu charts", count(text, "<svg "));
+        CHECK(strstr(text, "NaN") == NULL && strstr(text, "nan") == NULL);
+        free(text);
+    }
+    json_decref(doc);
+    bench_hist_free(h);
+}
+
+/* ---- environment.target ------------------------------------------------------------ */
+
+static void test_target_url(void)
+{
+    static const struct { const char *in, *out; int query; } cases[] = {
+        { "https://127.0.0.1:8443/v0/keys/k1", "https://127.0.0.1:8443/v0/keys/k1", 0 },
+        { "HTTPS://Example.COM/Path/K1", "https://example.com/Path/K1", 0 },
+        { "https://example.com:443/k", "https://example.com/k", 0 },
+        { "http://example.com:80/k", "http://example.com/k", 0 },
+        { "http://example.com:443/k", "http://example.com:443/k", 0 },
+        { "https://user:pw@example.com/k", "https://example.com/k", 0 },
+        { "https://a@b:pw@example.com:8443", "https://example.com:8443", 0 },
+        { "https://example.com/k?sig=SECRET&x=1", "https://example.com/k", 1 },
+        { "https://example.com/k#frag", "https://example.com/k", 0 },
+        { "https://example.com?key=SECRET", "https://example.com", 1 },
+        { "https://[::1]:443/k", "https://[::1]/k", 0 },
+        { "https://[::443]/k", "https://[::443]/k", 0 },
+        { "not a url?x", "not a url", 1 },
+        { "", "", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[128];
+        int q = -1;
+        bench_target_url(cases[i].in, buf, sizeof buf, &q);
+        CHECK_MSG(strcmp(buf, cases[i].out) == 0 && q == cases[i].query, "'%s': '%s' (query %d), want '%s'",
+                  cases[i].in, buf, q, cases[i].out);
+    }
+    char small[8];
+    bench_target_url("https://example.com/k", small, sizeof small, NULL);   /* cut, terminated */
+    CHECK(strcmp(small, "https:/") == 0);
+}
+
+static void test_target_build(void)
+{
+    json_t *t = bench_target_pkcs11_json("softhsm2", "/usr/lib/softhsm/libsofthsm2.so", "SoftHSM", "hsmbench-demo",
+                                         "1234abcd");
+    CHECK(t && strcmp(bench_json_str(t, "kind", ""), "pkcs11") == 0);
+    CHECK_MSG(strcmp(bench_json_str(t, "name", ""), "SoftHSM \xc2\xb7 token hsmbench-demo") == 0, "%s",
+              bench_json_str(t, "name", ""));
+    CHECK_MSG(strcmp(bench_json_str(t, "id", ""), "pkcs11:libsofthsm2.so:serial=1234abcd") == 0, "%s",
+              bench_json_str(t, "id", ""));
+    json_decref(t);
+    /* No manufacturer: the module's name; no serial: the label. */
+    t = bench_target_pkcs11_json("libx.so", "/opt/x/libx.so", "", "tok", "");
+    CHECK(t && strcmp(bench_json_str(t, "name", ""), "libx.so \xc2\xb7 token tok") == 0);
+    CHECK(t && strcmp(bench_json_str(t, "id", ""), "pkcs11:libx.so:label=tok") == 0);
+    json_decref(t);
+    t = bench_target_rest_json("ekm", "https://user:pw@KMS.example:443/v0/keys/k1?sig=S3CRET#f");
+    CHECK(t && strcmp(bench_json_str(t, "kind", ""), "rest") == 0);
+    CHECK_MSG(t && strcmp(bench_json_str(t, "name", ""), "ekm https://kms.example/v0/keys/k1?\xe2\x80\xa6") == 0, "%s",
+              bench_json_str(t, "name", ""));
+    CHECK(t && strcmp(bench_json_str(t, "id", ""), "ekm:https://kms.example/v0/keys/k1") == 0);
+    json_decref(t);
+}
+
+static void test_target_of(void)
+{
+    bench_target t;
+    /* Written: read as it is. */
+    json_t *doc = mk_doc(NULL, 1, "s1");
+    json_t *env = json_object_get(doc, "environment");
+    json_object_set_new(env, "target", json_pack("{s:s,s:s,s:s}", "kind", "pkcs11", "name", "N", "id", "I"));
+    CHECK(bench_target_of(doc, &t) == 1 && strcmp(t.name, "N") == 0 && strcmp(t.id, "I") == 0);
+    /* Older PKCS#11 file: derived from module and token, as the writer makes it. */
+    json_object_del(env, "target");
+    CHECK(bench_target_of(doc, &t) == 0 && strcmp(t.kind, "pkcs11") == 0);
+    CHECK_MSG(strcmp(t.id, "pkcs11:libsofthsm2.so:serial=s1") == 0, "%s", t.id);
+    CHECK_MSG(strcmp(t.name, "libsofthsm2.so \xc2\xb7 token t") == 0, "%s", t.name);
+    bench_target t2;
+    json_t *other = mk_doc(NULL, 1, "s2");
+    CHECK(bench_target_of(other, &t2) == 0 && bench_target_differs(&t, &t2));
+    CHECK(!bench_target_differs(&t, &t));
+    json_decref(other);
+    json_decref(doc);
+
+    /* Older REST file: from environment.endpoint; a run's own URL (a TLS matrix variant) wins. */
+    doc = json_pack("{s:{s:{s:s,s:s}},s:[]}", "environment", "endpoint", "service", "http", "url",
+                    "https://h.example:8443/hello", "runs");
+    CHECK(bench_target_of(doc, &t) == 0 && strcmp(t.kind, "rest") == 0);
+    CHECK(strcmp(t.id, "http:https://h.example:8443/hello") == 0 && strcmp(t.name, "http https://h.example:8443/hello") == 0);
+    json_t *run = json_pack("{s:{s:s,s:s}}", "rest", "service", "http", "url", "http://h.example:8080/hello");
+    CHECK(bench_target_of_run(doc, run, &t) == 0 && strcmp(t.id, "http:http://h.example:8080/hello") == 0);
+    json_t *plain = json_pack("{s:s}", "test", "http-get");
+    CHECK(bench_target_of_run(doc, plain, &t) == 0 && strcmp(t.id, "http:https://h.example:8443/hello") == 0);
+    json_decref(run);
+    json_decref(plain);
+    json_decref(doc);
+
+    /* Nothing said: unknown, and never "different" from anything. */
+    doc = json_pack("{s:[]}", "runs");
+    CHECK(bench_target_of(doc, &t) == -1 && strcmp(t.name, "?") == 0 && t.id[0] == '\0');
+    CHECK(!bench_target_differs(&t, &t2));
+    json_decref(doc);
+}
+
+static json_t *skipped_run(void)
+{
+    return json_pack("{s:s,s:s,s:i,s:i,s:s,s:s}", "test", "ecdsa-sign", "mode", "blocking", "threads", 1, "data_size",
+                     32, "status", "skipped", "reason", "no EC");
+}
+
+static void test_target_check(void)
+{
+    static const struct { const char *target, *says; } bad[] = {
+        { "[]", "environment.target: is not an object" },
+        { "{\"name\": \"n\", \"id\": \"i\"}", "environment.target.kind: missing; expected a string" },
+        { "{\"kind\": \"rest\", \"name\": 3, \"id\": \"i\"}", "environment.target.name: is not a string" },
+        { "{\"kind\": \"rest\", \"name\": \"n\"}", "environment.target.id: missing; expected a string" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *doc = mk_doc(skipped_run(), 1, "s");
+        json_object_set_new(json_object_get(doc, "environment"), "target", json_loads(bad[i].target, 0, NULL));
+        char err[256] = "";
+        CHECK_MSG(bench_results_check(doc, err, sizeof err) == -1 && strcmp(err, bad[i].says) == 0, "%s: '%s'",
+                  bad[i].target, err);
+        json_decref(doc);
+    }
+    /* A kind this hsmbench does not know is a later addition: read. */
+    json_t *doc = mk_doc(skipped_run(), 1, "s");
+    json_object_set_new(json_object_get(doc, "environment"), "target",
+                        json_pack("{s:s,s:s,s:s}", "kind", "kmip", "name", "n", "id", "i"));
+    char err[256] = "";
+    CHECK_MSG(bench_results_check(doc, err, sizeof err) == 0, "%s", err);
+    json_decref(doc);
+}
+
 /* ---- writing files --------------------------------------------------------------- */
 
 static void test_write_file(void)
@@ -736,9 +958,15 @@ int main(void)
     RUN(test_same_setup);
     RUN(test_merge_exact);
     RUN(test_merge_refusals);
+    RUN(test_merge_http);
     RUN(test_csv);
     RUN(test_html);
     RUN(test_write_file);
+    RUN(test_html_rest);
+    RUN(test_target_url);
+    RUN(test_target_build);
+    RUN(test_target_of);
+    RUN(test_target_check);
     RUN(test_progress_pipe);
     RUN(test_progress_tty);
     return check_finish();

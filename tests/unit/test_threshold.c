@@ -241,6 +241,28 @@ static void test_observed_text(void)
 
 /* ---- the block and the JSON -------------------------------------------------- */
 
+/* Parse exprs[0..n) and apply them to runs; the block printed (free it),
+ * NULL when an expression is refused or memory runs out.  *failed: what
+ * bench_thresholds_apply returned. */
+static char *apply_block(const char *const *exprs, size_t n, json_t *runs, int *failed)
+{
+    bench_threshold ths[8];
+    char err[256], *text = NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < n && i < 8; i++)
+        if (bench_threshold_parse(exprs[i], &ths[i], err, sizeof err) != 0)
+            return NULL;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    *failed = bench_thresholds_apply(ths, n < 8 ? n : 8, runs, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 static void test_apply(void)
 {
     json_t *runs = json_array();
@@ -254,14 +276,11 @@ static void test_apply(void)
     for (size_t i = 0; i < 4; i++)
         CHECK(bench_threshold_parse(exprs[i], &ths[i], err, sizeof err) == 0);
 
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    CHECK(f != NULL);
-    if (!f)
+    int failed = 0;
+    char *text = apply_block(exprs, 4, runs, &failed);
+    CHECK(text != NULL);
+    if (!text)
         return;
-    int failed = bench_thresholds_apply(ths, 4, runs, f);
-    fclose(f);
     /* Fails: the rate of sha256-digest, hmac-sha256 (no run), ecdsa-sign (skipped). */
     CHECK_MSG(failed == 3, "failed %d", failed);
     CHECK_MSG(strstr(text, "\xe2\x96\x88 THRESHOLDS") != NULL, "%s", text);
@@ -311,6 +330,214 @@ static void test_apply_no_measured_run(void)
     json_decref(runs);
 }
 
+
+/* ---- HTTP metrics ------------------------------------------------------------ */
+
+static void test_parse_http_forms(void)
+{
+    static const struct {
+        const char *expr;
+        bench_threshold_metric metric;
+        int phase;
+        double pct, value;
+        const char *test, *unit;
+        int fraction;
+    } forms[] = {
+        { "http_req_duration:p95<200ms", BENCH_TM_PCT, 6, 95, 200000, "", "ms", 0 },
+        { "http_req_duration:p(95)<200", BENCH_TM_PCT, 6, 95, 200000, "", "ms", 0 },   /* k6: ms */
+        { "http_req_waiting:p99<50ms", BENCH_TM_PCT, 4, 99, 50000, "", "ms", 0 },
+        { "http_req_blocked:max<1s", BENCH_TM_MAX, 0, 0, 1e6, "", "s", 0 },
+        { "http_req_connecting:avg<=10us", BENCH_TM_AVG, 1, 0, 10, "", "us", 0 },
+        { "http_req_tls_handshaking:med<5ms", BENCH_TM_MED, 2, 0, 5000, "", "ms", 0 },
+        { "http_req_sending:min>=0", BENCH_TM_MIN, 3, 0, 0, "", "ms", 0 },
+        { "http_req_receiving:p(99.9)<1s", BENCH_TM_PCT, 5, 99.9, 1e6, "", "s", 0 },
+        { "http_req_duration:p100<2s", BENCH_TM_PCT, 6, 100, 2e6, "", "s", 0 },
+        { " http_req_duration : p(90) < 20 ms ", BENCH_TM_PCT, 6, 90, 20000, "", "ms", 0 },
+        { "ekm-wrap:http_req_duration:p99<10ms", BENCH_TM_PCT, 6, 99, 10000, "ekm-wrap", "ms", 0 },
+        { "http-get:http_req_failed<1%", BENCH_TM_HTTP_FAILED, -1, 0, 1, "http-get", "", 0 },
+        { "http_req_failed<1%", BENCH_TM_HTTP_FAILED, -1, 0, 1, "", "", 0 },
+        { "http_req_failed:rate<0.01", BENCH_TM_HTTP_FAILED, -1, 0, 1, "", "", 1 },
+        { "http_req_failed:rate<=5%", BENCH_TM_HTTP_FAILED, -1, 0, 5, "", "", 1 },
+        { "http_reqs>1000", BENCH_TM_HTTP_RATE, -1, 0, 1000, "", "", 0 },
+        { "http_reqs:rate>=1000/s", BENCH_TM_HTTP_RATE, -1, 0, 1000, "", "", 0 },
+        { "http_reqs:count>5000", BENCH_TM_HTTP_COUNT, -1, 0, 5000, "", "", 0 },
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        bench_threshold t;
+        char err[256] = "";
+        int rc = bench_threshold_parse(forms[i].expr, &t, err, sizeof err);
+        CHECK_MSG(rc == 0, "'%s' refused: %s", forms[i].expr, err);
+        if (rc != 0)
+            continue;
+        CHECK_MSG(t.metric == forms[i].metric && t.phase == forms[i].phase, "'%s': metric %d phase %d",
+                  forms[i].expr, (int)t.metric, t.phase);
+        CHECK_MSG(fabs(t.value - forms[i].value) < 1e-9 * fmax(1, forms[i].value), "'%s': value %g", forms[i].expr,
+                  t.value);
+        if (t.metric == BENCH_TM_PCT)
+            CHECK_MSG(t.pct == forms[i].pct, "'%s': pct %g", forms[i].expr, t.pct);
+        CHECK_MSG(strcmp(t.test, forms[i].test) == 0, "'%s': test '%s'", forms[i].expr, t.test);
+        if (t.phase >= 0)
+            CHECK_MSG(strcmp(t.unit, forms[i].unit) == 0, "'%s': unit '%s'", forms[i].expr, t.unit);
+        CHECK_MSG(t.fraction == forms[i].fraction, "'%s': fraction %d", forms[i].expr, t.fraction);
+    }
+    /* The old forms are not HTTP thresholds. */
+    bench_threshold t;
+    char err[256];
+    CHECK(bench_threshold_parse("p99<5ms", &t, err, sizeof err) == 0 && t.phase == -1);
+}
+
+static void test_parse_http_invalid(void)
+{
+    static const struct { const char *expr, *says; } bad[] = {
+        { "http_req_duration<200ms", "needs a statistic" },
+        { "http_req_duration:<200ms", "takes avg, min, med, max" },
+        { "http_req_duration:rate>1", "takes avg, min, med, max" },
+        { "http_req_duration:errors<1", "takes avg, min, med, max" },
+        { "http_req_duration:p97<1s", "p(97) of http_req_duration is not kept" },
+        { "http_req_waiting:p(99.99)<1s", "is not kept" },
+        { "http_req_duration:p95<5xs", "unknown unit 'xs'" },
+        { "http_req_duration:p95<-1ms", "non-negative number" },
+        { "http_req_failed<1", "is a percentage of requests" },
+        { "http_req_failed<1ms", "is a percentage of requests" },
+        { "http_req_failed<101%", "more than 100%" },
+        { "http_req_failed:rate<2", "more than 1" },
+        { "http_req_failed:p95<1%", "takes a percentage" },
+        { "http_reqs:p95<1", "http_reqs takes rate or count" },
+        { "http_reqs>5ms", "unknown unit 'ms' for http_reqs" },
+        { "http_reqs:count>1.5", "whole number" },
+        { "http_reqs:count>5%", "whole number" },
+        { "http_req_foo:p95<1", "unknown HTTP metric 'http_req_foo'" },
+        { "http_req_durations:p95<1", "unknown HTTP metric" },
+        { "ekm-wrap:http_req_duration<1", "needs a statistic" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bench_threshold t;
+        char err[512] = "";
+        int rc = bench_threshold_parse(bad[i].expr, &t, err, sizeof err);
+        CHECK_MSG(rc == -1, "'%s' accepted", bad[i].expr);
+        char quoted[80];
+        snprintf(quoted, sizeof quoted, "--threshold '%s': ", bad[i].expr);
+        CHECK_MSG(strncmp(err, quoted, strlen(quoted)) == 0 && !strchr(err, '\n'), "'%s': message '%s'",
+                  bad[i].expr, err);
+        CHECK_MSG(strstr(err, bad[i].says) != NULL, "'%s': message '%s' does not say '%s'", bad[i].expr, err,
+                  bad[i].says);
+    }
+}
+
+/* A REST run: make_run's operations plus the "http" object a REST run
+ * writes, 2000 requests over 0.5 s, 10 failed; duration phase p95 1500 µs. */
+static json_t *make_rest_run(const char *test)
+{
+    json_t *run = make_run(test, 1);
+    json_t *phases = json_object();
+    for (int i = 0; i < BENCH_HTTP_PHASES; i++) {
+        double k = (double)(i + 1);   /* every phase its own figures */
+        json_object_set_new(phases, bench_http_phase_key[i],
+                            json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "min", 1.0 * k, "mean", 10.0 * k,
+                                      "stddev", 3.0, "p50", 8.0 * k, "p90", 20.0 * k, "p95", 30.0 * k, "p99",
+                                      50.0 * k, "p999", 90.0 * k, "max", 100.0 * k, "count", (json_int_t)1990));
+    }
+    json_object_set_new(run, "duration_s", json_real(0.5));
+    json_object_set_new(run, "http", json_pack("{s:I,s:{s:I,s:I},s:I,s:f,s:o}", "requests", (json_int_t)2000,
+                                               "status_counts", "200", (json_int_t)1990, "503", (json_int_t)10,
+                                               "failed", (json_int_t)10, "failed_pct", 0.5, "phases_us", phases));
+    return run;
+}
+
+static void test_eval_http(void)
+{
+    json_t *rest = make_rest_run("ekm-wrap"), *p11 = make_run("rsa-pkcs-sign", 1);
+    double obs;
+    static const struct { const char *pass, *fail; double observed; } cases[] = {
+        { "http_req_duration:p95<=210us", "http_req_duration:p95<210us", 210 },   /* 30 x 7 */
+        { "http_req_duration:p(95)<0.211", "http_req_duration:p(95)>0.21", 210 },   /* ms */
+        { "http_req_waiting:p99<=250us", "http_req_waiting:p99<250us", 250 },      /* 50 x 5 */
+        { "http_req_blocked:avg==10us", "http_req_blocked:avg!=10us", 10 },
+        { "http_req_connecting:med>=16us", "http_req_connecting:med>16us", 16 },
+        { "http_req_tls_handshaking:min<=3us", "http_req_tls_handshaking:min<3us", 3 },
+        { "http_req_sending:max<=400us", "http_req_sending:max<400us", 400 },
+        { "http_req_receiving:p(99.9)<=540us", "http_req_receiving:p(99.9)<540us", 540 },
+        { "http_req_duration:p100<=700us", "http_req_duration:p100<700us", 700 },
+        { "http_req_failed<1%", "http_req_failed<0.5%", 0.5 },
+        { "http_req_failed:rate<=0.005", "http_req_failed:rate<0.005", 0.5 },
+        { "http_reqs>=4000", "http_reqs>4000", 4000 },
+        { "http_reqs:count==2000", "http_reqs:count>2000", 2000 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = eval(cases[i].pass, rest, &obs);
+        CHECK_MSG(rc == 1 && fabs(obs - cases[i].observed) < 1e-9, "'%s' should pass: rc %d, observed %g",
+                  cases[i].pass, rc, obs);
+        rc = eval(cases[i].fail, rest, &obs);
+        CHECK_MSG(rc == 0 && fabs(obs - cases[i].observed) < 1e-9, "'%s' should fail: rc %d, observed %g",
+                  cases[i].fail, rc, obs);
+        /* A PKCS#11 run has no HTTP figures: not evaluated (a failure). */
+        rc = eval(cases[i].pass, p11, &obs);
+        CHECK_MSG(rc == -1, "'%s' on a PKCS#11 run: rc %d", cases[i].pass, rc);
+    }
+    /* The old forms still read the operations, REST run or not. */
+    CHECK(eval("p99<=990ns", rest, &obs) == 1 && fabs(obs - 0.99) < 1e-12);
+    /* No request measured: nothing to judge. */
+    json_object_set_new(json_object_get(rest, "http"), "requests", json_integer(0));
+    CHECK(eval("http_req_failed<1%", rest, &obs) == -1);
+    json_decref(rest);
+    json_decref(p11);
+}
+
+static void test_http_observed_text(void)
+{
+    static const struct { const char *expr; double observed; const char *text; } cases[] = {
+        { "http_req_duration:p95<200ms", 313.1, "p(95)=0.3131ms" },
+        { "http_req_duration:p95<200", 154300, "p(95)=154.3ms" },
+        { "http_req_duration:p(95)<10s", 313.1, "p(95)=0.0003131s" },
+        { "http_req_waiting:p99<500us", 75.01, "p(99)=75.01us" },
+        { "http_req_waiting:avg<500\xc2\xb5s", 75.01, "avg=75.01\xc2\xb5s" },
+        { "http_req_blocked:max<1ns", 4.772, "max=4772ns" },
+        { "http_req_duration:med<1ms", 1234567, "med=1235ms" },
+        { "http_req_failed<1%", 0.5, "http_req_failed=0.50%" },
+        { "http_req_failed:rate<0.01", 0.5, "rate=0.0050" },
+        { "http_reqs>1000", 12278.754, "rate=12278.75/s" },
+        { "http_reqs:count>1", 24577, "count=24577" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bench_threshold t;
+        char err[256], buf[64];
+        CHECK(bench_threshold_parse(cases[i].expr, &t, err, sizeof err) == 0);
+        bench_threshold_observed_text(&t, cases[i].observed, buf, sizeof buf);
+        CHECK_MSG(strcmp(buf, cases[i].text) == 0, "'%s': '%s', want '%s'", cases[i].expr, buf, cases[i].text);
+    }
+}
+
+/* The block says why an HTTP threshold failed on a PKCS#11 run; the JSON
+ * entry has its unit. */
+static void test_apply_http(void)
+{
+    json_t *runs = json_array();
+    json_array_append_new(runs, make_rest_run("ekm-wrap"));
+    json_array_append_new(runs, make_run("rsa-pkcs-sign", 1));
+    const char *exprs[] = { "ekm-wrap:http_req_duration:p95<1ms", "http_req_failed<1%" };
+    int failed = 0;
+    char *text = apply_block(exprs, 2, runs, &failed);
+    CHECK(text != NULL);
+    if (!text) {
+        json_decref(runs);
+        return;
+    }
+    CHECK_MSG(failed == 1, "failed %d", failed);   /* http_req_failed on the PKCS#11 run */
+    CHECK_MSG(strstr(text, "\xe2\x9c\x93 'ekm-wrap:http_req_duration:p95<1ms' p(95)=0.21ms\n") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "\xe2\x9c\x93 'http_req_failed<1%' http_req_failed=0.50%\n") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "    rsa-pkcs-sign\n    \xe2\x9c\x97 'http_req_failed<1%' no HTTP requests (not a REST run)\n")
+              != NULL, "%s", text);
+    free(text);
+    const json_t *e = json_array_get(json_object_get(json_array_get(runs, 0), "thresholds"), 0);
+    CHECK(strcmp(json_string_value(json_object_get(e, "unit")), "us") == 0);
+    CHECK(fabs(json_real_value(json_object_get(e, "observed")) - 210) < 1e-9);
+    e = json_array_get(json_object_get(json_array_get(runs, 0), "thresholds"), 1);
+    CHECK(strcmp(json_string_value(json_object_get(e, "unit")), "%") == 0);
+    e = json_array_get(json_object_get(json_array_get(runs, 1), "thresholds"), 0);
+    CHECK(json_is_false(json_object_get(e, "ok")) && json_is_null(json_object_get(e, "observed")));
+    json_decref(runs);
+}
+
 int main(void)
 {
     RUN(test_parse_forms);
@@ -321,5 +548,10 @@ int main(void)
     RUN(test_observed_text);
     RUN(test_apply);
     RUN(test_apply_no_measured_run);
+    RUN(test_parse_http_forms);
+    RUN(test_parse_http_invalid);
+    RUN(test_eval_http);
+    RUN(test_http_observed_text);
+    RUN(test_apply_http);
     return check_finish();
 }
