@@ -23,7 +23,13 @@ int p11_runner_init(p11_runner *r, p11_target *t, const bench_load *load,
     r->stages_text = stages_text;
     r->quiet = quiet;
     r->interrupt = interrupt;
+    snprintf(r->selection, sizeof r->selection, "--module %s --slot %lu", t->mod->path,
+             (unsigned long)t->token.slot);
     r->runs = json_array();
+    if (p11_leftovers_init(&r->left) != 0) {
+        json_decref(r->runs);
+        r->runs = NULL;
+    }
     return r->runs ? 0 : -1;
 }
 
@@ -61,7 +67,8 @@ static p11_test_ctx *prepared(p11_runner *r, const p11_test_def *def, const p11_
         *rv = CKR_HOST_MEMORY;
         return NULL;
     }
-    *rv = p11_test_prepare(ctx, t->mod, t->token.slot, t->control, def, p);
+    *rv = p11_test_prepare(ctx, t->mod, t->token.slot, t->control, def, p, &r->left, r->why,
+                           sizeof r->why);
     if (*rv != CKR_OK) {
         free(ctx);
         return NULL;
@@ -78,6 +85,8 @@ static void discard(p11_test_ctx *ctx)
 void p11_runner_free(p11_runner *r)
 {
     p11_runner_release(r);
+    p11_leftovers_print(&r->left, stderr, r->selection);
+    p11_leftovers_free(&r->left);
     json_decref(r->runs);
     free(r->rows);
     memset(r, 0, sizeof *r);
@@ -208,8 +217,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     CK_RV rv;
     p11_test_ctx *ctxp = prepared(r, def, &p, &rv);
     if (!ctxp) {
-        snprintf(reason, sizeof reason, "preparing keys and input failed: %s",
-                 rv == CKR_GENERAL_ERROR ? "see the message above" : p11_rv_name(rv, rb, sizeof rb));
+        snprintf(reason, sizeof reason, "%s", r->why[0] ? r->why : p11_rv_name(rv, rb, sizeof rb));
         not_run(r, &d, "failed", reason, def->deprecated);
         r->any_failed = 1;
         return;
@@ -276,8 +284,10 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     if (!r->quiet) {
         bench_report_summary(stdout, &d, &out, &w);
         if (p.verify)
-            printf("    verified..............: %llu results checked with OpenSSL\n",
-                   (unsigned long long)verified);
+            printf("    verified..............: %llu results checked %s\n", (unsigned long long)verified,
+                   ctx->round_trip ? "by a round trip in the token" : "with OpenSSL");
+        if (ctx->variant)
+            printf("    mechanism variant.....: %s\n", p11_test_variant_text(ctx->variant));
         if (reopened)
             printf("    sessions reopened.....: %llu\n", (unsigned long long)reopened);
         if (grown)
@@ -300,12 +310,15 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
             snprintf(mode, sizeof mode, "sample:%llu", (unsigned long long)p.verify_every);
         else
             snprintf(mode, sizeof mode, "first");
-        json_object_set_new(run, "verify", json_pack("{s:s,s:I,s:I}", "mode", mode, "checked",
+        json_object_set_new(run, "verify", json_pack("{s:s,s:s,s:I,s:I}", "mode", mode, "method",
+                                                     ctx->verify_method, "checked",
                                                      (json_int_t)verified, "mismatched",
                                                      (json_int_t)mismatched));
     }
     if (def->deprecated)
         json_object_set_new(run, "deprecated", json_true());
+    if (ctx->variant)
+        json_object_set_new(run, "mechanism_variant", json_string(ctx->variant));
     json_array_append_new(r->runs, run);
 
     p11_row *row = add_row(r, &d, status, why, def->deprecated);

@@ -45,6 +45,9 @@ typedef struct p11_runner {
     const p11_test_def          *kept_def;
     p11_test_params              kept_params;
     double                       progress_elapsed;
+    p11_leftovers                left;        /* token objects that could not be destroyed */
+    char                         why[240];    /* why the last preparation failed */
+    char                         selection[4200]; /* --module M --slot N, for the commands it prints */
 } p11_runner;
 
 /* 0, or -1 when out of memory. */
@@ -56,6 +59,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
 void p11_runner_release(p11_runner *r);
 /* The closing table of every test run so far. */
 void p11_runner_table(const p11_runner *r, FILE *f);
+/* List what could not be destroyed (stderr), then free everything. */
 void p11_runner_free(p11_runner *r);
 
 #endif
