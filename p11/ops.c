@@ -468,13 +468,21 @@ static void cancel_active(p11_worker *wk)
  * operation is over, but some modules leave it active, and the next Init
  * would fail with CKR_OPERATION_ACTIVE (a cascade of errors that are not
  * the module's answer to anything).  End it now, untimed: PKCS#11 3.0's
- * NULL-mechanism Init; else (a 2.40 module) a fresh Init tells: it
+ * C_SessionCancel where the module has it, or its NULL-mechanism Init; else (a 2.40 module) a fresh Init tells: it
  * succeeds when nothing was active, and the operation it began is finished
  * with the real call; CKR_OPERATION_ACTIVE means the module kept the
  * failed one, and only a new session ends it (counted as reopened).
  */
 static void end_active(p11_worker *wk)
 {
+    static const CK_FLAGS flag[] = {
+        [P11_OP_SIGN] = CKF_SIGN, [P11_OP_VERIFY] = CKF_VERIFY, [P11_OP_ENCRYPT] = CKF_ENCRYPT,
+        [P11_OP_DECRYPT] = CKF_DECRYPT, [P11_OP_DIGEST] = CKF_DIGEST,
+    };
+    const p11_op op = wk->ctx->def->op;
+    if (wk->ctx->session_cancel && (size_t)op < sizeof flag / sizeof flag[0] && flag[op] &&
+        wk->ctx->session_cancel(wk->session, flag[op]) == CKR_OK)
+        return;                        /* PKCS#11 3.0's C_SessionCancel */
     if (cancel_call(wk) == CKR_OK)
         return;
     CK_RV rv = init_again(wk);

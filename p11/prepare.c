@@ -15,6 +15,8 @@
 #include <openssl/rsa.h>
 
 #include "bench/cli.h"
+#include "p11/async.h"
+#include "p11/pkcs11_3x.h"
 #include "p11/names.h"
 #include "p11/verify.h"
 
@@ -630,6 +632,8 @@ CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
     ctx->mech = p11_test_mech(def, params);
     ctx->fn = m->fn;
     ctx->slot = slot;
+    const CK_FUNCTION_LIST_3_0 *f30 = p11_interface_list(m, 3, 0);
+    ctx->session_cancel = f30 ? f30->C_SessionCancel : NULL;
     ctx->control = control;
     snprintf(ctx->label, sizeof ctx->label, "hsmbench-%s-%ld", def->name, (long)getpid());
 

@@ -158,6 +158,7 @@ typedef struct p11_test_ctx {
     const char         *variant;     /* what the module implements, when a mechanism has two
                                       * meanings (CKM_AES_KEY_WRAP_PAD), else NULL */
     int                 round_trip;  /* --verify without key material: check in the token */
+    CK_RV             (*session_cancel)(CK_SESSION_HANDLE, CK_FLAGS); /* 3.0's C_SessionCancel, or NULL */
     char                why[240];    /* why preparing failed (p11_test_prepare's `why`) */
     uint32_t            run_seq;     /* runs made with these keys: IVs never repeat across them */
 } p11_test_ctx;
