@@ -163,16 +163,19 @@ typedef struct p11_worker {
 } p11_worker;
 
 /* Tests whose operation creates objects need read-write sessions (token
- * objects always do; some tokens want them for session objects too). */
-static int creates_objects(const p11_test_def *def)
+ * objects always do; some tokens want them for session objects too); so
+ * does the check of a wrap that unwraps it again (--verify, round trip). */
+static int creates_objects(const p11_test_ctx *ctx)
 {
-    return def->op == P11_OP_KEYGEN || def->op == P11_OP_UNWRAP || def->op == P11_OP_DERIVE;
+    const p11_op op = ctx->def->op;
+    return op == P11_OP_KEYGEN || op == P11_OP_UNWRAP || op == P11_OP_DERIVE ||
+           (op == P11_OP_WRAP && ctx->params.verify);
 }
 
 static int open_session(p11_worker *wk, char *err, size_t errlen)
 {
     char rb[32];
-    CK_FLAGS flags = CKF_SERIAL_SESSION | (creates_objects(wk->ctx->def) ? CKF_RW_SESSION : 0);
+    CK_FLAGS flags = CKF_SERIAL_SESSION | (creates_objects(wk->ctx) ? CKF_RW_SESSION : 0);
     CK_RV rv = wk->fn->C_OpenSession(wk->ctx->slot, flags, NULL, NULL, &wk->session);
     if (rv != CKR_OK) {
         if (err)

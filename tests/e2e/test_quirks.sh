@@ -102,6 +102,13 @@ json_check "no import: verify.method is the round trip, MACs and wraps check out
 # and the round trip says so (the check is real).
 json_check "no import: the round trip catches a ciphertext that does not decrypt back" "$T/g.json" \
     'runs[4]["errors_by_code"] == {"VERIFY_MISMATCH": 5}'
+# A token like NSS softokn's: token objects only and no imports.
+mock "quirks=token-objects-only,no-import;wrap-pad=pkcs7" run --module "$MOCK" --token-keys --verify \
+    --test aes-keygen,aes-key-wrap-pad,hmac-sha256 --iterations 50 --quiet --json "$T/g2.json" </dev/null
+check "token objects only, no import, --token-keys --verify: exit 0" 0
+json_check "token objects only, no import: checked in the token, nothing wrong" "$T/g2.json" \
+    'all(r["status"] == "ok" and r["errors"] == 0 and r["verify"]["checked"] > 0 for r in runs)'
+left "token objects only, no import: nothing left on the token" 0
 head -c 32 /dev/urandom >"$T/aes.key"
 mock "quirks=no-import" run --module "$MOCK" --test aes-cbc-encrypt --static-key "$T/aes.key" \
     --iterations 5 --quiet --json "$T/h.json" </dev/null
