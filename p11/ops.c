@@ -7,8 +7,8 @@
  * CKR_BUFFER_TOO_SMALL is counted, and the buffer grown and the still-active
  * operation finished outside the timed path; a "successful" result of the
  * wrong length is an error (BAD_OUTPUT_LENGTH); an operation a failure left
- * active is ended at once (a NULL-mechanism Init, else a fresh Init that is
- * finished, else a new session), and a lost session reopened within a
+ * active is ended at once (C_SessionCancel or a NULL-mechanism Init, else a
+ * fresh Init that is finished, else a new session), and a lost session reopened within a
  * bound (and counted), so the next operation never inherits the last one's
  * trouble and each failure is counted once, under its own code.
  */
