@@ -40,6 +40,8 @@ void p11_runner_release(p11_runner *r)
         free(r->kept);
         r->kept = NULL;
     }
+    if (r->left.n)
+        r->any_failed = 1;   /* something stayed on the token: exit status 1 */
 }
 
 /*

@@ -6,6 +6,7 @@
 # lost mid-run, and the two meanings of CKM_AES_KEY_WRAP_PAD.  The mock
 # reports the objects left at C_Finalize (objects-file=), so each case also
 # checks what stayed on the token.  About 15 seconds.
+# tsan: yes
 . "$TOP/tests/e2e/lib.sh"
 
 MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
@@ -139,6 +140,7 @@ file_lacks "destroy-fails-once: nothing listed as left behind" "$T/err" "could n
 left "destroy-fails-once: nothing left on the token" 0
 mock "quirks=destroy-fails" run --module "$MOCK" --test aes-keygen,aes-cbc-encrypt --token-keys \
     --iterations 2 --quiet --json "$T/n.json" </dev/null
+check "destroy always failing: the tests ran, but objects stayed: exit 1" 1
 left "destroy always failing: the mock keeps 4 objects (a keygen probe, 2 keygens, 1 key)" 4
 file_has "left behind: the count, on stderr" "$T/err" \
     '^hsmbench: warning: 4 objects hsmbench made could not be destroyed and remain on the token:$'
