@@ -132,6 +132,14 @@ mock "mechanisms=CKM_AES_KEY_GEN,CKM_AES_KEY_WRAP_PAD" run --module "$MOCK" --te
 json_check "no CKM_AES_KEY_WRAP_KWP: aes-key-wrap-kwp skipped, named by its 3.0 name" "$T/k.json" \
     'runs[0]["status"] == "skipped" and "CKM_AES_KEY_WRAP_KWP" in runs[0]["reason"]'
 
+# PKCS#11 3.0 and 3.1 names (p11/names.c): mechanisms and return values.
+mock "" list mechanisms --module "$MOCK" </dev/null
+check "list mechanisms: CKM_AES_KEY_WRAP_KWP by its name, not CKM_0x0000210b" 0 '^ *CKM_AES_KEY_WRAP_KWP '
+mock "fail=0x202:0.5,0x201:0.5" run --module "$MOCK" --test sha256-digest --iterations 200 --quiet \
+    --json "$T/names.json" </dev/null
+json_check "3.0 return values by name: CKR_OPERATION_CANCEL_FAILED, CKR_TOKEN_RESOURCE_EXCEEDED" "$T/names.json" \
+    'sorted(runs[0]["errors_by_code"]) == ["CKR_OPERATION_CANCEL_FAILED", "CKR_TOKEN_RESOURCE_EXCEEDED"]'
+
 # ---- item 6: destroys retried; what stays is listed with the command that removes it ---------
 mock "quirks=destroy-fails-once" run --module "$MOCK" --test aes-keygen,rsa-keygen,aes-cbc-encrypt \
     --token-keys --iterations 20 --quiet --json "$T/m.json" </dev/null
