@@ -32,26 +32,31 @@ static const char *pending_name(p11_op op)
     }
 }
 
-/* The module's 3.2 function list, from its C_GetInterface (NULL if none). */
-static CK_FUNCTION_LIST_3_2 *list_3_2(const p11_module *m)
+void *p11_interface_list(const p11_module *m, unsigned major, unsigned minor)
 {
     void *h = dlopen(m->path, RTLD_NOW | RTLD_NOLOAD);
     if (!h)
         return NULL;
     CK_C_GetInterface get = (CK_C_GetInterface)(uintptr_t)dlsym(h, "C_GetInterface");
-    CK_FUNCTION_LIST_3_2 *f = NULL;
+    CK_FUNCTION_LIST *f = NULL;
     if (get) {
-        CK_VERSION v = { 3, 2 };
+        CK_VERSION v = { (CK_BYTE)major, (CK_BYTE)minor };
         CK_INTERFACE_PTR iface = NULL;
         if (get((CK_UTF8CHAR_PTR) "PKCS 11", &v, &iface, 0) == CKR_OK && iface && iface->pFunctionList) {
             f = iface->pFunctionList;
-            if (f->version.major < 3 || (f->version.major == 3 && f->version.minor < 2) ||
-                !f->C_AsyncComplete)
+            if (f->version.major < major || (f->version.major == major && f->version.minor < minor))
                 f = NULL;
         }
     }
     dlclose(h);   /* NOLOAD took a reference; the module stays loaded by p11-kit */
     return f;
+}
+
+/* The module's 3.2 function list, from its C_GetInterface (NULL if none). */
+static CK_FUNCTION_LIST_3_2 *list_3_2(const p11_module *m)
+{
+    CK_FUNCTION_LIST_3_2 *f = p11_interface_list(m, 3, 2);
+    return f && f->C_AsyncComplete ? f : NULL;
 }
 
 static int slot_open(void *vctx, void *engine, unsigned index, void **out, char *err,

@@ -21,4 +21,9 @@
 int p11_async_setup(p11_test_ctx *ctx, const p11_module *m, bench_workload *w, unsigned slots,
                     char *why, size_t len);
 
+/* The module's own function list of version major.minor or later, from its
+ * C_GetInterface ("PKCS 11"), or NULL.  hsmbench loads modules unmanaged,
+ * so its session handles are the ones ctx->fn uses. */
+void *p11_interface_list(const p11_module *m, unsigned major, unsigned minor);
+
 #endif

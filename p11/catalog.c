@@ -6,6 +6,7 @@
 
 #include "bench/cli.h"
 #include "p11/names.h"
+#include "p11/pkcs11_3x.h"
 
 #define CKM_SHA3_256_ (0x2b0UL)
 #define CKM_SHA3_384_ (0x2c0UL)
@@ -112,12 +113,19 @@ static const p11_test_def catalogue[] = {
     { "aes-key-unwrap", "AES key unwrap (RFC 3394) of an AES-256 key (destroyed untimed)",
       P11_OP_UNWRAP, CKM_AES_KEY_WRAP, 0, P11_HASH_NONE, P11_PARAM_NONE, P11_IN_NONE, KEYS_AES,
       256, aes_sizes, 0, 0, 0, 0, 0, 0 },
-    { "aes-key-wrap-pad", "AES key wrap with padding (RFC 5649) of an AES-256 key", P11_OP_WRAP,
+    { "aes-key-wrap-pad", "AES key wrap with padding (RFC 5649, or RFC 3394 after PKCS#7 padding "
+      "as NSS has it: detected) of an AES-256 key", P11_OP_WRAP,
       CKM_AES_KEY_WRAP_PAD, 0, P11_HASH_NONE, P11_PARAM_NONE, P11_IN_NONE, KEYS_AES, 256, aes_sizes,
       0, 0, 0, 0, 0, 0 },
-    { "aes-key-unwrap-pad", "AES key unwrap with padding (RFC 5649) (destroyed untimed)",
+    { "aes-key-unwrap-pad", "AES key unwrap with padding (either variant, detected) (destroyed untimed)",
       P11_OP_UNWRAP, CKM_AES_KEY_WRAP_PAD, 0, P11_HASH_NONE, P11_PARAM_NONE, P11_IN_NONE, KEYS_AES,
       256, aes_sizes, 0, 0, 0, 0, 0, 0 },
+    { "aes-key-wrap-kwp", "AES key wrap with padding (RFC 5649, PKCS#11 3.0's CKM_AES_KEY_WRAP_KWP) of "
+      "an AES-256 key", P11_OP_WRAP, CKM_AES_KEY_WRAP_KWP, 0, P11_HASH_NONE, P11_PARAM_NONE,
+      P11_IN_NONE, KEYS_AES, 256, aes_sizes, 0, 0, 0, 0, 0, 0 },
+    { "aes-key-unwrap-kwp", "AES key unwrap with padding (RFC 5649, CKM_AES_KEY_WRAP_KWP) (destroyed "
+      "untimed)", P11_OP_UNWRAP, CKM_AES_KEY_WRAP_KWP, 0, P11_HASH_NONE, P11_PARAM_NONE, P11_IN_NONE,
+      KEYS_AES, 256, aes_sizes, 0, 0, 0, 0, 0, 0 },
 
     /* 3DES, for legacy HSMs */
     SYM("des3-ecb-encrypt", "3DES-ECB encryption (deprecated)", P11_OP_ENCRYPT, CKM_DES3_ECB,
@@ -404,8 +412,10 @@ int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_tes
     if (in->aad_size && def->param != P11_PARAM_GCM) {
         out->aad_size = 0;
     }
-    if ((def->key == KEYS_NONE || def->op == P11_OP_KEYGEN) && in->keys != P11_KEYS_GENERATE) {
-        /* Tests that use no key of ours ignore the key source. */
+    if ((def->key == KEYS_NONE || (def->op == P11_OP_KEYGEN && in->keys != P11_KEYS_TOKEN)) &&
+        in->keys != P11_KEYS_GENERATE) {
+        /* Tests that use no key of ours ignore the key source; key generation
+         * honours --token-keys (its keys are token objects). */
         out->keys = P11_KEYS_GENERATE;
     }
     return 0;

@@ -1015,7 +1015,10 @@ static int session(menu *m)
     load.abort_ns = BENCH_ABORT_DEFAULT_NS;
     if (bench_session_init(&m->bs, &m->out, m->interrupt) != 0)
         return BENCH_EXIT_FAILED;
-    p11_runner_init(&m->r, &m->t, &m->bs, &load, NULL);
+    if (p11_runner_init(&m->r, &m->t, &m->bs, &load, NULL) != 0) {
+        bench_session_free(&m->bs);
+        return BENCH_EXIT_FAILED;
+    }
     m->r_init = 1;
 
     for (;;) {
@@ -1045,7 +1048,7 @@ int p11_cmd_menu(int argc, char **argv)
 
     /* The runner destroyed each test's keys; close the session. */
     if (m.r_init) {
-        p11_runner_release(&m.r);
+        p11_runner_free(&m.r);
         bench_session_free(&m.bs);
     }
     if (m.t_open)

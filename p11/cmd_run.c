@@ -372,7 +372,11 @@ int p11_cmd_run(int argc, char **argv)
         p11_target_close(&t);
         return BENCH_EXIT_FAILED;
     }
-    p11_runner_init(&r, &t, &s, &o.lo.load, o.lo.stages_text);
+    if (p11_runner_init(&r, &t, &s, &o.lo.load, o.lo.stages_text) != 0) {
+        bench_session_free(&s);
+        p11_target_close(&t);
+        return BENCH_EXIT_FAILED;
+    }
 
     /* Every test, at every thread count and data size asked for. */
     for (size_t i = 0; i < o.ntests && !s.interrupted && !*interrupt; i++) {
@@ -389,9 +393,10 @@ int p11_cmd_run(int argc, char **argv)
             }
         }
     }
+    p11_runner_release(&r);    /* kept keys go while the session is open */
     rc = bench_session_finish(&s, p11_target_env_json(&t),
                               bench_command_json(argc, argv, redact_pin, argv));
-    p11_runner_release(&r);    /* kept keys go while the session is open */
+    p11_runner_free(&r);       /* what stayed on the token, said last */
     p11_target_close(&t);
     bench_session_free(&s);
     return rc;

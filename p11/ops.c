@@ -6,18 +6,26 @@
  * buffers start at what the mechanism can produce plus slack; a
  * CKR_BUFFER_TOO_SMALL is counted, and the buffer grown and the still-active
  * operation finished outside the timed path; a "successful" result of the
- * wrong length is an error (BAD_OUTPUT_LENGTH); an operation left active is
- * cancelled, and an invalidated session reopened (and counted), so the next
- * operation never inherits the last one's trouble.
+ * wrong length is an error (BAD_OUTPUT_LENGTH); an operation a failure left
+ * active is ended at once (C_SessionCancel or a NULL-mechanism Init, else a
+ * fresh Init that is finished, else a new session), and a lost session reopened within a
+ * bound (and counted), so the next operation never inherits the last one's
+ * trouble and each failure is counted once, under its own code.
  */
 #include "p11/tests.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench/cli.h"
+#include "p11/leftover.h"
 #include "p11/names.h"
+
+/* Consecutive failed C_OpenSession calls after which a worker stops trying:
+ * its session is gone for good, and its operations fail at once. */
+#define P11_REOPEN_TRIES 3
 
 /* ---- mechanisms -------------------------------------------------------- */
 
@@ -149,12 +157,26 @@ typedef struct p11_worker {
     CK_BBOOL          yes, no;
     keys_spec         gen;           /* keygen tests */
     int               warned;
+    int               inited;        /* the last operation's Init succeeded */
+    unsigned          reopen_failed; /* consecutive C_OpenSession failures */
+    CK_RV             gone;          /* the session could not be reopened: what operations return */
 } p11_worker;
+
+/* Tests whose operation creates objects need read-write sessions (token
+ * objects always do; some tokens want them for session objects too); so
+ * does the check of a wrap that unwraps it again (--verify, round trip). */
+static int creates_objects(const p11_test_ctx *ctx)
+{
+    const p11_op op = ctx->def->op;
+    return op == P11_OP_KEYGEN || op == P11_OP_UNWRAP || op == P11_OP_DERIVE ||
+           (op == P11_OP_WRAP && ctx->params.verify);
+}
 
 static int open_session(p11_worker *wk, char *err, size_t errlen)
 {
     char rb[32];
-    CK_RV rv = wk->fn->C_OpenSession(wk->ctx->slot, CKF_SERIAL_SESSION, NULL, NULL, &wk->session);
+    CK_FLAGS flags = CKF_SERIAL_SESSION | (creates_objects(wk->ctx) ? CKF_RW_SESSION : 0);
+    CK_RV rv = wk->fn->C_OpenSession(wk->ctx->slot, flags, NULL, NULL, &wk->session);
     if (rv != CKR_OK) {
         if (err)
             snprintf(err, errlen, "C_OpenSession: %s", p11_rv_name(rv, rb, sizeof rb));
@@ -164,7 +186,8 @@ static int open_session(p11_worker *wk, char *err, size_t errlen)
     return 0;
 }
 
-/* Template for the keys unwrap and derive create: session objects we destroy. */
+/* Template for the keys unwrap and derive create: session objects (token
+ * objects with --token-keys) that after() destroys. */
 static void object_template(p11_worker *wk)
 {
     const p11_test_ctx *ctx = wk->ctx;
@@ -175,7 +198,11 @@ static void object_template(p11_worker *wk)
     wk->ntmpl = 0;
 #define T(t, v) wk->tmpl[wk->ntmpl++] = (CK_ATTRIBUTE){ (t), &(v), sizeof(v) }
     T(CKA_CLASS, wk->cls);
-    T(CKA_TOKEN, wk->no);
+    if (ctx->params.keys == P11_KEYS_TOKEN)
+        T(CKA_TOKEN, wk->yes);
+    else
+        T(CKA_TOKEN, wk->no);
+    wk->tmpl[wk->ntmpl++] = (CK_ATTRIBUTE){ CKA_LABEL, wk->ctx->label, (CK_ULONG)strlen(wk->ctx->label) };
     if (ctx->def->op == P11_OP_UNWRAP) {
         wk->kt = CKK_AES;
         T(CKA_KEY_TYPE, wk->kt);
@@ -218,6 +245,7 @@ static int worker_open(void *vctx, unsigned index, void **state, char *err, size
         wk->gen.curve = ctx->params.curve;
         wk->gen.uses = keys_is_pair(ctx->def->key) ? KEYS_USE_SIGN : KEYS_USE_ENCRYPT;
         wk->gen.label = ctx->label;
+        wk->gen.token = ctx->params.keys == P11_KEYS_TOKEN;
     }
     if (open_session(wk, err, errlen) != 0) {
         free(wk->out);
@@ -259,36 +287,38 @@ static bench_code do_op(void *state)
     CK_ULONG len = wk->out_cap;
     CK_RV rv;
 
+    if (s == CK_INVALID_HANDLE)
+        return wk->gone;               /* the session is gone for good (after()) */
     wk->counter++;
     p11_mech_next(ctx, &wk->ms, wk->counter);
     switch (ctx->def->op) {
     case P11_OP_SIGN:
         rv = fn->C_SignInit(s, &wk->ms.mech, ctx->keys.priv);
-        if (rv == CKR_OK)
+        if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Sign(s, ctx->input, ctx->input_len, wk->out, &len);
         return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
     case P11_OP_VERIFY: {
         CK_OBJECT_HANDLE k = keys_is_pair(ctx->def->key) ? ctx->keys.pub : ctx->keys.priv;
         rv = fn->C_VerifyInit(s, &wk->ms.mech, k);
-        if (rv == CKR_OK)
+        if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Verify(s, ctx->input, ctx->input_len, ctx->sig, ctx->sig_len);
         return rv;
     }
     case P11_OP_ENCRYPT: {
         CK_OBJECT_HANDLE k = keys_is_pair(ctx->def->key) ? ctx->keys.pub : ctx->keys.priv;
         rv = fn->C_EncryptInit(s, &wk->ms.mech, k);
-        if (rv == CKR_OK)
+        if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Encrypt(s, ctx->input, ctx->input_len, wk->out, &len);
         return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
     }
     case P11_OP_DECRYPT:
         rv = fn->C_DecryptInit(s, &wk->ms.mech, ctx->keys.priv);
-        if (rv == CKR_OK)
+        if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Decrypt(s, ctx->input, ctx->input_len, wk->out, &len);
         return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
     case P11_OP_DIGEST:
         rv = fn->C_DigestInit(s, &wk->ms.mech);
-        if (rv == CKR_OK)
+        if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Digest(s, ctx->input, ctx->input_len, wk->out, &len);
         return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
     case P11_OP_WRAP:
@@ -332,6 +362,28 @@ static bench_code do_op(void *state)
     return CKR_FUNCTION_FAILED;
 }
 
+/* The one-shot call that finishes an active operation, into the worker's
+ * buffer; its result is thrown away (untimed clean-up). */
+static CK_RV finish_call(p11_worker *wk)
+{
+    p11_test_ctx *ctx = wk->ctx;
+    CK_ULONG len = wk->out_cap;
+    switch (ctx->def->op) {
+    case P11_OP_SIGN:
+        return wk->fn->C_Sign(wk->session, ctx->input, ctx->input_len, wk->out, &len);
+    case P11_OP_VERIFY:
+        return wk->fn->C_Verify(wk->session, ctx->input, ctx->input_len, ctx->sig, ctx->sig_len);
+    case P11_OP_ENCRYPT:
+        return wk->fn->C_Encrypt(wk->session, ctx->input, ctx->input_len, wk->out, &len);
+    case P11_OP_DECRYPT:
+        return wk->fn->C_Decrypt(wk->session, ctx->input, ctx->input_len, wk->out, &len);
+    case P11_OP_DIGEST:
+        return wk->fn->C_Digest(wk->session, ctx->input, ctx->input_len, wk->out, &len);
+    default:
+        return CKR_OK;   /* wrap, unwrap, ... are one call: nothing is left active */
+    }
+}
+
 /* Finish an operation a short buffer left active, with a buffer that fits. */
 static void finish_active(p11_worker *wk)
 {
@@ -343,52 +395,133 @@ static void finish_active(p11_worker *wk)
     wk->out = bigger;
     wk->out_cap = want;
     atomic_fetch_add_explicit(&ctx->grown, 1, memory_order_relaxed);
-    CK_ULONG len = wk->out_cap;
+    (void)finish_call(wk);   /* whatever it answers, the operation is over */
+}
+
+/* The operation's Init, again (a probe: is anything still active?). */
+static CK_RV init_again(p11_worker *wk)
+{
+    p11_test_ctx *ctx = wk->ctx;
+    CK_OBJECT_HANDLE k = keys_is_pair(ctx->def->key) && ctx->def->op != P11_OP_SIGN &&
+                         ctx->def->op != P11_OP_DECRYPT ? ctx->keys.pub : ctx->keys.priv;
     switch (ctx->def->op) {
-    case P11_OP_SIGN:
-        wk->fn->C_Sign(wk->session, ctx->input, ctx->input_len, wk->out, &len);
-        break;
-    case P11_OP_ENCRYPT:
-        wk->fn->C_Encrypt(wk->session, ctx->input, ctx->input_len, wk->out, &len);
-        break;
-    case P11_OP_DECRYPT:
-        wk->fn->C_Decrypt(wk->session, ctx->input, ctx->input_len, wk->out, &len);
-        break;
-    case P11_OP_DIGEST:
-        wk->fn->C_Digest(wk->session, ctx->input, ctx->input_len, wk->out, &len);
-        break;
-    default:
-        break;   /* wrap is one call: nothing is left active */
+    case P11_OP_SIGN:    return wk->fn->C_SignInit(wk->session, &wk->ms.mech, k);
+    case P11_OP_VERIFY:  return wk->fn->C_VerifyInit(wk->session, &wk->ms.mech, k);
+    case P11_OP_ENCRYPT: return wk->fn->C_EncryptInit(wk->session, &wk->ms.mech, k);
+    case P11_OP_DECRYPT: return wk->fn->C_DecryptInit(wk->session, &wk->ms.mech, k);
+    case P11_OP_DIGEST:  return wk->fn->C_DigestInit(wk->session, &wk->ms.mech);
+    default:             return CKR_FUNCTION_NOT_SUPPORTED;
     }
+}
+
+/* PKCS#11 3.0's cancellation: the Init with a NULL mechanism. */
+static CK_RV cancel_call(p11_worker *wk)
+{
+    CK_FUNCTION_LIST *fn = wk->fn;
+    CK_SESSION_HANDLE s = wk->session;
+    switch (wk->ctx->def->op) {
+    case P11_OP_SIGN:    return fn->C_SignInit(s, NULL, CK_INVALID_HANDLE);
+    case P11_OP_VERIFY:  return fn->C_VerifyInit(s, NULL, CK_INVALID_HANDLE);
+    case P11_OP_ENCRYPT: return fn->C_EncryptInit(s, NULL, CK_INVALID_HANDLE);
+    case P11_OP_DECRYPT: return fn->C_DecryptInit(s, NULL, CK_INVALID_HANDLE);
+    case P11_OP_DIGEST:  return fn->C_DigestInit(s, NULL);
+    case P11_OP_FIND:    return fn->C_FindObjectsFinal(s);
+    default:             return CKR_FUNCTION_FAILED;
+    }
+}
+
+/* Open the worker's session again, within a bound: after P11_REOPEN_TRIES
+ * consecutive failures the worker stops trying, and its operations return
+ * `why` at once (the device is gone; the run's verdict decides the rest). */
+static void reopen(p11_worker *wk, CK_RV why)
+{
+    char err[96];
+    if (wk->session != CK_INVALID_HANDLE)
+        wk->fn->C_CloseSession(wk->session);
+    wk->session = CK_INVALID_HANDLE;
+    if (open_session(wk, err, sizeof err) == 0) {
+        wk->reopen_failed = 0;
+        atomic_fetch_add_explicit(&wk->ctx->reopened, 1, memory_order_relaxed);
+        return;
+    }
+    if (++wk->reopen_failed < P11_REOPEN_TRIES) {
+        wk->session = CK_INVALID_HANDLE;
+        wk->gone = why;                /* the next operation fails at once; after() tries again */
+        return;
+    }
+    if (wk->reopen_failed == P11_REOPEN_TRIES) {
+        char rb[32];
+        bench_warn("%s: worker %u: the session is gone (%s) and %s %d times: its operations fail "
+                   "at once from now on", wk->ctx->def->name, wk->index + 1,
+                   p11_rv_name(why, rb, sizeof rb), err, P11_REOPEN_TRIES);
+    }
+    wk->gone = why;
 }
 
 /* Cancel whatever is active (PKCS#11 3.0: Init with a NULL mechanism);
  * when the module cannot, start over on a fresh session. */
 static void cancel_active(p11_worker *wk)
 {
-    CK_FUNCTION_LIST *fn = wk->fn;
-    CK_SESSION_HANDLE s = wk->session;
-    CK_RV rv;
-    switch (wk->ctx->def->op) {
-    case P11_OP_SIGN:    rv = fn->C_SignInit(s, NULL, CK_INVALID_HANDLE); break;
-    case P11_OP_VERIFY:  rv = fn->C_VerifyInit(s, NULL, CK_INVALID_HANDLE); break;
-    case P11_OP_ENCRYPT: rv = fn->C_EncryptInit(s, NULL, CK_INVALID_HANDLE); break;
-    case P11_OP_DECRYPT: rv = fn->C_DecryptInit(s, NULL, CK_INVALID_HANDLE); break;
-    case P11_OP_DIGEST:  rv = fn->C_DigestInit(s, NULL); break;
-    case P11_OP_FIND:    rv = fn->C_FindObjectsFinal(s); break;
-    default:             rv = CKR_FUNCTION_FAILED; break;
-    }
-    if (rv == CKR_OK)
-        return;
-    fn->C_CloseSession(s);
-    if (open_session(wk, NULL, 0) == 0)
-        atomic_fetch_add_explicit(&wk->ctx->reopened, 1, memory_order_relaxed);
+    if (cancel_call(wk) != CKR_OK)
+        reopen(wk, CKR_OPERATION_ACTIVE);
 }
 
-static int session_lost(CK_RV rv)
+/*
+ * A finishing call failed after its Init succeeded.  The standard says the
+ * operation is over, but some modules leave it active, and the next Init
+ * would fail with CKR_OPERATION_ACTIVE (a cascade of errors that are not
+ * the module's answer to anything).  End it now, untimed: PKCS#11 3.0's
+ * C_SessionCancel where the module has it, or its NULL-mechanism Init; else (a 2.40 module) a fresh Init tells: it
+ * succeeds when nothing was active, and the operation it began is finished
+ * with the real call; CKR_OPERATION_ACTIVE means the module kept the
+ * failed one, and only a new session ends it (counted as reopened).
+ */
+static void end_active(p11_worker *wk)
 {
-    return rv == CKR_SESSION_HANDLE_INVALID || rv == CKR_SESSION_CLOSED ||
-           rv == CKR_DEVICE_REMOVED || rv == CKR_TOKEN_NOT_PRESENT;
+    static const CK_FLAGS flag[] = {
+        [P11_OP_SIGN] = CKF_SIGN, [P11_OP_VERIFY] = CKF_VERIFY, [P11_OP_ENCRYPT] = CKF_ENCRYPT,
+        [P11_OP_DECRYPT] = CKF_DECRYPT, [P11_OP_DIGEST] = CKF_DIGEST,
+    };
+    const p11_op op = wk->ctx->def->op;
+    if (wk->ctx->session_cancel && (size_t)op < sizeof flag / sizeof flag[0] && flag[op] &&
+        wk->ctx->session_cancel(wk->session, flag[op]) == CKR_OK)
+        return;                        /* PKCS#11 3.0's C_SessionCancel */
+    if (cancel_call(wk) == CKR_OK)
+        return;
+    CK_RV rv = init_again(wk);
+    if (rv == CKR_OK)
+        (void)finish_call(wk);
+    else if (rv == CKR_OPERATION_ACTIVE)
+        reopen(wk, CKR_OPERATION_ACTIVE);
+}
+
+/* Is the session gone?  CKR_DEVICE_ERROR may or may not mean it. */
+static int session_gone(p11_worker *wk, CK_RV rv)
+{
+    if (p11_session_lost(rv))
+        return 1;
+    if (rv != CKR_DEVICE_ERROR)
+        return 0;
+    CK_SESSION_INFO info;
+    CK_RV q = wk->fn->C_GetSessionInfo(wk->session, &info);
+    return q != CKR_OK && (p11_session_lost(q) || q == CKR_DEVICE_ERROR);
+}
+
+/* What an operation made, destroyed (retried); a token object that stays
+ * is recorded with its label and type for the list at the end. */
+static void destroy_made(p11_worker *wk, CK_OBJECT_HANDLE *h, const char *role)
+{
+    p11_test_ctx *ctx = wk->ctx;
+    if (!*h)
+        return;
+    CK_RV rv = p11_destroy(wk->fn, ctx->slot, wk->session, *h);
+    if (rv != CKR_OK && ctx->params.keys == P11_KEYS_TOKEN && ctx->leftovers) {
+        char type[32];
+        const char *kt = p11_test_key_type(ctx->def);
+        snprintf(type, sizeof type, "%s %s", kt ? kt : "", role);
+        p11_leftovers_add(ctx->leftovers, ctx->label, type, NULL);
+    }
+    *h = 0;
 }
 
 static int is_due(const p11_worker *wk)
@@ -422,23 +555,26 @@ static bench_code worker_after(void *state, bench_code rc)
         }
     }
     /* Objects the operation made are destroyed here, untimed. */
-    if (wk->made) {
-        wk->fn->C_DestroyObject(wk->session, wk->made);
-        wk->made = 0;
-    }
-    if (wk->made2) {
-        wk->fn->C_DestroyObject(wk->session, wk->made2);
-        wk->made2 = 0;
-    }
-    if (rc == CKR_BUFFER_TOO_SMALL)
+    destroy_made(wk, &wk->made, keys_is_pair(ctx->def->key) ? "private key" : "secret key");
+    destroy_made(wk, &wk->made2, "public key");
+    if (rc == BENCH_OK)
+        return rc;
+    if (wk->session == CK_INVALID_HANDLE) {
+        if (wk->reopen_failed < P11_REOPEN_TRIES) {
+            reopen(wk, wk->gone);
+        } else {
+            /* Gone for good: fail at a bounded pace (untimed), not in a hot loop. */
+            const struct timespec pause = { 0, 10 * 1000 * 1000 };
+            nanosleep(&pause, NULL);
+        }
+    } else if (rc == CKR_BUFFER_TOO_SMALL) {
         finish_active(wk);
-    else if (rc == CKR_OPERATION_ACTIVE)
+    } else if (rc == CKR_OPERATION_ACTIVE) {
         cancel_active(wk);
-    else if (rc < BENCH_CODE_CORE && session_lost((CK_RV)rc)) {
-        if (wk->session != CK_INVALID_HANDLE)
-            wk->fn->C_CloseSession(wk->session);
-        if (open_session(wk, NULL, 0) == 0)
-            atomic_fetch_add_explicit(&ctx->reopened, 1, memory_order_relaxed);
+    } else if (rc < BENCH_CODE_CORE && session_gone(wk, (CK_RV)rc)) {
+        reopen(wk, (CK_RV)rc);
+    } else if (wk->inited && rc < BENCH_CODE_CORE) {
+        end_active(wk);
     }
     return rc;
 }

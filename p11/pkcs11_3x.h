@@ -297,4 +297,351 @@ typedef CK_FUNCTION_LIST_3_2 **CK_FUNCTION_LIST_3_2_PTR_PTR;
 
 #endif /* CKR_PENDING */
 
+
+/* ---- PKCS#11 3.0 and 3.1 constants p11-kit's v2.40 header lacks ------------
+ * Values from OASIS's pkcs11t.h (3.0, 3.1; the last CKR_ values are 3.2's). */
+
+#ifndef CKM_SHA3_256_RSA_PKCS
+#define CKM_SHA3_256_RSA_PKCS                0x00000060UL
+#endif
+#ifndef CKM_SHA3_384_RSA_PKCS
+#define CKM_SHA3_384_RSA_PKCS                0x00000061UL
+#endif
+#ifndef CKM_SHA3_512_RSA_PKCS
+#define CKM_SHA3_512_RSA_PKCS                0x00000062UL
+#endif
+#ifndef CKM_SHA3_256_RSA_PKCS_PSS
+#define CKM_SHA3_256_RSA_PKCS_PSS            0x00000063UL
+#endif
+#ifndef CKM_SHA3_384_RSA_PKCS_PSS
+#define CKM_SHA3_384_RSA_PKCS_PSS            0x00000064UL
+#endif
+#ifndef CKM_SHA3_512_RSA_PKCS_PSS
+#define CKM_SHA3_512_RSA_PKCS_PSS            0x00000065UL
+#endif
+#ifndef CKM_SHA3_224_RSA_PKCS
+#define CKM_SHA3_224_RSA_PKCS                0x00000066UL
+#endif
+#ifndef CKM_SHA3_224_RSA_PKCS_PSS
+#define CKM_SHA3_224_RSA_PKCS_PSS            0x00000067UL
+#endif
+#ifndef CKM_DSA_SHA3_224
+#define CKM_DSA_SHA3_224                     0x00000018UL
+#endif
+#ifndef CKM_DSA_SHA3_256
+#define CKM_DSA_SHA3_256                     0x00000019UL
+#endif
+#ifndef CKM_DSA_SHA3_384
+#define CKM_DSA_SHA3_384                     0x0000001aUL
+#endif
+#ifndef CKM_DSA_SHA3_512
+#define CKM_DSA_SHA3_512                     0x0000001bUL
+#endif
+#ifndef CKM_SHA3_256
+#define CKM_SHA3_256                         0x000002b0UL
+#endif
+#ifndef CKM_SHA3_256_HMAC
+#define CKM_SHA3_256_HMAC                    0x000002b1UL
+#endif
+#ifndef CKM_SHA3_256_HMAC_GENERAL
+#define CKM_SHA3_256_HMAC_GENERAL            0x000002b2UL
+#endif
+#ifndef CKM_SHA3_256_KEY_GEN
+#define CKM_SHA3_256_KEY_GEN                 0x000002b3UL
+#endif
+#ifndef CKM_SHA3_224
+#define CKM_SHA3_224                         0x000002b5UL
+#endif
+#ifndef CKM_SHA3_224_HMAC
+#define CKM_SHA3_224_HMAC                    0x000002b6UL
+#endif
+#ifndef CKM_SHA3_224_HMAC_GENERAL
+#define CKM_SHA3_224_HMAC_GENERAL            0x000002b7UL
+#endif
+#ifndef CKM_SHA3_224_KEY_GEN
+#define CKM_SHA3_224_KEY_GEN                 0x000002b8UL
+#endif
+#ifndef CKM_SHA3_384
+#define CKM_SHA3_384                         0x000002c0UL
+#endif
+#ifndef CKM_SHA3_384_HMAC
+#define CKM_SHA3_384_HMAC                    0x000002c1UL
+#endif
+#ifndef CKM_SHA3_384_HMAC_GENERAL
+#define CKM_SHA3_384_HMAC_GENERAL            0x000002c2UL
+#endif
+#ifndef CKM_SHA3_384_KEY_GEN
+#define CKM_SHA3_384_KEY_GEN                 0x000002c3UL
+#endif
+#ifndef CKM_SHA3_512
+#define CKM_SHA3_512                         0x000002d0UL
+#endif
+#ifndef CKM_SHA3_512_HMAC
+#define CKM_SHA3_512_HMAC                    0x000002d1UL
+#endif
+#ifndef CKM_SHA3_512_HMAC_GENERAL
+#define CKM_SHA3_512_HMAC_GENERAL            0x000002d2UL
+#endif
+#ifndef CKM_SHA3_512_KEY_GEN
+#define CKM_SHA3_512_KEY_GEN                 0x000002d3UL
+#endif
+#ifndef CKM_SHA3_256_KEY_DERIVATION
+#define CKM_SHA3_256_KEY_DERIVATION          0x00000397UL
+#endif
+#ifndef CKM_SHA3_224_KEY_DERIVATION
+#define CKM_SHA3_224_KEY_DERIVATION          0x00000398UL
+#endif
+#ifndef CKM_SHA3_384_KEY_DERIVATION
+#define CKM_SHA3_384_KEY_DERIVATION          0x00000399UL
+#endif
+#ifndef CKM_SHA3_512_KEY_DERIVATION
+#define CKM_SHA3_512_KEY_DERIVATION          0x0000039aUL
+#endif
+#ifndef CKM_SHAKE_128_KEY_DERIVATION
+#define CKM_SHAKE_128_KEY_DERIVATION         0x0000039bUL
+#endif
+#ifndef CKM_SHAKE_256_KEY_DERIVATION
+#define CKM_SHAKE_256_KEY_DERIVATION         0x0000039cUL
+#endif
+#ifndef CKM_SP800_108_COUNTER_KDF
+#define CKM_SP800_108_COUNTER_KDF            0x000003acUL
+#endif
+#ifndef CKM_SP800_108_FEEDBACK_KDF
+#define CKM_SP800_108_FEEDBACK_KDF           0x000003adUL
+#endif
+#ifndef CKM_SP800_108_DOUBLE_PIPELINE_KDF
+#define CKM_SP800_108_DOUBLE_PIPELINE_KDF    0x000003aeUL
+#endif
+#ifndef CKM_ECDSA_SHA3_224
+#define CKM_ECDSA_SHA3_224                   0x00001047UL
+#endif
+#ifndef CKM_ECDSA_SHA3_256
+#define CKM_ECDSA_SHA3_256                   0x00001048UL
+#endif
+#ifndef CKM_ECDSA_SHA3_384
+#define CKM_ECDSA_SHA3_384                   0x00001049UL
+#endif
+#ifndef CKM_ECDSA_SHA3_512
+#define CKM_ECDSA_SHA3_512                   0x0000104aUL
+#endif
+#ifndef CKM_EC_MONTGOMERY_KEY_PAIR_GEN
+#define CKM_EC_MONTGOMERY_KEY_PAIR_GEN       0x00001056UL
+#endif
+#ifndef CKM_AES_XTS
+#define CKM_AES_XTS                          0x00001071UL
+#endif
+#ifndef CKM_AES_XTS_KEY_GEN
+#define CKM_AES_XTS_KEY_GEN                  0x00001072UL
+#endif
+#ifndef CKM_CHACHA20_KEY_GEN
+#define CKM_CHACHA20_KEY_GEN                 0x00001225UL
+#endif
+#ifndef CKM_CHACHA20
+#define CKM_CHACHA20                         0x00001226UL
+#endif
+#ifndef CKM_POLY1305_KEY_GEN
+#define CKM_POLY1305_KEY_GEN                 0x00001227UL
+#endif
+#ifndef CKM_POLY1305
+#define CKM_POLY1305                         0x00001228UL
+#endif
+#ifndef CKM_AES_KEY_WRAP_KWP
+#define CKM_AES_KEY_WRAP_KWP                 0x0000210bUL
+#endif
+#ifndef CKM_AES_KEY_WRAP_PKCS7
+#define CKM_AES_KEY_WRAP_PKCS7               0x0000210cUL
+#endif
+#ifndef CKM_SHA_1_KEY_GEN
+#define CKM_SHA_1_KEY_GEN                    0x00004003UL
+#endif
+#ifndef CKM_SHA224_KEY_GEN
+#define CKM_SHA224_KEY_GEN                   0x00004004UL
+#endif
+#ifndef CKM_SHA256_KEY_GEN
+#define CKM_SHA256_KEY_GEN                   0x00004005UL
+#endif
+#ifndef CKM_SHA384_KEY_GEN
+#define CKM_SHA384_KEY_GEN                   0x00004006UL
+#endif
+#ifndef CKM_SHA512_KEY_GEN
+#define CKM_SHA512_KEY_GEN                   0x00004007UL
+#endif
+#ifndef CKM_SHA512_224_KEY_GEN
+#define CKM_SHA512_224_KEY_GEN               0x00004008UL
+#endif
+#ifndef CKM_SHA512_256_KEY_GEN
+#define CKM_SHA512_256_KEY_GEN               0x00004009UL
+#endif
+#ifndef CKM_SHA512_T_KEY_GEN
+#define CKM_SHA512_T_KEY_GEN                 0x0000400aUL
+#endif
+#ifndef CKM_NULL
+#define CKM_NULL                             0x0000400bUL
+#endif
+#ifndef CKM_BLAKE2B_160
+#define CKM_BLAKE2B_160                      0x0000400cUL
+#endif
+#ifndef CKM_BLAKE2B_160_HMAC
+#define CKM_BLAKE2B_160_HMAC                 0x0000400dUL
+#endif
+#ifndef CKM_BLAKE2B_160_HMAC_GENERAL
+#define CKM_BLAKE2B_160_HMAC_GENERAL         0x0000400eUL
+#endif
+#ifndef CKM_BLAKE2B_160_KEY_DERIVE
+#define CKM_BLAKE2B_160_KEY_DERIVE           0x0000400fUL
+#endif
+#ifndef CKM_BLAKE2B_160_KEY_GEN
+#define CKM_BLAKE2B_160_KEY_GEN              0x00004010UL
+#endif
+#ifndef CKM_BLAKE2B_256
+#define CKM_BLAKE2B_256                      0x00004011UL
+#endif
+#ifndef CKM_BLAKE2B_256_HMAC
+#define CKM_BLAKE2B_256_HMAC                 0x00004012UL
+#endif
+#ifndef CKM_BLAKE2B_256_HMAC_GENERAL
+#define CKM_BLAKE2B_256_HMAC_GENERAL         0x00004013UL
+#endif
+#ifndef CKM_BLAKE2B_256_KEY_DERIVE
+#define CKM_BLAKE2B_256_KEY_DERIVE           0x00004014UL
+#endif
+#ifndef CKM_BLAKE2B_256_KEY_GEN
+#define CKM_BLAKE2B_256_KEY_GEN              0x00004015UL
+#endif
+#ifndef CKM_BLAKE2B_384
+#define CKM_BLAKE2B_384                      0x00004016UL
+#endif
+#ifndef CKM_BLAKE2B_384_HMAC
+#define CKM_BLAKE2B_384_HMAC                 0x00004017UL
+#endif
+#ifndef CKM_BLAKE2B_384_HMAC_GENERAL
+#define CKM_BLAKE2B_384_HMAC_GENERAL         0x00004018UL
+#endif
+#ifndef CKM_BLAKE2B_384_KEY_DERIVE
+#define CKM_BLAKE2B_384_KEY_DERIVE           0x00004019UL
+#endif
+#ifndef CKM_BLAKE2B_384_KEY_GEN
+#define CKM_BLAKE2B_384_KEY_GEN              0x0000401aUL
+#endif
+#ifndef CKM_BLAKE2B_512
+#define CKM_BLAKE2B_512                      0x0000401bUL
+#endif
+#ifndef CKM_BLAKE2B_512_HMAC
+#define CKM_BLAKE2B_512_HMAC                 0x0000401cUL
+#endif
+#ifndef CKM_BLAKE2B_512_HMAC_GENERAL
+#define CKM_BLAKE2B_512_HMAC_GENERAL         0x0000401dUL
+#endif
+#ifndef CKM_BLAKE2B_512_KEY_DERIVE
+#define CKM_BLAKE2B_512_KEY_DERIVE           0x0000401eUL
+#endif
+#ifndef CKM_BLAKE2B_512_KEY_GEN
+#define CKM_BLAKE2B_512_KEY_GEN              0x0000401fUL
+#endif
+#ifndef CKM_SALSA20
+#define CKM_SALSA20                          0x00004020UL
+#endif
+#ifndef CKM_CHACHA20_POLY1305
+#define CKM_CHACHA20_POLY1305                0x00004021UL
+#endif
+#ifndef CKM_SALSA20_POLY1305
+#define CKM_SALSA20_POLY1305                 0x00004022UL
+#endif
+#ifndef CKM_X3DH_INITIALIZE
+#define CKM_X3DH_INITIALIZE                  0x00004023UL
+#endif
+#ifndef CKM_X3DH_RESPOND
+#define CKM_X3DH_RESPOND                     0x00004024UL
+#endif
+#ifndef CKM_X2RATCHET_INITIALIZE
+#define CKM_X2RATCHET_INITIALIZE             0x00004025UL
+#endif
+#ifndef CKM_X2RATCHET_RESPOND
+#define CKM_X2RATCHET_RESPOND                0x00004026UL
+#endif
+#ifndef CKM_X2RATCHET_ENCRYPT
+#define CKM_X2RATCHET_ENCRYPT                0x00004027UL
+#endif
+#ifndef CKM_X2RATCHET_DECRYPT
+#define CKM_X2RATCHET_DECRYPT                0x00004028UL
+#endif
+#ifndef CKM_XEDDSA
+#define CKM_XEDDSA                           0x00004029UL
+#endif
+#ifndef CKM_HKDF_DERIVE
+#define CKM_HKDF_DERIVE                      0x0000402aUL
+#endif
+#ifndef CKM_HKDF_DATA
+#define CKM_HKDF_DATA                        0x0000402bUL
+#endif
+#ifndef CKM_HKDF_KEY_GEN
+#define CKM_HKDF_KEY_GEN                     0x0000402cUL
+#endif
+#ifndef CKM_SALSA20_KEY_GEN
+#define CKM_SALSA20_KEY_GEN                  0x0000402dUL
+#endif
+#ifndef CKM_IKE2_PRF_PLUS_DERIVE
+#define CKM_IKE2_PRF_PLUS_DERIVE             0x0000402eUL
+#endif
+#ifndef CKM_IKE_PRF_DERIVE
+#define CKM_IKE_PRF_DERIVE                   0x0000402fUL
+#endif
+#ifndef CKM_IKE1_PRF_DERIVE
+#define CKM_IKE1_PRF_DERIVE                  0x00004030UL
+#endif
+#ifndef CKM_IKE1_EXTENDED_DERIVE
+#define CKM_IKE1_EXTENDED_DERIVE             0x00004031UL
+#endif
+#ifndef CKM_HSS_KEY_PAIR_GEN
+#define CKM_HSS_KEY_PAIR_GEN                 0x00004032UL
+#endif
+#ifndef CKM_HSS
+#define CKM_HSS                              0x00004033UL
+#endif
+#ifndef CKM_XMSS_KEY_PAIR_GEN
+#define CKM_XMSS_KEY_PAIR_GEN                0x00004034UL
+#endif
+#ifndef CKM_XMSSMT_KEY_PAIR_GEN
+#define CKM_XMSSMT_KEY_PAIR_GEN              0x00004035UL
+#endif
+#ifndef CKM_XMSS
+#define CKM_XMSS                             0x00004036UL
+#endif
+#ifndef CKM_XMSSMT
+#define CKM_XMSSMT                           0x00004037UL
+#endif
+#ifndef CKM_ECDH_X_AES_KEY_WRAP
+#define CKM_ECDH_X_AES_KEY_WRAP              0x00004038UL
+#endif
+#ifndef CKM_ECDH_COF_AES_KEY_WRAP
+#define CKM_ECDH_COF_AES_KEY_WRAP            0x00004039UL
+#endif
+#ifndef CKM_PUB_KEY_FROM_PRIV_KEY
+#define CKM_PUB_KEY_FROM_PRIV_KEY            0x0000403aUL
+#endif
+#ifndef CKR_AEAD_DECRYPT_FAILED
+#define CKR_AEAD_DECRYPT_FAILED              0x00000042UL
+#endif
+#ifndef CKR_TOKEN_RESOURCE_EXCEEDED
+#define CKR_TOKEN_RESOURCE_EXCEEDED          0x00000201UL
+#endif
+#ifndef CKR_OPERATION_CANCEL_FAILED
+#define CKR_OPERATION_CANCEL_FAILED          0x00000202UL
+#endif
+#ifndef CKR_KEY_EXHAUSTED
+#define CKR_KEY_EXHAUSTED                    0x00000203UL
+#endif
+#ifndef CKR_SEED_RANDOM_REQUIRED
+#define CKR_SEED_RANDOM_REQUIRED             0x00000206UL
+#endif
+#ifndef CKR_OPERATION_NOT_VALIDATED
+#define CKR_OPERATION_NOT_VALIDATED          0x00000207UL
+#endif
+#ifndef CKR_TOKEN_NOT_INITIALIZED
+#define CKR_TOKEN_NOT_INITIALIZED            0x00000208UL
+#endif
+#ifndef CKR_PARAMETER_SET_NOT_SUPPORTED
+#define CKR_PARAMETER_SET_NOT_SUPPORTED      0x00000209UL
+#endif
+
 #endif /* HSMBENCH_P11_ASYNC_H */

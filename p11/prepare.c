@@ -5,6 +5,7 @@
  */
 #include "p11/tests.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include <openssl/rsa.h>
 
 #include "bench/cli.h"
+#include "p11/async.h"
+#include "p11/pkcs11_3x.h"
 #include "p11/names.h"
 #include "p11/verify.h"
 
@@ -77,11 +80,42 @@ static void main_spec(const p11_test_ctx *ctx, keys_spec *spec)
     spec->label = ctx->label;
 }
 
-static int fail_rv(const p11_test_ctx *ctx, const char *what, CK_RV rv)
+/* Why preparing failed: one line on stderr, kept as the test's reason. */
+static int say(p11_test_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int say(p11_test_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->why, sizeof ctx->why, fmt, ap);
+    va_end(ap);
+    bench_error("%s: %s", ctx->def->name, ctx->why);
+    return -1;
+}
+
+/* Codes with which tokens refuse session objects (CKA_TOKEN false) or keys
+ * made on a read-only session. */
+static int refuses_session_keys(CK_RV rv)
+{
+    return rv == CKR_SESSION_READ_ONLY || rv == CKR_TEMPLATE_INCONSISTENT ||
+           rv == CKR_ATTRIBUTE_VALUE_INVALID || rv == CKR_TOKEN_WRITE_PROTECTED;
+}
+
+/* Codes with which tokens refuse C_CreateObject of a key. */
+static int refuses_import(CK_RV rv)
+{
+    return rv == CKR_FUNCTION_NOT_SUPPORTED || rv == CKR_TEMPLATE_INCONSISTENT ||
+           rv == CKR_ATTRIBUTE_VALUE_INVALID || rv == CKR_ATTRIBUTE_READ_ONLY ||
+           rv == CKR_ACTION_PROHIBITED || rv == CKR_FUNCTION_REJECTED;
+}
+
+static int fail_rv(p11_test_ctx *ctx, const char *what, CK_RV rv)
 {
     char rb[32];
-    bench_error("%s: %s: %s", ctx->def->name, what, p11_rv_name(rv, rb, sizeof rb));
-    return -1;
+    if (ctx->params.keys == P11_KEYS_GENERATE && refuses_session_keys(rv))
+        return say(ctx, "%s: %s: the token refuses session keys (CKA_TOKEN false); use "
+                   "--token-keys, or --key-label with a key made by hsmbench keys create",
+                   what, p11_rv_name(rv, rb, sizeof rb));
+    return say(ctx, "%s: %s", what, p11_rv_name(rv, rb, sizeof rb));
 }
 
 /* The main key: generated, imported, or found. */
@@ -106,8 +140,8 @@ static CK_RV make_keys(p11_test_ctx *ctx)
         if (rv != CKR_OK)
             return fail_rv(ctx, "finding the key", rv), rv;
         if (!found) {
-            bench_error("%s: no %s key with that label/ID on the token", def->name,
-                        keys_is_pair(def->key) ? "private" : "secret");
+            say(ctx, "no %s key with that label/ID on the token",
+                keys_is_pair(def->key) ? "private" : "secret");
             return CKR_KEY_HANDLE_INVALID;
         }
         if (found > 1)
@@ -117,7 +151,7 @@ static CK_RV make_keys(p11_test_ctx *ctx)
                            p->key_id_len, &ctx->keys.pub, &found);
             if (rv != CKR_OK || !found) {
                 if (def->op == P11_OP_VERIFY || def->op == P11_OP_ENCRYPT) {
-                    bench_error("%s: no public key with that label/ID on the token", def->name);
+                    say(ctx, "no public key with that label/ID on the token");
                     return CKR_KEY_HANDLE_INVALID;
                 }
                 ctx->keys.pub = 0;
@@ -129,21 +163,41 @@ static CK_RV make_keys(p11_test_ctx *ctx)
     if (p->keys == P11_KEYS_STATIC) {
         ctx->material = keys_material_load(p->static_key, &spec, err, sizeof err);
         if (!ctx->material) {
-            bench_error("--static-key %s: %s", p->static_key, err);
+            say(ctx, "--static-key %s: %s", p->static_key, err);
             return CKR_GENERAL_ERROR;
         }
     } else if (p->verify) {
         /* Keys whose material we hold, so OpenSSL can check every result. */
         ctx->material = keys_material_new(&spec);
         if (!ctx->material) {
-            bench_error("%s: OpenSSL could not make a %s key", def->name, kd);
+            say(ctx, "OpenSSL could not make a %s key", kd);
             return CKR_GENERAL_ERROR;
         }
     }
-    if (ctx->material)
+    if (ctx->material) {
         rv = keys_import(ctx->fn, ctx->control, &spec, ctx->material, &ctx->keys);
-    else
+        if (rv != CKR_OK && refuses_import(rv)) {
+            char rb[32];
+            if (p->keys == P11_KEYS_STATIC) {
+                say(ctx, "importing the --static-key: C_CreateObject: %s: the token refuses key "
+                    "import; use --key-label with a key made in the token (hsmbench keys create)",
+                    p11_rv_name(rv, rb, sizeof rb));
+                return rv;
+            }
+            /* --verify on a token that makes its own keys only: generate them
+             * there, and check by the public key or by a round trip. */
+            bench_warn("%s: the token refuses imported keys (C_CreateObject: %s): --verify uses "
+                       "keys generated in the token, %s", def->name, p11_rv_name(rv, rb, sizeof rb),
+                       keys_is_pair(def->key) ? "their public key read back for OpenSSL"
+                                              : "results checked by a round trip in the token");
+            keys_material_free(ctx->material);
+            ctx->material = NULL;
+            ctx->round_trip = 1;
+            rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->keys);
+        }
+    } else {
         rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->keys);
+    }
     if (rv != CKR_OK) {
         char what[96];
         snprintf(what, sizeof what, "%s the %s key", ctx->material ? "importing" : "generating", kd);
@@ -157,9 +211,10 @@ static CK_RV make_target(p11_test_ctx *ctx)
 {
     keys_spec spec = { KEYS_AES, 256, NULL, KEYS_USE_ENCRYPT, 0, 1, ctx->label };
     CK_RV rv;
+    spec.token = ctx->params.keys == P11_KEYS_TOKEN;
     ctx->aux_material = keys_material_new(&spec);
     if (!ctx->aux_material) {
-        bench_error("%s: OpenSSL could not make the target key", ctx->def->name);
+        say(ctx, "OpenSSL could not make the target key");
         return CKR_GENERAL_ERROR;
     }
     rv = keys_import(ctx->fn, ctx->control, &spec, ctx->aux_material, &ctx->aux);
@@ -199,7 +254,7 @@ static CK_RV build_input(p11_test_ctx *ctx)
     case P11_IN_DIGESTINFO: {
         const EVP_MD *m = p11_hash_md(ctx->params.hash);
         if (!m || EVP_Digest(ctx->data, ctx->data_len, md, &mdlen, m, NULL) != 1) {
-            bench_error("%s: OpenSSL could not hash the input", def->name);
+            say(ctx, "OpenSSL could not hash the input");
             return CKR_GENERAL_ERROR;
         }
         if (def->input == P11_IN_HASH)
@@ -231,17 +286,34 @@ static CK_RV build_input(p11_test_ctx *ctx)
     return CKR_OK;
 }
 
-/* Length of a right result, for checks; 0 when it varies or there is none. */
-static CK_ULONG expected_length(p11_test_ctx *ctx)
+/* The RSA modulus in bytes (0: not an RSA test, or unreadable). */
+static CK_ULONG modulus_len(const p11_test_ctx *ctx)
+{
+    if (ctx->def->key != KEYS_RSA || ctx->def->op == P11_OP_KEYGEN)
+        return 0;
+    return keys_rsa_modulus_len(ctx->fn, ctx->control, ctx->keys.pub ? ctx->keys.pub : ctx->keys.priv);
+}
+
+/* The length of a key wrapped by the test's mechanism: a 32-byte AES key
+ * (RFC 3394 and 5649: 40; NSS's CKM_AES_KEY_WRAP_PAD, RFC 3394 after
+ * PKCS#7 padding: 48), or an RSA modulus. */
+static CK_ULONG wrapped_length(const p11_test_ctx *ctx, CK_ULONG k)
+{
+    if (ctx->def->key == KEYS_RSA)
+        return k;
+    if (ctx->mech == CKM_AES_KEY_WRAP_PAD && ctx->variant && strcmp(ctx->variant, "pkcs7") == 0)
+        return 48;
+    return 40;
+}
+
+/* Length of a right result of `op` on n input bytes, for checks; 0 when it
+ * varies or there is none. */
+static CK_ULONG length_for(p11_test_ctx *ctx, p11_op op, CK_ULONG n, CK_ULONG k)
 {
     const p11_test_def *def = ctx->def;
-    CK_ULONG n = ctx->input_len;
     CK_MECHANISM_TYPE m = ctx->mech;
-    CK_ULONG k = 0;
 
-    if (def->key == KEYS_RSA && def->op != P11_OP_KEYGEN)
-        k = keys_rsa_modulus_len(ctx->fn, ctx->control, ctx->keys.pub ? ctx->keys.pub : ctx->keys.priv);
-    switch (def->op) {
+    switch (op) {
     case P11_OP_SIGN:
         if (def->key == KEYS_RSA)
             return k;
@@ -269,12 +341,88 @@ static CK_ULONG expected_length(p11_test_ctx *ctx)
         return m == CKM_SHA_1 ? 20 : m == CKM_SHA224 ? 28 : m == CKM_SHA256 ? 32
              : m == CKM_SHA384 ? 48 : m == CKM_SHA512 ? 64 : m == 0x2b0 ? 32 : m == 0x2c0 ? 48 : 64;
     case P11_OP_WRAP:
-        return 40;      /* a 32-byte key wrapped, with or without padding */
+        return wrapped_length(ctx, k);
     case P11_OP_RANDOM:
         return (CK_ULONG)ctx->data_len;
     default:
         return 0;
     }
+}
+
+/* "a 2048-bit key", "the AES 256 key": what a length is expected for. */
+static const char *key_words(const p11_test_ctx *ctx, char *buf, size_t len)
+{
+    char kd[48];
+    if (ctx->def->key == KEYS_RSA)
+        snprintf(buf, len, "a %u-bit key", ctx->params.key_bits);
+    else
+        snprintf(buf, len, "the %s key", p11_test_key_desc(ctx->def, &ctx->params, kd, sizeof kd));
+    return buf;
+}
+
+/* Nothing the module made before the clock is trusted: an input of the
+ * wrong length fails the test here, naming the module's answer. */
+static CK_RV check_made(p11_test_ctx *ctx, const char *call, CK_ULONG got, CK_ULONG want)
+{
+    char kw[64];
+    if (!want || got == want)
+        return CKR_OK;
+    say(ctx, "preparing input: the module's %s returned %lu bytes for %s (expected %lu)", call,
+        (unsigned long)got, key_words(ctx, kw, sizeof kw), (unsigned long)want);
+    return CKR_GENERAL_ERROR;
+}
+
+/* CKM_AES_KEY_WRAP_PAD means RFC 5649 to most modules and RFC 3394 after
+ * PKCS#7 padding to NSS: a wrapped 32-byte key of 40 or 48 bytes says which. */
+static CK_RV detect_variant(p11_test_ctx *ctx, CK_ULONG got)
+{
+    char kw[64];
+    if (ctx->mech != CKM_AES_KEY_WRAP_PAD)
+        return CKR_OK;
+    if (got == 40)
+        ctx->variant = "rfc5649";
+    else if (got == 48)
+        ctx->variant = "pkcs7";
+    else
+        return say(ctx, "preparing input: the module's C_WrapKey returned %lu bytes for %s (expected "
+                   "40, RFC 5649, or 48, RFC 3394 with PKCS#7 padding)", (unsigned long)got,
+                   key_words(ctx, kw, sizeof kw)), CKR_GENERAL_ERROR;
+    return CKR_OK;
+}
+
+/*
+ * Destroy a key we made, each half retried (p11_destroy).  A token object
+ * that stays is listed at the end (ctx->leftovers); a session object goes
+ * with the control session at the latest, so it only earns a warning.
+ */
+static void release_key(p11_test_ctx *ctx, keys_handle *k)
+{
+    char rb[32], type[32];
+    const char *kt = p11_test_key_type(ctx->def);
+    int token = ctx->params.keys == P11_KEYS_TOKEN;
+    CK_OBJECT_HANDLE halves[2] = { k->priv, k->pub };
+    const char *roles[2] = { k->pub ? "private key" : "secret key", "public key" };
+    if (!k->created) {
+        memset(k, 0, sizeof *k);    /* found, not made: never destroyed */
+        return;
+    }
+    if (k == &ctx->aux)
+        kt = "AES";                 /* the wrap target */
+    for (int i = 0; i < 2; i++) {
+        if (!halves[i])
+            continue;
+        CK_RV rv = p11_destroy(ctx->fn, ctx->slot, ctx->control, halves[i]);
+        if (rv == CKR_OK)
+            continue;
+        if (token && ctx->leftovers) {
+            snprintf(type, sizeof type, "%s %s", kt ? kt : "", roles[i]);
+            p11_leftovers_add(ctx->leftovers, ctx->label, type, NULL);
+        } else {
+            bench_warn("%s: destroying a benchmark %s: %s (a session object: it goes when the "
+                       "session closes)", ctx->def->name, roles[i], p11_rv_name(rv, rb, sizeof rb));
+        }
+    }
+    memset(k, 0, sizeof *k);
 }
 
 /* One operation run by the control session (untimed): a signature for
@@ -324,7 +472,7 @@ static CK_RV make_inputs(p11_test_ctx *ctx)
         if (ctx->params.verify && ctx->material) {
             /* Signatures OpenSSL made: the token must accept them. */
             if (p11_sign_software(ctx, ctx->input, ctx->input_len, &out, &out_len) != 0) {
-                bench_error("%s: OpenSSL could not make the signature to verify", def->name);
+                say(ctx, "OpenSSL could not make the signature to verify");
                 return CKR_GENERAL_ERROR;
             }
         } else {
@@ -335,6 +483,8 @@ static CK_RV make_inputs(p11_test_ctx *ctx)
         }
         ctx->sig = out;
         ctx->sig_len = out_len;
+        rv = check_made(ctx, "C_Sign", out_len, length_for(ctx, P11_OP_SIGN, ctx->input_len,
+                                                           modulus_len(ctx)));
     } else if (def->op == P11_OP_DECRYPT) {
         /* The plaintext each decryption must give back. */
         ctx->expect = malloc(ctx->input_len ? ctx->input_len : 1);
@@ -348,7 +498,7 @@ static CK_RV make_inputs(p11_test_ctx *ctx)
         }
         if (ctx->params.verify && ctx->material) {
             if (p11_encrypt_software(ctx, &ms, ctx->input, ctx->input_len, &out, &out_len) != 0) {
-                bench_error("%s: OpenSSL could not make the ciphertext to decrypt", def->name);
+                say(ctx, "OpenSSL could not make the ciphertext to decrypt");
                 return CKR_GENERAL_ERROR;
             }
         } else {
@@ -357,6 +507,8 @@ static CK_RV make_inputs(p11_test_ctx *ctx)
                           &out_len);
             if (rv != CKR_OK)
                 return fail_rv(ctx, "making the ciphertext to decrypt", rv), rv;
+            rv = check_made(ctx, "C_Encrypt", out_len, length_for(ctx, P11_OP_ENCRYPT,
+                                                                  ctx->input_len, modulus_len(ctx)));
         }
         free(ctx->input);
         ctx->input = out;
@@ -369,8 +521,17 @@ static CK_RV make_inputs(p11_test_ctx *ctx)
         free(ctx->input);
         ctx->input = out;
         ctx->input_len = out_len;
+        if ((rv = detect_variant(ctx, out_len)) == CKR_OK)
+            rv = check_made(ctx, "C_WrapKey", out_len, length_for(ctx, P11_OP_WRAP, 0, modulus_len(ctx)));
+    } else if (def->op == P11_OP_WRAP && ctx->mech == CKM_AES_KEY_WRAP_PAD) {
+        /* One wrap before the clock tells which CKM_AES_KEY_WRAP_PAD this is. */
+        rv = one_shot(ctx, P11_OP_WRAP, &ms.mech, ctx->keys.priv, NULL, 0, &out, &out_len);
+        if (rv != CKR_OK)
+            return fail_rv(ctx, "wrapping a key before the run", rv), rv;
+        free(out);
+        rv = detect_variant(ctx, out_len);
     }
-    return CKR_OK;
+    return rv;
 }
 
 /* ECDH: a peer key pair in software; its public point is the input. */
@@ -384,7 +545,7 @@ static CK_RV make_peer(p11_test_ctx *ctx)
     if (!peer || EVP_PKEY_get_octet_string_param(peer->pkey, OSSL_PKEY_PARAM_PUB_KEY, point,
                                                  sizeof point, &plen) != 1) {
         keys_material_free(peer);
-        bench_error("%s: OpenSSL could not make the peer key", ctx->def->name);
+        say(ctx, "OpenSSL could not make the peer key");
         return CKR_GENERAL_ERROR;
     }
     ctx->peer = peer->pkey;
@@ -398,18 +559,81 @@ static CK_RV make_peer(p11_test_ctx *ctx)
     return CKR_OK;
 }
 
+/* Public keys the module made: an EC point of the curve's size (a DER
+ * OCTET STRING of 1 + 2f bytes, or the bare point), an RSA modulus of the
+ * size asked for. */
+static CK_RV check_public(p11_test_ctx *ctx)
+{
+    const p11_test_def *def = ctx->def;
+    char kw[64];
+    /* Checked where the public key is used: verify and encrypt tests, --verify. */
+    int used = def->op == P11_OP_VERIFY || def->op == P11_OP_ENCRYPT || ctx->params.verify;
+    if (!ctx->keys.pub || !ctx->keys.created || ctx->material || !used)
+        return CKR_OK;
+    if (def->key == KEYS_RSA) {
+        CK_ULONG k = keys_rsa_modulus_len(ctx->fn, ctx->control, ctx->keys.pub);
+        if (k && k != (ctx->params.key_bits + 7) / 8)
+            return say(ctx, "preparing keys: the module's C_GenerateKeyPair made a %lu-byte modulus "
+                       "for %s (expected %u)", (unsigned long)k, key_words(ctx, kw, sizeof kw),
+                       (ctx->params.key_bits + 7) / 8), CKR_GENERAL_ERROR;
+    } else if (def->key == KEYS_EC) {
+        CK_ATTRIBUTE a = { CKA_EC_POINT, NULL, 0 };
+        CK_ULONG pt = 1 + 2 * ((ctx->params.key_bits + 7) / 8);
+        CK_ULONG der = pt + (pt < 128 ? 2 : 3);
+        if (ctx->fn->C_GetAttributeValue(ctx->control, ctx->keys.pub, &a, 1) == CKR_OK &&
+            a.ulValueLen != (CK_ULONG)-1 && a.ulValueLen != pt && a.ulValueLen != der)
+            return say(ctx, "preparing keys: the module's public key has a %lu-byte CKA_EC_POINT for "
+                       "%s (expected %lu, or %lu as a DER OCTET STRING)", (unsigned long)a.ulValueLen,
+                       key_words(ctx, kw, sizeof kw), (unsigned long)pt, (unsigned long)der),
+                   CKR_GENERAL_ERROR;
+    }
+    return CKR_OK;
+}
+
+/* Key-generation tests make their keys in the workers: one made and
+ * destroyed before the clock shows a token that refuses them, with the
+ * way out, instead of a run of nothing but errors. */
+static CK_RV probe_keygen(p11_test_ctx *ctx)
+{
+    keys_spec spec;
+    keys_handle h;
+    if (ctx->def->op != P11_OP_KEYGEN)
+        return CKR_OK;
+    memset(&spec, 0, sizeof spec);
+    spec.type = ctx->def->key;
+    spec.bits = ctx->params.key_bits;
+    spec.curve = ctx->params.curve;
+    spec.uses = keys_is_pair(ctx->def->key) ? KEYS_USE_SIGN : KEYS_USE_ENCRYPT;
+    spec.label = ctx->label;
+    spec.token = ctx->params.keys == P11_KEYS_TOKEN;
+    CK_RV rv = keys_generate(ctx->fn, ctx->control, &spec, &h);
+    if (rv == CKR_OK) {
+        release_key(ctx, &h);
+        return CKR_OK;
+    }
+    if (refuses_session_keys(rv))
+        return fail_rv(ctx, "generating a key before the run", rv), rv;
+    return CKR_OK;   /* other failures are the run's to count */
+}
+
 CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
                        CK_SESSION_HANDLE control, const p11_test_def *def,
-                       const p11_test_params *params)
+                       const p11_test_params *params, p11_leftovers *leftovers, char *why,
+                       size_t whylen)
 {
     CK_RV rv;
 
     memset(ctx, 0, sizeof *ctx);
+    if (why && whylen)
+        why[0] = '\0';
+    ctx->leftovers = leftovers;
     ctx->def = def;
     ctx->params = *params;
     ctx->mech = p11_test_mech(def, params);
     ctx->fn = m->fn;
     ctx->slot = slot;
+    const CK_FUNCTION_LIST_3_0 *f30 = p11_interface_list(m, 3, 0);
+    ctx->session_cancel = f30 ? f30->C_SessionCancel : NULL;
     ctx->control = control;
     snprintf(ctx->label, sizeof ctx->label, "hsmbench-%s-%ld", def->name, (long)getpid());
 
@@ -443,29 +667,37 @@ CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
     }
     if ((rv = make_inputs(ctx)) != CKR_OK)
         goto fail;
-    ctx->expect_len = expected_length(ctx);
+    if ((rv = check_public(ctx)) != CKR_OK || (rv = probe_keygen(ctx)) != CKR_OK)
+        goto fail;
+    ctx->expect_len = length_for(ctx, def->op, ctx->input_len, modulus_len(ctx));
     CK_ULONG biggest = ctx->expect_len > ctx->input_len ? ctx->expect_len : ctx->input_len;
     ctx->out_cap = biggest + 64;
     if (ctx->out_cap < 1024)
         ctx->out_cap = 1024;
+    if (params->verify)
+        ctx->verify_method = ctx->round_trip ? "round-trip in token" : "openssl";
     return CKR_OK;
 fail:
+    if (why && whylen)
+        snprintf(why, whylen, "%s", ctx->why);
     p11_test_release(ctx);
     return rv;
 }
 
+const char *p11_test_variant_text(const char *variant)
+{
+    if (variant && strcmp(variant, "rfc5649") == 0)
+        return "CKM_AES_KEY_WRAP_PAD is RFC 5649 (40 bytes for a 32-byte key)";
+    if (variant && strcmp(variant, "pkcs7") == 0)
+        return "CKM_AES_KEY_WRAP_PAD is RFC 3394 after PKCS#7 padding, as NSS (48 bytes for a 32-byte key)";
+    return variant ? variant : "";
+}
+
 void p11_test_release(p11_test_ctx *ctx)
 {
-    char rb[32];
     keys_handle *both[2] = { &ctx->keys, &ctx->aux };
-    for (size_t i = 0; i < 2; i++) {
-        if (!both[i]->created)
-            continue;
-        CK_RV rv = keys_destroy(ctx->fn, ctx->control, both[i]);
-        if (rv != CKR_OK)
-            bench_warn("%s: destroying a benchmark key: %s", ctx->def->name,
-                       p11_rv_name(rv, rb, sizeof rb));
-    }
+    for (size_t i = 0; i < 2; i++)
+        release_key(ctx, both[i]);
     keys_material_free(ctx->material);
     keys_material_free(ctx->aux_material);
     EVP_PKEY_free(ctx->public_key);

@@ -9,8 +9,8 @@
 #include "p11/async.h"
 #include "p11/names.h"
 
-void p11_runner_init(p11_runner *r, p11_target *t, bench_session *s, const bench_load *load,
-                     const char *stages_text)
+int p11_runner_init(p11_runner *r, p11_target *t, bench_session *s, const bench_load *load,
+                    const char *stages_text)
 {
     memset(r, 0, sizeof *r);
     r->target = t;
@@ -21,6 +21,13 @@ void p11_runner_init(p11_runner *r, p11_target *t, bench_session *s, const bench
         r->load.stages = &r->stages;
     }
     r->stages_text = stages_text;
+    snprintf(r->selection, sizeof r->selection, "--module %s --slot %lu", t->mod->path,
+             (unsigned long)t->token.slot);
+    if (p11_leftovers_init(&r->left) != 0) {
+        bench_error("out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 void p11_runner_release(p11_runner *r)
@@ -30,6 +37,15 @@ void p11_runner_release(p11_runner *r)
         free(r->kept);
         r->kept = NULL;
     }
+    if (r->left.n)
+        r->session->any_failed = 1;   /* something stayed on the token: exit status 1 */
+}
+
+void p11_runner_free(p11_runner *r)
+{
+    p11_runner_release(r);
+    p11_leftovers_print(&r->left, stderr, r->selection);
+    p11_leftovers_free(&r->left);
 }
 
 /*
@@ -57,7 +73,8 @@ static p11_test_ctx *prepared(p11_runner *r, const p11_test_def *def, const p11_
         *rv = CKR_HOST_MEMORY;
         return NULL;
     }
-    *rv = p11_test_prepare(ctx, t->mod, t->token.slot, t->control, def, p);
+    *rv = p11_test_prepare(ctx, t->mod, t->token.slot, t->control, def, p, &r->left, r->why,
+                           sizeof r->why);
     if (*rv != CKR_OK) {
         free(ctx);
         return NULL;
@@ -95,8 +112,11 @@ static void extra_summary(void *arg, FILE *f, const bench_outcome *o)
     const uint64_t reopened = atomic_load(&x->ctx->reopened), grown = atomic_load(&x->ctx->grown);
     (void)o;
     if (x->p->verify)
-        fprintf(f, "    verified..............: %llu results checked with OpenSSL\n",
-                (unsigned long long)atomic_load(&x->ctx->verified));
+        fprintf(f, "    verified..............: %llu results checked %s\n",
+                (unsigned long long)atomic_load(&x->ctx->verified),
+                x->ctx->round_trip ? "by a round trip in the token" : "with OpenSSL");
+    if (x->ctx->variant)
+        fprintf(f, "    mechanism variant.....: %s\n", p11_test_variant_text(x->ctx->variant));
     if (reopened)
         fprintf(f, "    sessions reopened.....: %llu\n", (unsigned long long)reopened);
     if (grown)
@@ -124,11 +144,14 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *o)
         else
             snprintf(mode, sizeof mode, "first");
         rc |= json_object_set_new(run, "verify",
-                                  json_pack("{s:s,s:I,s:I}", "mode", mode, "checked",
+                                  json_pack("{s:s,s:s,s:I,s:I}", "mode", mode, "method",
+                                            x->ctx->verify_method, "checked",
                                             (json_int_t)atomic_load(&x->ctx->verified),
                                             "mismatched",
                                             (json_int_t)atomic_load(&x->ctx->mismatched)));
     }
+    if (x->ctx->variant)
+        rc |= json_object_set_new(run, "mechanism_variant", json_string(x->ctx->variant));
     return rc ? -1 : 0;
 }
 
@@ -184,8 +207,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     CK_RV rv;
     p11_test_ctx *const ctx = prepared(r, def, &p, &rv);
     if (!ctx) {
-        snprintf(reason, sizeof reason, "preparing keys and input failed: %s",
-                 rv == CKR_GENERAL_ERROR ? "see the message above" : p11_rv_name(rv, rb, sizeof rb));
+        snprintf(reason, sizeof reason, "%s", r->why[0] ? r->why : p11_rv_name(rv, rb, sizeof rb));
         bench_session_not_run(s, &d, "failed", reason, &hooks);
         return;
     }

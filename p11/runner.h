@@ -23,13 +23,19 @@ typedef struct p11_runner {
     p11_test_ctx        *kept;
     const p11_test_def  *kept_def;
     p11_test_params      kept_params;
+    p11_leftovers        left;        /* token objects that could not be destroyed */
+    char                 why[240];    /* why the last preparation failed */
+    char                 selection[4200]; /* --module M --slot N, for the commands it prints */
 } p11_runner;
 
-void p11_runner_init(p11_runner *r, p11_target *t, bench_session *s, const bench_load *load,
+/* 0, or -1 when out of memory (printed). */
+int  p11_runner_init(p11_runner *r, p11_target *t, bench_session *s, const bench_load *load,
                      const char *stages_text);
 /* Check, prepare, run, report and clean up one test (params already resolved or not). */
 void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_params *params);
 /* Destroy the keys kept for a next run (before the token is closed). */
 void p11_runner_release(p11_runner *r);
+/* List what could not be destroyed (stderr), then free everything. */
+void p11_runner_free(p11_runner *r);
 
 #endif

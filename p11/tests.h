@@ -24,6 +24,7 @@
 
 #include "bench/workload.h"
 #include "keys/keys.h"
+#include "p11/leftover.h"
 #include "p11/module.h"
 
 typedef enum {
@@ -151,14 +152,28 @@ typedef struct p11_test_ctx {
     _Atomic uint64_t    grown;       /* output buffers grown after CKR_BUFFER_TOO_SMALL */
     _Atomic uint64_t    mismatched;  /* results OpenSSL found wrong (warm-up included) */
     void               *async_list;  /* the module's 3.2 function list, when async runs */
+    p11_leftovers      *leftovers;   /* where objects that could not be destroyed are listed (or NULL) */
+    const char         *verify_method; /* --verify: "openssl", or "round-trip in token" when
+                                        * the token refused imported keys */
+    const char         *variant;     /* what the module implements, when a mechanism has two
+                                      * meanings (CKM_AES_KEY_WRAP_PAD), else NULL */
+    int                 round_trip;  /* --verify without key material: check in the token */
+    CK_RV             (*session_cancel)(CK_SESSION_HANDLE, CK_FLAGS); /* 3.0's C_SessionCancel, or NULL */
+    char                why[240];    /* why preparing failed (p11_test_prepare's `why`) */
     uint32_t            run_seq;     /* runs made with these keys: IVs never repeat across them */
 } p11_test_ctx;
 
-/* Make keys and the input.  On failure prints one line and returns the CKR
- * (CKR_GENERAL_ERROR for a non-PKCS#11 failure, e.g. an unreadable key file). */
+/* Make keys and the input.  On failure prints one line, puts its reason
+ * (without the test's name) in why, and returns the CKR (CKR_GENERAL_ERROR
+ * for a failure of another kind: an unreadable key file, an input the
+ * module made wrong).  Token objects it cannot destroy later go to
+ * `leftovers` (may be NULL). */
 CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
                        CK_SESSION_HANDLE control, const p11_test_def *def,
-                       const p11_test_params *params);
+                       const p11_test_params *params, p11_leftovers *leftovers, char *why,
+                       size_t whylen);
+/* What ctx->variant means, for the summary: "RFC 5649", ... */
+const char *p11_test_variant_text(const char *variant);
 /* Destroy what this test created and free the input (safe to repeat). */
 void  p11_test_release(p11_test_ctx *ctx);
 

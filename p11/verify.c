@@ -8,6 +8,7 @@
  * path, from the worker's after() hook.
  */
 #include "p11/verify.h"
+#include "p11/pkcs11_3x.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,94 @@ static int sym_encrypt(const p11_test_ctx *ctx, const p11_mech_state *ms, const 
 out:
     EVP_CIPHER_CTX_free(cc);
     return ok;
+}
+
+/* ---- round trips in the token (--verify on a token that refuses imports) -- */
+
+/*
+ * Without the key's value, a secret-key result is checked by undoing it in
+ * the token: decrypting a ciphertext with the same mechanism and IV must
+ * give back the input, a MAC must verify.  Weaker than OpenSSL's check
+ * (the token is checked against itself), so the results file says which
+ * was done ("method").
+ */
+static int round_trip_decrypt(const p11_test_ctx *ctx, const p11_mech_state *ms, CK_OBJECT_HANDLE key,
+                              const unsigned char *out, CK_ULONG n, CK_SESSION_HANDLE s, char *why,
+                              size_t len)
+{
+    p11_mech_state m = *ms;
+    CK_ULONG bn = n + 64;
+    unsigned char *buf = malloc(bn);
+    if (!buf)
+        return -1;
+    /* The copy's parameters must point into the copy. */
+    if (m.mech.pParameter == &ms->pss) m.mech.pParameter = &m.pss;
+    else if (m.mech.pParameter == &ms->oaep) m.mech.pParameter = &m.oaep;
+    else if (m.mech.pParameter == &ms->gcm) { m.mech.pParameter = &m.gcm; m.gcm.pIv = m.iv; }
+    else if (m.mech.pParameter == &ms->ctr) m.mech.pParameter = &m.ctr;
+    else if (m.mech.pParameter == ms->iv) m.mech.pParameter = m.iv;
+    CK_RV rv = ctx->fn->C_DecryptInit(s, &m.mech, key);
+    if (rv == CKR_OK)
+        rv = ctx->fn->C_Decrypt(s, (CK_BYTE_PTR)out, n, buf, &bn);
+    int same = rv == CKR_OK && bn == ctx->input_len && memcmp(buf, ctx->input, bn) == 0;
+    free(buf);
+    if (rv != CKR_OK)
+        return fail(why, len, "the token cannot decrypt its own ciphertext (round trip)");
+    return same ? 1 : fail(why, len, "the token's ciphertext does not decrypt to the input (round trip)");
+}
+
+static int round_trip_mac(const p11_test_ctx *ctx, const p11_mech_state *ms, const unsigned char *out,
+                          CK_ULONG n, CK_SESSION_HANDLE s, char *why, size_t len)
+{
+    CK_MECHANISM m = ms->mech;
+    CK_RV rv = ctx->fn->C_VerifyInit(s, &m, ctx->keys.priv);
+    if (rv == CKR_OK)
+        rv = ctx->fn->C_Verify(s, ctx->input, ctx->input_len, (CK_BYTE_PTR)out, n);
+    return rv == CKR_OK ? 1 : fail(why, len, "the token does not verify its own MAC (round trip)");
+}
+
+/* Two AES keys in the token are the same when they encrypt a block alike. */
+static int same_aes_key(const p11_test_ctx *ctx, CK_OBJECT_HANDLE a, CK_OBJECT_HANDLE b,
+                        CK_SESSION_HANDLE s)
+{
+    unsigned char zero[16] = { 0 }, ea[16], eb[16];
+    CK_ULONG na = sizeof ea, nb = sizeof eb;
+    CK_MECHANISM ecb = { CKM_AES_ECB, NULL, 0 };
+    CK_RV rv = ctx->fn->C_EncryptInit(s, &ecb, a);
+    if (rv == CKR_OK)
+        rv = ctx->fn->C_Encrypt(s, zero, sizeof zero, ea, &na);
+    if (rv == CKR_OK)
+        rv = ctx->fn->C_EncryptInit(s, &ecb, b);
+    if (rv == CKR_OK)
+        rv = ctx->fn->C_Encrypt(s, zero, sizeof zero, eb, &nb);
+    if (rv != CKR_OK)
+        return -1;
+    return na == 16 && nb == 16 && memcmp(ea, eb, 16) == 0;
+}
+
+/* A wrapped key, unwrapped again in the token, must be the key wrapped. */
+static int round_trip_wrap(const p11_test_ctx *ctx, const p11_mech_state *ms, const unsigned char *out,
+                           CK_ULONG n, CK_SESSION_HANDLE s, char *why, size_t len)
+{
+    CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
+    CK_KEY_TYPE kt = CKK_AES;
+    CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+    CK_ATTRIBUTE t[] = { { CKA_CLASS, &cls, sizeof cls }, { CKA_KEY_TYPE, &kt, sizeof kt },
+                         { CKA_TOKEN, &no, sizeof no }, { CKA_ENCRYPT, &yes, sizeof yes } };
+    CK_MECHANISM m = ms->mech;
+    CK_OBJECT_HANDLE back = 0;
+    CK_RV rv = ctx->fn->C_UnwrapKey(s, &m, ctx->keys.priv, (CK_BYTE_PTR)out, n, t, 4, &back);
+    if (rv == CKR_ATTRIBUTE_VALUE_INVALID || rv == CKR_TEMPLATE_INCONSISTENT) {
+        t[2].pValue = &yes;            /* a token that makes token objects only */
+        rv = ctx->fn->C_UnwrapKey(s, &m, ctx->keys.priv, (CK_BYTE_PTR)out, n, t, 4, &back);
+    }
+    if (rv != CKR_OK)
+        return fail(why, len, "the token cannot unwrap its own wrapped key (round trip)");
+    int same = same_aes_key(ctx, back, ctx->aux.priv, s);
+    ctx->fn->C_DestroyObject(s, back);
+    if (same < 0)
+        return -1;
+    return same ? 1 : fail(why, len, "the key unwrapped again differs from the key wrapped (round trip)");
 }
 
 /* ---- asymmetric ------------------------------------------------------- */
@@ -357,11 +446,15 @@ static int check_derived(const p11_test_ctx *ctx, CK_OBJECT_HANDLE made, CK_SESS
 {
     unsigned char token[132], soft[132];
     size_t sn = sizeof soft;
-    if (!ctx->material || !ctx->material->pkey || !ctx->peer)
+    /* ECDH is symmetric: our private key and the token's public one give the
+     * same secret as the token's private key and our public one. */
+    EVP_PKEY *mine = ctx->material && ctx->material->pkey ? ctx->material->pkey : ctx->peer;
+    EVP_PKEY *theirs = mine == ctx->peer ? ctx->public_key : ctx->peer;
+    if (!mine || !theirs)
         return -1;
     CK_ULONG tn = read_value(ctx->fn, s, made, CKA_VALUE, token, sizeof token);
-    EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new(ctx->material->pkey, NULL);
-    int ok = pc && EVP_PKEY_derive_init(pc) == 1 && EVP_PKEY_derive_set_peer(pc, ctx->peer) == 1 &&
+    EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new(mine, NULL);
+    int ok = pc && EVP_PKEY_derive_init(pc) == 1 && EVP_PKEY_derive_set_peer(pc, theirs) == 1 &&
              EVP_PKEY_derive(pc, soft, &sn) == 1;
     EVP_PKEY_CTX_free(pc);
     if (!ok || !tn)
@@ -379,8 +472,14 @@ static int check_unwrapped(const p11_test_ctx *ctx, CK_OBJECT_HANDLE made, CK_SE
     CK_ULONG tn = sizeof token;
     int l = 0;
     CK_MECHANISM ecb = { CKM_AES_ECB, NULL, 0 };
-    if (!target)
-        return -1;
+    if (!target) {
+        if (!ctx->round_trip)
+            return -1;
+        int same = same_aes_key(ctx, made, ctx->aux.priv, s);
+        if (same < 0)
+            return fail(why, len, "the unwrapped key could not be used to encrypt");
+        return same ? 1 : fail(why, len, "the unwrapped key encrypts differently from the wrapped one");
+    }
     CK_RV rv = ctx->fn->C_EncryptInit(s, &ecb, made);
     if (rv == CKR_OK)
         rv = ctx->fn->C_Encrypt(s, zero, sizeof zero, token, &tn);
@@ -399,11 +498,23 @@ static int check_wrapped(const p11_test_ctx *ctx, const unsigned char *out, size
                          size_t len)
 {
     const keys_material *kek = ctx->material, *target = ctx->aux_material;
-    unsigned char soft[64];
+    unsigned char soft[80], padded[72];
     int l1 = 0, l2 = 0;
     if (!kek || !target)
         return -1;
-    int pad = ctx->mech == CKM_AES_KEY_WRAP_PAD;
+    /* RFC 5649 is CKM_AES_KEY_WRAP_KWP, and CKM_AES_KEY_WRAP_PAD unless the
+     * module showed the NSS variant: RFC 3394 of the PKCS#7-padded key. */
+    int pkcs7 = ctx->mech == CKM_AES_KEY_WRAP_PAD && ctx->variant && strcmp(ctx->variant, "pkcs7") == 0;
+    int pad = !pkcs7 && (ctx->mech == CKM_AES_KEY_WRAP_PAD || ctx->mech == CKM_AES_KEY_WRAP_KWP);
+    const unsigned char *in = target->secret;
+    size_t in_n = target->secret_len;
+    if (pkcs7) {
+        size_t p = 8 - in_n % 8;
+        memcpy(padded, in, in_n);
+        memset(padded + in_n, (int)p, p);
+        in = padded;
+        in_n += p;
+    }
     size_t k = kek->secret_len * 8;
     const EVP_CIPHER *c = pad ? (k == 128 ? EVP_aes_128_wrap_pad() : k == 192 ? EVP_aes_192_wrap_pad()
                                                                                : EVP_aes_256_wrap_pad())
@@ -414,7 +525,7 @@ static int check_wrapped(const p11_test_ctx *ctx, const unsigned char *out, size
     if (ok) {
         EVP_CIPHER_CTX_set_flags(cc, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
         ok = EVP_EncryptInit_ex(cc, c, NULL, kek->secret, NULL) == 1 &&
-             EVP_EncryptUpdate(cc, soft, &l1, target->secret, (int)target->secret_len) == 1 &&
+             EVP_EncryptUpdate(cc, soft, &l1, in, (int)in_n) == 1 &&
              EVP_EncryptFinal_ex(cc, soft + l1, &l2) == 1;
     }
     EVP_CIPHER_CTX_free(cc);
@@ -460,6 +571,8 @@ int p11_verify_result(const p11_test_ctx *ctx, const p11_mech_state *ms, const u
 
     switch (def->op) {
     case P11_OP_SIGN:
+        if (def->key == KEYS_GENERIC && ctx->round_trip)
+            return round_trip_mac(ctx, ms, out, out_len, s, why, len);
         if (def->key == KEYS_GENERIC) {
             if (p11_sign_software(ctx, ctx->input, ctx->input_len, &soft, &sn) != 0)
                 return -1;
@@ -470,11 +583,14 @@ int p11_verify_result(const p11_test_ctx *ctx, const p11_mech_state *ms, const u
         }
         return check_signature(ctx, out, out_len, why, len);
     case P11_OP_VERIFY:
-        /* CKR_OK on a signature OpenSSL made is the check itself. */
-        return ctx->material ? 1 : -1;
+        /* CKR_OK on a signature OpenSSL made is the check itself; in a round
+         * trip, on the one the token made before the run. */
+        return ctx->material || ctx->round_trip ? 1 : -1;
     case P11_OP_ENCRYPT:
         if (ctx->mech == CKM_RSA_X_509)
             return check_raw_rsa(ctx, out, out_len, 1, why, len);
+        if (ctx->round_trip)
+            return round_trip_decrypt(ctx, ms, ctx->keys.priv, out, out_len, s, why, len);
         if (def->key == KEYS_RSA)
             return check_oaep_encrypt(ctx, out, out_len, why, len);
         if (p11_encrypt_software(ctx, ms, ctx->input, ctx->input_len, &soft, &sn) != 0)
@@ -500,6 +616,8 @@ int p11_verify_result(const p11_test_ctx *ctx, const p11_mech_state *ms, const u
     case P11_OP_DERIVE:
         return check_derived(ctx, made, s, why, len);
     case P11_OP_WRAP:
+        if (ctx->round_trip || !ctx->aux_material)
+            return ctx->round_trip ? round_trip_wrap(ctx, ms, out, out_len, s, why, len) : -1;
         return check_wrapped(ctx, out, out_len, why, len);
     case P11_OP_UNWRAP:
         return check_unwrapped(ctx, made, s, why, len);

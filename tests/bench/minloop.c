@@ -166,7 +166,7 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc;
     p11_test_ctx ctx;
-    if (p11_test_prepare(&ctx, tgt.mod, tgt.token.slot, tgt.control, def, &p) != CKR_OK) {
+    if (p11_test_prepare(&ctx, tgt.mod, tgt.token.slot, tgt.control, def, &p, NULL, NULL, 0) != CKR_OK) {
         p11_target_close(&tgt);
         return BENCH_EXIT_MODULE;
     }

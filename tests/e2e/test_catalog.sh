@@ -15,8 +15,12 @@ json_check "--test all: no errors in any run" "$T/all.json" \
     'all(r.get("errors", 0) == 0 for r in runs)'
 json_check "--test all: every ok run but random had results checked by OpenSSL" "$T/all.json" \
     'all(r["verify"]["checked"] > 0 for r in runs if r["status"] == "ok" and r["test"] != "random")'
-json_check "--test all: SoftHSM lacks only ECDSA-with-hash and SHA-3" "$T/all.json" \
-    'sorted(r["test"] for r in runs if r["status"] == "skipped") == sorted(["ecdsa-sha2-sign", "ecdsa-sha2-verify", "sha3-256-digest", "sha3-384-digest", "sha3-512-digest"])'
+json_check "--test all: SoftHSM lacks only ECDSA-with-hash, SHA-3 and CKM_AES_KEY_WRAP_KWP" "$T/all.json" \
+    'sorted(r["test"] for r in runs if r["status"] == "skipped") == sorted(["ecdsa-sha2-sign", "ecdsa-sha2-verify", "sha3-256-digest", "sha3-384-digest", "sha3-512-digest", "aes-key-wrap-kwp", "aes-key-unwrap-kwp"])'
+json_check "--test all: every check was OpenSSL's (SoftHSM imports keys)" "$T/all.json" \
+    'all(r["verify"]["method"] == "openssl" for r in runs if r["status"] == "ok")'
+json_check "--test all: SoftHSM's CKM_AES_KEY_WRAP_PAD is detected as RFC 5649" "$T/all.json" \
+    'all(r.get("mechanism_variant") == "rfc5649" for r in runs if r["test"] in ("aes-key-wrap-pad", "aes-key-unwrap-pad"))'
 json_check "--test all: 3DES runs are flagged deprecated" "$T/all.json" \
     'all(r.get("deprecated") is True for r in runs if r["test"].startswith("des3-"))'
 json_check "--test all: verify tests count ops, keygen destroys untimed" "$T/all.json" \
@@ -93,6 +97,12 @@ run "$HSMBENCH" run --test rsa-pkcs-sign,aes-gcm-encrypt --token-keys --iteratio
 check "--token-keys run: exit 0" 0
 n=$(count_objects)
 [ "$n" = "$base" ] && pass "--token-keys success: object count unchanged" || fail "--token-keys success: object count unchanged" "$base -> $n"
+run "$HSMBENCH" run --test aes-keygen,rsa-keygen,ec-keygen --token-keys --iterations 10 --quiet --json "$T/kg.json"
+check "--token-keys keygen: exit 0" 0
+json_check "--token-keys keygen: key source token, no errors" "$T/kg.json" \
+    'all(r["key_source"] == "token" and r["status"] == "ok" and r["errors"] == 0 for r in runs)'
+n=$(count_objects)
+[ "$n" = "$base" ] && pass "--token-keys keygen: the generated token keys destroyed" || fail "--token-keys keygen: the generated token keys destroyed" "$base -> $n"
 run "$HSMBENCH" run --test rsa-pkcs-sign,aes-gcm-encrypt --token-keys --threads 1,2 --iterations 20 --verify --quiet --json "$T/sweep.json"
 check "--token-keys thread sweep (keys shared across the sweep), verified: exit 0" 0
 json_check "thread sweep: four runs, each verified" "$T/sweep.json" \

@@ -36,7 +36,7 @@ file_has "header: module path" "$T/session" '^ +module path\.+: .*softhsm'
 file_has "header: cryptoki version" "$T/session" '^ +cryptoki version\.+: [0-9]+\.[0-9]+'
 file_has "header: token label" "$T/session" '^ +label\.+: hsmbench-demo$'
 file_has "header: token serial" "$T/session" '^ +serial\.+: '
-file_has "header: available tests" "$T/session" 'Available tests \([0-9]+ of 59\)'
+file_has "header: available tests" "$T/session" 'Available tests \([0-9]+ of 61\)'
 file_has "threads prompt, range and default" "$T/session" \
     '^Enter the number of threads \[1-64\] \(default 1\): 2$'
 file_has "duration prompt" "$T/session" '^Enter time duration in Secs \[MAX=600\] \(default 10\): 3$'

@@ -80,3 +80,11 @@ mock "service=fixed:1ms" run --module "$MOCK" --test sha256-digest --iterations 
 check "--iterations 1500: exit 0" 0
 json_check "iterations: the real elapsed time of the measured part, the intervals add up to it" \
     "$T/iter.json" 'runs[0]["ops"] == 1500 and 1.4 < runs[0]["duration_s"] < 3 and abs(sum(s["span_s"] for s in runs[0]["per_second"]) - runs[0]["duration_s"]) < 0.01'
+
+# ---- the device lost mid-run (the mock's lost-at): the run stops, failed -------------
+mock "service=fixed:500us;lost-at=1500ms" run --module "$MOCK" --test sha256-digest \
+    --duration 20 --json "$T/lost.json"
+check "device lost at 1.5 s: exit 1, failed, stopped early" 1 \
+    '^ +status\.+: failed: stopped early: every operation failed for several seconds \([0-9.]+ % CKR_DEVICE_ERROR\)$'
+json_check "device lost: the successes before it counted, stopped within seconds, not 20" "$T/lost.json" \
+    'runs[0]["status"] == "failed" and runs[0]["ops"] > runs[0]["errors"] > 0 and runs[0]["duration_s"] < 8 and runs[0]["latency_us"]["count"] > 0' 2>/dev/null

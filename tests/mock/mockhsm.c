@@ -76,6 +76,13 @@ enum {
     MH_Q_SHORT_QUERY = 1,       /* size query answered 1 byte short */
     MH_Q_LONG_QUERY  = 2,       /* size query answered twice the length */
     MH_Q_TRUNCATE    = 4,       /* CKR_OK with a result 1 byte short */
+    MH_Q_TOKEN_ONLY  = 8,       /* key objects must be token objects */
+    MH_Q_NO_IMPORT   = 16,      /* C_CreateObject refuses keys */
+    MH_Q_CAPACITY    = 32,      /* C_Encrypt answers with the buffer's capacity */
+    MH_Q_STICKY      = 64,      /* a failed finishing call leaves the operation active */
+    MH_Q_DESTROY_ONCE = 128,    /* each object's first C_DestroyObject fails */
+    MH_Q_DESTROY_FAIL = 256,    /* every C_DestroyObject fails */
+    MH_Q_NO_CANCEL   = 512,     /* no 3.0 cancellation: NULL-mechanism Init, C_SessionCancel */
 };
 
 typedef struct mh_config {
@@ -96,6 +103,9 @@ typedef struct mh_config {
     char        pin[MH_MAX_PIN + 1];
     int         async;
     unsigned    quirks;
+    int         wrap_pkcs7;             /* CKM_AES_KEY_WRAP_PAD as NSS: RFC 3394 + PKCS#7 */
+    uint64_t    lost_at;                /* the device is lost this long after C_Initialize (0: never) */
+    char        objects_file[256];      /* C_Finalize lists the objects left here */
 } mh_config;
 
 static void mh_config_default(mh_config *c)
@@ -292,19 +302,27 @@ static int mh_parse_mechanisms(char *v, mh_config *c, const char **why)
     return 0;
 }
 
+/* quirks= names, as hsmbench-mock(7) lists them. */
+static const struct { const char *name; unsigned bit; } mh_quirk_names[] = {
+    { "short-size-query", MH_Q_SHORT_QUERY },   { "long-size-query", MH_Q_LONG_QUERY },
+    { "truncate", MH_Q_TRUNCATE },              { "token-objects-only", MH_Q_TOKEN_ONLY },
+    { "no-import", MH_Q_NO_IMPORT },            { "capacity-length", MH_Q_CAPACITY },
+    { "sticky-failure", MH_Q_STICKY },          { "destroy-fails-once", MH_Q_DESTROY_ONCE },
+    { "destroy-fails", MH_Q_DESTROY_FAIL },     { "no-cancel", MH_Q_NO_CANCEL },
+    { "none", 0 },
+};
+
 static int mh_parse_quirks(char *v, mh_config *c)
 {
     c->quirks = 0;
     for (char *save = NULL, *item = strtok_r(v, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        size_t i = 0, n = sizeof mh_quirk_names / sizeof mh_quirk_names[0];
         item = mh_trim(item);
-        if (strcmp(item, "short-size-query") == 0)
-            c->quirks |= MH_Q_SHORT_QUERY;
-        else if (strcmp(item, "long-size-query") == 0)
-            c->quirks |= MH_Q_LONG_QUERY;
-        else if (strcmp(item, "truncate") == 0)
-            c->quirks |= MH_Q_TRUNCATE;
-        else if (strcmp(item, "none") != 0)
+        while (i < n && strcmp(item, mh_quirk_names[i].name) != 0)
+            i++;
+        if (i == n)
             return -1;
+        c->quirks |= mh_quirk_names[i].bit;
     }
     return 0;
 }
@@ -396,8 +414,32 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
         return mh_parse_bool(v, &c->async);
     }
     if (strcmp(key, "quirks") == 0) {
-        *why = "expected short-size-query, long-size-query, truncate";
+        *why = "expected short-size-query, long-size-query, truncate, token-objects-only, "
+               "no-import, capacity-length, sticky-failure, destroy-fails-once, destroy-fails, "
+               "no-cancel";
         return mh_parse_quirks(v, c);
+    }
+    if (strcmp(key, "wrap-pad") == 0) {
+        *why = "expected rfc5649 or pkcs7";
+        if (strcmp(v, "rfc5649") == 0)
+            c->wrap_pkcs7 = 0;
+        else if (strcmp(v, "pkcs7") == 0)
+            c->wrap_pkcs7 = 1;
+        else
+            return -1;
+        return 0;
+    }
+    if (strcmp(key, "lost-at") == 0) {
+        *why = "expected a time after C_Initialize (more than 0)";
+        return mh_parse_duration(v, &c->lost_at) || c->lost_at == 0 ? -1 : 0;
+    }
+    if (strcmp(key, "objects-file") == 0) {
+        size_t len = strlen(v);
+        *why = "expected a file name of 1 to 255 characters";
+        if (len < 1 || len >= sizeof c->objects_file)
+            return -1;
+        memcpy(c->objects_file, v, len + 1);
+        return 0;
     }
     *why = "unknown key";
     return -1;
@@ -464,7 +506,17 @@ static uint64_t     *g_core_free;       /* per core: when it is next free (ns) *
     do { \
         if (!atomic_load_explicit(&g_init, memory_order_acquire)) \
             return CKR_CRYPTOKI_NOT_INITIALIZED; \
+        if (mh_lost()) \
+            return CKR_DEVICE_ERROR; \
     } while (0)
+
+static uint64_t mh_now(void);
+
+/* lost-at=T: from T on, the device is gone and every call but C_Finalize fails. */
+static int mh_lost(void)
+{
+    return g_cfg.lost_at && mh_now() - g_t0 >= g_cfg.lost_at;
+}
 
 static uint64_t mh_now(void)
 {
@@ -849,6 +901,7 @@ typedef struct mh_object {
     CK_KEY_TYPE       kt;
     CK_ULONG          key_len;  /* RSA modulus bytes, EC field bytes, secret value bytes */
     int               priv;     /* CKA_PRIVATE */
+    int               destroy_tried;   /* quirks=destroy-fails-once: the first attempt failed */
     struct mh_object *next;     /* objects being freed together */
 } mh_object;
 
@@ -1084,10 +1137,33 @@ static void mh_objects_drop_session(CK_SESSION_HANDLE h)
     }
 }
 
+/* objects-file=PATH: what is left at C_Finalize, for tests to count. */
+static void mh_objects_report(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    size_t n = 0;
+    if (!f)
+        return;
+    for (size_t i = 0; i < g_objs_used; i++)
+        n += g_objs[i].o != NULL;
+    fprintf(f, "objects %zu\n", n);
+    for (size_t i = 0; i < g_objs_used; i++) {
+        const mh_object *o = g_objs[i].o;
+        if (!o)
+            continue;
+        const mh_attr *l = mh_obj_attr(o, CKA_LABEL);
+        fprintf(f, "object %s class %lu token %d label %.*s\n", o->owner ? "session" : "token",
+                (unsigned long)o->cls, o->owner == 0, l ? (int)l->len : 0, l ? (const char *)l->val : "");
+    }
+    fclose(f);
+}
+
 /* C_Finalize: token objects last until here. */
 static void mh_objects_free(void)
 {
     pthread_mutex_lock(&g_obj_mu);
+    if (g_cfg.objects_file[0])
+        mh_objects_report(g_cfg.objects_file);
     for (size_t i = 0; i < g_objs_used; i++)
         mh_obj_free(g_objs[i].o);
     free(g_objs);
@@ -1161,6 +1237,7 @@ static const mh_mech mh_mechs[] = {
     MH_AES(CKM_AES_GCM, "CKM_AES_GCM", MH_K_AES_GCM, MH_F_ED | MH_F_WU),
     MH_AES(CKM_AES_KEY_WRAP, "CKM_AES_KEY_WRAP", MH_K_AES_KW, MH_F_ED | MH_F_WU),
     MH_AES(CKM_AES_KEY_WRAP_PAD, "CKM_AES_KEY_WRAP_PAD", MH_K_AES_KWP, MH_F_ED | MH_F_WU),
+    MH_AES(CKM_AES_KEY_WRAP_KWP, "CKM_AES_KEY_WRAP_KWP", MH_K_AES_KWP, MH_F_ED | MH_F_WU),
     { CKM_DES3_KEY_GEN, "CKM_DES3_KEY_GEN", MH_K_GEN_DES3, CKF_GENERATE, 24, 24, 0 },
     { CKM_DES3_ECB, "CKM_DES3_ECB", MH_K_DES3_ECB, MH_F_ED | MH_F_WU, 24, 24, 0 },
     { CKM_DES3_CBC, "CKM_DES3_CBC", MH_K_DES3_CBC, MH_F_ED | MH_F_WU, 24, 24, 0 },
@@ -1552,6 +1629,8 @@ static CK_RV mh_SessionCancel(CK_SESSION_HANDLE hSession, CK_FLAGS flags)
     static const CK_FLAGS bit[MH_OP_COUNT] = { CKF_ENCRYPT, CKF_DECRYPT, CKF_DIGEST, CKF_SIGN,
                                                CKF_VERIFY };
     MH_REQUIRE_INIT();
+    if (g_cfg.quirks & MH_Q_NO_CANCEL)
+        return CKR_FUNCTION_NOT_SUPPORTED;
     MH_SESSION(s, hSession);
     for (int k = 0; k < MH_OP_COUNT; k++)
         if (flags & bit[k]) {
@@ -1654,6 +1733,8 @@ static CK_RV mh_obj_finish(mh_object *o, CK_SESSION_HANDLE h, CK_FLAGS sflags, i
     int token = mh_obj_bool(o, CKA_TOKEN, 0);
     if (token && !(sflags & CKF_RW_SESSION))
         return CKR_SESSION_READ_ONLY;
+    if (!token && key && (g_cfg.quirks & MH_Q_TOKEN_ONLY))
+        return CKR_ATTRIBUTE_VALUE_INVALID;     /* CKA_TOKEN false: refused, as some tokens do */
     o->owner = token ? 0 : h;
     mh_obj_refresh(o);
     if (o->priv && g_cfg.login_required && atomic_load(&g_login) == MH_NOBODY)
@@ -1677,7 +1758,9 @@ static CK_RV mh_CreateObject(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTempl
     CK_OBJECT_CLASS cls = mh_obj_ulong(o, CKA_CLASS, (CK_ULONG)-1);
     CK_KEY_TYPE kt = mh_obj_ulong(o, CKA_KEY_TYPE, (CK_ULONG)-1);
     const mh_attr *v = mh_obj_attr(o, CKA_VALUE);
-    if (cls == (CK_ULONG)-1 || (mh_is_key(cls) && kt == (CK_ULONG)-1))
+    if (mh_is_key(cls) && (g_cfg.quirks & MH_Q_NO_IMPORT))
+        rv = CKR_FUNCTION_NOT_SUPPORTED;        /* keys are made in the token, never imported */
+    else if (cls == (CK_ULONG)-1 || (mh_is_key(cls) && kt == (CK_ULONG)-1))
         rv = CKR_TEMPLATE_INCOMPLETE;
     else if (cls == CKO_SECRET_KEY) {
         if (!v)
@@ -1720,6 +1803,9 @@ static CK_RV mh_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObje
         rv = CKR_OBJECT_HANDLE_INVALID;
     else if (o->owner == 0 && !(sflags & CKF_RW_SESSION))
         rv = CKR_SESSION_READ_ONLY;
+    else if ((g_cfg.quirks & MH_Q_DESTROY_FAIL) ||
+             ((g_cfg.quirks & MH_Q_DESTROY_ONCE) && !o->destroy_tried++))
+        rv = CKR_FUNCTION_FAILED;
     else
         gone = mh_obj_remove((size_t)(hObject & MH_OBJ_MASK) - 1);
     pthread_mutex_unlock(&g_obj_mu);
@@ -2134,6 +2220,12 @@ static void mh_cipher_update(mh_op *st, int dec, const CK_BYTE *in, CK_ULONG n, 
     }
 }
 
+/* wrap-pad=pkcs7: CKM_AES_KEY_WRAP_PAD as NSS has it (CKM_AES_KEY_WRAP_KWP stays RFC 5649). */
+static int mh_wrap_pkcs7(const mh_op *st)
+{
+    return g_cfg.wrap_pkcs7 && st->m->type == CKM_AES_KEY_WRAP_PAD;
+}
+
 static CK_RV mh_cipher_final(const mh_op *st, int dec, CK_ULONG *out)
 {
     const CK_RV bad_len = dec ? CKR_ENCRYPTED_DATA_LEN_RANGE : CKR_DATA_LEN_RANGE;
@@ -2168,6 +2260,18 @@ static CK_RV mh_cipher_final(const mh_op *st, int dec, CK_ULONG *out)
         *out = dec ? n - 8 : n + 8;
         return CKR_OK;
     case MH_K_AES_KWP:
+        if (mh_wrap_pkcs7(st)) {
+            /* NSS: PKCS#7 padding to the next multiple of 8 (a whole block
+             * when it is one), then RFC 3394. */
+            if (!dec) {
+                *out = (n / 8 + 1) * 8 + 8;
+                return CKR_OK;
+            }
+            if (n % 8 || n < 24)
+                return bad_len;
+            *out = n - 8 - (st->tail[3] >= 1 && st->tail[3] <= 8 ? st->tail[3] : 8);
+            return CKR_OK;
+        }
         if (!dec) {
             if (n == 0)
                 return bad_len;
@@ -2239,6 +2343,10 @@ static void mh_fill(const mh_op *st, int what, CK_BYTE_PTR out, CK_ULONG len)
         out[len - 1] = (CK_BYTE)(16 - n % 16);
         break;
     case MH_K_AES_KWP:
+        if (mh_wrap_pkcs7(st)) {
+            out[len - 1] = (CK_BYTE)(8 - n % 8);
+            break;
+        }
         if (len >= 8) {
             static const CK_BYTE aiv[4] = { 0xA6, 0x59, 0x59, 0xA6 };
             memcpy(out, aiv, 4);
@@ -2281,7 +2389,10 @@ static CK_RV mh_op_init(CK_SESSION_HANDLE h, mh_opkind kind, CK_MECHANISM_PTR me
     mh_op *op = &s->op[kind];
     CK_RV rv = CKR_OK;
     if (mech == NULL) {
-        mh_op_end(op);                      /* PKCS#11 3.0: a NULL mechanism cancels */
+        if (g_cfg.quirks & MH_Q_NO_CANCEL)
+            rv = op->active ? CKR_OPERATION_ACTIVE : CKR_ARGUMENTS_BAD;   /* a 2.40 module */
+        else
+            mh_op_end(op);                  /* PKCS#11 3.0: a NULL mechanism cancels */
     } else if (op->active) {
         rv = CKR_OPERATION_ACTIVE;
     } else {
@@ -2416,7 +2527,8 @@ static CK_RV mh_finish(CK_SESSION_HANDLE h, const mh_call *c)
     mh_op after = *op;
     rv = mh_result(c, &after, &len);
     if (rv != CKR_OK) {
-        mh_op_end(op);                      /* errors end the operation */
+        if (!(g_cfg.quirks & MH_Q_STICKY))
+            mh_op_end(op);                  /* errors end the operation */
         mh_session_unlock(s);
         return rv;
     }
@@ -2459,7 +2571,10 @@ static CK_RV mh_finish(CK_SESSION_HANDLE h, const mh_call *c)
         mh_session_unlock(s);
         return CKR_FUNCTION_CANCELED;       /* cancelled while in service */
     }
-    mh_op_end(op);
+    if (rv != CKR_OK && (g_cfg.quirks & MH_Q_STICKY))
+        op->busy = 0;                       /* the failure leaves the operation active */
+    else
+        mh_op_end(op);
     mh_session_unlock(s);
     if (rv == CKR_SESSION_HANDLE_INVALID) {
         mh_session_close(h);                /* the injected failure is real */
@@ -2467,6 +2582,8 @@ static CK_RV mh_finish(CK_SESSION_HANDLE h, const mh_call *c)
     }
     if (rv != CKR_OK)
         return rv;
+    if (c->kind == MH_OP_ENCRYPT && c->oneshot && (g_cfg.quirks & MH_Q_CAPACITY))
+        result = *c->pulOut;                /* the buffer's capacity as the length */
     if (c->kind != MH_OP_VERIFY) {
         mh_fill(&after, c->kind == MH_OP_ENCRYPT ? MH_FILL_CIPHER
                         : c->kind == MH_OP_DECRYPT ? MH_FILL_CLEAR : MH_FILL_PLAIN,

@@ -1177,6 +1177,132 @@ static void test_quirks(void)
     teardown();
 }
 
+/* The misbehaviours of real tokens that hsmbench must survive (issue 12). */
+static void test_token_quirks(void)
+{
+    CK_MECHANISM sha = { CKM_SHA256, NULL, 0 }, ecb = { CKM_AES_ECB, NULL, 0 };
+    CK_MECHANISM kwp = { CKM_AES_KEY_WRAP_PAD, NULL, 0 }, kwp3 = { CKM_AES_KEY_WRAP_KWP, NULL, 0 };
+    CK_MECHANISM gen = { CKM_AES_KEY_GEN, NULL, 0 };
+    CK_ULONG vlen = 32, len;
+    CK_OBJECT_HANDLE k, kek, target;
+    unsigned char out[600];
+    char path[64];
+
+    /* token-objects-only: a session key is refused; a token key on a RW session is made. */
+    if (!setup("quirks=token-objects-only"))
+        return;
+    CK_SESSION_HANDLE s = open_session(CKF_RW_SESSION);
+    CK_ATTRIBUTE tk[] = { { CKA_VALUE_LEN, &vlen, sizeof vlen }, { CKA_TOKEN, (void *)&yes, sizeof yes } };
+    CHECK_RV(p11->C_GenerateKey(s, &gen, tk, 1, &k), CKR_ATTRIBUTE_VALUE_INVALID);
+    CHECK_RV(p11->C_GenerateKey(s, &gen, tk, 2, &k), CKR_OK);
+    CHECK_RV(p11->C_DestroyObject(s, k), CKR_OK);
+    teardown();
+
+    /* no-import: C_CreateObject of a key is not supported; generation works. */
+    if (!setup("quirks=no-import"))
+        return;
+    s = open_session(CKF_RW_SESSION);
+    CHECK_RV(make_secret(s, CKK_AES, 16, CKA_ENCRYPT, CK_TRUE, CK_FALSE, &k), CKR_FUNCTION_NOT_SUPPORTED);
+    CHECK_RV(gen_secret(s, CKM_AES_KEY_GEN, 16, &k), CKR_OK);
+    teardown();
+
+    /* capacity-length: C_Encrypt answers with the buffer's capacity. */
+    if (!setup("quirks=capacity-length"))
+        return;
+    s = open_session(0);
+    CHECK_RV(gen_secret(s, CKM_AES_KEY_GEN, 16, &k), CKR_OK);
+    CHECK_RV(p11->C_EncryptInit(s, &ecb, k), CKR_OK);
+    len = 100;
+    CHECK_RV(p11->C_Encrypt(s, big, 16, out, &len), CKR_OK);
+    CHECK_MSG(len == 100, "capacity-length: %lu", len);
+    teardown();
+
+    /* sticky-failure: a failed call leaves the operation active (the cascade);
+     * a NULL-mechanism Init ends it.  no-cancel: it does not. */
+    if (!setup("quirks=sticky-failure;fail=CKR_DEVICE_ERROR:1"))
+        return;
+    s = open_session(0);
+    CHECK_RV(p11->C_DigestInit(s, &sha), CKR_OK);
+    len = sizeof out;
+    CHECK_RV(p11->C_Digest(s, big, 16, out, &len), CKR_DEVICE_ERROR);
+    CHECK_RV(p11->C_DigestInit(s, &sha), CKR_OPERATION_ACTIVE);
+    CHECK_RV(p11->C_DigestInit(s, NULL), CKR_OK);
+    CHECK_RV(p11->C_DigestInit(s, &sha), CKR_OK);
+    teardown();
+    if (!setup("quirks=sticky-failure,no-cancel;fail=CKR_DEVICE_ERROR:1"))
+        return;
+    s = open_session(0);
+    CHECK_RV(p11->C_DigestInit(s, &sha), CKR_OK);
+    len = sizeof out;
+    CHECK_RV(p11->C_Digest(s, big, 16, out, &len), CKR_DEVICE_ERROR);
+    CHECK_RV(p11->C_DigestInit(s, NULL), CKR_OPERATION_ACTIVE);
+    CHECK_RV(p30->C_SessionCancel(s, CKF_DIGEST), CKR_FUNCTION_NOT_SUPPORTED);
+    CHECK_RV(p11->C_DigestInit(s, &sha), CKR_OPERATION_ACTIVE);
+    teardown();
+
+    /* destroy-fails-once, destroy-fails; objects-file counts what is left. */
+    snprintf(path, sizeof path, "/tmp/hsmbench-mock-objects.%ld", (long)getpid());
+    char cfg[128];
+    snprintf(cfg, sizeof cfg, "quirks=destroy-fails-once;objects-file=%s", path);
+    if (!setup(cfg))
+        return;
+    s = open_session(CKF_RW_SESSION);
+    CHECK_RV(p11->C_GenerateKey(s, &gen, tk, 2, &k), CKR_OK);
+    CHECK_RV(p11->C_DestroyObject(s, k), CKR_FUNCTION_FAILED);
+    CHECK_RV(p11->C_DestroyObject(s, k), CKR_OK);
+    CHECK_RV(p11->C_GenerateKey(s, &gen, tk, 2, &k), CKR_OK);   /* left behind */
+    teardown();
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f) {
+        char line[128] = "";
+        CHECK(fgets(line, sizeof line, f) && strcmp(line, "objects 1\n") == 0);
+        fclose(f);
+    }
+    unlink(path);
+    if (!setup("quirks=destroy-fails"))
+        return;
+    s = open_session(CKF_RW_SESSION);
+    CHECK_RV(gen_secret(s, CKM_AES_KEY_GEN, 16, &k), CKR_OK);
+    CHECK_RV(p11->C_DestroyObject(s, k), CKR_FUNCTION_FAILED);
+    CHECK_RV(p11->C_DestroyObject(s, k), CKR_FUNCTION_FAILED);
+    teardown();
+
+    /* wrap-pad: CKM_AES_KEY_WRAP_PAD of a 32-byte key is 40 bytes (RFC 5649)
+     * or 48 (NSS: RFC 3394 after PKCS#7); CKM_AES_KEY_WRAP_KWP is 40 either way. */
+    for (int pkcs7 = 0; pkcs7 < 2; pkcs7++) {
+        if (!setup(pkcs7 ? "wrap-pad=pkcs7" : "wrap-pad=rfc5649"))
+            return;
+        s = open_session(0);
+        CHECK_RV(gen_secret(s, CKM_AES_KEY_GEN, 32, &kek), CKR_OK);
+        CHECK_RV(gen_secret(s, CKM_AES_KEY_GEN, 32, &target), CKR_OK);
+        len = sizeof out;
+        CHECK_RV(p11->C_WrapKey(s, &kwp, kek, target, out, &len), CKR_OK);
+        CHECK_MSG(len == (pkcs7 ? 48u : 40u), "wrap-pad=%s: %lu", pkcs7 ? "pkcs7" : "rfc5649", len);
+        CK_OBJECT_CLASS secret = CKO_SECRET_KEY;
+        CK_KEY_TYPE aes = CKK_AES;
+        CK_ATTRIBUTE ut[] = { { CKA_CLASS, &secret, sizeof secret }, { CKA_KEY_TYPE, &aes, sizeof aes } };
+        CHECK_RV(p11->C_UnwrapKey(s, &kwp, kek, out, len, ut, 2, &k), CKR_OK);
+        CHECK(attr_ulong(s, k, CKA_VALUE_LEN) == 32);
+        len = sizeof out;
+        CHECK_RV(p11->C_WrapKey(s, &kwp3, kek, target, out, &len), CKR_OK);
+        CHECK(len == 40);
+        teardown();
+    }
+
+    /* lost-at: every call fails with CKR_DEVICE_ERROR after T; C_Finalize still works. */
+    if (!setup("lost-at=50ms"))
+        return;
+    s = open_session(0);
+    CHECK_RV(p11->C_DigestInit(s, &sha), CKR_OK);
+    sleep_s(0.08);
+    len = sizeof out;
+    CHECK_RV(p11->C_Digest(s, big, 16, out, &len), CKR_DEVICE_ERROR);
+    CK_SESSION_HANDLE s2;
+    CHECK_RV(p11->C_OpenSession(SLOT, CKF_SERIAL_SESSION, NULL, NULL, &s2), CKR_DEVICE_ERROR);
+    teardown();
+}
+
 /* n DigestInit+Digest pairs; how many ended with each code in codes[]. */
 static void digest_outcomes(CK_SESSION_HANDLE *s, int n, const CK_RV *codes, int ncodes, int *counts,
                             int *other)
@@ -1596,6 +1722,7 @@ int main(int argc, char **argv)
     RUN(test_operation_state);
     RUN(test_wrap_derive_random);
     RUN(test_quirks);
+    RUN(test_token_quirks);
     RUN(test_failure_rate);
     RUN(test_session_invalidation);
     RUN(test_service_fixed);

@@ -1,0 +1,89 @@
+/* p11/leftover.c - bounded destroys, and the list of what they left behind. */
+#include "p11/leftover.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int p11_leftovers_init(p11_leftovers *l)
+{
+    memset(l, 0, sizeof *l);
+    return pthread_mutex_init(&l->mu, NULL) == 0 ? 0 : -1;
+}
+
+void p11_leftovers_free(p11_leftovers *l)
+{
+    free(l->v);
+    pthread_mutex_destroy(&l->mu);
+    memset(l, 0, sizeof *l);
+}
+
+void p11_leftovers_add(p11_leftovers *l, const char *label, const char *type, const char *id)
+{
+    pthread_mutex_lock(&l->mu);
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 8;
+        p11_leftover *nv = realloc(l->v, ncap * sizeof *nv);
+        if (!nv) {
+            pthread_mutex_unlock(&l->mu);
+            return;
+        }
+        l->v = nv;
+        l->cap = ncap;
+    }
+    p11_leftover *e = &l->v[l->n++];
+    snprintf(e->label, sizeof e->label, "%s", label ? label : "");
+    snprintf(e->type, sizeof e->type, "%s", type ? type : "object");
+    snprintf(e->id, sizeof e->id, "%s", id ? id : "");
+    pthread_mutex_unlock(&l->mu);
+}
+
+void p11_leftovers_print(const p11_leftovers *l, FILE *f, const char *selection)
+{
+    if (!l->n)
+        return;
+    fprintf(f, "hsmbench: warning: %zu object%s hsmbench made could not be destroyed and remain%s on the token:\n",
+            l->n, l->n == 1 ? "" : "s", l->n == 1 ? "s" : "");
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(f, "  %-40s %-18s %s%s\n", l->v[i].label, l->v[i].type, l->v[i].id[0] ? "id " : "id -",
+                l->v[i].id);
+    fprintf(f, "remove %s with:\n", l->n == 1 ? "it" : "them");
+    for (size_t i = 0; i < l->n; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(l->v[j].label, l->v[i].label) == 0;
+        if (!seen)
+            fprintf(f, "  hsmbench keys destroy --label %s%s%s\n", l->v[i].label,
+                    selection && *selection ? " " : "", selection ? selection : "");
+    }
+    fflush(f);
+}
+
+int p11_session_lost(CK_RV rv)
+{
+    return rv == CKR_SESSION_HANDLE_INVALID || rv == CKR_SESSION_CLOSED ||
+           rv == CKR_DEVICE_REMOVED || rv == CKR_TOKEN_NOT_PRESENT;
+}
+
+CK_RV p11_destroy(CK_FUNCTION_LIST *fn, CK_SLOT_ID slot, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE h)
+{
+    CK_SESSION_HANDLE fresh = CK_INVALID_HANDLE;
+    CK_RV rv = CKR_OK;
+    for (int tries = 0; tries < 3; tries++) {
+        if (tries) {
+            const struct timespec pause = { 0, 10 * 1000 * 1000 };   /* 10 ms between tries */
+            nanosleep(&pause, NULL);
+        }
+        rv = fn->C_DestroyObject(fresh != CK_INVALID_HANDLE ? fresh : s, h);
+        if (rv == CKR_OK || rv == CKR_OBJECT_HANDLE_INVALID) {
+            rv = CKR_OK;
+            break;
+        }
+        if ((p11_session_lost(rv) || rv == CKR_DEVICE_ERROR) && fresh == CK_INVALID_HANDLE &&
+            fn->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &fresh) != CKR_OK)
+            fresh = CK_INVALID_HANDLE;
+    }
+    if (fresh != CK_INVALID_HANDLE)
+        fn->C_CloseSession(fresh);
+    return rv;
+}
