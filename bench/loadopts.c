@@ -25,12 +25,14 @@ const char bench_load_help[] =
     "  --inflight K         non-blocking: at most K requests outstanding\n"
     "  --stages 5s:70,30s:70,5s:0   ramps (k6 syntax): threads when blocking,\n"
     "                       requests/s when non-blocking; replaces --duration\n"
-    "  --think TIME         blocking: pause after each operation (untimed)\n";
+    "  --think TIME         blocking: pause after each operation (untimed)\n"
+    BENCH_METRICS_HELP;
 
 void bench_load_opts_init(bench_load_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->load.threads = 1;
+    bench_metrics_opts_init(&o->metrics);
 }
 
 int bench_load_is_mode(const char *value)
@@ -132,7 +134,7 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
         return bench_parse_duration("--think", arg, 0, 3600ULL * 1000000000ULL, &o->load.think_ns) == 0
                    ? 1 : -1;
     default:
-        return 0;
+        return bench_metrics_opt(&o->metrics, code, arg);
     }
 }
 

@@ -43,6 +43,14 @@
 
 typedef struct pool pool;
 
+/* A worker's error table, read live by the sampler: the owner stores a new
+ * slot's code, then its count with release, so a reader that sees the count
+ * (acquire) sees the code. */
+typedef struct live_err {
+    _Atomic bench_code code;
+    _Atomic uint64_t   count;
+} live_err;
+
 typedef struct worker {
     pool       *pool;
     pthread_t   tid;
@@ -63,9 +71,9 @@ typedef struct worker {
     _Atomic uint64_t ops;       /* measured operations, errors included */
     _Atomic uint64_t errors;    /* measured operations that failed */
     _Atomic int      done;
+    live_err         errs[ERR_SLOTS];
     /* owner only until joined */
     uint64_t    last_done_ns;
-    bench_err   errs[ERR_SLOTS];
     int         open_failed;
     char        why[200];
 } __attribute__((aligned(64))) worker;
@@ -129,6 +137,32 @@ static void err_count(bench_err *tab, bench_code code, uint64_t n)
     tab[ERR_SLOTS - 1].count += n;
 }
 
+/* The owner counts one error of `code`; err_count's rules, readable live. */
+static void live_err_count(live_err *tab, bench_code code)
+{
+    for (size_t i = 0; i < ERR_SLOTS; i++) {
+        const uint64_t n = atomic_load_explicit(&tab[i].count, memory_order_relaxed);
+        const bench_code c = atomic_load_explicit(&tab[i].code, memory_order_relaxed);
+        if (n && c != code && i < ERR_SLOTS - 1)
+            continue;
+        if (!n || c != code)   /* a new slot, or the last one folded into "other" */
+            atomic_store_explicit(&tab[i].code, n ? BENCH_CODE_OTHER : code, memory_order_relaxed);
+        atomic_store_explicit(&tab[i].count, n + 1, memory_order_release);
+        return;
+    }
+}
+
+/* dst += a worker's live table (any thread, any time). */
+static void live_err_fold(bench_err *dst, const live_err *tab)
+{
+    for (size_t j = 0; j < ERR_SLOTS; j++) {
+        const uint64_t n = atomic_load_explicit(&tab[j].count, memory_order_acquire);
+        if (!n)
+            break;
+        err_count(dst, atomic_load_explicit(&tab[j].code, memory_order_relaxed), n);
+    }
+}
+
 /* What every measured or warm-up operation updates, in either mode. */
 static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm, uint64_t t_done)
 {
@@ -145,7 +179,7 @@ static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm
         bench_hist_record(wk->hist, latency);
     } else {
         relaxed_inc(&wk->errors);
-        err_count(wk->errs, rc, 1);
+        live_err_count(wk->errs, rc);
     }
 }
 
@@ -639,7 +673,19 @@ typedef struct sampler {
     uint64_t    tick_prev_ns;
     int         warm;          /* the previous interval was a warm-up one */
     uint64_t    sched_prev;    /* non-blocking: scheduled requests at the last tick */
+    bench_err   errs[ERR_SLOTS];   /* measured errors by code so far (live exporters) */
 } sampler;
+
+/* What the callback may see of the run so far (never kept in out->samples). */
+static void so_far(sampler *s, bench_sample *smp)
+{
+    if (smp->warmup)
+        return;
+    smp->hist_so_far = s->sum;
+    smp->errs_so_far = s->errs;
+    for (smp->nerrs_so_far = 0; smp->nerrs_so_far < ERR_SLOTS && s->errs[smp->nerrs_so_far].count;)
+        smp->nerrs_so_far++;
+}
 
 /*
  * Fold every worker's live counters into one interval sample.  Warm-up
@@ -651,14 +697,18 @@ static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sam
     uint64_t ops = 0, errs = 0;
 
     memset(out, 0, sizeof *out);
-    if (!warmup)
+    if (!warmup) {
         bench_hist_reset(s->sum);
+        memset(s->errs, 0, sizeof s->errs);
+    }
     for (unsigned i = 0; i < p->n; i++) {
         worker *wk = &p->workers[i];
         ops += atomic_load_explicit(warmup ? &wk->warm_ops : &wk->ops, memory_order_relaxed);
         errs += atomic_load_explicit(warmup ? &wk->warm_errs : &wk->errors, memory_order_relaxed);
-        if (!warmup)
+        if (!warmup) {
             bench_hist_add(s->sum, wk->hist);
+            live_err_fold(s->errs, wk->errs);
+        }
     }
     if (!warmup) {
         if (s->warm) {
@@ -739,8 +789,7 @@ static int merge_results(pool *p, bench_outcome *out)
             bench_hist_add(out->service, wk->service);
             bench_hist_add(out->queue, wk->queue);
         }
-        for (size_t j = 0; j < ERR_SLOTS && wk->errs[j].count; j++)
-            err_count(tab, wk->errs[j].code, wk->errs[j].count);
+        live_err_fold(tab, wk->errs);
     }
     for (ntab = 0; ntab < ERR_SLOTS * 2 && tab[ntab].count; ntab++)
         ;
@@ -780,7 +829,7 @@ static int sample_loop(pool *p, const bench_load *load, const bench_flag *interr
                        bench_second_fn on_second, void *arg, bench_outcome *out)
 {
     sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
-                  load->warmup_ns > 0, 0 };
+                  load->warmup_ns > 0, 0, { { 0, 0 } } };
     size_t cap = 0;
     uint32_t warm_k = 0, k = 0;
     const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
@@ -833,6 +882,7 @@ static int sample_loop(pool *p, const bench_load *load, const bench_flag *interr
                 break;
             }
         }
+        so_far(&s, &smp);
         if (on_second)
             on_second(arg, &smp);
     }
@@ -865,8 +915,10 @@ stop:
                 smp.t = ++k;
                 if (samples_push(out, &cap, &smp) != 0)
                     rc = -1;
-                else if (on_second && smp.span_s >= 0.05)
+                else if (on_second && smp.span_s >= 0.05) {
+                    so_far(&s, &smp);
                     on_second(arg, &smp);
+                }
             }
         }
     }

@@ -443,15 +443,22 @@ int p11_cmd_run(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
 
+    bench_metrics *metrics;
+    if (bench_metrics_start(&o.lo.metrics, &metrics) != 0)
+        return BENCH_EXIT_USAGE;
     const bench_flag *interrupt = bench_signals_install();
     rc = p11_target_open(&o.target, o.lo.load.threads, P11_OPEN_LOGIN, &t);
-    if (rc != 0)
+    if (rc != 0) {
+        bench_metrics_stop(metrics, interrupt);
         return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+    }
     if (p11_runner_init(&r, &t, &o.lo.load, o.lo.stages_text, o.quiet, interrupt) != 0) {
         bench_error("out of memory");
         p11_target_close(&t);
+        bench_metrics_stop(metrics, interrupt);
         return BENCH_EXIT_FAILED;
     }
+    r.metrics = metrics;
 
     time_t started = time(NULL);
     r.start_at_ms = o.start_at_ms;
@@ -504,6 +511,7 @@ int p11_cmd_run(int argc, char **argv)
     int interrupted = r.interrupted,
         failed = r.any_failed || r.any_errors || write_failed || thresholds_failed;
     p11_runner_free(&r);
+    bench_metrics_stop(metrics, interrupt);
 
     if (interrupted) {
         if (!o.quiet)

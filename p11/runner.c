@@ -86,6 +86,7 @@ void p11_runner_free(p11_runner *r)
 static void print_second(void *arg, const bench_sample *s)
 {
     p11_runner *r = arg;
+    bench_metrics_second(r->metrics, s);
     bench_progress_clear(&r->progress);
     if (r->on_second)
         r->on_second(r->arg, s);
@@ -248,7 +249,9 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     r->progress_elapsed = 0;
     bench_progress_begin(&r->progress, stderr, (double)r->load.duration_ns / 1e9,
                          !r->quiet && !r->on_second);
+    bench_metrics_begin(r->metrics, def->name, &r->load, &w, NULL);
     int rc = bench_pool_run(&w, &r->load, r->interrupt, print_second, r, &out);
+    bench_metrics_end(r->metrics, rc == 0 ? &out : NULL);
     bench_progress_end(&r->progress);
     if (rc == 0 && !r->first_epoch_ms)
         r->first_epoch_ms = out.measure_start_epoch_ms;

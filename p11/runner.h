@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "bench/metrics.h"
 #include "bench/pool.h"
 #include "bench/progress.h"
 #include "p11/target.h"
@@ -32,6 +33,7 @@ typedef struct p11_runner {
     const bench_flag            *interrupt;
     bench_second_fn              on_second;   /* NULL: pkpspeed's line on stdout unless quiet */
     void                        *arg;
+    bench_metrics               *metrics;     /* --metrics-listen, or NULL */
     json_t                      *runs;        /* the "runs" array of the results file */
     p11_row                     *rows;
     size_t                       nrows, cap;

@@ -115,6 +115,7 @@ typedef struct rest_opts {
     rest_sdkms_cfg sdkms;
     /* argv slots that held a secret, for the results file's "command" */
     unsigned char *secret_args;      /* per argv index: 0 none, 1 whole arg, 2 after '=' */
+    bench_metrics *metrics;          /* --metrics-listen, or NULL */
 } rest_opts;
 
 static int parse_hex(const char *flag, const char *text, uint8_t **out, size_t *len)
@@ -459,6 +460,7 @@ static json_t *env_json(const rest_opts *o)
 static void on_second(void *arg, const bench_sample *s)
 {
     const rest_opts *o = arg;
+    bench_metrics_second(o->metrics, s);
     if (!o->quiet)
         bench_report_second(stdout, s);
 }
@@ -521,6 +523,8 @@ int rest_cmd_rest(int argc, char **argv)
     }
     rc = read_secret(&o, secret, SECRET_MAX);
     scrub_argv(argc - 1, argv + 1, o.secret_args);
+    if (rc == 0 && bench_metrics_start(&o.lo.metrics, &o.metrics) != 0)
+        rc = BENCH_EXIT_USAGE;
     if (rc != 0)
         goto out_secret;
     if (o.http.insecure)
@@ -630,7 +634,9 @@ int rest_cmd_rest(int argc, char **argv)
     int any_errors = 0, interrupted = 0;
     if (!o.quiet)
         bench_report_header(stdout, &d);
+    bench_metrics_begin(o.metrics, test, &o.lo.load, &w, rest_code_http_status);
     rc = bench_pool_run(&w, &o.lo.load, interrupt, on_second, &o, &out);
+    bench_metrics_end(o.metrics, rc == 0 ? &out : NULL);
     if (rc != 0) {
         bench_code sc = atomic_load(&client.setup_code);
         if (*interrupt) {
@@ -714,6 +720,7 @@ out_work:
 out_curl:
     curl_global_cleanup();
 out_secret:
+    bench_metrics_stop(o.metrics, o.http.interrupt);
     bench_secret_wipe(secret, SECRET_MAX);
     free(secret);
     free(o.aad);

@@ -125,6 +125,7 @@ typedef struct http_opts {
     const char     *json;
     int             quiet;
     unsigned char  *marks;
+    bench_metrics  *metrics;          /* --metrics-listen, or NULL */
 } http_opts;
 
 /* One variant of the request: a whole run. */
@@ -603,6 +604,7 @@ static json_t *env_json(const http_opts *o, const char *plain)
 static void on_second(void *arg, const bench_sample *s)
 {
     const http_opts *o = arg;
+    bench_metrics_second(o->metrics, s);
     if (!o->quiet)
         bench_report_second(stdout, s);
 }
@@ -755,7 +757,9 @@ static void run_variant(session *ss, const variant *v, const char *test)
     rest_any_workload(&any, &w, aslots);
     if (!o->quiet)
         bench_report_header(stdout, &d);
+    bench_metrics_begin(o->metrics, o->matrix ? v->name : test, &o->lo.load, &w, rest_code_http_status);
     int rc = bench_pool_run(&w, &o->lo.load, ss->interrupt, on_second, o, &out);
+    bench_metrics_end(o->metrics, rc == 0 ? &out : NULL);
     if (rc != 0) {
         if (*ss->interrupt) {
             ss->interrupted = 1;
@@ -994,6 +998,10 @@ int rest_cmd_http(int argc, char **argv)
         if ((rc = read_bearer(&o, bearer, SECRET_MAX)) != 0)
             goto out_secret;
     }
+    if (bench_metrics_start(&o.lo.metrics, &o.metrics) != 0) {
+        rc = BENCH_EXIT_USAGE;
+        goto out_secret;
+    }
     if (o.http.insecure)
         bench_warn("--insecure: the server's certificate is not verified%s",
                    bearer || o.secret_headers ? "; anyone on the path can read the credentials"
@@ -1089,6 +1097,7 @@ out_variants:
         free(vs[i].url);
     curl_global_cleanup();
 out_secret:
+    bench_metrics_stop(o.metrics, o.http.interrupt);
     if (bearer) {
         bench_secret_wipe(bearer, SECRET_MAX);
         free(bearer);
