@@ -63,7 +63,19 @@ def scrapes(d):
 def is_counter(name):
     return name.endswith("_total") or name.endswith("_bucket") or name.endswith("_count") \
         or name.endswith("_sum")
+def report(errs):
+    print("\n".join(errs))
+    sys.exit(1 if errs else 0)
 PY
+
+# py_check NAME ARGS... <<'PY': a Python check (prom.py importable) that
+# calls report() with the list of what is wrong; PASS when it is empty.
+py_check() {
+    name=$1
+    shift
+    if PYTHONPATH="$T" python3 - "$@" >"$T/py.out" 2>&1; then pass "$name"
+    else fail "$name" "$(head -c 600 "$T/py.out" | tr '\n' ' ')"; fi
+}
 
 # ---- a run, scraped from start to end -------------------------------------
 D="$T/scrapes"
@@ -115,10 +127,10 @@ else
     fail "promtool check metrics accepts every scrape" "promtool is missing (Debian package prometheus; ci/install-deps.sh)"
 fi
 
-if python3 - "$D" "$T/r.json" >"$T/py.out" 2>&1 <<'PY'
+py_check "counters only grow; phases warmup, measured, done; final counters equal the results file" \
+    "$D" "$T/r.json" <<'PY'
 import json, sys
-sys.path.insert(0, sys.argv[1] + "/..")
-from prom import scrapes, is_counter
+from prom import scrapes, is_counter, report
 ss = scrapes(sys.argv[1])
 res = json.load(open(sys.argv[2]))["runs"][0]
 t = 'test="sha256-digest"'
@@ -154,15 +166,8 @@ if cnt != res["ops"] - res["errors"]: errs.append(f"latency _count {cnt} != ops 
 mean = last.get(("hsmbench_latency_seconds_sum", t), 0) / cnt if cnt else 0
 if not 0.0015 < mean < 0.05: errs.append(f"mean latency {mean} s is not about the 2 ms service time")
 if last.get(("hsmbench_threads", t)) != 2: errs.append("threads gauge is not 2")
-print("\n".join(errs))
-sys.exit(1 if errs else 0)
+report(errs)
 PY
-then
-    pass "counters only grow; phases warmup, measured, done; final counters equal the results file"
-else
-    fail "counters only grow; phases warmup, measured, done; final counters equal the results file" \
-        "$(head -c 600 "$T/py.out" | tr '\n' ' ')"
-fi
 
 # ---- option checks ----------------------------------------------------------
 run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --metrics-listen localhost:9464
@@ -202,10 +207,19 @@ python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen(s
 python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
     "$SURL" >"$T/s.prom" 2>"$T/s.perr"
 wait $hpid
-if python3 - "$T/h.prom" "$T/s.prom" "$T/h.json" >"$T/py.out" 2>&1 <<'PY'
+rc=$?
+cp "$T/h.out" "$T/out"
+cp "$T/h.err" "$T/err"
+check "rest http --metrics-listen: exit 1 (every answer a 503)" 1
+if grep -Eq 'Sanitizer|runtime error' "$T/run.err" "$T/h.err"; then
+    fail "no sanitizer report" "$(grep -Eh 'Sanitizer|runtime error' "$T/run.err" "$T/h.err" | head -n 2 | tr '\n' ' ')"
+else
+    pass "no sanitizer report"
+fi
+py_check "rest http: errors by code and HTTP status; serve: requests by route and status" \
+    "$T/h.prom" "$T/s.prom" "$T/h.json" <<'PY'
 import json, sys
-sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
-from prom import parse
+from prom import parse, report
 h, s = parse(sys.argv[1]), parse(sys.argv[2])
 res = json.load(open(sys.argv[3]))["runs"][0]
 errs = []
@@ -214,15 +228,8 @@ if h.get(k) != res["errors"] or not res["errors"]: errs.append(f"{k}: {h.get(k)}
 if h.get(("hsmbench_operations_total", 'test="http-get"')) != res["ops"]: errs.append("ops differ")
 served = s.get(("hsmbench_serve_requests_total", 'route="/status/NNN",status="503"'), 0)
 if served < res["ops"]: errs.append(f"serve counted {served} of {res['ops']} requests")
-print("\n".join(errs))
-sys.exit(1 if errs else 0)
+report(errs)
 PY
-then
-    pass "rest http: errors by code and HTTP status; serve: requests by route and status"
-else
-    fail "rest http: errors by code and HTTP status; serve: requests by route and status" \
-        "$(head -c 600 "$T/py.out" "$T/h.perr" "$T/s.perr" | tr '\n' ' ')"
-fi
 if command -v promtool >/dev/null 2>&1 && promtool check metrics <"$T/s.prom" >"$T/promtool.out" 2>&1 &&
     promtool check metrics <"$T/h.prom" >>"$T/promtool.out" 2>&1; then
     pass "promtool accepts rest http's and serve's metrics"
