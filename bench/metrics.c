@@ -400,6 +400,9 @@ void bench_metrics_stop(bench_metrics *m, const bench_flag *interrupt)
     /* A last scrape sees the final figures; Ctrl-C does not wait for it,
      * nor an error before anything ran. */
     const uint64_t end = bench_now_ns() + (ran ? m->linger_ns : 0);
+    if (ran && m->linger_ns && (!interrupt || !*interrupt))
+        fprintf(stderr, "hsmbench: metrics answer for %.3g s more (--metrics-linger)\n",
+                (double)m->linger_ns / 1e9);
     uint64_t now;
     while ((!interrupt || !*interrupt) && (now = bench_now_ns()) < end)
         bench_sleep_until_ns(end - now > BENCH_NS_PER_S / 10 ? now + BENCH_NS_PER_S / 10 : end);
