@@ -135,6 +135,7 @@ uninstall:
 # source tree stays clean): $(BUILD)/hsmbench_$(VERSION)_ARCH.deb.
 DEB_ARCH  = $(shell dpkg --print-architecture 2>/dev/null)
 deb:
+	@sh ci/install-deps.sh
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
 	tar --exclude=./build --exclude=./.git -cf - . | tar -C $(BUILD)/deb/src -xf -
 	cd $(BUILD)/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD \
@@ -144,7 +145,6 @@ deb:
 
 # Build the package, lintian, install it in a scratch root and run it there.
 check-deb:
-	@sh ci/install-deps.sh
 	@sh tests/deb/check-deb.sh $(BUILD)
 
 clean:
