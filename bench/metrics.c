@@ -68,7 +68,6 @@ typedef struct mserved {
 struct bench_metrics {
     pthread_mutex_t     mu;
     struct MHD_Daemon  *d;
-    int                 fd;
     uint64_t            linger_ns;
     mtest              *tests;
     size_t              ntests, cap_tests;
@@ -364,7 +363,6 @@ int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
         close(fd);
         return -1;
     }
-    m->fd = fd;
     m->linger_ns = o->linger_ns;
     /* The server's thread takes no signals: Ctrl-C reaches the sampler. */
     sigset_t block, old;
@@ -406,8 +404,7 @@ void bench_metrics_stop(bench_metrics *m, const bench_flag *interrupt)
     uint64_t now;
     while ((!interrupt || !*interrupt) && (now = bench_now_ns()) < end)
         bench_sleep_until_ns(end - now > BENCH_NS_PER_S / 10 ? now + BENCH_NS_PER_S / 10 : end);
-    MHD_stop_daemon(m->d);
-    close(m->fd);
+    MHD_stop_daemon(m->d);   /* closes the listening socket too */
     pthread_mutex_destroy(&m->mu);
     free(m->tests);
     free(m->errs);
@@ -417,29 +414,24 @@ void bench_metrics_stop(bench_metrics *m, const bench_flag *interrupt)
 
 /* ---- recording ---------------------------------------------------------- */
 
-/* Room for one more element of an array (with mu held). */
-static int grow(void **arr, size_t n, size_t *cap, size_t size)
+/* Room for one more element of an array of n (with mu held): the array,
+ * perhaps moved, or NULL when out of memory (the old one is kept). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
 {
     if (n < *cap)
-        return 0;
+        return arr;
     size_t ncap = *cap ? *cap * 2 : 8;
-    void *na = realloc(*arr, ncap * size);
-    if (!na)
-        return -1;
-    *arr = na;
-    *cap = ncap;
-    return 0;
+    void *na = realloc(arr, ncap * size);
+    if (na)
+        *cap = ncap;
+    return na;
 }
-
-typedef struct fold_arg {
-    buckets *b;
-} fold_arg;
 
 /* Each slot of hsmbench's histogram (narrower than 0.1 % of its values)
  * lands in the first boundary not below its lowest value. */
 static int fold_slot(void *arg, size_t index, uint64_t count)
 {
-    buckets *b = ((fold_arg *)arg)->b;
+    buckets *b = arg;
     const uint64_t lo = bench_hist_slot_lowest(index);
     size_t k = 0;
     while (k < NLE && lo > le_ns[k])
@@ -451,10 +443,9 @@ static int fold_slot(void *arg, size_t index, uint64_t count)
 
 static void fold_hist(buckets *b, const bench_hist *h)
 {
-    fold_arg a = { b };
     memset(b, 0, sizeof *b);
     if (h)
-        bench_hist_foreach(h, fold_slot, &a);
+        bench_hist_foreach(h, fold_slot, b);
 }
 
 void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *load,
@@ -467,10 +458,12 @@ void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *l
     while (i < m->ntests && strcmp(m->tests[i].name, test) != 0)
         i++;
     if (i == m->ntests) {
-        if (grow((void **)&m->tests, m->ntests, &m->cap_tests, sizeof *m->tests) != 0) {
+        mtest *nt = grow(m->tests, m->ntests, &m->cap_tests, sizeof *nt);
+        if (!nt) {
             pthread_mutex_unlock(&m->mu);
             return;   /* out of memory: this run is not exported */
         }
+        m->tests = nt;
         memset(&m->tests[i], 0, sizeof m->tests[i]);
         snprintf(m->tests[i].name, sizeof m->tests[i].name, "%s", test);
         m->ntests++;
@@ -502,8 +495,10 @@ static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs, in
         while (k < m->nerrs && (m->errs[k].test != m->cur || strcmp(m->errs[k].code, name) != 0))
             k++;
         if (k == m->nerrs) {
-            if (grow((void **)&m->errs, m->nerrs, &m->cap_errs, sizeof *m->errs) != 0)
+            merr *ne = grow(m->errs, m->nerrs, &m->cap_errs, sizeof *ne);
+            if (!ne)
                 return;
+            m->errs = ne;
             merr *e = &m->errs[m->nerrs++];
             memset(e, 0, sizeof *e);
             e->test = m->cur;
@@ -579,8 +574,9 @@ void bench_metrics_served(bench_metrics *m, const char *route, unsigned status)
     size_t i = 0;
     while (i < m->nserved && (m->served[i].status != status || strcmp(m->served[i].route, route) != 0))
         i++;
-    if (i < m->nserved ||
-        grow((void **)&m->served, m->nserved, &m->cap_served, sizeof *m->served) == 0) {
+    mserved *ns = i < m->nserved ? m->served : grow(m->served, m->nserved, &m->cap_served, sizeof *ns);
+    if (ns) {
+        m->served = ns;
         if (i == m->nserved) {
             memset(&m->served[i], 0, sizeof m->served[i]);
             snprintf(m->served[i].route, sizeof m->served[i].route, "%s", route);
