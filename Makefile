@@ -5,6 +5,8 @@
 #   make bench      harness overhead and ceiling figures on the demo SoftHSM token
 #   make demo       install what is missing, build, run a short benchmark on a private SoftHSM token
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deb        the Debian package, $(BUILD)/hsmbench_VERSION_ARCH.deb (debian/, dpkg-buildpackage)
+#   make check-deb  build it, lintian, install it in a scratch root, run it
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -24,7 +26,7 @@ SOFTHSM_MODULE ?= $(firstword $(wildcard /usr/lib/softhsm/libsofthsm2.so /usr/li
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) -I. $(PKG_CFLAGS) \
              -DHSMBENCH_VERSION='"$(VERSION)"' -DHSMBENCH_SOFTHSM_DEFAULT='"$(SOFTHSM_MODULE)"' \
-             -DHSMBENCH_LIBDIR='"$(LIBDIR)/hsmbench"' $(CFLAGS)
+             -DHSMBENCH_LIBDIR='"$(LIBDIR)/hsmbench"' $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS_ALL   = $(PKG_LIBS) -lpthread -ldl -lm
 
@@ -38,13 +40,20 @@ MOCK_SO   := $(BUILD)/libhsmbench-null.so
 MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
-.PHONY: all check bench demo install uninstall clean deps sanitizers
+.PHONY: all check bench demo install uninstall clean deps sanitizers deb check-deb
 
 all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(UNIT_BIN) $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The paths compiled in (LIBDIR, SOFTHSM_MODULE): the objects that use them
+# are rebuilt when they change, so "make install PREFIX=/usr" after "make" is right.
+PATHS_STAMP := $(BUILD)/paths-$(shell printf '%s' '$(LIBDIR) $(SOFTHSM_MODULE)' | md5sum | cut -c1-12)
+$(PATHS_STAMP):
+	@mkdir -p $(dir $@) && rm -f $(BUILD)/paths-* && touch $@
+$(BUILD)/obj/p11/module.o $(BUILD)/obj/p11/demo.o: $(PATHS_STAMP)
 
 $(BUILD)/libhsmbench-core.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -121,6 +130,22 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 	rm -f $(DESTDIR)$(COMPDIR)/hsmbench
+
+# The Debian package, built by Debian's tools on a copy of the tree (the
+# source tree stays clean): $(BUILD)/hsmbench_$(VERSION)_ARCH.deb.
+DEB_ARCH  = $(shell dpkg --print-architecture 2>/dev/null)
+deb:
+	@sh ci/install-deps.sh
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
+	tar --exclude=./build --exclude=./.git -cf - . | tar -C $(BUILD)/deb/src -xf -
+	cd $(BUILD)/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD \
+	    DEB_BUILD_OPTIONS="parallel=2 $(DEB_BUILD_OPTIONS)" dpkg-buildpackage -us -uc -b
+	mv $(BUILD)/deb/hsmbench_$(VERSION)_$(DEB_ARCH).deb $(BUILD)/
+	@echo "built $(BUILD)/hsmbench_$(VERSION)_$(DEB_ARCH).deb"
+
+# Build the package, lintian, install it in a scratch root and run it there.
+check-deb:
+	@sh tests/deb/check-deb.sh $(BUILD)
 
 clean:
 	rm -rf build

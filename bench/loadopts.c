@@ -27,13 +27,15 @@ const char bench_load_help[] =
     "                       requests/s when non-blocking; replaces --duration\n"
     "  --think TIME         blocking: pause after each operation (untimed)\n"
     "  --abort-on-errors TIME|off   stop the run, as failed, once every operation\n"
-    "                       failed for this long (the device is gone; default 3s)\n";
+    "                       failed for this long (the device is gone; default 3s)\n"
+    BENCH_METRICS_HELP;
 
 void bench_load_opts_init(bench_load_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->load.threads = 1;
     o->load.abort_ns = BENCH_ABORT_DEFAULT_NS;
+    bench_metrics_opts_init(&o->metrics);
 }
 
 int bench_load_is_mode(const char *value)
@@ -142,7 +144,7 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
         return bench_parse_duration("--think", arg, 0, 3600ULL * 1000000000ULL, &o->load.think_ns) == 0
                    ? 1 : -1;
     default:
-        return 0;
+        return bench_metrics_opt(&o->metrics, code, arg);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/metrics.h"
 #include "bench/pool.h"
 #include "bench/stages.h"
 
@@ -23,6 +24,7 @@ typedef struct bench_load_opts {
     unsigned     threads_list[BENCH_MAX_SWEEP];   /* --threads 1,2,4 */
     size_t       nthreads;
     int          threads_given, has_duration, iter_total;
+    bench_metrics_opts metrics;                   /* --metrics-listen, --metrics-linger */
 } bench_load_opts;
 
 enum {
@@ -45,12 +47,14 @@ enum {
     { "inflight", required_argument, NULL, BENCH_OPT_INFLIGHT }, \
     { "stages", required_argument, NULL, BENCH_OPT_STAGES }, \
     { "think", required_argument, NULL, BENCH_OPT_THINK }, \
-    { "abort-on-errors", required_argument, NULL, BENCH_OPT_ABORT }
+    { "abort-on-errors", required_argument, NULL, BENCH_OPT_ABORT }, \
+    { "metrics-listen", required_argument, NULL, BENCH_OPT_METRICS_LISTEN }, \
+    { "metrics-linger", required_argument, NULL, BENCH_OPT_METRICS_LINGER }
 
 /* --mode is listed by each command: rest sdkms also takes cipher modes there. */
 #define BENCH_LOAD_MODE_LONGOPT { "mode", required_argument, NULL, BENCH_OPT_MODE }
 
-/* The Load section of a command's --help. */
+/* The Load section of a command's --help (and its Metrics section). */
 extern const char bench_load_help[];
 
 void bench_load_opts_init(bench_load_opts *o);

@@ -98,8 +98,7 @@ static int merge_results(pool *p, bench_outcome *out)
             bench_hist_add(out->service, wk->service);
             bench_hist_add(out->queue, wk->queue);
         }
-        for (size_t j = 0; j < ERR_SLOTS && wk->errs[j].count; j++)
-            err_count(tab, wk->errs[j].code, wk->errs[j].count);
+        live_err_fold(tab, wk->errs);
         if (bench_side_merge(&out->side, &wk->side) != 0)
             return -1;
     }

@@ -52,6 +52,12 @@ typedef struct bench_sample {
     int      warmup;
     double   target;        /* stages/rate: threads or operations scheduled (0: none) */
     uint64_t in_flight;     /* non-blocking: requests issued and not completed */
+    /* The measured run so far, for live exporters (bench/metrics.h): the
+     * sampler's merged histogram and errors by code (unsorted).  Valid only
+     * during the bench_second_fn call; NULL/0 in warm-up and out->samples. */
+    const bench_hist       *hist_so_far;
+    const struct bench_err *errs_so_far;
+    size_t                  nerrs_so_far;
 } bench_sample;
 
 typedef struct bench_err {

@@ -36,6 +36,14 @@
 
 typedef struct pool pool;
 
+/* A worker's error table, read live by the sampler: the owner stores a new
+ * slot's code, then its count with release, so a reader that sees the count
+ * (acquire) sees the code. */
+typedef struct live_err {
+    _Atomic bench_code code;
+    _Atomic uint64_t   count;
+} live_err;
+
 typedef struct worker {
     pool       *pool;
     pthread_t   tid;
@@ -57,9 +65,9 @@ typedef struct worker {
     _Atomic uint64_t ops;       /* measured operations, errors included */
     _Atomic uint64_t errors;    /* measured operations that failed */
     _Atomic int      done;
+    live_err         errs[ERR_SLOTS];
     /* owner only until joined */
     uint64_t    last_done_ns;
-    bench_err   errs[ERR_SLOTS];
     int         open_failed;
     char        why[200];
 } __attribute__((aligned(64))) worker;
@@ -128,6 +136,32 @@ static inline void err_count(bench_err *tab, bench_code code, uint64_t n)
     tab[ERR_SLOTS - 1].count += n;
 }
 
+/* The owner counts one error of `code`; err_count's rules, readable live. */
+static inline void live_err_count(live_err *tab, bench_code code)
+{
+    for (size_t i = 0; i < ERR_SLOTS; i++) {
+        const uint64_t n = atomic_load_explicit(&tab[i].count, memory_order_relaxed);
+        const bench_code c = atomic_load_explicit(&tab[i].code, memory_order_relaxed);
+        if (n && c != code && i < ERR_SLOTS - 1)
+            continue;
+        if (!n || c != code)   /* a new slot, or the last one folded into "other" */
+            atomic_store_explicit(&tab[i].code, n ? BENCH_CODE_OTHER : code, memory_order_relaxed);
+        atomic_store_explicit(&tab[i].count, n + 1, memory_order_release);
+        return;
+    }
+}
+
+/* dst += a worker's live table (any thread, any time). */
+static inline void live_err_fold(bench_err *dst, const live_err *tab)
+{
+    for (size_t j = 0; j < ERR_SLOTS; j++) {
+        const uint64_t n = atomic_load_explicit(&tab[j].count, memory_order_acquire);
+        if (!n)
+            break;
+        err_count(dst, atomic_load_explicit(&tab[j].code, memory_order_relaxed), n);
+    }
+}
+
 /* What every measured or warm-up operation updates, in either mode. */
 static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm, uint64_t t_done)
 {
@@ -144,7 +178,7 @@ static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm
         bench_hist_record(wk->hist, latency);
     } else {
         relaxed_inc(&wk->errors);
-        err_count(wk->errs, rc, 1);
+        live_err_count(wk->errs, rc);
     }
 }
 

@@ -20,7 +20,19 @@ typedef struct sampler {
     uint64_t    tick_prev_ns;
     int         warm;          /* the previous interval was a warm-up one */
     uint64_t    sched_prev;    /* non-blocking: scheduled requests at the last tick */
+    bench_err   errs[ERR_SLOTS];   /* measured errors by code so far (live exporters) */
 } sampler;
+
+/* What the callback may see of the run so far (never kept in out->samples). */
+static void so_far(sampler *s, bench_sample *smp)
+{
+    if (smp->warmup)
+        return;
+    smp->hist_so_far = s->sum;
+    smp->errs_so_far = s->errs;
+    for (smp->nerrs_so_far = 0; smp->nerrs_so_far < ERR_SLOTS && s->errs[smp->nerrs_so_far].count;)
+        smp->nerrs_so_far++;
+}
 
 /*
  * Fold every worker's live counters into one interval sample.  Warm-up
@@ -32,14 +44,18 @@ static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sam
     uint64_t ops = 0, errs = 0;
 
     memset(out, 0, sizeof *out);
-    if (!warmup)
+    if (!warmup) {
         bench_hist_reset(s->sum);
+        memset(s->errs, 0, sizeof s->errs);
+    }
     for (unsigned i = 0; i < p->n; i++) {
         worker *wk = &p->workers[i];
         ops += atomic_load_explicit(warmup ? &wk->warm_ops : &wk->ops, memory_order_relaxed);
         errs += atomic_load_explicit(warmup ? &wk->warm_errs : &wk->errors, memory_order_relaxed);
-        if (!warmup)
+        if (!warmup) {
             bench_hist_add(s->sum, wk->hist);
+            live_err_fold(s->errs, wk->errs);
+        }
     }
     if (!warmup) {
         if (s->warm) {
@@ -97,7 +113,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
                      bench_second_fn on_second, void *arg, bench_outcome *out)
 {
     sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
-                  load->warmup_ns > 0, 0 };
+                  load->warmup_ns > 0, 0, { { 0, 0 } } };
     size_t cap = 0;
     uint32_t warm_k = 0, k = 0;
     const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
@@ -159,6 +175,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
             else if (smp.ops)
                 failing_ns = 0;
         }
+        so_far(&s, &smp);
         if (on_second)
             on_second(arg, &smp);
         if (load->abort_ns && failing_ns >= load->abort_ns) {
@@ -190,8 +207,10 @@ stop:
                 smp.t = ++k;
                 if (samples_push(out, &cap, &smp) != 0)
                     rc = -1;
-                else if (on_second && smp.span_s >= 0.05)
+                else if (on_second && smp.span_s >= 0.05) {
+                    so_far(&s, &smp);
                     on_second(arg, &smp);
+                }
             }
         }
     }

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <jansson.h>
 
+#include "bench/metrics.h"
 #include "bench/outopts.h"
 #include "bench/pool.h"
 #include "bench/progress.h"
@@ -63,6 +64,10 @@ struct bench_session {
      * menu); no progress bar then. */
     bench_second_fn       on_second;
     void                 *arg;
+    /* --metrics-listen: the live endpoint each run feeds (NULL: none), and
+     * the HTTP status of a code (REST), for its labels. */
+    bench_metrics        *metrics;
+    long                (*status_of)(bench_code);
     bench_table_fn        table;          /* NULL: the standard closing table */
     void                 *table_arg;
     json_t               *runs;           /* the "runs" array of the results file */

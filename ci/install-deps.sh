@@ -9,10 +9,11 @@ set -eu
 #           tmux (terminal tests), libmicrohttpd + GnuTLS (the REST emulator and its mTLS),
 #           openssl (test certificates), nginx, wrk, apache2-utils (ab) (tests/bench/rest-bench.sh)
 #           chromium and a font (the HTML report opened in a headless browser), groff and
-#           man-db (manual page checks)
+#           man-db (manual page checks), prometheus (promtool checks --metrics-listen's output)
+# package:  debhelper, dpkg-dev, lintian (make deb, make check-deb)
 PKGS="gcc make pkg-config libp11-kit-dev p11-kit libssl-dev libcurl4-openssl-dev libjansson-dev
 libmicrohttpd-dev libgnutls28-dev softhsm2 opensc python3 tmux procps openssl nginx wrk apache2-utils
-chromium fonts-dejavu-core groff-base man-db"
+chromium fonts-dejavu-core groff-base man-db prometheus debhelper dpkg-dev lintian"
 
 missing=""
 for p in $PKGS; do

@@ -13,7 +13,7 @@ _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --
 
 # The load options run and rest share (bench/loadopts.h).
 _hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
-    --mode --rate --inflight --stages --think --abort-on-errors'
+    --mode --rate --inflight --stages --think --abort-on-errors --metrics-listen --metrics-linger'
 
 # Options of each command (p11/cmd_run.c, p11/cmd_list.c, p11/cmd_keys.c,
 # p11/cmd_menu.c, bench/cmd_report.c, bench/cmd_compare.c, bench/cmd_merge.c,
@@ -39,7 +39,8 @@ _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
     --client-cert-optional --plain-listen
     --connection-limit --ekm-token-env --ekm-token-file --api-key-env --api-key-file
     --session-ttl --profiling --fault --fault-after --fault-delay --latency --max-keys
-    --max-transient --max-requests --max-seconds --verbose -v --help"
+    --max-transient --max-requests --max-seconds --metrics-listen --metrics-linger
+    --verbose -v --help"
 
 # Options that take no value.
 _hsmbench_flags=' --quiet --help --token-keys --verify --verify=sample: --force --all
@@ -197,7 +198,8 @@ _hsmbench()
         --warmup | --rate | --inflight | --stages | --think | --abort-on-errors | --threshold | --start-at | \
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
         --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | --latency | \
-        --max-keys | --max-transient | --max-requests | --max-seconds)
+        --max-keys | --max-transient | --max-requests | --max-seconds | --metrics-listen | \
+        --metrics-linger)
         _hsmbench_nofiles
         return
         ;;

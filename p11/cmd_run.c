@@ -364,15 +364,24 @@ int p11_cmd_run(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
 
+    /* The live endpoint first: a port in use is bad input, before anything runs. */
+    bench_metrics *metrics;
+    if (bench_metrics_start(&o.lo.metrics, &metrics) != 0)
+        return BENCH_EXIT_USAGE;
     const bench_flag *interrupt = bench_signals_install();
     rc = p11_target_open(&o.target, o.lo.load.threads, P11_OPEN_LOGIN, &t);
-    if (rc != 0)
+    if (rc != 0) {
+        bench_metrics_stop(metrics, interrupt);
         return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+    }
     if (bench_session_init(&s, &o.out, interrupt) != 0) {
+        bench_metrics_stop(metrics, interrupt);
         p11_target_close(&t);
         return BENCH_EXIT_FAILED;
     }
+    s.metrics = metrics;
     if (p11_runner_init(&r, &t, &s, &o.lo.load, o.lo.stages_text) != 0) {
+        bench_metrics_stop(metrics, interrupt);
         bench_session_free(&s);
         p11_target_close(&t);
         return BENCH_EXIT_FAILED;
@@ -399,5 +408,6 @@ int p11_cmd_run(int argc, char **argv)
     p11_runner_free(&r);       /* what stayed on the token, said last */
     p11_target_close(&t);
     bench_session_free(&s);
+    bench_metrics_stop(metrics, interrupt);
     return rc;
 }

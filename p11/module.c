@@ -14,6 +14,10 @@
 #include "bench/cli.h"
 #include "p11/names.h"
 
+#ifndef HSMBENCH_LIBDIR
+#define HSMBENCH_LIBDIR "/usr/local/lib/hsmbench"
+#endif
+
 void p11_trim(char *dst, size_t dstlen, const unsigned char *src, size_t srclen)
 {
     size_t n = srclen;
@@ -52,6 +56,15 @@ static int resolve_registered(const char *name, char *path, size_t pathlen, char
     }
     p11_kit_modules_release(mods);
     return found;
+}
+
+/* The modules hsmbench installs beside itself, by name: hsmbench-mock, hsmbench-null. */
+static int resolve_own(const char *name, char *path, size_t pathlen)
+{
+    if (strcmp(name, "hsmbench-mock") != 0 && strcmp(name, "hsmbench-null") != 0)
+        return -1;
+    snprintf(path, pathlen, "%s/lib%s.so", HSMBENCH_LIBDIR, name);
+    return 0;
 }
 
 /* p11-kit's load failed: find out why, in words a user can act on. */
@@ -118,7 +131,8 @@ p11_module *p11_module_open(const char *spec, const char *init_args, unsigned th
         const char *base = strrchr(spec, '/');
         snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : spec);
     } else {
-        if (resolve_registered(spec, m->path, sizeof m->path, &config_init) != 0) {
+        if (resolve_registered(spec, m->path, sizeof m->path, &config_init) != 0 &&
+            resolve_own(spec, m->path, sizeof m->path) != 0) {
             bench_error("--module %s: no such file, and no p11-kit module registered under that "
                         "name (see: hsmbench list modules)", spec);
             free(m);

@@ -537,6 +537,10 @@ int rest_cmd_rest(int argc, char **argv)
     }
     rc = read_secret(&o, secret, SECRET_MAX);
     scrub_argv(argc - 1, argv + 1, o.secret_args);
+    /* The live endpoint first: a port in use is bad input, before a request. */
+    bench_metrics *metrics = NULL;
+    if (rc == 0 && bench_metrics_start(&o.lo.metrics, &metrics) != 0)
+        rc = BENCH_EXIT_USAGE;
     if (rc != 0)
         goto out_secret;
     if (o.http.insecure)
@@ -628,6 +632,8 @@ int rest_cmd_rest(int argc, char **argv)
     d.duration_s = (double)o.lo.load.duration_ns / 1e9;
     d.iterations = o.lo.load.iterations;
 
+    s.metrics = metrics;
+    s.status_of = rest_code_http_status;
     rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
     const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, NULL };
     if (bench_session_run(&s, &d, &w, &o.lo.load, &hooks) != 0 &&
@@ -650,6 +656,7 @@ out_work:
 out_curl:
     curl_global_cleanup();
 out_secret:
+    bench_metrics_stop(metrics, o.http.interrupt);
     bench_secret_wipe(secret, SECRET_MAX);
     free(secret);
     free(o.aad);

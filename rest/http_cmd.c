@@ -903,6 +903,7 @@ static void print_table(void *arg, FILE *f, const json_t *runs)
 
 int rest_cmd_http(int argc, char **argv)
 {
+    bench_metrics *metrics = NULL;
     /* getopt sees "http" as argv[0]; the marks index the full argv. */
     http_opts o;
     memset(&o, 0, sizeof o);
@@ -937,6 +938,11 @@ int rest_cmd_http(int argc, char **argv)
                                               : "");
     if (strncasecmp(o.url, "http://", 7) == 0 && (bearer || o.secret_headers))
         bench_warn("--url is plain http://: the credentials cross the network unencrypted");
+    /* The live endpoint first: a port in use is bad input, before a request. */
+    if (bench_metrics_start(&o.lo.metrics, &metrics) != 0) {
+        rc = BENCH_EXIT_USAGE;
+        goto out_secret;
+    }
 
     const bench_flag *interrupt = bench_signals_install();
     o.http.interrupt = interrupt;
@@ -975,6 +981,8 @@ int rest_cmd_http(int argc, char **argv)
         rc = BENCH_EXIT_FAILED;
         goto out_variants;
     }
+    bs.metrics = metrics;
+    bs.status_of = rest_code_http_status;
     if (o.matrix) {
         bs.table = print_table;
         bs.table_arg = &o;
@@ -995,6 +1003,7 @@ out_variants:
         free(vs[i].url);
     curl_global_cleanup();
 out_secret:
+    bench_metrics_stop(metrics, o.http.interrupt);
     if (bearer) {
         bench_secret_wipe(bearer, SECRET_MAX);
         free(bearer);

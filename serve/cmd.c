@@ -34,6 +34,7 @@
 
 #include "bench/cli.h"
 #include "bench/exit.h"
+#include "bench/metrics.h"
 #include "bench/secret.h"
 #include "bench/signals.h"
 #include "serve/serve.h"
@@ -89,6 +90,7 @@ static const char serve_usage[] =
     "                       (a slow HSM behind the service; default 0)\n"
     "  --max-keys N         SDKMS keys kept at once (default 100000)\n"
     "  --max-transient N    transient keys kept, oldest dropped first (default 10000)\n"
+    BENCH_METRICS_HELP
     "Stopping: SIGINT or SIGTERM (exit status 0), or\n"
     "  --max-requests N     after answering N requests\n"
     "  --max-seconds TIME   after this long\n"
@@ -120,6 +122,7 @@ typedef struct serve_opts {
     uint64_t    latency_ns;
     uint64_t    max_keys, max_transient;
     uint64_t    max_requests, max_ns;
+    bench_metrics_opts metrics;      /* --metrics-listen, --metrics-linger */
 } serve_opts;
 
 /* The front's own state, beside the services' (serve_srv). */
@@ -127,6 +130,7 @@ typedef struct front {
     serve_srv srv;
     int      client_ca;              /* verify client certificates */
     int      client_optional;        /* ... when one is sent; serve those without too */
+    bench_metrics *metrics;          /* --metrics-listen, or NULL */
 } front;
 
 /* One listening daemon: the closure libmicrohttpd hands the callbacks. */
@@ -327,6 +331,26 @@ static enum MHD_Result send_reply(front *fr, struct MHD_Connection *conn, serve_
     return ok;
 }
 
+/* A request's route for --metrics-listen: a fixed set, so that arbitrary
+ * URLs cannot make arbitrary series. */
+static const char *route_of(const char *url, int ekm, int unwrap)
+{
+    static const char *const fixed[] = {
+        "/hello", "/echo", "/sys/v1/session/auth", "/sys/v1/session/terminate", "/crypto/v1/keys",
+        "/crypto/v1/encrypt", "/crypto/v1/decrypt", "/crypto/v1/sign", "/crypto/v1/verify",
+        "/crypto/v1/mac",
+    };
+    if (ekm)
+        return unwrap ? "ekm :unwrap" : "ekm :wrap";
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(url, fixed[i]) == 0)
+            return fixed[i];
+    return strncmp(url, "/echo/", 6) == 0             ? "/echo"
+           : strncmp(url, "/status/", 8) == 0         ? "/status/NNN"
+           : strncmp(url, "/crypto/v1/keys/", 16) == 0 ? "/crypto/v1/keys/KID"
+                                                       : "other";
+}
+
 /* With --client-ca, a request arrives only on a connection whose certificate
  * gnutls checked in the handshake; check again here, in case a library
  * version skipped it, and refuse with 403 rather than serve. */
@@ -437,6 +461,7 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
             goto send;
         case SERVE_FAULT_RESET:
             atomic_fetch_add(&srv->served, 1);
+            bench_metrics_served(fr->metrics, route_of(url, ekm, unwrap), 0);
             if (srv->verbose)
                 fprintf(stderr, "serve: %s %s -> reset (fault)\n", method, url);
             return MHD_NO;                     /* close without a byte of answer */
@@ -473,6 +498,7 @@ send:
                 f ? " (fault)" : "", (double)prof.ns[SERVE_PROF_TOTAL] / 1e6);
     enum MHD_Result ok = send_reply(fr, conn, &r, truncate, &prof);
     free(r.body);
+    bench_metrics_served(fr->metrics, route_of(url, ekm, unwrap), r.status ? r.status : 500);
     atomic_fetch_add(&srv->served, 1);
     return ok;
 }
@@ -602,6 +628,7 @@ static int parse_args(int argc, char **argv, serve_opts *o)
 {
     static const struct option longopts[] = {
         P11_TARGET_LONGOPTS,
+        BENCH_METRICS_LONGOPTS,
         { "listen", required_argument, NULL, OPT_LISTEN },
         { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
         { "tls-key", required_argument, NULL, OPT_TLS_KEY },
@@ -636,10 +663,13 @@ static int parse_args(int argc, char **argv, serve_opts *o)
     o->fault_delay_ns = 30ULL * 1000000000ULL;
     o->max_keys = 100000;
     o->max_transient = 10000;
+    bench_metrics_opts_init(&o->metrics);
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":hv", longopts, NULL)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
+        if (t == 0)
+            t = bench_metrics_opt(&o->metrics, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
         if (t > 0)
@@ -900,6 +930,8 @@ int serve_cmd(int argc, char **argv)
     }
     serve_srv *srv = &fr->srv;
     rc = BENCH_EXIT_USAGE;
+    if (bench_metrics_start(&o.metrics, &fr->metrics) != 0)
+        goto out;
     if (o.fault) {
         if (serve_faults_parse(o.fault, &srv->faults, err, sizeof err) != 0) {
             bench_error("--fault: %s", err);
@@ -1033,6 +1065,8 @@ int serve_cmd(int argc, char **argv)
     if (pd)
         MHD_stop_daemon(pd);
     MHD_stop_daemon(d);
+    bench_metrics_stop(fr->metrics, interrupt);
+    fr->metrics = NULL;
     printf("hsmbench serve: stopped after %llu requests\n",
            (unsigned long long)atomic_load(&srv->served));
     fflush(stdout);
@@ -1040,6 +1074,7 @@ int serve_cmd(int argc, char **argv)
 out_tok:
     serve_tok_close(&srv->tok);
 out:
+    bench_metrics_stop(fr->metrics, NULL);
     serve_keys_free(srv->keys);
     serve_sessions_free(srv->sessions);
     free_cred(srv->ekm_token);

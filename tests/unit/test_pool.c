@@ -371,6 +371,49 @@ static void test_engine_window(void)
     bench_outcome_free(&o);
 }
 
+/* What a live exporter sees each second: the run so far, only growing. */
+typedef struct so_far_seen {
+    unsigned calls, warm_with_hist, shrank;
+    uint64_t hist, errs;
+} so_far_seen;
+
+static void watch_so_far(void *arg, const bench_sample *s)
+{
+    so_far_seen *v = arg;
+    if (s->warmup) {
+        v->warm_with_hist += s->hist_so_far != NULL || s->nerrs_so_far != 0;
+        return;
+    }
+    uint64_t h = s->hist_so_far ? bench_hist_count(s->hist_so_far) : 0, e = 0;
+    for (size_t i = 0; i < s->nerrs_so_far; i++)
+        e += s->errs_so_far[i].count;
+    v->shrank += h < v->hist || e < v->errs;
+    v->hist = h;
+    v->errs = e;
+    v->calls++;
+}
+
+static void test_live_so_far(void)
+{
+    fake f = { .fail_open_index = ~0u, .error_every = 5, .sleep_us = 500 };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 2, .duration_ns = 2 * BENCH_NS_PER_S,
+                        .warmup_ns = BENCH_NS_PER_S / 2 };
+    bench_outcome o;
+    so_far_seen v = { 0, 0, 0, 0, 0 };
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, watch_so_far, &v, &o) == 0);
+    CHECK_MSG(v.calls >= 2, "measured callbacks %u", v.calls);
+    CHECK(v.warm_with_hist == 0);
+    CHECK(v.shrank == 0);
+    CHECK_MSG(v.hist > 0 && v.hist <= bench_hist_count(o.hist), "hist %llu of %llu",
+              (unsigned long long)v.hist, (unsigned long long)bench_hist_count(o.hist));
+    CHECK_MSG(v.errs > 0 && v.errs <= o.errors, "errors %llu of %llu", (unsigned long long)v.errs,
+              (unsigned long long)o.errors);
+    for (size_t i = 0; i < o.nsamples; i++)
+        CHECK(o.samples[i].hist_so_far == NULL && o.samples[i].errs_so_far == NULL);
+    bench_outcome_free(&o);
+}
+
 int main(void)
 {
     RUN(test_iterations_exact);
@@ -381,5 +424,6 @@ int main(void)
     RUN(test_bad_load_rejected);
     RUN(test_engine_rate);
     RUN(test_engine_window);
+    RUN(test_live_so_far);
     return check_finish();
 }

@@ -1,0 +1,239 @@
+#!/bin/sh
+# tests/e2e/test_metrics.sh - --metrics-listen: /metrics scraped while a real
+# run goes (the mock HSM with a service time, so it lasts), accepted by
+# promtool, counters that only grow, final counters equal to the results
+# file; the phase gauge; a second listener on the same port refused before
+# anything runs; rest http's statuses and serve's routes.
+# tsan: yes
+. "$TOP/tests/e2e/lib.sh"
+REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
+
+# metrics_url FILE: the URL hsmbench printed on stderr (waits for it).
+metrics_url() {
+    i=0
+    while [ $i -lt 300 ]; do
+        u=$(sed -n 's/^hsmbench: metrics on \(http[^ ]*\)$/\1/p' "$1" 2>/dev/null)
+        [ -n "$u" ] && { echo "$u"; return 0; }
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# scrape_all URL DIR: scrape every 0.4 s until the server goes away; each
+# answer in DIR/N.txt, its Content-Type in DIR/N.type.
+scrape_all() {
+    python3 - "$1" "$2" <<'PY'
+import sys, time, urllib.request
+url, d = sys.argv[1], sys.argv[2]
+n, misses = 0, 0
+while misses < 10 and n < 400:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            body = r.read().decode()
+            open(f"{d}/{n:03d}.type", "w").write(r.headers.get("Content-Type", ""))
+        open(f"{d}/{n:03d}.txt", "w").write(body)
+        n += 1
+        misses = 0
+    except Exception:
+        if n:
+            misses += 1
+    time.sleep(0.4)
+PY
+}
+
+# A Python reader of the exposition text, shared by the checks below.
+cat >"$T/prom.py" <<'PY'
+import glob, re, sys
+LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+def parse(path):
+    out = {}
+    for line in open(path):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        m = LINE.match(line)
+        if not m:
+            raise SystemExit(f"{path}: bad line {line!r}")
+        out[(m.group(1), m.group(3) or "")] = float(m.group(4))
+    return out
+def scrapes(d):
+    return [parse(p) for p in sorted(glob.glob(f"{d}/*.txt"))]
+def is_counter(name):
+    return name.endswith("_total") or name.endswith("_bucket") or name.endswith("_count") \
+        or name.endswith("_sum")
+def report(errs):
+    print("\n".join(errs))
+    sys.exit(1 if errs else 0)
+PY
+
+# py_check NAME ARGS... <<'PY': a Python check (prom.py importable) that
+# calls report() with the list of what is wrong; PASS when it is empty.
+py_check() {
+    name=$1
+    shift
+    if PYTHONPATH="$T" python3 - "$@" >"$T/py.out" 2>&1; then pass "$name"
+    else fail "$name" "$(head -c 600 "$T/py.out" | tr '\n' ' ')"; fi
+}
+
+# ---- a run, scraped from start to end -------------------------------------
+D="$T/scrapes"
+mkdir -p "$D"
+HSMBENCH_MOCK='service=fixed:2ms;cores=2;fail=CKR_DEVICE_ERROR:0.05' \
+    "$HSMBENCH" run --module "$MOCK" --test sha256-digest --threads 2 --warmup 1 --duration 3 \
+    --metrics-listen 127.0.0.1:0 --metrics-linger 2 --json "$T/r.json" \
+    >"$T/run.out" 2>"$T/run.err" &
+pid=$!
+if URL=$(metrics_url "$T/run.err"); then
+    pass "run --metrics-listen 127.0.0.1:0 prints its URL"
+else
+    fail "run --metrics-listen 127.0.0.1:0 prints its URL" "$(head -c 300 "$T/run.err")"
+fi
+case $URL in http://127.0.0.1:*/metrics) pass "the listener is on loopback, at /metrics" ;;
+*) fail "the listener is on loopback, at /metrics" "$URL" ;; esac
+
+# A second listener on the same port: one line, exit 2, nothing run.
+PORT=$(echo "$URL" | sed 's|^http://127.0.0.1:\([0-9]*\)/.*|\1|')
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --duration 1 --metrics-listen "$PORT"
+check_one_line_error "a second listener on the same port: one line, exit 2" 2 \
+    "^hsmbench: error: --metrics-listen $PORT: cannot listen there: Address already in use"
+if grep -q 'Running' "$T/out"; then fail "nothing runs when the port is taken" "$(head -c 200 "$T/out")"
+else pass "nothing runs when the port is taken"; fi
+
+scrape_all "$URL" "$D"
+wait $pid
+rc=$?
+cp "$T/run.out" "$T/out"
+cp "$T/run.err" "$T/err"
+check "the scraped run ends with exit 1 (injected errors)" 1 'OPERATIONS/second'
+n=$(ls "$D"/*.txt 2>/dev/null | wc -l)
+if [ "$n" -ge 5 ]; then pass "scraped the run $n times"; else fail "scraped the run 5 times or more" "$n"; fi
+
+if grep -q 'text/plain; version=0.0.4' "$D/000.type" 2>/dev/null; then
+    pass "Content-Type: text/plain; version=0.0.4"
+else
+    fail "Content-Type: text/plain; version=0.0.4" "$(cat "$D/000.type" 2>/dev/null)"
+fi
+
+if command -v promtool >/dev/null 2>&1; then
+    bad=
+    for f in "$D"/*.txt; do
+        promtool check metrics <"$f" >"$T/promtool.out" 2>&1 || bad="$bad $(basename "$f"): $(head -c 200 "$T/promtool.out")"
+    done
+    if [ -z "$bad" ]; then pass "promtool check metrics accepts every scrape"
+    else fail "promtool check metrics accepts every scrape" "$bad"; fi
+else
+    fail "promtool check metrics accepts every scrape" "promtool is missing (Debian package prometheus; ci/install-deps.sh)"
+fi
+
+py_check "counters only grow; phases warmup, measured, done; final counters equal the results file" \
+    "$D" "$T/r.json" <<'PY'
+import json, sys
+from prom import scrapes, is_counter, report
+ss = scrapes(sys.argv[1])
+res = json.load(open(sys.argv[2]))["runs"][0]
+t = 'test="sha256-digest"'
+def ph(s, p): return s.get(("hsmbench_phase", f'{t},phase="{p}"'))
+errs = []
+phases = [next((p for p in ("warmup", "measured", "done") if ph(s, p) == 1), None) for s in ss]
+if "warmup" not in phases: errs.append(f"no scrape in the warm-up: {phases}")
+if "measured" not in phases: errs.append(f"no scrape while measuring: {phases}")
+if phases[-1] != "done": errs.append(f"the last scrape is not 'done': {phases}")
+# counters only grow
+for a, b in zip(ss, ss[1:]):
+    for k, v in a.items():
+        if is_counter(k[0]) and b.get(k, -1) < v:
+            errs.append(f"{k} went from {v} to {b.get(k)}")
+# the histogram is cumulative and its count is its +Inf bucket
+for s in ss:
+    bs = sorted(((float("inf") if l.split('le="')[1][:-1] == "+Inf" else float(l.split('le="')[1][:-1])), v)
+                for (n, l), v in s.items() if n == "hsmbench_latency_seconds_bucket")
+    if any(y[1] < x[1] for x, y in zip(bs, bs[1:])): errs.append("buckets not cumulative")
+    if bs and bs[-1][1] != s.get(("hsmbench_latency_seconds_count", t)):
+        errs.append("+Inf bucket != _count")
+mid = [s for s, p in zip(ss, phases) if p == "measured"]
+if mid and not mid[-1].get(("hsmbench_operations_total", t)): errs.append("no operations counted while measuring")
+last = ss[-1]
+ops = last.get(("hsmbench_operations_total", t))
+if ops != res["ops"]: errs.append(f"operations_total {ops} != results ops {res['ops']}")
+e = {k[1]: v for k, v in last.items() if k[0] == "hsmbench_errors_total"}
+want = {f'{t},code="{c}"': float(n) for c, n in res["errors_by_code"].items()}
+if e != want: errs.append(f"errors_total {e} != results {want}")
+if sum(e.values()) != res["errors"]: errs.append("errors do not add up")
+cnt = last.get(("hsmbench_latency_seconds_count", t))
+if cnt != res["ops"] - res["errors"]: errs.append(f"latency _count {cnt} != ops - errors")
+mean = last.get(("hsmbench_latency_seconds_sum", t), 0) / cnt if cnt else 0
+if not 0.0015 < mean < 0.05: errs.append(f"mean latency {mean} s is not about the 2 ms service time")
+if last.get(("hsmbench_threads", t)) != 2: errs.append("threads gauge is not 2")
+report(errs)
+PY
+
+# ---- option checks ----------------------------------------------------------
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --metrics-listen localhost:9464
+check_one_line_error "--metrics-listen takes a numeric address" 2 '--metrics-listen localhost:9464: expected'
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --metrics-listen 9464 --metrics-linger soon
+check_one_line_error "--metrics-linger takes a time" 2 '--metrics-linger'
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --duration 0.3 --quiet \
+    --metrics-listen '[::1]:0' --metrics-linger 0
+if [ "$rc" -eq 0 ] && grep -Eq '^hsmbench: metrics on http://\[::1\]:[0-9]+/metrics$' "$T/err"; then
+    pass "--metrics-listen [::1]:PORT"
+elif ! python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+    pass "--metrics-listen [::1]:PORT (skipped: no IPv6 loopback here)"
+else
+    fail "--metrics-listen [::1]:PORT" "exit $rc: $(head -c 300 "$T/err")"
+fi
+for cmd in run "rest ekm" "rest http" serve; do
+    # shellcheck disable=SC2086
+    "$HSMBENCH" $cmd --help >"$T/help" 2>&1
+    if grep -q -- '--metrics-listen' "$T/help" && grep -q -- '--metrics-linger' "$T/help"; then
+        pass "$cmd --help lists --metrics-listen and --metrics-linger"
+    else
+        fail "$cmd --help lists --metrics-listen and --metrics-linger" "missing"
+    fi
+done
+
+# ---- rest http against serve: statuses and routes ---------------------------
+start_serve plain --metrics-listen 127.0.0.1:0 --metrics-linger 0 || exit 0
+SURL=$(metrics_url "$T/plain.err") || fail "serve prints its metrics URL" "$(head -c 300 "$T/plain.err")"
+"$HSMBENCH" rest http --url "$URL/status/503" --duration 1 --quiet --json "$T/h.json" \
+    --metrics-listen 127.0.0.1:0 --metrics-linger 3 >"$T/h.out" 2>"$T/h.err" &
+hpid=$!
+HURL=$(metrics_url "$T/h.err") || fail "rest http prints its metrics URL" "$(head -c 300 "$T/h.err")"
+i=0
+while [ ! -s "$T/h.json" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+    "$HURL" >"$T/h.prom" 2>"$T/h.perr"
+python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+    "$SURL" >"$T/s.prom" 2>"$T/s.perr"
+wait $hpid
+rc=$?
+cp "$T/h.out" "$T/out"
+cp "$T/h.err" "$T/err"
+check "rest http --metrics-listen: exit 1 (every answer a 503)" 1
+if grep -Eq 'Sanitizer|runtime error' "$T/run.err" "$T/h.err"; then
+    fail "no sanitizer report" "$(grep -Eh 'Sanitizer|runtime error' "$T/run.err" "$T/h.err" | head -n 2 | tr '\n' ' ')"
+else
+    pass "no sanitizer report"
+fi
+py_check "rest http: errors by code and HTTP status; serve: requests by route and status" \
+    "$T/h.prom" "$T/s.prom" "$T/h.json" <<'PY'
+import json, sys
+from prom import parse, report
+h, s = parse(sys.argv[1]), parse(sys.argv[2])
+res = json.load(open(sys.argv[3]))["runs"][0]
+errs = []
+k = ("hsmbench_errors_total", 'test="http-get",code="HTTP 503",status="503"')
+if h.get(k) != res["errors"] or not res["errors"]: errs.append(f"{k}: {h.get(k)} != {res['errors']}")
+if h.get(("hsmbench_operations_total", 'test="http-get"')) != res["ops"]: errs.append("ops differ")
+served = s.get(("hsmbench_serve_requests_total", 'route="/status/NNN",status="503"'), 0)
+if served < res["ops"]: errs.append(f"serve counted {served} of {res['ops']} requests")
+report(errs)
+PY
+if command -v promtool >/dev/null 2>&1 && promtool check metrics <"$T/s.prom" >"$T/promtool.out" 2>&1 &&
+    promtool check metrics <"$T/h.prom" >>"$T/promtool.out" 2>&1; then
+    pass "promtool accepts rest http's and serve's metrics"
+else
+    fail "promtool accepts rest http's and serve's metrics" "$(head -c 300 "$T/promtool.out" 2>/dev/null)"
+fi
+rest_stop_all
