@@ -20,7 +20,8 @@ pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 finish() {
     echo
-    echo "$passed passed, $failed failed ($(($(date +%s) - t0)) s)"
+    echo "check-deb took $(($(date +%s) - t0)) s"
+    echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
     exit $?
 }
