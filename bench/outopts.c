@@ -9,7 +9,7 @@
 
 const char bench_out_help[] =
     "Output:\n"
-    "  --json FILE          write results (schema " "hsmbench.result/1" ")\n"
+    "  --json FILE          write results (schema " "hsmbench.result/2" ")\n"
     "  --csv FILE           one row per run, the SDKMS test bench's columns (- for stdout)\n"
     "  --html FILE          a self-contained page with charts (- for stdout)\n"
     "  --threshold EXPR     k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"

@@ -10,7 +10,10 @@
 
 #include "bench/pool.h"
 
-#define BENCH_RESULT_SCHEMA "hsmbench.result/1"
+#define BENCH_RESULT_SCHEMA "hsmbench.result/2"
+/* Still read: the same document, but its ops_per_s counted failed operations
+ * too (readers upgrade it, see bench_results_load). */
+#define BENCH_RESULT_SCHEMA_V1 "hsmbench.result/1"
 
 /* How a run was set up; strings may be NULL where they do not apply. */
 typedef struct bench_run_desc {

@@ -60,7 +60,11 @@ int bench_run_measured(const json_t *run)
     const char *status = bench_json_str(run, "status", "");
     if (strcmp(status, "ok") == 0)
         return 1;
-    return strcmp(status, "interrupted") == 0 && json_object_get(run, "ops") != NULL;
+    /* Interrupted while measuring, or measured and then judged failed
+     * (most operations failed, the run stopped early): the figures are
+     * there and say what happened. */
+    return (strcmp(status, "interrupted") == 0 || strcmp(status, "failed") == 0) &&
+           json_object_get(run, "ops") != NULL;
 }
 
 const char *bench_run_key_desc(const json_t *run, char *buf, size_t len)
@@ -315,10 +319,10 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
         return -1;
     }
     const char *s = json_string_value(schema);
-    if (strcmp(s, BENCH_RESULT_SCHEMA) != 0) {
+    if (strcmp(s, BENCH_RESULT_SCHEMA) != 0 && strcmp(s, BENCH_RESULT_SCHEMA_V1) != 0) {
         if (strncmp(s, SCHEMA_FAMILY, strlen(SCHEMA_FAMILY)) == 0)
-            seterr(err, len, "schema %.64s is not supported; this hsmbench reads %s", s,
-                   BENCH_RESULT_SCHEMA);
+            seterr(err, len, "schema %.64s is not supported; this hsmbench reads %s and %s", s,
+                   BENCH_RESULT_SCHEMA_V1, BENCH_RESULT_SCHEMA);
         else
             seterr(err, len, "not an hsmbench results file (schema \"%.64s\")", s);
         return -1;
@@ -362,6 +366,29 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
     return rc;
 }
 
+/*
+ * A /1 file's ops_per_s counted every operation, failed ones included; /2
+ * counts successes and adds attempts and attempts_per_s.  Read a /1 file as
+ * /2 says, so that compare, merge, report and thresholds mean one thing.
+ */
+static void upgrade_v1(json_t *doc)
+{
+    if (strcmp(bench_json_str(doc, "schema", ""), BENCH_RESULT_SCHEMA_V1) != 0)
+        return;
+    size_t i;
+    json_t *run;
+    json_array_foreach(json_object_get(doc, "runs"), i, run) {
+        if (!bench_run_measured(run) || json_object_get(run, "attempts"))
+            continue;
+        const long long ops = bench_json_int(run, "ops", 0), errs = bench_json_int(run, "errors", 0);
+        const double d = bench_json_num(run, "duration_s", 0);
+        json_object_set_new(run, "attempts", json_integer(ops));
+        json_object_set_new(run, "attempts_per_s", json_real(bench_json_num(run, "ops_per_s", 0)));
+        json_object_set_new(run, "ops_per_s",
+                            json_real(d > 0 && ops >= errs ? round((double)(ops - errs) / d * 100) / 100 : 0));
+    }
+}
+
 json_t *bench_results_load(const char *path, char *err, size_t len)
 {
     FILE *f = fopen(path, "r");
@@ -387,6 +414,7 @@ json_t *bench_results_load(const char *path, char *err, size_t len)
         json_decref(doc);
         return NULL;
     }
+    upgrade_v1(doc);
     return doc;
 }
 
@@ -641,7 +669,7 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         goto done;
     }
     long long ops = 0, errors = 0, clamped = 0, start = 0;
-    double duration = 0, rate = 0, bps = 0;
+    double duration = 0, rate = 0, arate = 0, bps = 0;
     for (size_t i = 0; i < n; i++) {
         const json_t *r = in[i].run;
         const json_t *hj = json_object_get(r, "histogram");
@@ -655,6 +683,7 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         errors += bench_json_int(r, "errors", 0);
         duration = fmax(duration, bench_json_num(r, "duration_s", 0));
         rate += bench_json_num(r, "ops_per_s", 0);
+        arate += bench_json_num(r, "attempts_per_s", bench_json_num(r, "ops_per_s", 0));
         bps += bench_json_num(r, "bytes_per_s", 0);
         if (i == 0 || in[i].start_ms < start)
             start = in[i].start_ms;
@@ -682,6 +711,8 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         json_object_set_new(out, "error_pct",
                             json_real(ops ? 100.0 * (double)errors / (double)ops : 0.0)) ||
         json_object_set_new(out, "ops_per_s", json_real(round(rate * 100) / 100)) ||
+        json_object_set_new(out, "attempts", json_integer(ops)) ||
+        json_object_set_new(out, "attempts_per_s", json_real(round(arate * 100) / 100)) ||
         json_object_set_new(out, "bytes_per_s", json_real(round(bps))) ||
         json_object_set_new(out, "latency_us", lat) ||
         json_object_set_new(out, "errors_by_code", codes) ||

@@ -1,5 +1,5 @@
 /*
- * bench/results.h - hsmbench.result/1 documents after the run: loading and
+ * bench/results.h - hsmbench.result/2 (and /1) documents after the run: loading and
  * validating a saved file, matching runs, merging the results of several
  * load generators exactly, and the CSV and HTML reports.
  *
@@ -34,8 +34,8 @@ json_t *bench_results_load(const char *path, char *err, size_t errlen);
  */
 int bench_results_check(const json_t *doc, char *err, size_t errlen);
 
-/* True when the run holds measured figures (status ok, or interrupted with
- * what was measured until then). */
+/* True when the run holds measured figures (status ok, or interrupted or
+ * failed with what was measured until then). */
 int bench_run_measured(const json_t *run);
 
 /* Field readers for validated documents: the default when absent. */

@@ -53,5 +53,5 @@ for ra, rb, r in zip(a["runs"], b["runs"], m["runs"]):
     assert r["duration_s"] == max(ra["duration_s"], rb["duration_s"])
     assert sum(s["ops"] for s in r["per_second"]) == sum(s["ops"] for s in ra["per_second"] + rb["per_second"])
     assert [s["t"] for s in r["per_second"]] == list(range(1, len(r["per_second"]) + 1))
-assert m["schema"] == "hsmbench.result/1" and m["merged_from"] == sys.argv[1:3], m["merged_from"]
+assert m["schema"] == "hsmbench.result/2" and m["merged_from"] == sys.argv[1:3], m["merged_from"]
 assert m["command"][:2] == ["hsmbench", "merge"]

@@ -87,9 +87,9 @@ if [ -e "$T/x.csv" ]; then fail "report of a missing file writes no CSV" "x.csv 
 printf '{"schema": "hsmbench.result/1", "runs": [' >"$T/bad.json"
 run "$HSMBENCH" report "$T/bad.json"
 check_one_line_error "report of bad JSON: exit 2, line and column" 2 'bad\.json: bad JSON at line 1, column [0-9]+'
-printf '{"schema": "hsmbench.result/2", "runs": []}\n' >"$T/v2.json"
+printf '{"schema": "hsmbench.result/3", "runs": []}\n' >"$T/v2.json"
 run "$HSMBENCH" report "$T/v2.json"
-check_one_line_error "report of schema /2: exit 2, refused by name" 2 'schema hsmbench.result/2 is not supported'
+check_one_line_error "report of schema /3: exit 2, refused by name" 2 'schema hsmbench.result/3 is not supported'
 printf '{"schema": "something-else", "runs": []}\n' >"$T/other.json"
 run "$HSMBENCH" report "$T/other.json"
 check_one_line_error "report of another schema: exit 2" 2 'not an hsmbench results file'

@@ -78,7 +78,7 @@ file_lacks "merge two generators of one URL: no target warning" "$T/err" 'target
 # ---- report and the HTML page ---------------------------------------------------------------
 run "$HSMBENCH" report "$T/a.json"
 check "report: the header names the REST target" 0 \
-    '^.*a\.json: hsmbench\.result/1 · ekm https://127\.0\.0\.1:[0-9]+/ekm/k1 · host '
+    '^.*a\.json: hsmbench\.result/2 · ekm https://127\.0\.0\.1:[0-9]+/ekm/k1 · host '
 run "$HSMBENCH" report "$T/a.json" --html "$T/a.html"
 check "report --html of a REST file: exit 0" 0
 file_has "HTML: the target" "$T/a.html" '<th>target</th><td><b>ekm https://127\.0\.0\.1:[0-9]+/ekm/k1</b>'
@@ -142,7 +142,7 @@ json.dump(p, open(sys.argv[4], "w"))
 PY
 run "$HSMBENCH" report "$T/old.json"
 check "an older REST file: the target derived from environment.endpoint" 0 \
-    'old\.json: hsmbench\.result/1 · ekm https://example\.test/ekm/k9\?… · host '
+    'old\.json: hsmbench\.result/2 · ekm https://example\.test/ekm/k9\?… · host '
 file_lacks "the derived target drops credentials and the query" "$T/out" 'SEKRIT|pw@'
 run "$HSMBENCH" compare "$T/old.json" "$T/a.json"
 check "compare an older REST file: the different target flagged" 0 \

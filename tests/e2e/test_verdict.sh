@@ -88,3 +88,18 @@ check "device lost at 1.5 s: exit 1, failed, stopped early" 1 \
     '^ +status\.+: failed: stopped early: every operation failed for several seconds \([0-9.]+ % CKR_DEVICE_ERROR\)$'
 json_check "device lost: the successes before it counted, stopped within seconds, not 20" "$T/lost.json" \
     'runs[0]["status"] == "failed" and runs[0]["ops"] > runs[0]["errors"] > 0 and runs[0]["duration_s"] < 8 and runs[0]["latency_us"]["count"] > 0' 2>/dev/null
+
+# ---- a hsmbench.result/1 file (ops_per_s counted failures) is read as /2 says ----------
+python3 - "$T/most.json" "$T/v1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["schema"] = "hsmbench.result/1"
+r = d["runs"][0]
+r["ops_per_s"] = r.pop("attempts_per_s")
+del r["attempts"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+want=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; print("%.2f" % r["ops_per_s"])' "$T/most.json")
+run "$HSMBENCH" report "$T/v1.json" --csv -
+if grep -q ",$want," "$T/out"; then pass "a /1 file's throughput is read as successes per second ($want)"
+else fail "a /1 file's throughput is read as successes per second ($want)" "$(tail -1 "$T/out")"; fi

@@ -145,8 +145,8 @@ static void test_load_errors(void)
         { "[1, 2]", ": not an hsmbench results file (not a JSON object)" },
         { "{\"runs\": []}", ": not an hsmbench results file (no \"schema\")" },
         { "{\"schema\": \"k6.summary/1\", \"runs\": []}", ": not an hsmbench results file (schema \"k6.summary/1\")" },
-        { "{\"schema\": \"hsmbench.result/2\", \"runs\": []}",
-          ": schema hsmbench.result/2 is not supported; this hsmbench reads hsmbench.result/1" },
+        { "{\"schema\": \"hsmbench.result/3\", \"runs\": []}",
+          ": schema hsmbench.result/3 is not supported; this hsmbench reads hsmbench.result/1 and hsmbench.result/2" },
         { "{\"schema\": \"hsmbench.result/1\"}", ": runs: missing" },
         { "{\"schema\": \"hsmbench.result/1\", \"runs\": {}}", ": runs: is not an array" },
         { "{\"schema\": \"hsmbench.result/1\", \"runs\": []}", ": no runs" },
@@ -513,8 +513,8 @@ static void test_merge_refusals(void)
               "%s", err);
 
     merge_pair(&a, &b);
-    json_object_set_new(b, "schema", json_string("hsmbench.result/2"));
-    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: schema hsmbench.result/2 is not supported") != NULL,
+    json_object_set_new(b, "schema", json_string("hsmbench.result/3"));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: schema hsmbench.result/3 is not supported") != NULL,
               "%s", err);
 
     /* A second run needs a start of its own. */
