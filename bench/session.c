@@ -134,7 +134,7 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     bench_progress_begin(&s->progress, stderr, (double)load->duration_ns / 1e9,
                          !quiet && !s->on_second);
     bench_outcome out;
-    bench_metrics_begin(s->metrics, d->test, load, w, s->status_of);
+    bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w, s->status_of);
     const int rc = bench_pool_run(w, load, s->interrupt, print_second, s, &out);
     bench_metrics_end(s->metrics, rc == 0 ? &out : NULL);
     bench_progress_end(&s->progress);

@@ -51,6 +51,8 @@ typedef struct bench_run_hooks {
     /* After a measured run, quiet or not (JMeter's summary line); non-zero
      * counts as a failure. */
     int  (*done)(void *arg, const bench_outcome *o);
+    /* The run's name in the live metrics (NULL: the test's). */
+    const char *series;
 } bench_run_hooks;
 
 typedef struct bench_session bench_session;

@@ -190,7 +190,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     d.iterations = r->load.iterations;
 
     p11_run_extra extra = { def, &p, NULL };
-    bench_run_hooks hooks = { &extra, NULL, def->deprecated, extra_summary, extra_json, NULL };
+    bench_run_hooks hooks = { &extra, NULL, def->deprecated, extra_summary, extra_json, NULL, NULL };
     if (def->deprecated) {
         snprintf(note, sizeof note,
                  "(%s is deprecated: kept for legacy HSMs; NIST disallows 3DES after 2023)", def->name);

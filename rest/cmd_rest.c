@@ -635,7 +635,7 @@ int rest_cmd_rest(int argc, char **argv)
     s.metrics = metrics;
     s.status_of = rest_code_http_status;
     rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
-    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, NULL };
+    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, NULL, NULL };
     if (bench_session_run(&s, &d, &w, &o.lo.load, &hooks) != 0 &&
         rest_code_is_fatal_setup(atomic_load(&client.setup_code)))
         s.setup_failed = 1;

@@ -679,7 +679,8 @@ static void run_variant(session *ss, const variant *v, const char *test)
     snprintf(mech, sizeof mech, "%s %s", o->method, v->url);
     fill_desc(&d, o, test, mech);
     http_run_extra extra = { ss, v };
-    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done };
+    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done,
+                                    o->matrix ? v->name : NULL };
 
     if (v->skip) {
         if (!o->out.quiet)
