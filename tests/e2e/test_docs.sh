@@ -78,6 +78,29 @@ for cmd in run list keys menu; do
     else fail "$cmd: every option is in the bash completion" "missing:$miss_comp"; fi
 done
 
+# The REST commands and the emulator: the same three places.
+for spec in "rest/cmd_rest.c:rest ekm:rest" "rest/http_cmd.c:rest http:rest" "serve/cmd.c:serve:serve"; do
+    src="$TOP/${spec%%:*}"
+    rest=${spec#*:}
+    words=${rest%%:*}
+    page="$TOP/man/hsmbench-${rest##*:}.1"
+    opts=$(table_opts "$src")
+    # shellcheck disable=SC2086
+    "$HSMBENCH" $words --help >"$T/help.x" 2>&1
+    miss_man= miss_help= miss_comp=
+    for o in $opts; do
+        has_opt "$page" "$o" || miss_man="$miss_man --$o"
+        [ "$o" = help ] || has_opt "$T/help.x" "$o" || miss_help="$miss_help --$o"
+        has_opt "$comp" "$o" || miss_comp="$miss_comp --$o"
+    done
+    if [ -z "$miss_man" ]; then pass "$words: every option is in $(basename "$page")"
+    else fail "$words: every option is in $(basename "$page")" "missing:$miss_man"; fi
+    if [ -z "$miss_help" ]; then pass "$words: every option is in '$words --help'"
+    else fail "$words: every option is in '$words --help'" "missing:$miss_help"; fi
+    if [ -z "$miss_comp" ]; then pass "$words: every option is in the bash completion"
+    else fail "$words: every option is in the bash completion" "missing:$miss_comp"; fi
+done
+
 # ---- every flag of run --help is in the README --------------------------------
 miss=
 for o in $(grep -oE -- '--[a-z][a-z0-9-]*' "$T/help.run" | sed 's/^--//' | sort -u); do
