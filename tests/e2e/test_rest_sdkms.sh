@@ -99,7 +99,12 @@ cat "$T/out" "$T/err" >>"$T/all-output"
 interrupt_run() {
     when=$1 limit=$2
     shift 2
-    "$HSMBENCH" rest sdkms --api-key-env SDKMS_API_KEY "$@" >"$T/out" 2>"$T/err" </dev/null &
+    # Emptied here, not by the background command's redirection: waiting for
+    # a line must not find the previous run's (its SIGINT would then arrive
+    # before this run's handler is installed, while the shell ignores it).
+    : >"$T/out"
+    : >"$T/err"
+    "$HSMBENCH" rest sdkms --api-key-env SDKMS_API_KEY "$@" >>"$T/out" 2>>"$T/err" </dev/null &
     bg=$!
     i=0
     case $when in

@@ -11,7 +11,9 @@ trap 'if [ -n "$bg" ]; then kill -KILL "$bg" 2>/dev/null; fi; rm -rf "$T"' EXIT
 start_bg() {
     out=$1 err=$2
     shift 2
-    "$HSMBENCH" "$@" >"$out" 2>"$err" </dev/null &
+    : >"$out"      # emptied before, so a wait never reads an earlier run's lines
+    : >"$err"
+    "$HSMBENCH" "$@" >>"$out" 2>>"$err" </dev/null &
     bg=$!
 }
 
