@@ -375,7 +375,9 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
                                 round(s->span_s * 1000) / 1000, "ops", (json_int_t)s->ops,
                                 "errors", (json_int_t)s->errors, "p50_us",
                                 us((double)s->p50_ns), "p99_us", us((double)s->p99_ns));
-        if (s->target > 0 || o->service)
+        /* Every second of a schedule or a ramp has its target, 0 included
+         * (a ramp down to 0 ends at 0). */
+        if (s->target > 0 || o->service || d->stages)
             json_object_set_new(sec, "target", json_real(s->target));
         if (o->service)
             json_object_set_new(sec, "in_flight", json_integer((json_int_t)s->in_flight));

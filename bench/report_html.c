@@ -545,17 +545,20 @@ static void throughput_chart(FILE *f, const json_t *run)
             span = 1.0;
         t[i] = (double)bench_json_int(s, "t", (long long)i + 1);
         tmax = fmax(tmax, t[i]);
-        rate[i] = (double)bench_json_int(s, "ops", 0) / span;
-        errs[i] = (double)bench_json_int(s, "errors", 0) / span;
+        /* successful operations, as the summary counts them; errors apart */
+        const long long ops = bench_json_int(s, "ops", 0), e = bench_json_int(s, "errors", 0);
+        rate[i] = (double)(ops > e ? ops - e : 0) / span;
+        errs[i] = (double)e / span;
         any_err |= errs[i] > 0;
+        /* A second without a target (a ramp's end at 0, in older files) is 0. */
         const json_t *tg = json_object_get(s, "target");
-        if (json_is_number(tg))
-            target[nt++] = json_number_value(tg);
+        target[i] = json_is_number(tg) ? json_number_value(tg) : 0;
+        nt += json_is_number(tg);
     }
     series s[3];
     size_t ns = 0;
     s[ns++] = (series){ t, rate, n, "operations/s", palette[0], 0 };
-    if (nt == n && n > 0)
+    if (nt > 0)
         s[ns++] = (series){ t, target, n, "target", "#6b7683", 1 };
     if (any_err)
         s[ns++] = (series){ t, errs, n, "errors/s", palette[3], 0 };

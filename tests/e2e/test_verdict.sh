@@ -103,3 +103,8 @@ want=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; p
 run "$HSMBENCH" report "$T/v1.json" --csv -
 if grep -q ",$want," "$T/out"; then pass "a /1 file's throughput is read as successes per second ($want)"
 else fail "a /1 file's throughput is read as successes per second ($want)" "$(tail -1 "$T/out")"; fi
+json_check "blocking stages: every second has its target, the last (ramp to 0) too" "$T/stages.json" \
+    'all("target" in s for s in runs[0]["per_second"]) and runs[0]["per_second"][-1]["target"] == 0'
+run "$HSMBENCH" report "$T/stages.json" --html "$T/stages.html"
+check "report --html of a staged run: exit 0" 0
+file_has "the HTML page of a staged run draws the target line" "$T/stages.html" '>target<'
