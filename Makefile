@@ -40,7 +40,7 @@ MOCK_SO   := $(BUILD)/libhsmbench-null.so
 MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
-.PHONY: all check bench demo install uninstall clean deps sanitizers deb check-deb
+.PHONY: check-one all check bench demo install uninstall clean deps sanitizers deb check-deb
 
 all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(UNIT_BIN) $(TOOLS)
 
@@ -99,6 +99,13 @@ check:
 	@sh ci/install-deps.sh
 	@$(MAKE) --no-print-directory all sanitizers
 	@sh tests/run.sh
+
+# One test file alone, for working on it: make check-one T=test_rest [V=asan|tsan]
+# (a unit test's name, or an e2e script's, with or without tests/e2e/ and .sh).
+check-one:
+	@test -n "$(T)" || { echo "make check-one T=NAME [V=asan|tsan]"; exit 2; }
+	@$(MAKE) --no-print-directory $(if $(filter asan tsan,$(V)),sanitizers,all)
+	@sh tests/run.sh --only "$(T)" $(V)
 
 bench:
 	@sh ci/install-deps.sh

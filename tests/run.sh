@@ -8,6 +8,11 @@
 #                "tsan: yes") under ThreadSanitizer
 # Every check prints "PASS name" or "FAIL name: why"; the last line is
 # "N passed, N failed", and the exit status is non-zero when anything failed.
+#
+#   sh tests/run.sh --only NAME [VARIANT]   one test file alone: a unit test
+#       (test_pool) or an e2e script (test_rest or tests/e2e/test_rest.sh),
+#       in the plain build unless VARIANT (asan, tsan) says otherwise
+#       (make check-one T=NAME [V=VARIANT]).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -47,6 +52,42 @@ e2e() {
             sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $(basename "$script" .sh):/p"
     done
 }
+
+only=
+if [ "${1:-}" = --only ]; then
+    only=$(basename "${2:?--only NAME}" .sh)
+    ovar=${3:-plain}
+fi
+# the build directory of a variant
+vdir() { case $1 in plain) echo build ;; *) echo "build/$1" ;; esac; }
+
+if [ -n "$only" ]; then
+    dir=$(vdir "$ovar")
+    {
+        if [ -x "$dir/tests/$only" ]; then
+            bin=$dir/tests/$only
+            NULLP11_PATH="$dir/libhsmbench-null.so" MOCKHSM_PATH="$dir/libhsmbench-mock.so" \
+                "$bin" >"$log/out" 2>"$log/err"
+            rc=$?
+            sed -n "s/^\(PASS\|FAIL\) /\1 [$ovar] $only:/p" "$log/out"
+            if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$log/out"; then
+                echo "FAIL [$ovar] $only: exited $rc: $(tail -n 3 "$log/err" | tr '\n' ' ')"
+            fi
+        elif [ -f "tests/e2e/$only.sh" ]; then
+            HSMBENCH="$top/$dir/hsmbench" NULLP11="$top/$dir/libhsmbench-null.so" \
+                VARIANT="$ovar" TOP="$top" sh "tests/e2e/$only.sh" </dev/null 2>&1 |
+                sed -n "s/^\(PASS\|FAIL\) /\1 [$ovar] $only:/p"
+        else
+            echo "FAIL [$ovar] $only: no unit test $dir/tests/$only and no tests/e2e/$only.sh"
+        fi
+    } | tee "$log/all"
+    passed=$(grep -c '^PASS' "$log/all")
+    failed=$(grep -c '^FAIL' "$log/all")
+    echo
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+    exit $?
+fi
 
 {
     unit plain build
