@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench/cli.h"
+#include "bench/outfile.h"
 #include "bench/hist.h"
 #include "bench/report.h"
 
@@ -389,6 +390,17 @@ json_t *bench_results_load(const char *path, char *err, size_t len)
 
 /* ---- writing reports ---------------------------------------------------- */
 
+typedef struct doc_job {
+    const json_t *doc;
+    bench_doc_writer write;
+} doc_job;
+
+static int write_job(FILE *f, const void *ctx)
+{
+    const doc_job *job = ctx;
+    return job->write(f, job->doc);
+}
+
 int bench_results_write_text(const char *path, const json_t *doc, const char *flag,
                              bench_doc_writer write)
 {
@@ -399,31 +411,8 @@ int bench_results_write_text(const char *path, const json_t *doc, const char *fl
         }
         return 0;
     }
-    char tmp[4200];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        bench_error("%s %s: path too long", flag, path);
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        bench_error("%s %s: %s", flag, path, strerror(errno));
-        return -1;
-    }
-    int werr = write(f, doc);
-    int serr = ferror(f);
-    int saved = errno;
-    if (fclose(f) != 0 || werr != 0 || serr) {
-        bench_error("%s %s: cannot write: %s", flag, path, strerror(saved ? saved : EIO));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        bench_error("%s %s: %s", flag, path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    const doc_job job = { doc, write };
+    return bench_out_write(flag, path, write_job, &job);
 }
 
 /* ---- text tables -------------------------------------------------------- */

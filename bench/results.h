@@ -109,8 +109,9 @@ int bench_csv_write(FILE *f, const json_t *doc);
 int bench_html_write(FILE *f, const json_t *doc);
 
 /*
- * Write a report to PATH atomically (PATH.tmp.PID, then rename), or to
- * stdout when PATH is "-".  flag names the option in the one-line error
+ * Write a report to PATH as bench_out_write does (bench/outfile.h: a
+ * temporary file renamed over a regular file, a device written in place, a
+ * link followed, never replaced), or to stdout when PATH is "-".  flag names the option in the one-line error
  * ("--csv out.csv: Permission denied").  Returns 0 or -1 (message printed).
  */
 int bench_csv_write_file(const char *path, const json_t *doc, const char *flag);

@@ -61,7 +61,8 @@ static int parse(int argc, char **argv, keys_opts *o)
     memset(o, 0, sizeof *o);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "keys" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
@@ -134,7 +135,7 @@ static int create(const keys_opts *o, p11_target *t)
         bench_error("--key-size %u: AES keys are 128, 192 or 256 bits", spec.bits);
         return BENCH_EXIT_USAGE;
     }
-    CK_RV rv = keys_generate(t->mod->fn, t->control, &spec, &h);
+    CK_RV rv = keys_make(t->mod->fn, t->control, &spec, NULL, &h);
     if (rv != CKR_OK) {
         bench_error("creating %s key '%s': %s", o->type, o->label, p11_rv_name(rv, rb, sizeof rb));
         return BENCH_EXIT_MODULE;

@@ -191,7 +191,8 @@ int p11_cmd_list(int argc, char **argv)
     memset(&o, 0, sizeof o);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "list" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
         int t = p11_target_opt(&o, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include <p11-kit/p11-kit.h>
 
 #include "bench/cli.h"
+#include "bench/signals.h"
 #include "p11/names.h"
 
 void p11_trim(char *dst, size_t dstlen, const unsigned char *src, size_t srclen)
@@ -79,6 +80,7 @@ static CK_RV initialize(p11_module *m, const char *init_args, unsigned threads)
     memset(&args, 0, sizeof args);
     args.flags = CKF_OS_LOCKING_OK;
     args.pReserved = (void *)init_args;
+    const char *was = bench_signals_waiting("C_Initialize");
     CK_RV rv = m->fn->C_Initialize(&args);
     if (rv == CKR_CANT_LOCK && threads <= 1) {
         /* One thread needs no locking: accept the module as it is. */
@@ -86,6 +88,7 @@ static CK_RV initialize(p11_module *m, const char *init_args, unsigned threads)
         args.flags = 0;
         rv = m->fn->C_Initialize(init_args ? &args : NULL);
     }
+    bench_signals_waiting(was);
     return rv;
 }
 
@@ -164,8 +167,15 @@ void p11_module_close(p11_module *m)
 {
     if (!m)
         return;
-    if (m->finalize)
-        m->fn->C_Finalize(NULL);
+    if (m->finalize) {
+        const char *was = bench_signals_waiting("C_Finalize");
+        CK_RV rv = m->fn->C_Finalize(NULL);
+        bench_signals_waiting(was);
+        if (rv != CKR_OK) {
+            char rvbuf[32];
+            bench_warn("module %s: C_Finalize: %s", m->name, p11_rv_name(rv, rvbuf, sizeof rvbuf));
+        }
+    }
     p11_kit_module_release(m->fn);
     free(m);
 }

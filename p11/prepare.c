@@ -140,10 +140,7 @@ static CK_RV make_keys(p11_test_ctx *ctx)
             return CKR_GENERAL_ERROR;
         }
     }
-    if (ctx->material)
-        rv = keys_import(ctx->fn, ctx->control, &spec, ctx->material, &ctx->keys);
-    else
-        rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->keys);
+    rv = keys_make(ctx->fn, ctx->control, &spec, ctx->material, &ctx->keys);
     if (rv != CKR_OK) {
         char what[96];
         snprintf(what, sizeof what, "%s the %s key", ctx->material ? "importing" : "generating", kd);
@@ -162,13 +159,13 @@ static CK_RV make_target(p11_test_ctx *ctx)
         bench_error("%s: OpenSSL could not make the target key", ctx->def->name);
         return CKR_GENERAL_ERROR;
     }
-    rv = keys_import(ctx->fn, ctx->control, &spec, ctx->aux_material, &ctx->aux);
+    rv = keys_make(ctx->fn, ctx->control, &spec, ctx->aux_material, &ctx->aux);
     if (rv == CKR_OK)
         return rv;
     /* Tokens that refuse imported secrets: generate it instead (unknown value). */
     keys_material_free(ctx->aux_material);
     ctx->aux_material = NULL;
-    rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->aux);
+    rv = keys_make(ctx->fn, ctx->control, &spec, NULL, &ctx->aux);
     if (rv != CKR_OK)
         fail_rv(ctx, "making the AES-256 target key", rv);
     return rv;

@@ -7,6 +7,7 @@
 
 #include "bench/cli.h"
 #include "bench/report.h"
+#include "bench/signals.h"
 #include "p11/async.h"
 #include "p11/names.h"
 
@@ -287,7 +288,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     const char *status = bench_outcome_status(&out);
     char why[64] = "";
     if (out.status == BENCH_RUN_INTERRUPTED)
-        snprintf(why, sizeof why, "interrupted (%s)", *r->interrupt == SIGTERM ? "SIGTERM" : "SIGINT");
+        snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*r->interrupt));
     json_t *run = bench_report_run_json(&d, &out, &w, status, why[0] ? why : NULL);
     if (p11_test_mech(def, &p) && def->hashes)
         json_object_set_new(run, "hash", json_string(p11_hash_name(p.hash)));

@@ -8,6 +8,7 @@
 #include <p11-kit/uri.h>
 
 #include "bench/cli.h"
+#include "bench/signals.h"
 #include "p11/names.h"
 
 int p11_slots(const p11_module *m, int present_only, CK_SLOT_ID **slots, CK_ULONG *n)
@@ -219,7 +220,9 @@ int p11_login(const p11_module *m, CK_SESSION_HANDLE s, const p11_token *t,
               const char *pin, size_t pinlen)
 {
     char rvb[32];
+    const char *was = bench_signals_waiting("C_Login");
     CK_RV rv = m->fn->C_Login(s, CKU_USER, (CK_UTF8CHAR_PTR)pin, pin ? (CK_ULONG)pinlen : 0);
+    bench_signals_waiting(was);
     if (rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN)
         return 0;
     if (rv == CKR_PIN_INCORRECT)

@@ -638,7 +638,8 @@ static int parse_args(int argc, char **argv, serve_opts *o)
     o->max_transient = 10000;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":hv", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "serve" };
+    while ((c = bench_getopt_long(argc, argv, ":hv", longopts, &gs)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
