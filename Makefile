@@ -36,11 +36,12 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MOCK_SO   := $(BUILD)/libhsmbench-null.so
 MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
+HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
 .PHONY: all check bench demo install uninstall clean deps sanitizers
 
-all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(UNIT_BIN) $(TOOLS)
+all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -66,6 +67,11 @@ $(MOCK_SO): tests/mock/nullp11.c
 $(MOCKHSM_SO): tests/mock/mockhsm.c p11/pkcs11_3x.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -lpthread -lm
+
+# A module with a broken function list (HSMBENCH_HOSTILE; tests only, not installed).
+$(HOSTILE_SO): tests/mock/hostilep11.c p11/used_functions.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl
 
 # The minimal loop make bench compares hsmbench against: same calls, no harness.
 $(BUILD)/tests/minloop: tests/bench/minloop.c $(BUILD)/libhsmbench-core.a

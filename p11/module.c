@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "bench/cli.h"
 #include "bench/signals.h"
 #include "p11/names.h"
+#include "p11/used_functions.h"
 
 void p11_trim(char *dst, size_t dstlen, const unsigned char *src, size_t srclen)
 {
@@ -74,6 +77,61 @@ static void diagnose_load(const char *spec, const char *path)
     bench_error("--module %s: p11-kit could not load it: %s", spec, msg ? msg : "unknown reason");
 }
 
+/*
+ * Every entry of the function list hsmbench calls, checked before any is
+ * used: a module that leaves one NULL (the standard wants a stub returning
+ * CKR_FUNCTION_NOT_SUPPORTED) would crash it at the first call.
+ */
+static const struct {
+    const char *name;
+    size_t      offset;
+} used_functions[] = { P11_USED_FUNCTIONS(P11_USED_FUNCTION_ENTRY) };
+
+const char *p11_function_list_gap(const CK_FUNCTION_LIST *fn)
+{
+    for (size_t i = 0; i < sizeof used_functions / sizeof used_functions[0]; i++) {
+        void *entry;
+        memcpy(&entry, (const char *)fn + used_functions[i].offset, sizeof entry);
+        if (!entry)
+            return used_functions[i].name;
+    }
+    return NULL;
+}
+
+/*
+ * Ask the module for its function list ourselves before p11-kit does:
+ * p11-kit follows a NULL list that came with CKR_OK and crashes.  0 when
+ * the list is whole (or the module cannot be asked: p11-kit then says
+ * why); -1 with one line printed otherwise.
+ */
+static int check_function_list(const char *spec, const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return 0;
+    CK_C_GetFunctionList get = (CK_C_GetFunctionList)(uintptr_t)dlsym(h, "C_GetFunctionList");
+    int rc = 0;
+    CK_FUNCTION_LIST *fn = NULL;
+    if (get) {
+        char rvbuf[32];
+        CK_RV rv = get(&fn);
+        const char *gap = fn ? p11_function_list_gap(fn) : NULL;
+        if (rv != CKR_OK) {
+            bench_error("--module %s: C_GetFunctionList: %s", spec, p11_rv_name(rv, rvbuf, sizeof rvbuf));
+            rc = -1;
+        } else if (!fn) {
+            bench_error("--module %s: C_GetFunctionList returned CKR_OK and no function list", spec);
+            rc = -1;
+        } else if (gap) {
+            bench_error("--module %s: %s is missing from its function list", spec, gap);
+            rc = -1;
+        }
+    }
+    if (dlclose(h) != 0)
+        bench_warn("--module %s: dlclose: %s", spec, dlerror());
+    return rc;
+}
+
 static CK_RV initialize(p11_module *m, const char *init_args, unsigned threads)
 {
     CK_C_INITIALIZE_ARGS args;
@@ -130,6 +188,11 @@ p11_module *p11_module_open(const char *spec, const char *init_args, unsigned th
         snprintf(m->name, sizeof m->name, "%s", spec);
     }
 
+    if (check_function_list(spec, m->path) != 0) {
+        free(config_init);
+        free(m);
+        return NULL;
+    }
     m->fn = p11_kit_module_load(m->path, P11_KIT_MODULE_UNMANAGED | P11_KIT_MODULE_CRITICAL);
     if (!m->fn) {
         diagnose_load(spec, m->path);
