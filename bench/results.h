@@ -16,12 +16,22 @@
 
 /* ---- loading and validation --------------------------------------------- */
 
+/* A results file may be at most 64 MiB (checked before it is parsed), and
+ * no number in it may pass 2^53 in size (exact in a double, and no sum of
+ * 4096 files' counts can overflow 64 bits). */
+#define BENCH_RESULTS_MAX_BYTES (64 << 20)
+#define BENCH_RESULTS_MAX_VALUE (1ULL << 53)
+
 /*
  * Read PATH and check it is a results document (bench_results_check).  On
  * failure returns NULL with a one-line reason in err that starts with the
  * path: "r.json: No such file or directory", "r.json: bad JSON at line 3,
  * column 7: ...", "r.json: not an hsmbench results file (schema ...)",
- * "r.json: no runs".
+ * "r.json: no runs", "r.json: 300000000 bytes, larger than the 64 MiB a
+ * results file may be" (before parsing), "r.json: runs[0].ops: 1e+308 is
+ * out of range (at most 2^53)".  Strings and keys holding control
+ * characters (ESC, CR, C1) are replaced by escaped copies ("\x1b"), so
+ * what prints the document never prints them raw.
  */
 json_t *bench_results_load(const char *path, char *err, size_t errlen);
 
