@@ -110,6 +110,8 @@ static int list_slots(const p11_target_opts *o)
         p11_target_close(&t);
         return BENCH_EXIT_MODULE;
     }
+    if (n == 0)
+        printf("\nThe module has no slots (so no token).\n");
     for (CK_ULONG i = 0; i < n; i++) {
         p11_token tok;
         CK_RV rv = p11_token_read(t.mod, slots[i], &tok);

@@ -958,13 +958,14 @@ int rest_cmd_serve(int argc, char **argv)
             arr[na++] = tls_opts[i];
     arr[na] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
+    /* The logger first: libmicrohttpd complains (through it) otherwise. */
     d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_access, &tls_ls,
+                         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
                          MHD_OPTION_CONNECTION_LIMIT, o.conn_limit,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, fr,
                          MHD_OPTION_NOTIFY_CONNECTION, on_connection, fr,
-                         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
                          MHD_OPTION_ARRAY, arr,
                          MHD_OPTION_END);
     if (!d) {
@@ -980,11 +981,11 @@ int rest_cmd_serve(int argc, char **argv)
         unsigned pflags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
                           (pv6 ? MHD_USE_IPv6 : 0) | (o.verbose ? MHD_USE_ERROR_LOG : 0);
         pd = MHD_start_daemon(pflags, (uint16_t)pport, NULL, NULL, on_access, &plain_ls,
+                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&pss,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
                               MHD_OPTION_CONNECTION_LIMIT, o.conn_limit,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, fr,
-                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
                               MHD_OPTION_END);
         if (!pd) {
             bench_error("--plain-listen %s: cannot listen there (in use, or not an address of "

@@ -7,6 +7,7 @@
  *   fail                      C_GetFunctionList returns CKR_GENERAL_ERROR
  *   missing=C_GetSlotList,... the do-nothing module's list (libhsmbench-null.so,
  *                             found next to this file) with those entries NULL
+ *   no-slots                  that list, with a C_GetSlotList that finds no slot
  *
  * Unset or empty, it is the do-nothing module's list unchanged.
  */
@@ -29,6 +30,17 @@ static const struct {
 } hp_entries[] = { P11_USED_FUNCTIONS(P11_USED_FUNCTION_ENTRY) };
 
 static CK_FUNCTION_LIST hp_list;
+
+/* no-slots: a module with nothing in it. */
+static CK_RV hp_no_slots(CK_BBOOL tokenPresent, CK_SLOT_ID_PTR pSlotList, CK_ULONG_PTR pulCount)
+{
+    (void)tokenPresent;
+    (void)pSlotList;
+    if (!pulCount)
+        return CKR_ARGUMENTS_BAD;
+    *pulCount = 0;
+    return CKR_OK;
+}
 
 static CK_RV hp_get_function_list(CK_FUNCTION_LIST_PTR_PTR ppFunctionList);
 
@@ -76,6 +88,8 @@ static CK_RV hp_get_function_list(CK_FUNCTION_LIST_PTR_PTR ppFunctionList)
                 memset((char *)&hp_list + hp_entries[i].offset, 0, sizeof(void *));
         }
     }
+    if (how && strcmp(how, "no-slots") == 0)
+        hp_list.C_GetSlotList = hp_no_slots;
     hp_list.C_GetFunctionList = hp_get_function_list;
     *ppFunctionList = &hp_list;
     return CKR_OK;
