@@ -11,6 +11,8 @@
 
 #include "bench/exit.h"
 
+static void vmsg(const char *kind, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
     char line[1024];

@@ -527,6 +527,23 @@ static size_t capped_read(void *buf, size_t n, void *arg)
     return got;
 }
 
+/* A parsed document screened and checked, or NULL with why in err. */
+static json_t *checked(json_t *doc, const json_error_t *je, const char *name, char *err, size_t len)
+{
+    if (!doc) {
+        seterr(err, len, "%s: bad JSON at line %d, column %d: %s", name, je->line, je->column, je->text);
+        return NULL;
+    }
+    char why[512], where[256] = "";
+    if (screen(doc, where, sizeof where, why, sizeof why) != 0 ||
+        bench_results_check(doc, why, sizeof why) != 0) {
+        seterr(err, len, "%s: %s", name, why);
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
 json_t *bench_results_load(const char *path, char *err, size_t len)
 {
     FILE *f = fopen(path, "r");
@@ -556,18 +573,18 @@ json_t *bench_results_load(const char *path, char *err, size_t len)
         json_decref(doc);
         return NULL;
     }
-    if (!doc) {
-        seterr(err, len, "%s: bad JSON at line %d, column %d: %s", path, je.line, je.column, je.text);
+    return checked(doc, &je, path, err, len);
+}
+
+json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *err, size_t len)
+{
+    if (n > BENCH_RESULTS_MAX_BYTES) {
+        seterr(err, len, "%s: larger than the %d MiB a results file may be", name,
+               BENCH_RESULTS_MAX_BYTES >> 20);
         return NULL;
     }
-    char why[512], where[256] = "";
-    if (screen(doc, where, sizeof where, why, sizeof why) != 0 ||
-        bench_results_check(doc, why, sizeof why) != 0) {
-        seterr(err, len, "%s: %s", path, why);
-        json_decref(doc);
-        return NULL;
-    }
-    return doc;
+    json_error_t je;
+    return checked(json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je), &je, name, err, len);
 }
 
 /* ---- writing reports ---------------------------------------------------- */

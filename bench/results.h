@@ -35,6 +35,10 @@
  */
 json_t *bench_results_load(const char *path, char *err, size_t errlen);
 
+/* The same for a document in memory (name stands for the path in err):
+ * what the fuzzer drives. */
+json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *err, size_t errlen);
+
 /*
  * Check a document: schema "hsmbench.result/1" (another major version is
  * refused by name), a non-empty "runs" array, and in every run the fields
