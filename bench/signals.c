@@ -69,7 +69,7 @@ static void on_signal(int sig)
         say(call);
     int n = atomic_load(&nnoted);
     if (n == 0) {
-        say("; no token keys of this run to remove (session keys end with the process)\n");
+        say("; exiting without clean-up\n");
     } else {
         say("; token keys this run made, which may remain:");
         for (int i = 0; i < n && i < NOTED_MAX; i++) {

@@ -451,6 +451,10 @@ static void test_stats_counts_and_json(void)
     CHECK(rest_profiling_parse("not json", ns, &mask) != 0);
     CHECK(rest_profiling_parse("{\"total\":5,\"db_flush\":-1}", ns, &mask) == 0 &&
           mask == (1u << REST_PROF_TOTAL) && ns[REST_PROF_TOTAL] == 5);
+    /* Found by fuzz_rest (tests/fuzz/corpus/rest/regress-profiling-huge-real):
+     * a real too large for int64_t was converted anyway (undefined). */
+    CHECK(rest_profiling_parse("{\"sign\":0,\"total\":2.7e107,\"queue\":1e19}", ns, &mask) == 0 &&
+          !(mask & (1u << REST_PROF_TOTAL)));
 }
 
 /* ---- the emulator's stores ------------------------------------------------ */
