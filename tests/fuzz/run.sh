@@ -23,15 +23,16 @@ for bin in "$dir"/fuzz_*; do
     seeds="$top/tests/fuzz/corpus/${name#fuzz_}"
     work="$scratch/$name"
     mkdir -p "$work"
-    if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
+    "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
         -artifact_prefix="$scratch/$name-" -print_final_stats=1 "$work" "$seeds" >"$scratch/$name.log" 2>&1
-    then
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/$name.log")
         echo "PASS [fuzz] $name: ${runs:-?} inputs in ${secs} s, no finding"
     else
         crash=$(ls "$scratch/$name-"* 2>/dev/null | head -n 1)
         why=$(grep -m 1 -E 'ERROR:|runtime error|==ERROR|deadly signal|Timeout|out-of-memory' "$scratch/$name.log")
-        echo "FAIL [fuzz] $name: ${why:-exit status $?}; input kept as $(basename "${crash:-none}") (copied to build/fuzz/findings)"
+        echo "FAIL [fuzz] $name: ${why:-exit status $rc}; input kept as $(basename "${crash:-none}") (copied to build/fuzz/findings)"
         mkdir -p "$top/build/fuzz/findings"
         [ -n "$crash" ] && cp "$crash" "$top/build/fuzz/findings/"
         tail -n 40 "$scratch/$name.log" >"$top/build/fuzz/findings/$name.log"
