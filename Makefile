@@ -1,7 +1,9 @@
 # hsmbench - benchmark suite for PKCS#11 modules and key-management REST services.
 #
 #   make            build into $(BUILD) (default: build/)
-#   make check      the test suite: normal build, ASan+UBSan build, ThreadSanitizer build
+#   make check      the test suite: normal build, ASan+UBSan build, ThreadSanitizer build,
+#                   the libFuzzer harnesses (a few seconds each)
+#   make fuzz       the libFuzzer harnesses, each for FUZZ_SECONDS (default 60)
 #   make bench      harness overhead and ceiling figures on the demo SoftHSM token
 #   make demo       install what is missing, build, run a short benchmark on a private SoftHSM token
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -38,11 +40,12 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MOCK_SO   := $(BUILD)/libhsmbench-null.so
 MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
+HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
-.PHONY: check-one all check bench demo install uninstall clean deps sanitizers deb check-deb
+.PHONY: check-one all check bench demo install uninstall clean deps sanitizers deb check-deb fuzz fuzz-build fuzzers
 
-all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(UNIT_BIN) $(TOOLS)
+all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -76,6 +79,11 @@ $(MOCKHSM_SO): tests/mock/mockhsm.c p11/pkcs11_3x.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -lpthread -lm
 
+# A module with a broken function list (HSMBENCH_HOSTILE; tests only, not installed).
+$(HOSTILE_SO): tests/mock/hostilep11.c p11/used_functions.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl
+
 # The minimal loop make bench compares hsmbench against: same calls, no harness.
 $(BUILD)/tests/minloop: tests/bench/minloop.c $(BUILD)/libhsmbench-core.a
 	@mkdir -p $(dir $@)
@@ -85,6 +93,28 @@ $(BUILD)/tests/minloop: tests/bench/minloop.c $(BUILD)/libhsmbench-core.a
 $(BUILD)/tests/curlloop: tests/bench/curlloop.c $(BUILD)/libhsmbench-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c), built by clang with ASan and
+# UBSan into build/fuzz; tests/fuzz/run.sh runs each on its seed corpus
+# (tests/fuzz/corpus/NAME) and then fuzzes it for FUZZ_SECONDS.
+FUZZ_DIR      := build/fuzz
+FUZZ_SRC      := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_SECONDS  ?= 60
+FUZZ_SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+
+fuzzers: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzzers/%)
+
+$(BUILD)/fuzzers/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(BUILD)/libhsmbench-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_DIR) CC=clang OPTFLAGS='-O1 -g -fno-omit-frame-pointer' SANFLAGS='$(FUZZ_SANFLAGS)' fuzzers
+
+fuzz:
+	@sh ci/install-deps.sh
+	@$(MAKE) --no-print-directory fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_DIR)/fuzzers $(FUZZ_SECONDS)
 
 deps:
 	@sh ci/install-deps.sh
@@ -97,7 +127,7 @@ sanitizers:
 # sub-make (so pkg-config sees the freshly installed libraries).
 check:
 	@sh ci/install-deps.sh
-	@$(MAKE) --no-print-directory all sanitizers
+	@$(MAKE) --no-print-directory all sanitizers fuzz-build
 	@sh tests/run.sh
 
 # One test file alone, for working on it: make check-one T=test_rest [V=asan|tsan]

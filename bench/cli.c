@@ -3,16 +3,15 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "bench/exit.h"
+
+static void vmsg(const char *kind, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
@@ -153,48 +152,59 @@ const char *bench_fmt_bytes(double b, char *buf, unsigned len)
     return buf;
 }
 
-int bench_path_writable(const char *flag, const char *path)
+/* Options that may be given more than once: each adds a value. */
+static int repeatable(const char *name)
 {
-    struct stat st;
-    char dir[PATH_MAX];
-    const char *slash;
+    static const char *const names[] = { "threshold", "header" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
 
-    if (!path || !*path) {
-        bench_error("%s: a file name is required", flag);
-        return 0;
-    }
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            bench_error("%s %s: is a directory", flag, path);
-            return 0;
+int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      bench_getopt *st)
+{
+    int index = -1;
+    int c = getopt_long(argc, argv, shortopts, longopts, &index);
+    if (c == -1 || c == '?' || c == ':')
+        return c;
+    const char *cmd = st->cmd ? st->cmd : "COMMAND";
+    if (index >= 0) {
+        /* The word getopt_long matched: "--name", "--name=value", or the one
+         * before a separate value. */
+        const char *word = argv[optind - 1];
+        if (optarg && optind >= 2 && optarg == argv[optind - 1])
+            word = argv[optind - 2];
+        size_t n = strcspn(word + 2, "=");
+        if (strncmp(word, "--", 2) != 0 || n != strlen(longopts[index].name) ||
+            strncmp(word + 2, longopts[index].name, n) != 0) {
+            bench_error("%.*s: unknown option (see: hsmbench %s --help)", (int)(n + 2), word, cmd);
+            return BENCH_OPT_REFUSED;
         }
-        if (access(path, W_OK) != 0) {
-            bench_error("%s %s: not writable: %s", flag, path, strerror(errno));
-            return 0;
+    } else {
+        /* A short option counts as its long twin, when it has one. */
+        for (int i = 0; longopts[i].name; i++)
+            if (!longopts[i].flag && longopts[i].val == c) {
+                index = i;
+                break;
+            }
+    }
+    if (index >= 0 && index < BENCH_OPT_MAX && longopts[index].has_arg != no_argument &&
+        !repeatable(longopts[index].name)) {
+        if (st->seen[index]) {
+            bench_error("--%s given twice (see: hsmbench %s --help)", longopts[index].name, cmd);
+            return BENCH_OPT_REFUSED;
         }
-        return 1;
+        st->seen[index] = 1;
     }
-    slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    if (stat(dir, &st) != 0) {
-        bench_error("%s %s: directory %s: %s", flag, path, dir, strerror(errno));
-        return 0;
-    }
-    if (!S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
-        bench_error("%s %s: cannot create a file in %s: %s", flag, path, dir,
-                    S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
-        return 0;
-    }
-    return 1;
+    return c;
 }
 
 int bench_option_error(char **argv, int c, const char *cmd)
 {
+    if (c == BENCH_OPT_REFUSED)
+        return BENCH_EXIT_USAGE;
     /* getopt's optopt is the short option it refused; for long options it
      * is 0 (unknown) or the option's code (value missing): name the argument. */
     char shortopt[3] = "";
@@ -204,9 +214,10 @@ int bench_option_error(char **argv, int c, const char *cmd)
         shortopt[1] = (char)optopt;
         name = shortopt;
     }
+    int n = strncmp(name, "--", 2) == 0 ? (int)strcspn(name, "=") : (int)strlen(name);
     if (c == ':')
-        bench_error("%s: a value is required (see: hsmbench %s --help)", name, cmd);
+        bench_error("%.*s: a value is required (see: hsmbench %s --help)", n, name, cmd);
     else
-        bench_error("%s: unknown option (see: hsmbench %s --help)", name, cmd);
+        bench_error("%.*s: unknown option (see: hsmbench %s --help)", n, name, cmd);
     return BENCH_EXIT_USAGE;
 }

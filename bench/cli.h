@@ -6,6 +6,7 @@
 #ifndef BENCH_CLI_H
 #define BENCH_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 
 /* "hsmbench: error: ..." / "hsmbench: warning: ..." on stderr, one line. */
@@ -30,14 +31,37 @@ const char *bench_fmt_ns(double ns, char *buf, unsigned len);
 /* Format a byte count: "512 B", "1.5 kB", "3.2 MB" (decimal units, as k6). */
 const char *bench_fmt_bytes(double bytes, char *buf, unsigned len);
 
-/* True when the path can be created or replaced (its directory is writable
- * and it is not a directory); on false prints "FLAG PATH: why". */
+/* True when bench_out_write (bench/outfile.h) can write the path: an
+ * existing device or FIFO that is writable (/dev/null), or a regular file or
+ * new name in a writable directory, a symbolic link judged by what it
+ * points at; never a directory or a link to nothing.  The one check every
+ * output flag gets before a run; on false prints "FLAG PATH: why". */
 int bench_path_writable(const char *flag, const char *path);
+
+/*
+ * getopt_long, strictly, for every command: a long option is known only by
+ * its whole name ("--time" is not "--timeout": abbreviations are unknown
+ * options), and an option that takes a value may be given once, unless it
+ * is one of the repeatable ones (--threshold, --header/-H).  A refused
+ * option is one line ("--time: unknown option (see: hsmbench rest --help)",
+ * "--json given twice (see: hsmbench run --help)") and the return value
+ * BENCH_OPT_REFUSED, which bench_option_error turns into exit status 2
+ * without a second message.  Otherwise it returns what getopt_long does.
+ */
+#define BENCH_OPT_REFUSED (-2)
+#define BENCH_OPT_MAX 256
+typedef struct bench_getopt {
+    const char *cmd;                    /* "run", "rest http": named in messages */
+    unsigned char seen[BENCH_OPT_MAX];  /* longopts entries given so far */
+} bench_getopt;
+int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      bench_getopt *st);
 
 /*
  * The one-line error for an option getopt_long refused (c is ':' for a
  * missing value, anything else for an unknown option), naming the option
  * ("-x", "--bogus") and the command's help; returns BENCH_EXIT_USAGE.
+ * For BENCH_OPT_REFUSED (already reported) it only returns the status.
  */
 int bench_option_error(char **argv, int c, const char *cmd);
 

@@ -370,7 +370,8 @@ int bench_cmd_compare(int argc, char **argv)
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "compare" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
         if (c == 'h') {
             fputs(compare_usage, stdout);
             return BENCH_EXIT_OK;

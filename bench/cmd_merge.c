@@ -74,7 +74,8 @@ int bench_cmd_merge(int argc, char **argv)
     int quiet = 0, c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "merge" };
+    while ((c = bench_getopt_long(argc, argv, ":ho:", longopts, &gs)) != -1) {
         switch (c) {
         case 'h':
             fputs(merge_usage, stdout);

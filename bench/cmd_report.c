@@ -61,7 +61,8 @@ static int parse_args(int argc, char **argv, report_opts *o)
     memset(o, 0, sizeof *o);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "report" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
         switch (c) {
         case 'h':
             fputs(report_usage, stdout);

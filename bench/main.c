@@ -4,6 +4,7 @@
  * This is the composition root, the one file in bench/ that names the
  * workloads (p11/, rest/); the timing core itself never does.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,10 +40,18 @@ static const char usage[] =
     "With no command, on a terminal, hsmbench starts the menu.\n"
     "\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
-    "or input; 3 module, token or login failure; 130 interrupted.\n";
+    "or input; 3 module, token or login failure; 130 interrupted (Ctrl-C, SIGTERM,\n"
+    "or standard output closed).\n"
+    "Long options are known by their whole names only; an option taking a value\n"
+    "is given once (--threshold and --header may repeat).\n";
 
 int main(int argc, char **argv)
 {
+    /* A closed standard output ("| head -1") must never kill hsmbench:
+     * writes fail with EPIPE instead, and run and rest, which install
+     * bench/signals.c's handler, stop as if interrupted. */
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+        bench_warn("cannot ignore SIGPIPE");
     if (argc < 2) {
         if (isatty(STDIN_FILENO)) {
             char name[] = "menu";

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench/cli.h"
+#include "bench/outfile.h"
 
 void bench_report_second(FILE *f, const bench_sample *s)
 {
@@ -401,19 +402,12 @@ json_t *bench_report_host_json(void)
                      (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+static int dump_doc(FILE *f, const void *doc)
+{
+    return json_dumpf((const json_t *)doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ? -1 : 0;
+}
+
 int bench_report_write(const char *path, json_t *doc)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-        bench_error("--json %s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        bench_error("--json %s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return bench_out_write("--json", path, dump_doc, doc);
 }

@@ -78,7 +78,7 @@ int     bench_hist_from_json(const json_t *j, bench_hist *h);
 /* {"hostname", "os", "kernel", "machine", "cpus"} of this machine. */
 json_t *bench_report_host_json(void);
 
-/* Write a document to path atomically (temporary file, then rename). */
+/* Write a document to path as bench_out_write does (bench/outfile.h). */
 int bench_report_write(const char *path, json_t *doc);
 
 #endif

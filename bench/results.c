@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "bench/cli.h"
+#include "bench/outfile.h"
 #include "bench/hist.h"
 #include "bench/report.h"
 #include "bench/target.h"
@@ -221,6 +223,23 @@ static int check_histogram(const json_t *hj, bench_hist *scratch, const char *wh
         seterr(err, len, "%s.unit: \"%s\" is not \"ns\"", where, unit);
         return -1;
     }
+    /* The counts, one by one: whole, non-negative, and a sum that fits. */
+    size_t i;
+    json_t *pair;
+    uint64_t sum = 0;
+    json_array_foreach(json_object_get(hj, "counts"), i, pair) {
+        const json_t *cnt = json_array_get(pair, 1);
+        if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_integer(json_array_get(pair, 0)) ||
+            !kind_ok(cnt, F_UINT)) {
+            seterr(err, len, "%s.counts[%zu]: is not an [index, count] pair of non-negative integers", where, i);
+            return -1;
+        }
+        if (__builtin_add_overflow(sum, (uint64_t)json_integer_value(cnt), &sum) ||
+            sum > BENCH_RESULTS_MAX_VALUE) {
+            seterr(err, len, "%s.counts: the counts add up past 2^53", where);
+            return -1;
+        }
+    }
     if (bench_hist_from_json(hj, scratch) != 0) {
         seterr(err, len, "%s: not a histogram this hsmbench can read (layout or counts)", where);
         return -1;
@@ -366,6 +385,155 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
     return rc;
 }
 
+/* ---- screening: numbers in range, text safe to print -------------------- */
+
+/* Append "key" or "[i]" to a path being walked; returns the old length. */
+static size_t path_push(char *path, size_t cap, const char *key, size_t index)
+{
+    size_t n = strlen(path);
+    if (key)
+        snprintf(path + n, cap - n, "%s%s", n ? "." : "", key);
+    else
+        snprintf(path + n, cap - n, "[%zu]", index);
+    return n;
+}
+
+/* Whether text holds a control character a terminal acts on: C0, DEL,
+ * C1 (U+0080..U+009F as UTF-8), or a NUL inside the string. */
+static int needs_escape(const char *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (c < 0x20 || c == 0x7f || (c == 0xc2 && i + 1 < n && (unsigned char)t[i + 1] < 0xa0 &&
+                                      (unsigned char)t[i + 1] >= 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* A copy of text with each such character written as \xNN (U+0080..U+009F
+ * as \u0080..); NULL when out of memory. */
+static char *escape_text(const char *t, size_t n)
+{
+    char *out = malloc(n * 6 + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (c < 0x20 || c == 0x7f) {
+            o += sprintf(o, "\\x%02x", c);
+        } else if (c == 0xc2 && i + 1 < n && (unsigned char)t[i + 1] >= 0x80 &&
+                   (unsigned char)t[i + 1] < 0xa0) {
+            o += sprintf(o, "\\u%04x", (unsigned char)t[i + 1]);
+            i++;
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+/*
+ * Walk the whole document: every number must be finite and at most
+ * BENCH_RESULTS_MAX_VALUE in size (then no sum of a file's counts, nor of
+ * 4096 files' rates, can overflow what reads it); every string and key
+ * with a control character is replaced by its escaped copy, so report,
+ * compare and merge never print an ESC or CR from a file.
+ */
+static int screen(json_t *v, char *path, size_t cap, char *err, size_t len)
+{
+    if (json_is_integer(v)) {
+        json_int_t x = json_integer_value(v);
+        if (x > (json_int_t)BENCH_RESULTS_MAX_VALUE || x < -(json_int_t)BENCH_RESULTS_MAX_VALUE) {
+            seterr(err, len, "%s: %lld is out of range (at most 2^53)", *path ? path : "(document)",
+                   (long long)x);
+            return -1;
+        }
+        return 0;
+    }
+    if (json_is_real(v)) {
+        double x = json_real_value(v);
+        if (!isfinite(x) || fabs(x) > (double)BENCH_RESULTS_MAX_VALUE) {
+            seterr(err, len, "%s: %g is out of range (at most 2^53)", *path ? path : "(document)", x);
+            return -1;
+        }
+        return 0;
+    }
+    if (json_is_string(v)) {
+        const char *t = json_string_value(v);
+        size_t n = json_string_length(v);
+        if (!needs_escape(t, n))
+            return 0;
+        char *safe = escape_text(t, n);
+        if (!safe || json_string_set(v, safe) != 0) {
+            free(safe);
+            seterr(err, len, "out of memory");
+            return -1;
+        }
+        free(safe);
+        return 0;
+    }
+    if (json_is_array(v)) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            size_t keep = path_push(path, cap, NULL, i);
+            int rc = screen(e, path, cap, err, len);
+            path[keep] = 0;
+            if (rc != 0)
+                return -1;
+        }
+        return 0;
+    }
+    if (json_is_object(v)) {
+        const char *key;
+        json_t *e, *tmp;
+        json_object_foreach_safe(v, tmp, key, e) {
+            size_t keep = path_push(path, cap, key, 0);
+            int rc = screen(e, path, cap, err, len);
+            path[keep] = 0;
+            if (rc != 0)
+                return -1;
+            if (needs_escape(key, strlen(key))) {
+                char *safe = escape_text(key, strlen(key));
+                if (!safe || json_object_set(v, safe, e) != 0 || json_object_del(v, key) != 0) {
+                    free(safe);
+                    seterr(err, len, "out of memory");
+                    return -1;
+                }
+                free(safe);
+            }
+        }
+    }
+    return 0;
+}
+
+/* jansson's reader, stopping past the size limit (a pipe has no size). */
+typedef struct capped {
+    FILE  *f;
+    size_t read;
+    int    over;
+} capped;
+
+static size_t capped_read(void *buf, size_t n, void *arg)
+{
+    capped *c = arg;
+    if (c->read >= BENCH_RESULTS_MAX_BYTES) {
+        c->over = 1;
+        return (size_t)-1;
+    }
+    if (n > BENCH_RESULTS_MAX_BYTES - c->read)
+        n = BENCH_RESULTS_MAX_BYTES - c->read + 1;
+    size_t got = fread(buf, 1, n, c->f);
+    c->read += got;
+    if (c->read > BENCH_RESULTS_MAX_BYTES) {
+        c->over = 1;
+        return (size_t)-1;
+    }
+    return got;
+}
+
 /*
  * A /1 file's ops_per_s counted every operation, failed ones included; /2
  * counts successes and adds attempts and attempts_per_s.  Read a /1 file as
@@ -389,28 +557,17 @@ static void upgrade_v1(json_t *doc)
     }
 }
 
-json_t *bench_results_load(const char *path, char *err, size_t len)
+/* A parsed document screened and checked, or NULL with why in err. */
+static json_t *checked(json_t *doc, const json_error_t *je, const char *name, char *err, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        seterr(err, len, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    json_error_t je;
-    json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    int read_err = ferror(f);
-    if (fclose(f) != 0 || read_err) {
-        seterr(err, len, "%s: cannot read the file", path);
-        json_decref(doc);
-        return NULL;
-    }
     if (!doc) {
-        seterr(err, len, "%s: bad JSON at line %d, column %d: %s", path, je.line, je.column, je.text);
+        seterr(err, len, "%s: bad JSON at line %d, column %d: %s", name, je->line, je->column, je->text);
         return NULL;
     }
-    char why[512];
-    if (bench_results_check(doc, why, sizeof why) != 0) {
-        seterr(err, len, "%s: %s", path, why);
+    char why[512], where[256] = "";
+    if (screen(doc, where, sizeof where, why, sizeof why) != 0 ||
+        bench_results_check(doc, why, sizeof why) != 0) {
+        seterr(err, len, "%s: %s", name, why);
         json_decref(doc);
         return NULL;
     }
@@ -418,7 +575,61 @@ json_t *bench_results_load(const char *path, char *err, size_t len)
     return doc;
 }
 
+json_t *bench_results_load(const char *path, char *err, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        seterr(err, len, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)BENCH_RESULTS_MAX_BYTES) {
+        seterr(err, len, "%s: %lld bytes, larger than the %d MiB a results file may be", path,
+               (long long)st.st_size, BENCH_RESULTS_MAX_BYTES >> 20);
+        fclose(f);
+        return NULL;
+    }
+    json_error_t je;
+    capped c = { f, 0, 0 };
+    json_t *doc = json_load_callback(capped_read, &c, JSON_REJECT_DUPLICATES, &je);
+    int read_err = ferror(f);
+    if (fclose(f) != 0 || read_err) {
+        seterr(err, len, "%s: cannot read the file", path);
+        json_decref(doc);
+        return NULL;
+    }
+    if (c.over) {
+        seterr(err, len, "%s: larger than the %d MiB a results file may be", path,
+               BENCH_RESULTS_MAX_BYTES >> 20);
+        json_decref(doc);
+        return NULL;
+    }
+    return checked(doc, &je, path, err, len);
+}
+
+json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *err, size_t len)
+{
+    if (n > BENCH_RESULTS_MAX_BYTES) {
+        seterr(err, len, "%s: larger than the %d MiB a results file may be", name,
+               BENCH_RESULTS_MAX_BYTES >> 20);
+        return NULL;
+    }
+    json_error_t je;
+    return checked(json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je), &je, name, err, len);
+}
+
 /* ---- writing reports ---------------------------------------------------- */
+
+typedef struct doc_job {
+    const json_t *doc;
+    bench_doc_writer write;
+} doc_job;
+
+static int write_job(FILE *f, const void *ctx)
+{
+    const doc_job *job = ctx;
+    return job->write(f, job->doc);
+}
 
 int bench_results_write_text(const char *path, const json_t *doc, const char *flag,
                              bench_doc_writer write)
@@ -430,31 +641,8 @@ int bench_results_write_text(const char *path, const json_t *doc, const char *fl
         }
         return 0;
     }
-    char tmp[4200];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        bench_error("%s %s: path too long", flag, path);
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        bench_error("%s %s: %s", flag, path, strerror(errno));
-        return -1;
-    }
-    int werr = write(f, doc);
-    int serr = ferror(f);
-    int saved = errno;
-    if (fclose(f) != 0 || werr != 0 || serr) {
-        bench_error("%s %s: cannot write: %s", flag, path, strerror(saved ? saved : EIO));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        bench_error("%s %s: %s", flag, path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    const doc_job job = { doc, write };
+    return bench_out_write(flag, path, write_job, &job);
 }
 
 /* ---- text tables -------------------------------------------------------- */
@@ -480,11 +668,12 @@ typedef struct mrun {
     const json_t *run;
     const char   *name;    /* its file */
     long long     start_ms;
+    char          field[32];     /* "runs[3]": where the run sits in its file */
 } mrun;
 
 /* One wall-clock second of the merged series. */
 typedef struct msec {
-    uint64_t ops, errors;
+    long long ops, errors;
     double   span_s, p50, p99, target;
     int      used, has_target;
 } msec;
@@ -522,6 +711,19 @@ static int cmp_code_count(const void *a, const void *b)
     return strcmp(x->code, y->code);
 }
 
+/* *acc += v, refused when the sum passes BENCH_RESULTS_MAX_VALUE (inputs
+ * are each at most that, so the addition itself cannot overflow). */
+static int add_count(long long *acc, long long v, const char *name, const char *field, char *err,
+                     size_t len)
+{
+    if (v < 0 || *acc > (long long)BENCH_RESULTS_MAX_VALUE - v) {
+        seterr(err, len, "%s: %s: the merged sum passes 2^53", name, field);
+        return -1;
+    }
+    *acc += v;
+    return 0;
+}
+
 static int cmp_code_name(const void *a, const void *b)
 {
     return strcmp(((const code_count *)a)->code, ((const code_count *)b)->code);
@@ -529,8 +731,10 @@ static int cmp_code_name(const void *a, const void *b)
 
 /* The counts of object `key` of every input run (of its object `parent`
  * when not NULL) summed by name: most frequent first when by_count, else in
- * increasing order of name.  NULL when out of memory. */
-static json_t *merge_counts(const mrun *in, size_t n, const char *parent, const char *key, int by_count)
+ * increasing order of name.  NULL when out of memory or a sum passes 2^53
+ * (err says which). */
+static json_t *merge_counts(const mrun *in, size_t n, const char *parent, const char *key,
+                            int by_count, char *err, size_t len)
 {
     json_t *sum = json_object(), *out = NULL;
     code_count *list = NULL;
@@ -541,8 +745,17 @@ static json_t *merge_counts(const mrun *in, size_t n, const char *parent, const 
         const char *code;
         json_t *v;
         json_object_foreach(json_object_get(from, key), code, v) {
-            long long prev = bench_json_int(sum, code, 0);
-            if (json_is_integer(v) && json_object_set_new(sum, code, json_integer(prev + json_integer_value(v))) != 0)
+            if (!json_is_integer(v))
+                continue;
+            long long acc = bench_json_int(sum, code, 0);
+            char field[200];
+            snprintf(field, sizeof field, "%s.%s%s%s.%s", in[i].field, parent ? parent : "",
+                     parent ? "." : "", key, code);
+            if (add_count(&acc, (long long)json_integer_value(v), in[i].name, field, err, len) != 0) {
+                json_decref(sum);
+                return NULL;
+            }
+            if (json_object_set_new(sum, code, json_integer(acc)) != 0)
                 goto done;
         }
     }
@@ -572,9 +785,9 @@ done:
 }
 
 /* errors_by_code of all inputs summed, most frequent first. */
-static json_t *merge_codes(const mrun *in, size_t n)
+static json_t *merge_codes(const mrun *in, size_t n, char *err, size_t len)
 {
-    return merge_counts(in, n, NULL, "errors_by_code", 1);
+    return merge_counts(in, n, NULL, "errors_by_code", 1, err, len);
 }
 
 static long long floor_div(long long a, long long b)
@@ -622,11 +835,16 @@ static json_t *merge_series(const mrun *in, size_t n, char *err, size_t len)
         json_array_foreach(json_object_get(in[i].run, "per_second"), k, s) {
             long long sec = floor_div(in[i].start_ms + bench_json_int(s, "t", 0) * 1000, 1000);
             msec *m = &secs[sec - lo];
-            uint64_t ops = (uint64_t)bench_json_int(s, "ops", 0);
-            uint64_t errors = (uint64_t)bench_json_int(s, "errors", 0);
+            long long ops = bench_json_int(s, "ops", 0), errors = bench_json_int(s, "errors", 0);
+            char field[96];
+            snprintf(field, sizeof field, "%s.per_second[%zu].ops", in[i].field, k);
+            if (add_count(&m->ops, ops, in[i].name, field, err, len) != 0 ||
+                add_count(&m->errors, errors, in[i].name, field, err, len) != 0) {
+                free(secs);
+                json_decref(out);
+                return NULL;
+            }
             m->used = 1;
-            m->ops += ops;
-            m->errors += errors;
             m->span_s = fmax(m->span_s, bench_json_num(s, "span_s", 1.0));
             if (ops > errors) {
                 m->p50 = fmax(m->p50, bench_json_num(s, "p50_us", 0));
@@ -668,7 +886,7 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         seterr(err, len, "out of memory");
         goto done;
     }
-    long long ops = 0, errors = 0, clamped = 0, start = 0;
+    long long ops = 0, errors = 0, clamped = 0, start = 0, total = 0;
     double duration = 0, rate = 0, arate = 0, bps = 0;
     for (size_t i = 0; i < n; i++) {
         const json_t *r = in[i].run;
@@ -677,10 +895,17 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
             seterr(err, len, "%s: %s: unreadable histogram", in[i].name, bench_json_str(r, "test", "?"));
             goto done;
         }
-        bench_hist_add(sum, one);
-        clamped += bench_json_int(hj, "clamped", 0);
-        ops += bench_json_int(r, "ops", 0);
-        errors += bench_json_int(r, "errors", 0);
+        char f_hist[96], f_ops[96], f_err[96], f_cl[96];
+        snprintf(f_hist, sizeof f_hist, "%s.histogram.total", in[i].field);
+        snprintf(f_ops, sizeof f_ops, "%s.ops", in[i].field);
+        snprintf(f_err, sizeof f_err, "%s.errors", in[i].field);
+        snprintf(f_cl, sizeof f_cl, "%s.histogram.clamped", in[i].field);
+        if (add_count(&total, bench_json_int(hj, "total", 0), in[i].name, f_hist, err, len) != 0 ||
+            add_count(&clamped, bench_json_int(hj, "clamped", 0), in[i].name, f_cl, err, len) != 0 ||
+            add_count(&ops, bench_json_int(r, "ops", 0), in[i].name, f_ops, err, len) != 0 ||
+            add_count(&errors, bench_json_int(r, "errors", 0), in[i].name, f_err, err, len) != 0)
+            goto done;
+        bench_hist_add(sum, one);     /* no slot can pass the total's 2^53 */
         duration = fmax(duration, bench_json_num(r, "duration_s", 0));
         rate += bench_json_num(r, "ops_per_s", 0);
         arate += bench_json_num(r, "attempts_per_s", bench_json_num(r, "ops_per_s", 0));
@@ -691,13 +916,13 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
     /* bench_hist_from_json leaves clamped at 0: restore the exact sum. */
     atomic_store_explicit(&sum->clamped, (uint64_t)clamped, memory_order_relaxed);
 
-    json_t *codes = merge_codes(in, n);
-    json_t *series = merge_series(in, n, err, len);
+    json_t *codes = merge_codes(in, n, err, len);
+    json_t *series = codes ? merge_series(in, n, err, len) : NULL;
     json_t *lat = latency_from_hist(sum);
     json_t *hist = bench_hist_to_json(sum);
     if (!codes || !series || !lat || !hist) {
-        /* merge_series explains its own failure; the rest is memory. */
-        if (series || (err && !*err))
+        /* merge_codes and merge_series explain their own failures; the rest is memory. */
+        if (err && !*err)
             seterr(err, len, "out of memory");
         json_decref(codes);
         json_decref(series);
@@ -731,34 +956,43 @@ done:
 
 /*
  * The HTTP counts of merged REST runs, when every input has an "http"
- * object: requests, status_counts, failed and reauth added, failed_pct
- * recomputed.  phases_us and server_profile_us are left out: the files keep
- * no phase histograms, and no exact percentile can be made of percentiles.
- * Returns 0 (also when there is nothing to merge), -1 when out of memory.
+ * object: requests, status_counts, failed, retried and reauth added,
+ * failed_pct recomputed.  phases_us and server_profile_us are left out: the
+ * files keep no phase histograms, and no exact percentile can be made of
+ * percentiles.  Returns 0 (also when there is nothing to merge), -1 with
+ * err set.
  */
-static int merge_http(json_t *out, const mrun *in, size_t n)
+static int merge_http(json_t *out, const mrun *in, size_t n, char *err, size_t len)
 {
-    long long requests = 0, failed = 0, reauth = 0;
+    long long requests = 0, failed = 0, reauth = 0, retried = 0;
     int any_reauth = 0;
     for (size_t i = 0; i < n; i++) {
         const json_t *http = json_object_get(in[i].run, "http");
         if (!json_is_object(http))
             return 0;
-        requests += bench_json_int(http, "requests", 0);
-        failed += bench_json_int(http, "failed", 0);
+        char f[128];
+        snprintf(f, sizeof f, "%s.http", in[i].field);
+        if (add_count(&requests, bench_json_int(http, "requests", 0), in[i].name, f, err, len) ||
+            add_count(&failed, bench_json_int(http, "failed", 0), in[i].name, f, err, len) ||
+            add_count(&retried, bench_json_int(http, "retried", 0), in[i].name, f, err, len) ||
+            add_count(&reauth, bench_json_int(http, "reauth", 0), in[i].name, f, err, len))
+            return -1;
         any_reauth |= json_is_integer(json_object_get(http, "reauth"));
-        reauth += bench_json_int(http, "reauth", 0);
     }
     /* by status, in increasing order: "200" < "503" < "other", as the writers order them */
-    json_t *codes = merge_counts(in, n, "http", "status_counts", 0);
-    json_t *http = codes ? json_pack("{s:I,s:o,s:I,s:f}", "requests", (json_int_t)requests, "status_counts", codes,
-                                     "failed", (json_int_t)failed, "failed_pct",
-                                     requests ? 100.0 * (double)failed / (double)requests : 0.0) : NULL;
-    if (!http || (any_reauth && json_object_set_new(http, "reauth", json_integer(reauth)) != 0)) {
-        json_decref(http);
+    json_t *codes = merge_counts(in, n, "http", "status_counts", 0, err, len);
+    json_t *http = codes ? json_pack("{s:I,s:o,s:I,s:f,s:I}", "requests", (json_int_t)requests,
+                                     "status_counts", codes, "failed", (json_int_t)failed,
+                                     "failed_pct",
+                                     requests ? 100.0 * (double)failed / (double)requests : 0.0,
+                                     "retried", (json_int_t)retried) : NULL;
+    if (!http || (any_reauth && json_object_set_new(http, "reauth", json_integer(reauth)) != 0) ||
+        json_object_set_new(out, "http", http) != 0) {
+        if (err && !*err)
+            seterr(err, len, "out of memory");
         return -1;
     }
-    return json_object_set_new(out, "http", http);
+    return 0;
 }
 
 /* The wall-clock start of a measured run: its own, or for a file's first
@@ -817,8 +1051,14 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
         size_t idx = match[i][j];
         in[i].run = json_array_get(json_object_get(docs[i], "runs"), idx);
         in[i].name = names[i];
-        threads += bench_json_int(in[i].run, "threads", 0);
-        iterations += bench_json_int(json_object_get(in[i].run, "settings"), "iterations", 0);
+        snprintf(in[i].field, sizeof in[i].field, "runs[%zu]", idx);
+        char f_thr[96], f_it[96];
+        snprintf(f_thr, sizeof f_thr, "%s.threads", in[i].field);
+        snprintf(f_it, sizeof f_it, "%s.settings.iterations", in[i].field);
+        if (add_count(&threads, bench_json_int(in[i].run, "threads", 0), names[i], f_thr, err, len) != 0 ||
+            add_count(&iterations, bench_json_int(json_object_get(in[i].run, "settings"), "iterations", 0),
+                      names[i], f_it, err, len) != 0)
+            goto fail;
         if (bench_run_measured(in[i].run) != measured) {
             const json_t *un = measured ? in[i].run : base;
             seterr(err, len, "%s: %s was %s (%s) in %s but measured in %s", names[i],
@@ -880,11 +1120,9 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
         if (json_object_set(out, "reason", json_object_get(base, "reason")) != 0)
             goto oom;
     }
-    if (measured && merge_measured(out, in, n, err, len) != 0) {
+    if (measured && (merge_measured(out, in, n, err, len) != 0 || merge_http(out, in, n, err, len) != 0)) {
         json_decref(out);
         out = NULL;
-    } else if (measured && merge_http(out, in, n) != 0) {
-        goto oom;
     }
     free(in);
     return out;

@@ -16,14 +16,28 @@
 
 /* ---- loading and validation --------------------------------------------- */
 
+/* A results file may be at most 64 MiB (checked before it is parsed), and
+ * no number in it may pass 2^53 in size (exact in a double, and no sum of
+ * 4096 files' counts can overflow 64 bits). */
+#define BENCH_RESULTS_MAX_BYTES (64 << 20)
+#define BENCH_RESULTS_MAX_VALUE (1ULL << 53)
+
 /*
  * Read PATH and check it is a results document (bench_results_check).  On
  * failure returns NULL with a one-line reason in err that starts with the
  * path: "r.json: No such file or directory", "r.json: bad JSON at line 3,
  * column 7: ...", "r.json: not an hsmbench results file (schema ...)",
- * "r.json: no runs".
+ * "r.json: no runs", "r.json: 300000000 bytes, larger than the 64 MiB a
+ * results file may be" (before parsing), "r.json: runs[0].ops: 1e+308 is
+ * out of range (at most 2^53)".  Strings and keys holding control
+ * characters (ESC, CR, C1) are replaced by escaped copies ("\x1b"), so
+ * what prints the document never prints them raw.
  */
 json_t *bench_results_load(const char *path, char *err, size_t errlen);
+
+/* The same for a document in memory (name stands for the path in err):
+ * what the fuzzer drives. */
+json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *err, size_t errlen);
 
 /*
  * Check a document: schema "hsmbench.result/1" (another major version is
@@ -114,8 +128,9 @@ int bench_csv_write(FILE *f, const json_t *doc);
 int bench_html_write(FILE *f, const json_t *doc);
 
 /*
- * Write a report to PATH atomically (PATH.tmp.PID, then rename), or to
- * stdout when PATH is "-".  flag names the option in the one-line error
+ * Write a report to PATH as bench_out_write does (bench/outfile.h: a
+ * temporary file renamed over a regular file, a device written in place, a
+ * link followed, never replaced), or to stdout when PATH is "-".  flag names the option in the one-line error
  * ("--csv out.csv: Permission denied").  Returns 0 or -1 (message printed).
  */
 int bench_csv_write_file(const char *path, const json_t *doc, const char *flag);

@@ -164,7 +164,7 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     char why[256];
     const char *status = bench_outcome_verdict(&out, w, why, sizeof why);
     if (out.status == BENCH_RUN_INTERRUPTED)
-        snprintf(why, sizeof why, "interrupted (%s)", *s->interrupt == SIGTERM ? "SIGTERM" : "SIGINT");
+        snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*s->interrupt));
     const int ok = strcmp(status, "ok") == 0;
     if (strcmp(status, "failed") == 0)
         s->any_failed = 1;

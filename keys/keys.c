@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "bench/signals.h"
+
 static const unsigned char oid_p256[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
 static const unsigned char oid_p384[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22 };
 static const unsigned char oid_p521[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23 };
@@ -189,6 +191,18 @@ CK_RV keys_generate(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec *
     if (spec->type == KEYS_NONE)
         return CKR_OK;
     return keys_is_pair(spec->type) ? gen_pair(fn, s, spec, out) : gen_secret(fn, s, spec, out);
+}
+
+CK_RV keys_make(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec *spec,
+                const keys_material *mat, keys_handle *out)
+{
+    if (spec->token)
+        bench_signals_note_key(spec->label);
+    const char *call = mat ? "C_CreateObject" : keys_is_pair(spec->type) ? "C_GenerateKeyPair" : "C_GenerateKey";
+    const char *was = bench_signals_waiting(call);
+    CK_RV rv = mat ? keys_import(fn, s, spec, mat, out) : keys_generate(fn, s, spec, out);
+    bench_signals_waiting(was);
+    return rv;
 }
 
 CK_RV keys_find(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_CLASS cls, const char *label,

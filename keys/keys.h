@@ -78,6 +78,15 @@ keys_material *keys_material_new(const keys_spec *spec);
 keys_material *keys_material_load(const char *path, const keys_spec *spec, char *err, size_t len);
 void keys_material_free(keys_material *m);
 
+/*
+ * keys_import (mat given) or keys_generate, as the main thread makes a key:
+ * the call is published for Ctrl-C ("stopping: waiting for
+ * C_GenerateKeyPair to return", bench/signals.h) and a token key's label
+ * is noted for the list the second Ctrl-C prints.  Not for worker threads.
+ */
+CK_RV keys_make(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec *spec,
+                const keys_material *mat, keys_handle *out);
+
 /* Find one key by label and/or ID of the given class; CKR_OK and *found=0
  * when there is none, *found>1 when several match (the first is returned). */
 CK_RV keys_find(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_CLASS cls, const char *label,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -108,13 +109,20 @@ keys_material *keys_material_load(const char *path, const keys_spec *spec, char 
     unsigned char buf[16384];
     size_t n = 0;
 
+    if (!f) {
+        snprintf(err, len, "%s", strerror(errno));
+        free(m);
+        return NULL;
+    }
     if (!m) {
         snprintf(err, len, "out of memory");
         fclose(f);
         return NULL;
     }
-    if (!f) {
-        snprintf(err, len, "%s", strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, len, "is a directory, not a key file");
+        fclose(f);
         free(m);
         return NULL;
     }

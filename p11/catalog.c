@@ -381,6 +381,30 @@ static int resolve_hash(const p11_test_def *def, const p11_test_params *in, p11_
     return 0;
 }
 
+int p11_key_resolve(keys_type type, const char *what, unsigned bits, const char *curve,
+                    unsigned *bits_out, const char **curve_out)
+{
+    for (size_t i = 0; i < p11_test_count(); i++) {
+        const p11_test_def *t = p11_test_at(i);
+        if (t->key != type || (type != KEYS_EC && type != KEYS_ED25519 && !t->key_sizes))
+            continue;
+        p11_test_def d = *t;
+        d.name = what;
+        p11_test_params in, out;
+        memset(&in, 0, sizeof in);
+        in.key_bits = bits;
+        in.curve = curve;
+        out = in;
+        if ((type == KEYS_EC ? resolve_curve(&d, &in, &out) : resolve_size(&d, &in, &out)) != 0)
+            return -1;
+        *bits_out = out.key_bits;
+        *curve_out = out.curve;
+        return 0;
+    }
+    bench_error("%s: no test of the catalogue makes such keys", what);
+    return -1;
+}
+
 int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out)
 {
     *out = *in;

@@ -17,18 +17,22 @@
 #include "keys/keys.h"
 #include "p11/names.h"
 #include "p11/target.h"
+#include "p11/tests.h"
 
 #define PREFIX "hsmbench-"
 
 static const char keys_usage[] =
     "Usage: hsmbench keys create --type rsa|ec|ed25519|aes|hmac --label hsmbench-NAME\n"
-    "                            [--key-size BITS] [--curve P-256|P-384|P-521] [selection]\n"
+    "                            [--key-size BITS] [--curve P-256|P-384|P-521] [--force]\n"
+    "                            [selection]\n"
     "       hsmbench keys list [selection]\n"
     "       hsmbench keys destroy --label LABEL | --all [--force] [selection]\n"
     "\n"
     "Benchmark keys kept on the token (token objects) between runs; use them with\n"
     "hsmbench run --key-label LABEL.  Labels start with \"" PREFIX "\": list shows only\n"
-    "those, and destroy refuses any other label unless --force is given.\n"
+    "those, and destroy refuses any other label unless --force is given.  create takes\n"
+    "the key sizes run takes, and refuses a label the token already holds unless\n"
+    "--force is given.\n"
     "\n"
     "Selection: --module, --init-args, --slot | --token | --uri, --pin-env | --pin-file |\n"
     "--pin, as for hsmbench run.\n";
@@ -61,7 +65,8 @@ static int parse(int argc, char **argv, keys_opts *o)
     memset(o, 0, sizeof *o);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "keys" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
@@ -93,54 +98,94 @@ static int has_prefix(const char *label)
     return strncmp(label, PREFIX, strlen(PREFIX)) == 0;
 }
 
-static int create(const keys_opts *o, p11_target *t)
+/* The key keys create makes, checked as run checks its keys (the sizes and
+ * curves of p11_key_resolve), before the token is opened. */
+static int create_spec(const keys_opts *o, keys_spec *spec)
 {
-    keys_spec spec;
+    static const struct {
+        const char *name;
+        keys_type   type;
+        unsigned    uses;
+    } types[] = {
+        { "rsa", KEYS_RSA, KEYS_USE_SIGN | KEYS_USE_ENCRYPT | KEYS_USE_WRAP },
+        { "ec", KEYS_EC, KEYS_USE_SIGN | KEYS_USE_DERIVE },
+        { "ed25519", KEYS_ED25519, KEYS_USE_SIGN },
+        { "aes", KEYS_AES, KEYS_USE_ENCRYPT | KEYS_USE_WRAP },
+        { "hmac", KEYS_GENERIC, KEYS_USE_SIGN },
+    };
+    memset(spec, 0, sizeof *spec);
+    spec->token = 1;
+    spec->label = o->label;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        if (strcmp(o->type, types[i].name) != 0)
+            continue;
+        char what[64];
+        snprintf(what, sizeof what, "keys create --type %s", types[i].name);
+        spec->type = types[i].type;
+        spec->uses = types[i].uses;
+        return p11_key_resolve(spec->type, what, o->bits, o->curve, &spec->bits, &spec->curve) == 0
+                   ? 0 : BENCH_EXIT_USAGE;
+    }
+    bench_error("--type %s: use rsa, ec, ed25519, aes or hmac", o->type);
+    return BENCH_EXIT_USAGE;
+}
+
+/* How many objects carry exactly this label (0, 1, or 2 meaning "more"). */
+static CK_RV count_label(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const char *label, CK_ULONG *n)
+{
+    CK_ATTRIBUTE tmpl = { CKA_LABEL, (void *)label, (CK_ULONG)strlen(label) };
+    CK_OBJECT_HANDLE h[2];
+    *n = 0;
+    CK_RV rv = fn->C_FindObjectsInit(s, &tmpl, 1);
+    if (rv != CKR_OK)
+        return rv;
+    rv = fn->C_FindObjects(s, h, 2, n);
+    CK_RV fin = fn->C_FindObjectsFinal(s);
+    return rv != CKR_OK ? rv : fin;
+}
+
+static int create(const keys_opts *o, const keys_spec *spec, p11_target *t)
+{
     keys_handle h;
     char rb[32];
+    CK_ULONG existing = 0;
 
-    memset(&spec, 0, sizeof spec);
-    spec.token = 1;
-    spec.label = o->label;
-    if (strcmp(o->type, "rsa") == 0) {
-        spec.type = KEYS_RSA;
-        spec.bits = o->bits ? o->bits : 2048;
-        spec.uses = KEYS_USE_SIGN | KEYS_USE_ENCRYPT | KEYS_USE_WRAP;
-    } else if (strcmp(o->type, "ec") == 0) {
-        spec.type = KEYS_EC;
-        spec.curve = o->curve ? o->curve : "P-256";
-        spec.bits = keys_curve_bits(spec.curve);
-        spec.uses = KEYS_USE_SIGN | KEYS_USE_DERIVE;
-    } else if (strcmp(o->type, "ed25519") == 0) {
-        spec.type = KEYS_ED25519;
-        spec.uses = KEYS_USE_SIGN;
-    } else if (strcmp(o->type, "aes") == 0) {
-        spec.type = KEYS_AES;
-        spec.bits = o->bits ? o->bits : 256;
-        spec.uses = KEYS_USE_ENCRYPT | KEYS_USE_WRAP;
-    } else if (strcmp(o->type, "hmac") == 0) {
-        spec.type = KEYS_GENERIC;
-        spec.bits = o->bits ? o->bits : 256;
-        spec.uses = KEYS_USE_SIGN;
-    } else {
-        bench_error("--type %s: use rsa, ec, ed25519, aes or hmac", o->type);
+    CK_RV rv = count_label(t->mod->fn, t->control, o->label, &existing);
+    if (rv != CKR_OK) {
+        bench_error("token '%s': finding objects: %s", t->token.label, p11_rv_name(rv, rb, sizeof rb));
+        return BENCH_EXIT_MODULE;
+    }
+    if (existing && !o->force) {
+        bench_error("--label %s: the token already holds an object with that label; add --force to "
+                    "create another", o->label);
         return BENCH_EXIT_USAGE;
     }
-    if (spec.type == KEYS_EC && !spec.bits) {
-        bench_error("--curve %s: use P-256, P-384 or P-521", o->curve);
-        return BENCH_EXIT_USAGE;
-    }
-    if (spec.type == KEYS_AES && spec.bits != 128 && spec.bits != 192 && spec.bits != 256) {
-        bench_error("--key-size %u: AES keys are 128, 192 or 256 bits", spec.bits);
-        return BENCH_EXIT_USAGE;
-    }
-    CK_RV rv = keys_generate(t->mod->fn, t->control, &spec, &h);
+    rv = keys_make(t->mod->fn, t->control, spec, NULL, &h);
     if (rv != CKR_OK) {
         bench_error("creating %s key '%s': %s", o->type, o->label, p11_rv_name(rv, rb, sizeof rb));
         return BENCH_EXIT_MODULE;
     }
     printf("created %s key '%s' on token '%s'\n", o->type, o->label, t->token.label);
     return BENCH_EXIT_OK;
+}
+
+/* An object's label, whatever its length (malloc'd; "" when it has none). */
+static char *read_label(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj)
+{
+    CK_ATTRIBUTE a = { CKA_LABEL, NULL, 0 };
+    char *label = NULL;
+    if (fn->C_GetAttributeValue(s, obj, &a, 1) == CKR_OK && a.ulValueLen != CK_UNAVAILABLE_INFORMATION &&
+        a.ulValueLen < ((CK_ULONG)1 << 24)) {
+        label = malloc(a.ulValueLen + 1);
+        a.pValue = label;
+        if (label && fn->C_GetAttributeValue(s, obj, &a, 1) == CKR_OK &&
+            a.ulValueLen != CK_UNAVAILABLE_INFORMATION) {
+            label[a.ulValueLen] = 0;
+            return label;
+        }
+        free(label);
+    }
+    return strdup("");
 }
 
 /* Every object whose label starts with the prefix (or equals `exact`). */
@@ -180,19 +225,23 @@ static int walk(p11_target *t, const char *exact, int destroy)
     if (!destroy)
         printf("%-40s %-12s %-16s %s\n", "LABEL", "CLASS", "KEY TYPE", "ID");
     for (size_t i = 0; i < nfound; i++) {
-        char label[256] = "";
         unsigned char id[64];
         CK_OBJECT_CLASS cls = (CK_OBJECT_CLASS)-1;
         CK_KEY_TYPE kt = (CK_KEY_TYPE)-1;
-        CK_ATTRIBUTE a[4] = { { CKA_LABEL, label, sizeof label - 1 }, { CKA_CLASS, &cls, sizeof cls },
-                              { CKA_KEY_TYPE, &kt, sizeof kt }, { CKA_ID, id, sizeof id } };
-        fn->C_GetAttributeValue(t->control, found[i], a, 4);   /* some attributes may be absent */
-        if (a[0].ulValueLen != (CK_ULONG)-1 && a[0].ulValueLen < sizeof label)
-            label[a[0].ulValueLen] = 0;
-        else
-            label[0] = 0;
-        if (!exact && !has_prefix(label))
+        CK_ATTRIBUTE a[3] = { { CKA_CLASS, &cls, sizeof cls }, { CKA_KEY_TYPE, &kt, sizeof kt },
+                              { CKA_ID, id, sizeof id } };
+        char *label = read_label(fn, t->control, found[i]);
+        if (!label) {
+            bench_error("out of memory");
+            failed++;
             continue;
+        }
+        /* Some attributes may be absent: each is read on its own terms. */
+        (void)fn->C_GetAttributeValue(t->control, found[i], a, 3);
+        if (!exact && !has_prefix(label)) {
+            free(label);
+            continue;
+        }
         shown++;
         if (destroy) {
             rv = fn->C_DestroyObject(t->control, found[i]);
@@ -200,11 +249,12 @@ static int walk(p11_target *t, const char *exact, int destroy)
                 bench_error("destroying '%s': %s", label, p11_rv_name(rv, rb, sizeof rb));
                 failed++;
             }
+            free(label);
             continue;
         }
         char idhex[129] = "";
-        if (a[3].ulValueLen != (CK_ULONG)-1)
-            for (CK_ULONG k = 0; k < a[3].ulValueLen && k < 64; k++)
+        if (a[2].ulValueLen != (CK_ULONG)-1)
+            for (CK_ULONG k = 0; k < a[2].ulValueLen && k < 64; k++)
                 snprintf(idhex + 2 * k, 3, "%02x", id[k]);
         const char *cn = cls == CKO_PRIVATE_KEY ? "private" : cls == CKO_PUBLIC_KEY ? "public"
                        : cls == CKO_SECRET_KEY ? "secret" : "other";
@@ -212,6 +262,7 @@ static int walk(p11_target *t, const char *exact, int destroy)
                        : kt == CKK_GENERIC_SECRET ? "GENERIC_SECRET" : kt == CKK_DES3 ? "DES3"
                        : kt == CKK_EC_EDWARDS ? "EC_EDWARDS" : "-";
         printf("%-40s %-12s %-16s %s\n", label, cn, kn, idhex);
+        free(label);
     }
     free(found);
     if (destroy)
@@ -270,12 +321,15 @@ int p11_cmd_keys(int argc, char **argv)
         return BENCH_EXIT_USAGE;
     }
 
+    keys_spec spec;
+    if (strcmp(what, "create") == 0 && (rc = create_spec(&o, &spec)) != 0)
+        return rc;
     (void)bench_signals_install();
     rc = p11_target_open(&o.target, 1, P11_OPEN_LOGIN, &t);
     if (rc != 0)
         return rc;
     if (strcmp(what, "create") == 0)
-        rc = create(&o, &t);
+        rc = create(&o, &spec, &t);
     else if (strcmp(what, "list") == 0)
         rc = walk(&t, NULL, 0);
     else

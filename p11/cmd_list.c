@@ -110,6 +110,8 @@ static int list_slots(const p11_target_opts *o)
         p11_target_close(&t);
         return BENCH_EXIT_MODULE;
     }
+    if (n == 0)
+        printf("\nThe module has no slots (so no token).\n");
     for (CK_ULONG i = 0; i < n; i++) {
         p11_token tok;
         CK_RV rv = p11_token_read(t.mod, slots[i], &tok);
@@ -191,7 +193,8 @@ int p11_cmd_list(int argc, char **argv)
     memset(&o, 0, sizeof o);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "list" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
         int t = p11_target_opt(&o, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;

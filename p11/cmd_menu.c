@@ -952,7 +952,8 @@ static int parse_args(int argc, char **argv, p11_target_opts *o)
     memset(o, 0, sizeof *o);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "menu" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
         int t = p11_target_opt(o, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;

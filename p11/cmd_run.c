@@ -62,7 +62,9 @@ static const char run_usage_tail[] =
     "  -h, --help           this help\n"
     "\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
-    "or input; 3 module, token or login failure; 130 interrupted.\n";
+    "or input; 3 module, token or login failure; 130 interrupted (Ctrl-C, SIGTERM,\n"
+    "or standard output closed, as by | head).  Ctrl-C in a long module call says\n"
+    "what it waits for; a second Ctrl-C stops waiting, lists the token keys left.\n";
 
 enum {
     OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_HASH,
@@ -197,7 +199,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
     bench_load_opts_init(&o->lo);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "run" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
         if (t == 0)
             t = bench_load_opt(&o->lo, c, optarg);

@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,9 @@
 #include <p11-kit/p11-kit.h>
 
 #include "bench/cli.h"
+#include "bench/signals.h"
 #include "p11/names.h"
+#include "p11/used_functions.h"
 
 #ifndef HSMBENCH_LIBDIR
 #define HSMBENCH_LIBDIR "/usr/local/lib/hsmbench"
@@ -86,12 +90,68 @@ static void diagnose_load(const char *spec, const char *path)
     bench_error("--module %s: p11-kit could not load it: %s", spec, msg ? msg : "unknown reason");
 }
 
+/*
+ * Every entry of the function list hsmbench calls, checked before any is
+ * used: a module that leaves one NULL (the standard wants a stub returning
+ * CKR_FUNCTION_NOT_SUPPORTED) would crash it at the first call.
+ */
+static const struct {
+    const char *name;
+    size_t      offset;
+} used_functions[] = { P11_USED_FUNCTIONS(P11_USED_FUNCTION_ENTRY) };
+
+const char *p11_function_list_gap(const CK_FUNCTION_LIST *fn)
+{
+    for (size_t i = 0; i < sizeof used_functions / sizeof used_functions[0]; i++) {
+        void *entry;
+        memcpy(&entry, (const char *)fn + used_functions[i].offset, sizeof entry);
+        if (!entry)
+            return used_functions[i].name;
+    }
+    return NULL;
+}
+
+/*
+ * Ask the module for its function list ourselves before p11-kit does:
+ * p11-kit follows a NULL list that came with CKR_OK and crashes.  0 when
+ * the list is whole (or the module cannot be asked: p11-kit then says
+ * why); -1 with one line printed otherwise.
+ */
+static int check_function_list(const char *spec, const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return 0;
+    CK_C_GetFunctionList get = (CK_C_GetFunctionList)(uintptr_t)dlsym(h, "C_GetFunctionList");
+    int rc = 0;
+    CK_FUNCTION_LIST *fn = NULL;
+    if (get) {
+        char rvbuf[32];
+        CK_RV rv = get(&fn);
+        const char *gap = fn ? p11_function_list_gap(fn) : NULL;
+        if (rv != CKR_OK) {
+            bench_error("--module %s: C_GetFunctionList: %s", spec, p11_rv_name(rv, rvbuf, sizeof rvbuf));
+            rc = -1;
+        } else if (!fn) {
+            bench_error("--module %s: C_GetFunctionList returned CKR_OK and no function list", spec);
+            rc = -1;
+        } else if (gap) {
+            bench_error("--module %s: %s is missing from its function list", spec, gap);
+            rc = -1;
+        }
+    }
+    if (dlclose(h) != 0)
+        bench_warn("--module %s: dlclose: %s", spec, dlerror());
+    return rc;
+}
+
 static CK_RV initialize(p11_module *m, const char *init_args, unsigned threads)
 {
     CK_C_INITIALIZE_ARGS args;
     memset(&args, 0, sizeof args);
     args.flags = CKF_OS_LOCKING_OK;
     args.pReserved = (void *)init_args;
+    const char *was = bench_signals_waiting("C_Initialize");
     CK_RV rv = m->fn->C_Initialize(&args);
     if (rv == CKR_CANT_LOCK && threads <= 1) {
         /* One thread needs no locking: accept the module as it is. */
@@ -99,6 +159,7 @@ static CK_RV initialize(p11_module *m, const char *init_args, unsigned threads)
         args.flags = 0;
         rv = m->fn->C_Initialize(init_args ? &args : NULL);
     }
+    bench_signals_waiting(was);
     return rv;
 }
 
@@ -141,6 +202,11 @@ p11_module *p11_module_open(const char *spec, const char *init_args, unsigned th
         snprintf(m->name, sizeof m->name, "%s", spec);
     }
 
+    if (check_function_list(spec, m->path) != 0) {
+        free(config_init);
+        free(m);
+        return NULL;
+    }
     m->fn = p11_kit_module_load(m->path, P11_KIT_MODULE_UNMANAGED | P11_KIT_MODULE_CRITICAL);
     if (!m->fn) {
         diagnose_load(spec, m->path);
@@ -178,8 +244,15 @@ void p11_module_close(p11_module *m)
 {
     if (!m)
         return;
-    if (m->finalize)
-        m->fn->C_Finalize(NULL);
+    if (m->finalize) {
+        const char *was = bench_signals_waiting("C_Finalize");
+        CK_RV rv = m->fn->C_Finalize(NULL);
+        bench_signals_waiting(was);
+        if (rv != CKR_OK) {
+            char rvbuf[32];
+            bench_warn("module %s: C_Finalize: %s", m->name, p11_rv_name(rv, rvbuf, sizeof rvbuf));
+        }
+    }
     p11_kit_module_release(m->fn);
     free(m);
 }

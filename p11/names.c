@@ -626,7 +626,7 @@ static const char *flags_str(const flag_name *tab, size_t n, CK_FLAGS flags, cha
     return buf;
 }
 
-#define F(x) { x, #x + 4 }   /* drop the "CKF_" */
+#define F(x) { x, &(#x)[4] }   /* drop the "CKF_" */
 
 const char *p11_token_flags(CK_FLAGS flags, char *buf, size_t len)
 {

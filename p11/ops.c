@@ -341,12 +341,20 @@ static bench_code do_op(void *state)
         return rv;
     }
     case P11_OP_FIND: {
+        /* What the key was found by (--key-label, --key-id), else our label. */
         CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
-        CK_ATTRIBUTE t[2] = { { CKA_CLASS, &cls, sizeof cls },
-                              { CKA_LABEL, ctx->label, (CK_ULONG)strlen(ctx->label) } };
+        const p11_test_params *p = &ctx->params;
+        int existing = p->keys == P11_KEYS_EXISTING;
+        const char *label = existing ? p->key_label : ctx->label;
+        CK_ATTRIBUTE t[3] = { { CKA_CLASS, &cls, sizeof cls } };
+        CK_ULONG nt = 1;
+        if (label)
+            t[nt++] = (CK_ATTRIBUTE){ CKA_LABEL, (void *)label, (CK_ULONG)strlen(label) };
+        if (existing && p->key_id_len)
+            t[nt++] = (CK_ATTRIBUTE){ CKA_ID, (void *)p->key_id, (CK_ULONG)p->key_id_len };
         CK_OBJECT_HANDLE h[16];
         CK_ULONG n = 0;
-        rv = fn->C_FindObjectsInit(s, t, 2);
+        rv = fn->C_FindObjectsInit(s, t, nt);
         if (rv != CKR_OK)
             return rv;
         rv = fn->C_FindObjects(s, h, 16, &n);

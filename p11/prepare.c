@@ -175,7 +175,7 @@ static CK_RV make_keys(p11_test_ctx *ctx)
         }
     }
     if (ctx->material) {
-        rv = keys_import(ctx->fn, ctx->control, &spec, ctx->material, &ctx->keys);
+        rv = keys_make(ctx->fn, ctx->control, &spec, ctx->material, &ctx->keys);
         if (rv != CKR_OK && refuses_import(rv)) {
             char rb[32];
             if (p->keys == P11_KEYS_STATIC) {
@@ -193,10 +193,10 @@ static CK_RV make_keys(p11_test_ctx *ctx)
             keys_material_free(ctx->material);
             ctx->material = NULL;
             ctx->round_trip = 1;
-            rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->keys);
+            rv = keys_make(ctx->fn, ctx->control, &spec, NULL, &ctx->keys);
         }
     } else {
-        rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->keys);
+        rv = keys_make(ctx->fn, ctx->control, &spec, NULL, &ctx->keys);
     }
     if (rv != CKR_OK) {
         char what[96];
@@ -217,13 +217,13 @@ static CK_RV make_target(p11_test_ctx *ctx)
         say(ctx, "OpenSSL could not make the target key");
         return CKR_GENERAL_ERROR;
     }
-    rv = keys_import(ctx->fn, ctx->control, &spec, ctx->aux_material, &ctx->aux);
+    rv = keys_make(ctx->fn, ctx->control, &spec, ctx->aux_material, &ctx->aux);
     if (rv == CKR_OK)
         return rv;
     /* Tokens that refuse imported secrets: generate it instead (unknown value). */
     keys_material_free(ctx->aux_material);
     ctx->aux_material = NULL;
-    rv = keys_generate(ctx->fn, ctx->control, &spec, &ctx->aux);
+    rv = keys_make(ctx->fn, ctx->control, &spec, NULL, &ctx->aux);
     if (rv != CKR_OK)
         fail_rv(ctx, "making the AES-256 target key", rv);
     return rv;

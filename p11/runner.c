@@ -6,6 +6,7 @@
 
 #include "bench/cli.h"
 #include "bench/report.h"
+#include "bench/signals.h"
 #include "p11/async.h"
 #include "p11/names.h"
 

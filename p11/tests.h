@@ -108,6 +108,16 @@ typedef struct p11_test_params {
 /* Resolve defaults; -1 (printed, naming the flag) if a value does not fit the test. */
 int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out);
 
+/*
+ * The key size and curve of a key of `type` as run's rules have them (the
+ * sizes the catalogue's tests of that key type take, --key-size 256/384/521
+ * as a curve alias, the tests' defaults): for "keys create".  what names
+ * the key in messages ("--key-size 1000: keys create --type rsa takes
+ * 1024/2048/3072/4096/8192"); -1 (message printed) when refused.
+ */
+int p11_key_resolve(keys_type type, const char *what, unsigned bits, const char *curve,
+                    unsigned *bits_out, const char **curve_out);
+
 /* The mechanism the test uses with these (resolved) parameters. */
 CK_MECHANISM_TYPE p11_test_mech(const p11_test_def *def, const p11_test_params *p);
 

@@ -8,6 +8,7 @@
 #include <p11-kit/uri.h>
 
 #include "bench/cli.h"
+#include "bench/signals.h"
 #include "p11/names.h"
 
 int p11_slots(const p11_module *m, int present_only, CK_SLOT_ID **slots, CK_ULONG *n)
@@ -77,20 +78,37 @@ const char *p11_uri_redact(const char *uri, char *buf, size_t len)
     return buf;
 }
 
-int p11_uri_inspect(const char *uri, char *module, size_t modlen, char *pin, size_t pinlen)
+/* Parse --uri, or print one line and return NULL.  A %00 is refused: no
+ * PKCS#11 label or name can hold a NUL, and p11-kit would compare the
+ * attribute only up to it ("token=%00x" matched every token). */
+static P11KitUri *uri_parse(const char *text)
 {
+    char shown[1024];
+    for (const char *p = text; (p = strchr(p, '%')) != NULL; p++)
+        if (p[1] == '0' && p[2] == '0') {
+            bench_error("--uri %s: %%00 (a NUL byte) cannot be part of a PKCS#11 label or name",
+                        p11_uri_redact(text, shown, sizeof shown));
+            return NULL;
+        }
     P11KitUri *u = p11_kit_uri_new();
     if (!u) {
         bench_error("out of memory");
-        return -1;
+        return NULL;
     }
-    int rc = p11_kit_uri_parse(uri, P11_KIT_URI_FOR_ANY, u);
+    int rc = p11_kit_uri_parse(text, P11_KIT_URI_FOR_ANY, u);
     if (rc != P11_KIT_URI_OK) {
-        char shown[1024];
-        bench_error("--uri %s: %s", p11_uri_redact(uri, shown, sizeof shown), p11_kit_uri_message(rc));
+        bench_error("--uri %s: %s", p11_uri_redact(text, shown, sizeof shown), p11_kit_uri_message(rc));
         p11_kit_uri_free(u);
-        return -1;
+        return NULL;
     }
+    return u;
+}
+
+int p11_uri_inspect(const char *uri, char *module, size_t modlen, char *pin, size_t pinlen)
+{
+    P11KitUri *u = uri_parse(uri);
+    if (!u)
+        return -1;
     const char *mp = p11_kit_uri_get_module_path(u);
     const char *mn = p11_kit_uri_get_module_name(u);
     const char *pv = p11_kit_uri_get_pin_value(u);
@@ -119,15 +137,8 @@ int p11_token_select(const p11_module *m, const p11_selector *sel, p11_token *ou
 
     if (p11_slots(m, 0, &slots, &n) != 0)
         return -1;
-    if (sel->uri) {
-        uri = p11_kit_uri_new();
-        int prc = uri ? p11_kit_uri_parse(sel->uri, P11_KIT_URI_FOR_ANY, uri) : -1;
-        if (prc != P11_KIT_URI_OK) {
-            bench_error("--uri %s: %s", p11_uri_redact(sel->uri, shown, sizeof shown),
-                        uri ? p11_kit_uri_message(prc) : "out of memory");
-            goto out;
-        }
-    }
+    if (sel->uri && !(uri = uri_parse(sel->uri)))
+        goto out;
     if (sel->has_slot) {
         int exists = 0;
         for (CK_ULONG i = 0; i < n; i++)
@@ -181,8 +192,11 @@ int p11_token_select(const p11_module *m, const p11_selector *sel, p11_token *ou
         else if (uri)
             bench_error("--uri %s: no token matches (see: hsmbench list slots)",
                         p11_uri_redact(sel->uri, shown, sizeof shown));
+        else if (n == 0)
+            bench_error("module %s has no slots, so no token (see: hsmbench list slots)", m->name);
         else
-            bench_error("no initialised token found in module %s", m->name);
+            bench_error("no initialised token found in module %s (%lu slot%s, none with an "
+                        "initialised token)", m->name, (unsigned long)n, n == 1 ? "" : "s");
         goto out;
     }
     if (matches > 1 && !sel->has_slot) {
@@ -219,7 +233,9 @@ int p11_login(const p11_module *m, CK_SESSION_HANDLE s, const p11_token *t,
               const char *pin, size_t pinlen)
 {
     char rvb[32];
+    const char *was = bench_signals_waiting("C_Login");
     CK_RV rv = m->fn->C_Login(s, CKU_USER, (CK_UTF8CHAR_PTR)pin, pin ? (CK_ULONG)pinlen : 0);
+    bench_signals_waiting(was);
     if (rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN)
         return 0;
     if (rv == CKR_PIN_INCORRECT)

@@ -100,7 +100,9 @@ bench_code rest_setup_call(rest_http *h, const char *what, const char *method, c
             rc = check ? check(arg, resp) : BENCH_OK;
         if (rc == BENCH_OK)
             return BENCH_OK;
-        if (!rest_code_is_transient(rc) || attempt == SETUP_TRIES)
+        /* A timeout is not tried again: the set-up waits one --timeout, as
+         * its message says, not three. */
+        if (!rest_code_is_transient(rc) || rc == REST_E_TIMEOUT || attempt == SETUP_TRIES)
             break;
         struct timespec ts = { 0, 100L * 1000 * 1000 * attempt };
         nanosleep(&ts, NULL);

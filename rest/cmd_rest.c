@@ -82,7 +82,7 @@ static const char rest_usage_tail[] =
     "Tokens, API keys and session tokens are never printed or written to the results.\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
     "or input; 3 the endpoint, its TLS or the credentials failed at set-up;\n"
-    "130 interrupted.\n";
+    "130 interrupted (Ctrl-C, SIGTERM, or standard output closed).\n";
 
 enum {
     OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,
@@ -199,7 +199,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     opterr = 0;
     optind = 1;
     /* "+": no reordering, so the positions of secret arguments stay put. */
-    while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "rest" };
+    while ((c = bench_getopt_long(argc, argv, "+:hv", longopts, &gs)) != -1) {
         int lt = bench_load_opt(&o->lo, c, optarg);
         if (lt == 0)
             lt = rest_http_opt(&o->http, c, optarg);

@@ -22,6 +22,7 @@ static const char *const class_names[] = {
     [REST_E_BAD_BASE64 - REST_CODE_CLASS_BASE] = "BAD_BASE64",
     [REST_E_ROUNDTRIP_MISMATCH - REST_CODE_CLASS_BASE] = "ROUNDTRIP_MISMATCH",
     [REST_E_VERIFY_FALSE - REST_CODE_CLASS_BASE] = "VERIFY_FALSE",
+    [REST_E_HEADER_TOO_LARGE - REST_CODE_CLASS_BASE] = "HEADER_TOO_LARGE",
 };
 
 /* The CURLcode names a benchmark meets; the rest print as CURLE_<n>. */
@@ -89,7 +90,7 @@ const char *rest_curl_code_name(int curlcode)
 
 long rest_code_http_status(bench_code code)
 {
-    if (code >= REST_CODE_HTTP_BASE + 100 && code < REST_CODE_HTTP_BASE + 600)
+    if (code >= REST_CODE_HTTP_BASE + 100 && code < REST_CODE_HTTP_BASE + 1000)
         return (long)(code - REST_CODE_HTTP_BASE);
     return 0;
 }

@@ -41,10 +41,11 @@ enum {
     REST_E_BAD_BASE64,         /* a binary field is not valid base64 */
     REST_E_ROUNDTRIP_MISMATCH, /* unwrap/decrypt did not give back the plaintext */
     REST_E_VERIFY_FALSE,       /* verify answered "result": false for a good signature */
+    REST_E_HEADER_TOO_LARGE,   /* a response header over libcurl's 100 KB (not "out of memory") */
     REST_E_CLASS_END,
 };
 
-/* The code of an HTTP status (100..599). */
+/* The code of an HTTP status (100..999, the three digits HTTP allows). */
 static inline bench_code rest_code_http(long status)
 {
     return (bench_code)(REST_CODE_HTTP_BASE + (unsigned long)status);

@@ -7,6 +7,7 @@
 #include <openssl/rand.h>
 
 #include "bench/b64.h"
+#include "bench/signals.h"
 #include "rest/codes.h"
 #include "rest/multi.h"
 
@@ -238,7 +239,7 @@ static int worker_make(rest_ekm *e, unsigned index, ekm_worker **out, bench_code
     return 0;
 }
 
-bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen)
+static bench_code preflight_once(rest_ekm *e, char *err, size_t errlen)
 {
     ekm_worker *w = NULL;
     bench_code code = BENCH_OK;
@@ -253,6 +254,15 @@ bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen)
     }
     worker_free(w);
     return code;
+}
+
+/* The set-up check, published so a Ctrl-C says what it waits for. */
+bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen)
+{
+    const char *was = bench_signals_waiting_for("the endpoint's answer to the set-up request");
+    bench_code rc = preflight_once(e, err, errlen);
+    bench_signals_waiting_for(was);
+    return rc;
 }
 
 static int ekm_open(void *ctx, unsigned index, void **state, char *err, size_t errlen)

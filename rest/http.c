@@ -47,6 +47,7 @@ struct rest_http {
     char              *body;              /* response body, NUL-terminated */
     size_t             len, cap;
     int                too_large;
+    int                in_headers;        /* a status line came, the blank line not yet */
     int                interruptible;     /* the options named an interrupt flag */
     char               prof[PROF_MAX];
     int                have_prof;
@@ -84,6 +85,10 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
     static const char conn[] = "connection:";
     rest_http *h = arg;
     size_t n = size * nmemb;
+    if (n >= 5 && strncmp(data, "HTTP/", 5) == 0)
+        h->in_headers = 1;
+    else if (n <= 2 && (data[0] == '\r' || data[0] == '\n'))
+        h->in_headers = 0;
     if (n > sizeof conn - 1 && (data[0] == 'C' || data[0] == 'c') &&
         strncasecmp(data, conn, sizeof conn - 1) == 0) {
         const char *v = data + sizeof conn - 1;
@@ -421,6 +426,7 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
     h->have_prof = 0;
     h->close_seen = 0;
     h->errbuf[0] = 0;
+    h->in_headers = 0;
     /* The same request again (the common case) costs no option changes. */
     if (!h->last_url || strcmp(h->last_url, url) != 0) {
         curl_easy_setopt(e, CURLOPT_URL, url);
@@ -472,7 +478,14 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     } else {
         long oserr = 0;
         curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &oserr);
-        out->transport = h->too_large ? REST_E_TOO_LARGE : rest_code_from_curl(cc, oserr, h->errbuf);
+        /* libcurl refuses a header line over 100 KB with CURLE_OUT_OF_MEMORY
+         * (7.x) or CURLE_TOO_LARGE (8.x, code 100): inside the headers it is that. */
+        if (h->too_large)
+            out->transport = REST_E_TOO_LARGE;
+        else if (h->in_headers && (cc == CURLE_OUT_OF_MEMORY || (int)cc == 100))
+            out->transport = REST_E_HEADER_TOO_LARGE;
+        else
+            out->transport = rest_code_from_curl(cc, oserr, h->errbuf);
         out->error = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
     }
 

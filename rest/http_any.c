@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "bench/signals.h"
 #include "rest/multi.h"
 
 _Static_assert((unsigned)REST_E_EXPECT_BODY > (unsigned)REST_E_CLASS_END,
@@ -490,7 +491,7 @@ void rest_any_workload(rest_any *a, bench_workload *w, unsigned aslots)
     w->bytes_per_op = a->cfg.body ? a->cfg.body_len : 0;
 }
 
-bench_code rest_any_preflight(rest_any *a, long *status, char *err, size_t errlen)
+static bench_code preflight_once(rest_any *a, long *status, char *err, size_t errlen)
 {
     const rest_any_cfg *c = &a->cfg;
     any_worker *w = worker_make(a, 0, err, errlen);
@@ -505,7 +506,8 @@ bench_code rest_any_preflight(rest_any *a, long *status, char *err, size_t errle
         rest_http_finish(w->http, w->prep != CURLE_OK ? w->prep : cc, &r);
         *status = r.status;
         rc = rest_any_check(c, &r);
-        if (rc == BENCH_OK || !rest_code_is_transient(rc) || attempt == PREFLIGHT_TRIES)
+        if (rc == BENCH_OK || !rest_code_is_transient(rc) || rc == REST_E_TIMEOUT ||
+            attempt == PREFLIGHT_TRIES)          /* one --timeout, as the message says */
             break;
         struct timespec ts = { 0, 100L * 1000 * 1000 * attempt };
         (void)nanosleep(&ts, NULL);          /* a signal only shortens the pause */
@@ -522,6 +524,15 @@ bench_code rest_any_preflight(rest_any *a, long *status, char *err, size_t errle
             snprintf(err, errlen, "%s %s: %s", c->method, c->url, name);
     }
     worker_free(w);
+    return rc;
+}
+
+/* The set-up check, published so a Ctrl-C says what it waits for. */
+bench_code rest_any_preflight(rest_any *a, long *status, char *err, size_t errlen)
+{
+    const char *was = bench_signals_waiting_for("the endpoint's answer to the set-up request");
+    bench_code rc = preflight_once(a, status, err, errlen);
+    bench_signals_waiting_for(was);
     return rc;
 }
 

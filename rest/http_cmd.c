@@ -89,7 +89,8 @@ static const char usage_tail[] =
     "  -h, --help           this help\n"
     "\n"
     "Exit codes: 0 success; 1 the run finished but requests failed their checks;\n"
-    "2 bad usage or input; 3 the endpoint or its TLS failed at set-up; 130 interrupted.\n";
+    "2 bad usage or input; 3 the endpoint or its TLS failed at set-up; 130 interrupted\n"
+    "(Ctrl-C, SIGTERM, or standard output closed).\n";
 
 enum {
     OPT_URL = 5000, OPT_METHOD, OPT_HEADER, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
@@ -289,7 +290,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
     opterr = 0;
     optind = 1;
     /* "+": no reordering, so the marks on secret arguments stay put. */
-    while ((c = getopt_long(argc, argv, "+:hvH:", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "rest http" };
+    while ((c = bench_getopt_long(argc, argv, "+:hvH:", longopts, &gs)) != -1) {
         int lt = bench_load_opt(&o->lo, c, optarg);
         if (lt == 0)
             lt = rest_http_opt(&o->http, c, optarg);

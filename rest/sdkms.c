@@ -10,6 +10,7 @@
 #include <openssl/rand.h>
 
 #include "bench/b64.h"
+#include "bench/signals.h"
 #include "rest/codes.h"
 #include "rest/multi.h"
 
@@ -818,7 +819,7 @@ static int worker_make(rest_sdkms *s, unsigned index, sdkms_worker **out, bench_
     return 0;
 }
 
-bench_code rest_sdkms_preflight(rest_sdkms *s, char *err, size_t errlen)
+static bench_code preflight_once(rest_sdkms *s, char *err, size_t errlen)
 {
     rest_response r;
     char *tok = NULL;
@@ -842,6 +843,15 @@ bench_code rest_sdkms_preflight(rest_sdkms *s, char *err, size_t errlen)
         free(tok);
     }
     rest_http_free(h);
+    return rc;
+}
+
+/* The set-up check, published so a Ctrl-C says what it waits for. */
+bench_code rest_sdkms_preflight(rest_sdkms *s, char *err, size_t errlen)
+{
+    const char *was = bench_signals_waiting_for("the endpoint's answer to the set-up request");
+    bench_code rc = preflight_once(s, err, errlen);
+    bench_signals_waiting_for(was);
     return rc;
 }
 

@@ -36,7 +36,8 @@ int rest_profiling_parse(const char *text, int64_t out_ns[REST_PROF_COUNT], unsi
         if (json_is_integer(v) && json_integer_value(v) >= 0) {
             out_ns[i] = (int64_t)json_integer_value(v);
             *mask |= 1u << i;
-        } else if (json_is_real(v) && json_real_value(v) >= 0) {
+        } else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18) {
+            /* (a larger real does not fit int64_t: converting it is undefined) */
             out_ns[i] = (int64_t)json_real_value(v);
             *mask |= 1u << i;
         }

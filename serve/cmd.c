@@ -666,7 +666,8 @@ static int parse_args(int argc, char **argv, serve_opts *o)
     bench_metrics_opts_init(&o->metrics);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":hv", longopts, NULL)) != -1) {
+    bench_getopt gs = { .cmd = "serve" };
+    while ((c = bench_getopt_long(argc, argv, ":hv", longopts, &gs)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
         if (t == 0)
             t = bench_metrics_opt(&o->metrics, c, optarg);
@@ -989,13 +990,14 @@ int serve_cmd(int argc, char **argv)
             arr[na++] = tls_opts[i];
     arr[na] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
+    /* The logger first: libmicrohttpd complains (through it) otherwise. */
     d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_access, &tls_ls,
+                         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
                          MHD_OPTION_CONNECTION_LIMIT, o.conn_limit,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, fr,
                          MHD_OPTION_NOTIFY_CONNECTION, on_connection, fr,
-                         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
                          MHD_OPTION_ARRAY, arr,
                          MHD_OPTION_END);
     if (!d) {
@@ -1011,11 +1013,11 @@ int serve_cmd(int argc, char **argv)
         unsigned pflags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
                           (pv6 ? MHD_USE_IPv6 : 0) | (o.verbose ? MHD_USE_ERROR_LOG : 0);
         pd = MHD_start_daemon(pflags, (uint16_t)pport, NULL, NULL, on_access, &plain_ls,
+                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&pss,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
                               MHD_OPTION_CONNECTION_LIMIT, o.conn_limit,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, fr,
-                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
                               MHD_OPTION_END);
         if (!pd) {
             bench_error("--plain-listen %s: cannot listen there (in use, or not an address of "

@@ -6,6 +6,8 @@
 #   build/asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   build/tsan   the threaded core (unit tests, and the e2e scripts marked
 #                "tsan: yes") under ThreadSanitizer
+# and the libFuzzer harnesses (build/fuzz/fuzzers, make fuzz-build), each
+# over its seed corpus and then briefly (FUZZ_CHECK_SECONDS, default 3).
 # Every check prints "PASS name" or "FAIL name: why"; the last line is
 # "N passed, N failed", and the exit status is non-zero when anything failed.
 #
@@ -103,6 +105,11 @@ fi
         e2e tsan build/tsan
     else
         echo "FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)"
+    fi
+    if ls build/fuzz/fuzzers/fuzz_* >/dev/null 2>&1; then
+        sh tests/fuzz/run.sh build/fuzz/fuzzers "${FUZZ_CHECK_SECONDS:-3}"
+    else
+        echo "FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)"
     fi
 } | tee "$log/all"
 

@@ -248,7 +248,7 @@ check_one_line_error "--plain-port without --tls-matrix: exit 2" 2 'tls-matrix'
 http --url "$PLAIN/hello" --tls-matrix
 check_one_line_error "--tls-matrix on an http:// URL: exit 2" 2 'https://'
 http --url "$PLAIN/hello" --expect-body a --expect-body b
-check_one_line_error "--expect-body twice: exit 2" 2 'give it once'
+check_one_line_error "--expect-body twice: exit 2" 2 '--expect-body given twice'
 http --url "$PLAIN/hello" --summary csv
 check_one_line_error "--summary csv: exit 2" 2 'jmeter'
 http --url "$PLAIN/hello" --method 'GE T'

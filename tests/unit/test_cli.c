@@ -75,11 +75,51 @@ static void test_path_writable(void)
     CHECK(rmdir(dir) == 0);
 }
 
+/* Parse argv with the strict wrapper; the codes it returned, -1 terminated. */
+static int parse_codes(int argc, char **argv, int *codes, int max)
+{
+    static const struct option longopts[] = {
+        { "timeout", required_argument, NULL, 't' }, { "threshold", required_argument, NULL, 'T' },
+        { "output", required_argument, NULL, 'o' },  { "quiet", no_argument, NULL, 'q' },
+        { NULL, 0, NULL, 0 },
+    };
+    bench_getopt gs = { .cmd = "test" };
+    int c, n = 0;
+    opterr = 0;
+    optind = 0;
+    while ((c = bench_getopt_long(argc, argv, ":o:", longopts, &gs)) != -1 && n < max - 1)
+        codes[n++] = c;
+    codes[n] = c;
+    return n;
+}
+
+static void test_strict_options(void)
+{
+    int codes[8];
+    char a0[] = "x", a1[] = "--time", a2[] = "2";
+    char *v1[] = { a0, a1, a2, NULL };
+    parse_codes(3, v1, codes, 8);
+    CHECK(codes[0] == BENCH_OPT_REFUSED);                       /* an abbreviation */
+    char b1[] = "--timeout=1", b2[] = "--timeout", b3[] = "2";
+    char *v2[] = { a0, b1, b2, b3, NULL };
+    parse_codes(4, v2, codes, 8);
+    CHECK(codes[0] == 't' && codes[1] == BENCH_OPT_REFUSED);    /* given twice */
+    char c1[] = "--threshold", c2[] = "a", c3[] = "--threshold=b", c4[] = "--quiet", c5[] = "--quiet";
+    char *v3[] = { a0, c1, c2, c3, c4, c5, NULL };
+    parse_codes(6, v3, codes, 8);
+    CHECK(codes[0] == 'T' && codes[1] == 'T' && codes[2] == 'q' && codes[3] == 'q' && codes[4] == -1);
+    char d1[] = "-o", d2[] = "f", d3[] = "--output", d4[] = "g";
+    char *v4[] = { a0, d1, d2, d3, d4, NULL };
+    parse_codes(5, v4, codes, 8);
+    CHECK(codes[0] == 'o' && codes[1] == BENCH_OPT_REFUSED);    /* -o and --output are one */
+}
+
 int main(void)
 {
     RUN(test_u64);
     RUN(test_duration);
     RUN(test_format);
     RUN(test_path_writable);
+    RUN(test_strict_options);
     return check_finish();
 }

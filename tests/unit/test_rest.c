@@ -165,6 +165,10 @@ static void test_code_names(void)
     name_is(REST_E_VERIFY_FALSE, "VERIFY_FALSE");
     name_is(REST_CODE_CURL_BASE + CURLE_SEND_FAIL_REWIND, "CURLE_SEND_FAIL_REWIND");
     name_is(REST_CODE_CURL_BASE + 999, "CURLE_999");
+    /* HTTP allows any three digits: 999 is "HTTP 999", not "code 1999". */
+    name_is(rest_code_http(999), "HTTP 999");
+    name_is(rest_code_http(600), "HTTP 600");
+    name_is(REST_E_HEADER_TOO_LARGE, "HEADER_TOO_LARGE");
     CHECK(rest_code_http_status(rest_code_http(404)) == 404);
     CHECK(rest_code_http_status(REST_E_TIMEOUT) == 0);
     /* Every code stays below the core's own range. */
@@ -473,6 +477,10 @@ static void test_stats_counts_and_json(void)
     CHECK(rest_profiling_parse("not json", ns, &mask) != 0);
     CHECK(rest_profiling_parse("{\"total\":5,\"db_flush\":-1}", ns, &mask) == 0 &&
           mask == (1u << REST_PROF_TOTAL) && ns[REST_PROF_TOTAL] == 5);
+    /* Found by fuzz_rest (tests/fuzz/corpus/rest/regress-profiling-huge-real):
+     * a real too large for int64_t was converted anyway (undefined). */
+    CHECK(rest_profiling_parse("{\"sign\":0,\"total\":2.7e107,\"queue\":1e19}", ns, &mask) == 0 &&
+          !(mask & (1u << REST_PROF_TOTAL)));
 }
 
 /* ---- the emulator's stores ------------------------------------------------ */

@@ -9,6 +9,7 @@
  * documents, merged, and the merged percentiles must equal those of one
  * histogram fed every value.
  */
+#include "bench/outfile.h"
 #include "bench/results.h"
 #include "tests/unit/check.h"
 
@@ -16,8 +17,10 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/cli.h"
 #include "bench/hist.h"
 #include "bench/progress.h"
 #include "bench/report.h"
@@ -862,6 +865,92 @@ static void test_write_file(void)
     bench_hist_free(h);
 }
 
+/* Issue 13: numbers past 2^53, sums that overflow, text with control
+ * characters, the size limit; the regressions of the fuzzing corpus. */
+static void test_hostile_documents(void)
+{
+    bench_hist *h = bench_hist_new();
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    bench_hist_record(h, 5000);
+    char err[512];
+    json_t *doc = mk_doc(mk_run("rsa-pkcs-sign\x1b[2J\r", 1, h, 0, 1), 1, "s\xc2\x9b" "1m");
+    char *text = json_dumps(doc, 0);
+    json_t *ok = text ? bench_results_parse("e.json", text, strlen(text), err, sizeof err) : NULL;
+    CHECK_MSG(ok != NULL, "%s", err);
+    if (ok) {
+        const json_t *r = json_array_get(json_object_get(ok, "runs"), 0);
+        CHECK_MSG(strcmp(bench_json_str(r, "test", ""), "rsa-pkcs-sign\\x1b[2J\\x0d") == 0, "test is '%s'",
+                  bench_json_str(r, "test", ""));
+        const json_t *tok = json_object_get(json_object_get(ok, "environment"), "token");
+        CHECK(strcmp(bench_json_str(tok, "serial", ""), "s\\u009b1m") == 0);
+        json_decref(ok);
+    }
+    free(text);
+
+    json_t *r0 = json_array_get(json_object_get(doc, "runs"), 0);
+    json_object_set_new(r0, "test", json_string("rsa-pkcs-sign"));
+    json_object_set_new(r0, "ops", json_integer(INT64_MAX));
+    text = json_dumps(doc, 0);
+    CHECK(text && !bench_results_parse("o.json", text, strlen(text), err, sizeof err) &&
+          strstr(err, "runs[0].ops: 9223372036854775807 is out of range"));
+    free(text);
+    json_object_set_new(r0, "ops", json_integer(1));
+    json_object_set_new(json_object_get(r0, "latency_us"), "p99", json_real(1e308));
+    text = json_dumps(doc, 0);
+    CHECK(text && !bench_results_parse("h.json", text, strlen(text), err, sizeof err) &&
+          strstr(err, "runs[0].latency_us.p99: 1e+308 is out of range"));
+    free(text);
+    CHECK(!bench_results_parse("big.json", "{}", (size_t)BENCH_RESULTS_MAX_BYTES + 1, err, sizeof err) &&
+          strstr(err, "larger than the 64 MiB"));
+
+    /* Two files of 2^53 - 1 operations: the merged sum is refused, naming it. */
+    json_object_set_new(json_object_get(r0, "latency_us"), "p99", json_real(5));
+    json_object_set_new(r0, "ops", json_integer((json_int_t)(BENCH_RESULTS_MAX_VALUE - 1)));
+    json_t *const docs[2] = { doc, doc };
+    const char *const names[2] = { "a.json", "b.json" };
+    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    CHECK_MSG(!m && strstr(err, "runs[0].ops: the merged sum passes 2^53"), "merge: %s", m ? "merged" : err);
+    json_decref(m);
+    json_decref(doc);
+    bench_hist_free(h);
+}
+
+static int write_x(FILE *f, const void *ctx)
+{
+    return fputs((const char *)ctx, f) == EOF ? -1 : 0;
+}
+
+/* Issue 13: a link is written through, never replaced; a FIFO or device is
+ * written in place; a link to nothing is refused. */
+static void test_outfile_rules(void)
+{
+    char dir[] = "/tmp/hsmbench-test-out.XXXXXX", real[128], link[128], dangling[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(real, sizeof real, "%s/real", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    snprintf(dangling, sizeof dangling, "%s/dangling", dir);
+    FILE *f = fopen(real, "w");
+    CHECK(f && fputs("old", f) != EOF && fclose(f) == 0);
+    CHECK(symlink("real", link) == 0 && symlink("nowhere/x", dangling) == 0);
+    CHECK(bench_out_write("--json", link, write_x, "one") == 0);
+    struct stat st;
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(stat(real, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 3);
+    CHECK(bench_out_write("--json", dangling, write_x, "x") == -1);
+    CHECK(bench_path_writable("--json", dangling) == 0);
+    CHECK(bench_path_writable("--json", "/dev/null") == 1);
+    CHECK(bench_out_write("--json", "/dev/null", write_x, "gone") == 0);
+    CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+    CHECK(bench_out_write("--json", dir, write_x, "x") == -1);     /* a directory */
+    unlink(real);
+    unlink(link);
+    unlink(dangling);
+    CHECK(rmdir(dir) == 0);                                        /* nothing left behind */
+}
+
 /* ---- progress bar ------------------------------------------------------------------ */
 
 static size_t drain(int fd, char *buf, size_t len)
@@ -967,6 +1056,8 @@ int main(void)
     RUN(test_target_build);
     RUN(test_target_of);
     RUN(test_target_check);
+    RUN(test_hostile_documents);
+    RUN(test_outfile_rules);
     RUN(test_progress_pipe);
     RUN(test_progress_tty);
     return check_finish();

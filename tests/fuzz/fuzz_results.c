@@ -1,0 +1,56 @@
+/*
+ * tests/fuzz/fuzz_results.c - the results-file reader (what compare, report
+ * and merge load): parse, screen and check a document; when it passes, write
+ * its CSV and HTML reports, evaluate thresholds on its runs, match its runs,
+ * and merge it with itself, whose result must pass the check too.
+ */
+#include "tests/fuzz/fuzz.h"
+
+#include <jansson.h>
+
+#include "bench/results.h"
+#include "bench/threshold.h"
+
+static const char *const exprs[] = { "p99<50ms", "p(99.9)<1s", "avg<10ms", "rate>1000",
+                                     "errors<0.1%", "med<=5ms", "max<2s", "min>1us" };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char err[512];
+    json_t *doc = bench_results_parse("fuzz.json", (const char *)data, size, err, sizeof err);
+    if (!doc)
+        return 0;
+    FILE *sink = fuzz_sink();
+    if (sink) {
+        (void)bench_csv_write(sink, doc);
+        (void)bench_html_write(sink, doc);
+    }
+    json_t *runs = json_object_get(doc, "runs");
+    size_t i;
+    json_t *run;
+    json_array_foreach(runs, i, run) {
+        for (size_t k = 0; k < sizeof exprs / sizeof exprs[0]; k++) {
+            bench_threshold t;
+            double observed = 0;
+            char why[200];
+            if (bench_threshold_parse(exprs[k], &t, why, sizeof why) == 0)
+                (void)bench_threshold_eval(&t, run, &observed);
+        }
+        char why[200], key[64];
+        (void)bench_run_same_setup(run, json_array_get(runs, 0), 0, why, sizeof why);
+        (void)bench_run_key_desc(run, key, sizeof key);
+    }
+    json_t *const docs[2] = { doc, doc };
+    const char *const names[2] = { "a.json", "b.json" };
+    json_t *merged = bench_results_merge(docs, names, 2, err, sizeof err);
+    if (merged) {
+        char why[512];
+        if (bench_results_check(merged, why, sizeof why) != 0) {
+            fprintf(stderr, "merged document fails its own check: %s\n", why);
+            abort();
+        }
+        json_decref(merged);
+    }
+    json_decref(doc);
+    return 0;
+}
