@@ -1,6 +1,6 @@
 /*
  * bench/report.h - what a run looks like to people (the per-second line and
- * the k6-style summary) and to programs (the hsmbench.result/1 JSON).
+ * the k6-style summary) and to programs (the hsmbench.result/2 JSON).
  */
 #ifndef BENCH_REPORT_H
 #define BENCH_REPORT_H

@@ -40,7 +40,7 @@ json_t *bench_results_load(const char *path, char *err, size_t errlen);
 json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *err, size_t errlen);
 
 /*
- * Check a document: schema "hsmbench.result/1" (another major version is
+ * Check a document: schema "hsmbench.result/2" or "/1" (another major version is
  * refused by name), a non-empty "runs" array, and in every run the fields
  * and types docs/results-schema.md gives, for measured runs the counts,
  * latency figures, per-second series and a histogram that loads.  Returns 0,
@@ -73,7 +73,7 @@ int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads,
 
 /*
  * Combine documents written by several load generators that ran the same
- * tests at the same time into one hsmbench.result/1 document:
+ * tests at the same time into one hsmbench.result/2 document:
  *
  *  - every input must have the same runs (test, key, data size, mode) in
  *    the same settings (duration or iterations asked); threads may differ;
