@@ -487,10 +487,8 @@ static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs, in
 {
     for (size_t j = 0; j < nerrs; j++) {
         char name[64] = "";
-        if (m->w && m->w->code_name)
-            m->w->code_name(m->w->ctx, errs[j].code, name, sizeof name);
-        if (!name[0])
-            snprintf(name, sizeof name, "code %llu", (unsigned long long)errs[j].code);
+        /* the summary's names, the core's own classes (VERIFY_MISMATCH) included */
+        bench_code_name(m->w, errs[j].code, name, sizeof name);
         size_t k = 0;
         while (k < m->nerrs && (m->errs[k].test != m->cur || strcmp(m->errs[k].code, name) != 0))
             k++;
