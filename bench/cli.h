@@ -6,6 +6,7 @@
 #ifndef BENCH_CLI_H
 #define BENCH_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* "hsmbench: error: ..." / "hsmbench: warning: ..." on stderr, one line. */
@@ -40,5 +41,9 @@ int bench_path_writable(const char *flag, const char *path);
  * ("-x", "--bogus") and the command's help; returns BENCH_EXIT_USAGE.
  */
 int bench_option_error(char **argv, int c, const char *cmd);
+
+/* A regular file's contents, at most max bytes, NUL-terminated (malloc'd,
+ * *len without the NUL).  0, or -1 with one line printed naming flag. */
+int bench_read_file(const char *flag, const char *path, size_t max, char **out, size_t *len);
 
 #endif
