@@ -168,10 +168,12 @@ void rest_k6_lines(FILE *f, const bench_outcome *o, const rest_k6_ctx *c)
     fprintf(f, "%s %s/s\n", rest_k6_bytes((double)out, a, sizeof a),
             rest_k6_bytes(per_s(out, o->duration_s), b, sizeof b));
     const bench_hist *ok = bench_side_hist(t, REST_SH_DURATION_OK);
-    if (ok)
+    if (ok) {
         bench_report_trend(f, 26, "{ expected_response:true }", ok, "no data");
-    else
-        bench_report_trend(f, 26, "{ expected_response:true }", o->hist, "no data");
+    } else {
+        label(f, "{ expected_response:true }");
+        fputs("no data\n", f);
+    }
     label(f, "iterations");
     fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)o->ops, per_s(o->ops, o->duration_s));
     bench_report_trend_plus(f, 26, "iteration_duration", o->hist, "no successful operation",

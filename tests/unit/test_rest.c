@@ -307,6 +307,26 @@ static void test_sdkms_resolve_defaults(void)
     CHECK(strcmp(rest_sdkms_mech_desc(&c, buf, sizeof buf), "AES-GCM") == 0);
 }
 
+static void test_sdkms_resolve_curves(void)
+{
+    /* Every curve of the SDKMS test bench, by its name or an alias. */
+    static const struct { const char *in; unsigned bits; const char *want; } cases[] = {
+        { "SecP192K1", 0, "SecP192K1" }, { "secp224k1", 0, "SecP224K1" },
+        { "secp256k1", 0, "SecP256K1" }, { "NistP192", 0, "NistP192" },
+        { "P-224", 0, "NistP224" }, { "nistp256", 0, "NistP256" }, { "NistP384", 0, "NistP384" },
+        { "secp521r1", 0, "NistP521" }, { NULL, 192, "NistP192" }, { NULL, 224, "NistP224" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rest_sdkms_cfg c = { .op = REST_SDKMS_SIGN, .alg = REST_ALG_EC, .curve = cases[i].in,
+                             .key_bits = cases[i].bits };
+        char err[256];
+        CHECK(rest_sdkms_resolve(&c, err, sizeof err) == 0 && strcmp(c.curve, cases[i].want) == 0);
+    }
+    rest_sdkms_cfg bad = { .op = REST_SDKMS_SIGN, .alg = REST_ALG_EC, .curve = "P-666" };
+    char err[256];
+    CHECK(rest_sdkms_resolve(&bad, err, sizeof err) != 0 && strstr(err, "SecP256K1") != NULL);
+}
+
 static void test_sdkms_resolve_rejects(void)
 {
     char err[256];
@@ -673,6 +693,7 @@ int main(void)
     RUN(test_ekm_checks);
     RUN(test_sdkms_resolve_defaults);
     RUN(test_sdkms_resolve_rejects);
+    RUN(test_sdkms_resolve_curves);
     RUN(test_sdkms_bodies_and_checks);
     RUN(test_sdkms_session_helpers);
     RUN(test_client_helpers);
