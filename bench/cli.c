@@ -2,12 +2,15 @@
 #include "bench/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/exit.h"
 
@@ -155,7 +158,7 @@ const char *bench_fmt_bytes(double b, char *buf, unsigned len)
 /* Options that may be given more than once: each adds a value. */
 static int repeatable(const char *name)
 {
-    static const char *const names[] = { "threshold", "header" };
+    static const char *const names[] = { "threshold", "header", "summary" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -220,4 +223,56 @@ int bench_option_error(char **argv, int c, const char *cmd)
     else
         bench_error("%.*s: unknown option (see: hsmbench %s --help)", n, name, cmd);
     return BENCH_EXIT_USAGE;
+}
+
+int bench_read_file(const char *flag, const char *path, size_t max, char **out, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        bench_error("%s %s: %s", flag, path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        bench_error("%s %s: not a regular file", flag, path);
+        close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > max) {
+        bench_error("%s %s: over %zu bytes", flag, path, max);
+        close(fd);
+        return -1;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        bench_error("out of memory");
+        close(fd);
+        return -1;
+    }
+    for (;;) {
+        ssize_t r = read(fd, b + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            bench_error("%s %s: %s", flag, path, strerror(errno));
+            free(b);
+            close(fd);
+            return -1;
+        }
+        if (r == 0 || n + (size_t)r == cap - 1) {
+            n += (size_t)r;
+            break;
+        }
+        n += (size_t)r;
+    }
+    if (close(fd) != 0) {
+        bench_error("%s %s: %s", flag, path, strerror(errno));
+        free(b);
+        return -1;
+    }
+    b[n] = 0;
+    *out = b;
+    *len = n;
+    return 0;
 }

@@ -7,6 +7,7 @@
 #define BENCH_CLI_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* "hsmbench: error: ..." / "hsmbench: warning: ..." on stderr, one line. */
@@ -64,5 +65,9 @@ int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct
  * For BENCH_OPT_REFUSED (already reported) it only returns the status.
  */
 int bench_option_error(char **argv, int c, const char *cmd);
+
+/* A regular file's contents, at most max bytes, NUL-terminated (malloc'd,
+ * *len without the NUL).  0, or -1 with one line printed naming flag. */
+int bench_read_file(const char *flag, const char *path, size_t max, char **out, size_t *len);
 
 #endif

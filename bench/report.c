@@ -120,6 +120,13 @@ static void label(FILE *f, const char *name, int indent)
 void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
                         const char *empty)
 {
+    bench_report_trend_plus(f, width, name, h, empty, 0);
+}
+
+void bench_report_trend_plus(FILE *f, int width, const char *name, const bench_hist *h,
+                             const char *empty, uint64_t plus_ns)
+{
+    const double p = (double)plus_ns;
     char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], l[32];
     fprintf(f, "    %s", name);
     for (int pad = (int)strlen(name); pad < width; pad++)
@@ -130,14 +137,14 @@ void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *
         return;
     }
     fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
-            bench_fmt_ns(bench_hist_mean(h), a, sizeof a),
-            bench_fmt_ns((double)bench_hist_min(h), b, sizeof b),
-            bench_fmt_ns((double)bench_hist_percentile(h, 50), c, sizeof c),
-            bench_fmt_ns((double)bench_hist_percentile(h, 90), e, sizeof e),
-            bench_fmt_ns((double)bench_hist_percentile(h, 95), g, sizeof g),
-            bench_fmt_ns((double)bench_hist_percentile(h, 99), i, sizeof i),
-            bench_fmt_ns((double)bench_hist_percentile(h, 99.9), j, sizeof j),
-            bench_fmt_ns((double)bench_hist_max(h), k, sizeof k),
+            bench_fmt_ns(bench_hist_mean(h) + p, a, sizeof a),
+            bench_fmt_ns((double)bench_hist_min(h) + p, b, sizeof b),
+            bench_fmt_ns((double)bench_hist_percentile(h, 50) + p, c, sizeof c),
+            bench_fmt_ns((double)bench_hist_percentile(h, 90) + p, e, sizeof e),
+            bench_fmt_ns((double)bench_hist_percentile(h, 95) + p, g, sizeof g),
+            bench_fmt_ns((double)bench_hist_percentile(h, 99) + p, i, sizeof i),
+            bench_fmt_ns((double)bench_hist_percentile(h, 99.9) + p, j, sizeof j),
+            bench_fmt_ns((double)bench_hist_max(h) + p, k, sizeof k),
             bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
 }
 

@@ -56,6 +56,10 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome 
  */
 void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
                         const char *empty);
+/* The same with plus_ns added to every figure but stddev (k6's
+ * iteration_duration: the operation's latency plus --think). */
+void bench_report_trend_plus(FILE *f, int width, const char *name, const bench_hist *h,
+                             const char *empty, uint64_t plus_ns);
 
 /*
  * The verdict on a measured run: "interrupted"; "failed" when it was

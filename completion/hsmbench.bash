@@ -32,7 +32,7 @@ _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
     --json --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
     --timeout --verbose -v --token-env --token-file --token --reason
     --aad --api-key-env --api-key-file --api-key --alg --key-size --curve
-    --hash-alg --transient --help --url --method --header -H --bearer-env --bearer-file
+    --hash-alg --transient --filepath --check --help --url --method --header -H --bearer-env --bearer-file
     --body --body-file --expect-status --expect-body --expect-json --summary --tls-matrix
     --plain-url --plain-port"
 _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
@@ -44,7 +44,7 @@ _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
 
 # Options that take no value.
 _hsmbench_flags=' --quiet --help --token-keys --verify --verify=sample: --force --all
-    --insecure --no-connection-reuse --http2 --verbose -v --transient --profiling '
+    --insecure --no-connection-reuse --http2 --verbose -v --transient --check --profiling '
 
 # The test names, from the hsmbench being completed.
 _hsmbench_tests()
@@ -139,7 +139,7 @@ _hsmbench()
         ;;
     --curve)
         if [[ $cmd == rest ]]; then
-            _hsmbench_words 'NistP256 NistP384 NistP521' "$cur"
+            _hsmbench_words 'SecP192K1 SecP224K1 SecP256K1 NistP192 NistP224 NistP256 NistP384 NistP521' "$cur"
         else
             _hsmbench_words 'P-256 P-384 P-521' "$cur"
         fi
@@ -176,6 +176,12 @@ _hsmbench()
         ;;
     --alg)
         _hsmbench_words 'AES RSA EC HMAC' "$cur"
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --summary)
+        # jmeter: rest http only
+        _hsmbench_words 'k6 jmeter' "$cur"
         compopt +o default 2>/dev/null
         return
         ;;

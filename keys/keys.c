@@ -9,6 +9,13 @@ static const unsigned char oid_p256[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x
 static const unsigned char oid_p384[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22 };
 static const unsigned char oid_p521[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23 };
 static const unsigned char oid_ed25519[] = { 0x06, 0x03, 0x2b, 0x65, 0x70 };
+/* The other curves of the SDKMS test bench: NIST P-192 and P-224, and the
+ * Koblitz curves secp192k1, secp224k1 and secp256k1. */
+static const unsigned char oid_p192[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x01 };
+static const unsigned char oid_p224[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x21 };
+static const unsigned char oid_k192[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x1f };
+static const unsigned char oid_k224[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x20 };
+static const unsigned char oid_k256[] = { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x0a };
 
 static const struct {
     const char *name;
@@ -21,6 +28,11 @@ static const struct {
     { "P-384", oid_p384, sizeof oid_p384, 384, "secp384r1" },
     { "P-521", oid_p521, sizeof oid_p521, 521, "secp521r1" },
     { "Ed25519", oid_ed25519, sizeof oid_ed25519, 255, "ED25519" },
+    { "P-192", oid_p192, sizeof oid_p192, 192, "prime192v1" },
+    { "P-224", oid_p224, sizeof oid_p224, 224, "secp224r1" },
+    { "secp192k1", oid_k192, sizeof oid_k192, 192, "secp192k1" },
+    { "secp224k1", oid_k224, sizeof oid_k224, 224, "secp224k1" },
+    { "secp256k1", oid_k256, sizeof oid_k256, 256, "secp256k1" },
 };
 
 #define NCURVES (sizeof curves / sizeof curves[0])

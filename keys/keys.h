@@ -13,7 +13,7 @@
 typedef enum {
     KEYS_NONE = 0,
     KEYS_RSA,
-    KEYS_EC,          /* NIST curves: P-256, P-384, P-521 */
+    KEYS_EC,          /* P-256, P-384, P-521 (and P-192, P-224, secp192k1, secp224k1, secp256k1) */
     KEYS_ED25519,
     KEYS_AES,
     KEYS_DES3,

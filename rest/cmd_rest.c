@@ -25,6 +25,7 @@
 #include "rest/codes.h"
 #include "rest/ekm.h"
 #include "rest/http_any.h"
+#include "rest/k6.h"
 #include "rest/multi.h"
 #include "rest/sdkms.h"
 #include "rest/stats.h"
@@ -53,6 +54,9 @@ static const char rest_usage_head[] =
     "  --reason REASON      accessReasonContext.reason (default CUSTOMER_INITIATED_ACCESS)\n"
     "  --aad HEX            additionalAuthenticatedData\n"
     "  --data-size BYTES    plaintext size, 1..65536 (default 32)\n"
+    "  --check              one wrap and one unwrap of its blob: each HTTP status, the\n"
+    "                       wrappedBlob, whether the plaintext came back; exit 0 or 3\n"
+    "                       (the k6 package's verify_setup.sh); no load, no results\n"
     "SDKMS:\n"
     "  --endpoint URL       the service root (https://sdkms.example)\n"
     "  --op OP              keygen, encrypt, decrypt, sign, verify, mac\n"
@@ -61,11 +65,16 @@ static const char rest_usage_head[] =
     "  --alg AES|RSA|EC|HMAC   (default: AES for keygen/encrypt/decrypt, RSA for\n"
     "                       sign/verify, HMAC for mac)\n"
     "  --key-size BITS      AES 128/192/256, RSA 1024..8192, HMAC (default 256/2048/256)\n"
-    "  --curve NistP256|NistP384|NistP521   EC curve (default NistP256)\n"
+    "  --curve CURVE        EC curve: SecP192K1, SecP224K1, SecP256K1, NistP192,\n"
+    "                       NistP224, NistP256 (default), NistP384, NistP521\n"
     "  --mode MODE          AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15; RSA sign: PKCS1_V15|PSS\n"
     "  --hash-alg SHA1|SHA256|SHA384|SHA512   digest for sign/verify, MAC (default SHA256)\n"
-    "  --transient          transient keys (no kid; nothing to delete)\n"
+    "  --transient[=true|false]   transient keys (no kid; nothing to delete)\n"
     "  --data-size BYTES    input size (default 32)\n"
+    "  --filepath FILE      the data encrypted, decrypted, signed or MACed is this\n"
+    "                       file (1..65536 bytes; instead of --data-size)\n"
+    "  --check              authenticate, make one key and delete it, end the\n"
+    "                       session: each step's outcome; exit 0 or 3; no load\n"
     "TLS and HTTP:\n"
     "  --cacert FILE        trust these CA certificates instead of the system's\n"
     "  --cert FILE --key FILE   client certificate and key (mutual TLS), PEM\n"
@@ -74,6 +83,8 @@ static const char rest_usage_head[] =
     "  --http2              HTTP/2 when the server offers it (default HTTP/1.1 keep-alive)\n"
     "  --timeout TIME       per request, connection included (default 10s)\n"
     "  -v, --verbose        log every request on stderr (credentials redacted)\n"
+    "Summary:\n"
+    "  --summary k6         also print k6's end-of-test summary in k6's layout\n"
     ;
 
 static const char rest_usage_tail[] =
@@ -88,7 +99,7 @@ enum {
     OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
     OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE, OPT_MODE,
-    OPT_HASH, OPT_TRANSIENT,
+    OPT_HASH, OPT_TRANSIENT, OPT_FILEPATH, OPT_CHECK, OPT_SUMMARY,
 };
 
 typedef enum { KIND_EKM, KIND_SDKMS } rest_kind;
@@ -102,6 +113,10 @@ typedef struct rest_opts {
     bench_out_opts out;
     char           test[64];           /* "ekm-wrap", "sdkms-encrypt" */
     uint64_t       data_size;
+    int            check;              /* --check: the set-up check, no load */
+    int            k6;                 /* --summary k6 */
+    char          *file_data;          /* --filepath's contents */
+    size_t         file_len;
     /* the secret's source */
     const char    *secret_env, *secret_file, *secret_value;
     /* EKM */
@@ -187,7 +202,10 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         { "curve", required_argument, NULL, OPT_CURVE },
         { "mode", required_argument, NULL, OPT_MODE },
         { "hash-alg", required_argument, NULL, OPT_HASH },
-        { "transient", no_argument, NULL, OPT_TRANSIENT },
+        { "transient", optional_argument, NULL, OPT_TRANSIENT },
+        { "filepath", required_argument, NULL, OPT_FILEPATH },
+        { "check", no_argument, NULL, OPT_CHECK },
+        { "summary", required_argument, NULL, OPT_SUMMARY },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -317,7 +335,38 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         case OPT_TRANSIENT:
             if (kind_only(o, KIND_SDKMS, "--transient") != 0)
                 return BENCH_EXIT_USAGE;
-            o->sdkms.transient = 1;
+            /* The test bench's --transient=true|false, or the bare flag. */
+            if (!optarg || strcasecmp(optarg, "true") == 0) {
+                o->sdkms.transient = 1;
+            } else if (strcasecmp(optarg, "false") == 0) {
+                o->sdkms.transient = 0;
+            } else {
+                bench_error("--transient=%s: expected true or false", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_FILEPATH:
+            if (kind_only(o, KIND_SDKMS, "--filepath") != 0)
+                return BENCH_EXIT_USAGE;
+            free(o->file_data);
+            o->file_data = NULL;
+            if (bench_read_file("--filepath", optarg, REST_EKM_MAX_DATA, &o->file_data,
+                                &o->file_len) != 0)
+                return BENCH_EXIT_USAGE;
+            if (!o->file_len) {
+                bench_error("--filepath %s: the file is empty", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_CHECK:
+            o->check = 1;
+            break;
+        case OPT_SUMMARY:
+            if (strcmp(optarg, "k6") != 0) {
+                bench_error("--summary %s: the extra summary of rest ekm|sdkms is 'k6'", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            o->k6 = 1;
             break;
         default:
             return bench_option_error(argv, c, "rest");
@@ -368,6 +417,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             o->data_size = REST_EKM_DEFAULT_DATA;
         snprintf(o->test, sizeof o->test, "ekm-%s", rest_ekm_op_name(op));
     } else {
+        if (!o->op && o->check)
+            o->op = "keygen";                 /* --check makes a key of --alg (AES) */
         if (!o->op) {
             bench_error("--op is required: keygen, encrypt, decrypt, sign, verify or mac");
             return BENCH_EXIT_USAGE;
@@ -376,6 +427,14 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             bench_error("--op %s: SDKMS operations are keygen, encrypt, decrypt, sign, verify "
                         "and mac", o->op);
             return BENCH_EXIT_USAGE;
+        }
+        if (o->file_data && o->data_size) {
+            bench_error("--filepath and --data-size each give the data: give only one");
+            return BENCH_EXIT_USAGE;
+        }
+        if (o->file_data) {
+            o->sdkms.data = (const uint8_t *)o->file_data;
+            o->data_size = o->file_len;
         }
         o->sdkms.data_size = (size_t)o->data_size;
         o->sdkms.aad = o->aad;
@@ -462,15 +521,27 @@ typedef struct rest_run_extra {
 static void extra_summary(void *arg, FILE *f, const bench_outcome *out)
 {
     const rest_run_extra *x = arg;
-    rest_stats_print(f, &out->side, out->duration_s, x->o->kind == KIND_SDKMS);
+    rest_k6_ctx k6;
+    rest_k6_ctx_of(&k6, &x->o->lo.load);
+    rest_stats_print(f, out, &k6, x->o->kind == KIND_SDKMS);
+}
+
+static int extra_done(void *arg, const bench_outcome *out)
+{
+    const rest_run_extra *x = arg;
+    rest_k6_ctx k6;
+    rest_k6_ctx_of(&k6, &x->o->lo.load);
+    return x->o->k6 ? rest_k6_summary(out, &k6) : 0;
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
 {
     const rest_run_extra *x = arg;
     const rest_opts *const o = x->o;
+    rest_k6_ctx k6;
+    rest_k6_ctx_of(&k6, &o->lo.load);
     if (out && json_object_set_new(run, "http",
-                                   rest_stats_json(&out->side, o->kind == KIND_SDKMS)) != 0)
+                                   rest_stats_json(out, &k6, o->kind == KIND_SDKMS)) != 0)
         return -1;
     json_t *restj = json_pack("{s:s,s:s}", "service", o->kind == KIND_EKM ? "ekm" : "sdkms", "op",
                               o->kind == KIND_EKM ? rest_ekm_op_name(x->ekm->cfg.op)
@@ -488,6 +559,8 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
             o->sdkms.op == REST_SDKMS_MAC)
             json_object_set_new(restj, "hash_alg", json_string(o->sdkms.hash));
         json_object_set_new(restj, "transient", json_boolean(o->sdkms.transient));
+        if (o->file_data)
+            json_object_set_new(restj, "filepath", json_true());
     }
     return json_object_set_new(run, "rest", restj);
 }
@@ -525,6 +598,7 @@ int rest_cmd_rest(int argc, char **argv)
     int rc = parse_args(argc - 1, argv + 1, &o);
     if (rc != 0) {
         free(o.aad);
+        free(o.file_data);
         free(marks);
         return rc < 0 ? BENCH_EXIT_OK : rc;
     }
@@ -533,6 +607,7 @@ int rest_cmd_rest(int argc, char **argv)
     if (!secret) {
         bench_error("out of memory");
         free(o.aad);
+        free(o.file_data);
         free(marks);
         return BENCH_EXIT_USAGE;
     }
@@ -599,6 +674,26 @@ int rest_cmd_rest(int argc, char **argv)
         goto out_curl;
     }
 
+    if (o.check) {
+        /* --check: the set-up check alone, no load, no results file. */
+        err[0] = 0;
+        bench_code cc = o.kind == KIND_EKM ? rest_ekm_probe(&ekm, stdout, err, sizeof err)
+                                           : rest_sdkms_probe(&sdkms, stdout, err, sizeof err);
+        if (*interrupt) {
+            rc = BENCH_EXIT_INTERRUPTED;
+        } else if (cc != BENCH_OK) {
+            if (o.kind == KIND_EKM && err[0])
+                bench_error("%s: %s", o.endpoint, err);
+            printf("check: FAILED\n");
+            rc = BENCH_EXIT_MODULE;
+        } else {
+            printf("check: ok\n");
+            rc = BENCH_EXIT_OK;
+        }
+        if (fflush(stdout) != 0 && rc == BENCH_EXIT_OK)
+            rc = BENCH_EXIT_USAGE;
+        goto out_work;
+    }
     /* One request first: a wrong URL, certificate or credential is one line. */
     bench_code code = o.kind == KIND_EKM ? rest_ekm_preflight(&ekm, err, sizeof err)
                                          : rest_sdkms_preflight(&sdkms, err, sizeof err);
@@ -636,7 +731,7 @@ int rest_cmd_rest(int argc, char **argv)
     s.metrics = metrics;
     s.status_of = rest_code_http_status;
     rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
-    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, NULL, NULL };
+    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done, NULL };
     if (bench_session_run(&s, &d, &w, &o.lo.load, &hooks) != 0 &&
         rest_code_is_fatal_setup(atomic_load(&client.setup_code)))
         s.setup_failed = 1;
@@ -661,6 +756,7 @@ out_secret:
     bench_secret_wipe(secret, SECRET_MAX);
     free(secret);
     free(o.aad);
+    free(o.file_data);
     free(marks);
     return rc;
 }

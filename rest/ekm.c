@@ -265,6 +265,75 @@ bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen)
     return rc;
 }
 
+/* One request of the check: its status on f; the answer's code. */
+static bench_code probe_call(ekm_worker *w, FILE *f, const char *what, const char *url,
+                             const char *body, size_t len, rest_response *r)
+{
+    char name[64], text[200];
+    rest_http_request(w->http, "POST", url, body, len);
+    rest_http_perform(w->http, r);
+    if (r->transport) {
+        rest_code_name(r->transport, name, sizeof name);
+        fprintf(f, "%-12s no answer: %s: %s\n", what, name, r->error);
+        return r->transport;
+    }
+    fprintf(f, "%-12s HTTP %ld\n", what, r->status);
+    if (r->status != 200) {
+        if (r->body_len)
+            fprintf(f, "%-12s %s\n", "", rest_error_text(r->body, r->body_len, text, sizeof text));
+        return rest_code_http(r->status);
+    }
+    return BENCH_OK;
+}
+
+bench_code rest_ekm_probe(rest_ekm *e, FILE *f, char *err, size_t errlen)
+{
+    ekm_worker *w = NULL;
+    bench_code code = BENCH_OK;
+    rest_response r;
+    char *blob = NULL, name[64];
+    const rest_ekm_op op = e->cfg.op;
+
+    e->cfg.op = REST_EKM_WRAP;          /* no set-up requests: the check makes its own */
+    const int made = worker_make(e, 0, &w, &code, err, errlen);
+    e->cfg.op = op;
+    if (made != 0)
+        return code ? code : REST_E_MISSING_FIELD;
+    code = probe_call(w, f, "wrap:", e->wrap_url, w->wrap_body, w->wrap_len, &r);
+    if (code == BENCH_OK) {
+        code = rest_ekm_check_wrap(r.body, r.body_len, &blob);
+        if (code != BENCH_OK) {
+            rest_code_name(code, name, sizeof name);
+            fprintf(f, "%-12s no wrappedBlob in the answer (%s)\n", "", name);
+        } else {
+            /* The blob is the key's ciphertext, not a secret. */
+            fprintf(f, "%-12s %s\n", "wrappedBlob:", blob);
+        }
+    }
+    if (code == BENCH_OK) {
+        free(w->unwrap_body);
+        w->unwrap_body = rest_ekm_unwrap_body(blob, e->cfg.aad, e->cfg.aadlen, e->cfg.reason);
+        if (!w->unwrap_body) {
+            snprintf(err, errlen, "out of memory");
+            code = REST_E_MISSING_FIELD;
+        } else {
+            w->unwrap_len = strlen(w->unwrap_body);
+            code = probe_call(w, f, "unwrap:", e->unwrap_url, w->unwrap_body, w->unwrap_len, &r);
+            if (code == BENCH_OK)
+                code = rest_ekm_check_unwrap(r.body, r.body_len, w->pt, e->cfg.data_size);
+        }
+    }
+    if (code == BENCH_OK) {
+        fprintf(f, "%-12s ok: unwrap returned the plaintext\n", "round trip:");
+    } else {
+        rest_code_name(code, name, sizeof name);
+        fprintf(f, "%-12s FAILED (%s)\n", "round trip:", name);
+    }
+    free(blob);
+    worker_free(w);
+    return code;
+}
+
 static int ekm_open(void *ctx, unsigned index, void **state, char *err, size_t errlen)
 {
     rest_ekm *e = ctx;
@@ -299,28 +368,24 @@ static rest_step ekm_finish(void *state, CURLcode cc, bench_code *rc)
         *rc = r.transport;
         return REST_STEP_DONE;
     }
+    /* k6's checks: the status, then the answer (wrappedBlob base64, the
+     * plaintext back). */
+    rest_http_note_check(w->http, REST_CHECK_STATUS, r.status == 200);
     if (r.status != 200) {
         *rc = rest_code_http(r.status);
         return REST_STEP_DONE;
     }
-    switch (e->cfg.op) {
-    case REST_EKM_WRAP:
-        *rc = rest_ekm_check_wrap(r.body, r.body_len, NULL);
-        return REST_STEP_DONE;
-    case REST_EKM_UNWRAP:
-        *rc = rest_ekm_check_unwrap(r.body, r.body_len, w->pt, e->cfg.data_size);
-        return REST_STEP_DONE;
-    case REST_EKM_WRAP_UNWRAP:
-        break;
-    }
-    if (w->step == 1) {
-        *rc = rest_ekm_check_unwrap(r.body, r.body_len, w->pt, e->cfg.data_size);
-        return REST_STEP_DONE;
-    }
     char *blob = NULL;
-    *rc = rest_ekm_check_wrap(r.body, r.body_len, &blob);
-    if (*rc != BENCH_OK)
+    if (e->cfg.op == REST_EKM_UNWRAP || w->step == 1)
+        *rc = rest_ekm_check_unwrap(r.body, r.body_len, w->pt, e->cfg.data_size);
+    else
+        *rc = rest_ekm_check_wrap(r.body, r.body_len,
+                                  e->cfg.op == REST_EKM_WRAP_UNWRAP ? &blob : NULL);
+    rest_http_note_check(w->http, REST_CHECK_BODY, *rc == BENCH_OK);
+    if (*rc != BENCH_OK || !blob) {
+        free(blob);
         return REST_STEP_DONE;
+    }
     free(w->unwrap_body);
     w->unwrap_body = rest_ekm_unwrap_body(blob, e->cfg.aad, e->cfg.aadlen, e->cfg.reason);
     free(blob);

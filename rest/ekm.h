@@ -19,6 +19,7 @@
 #define REST_EKM_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "bench/workload.h"
@@ -59,6 +60,12 @@ void rest_ekm_fini(rest_ekm *e);
  * a wrong URL, certificate or token is one clear error.  BENCH_OK or the
  * failure's code with a line in err. */
 bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen);
+
+/* --check (the k6 package's verify_setup.sh): one wrap, one unwrap of its
+ * blob, each status, the wrappedBlob and whether the plaintext came back,
+ * on f.  BENCH_OK when it all worked, else the failure's code (err says
+ * why when no request could be made). */
+bench_code rest_ekm_probe(rest_ekm *e, FILE *f, char *err, size_t errlen);
 
 /* The workload the timing core drives; ctx is e.  aslots: transfers in
  * flight at most in non-blocking runs (rest/multi.h); 0: blocking only. */

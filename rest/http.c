@@ -23,6 +23,7 @@ typedef struct pending_req {
     int         complete;           /* the transfer completed: the stamps are valid */
     int         retried;            /* sent again on a new connection (see finish) */
     rest_stamps stamps;
+    uint64_t    bytes_in, bytes_out;  /* on the wire, headers included */
     int         have_prof;
     char        prof[PROF_MAX];
 } pending_req;
@@ -37,6 +38,7 @@ struct rest_http {
     pending_req        pending[PENDING_MAX];
     unsigned           npending;
     uint64_t           reauth;            /* re-authentications since the last flush */
+    uint64_t           checks[REST_CHECK_COUNT][2];  /* [kind][failed] since the last flush */
     int                reuse;             /* connections are kept alive between requests */
     int                kept;              /* the last request left its connection alive */
     int                close_seen;        /* this answer said "Connection: close" */
@@ -367,6 +369,7 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms)
                                                                           : REST_TEARDOWN_TIMEOUT_MS;
     h->side = NULL;
     h->npending = 0;
+    memset(h->checks, 0, sizeof h->checks);
     rest_http_interruptible(h, 0);
     /* Options on a handle that exists take no allocation: nothing to fail. */
     (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
@@ -384,6 +387,13 @@ void rest_http_bind(rest_http *h, bench_side *side)
     h->side = side;
     h->npending = 0;
     h->reauth = 0;
+    memset(h->checks, 0, sizeof h->checks);
+}
+
+void rest_http_note_check(rest_http *h, rest_check kind, int passed)
+{
+    if (h->side && (unsigned)kind < REST_CHECK_COUNT)
+        h->checks[kind][!passed]++;
 }
 
 void rest_http_note_reauth(rest_http *h)
@@ -394,7 +404,8 @@ void rest_http_note_reauth(rest_http *h)
 
 static void record_one(rest_http *h, const pending_req *p)
 {
-    rest_req_result r = { p->status, p->complete, { 0 }, p->have_prof ? p->prof : NULL };
+    rest_req_result r = { p->status, p->complete, { 0 }, p->have_prof ? p->prof : NULL,
+                          p->bytes_in, p->bytes_out };
     if (p->complete)
         rest_phases_compute(&p->stamps, r.phases_us);
     rest_stats_record(h->side, h->ok, h->ok_arg, &r);
@@ -409,6 +420,11 @@ void rest_http_flush(rest_http *h)
     for (unsigned i = 0; i < h->npending; i++)
         record_one(h, &h->pending[i]);
     bench_side_add(h->side, REST_SC_REAUTH, h->reauth);
+    for (unsigned k = 0; k < REST_CHECK_COUNT; k++) {
+        bench_side_add(h->side, REST_SC_CHECK + 2 * k, h->checks[k][0]);
+        bench_side_add(h->side, REST_SC_CHECK + 2 * k + 1, h->checks[k][1]);
+    }
+    memset(h->checks, 0, sizeof h->checks);
     h->npending = 0;
     h->reauth = 0;
 }
@@ -527,6 +543,15 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         p->complete = cc == CURLE_OK;
         p->retried = retried;
         p->stamps = st;
+        /* k6's data_received / data_sent: bodies and headers. */
+        curl_off_t down = 0, up = 0;
+        long hdr = 0, req = 0;
+        (void)curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &down);
+        (void)curl_easy_getinfo(e, CURLINFO_HEADER_SIZE, &hdr);
+        (void)curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &up);
+        (void)curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &req);
+        p->bytes_in = (uint64_t)(down > 0 ? down : 0) + (uint64_t)(hdr > 0 ? hdr : 0);
+        p->bytes_out = (uint64_t)(up > 0 ? up : 0) + (uint64_t)(req > 0 ? req : 0);
         p->have_prof = h->have_prof;
         if (h->have_prof)
             memcpy(p->prof, h->prof, sizeof p->prof);

@@ -93,6 +93,9 @@ void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg);
 void rest_http_bind(rest_http *h, bench_side *side);
 /* Record what was noted since the last flush (outside the timed path). */
 void rest_http_flush(rest_http *h);
+/* One of k6's checks on the current operation's answer passed or failed
+ * (recorded at the flush, as the requests are). */
+void rest_http_note_check(rest_http *h, rest_check kind, int passed);
 /* An SDKMS re-authentication happened in the current operation. */
 void rest_http_note_reauth(rest_http *h);
 

@@ -461,6 +461,13 @@ static rest_step any_finish(void *state, CURLcode cc, bench_code *rc)
     rest_response r;
     rest_http_finish(w->http, w->prep != CURLE_OK ? w->prep : cc, &r);
     *rc = rest_any_check(&w->a->cfg, &r);
+    /* k6's checks: the status (--expect), then the body (--expect-body,
+     * --expect-json) when one is asked for. */
+    const rest_any_cfg *c = &w->a->cfg;
+    const int status_ok = !r.transport && rest_status_set_has(&c->expect, r.status);
+    rest_http_note_check(w->http, REST_CHECK_STATUS, status_ok);
+    if (status_ok && (c->expect_body || c->expect_json))
+        rest_http_note_check(w->http, REST_CHECK_BODY, *rc == BENCH_OK);
     return REST_STEP_DONE;
 }
 

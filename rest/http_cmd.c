@@ -8,6 +8,7 @@
  * table, JMeter's summary line and the results file.
  */
 #include "rest/http_any.h"
+#include "rest/k6.h"
 #include "rest/multi.h"
 
 #include <ctype.h>
@@ -67,7 +68,8 @@ static const char usage_head[] =
     "  --expect-json PATH   the body must be JSON (BAD_JSON) with this field\n"
     "                       (EXPECT_JSON): .result, .a.b, .items[0], .\"a.b\"\n"
     "Reports:\n"
-    "  --summary jmeter     also print JMeter's line: summary = N in hh:mm:ss = R/s\n"
+    "  --summary jmeter|k6  also print JMeter's line (summary = N in hh:mm:ss = R/s)\n"
+    "                       or k6's end-of-test summary in k6's layout (repeatable)\n"
     "                       Avg: ms Min: ms Max: ms Err: N (P%)  (even with --quiet)\n"
     "TLS study:\n"
     "  --tls-matrix         run the request as: plain HTTP, TLS with keep-alive, TLS\n"
@@ -116,6 +118,7 @@ typedef struct http_opts {
     const char     *expect_json_text;
     rest_jpath      jpath;
     int             jmeter;
+    int             k6;                /* --summary k6 */
     int             matrix;
     const char     *plain_url;
     unsigned        plain_port;
@@ -204,51 +207,10 @@ static int has_header(const http_opts *o, const char *name)
 
 static int read_body_file(http_opts *o)
 {
-    int fd = open(o->body_file, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) {
-        bench_error("--body-file %s: %s", o->body_file, strerror(errno));
+    char *b = NULL;
+    size_t n = 0;
+    if (bench_read_file("--body-file", o->body_file, REST_ANY_MAX_BODY, &b, &n) != 0)
         return -1;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        bench_error("--body-file %s: not a regular file", o->body_file);
-        close(fd);
-        return -1;
-    }
-    if ((uint64_t)st.st_size > REST_ANY_MAX_BODY) {
-        bench_error("--body-file %s: over %u bytes", o->body_file, REST_ANY_MAX_BODY);
-        close(fd);
-        return -1;
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *b = malloc(cap);
-    if (!b) {
-        bench_error("out of memory");
-        close(fd);
-        return -1;
-    }
-    for (;;) {
-        ssize_t r = read(fd, b + n, cap - 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            bench_error("--body-file %s: %s", o->body_file, strerror(errno));
-            free(b);
-            close(fd);
-            return -1;
-        }
-        if (r == 0 || n + (size_t)r == cap - 1) {
-            n += (size_t)r;
-            break;
-        }
-        n += (size_t)r;
-    }
-    if (close(fd) != 0) {
-        bench_error("--body-file %s: %s", o->body_file, strerror(errno));
-        free(b);
-        return -1;
-    }
-    b[n] = 0;
     o->body = b;
     o->body_len = n;
     return 0;
@@ -372,11 +334,14 @@ static int parse_args(int argc, char **argv, http_opts *o)
             o->expect_json_text = optarg;
             break;
         case OPT_SUMMARY:
-            if (strcmp(optarg, "jmeter") != 0) {
-                bench_error("--summary %s: the one extra summary is 'jmeter'", optarg);
+            if (strcmp(optarg, "jmeter") == 0) {
+                o->jmeter = 1;
+            } else if (strcmp(optarg, "k6") == 0) {
+                o->k6 = 1;
+            } else {
+                bench_error("--summary %s: the extra summaries are 'jmeter' and 'k6'", optarg);
                 return BENCH_EXIT_USAGE;
             }
-            o->jmeter = 1;
             break;
         case OPT_TLS_MATRIX:  o->matrix = 1; break;
         case OPT_PLAIN_URL:   o->plain_url = optarg; break;
@@ -622,20 +587,28 @@ typedef struct http_run_extra {
 
 static void extra_summary(void *arg, FILE *f, const bench_outcome *out)
 {
-    (void)arg;
-    rest_stats_print(f, &out->side, out->duration_s, 0);
+    const http_run_extra *x = arg;
+    rest_k6_ctx k6;
+    rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
+    rest_stats_print(f, out, &k6, 0);
 }
 
 static int extra_done(void *arg, const bench_outcome *out)
 {
     const http_run_extra *x = arg;
+    rest_k6_ctx k6;
+    rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
+    if (x->ss->o->k6 && rest_k6_summary(out, &k6) != 0)
+        return -1;
     return x->ss->o->jmeter ? print_jmeter(out) : 0;
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
 {
     const http_run_extra *x = arg;
-    if (out && json_object_set_new(run, "http", rest_stats_json(&out->side, 0)) != 0)
+    rest_k6_ctx k6;
+    rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
+    if (out && json_object_set_new(run, "http", rest_stats_json(out, &k6, 0)) != 0)
         return -1;
     if (json_object_set_new(run, "rest", rest_json(x->ss->o, x->v, x->ss->bearer != NULL)) != 0)
         return -1;

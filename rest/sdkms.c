@@ -66,6 +66,12 @@ static const struct { const char *name, *alias1, *alias2; unsigned bits; } curve
     { "NistP256", "P-256", "prime256v1", 256 },
     { "NistP384", "P-384", "secp384r1", 384 },
     { "NistP521", "P-521", "secp521r1", 521 },
+    /* the test bench's other curves; by --key-size, 192/224/256 mean NIST */
+    { "NistP192", "P-192", "prime192v1", 192 },
+    { "NistP224", "P-224", "secp224r1", 224 },
+    { "SecP192K1", "secp192k1", "K-192", 192 },
+    { "SecP224K1", "secp224k1", "K-224", 224 },
+    { "SecP256K1", "secp256k1", "K-256", 256 },
 };
 
 static const char *curve_canon(const char *c, unsigned *bits)
@@ -152,13 +158,13 @@ int rest_sdkms_resolve(rest_sdkms_cfg *c, char *err, size_t errlen)
         unsigned bits = 0;
         const char *cv = c->curve ? curve_canon(c->curve, &bits) : NULL;
         if (c->curve && !cv) {
-            snprintf(err, errlen, "--curve %s: expected NistP256, NistP384 or NistP521", c->curve);
+            snprintf(err, errlen, "--curve %s: expected " REST_SDKMS_CURVES, c->curve);
             return -1;
         }
         if (!cv && c->key_bits) {
             cv = curve_by_bits(c->key_bits);
             if (!cv) {
-                snprintf(err, errlen, "--key-size %u: EC takes 256, 384 or 521", c->key_bits);
+                snprintf(err, errlen, "--key-size %u: EC takes 192, 224, 256, 384 or 521", c->key_bits);
                 return -1;
             }
             bits = c->key_bits;
@@ -774,7 +780,9 @@ static int worker_make(rest_sdkms *s, unsigned index, sdkms_worker **out, bench_
     w->index = index;
     w->data_len = c->data_size;
     w->data = malloc(w->data_len ? w->data_len : 1);
-    if (!w->data || RAND_bytes(w->data, (int)w->data_len) != 1) {
+    if (w->data && c->data)
+        memcpy(w->data, c->data, w->data_len);
+    if (!w->data || (!c->data && RAND_bytes(w->data, (int)w->data_len) != 1)) {
         snprintf(err, errlen, "cannot make the input data");
         worker_free(w);
         return -1;
@@ -852,6 +860,66 @@ bench_code rest_sdkms_preflight(rest_sdkms *s, char *err, size_t errlen)
     const char *was = bench_signals_waiting_for("the endpoint's answer to the set-up request");
     bench_code rc = preflight_once(s, err, errlen);
     bench_signals_waiting_for(was);
+    return rc;
+}
+
+bench_code rest_sdkms_probe(rest_sdkms *s, FILE *f, char *err, size_t errlen)
+{
+    sdkms_worker *w = calloc(1, sizeof *w);
+    rest_response r;
+    char desc[64];
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return REST_E_MISSING_FIELD;
+    }
+    w->s = s;
+    if (!(w->http = rest_client_http(s->client, 0, err, errlen))) {
+        worker_free(w);
+        return REST_E_MISSING_FIELD;
+    }
+    rest_http_interruptible(w->http, 0);   /* a key made must be known, to delete it */
+    bench_code rc = authenticate(w, err, errlen);
+    const int authed = rc == BENCH_OK;
+    fprintf(f, "%-14s %s%s\n", "auth:", rc == BENCH_OK ? "ok: session begun" : "FAILED: ",
+            rc == BENCH_OK ? "" : err);
+    if (rc == BENCH_OK) {
+        /* A named key even for --transient runs: one the check can delete. */
+        const int transient = s->cfg.transient;
+        s->cfg.transient = 0;
+        rc = create_key(w, err, errlen);
+        s->cfg.transient = transient;
+        rest_sdkms_key_desc(&s->cfg, desc, sizeof desc);
+        if (rc == BENCH_OK)
+            fprintf(f, "%-14s ok: %s, kid %s\n", "key made:", desc, w->kid ? w->kid : "?");
+        else
+            fprintf(f, "%-14s FAILED: %s\n", "key made:", err);
+    }
+    if (w->kid) {
+        int reauthed = 0;
+        const int gone = delete_key(w, w->kid, &reauthed) == 0;
+        fprintf(f, "%-14s %s\n", "key deleted:", gone ? "ok" : "FAILED");
+        if (!gone && rc == BENCH_OK) {
+            snprintf(err, errlen, "the key %s could not be deleted", w->kid);
+            rc = REST_E_MISSING_FIELD;
+        }
+    }
+    if (authed) {
+        rest_http_request(w->http, "POST", s->url_terminate, "", 0);
+        rest_http_perform(w->http, &r);
+        const int ended = !r.transport && r.status >= 200 && r.status <= 299;
+        fprintf(f, "%-14s ", "session ended:");
+        if (ended)
+            fprintf(f, "ok (HTTP %ld)\n", r.status);
+        else if (r.transport)
+            fprintf(f, "FAILED: %s\n", r.error);
+        else
+            fprintf(f, "FAILED: HTTP %ld\n", r.status);
+        if (!ended && rc == BENCH_OK) {
+            snprintf(err, errlen, "the session could not be ended");
+            rc = r.transport ? r.transport : rest_code_http(r.status);
+        }
+    }
+    worker_free(w);
     return rc;
 }
 
@@ -960,6 +1028,9 @@ static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
         rest_http_request(w->http, "POST", s->url_auth, "", 0);
         return REST_STEP_AGAIN;
     }
+    /* k6's checks: the status, then the answer (its fields, their base64,
+     * decrypt's plaintext, verify's result). */
+    rest_http_note_check(w->http, REST_CHECK_STATUS, r.status >= 200 && r.status <= 299);
     if (r.status < 200 || r.status > 299) {
         *rc = rest_code_http(r.status);
         return REST_STEP_DONE;
@@ -968,6 +1039,7 @@ static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
         *rc = keep_kid(w, &r);
     else
         *rc = rest_sdkms_check(&s->cfg, r.body, r.body_len, w->data, w->data_len);
+    rest_http_note_check(w->http, REST_CHECK_BODY, *rc == BENCH_OK);
     return REST_STEP_DONE;
 }
 

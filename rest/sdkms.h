@@ -22,6 +22,7 @@
 #define REST_SDKMS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "bench/workload.h"
@@ -36,16 +37,20 @@ typedef enum {
 typedef enum { REST_ALG_NONE, REST_ALG_AES, REST_ALG_RSA, REST_ALG_EC, REST_ALG_HMAC } rest_sdkms_alg;
 
 #define REST_SDKMS_DEFAULT_DATA 32
+/* Every curve of the SDKMS test bench. */
+#define REST_SDKMS_CURVES "SecP192K1, SecP224K1, SecP256K1, NistP192, NistP224, NistP256, " \
+                          "NistP384 or NistP521"
 
 typedef struct rest_sdkms_cfg {
     const char    *endpoint;   /* service root, e.g. https://sdkms.example (no trailing /) */
     rest_sdkms_op  op;
     rest_sdkms_alg alg;        /* NONE: the operation's default */
     unsigned       key_bits;   /* 0: default (AES 256, RSA 2048, HMAC 256); EC: from the curve */
-    const char    *curve;      /* "NistP256" | "NistP384" | "NistP521" (P-256.. accepted) */
+    const char    *curve;      /* one of REST_SDKMS_CURVES (P-256, secp256k1.. accepted) */
     const char    *mode;       /* AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15; RSA sign: PKCS1_V15|PSS */
     const char    *hash;       /* SHA1|SHA256|SHA384|SHA512: sign/verify digest, MAC */
     size_t         data_size;  /* 0: default */
+    const uint8_t *data;       /* --filepath: the data (data_size bytes); NULL: random */
     const uint8_t *aad;        /* AES-GCM "ad", or NULL */
     size_t         aadlen;
     int            transient;  /* transient keys (no kid, nothing to delete) */
@@ -84,6 +89,11 @@ void rest_sdkms_fini(rest_sdkms *s);
 /* Authenticate once and end the session, before anything else.  BENCH_OK
  * or the failure's code with a line in err. */
 bench_code rest_sdkms_preflight(rest_sdkms *s, char *err, size_t errlen);
+
+/* --check: authenticate, make one key (as the options say, named even with
+ * --transient) and delete it, end the session; each step's outcome on f.
+ * BENCH_OK when it all worked, else the first failure's code with err. */
+bench_code rest_sdkms_probe(rest_sdkms *s, FILE *f, char *err, size_t errlen);
 
 /* The workload the timing core drives; ctx is s.  aslots: transfers in
  * flight at most in non-blocking runs (rest/multi.h), each with its own

@@ -9,6 +9,7 @@
 
 #include "bench/cli.h"
 #include "bench/hist.h"
+#include "rest/k6.h"
 
 const bench_side_spec rest_side_spec = { REST_SH_COUNT, REST_SC_COUNT };
 
@@ -63,12 +64,21 @@ void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
         bench_side_add(s, REST_SC_OTHER_STATUS, 1);
     /* k6's http_req_failed: no response, or a status not expected
      * (200..399 unless told otherwise). */
-    if (!r->status || (ok ? !ok(ok_arg, r->status) : r->status < 200 || r->status > 399))
+    const int failed = !r->status ||
+                       (ok ? !ok(ok_arg, r->status) : r->status < 200 || r->status > 399);
+    if (failed)
         bench_side_add(s, REST_SC_FAILED, 1);
-    if (r->have_phases)
+    bench_side_add(s, REST_SC_BYTES_IN, r->bytes_in);
+    bench_side_add(s, REST_SC_BYTES_OUT, r->bytes_out);
+    if (r->have_phases) {
         for (int i = 0; i < REST_PH_COUNT; i++)
             bench_side_record(s, REST_SH_PHASE + (unsigned)i,
                               (uint64_t)(r->phases_us[i] > 0 ? r->phases_us[i] : 0) * 1000u);
+        if (!failed)
+            bench_side_record(s, REST_SH_DURATION_OK,
+                              (uint64_t)(r->phases_us[REST_PH_DURATION] > 0
+                                             ? r->phases_us[REST_PH_DURATION] : 0) * 1000u);
+    }
     for (int i = 0; mask && i < REST_PROF_COUNT; i++)
         if (mask & (1u << i))
             bench_side_record(s, REST_SH_PROF + (unsigned)i, (uint64_t)prof[i]);
@@ -100,8 +110,10 @@ static const bench_hist *or_empty(const bench_hist *h, bench_hist **empty)
     return *empty;
 }
 
-void rest_stats_print(FILE *f, const bench_side *t, double duration_s, int track_reauth)
+void rest_stats_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *k6, int track_reauth)
 {
+    const bench_side *t = &o->side;
+    const double duration_s = o->duration_s;
     const uint64_t requests = bench_side_count(t, REST_SC_REQUESTS),
                    failed = bench_side_count(t, REST_SC_FAILED);
     bench_hist *empty = NULL;
@@ -118,6 +130,7 @@ void rest_stats_print(FILE *f, const bench_side *t, double duration_s, int track
         snprintf(name, sizeof name, "http_req_%s", rest_phase_name(i));
         trend(f, name, or_empty(bench_side_hist(t, REST_SH_PHASE + (unsigned)i), &empty));
     }
+    rest_k6_lines(f, o, k6);
     label(f, "http_status");
     int any = 0;
     for (unsigned i = 0; i < REST_MAX_STATUS; i++) {
@@ -160,26 +173,35 @@ static double us(double ns)
     return round(ns / 10.0) / 100.0;
 }
 
-static json_t *trend_json(const bench_hist *h)
+json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns)
 {
-    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}",
-                     "min", us((double)bench_hist_min(h)), "mean", us(bench_hist_mean(h)),
-                     "stddev", us(bench_hist_stddev(h)),
-                     "p50", us((double)bench_hist_percentile(h, 50)),
-                     "p90", us((double)bench_hist_percentile(h, 90)),
-                     "p95", us((double)bench_hist_percentile(h, 95)),
-                     "p99", us((double)bench_hist_percentile(h, 99)),
-                     "p999", us((double)bench_hist_percentile(h, 99.9)),
-                     "max", us((double)bench_hist_max(h)),
-                     "count", (json_int_t)bench_hist_count(h));
+    bench_hist *empty = NULL;
+    if (!h)
+        h = or_empty(NULL, &empty);
+    if (!h)
+        return NULL;
+    /* An empty distribution stays all zeros. */
+    const double p = bench_hist_count(h) ? (double)plus_ns : 0;
+    json_t *j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}",
+                          "min", us((double)bench_hist_min(h) + p), "mean", us(bench_hist_mean(h) + p),
+                          "stddev", us(bench_hist_stddev(h)),
+                          "p50", us((double)bench_hist_percentile(h, 50) + p),
+                          "p90", us((double)bench_hist_percentile(h, 90) + p),
+                          "p95", us((double)bench_hist_percentile(h, 95) + p),
+                          "p99", us((double)bench_hist_percentile(h, 99) + p),
+                          "p999", us((double)bench_hist_percentile(h, 99.9) + p),
+                          "max", us((double)bench_hist_max(h) + p),
+                          "count", (json_int_t)bench_hist_count(h));
+    bench_hist_free(empty);
+    return j;
 }
 
-json_t *rest_stats_json(const bench_side *t, int track_reauth)
+json_t *rest_stats_json(const bench_outcome *o, const rest_k6_ctx *k6, int track_reauth)
 {
+    const bench_side *t = &o->side;
     const uint64_t requests = bench_side_count(t, REST_SC_REQUESTS),
                    failed = bench_side_count(t, REST_SC_FAILED);
     json_t *codes = json_object(), *phases = json_object();
-    bench_hist *empty = NULL;
     for (unsigned i = 0; codes && i < REST_MAX_STATUS; i++) {
         const uint64_t n = bench_side_count(t, REST_SC_STATUS + i);
         if (n) {
@@ -193,9 +215,7 @@ json_t *rest_stats_json(const bench_side *t, int track_reauth)
                             json_integer((json_int_t)bench_side_count(t, REST_SC_OTHER_STATUS)));
     for (int i = 0; phases && i < REST_PH_COUNT; i++)
         json_object_set_new(phases, rest_phase_name(i),
-                            trend_json(or_empty(bench_side_hist(t, REST_SH_PHASE + (unsigned)i),
-                                                &empty)));
-    bench_hist_free(empty);
+                            rest_trend_json(bench_side_hist(t, REST_SH_PHASE + (unsigned)i), 0));
     json_t *http = json_pack("{s:I,s:o,s:I,s:f,s:o}", "requests", (json_int_t)requests,
                              "status_counts", codes, "failed", (json_int_t)failed, "failed_pct",
                              requests ? 100.0 * (double)failed / (double)requests : 0.0,
@@ -213,10 +233,14 @@ json_t *rest_stats_json(const bench_side *t, int track_reauth)
         if (h && bench_hist_count(h)) {
             if (!prof)
                 prof = json_object();
-            json_object_set_new(prof, prof_names[i], trend_json(h));
+            json_object_set_new(prof, prof_names[i], rest_trend_json(h, 0));
         }
     }
     if (prof)
         json_object_set_new(http, "server_profile_us", prof);
+    if (json_object_set_new(http, "k6", rest_k6_json(o, k6)) != 0) {
+        json_decref(http);
+        return NULL;
+    }
     return http;
 }

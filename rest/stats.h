@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "bench/pool.h"
 #include "bench/side.h"
 #include "rest/phases.h"
 
@@ -33,10 +34,18 @@ enum {
 
 /* The distributions of a REST run's side metrics. */
 enum { REST_SH_PHASE = 0, REST_SH_PROF = REST_SH_PHASE + REST_PH_COUNT,
-       REST_SH_COUNT = REST_SH_PROF + REST_PROF_COUNT };
-/* Its counters: one per status 0..599, then the rest. */
+       REST_SH_DURATION_OK = REST_SH_PROF + REST_PROF_COUNT,  /* {expected_response:true} */
+       REST_SH_COUNT };
+
+/* k6's checks on an answer: its status, then its body (the fields it must
+ * have, their base64, the round trip's plaintext). */
+typedef enum { REST_CHECK_STATUS, REST_CHECK_BODY, REST_CHECK_COUNT } rest_check;
+
+/* Its counters: one per status 0..599, then the rest; the checks go
+ * passed, failed for each kind. */
 enum { REST_SC_STATUS = 0, REST_SC_OTHER_STATUS = REST_MAX_STATUS, REST_SC_REQUESTS,
-       REST_SC_FAILED, REST_SC_REAUTH, REST_SC_RETRIED, REST_SC_COUNT };
+       REST_SC_FAILED, REST_SC_REAUTH, REST_SC_RETRIED, REST_SC_BYTES_IN, REST_SC_BYTES_OUT,
+       REST_SC_CHECK, REST_SC_COUNT = REST_SC_CHECK + 2 * REST_CHECK_COUNT };
 
 extern const bench_side_spec rest_side_spec;
 
@@ -50,16 +59,23 @@ typedef struct rest_req_result {
     int         have_phases;               /* the transfer completed: phases are valid */
     int64_t     phases_us[REST_PH_COUNT];
     const char *profiling;                 /* Profiling-Data header value, or NULL */
+    uint64_t    bytes_in, bytes_out;       /* on the wire, headers included */
 } rest_req_result;
 
 /* Record one request (outside the timed path). */
 void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
                        const rest_req_result *r);
 
-/* After the run, on the merged recorder: the k6-style block and the "http"
- * object.  track_reauth: SDKMS runs show their re-authentications. */
-void    rest_stats_print(FILE *f, const bench_side *t, double duration_s, int track_reauth);
-json_t *rest_stats_json(const bench_side *t, int track_reauth);
+/* After the run, on its outcome (the merged recorder in o->side): the
+ * k6-style block and the "http" object, with k6's whole summary (rest/k6.h)
+ * in it.  track_reauth: SDKMS runs show their re-authentications. */
+struct rest_k6_ctx;
+void    rest_stats_print(FILE *f, const bench_outcome *o, const struct rest_k6_ctx *k6,
+                         int track_reauth);
+json_t *rest_stats_json(const bench_outcome *o, const struct rest_k6_ctx *k6, int track_reauth);
+/* A distribution in the results' microseconds (min, mean, stddev, p50 ...
+ * max, count), plus_ns added to all but stddev; h NULL: all zeros. */
+json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns);
 
 /*
  * Parse a Profiling-Data header: a JSON object of nanosecond counts.  Sets

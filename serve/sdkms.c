@@ -188,6 +188,9 @@ static void session_terminate(serve_srv *srv, const serve_req *q, serve_reply *r
 
 static const struct { const char *sdkms, *p11; unsigned bits; } curves[] = {
     { "NistP256", "P-256", 256 }, { "NistP384", "P-384", 384 }, { "NistP521", "P-521", 521 },
+    { "NistP192", "P-192", 192 }, { "NistP224", "P-224", 224 },
+    { "SecP192K1", "secp192k1", 192 }, { "SecP224K1", "secp224k1", 224 },
+    { "SecP256K1", "secp256k1", 256 },
 };
 
 static void created_at(char *buf, size_t len)
@@ -231,7 +234,8 @@ static void key_create(serve_srv *srv, const serve_req *q, json_t *body, serve_r
             }
         }
         if (!spec.curve) {
-            serve_reply_text(r, 400, "Invalid elliptic_curve: expected NistP256, NistP384 or NistP521");
+            serve_reply_text(r, 400, "Invalid elliptic_curve: expected SecP192K1, SecP224K1, "
+                             "SecP256K1, NistP192, NistP224, NistP256, NistP384 or NistP521");
             goto fail;
         }
         spec.type = KEYS_EC;
@@ -272,7 +276,17 @@ static void key_create(serve_srv *srv, const serve_req *q, json_t *body, serve_r
     serve_prof_lap(q->prof, SERVE_PROF_OPERATE);
     if (rv != CKR_OK) {
         serve_tok_release(&srv->tok, s);
-        p11_error(r, rv, "Key generation");
+        if (k->type == SERVE_KEY_EC && (rv == CKR_CURVE_NOT_SUPPORTED ||
+                                        rv == CKR_DOMAIN_PARAMS_INVALID ||
+                                        rv == CKR_ATTRIBUTE_VALUE_INVALID ||
+                                        rv == CKR_TEMPLATE_INCONSISTENT)) {
+            /* The token does not offer the curve: say which. */
+            char rb[48];
+            serve_reply_text(r, 400, "Elliptic curve %s is not offered by this server's token: %s",
+                             k->curve, p11_rv_name(rv, rb, sizeof rb));
+        } else {
+            p11_error(r, rv, "Key generation");
+        }
         goto fail;
     }
     k->priv = kh.priv;

@@ -4,6 +4,8 @@
  * bodies and answer checks, statistics, and the emulator's key and session
  * stores.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
@@ -15,6 +17,7 @@
 #include "rest/client.h"
 #include "rest/codes.h"
 #include "rest/ekm.h"
+#include "rest/k6.h"
 #include "serve/fault.h"
 #include "rest/phases.h"
 #include "rest/sdkms.h"
@@ -308,6 +311,26 @@ static void test_sdkms_resolve_defaults(void)
     CHECK(strcmp(rest_sdkms_mech_desc(&c, buf, sizeof buf), "AES-GCM") == 0);
 }
 
+static void test_sdkms_resolve_curves(void)
+{
+    /* Every curve of the SDKMS test bench, by its name or an alias. */
+    static const struct { const char *in; unsigned bits; const char *want; } cases[] = {
+        { "SecP192K1", 0, "SecP192K1" }, { "secp224k1", 0, "SecP224K1" },
+        { "secp256k1", 0, "SecP256K1" }, { "NistP192", 0, "NistP192" },
+        { "P-224", 0, "NistP224" }, { "nistp256", 0, "NistP256" }, { "NistP384", 0, "NistP384" },
+        { "secp521r1", 0, "NistP521" }, { NULL, 192, "NistP192" }, { NULL, 224, "NistP224" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rest_sdkms_cfg c = { .op = REST_SDKMS_SIGN, .alg = REST_ALG_EC, .curve = cases[i].in,
+                             .key_bits = cases[i].bits };
+        char err[256];
+        CHECK(rest_sdkms_resolve(&c, err, sizeof err) == 0 && strcmp(c.curve, cases[i].want) == 0);
+    }
+    rest_sdkms_cfg bad = { .op = REST_SDKMS_SIGN, .alg = REST_ALG_EC, .curve = "P-666" };
+    char err[256];
+    CHECK(rest_sdkms_resolve(&bad, err, sizeof err) != 0 && strstr(err, "SecP256K1") != NULL);
+}
+
 static void test_sdkms_resolve_rejects(void)
 {
     char err[256];
@@ -411,6 +434,23 @@ static int expect_503(const void *arg, long status)
     return status == 503;
 }
 
+static void test_k6_formats(void)
+{
+    /* k6's humanizeDuration and humanizeBytes. */
+    static const struct { double v; int bytes; const char *want; } cases[] = {
+        { 0, 0, "0s" }, { 253600, 0, "253.6µs" }, { 87000, 0, "87µs" },
+        { 144670000, 0, "144.67ms" }, { 1e9, 0, "1s" }, { 62.5e9, 0, "1m2.5s" },
+        { 500, 0, "500ns" }, { 4.6e6, 1, "4.6 MB" }, { 115000, 1, "115 kB" },
+        { 7, 1, "7 B" }, { 1910, 1, "1.9 kB" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char b[32];
+        const char *got = cases[i].bytes ? rest_k6_bytes(cases[i].v, b, sizeof b)
+                                         : rest_k6_duration(cases[i].v, b, sizeof b);
+        CHECK(strcmp(got, cases[i].want) == 0);
+    }
+}
+
 static void test_stats_counts_and_json(void)
 {
     /* Three workers' recorders, merged after the run as the pool does. */
@@ -421,11 +461,12 @@ static void test_stats_counts_and_json(void)
     CHECK(made);
     if (!made)
         return;
-    rest_req_result ok = { 200, 1, { 100, 0, 0, 10, 80, 5, 95 }, NULL };
-    rest_req_result bad = { 503, 1, { 0, 0, 0, 10, 50, 5, 65 }, NULL };
-    rest_req_result none = { 0, 0, { 0 }, NULL };
+    rest_req_result ok = { 200, 1, { 100, 0, 0, 10, 80, 5, 95 }, NULL, 300, 200 };
+    rest_req_result bad = { 503, 1, { 0, 0, 0, 10, 50, 5, 65 }, NULL, 100, 50 };
+    rest_req_result none = { 0, 0, { 0 }, NULL, 0, 0 };
     rest_req_result prof = { 200, 1, { 0, 0, 0, 1, 1, 1, 3 },
-                             "{\"in_queue\":1000,\"operate\":25000,\"total\":40000,\"bogus\":1}" };
+                             "{\"in_queue\":1000,\"operate\":25000,\"total\":40000,\"bogus\":1}",
+                             10, 10 };
     /* Switched off (a warm-up operation): nothing is recorded. */
     rest_stats_record(&w[0], NULL, NULL, &ok);
     bench_side_add(&w[0], REST_SC_REAUTH, 5);
@@ -439,11 +480,27 @@ static void test_stats_counts_and_json(void)
     rest_stats_record(&w[2], NULL, NULL, &none);
     rest_stats_record(&w[0], NULL, NULL, &prof);
     bench_side_add(&w[2], REST_SC_REAUTH, 1);
+    CHECK(bench_side_count(&t, REST_SC_REQUESTS) == 0);
+    CHECK(bench_side_count(&w[0], REST_SC_REQUESTS) + bench_side_count(&w[1], REST_SC_REQUESTS) +
+          bench_side_count(&w[2], REST_SC_REQUESTS) == 9);
+    /* The checks, as rest_http_flush adds them. */
+    bench_side_add(&w[1], REST_SC_CHECK + 2 * REST_CHECK_STATUS, 7);
+    bench_side_add(&w[1], REST_SC_CHECK + 2 * REST_CHECK_STATUS + 1, 1);
+    bench_side_add(&w[2], REST_SC_CHECK + 2 * REST_CHECK_BODY, 6);
+    bench_side_add(&w[2], REST_SC_CHECK + 2 * REST_CHECK_BODY + 1, 1);
     for (unsigned i = 0; i < 3; i++)
         CHECK(bench_side_merge(&t, &w[i]) == 0);
-    CHECK(bench_side_count(&t, REST_SC_REQUESTS) == 9);
-    CHECK(bench_side_count(&t, REST_SC_STATUS + 200) == 7);
-    json_t *j = rest_stats_json(&t, 1);
+    bench_outcome o;
+    memset(&o, 0, sizeof o);
+    o.side = t;
+    o.duration_s = 2.0;
+    o.ops = 8;
+    o.hist = bench_hist_new();
+    CHECK(o.hist != NULL);
+    for (int i = 0; o.hist && i < 7; i++)
+        bench_hist_record(o.hist, 1000000);      /* 1 ms */
+    const rest_k6_ctx k6 = { 3, 0, 0, 500000 };  /* 3 threads, --think 0.5ms */
+    json_t *j = rest_stats_json(&o, &k6, 1);
     CHECK(json_integer_value(json_object_get(j, "requests")) == 9);
     CHECK(json_integer_value(json_object_get(j, "failed")) == 2);
     json_t *sc = json_object_get(j, "status_counts");
@@ -459,7 +516,62 @@ static void test_stats_counts_and_json(void)
     json_t *sp = json_object_get(j, "server_profile_us");
     CHECK(json_object_size(sp) == 3);
     CHECK(json_real_value(json_object_get(json_object_get(sp, "operate"), "p50")) == 25.0);
+    CHECK(bench_side_count(&t, REST_SC_STATUS + 200) == 7);
+    /* k6's whole summary, by k6's names. */
+    json_t *k = json_object_get(j, "k6");
+    static const char *const names[] = {
+        "checks", "data_received", "data_sent", "http_req_blocked", "http_req_connecting",
+        "http_req_duration", "http_req_duration{expected_response:true}", "http_req_failed",
+        "http_req_receiving", "http_req_sending", "http_req_tls_handshaking", "http_req_waiting",
+        "http_reqs", "iteration_duration", "iterations", "vus", "vus_max",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        CHECK(json_object_get(k, names[i]) != NULL);
+    json_t *ck = json_object_get(k, "checks");
+    CHECK(json_integer_value(json_object_get(ck, "passes")) == 13 &&
+          json_integer_value(json_object_get(ck, "fails")) == 2);
+    CHECK(json_integer_value(json_object_get(json_object_get(json_object_get(ck, "by_check"),
+                                                             "answer"), "fails")) == 1);
+    /* bytes: 6 x (300 in, 200 out) + (100, 50) + (10, 10); none sent nothing */
+    CHECK(json_integer_value(json_object_get(json_object_get(k, "data_received"), "count")) == 1910);
+    CHECK(json_integer_value(json_object_get(json_object_get(k, "data_sent"), "count")) == 1260);
+    CHECK(json_real_value(json_object_get(json_object_get(k, "data_sent"), "rate")) == 630.0);
+    /* expected_response: the 7 answers with status 200 (the 503 is not one) */
+    json_t *eo = json_object_get(k, "http_req_duration{expected_response:true}");
+    CHECK(json_integer_value(json_object_get(eo, "count")) == 7);
+    CHECK(json_real_value(json_object_get(eo, "max")) == 95.0);
+    CHECK(json_integer_value(json_object_get(json_object_get(k, "iterations"), "count")) == 8);
+    /* iteration_duration: 1 ms + 0.5 ms think */
+    CHECK(fabs(json_real_value(json_object_get(json_object_get(k, "iteration_duration"), "p50")) -
+               1500.0) < 5.0);
+    CHECK(json_integer_value(json_object_get(json_object_get(k, "vus"), "max")) == 3);
+    CHECK(json_integer_value(json_object_get(json_object_get(k, "vus_max"), "value")) == 3);
+    CHECK(json_real_value(json_object_get(json_object_get(k, "http_req_failed"), "rate")) ==
+          2.0 / 9.0);
     json_decref(j);
+    /* Both printers carry every k6 name. */
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *mf = open_memstream(&buf, &blen);
+    CHECK(mf != NULL);
+    if (mf) {
+        rest_stats_print(mf, &o, &k6, 1);
+        rest_k6_print(mf, &o, &k6);
+        fclose(mf);
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            const char *nm = strcmp(names[i], "http_req_duration{expected_response:true}") == 0
+                                 ? "{ expected_response:true }" : names[i];
+            CHECK(strstr(buf, nm) != NULL);
+        }
+        CHECK(strstr(buf, "     checks.........................: 86.67% ✓ 13 ✗ 2\n") != NULL);
+        CHECK(strstr(buf, "     data_received..................: 1.9 kB 955 B/s\n") != NULL);
+        CHECK(strstr(buf, "     http_reqs......................: 9 4.5/s\n") != NULL);
+        CHECK(strstr(buf, "     vus_max........................: 3 min=3 max=3\n") != NULL);
+        CHECK(strstr(buf, "       { expected_response:true }...: avg=") != NULL);
+        CHECK(strstr(buf, "     ✗ answer\n      ↳  85% — ✓ 6 / ✗ 1\n") != NULL);
+    }
+    free(buf);
+    bench_hist_free(o.hist);
     /* http_req_failed follows the expected statuses when given. */
     bench_side e;
     CHECK(bench_side_init(&e, &rest_side_spec) == 0);
@@ -589,10 +701,12 @@ int main(void)
     RUN(test_ekm_checks);
     RUN(test_sdkms_resolve_defaults);
     RUN(test_sdkms_resolve_rejects);
+    RUN(test_sdkms_resolve_curves);
     RUN(test_sdkms_bodies_and_checks);
     RUN(test_sdkms_session_helpers);
     RUN(test_client_helpers);
     RUN(test_stats_counts_and_json);
+    RUN(test_k6_formats);
     RUN(test_keys_store);
     RUN(test_sessions_store);
     return check_finish();
