@@ -615,6 +615,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     }
 }
 
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
