@@ -480,10 +480,12 @@ static void run_title(const json_t *run, char *buf, size_t len)
     char key[64];
     long long th = bench_json_int(run, "threads", 0);
     bench_run_key_desc(run, key, sizeof key);
-    snprintf(buf, len, "%s%s%s%s%s · data %lld B · %lld thread%s · %s", bench_json_str(run, "test", "?"),
+    long long block = bench_json_int(run, "block_size", 0);
+    snprintf(buf, len, "%s%s%s%s%s · %s %lld B · %lld thread%s · %s", bench_json_str(run, "test", "?"),
              json_object_get(run, "mechanism") ? " · " : "", bench_json_str(run, "mechanism", ""),
-             strcmp(key, "-") ? " · " : "", strcmp(key, "-") ? key : "", bench_json_int(run, "data_size", 0),
-             th, th == 1 ? "" : "s", bench_json_str(run, "mode", "?"));
+             strcmp(key, "-") ? " · " : "", strcmp(key, "-") ? key : "", block ? "block" : "data",
+             block ? block : bench_json_int(run, "data_size", 0), th, th == 1 ? "" : "s",
+             bench_json_str(run, "mode", "?"));
 }
 
 static void summary_table(FILE *f, const json_t *runs)
