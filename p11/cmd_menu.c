@@ -1153,17 +1153,14 @@ static int session(menu *m)
     }
     m->r_init = 1;
 
-    if (first.it && (rc = run_item(m, &first, 1)) != ASK_OK)
-        goto done;
-    for (;;) {
+    /* A cipher named at the duration prompt runs first, in the Linux order. */
+    rc = first.it ? run_item(m, &first, 1) : ASK_OK;
+    while (rc == ASK_OK) {
         menu_choice ch = { NULL, NULL };
         print_menu(m);
-        if ((rc = ask_test(m, &ch)) != ASK_OK)
-            break;
-        if ((rc = run_item(m, &ch, 0)) != ASK_OK)
-            break;
+        if ((rc = ask_test(m, &ch)) == ASK_OK)
+            rc = run_item(m, &ch, 0);
     }
-done:
     if (m->bs.nrows > 1)
         bench_session_table(&m->bs, stdout);
     return exit_code(rc);
