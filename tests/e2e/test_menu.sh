@@ -169,6 +169,14 @@ menu_run '400\n'
 check "400 threads accepted (pkpspeed's MAX=400), end of input at the duration: exit 0" 0 \
     '^Enter the number of threads \[MAX=400\] \(default [0-9]+\): 400$'
 followed_by "400 threads: the duration comes next" "$T/out" ': 400$' '^Enter time duration'
+MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
+printf '2\n1\n' >"$T/in"
+HSMBENCH_MOCK="quirks=cant-lock" timeout -s INT 60 "$HSMBENCH" menu --module "$MOCK" <"$T/in" >"$T/out" 2>"$T/err"
+rc=$?
+check "a single-threaded module (CKR_CANT_LOCK): exit 0" 0 \
+    '^Enter the number of threads \[MAX=1\] \(default 1\): 2$'
+followed_by "single-threaded: 2 threads refused" "$T/out" ': 2$' '^2 is out of range: enter a number from 1 to 1\.$'
+file_has "single-threaded: 1 thread taken" "$T/out" '^Enter the number of threads \[MAX=1\] \(default 1\): 1$'
 
 # ---- X leaves at every prompt, without a complaint ---------------------------
 # x_at NAME INPUT ERE: INPUT ends with X at the prompt matching ERE.
