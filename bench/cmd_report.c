@@ -112,6 +112,27 @@ static int parse_args(int argc, char **argv, report_opts *o)
     return 0;
 }
 
+#define NCOLS 10
+
+/* One run's cells in the table of print_table. */
+static void table_cells(const json_t *run, char cell[NCOLS][160])
+{
+    const json_t *lat = json_object_get(run, "latency_us");
+    memset(cell, 0, sizeof cell[0] * NCOLS);
+    snprintf(cell[0], sizeof cell[0], "%s", bench_json_str(run, "test", "?"));
+    bench_run_key_desc(run, cell[1], sizeof cell[1]);
+    snprintf(cell[2], sizeof cell[2], "%lld B", bench_json_int(run, "data_size", 0));
+    snprintf(cell[3], sizeof cell[3], "%lld", bench_json_int(run, "threads", 0));
+    snprintf(cell[4], sizeof cell[4], "%s", bench_json_str(run, "status", "?"));
+    if (bench_run_measured(run)) {
+        snprintf(cell[5], sizeof cell[5], "%lld", bench_json_int(run, "ops", 0));
+        snprintf(cell[6], sizeof cell[6], "%.2f", bench_json_num(run, "ops_per_s", 0));
+        bench_fmt_ns(bench_json_num(lat, "p50", 0) * 1000, cell[7], sizeof cell[7]);
+        bench_fmt_ns(bench_json_num(lat, "p99", 0) * 1000, cell[8], sizeof cell[8]);
+        snprintf(cell[9], sizeof cell[9], "%.2f%%", bench_json_num(run, "error_pct", 0));
+    }
+}
+
 /* The runs as a table, for a quick look at a file. */
 static void print_table(FILE *f, const char *path, const json_t *doc)
 {
@@ -128,34 +149,28 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
         fprintf(f, " · %s", started);
     fputs("\n\n", f);
 
-    static const char *const head[] = { "TEST", "KEY", "DATA", "THREADS", "STATUS", "OPS", "OPS/S", "P50",
-                                        "P99", "ERRORS" };
-    static const int width[] = { 18, 10, 8, 8, 12, 12, 12, 10, 10, 8 };
-    static const int right[] = { 0, 0, 1, 1, 0, 1, 1, 1, 1, 1 };
-    for (size_t c = 0; c < 10; c++) {
+    static const char *const head[NCOLS] = { "TEST", "KEY", "DATA", "THREADS", "STATUS", "OPS", "OPS/S",
+                                             "P50", "P99", "ERRORS" };
+    static const int right[NCOLS] = { 0, 0, 1, 1, 0, 1, 1, 1, 1, 1 };
+    int width[NCOLS] = { 18, 10, 8, 8, 12, 12, 12, 10, 10, 8 };
+    char cell[NCOLS][160];
+    size_t i;
+    json_t *run;
+    /* Every column at least as wide as its longest cell: long test and
+     * key names keep the columns after them aligned. */
+    json_array_foreach(runs, i, run) {
+        table_cells(run, cell);
+        for (size_t c = 0; c < NCOLS; c++)
+            width[c] = bench_col_fit(width[c], cell[c]);
+    }
+    for (size_t c = 0; c < NCOLS; c++) {
         fputs(c ? " " : "  ", f);
         bench_fput_cell(f, head[c], width[c], right[c]);
     }
     fputc('\n', f);
-    size_t i;
-    json_t *run;
     json_array_foreach(runs, i, run) {
-        char cell[10][64];
-        const json_t *lat = json_object_get(run, "latency_us");
-        memset(cell, 0, sizeof cell);
-        snprintf(cell[0], sizeof cell[0], "%s", bench_json_str(run, "test", "?"));
-        bench_run_key_desc(run, cell[1], sizeof cell[1]);
-        snprintf(cell[2], sizeof cell[2], "%lld B", bench_json_int(run, "data_size", 0));
-        snprintf(cell[3], sizeof cell[3], "%lld", bench_json_int(run, "threads", 0));
-        snprintf(cell[4], sizeof cell[4], "%s", bench_json_str(run, "status", "?"));
-        if (bench_run_measured(run)) {
-            snprintf(cell[5], sizeof cell[5], "%lld", bench_json_int(run, "ops", 0));
-            snprintf(cell[6], sizeof cell[6], "%.2f", bench_json_num(run, "ops_per_s", 0));
-            bench_fmt_ns(bench_json_num(lat, "p50", 0) * 1000, cell[7], sizeof cell[7]);
-            bench_fmt_ns(bench_json_num(lat, "p99", 0) * 1000, cell[8], sizeof cell[8]);
-            snprintf(cell[9], sizeof cell[9], "%.2f%%", bench_json_num(run, "error_pct", 0));
-        }
-        for (size_t c = 0; c < 10; c++) {
+        table_cells(run, cell);
+        for (size_t c = 0; c < NCOLS; c++) {
             fputs(c ? " " : "  ", f);
             bench_fput_cell(f, cell[c], width[c], right[c]);
         }

@@ -36,16 +36,27 @@ void bench_report_second(FILE *f, const bench_sample *s)
     fflush(f);
 }
 
+/* "data 32 B", or "block 256 B" for a raw operation on one modulus-sized block. */
+static const char *data_text(const bench_run_desc *d, char *buf, size_t len)
+{
+    if (d->block_size)
+        snprintf(buf, len, "block %llu B", (unsigned long long)d->block_size);
+    else
+        snprintf(buf, len, "data %llu B", (unsigned long long)d->data_size);
+    return buf;
+}
+
 void bench_report_header(FILE *f, const bench_run_desc *d)
 {
+    char data[48];
     char bound[64];
     if (d->duration_s > 0)
         snprintf(bound, sizeof bound, "%.4gs", d->duration_s);
     else
         snprintf(bound, sizeof bound, "%llu operations", (unsigned long long)d->iterations);
-    fprintf(f, "\nRunning %s (%s, %s, data %llu B): %u thread%s, %s, %s", d->test,
+    fprintf(f, "\nRunning %s (%s, %s, %s): %u thread%s, %s, %s", d->test,
             d->mechanism ? d->mechanism : "-", d->key_desc ? d->key_desc : "no key",
-            (unsigned long long)d->data_size, d->threads, d->threads == 1 ? "" : "s", d->mode, bound);
+            data_text(d, data, sizeof data), d->threads, d->threads == 1 ? "" : "s", d->mode, bound);
     if (d->warmup_s > 0)
         fprintf(f, " after %.4gs warm-up", d->warmup_s);
     if (d->rate > 0)
@@ -167,7 +178,8 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome 
         fprintf(f, " · %s", d->mechanism);
     if (d->key_desc && strcmp(d->key_desc, "-") != 0)
         fprintf(f, " · %s", d->key_desc);
-    fprintf(f, " · data %llu B · %u thread%s · %s\n\n", (unsigned long long)d->data_size, d->threads,
+    char data[48];
+    fprintf(f, " · %s · %u thread%s · %s\n\n", data_text(d, data, sizeof data), d->threads,
             d->threads == 1 ? "" : "s", d->mode);
 
     label(f, "status", 4);
@@ -306,6 +318,8 @@ static json_t *desc_json(const bench_run_desc *d, const char *status)
     json_t *run = json_pack("{s:s,s:s,s:i,s:I,s:s}", "test", d->test, "mode", d->mode,
                             "threads", (int)d->threads, "data_size", (json_int_t)d->data_size,
                             "status", status);
+    if (d->block_size)
+        json_object_set_new(run, "block_size", json_integer((json_int_t)d->block_size));
     if (d->mechanism)
         json_object_set_new(run, "mechanism", json_string(d->mechanism));
     if (d->key_type) {

@@ -26,6 +26,8 @@ typedef struct bench_run_desc {
     unsigned    key_bits;
     unsigned    threads;
     uint64_t    data_size;
+    uint64_t    block_size;    /* a raw operation on one block (RSA X.509: the modulus
+                                  length, bytes): shown instead of the data size; 0: none */
     double      warmup_s;
     double      duration_s;    /* as asked; 0 when iterations bound the run */
     uint64_t    iterations;    /* as asked; 0 when the duration bounds it */

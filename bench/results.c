@@ -647,11 +647,23 @@ int bench_results_write_text(const char *path, const json_t *doc, const char *fl
 
 /* ---- text tables -------------------------------------------------------- */
 
-void bench_fput_cell(FILE *f, const char *s, int width, int right)
+int bench_text_cols(const char *s)
 {
     int cols = 0;
     for (const char *p = s; *p; p++)
         cols += ((unsigned char)*p & 0xc0) != 0x80;   /* count code points, not bytes */
+    return cols;
+}
+
+int bench_col_fit(int width, const char *s)
+{
+    int cols = bench_text_cols(s);
+    return cols > width ? cols : width;
+}
+
+void bench_fput_cell(FILE *f, const char *s, int width, int right)
+{
+    int cols = bench_text_cols(s);
     if (right)
         for (int i = cols; i < width; i++)
             fputc(' ', f);

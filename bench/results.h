@@ -147,4 +147,10 @@ int bench_results_write_text(const char *path, const json_t *doc, const char *fl
  * columns, not three), left- or right-aligned; longer text is not cut. */
 void bench_fput_cell(FILE *f, const char *s, int width, int right);
 
+/* The columns s takes (its UTF-8 code points). */
+int bench_text_cols(const char *s);
+
+/* The wider of width and s's columns: a column's width grown to a cell. */
+int bench_col_fit(int width, const char *s);
+
 #endif

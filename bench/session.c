@@ -190,8 +190,18 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
 void bench_session_table(const bench_session *s, FILE *f)
 {
     char a[32], b[32];
-    fprintf(f, "\n%-26s %-12s %7s %7s %12s %10s %10s %7s  %s\n", "TEST", "KEY", "DATA", "THREADS",
-            "OPS/S", "P50", "P99", "ERR%", "STATUS");
+    /* The name columns as wide as their longest cell (at least the header's). */
+    int tw = bench_text_cols("TEST"), kw = bench_text_cols("KEY");
+    for (size_t i = 0; i < s->nrows; i++) {
+        tw = bench_col_fit(tw, s->rows[i].test);
+        kw = bench_col_fit(kw, s->rows[i].key);
+    }
+    fputc('\n', f);
+    bench_fput_cell(f, "TEST", tw, 0);
+    fputc(' ', f);
+    bench_fput_cell(f, "KEY", kw, 0);
+    fprintf(f, " %7s %7s %12s %10s %10s %7s  %s\n", "DATA", "THREADS", "OPS/S", "P50", "P99", "ERR%",
+            "STATUS");
     for (size_t i = 0; i < s->nrows; i++) {
         const bench_row *row = &s->rows[i];
         const int measured = row->measured;
@@ -200,16 +210,19 @@ void bench_session_table(const bench_session *s, FILE *f)
             snprintf(status, sizeof status, "%s: %s", row->status, row->reason);
         else
             snprintf(status, sizeof status, "%s%s", row->status, row->deprecated ? " (deprecated)" : "");
+        bench_fput_cell(f, row->test, tw, 0);
+        fputc(' ', f);
+        bench_fput_cell(f, row->key, kw, 0);
         if (measured)
             /* Latency is of successful operations: none, none to show. */
-            fprintf(f, "%-26s %-12s %7llu %7u %12.1f %10s %10s %7.2f  %s\n", row->test, row->key,
+            fprintf(f, " %7llu %7u %12.1f %10s %10s %7.2f  %s\n",
                     (unsigned long long)row->data_size, row->threads, row->ops_per_s,
                     row->has_latency ? bench_fmt_ns(row->p50_ns, a, sizeof a) : "-",
                     row->has_latency ? bench_fmt_ns(row->p99_ns, b, sizeof b) : "-",
                     row->error_pct, status);
         else
-            fprintf(f, "%-26s %-12s %7llu %7u %12s %10s %10s %7s  %s\n", row->test, row->key,
-                    (unsigned long long)row->data_size, row->threads, "-", "-", "-", "-", status);
+            fprintf(f, " %7llu %7u %12s %10s %10s %7s  %s\n", (unsigned long long)row->data_size,
+                    row->threads, "-", "-", "-", "-", status);
     }
     fflush(f);
 }

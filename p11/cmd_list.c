@@ -62,10 +62,26 @@ static int list_tests(void)
                                         : d->op == P11_OP_FIND ? "C_FindObjects"
                                         : p11_mech_name(p11_test_mech(d, &p), mb, sizeof mb));
         printf("%-26s %-24s %-34s %s\n", d->name, mech, key, data);
-        printf("%-26s %s%s\n", "", d->summary,
-               d->hashes ? (d->key == KEYS_EC ? "; --hash follows the curve by default"
-                                              : "; --hash picks the hash") : "");
+        printf("%-26s %s", "", d->summary);
+        if (d->hashes) {
+            /* The hashes it takes; what --hash does is said once, below. */
+            const char *sep = "; hash ";
+            for (int h = 1; h < P11_HASH_COUNT; h++) {
+                if (d->hashes & P11_H(h)) {
+                    printf("%s%s", sep, p11_hash_name((p11_hash)h));
+                    sep = "|";
+                }
+            }
+            if (d->key == KEYS_EC)
+                printf(" (by curve)");
+            else
+                printf(" (%s)", p11_hash_name(p.hash));
+        }
+        putchar('\n');
     }
+    printf("\n--hash picks the hash of a test that lists one (\"hash A|B (default)\");\n"
+           "  an EC test's default follows the curve: SHA256 for P-256, SHA384 for P-384,\n"
+           "  SHA512 for P-521.\n");
     return BENCH_EXIT_OK;
 }
 

@@ -4,13 +4,17 @@
  * The token is chosen (by the flags, or from a numbered list), the user
  * logged in, then the session's load is asked once (threads, duration,
  * blocking or not), and a lettered menu of the tests the token offers is
- * shown again after every run.  Each run goes through p11_runner_test, the
+ * shown again after every run.  pkpspeed's Linux cipher names (AES_128,
+ * AES_256, 3DES, RSA, RSA_CRT) are accepted at the test prompt, and at the
+ * duration prompt, where the Linux tool asks for its cipher: the dialogue
+ * then follows the Linux tool's order (cipher, its size, duration), so an
+ * answer file made for it replays.  Each run goes through p11_runner_test, the
  * same code as "hsmbench run", and is followed by the "hsmbench run" line
  * that repeats it in batch mode.
  *
  * Every prompt validates its answer and asks again with a one-line
  * explanation; an empty answer takes the default.  End of input leaves
- * cleanly (exit 0), as does X; 20 bad answers in a row leave with exit 2;
+ * cleanly (exit 0), as does X at any prompt; 20 bad answers in a row leave with exit 2;
  * Ctrl-C during a run stops that run and returns to the menu, Ctrl-C at a
  * prompt leaves with exit 130.
  */
@@ -39,7 +43,7 @@
 #include "p11/target.h"
 #include "p11/tests.h"
 
-#define MENU_MAX_THREADS 64
+#define MENU_MAX_THREADS 400     /* pkpspeed_blocking's [MAX=400] */
 #define MENU_MAX_SECONDS 600
 #define MENU_MAX_RATE    1000000
 #define MENU_DEF_RATE    1000
@@ -54,7 +58,8 @@ static const char menu_usage[] =
     "threads, the duration and blocking or non-blocking once, then tests from a\n"
     "lettered menu (A RSA non-CRT, B RSA CRT, C Basic 3DES CBC, D Basic AES,\n"
     "H FIPS Random, I Random, K AES GCM, further letters for the rest of the\n"
-    "catalogue, X to exit).  Each run prints pkpspeed's per-second lines,\n"
+    "catalogue, X to exit; pkpspeed's Linux cipher names AES_128, AES_256, 3DES,\n"
+    "RSA and RSA_CRT work too).  Each run prints pkpspeed's per-second lines,\n"
     "hsmbench's summary, and the equivalent \"hsmbench run\" command.\n"
     "\n"
     "Selection (as for hsmbench run):\n"
@@ -67,7 +72,7 @@ static const char menu_usage[] =
     "  -h, --help           this help\n"
     "\n"
     "Answers may be piped on standard input: the same dialogue then runs\n"
-    "unattended.  End of input or X leaves (exit 0); Ctrl-C stops a run and\n"
+    "unattended.  End of input, or X at any prompt, leaves (exit 0); Ctrl-C stops a run and\n"
     "returns to the menu, and leaves at a prompt (exit 130).  See hsmbench-menu(1).\n";
 
 /* What ask() and the prompts built on it return. */
@@ -99,12 +104,31 @@ typedef struct menu {
     int           r_init;
     menu_item    *items;
     size_t        nitems;
-    unsigned      max_threads;
+    unsigned      max_threads, def_threads;
     unsigned      threads, seconds;
     int           nonblocking;
     uint64_t      rate;
     char          static_key[4096];
 } menu;
+
+/* pkpspeed's Linux ciphers ("Enter the cipher:") and the menu letter each
+ * runs; key_bits 0: the modulus length is asked ([2048/3072]). */
+typedef struct linux_cipher {
+    const char *name;
+    const char *code;
+    unsigned    key_bits;
+} linux_cipher;
+
+static const linux_cipher linux_ciphers[] = {
+    { "AES_128", "D", 128 }, { "AES_256", "D", 256 }, { "3DES", "C", 0 },
+    { "RSA", "A", 0 },       { "RSA_CRT", "B", 0 },
+};
+
+/* A test chosen at a prompt: its menu entry, and what its name fixed. */
+typedef struct menu_choice {
+    const menu_item    *it;
+    const linux_cipher *cipher;    /* NULL: chosen by letter or test name */
+} menu_choice;
 
 /* ------------------------------------------------------------------------ */
 /* Reading answers                                                          */
@@ -162,6 +186,11 @@ static int ask(menu *m, const char *fmt, ...)
         putchar('\n');
     }
     fflush(stdout);
+    /* X leaves at every prompt, as pkpspeed's eXit does at its menu. */
+    if (strcasecmp(a, "X") == 0) {
+        m->bad = 0;
+        return ASK_LEAVE;
+    }
     return ASK_OK;
 }
 
@@ -199,38 +228,48 @@ static int parse_whole(const char *s, uint64_t *v)
 }
 
 /*
- * A whole number in [lo, hi] (a multiple of `multiple` when not 0); an
- * empty answer takes def, or is refused when has_def is 0.
+ * Check the last answer as a whole number in [lo, hi] (a multiple of
+ * `multiple` when not 0); an empty answer takes def, or is refused when
+ * has_def is 0.  *done is 1 with *out set, or 0 after the explanation.
  */
+static int number_answer(menu *m, uint64_t lo, uint64_t hi, int has_def, uint64_t def,
+                         unsigned multiple, uint64_t *out, int *done)
+{
+    uint64_t v;
+    *done = 0;
+    if (!*m->answer) {
+        if (has_def) {
+            *out = def;
+            *done = 1;
+            return good(m);
+        }
+        return bad(m, "An answer is needed: enter a number from %llu to %llu.",
+                   (unsigned long long)lo, (unsigned long long)hi);
+    }
+    if (parse_whole(m->answer, &v) != 0)
+        return bad(m, "'%s' is not a number: enter a whole number from %llu to %llu.",
+                   m->shown, (unsigned long long)lo, (unsigned long long)hi);
+    if (v < lo || v > hi)
+        return bad(m, "%s is out of range: enter a number from %llu to %llu.", m->shown,
+                   (unsigned long long)lo, (unsigned long long)hi);
+    if (multiple && v % multiple)
+        return bad(m, "%s is not a multiple of %u: this test works on whole %u-byte blocks.",
+                   m->shown, multiple, multiple);
+    *out = v;
+    *done = 1;
+    return good(m);
+}
+
+/* Ask until number_answer takes the answer. */
 static int ask_number(menu *m, const char *prompt, uint64_t lo, uint64_t hi, int has_def,
                       uint64_t def, unsigned multiple, uint64_t *out)
 {
     for (;;) {
-        uint64_t v;
-        int rc = ask(m, "%s", prompt);
+        int done, rc = ask(m, "%s", prompt);
         if (rc != ASK_OK)
             return rc;
-        if (!*m->answer) {
-            if (has_def) {
-                *out = def;
-                return good(m);
-            }
-            rc = bad(m, "An answer is needed: enter a number from %llu to %llu.",
-                     (unsigned long long)lo, (unsigned long long)hi);
-        } else if (parse_whole(m->answer, &v) != 0) {
-            rc = bad(m, "'%s' is not a number: enter a whole number from %llu to %llu.", m->shown,
-                     (unsigned long long)lo, (unsigned long long)hi);
-        } else if (v < lo || v > hi) {
-            rc = bad(m, "%s is out of range: enter a number from %llu to %llu.", m->shown,
-                     (unsigned long long)lo, (unsigned long long)hi);
-        } else if (multiple && v % multiple) {
-            rc = bad(m, "%s is not a multiple of %u: this test works on whole %u-byte blocks.",
-                     m->shown, multiple, multiple);
-        } else {
-            *out = v;
-            return good(m);
-        }
-        if (rc != ASK_OK)
+        rc = number_answer(m, lo, hi, has_def, def, multiple, out, &done);
+        if (rc != ASK_OK || done)
             return rc;
     }
 }
@@ -499,8 +538,42 @@ static const menu_item *find_item(const menu *m, const char *answer)
     return NULL;
 }
 
-/* The menu's prompt: a letter (or a test's name), X to leave. */
-static int ask_test(menu *m, const menu_item **out)
+/* pkpspeed's Linux cipher of that name (case ignored), or NULL. */
+static const linux_cipher *find_cipher(const char *answer)
+{
+    for (size_t i = 0; i < sizeof linux_ciphers / sizeof linux_ciphers[0]; i++)
+        if (strcasecmp(linux_ciphers[i].name, answer) == 0)
+            return &linux_ciphers[i];
+    return NULL;
+}
+
+/*
+ * The last answer as a test: a letter, a test's name or a Linux cipher
+ * name.  *done is 1 with *out set, or 0 after the explanation.
+ */
+static int test_answer(menu *m, menu_choice *out, int *done)
+{
+    const char *a = m->answer;
+    const linux_cipher *c = *a ? find_cipher(a) : NULL;
+    const menu_item *it = c ? find_item(m, c->code) : *a ? find_item(m, a) : NULL;
+    *done = 0;
+    if (!*a)
+        return bad(m, "Choose a test: type its letter from the menu above (or its name), "
+                      "or X to exit.");
+    if (!it)
+        return bad(m, "'%s' is not in the menu: type a letter shown above, or X to exit.",
+                   m->shown);
+    if (!it->supported)
+        return bad(m, "%s (%s) is not available: %s.", c ? c->name : it->code, it->def->name,
+                   it->reason);
+    out->it = it;
+    out->cipher = c;
+    *done = 1;
+    return good(m);
+}
+
+/* The menu's prompt: a letter (or a test's or cipher's name), X to leave. */
+static int ask_test(menu *m, menu_choice *out)
 {
     const char *first = NULL, *last = NULL;
     for (size_t i = 0; i < m->nitems; i++) {
@@ -522,25 +595,13 @@ static int ask_test(menu *m, const menu_item **out)
             rc = ask(m, "Enter X to exit [X]: ");
         if (rc != ASK_OK)
             return rc;
-        const char *a = m->answer;
-        if (strcasecmp(a, "X") == 0 || strcasecmp(a, "exit") == 0 || strcasecmp(a, "quit") == 0) {
+        if (strcasecmp(m->answer, "exit") == 0 || strcasecmp(m->answer, "quit") == 0) {
             good(m);
             return ASK_LEAVE;
         }
-        const menu_item *it = *a ? find_item(m, a) : NULL;
-        if (!*a)
-            rc = bad(m, "Choose a test: type its letter from the menu above (or its name), "
-                        "or X to exit.");
-        else if (!it)
-            rc = bad(m, "'%s' is not in the menu: type a letter shown above, or X to exit.",
-                     m->shown);
-        else if (!it->supported)
-            rc = bad(m, "%s (%s) is not available: %s.", it->code, it->def->name, it->reason);
-        else {
-            *out = it;
-            return good(m);
-        }
-        if (rc != ASK_OK)
+        int done;
+        rc = test_answer(m, out, &done);
+        if (rc != ASK_OK || done)
             return rc;
     }
 }
@@ -558,8 +619,9 @@ static int uses_key(const p11_test_def *def)
     return def->key != KEYS_NONE && def->op != P11_OP_KEYGEN;
 }
 
-/* Size of the key: RSA modulus, curve, or the sizes the test allows. */
-static int ask_key(menu *m, const p11_test_def *def, p11_test_params *in)
+/* Size of the key: RSA modulus, curve, or the sizes the test allows (none
+ * when a cipher's name fixed it: AES_128, AES_256). */
+static int ask_key(menu *m, const p11_test_def *def, const linux_cipher *c, p11_test_params *in)
 {
     static const char *const curves[] = { "P-256|P256|256|secp256r1|prime256v1",
                                           "P-384|P384|384|secp384r1",
@@ -570,6 +632,11 @@ static int ask_key(menu *m, const p11_test_def *def, p11_test_params *in)
     size_t n = 0, def_i = 0, pick;
     int rc;
 
+    if (c && c->key_bits) {
+        if (c->key_bits != def->key_default)
+            in->key_bits = c->key_bits;
+        return ASK_OK;
+    }
     if (def->key == KEYS_EC) {
         rc = ask_option(m, "Enter the curve", curves, 3, 0, &pick);
         if (rc == ASK_OK && pick != 0)
@@ -631,18 +698,11 @@ static int ask_data(menu *m, const p11_test_def *def, p11_test_params *in)
     return rc;
 }
 
-/* Token key, or static key (and its file, checked against the test). */
-static int ask_keys(menu *m, const p11_test_def *def, p11_test_params *in)
+/* A static key (and its file, checked against the test)? */
+static int ask_static(menu *m, const p11_test_def *def, p11_test_params *in)
 {
     int yes = 0;
-    int rc = ask_yes_no(m, "Do you want to use Token key", &yes);
-    if (rc != ASK_OK)
-        return rc;
-    if (yes) {
-        in->keys = P11_KEYS_TOKEN;
-        return ASK_OK;
-    }
-    rc = ask_yes_no(m, "Do you want to use static key", &yes);
+    int rc = ask_yes_no(m, "Do you want to use static key", &yes);
     if (rc != ASK_OK || !yes)
         return rc;
     for (;;) {
@@ -677,6 +737,20 @@ static int ask_keys(menu *m, const p11_test_def *def, p11_test_params *in)
         if (rc != ASK_OK)
             return rc;
     }
+}
+
+/* Token key, or static key. */
+static int ask_keys(menu *m, const p11_test_def *def, p11_test_params *in)
+{
+    int yes = 0;
+    int rc = ask_yes_no(m, "Do you want to use Token key", &yes);
+    if (rc != ASK_OK)
+        return rc;
+    if (yes) {
+        in->keys = P11_KEYS_TOKEN;
+        return ASK_OK;
+    }
+    return ask_static(m, def, in);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -803,25 +877,50 @@ static void print_equivalent(const menu *m, const p11_test_def *def, const p11_t
     fflush(stdout);
 }
 
-/* Ask the test's parameters, run it, say how to repeat it. */
-static int run_item(menu *m, const menu_item *it)
+static void print_running(const menu *m, const p11_test_def *def)
 {
-    const p11_test_def *def = it->def;
-    p11_test_params in;
-    int rc;
-
-    memset(&in, 0, sizeof in);
     printf("\nRunning %u thread%s for %u sec: %s", m->threads, m->threads == 1 ? "" : "s",
            m->seconds, def->name);
     if (m->nonblocking)
         printf(", non-blocking at %llu operations/second", (unsigned long long)m->rate);
     printf("\n\n");
-    if (def->key != KEYS_NONE && (rc = ask_key(m, def, &in)) != ASK_OK)
+}
+
+/*
+ * Ask the test's parameters, run it, say how to repeat it.  With
+ * linux_order (a cipher named at the duration prompt), pkpspeed's Linux
+ * order: the cipher's size, then the duration, then, for RSA, the static
+ * key question alone.
+ */
+static int run_item(menu *m, const menu_choice *ch, int linux_order)
+{
+    const p11_test_def *def = ch->it->def;
+    p11_test_params in;
+    int rc;
+
+    memset(&in, 0, sizeof in);
+    if (!linux_order)
+        print_running(m, def);
+    if (def->key != KEYS_NONE && (rc = ask_key(m, def, ch->cipher, &in)) != ASK_OK)
         return rc;
     if (takes_data(def) && (rc = ask_data(m, def, &in)) != ASK_OK)
         return rc;
-    if (uses_key(def) && (rc = ask_keys(m, def, &in)) != ASK_OK)
+    if (linux_order) {
+        uint64_t v;
+        char prompt[96];
+        snprintf(prompt, sizeof prompt, "Enter time duration in Secs [MAX=%u] (default %u): ",
+                 MENU_MAX_SECONDS, MENU_DEF_SECONDS);
+        rc = ask_number(m, prompt, 1, MENU_MAX_SECONDS, 1, MENU_DEF_SECONDS, 0, &v);
+        if (rc != ASK_OK)
+            return rc;
+        m->seconds = (unsigned)v;
+        m->r.load.duration_ns = (uint64_t)m->seconds * 1000000000ULL;
+        print_running(m, def);
+        if (def->key == KEYS_RSA && (rc = ask_static(m, def, &in)) != ASK_OK)
+            return rc;
+    } else if (uses_key(def) && (rc = ask_keys(m, def, &in)) != ASK_OK) {
         return rc;
+    }
 
     p11_runner_test(&m->r, def, &in);
     print_equivalent(m, def, &in);
@@ -902,12 +1001,29 @@ static void print_header(const menu *m)
                 printf("                %s: %s\n", it->def->name, it->reason);
         }
     }
+    printf("\n        pkpspeed's Linux ciphers: AES_128, AES_256 (D, AES 128 or 256), 3DES (C),\n"
+           "                RSA (A), RSA_CRT (B)\n");
+    const menu_item *a = find_item(m, "A"), *b = find_item(m, "B");
+    if (a && a->supported && b && b->supported)
+        printf("\n        RSA non-CRT (A): PKCS#11 has no non-CRT signing; the token keeps the\n"
+               "        private key with its CRT factors and uses them as it chooses.  A runs\n"
+               "        %s (CKM_RSA_PKCS on a SHA-256 DigestInfo made in software),\n"
+               "        B %s (CKM_SHA256_RSA_PKCS, hashed in the token): the same\n"
+               "        private-key operation, so A and B measure the same but for hashing\n"
+               "        32 bytes.  pkpspeed's advice holds: choose RSA_CRT (B); the ciphers are\n"
+               "        equivalent and RSA_CRT is the one optimised for performance.\n",
+               a->def->name, b->def->name);
     printf("\n");
     fflush(stdout);
 }
 
-/* Threads, duration, blocking or not: once per session, as pkpspeed asks. */
-static int ask_load(menu *m)
+/*
+ * Threads, duration, blocking or not: once per session, as pkpspeed_blocking
+ * asks.  A Linux cipher name at the duration prompt (where the Linux
+ * pkpspeed asks "Enter the cipher:") sets *linux_first: that test comes
+ * first, in the Linux tool's order, blocking.
+ */
+static int ask_load(menu *m, menu_choice *linux_first)
 {
     static const char *const modes[] = { "b|blocking", "n|non-blocking|nonblocking" };
     char prompt[128];
@@ -917,15 +1033,28 @@ static int ask_load(menu *m)
 
     if (m->max_threads == 1)
         printf("(this module cannot be called from several threads at once: 1 thread)\n");
-    snprintf(prompt, sizeof prompt, "Enter the number of threads [1-%u] (default 1): ",
-             m->max_threads);
-    if ((rc = ask_number(m, prompt, 1, m->max_threads, 1, 1, 0, &v)) != ASK_OK)
+    snprintf(prompt, sizeof prompt, "Enter the number of threads [MAX=%u] (default %u): ",
+             m->max_threads, m->def_threads);
+    if ((rc = ask_number(m, prompt, 1, m->max_threads, 1, m->def_threads, 0, &v)) != ASK_OK)
         return rc;
     m->threads = (unsigned)v;
     snprintf(prompt, sizeof prompt, "Enter time duration in Secs [MAX=%u] (default %u): ",
              MENU_MAX_SECONDS, MENU_DEF_SECONDS);
-    if ((rc = ask_number(m, prompt, 1, MENU_MAX_SECONDS, 1, MENU_DEF_SECONDS, 0, &v)) != ASK_OK)
-        return rc;
+    for (int done = 0; !done;) {
+        if ((rc = ask(m, "%s", prompt)) != ASK_OK)
+            return rc;
+        if (*m->answer && find_cipher(m->answer)) {
+            /* Not offered: explained, and the same prompt again. */
+            if ((rc = test_answer(m, linux_first, &done)) != ASK_OK)
+                return rc;
+            if (!done)
+                continue;
+            m->seconds = MENU_DEF_SECONDS;                /* asked after the cipher's size */
+            return ASK_OK;
+        }
+        if ((rc = number_answer(m, 1, MENU_MAX_SECONDS, 1, MENU_DEF_SECONDS, 0, &v, &done)) != ASK_OK)
+            return rc;
+    }
     m->seconds = (unsigned)v;
     if ((rc = ask_option(m, "Blocking or non-blocking test", modes, 2, 0, &pick)) != ASK_OK)
         return rc;
@@ -1001,11 +1130,14 @@ static int session(menu *m)
         return *m->interrupt ? BENCH_EXIT_INTERRUPTED : rc;
     m->t_open = 1;
     m->max_threads = m->t.mod->single_threaded ? 1 : MENU_MAX_THREADS;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    m->def_threads = cpus < 1 ? 1 : cpus > (long)m->max_threads ? m->max_threads : (unsigned)cpus;
     if (build_items(m) != 0)
         return BENCH_EXIT_FAILED;
     print_header(m);
 
-    if ((rc = ask_load(m)) != ASK_OK)
+    menu_choice first = { NULL, NULL };
+    if ((rc = ask_load(m, &first)) != ASK_OK)
         return exit_code(rc);
     bench_load load;
     memset(&load, 0, sizeof load);
@@ -1022,13 +1154,13 @@ static int session(menu *m)
     }
     m->r_init = 1;
 
-    for (;;) {
-        const menu_item *it = NULL;
+    /* A cipher named at the duration prompt runs first, in the Linux order. */
+    rc = first.it ? run_item(m, &first, 1) : ASK_OK;
+    while (rc == ASK_OK) {
+        menu_choice ch = { NULL, NULL };
         print_menu(m);
-        if ((rc = ask_test(m, &it)) != ASK_OK)
-            break;
-        if ((rc = run_item(m, it)) != ASK_OK)
-            break;
+        if ((rc = ask_test(m, &ch)) == ASK_OK)
+            rc = run_item(m, &ch, 0);
     }
     if (m->bs.nrows > 1)
         bench_session_table(&m->bs, stdout);

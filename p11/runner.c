@@ -186,6 +186,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     d.curve = def->key == KEYS_EC ? p.curve : NULL;
     d.threads = r->load.threads;
     d.data_size = p.data_size;
+    d.block_size = def->input == P11_IN_MODULUS ? (p.key_bits + 7) / 8 : 0;
     d.warmup_s = (double)r->load.warmup_ns / 1e9;
     d.duration_s = (double)r->load.duration_ns / 1e9;
     d.iterations = r->load.iterations;

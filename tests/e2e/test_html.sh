@@ -63,6 +63,42 @@ run "$HSMBENCH" report "$T/all.json" --html -
 if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$T/r.html"; then pass "report --html - writes the same page to stdout"
 else fail "report --html - writes the same page to stdout" "exit $rc"; fi
 
+# ---- the percentile chart on HDR's axis, a log latency axis, thresholds' units ----
+# The mock's 20 µs service with one 30 ms stall: p50 near 20 µs, max 30 ms,
+# more than two decades apart (a linear axis would flatten all but the tail).
+MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
+env HSMBENCH_MOCK="service=fixed:20us;stall-at=300ms:30ms" "$HSMBENCH" run --module "$MOCK" \
+    --test aes-gcm-encrypt --duration 1 --threshold 'p(99)<10ms' --threshold 'rate>1' \
+    --quiet --json "$T/wide.json" </dev/null >/dev/null 2>&1
+run "$HSMBENCH" report "$T/wide.json" --html "$T/wide.html"
+check "report --html of a run from 20 µs to 30 ms: exit 0" 0
+tr '>' '\n' <"$T/wide.html" >"$T/wide.txt"
+for tick in '90%' '99%' '99.9%' '99.99%'; do
+    file_has "HTML: the percentile axis has the $tick tick" "$T/wide.txt" "^$(printf '%s' "$tick" | sed 's/\./\\./g')</text\$"
+done
+file_has "HTML: the percentile axis is HdrHistogram's 1/(1-p) on a log scale" "$T/wide.html" \
+    'percentile \(HdrHistogram: 1/\(1.{1,3}p\) on a log scale\)'
+file_has "HTML: more than two decades: a log latency axis" "$T/wide.html" '>latency \(log scale\)</text>'
+file_has "HTML: the log axis has a tick per decade" "$T/wide.txt" '^10ms</text$'
+file_has "HTML: a latency threshold in the terminal's units" "$T/wide.html" \
+    'p\(99\)&lt;10ms</code> observed [0-9.]+(ns|µs|ms|s)</li>'
+file_has "HTML: a rate threshold in the terminal's units" "$T/wide.html" 'rate&gt;1</code> observed [0-9.]+/s</li>'
+file_lacks "HTML: no threshold in raw 'us'" "$T/wide.html" 'observed [0-9.]+ us'
+# A narrow run (the null module's sha256-digest, or a single value) keeps a linear axis.
+python3 - "$T/t1.json" "$T/narrow.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["runs"][0]["histogram"]
+top = max(h["counts"], key=lambda c: c[1])
+h["counts"] = [top]
+h["min"] = h["max"] = 1000
+h["total"] = top[1]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run "$HSMBENCH" report "$T/narrow.json" --html "$T/narrow.html"
+check "report --html of a narrow run: exit 0" 0
+file_lacks "HTML: a narrow range keeps a linear latency axis" "$T/narrow.html" 'log scale\)</text>'
+
 # ---- in a real browser ------------------------------------------------------------
 # Once, in the plain build: the page does not depend on the build variant.
 [ "$VARIANT" = plain ] || exit 0
@@ -103,4 +139,12 @@ if [ "$rc" -eq 0 ] && [ "$(head -c 8 "$T/page.png" | od -An -tx1 | tr -d ' \n')"
     pass "chromium: a non-empty PNG screenshot ($size bytes)"
 else
     fail "chromium: a non-empty PNG screenshot" "exit $rc, $size bytes: $(grep -v dbus "$T/chrome.err" | tail -n 2 | tr '\n' ' ')"
+fi
+chrome --screenshot="$T/wide.png" --window-size=1200,1400 "file://$T/wide.html" >/dev/null 2>"$T/chrome.err"
+rc=$?
+size=$(wc -c <"$T/wide.png" 2>/dev/null || echo 0)
+if [ "$rc" -eq 0 ] && [ "$size" -gt 30000 ]; then
+    pass "chromium: a screenshot of the log-axis percentile chart ($size bytes)"
+else
+    fail "chromium: a screenshot of the log-axis percentile chart" "exit $rc, $size bytes"
 fi

@@ -11,6 +11,13 @@ file_has "list tests shows rsa-pkcs-sign's mechanism and key sizes" "$T/out" \
     '^rsa-pkcs-sign +CKM_SHA256_RSA_PKCS +RSA 1024/2048/3072/4096/8192'
 file_has "list tests shows the EC curves" "$T/out" 'P-256[|]P-384[|]P-521'
 file_has "list tests shows the data size range" "$T/out" '1\.\.16200'
+n=$(grep -c -- '--hash picks the hash' "$T/out")
+if [ "$n" -eq 1 ]; then pass "list tests says '--hash picks the hash' once"
+else fail "list tests says '--hash picks the hash' once" "$n times"; fi
+file_has "list tests: rsa-pkcs-sign's hashes and default on its line" "$T/out" \
+    '^ +RSA PKCS#1 v1\.5 signature, .*; hash SHA1[|]SHA256[|]SHA384[|]SHA512 \(SHA256\)$'
+file_has "list tests: OAEP's hashes, default SHA1" "$T/out" '; hash SHA1[|]SHA256 \(SHA1\)$'
+file_has "list tests: an EC test's hash follows the curve" "$T/out" '; hash SHA1[|]SHA256[|]SHA384[|]SHA512 \(by curve\)$'
 
 run "$HSMBENCH" list modules
 check "list modules exits 0" 0 '^NAME +PATH'

@@ -37,8 +37,10 @@ file_has "header: cryptoki version" "$T/session" '^ +cryptoki version\.+: [0-9]+
 file_has "header: token label" "$T/session" '^ +label\.+: hsmbench-demo$'
 file_has "header: token serial" "$T/session" '^ +serial\.+: '
 file_has "header: available tests" "$T/session" 'Available tests \([0-9]+ of 61\)'
-file_has "threads prompt, range and default" "$T/session" \
-    '^Enter the number of threads \[1-64\] \(default 1\): 2$'
+ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+[ "$ncpu" -gt 400 ] && ncpu=400
+file_has "threads prompt: pkpspeed's MAX=400, the CPU count as default" "$T/session" \
+    "^Enter the number of threads \\[MAX=400\\] \\(default $ncpu\\): 2\$"
 file_has "duration prompt" "$T/session" '^Enter time duration in Secs \[MAX=600\] \(default 10\): 3$'
 file_has "mode prompt" "$T/session" '^Blocking or non-blocking test \[b/n\] \(default b\): b$'
 file_has "menu: pkpspeed's title" "$T/session" '^Please select the test you want to run$'
@@ -94,23 +96,24 @@ done <"$T/cmds"
 [ "$i" -eq 2 ] || fail "two equivalent commands extracted" "got $i"
 
 # ---- bad answers: each explained on one line, then the same prompt ----------
-menu_run '100\nabc\n\n1\n\nQ9\n\nsha256-digest\n\nX\n'
+menu_run '401\nabc\n\n1\n\nQ9\n\nsha256-digest\n\nX\n'
 check "bad answers, then X: exit 0" 0
-followed_by "threads out of range: explained, asked again" "$T/out" \
-    '^100 is out of range: enter a number from 1 to 64\.$' '^Enter the number of threads \[1-64\]'
+followed_by "threads out of range (401 > pkpspeed's 400): explained, asked again" "$T/out" \
+    '^401 is out of range: enter a number from 1 to 400\.$' '^Enter the number of threads \[MAX=400\]'
 followed_by "a word for threads: explained, asked again" "$T/out" \
-    "^'abc' is not a number: enter a whole number from 1 to 64\.$" '^Enter the number of threads \[1-64\]'
+    "^'abc' is not a number: enter a whole number from 1 to 400\.$" '^Enter the number of threads \[MAX=400\]'
 count_is "threads asked three times" "$T/out" '^Enter the number of threads' 3
-followed_by "an empty answer takes the default (threads 1)" "$T/out" \
-    '^Enter the number of threads \[1-64\] \(default 1\): $' '^Enter time duration'
+followed_by "an empty answer takes the default (threads: the CPU count)" "$T/out" \
+    "^Enter the number of threads \\[MAX=400\\] \\(default $ncpu\\): \$" '^Enter time duration'
 followed_by "unknown letter: explained, asked again" "$T/out" \
     "^'Q9' is not in the menu" '^Enter the letter of the test \['
 followed_by "empty letter: explained, asked again" "$T/out" \
     '^Choose a test: ' '^Enter the letter of the test \['
-file_has "a test's name works too; defaults: 1 thread, 1024 B" "$T/out" \
-    '^Running sha256-digest \(CKM_SHA256, -, data 1024 B\): 1 thread, blocking, 1s'
+[ "$ncpu" -eq 1 ] && ths="1 thread" || ths="$ncpu threads"
+file_has "a test's name works too; defaults: $ths, 1024 B" "$T/out" \
+    "^Running sha256-digest \\(CKM_SHA256, -, data 1024 B\\): $ths, blocking, 1s"
 file_has "bad answers: Equivalent command of the default run" "$T/out" \
-    '^ +hsmbench run --test sha256-digest --threads 1 --duration 1s$'
+    "^ +hsmbench run --test sha256-digest --threads $ncpu --duration 1s\$"
 
 yes abc | head -n 50 >"$T/in"
 timeout -s INT 30 "$HSMBENCH" menu <"$T/in" >"$T/out" 2>"$T/err"
@@ -125,6 +128,79 @@ check "end of input at the modulus prompt: exit 0" 0 '^Enter the modulus length'
 file_lacks "end of input before the run: nothing ran" "$T/out" 'Running rsa-pkcs-sign ('
 menu_run ''
 check "no input at all: exit 0" 0 'end of input'
+
+# ---- pkpspeed's Linux answer files replay: threads, cipher, its size, duration ----
+# (the Linux tool asks "Enter the cipher:" where pkpspeed_blocking asks the duration)
+menu_run '1\nRSA_CRT\n2048\n1\nn\n'
+check "Linux answer file, RSA_CRT: exit 0" 0 '^Running rsa-pkcs-sign \(CKM_SHA256_RSA_PKCS, RSA 2048, data 32 B\): 1 thread, blocking, 1s'
+followed_by "Linux order: the cipher at the duration prompt, then the modulus" "$T/out" \
+    '^Enter time duration in Secs \[MAX=600\] \(default 10\): RSA_CRT$' '^Enter the modulus length'
+followed_by "Linux order: the modulus, then the duration" "$T/out" \
+    '^Enter the modulus length .*: 2048$' '^Enter time duration in Secs \[MAX=600\] \(default 10\): 1$'
+file_has "Linux order, RSA: the static key question" "$T/out" '^Do you want to use static key \[y/n\] \(default n\): n$'
+file_lacks "Linux order: no mode or Token key question" "$T/out" '^(Blocking or non-blocking|Do you want to use Token key)'
+file_has "Linux answer file RSA_CRT: equivalent command" "$T/out" \
+    '^ +hsmbench run --test rsa-pkcs-sign --threads 1 --duration 1s$'
+menu_run '1\naes_256\n8192\n1\n'
+check "Linux answer file, aes_256 (any case): exit 0" 0 \
+    '^Running aes-cbc-encrypt \(CKM_AES_CBC, AES 256, data 8192 B\): 1 thread, blocking, 1s'
+file_lacks "Linux order, AES_256: the key size is the cipher's, not asked" "$T/out" '^Enter the key size'
+menu_run '1\nAES_128\n1024\n1\n'
+check "Linux answer file, AES_128: exit 0" 0 '^Running aes-cbc-encrypt \(CKM_AES_CBC, AES 128, data 1024 B\)'
+file_has "AES_128: equivalent command has --key-size 128" "$T/out" \
+    '^ +hsmbench run --test aes-cbc-encrypt --threads 1 --duration 1s --key-size 128$'
+menu_run '1\n3DES\n1024\n1\n'
+check "Linux answer file, 3DES: exit 0" 0 '^Running des3-cbc-encrypt \(CKM_DES3_CBC, DES3 192, data 1024 B\)'
+menu_run '1\nRSA\n2048\n1\nn\n'
+check "Linux answer file, RSA (non-CRT): exit 0" 0 '^Running rsa-pkcs-sign-prehashed \(CKM_RSA_PKCS, RSA 2048'
+# At the test prompt (pkpspeed_blocking's order), the names work as letters do.
+menu_run '1\n1\nb\nrsa_crt\n\nn\nn\nAES_128\n\nn\nn\nX\n'
+check "cipher names at the test prompt: exit 0" 0 '^Running rsa-pkcs-sign \(CKM_SHA256_RSA_PKCS, RSA 2048'
+file_has "AES_128 at the test prompt: aes-cbc-encrypt, AES 128" "$T/out" '^Running aes-cbc-encrypt \(CKM_AES_CBC, AES 128, data 1024 B\)'
+file_lacks "cipher names: no bad answer" "$T/out" "is not (in the menu|a number|one of)"
+# The header says what A runs, and pkpspeed's advice.
+file_has "header: A runs rsa-pkcs-sign-prehashed, CKM_RSA_PKCS" "$T/out" \
+    'rsa-pkcs-sign-prehashed \(CKM_RSA_PKCS on a SHA-256 DigestInfo'
+file_has "header: PKCS#11 has no non-CRT signing" "$T/out" 'PKCS#11 has no non-CRT signing'
+file_has "header: pkpspeed's advice (RSA_CRT)" "$T/out" "pkpspeed's advice holds: choose RSA_CRT \\(B\\)"
+
+# ---- 400 threads, pkpspeed's maximum; 1 for a single-threaded module ---------
+menu_run '400\n'
+check "400 threads accepted (pkpspeed's MAX=400), end of input at the duration: exit 0" 0 \
+    '^Enter the number of threads \[MAX=400\] \(default [0-9]+\): 400$'
+followed_by "400 threads: the duration comes next" "$T/out" ': 400$' '^Enter time duration'
+MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
+printf '2\n1\n' >"$T/in"
+HSMBENCH_MOCK="quirks=cant-lock" timeout -s INT 60 "$HSMBENCH" menu --module "$MOCK" <"$T/in" >"$T/out" 2>"$T/err"
+rc=$?
+check "a single-threaded module (CKR_CANT_LOCK): exit 0" 0 \
+    '^Enter the number of threads \[MAX=1\] \(default 1\): 2$'
+followed_by "single-threaded: 2 threads refused" "$T/out" ': 2$' '^2 is out of range: enter a number from 1 to 1\.$'
+file_has "single-threaded: 1 thread taken" "$T/out" '^Enter the number of threads \[MAX=1\] \(default 1\): 1$'
+
+# ---- X leaves at every prompt, without a complaint ---------------------------
+# x_at NAME INPUT ERE: INPUT ends with X at the prompt matching ERE.
+x_at() {
+    xname=$1 xin=$2 xere=$3
+    shift 3
+    menu_run "$xin" "$@"
+    check "X at the $xname prompt: exit 0" 0 "$xere"'.*[Xx]$'
+    file_lacks "X at the $xname prompt: not refused, nothing ran" "$T/out" "is not (a number|one of|in the menu)|^OPERATIONS/second"
+}
+x_at threads 'X\n' '^Enter the number of threads'
+x_at duration '1\nx\n' '^Enter time duration'
+x_at mode '1\n1\nX\n' '^Blocking or non-blocking'
+x_at rate '1\n1\nn\nX\n' '^Enter the target rate'
+x_at test '1\n1\nb\nX\n' '^Enter the letter of the test'
+x_at modulus '1\n1\nb\nB\nX\n' '^Enter the modulus length.*:'
+x_at "Linux modulus" '1\nRSA_CRT\nX\n' '^Enter the modulus length.*:'
+x_at "Linux duration" '1\nRSA_CRT\n2048\nX\n' '^Enter time duration.*:'
+x_at curve '1\n1\nb\necdsa-sign\nX\n' '^Enter the curve'
+x_at "key size" '1\n1\nb\nD\nX\n' '^Enter the key size'
+x_at "data size" '1\n1\nb\nD\n\nX\n' '^Enter the data size'
+x_at "token key" '1\n1\nb\nD\n\n\nX\n' '^Do you want to use Token key'
+x_at "static key" '1\n1\nb\nD\n\n\nn\nX\n' '^Do you want to use static key'
+x_at "key file" '1\n1\nb\nD\n\n\nn\ny\nX\n' '^Enter the key file:'
 
 # ---- a static key file: checked against the test, asked again when wrong ------
 printf 'not a key\n' >"$T/bad.key"
@@ -144,9 +220,12 @@ fi
 menu_run '' --module "$SOFTHSM" --pin-file "$PINFILE"
 check "two tokens, no selector: a numbered list, then end of input: exit 0" 0 '^Select the token \[1-2\]: $'
 num=$(sed -n 's/^ *\([0-9]*\)) hsmbench-demo .*/\1/p' "$T/out")
-menu_run "x\n$num\n1\n1\n\nsha256-digest\n\nX\n" --module "$SOFTHSM" --pin-file "$PINFILE"
+menu_run "y\n$num\n1\n1\n\nsha256-digest\n\nX\n" --module "$SOFTHSM" --pin-file "$PINFILE"
 check "token chosen from the list: exit 0" 0 '^Running sha256-digest '
-followed_by "token list: a bad answer is explained" "$T/out" "^'x' is not a number" '^Select the token'
+followed_by "token list: a bad answer is explained" "$T/out" "^'y' is not a number" '^Select the token'
+cp "$T/out" "$T/chosen"
+x_at "token list" 'X\n' '^Select the token \[1-2\]:' --module "$SOFTHSM" --pin-file "$PINFILE"
+cp "$T/chosen" "$T/out"
 cmd=$(sed -n '/^Equivalent command:$/{n;s/^ *//;p;}' "$T/out")
 case $cmd in
 *"--module $SOFTHSM --token hsmbench-demo --pin-file $PINFILE --test sha256-digest"*)
@@ -203,7 +282,7 @@ if command -v tmux >/dev/null 2>&1; then
     tty_start "--module '$SOFTHSM' --token other"
     ok=1
     step "PIN prompt" "User PIN for token 'other':" menu-pin-7391 Enter || ok=0
-    [ $ok = 1 ] && { step "threads prompt" '^Enter the number of threads' Enter || ok=0; }
+    [ $ok = 1 ] && { step "threads prompt" '^Enter the number of threads' 1 Enter || ok=0; }
     [ $ok = 1 ] && { pane >"$T/pane"; file_lacks "terminal: the typed PIN is not echoed" "$T/pane" menu-pin-7391; }
     [ $ok = 1 ] && { step "duration prompt" '^Enter time duration' 20 Enter || ok=0; }
     [ $ok = 1 ] && { step "mode prompt" '^Blocking or non-blocking' Enter || ok=0; }

@@ -66,6 +66,34 @@ file_has "CSV: quotes doubled inside a quoted field" "$T/q.csv" '^"say ""hi"", t
 run "$HSMBENCH" report "$T/r.json"
 check "report FILE: a table of the runs" 0 '^  rsa-pkcs-sign +RSA 2048 +32 B +1 ok'
 file_has "report FILE: the data test's row" "$T/out" '^  sha256-digest +- +1024 B +1 ok'
+# Long test and key names (a REST variant, a long key description) widen
+# their columns: every row's DATA and STATUS start where the header's do.
+python3 - "$T/r.json" "$T/long.json" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+r = copy.deepcopy(d["runs"][0])
+r["test"] = "rsa-pkcs-sign-with-a-much-longer-name-than-26"
+r["key"] = {"type": "RSA", "bits": 2048, "curve": "a-long-curve-name-for-the-key"}
+d["runs"].append(r)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run "$HSMBENCH" report "$T/long.json"
+check "report FILE with long names: exit 0" 0 '^  rsa-pkcs-sign-with-a-much-longer-name-than-26 '
+if python3 - "$T/out" >"$T/py" 2>&1 <<'PY'
+import sys
+lines = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n") if l.startswith("  ")]
+head = lines[0]
+# right-aligned DATA and THREADS end where their headers end; KEY and STATUS start where theirs start
+for word, right in (("KEY", 0), ("DATA", 1), ("THREADS", 1), ("STATUS", 0)):
+    col = head.index(word) + (len(word) if right else 0)
+    for l in lines[1:]:
+        if right:
+            assert l[col - 1] != " " and l[col] == " ", (word, l)
+        else:
+            assert l[col - 1] == " " and l[col] != " ", (word, l)
+PY
+then pass "report FILE: long test and key names keep the columns aligned"
+else fail "report FILE: long test and key names keep the columns aligned" "$(tail -n 3 "$T/py")"; fi
 
 # ---- thresholds on a saved file ------------------------------------------------------
 run "$HSMBENCH" report "$T/r.json" --threshold 'rate>0' --threshold 'p99<100s' --threshold 'rsa-pkcs-sign:errors<=100%'

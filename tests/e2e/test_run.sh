@@ -93,3 +93,17 @@ json_check "failing operations: JSON errors and errors_by_code" "$T/fail.json" \
     'runs[0]["errors"] == 20 and runs[0]["error_pct"] == 100 and runs[0]["errors_by_code"] == {"CKR_KEY_SIZE_RANGE": 20}'
 json_check "failing operations: empty histogram" "$T/fail.json" \
     'runs[0]["latency_us"]["count"] == 0 and runs[0]["histogram"]["counts"] == []'
+
+# ---- raw RSA: the block (the modulus length), not "data 0 B" ------------------------
+run "$HSMBENCH" run --test rsa-x509-encrypt,rsa-x509-decrypt --key-size 3072 --iterations 20 --json "$T/raw.json"
+check "rsa-x509-*: header shows the block size" 0 \
+    '^Running rsa-x509-encrypt \(CKM_RSA_X_509, RSA 3072, block 384 B\): 1 thread'
+file_has "rsa-x509-decrypt: summary shows the block size" "$T/out" \
+    '^  rsa-x509-decrypt · CKM_RSA_X_509 · RSA 3072 · block 384 B · 1 thread · blocking$'
+file_lacks "rsa-x509-*: no 'data 0 B'" "$T/out" 'data 0 B'
+json_check "rsa-x509-*: JSON block_size 384, data_size 0" "$T/raw.json" \
+    'all(r["block_size"] == 384 and r["data_size"] == 0 for r in runs)'
+json_check "other tests: no block_size" "$T/multi.json" 'all("block_size" not in r for r in runs)'
+run "$HSMBENCH" report "$T/raw.json" --html "$T/raw.html"
+check "report --html of raw RSA runs: exit 0" 0
+file_has "HTML: raw RSA runs show their block" "$T/raw.html" 'RSA 3072 · block 384 B'

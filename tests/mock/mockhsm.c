@@ -83,6 +83,7 @@ enum {
     MH_Q_DESTROY_ONCE = 128,    /* each object's first C_DestroyObject fails */
     MH_Q_DESTROY_FAIL = 256,    /* every C_DestroyObject fails */
     MH_Q_NO_CANCEL   = 512,     /* no 3.0 cancellation: NULL-mechanism Init, C_SessionCancel */
+    MH_Q_CANT_LOCK   = 1024,    /* C_Initialize refuses CKF_OS_LOCKING_OK: single-threaded */
 };
 
 typedef struct mh_config {
@@ -309,7 +310,7 @@ static const struct { const char *name; unsigned bit; } mh_quirk_names[] = {
     { "no-import", MH_Q_NO_IMPORT },            { "capacity-length", MH_Q_CAPACITY },
     { "sticky-failure", MH_Q_STICKY },          { "destroy-fails-once", MH_Q_DESTROY_ONCE },
     { "destroy-fails", MH_Q_DESTROY_FAIL },     { "no-cancel", MH_Q_NO_CANCEL },
-    { "none", 0 },
+    { "cant-lock", MH_Q_CANT_LOCK },            { "none", 0 },
 };
 
 static int mh_parse_quirks(char *v, mh_config *c)
@@ -1324,6 +1325,7 @@ static void mh_pad(CK_UTF8CHAR *dst, size_t size, const char *src)
 static CK_RV mh_Initialize(CK_VOID_PTR pInitArgs)
 {
     const char *reserved = NULL;
+    int wants_locking = 0;
     mh_config c;
 
     if (pInitArgs != NULL) {
@@ -1332,6 +1334,7 @@ static CK_RV mh_Initialize(CK_VOID_PTR pInitArgs)
                   (a->LockMutex != NULL) + (a->UnlockMutex != NULL);
         if (nfn != 0 && nfn != 4)
             return CKR_ARGUMENTS_BAD;
+        wants_locking = nfn == 4 || (a->flags & CKF_OS_LOCKING_OK);
         /* OS locking or the application's mutexes: the module uses its own
          * pthread mutexes either way, and creates no threads. */
         reserved = a->pReserved;
@@ -1344,6 +1347,10 @@ static CK_RV mh_Initialize(CK_VOID_PTR pInitArgs)
     if (mh_config_load(&c, reserved) != 0) {
         pthread_mutex_unlock(&g_life_mu);
         return CKR_ARGUMENTS_BAD;
+    }
+    if ((c.quirks & MH_Q_CANT_LOCK) && wants_locking) {
+        pthread_mutex_unlock(&g_life_mu);
+        return CKR_CANT_LOCK;
     }
     if (c.cores) {
         g_core_free = calloc(c.cores, sizeof *g_core_free);

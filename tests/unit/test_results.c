@@ -22,8 +22,10 @@
 
 #include "bench/cli.h"
 #include "bench/hist.h"
+#include "bench/outopts.h"
 #include "bench/progress.h"
 #include "bench/report.h"
+#include "bench/session.h"
 #include "bench/stats.h"
 #include "bench/target.h"
 
@@ -531,6 +533,70 @@ static void test_merge_refusals(void)
     merge_pair(&a, &b);
     json_object_set_new(run0(b), "threads", json_integer(4));
     CHECK_MSG(strcmp(merge_err(a, b, err, sizeof err), "(merged)") == 0, "%s", err);
+}
+
+/* ---- the closing table ----------------------------------------------------------- */
+
+/* Byte offset of the column holding `word` on each line: all equal. */
+static int column_of(const char *line, const char *word)
+{
+    const char *p = strstr(line, word);
+    return p ? (int)(p - line) : -1;
+}
+
+/* Long test and key names widen their columns: DATA and STATUS stay aligned. */
+static void test_session_table_long_names(void)
+{
+    static const char *const tests[] = { "a", "rsa-pss-verify-prehashed-with-a-very-long-name",
+                                         "sha256-digest" };
+    static const char *const keys[] = { "RSA 2048", "Ed25519", "a key description of 30 chars" };
+    bench_out_opts out;
+    bench_flag intr = 0;
+    bench_session s;
+    memset(&out, 0, sizeof out);
+    out.quiet = 1;
+    if (bench_session_init(&s, &out, &intr) != 0) {
+        CHECK(!"bench_session_init");
+        return;
+    }
+    for (size_t i = 0; i < 3; i++) {
+        bench_run_desc d;
+        memset(&d, 0, sizeof d);
+        d.test = tests[i];
+        d.key_desc = keys[i];
+        d.mode = "blocking";
+        d.threads = 1;
+        d.data_size = 32;
+        bench_session_not_run(&s, &d, "skipped", "not offered", NULL);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        CHECK(!"open_memstream");
+        bench_session_free(&s);
+        return;
+    }
+    bench_session_table(&s, f);
+    CHECK(fclose(f) == 0);
+    bench_session_free(&s);
+    /* Lines: "", header, three rows. */
+    char *lines[5] = { NULL };
+    size_t n = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && n < 5; l = strtok_r(NULL, "\n", &save))
+        lines[n++] = l;
+    CHECK_MSG(n == 4, "%zu lines", n);
+    if (n == 4) {
+        int key = column_of(lines[0], "KEY"), status = column_of(lines[0], "STATUS");
+        CHECK_MSG(key == (int)strlen(tests[1]) + 1, "KEY at %d", key);
+        for (size_t i = 1; i < 4; i++) {
+            CHECK_MSG(column_of(lines[i], keys[i - 1]) == key, "row %zu: key at %d, header %d", i,
+                      column_of(lines[i], keys[i - 1]), key);
+            CHECK_MSG(column_of(lines[i], "skipped") == status, "row %zu: status at %d, header %d", i,
+                      column_of(lines[i], "skipped"), status);
+        }
+    }
+    free(text);
 }
 
 /* ---- CSV ----------------------------------------------------------------------- */
@@ -1048,6 +1114,7 @@ int main(void)
     RUN(test_merge_exact);
     RUN(test_merge_refusals);
     RUN(test_merge_http);
+    RUN(test_session_table_long_names);
     RUN(test_csv);
     RUN(test_html);
     RUN(test_write_file);
