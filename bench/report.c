@@ -97,11 +97,17 @@ const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *
     case BENCH_RUN_FAILED:
         snprintf(reason, len, "%s", o->reason);
         return "failed";
-    case BENCH_RUN_ABORTED:
-        dominant(o, w, cause, sizeof cause);
-        snprintf(reason, len, "stopped early: every operation failed for several seconds (%s)",
-                 cause);
+    case BENCH_RUN_ABORTED: {
+        /* The stretch that stopped it failed entirely; the share is the whole run's. */
+        char name[64] = "errors";
+        if (o->nerrs)
+            bench_code_name(w, o->errs[0].code, name, sizeof name);
+        snprintf(reason, len,
+                 "stopped early: every operation failed for several seconds (%s; %.1f %% of the "
+                 "run's attempts failed)", name,
+                 o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0);
         return "failed";
+    }
     case BENCH_RUN_OK:
         break;
     }
