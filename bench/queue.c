@@ -9,19 +9,20 @@
  * counted); those still waiting at the end are counted as dropped, never
  * silently lost.  How it works without a lock: bench/queue.h.
  *
- * The semaphores hold the counts: a thread takes a value only after taking
- * one from `items`, so it always finds one filled cell waiting (the cells
- * are filled in order by the one producer); the producer fills a cell only
- * after taking one from `spaces`.  The cell itself may still be in the
- * hands of a thread that claimed it a few instructions ago (consumers
- * finish out of order): then the other side yields until it is done.
- * Closing sets `closed` and posts both semaphores once; each thread woken
- * that way posts again before leaving, so every waiter wakes in turn.
+ * Waiting without a lock: a thread that found nothing to do announces
+ * itself (a seq_cst increment of `sleepers`), looks once more (seq_cst
+ * loads), and only then sleeps on the semaphore; the other side makes its
+ * change visible (a seq_cst store) before it reads the count (seq_cst), so
+ * either the sleeper sees the change or the other side sees the sleeper.
+ * The waking side takes one sleeper off the count before posting, so each
+ * sleeper gets exactly one post; one that finds work on its second look
+ * takes itself off instead, or, when a post is already on its way to it
+ * (the count is 0), takes that post.  Closing sets `closed` and posts once
+ * for every sleeper still counted.
  */
 #include "bench/queue.h"
 
 #include <errno.h>
-#include <sched.h>
 
 #include "bench/pool_int.h"
 
@@ -33,6 +34,8 @@ int bench_queue_init(bench_queue *q)
 {
     atomic_init(&q->head, 0);
     atomic_init(&q->tail, 0);
+    atomic_init(&q->sleepers, 0);
+    atomic_init(&q->psleepers, 0);
     atomic_init(&q->closed, 0);
     for (size_t i = 0; i < BENCH_QUEUE_CAP; i++) {
         atomic_init(&q->cells[i].seq, i);
@@ -40,7 +43,7 @@ int bench_queue_init(bench_queue *q)
     }
     if (sem_init(&q->items, 0, 0) != 0)
         return -1;
-    if (sem_init(&q->spaces, 0, BENCH_QUEUE_CAP) != 0) {
+    if (sem_init(&q->spaces, 0, 0) != 0) {
         sem_destroy(&q->items);
         return -1;
     }
@@ -53,104 +56,132 @@ void bench_queue_destroy(bench_queue *q)
     sem_destroy(&q->spaces);
 }
 
-/* Wait on s: 0, or -1 on an error other than a signal. */
-static int sem_take(sem_t *s)
-{
-    while (sem_wait(s) != 0)
-        if (errno != EINTR)
-            return -1;
-    return 0;
-}
-
-/* Fill the cell at the tail with v; the caller holds a space. */
-static void enqueue(bench_queue *q, uint64_t v)
+/* Fill the cell at the tail with v: 1, or 0 when the queue is full (or its
+ * oldest cell is still being emptied). */
+static int try_enqueue(bench_queue *q, uint64_t v)
 {
     size_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
     for (;;) {
         bench_queue_cell *c = &q->cells[pos & MASK];
-        const size_t seq = atomic_load_explicit(&c->seq, memory_order_acquire);
+        const size_t seq = atomic_load(&c->seq);   /* seq_cst: a second look */
         if (seq == pos) {
             if (atomic_compare_exchange_weak_explicit(&q->tail, &pos, pos + 1,
                                                       memory_order_relaxed,
                                                       memory_order_relaxed)) {
                 c->value = v;
-                /* seq_cst, not only release: bench_queue_has() */
-                atomic_store_explicit(&c->seq, pos + 1, memory_order_seq_cst);
-                return;
+                atomic_store(&c->seq, pos + 1);    /* seq_cst: before reading sleepers */
+                return 1;
             }
+        } else if ((ptrdiff_t)(seq - pos) < 0) {
+            return 0;
         } else {
-            if ((ptrdiff_t)(seq - pos) < 0)
-                sched_yield();   /* its last consumer is still emptying it */
             pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
         }
     }
 }
 
-/* Empty the cell at the head; the caller holds an item. */
-static uint64_t dequeue(bench_queue *q)
+/* Empty the cell at the head: its value, or 0 when none is filled. */
+static uint64_t try_dequeue(bench_queue *q)
 {
     size_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
     for (;;) {
         bench_queue_cell *c = &q->cells[pos & MASK];
-        const size_t seq = atomic_load_explicit(&c->seq, memory_order_acquire);
+        const size_t seq = atomic_load(&c->seq);   /* seq_cst: a second look */
         if (seq == pos + 1) {
             if (atomic_compare_exchange_weak_explicit(&q->head, &pos, pos + 1,
                                                       memory_order_relaxed,
                                                       memory_order_relaxed)) {
                 const uint64_t v = c->value;
-                atomic_store_explicit(&c->seq, pos + BENCH_QUEUE_CAP, memory_order_release);
+                atomic_store(&c->seq, pos + BENCH_QUEUE_CAP);   /* seq_cst: before psleepers */
                 return v;
             }
+        } else if ((ptrdiff_t)(seq - (pos + 1)) < 0) {
+            return 0;
         } else {
-            if ((ptrdiff_t)(seq - (pos + 1)) < 0)
-                sched_yield();   /* not filled yet (cannot happen with one producer) */
             pos = atomic_load_explicit(&q->head, memory_order_relaxed);
         }
     }
 }
 
+/* Take one sleeper off *count: 1, or 0 when none is counted. */
+static int take_sleeper(_Atomic unsigned *count)
+{
+    unsigned n = atomic_load(count);
+    while (n > 0)
+        if (atomic_compare_exchange_weak(count, &n, n - 1))
+            return 1;
+    return 0;
+}
+
+/* Wake one thread sleeping on s (counted in *count), if there is one. */
+static void wake_one(_Atomic unsigned *count, sem_t *s)
+{
+    if (atomic_load(count) > 0 && take_sleeper(count))
+        sem_post(s);
+}
+
+static void sem_take(sem_t *s)
+{
+    while (sem_wait(s) != 0 && errno == EINTR)
+        ;
+}
+
 static int closed(bench_queue *q)
 {
-    return atomic_load_explicit(&q->closed, memory_order_acquire);
+    return atomic_load(&q->closed);
 }
 
 int bench_queue_push(bench_queue *q, uint64_t v)
 {
-    if (sem_take(&q->spaces) != 0)
-        return 0;
-    if (closed(q)) {
-        sem_post(&q->spaces);   /* pass the wake-up on */
-        return 0;
+    for (;;) {
+        if (closed(q))
+            return 0;
+        if (try_enqueue(q, v)) {
+            wake_one(&q->sleepers, &q->items);
+            return 1;
+        }
+        /* Full: announce, look again, sleep until a consumer makes room. */
+        atomic_fetch_add(&q->psleepers, 1);
+        const int stop = closed(q);
+        if (stop || try_enqueue(q, v)) {
+            if (!take_sleeper(&q->psleepers))
+                sem_take(&q->spaces);   /* a post is on its way: take it */
+            if (stop)
+                return 0;
+            wake_one(&q->sleepers, &q->items);
+            return 1;
+        }
+        sem_take(&q->spaces);
     }
-    enqueue(q, v);
-    sem_post(&q->items);
-    return 1;
 }
 
-/* With an item taken from `items`: the value, or 0 when closed. */
-static uint64_t take(bench_queue *q)
+uint64_t bench_queue_try_pop(bench_queue *q)
 {
-    if (closed(q)) {
-        sem_post(&q->items);    /* pass the wake-up on */
+    if (closed(q))
         return 0;
-    }
-    const uint64_t v = dequeue(q);
-    sem_post(&q->spaces);
+    const uint64_t v = try_dequeue(q);
+    if (v)
+        wake_one(&q->psleepers, &q->spaces);
     return v;
 }
 
 uint64_t bench_queue_pop(bench_queue *q)
 {
-    if (sem_take(&q->items) != 0)
-        return 0;
-    return take(q);
-}
-
-uint64_t bench_queue_try_pop(bench_queue *q)
-{
-    if (sem_trywait(&q->items) != 0)
-        return 0;
-    return take(q);
+    for (;;) {
+        uint64_t v = bench_queue_try_pop(q);
+        if (v || closed(q))
+            return v;
+        /* Empty: announce, look again, sleep until a value is pushed. */
+        atomic_fetch_add(&q->sleepers, 1);
+        if (closed(q) || (v = try_dequeue(q)) != 0) {
+            if (!take_sleeper(&q->sleepers))
+                sem_take(&q->items);    /* a post is on its way: take it */
+            if (v)
+                wake_one(&q->psleepers, &q->spaces);
+            return v;   /* 0 when closed */
+        }
+        sem_take(&q->items);
+    }
 }
 
 int bench_queue_has(bench_queue *q)
@@ -171,8 +202,10 @@ int bench_queue_has(bench_queue *q)
 void bench_queue_close(bench_queue *q)
 {
     atomic_store(&q->closed, 1);
-    sem_post(&q->items);
-    sem_post(&q->spaces);
+    for (unsigned n = atomic_exchange(&q->sleepers, 0); n > 0; n--)
+        sem_post(&q->items);
+    for (unsigned n = atomic_exchange(&q->psleepers, 0); n > 0; n--)
+        sem_post(&q->spaces);
 }
 
 /* ---- the pool's side ---- */

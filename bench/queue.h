@@ -5,12 +5,12 @@
  * A ring of BENCH_QUEUE_CAP cells, each with a sequence number (Dmitry
  * Vyukov's bounded MPMC queue): a producer claims the cell at `tail`, a
  * consumer the one at `head`, each with a compare-and-swap, and the cell's
- * sequence number says whether it is free, filled or being emptied, so
- * nothing else is shared.  Blocking waits are two POSIX semaphores, `items`
- * (what consumers wait on) and `spaces` (what a producer waits on when the
- * queue is full): sem_wait and sem_post touch one atomic word when they
- * need not sleep or wake anyone, so an operation takes no lock and, while
- * nobody waits, makes no system call.
+ * sequence number says whether it is free or filled, so nothing else is
+ * shared.  A thread that finds the queue empty (a consumer) or full (the
+ * producer) and must wait counts itself in `sleepers` or `psleepers` and
+ * waits on a POSIX semaphore; the other side posts it only after taking
+ * one such sleeper off the count, so there is one sem_post (one system
+ * call) per sleep, not one per value, and none while nobody sleeps.
  *
  * Values are non-zero (due times, in ns); 0 means "closed" or "none".  Once
  * closed, the queue hands out nothing more (what is still in it is left
@@ -33,11 +33,13 @@ typedef struct bench_queue_cell {
 } bench_queue_cell;
 
 typedef struct bench_queue {
-    alignas(64) _Atomic size_t head;   /* next position to take */
-    alignas(64) _Atomic size_t tail;   /* next position to fill */
-    alignas(64) _Atomic int    closed;
-    sem_t                      items;  /* values in the queue not yet claimed */
-    sem_t                      spaces; /* cells free, not yet claimed */
+    alignas(64) _Atomic size_t head;       /* next position to take */
+    alignas(64) _Atomic size_t tail;       /* next position to fill */
+    alignas(64) _Atomic unsigned sleepers; /* consumers waiting on `items`, not yet woken */
+    _Atomic unsigned           psleepers;  /* producers waiting on `spaces`, not yet woken */
+    _Atomic int                closed;
+    sem_t                      items;      /* posted to wake a consumer */
+    sem_t                      spaces;     /* posted to wake a producer */
     bench_queue_cell           cells[BENCH_QUEUE_CAP];
 } bench_queue;
 
@@ -54,7 +56,7 @@ uint64_t bench_queue_try_pop(bench_queue *q);
 /* Whether a value is queued and not claimed (and the queue open).  Its
  * loads are sequentially consistent, as is a push's publication, so a
  * thread that announces itself (a seq_cst write) and then finds the queue
- * empty is seen by the producer's next seq_cst read after its push. */
+ * empty is seen by a seq_cst read the producer makes after its push. */
 int  bench_queue_has(bench_queue *q);
 /* Close the queue: every thread waiting in it, or coming to it, returns. */
 void bench_queue_close(bench_queue *q);
