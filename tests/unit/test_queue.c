@@ -7,7 +7,9 @@
  * closing wakes every consumer waiting for a value and a producer waiting
  * for room, and nothing is handed out after; with many consumers (blocking
  * and non-blocking) each value is taken exactly once, in increasing order
- * for each consumer.  Run under ThreadSanitizer by make check.
+ * for each consumer, also when slow consumers keep the queue full so both
+ * sides sleep and wake again and again.  Run under ThreadSanitizer by make
+ * check.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -174,6 +176,7 @@ typedef struct consumer {
     _Atomic unsigned char *seen;
     _Atomic unsigned *taken;
     int               blocking;
+    int               slow;         /* pause now and then: the queue fills, the producer sleeps */
     int               out_of_order;
     uint64_t          count;
 } consumer;
@@ -194,6 +197,8 @@ static void *consume(void *arg)
         }
         if (v <= last)
             c->out_of_order = 1;
+        if (c->slow && v % 512 == 0)
+            nap_ms(1);
         last = v;
         if (v <= MANY)
             atomic_fetch_add(&c->seen[v - 1], 1);
@@ -203,20 +208,25 @@ static void *consume(void *arg)
     return NULL;
 }
 
-static void test_many_consumers_each_once(void)
+/* Each value taken exactly once, in increasing order for each consumer;
+ * with slow consumers the queue keeps filling, so both sides sleep and
+ * wake many times. */
+static void many_consumers(int slow)
 {
     bench_queue *q = new_queue();
     _Atomic unsigned char *seen = calloc(MANY, sizeof *seen);
     CHECK(q != NULL && seen != NULL);
     if (!q || !seen) {
         free(seen);
+        if (q)
+            free_queue(q);
         return;
     }
     _Atomic unsigned taken = 0;
     consumer c[CONSUMERS];
     pthread_t t[CONSUMERS];
     for (int i = 0; i < CONSUMERS; i++) {
-        c[i] = (consumer){ q, seen, &taken, i % 2 == 0, 0, 0 };
+        c[i] = (consumer){ q, seen, &taken, i % 2 == 0, slow, 0, 0 };
         CHECK(pthread_create(&t[i], NULL, consume, &c[i]) == 0);
     }
     for (uint64_t v = 1; v <= MANY; v++)
@@ -240,11 +250,22 @@ static void test_many_consumers_each_once(void)
     free_queue(q);
 }
 
+static void test_many_consumers_each_once(void)
+{
+    many_consumers(0);
+}
+
+static void test_full_queue_sleeps_and_wakes(void)
+{
+    many_consumers(1);
+}
+
 int main(void)
 {
     RUN(test_order);
     RUN(test_capacity_bound);
     RUN(test_close_wakes_waiters);
     RUN(test_many_consumers_each_once);
+    RUN(test_full_queue_sleeps_and_wakes);
     return check_finish();
 }
