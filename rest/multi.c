@@ -119,21 +119,23 @@ static unsigned engine_drive(rest_engine *e)
 }
 
 /*
- * To wait, poll first and perform after: each curl_multi_perform() looks at
- * every transfer's socket again, so one right after the last pass's would
- * cost a look per transfer for nothing.  curl_multi_poll() returns at once
- * when a socket is ready or libcurl has work due (a transfer just added),
- * so nothing ready is left waiting.
+ * One curl_multi_perform() per curl_multi_poll(), as libcurl's own loop
+ * goes: a perform looks at every transfer's socket (libcurl 7.88 polls
+ * each), so performing after every pass of the core that moved something
+ * cost a look per transfer for little.  So the call after such a pass
+ * (max_ns 0) leaves the transfers just added for the next wait: that
+ * wait's poll returns at once, since libcurl has them due (or a socket is
+ * ready), and its perform starts them.
  */
 static void engine_await(void *v, int wake_fd, uint64_t max_ns)
 {
     rest_engine *e = v;
-    if (max_ns) {
-        struct curl_waitfd extra = { wake_fd, CURL_WAIT_POLLIN, 0 };
-        const int timeout_ms = (int)((max_ns + 999999) / 1000000);
-        (void)curl_multi_poll(e->multi, wake_fd >= 0 ? &extra : NULL, wake_fd >= 0 ? 1u : 0u,
-                              timeout_ms, NULL);
-    }
+    if (!max_ns)
+        return;
+    struct curl_waitfd extra = { wake_fd, CURL_WAIT_POLLIN, 0 };
+    const int timeout_ms = (int)((max_ns + 999999) / 1000000);
+    (void)curl_multi_poll(e->multi, wake_fd >= 0 ? &extra : NULL, wake_fd >= 0 ? 1u : 0u,
+                          timeout_ms, NULL);
     (void)engine_drive(e);
 }
 
