@@ -51,7 +51,7 @@ static uint64_t async_take(worker *wk)
 {
     pool *p = wk->pool;
     if (!p->self_paced)
-        return pool_queue_try_pop(p);
+        return bench_queue_try_pop(&p->queue);
     if (wk->busy >= wk->window)
         return 0;
     const uint64_t now = bench_now_ns();
@@ -81,7 +81,7 @@ static void async_wait(worker *wk, int slot_free)
      * after that look finds the count and writes to the pipe. */
     atomic_fetch_add(&p->sleepers, 1);
     pool_wake_drain(p);
-    if (!pool_queue_has(p) && !atomic_load_explicit(&p->stop, memory_order_relaxed))
+    if (!bench_queue_has(&p->queue) && !atomic_load_explicit(&p->stop, memory_order_relaxed))
         w->await(wk->engine, p->wake[0], POLL_NS);
     atomic_fetch_sub(&p->sleepers, 1);
 }

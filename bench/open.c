@@ -2,7 +2,7 @@
  * bench/open.c - the non-blocking (open-loop) engine of blocked threads.
  *
  * The dispatcher (dispatch.c) issues requests on a schedule into the
- * bounded queue (queue.c); each worker takes the next, executes it and
+ * bounded queue (queue.c, no lock); each worker takes the next, executes it and
  * records it.  Latency runs from the moment the request *should* have
  * started, so time spent waiting behind a slow token counts (coordinated
  * omission, as wrk2 corrects it); service time and queueing delay are kept
@@ -17,7 +17,7 @@ void pool_open_loop(worker *wk)
     void *const state = wk->state;
 
     for (;;) {
-        const uint64_t intended = pool_queue_pop(p);
+        const uint64_t intended = bench_queue_pop(&p->queue);
         if (!intended)
             break;
         const uint64_t t0 = bench_now_ns();

@@ -128,7 +128,7 @@ void pool_stop(pool *p)
 {
     atomic_store(&p->stop, 1);
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
-        pool_queue_close(p);
+        bench_queue_close(&p->queue);
         if (p->wake[1] >= 0)
             pool_wake_sleepers(p);
         if (p->has_dispatcher)
@@ -211,8 +211,7 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         }
     }
     if (pthread_mutex_init(&p.gate_mu, NULL) != 0 || pthread_cond_init(&p.gate_cv, NULL) != 0 ||
-        pthread_mutex_init(&p.qmu, NULL) != 0 || pthread_cond_init(&p.q_nonempty, NULL) != 0 ||
-        pthread_cond_init(&p.q_nonfull, NULL) != 0) {
+        bench_queue_init(&p.queue) != 0) {
         fail(out, "cannot create the start gate");
         goto free_hists;
     }
@@ -278,7 +277,7 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         if (err) {
             fail(out, "cannot start the dispatcher thread");
             atomic_store(&p.stop, 1);
-            pool_queue_close(&p);
+            bench_queue_close(&p.queue);
             for (unsigned i = 0; i < started; i++)
                 pthread_join(p.workers[i].tid, NULL);
             goto close_states;
@@ -304,9 +303,7 @@ close_states:
     }
     pthread_cond_destroy(&p.gate_cv);
     pthread_mutex_destroy(&p.gate_mu);
-    pthread_cond_destroy(&p.q_nonempty);
-    pthread_cond_destroy(&p.q_nonfull);
-    pthread_mutex_destroy(&p.qmu);
+    bench_queue_destroy(&p.queue);
 free_hists:
     for (unsigned i = 0; i < p.n; i++) {
         bench_hist_free(p.workers[i].hist);

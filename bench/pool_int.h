@@ -11,7 +11,7 @@
  *   pool.c      bench_pool_run: set-up, the start gate, the join, the merge
  *   closed.c    the blocking closed loop, and the ramp of active workers
  *   open.c      the non-blocking workers that block on the queue
- *   queue.c     the bounded request queue and the wake pipe
+ *   queue.c     the bounded request queue (bench/queue.h, no lock) and the wake pipe
  *   async.c     the asynchronous slots engine
  *   dispatch.c  the dispatcher thread (times from bench/schedule.h)
  *   sampler.c   the per-second sampler
@@ -27,11 +27,11 @@
 #include "bench/clock.h"
 #include "bench/hist.h"
 #include "bench/pool.h"
+#include "bench/queue.h"
 
 #define ERR_SLOTS 32                         /* distinct codes kept per worker */
 #define POLL_NS (100ULL * 1000 * 1000)       /* sampler wakes at least this often */
 #define STAGE_NS (20ULL * 1000 * 1000)       /* blocking ramps move at least this often */
-#define QUEUE_CAP 4096                       /* non-blocking: requests waiting at most */
 #define LATE_NS (1000ULL * 1000)             /* issued this late counts as late */
 
 typedef struct pool pool;
@@ -91,12 +91,8 @@ struct pool {
     const bench_flag *interrupt;     /* Ctrl-C */
     _Atomic unsigned  active;        /* blocking ramps: workers allowed to run */
     int               self_paced;    /* asynchronous window without a dispatcher */
-    /* non-blocking: the request queue (intended start times, ns) */
-    pthread_mutex_t   qmu;
-    pthread_cond_t    q_nonempty, q_nonfull;
-    uint64_t          q[QUEUE_CAP];
-    size_t            qhead, qcount;
-    int               qclosed;
+    /* non-blocking: the request queue (intended start times, ns; no lock) */
+    bench_queue       queue;
     pthread_t         dispatcher;
     int               has_dispatcher;
     _Atomic uint64_t  issued, completed;    /* requests handed out / finished (all) */
@@ -220,19 +216,11 @@ void pool_set_active(pool *p, uint64_t now);
 /* A non-blocking worker without slots: take a request, do it, repeat. */
 void pool_open_loop(worker *wk);
 
-/* ---- queue.c ---- */
+/* ---- queue.c ---- (the queue itself: bench/queue.h) */
 
-/* Wait for a request; its due time, or 0 when the queue is closed. */
-uint64_t pool_queue_pop(pool *p);
-/* Take a request if one is queued, without waiting; 0 when none. */
-uint64_t pool_queue_try_pop(pool *p);
-/* Whether a request is queued (without taking it). */
-int  pool_queue_has(pool *p);
-/* Hand one request to the workers; waits while the queue is full.  0 when
- * the run stopped instead. */
+/* Hand one request to the workers (waits while the queue is full) and wake
+ * a sleeping asynchronous thread.  0 when the run stopped instead. */
 int  pool_queue_push(pool *p, uint64_t intended);
-/* Close the queue and wake every thread waiting on it. */
-void pool_queue_close(pool *p);
 /* Make the wake pipe readable (a full pipe is readable already). */
 void pool_wake_sleepers(pool *p);
 /* Empty the wake pipe before waiting on it again. */

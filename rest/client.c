@@ -134,10 +134,15 @@ json_t *rest_json_object(const char *body, size_t len, bench_code *rc)
 bench_code rest_json_b64(const json_t *obj, const char *field, uint8_t **out, size_t *outlen)
 {
     json_t *v = json_object_get(obj, field);
-    if (!json_is_string(v) || json_string_length(v) == 0)
+    if (!json_is_string(v))
         return REST_E_MISSING_FIELD;
-    const char *s = json_string_value(v);
-    size_t n = json_string_length(v);
+    return rest_b64_text(json_string_value(v), json_string_length(v), out, outlen);
+}
+
+bench_code rest_b64_text(const char *s, size_t n, uint8_t **out, size_t *outlen)
+{
+    if (n == 0)
+        return REST_E_MISSING_FIELD;
     if (!out)
         return bench_b64_valid(s, n) ? BENCH_OK : REST_E_BAD_BASE64;
     size_t cap = bench_b64_decoded_max(n);

@@ -70,6 +70,8 @@ json_t *rest_json_object(const char *body, size_t len, bench_code *rc);
  * empty) or REST_E_BAD_BASE64.
  */
 bench_code rest_json_b64(const json_t *obj, const char *field, uint8_t **out, size_t *outlen);
+/* The same for a field's text s[0..n). */
+bench_code rest_b64_text(const char *s, size_t n, uint8_t **out, size_t *outlen);
 
 /* Check the text of an endpoint URL: http(s), a host, no user:password@.
  * 0, or -1 with a reason in err. */

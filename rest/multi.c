@@ -12,7 +12,15 @@
  * libcurl's own event loop (curl_multi_perform, curl_multi_poll) drives the
  * transfers; measured against the socket interface with epoll on Debian
  * 12's libcurl 7.88 it costs less per request (tests/bench/rest-bench.sh),
- * from a few to a thousand transfers per thread.
+ * from a few to a thousand transfers per thread.  Measured again (issue 11)
+ * at 256 and 1024 transfers with the socket interface at its best (one
+ * epoll set; sockets kept in it between requests on a connection instead
+ * of two epoll_ctl calls a request; several multi handles of 64 transfers,
+ * so finding an idle connection walks fewer): no cheaper per request than
+ * this loop, and a plain socket-interface loop dearer (docs/architecture.md).
+ * What grows the cost per request with the number of transfers is their
+ * memory (more cache misses in libcurl, malloc and the kernel), not the
+ * walk over them.
  */
 typedef struct rest_engine {
     CURLM                    *multi;
@@ -110,16 +118,25 @@ static unsigned engine_drive(rest_engine *e)
     return engine_collect(e);
 }
 
+/*
+ * One curl_multi_perform() per curl_multi_poll(), as libcurl's own loop
+ * goes: a perform looks at every transfer's socket (libcurl 7.88 polls
+ * each), so performing after every pass of the core that moved something
+ * cost a look per transfer for little.  So the call after such a pass
+ * (max_ns 0) leaves the transfers just added for the next wait: that
+ * wait's poll returns at once, since libcurl has them due (or a socket is
+ * ready), and its perform starts them.
+ */
 static void engine_await(void *v, int wake_fd, uint64_t max_ns)
 {
     rest_engine *e = v;
-    if (engine_drive(e) > 0 || max_ns == 0)
+    if (!max_ns)
         return;
     struct curl_waitfd extra = { wake_fd, CURL_WAIT_POLLIN, 0 };
     const int timeout_ms = (int)((max_ns + 999999) / 1000000);
-    if (curl_multi_poll(e->multi, wake_fd >= 0 ? &extra : NULL, wake_fd >= 0 ? 1u : 0u,
-                        timeout_ms, NULL) == CURLM_OK)
-        (void)engine_drive(e);
+    (void)curl_multi_poll(e->multi, wake_fd >= 0 ? &extra : NULL, wake_fd >= 0 ? 1u : 0u,
+                          timeout_ms, NULL);
+    (void)engine_drive(e);
 }
 
 static int slot_open(void *actx, void *engine, unsigned index, void **out, char *err,

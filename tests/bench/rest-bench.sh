@@ -5,12 +5,16 @@
 # response ({"wrappedBlob": ...}, which hsmbench's answer check accepts), so
 # the server costs next to nothing and what is measured is the client:
 #
-#   1. keep-alive HTTP/1.1 at 1, 16 and 64 connections: hsmbench rest ekm
-#      --op wrap beside wrk with a Lua script sending the same request.
-#      Goal: hsmbench >= 0.8x wrk.
-#   2. a new connection and a full TLS handshake for every request
-#      (hsmbench --no-connection-reuse; nginx with no session cache or
-#      tickets) beside ab without -k.  Goal: hsmbench >= ab.
+#   1. keep-alive HTTP/1.1 at 1, 16, 64, 256 and 1024 connections
+#      (REST_BENCH_CONNS): hsmbench rest ekm --op wrap beside the minimal
+#      libcurl loop and wrk with a Lua script sending the same request.
+#      Goals: hsmbench >= 0.95x the libcurl loop up to 256 connections; at
+#      1024, >= 0.9x hsmbench's own rate at 64 (it must not fall with the
+#      number of transfers a thread carries).
+#   2. a new connection and a full TLS handshake for every request at 1 and
+#      16 connections (REST_BENCH_TLS_CONNS; hsmbench --no-connection-reuse;
+#      nginx with no session cache or tickets) beside ab without -k.
+#      Goal: hsmbench >= ab.
 #
 # One connection is one blocking thread; more are hsmbench's non-blocking
 # engine, --mode nonblocking --inflight C on 2 threads (curl multi handles),
@@ -29,6 +33,8 @@ set -eu
 BUILD=${1:-build}
 SECS=${REST_BENCH_SECONDS:-5}
 ROUNDS=${REST_BENCH_ROUNDS:-1}
+CONNS=${REST_BENCH_CONNS:-"1 16 64 256 1024"}
+TLS_CONNS=${REST_BENCH_TLS_CONNS-"1 16"}
 HSMBENCH="$BUILD/hsmbench"
 for tool in nginx wrk ab openssl python3; do
     if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
@@ -178,11 +184,13 @@ median() {
     tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
 
-# row LABEL CONNS GOAL URL OTHER_FN [hsmbench and libcurl loop flags]:
-# interleaved rounds (each round in another order), medians.
+# row LABEL CONNS GOAL_TEXT GOAL_FN URL OTHER_FN [hsmbench and libcurl loop
+# flags]: interleaved rounds (each round in another order), medians; sets
+# ROW_HS to hsmbench's median.  GOAL_FN HS LIBCURL OTHER prints the ratio
+# the goal is on.
 row() {
-    label=$1 c=$2 goal=$3 url=$4 other=$5
-    shift 5
+    label=$1 c=$2 goal=$3 goalfn=$4 url=$5 other=$6
+    shift 6
     hs="" cl="" ot="" i=0
     while [ $i -lt "$ROUNDS" ]; do
         if [ $((i % 2)) -eq 0 ]; then
@@ -199,23 +207,35 @@ row() {
     hs=$(echo "$hs" | median)
     cl=$(echo "$cl" | median)
     ot=$(echo "$ot" | median)
-    r=$(ratio "$hs" "$ot")
+    ROW_HS=$hs
+    r=$($goalfn "$hs" "$cl" "$ot")
     printf '%-26s %5s %11s %11s %11s %8s %8s  %s\n' "$label" "$c" "$hs" "${cl:-?}" "${ot:-?}" \
-        "$(ratio "$hs" "$cl")" "$r" ">= $goal: $(verdict "$r" "$goal")"
+        "$(ratio "$hs" "$cl")" "$(ratio "$hs" "$ot")" "$goal: $r, $(verdict "$r" "${goal##*>= }")"
 }
+
+vs_libcurl() { ratio "$1" "$2"; }
+vs_other() { ratio "$1" "$3"; }
+vs_own64() { ratio "$1" "${HS64:-}"; }
 
 echo "hsmbench $("$HSMBENCH" --version | cut -d' ' -f2): REST client throughput against nginx on 127.0.0.1"
 echo "(fixed EKM wrap answer; ${SECS}s per measurement, ${ROUNDS} round(s), medians; successful requests per second)"
 echo
 printf '%-26s %5s %11s %11s %11s %8s %8s  %s\n' MODE CONNS "hsmbench/s" "libcurl/s" "other/s" \
-    "/libcurl" "/other" "GOAL (/other)"
-for c in 1 16 64; do
-    row "keep-alive (other: wrk)" "$c" 0.80 "http://127.0.0.1:$PORT/ekm/k1" wrk_rate
+    "/libcurl" "/other" "GOAL"
+HS64=""
+for c in $CONNS; do
+    if [ "$c" -ge 1024 ] && [ -n "$HS64" ]; then
+        row "keep-alive (other: wrk)" "$c" "/own 64 >= 0.90" vs_own64 "http://127.0.0.1:$PORT/ekm/k1" wrk_rate
+    else
+        row "keep-alive (other: wrk)" "$c" "/libcurl >= 0.95" vs_libcurl "http://127.0.0.1:$PORT/ekm/k1" wrk_rate
+    fi
+    [ "$c" -ne 64 ] || HS64=$ROW_HS
 done
-for c in 1 16; do
-    row "new TLS each (other: ab)" "$c" 1.00 "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
+for c in $TLS_CONNS; do
+    row "new TLS each (other: ab)" "$c" "/other >= 1.00" vs_other "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
         --no-connection-reuse
 done
 echo
 echo "libcurl/s: the minimal libcurl loop (same request, same libcurl, same connections and threads)."
+echo "/own 64: hsmbench's rate at 1024 connections over its own at 64."
 echo "The clients and nginx share this machine's CPUs; run it on an idle machine."

@@ -17,6 +17,7 @@
 #include "rest/client.h"
 #include "rest/codes.h"
 #include "rest/ekm.h"
+#include "rest/jscan.h"
 #include "rest/k6.h"
 #include "serve/fault.h"
 #include "rest/phases.h"
@@ -285,6 +286,40 @@ static void test_ekm_checks(void)
     CHECK(rest_ekm_op_parse("sign", &op) != 0);
 }
 
+/* The fast read of an answer's field decides only what jansson would. */
+static void test_jscan(void)
+{
+    const char *v = NULL;
+    size_t n = 0;
+#define JS(text, field) rest_jscan_string(text, strlen(text), field, &v, &n)
+    CHECK(JS("{\"wrappedBlob\":\"QUJDRA==\"}", "wrappedBlob") == 1 && n == 8 &&
+          memcmp(v, "QUJDRA==", 8) == 0);
+    CHECK(JS(" \r\n{ \"a\" : [true, false, null, {\"b\": []}, \"x\"] ,\n \"k\":\"\" }\t", "k") == 1 &&
+          n == 0);
+    CHECK(JS("{\"a\":{\"k\":\"inner\"},\"k\":\"outer\"}", "k") == 1 && n == 5 &&
+          memcmp(v, "outer", 5) == 0);
+    /* Not decided here: jansson reads these. */
+    CHECK(JS("{\"k\":\"a\\/b\"}", "k") == 0);          /* an escape */
+    CHECK(JS("{\"k\":\"caf\xc3\xa9\"}", "k") == 0);     /* not ASCII */
+    CHECK(JS("{\"n\":1,\"k\":\"x\"}", "k") == 0);       /* a number */
+    CHECK(JS("{\"k\":\"x\",\"k\":\"y\"}", "k") == 0); /* repeated: jansson keeps the last */
+    CHECK(JS("{\"k\":7}", "k") == 0);
+    CHECK(JS("{}", "k") == 0);
+    CHECK(JS("{\"k\":\"x\"} x", "k") == 0);
+    CHECK(JS("{\"k\":\"x\",}", "k") == 0);
+    CHECK(JS("{\"k\":\"x\"", "k") == 0);
+    CHECK(JS("[{\"k\":\"x\"}]", "k") == 0);
+    CHECK(JS("{\"k\":\"x\", \"t\": tru}", "k") == 0);
+#undef JS
+    /* Both ways give the same verdicts. */
+    char *blob = NULL;
+    const char *esc = "{\"wrappedBlob\":\"QUJD\\/A==\"}";
+    CHECK(rest_ekm_check_wrap(esc, strlen(esc), &blob) == BENCH_OK && blob &&
+          strcmp(blob, "QUJD/A==") == 0);
+    free(blob);
+    const char *badb = "{\"wrappedBlob\":\"*not base64*\"}";
+    CHECK(rest_ekm_check_wrap(badb, strlen(badb), NULL) == REST_E_BAD_BASE64);
+}
 /* ---- SDKMS ---------------------------------------------------------------- */
 
 static void test_sdkms_resolve_defaults(void)
@@ -699,6 +734,7 @@ int main(void)
     RUN(test_fault_parse);
     RUN(test_ekm_wrap_body);
     RUN(test_ekm_checks);
+    RUN(test_jscan);
     RUN(test_sdkms_resolve_defaults);
     RUN(test_sdkms_resolve_rejects);
     RUN(test_sdkms_resolve_curves);
