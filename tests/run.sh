@@ -26,10 +26,11 @@ export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87"
 export TSAN_OPTIONS="halt_on_error=1:exitcode=88:second_deadlock_stack=1"
 
-# A variant's unit tests: every build/<variant>/tests/test_* binary.
+# A variant's unit tests: every build/<variant>/tests/test_* binary, or only
+# the one named by a third argument.
 unit() {
-    variant=$1 dir=$2
-    for bin in "$dir"/tests/test_*; do
+    variant=$1 dir=$2 pick=${3:-test_*}
+    for bin in "$dir"/tests/$pick; do
         [ -x "$bin" ] || continue
         name=$(basename "$bin")
         NULLP11_PATH="$dir/libhsmbench-null.so" MOCKHSM_PATH="$dir/libhsmbench-mock.so" \
@@ -42,11 +43,13 @@ unit() {
     done
 }
 
-# A variant's end-to-end scripts; with "tsan" only those marked for it.
+# A variant's end-to-end scripts; with "tsan" only those marked for it,
+# unless a third argument names the one to run.
 e2e() {
-    variant=$1 dir=$2
-    for script in tests/e2e/test_*.sh; do
-        if [ "$variant" = tsan ] && ! grep -q '^# tsan: yes' "$script"; then
+    variant=$1 dir=$2 pick=${3:-}
+    for script in tests/e2e/${pick:-test_*}.sh; do
+        [ -f "$script" ] || continue
+        if [ -z "$pick" ] && [ "$variant" = tsan ] && ! grep -q '^# tsan: yes' "$script"; then
             continue
         fi
         HSMBENCH="$top/$dir/hsmbench" NULLP11="$top/$dir/libhsmbench-null.so" \
@@ -55,35 +58,43 @@ e2e() {
     done
 }
 
-only=
-if [ "${1:-}" = --only ]; then
-    only=$(basename "${2:?--only NAME}" .sh)
-    ovar=${3:-plain}
-fi
-# the build directory of a variant
-vdir() { case $1 in plain) echo build ;; *) echo "build/$1" ;; esac; }
-
-if [ -n "$only" ]; then
-    dir=$(vdir "$ovar")
-    {
+{
+    if [ "${1:-}" = --only ]; then
+        # One test file alone: a unit test or an e2e script, in one variant.
+        only=$(basename "${2:?--only NAME}" .sh)
+        ovar=${3:-plain}
+        case $ovar in plain) dir=build ;; *) dir=build/$ovar ;; esac
         if [ -x "$dir/tests/$only" ]; then
-            bin=$dir/tests/$only
-            NULLP11_PATH="$dir/libhsmbench-null.so" MOCKHSM_PATH="$dir/libhsmbench-mock.so" \
-                "$bin" >"$log/out" 2>"$log/err"
-            rc=$?
-            sed -n "s/^\(PASS\|FAIL\) /\1 [$ovar] $only:/p" "$log/out"
-            if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$log/out"; then
-                echo "FAIL [$ovar] $only: exited $rc: $(tail -n 3 "$log/err" | tr '\n' ' ')"
-            fi
+            unit "$ovar" "$dir" "$only"
         elif [ -f "tests/e2e/$only.sh" ]; then
-            HSMBENCH="$top/$dir/hsmbench" NULLP11="$top/$dir/libhsmbench-null.so" \
-                VARIANT="$ovar" TOP="$top" sh "tests/e2e/$only.sh" </dev/null 2>&1 |
-                sed -n "s/^\(PASS\|FAIL\) /\1 [$ovar] $only:/p"
+            e2e "$ovar" "$dir" "$only"
         else
             echo "FAIL [$ovar] $only: no unit test $dir/tests/$only and no tests/e2e/$only.sh"
         fi
-    } | tee "$log/all"
-    passed=$(grep -c '^PASS' "$log/all")
+    else
+        unit plain build
+        e2e plain build
+        if [ -x build/asan/hsmbench ]; then
+            unit asan build/asan
+            e2e asan build/asan
+        else
+            echo "FAIL [asan] build: build/asan/hsmbench is missing (make sanitizers)"
+        fi
+        if [ -x build/tsan/hsmbench ]; then
+            unit tsan build/tsan
+            e2e tsan build/tsan
+        else
+            echo "FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)"
+        fi
+        if ls build/fuzz/fuzzers/fuzz_* >/dev/null 2>&1; then
+            sh tests/fuzz/run.sh build/fuzz/fuzzers "${FUZZ_CHECK_SECONDS:-3}"
+        else
+            echo "FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)"
+        fi
+    fi
+} | tee "$log/all"
+
+passed=$(grep -c '^PASS' "$log/all")
     failed=$(grep -c '^FAIL' "$log/all")
     echo
     echo "$passed passed, $failed failed"
