@@ -312,10 +312,6 @@ static int parse_args(int argc, char **argv, http_opts *o)
             }
             break;
         case OPT_EXPECT_BODY:
-            if (o->expect_body) {
-                bench_error("--expect-body: give it once");
-                return BENCH_EXIT_USAGE;
-            }
             if (!*optarg) {
                 bench_error("--expect-body: the text is empty");
                 return BENCH_EXIT_USAGE;
@@ -323,10 +319,6 @@ static int parse_args(int argc, char **argv, http_opts *o)
             o->expect_body = optarg;
             break;
         case OPT_EXPECT_JSON:
-            if (o->expect_json_text) {
-                bench_error("--expect-json: give it once");
-                return BENCH_EXIT_USAGE;
-            }
             if (rest_jpath_parse(optarg, &o->jpath, why, sizeof why) != 0) {
                 bench_error("%s", why);
                 return BENCH_EXIT_USAGE;
