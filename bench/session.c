@@ -152,7 +152,6 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
 
     if (!s->first_epoch_ms)
         s->first_epoch_ms = out.measure_start_epoch_ms;
-    s->measured++;
     if (!quiet) {
         bench_report_summary(stdout, d, &out, w);
         if (h && h->summary)

@@ -79,7 +79,6 @@ struct bench_session {
     int                   any_errors;     /* a measured run had errors */
     int                   interrupted;
     int                   setup_failed;   /* the target failed at set-up: exit 3 */
-    int                   measured;       /* runs measured so far */
     uint64_t              start_at_ms;    /* pending --start-at (only the first run waits) */
     uint64_t              first_epoch_ms; /* measuring start of the first measured run */
     time_t                started;
