@@ -72,6 +72,15 @@ typedef enum {
     BENCH_RUN_ABORTED,      /* measured, then stopped: every operation failed (abort_ns) */
 } bench_run_status;
 
+/* One class of a breakdown (bench_workload.breakdown), measured part only. */
+typedef struct bench_class_outcome {
+    uint64_t    ops;            /* errors included */
+    uint64_t    errors;
+    bench_hist *hist;           /* latency of the class's successful operations */
+    bench_err  *errs;           /* by code, most frequent first */
+    size_t      nerrs;
+} bench_class_outcome;
+
 typedef struct bench_outcome {
     bench_run_status status;
     char        reason[256];    /* when status is FAILED */
@@ -95,6 +104,9 @@ typedef struct bench_outcome {
     double      target_rate;    /* scheduled requests / duration */
     uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
     bench_side  side;           /* the workload's side metrics, every worker's merged */
+    /* Per class of each breakdown the workload declared (NULL: none):
+     * by[k] has breakdown[k]->n entries; they add up to ops and errors. */
+    bench_class_outcome *by[BENCH_BREAKDOWNS];
 } bench_outcome;
 
 /* Called by the sampler thread once a second (and for warm-up seconds). */

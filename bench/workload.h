@@ -31,6 +31,28 @@ typedef uint64_t bench_code;
 #define BENCH_CODE_BAD_LENGTH  (BENCH_CODE_CORE | 3)   /* "success" with a wrong-sized result */
 #define BENCH_CODE_NO_RESULT   (BENCH_CODE_CORE | 4)   /* "success" that produced nothing */
 
+/*
+ * Optional: a breakdown of a run by a class of its operations: the
+ * operation type of a --mix, the token of a run spread over several tokens.
+ * The core keeps, per class, what it keeps for the whole run (operations,
+ * errors by code, latency of the successes) and reports each class beside
+ * the whole (summary, JSON "breakdown", CSV, HTML).  class_of() (aclass_of()
+ * for an asynchronous slot) names the class of the operation that has just
+ * ended on that state; the core calls it after the operation, outside the
+ * timed path.  A run has at most BENCH_BREAKDOWNS of them ("type" and
+ * "token" at once).
+ */
+#define BENCH_BREAKDOWNS   2
+#define BENCH_MAX_CLASSES 64
+typedef struct bench_breakdown {
+    const char         *dimension;  /* "type", "token": the JSON and CSV name */
+    unsigned            n;          /* classes, 1..BENCH_MAX_CLASSES */
+    const char *const  *labels;     /* n names ("rsa-pkcs-sign", a token's label) */
+    const double       *weights;    /* n expected shares summing to 1, or NULL */
+    unsigned (*class_of)(const void *state);
+    unsigned (*aclass_of)(const void *slot);
+} bench_breakdown;
+
 typedef struct bench_workload {
     void *ctx;                      /* shared, read-only while the run goes */
     /* Prepare worker `index`; on failure write a one-line reason to err and
@@ -105,6 +127,9 @@ typedef struct bench_workload {
     void (*side_flush)(void *state);
     void (*aside_bind)(void *slot, bench_side *side);
     void (*aside_flush)(void *slot);
+
+    /* Optional: the run's breakdowns (NULL: none); see bench_breakdown. */
+    const bench_breakdown *breakdown[BENCH_BREAKDOWNS];
 } bench_workload;
 
 /* Name a code, core codes included; falls back to the workload's namer. */
