@@ -95,36 +95,6 @@ e2e() {
 } | tee "$log/all"
 
 passed=$(grep -c '^PASS' "$log/all")
-    failed=$(grep -c '^FAIL' "$log/all")
-    echo
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-    exit $?
-fi
-
-{
-    unit plain build
-    e2e plain build
-    if [ -x build/asan/hsmbench ]; then
-        unit asan build/asan
-        e2e asan build/asan
-    else
-        echo "FAIL [asan] build: build/asan/hsmbench is missing (make sanitizers)"
-    fi
-    if [ -x build/tsan/hsmbench ]; then
-        unit tsan build/tsan
-        e2e tsan build/tsan
-    else
-        echo "FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)"
-    fi
-    if ls build/fuzz/fuzzers/fuzz_* >/dev/null 2>&1; then
-        sh tests/fuzz/run.sh build/fuzz/fuzzers "${FUZZ_CHECK_SECONDS:-3}"
-    else
-        echo "FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)"
-    fi
-} | tee "$log/all"
-
-passed=$(grep -c '^PASS' "$log/all")
 failed=$(grep -c '^FAIL' "$log/all")
 echo
 echo "$passed passed, $failed failed"
