@@ -13,6 +13,7 @@
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/results.h"
+#include "bench/scalability.h"
 #include "bench/target.h"
 #include "bench/threshold.h"
 
@@ -200,6 +201,21 @@ int bench_cmd_report(int argc, char **argv)
         free(o);
         return BENCH_EXIT_USAGE;
     }
+    /* The thread sweeps' analysis, made afresh from the runs (older files
+     * and merged ones get it too), for the table and the HTML page. */
+    json_t *scal = bench_scalability(json_object_get(doc, "runs"));
+    int oom = !scal;
+    if (scal && json_array_size(scal))
+        oom = json_object_set(doc, "scalability", scal) != 0;
+    else if (scal)
+        (void)json_object_del(doc, "scalability");   /* -1 when there was none: nothing to do */
+    if (oom) {
+        bench_error("out of memory");
+        json_decref(scal);
+        json_decref(doc);
+        free(o);
+        return BENCH_EXIT_FAILED;
+    }
     rc = BENCH_EXIT_OK;
     if (o->nths) {
         /* Thresholds go into the document first, so the HTML shows them. */
@@ -220,11 +236,13 @@ int bench_cmd_report(int argc, char **argv)
         rc = BENCH_EXIT_FAILED;
     if (!o->csv && !o->html && !o->nths && !o->quiet) {
         print_table(stdout, o->input, doc);
+        bench_scalability_print(stdout, scal);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             bench_error("report: cannot write to standard output");
             rc = BENCH_EXIT_FAILED;
         }
     }
+    json_decref(scal);
     json_decref(doc);
     free(o);
     return rc;

@@ -16,7 +16,9 @@
 #include "bench/cli.h"
 #include "bench/hist.h"
 #include "bench/report.h"
+#include "bench/scalability.h"
 #include "bench/target.h"
+#include "bench/usl.h"
 #include "bench/threshold.h"
 
 /* ---- escaping and formatting -------------------------------------------- */
@@ -312,7 +314,15 @@ static void plot(FILE *f, const axis *x, const axis *y, const series *s, const a
     }
 }
 
-static void line_chart(FILE *f, const char *title, axis *x, axis *y, const series *s, size_t ns)
+/* A vertical mark on a chart: the knee, the peak. */
+typedef struct mark {
+    double x;
+    const char *label;
+    const char *color;
+} mark;
+
+static void line_chart_marked(FILE *f, const char *title, axis *x, axis *y, const series *s, size_t ns,
+                              const mark *mk, size_t nmk)
 {
     size_t points = 0;
     for (size_t i = 0; i < ns; i++)
@@ -332,7 +342,22 @@ static void line_chart(FILE *f, const char *title, axis *x, axis *y, const serie
     legend(f, s, ns);
     for (size_t i = 0; i < ns; i++)
         plot(f, x, y, &s[i], y);
+    for (size_t i = 0; i < nmk; i++) {
+        if (!isfinite(mk[i].x) || mk[i].x < x->lo || mk[i].x > x->hi)
+            continue;
+        const double xx = px(x, mk[i].x);
+        fprintf(f, "<line class=\"mark\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+                "stroke-dasharray=\"2 3\"/><text class=\"mk\" x=\"%.1f\" y=\"%d\" fill=\"%s\">",
+                xx, CH - MB, xx, MT + 4, mk[i].color, xx + 3, MT + 4 + 12 * (int)(i + 1), mk[i].color);
+        esc(f, mk[i].label);
+        fputs("</text>", f);
+    }
     chart_end(f);
+}
+
+static void line_chart(FILE *f, const char *title, axis *x, axis *y, const series *s, size_t ns)
+{
+    line_chart_marked(f, title, x, y, s, ns, NULL, 0);
 }
 
 /* ---- document parts -------------------------------------------------------- */
@@ -356,6 +381,8 @@ static const char style[] =
     "svg .none{text-anchor:middle;fill:#8a94a3;font-size:13px}"
     "svg .bg{fill:#fff}svg .grid{stroke:#eceff3}svg .axis,svg .tick{stroke:#9aa4b1}"
     "svg .ln{fill:none;stroke-width:2;stroke-linejoin:round}"
+    "svg .mark{stroke-width:1.5}svg text.mk{font-size:11px}"
+    "pre.scal{font-size:.88em;background:#f6f8fa;padding:8px 10px;border-radius:6px;white-space:pre-wrap}"
     "svg .bar{fill:#c0392b}svg .bar.good{fill:#2a9d3a}"
     ".ok{color:#2a7d34}.bad{color:#b3261e}.warn{color:#a15c00}"
     "ul.th{list-style:none;padding-left:4px}ul.th li{margin:2px 0}"
@@ -995,8 +1022,85 @@ static int cmp_pt(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Charts of one sweep: the runs in pts[0..n), sorted, distinct x. */
-static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads)
+/*
+ * Throughput against threads on a linear axis, for a sweep with a fit (el,
+ * an element of the document's "scalability"): the measured points, the
+ * fitted curve, the knee and the predicted peak (when it lies within twice
+ * the largest thread count measured); then the analysis as text.
+ */
+static void usl_chart(FILE *f, const json_t *el)
+{
+    enum { NCURVE = 120 };
+    const json_t *fit = json_object_get(el, "fit"), *points = json_object_get(el, "points");
+    const json_t *peak = json_object_get(el, "peak"), *knee = json_object_get(el, "knee");
+    const size_t n = json_array_size(points);
+    double *v = calloc(2 * n + 2 * NCURVE, sizeof *v);
+    if (!v || n == 0) {
+        free(v);
+        return;
+    }
+    double *mx = v, *my = v + n, *cx = v + 2 * n, *cy = v + 2 * n + NCURVE;
+    double nmax = 1;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *p = json_array_get(points, i);
+        mx[i] = (double)bench_json_int(p, "threads", 0);
+        my[i] = bench_json_num(p, "ops_per_s", 0);
+        if (mx[i] > nmax)
+            nmax = mx[i];
+    }
+    double hi = nmax;
+    const double pn = bench_json_num(peak, "threads", 0);
+    if (json_is_object(peak) && pn > hi && pn <= 2 * nmax)
+        hi = pn;
+    hi *= 1.05;
+    const bench_usl_model m = { bench_json_num(fit, "lambda", 0), bench_json_num(fit, "sigma", 0),
+                                bench_json_num(fit, "kappa", 0), 0, 0 };
+    for (size_t i = 0; i < NCURVE; i++) {
+        cx[i] = 1 + (hi - 1) * (double)i / (NCURVE - 1);
+        cy[i] = bench_usl_x(&m, cx[i]);
+    }
+    char title[120], lk[64], lp[64];
+    snprintf(title, sizeof title, "Scalability: USL fit, R² %.3f", bench_json_num(fit, "r2", 0));
+    axis ax = { 0, hi, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
+    axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
+    series s[2] = { { mx, my, n, "measured", palette[0], 0 }, { cx, cy, NCURVE, "USL fit", palette[1], 1 } };
+    mark mk[2];
+    size_t nmk = 0;
+    if (json_is_object(knee)) {
+        snprintf(lk, sizeof lk, "knee %lld", bench_json_int(knee, "threads", 0));
+        mk[nmk++] = (mark){ (double)bench_json_int(knee, "threads", 0), lk, palette[2] };
+    }
+    if (json_is_object(peak)) {
+        snprintf(lp, sizeof lp, "peak %.1f", pn);
+        mk[nmk++] = (mark){ pn, lp, palette[3] };
+    }
+    line_chart_marked(f, title, &ax, &ay, s, 2, mk, nmk);
+    free(v);
+}
+
+/* The analysis' own lines (bench_scalability_print) under the charts. */
+static void usl_text(FILE *f, const json_t *el)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    json_t *one = json_array();
+    if (one && json_array_append((json_t *)one, (json_t *)el) == 0)
+        bench_scalability_print(m, one);
+    json_decref(one);
+    if (fclose(m) == 0 && buf) {
+        fputs("<pre class=\"scal\">", f);
+        esc(f, buf[0] == '\n' ? buf + 1 : buf);
+        fputs("</pre>\n", f);
+    }
+    free(buf);
+}
+
+/* Charts of one sweep: the runs in pts[0..n), sorted, distinct x; el, the
+ * sweep's scalability element (NULL: none). */
+static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads, const json_t *el)
 {
     double *v = calloc(4 * n, sizeof *v);
     char (*labels)[32] = calloc(n, sizeof *labels);
@@ -1039,20 +1143,26 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads)
     axis ax = { -0.5, (double)n - 0.5, AX_CAT, FMT_NUM, by_threads ? "threads" : "data size", lp, n };
     axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
     series s1 = { x, rate, n, "operations/s", palette[0], 0 };
-    line_chart(f, t1, &ax, &ay, &s1, 1);
+    if (by_threads && json_is_object(json_object_get(el, "fit")))
+        usl_chart(f, el);
+    else
+        line_chart(f, t1, &ax, &ay, &s1, 1);
     axis ax2 = ax;
     axis ay2 = { 0, 1, AX_LINEAR, FMT_US, "latency", NULL, 0 };
     series s2[2] = { { x, p99, n, "p99", palette[1], 0 }, { x, p50, n, "p50", palette[0], 0 } };
     line_chart(f, t2, &ax2, &ay2, s2, 2);
     fputs("</div>\n", f);
+    if (by_threads && el)
+        usl_text(f, el);
     free(v);
     free(labels);
     free(lp);
 }
 
 /* Find every sweep (two or more measured runs differing only in threads, or
- * only in data size) and draw it; returns how many were drawn. */
-static size_t sweeps(FILE *f, const json_t *runs, int by_threads, size_t drawn)
+ * only in data size) and draw it, a threads sweep with its analysis from
+ * scal; returns how many were drawn. */
+static size_t sweeps(FILE *f, const json_t *runs, const json_t *scal, int by_threads, size_t drawn)
 {
     size_t n = json_array_size(runs);
     char *done = calloc(n ? n : 1, 1);
@@ -1085,7 +1195,7 @@ static size_t sweeps(FILE *f, const json_t *runs, int by_threads, size_t drawn)
         qsort(pts, k, sizeof *pts, cmp_pt);
         if (drawn++ == 0)
             fputs("<section id=\"sweeps\"><h2>Sweeps</h2>\n", f);
-        sweep_charts(f, pts, k, by_threads);
+        sweep_charts(f, pts, k, by_threads, by_threads ? bench_scalability_find(scal, a) : NULL);
     }
     free(done);
     free(pts);
@@ -1134,8 +1244,9 @@ int bench_html_write(FILE *f, const json_t *doc)
 
     environment(f, doc);
     summary_table(f, runs);
-    size_t drawn = sweeps(f, runs, 1, 0);
-    drawn = sweeps(f, runs, 0, drawn);
+    const json_t *scal = json_object_get(doc, "scalability");
+    size_t drawn = sweeps(f, runs, scal, 1, 0);
+    drawn = sweeps(f, runs, scal, 0, drawn);
     if (drawn)
         fputs("</section>\n", f);
     json_array_foreach(runs, i, run)

@@ -8,6 +8,7 @@
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/results.h"
+#include "bench/scalability.h"
 
 int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_flag *interrupt)
 {
@@ -226,8 +227,9 @@ void bench_session_table(const bench_session *s, FILE *f)
     fflush(f);
 }
 
-/* The results document: JSON, CSV, HTML, as asked.  0, or -1 (printed). */
-static int write_files(bench_session *s, json_t *environment, json_t *command)
+/* The results document: JSON, CSV, HTML, as asked; scal, the analysis of
+ * the thread sweeps, when it has any.  0, or -1 (printed). */
+static int write_files(bench_session *s, json_t *environment, json_t *command, json_t *scal)
 {
     const bench_out_opts *o = s->out;
     char when[32];
@@ -239,7 +241,8 @@ static int write_files(bench_session *s, json_t *environment, json_t *command)
                             "started_at", when, "started_at_epoch_ms",
                             (json_int_t)s->first_epoch_ms, "environment", environment, "runs",
                             s->runs);
-    if (!doc) {
+    if (!doc || (json_array_size(scal) && json_object_set(doc, "scalability", scal) != 0)) {
+        json_decref(doc);
         bench_error("cannot build the results document (out of memory)");
         return -1;
     }
@@ -265,6 +268,12 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
         else
             bench_session_table(s, stdout);
     }
+    /* The thread sweeps' analysis, after the table it reads (NULL: out of memory). */
+    json_t *scal = bench_scalability(s->runs);
+    if (!scal)
+        bench_error("out of memory while analysing the thread sweeps");
+    else if (!o->quiet)
+        bench_scalability_print(stdout, scal);
     int thresholds_failed = 0;
     if (o->nthresholds) {
         const int nf = bench_thresholds_apply(o->thresholds, o->nthresholds, s->runs,
@@ -274,8 +283,9 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
     /* Nothing recorded (a set-up failure before any run): no results file. */
     const int write = (o->json || o->csv || o->html) && json_array_size(s->runs);
     int write_failed = 0;
-    if (write && write_files(s, environment, command) != 0)
+    if (write && write_files(s, environment, command, scal) != 0)
         write_failed = 1;
+    json_decref(scal);
     json_decref(environment);
     json_decref(command);
 
