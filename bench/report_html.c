@@ -1022,6 +1022,16 @@ static int cmp_pt(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A fit that can be drawn: λ > 0, σ and κ ≥ 0, points (a file may say anything). */
+static int usl_drawable(const json_t *el)
+{
+    const json_t *fit = json_object_get(el, "fit");
+    const double l = bench_json_num(fit, "lambda", -1), sg = bench_json_num(fit, "sigma", -1),
+                 k = bench_json_num(fit, "kappa", -1);
+    return json_is_object(fit) && l > 0 && sg >= 0 && k >= 0 && isfinite(l) && isfinite(sg) && isfinite(k) &&
+           json_array_size(json_object_get(el, "points")) > 0;
+}
+
 /*
  * Throughput against threads on a linear axis, for a sweep with a fit (el,
  * an element of the document's "scalability"): the measured points, the
@@ -1143,7 +1153,7 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads,
     axis ax = { -0.5, (double)n - 0.5, AX_CAT, FMT_NUM, by_threads ? "threads" : "data size", lp, n };
     axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
     series s1 = { x, rate, n, "operations/s", palette[0], 0 };
-    if (by_threads && json_is_object(json_object_get(el, "fit")))
+    if (by_threads && usl_drawable(el))
         usl_chart(f, el);
     else
         line_chart(f, t1, &ax, &ay, &s1, 1);

@@ -200,7 +200,7 @@ const json_t *bench_scalability_find(const json_t *scal, const json_t *run)
     size_t i;
     const json_t *el;
     json_array_foreach(scal, i, el) {
-        if (bench_run_same_setup(el, run, 1, NULL, 0) && think_of(el) == think_of(run))
+        if (bench_run_same_setup(el, run, 1, NULL, 0) && bench_json_num(el, "think_s", 0) == think_of(run))
             return el;
     }
     return NULL;
@@ -268,7 +268,7 @@ static void print_one(FILE *f, const json_t *el)
                 fmt_threads((double)bench_json_int(knee, "threads", 0), a, sizeof a),
                 bench_json_num(knee, "ops_per_s", 0), bench_fmt_ns(bench_json_num(l, "p50", 0) * 1e3, lat, sizeof lat));
         if (json_is_number(fk))
-            fprintf(f, " (fitted curve: %.1f threads)\n", json_number_value(fk));
+            fprintf(f, " (fitted curve: %s)\n", fmt_threads(json_number_value(fk), a, sizeof a));
         else
             fputs(" (fitted curve: none, every thread pays)\n", f);
     }

@@ -93,3 +93,8 @@ run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --threads 1,2,4 --i
 check "--quiet sweep: exit 0, nothing printed" 0
 if [ -s "$T/out" ]; then fail "--quiet sweep: stdout empty" "$(head -c 200 "$T/out")"; else pass "--quiet sweep: stdout empty"; fi
 json_check "--quiet sweep: the analysis still in the file" "$T/q.json" 'len(doc["scalability"]) == 1 and doc["scalability"][0]["fit"] is not None'
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --threads 1,2,4 --iterations 60 --think 1ms \
+    --json "$T/th.json" --html "$T/th.html" </dev/null
+check "--think sweep: analysed, the think time named" 0 '^scalability of sha256-digest \(data 1024 B, think 1ms\): Universal Scalability Law fit over 3 runs'
+json_check "--think sweep: think_s in the element" "$T/th.json" 'doc["scalability"][0]["think_s"] == 0.001'
+file_has "--think sweep HTML: the scalability chart" "$T/th.html" '<title>Scalability: USL fit, R'

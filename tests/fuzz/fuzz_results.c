@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "bench/results.h"
+#include "bench/scalability.h"
 #include "bench/threshold.h"
 
 static const char *const exprs[] = { "p99<50ms", "p(99.9)<1s", "avg<10ms", "rate>1000",
@@ -24,6 +25,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sink) {
         (void)bench_csv_write(sink, doc);
         (void)bench_html_write(sink, doc);
+        /* The thread sweeps' analysis, as report makes it from the runs. */
+        json_t *scal = bench_scalability(json_object_get(doc, "runs"));
+        if (scal) {
+            bench_scalability_print(sink, scal);
+            if (json_object_set(doc, "scalability", scal) == 0)
+                (void)bench_html_write(sink, doc);
+            json_decref(scal);
+        }
     }
     json_t *runs = json_object_get(doc, "runs");
     size_t i;
