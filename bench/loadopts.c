@@ -12,7 +12,9 @@
 const char bench_load_help[] =
     "Load:\n"
     "  --threads N[,N...]   worker threads, each with its own session or connection\n"
-    "                       (default 1, max 1024); a list sweeps (run only)\n"
+    "                       (default 1, max 1024); a list sweeps (run only), and a\n"
+    "                       blocking sweep of 3+ counts ends with a scalability fit:\n"
+    "                       contention, coherency, predicted peak, knee\n"
     "  --duration TIME      measured time: 30, 30s, 500ms, 2m (default 10s)\n"
     "  --iterations N       measured operations in total, instead of a duration\n"
     "  --iterations-per-thread N   measured operations per thread, instead\n"

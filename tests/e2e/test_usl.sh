@@ -98,3 +98,5 @@ run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --threads 1,2,4 --i
 check "--think sweep: analysed, the think time named" 0 '^scalability of sha256-digest \(data 1024 B, think 1ms\): Universal Scalability Law fit over 3 runs'
 json_check "--think sweep: think_s in the element" "$T/th.json" 'doc["scalability"][0]["think_s"] == 0.001'
 file_has "--think sweep HTML: the scalability chart" "$T/th.html" '<title>Scalability: USL fit, R'
+run "$HSMBENCH" run --help </dev/null
+check "run --help: the sweep's analysis is named" 0 'blocking sweep of 3\+ counts ends with a scalability fit'
