@@ -145,10 +145,8 @@ int bench_cap_finish(bench_cap_opts *o, bench_load_opts *lo)
                       : lo->mode_given && l->mode == BENCH_MODE_BLOCKING ? "--mode blocking"
                       : NULL;
     if (clash) {
-        bench_error("--find-capacity chooses the rates of open-loop steps %s long (--step): "
-                    "leave out %s", lo->nthreads > 1 && !lo->stages_text ? "at one thread count"
-                                                                         : "of its own",
-                    clash);
+        bench_error("--find-capacity runs open-loop steps at rates it chooses, each --step "
+                    "long, at one thread count: leave out %s", clash);
         return -1;
     }
     o->start_rate = l->rate;      /* 0: measured by the probe */

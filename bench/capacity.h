@@ -156,6 +156,7 @@ typedef struct bench_capacity {
     const bench_cap_opts *o;
     bench_session        *s;
     bench_capsearch       search;
+    bench_load            base;           /* the load as parsed (a copy) */
     bench_cap_step        steps[BENCH_CAP_MAX_STEPS];
     size_t                nsteps;
     double                probe_rate;     /* closed-loop probe: successes/s (0: none) */

@@ -181,6 +181,8 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
     memset(c, 0, sizeof *c);
     c->o = o;
     c->s = s;
+    c->base = *base;             /* fn may change what base points to */
+    base = &c->base;
     c->threads = base->threads;
     s->brief = 1;
 
