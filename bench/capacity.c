@@ -277,7 +277,10 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
                  rate > 0 ? 100.0 * st->achieved / rate : 0);
         append(st->why, sizeof st->why, text);
     }
-    if (st->scheduled && (double)st->dropped > 0.01 * (double)st->scheduled) {
+    /* Requests the stop caught in the queue, beyond what the threads (or
+     * slots) could have had in hand: the target did not keep up. */
+    if (st->scheduled && (double)st->dropped > 0.01 * (double)st->scheduled &&
+        (long long)st->dropped > conc) {
         snprintf(text, sizeof text, "%llu requests (%.1f %%) never started",
                  (unsigned long long)st->dropped,
                  100.0 * (double)st->dropped / (double)st->scheduled);
@@ -290,12 +293,14 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
     const double drop_frac = st->scheduled ? (double)st->dropped / (double)st->scheduled : 0;
     const int busy = st->utilisation >= 0.8;
     const int grown = baseline_service_us <= 0 || st->service_p50_us > 1.5 * baseline_service_us;
-    if (!busy && (late_frac > 0.01 || drop_frac > 0.01))
-        st->limit = "generator";
-    else if (busy && !grown)
-        st->limit = "threads";
-    else
+    if (grown)
         st->limit = "target";
+    else if (busy)
+        st->limit = "threads";
+    else if (late_frac > 0.01 || drop_frac > 0.01)
+        st->limit = "generator";
+    else
+        st->limit = "target";     /* its own latency, at a load it carries */
 }
 
 /* ---- texts ---- */
@@ -375,7 +380,15 @@ const char *bench_cap_answer_text(const json_t *cap, char *buf, size_t len)
     bench_cap_objectives_text(json_object_get(cap, "objectives"), objs, sizeof objs);
     snprintf(prec, sizeof prec, "%g", 100.0 * bench_json_num(cap, "precision", 0));
     rate_text(answer, a, sizeof a);
-    if (strcmp(result, "none") == 0 || !(answer > 0)) {
+    if (strcmp(result, "interrupted") == 0 || strcmp(result, "failed") == 0) {
+        const size_t nsteps = json_array_size(json_object_get(cap, "steps"));
+        const int k = snprintf(buf, len, "capacity search %s after %zu step%s",
+                               result[0] == 'i' ? "interrupted" : "stopped (a step could not run)",
+                               nsteps, nsteps == 1 ? "" : "s");
+        if (answer > 0 && k > 0 && (size_t)k < len)
+            snprintf(buf + k, len - (size_t)k, ": the highest rate that passed %s was %s ops/s",
+                     objs, a);
+    } else if (strcmp(result, "none") == 0 || !(answer > 0)) {
         /* The lowest rate tried, and why it failed. */
         const json_t *steps = json_object_get(cap, "steps"), *st, *low = NULL;
         size_t i;

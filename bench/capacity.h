@@ -128,13 +128,15 @@ typedef struct bench_cap_step {
 /*
  * Judge a step from its element of "runs": every objective holds
  * (bench_threshold_eval), the achieved rate of successes is at least
- * BENCH_CAP_KEEP_UP of the offered rate, and no more than 1 % of the
- * requests were dropped.  `baseline_service_us` is the median service time
- * of the lowest rate measured so far (0: this is the first): when a step
- * fails, its limit is "generator" when the threads were not busy (below 80 %)
- * yet requests went out late or were dropped, "threads" when they were busy
- * but the target's service time had not grown (under 1.5 x the baseline),
- * "target" otherwise.
+ * BENCH_CAP_KEEP_UP of the offered rate, and no more requests were dropped
+ * (never started) than 1 % of them and the threads (or slots) could hold.
+ * `baseline_service_us` is the median service time of the lowest rate
+ * measured so far (0: this is the first): when a step fails, its limit is
+ * "target" when the service time grew past 1.5 x the baseline (or there is
+ * none), else "threads" when they were busy (80 % or more by service time),
+ * else "generator" when requests went out late (by more than 1 ms) or were
+ * dropped, more than 1 % of them, else "target" (its own latency at a load
+ * it carries).
  */
 void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, double rate,
                      double baseline_service_us, bench_cap_step *out);

@@ -197,6 +197,12 @@ static void test_judge(void)
           strcmp(st.limit, "generator") == 0);
     json_decref(gen);
 
+    /* A few requests the stop caught, no more than the threads hold: no failure. */
+    json_t *few = step_run(100, 100, 5000, 0, 2000, 2, 0);
+    bench_cap_judge(obj, 2, few, 100, 2000, &st);
+    CHECK_MSG(st.pass, "%s", st.why);
+    json_decref(few);
+
     /* Errors over the objective. */
     json_t *err = step_run(1000, 980, 5000, 2.0, 2000, 0, 0);
     bench_cap_judge(obj, 2, err, 1000, 0, &st);
