@@ -38,12 +38,12 @@ static const char *limit_text(const char *limit)
     if (!limit)
         return "";
     if (strcmp(limit, "generator") == 0)
-        return "the generator could not keep up (requests late or dropped while the threads "
-               "were not busy): hsmbench's machine, not the target, may be the limit";
+        return "the generator: requests went out late or were dropped while the threads were "
+               "not busy; hsmbench's machine, not the target, may be the limit";
     if (strcmp(limit, "threads") == 0)
-        return "every thread was busy while the target's service time stayed flat: more "
-               "--threads may carry more";
-    return "the target is saturated (its service time grew with the load)";
+        return "the threads: every one was busy while the target's service time stayed flat; "
+               "more --threads may carry more";
+    return "the target, saturated: its service time grew with the load";
 }
 
 /* Run one step (or the probe); its run element, or NULL when it was not
