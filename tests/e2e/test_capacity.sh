@@ -58,6 +58,15 @@ check "no rate meets p99<1ms on a 2 ms target: exit 1" 1 \
 json_check "--rate gives the first step; halved four times; result none" "$T/none.json" \
     '[s["rate"] for s in doc["capacity"]["steps"]] == [160, 80, 40, 20, 10] and doc["capacity"]["result"] == "none" and doc["capacity"]["ops_per_s"] is None and not [r for r in runs if r.get("capacity_step") == 0]'
 
+# ---- an errors objective: 30 % injected failures never meet errors<1% --------
+HSMBENCH_MOCK='service=fixed:2ms;cores=4;fail=CKR_DEVICE_ERROR:0.3;seed=7' run "$HSMBENCH" run \
+    --module "$MOCK" --test sha256-digest --find-capacity 'p99<20ms' --find-capacity 'errors<1%' \
+    --threads 2 --step 0.5s --rate 800 --json "$T/err.json"
+check "30 % CKR_DEVICE_ERROR against errors<1%: exit 1, the errors named" 1 \
+    "^no rate met the objectives: even 50/s failed p99 < 20 ms, errors < 1 % \\('errors<1%' errors=[0-9.]+%"
+json_check "every step failed on errors alone; the errors are counted in each run" "$T/err.json" \
+    'all(s["why"].startswith(chr(39) + "errors<1%") and s["error_pct"] > 1 for s in doc["capacity"]["steps"]) and all(r["errors_by_code"].get("CKR_DEVICE_ERROR", 0) > 0 for r in runs)'
+
 # ---- bad input: one line, exit 2 ----------------------------------------------
 for bad in 'p99>20ms:upper bound' 'rate>100:bounds latency or errors' 'p99<5xs:unknown unit' \
            'sha256-digest:p99<1ms:leave out'; do
