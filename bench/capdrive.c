@@ -10,18 +10,10 @@
 #include "bench/exit.h"
 #include "bench/results.h"
 
-/* 2.1 ms, 480 µs, 1.25 s */
+/* A latency in µs as the summary writes it: 2.079ms, 480µs. */
 static const char *lat_text(double us, char *buf, size_t len)
 {
-    if (us < 1000)
-        snprintf(buf, len, "%.0f \xc2\xb5s", us);
-    else if (us < 10000)
-        snprintf(buf, len, "%.2f ms", us / 1000);
-    else if (us < 1e6)
-        snprintf(buf, len, "%.1f ms", us / 1000);
-    else
-        snprintf(buf, len, "%.2f s", us / 1e6);
-    return buf;
+    return bench_fmt_ns(us * 1000.0, buf, (unsigned)len);
 }
 
 /* Two significant digits: 1998 -> 2000, 437 -> 440. */
