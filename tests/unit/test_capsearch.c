@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_capacity.c - the capacity search as a pure state machine,
+ * tests/unit/test_capsearch.c - the capacity search as a pure state machine,
  * a step's verdict from a run's JSON, the flags and the answer's text.
  *
  * The search is driven against simulated targets: a knee (every rate up to
