@@ -6,7 +6,8 @@
 # within 5 % (run; the issue's acceptance test) and 10 % (rest, where HTTP and
 # the drain of 32 transfers in flight add their share).  Also: the results
 # file holds every step as a run and the capacity object, the HTML page its
-# chart, report the answer; bad objectives and contradicting flags are one
+# chart, report the answer; two threads on an eight-core target are named
+# as the limit; bad objectives and contradicting flags are one
 # line and exit 2; nothing passing exits 1; SIGINT mid-search exits 130 with
 # the file written and no key left on the token.  Steps are 0.5-1 s.
 . "$TOP/tests/e2e/lib.sh"
@@ -49,6 +50,15 @@ file_has "the HTML page draws latency against offered rate" "$T/cap.html" '<titl
 file_has "the HTML chart draws the objective and the knee" "$T/cap.html" 'objective p99&lt;20ms.*capacity [0-9]'
 run "$HSMBENCH" report "$T/cap.json"
 check "report of a capacity file shows the answer" 0 '^capacity [0-9 ]+ ops/s at p99 < 20 ms, 8 threads, ±2 %$'
+
+# ---- the client's limit: 2 threads on a target of eight 2 ms cores ------------
+# Two threads carry at most 1000/s (2 ms each); the target's service time
+# stays flat, so the limit is the threads, not the target.
+HSMBENCH_MOCK='service=fixed:2ms;cores=8' run "$HSMBENCH" run --module "$MOCK" --test sha256-digest \
+    --find-capacity 'p99<20ms' --threads 2 --step 0.5s --rate 500 --precision 5% --json "$T/thr.json"
+check "2 threads against 8 cores: exit 0, the threads named as the limit" 0 '^limited by: the threads: '
+within "2 threads of 2 ms: capacity within 10 % of 1000/s" "$(answer "$T/thr.json")" 1000 10
+json_check "limited_by is threads" "$T/thr.json" 'doc["capacity"]["limited_by"] == "threads"'
 
 # ---- nothing passes: a 1 ms objective on a 2 ms target ------------------------
 HSMBENCH_MOCK='service=fixed:2ms;cores=4' run "$HSMBENCH" run --module "$MOCK" --test sha256-digest \
