@@ -53,16 +53,25 @@ static json_t *one_run(bench_capacity *c, const bench_load *load, bench_cap_step
             c->interrupted = 1;
         } else {
             c->run_failed = 1;
-            if (s->nrows > before)
-                bench_error("--find-capacity: %s %d was %s: %s", step ? "step" : "the probe",
-                            step ? step : 0, s->rows[s->nrows - 1].status,
-                            s->rows[s->nrows - 1].reason);
+            /* A run that failed said why already (and the closing table
+             * says it again); a skipped one has not. */
+            const bench_row *row = s->nrows > before ? &s->rows[s->nrows - 1] : NULL;
+            if (row && strcmp(row->status, "failed") != 0) {
+                char name[32];
+                if (step)
+                    snprintf(name, sizeof name, "step %d", step);
+                else
+                    snprintf(name, sizeof name, "the probe");
+                bench_error("--find-capacity: %s was %s: %s", name, row->status, row->reason);
+            }
         }
         return NULL;
     }
     json_t *run = json_array_get(s->runs, json_array_size(s->runs) - 1);
-    if (!run)
+    if (!run) {
+        c->run_failed = 1;   /* the run could not be recorded (out of memory, said) */
         return NULL;
+    }
     s->any_errors = errors;
     s->any_failed = failed;
     if (json_object_set_new(run, "capacity_step", json_integer(step)) != 0)
@@ -311,7 +320,7 @@ int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *comman
     if (c->obj && !c->interrupted && !c->run_failed) {
         char line[1200];
         /* The answer is the command's result: printed even with --quiet. */
-        printf("\n%s\n", bench_cap_answer_text(c->obj, line, sizeof line));
+        printf("%s%s\n", quiet ? "" : "\n", bench_cap_answer_text(c->obj, line, sizeof line));
         const bench_cap_step *lim = limiting_step(c);
         if (!quiet && lim && c->search.lo > 0)
             printf("limited by: %s (at %.0f/s: %s)\n", limit_text(lim->limit), lim->rate, lim->why);
