@@ -1176,7 +1176,10 @@ static void capacity_chart(FILE *f, const json_t *cap)
         return;
     }
     axis ax = { 0, 1, AX_LINEAR, FMT_NUM, "offered operations per second", NULL, 0 };
-    ax.hi = nice_step(xmax * 1.08, 5) * ceil(xmax * 1.08 / nice_step(xmax * 1.08, 5));
+    if (xmax > 0)
+        ax.hi = nice_step(xmax * 1.08, 5) * ceil(xmax * 1.08 / nice_step(xmax * 1.08, 5));
+    if (!(ax.hi > ax.lo) || !isfinite(ax.hi))
+        ax.hi = 1;
     axis ay = { pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 1.01))), AX_LOG, FMT_US,
                 "latency (from the scheduled time)", NULL, 0 };
     if (!(ay.hi > ay.lo))
