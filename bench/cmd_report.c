@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/capacity.h"
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/results.h"
@@ -179,6 +180,15 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
         if (reason && !bench_run_measured(run))
             fprintf(f, " %s", reason);
         fputc('\n', f);
+    }
+    /* A capacity search's file: its answer after the steps. */
+    const json_t *cap = json_object_get(doc, "capacity");
+    if (json_is_object(cap)) {
+        char line[1200];
+        fprintf(f, "\n%s\n", bench_cap_answer_text(cap, line, sizeof line));
+        const char *limited = bench_json_str(cap, "limited_by", NULL);
+        if (limited)
+            fprintf(f, "limited by: %s\n", limited);
     }
 }
 

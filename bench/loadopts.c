@@ -109,6 +109,7 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
                    ? 1 : -1;
     }
     case BENCH_OPT_MODE:
+        o->mode_given = 1;
         if (strcmp(arg, "blocking") == 0) {
             o->load.mode = BENCH_MODE_BLOCKING;
         } else if (bench_load_is_mode(arg)) {

@@ -24,6 +24,7 @@ typedef struct bench_load_opts {
     unsigned     threads_list[BENCH_MAX_SWEEP];   /* --threads 1,2,4 */
     size_t       nthreads;
     int          threads_given, has_duration, iter_total;
+    int          mode_given;                      /* --mode blocking|nonblocking given */
     bench_metrics_opts metrics;                   /* --metrics-listen, --metrics-linger */
 } bench_load_opts;
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/capacity.h"
 #include "bench/cli.h"
 #include "bench/hist.h"
 #include "bench/report.h"
@@ -1212,6 +1213,173 @@ static size_t sweeps(FILE *f, const json_t *runs, const json_t *scal, int by_thr
     return drawn;
 }
 
+/* ---- capacity ------------------------------------------------------------ */
+
+typedef struct cap_pt {
+    double rate, p50, p99;
+    int pass;
+} cap_pt;
+
+static int cmp_cap(const void *a, const void *b)
+{
+    const double x = ((const cap_pt *)a)->rate, y = ((const cap_pt *)b)->rate;
+    return (x > y) - (x < y);
+}
+
+/* Latency (p50, p99; log scale) against the offered rate of each step, the
+ * latency objectives as dashed lines, the answer (the knee) as a vertical
+ * line; failing steps' points in red. */
+static void capacity_chart(FILE *f, const json_t *cap)
+{
+    const json_t *steps = json_object_get(cap, "steps"), *st, *o;
+    const size_t n = json_array_size(steps);
+    static const char title[] = "Latency by offered rate";
+    if (n == 0) {
+        chart_empty(f, title, "no step measured");
+        return;
+    }
+    cap_pt *pt = calloc(n, sizeof *pt);
+    double *v = calloc(3 * n, sizeof *v);
+    if (!pt || !v) {
+        free(pt);
+        free(v);
+        return;
+    }
+    size_t i, k = 0;
+    json_array_foreach(steps, i, st) {
+        pt[k].rate = bench_json_num(st, "rate", 0);
+        pt[k].p50 = bench_json_num(st, "p50_us", 0);
+        pt[k].p99 = bench_json_num(st, "p99_us", 0);
+        pt[k].pass = json_is_true(json_object_get(st, "pass"));
+        k++;
+    }
+    qsort(pt, k, sizeof *pt, cmp_cap);
+    double *x = v, *y50 = v + n, *y99 = v + 2 * n;
+    double lo = INFINITY, hi = 0, xmax = 0;
+    for (i = 0; i < k; i++) {
+        x[i] = pt[i].rate;
+        y50[i] = pt[i].p50 > 0 ? pt[i].p50 : NAN;
+        y99[i] = pt[i].p99 > 0 ? pt[i].p99 : NAN;
+        if (pt[i].p50 > 0 && pt[i].p50 < lo)
+            lo = pt[i].p50;
+        if (pt[i].p99 > hi)
+            hi = pt[i].p99;
+        if (pt[i].rate > xmax)
+            xmax = pt[i].rate;
+    }
+    /* The latency objectives, in µs (errors have no place on this axis). */
+    double lim[BENCH_CAP_MAX_OBJECTIVES];
+    const char *lim_expr[BENCH_CAP_MAX_OBJECTIVES];
+    size_t nlim = 0;
+    json_array_foreach(json_object_get(cap, "objectives"), i, o) {
+        bench_threshold t;
+        char err[200];
+        if (nlim == BENCH_CAP_MAX_OBJECTIVES || !json_is_string(o) ||
+            bench_threshold_parse(json_string_value(o), &t, err, sizeof err) != 0)
+            continue;
+        if (t.metric != BENCH_TM_AVG && t.metric != BENCH_TM_MED && t.metric != BENCH_TM_MAX &&
+            t.metric != BENCH_TM_PCT && t.metric != BENCH_TM_MIN)
+            continue;
+        if (!(t.value > 0))
+            continue;
+        lim[nlim] = t.value;
+        lim_expr[nlim++] = json_string_value(o);
+        if (t.value > hi)
+            hi = t.value;
+        if (t.value < lo)
+            lo = t.value;
+    }
+    if (!isfinite(lo) || !(hi > 0)) {
+        chart_empty(f, title, "no latency measured");
+        free(pt);
+        free(v);
+        return;
+    }
+    axis ax = { 0, 1, AX_LINEAR, FMT_NUM, "offered operations per second", NULL, 0 };
+    if (xmax > 0)
+        ax.hi = nice_step(xmax * 1.08, 5) * ceil(xmax * 1.08 / nice_step(xmax * 1.08, 5));
+    if (!(ax.hi > ax.lo) || !isfinite(ax.hi))
+        ax.hi = 1;
+    axis ay = { pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 1.01))), AX_LOG, FMT_US,
+                "latency (from the scheduled time)", NULL, 0 };
+    if (!(ay.hi > ay.lo))
+        ay.hi = ay.lo * 10;
+    series s[2] = { { x, y99, k, "p99", palette[1], 0 }, { x, y50, k, "p50", palette[0], 0 } };
+    chart_begin(f, title);
+    axes(f, &ax, &ay);
+    legend(f, s, 2);
+    for (i = 0; i < nlim; i++) {
+        const double yy = py(&ay, lim[i]);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#c0392b\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/><text x=\"%d\" y=\"%.1f\" "
+                "style=\"text-anchor:end;fill:#c0392b\">objective ", ML, yy, CW - MR, yy,
+                CW - MR, yy - 4);
+        esc(f, lim_expr[i]);
+        fputs("</text>", f);
+    }
+    const double answer = bench_json_num(cap, "ops_per_s", 0);
+    if (answer > 0) {
+        char a[48];
+        const double xx = px(&ax, answer);
+        fprintf(f, "<line class=\"knee\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#2a9d3a\" "
+                "stroke-width=\"1.5\"/><text x=\"%.1f\" y=\"%d\" style=\"fill:#2a7d34\">capacity ",
+                xx, MT, xx, CH - MB, xx + 4, MT + 10);
+        esc(f, fmt_num(answer, a, sizeof a));
+        fputs("/s</text>", f);
+    }
+    for (size_t j = 0; j < 2; j++)
+        plot(f, &ax, &ay, &s[j], &ay);
+    /* The verdict of each step on its p99 point. */
+    for (i = 0; i < k; i++)
+        if (isfinite(y99[i]))
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\" "
+                    "stroke-width=\"1.5\"><title>%.0f/s: %s</title></circle>", px(&ax, x[i]),
+                    py(&ay, y99[i]), pt[i].pass ? "#2a9d3a" : "#c0392b", x[i],
+                    pt[i].pass ? "pass" : "fail");
+    chart_end(f);
+    free(pt);
+    free(v);
+}
+
+static void capacity_section(FILE *f, const json_t *doc)
+{
+    const json_t *cap = json_object_get(doc, "capacity"), *st;
+    if (!json_is_object(cap))
+        return;
+    char line[1200], a[48], b[48];
+    size_t i;
+    fputs("<section id=\"capacity\"><h2>Capacity</h2><p><b>", f);
+    esc(f, bench_cap_answer_text(cap, line, sizeof line));
+    fputs("</b>", f);
+    const char *limited = bench_json_str(cap, "limited_by", NULL);
+    if (limited) {
+        fputs(" · limited by ", f);
+        esc(f, limited);
+    }
+    fputs("</p>\n<div class=\"charts\">\n", f);
+    capacity_chart(f, cap);
+    fputs("</div>\n<table><tr><th>#</th><th class=\"n\">offered/s</th><th class=\"n\">achieved/s</th>"
+          "<th class=\"n\">p50</th><th class=\"n\">p99</th><th class=\"n\">errors</th>"
+          "<th>verdict</th></tr>\n", f);
+    json_array_foreach(json_object_get(cap, "steps"), i, st) {
+        const int pass = json_is_true(json_object_get(st, "pass"));
+        fprintf(f, "<tr><td>%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">",
+                i + 1, bench_json_num(st, "rate", 0), bench_json_num(st, "achieved", 0));
+        esc(f, fmt_us(bench_json_num(st, "p50_us", 0), a, sizeof a));
+        fputs("</td><td class=\"n\">", f);
+        esc(f, fmt_us(bench_json_num(st, "p99_us", 0), b, sizeof b));
+        fprintf(f, "</td><td class=\"n\">%.2f%%</td><td class=\"%s\">%s", bench_json_num(st, "error_pct", 0),
+                pass ? "ok" : "bad", pass ? "pass" : "fail");
+        const char *why = bench_json_str(st, "why", NULL);
+        if (why) {
+            fputs(": ", f);
+            esc(f, why);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table></section>\n", f);
+}
+
 /* ---- the page ---------------------------------------------------------------- */
 
 int bench_html_write(FILE *f, const json_t *doc)
@@ -1253,6 +1421,7 @@ int bench_html_write(FILE *f, const json_t *doc)
     fputs("</p></header>\n", f);
 
     environment(f, doc);
+    capacity_section(f, doc);
     summary_table(f, runs);
     const json_t *scal = json_object_get(doc, "scalability");
     size_t drawn = sweeps(f, runs, scal, 1, 0);

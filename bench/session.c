@@ -27,6 +27,7 @@ int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_
 void bench_session_free(bench_session *s)
 {
     json_decref(s->runs);
+    json_decref(s->doc_extra);
     free(s->rows);
     memset(s, 0, sizeof *s);
 }
@@ -38,7 +39,7 @@ static void print_second(void *arg, const bench_sample *smp)
     bench_progress_clear(&s->progress);
     if (s->on_second)
         s->on_second(s->arg, smp);
-    else if (!s->out->quiet)
+    else if (!s->out->quiet && !s->brief)
         bench_report_second(stdout, smp);
     if (!smp->warmup) {
         s->progress_elapsed += smp->span_s;
@@ -124,7 +125,7 @@ void bench_session_not_run(bench_session *s, const bench_run_desc *d, const char
 int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_workload *w,
                       const bench_load *load, const bench_run_hooks *h)
 {
-    const int quiet = s->out->quiet;
+    const int quiet = s->out->quiet || s->brief;
     if (!quiet) {
         bench_report_header(stdout, d);
         if (h && h->note)
@@ -133,7 +134,7 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     wait_for_start(s);
     s->progress_elapsed = 0;
     bench_progress_begin(&s->progress, stderr, (double)load->duration_ns / 1e9,
-                         !quiet && !s->on_second);
+                         !s->out->quiet && !s->on_second);
     bench_outcome out;
     bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w, s->status_of);
     const int rc = bench_pool_run(w, load, s->interrupt, print_second, s, &out);
@@ -241,7 +242,8 @@ static int write_files(bench_session *s, json_t *environment, json_t *command, j
                             "started_at", when, "started_at_epoch_ms",
                             (json_int_t)s->first_epoch_ms, "environment", environment, "runs",
                             s->runs);
-    if (!doc || (json_array_size(scal) && json_object_set(doc, "scalability", scal) != 0)) {
+    if (!doc || (json_array_size(scal) && json_object_set(doc, "scalability", scal) != 0) ||
+        (s->doc_extra && json_object_update(doc, s->doc_extra) != 0)) {
         json_decref(doc);
         bench_error("cannot build the results document (out of memory)");
         return -1;

@@ -72,6 +72,12 @@ struct bench_session {
     long                (*status_of)(bench_code);
     bench_table_fn        table;          /* NULL: the standard closing table */
     void                 *table_arg;
+    /* No header, note, per-second lines or summary for each run (a capacity
+     * search prints its own line per step); the progress bar stays. */
+    int                   brief;
+    /* Members added to the results document beside "runs" ("capacity"),
+     * or NULL. */
+    json_t               *doc_extra;
     json_t               *runs;           /* the "runs" array of the results file */
     bench_row            *rows;
     size_t                nrows, cap;

@@ -13,7 +13,8 @@ _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --
 
 # The load options run and rest share (bench/loadopts.h).
 _hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
-    --mode --rate --inflight --stages --think --abort-on-errors --metrics-listen --metrics-linger'
+    --mode --rate --inflight --stages --think --abort-on-errors --metrics-listen --metrics-linger
+    --find-capacity --step --precision --max-steps'
 
 # Options of each command (p11/cmd_run.c, p11/cmd_list.c, p11/cmd_keys.c,
 # p11/cmd_menu.c, bench/cmd_report.c, bench/cmd_compare.c, bench/cmd_merge.c,
@@ -205,7 +206,7 @@ _hsmbench()
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
         --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | --latency | \
         --max-keys | --max-transient | --max-requests | --max-seconds | --metrics-listen | \
-        --metrics-linger)
+        --metrics-linger | --find-capacity | --step | --precision | --max-steps)
         _hsmbench_nofiles
         return
         ;;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/capacity.h"
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/loadopts.h"
@@ -81,6 +82,7 @@ typedef struct run_opts {
     unsigned char      key_id[128];
     bench_load_opts    lo;
     bench_out_opts     out;
+    bench_cap_opts     cap;
     uint64_t           data_list[MAX_SWEEP];
     size_t             ndata;
 } run_opts;
@@ -178,6 +180,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         BENCH_LOAD_LONGOPTS,
         BENCH_LOAD_MODE_LONGOPT,
         BENCH_OUT_LONGOPTS,
+        BENCH_CAP_LONGOPTS,
         { "test", required_argument, NULL, OPT_TEST },
         { "key-size", required_argument, NULL, OPT_KEY_SIZE },
         { "curve", required_argument, NULL, OPT_CURVE },
@@ -197,6 +200,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
 
     memset(o, 0, sizeof *o);
     bench_load_opts_init(&o->lo);
+    bench_cap_opts_init(&o->cap);
     opterr = 0;
     optind = 1;
     bench_getopt gs = { .cmd = "run" };
@@ -206,6 +210,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
             t = bench_load_opt(&o->lo, c, optarg);
         if (t == 0)
             t = bench_out_opt(&o->out, c, optarg);
+        if (t == 0)
+            t = bench_cap_opt(&o->cap, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
         if (t > 0)
@@ -214,6 +220,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         case 'h':
             fputs(run_usage_head, stdout);
             fputs(bench_load_help, stdout);
+            fputs(bench_cap_help, stdout);
             fputs(bench_out_help, stdout);
             fputs(run_usage_tail, stdout);
             return -1;
@@ -300,11 +307,18 @@ static int parse_args(int argc, char **argv, run_opts *o)
     }
     if (o->params.verify && o->params.keys == P11_KEYS_EXISTING)
         bench_warn("--verify with an existing key: only results the public key can check are checked");
+    if (bench_cap_finish(&o->cap, &o->lo) != 0)
+        return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
         return BENCH_EXIT_USAGE;
     if (o->ntests == 0) {
         o->tests[0] = p11_test_find("rsa-pkcs-sign");
         o->ntests = 1;
+    }
+    if (o->cap.nobjectives && (o->ntests > 1 || o->ndata > 1)) {
+        bench_error("--find-capacity searches one test at one data size: give one --test and "
+                    "one --data-size");
+        return BENCH_EXIT_USAGE;
     }
     /* Every value must fit every test named, before anything is loaded;
      * a static key must suit each test too. */
@@ -357,6 +371,20 @@ static const char *redact_pin(void *arg, int i, const char *word, char *buf, siz
     return NULL;
 }
 
+/* One step of a capacity search: the test at this load, its keys kept. */
+typedef struct cap_step_arg {
+    p11_runner            *r;
+    const p11_test_def    *def;
+    const p11_test_params *params;
+} cap_step_arg;
+
+static void cap_step(void *arg, const bench_load *load)
+{
+    cap_step_arg *a = arg;
+    a->r->load = *load;
+    p11_runner_test(a->r, a->def, a->params);
+}
+
 int p11_cmd_run(int argc, char **argv)
 {
     run_opts o;
@@ -390,6 +418,22 @@ int p11_cmd_run(int argc, char **argv)
         return BENCH_EXIT_FAILED;
     }
 
+    if (o.cap.nobjectives) {
+        /* The capacity search: one test, its keys prepared once. */
+        bench_capacity cap;
+        p11_test_params p = o.params;
+        p.data_size = o.data_list[0];
+        cap_step_arg ca = { &r, o.tests[0], &p };
+        bench_capacity_run(&cap, &s, &o.cap, &o.lo.load, cap_step, &ca);
+        p11_runner_release(&r);
+        rc = bench_capacity_finish(&cap, p11_target_env_json(&t),
+                                   bench_command_json(argc, argv, redact_pin, argv));
+        p11_runner_free(&r);
+        p11_target_close(&t);
+        bench_session_free(&s);
+        bench_metrics_stop(metrics, interrupt);
+        return rc;
+    }
     /* Every test, at every thread count and data size asked for. */
     for (size_t i = 0; i < o.ntests && !s.interrupted && !*interrupt; i++) {
         int takes_data = o.tests[i]->data_max > 0;

@@ -160,7 +160,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
 {
     p11_target *t = r->target;
     bench_session *s = r->session;
-    const int quiet = s->out->quiet;
+    const int quiet = s->out->quiet || s->brief;
     p11_test_params p;
     char keydesc[48], mech[48], reason[256], rb[32], note[128];
     bench_run_desc d;

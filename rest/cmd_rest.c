@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 
+#include "bench/capacity.h"
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/loadopts.h"
@@ -111,6 +112,7 @@ typedef struct rest_opts {
     rest_http_opts http;
     bench_load_opts lo;
     bench_out_opts out;
+    bench_cap_opts cap;
     char           test[64];           /* "ekm-wrap", "sdkms-encrypt" */
     uint64_t       data_size;
     int            check;              /* --check: the set-up check, no load */
@@ -185,6 +187,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         BENCH_LOAD_LONGOPTS,
         REST_HTTP_LONGOPTS,
         BENCH_OUT_LONGOPTS,
+        BENCH_CAP_LONGOPTS,
         { "endpoint", required_argument, NULL, OPT_ENDPOINT },
         { "op", required_argument, NULL, OPT_OP },
         { "data-size", required_argument, NULL, OPT_DATA_SIZE },
@@ -213,6 +216,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     int c, secrets = 0;
 
     bench_load_opts_init(&o->lo);
+    bench_cap_opts_init(&o->cap);
     o->http.timeout_ms = (long)(DEFAULT_TIMEOUT_NS / 1000000);
     opterr = 0;
     optind = 1;
@@ -224,6 +228,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             lt = rest_http_opt(&o->http, c, optarg);
         if (lt == 0)
             lt = bench_out_opt(&o->out, c, optarg);
+        if (lt == 0)
+            lt = bench_cap_opt(&o->cap, c, optarg);
         if (lt < 0)
             return BENCH_EXIT_USAGE;
         if (lt > 0)
@@ -239,6 +245,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             fputs(rest_usage_head, stdout);
             fputs(bench_load_help, stdout);
             fputs(REST_MULTI_HELP, stdout);
+            fputs(bench_cap_help, stdout);
             fputs(bench_out_help, stdout);
             fputs(rest_usage_tail, stdout);
             return -1;
@@ -394,6 +401,12 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                     o->kind == KIND_EKM ? "bearer token" : "API key");
         return BENCH_EXIT_USAGE;
     }
+    if (o->check && o->cap.nobjectives) {
+        bench_error("--check makes no load: leave out --find-capacity");
+        return BENCH_EXIT_USAGE;
+    }
+    if (bench_cap_finish(&o->cap, &o->lo) != 0)
+        return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
         return BENCH_EXIT_USAGE;
     if (o->lo.nthreads > 1) {
@@ -565,6 +578,34 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     return json_object_set_new(run, "rest", restj);
 }
 
+/* One run (a capacity step, or the only run) at this load. */
+typedef struct rest_run_ctx {
+    rest_opts             *o;
+    bench_session         *s;
+    bench_run_desc        *d;
+    const bench_workload  *w;
+    const bench_run_hooks *hooks;
+    rest_client           *client;
+    unsigned               aslots;
+} rest_run_ctx;
+
+static void rest_run_step(void *arg, const bench_load *load)
+{
+    rest_run_ctx *st = arg;
+    bench_run_desc *d = st->d;
+    const int nb = load->mode == BENCH_MODE_NONBLOCKING;
+    st->o->lo.load = *load;          /* what the hooks describe (k6's context) */
+    d->mode = nb ? "nonblocking" : "blocking";
+    d->rate = nb ? load->rate : 0;
+    d->inflight = nb ? load->inflight : 0;
+    d->engine = nb && st->aslots ? REST_MULTI_ENGINE : NULL;
+    d->slots = nb ? st->aslots : 0;
+    d->duration_s = (double)load->duration_ns / 1e9;
+    if (bench_session_run(st->s, d, st->w, load, st->hooks) != 0 &&
+        rest_code_is_fatal_setup(atomic_load(&st->client->setup_code)))
+        st->s->setup_failed = 1;
+}
+
 int rest_cmd_rest(int argc, char **argv)
 {
     rest_opts o;
@@ -574,6 +615,7 @@ int rest_cmd_rest(int argc, char **argv)
         fputs(rest_usage_head, f);
         fputs(bench_load_help, f);
         fputs(REST_MULTI_HELP, f);
+        fputs(bench_cap_help, f);
         fputs(bench_out_help, f);
         fputs(rest_usage_tail, f);
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
@@ -732,16 +774,20 @@ int rest_cmd_rest(int argc, char **argv)
     s.status_of = rest_code_http_status;
     rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
     const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done, NULL };
-    if (bench_session_run(&s, &d, &w, &o.lo.load, &hooks) != 0 &&
-        rest_code_is_fatal_setup(atomic_load(&client.setup_code)))
-        s.setup_failed = 1;
+    rest_run_ctx step = { &o, &s, &d, &w, &hooks, &client, aslots };
+    bench_capacity cap;
+    if (o.cap.nobjectives)
+        bench_capacity_run(&cap, &s, &o.cap, &o.lo.load, rest_run_step, &step);
+    else
+        rest_run_step(&step, &o.lo.load);
 
     const uint64_t left = atomic_load(&client.cleanup_failures);
     if (left)
         bench_warn("%llu benchmark key%s could not be deleted; look for keys named %s-*",
                    (unsigned long long)left, left == 1 ? "" : "s", sdkms.name_prefix);
-    rc = bench_session_finish(&s, env_json(&o), bench_command_json(argc, argv, bench_redact_marks,
-                                                                   marks));
+    json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
+    rc = o.cap.nobjectives ? bench_capacity_finish(&cap, env_json(&o), cmd)
+                           : bench_session_finish(&s, env_json(&o), cmd);
 
 out_work:
     bench_session_free(&s);

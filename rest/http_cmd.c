@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 
+#include "bench/capacity.h"
 #include "bench/cli.h"
 #include "bench/exit.h"
 #include "bench/loadopts.h"
@@ -125,6 +126,7 @@ typedef struct http_opts {
     rest_http_opts  http;
     bench_load_opts lo;
     bench_out_opts  out;
+    bench_cap_opts  cap;
     char            test[48];          /* "http-get" */
     unsigned char  *marks;
 } http_opts;
@@ -144,6 +146,7 @@ typedef struct session {
     const char                   *bearer;
     const bench_flag             *interrupt;
     bench_session                *bs;
+    bench_capacity               *cap;     /* --find-capacity: the search (NULL: none) */
 } session;
 
 /* ---- options -------------------------------------------------------------------- */
@@ -238,6 +241,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         { "plain-url", required_argument, NULL, OPT_PLAIN_URL },
         { "plain-port", required_argument, NULL, OPT_PLAIN_PORT },
         BENCH_OUT_LONGOPTS,
+        BENCH_CAP_LONGOPTS,
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -247,6 +251,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
     int c;
 
     bench_load_opts_init(&o->lo);
+    bench_cap_opts_init(&o->cap);
     rest_status_set_default(&o->expect);
     o->http.timeout_ms = DEFAULT_TIMEOUT_MS;
     opterr = 0;
@@ -259,6 +264,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
             lt = rest_http_opt(&o->http, c, optarg);
         if (lt == 0)
             lt = bench_out_opt(&o->out, c, optarg);
+        if (lt == 0)
+            lt = bench_cap_opt(&o->cap, c, optarg);
         if (lt < 0)
             return BENCH_EXIT_USAGE;
         if (lt > 0)
@@ -267,6 +274,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         case 'h':
             fputs(usage_head, stdout);
             fputs(bench_load_help, stdout);
+            fputs(bench_cap_help, stdout);
             fputs(REST_MULTI_HELP, stdout);
             fputs(bench_out_help, stdout);
             fputs(usage_tail, stdout);
@@ -426,6 +434,13 @@ static int parse_args(int argc, char **argv, http_opts *o)
             }
         }
     }
+    if (o->matrix && o->cap.nobjectives) {
+        bench_error("--tls-matrix runs each variant once: leave out --find-capacity (search one "
+                    "variant at a time)");
+        return BENCH_EXIT_USAGE;
+    }
+    if (bench_cap_finish(&o->cap, &o->lo) != 0)
+        return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
         return BENCH_EXIT_USAGE;
     if (o->lo.nthreads > 1) {
@@ -633,6 +648,24 @@ static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, c
     d->iterations = o->lo.load.iterations;
 }
 
+/* One run of a variant (a capacity step, or the only run) at this load. */
+typedef struct variant_run {
+    session               *ss;
+    bench_run_desc        *d;
+    const char            *test, *mech;
+    const bench_workload  *w;
+    const bench_run_hooks *hooks;
+} variant_run;
+
+static void variant_step(void *arg, const bench_load *load)
+{
+    variant_run *vr = arg;
+    http_opts *o = vr->ss->o;
+    o->lo.load = *load;          /* what the description and the hooks say */
+    fill_desc(vr->d, o, vr->test, vr->mech);
+    bench_session_run(vr->ss->bs, vr->d, vr->w, load, vr->hooks);
+}
+
 /*
  * One variant from set-up to its JSON element.  Set-up failures of the
  * endpoint (refused, TLS, 401/403 not expected) end the variant with a
@@ -696,7 +729,11 @@ static void run_variant(session *ss, const variant *v, const char *test)
     bench_workload w;
     const unsigned aslots = bench_async_slots(&o->lo.load);
     rest_any_workload(&any, &w, aslots);
-    bench_session_run(ss->bs, &d, &w, &o->lo.load, &hooks);
+    variant_run vr = { ss, &d, test, mech, &w, &hooks };
+    if (ss->cap)
+        bench_capacity_run(ss->cap, ss->bs, &o->cap, &o->lo.load, variant_step, &vr);
+    else
+        variant_step(&vr, &o->lo.load);
 }
 
 /* ---- the matrix ----------------------------------------------------------------------------- */
@@ -946,6 +983,10 @@ int rest_cmd_http(int argc, char **argv)
     ss.bearer = bearer;
     ss.interrupt = interrupt;
     ss.bs = &bs;
+    bench_capacity cap;
+    memset(&cap, 0, sizeof cap);
+    if (o.cap.nobjectives)
+        ss.cap = &cap;
     if (bench_session_init(&bs, &o.out, interrupt) != 0) {
         rc = BENCH_EXIT_FAILED;
         goto out_variants;
@@ -963,8 +1004,10 @@ int rest_cmd_http(int argc, char **argv)
             break;
     }
     const char *plain = o.matrix && nv && !vs[0].skip ? vs[0].url : NULL;
-    rc = bench_session_finish(&bs, env_json(&o, plain),
-                              bench_command_json(argc, argv, bench_redact_marks, marks));
+    json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
+    /* A search that never began (the endpoint failed at set-up) ends as a plain run. */
+    rc = ss.cap && cap.s ? bench_capacity_finish(&cap, env_json(&o, plain), cmd)
+                         : bench_session_finish(&bs, env_json(&o, plain), cmd);
     bench_session_free(&bs);
 
 out_variants:
