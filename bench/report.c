@@ -190,7 +190,8 @@ static void breakdown_table(FILE *f, const bench_outcome *o, const bench_workloa
     snprintf(title, sizeof title, "by %s", b->dimension);
     int cw = bench_text_cols(title);
     for (unsigned c = 0; c < o->nby[k]; c++)
-        cw = bench_col_fit(cw, b->labels[c]);
+        if (bench_text_cols(b->labels[c]) + 2 > cw)
+            cw = bench_text_cols(b->labels[c]) + 2;   /* labels are indented by 2 more */
     fprintf(f, "\n    ");
     bench_fput_cell(f, title, cw, 0);
     fprintf(f, " %7s", "share");

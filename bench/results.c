@@ -106,6 +106,12 @@ int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads, c
                bench_run_key_desc(a, da, sizeof da));
         return 0;
     }
+    /* A mix's types and weights are its setup too. */
+    const json_t *xa = json_object_get(a, "mix"), *xb = json_object_get(b, "mix");
+    if ((xa || xb) && !(xa && xb && json_equal((json_t *)xa, (json_t *)xb))) {
+        seterr(why, whylen, "another mix of tests");
+        return 0;
+    }
     long long da = bench_json_int(a, "data_size", -1), db = bench_json_int(b, "data_size", -1);
     if (da != db) {
         seterr(why, whylen, "data size %lld vs %lld", db, da);
@@ -1318,6 +1324,9 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
         goto oom;
     const json_t *key = json_object_get(base, "key");
     if (json_object_set_new(out, "key", key ? json_deep_copy(key) : json_null()) != 0)
+        goto oom;
+    const json_t *mixed = json_object_get(base, "mix");
+    if (mixed && json_object_set(out, "mix", (json_t *)mixed) != 0)
         goto oom;
     const json_t *settings = json_object_get(base, "settings");
     if (settings) {
