@@ -294,6 +294,10 @@ void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t
         snprintf(buf, len, "BAD_OUTPUT_LENGTH");
     else if (code == BENCH_CODE_NO_RESULT)
         snprintf(buf, len, "NO_RESULT");
+    else if (code == BENCH_CODE_LOOKUP_NOT_FOUND)
+        snprintf(buf, len, "LOOKUP_NOT_FOUND");
+    else if (code == BENCH_CODE_LOOKUP_AMBIGUOUS)
+        snprintf(buf, len, "LOOKUP_AMBIGUOUS");
     else if (code >= BENCH_CODE_CORE)
         snprintf(buf, len, "OTHER");
     else if (w && w->code_name)

@@ -51,6 +51,9 @@ static const char run_usage_head[] =
     "  --mix NAME:WEIGHT[,NAME:WEIGHT...]  one run whose operations are drawn by\n"
     "                       weight from these tests (each with its own keys), reported\n"
     "                       as a whole and per type; instead of --test\n"
+    "  --lookup             find the key by label and class (C_FindObjects) before\n"
+    "                       each operation, inside the timed part, and use the handle\n"
+    "                       found, as applications that cache no handles do\n"
     "  --seed N             the mix's generator seed (default 1): the same seed,\n"
     "                       threads and --iterations draw the same types\n"
     "Keys (default: session keys generated for the run, destroyed after):\n"
@@ -74,7 +77,7 @@ static const char run_usage_tail[] =
 enum {
     OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_HASH,
     OPT_AAD_SIZE, OPT_TOKEN_KEYS, OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY,
-    OPT_MIX, OPT_SEED,
+    OPT_MIX, OPT_SEED, OPT_LOOKUP,
 };
 
 #define MAX_SWEEP 32
@@ -199,6 +202,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         { "verify", optional_argument, NULL, OPT_VERIFY },
         { "mix", required_argument, NULL, OPT_MIX },
         { "seed", required_argument, NULL, OPT_SEED },
+        { "lookup", no_argument, NULL, OPT_LOOKUP },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -240,6 +244,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
                 o->mix.seed = seed;
             break;
         }
+        case OPT_LOOKUP:
+            o->params.lookup = 1;
+            break;
         case OPT_SEED:
             if (bench_parse_u64("--seed", optarg, 0, UINT64_MAX, &v) != 0)
                 return BENCH_EXIT_USAGE;
@@ -352,6 +359,11 @@ static int parse_args(int argc, char **argv, run_opts *o)
     /* Every value must fit every test named, before anything is loaded;
      * a static key must suit each test too. */
     for (size_t i = 0; i < o->ntests; i++) {
+        if (o->params.lookup && !p11_test_has_key(o->tests[i])) {
+            bench_error("--lookup: %s uses no key to look up (digests, random, key generation "
+                        "and find-objects cannot take it)", o->tests[i]->name);
+            return BENCH_EXIT_USAGE;
+        }
         p11_test_params resolved;
         if (p11_test_resolve(o->tests[i], &o->params, &resolved) != 0)
             return BENCH_EXIT_USAGE;
