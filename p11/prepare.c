@@ -639,10 +639,10 @@ CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
     ctx->session_cancel = f30 ? f30->C_SessionCancel : NULL;
     ctx->control = control;
     snprintf(ctx->label, sizeof ctx->label, "hsmbench-%s-%ld", def->name, (long)getpid());
-    /* Labels of their own for the other objects, so that a lookup by the
-     * key's label and class finds the key alone. */
-    snprintf(ctx->aux_label, sizeof ctx->aux_label, "%s-target", ctx->label);
-    snprintf(ctx->made_label, sizeof ctx->made_label, "%s-made", ctx->label);
+    /* With --lookup, labels of their own for the other objects, so that a
+     * lookup by the key's label and class finds the key alone. */
+    snprintf(ctx->aux_label, sizeof ctx->aux_label, "%s%s", ctx->label, params->lookup ? "-target" : "");
+    snprintf(ctx->made_label, sizeof ctx->made_label, "%s%s", ctx->label, params->lookup ? "-made" : "");
 
     /* The same bytes every run, so runs compare; not all zero, so no
      * module can shortcut them. */

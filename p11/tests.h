@@ -162,8 +162,9 @@ typedef struct p11_test_ctx {
     CK_ULONG            expect_len;  /* the right output length (0: not checked) */
     CK_ULONG            out_cap;     /* output buffer each worker starts with */
     char                label[64];   /* label of the test's key (find-objects and --lookup look for it) */
-    char                aux_label[72];  /* the wrap target's: "<label>-target" */
-    char                made_label[72]; /* what operations create (unwrap, derive, keygen): "<label>-made" */
+    char                aux_label[72];  /* the wrap target's: label, "<label>-target" with --lookup */
+    char                made_label[72]; /* what operations create (unwrap, derive, keygen):
+                                         * label, "<label>-made" with --lookup */
     _Atomic uint64_t    reopened;    /* sessions workers had to reopen */
     _Atomic uint64_t    verified;    /* results checked with OpenSSL */
     _Atomic uint64_t    grown;       /* output buffers grown after CKR_BUFFER_TOO_SMALL */

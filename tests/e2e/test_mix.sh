@@ -152,6 +152,13 @@ after=$(objects)
 if [ "$after" = "$before" ]; then pass "SoftHSM mix --lookup: token object count unchanged"
 else fail "SoftHSM mix --lookup: token object count unchanged" "$before before, $after after"; fi
 
+# Unwrap makes AES keys while its AES key is looked up: they carry their own label.
+run "$HSMBENCH" run --test aes-key-unwrap,aes-key-wrap --lookup --threads 2 --iterations 200 --quiet \
+    --json "$T/unwrap.json"
+check "SoftHSM --lookup on unwrap and wrap, 2 threads: exit 0" 0
+json_check "SoftHSM --lookup: the key alone found, never the target or an unwrapped key" "$T/unwrap.json" \
+    'all(r["errors"] == 0 and r["ops"] == 200 for r in runs)'
+
 # SIGINT in the middle of a mix with token keys: every type's keys still go.
 "$HSMBENCH" run --mix "$MIX" --token-keys --duration 30 --json "$T/int.json" >"$T/int.out" 2>"$T/int.err" </dev/null &
 bg=$!
