@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_mix.c - parsing --mix (p11/mix.c): weights normalised,
+ * tests/unit/test_mix_parse.c - parsing --mix (p11/mix.c): weights normalised,
  * the order kept, and every malformed list refused with one line.
  */
 #include <math.h>
