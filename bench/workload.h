@@ -30,6 +30,10 @@ typedef uint64_t bench_code;
 #define BENCH_CODE_OTHER       (BENCH_CODE_CORE | 2)   /* codes beyond what the core keeps apart */
 #define BENCH_CODE_BAD_LENGTH  (BENCH_CODE_CORE | 3)   /* "success" with a wrong-sized result */
 #define BENCH_CODE_NO_RESULT   (BENCH_CODE_CORE | 4)   /* "success" that produced nothing */
+/* A lookup before the operation (run --lookup) found no object, or several
+ * or another than the key. */
+#define BENCH_CODE_LOOKUP_NOT_FOUND (BENCH_CODE_CORE | 5)
+#define BENCH_CODE_LOOKUP_AMBIGUOUS (BENCH_CODE_CORE | 6)
 
 /*
  * Optional: a breakdown of a run by a class of its operations: the

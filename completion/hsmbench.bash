@@ -21,6 +21,7 @@ _hsmbench_load='--threads --duration --iterations --iterations-per-thread --warm
 # rest/cmd_rest.c, serve/cmd.c).
 _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size --aad-size
     --token-keys --static-key --key-label --key-id --verify --verify=sample:
+    --mix --seed --lookup
     $_hsmbench_load
     --json --csv --html --threshold --start-at --quiet --help"
 _hsmbench_opts_list="$_hsmbench_sel --help"
@@ -200,7 +201,7 @@ _hsmbench()
         compopt -o filenames 2>/dev/null
         return
         ;;
-    --init-args | --slot | --token | --uri | --pin | --key-size | --data-size | --aad-size | \
+    --init-args | --slot | --token | --uri | --pin | --key-size | --data-size | --aad-size | --mix | --seed | \
         --key-label | --key-id | --threads | --duration | --iterations | --iterations-per-thread | \
         --warmup | --rate | --inflight | --stages | --think | --abort-on-errors | --threshold | --start-at | \
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \

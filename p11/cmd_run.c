@@ -49,6 +49,14 @@ static const char run_usage_head[] =
     "  --hash SHA1|SHA256|SHA384|SHA512   hash of the RSA, ECDSA and OAEP tests\n"
     "  --data-size BYTES[,BYTES...]  input size, 1..16200 (default per test); a list sweeps\n"
     "  --aad-size BYTES     AES-GCM additional authenticated data (default 0)\n"
+    "  --mix NAME:WEIGHT[,NAME:WEIGHT...]  one run whose operations are drawn by\n"
+    "                       weight from these tests (each with its own keys), reported\n"
+    "                       as a whole and per type; instead of --test\n"
+    "  --lookup             find the key by label and class (C_FindObjects) before\n"
+    "                       each operation, inside the timed part, and use the handle\n"
+    "                       found, as applications that cache no handles do\n"
+    "  --seed N             the mix's generator seed (default 1): the same seed,\n"
+    "                       threads and --iterations draw the same types\n"
     "Keys (default: session keys generated for the run, destroyed after):\n"
     "  --token-keys         generate token objects instead (destroyed after)\n"
     "  --static-key FILE    import this key: PEM/DER RSA, EC or Ed25519 private key,\n"
@@ -70,6 +78,7 @@ static const char run_usage_tail[] =
 enum {
     OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_HASH,
     OPT_AAD_SIZE, OPT_TOKEN_KEYS, OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY,
+    OPT_MIX, OPT_SEED, OPT_LOOKUP,
 };
 
 #define MAX_SWEEP 32
@@ -85,6 +94,8 @@ typedef struct run_opts {
     bench_cap_opts     cap;
     uint64_t           data_list[MAX_SWEEP];
     size_t             ndata;
+    p11_mix            mix;          /* --mix (mix.n 0: none) */
+    int                test_given, seed_given;
 } run_opts;
 
 /* "4" or "1,2,4,8": a sweep list, each value in range. */
@@ -192,6 +203,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
         { "key-label", required_argument, NULL, OPT_KEY_LABEL },
         { "key-id", required_argument, NULL, OPT_KEY_ID },
         { "verify", optional_argument, NULL, OPT_VERIFY },
+        { "mix", required_argument, NULL, OPT_MIX },
+        { "seed", required_argument, NULL, OPT_SEED },
+        { "lookup", no_argument, NULL, OPT_LOOKUP },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -227,6 +241,24 @@ static int parse_args(int argc, char **argv, run_opts *o)
         case OPT_TEST:
             if (parse_tests(o, optarg) != 0)
                 return BENCH_EXIT_USAGE;
+            o->test_given = 1;
+            break;
+        case OPT_MIX: {
+            const uint64_t seed = o->mix.seed;
+            if (p11_mix_parse(optarg, &o->mix) != 0)
+                return BENCH_EXIT_USAGE;
+            if (o->seed_given)
+                o->mix.seed = seed;
+            break;
+        }
+        case OPT_LOOKUP:
+            o->params.lookup = 1;
+            break;
+        case OPT_SEED:
+            if (bench_parse_u64("--seed", optarg, 0, UINT64_MAX, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->mix.seed = v;
+            o->seed_given = 1;
             break;
         case OPT_KEY_SIZE:
             if (bench_parse_u64("--key-size", optarg, 1, 65536, &v) != 0)
@@ -296,6 +328,24 @@ static int parse_args(int argc, char **argv, run_opts *o)
     }
     if (p11_target_check(&o->target) != 0)
         return BENCH_EXIT_USAGE;
+    if (o->mix.n && o->test_given) {
+        bench_error("--mix and --test both choose the tests: give one (a mix runs its tests together)");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->seed_given && !o->mix.n) {
+        bench_error("--seed: only with --mix (it seeds the draw of a mix's types)");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->mix.n && o->ndata > 1) {
+        bench_error("--data-size: a mix takes one size (its types run together), not a list");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->mix.n) {
+        /* The mix's types are checked as --test's are, below. */
+        o->ntests = 0;
+        for (unsigned i = 0; i < o->mix.n; i++)
+            o->tests[o->ntests++] = o->mix.defs[i];
+    }
     if ((keys_flags & 1) + !!(keys_flags & 2) + !!(keys_flags & 4) > 1) {
         bench_error("--token-keys, --static-key and --key-label/--key-id each choose the keys: "
                     "give only one");
@@ -315,6 +365,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
         o->tests[0] = p11_test_find("rsa-pkcs-sign");
         o->ntests = 1;
     }
+    if (o->cap.nobjectives && o->mix.n) {
+        bench_error("--find-capacity searches one test; it does not take a --mix");
+        return BENCH_EXIT_USAGE;
+    }
     if (o->cap.nobjectives && (o->ntests > 1 || o->ndata > 1)) {
         bench_error("--find-capacity searches one test at one data size: give one --test and "
                     "one --data-size");
@@ -323,6 +377,11 @@ static int parse_args(int argc, char **argv, run_opts *o)
     /* Every value must fit every test named, before anything is loaded;
      * a static key must suit each test too. */
     for (size_t i = 0; i < o->ntests; i++) {
+        if (o->params.lookup && !p11_test_has_key(o->tests[i])) {
+            bench_error("--lookup: %s uses no key to look up (digests, random, key generation "
+                        "and find-objects cannot take it)", o->tests[i]->name);
+            return BENCH_EXIT_USAGE;
+        }
         p11_test_params resolved;
         if (p11_test_resolve(o->tests[i], &o->params, &resolved) != 0)
             return BENCH_EXIT_USAGE;
@@ -342,7 +401,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
     const char *names[MAX_TESTS];
     for (size_t t = 0; t < o->ntests; t++)
         names[t] = o->tests[t]->name;
-    if (bench_out_finish(&o->out, names, o->ntests) != 0)
+    if (o->mix.n)
+        names[0] = "mix";     /* the run's one name (--threshold mix:p99<20ms) */
+    if (bench_out_finish(&o->out, names, o->mix.n ? 1 : o->ntests) != 0)
         return BENCH_EXIT_USAGE;
     for (size_t i = 1; i < o->ndata; i++)
         for (size_t t = 0; t < o->ntests; t++) {
@@ -434,8 +495,14 @@ int p11_cmd_run(int argc, char **argv)
         bench_metrics_stop(metrics, interrupt);
         return rc;
     }
+    /* A mix: one run per thread count. */
+    for (size_t ti = 0; o.mix.n && ti < o.lo.nthreads && !s.interrupted && !*interrupt; ti++) {
+        if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
+            r.load.threads = o.lo.threads_list[ti];
+        p11_runner_mix(&r, &o.mix, &o.params);
+    }
     /* Every test, at every thread count and data size asked for. */
-    for (size_t i = 0; i < o.ntests && !s.interrupted && !*interrupt; i++) {
+    for (size_t i = 0; !o.mix.n && i < o.ntests && !s.interrupted && !*interrupt; i++) {
         int takes_data = o.tests[i]->data_max > 0;
         for (size_t ti = 0; ti < o.lo.nthreads && !s.interrupted && !*interrupt; ti++) {
             for (size_t di = 0; di < o.ndata && !s.interrupted && !*interrupt; di++) {

@@ -202,7 +202,8 @@ static void object_template(p11_worker *wk)
         T(CKA_TOKEN, wk->yes);
     else
         T(CKA_TOKEN, wk->no);
-    wk->tmpl[wk->ntmpl++] = (CK_ATTRIBUTE){ CKA_LABEL, wk->ctx->label, (CK_ULONG)strlen(wk->ctx->label) };
+    wk->tmpl[wk->ntmpl++] = (CK_ATTRIBUTE){ CKA_LABEL, wk->ctx->made_label,
+                                            (CK_ULONG)strlen(wk->ctx->made_label) };
     if (ctx->def->op == P11_OP_UNWRAP) {
         wk->kt = CKK_AES;
         T(CKA_KEY_TYPE, wk->kt);
@@ -244,7 +245,7 @@ static int worker_open(void *vctx, unsigned index, void **state, char *err, size
         wk->gen.bits = ctx->params.key_bits;
         wk->gen.curve = ctx->params.curve;
         wk->gen.uses = keys_is_pair(ctx->def->key) ? KEYS_USE_SIGN : KEYS_USE_ENCRYPT;
-        wk->gen.label = ctx->label;
+        wk->gen.label = ctx->made_label;
         wk->gen.token = ctx->params.keys == P11_KEYS_TOKEN;
     }
     if (open_session(wk, err, errlen) != 0) {
@@ -278,6 +279,63 @@ static bench_code check_len(p11_worker *wk, CK_RV rv, CK_ULONG len)
     return BENCH_OK;
 }
 
+/* The key the test's operation uses: the public half of a pair for
+ * verification and encryption, else the private or secret key. */
+static CK_OBJECT_HANDLE op_key(const p11_test_ctx *ctx)
+{
+    const p11_op op = ctx->def->op;
+    if (keys_is_pair(ctx->def->key) && (op == P11_OP_VERIFY || op == P11_OP_ENCRYPT))
+        return ctx->keys.pub;
+    return ctx->keys.priv;
+}
+
+int p11_test_has_key(const p11_test_def *def)
+{
+    return def->key != KEYS_NONE && def->op != P11_OP_KEYGEN && def->op != P11_OP_FIND &&
+           def->op != P11_OP_DIGEST && def->op != P11_OP_RANDOM;
+}
+
+/*
+ * --lookup: find the operation's key as an application that keeps no
+ * handles would, by its label and class (and --key-id's ID), inside the
+ * timed part.  Exactly one object, the key itself, must be found; nothing
+ * is LOOKUP_NOT_FOUND, several or another object LOOKUP_AMBIGUOUS.
+ */
+static bench_code lookup_key(p11_worker *wk, CK_OBJECT_HANDLE want, CK_OBJECT_HANDLE *found)
+{
+    const p11_test_ctx *ctx = wk->ctx;
+    const p11_test_params *p = &ctx->params;
+    CK_FUNCTION_LIST *fn = wk->fn;
+    const int existing = p->keys == P11_KEYS_EXISTING;
+    const char *label = existing ? p->key_label : ctx->label;
+    CK_OBJECT_CLASS cls = !keys_is_pair(ctx->def->key) ? CKO_SECRET_KEY
+                          : want == ctx->keys.pub      ? CKO_PUBLIC_KEY
+                                                       : CKO_PRIVATE_KEY;
+    CK_ATTRIBUTE t[3] = { { CKA_CLASS, &cls, sizeof cls } };
+    CK_ULONG nt = 1;
+    if (label)
+        t[nt++] = (CK_ATTRIBUTE){ CKA_LABEL, (void *)label, (CK_ULONG)strlen(label) };
+    if (existing && p->key_id_len)
+        t[nt++] = (CK_ATTRIBUTE){ CKA_ID, (void *)p->key_id, (CK_ULONG)p->key_id_len };
+    CK_OBJECT_HANDLE h[2] = { 0, 0 };
+    CK_ULONG n = 0;
+    CK_RV rv = fn->C_FindObjectsInit(wk->session, t, nt);
+    if (rv != CKR_OK)
+        return rv;
+    rv = fn->C_FindObjects(wk->session, h, 2, &n);
+    const CK_RV fin = fn->C_FindObjectsFinal(wk->session);
+    if (rv == CKR_OK)
+        rv = fin;
+    if (rv != CKR_OK)
+        return rv;
+    if (n == 0)
+        return BENCH_CODE_LOOKUP_NOT_FOUND;
+    if (n > 1 || h[0] != want)
+        return BENCH_CODE_LOOKUP_AMBIGUOUS;
+    *found = h[0];
+    return BENCH_OK;
+}
+
 static bench_code do_op(void *state)
 {
     p11_worker *wk = state;
@@ -286,33 +344,36 @@ static bench_code do_op(void *state)
     CK_SESSION_HANDLE s = wk->session;
     CK_ULONG len = wk->out_cap;
     CK_RV rv;
+    CK_OBJECT_HANDLE key = op_key(ctx);
 
     if (s == CK_INVALID_HANDLE)
         return wk->gone;               /* the session is gone for good (after()) */
     wk->counter++;
     p11_mech_next(ctx, &wk->ms, wk->counter);
+    if (ctx->params.lookup) {
+        wk->inited = 0;
+        const bench_code lrc = lookup_key(wk, key, &key);
+        if (lrc != BENCH_OK)
+            return lrc;
+    }
     switch (ctx->def->op) {
     case P11_OP_SIGN:
-        rv = fn->C_SignInit(s, &wk->ms.mech, ctx->keys.priv);
+        rv = fn->C_SignInit(s, &wk->ms.mech, key);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Sign(s, ctx->input, ctx->input_len, wk->out, &len);
         return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
-    case P11_OP_VERIFY: {
-        CK_OBJECT_HANDLE k = keys_is_pair(ctx->def->key) ? ctx->keys.pub : ctx->keys.priv;
-        rv = fn->C_VerifyInit(s, &wk->ms.mech, k);
+    case P11_OP_VERIFY:
+        rv = fn->C_VerifyInit(s, &wk->ms.mech, key);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Verify(s, ctx->input, ctx->input_len, ctx->sig, ctx->sig_len);
         return rv;
-    }
-    case P11_OP_ENCRYPT: {
-        CK_OBJECT_HANDLE k = keys_is_pair(ctx->def->key) ? ctx->keys.pub : ctx->keys.priv;
-        rv = fn->C_EncryptInit(s, &wk->ms.mech, k);
+    case P11_OP_ENCRYPT:
+        rv = fn->C_EncryptInit(s, &wk->ms.mech, key);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Encrypt(s, ctx->input, ctx->input_len, wk->out, &len);
         return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
-    }
     case P11_OP_DECRYPT:
-        rv = fn->C_DecryptInit(s, &wk->ms.mech, ctx->keys.priv);
+        rv = fn->C_DecryptInit(s, &wk->ms.mech, key);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Decrypt(s, ctx->input, ctx->input_len, wk->out, &len);
         return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
@@ -322,13 +383,13 @@ static bench_code do_op(void *state)
             rv = fn->C_Digest(s, ctx->input, ctx->input_len, wk->out, &len);
         return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
     case P11_OP_WRAP:
-        rv = fn->C_WrapKey(s, &wk->ms.mech, ctx->keys.priv, ctx->aux.priv, wk->out, &len);
+        rv = fn->C_WrapKey(s, &wk->ms.mech, key, ctx->aux.priv, wk->out, &len);
         return check_len(wk, rv, len);
     case P11_OP_UNWRAP:
-        return fn->C_UnwrapKey(s, &wk->ms.mech, ctx->keys.priv, ctx->input, ctx->input_len,
+        return fn->C_UnwrapKey(s, &wk->ms.mech, key, ctx->input, ctx->input_len,
                                wk->tmpl, wk->ntmpl, &wk->made);
     case P11_OP_DERIVE:
-        return fn->C_DeriveKey(s, &wk->ms.mech, ctx->keys.priv, wk->tmpl, wk->ntmpl, &wk->made);
+        return fn->C_DeriveKey(s, &wk->ms.mech, key, wk->tmpl, wk->ntmpl, &wk->made);
     case P11_OP_RANDOM:
         rv = fn->C_GenerateRandom(s, wk->out, (CK_ULONG)ctx->data_len);
         wk->out_len = (CK_ULONG)ctx->data_len;
@@ -527,7 +588,7 @@ static void destroy_made(p11_worker *wk, CK_OBJECT_HANDLE *h, const char *role)
         char type[32];
         const char *kt = p11_test_key_type(ctx->def);
         snprintf(type, sizeof type, "%s %s", kt ? kt : "", role);
-        p11_leftovers_add(ctx->leftovers, ctx->label, type, NULL);
+        p11_leftovers_add(ctx->leftovers, ctx->made_label, type, NULL);
     }
     *h = 0;
 }

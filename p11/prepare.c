@@ -209,7 +209,7 @@ static CK_RV make_keys(p11_test_ctx *ctx)
 /* An extractable AES-256 key to wrap (wrap tests) or to make a blob from. */
 static CK_RV make_target(p11_test_ctx *ctx)
 {
-    keys_spec spec = { KEYS_AES, 256, NULL, KEYS_USE_ENCRYPT, 0, 1, ctx->label };
+    keys_spec spec = { KEYS_AES, 256, NULL, KEYS_USE_ENCRYPT, 0, 1, ctx->aux_label };
     CK_RV rv;
     spec.token = ctx->params.keys == P11_KEYS_TOKEN;
     ctx->aux_material = keys_material_new(&spec);
@@ -406,8 +406,11 @@ static void release_key(p11_test_ctx *ctx, keys_handle *k)
         memset(k, 0, sizeof *k);    /* found, not made: never destroyed */
         return;
     }
-    if (k == &ctx->aux)
+    const char *label = k == &ctx->keys ? ctx->label : ctx->made_label;  /* else the keygen probe */
+    if (k == &ctx->aux) {
         kt = "AES";                 /* the wrap target */
+        label = ctx->aux_label;
+    }
     for (int i = 0; i < 2; i++) {
         if (!halves[i])
             continue;
@@ -416,7 +419,7 @@ static void release_key(p11_test_ctx *ctx, keys_handle *k)
             continue;
         if (token && ctx->leftovers) {
             snprintf(type, sizeof type, "%s %s", kt ? kt : "", roles[i]);
-            p11_leftovers_add(ctx->leftovers, ctx->label, type, NULL);
+            p11_leftovers_add(ctx->leftovers, label, type, NULL);
         } else {
             bench_warn("%s: destroying a benchmark %s: %s (a session object: it goes when the "
                        "session closes)", ctx->def->name, roles[i], p11_rv_name(rv, rb, sizeof rb));
@@ -604,7 +607,7 @@ static CK_RV probe_keygen(p11_test_ctx *ctx)
     spec.bits = ctx->params.key_bits;
     spec.curve = ctx->params.curve;
     spec.uses = keys_is_pair(ctx->def->key) ? KEYS_USE_SIGN : KEYS_USE_ENCRYPT;
-    spec.label = ctx->label;
+    spec.label = ctx->made_label;
     spec.token = ctx->params.keys == P11_KEYS_TOKEN;
     CK_RV rv = keys_generate(ctx->fn, ctx->control, &spec, &h);
     if (rv == CKR_OK) {
@@ -636,6 +639,10 @@ CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
     ctx->session_cancel = f30 ? f30->C_SessionCancel : NULL;
     ctx->control = control;
     snprintf(ctx->label, sizeof ctx->label, "hsmbench-%s-%ld", def->name, (long)getpid());
+    /* With --lookup, labels of their own for the other objects, so that a
+     * lookup by the key's label and class finds the key alone. */
+    snprintf(ctx->aux_label, sizeof ctx->aux_label, "%s%s", ctx->label, params->lookup ? "-target" : "");
+    snprintf(ctx->made_label, sizeof ctx->made_label, "%s%s", ctx->label, params->lookup ? "-made" : "");
 
     /* The same bytes every run, so runs compare; not all zero, so no
      * module can shortcut them. */

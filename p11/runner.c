@@ -7,6 +7,8 @@
 #include "bench/cli.h"
 #include "bench/report.h"
 #include "bench/signals.h"
+#include <math.h>
+
 #include "p11/async.h"
 #include "p11/names.h"
 
@@ -125,6 +127,19 @@ static void extra_summary(void *arg, FILE *f, const bench_outcome *o)
                 (unsigned long long)grown);
 }
 
+/* --verify's object: mode, method, checked, mismatched. */
+static json_t *verify_json(const p11_test_params *p, const char *method, uint64_t checked,
+                           uint64_t mismatched)
+{
+    char mode[32];
+    if (p->verify_every)
+        snprintf(mode, sizeof mode, "sample:%llu", (unsigned long long)p->verify_every);
+    else
+        snprintf(mode, sizeof mode, "first");
+    return json_pack("{s:s,s:s,s:I,s:I}", "mode", mode, "method", method, "checked",
+                     (json_int_t)checked, "mismatched", (json_int_t)mismatched);
+}
+
 static int extra_json(void *arg, json_t *run, const bench_outcome *o)
 {
     const p11_run_extra *x = arg;
@@ -138,22 +153,30 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *o)
     rc |= json_object_set_new(run, "key_source", json_string(source_name(p->keys)));
     rc |= json_object_set_new(run, "sessions_reopened", json_integer((json_int_t)reopened));
     rc |= json_object_set_new(run, "buffers_grown", json_integer((json_int_t)grown));
-    if (p->verify) {
-        char mode[32];
-        if (p->verify_every)
-            snprintf(mode, sizeof mode, "sample:%llu", (unsigned long long)p->verify_every);
-        else
-            snprintf(mode, sizeof mode, "first");
+    if (p->verify)
         rc |= json_object_set_new(run, "verify",
-                                  json_pack("{s:s,s:s,s:I,s:I}", "mode", mode, "method",
-                                            x->ctx->verify_method, "checked",
-                                            (json_int_t)atomic_load(&x->ctx->verified),
-                                            "mismatched",
-                                            (json_int_t)atomic_load(&x->ctx->mismatched)));
-    }
+                                  verify_json(p, x->ctx->verify_method,
+                                              atomic_load(&x->ctx->verified),
+                                              atomic_load(&x->ctx->mismatched)));
     if (x->ctx->variant)
         rc |= json_object_set_new(run, "mechanism_variant", json_string(x->ctx->variant));
     return rc ? -1 : 0;
+}
+
+/* What every run's description takes from the load. */
+static void load_desc(const p11_runner *r, bench_run_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->mode = r->load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
+    d->rate = r->load.rate;
+    d->inflight = r->load.inflight;
+    d->stages = r->load.stages ? r->stages_text : NULL;
+    d->think_s = (double)r->load.think_ns / 1e9;
+    d->engine = r->load.mode == BENCH_MODE_NONBLOCKING ? "worker pool" : NULL;
+    d->threads = r->load.threads;
+    d->warmup_s = (double)r->load.warmup_ns / 1e9;
+    d->duration_s = (double)r->load.duration_ns / 1e9;
+    d->iterations = r->load.iterations;
 }
 
 void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_params *in)
@@ -169,27 +192,17 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
         s->any_failed = 1;
         return;
     }
-    memset(&d, 0, sizeof d);
+    load_desc(r, &d);
     d.test = def->name;
     d.mechanism = def->op == P11_OP_RANDOM ? "C_GenerateRandom"
                 : def->op == P11_OP_FIND ? "C_FindObjects"
                                          : p11_mech_name(p11_test_mech(def, &p), mech, sizeof mech);
-    d.mode = r->load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
-    d.rate = r->load.rate;
-    d.inflight = r->load.inflight;
-    d.stages = r->load.stages ? r->stages_text : NULL;
-    d.think_s = (double)r->load.think_ns / 1e9;
-    d.engine = r->load.mode == BENCH_MODE_NONBLOCKING ? "worker pool" : NULL;
     d.key_type = p11_test_key_type(def);
     d.key_desc = p11_test_key_desc(def, &p, keydesc, sizeof keydesc);
     d.key_bits = p.key_bits;
     d.curve = def->key == KEYS_EC ? p.curve : NULL;
-    d.threads = r->load.threads;
     d.data_size = p.data_size;
     d.block_size = def->input == P11_IN_MODULUS ? (p.key_bits + 7) / 8 : 0;
-    d.warmup_s = (double)r->load.warmup_ns / 1e9;
-    d.duration_s = (double)r->load.duration_ns / 1e9;
-    d.iterations = r->load.iterations;
 
     p11_run_extra extra = { def, &p, NULL };
     bench_run_hooks hooks = { &extra, NULL, def->deprecated, extra_summary, extra_json, NULL, NULL };
@@ -245,4 +258,163 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     r->kept = ctx;
     r->kept_def = def;
     r->kept_params = p;
+}
+
+/* ---- a --mix ----------------------------------------------------------------- */
+
+/* A mix's prepared types and what its summary and JSON show. */
+typedef struct mix_run {
+    p11_mix_ctx     mc;
+    p11_test_params p[P11_MIX_MAX];
+} mix_run;
+
+static void mix_release(mix_run *m)
+{
+    for (unsigned i = 0; i < m->mc.mix->n; i++)
+        if (m->mc.ctx[i]) {
+            discard(m->mc.ctx[i]);
+            m->mc.ctx[i] = NULL;
+        }
+}
+
+static void mix_summary(void *arg, FILE *f, const bench_outcome *o)
+{
+    const mix_run *m = arg;
+    (void)o;
+    for (unsigned i = 0; i < m->mc.mix->n; i++) {
+        const p11_test_ctx *c = m->mc.ctx[i];
+        const uint64_t reopened = atomic_load(&c->reopened), grown = atomic_load(&c->grown);
+        if (!m->p[i].verify && !reopened && !grown)
+            continue;
+        fprintf(f, "    %s:", m->mc.mix->labels[i]);
+        if (m->p[i].verify)
+            fprintf(f, " %llu results checked %s, %llu wrong;",
+                    (unsigned long long)atomic_load(&c->verified),
+                    c->round_trip ? "by a round trip in the token" : "with OpenSSL",
+                    (unsigned long long)atomic_load(&c->mismatched));
+        if (reopened)
+            fprintf(f, " %llu sessions reopened;", (unsigned long long)reopened);
+        if (grown)
+            fprintf(f, " %llu buffers grown;", (unsigned long long)grown);
+        fputc('\n', f);
+    }
+}
+
+/* "mix": the types in order, with their weights, mechanisms, keys and data
+ * sizes; for a measured run the PKCS#11 fields, summed over the types. */
+static int mix_json(void *arg, json_t *run, const bench_outcome *o)
+{
+    const mix_run *m = arg;
+    const p11_mix *mix = m->mc.mix;
+    json_t *arr = json_array();
+    int rc = !arr || json_object_set_new(run, "mix", arr);
+    uint64_t reopened = 0, grown = 0, checked = 0, wrong = 0;
+    const char *method = NULL;
+    for (unsigned i = 0; !rc && i < mix->n; i++) {
+        const p11_test_def *def = mix->defs[i];
+        const p11_test_params *p = &m->p[i];
+        char mech[48], kd[48];
+        json_t *e = json_pack("{s:s,s:f,s:s,s:s,s:I}", "test", def->name, "weight",
+                              round(mix->weights[i] * 1e6) / 1e6, "mechanism",
+                              def->op == P11_OP_RANDOM ? "C_GenerateRandom"
+                              : def->op == P11_OP_FIND ? "C_FindObjects"
+                                                       : p11_mech_name(p11_test_mech(def, p), mech,
+                                                                       sizeof mech),
+                              "key", p11_test_key_desc(def, p, kd, sizeof kd), "data_size",
+                              (json_int_t)p->data_size);
+        const p11_test_ctx *c = m->mc.ctx[i];
+        if (e && o && c) {
+            reopened += atomic_load(&c->reopened);
+            grown += atomic_load(&c->grown);
+            if (p->verify) {
+                checked += atomic_load(&c->verified);
+                wrong += atomic_load(&c->mismatched);
+                method = !method || strcmp(method, c->verify_method) == 0 ? c->verify_method : "mixed";
+                rc |= json_object_set_new(e, "verify",
+                                          verify_json(p, c->verify_method, atomic_load(&c->verified),
+                                                      atomic_load(&c->mismatched)));
+            }
+        }
+        rc |= !e || json_array_append_new(arr, e);
+    }
+    if (rc || !o)
+        return rc ? -1 : 0;
+    rc |= json_object_set_new(run, "key_source", json_string(source_name(m->p[0].keys)));
+    rc |= json_object_set_new(run, "sessions_reopened", json_integer((json_int_t)reopened));
+    rc |= json_object_set_new(run, "buffers_grown", json_integer((json_int_t)grown));
+    if (m->p[0].verify)
+        rc |= json_object_set_new(run, "verify", verify_json(&m->p[0], method ? method : "openssl",
+                                                             checked, wrong));
+    return rc ? -1 : 0;
+}
+
+void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in)
+{
+    p11_target *t = r->target;
+    bench_session *s = r->session;
+    char reason[300], rb[32], keydesc[48];
+    bench_run_desc d;
+    mix_run *m = calloc(1, sizeof *m);
+
+    p11_runner_release(r);       /* a single test's kept keys go first */
+    if (!m) {
+        bench_error("out of memory");
+        s->any_failed = 1;
+        return;
+    }
+    m->mc.mix = mix;
+    for (unsigned i = 0; i < mix->n; i++)
+        if (p11_test_resolve(mix->defs[i], in, &m->p[i]) != 0) {
+            s->any_failed = 1;
+            free(m);
+            return;
+        }
+    load_desc(r, &d);
+    d.test = "mix";
+    snprintf(keydesc, sizeof keydesc, "%u types", mix->n);
+    d.key_desc = keydesc;
+    bench_run_hooks hooks = { m, NULL, 0, mix_summary, mix_json, NULL, NULL };
+    for (unsigned i = 0; i < mix->n; i++) {
+        char why[256];
+        if (!p11_test_supported(t->mod, t->token.slot, mix->defs[i], &m->p[i], why, sizeof why)) {
+            snprintf(reason, sizeof reason, "%s: %s", mix->labels[i], why);
+            if (!s->out->quiet)
+                printf("\nmix: skipped: %s\n", reason);
+            bench_session_not_run(s, &d, "skipped", reason, &hooks);
+            free(m);
+            return;
+        }
+    }
+    /* Every type's keys and input, before the clock. */
+    for (unsigned i = 0; i < mix->n && !*s->interrupt; i++) {
+        CK_RV rv;
+        p11_test_ctx *ctx = malloc(sizeof *ctx);
+        rv = ctx ? p11_test_prepare(ctx, t->mod, t->token.slot, t->control, mix->defs[i], &m->p[i],
+                                    &r->left, r->why, sizeof r->why)
+                 : CKR_HOST_MEMORY;
+        if (rv != CKR_OK) {
+            free(ctx);
+            snprintf(reason, sizeof reason, "%s: %s", mix->labels[i],
+                     r->why[0] ? r->why : p11_rv_name(rv, rb, sizeof rb));
+            mix_release(m);
+            bench_session_not_run(s, &d, "failed", reason, &hooks);
+            free(m);
+            return;
+        }
+        m->mc.ctx[i] = ctx;
+    }
+    if (*s->interrupt) {
+        mix_release(m);
+        bench_session_not_run(s, &d, "interrupted", "interrupted before the run started", &hooks);
+        free(m);
+        return;
+    }
+    bench_workload w;
+    p11_mix_workload(&m->mc, &w);
+    if (bench_session_run(s, &d, &w, &r->load, &hooks) == 0)
+        for (unsigned i = 0; i < mix->n; i++)
+            if (atomic_load(&m->mc.ctx[i]->mismatched))
+                s->any_errors = 1;   /* a wrong result fails the run */
+    mix_release(m);
+    free(m);
 }

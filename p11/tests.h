@@ -103,6 +103,7 @@ typedef struct p11_test_params {
     size_t         key_id_len;
     int            verify;       /* check results with OpenSSL */
     uint64_t       verify_every; /* with verify: check every Nth result (0: the first of each worker) */
+    int            lookup;       /* find the key by label (C_FindObjects) before each operation, timed */
 } p11_test_params;
 
 /* Resolve defaults; -1 (printed, naming the flag) if a value does not fit the test. */
@@ -125,6 +126,10 @@ CK_MECHANISM_TYPE p11_test_mech(const p11_test_def *def, const p11_test_params *
 const char *p11_test_key_desc(const p11_test_def *def, const p11_test_params *p, char *buf,
                               size_t len);
 const char *p11_test_key_type(const p11_test_def *def);   /* "RSA", "EC", "AES", ... or NULL */
+
+/* Whether the test's operation uses a key --lookup can find (not digests,
+ * random, key generation or find-objects). */
+int p11_test_has_key(const p11_test_def *def);
 
 /* Does the token offer what the test needs?  1 when yes; 0 with a reason. */
 int p11_test_supported(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
@@ -156,7 +161,10 @@ typedef struct p11_test_ctx {
     CK_ULONG            peer_len;
     CK_ULONG            expect_len;  /* the right output length (0: not checked) */
     CK_ULONG            out_cap;     /* output buffer each worker starts with */
-    char                label[64];   /* label of our keys (find-objects looks for it) */
+    char                label[64];   /* label of the test's key (find-objects and --lookup look for it) */
+    char                aux_label[72];  /* the wrap target's: label, "<label>-target" with --lookup */
+    char                made_label[72]; /* what operations create (unwrap, derive, keygen):
+                                         * label, "<label>-made" with --lookup */
     _Atomic uint64_t    reopened;    /* sessions workers had to reopen */
     _Atomic uint64_t    verified;    /* results checked with OpenSSL */
     _Atomic uint64_t    grown;       /* output buffers grown after CKR_BUFFER_TOO_SMALL */

@@ -93,6 +93,8 @@ run "$HSMBENCH" run --module "$MOCK" --test sha256-digest --find-capacity 'p99<2
 check_one_line_error "--find-capacity with --duration: exit 2" 2 'leave out --duration'
 run "$HSMBENCH" run --module "$MOCK" --test sha256-digest,sha1-digest --find-capacity 'p99<20ms'
 check_one_line_error "--find-capacity with two tests: exit 2" 2 'one --test'
+run "$HSMBENCH" run --module "$MOCK" --mix sha256-digest:1,sha1-digest:1 --find-capacity 'p99<20ms'
+check_one_line_error "--find-capacity with --mix: exit 2" 2 'does not take a --mix'
 run "$HSMBENCH" run --module "$MOCK" --test sha256-digest --step 2s
 check_one_line_error "--step without --find-capacity: exit 2" 2 '^hsmbench: error: --step applies to --find-capacity$'
 run "$HSMBENCH" run --module "$MOCK" --test sha256-digest --find-capacity 'p99<20ms' --precision 0
