@@ -28,7 +28,7 @@ static void async_done(worker *wk, aslot *s, bench_code rc)
         wk->side.on = s->intended >= wk->pool->measure_ns;
         w->aside_flush(s->st);
     }
-    account_scheduled(wk, rc, s->intended, s->submitted, now);
+    account_scheduled(wk, rc, s->intended, s->submitted, now, s->st, 1);
     s->busy = 0;
     wk->busy--;
 }

@@ -24,6 +24,9 @@ void pool_closed_loop(worker *wk)
     void (*const flush)(void *) = w->side_flush;
     const int after_always = w->after_always;
     void *const state = wk->state;
+    int by = 0;                        /* the run has a breakdown */
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
+        by |= wk->by[k] != NULL;
 
     /* One clock read per operation: each op's end is the next one's start,
      * so the few nanoseconds of bookkeeping below fall into the next
@@ -61,6 +64,8 @@ void pool_closed_loop(worker *wk)
         if (!warm)
             done++;
         account(wk, rc, t1 - start, warm, t1);
+        if (!warm && by && account_by(wk, state, 0, rc, t1 - start))
+            t0 = bench_now_ns();   /* a class's first histogram: not the next op's time */
         if (think) {
             pause_ns(think);       /* k6's sleep(): not part of any operation */
             t0 = bench_now_ns();

@@ -82,11 +82,59 @@ uint64_t pool_measured_end(const pool *p)
     return p->stop_ns ? p->stop_ns : bench_now_ns();
 }
 
+/* A table of ERR_SLOTS * 2 (err_count's merge table) sorted into a new
+ * array: 0, or -1 when out of memory. */
+static int errs_out(bench_err *tab, bench_err **errs, size_t *nerrs)
+{
+    size_t ntab;
+    for (ntab = 0; ntab < ERR_SLOTS * 2 && tab[ntab].count; ntab++)
+        ;
+    qsort(tab, ntab, sizeof tab[0], err_cmp);
+    *errs = NULL;
+    *nerrs = 0;
+    if (!ntab)
+        return 0;
+    if (!(*errs = malloc(ntab * sizeof **errs)))
+        return -1;
+    memcpy(*errs, tab, ntab * sizeof *tab);
+    *nerrs = ntab;
+    return 0;
+}
+
+/* After the join: every worker's record of breakdown k's classes into
+ * out->by[k].  0, or -1 when out of memory. */
+static int merge_breakdown(pool *p, unsigned k, bench_outcome *out)
+{
+    const unsigned n = p->w->breakdown[k]->n;
+    bench_class_outcome *by = calloc(n, sizeof *by);
+    if (!by)
+        return -1;
+    out->by[k] = by;
+    out->nby[k] = n;
+    for (unsigned c = 0; c < n; c++) {
+        bench_err tab[ERR_SLOTS * 2];
+        memset(tab, 0, sizeof tab);
+        if (!(by[c].hist = bench_hist_new()))
+            return -1;
+        for (unsigned i = 0; i < p->n; i++) {
+            const class_rec *r = &p->workers[i].by[k][c];
+            by[c].ops += r->ops;
+            by[c].errors += r->errors;
+            if (r->hist)
+                bench_hist_add(by[c].hist, r->hist);
+            for (size_t j = 0; j < ERR_SLOTS && r->errs[j].count; j++)
+                err_count(tab, r->errs[j].code, r->errs[j].count);
+        }
+        if (errs_out(tab, &by[c].errs, &by[c].nerrs) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* After the join: merge what the workers own into the outcome. */
 static int merge_results(pool *p, bench_outcome *out)
 {
     bench_err tab[ERR_SLOTS * 2];
-    size_t ntab = 0;
 
     memset(tab, 0, sizeof tab);
     for (unsigned i = 0; i < p->n; i++) {
@@ -102,15 +150,16 @@ static int merge_results(pool *p, bench_outcome *out)
         if (bench_side_merge(&out->side, &wk->side) != 0)
             return -1;
     }
-    for (ntab = 0; ntab < ERR_SLOTS * 2 && tab[ntab].count; ntab++)
-        ;
-    qsort(tab, ntab, sizeof tab[0], err_cmp);
-    if (ntab) {
-        out->errs = malloc(ntab * sizeof *out->errs);
-        if (!out->errs)
+    if (errs_out(tab, &out->errs, &out->nerrs) != 0)
+        return -1;
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++) {
+        if (!p->w->breakdown[k])
+            continue;
+        for (unsigned i = 0; i < p->n; i++)
+            if (p->workers[i].by_lost)
+                return -1;
+        if (merge_breakdown(p, k, out) != 0)
             return -1;
-        memcpy(out->errs, tab, ntab * sizeof *tab);
-        out->nerrs = ntab;
     }
     const uint64_t end = pool_measured_end(p);
     out->duration_s = end > p->measure_ns ? (double)(end - p->measure_ns) / 1e9 : 0.0;
@@ -158,6 +207,14 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     if (load->threads == 0 || (!load->duration_ns && !load->iterations)) {
         fail(out, "internal: a run needs threads and a duration or iteration bound");
         return -1;
+    }
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++) {
+        const bench_breakdown *b = w->breakdown[k];
+        if (b && (!b->n || b->n > BENCH_MAX_CLASSES || !b->labels || !b->dimension ||
+                  !(load->mode == BENCH_MODE_NONBLOCKING && w->asubmit ? b->aclass_of : b->class_of))) {
+            fail(out, "internal: a breakdown needs 1 to 64 named classes and its class_of");
+            return -1;
+        }
     }
     out->hist = bench_hist_new();
     if (bench_side_init(&out->side, w->side) != 0) {
@@ -209,6 +266,11 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
             fail(out, "out of memory");
             goto free_hists;
         }
+        for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
+            if (w->breakdown[k] && !(wk->by[k] = calloc(w->breakdown[k]->n, sizeof *wk->by[k]))) {
+                fail(out, "out of memory");
+                goto free_hists;
+            }
     }
     if (pthread_mutex_init(&p.gate_mu, NULL) != 0 || pthread_cond_init(&p.gate_cv, NULL) != 0 ||
         bench_queue_init(&p.queue) != 0) {
@@ -310,6 +372,11 @@ free_hists:
         bench_hist_free(p.workers[i].service);
         bench_hist_free(p.workers[i].queue);
         bench_side_free(&p.workers[i].side);
+        for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++) {
+            for (unsigned c = 0; p.workers[i].by[k] && c < w->breakdown[k]->n; c++)
+                bench_hist_free(p.workers[i].by[k][c].hist);
+            free(p.workers[i].by[k]);
+        }
     }
     free(p.workers);
     if (p.wake[0] >= 0) {
@@ -334,5 +401,15 @@ void bench_outcome_free(bench_outcome *out)
     bench_side_free(&out->side);
     free(out->errs);
     free(out->samples);
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++) {
+        /* merge_breakdown leaves every class it allocated with a hist or
+         * zeroed, so a partial merge frees as well as a whole one */
+        bench_class_outcome *by = out->by[k];
+        for (unsigned c = 0; by && c < out->nby[k]; c++) {
+            bench_hist_free(by[c].hist);
+            free(by[c].errs);
+        }
+        free(by);
+    }
     memset(out, 0, sizeof *out);
 }

@@ -105,8 +105,10 @@ typedef struct bench_outcome {
     uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
     bench_side  side;           /* the workload's side metrics, every worker's merged */
     /* Per class of each breakdown the workload declared (NULL: none):
-     * by[k] has breakdown[k]->n entries; they add up to ops and errors. */
+     * by[k] has nby[k] == breakdown[k]->n entries; they add up to ops and
+     * errors.  A class's hist is never NULL (empty when it had no success). */
     bench_class_outcome *by[BENCH_BREAKDOWNS];
+    unsigned             nby[BENCH_BREAKDOWNS];
 } bench_outcome;
 
 /* Called by the sampler thread once a second (and for warm-up seconds). */

@@ -44,6 +44,15 @@ typedef struct live_err {
     _Atomic uint64_t   count;
 } live_err;
 
+/* A worker's record of one class of a breakdown (workload.h): owner only,
+ * read after the join.  The histogram is made on the class's first
+ * measured success, so classes a worker never sees cost it nothing. */
+typedef struct class_rec {
+    uint64_t    ops, errors;
+    bench_hist *hist;
+    bench_err   errs[ERR_SLOTS];
+} class_rec;
+
 typedef struct worker {
     pool       *pool;
     pthread_t   tid;
@@ -55,6 +64,8 @@ typedef struct worker {
     bench_hist *hist;
     bench_hist *service, *queue;    /* non-blocking only */
     bench_side  side;               /* the workload's side metrics (workload.h) */
+    class_rec  *by[BENCH_BREAKDOWNS];   /* per class of each breakdown (NULL: none) */
+    int         by_lost;            /* a class histogram could not be made */
     unsigned    nslots;             /* asynchronous slots this worker multiplexes */
     void       *engine;             /* what those slots share (aengine_open), or NULL */
     unsigned    window;             /* self-paced: this worker's share of --inflight */
@@ -179,15 +190,53 @@ static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm
 }
 
 /*
+ * A measured operation of one class of each breakdown (the state's, or with
+ * `slot` the asynchronous slot's, class_of): the same outcome and latency
+ * as account() got.  After the operation, outside the timed path; returns
+ * 1 when it allocated (the closed loop then restarts its clock).
+ */
+static inline int account_by(worker *wk, const void *st, int slot, bench_code rc, uint64_t latency)
+{
+    int allocated = 0;
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++) {
+        const bench_breakdown *b = wk->pool->w->breakdown[k];
+        if (!wk->by[k])
+            continue;
+        unsigned c = slot ? b->aclass_of(st) : b->class_of(st);
+        if (c >= b->n)
+            c = b->n - 1;    /* a workload's bug: still counted, in its last class */
+        class_rec *r = &wk->by[k][c];
+        r->ops++;
+        if (rc != BENCH_OK) {
+            r->errors++;
+            err_count(r->errs, rc, 1);
+            continue;
+        }
+        if (!r->hist) {
+            allocated = 1;
+            if (!(r->hist = bench_hist_new())) {
+                wk->by_lost = 1;
+                continue;
+            }
+        }
+        bench_hist_record(r->hist, latency);
+    }
+    return allocated;
+}
+
+/*
  * A scheduled request finished (either non-blocking engine): its response
  * time counts from when it was due; service time from when it started.
+ * st is the state (or with `slot` the asynchronous slot) that did it.
  */
 static inline void account_scheduled(worker *wk, bench_code rc, uint64_t due, uint64_t started,
-                                     uint64_t done)
+                                     uint64_t done, const void *st, int slot)
 {
     const int warm = due < wk->pool->measure_ns;
     atomic_fetch_add_explicit(&wk->pool->completed, 1, memory_order_relaxed);
     account(wk, rc, done - due, warm, done);
+    if (!warm)
+        (void)account_by(wk, st, slot, rc, done - due);
     if (!warm && rc == BENCH_OK) {
         bench_hist_record(wk->service, done - started);
         bench_hist_record(wk->queue, started > due ? started - due : 0);

@@ -10,6 +10,7 @@
 
 #include "bench/cli.h"
 #include "bench/outfile.h"
+#include "bench/results.h"
 
 void bench_report_second(FILE *f, const bench_sample *s)
 {
@@ -170,6 +171,50 @@ static void latency_line(FILE *f, const char *name, const bench_hist *h)
     bench_report_trend(f, 22, name, h, "no successful operation");
 }
 
+/* "CKR_DEVICE_ERROR" for a class's most frequent error, "-" for none. */
+static const char *top_error(const bench_class_outcome *c, const bench_workload *w, char *buf,
+                             size_t len)
+{
+    if (!c->nerrs)
+        return "-";
+    bench_code_name(w, c->errs[0].code, buf, len);
+    return buf;
+}
+
+/* A breakdown's table after the summary: one line per class. */
+static void breakdown_table(FILE *f, const bench_outcome *o, const bench_workload *w, unsigned k)
+{
+    const bench_breakdown *b = w->breakdown[k];
+    const bench_class_outcome *by = o->by[k];
+    char title[64];
+    snprintf(title, sizeof title, "by %s", b->dimension);
+    int cw = bench_text_cols(title);
+    for (unsigned c = 0; c < o->nby[k]; c++)
+        cw = bench_col_fit(cw, b->labels[c]);
+    fprintf(f, "\n    ");
+    bench_fput_cell(f, title, cw, 0);
+    fprintf(f, " %7s", "share");
+    if (b->weights)
+        fprintf(f, " %7s", "weight");
+    fprintf(f, " %12s %10s %10s %7s  %s\n", "ops/s", "p50", "p99", "err%", "top error");
+    for (unsigned c = 0; c < o->nby[k]; c++) {
+        const bench_class_outcome *x = &by[c];
+        char a[32], p[32], name[64];
+        const int lat = bench_hist_count(x->hist) > 0;
+        fprintf(f, "      ");
+        bench_fput_cell(f, b->labels[c], cw - 2, 0);
+        fprintf(f, " %6.2f%%", o->ops ? 100.0 * (double)x->ops / (double)o->ops : 0.0);
+        if (b->weights)
+            fprintf(f, " %6.2f%%", 100.0 * b->weights[c]);
+        fprintf(f, " %12.2f %10s %10s %7.2f  %s\n",
+                o->duration_s > 0 ? (double)(x->ops - x->errors) / o->duration_s : 0.0,
+                lat ? bench_fmt_ns((double)bench_hist_percentile(x->hist, 50), a, sizeof a) : "-",
+                lat ? bench_fmt_ns((double)bench_hist_percentile(x->hist, 99), p, sizeof p) : "-",
+                x->ops ? 100.0 * (double)x->errors / (double)x->ops : 0.0,
+                top_error(x, w, name, sizeof name));
+    }
+}
+
 void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
                           const bench_workload *w)
 {
@@ -234,6 +279,9 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome 
         label(f, name, 6);
         fprintf(f, "%llu\n", (unsigned long long)o->errs[n].count);
     }
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
+        if (w->breakdown[k] && o->by[k])
+            breakdown_table(f, o, w, k);
     fflush(f);
 }
 
@@ -317,6 +365,65 @@ int bench_hist_from_json(const json_t *j, bench_hist *h)
     }
     bench_hist_set_extrema(h, (uint64_t)min, (uint64_t)max);
     return 0;
+}
+
+/* errors_by_code of a table of codes, most frequent first. */
+static json_t *codes_json(const bench_err *errs, size_t nerrs, const bench_workload *w)
+{
+    json_t *by = json_object();
+    for (size_t n = 0; by && n < nerrs; n++) {
+        char name[64];
+        bench_code_name(w, errs[n].code, name, sizeof name);
+        if (json_object_set_new(by, name, json_integer((json_int_t)errs[n].count)) != 0) {
+            json_decref(by);
+            return NULL;
+        }
+    }
+    return by;
+}
+
+/* "breakdown": {"<dimension>": [{"class", "weight"?, "ops", ...}, ...]};
+ * NULL when out of memory. */
+static json_t *breakdown_json(const bench_outcome *o, const bench_workload *w)
+{
+    json_t *all = json_object();
+    for (unsigned k = 0; all && k < BENCH_BREAKDOWNS; k++) {
+        const bench_breakdown *b = w->breakdown[k];
+        if (!b || !o->by[k])
+            continue;
+        json_t *arr = json_array();
+        if (!arr || json_object_set_new(all, b->dimension, arr) != 0)
+            goto oom;
+        for (unsigned c = 0; c < o->nby[k]; c++) {
+            const bench_class_outcome *x = &o->by[k][c];
+            const double d = o->duration_s;
+            json_t *e = json_object();
+            if (!e || json_array_append_new(arr, e) != 0)
+                goto oom;
+            /* every set steals its value, also when it fails */
+            int bad = json_object_set_new(e, "class", json_string(b->labels[c]));
+            if (b->weights)
+                bad |= json_object_set_new(e, "weight", json_real(round(b->weights[c] * 1e6) / 1e6));
+            bad |= json_object_set_new(e, "ops", json_integer((json_int_t)x->ops));
+            bad |= json_object_set_new(e, "errors", json_integer((json_int_t)x->errors));
+            bad |= json_object_set_new(
+                e, "error_pct", json_real(x->ops ? 100.0 * (double)x->errors / (double)x->ops : 0.0));
+            bad |= json_object_set_new(
+                e, "ops_per_s",
+                json_real(d > 0 ? round((double)(x->ops - x->errors) / d * 100) / 100 : 0.0));
+            bad |= json_object_set_new(
+                e, "attempts_per_s", json_real(d > 0 ? round((double)x->ops / d * 100) / 100 : 0.0));
+            bad |= json_object_set_new(e, "latency_us", latency_json(x->hist));
+            bad |= json_object_set_new(e, "errors_by_code", codes_json(x->errs, x->nerrs, w));
+            bad |= json_object_set_new(e, "histogram", bench_hist_to_json(x->hist));
+            if (bad)
+                goto oom;
+        }
+    }
+    return all;
+oom:
+    json_decref(all);
+    return NULL;
 }
 
 static json_t *desc_json(const bench_run_desc *d, const char *status)
@@ -413,6 +520,16 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     }
     json_object_set_new(run, "per_second", series);
     json_object_set_new(run, "histogram", bench_hist_to_json(o->hist));
+    int any_by = 0;
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
+        any_by |= w->breakdown[k] && o->by[k];
+    if (any_by) {
+        json_t *classes = breakdown_json(o, w);
+        if (!classes || json_object_set_new(run, "breakdown", classes) != 0) {
+            json_decref(run);
+            return NULL;
+        }
+    }
     return run;
 }
 

@@ -1,7 +1,10 @@
 /*
  * bench/report_csv.c - the CSV report, with the columns of the Fortanix
  * SDKMS REST test bench (so its users' spreadsheets keep working) and p50 and
- * p95 appended.  RFC 4180: CRLF line ends, a field is quoted when it holds a
+ * p95 appended.  A document with a breakdown (a --mix, several tokens)
+ * gets one more column, "class", empty on a run's own row, and after that
+ * row one row per class ("type=rsa-pkcs-sign") with the class's figures;
+ * a document without one is written as it always was.  RFC 4180: CRLF line ends, a field is quoted when it holds a
  * comma, a quote or a line break, and quotes inside are doubled.
  */
 #include "bench/results.h"
@@ -46,18 +49,64 @@ static int data_sizes_vary(const json_t *runs, const json_t *run)
     return 0;
 }
 
+/* Whether any run of the document has a breakdown. */
+static int any_breakdown(const json_t *runs)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+        if (json_object_size(json_object_get(r, "breakdown")))
+            return 1;
+    return 0;
+}
+
+/* The figures of a run, or of one class of its breakdown (bytes/s: NA). */
+static void figures(char cells[][64], const json_t *fig, const json_t *run, int whole)
+{
+    const json_t *lat = json_object_get(fig, "latency_us");
+    const double bps = whole ? bench_json_num(run, "bytes_per_s", 0) : 0;
+    snprintf(cells[2], 64, "%.2f", bench_json_num(run, "duration_s", 0));
+    snprintf(cells[3], 64, "%lld", bench_json_int(fig, "ops", 0));
+    snprintf(cells[4], 64, "%.5f", bench_json_num(lat, "mean", 0) / 1000);
+    snprintf(cells[5], 64, "%.5f", bench_json_num(lat, "p90", 0) / 1000);
+    snprintf(cells[6], 64, "%.5f", bench_json_num(lat, "p99", 0) / 1000);
+    snprintf(cells[7], 64, "%.5f", bench_json_num(lat, "min", 0) / 1000);
+    snprintf(cells[8], 64, "%.5f", bench_json_num(lat, "max", 0) / 1000);
+    snprintf(cells[9], 64, "%.2f%%", bench_json_num(fig, "error_pct", 0));
+    snprintf(cells[10], 64, "%.2f", bench_json_num(fig, "ops_per_s", 0));
+    /* bytes_per_s is 0 for the tests that process no data (signatures). */
+    if (bps > 0)
+        snprintf(cells[11], 64, "%.2f", bps / 1024);
+    else
+        snprintf(cells[11], 64, "NA");
+    snprintf(cells[12], 64, "%.5f", bench_json_num(lat, "p50", 0) / 1000);
+    snprintf(cells[13], 64, "%.5f", bench_json_num(lat, "p95", 0) / 1000);
+}
+
+static void row(FILE *f, const char *op, char cells[][64], int with_class, const char *cls)
+{
+    field(f, op, 1);
+    for (size_t c = 1; c < NCOLS; c++)
+        field(f, cells[c], 0);
+    if (with_class)
+        field(f, cls, 0);
+    fputs("\r\n", f);
+}
+
 int bench_csv_write(FILE *f, const json_t *doc)
 {
     const json_t *runs = json_object_get(doc, "runs");
+    const int with_class = any_breakdown(runs);
     for (size_t c = 0; c < NCOLS; c++)
         field(f, header[c], c == 0);
+    if (with_class)
+        field(f, "class", 0);
     fputs("\r\n", f);
 
     size_t i;
     json_t *run;
     json_array_foreach(runs, i, run) {
         char cells[NCOLS][64];
-        const json_t *lat = json_object_get(run, "latency_us");
         memset(cells, 0, sizeof cells);
         const char *test = bench_json_str(run, "test", "");
         char op[256];
@@ -66,29 +115,24 @@ int bench_csv_write(FILE *f, const json_t *doc)
         else
             snprintf(op, sizeof op, "%s", test);
         snprintf(cells[1], sizeof cells[1], "%lld", bench_json_int(run, "threads", 0));
-        if (bench_run_measured(run)) {
-            double bps = bench_json_num(run, "bytes_per_s", 0);
-            snprintf(cells[2], sizeof cells[2], "%.2f", bench_json_num(run, "duration_s", 0));
-            snprintf(cells[3], sizeof cells[3], "%lld", bench_json_int(run, "ops", 0));
-            snprintf(cells[4], sizeof cells[4], "%.5f", bench_json_num(lat, "mean", 0) / 1000);
-            snprintf(cells[5], sizeof cells[5], "%.5f", bench_json_num(lat, "p90", 0) / 1000);
-            snprintf(cells[6], sizeof cells[6], "%.5f", bench_json_num(lat, "p99", 0) / 1000);
-            snprintf(cells[7], sizeof cells[7], "%.5f", bench_json_num(lat, "min", 0) / 1000);
-            snprintf(cells[8], sizeof cells[8], "%.5f", bench_json_num(lat, "max", 0) / 1000);
-            snprintf(cells[9], sizeof cells[9], "%.2f%%", bench_json_num(run, "error_pct", 0));
-            snprintf(cells[10], sizeof cells[10], "%.2f", bench_json_num(run, "ops_per_s", 0));
-            /* bytes_per_s is 0 for the tests that process no data (signatures). */
-            if (bps > 0)
-                snprintf(cells[11], sizeof cells[11], "%.2f", bps / 1024);
-            else
-                snprintf(cells[11], sizeof cells[11], "NA");
-            snprintf(cells[12], sizeof cells[12], "%.5f", bench_json_num(lat, "p50", 0) / 1000);
-            snprintf(cells[13], sizeof cells[13], "%.5f", bench_json_num(lat, "p95", 0) / 1000);
+        const int measured = bench_run_measured(run);
+        if (measured)
+            figures(cells, run, run, 1);
+        row(f, op, cells, with_class, "");
+        if (!measured)
+            continue;
+        const char *dim;
+        json_t *classes;
+        json_object_foreach(json_object_get(run, "breakdown"), dim, classes) {
+            size_t j;
+            json_t *cl;
+            json_array_foreach(classes, j, cl) {
+                char cls[256];
+                snprintf(cls, sizeof cls, "%s=%s", dim, bench_json_str(cl, "class", ""));
+                figures(cells, cl, run, 0);
+                row(f, op, cells, with_class, cls);
+            }
         }
-        field(f, op, 1);
-        for (size_t c = 1; c < NCOLS; c++)
-            field(f, cells[c], 0);
-        fputs("\r\n", f);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -552,6 +552,64 @@ static void stats_table(FILE *f, const json_t *run)
     fputs("</tr></table>\n", f);
 }
 
+/* The most frequent code of an errors_by_code object ("-": none). */
+static const char *top_code(const json_t *by)
+{
+    const char *best = "-", *code;
+    long long most = 0;
+    json_t *v;
+    json_object_foreach((json_t *)by, code, v)
+        if (json_is_integer(v) && json_integer_value(v) > most) {
+            most = json_integer_value(v);
+            best = code;
+        }
+    return best;
+}
+
+/* One table per breakdown of the run: a row per class. */
+static void breakdown_tables(FILE *f, const json_t *run)
+{
+    const char *dim;
+    json_t *classes;
+    const long long total = bench_json_int(run, "ops", 0);
+    json_object_foreach(json_object_get(run, "breakdown"), dim, classes) {
+        size_t j;
+        json_t *cl;
+        int weights = 0;
+        json_array_foreach(classes, j, cl)
+            weights |= json_is_number(json_object_get(cl, "weight"));
+        fputs("<h3>by ", f);
+        esc(f, dim);
+        fputs("</h3><table><tr><th>", f);
+        esc(f, dim);
+        fputs("</th><th class=\"n\">operations</th><th class=\"n\">share</th>", f);
+        if (weights)
+            fputs("<th class=\"n\">weight</th>", f);
+        fputs("<th class=\"n\">ops/s</th><th class=\"n\">p50</th><th class=\"n\">p99</th>"
+              "<th class=\"n\">errors</th><th>top error</th></tr>\n", f);
+        json_array_foreach(classes, j, cl) {
+            const json_t *lat = json_object_get(cl, "latency_us");
+            const long long ops = bench_json_int(cl, "ops", 0);
+            const int any = bench_json_int(lat, "count", 0) > 0;
+            char a[48], b[48];
+            fputs("<tr><td>", f);
+            esc(f, bench_json_str(cl, "class", "?"));
+            fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n\">%.2f%%</td>", ops,
+                    total ? 100.0 * (double)ops / (double)total : 0.0);
+            if (weights)
+                fprintf(f, "<td class=\"n\">%.2f%%</td>", 100.0 * bench_json_num(cl, "weight", 0));
+            fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">", bench_json_num(cl, "ops_per_s", 0));
+            esc(f, any ? fmt_us(bench_json_num(lat, "p50", 0), a, sizeof a) : "-");
+            fputs("</td><td class=\"n\">", f);
+            esc(f, any ? fmt_us(bench_json_num(lat, "p99", 0), b, sizeof b) : "-");
+            fprintf(f, "</td><td class=\"n\">%.2f%%</td><td>", bench_json_num(cl, "error_pct", 0));
+            esc(f, top_code(json_object_get(cl, "errors_by_code")));
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+}
+
 /* Per-second throughput, with the target rate and errors when present. */
 static void throughput_chart(FILE *f, const json_t *run)
 {
@@ -956,6 +1014,7 @@ static void run_section(FILE *f, const json_t *run, size_t i)
     fputs("</p>\n", f);
     if (bench_run_measured(run)) {
         stats_table(f, run);
+        breakdown_tables(f, run);
         fputs("<div class=\"charts\">\n", f);
         throughput_chart(f, run);
         latency_time_chart(f, run);

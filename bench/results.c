@@ -253,6 +253,74 @@ static int check_histogram(const json_t *hj, bench_hist *scratch, const char *wh
     return 0;
 }
 
+/* A run's "breakdown": per dimension an array of classes, each with the
+ * run's own figures; their operations and errors add up to the run's. */
+static int check_breakdown(const json_t *run, const char *at, bench_hist *scratch, char *err,
+                           size_t len)
+{
+    const json_t *bd = json_object_get(run, "breakdown");
+    char where[128], sub[256];
+    if (!bd)
+        return 0;
+    snprintf(where, sizeof where, "%s.breakdown", at);
+    if (!json_is_object(bd)) {
+        seterr(err, len, "%s: is not an object", where);
+        return -1;
+    }
+    const char *dim;
+    json_t *classes;
+    json_object_foreach((json_t *)bd, dim, classes) {
+        snprintf(where, sizeof where, "%s.breakdown.%s", at, dim);
+        if (!json_is_array(classes) || json_array_size(classes) == 0) {
+            seterr(err, len, "%s: is not a non-empty array", where);
+            return -1;
+        }
+        long long ops = 0, errors = 0;
+        size_t j;
+        json_t *cl;
+        json_array_foreach(classes, j, cl) {
+            char one[192];
+            snprintf(one, sizeof one, "%s[%zu]", where, j);
+            if (!json_is_object(cl)) {
+                seterr(err, len, "%s: is not an object", one);
+                return -1;
+            }
+            if (need(cl, one, "class", F_STR, err, len) || need(cl, one, "ops", F_UINT, err, len) ||
+                need(cl, one, "errors", F_UINT, err, len) ||
+                need(cl, one, "ops_per_s", F_NNUM, err, len) ||
+                need(cl, one, "latency_us", F_OBJ, err, len) ||
+                need(cl, one, "errors_by_code", F_OBJ, err, len) ||
+                need(cl, one, "histogram", F_OBJ, err, len))
+                return -1;
+            const json_t *wt = json_object_get(cl, "weight");
+            if (wt && !kind_ok(wt, F_NNUM)) {
+                seterr(err, len, "%s.weight: is not a non-negative number", one);
+                return -1;
+            }
+            snprintf(sub, sizeof sub, "%s.latency_us", one);
+            if (check_latency(json_object_get(cl, "latency_us"), sub, err, len))
+                return -1;
+            snprintf(sub, sizeof sub, "%s.errors_by_code", one);
+            if (check_errors_by_code(json_object_get(cl, "errors_by_code"), sub, err, len))
+                return -1;
+            snprintf(sub, sizeof sub, "%s.histogram", one);
+            if (check_histogram(json_object_get(cl, "histogram"), scratch, sub, err, len))
+                return -1;
+            /* each is at most 2^53, so 64 bits hold the sum of any number of them */
+            ops += bench_json_int(cl, "ops", 0);
+            errors += bench_json_int(cl, "errors", 0);
+            if (ops > (long long)BENCH_RESULTS_MAX_VALUE || errors > (long long)BENCH_RESULTS_MAX_VALUE)
+                break;
+        }
+        if (ops != bench_json_int(run, "ops", 0) || errors != bench_json_int(run, "errors", 0)) {
+            seterr(err, len, "%s: its classes' operations and errors (%lld, %lld) are not the run's",
+                   where, ops, errors);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int check_run(const json_t *run, size_t i, bench_hist *scratch, char *err, size_t len)
 {
     char at[64], sub[96];
@@ -323,7 +391,9 @@ static int check_run(const json_t *run, size_t i, bench_hist *scratch, char *err
     if (check_series(json_object_get(run, "per_second"), sub, err, len))
         return -1;
     snprintf(sub, sizeof sub, "%s.histogram", at);
-    return check_histogram(json_object_get(run, "histogram"), scratch, sub, err, len);
+    if (check_histogram(json_object_get(run, "histogram"), scratch, sub, err, len))
+        return -1;
+    return check_breakdown(run, at, scratch, err, len);
 }
 
 int bench_results_check(const json_t *doc, char *err, size_t len)
@@ -966,6 +1036,140 @@ done:
     return rc;
 }
 
+/* Whether dimension `dim` has the same classes, in the same order, in every
+ * input run. */
+static int same_classes(const mrun *in, size_t n, const char *dim)
+{
+    const json_t *first = json_object_get(json_object_get(in[0].run, "breakdown"), dim);
+    for (size_t i = 1; i < n; i++) {
+        const json_t *other = json_object_get(json_object_get(in[i].run, "breakdown"), dim);
+        if (json_array_size(other) != json_array_size(first))
+            return 0;
+        for (size_t j = 0; j < json_array_size(first); j++)
+            if (strcmp(bench_json_str(json_array_get(first, j), "class", ""),
+                       bench_json_str(json_array_get(other, j), "class", "?")) != 0)
+                return 0;
+    }
+    return 1;
+}
+
+/* Class j of dimension dim, every input's merged exactly (counts, errors by
+ * code, histogram; rates added as the run's are).  NULL with err set. */
+static json_t *merge_class(const mrun *in, size_t n, const char *dim, size_t j, bench_hist *sum,
+                           bench_hist *one, char *err, size_t len)
+{
+    mrun *cls = calloc(n, sizeof *cls);
+    json_t *out = NULL;
+    long long ops = 0, errors = 0, clamped = 0;
+    double rate = 0, arate = 0;
+    if (!cls) {
+        seterr(err, len, "out of memory");
+        return NULL;
+    }
+    bench_hist_reset(sum);
+    const json_t *base = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *c = json_array_get(json_object_get(json_object_get(in[i].run, "breakdown"), dim), j);
+        char f[160];
+        if (!base)
+            base = c;
+        cls[i] = in[i];      /* its field names the run, for merge_counts' messages */
+        cls[i].run = c;
+        snprintf(f, sizeof f, "%s.breakdown.%s[%zu]", in[i].field, dim, j);
+        const json_t *hj = json_object_get(c, "histogram");
+        if (bench_hist_from_json(hj, one) != 0) {
+            seterr(err, len, "%s: %s: unreadable histogram", in[i].name, f);
+            goto done;
+        }
+        if (add_count(&ops, bench_json_int(c, "ops", 0), in[i].name, f, err, len) ||
+            add_count(&errors, bench_json_int(c, "errors", 0), in[i].name, f, err, len) ||
+            add_count(&clamped, bench_json_int(hj, "clamped", 0), in[i].name, f, err, len))
+            goto done;
+        bench_hist_add(sum, one);
+        rate += bench_json_num(c, "ops_per_s", 0);
+        arate += bench_json_num(c, "attempts_per_s", 0);
+    }
+    atomic_store_explicit(&sum->clamped, (uint64_t)clamped, memory_order_relaxed);
+    json_t *codes = merge_counts(cls, n, NULL, "errors_by_code", 1, err, len);
+    if (!codes)
+        goto done;
+    out = json_object();
+    int bad = !out || json_object_set_new(out, "class", json_string(bench_json_str(base, "class", "")));
+    const json_t *wt = json_object_get(base, "weight");
+    if (!bad && wt)
+        bad = json_object_set(out, "weight", (json_t *)wt);
+    if (!bad) {
+        bad |= json_object_set_new(out, "ops", json_integer(ops));
+        bad |= json_object_set_new(out, "errors", json_integer(errors));
+        bad |= json_object_set_new(out, "error_pct",
+                                   json_real(ops ? 100.0 * (double)errors / (double)ops : 0.0));
+        bad |= json_object_set_new(out, "ops_per_s", json_real(round(rate * 100) / 100));
+        bad |= json_object_set_new(out, "attempts_per_s", json_real(round(arate * 100) / 100));
+        bad |= json_object_set_new(out, "latency_us", latency_from_hist(sum));
+        bad |= json_object_set_new(out, "errors_by_code", codes);
+        codes = NULL;
+        bad |= json_object_set_new(out, "histogram", bench_hist_to_json(sum));
+    }
+    json_decref(codes);
+    if (bad) {
+        json_decref(out);
+        out = NULL;
+        seterr(err, len, "out of memory");
+    }
+done:
+    free(cls);
+    return out;
+}
+
+/*
+ * The breakdowns of merged runs: a dimension every input has with the same
+ * classes in the same order is merged class by class, exactly; one that
+ * differs (another token's label) is left out of the merged run.  0, or -1
+ * with err set.
+ */
+static int merge_breakdowns(json_t *out, const mrun *in, size_t n, char *err, size_t len)
+{
+    const json_t *bd0 = json_object_get(in[0].run, "breakdown");
+    if (!json_object_size(bd0))
+        return 0;
+    bench_hist *sum = bench_hist_new(), *one = bench_hist_new();
+    json_t *merged = json_object();
+    int rc = -1;
+    if (!sum || !one || !merged) {
+        seterr(err, len, "out of memory");
+        goto done;
+    }
+    const char *dim;
+    json_t *classes;
+    json_object_foreach((json_t *)bd0, dim, classes) {
+        if (!same_classes(in, n, dim))
+            continue;
+        json_t *arr = json_array();
+        if (!arr || json_object_set_new(merged, dim, arr) != 0) {
+            seterr(err, len, "out of memory");
+            goto done;
+        }
+        for (size_t j = 0; j < json_array_size(classes); j++) {
+            json_t *c = merge_class(in, n, dim, j, sum, one, err, len);
+            if (!c || json_array_append_new(arr, c) != 0) {
+                if (!*err)
+                    seterr(err, len, "out of memory");
+                goto done;
+            }
+        }
+    }
+    if (json_object_size(merged) && json_object_set(out, "breakdown", merged) != 0) {
+        seterr(err, len, "out of memory");
+        goto done;
+    }
+    rc = 0;
+done:
+    json_decref(merged);
+    bench_hist_free(sum);
+    bench_hist_free(one);
+    return rc;
+}
+
 /*
  * The HTTP counts of merged REST runs, when every input has an "http"
  * object: requests, status_counts, failed, retried and reauth added,
@@ -1132,7 +1336,8 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
         if (json_object_set(out, "reason", json_object_get(base, "reason")) != 0)
             goto oom;
     }
-    if (measured && (merge_measured(out, in, n, err, len) != 0 || merge_http(out, in, n, err, len) != 0)) {
+    if (measured && (merge_measured(out, in, n, err, len) != 0 || merge_http(out, in, n, err, len) != 0 ||
+                     merge_breakdowns(out, in, n, err, len) != 0)) {
         json_decref(out);
         out = NULL;
     }
