@@ -46,9 +46,16 @@ void p11_leftovers_print(const p11_leftovers *l, FILE *f, const char *module)
         return;
     fprintf(f, "hsmbench: warning: %zu object%s hsmbench made could not be destroyed and remain%s on the token:\n",
             l->n, l->n == 1 ? "" : "s", l->n == 1 ? "s" : "");
-    for (size_t i = 0; i < l->n; i++)
-        fprintf(f, "  %-40s %-18s %s%s\n", l->v[i].label, l->v[i].type, l->v[i].id[0] ? "id " : "id -",
+    int tokens = 0;    /* on more than one token: each line names its slot */
+    for (size_t i = 1; i < l->n && !tokens; i++)
+        tokens = l->v[i].slot != l->v[0].slot;
+    for (size_t i = 0; i < l->n; i++) {
+        fprintf(f, "  %-40s %-18s %s%s", l->v[i].label, l->v[i].type, l->v[i].id[0] ? "id " : "id -",
                 l->v[i].id);
+        if (tokens)
+            fprintf(f, "  slot %lu", (unsigned long)l->v[i].slot);
+        fputc('\n', f);
+    }
     fprintf(f, "remove %s with:\n", l->n == 1 ? "it" : "them");
     for (size_t i = 0; i < l->n; i++) {
         int seen = 0;

@@ -121,8 +121,8 @@ static p11_test_set *prepared(p11_runner *r, const p11_test_def *def, const p11_
         return NULL;
     }
     const unsigned n = ntokens(t);
-    name_tokens(t, set);
     set->n = n;
+    name_tokens(t, set);
     for (unsigned i = 0; i < n; i++) {
         char where[80];
         p11_test_params pi = *p;
