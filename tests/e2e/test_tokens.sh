@@ -162,6 +162,37 @@ rc=$?
 check "mock: interrupted: exit 130" 130
 file_has "mock: interrupted: no token object left on any token" "$OBJ" '^objects 0$'
 
+# The PIN asked once on a terminal, sent to every token that wants one.
+if command -v tmux >/dev/null 2>&1; then
+    SOCK=$T/tmux.sock
+    rm -f "$T/tty.rc"
+    tmux -S "$SOCK" -f /dev/null new-session -d -x 120 -y 20 \
+        "HSMBENCH_MOCK='slots=3;login=required;pin=1234' '$HSMBENCH' run --module '$MOCK' \
+         --slot 1,2,3 --test ecdsa-sign --threads 3 --iterations 30 --quiet >'$T/out' 2>'$T/err'; \
+         echo \$? >'$T/tty.rc'; sleep 30"
+    n=0
+    until grep -q "User PIN for token 'mock-1' (and every other token of the run): " "$T/err" \
+            2>/dev/null || [ "$n" -ge 300 ]; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+    sleep 0.2
+    tmux -S "$SOCK" send-keys 1234 Enter
+    n=0
+    until [ -s "$T/tty.rc" ] || [ "$n" -ge 100 ]; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+    rc=$(cat "$T/tty.rc" 2>/dev/null || echo 255)
+    tmux -S "$SOCK" kill-server 2>/dev/null
+    check "terminal: the PIN is asked once and logs in to all three tokens" 0
+    prompts=$(grep -o "User PIN for token" "$T/err" | wc -l)
+    [ "$prompts" -eq 1 ] && pass "terminal: one prompt for three tokens" \
+        || fail "terminal: one prompt for three tokens" "$prompts prompts: $(head -c 300 "$T/err")"
+else
+    pass "terminal PIN prompt: tmux not installed (nothing to check)"
+fi
+
 # ---- bad selections: one line, documented exit codes ----------------------------------------
 bad() {
     name=$1 want=$2 pat=$3
