@@ -40,11 +40,11 @@ static int parse_slots(p11_target_opts *o, const char *arg)
             bench_error("--slot %s: at most %d slots", arg, P11_MAX_TOKENS);
             return -1;
         }
-        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
         if (len >= sizeof item) {
             bench_error("--slot %.*s: not a slot ID", (int)len, p);
             return -1;
         }
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
         if (bench_parse_u64("--slot", item, 0, ULONG_MAX, &v) != 0)
             return -1;
         for (unsigned i = 0; i < o->nslots; i++)
