@@ -158,7 +158,7 @@ const char *bench_fmt_bytes(double b, char *buf, unsigned len)
 /* Options that may be given more than once: each adds a value. */
 static int repeatable(const char *name)
 {
-    static const char *const names[] = { "threshold", "header", "summary", "find-capacity" };
+    static const char *const names[] = { "threshold", "header", "summary", "find-capacity", "uri" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;

@@ -43,7 +43,8 @@ int bench_path_writable(const char *flag, const char *path);
  * getopt_long, strictly, for every command: a long option is known only by
  * its whole name ("--time" is not "--timeout": abbreviations are unknown
  * options), and an option that takes a value may be given once, unless it
- * is one of the repeatable ones (--threshold, --header/-H, --find-capacity).  A refused
+ * is one of the repeatable ones (--threshold, --header/-H, --summary,
+ * --find-capacity, --uri).  A refused
  * option is one line ("--time: unknown option (see: hsmbench rest --help)",
  * "--json given twice (see: hsmbench run --help)") and the return value
  * BENCH_OPT_REFUSED, which bench_option_error turns into exit status 2

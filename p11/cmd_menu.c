@@ -388,7 +388,8 @@ static int choose_token(menu *m)
         int same = 0;
         for (size_t i = 0; i < count; i++)
             same += strcmp(toks[i].label, c->label) == 0;
-        if (same == 1 && c->label[0]) {
+        /* By label when it is unique and no list (--token a,b takes commas). */
+        if (same == 1 && c->label[0] && !strchr(c->label, ',')) {
             snprintf(m->chosen, sizeof m->chosen, "%s", c->label);
             m->opts.token = m->chosen;
         } else {

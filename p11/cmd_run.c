@@ -39,8 +39,13 @@ static const char run_usage_head[] =
     "  --module NAME|PATH   PKCS#11 module: a file, or a name p11-kit registers\n"
     "  --init-args STRING   initialisation string for the module (pReserved)\n"
     "  --slot ID | --token LABEL | --uri PKCS11-URI   the token to use\n"
-    "  --pin-env VAR | --pin-file FILE | --pin PIN     the user PIN (--pin warns);\n"
-    "                       with none, the PIN is asked without echo on a terminal\n"
+    "  --slot ID,ID... | --token LABEL,LABEL... | --uri URI --uri URI...\n"
+    "                       several tokens of the module in one run: thread i on\n"
+    "                       token i mod N, each with its own session and keys;\n"
+    "                       totals and a line per token (--threads >= tokens)\n"
+    "  --pin-env VAR | --pin-file FILE | --pin PIN     the user PIN (--pin warns),\n"
+    "                       the same for every token; with none, the PIN is asked\n"
+    "                       without echo on a terminal (once)\n"
     "Test:\n"
     "  --test NAME[,NAME...]|all  tests to run in turn (see: hsmbench list tests)\n"
     "                       default rsa-pkcs-sign\n"
@@ -184,6 +189,30 @@ static int parse_tests(run_opts *o, const char *arg)
     return rc;
 }
 
+/* Several tokens: every token gets a thread of its own (round-robin), so
+ * no thread count may be below the number of tokens. */
+static int check_tokens_threads(const run_opts *o)
+{
+    const unsigned n = p11_target_count(&o->target);
+    if (n < 2)
+        return 0;
+    if (o->lo.stages_text && o->lo.load.mode == BENCH_MODE_BLOCKING) {
+        if (o->lo.load.threads >= n)
+            return 0;
+        bench_error("--stages %s: at most %u threads, fewer than the %u tokens: each token needs "
+                    "a thread of its own", o->lo.stages_text, o->lo.load.threads, n);
+        return -1;
+    }
+    for (size_t i = 0; i < o->lo.nthreads; i++)
+        if (o->lo.threads_list[i] < n) {
+            bench_error("--threads %u: fewer threads than the %u tokens: each token needs a thread "
+                        "of its own (threads go round-robin: thread i to token i mod %u)",
+                        o->lo.threads_list[i], n, n);
+            return -1;
+        }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, run_opts *o)
 {
     static const struct option longopts[] = {
@@ -213,6 +242,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
     int c, keys_flags = 0;
 
     memset(o, 0, sizeof *o);
+    o->target.many = 1;          /* run spreads over several tokens */
     bench_load_opts_init(&o->lo);
     bench_cap_opts_init(&o->cap);
     opterr = 0;
@@ -332,6 +362,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
         bench_error("--mix and --test both choose the tests: give one (a mix runs its tests together)");
         return BENCH_EXIT_USAGE;
     }
+    if (o->mix.n && p11_target_count(&o->target) > 1) {
+        bench_error("--mix runs on one token: give one --slot, --token or --uri");
+        return BENCH_EXIT_USAGE;
+    }
     if (o->seed_given && !o->mix.n) {
         bench_error("--seed: only with --mix (it seeds the draw of a mix's types)");
         return BENCH_EXIT_USAGE;
@@ -360,6 +394,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
     if (bench_cap_finish(&o->cap, &o->lo) != 0)
         return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
+        return BENCH_EXIT_USAGE;
+    if (check_tokens_threads(o) != 0)
         return BENCH_EXIT_USAGE;
     if (o->ntests == 0) {
         o->tests[0] = p11_test_find("rsa-pkcs-sign");

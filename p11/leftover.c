@@ -18,7 +18,8 @@ void p11_leftovers_free(p11_leftovers *l)
     memset(l, 0, sizeof *l);
 }
 
-void p11_leftovers_add(p11_leftovers *l, const char *label, const char *type, const char *id)
+void p11_leftovers_add(p11_leftovers *l, CK_SLOT_ID slot, const char *label, const char *type,
+                       const char *id)
 {
     pthread_mutex_lock(&l->mu);
     if (l->n == l->cap) {
@@ -35,26 +36,35 @@ void p11_leftovers_add(p11_leftovers *l, const char *label, const char *type, co
     snprintf(e->label, sizeof e->label, "%s", label ? label : "");
     snprintf(e->type, sizeof e->type, "%s", type ? type : "object");
     snprintf(e->id, sizeof e->id, "%s", id ? id : "");
+    e->slot = slot;
     pthread_mutex_unlock(&l->mu);
 }
 
-void p11_leftovers_print(const p11_leftovers *l, FILE *f, const char *selection)
+void p11_leftovers_print(const p11_leftovers *l, FILE *f, const char *module)
 {
     if (!l->n)
         return;
     fprintf(f, "hsmbench: warning: %zu object%s hsmbench made could not be destroyed and remain%s on the token:\n",
             l->n, l->n == 1 ? "" : "s", l->n == 1 ? "s" : "");
-    for (size_t i = 0; i < l->n; i++)
-        fprintf(f, "  %-40s %-18s %s%s\n", l->v[i].label, l->v[i].type, l->v[i].id[0] ? "id " : "id -",
+    int tokens = 0;    /* on more than one token: each line names its slot */
+    for (size_t i = 1; i < l->n && !tokens; i++)
+        tokens = l->v[i].slot != l->v[0].slot;
+    for (size_t i = 0; i < l->n; i++) {
+        fprintf(f, "  %-40s %-18s %s%s", l->v[i].label, l->v[i].type, l->v[i].id[0] ? "id " : "id -",
                 l->v[i].id);
+        if (tokens)
+            fprintf(f, "  slot %lu", (unsigned long)l->v[i].slot);
+        fputc('\n', f);
+    }
     fprintf(f, "remove %s with:\n", l->n == 1 ? "it" : "them");
     for (size_t i = 0; i < l->n; i++) {
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(l->v[j].label, l->v[i].label) == 0;
+            seen = strcmp(l->v[j].label, l->v[i].label) == 0 && l->v[j].slot == l->v[i].slot;
         if (!seen)
-            fprintf(f, "  hsmbench keys destroy --label %s%s%s\n", l->v[i].label,
-                    selection && *selection ? " " : "", selection ? selection : "");
+            fprintf(f, "  hsmbench keys destroy --label %s%s%s --slot %lu\n", l->v[i].label,
+                    module && *module ? " " : "", module ? module : "",
+                    (unsigned long)l->v[i].slot);
     }
     fflush(f);
 }

@@ -18,6 +18,7 @@ typedef struct p11_leftover {
     char label[72];
     char type[32];     /* "RSA private key", "AES secret key", ... */
     char id[24];       /* CKA_ID in hex, "" when none */
+    CK_SLOT_ID slot;   /* the token it is on */
 } p11_leftover;
 
 typedef struct p11_leftovers {
@@ -28,10 +29,12 @@ typedef struct p11_leftovers {
 
 int  p11_leftovers_init(p11_leftovers *l);
 void p11_leftovers_free(p11_leftovers *l);
-void p11_leftovers_add(p11_leftovers *l, const char *label, const char *type, const char *id);
-/* One line per object, then the command per label; `selection` is appended
- * to it ("--module M --token T").  Nothing when the list is empty. */
-void p11_leftovers_print(const p11_leftovers *l, FILE *f, const char *selection);
+void p11_leftovers_add(p11_leftovers *l, CK_SLOT_ID slot, const char *label, const char *type,
+                       const char *id);
+/* One line per object, then the command per label and token; `module` is
+ * appended to it ("--module M"), then the token's "--slot N".  Nothing
+ * when the list is empty. */
+void p11_leftovers_print(const p11_leftovers *l, FILE *f, const char *module);
 
 /* C_DestroyObject, up to three tries; a session that is gone is replaced by
  * a new read-write one on `slot` for the next try (closed afterwards).

@@ -160,6 +160,7 @@ typedef struct p11_worker {
     int               inited;        /* the last operation's Init succeeded */
     unsigned          reopen_failed; /* consecutive C_OpenSession failures */
     CK_RV             gone;          /* the session could not be reopened: what operations return */
+    unsigned          token;         /* several tokens: the index of this worker's token */
 } p11_worker;
 
 /* Tests whose operation creates objects need read-write sessions (token
@@ -588,7 +589,7 @@ static void destroy_made(p11_worker *wk, CK_OBJECT_HANDLE *h, const char *role)
         char type[32];
         const char *kt = p11_test_key_type(ctx->def);
         snprintf(type, sizeof type, "%s %s", kt ? kt : "", role);
-        p11_leftovers_add(ctx->leftovers, ctx->made_label, type, NULL);
+        p11_leftovers_add(ctx->leftovers, ctx->slot, ctx->made_label, type, NULL);
     }
     *h = 0;
 }
@@ -653,6 +654,34 @@ static void code_name(const void *ctx, bench_code code, char *buf, size_t len)
     (void)ctx;
     char rb[32];
     snprintf(buf, len, "%s", p11_rv_name((CK_RV)code, rb, sizeof rb));
+}
+
+/* Several tokens: worker `index` on token index % n, with that token's keys. */
+static int tokens_open(void *vset, unsigned index, void **state, char *err, size_t errlen)
+{
+    p11_test_set *set = vset;
+    const unsigned k = index % set->n;
+    char why[200];
+    if (worker_open(set->ctx[k], index, state, why, sizeof why) != 0) {
+        snprintf(err, errlen, "token %s: %s", set->labels[k], why);
+        return -1;
+    }
+    ((p11_worker *)*state)->token = k;
+    return 0;
+}
+
+static unsigned token_of(const void *state)
+{
+    return ((const p11_worker *)state)->token;
+}
+
+void p11_tokens_workload(p11_test_set *set, bench_workload *w)
+{
+    p11_test_workload(set->ctx[0], w);
+    w->ctx = set;
+    w->open = tokens_open;
+    set->by_token = (bench_breakdown){ "token", set->n, set->labels, NULL, token_of, NULL };
+    w->breakdown[1] = &set->by_token;
 }
 
 void p11_test_workload(p11_test_ctx *ctx, bench_workload *w)

@@ -86,7 +86,10 @@ static int say(p11_test_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->why, sizeof ctx->why, fmt, ap);
+    int at = ctx->params.where ? snprintf(ctx->why, sizeof ctx->why, "%s: ", ctx->params.where) : 0;
+    if (at < 0 || (size_t)at >= sizeof ctx->why)
+        at = 0;
+    vsnprintf(ctx->why + at, sizeof ctx->why - (size_t)at, fmt, ap);
     va_end(ap);
     bench_error("%s: %s", ctx->def->name, ctx->why);
     return -1;
@@ -419,7 +422,7 @@ static void release_key(p11_test_ctx *ctx, keys_handle *k)
             continue;
         if (token && ctx->leftovers) {
             snprintf(type, sizeof type, "%s %s", kt ? kt : "", roles[i]);
-            p11_leftovers_add(ctx->leftovers, label, type, NULL);
+            p11_leftovers_add(ctx->leftovers, ctx->slot, label, type, NULL);
         } else {
             bench_warn("%s: destroying a benchmark %s: %s (a session object: it goes when the "
                        "session closes)", ctx->def->name, roles[i], p11_rv_name(rv, rb, sizeof rb));

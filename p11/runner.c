@@ -1,6 +1,7 @@
 /* p11/runner.c - one catalogue test from capability check to clean-up. */
 #include "p11/runner.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +25,7 @@ int p11_runner_init(p11_runner *r, p11_target *t, bench_session *s, const bench_
         r->load.stages = &r->stages;
     }
     r->stages_text = stages_text;
-    snprintf(r->selection, sizeof r->selection, "--module %s --slot %lu", t->mod->path,
-             (unsigned long)t->token.slot);
+    snprintf(r->selection, sizeof r->selection, "--module %s", t->mod->path);
     if (p11_leftovers_init(&r->left) != 0) {
         bench_error("out of memory");
         return -1;
@@ -33,11 +33,20 @@ int p11_runner_init(p11_runner *r, p11_target *t, bench_session *s, const bench_
     return 0;
 }
 
+/* Destroy what a set holds on every token, and free it. */
+static void discard(p11_test_set *set)
+{
+    for (unsigned i = 0; i < set->n; i++) {
+        p11_test_release(set->ctx[i]);
+        free(set->ctx[i]);
+    }
+    free(set);
+}
+
 void p11_runner_release(p11_runner *r)
 {
     if (r->kept) {
-        p11_test_release(r->kept);
-        free(r->kept);
+        discard(r->kept);
         r->kept = NULL;
     }
     if (r->left.n)
@@ -51,44 +60,98 @@ void p11_runner_free(p11_runner *r)
     p11_leftovers_free(&r->left);
 }
 
+/* Tokens of the target (1 for a target opened with one). */
+static unsigned ntokens(const p11_target *t)
+{
+    return t->ntokens > 1 ? t->ntokens : 1;
+}
+
+/* "token 'a' (slot 1)" */
+static const char *token_where(const p11_token *tok, char *buf, size_t len)
+{
+    snprintf(buf, len, "token '%s' (slot %lu)", tok->label, (unsigned long)tok->slot);
+    return buf;
+}
+
+/* The classes of the breakdown by token: the labels, or "slot N: label"
+ * for every token when two tokens share a label. */
+static void name_tokens(const p11_target *t, p11_test_set *set)
+{
+    int shared = 0;
+    for (unsigned i = 0; i < set->n && !shared; i++)
+        for (unsigned k = 0; k < i && !shared; k++)
+            shared = strcmp(p11_target_token(t, i)->label, p11_target_token(t, k)->label) == 0;
+    for (unsigned i = 0; i < set->n; i++) {
+        const p11_token *tok = p11_target_token(t, i);
+        if (shared)
+            snprintf(set->names[i], sizeof set->names[i], "slot %lu: %s", (unsigned long)tok->slot,
+                     tok->label);
+        else
+            snprintf(set->names[i], sizeof set->names[i], "%s", tok->label);
+        set->labels[i] = set->names[i];
+    }
+}
+
 /*
- * The prepared test for these parameters: the kept one when it matches (a
- * thread sweep reuses its keys and input), else freshly prepared.
+ * The prepared test for these parameters, on every token: the kept one
+ * when it matches (a thread sweep reuses its keys and input), else freshly
+ * prepared, token after token, before the clock.  When a token fails, what
+ * the others got is destroyed and r->why names the token.
  */
-static p11_test_ctx *prepared(p11_runner *r, const p11_test_def *def, const p11_test_params *p,
+static p11_test_set *prepared(p11_runner *r, const p11_test_def *def, const p11_test_params *p,
                               CK_RV *rv)
 {
     p11_target *t = r->target;
     if (r->kept && r->kept_def == def && memcmp(&r->kept_params, p, sizeof *p) == 0) {
-        p11_test_ctx *ctx = r->kept;
+        p11_test_set *set = r->kept;
         r->kept = NULL;
-        atomic_store(&ctx->reopened, 0);
-        atomic_store(&ctx->verified, 0);
-        atomic_store(&ctx->grown, 0);
-        atomic_store(&ctx->mismatched, 0);
-        ctx->run_seq++;
+        for (unsigned i = 0; i < set->n; i++) {
+            p11_test_ctx *ctx = set->ctx[i];
+            atomic_store(&ctx->reopened, 0);
+            atomic_store(&ctx->verified, 0);
+            atomic_store(&ctx->grown, 0);
+            atomic_store(&ctx->mismatched, 0);
+            ctx->run_seq++;
+        }
         *rv = CKR_OK;
-        return ctx;
+        return set;
     }
     p11_runner_release(r);
-    p11_test_ctx *ctx = malloc(sizeof *ctx);
-    if (!ctx) {
+    p11_test_set *set = calloc(1, sizeof *set);
+    if (!set) {
         *rv = CKR_HOST_MEMORY;
         return NULL;
     }
-    *rv = p11_test_prepare(ctx, t->mod, t->token.slot, t->control, def, p, &r->left, r->why,
-                           sizeof r->why);
-    if (*rv != CKR_OK) {
-        free(ctx);
+    const unsigned n = ntokens(t);
+    set->n = n;
+    name_tokens(t, set);
+    for (unsigned i = 0; i < n; i++) {
+        char where[80];
+        p11_test_params pi = *p;
+        if (n > 1)
+            pi.where = token_where(p11_target_token(t, i), where, sizeof where);
+        if (i > 0 && *r->session->interrupt) {
+            /* Ctrl-C between tokens: no further keys are made. */
+            *rv = CKR_FUNCTION_CANCELED;
+            snprintf(r->why, sizeof r->why, "interrupted before the run started");
+        } else if (!(set->ctx[i] = malloc(sizeof *set->ctx[i]))) {
+            *rv = CKR_HOST_MEMORY;
+        } else {
+            *rv = p11_test_prepare(set->ctx[i], t->mod, p11_target_token(t, i)->slot,
+                                   p11_target_control(t, i), def, &pi, &r->left, r->why,
+                                   sizeof r->why);
+            set->ctx[i]->params.where = NULL;    /* where pointed into this frame */
+            if (*rv == CKR_OK)
+                continue;
+            p11_test_release(set->ctx[i]);       /* what it made before failing */
+            free(set->ctx[i]);
+            set->ctx[i] = NULL;
+        }
+        set->n = i;
+        discard(set);
         return NULL;
     }
-    return ctx;
-}
-
-static void discard(p11_test_ctx *ctx)
-{
-    p11_test_release(ctx);
-    free(ctx);
+    return set;
 }
 
 static const char *source_name(p11_key_source s)
@@ -106,17 +169,28 @@ static const char *source_name(p11_key_source s)
 typedef struct p11_run_extra {
     const p11_test_def    *def;
     const p11_test_params *p;
-    p11_test_ctx          *ctx;     /* NULL: not measured */
+    p11_test_ctx          *ctx;     /* the first token's; NULL: not measured */
+    const p11_test_set    *set;     /* every token's */
 } p11_run_extra;
+
+/* A counter of the run, summed over its tokens. */
+static uint64_t total(const p11_test_set *set, size_t offset)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < set->n; i++)
+        n += atomic_load((_Atomic uint64_t *)((char *)set->ctx[i] + offset));
+    return n;
+}
+#define TOTAL(set, member) total((set), offsetof(p11_test_ctx, member))
 
 static void extra_summary(void *arg, FILE *f, const bench_outcome *o)
 {
     const p11_run_extra *x = arg;
-    const uint64_t reopened = atomic_load(&x->ctx->reopened), grown = atomic_load(&x->ctx->grown);
+    const uint64_t reopened = TOTAL(x->set, reopened), grown = TOTAL(x->set, grown);
     (void)o;
     if (x->p->verify)
         fprintf(f, "    verified..............: %llu results checked %s\n",
-                (unsigned long long)atomic_load(&x->ctx->verified),
+                (unsigned long long)TOTAL(x->set, verified),
                 x->ctx->round_trip ? "by a round trip in the token" : "with OpenSSL");
     if (x->ctx->variant)
         fprintf(f, "    mechanism variant.....: %s\n", p11_test_variant_text(x->ctx->variant));
@@ -146,7 +220,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *o)
     if (!o || !x->ctx)
         return 0;
     const p11_test_params *p = x->p;
-    const uint64_t reopened = atomic_load(&x->ctx->reopened), grown = atomic_load(&x->ctx->grown);
+    const uint64_t reopened = TOTAL(x->set, reopened), grown = TOTAL(x->set, grown);
     int rc = 0;
     if (p11_test_mech(x->def, p) && x->def->hashes)
         rc |= json_object_set_new(run, "hash", json_string(p11_hash_name(p->hash)));
@@ -156,8 +230,8 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *o)
     if (p->verify)
         rc |= json_object_set_new(run, "verify",
                                   verify_json(p, x->ctx->verify_method,
-                                              atomic_load(&x->ctx->verified),
-                                              atomic_load(&x->ctx->mismatched)));
+                                              TOTAL(x->set, verified),
+                                              TOTAL(x->set, mismatched)));
     if (x->ctx->variant)
         rc |= json_object_set_new(run, "mechanism_variant", json_string(x->ctx->variant));
     return rc ? -1 : 0;
@@ -204,7 +278,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     d.data_size = p.data_size;
     d.block_size = def->input == P11_IN_MODULUS ? (p.key_bits + 7) / 8 : 0;
 
-    p11_run_extra extra = { def, &p, NULL };
+    p11_run_extra extra = { def, &p, NULL, NULL };
     bench_run_hooks hooks = { &extra, NULL, def->deprecated, extra_summary, extra_json, NULL, NULL };
     if (def->deprecated) {
         snprintf(note, sizeof note,
@@ -212,7 +286,16 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
         hooks.note = note;
     }
 
-    if (!p11_test_supported(t->mod, t->token.slot, def, &p, reason, sizeof reason)) {
+    /* Every token must offer the test; the first that does not is named. */
+    for (unsigned i = 0; i < ntokens(t); i++) {
+        const p11_token *tok = p11_target_token(t, i);
+        char where[80];
+        int at = ntokens(t) > 1 ? snprintf(reason, sizeof reason, "%s: ",
+                                           token_where(tok, where, sizeof where)) : 0;
+        if (at < 0 || (size_t)at >= sizeof reason)
+            at = 0;
+        if (p11_test_supported(t->mod, tok->slot, def, &p, reason + at, sizeof reason - (size_t)at))
+            continue;
         if (!quiet)
             printf("\n%s: skipped: %s\n", def->name, reason);
         bench_session_not_run(s, &d, "skipped", reason, &hooks);
@@ -220,22 +303,34 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     }
 
     CK_RV rv;
-    p11_test_ctx *const ctx = prepared(r, def, &p, &rv);
-    if (!ctx) {
+    p11_test_set *const set = prepared(r, def, &p, &rv);
+    if (!set && *s->interrupt) {
+        bench_session_not_run(s, &d, "interrupted", "interrupted before the run started", &hooks);
+        return;
+    }
+    if (!set) {
         snprintf(reason, sizeof reason, "%s", r->why[0] ? r->why : p11_rv_name(rv, rb, sizeof rb));
         bench_session_not_run(s, &d, "failed", reason, &hooks);
         return;
     }
     if (*s->interrupt) {
         /* Ctrl-C while keys were made: nothing measured, keys still go. */
-        discard(ctx);
+        discard(set);
         bench_session_not_run(s, &d, "interrupted", "interrupted before the run started", &hooks);
         return;
     }
 
+    p11_test_ctx *const ctx = set->ctx[0];
     bench_workload w;
-    p11_test_workload(ctx, &w);
-    if (r->load.mode == BENCH_MODE_NONBLOCKING) {
+    if (set->n > 1)
+        p11_tokens_workload(set, &w);
+    else
+        p11_test_workload(ctx, &w);
+    if (r->load.mode == BENCH_MODE_NONBLOCKING && set->n > 1) {
+        /* Each worker thread stays on its token: the worker pool. */
+        if (!quiet)
+            printf("(non-blocking on the worker pool: the run spans %u tokens)\n", set->n);
+    } else if (r->load.mode == BENCH_MODE_NONBLOCKING) {
         /* Many operations in flight over few threads where the module can
          * (PKCS#11 3.2 async sessions); the worker pool otherwise. */
         char why[160];
@@ -248,14 +343,15 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
             printf("(non-blocking on the worker pool: %s)\n", why);
     }
     extra.ctx = ctx;
+    extra.set = set;
     if (bench_session_run(s, &d, &w, &r->load, &hooks) != 0) {
-        discard(ctx);
+        discard(set);
         return;
     }
-    if (atomic_load(&ctx->mismatched))
+    if (TOTAL(set, mismatched))
         s->any_errors = 1;   /* a wrong result fails the run, warm-up or not */
     /* Kept for a next run with the same parameters; released otherwise. */
-    r->kept = ctx;
+    r->kept = set;
     r->kept_def = def;
     r->kept_params = p;
 }
@@ -272,7 +368,8 @@ static void mix_release(mix_run *m)
 {
     for (unsigned i = 0; i < m->mc.mix->n; i++)
         if (m->mc.ctx[i]) {
-            discard(m->mc.ctx[i]);
+            p11_test_release(m->mc.ctx[i]);
+            free(m->mc.ctx[i]);
             m->mc.ctx[i] = NULL;
         }
 }

@@ -19,14 +19,15 @@ typedef struct p11_runner {
     bench_load           load;
     bench_stages         stages;      /* load.stages points here when given */
     const char          *stages_text; /* as the user wrote it */
-    /* Keys and input of the last test, kept for the next run when only the
-     * thread count changes (a sweep shares its keys). */
-    p11_test_ctx        *kept;
+    /* Keys and input of the last test (on every token of the target), kept
+     * for the next run when only the thread count changes (a sweep shares
+     * its keys). */
+    p11_test_set        *kept;
     const p11_test_def  *kept_def;
     p11_test_params      kept_params;
     p11_leftovers        left;        /* token objects that could not be destroyed */
     char                 why[240];    /* why the last preparation failed */
-    char                 selection[4200]; /* --module M --slot N, for the commands it prints */
+    char                 selection[4200]; /* --module M, for the commands it prints */
 } p11_runner;
 
 /* 0, or -1 when out of memory (printed). */

@@ -2,6 +2,13 @@
  * p11/target.h - from the selection flags to a token ready to benchmark:
  * the module loaded and initialised, the token chosen, a control session
  * open, the user logged in.  Shared by run, list, and the tools in tests/.
+ *
+ * Several tokens of the one module (hsmbench run only: --slot 1,2,3,
+ * --token a,b, --uri given more than once): each is chosen, gets its own
+ * control session and is logged in once, with the one PIN (the same
+ * --pin-env, --pin-file or --pin for every token; asked once on a
+ * terminal).  The first token is `token`/`control` as with one token; all
+ * of them are reached with p11_target_token / p11_target_control.
  */
 #ifndef P11_TARGET_H
 #define P11_TARGET_H
@@ -16,21 +23,36 @@ typedef struct p11_target_opts {
     const char *module;      /* --module NAME|PATH; NULL: the private SoftHSM token */
     const char *init_args;   /* --init-args STRING */
     int         has_slot;
-    CK_SLOT_ID  slot;        /* --slot ID */
-    const char *token;       /* --token LABEL */
-    const char *uri;         /* --uri PKCS11-URI */
+    CK_SLOT_ID  slot;        /* --slot ID: the first of slots[] */
+    CK_SLOT_ID  slots[P11_MAX_TOKENS];   /* --slot ID[,ID...] */
+    unsigned    nslots;
+    const char *token;       /* --token LABEL[,LABEL...], as given */
+    const char *uri;         /* --uri PKCS11-URI: the first of uris[] */
+    const char *uris[P11_MAX_TOKENS];    /* every --uri, in order */
+    unsigned    nuris;
+    int         many;        /* set by a command that can use several tokens (run) */
     const char *pin_env;     /* --pin-env VAR */
     const char *pin_file;    /* --pin-file FILE */
     const char *pin;         /* --pin PIN (warned about) */
 } p11_target_opts;
 
+/* A token beyond the first of a target of several. */
+typedef struct p11_target_tok {
+    p11_token         token;
+    CK_SESSION_HANDLE control;
+    int               has_control;
+    int               logged_in;
+} p11_target_tok;
+
 typedef struct p11_target {
     p11_module       *mod;
-    p11_token         token;
+    p11_token         token;       /* the (first) token */
     CK_SESSION_HANDLE control;     /* read-write session that owns our keys */
     int               has_control;
     int               logged_in;
     int               demo;        /* the private SoftHSM token */
+    unsigned          ntokens;     /* tokens opened (1 when one was selected) */
+    p11_target_tok    more[P11_MAX_TOKENS - 1];   /* tokens 2 .. ntokens */
 } p11_target;
 
 /* getopt codes and long options for the selection flags (append to a command's table). */
@@ -50,8 +72,12 @@ enum {
 
 /* Take one selection option; 1 if it was one, 0 if not, -1 bad value (printed). */
 int p11_target_opt(p11_target_opts *o, int code, const char *arg);
-/* After parsing: reject contradictory selections (printed); 0 when fine. */
+/* After parsing: reject contradictory selections, a slot, label or URI
+ * given twice, and several tokens for a command that has not set `many`
+ * (printed); 0 when fine. */
 int p11_target_check(const p11_target_opts *o);
+/* How many tokens the flags select (1 when they select one or none). */
+unsigned p11_target_count(const p11_target_opts *o);
 
 /* How far p11_target_open goes. */
 typedef enum {
@@ -63,13 +89,21 @@ typedef enum {
 /*
  * Open the target.  `threads` is how many threads will call the module.
  * Returns a BENCH_EXIT_* code (0 on success); on failure t is closed.
+ * With several tokens, two selectors that land on the same token are bad
+ * usage (BENCH_EXIT_USAGE).
  */
 int  p11_target_open(const p11_target_opts *o, unsigned threads, p11_open_level level,
                      p11_target *t);
 void p11_target_close(p11_target *t);
 
+/* Token i (0 .. ntokens-1) of an open target, and its control session. */
+const p11_token  *p11_target_token(const p11_target *t, unsigned i);
+CK_SESSION_HANDLE p11_target_control(const p11_target *t, unsigned i);
+
 /* {"target": {...}, "module": {...}, "token": {...}, "host": {...}} for the
- * results file (target: kind "pkcs11", name and id, bench/target.h). */
+ * results file (target: kind "pkcs11", name and id, bench/target.h).  With
+ * several tokens, "tokens" lists them all ("token" is the first) and the
+ * target's name and id name every one. */
 json_t *p11_target_env_json(const p11_target *t);
 
 #endif

@@ -26,6 +26,7 @@
 #include "keys/keys.h"
 #include "p11/leftover.h"
 #include "p11/module.h"
+#include "p11/token.h"
 
 typedef enum {
     P11_OP_SIGN, P11_OP_VERIFY, P11_OP_ENCRYPT, P11_OP_DECRYPT, P11_OP_DIGEST,
@@ -104,6 +105,8 @@ typedef struct p11_test_params {
     int            verify;       /* check results with OpenSSL */
     uint64_t       verify_every; /* with verify: check every Nth result (0: the first of each worker) */
     int            lookup;       /* find the key by label (C_FindObjects) before each operation, timed */
+    const char    *where;        /* the token, named in preparation failures when a run has
+                                    several ("token 'b' (slot 2)"); NULL: not named */
 } p11_test_params;
 
 /* Resolve defaults; -1 (printed, naming the flag) if a value does not fit the test. */
@@ -197,6 +200,25 @@ void  p11_test_release(p11_test_ctx *ctx);
 
 /* The workload the timing core drives for this test. */
 void  p11_test_workload(p11_test_ctx *ctx, bench_workload *w);
+
+/*
+ * One test prepared on each of several tokens of one module: ctx[i] holds
+ * token i's keys and input.  Threads go round-robin: worker `index` opens
+ * its session on token index % n and uses that token's keys.  The workload
+ * declares the breakdown by token (breakdown[1], dimension "token", one
+ * class per token labelled labels[i]), so the core reports every token
+ * beside the whole.
+ */
+typedef struct p11_test_set {
+    unsigned        n;
+    p11_test_ctx   *ctx[P11_MAX_TOKENS];
+    char            names[P11_MAX_TOKENS][48];   /* the classes' labels */
+    const char     *labels[P11_MAX_TOKENS];      /* names[i] */
+    bench_breakdown by_token;
+} p11_test_set;
+
+/* The workload over every token of a set (n >= 2); by_token is filled in. */
+void  p11_tokens_workload(p11_test_set *set, bench_workload *w);
 
 /*
  * One worker's mechanism, parameters and buffers.  Exposed so the minimal

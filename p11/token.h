@@ -10,6 +10,9 @@
 
 #include "p11/module.h"
 
+/* Tokens one command may use at most (run --slot 1,2,... --token a,b,...). */
+#define P11_MAX_TOKENS 32
+
 typedef struct p11_selector {
     int         has_slot;
     CK_SLOT_ID  slot;        /* --slot */

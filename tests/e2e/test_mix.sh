@@ -177,6 +177,8 @@ else fail "SIGINT during a mix --token-keys: token object count unchanged" "$bef
 # ---- bad input: one line, exit 2 ---------------------------------------------------
 run "$HSMBENCH" run --mix 'nosuch-test:5'
 check_one_line_error "--mix unknown test: exit 2" 2 '^hsmbench: error: --mix nosuch-test: unknown test'
+mock "slots=2" run --module "$MOCK" --slot 1,2 --mix sha256-digest:1,sha1-digest:1
+check_one_line_error "--mix over two tokens: exit 2" 2 '^hsmbench: error: --mix runs on one token'
 run "$HSMBENCH" run --mix 'rsa-pkcs-sign:0'
 check_one_line_error "--mix weight 0: exit 2" 2 'the weight must be a positive number'
 run "$HSMBENCH" run --mix 'rsa-pkcs-sign:x1'

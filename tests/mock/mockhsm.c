@@ -15,7 +15,8 @@
  * (and/or the same string as CK_C_INITIALIZE_ARGS.pReserved, which wins
  * key by key): a service time for every operation-finishing call, a number
  * of "cores" serving at once, periodic or one-off stalls, injected errors,
- * a reduced mechanism list, an RSA size cap, a required PIN, PKCS#11 3.2
+ * a reduced mechanism list, an RSA size cap, a required PIN, several tokens
+ * (slots=N, each with its own objects, sessions and login), PKCS#11 3.2
  * asynchronous sessions, and size-query quirks.  hsmbench-mock(7) has the
  * keys and every rule; the unit test tests/unit/test_mockhsm.c checks them.
  *
@@ -60,7 +61,8 @@
 
 #include "p11/pkcs11_3x.h"
 
-#define MH_SLOT           1UL
+#define MH_SLOT           1UL     /* the first slot's ID; slots=N adds MH_SLOT+1 ... */
+#define MH_MAX_SLOTS      16U
 #define MH_MAX_SESSIONS   4096UL
 #define MH_MAX_OBJECTS    (1UL << 22)
 #define MH_MAX_FAIL       16
@@ -107,6 +109,7 @@ typedef struct mh_config {
     int         wrap_pkcs7;             /* CKM_AES_KEY_WRAP_PAD as NSS: RFC 3394 + PKCS#7 */
     uint64_t    lost_at;                /* the device is lost this long after C_Initialize (0: never) */
     char        objects_file[256];      /* C_Finalize lists the objects left here */
+    unsigned    slots;                  /* tokens, in slots MH_SLOT .. MH_SLOT+slots-1 */
 } mh_config;
 
 static void mh_config_default(mh_config *c)
@@ -114,6 +117,7 @@ static void mh_config_default(mh_config *c)
     memset(c, 0, sizeof *c);
     c->seed = 1;
     c->max_rsa = MH_RSA_MAX;
+    c->slots = 1;
 }
 
 /* CKR_* names the configuration accepts (and that the man page lists). */
@@ -434,6 +438,13 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
         *why = "expected a time after C_Initialize (more than 0)";
         return mh_parse_duration(v, &c->lost_at) || c->lost_at == 0 ? -1 : 0;
     }
+    if (strcmp(key, "slots") == 0) {
+        *why = "expected a number of tokens from 1 to 16";
+        if (mh_parse_u64(v, &n) || n < 1 || n > MH_MAX_SLOTS)
+            return -1;
+        c->slots = (unsigned)n;
+        return 0;
+    }
     if (strcmp(key, "objects-file") == 0) {
         size_t len = strlen(v);
         *why = "expected a file name of 1 to 255 characters";
@@ -704,6 +715,7 @@ typedef struct mh_session {
     pthread_mutex_t   mu;
     CK_SESSION_HANDLE handle;   /* 0: closed */
     unsigned          gen;      /* reuses of this table entry */
+    unsigned          slot;     /* its token: 0 .. slots-1 (slot ID MH_SLOT + slot) */
     CK_FLAGS          flags;
     mh_op             op[MH_OP_COUNT];
     mh_pending        pending[MH_OP_COUNT];
@@ -716,17 +728,27 @@ static pthread_mutex_t g_sess_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(mh_session *) g_sess[MH_MAX_SESSIONS];
 static unsigned  g_free[MH_MAX_SESSIONS];     /* free table entries (a stack) */
 static unsigned  g_nfree;
-static CK_ULONG  g_nsessions, g_nrw;          /* under g_sess_mu */
+/* Per token (index 0 .. slots-1): its sessions, read-write ones, and who
+ * is logged in to it (PKCS#11 logs in an application per token). */
+static CK_ULONG  g_nsessions[MH_MAX_SLOTS], g_nrw[MH_MAX_SLOTS];   /* under g_sess_mu */
 enum { MH_NOBODY, MH_USER, MH_SO };
-static atomic_int g_login;                    /* written under g_sess_mu */
+static atomic_int g_login[MH_MAX_SLOTS];      /* written under g_sess_mu */
 
 static void mh_sessions_reset(void)
 {
     g_nfree = 0;
     for (unsigned i = MH_MAX_SESSIONS; i-- > 0;)
         g_free[g_nfree++] = i;
-    g_nsessions = g_nrw = 0;
-    atomic_store(&g_login, MH_NOBODY);
+    for (unsigned k = 0; k < MH_MAX_SLOTS; k++) {
+        g_nsessions[k] = g_nrw[k] = 0;
+        atomic_store(&g_login[k], MH_NOBODY);
+    }
+}
+
+/* A slot ID's token index, or -1 when there is no such slot. */
+static int mh_slot_index(CK_SLOT_ID id)
+{
+    return id >= MH_SLOT && id - MH_SLOT < g_cfg.slots ? (int)(id - MH_SLOT) : -1;
 }
 
 /* The session with handle h, locked; NULL when there is none. */
@@ -765,6 +787,17 @@ static CK_RV mh_session_check(CK_SESSION_HANDLE h, CK_FLAGS *flags)
     return CKR_OK;
 }
 
+/* The token index of session h (0 when h is not open: its call fails anyway). */
+static unsigned mh_session_slot(CK_SESSION_HANDLE h)
+{
+    mh_session *s = mh_session_get(h);
+    if (!s)
+        return 0;
+    unsigned slot = s->slot;
+    mh_session_unlock(s);
+    return slot;
+}
+
 /* End an operation (done, failed or cancelled): a call still in service sees the seq change. */
 static void mh_op_end(mh_op *op)
 {
@@ -781,10 +814,10 @@ static void mh_find_end(mh_session *s)
     s->finding = 0;
 }
 
-static CK_RV mh_session_open(CK_FLAGS flags, CK_SESSION_HANDLE *out)
+static CK_RV mh_session_open(unsigned slot, CK_FLAGS flags, CK_SESSION_HANDLE *out)
 {
     pthread_mutex_lock(&g_sess_mu);
-    if (!(flags & CKF_RW_SESSION) && atomic_load(&g_login) == MH_SO) {
+    if (!(flags & CKF_RW_SESSION) && atomic_load(&g_login[slot]) == MH_SO) {
         pthread_mutex_unlock(&g_sess_mu);
         return CKR_SESSION_READ_WRITE_SO_EXISTS;
     }
@@ -812,12 +845,13 @@ static CK_RV mh_session_open(CK_FLAGS flags, CK_SESSION_HANDLE *out)
     mh_find_end(s);
     s->gen++;
     s->flags = flags;
+    s->slot = slot;
     s->handle = (CK_SESSION_HANDLE)idx + 1 + (CK_SESSION_HANDLE)s->gen * MH_MAX_SESSIONS;
     *out = s->handle;
     pthread_mutex_unlock(&s->mu);
-    g_nsessions++;
+    g_nsessions[slot]++;
     if (flags & CKF_RW_SESSION)
-        g_nrw++;
+        g_nrw[slot]++;
     pthread_mutex_unlock(&g_sess_mu);
     return CKR_OK;
 }
@@ -835,6 +869,7 @@ static CK_RV mh_session_close(CK_SESSION_HANDLE h)
         return CKR_SESSION_HANDLE_INVALID;
     }
     int rw = (s->flags & CKF_RW_SESSION) != 0;
+    const unsigned slot = s->slot;
     for (int k = 0; k < MH_OP_COUNT; k++) {
         mh_op_end(&s->op[k]);
         memset(&s->pending[k], 0, sizeof s->pending[k]);   /* pending calls are cancelled */
@@ -843,18 +878,18 @@ static CK_RV mh_session_close(CK_SESSION_HANDLE h)
     s->handle = CK_INVALID_HANDLE;
     mh_session_unlock(s);
     g_free[g_nfree++] = (unsigned)((h - 1) % MH_MAX_SESSIONS);
-    g_nsessions--;
+    g_nsessions[slot]--;
     if (rw)
-        g_nrw--;
-    if (g_nsessions == 0)
-        atomic_store(&g_login, MH_NOBODY);
+        g_nrw[slot]--;
+    if (g_nsessions[slot] == 0)
+        atomic_store(&g_login[slot], MH_NOBODY);
     pthread_mutex_unlock(&g_sess_mu);
     mh_objects_drop_session(h);
     return CKR_OK;
 }
 
-/* Every open session's handle (for C_CloseAllSessions and C_Finalize). */
-static CK_ULONG mh_session_handles(CK_SESSION_HANDLE *out)
+/* Every open session's handle on token `slot` (for C_CloseAllSessions). */
+static CK_ULONG mh_session_handles(unsigned slot, CK_SESSION_HANDLE *out)
 {
     CK_ULONG n = 0;
     pthread_mutex_lock(&g_sess_mu);
@@ -863,7 +898,7 @@ static CK_ULONG mh_session_handles(CK_SESSION_HANDLE *out)
         if (!s)
             continue;
         pthread_mutex_lock(&s->mu);
-        if (s->handle)
+        if (s->handle && s->slot == slot)
             out[n++] = s->handle;
         pthread_mutex_unlock(&s->mu);
     }
@@ -895,6 +930,7 @@ typedef struct mh_attr {
 typedef struct mh_object {
     CK_OBJECT_HANDLE  handle;
     CK_SESSION_HANDLE owner;    /* the session of a session object; 0: a token object */
+    unsigned          slot;     /* the token it is on (index); no other token sees it */
     mh_attr          *a;
     CK_ULONG          n, cap;
     /* derived from the attributes by mh_obj_refresh */
@@ -1062,17 +1098,18 @@ static void mh_obj_refresh(mh_object *o)
  * token requires one (login=required). */
 static int mh_obj_visible(const mh_object *o)
 {
-    return !(o->priv && g_cfg.login_required && atomic_load(&g_login) == MH_NOBODY);
+    return !(o->priv && g_cfg.login_required && atomic_load(&g_login[o->slot]) == MH_NOBODY);
 }
 
-/* The object with handle h (caller holds g_obj_mu); NULL when none or hidden. */
-static mh_object *mh_obj_get(CK_OBJECT_HANDLE h)
+/* The object with handle h on token `slot` (caller holds g_obj_mu); NULL
+ * when none, hidden, or on another token. */
+static mh_object *mh_obj_get(unsigned slot, CK_OBJECT_HANDLE h)
 {
     size_t idx = (size_t)(h & MH_OBJ_MASK);
     if (idx == 0 || idx > g_objs_used)
         return NULL;
     mh_oslot *sl = &g_objs[idx - 1];
-    if (!sl->o || sl->gen != (h >> MH_OBJ_BITS) || !mh_obj_visible(sl->o))
+    if (!sl->o || sl->gen != (h >> MH_OBJ_BITS) || sl->o->slot != slot || !mh_obj_visible(sl->o))
         return NULL;
     return sl->o;
 }
@@ -1148,6 +1185,12 @@ static void mh_objects_report(const char *path)
     for (size_t i = 0; i < g_objs_used; i++)
         n += g_objs[i].o != NULL;
     fprintf(f, "objects %zu\n", n);
+    for (unsigned k = 0; g_cfg.slots > 1 && k < g_cfg.slots; k++) {
+        size_t nk = 0;
+        for (size_t i = 0; i < g_objs_used; i++)
+            nk += g_objs[i].o && g_objs[i].o->slot == k;
+        fprintf(f, "slot %lu objects %zu\n", MH_SLOT + k, nk);
+    }
     for (size_t i = 0; i < g_objs_used; i++) {
         const mh_object *o = g_objs[i].o;
         if (!o)
@@ -1423,16 +1466,16 @@ static CK_RV mh_GetSlotList(CK_BBOOL tokenPresent, CK_SLOT_ID_PTR pSlotList, CK_
     MH_REQUIRE_INIT();
     if (pulCount == NULL)
         return CKR_ARGUMENTS_BAD;
-    CK_RV rv = mh_list_out(1, pulCount, pSlotList == NULL);
-    if (rv == CKR_OK && pSlotList)
-        pSlotList[0] = MH_SLOT;
+    CK_RV rv = mh_list_out(g_cfg.slots, pulCount, pSlotList == NULL);
+    for (unsigned k = 0; rv == CKR_OK && pSlotList && k < g_cfg.slots; k++)
+        pSlotList[k] = MH_SLOT + k;
     return rv;
 }
 
 static CK_RV mh_GetSlotInfo(CK_SLOT_ID slotID, CK_SLOT_INFO_PTR pInfo)
 {
     MH_REQUIRE_INIT();
-    if (slotID != MH_SLOT)
+    if (mh_slot_index(slotID) < 0)
         return CKR_SLOT_ID_INVALID;
     if (pInfo == NULL)
         return CKR_ARGUMENTS_BAD;
@@ -1448,23 +1491,32 @@ static CK_RV mh_GetSlotInfo(CK_SLOT_ID slotID, CK_SLOT_INFO_PTR pInfo)
 static CK_RV mh_GetTokenInfo(CK_SLOT_ID slotID, CK_TOKEN_INFO_PTR pInfo)
 {
     MH_REQUIRE_INIT();
-    if (slotID != MH_SLOT)
+    const int k = mh_slot_index(slotID);
+    if (k < 0)
         return CKR_SLOT_ID_INVALID;
     if (pInfo == NULL)
         return CKR_ARGUMENTS_BAD;
+    /* One token: "mock", serial ...02; slots=N: "mock-1" ... "mock-N",
+     * serials ...02, ...03, ... */
+    char label[16], serial[17];
+    if (g_cfg.slots > 1)
+        snprintf(label, sizeof label, "mock-%d", k + 1);
+    else
+        snprintf(label, sizeof label, "mock");
+    snprintf(serial, sizeof serial, "%016d", k + 2);
     memset(pInfo, 0, sizeof *pInfo);
-    mh_pad(pInfo->label, sizeof pInfo->label, "mock");
+    mh_pad(pInfo->label, sizeof pInfo->label, label);
     mh_pad(pInfo->manufacturerID, sizeof pInfo->manufacturerID, "hsmbench");
     mh_pad(pInfo->model, sizeof pInfo->model, "mock");
-    mh_pad(pInfo->serialNumber, sizeof pInfo->serialNumber, "0000000000000002");
+    mh_pad(pInfo->serialNumber, sizeof pInfo->serialNumber, serial);
     pInfo->flags = CKF_TOKEN_INITIALIZED | CKF_RNG | CKF_USER_PIN_INITIALIZED;
     if (g_cfg.login_required)
         pInfo->flags |= CKF_LOGIN_REQUIRED;
     if (g_cfg.async)
         pInfo->flags |= CKF_ASYNC_SESSION_SUPPORTED;
     pthread_mutex_lock(&g_sess_mu);
-    pInfo->ulSessionCount = g_nsessions;
-    pInfo->ulRwSessionCount = g_nrw;
+    pInfo->ulSessionCount = g_nsessions[k];
+    pInfo->ulRwSessionCount = g_nrw[k];
     pthread_mutex_unlock(&g_sess_mu);
     pInfo->ulMaxSessionCount = MH_MAX_SESSIONS;
     pInfo->ulMaxRwSessionCount = MH_MAX_SESSIONS;
@@ -1484,7 +1536,7 @@ static CK_RV mh_GetMechanismList(CK_SLOT_ID slotID, CK_MECHANISM_TYPE_PTR pMecha
                                  CK_ULONG_PTR pulCount)
 {
     MH_REQUIRE_INIT();
-    if (slotID != MH_SLOT)
+    if (mh_slot_index(slotID) < 0)
         return CKR_SLOT_ID_INVALID;
     if (pulCount == NULL)
         return CKR_ARGUMENTS_BAD;
@@ -1504,7 +1556,7 @@ static CK_RV mh_GetMechanismList(CK_SLOT_ID slotID, CK_MECHANISM_TYPE_PTR pMecha
 static CK_RV mh_GetMechanismInfo(CK_SLOT_ID slotID, CK_MECHANISM_TYPE type, CK_MECHANISM_INFO_PTR pInfo)
 {
     MH_REQUIRE_INIT();
-    if (slotID != MH_SLOT)
+    if (mh_slot_index(slotID) < 0)
         return CKR_SLOT_ID_INVALID;
     if (pInfo == NULL)
         return CKR_ARGUMENTS_BAD;
@@ -1523,7 +1575,8 @@ static CK_RV mh_OpenSession(CK_SLOT_ID slotID, CK_FLAGS flags, CK_VOID_PTR pAppl
                             CK_NOTIFY Notify, CK_SESSION_HANDLE_PTR phSession)
 {
     MH_REQUIRE_INIT();
-    if (slotID != MH_SLOT)
+    const int k = mh_slot_index(slotID);
+    if (k < 0)
         return CKR_SLOT_ID_INVALID;
     if (!(flags & CKF_SERIAL_SESSION))
         return CKR_SESSION_PARALLEL_NOT_SUPPORTED;
@@ -1531,7 +1584,7 @@ static CK_RV mh_OpenSession(CK_SLOT_ID slotID, CK_FLAGS flags, CK_VOID_PTR pAppl
         return CKR_ARGUMENTS_BAD;
     if ((flags & CKF_ASYNC_SESSION) && !g_cfg.async)
         return CKR_SESSION_ASYNC_NOT_SUPPORTED;
-    return mh_session_open(flags & (CKF_SERIAL_SESSION | CKF_RW_SESSION | CKF_ASYNC_SESSION), phSession);
+    return mh_session_open((unsigned)k, flags & (CKF_SERIAL_SESSION | CKF_RW_SESSION | CKF_ASYNC_SESSION), phSession);
 }
 
 static CK_RV mh_CloseSession(CK_SESSION_HANDLE hSession)
@@ -1543,12 +1596,13 @@ static CK_RV mh_CloseSession(CK_SESSION_HANDLE hSession)
 static CK_RV mh_CloseAllSessions(CK_SLOT_ID slotID)
 {
     MH_REQUIRE_INIT();
-    if (slotID != MH_SLOT)
+    const int k = mh_slot_index(slotID);
+    if (k < 0)
         return CKR_SLOT_ID_INVALID;
     CK_SESSION_HANDLE *all = malloc(MH_MAX_SESSIONS * sizeof *all);
     if (!all)
         return CKR_HOST_MEMORY;
-    CK_ULONG n = mh_session_handles(all);
+    CK_ULONG n = mh_session_handles((unsigned)k, all);
     for (CK_ULONG i = 0; i < n; i++)
         mh_session_close(all[i]);
     free(all);
@@ -1565,9 +1619,10 @@ static CK_RV mh_GetSessionInfo(CK_SESSION_HANDLE hSession, CK_SESSION_INFO_PTR p
     if (rv != CKR_OK)
         return rv;
     int rw = (flags & CKF_RW_SESSION) != 0;
+    const unsigned k = mh_session_slot(hSession);
     memset(pInfo, 0, sizeof *pInfo);
-    pInfo->slotID = MH_SLOT;
-    switch (atomic_load(&g_login)) {
+    pInfo->slotID = MH_SLOT + k;
+    switch (atomic_load(&g_login[k])) {
     case MH_USER: pInfo->state = rw ? CKS_RW_USER_FUNCTIONS : CKS_RO_USER_FUNCTIONS; break;
     case MH_SO:   pInfo->state = CKS_RW_SO_FUNCTIONS; break;
     default:      pInfo->state = rw ? CKS_RW_PUBLIC_SESSION : CKS_RO_PUBLIC_SESSION; break;
@@ -1592,19 +1647,20 @@ static CK_RV mh_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8
     if (pPin == NULL && ulPinLen)
         return CKR_ARGUMENTS_BAD;
     int want = userType == CKU_SO ? MH_SO : MH_USER;
+    const unsigned k = mh_session_slot(hSession);
     pthread_mutex_lock(&g_sess_mu);
-    int cur = atomic_load(&g_login);
+    int cur = atomic_load(&g_login[k]);
     if (cur == want)
         rv = CKR_USER_ALREADY_LOGGED_IN;
     else if (cur != MH_NOBODY)
         rv = CKR_USER_ANOTHER_ALREADY_LOGGED_IN;
-    else if (want == MH_SO && g_nsessions > g_nrw)
+    else if (want == MH_SO && g_nsessions[k] > g_nrw[k])
         rv = CKR_SESSION_READ_ONLY_EXISTS;
     else if (g_cfg.has_pin &&
              (ulPinLen != strlen(g_cfg.pin) || (ulPinLen && memcmp(pPin, g_cfg.pin, ulPinLen) != 0)))
         rv = CKR_PIN_INCORRECT;
     else
-        atomic_store(&g_login, want);
+        atomic_store(&g_login[k], want);
     pthread_mutex_unlock(&g_sess_mu);
     return rv;
 }
@@ -1621,11 +1677,12 @@ static CK_RV mh_Logout(CK_SESSION_HANDLE hSession)
     CK_RV rv = mh_session_check(hSession, NULL);
     if (rv != CKR_OK)
         return rv;
+    const unsigned k = mh_session_slot(hSession);
     pthread_mutex_lock(&g_sess_mu);
-    if (atomic_load(&g_login) == MH_NOBODY)
+    if (atomic_load(&g_login[k]) == MH_NOBODY)
         rv = CKR_USER_NOT_LOGGED_IN;
     else
-        atomic_store(&g_login, MH_NOBODY);
+        atomic_store(&g_login[k], MH_NOBODY);
     pthread_mutex_unlock(&g_sess_mu);
     return rv;
 }
@@ -1743,8 +1800,9 @@ static CK_RV mh_obj_finish(mh_object *o, CK_SESSION_HANDLE h, CK_FLAGS sflags, i
     if (!token && key && (g_cfg.quirks & MH_Q_TOKEN_ONLY))
         return CKR_ATTRIBUTE_VALUE_INVALID;     /* CKA_TOKEN false: refused, as some tokens do */
     o->owner = token ? 0 : h;
+    o->slot = mh_session_slot(h);
     mh_obj_refresh(o);
-    if (o->priv && g_cfg.login_required && atomic_load(&g_login) == MH_NOBODY)
+    if (o->priv && g_cfg.login_required && atomic_load(&g_login[o->slot]) == MH_NOBODY)
         return CKR_USER_NOT_LOGGED_IN;
     return CKR_OK;
 }
@@ -1804,8 +1862,9 @@ static CK_RV mh_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObje
     if (rv != CKR_OK)
         return rv;
     mh_object *gone = NULL;
+    const unsigned slot = mh_session_slot(hSession);   /* before g_obj_mu: the lock order */
     pthread_mutex_lock(&g_obj_mu);
-    mh_object *o = mh_obj_get(hObject);
+    mh_object *o = mh_obj_get(slot, hObject);
     if (!o)
         rv = CKR_OBJECT_HANDLE_INVALID;
     else if (o->owner == 0 && !(sflags & CKF_RW_SESSION))
@@ -1828,8 +1887,9 @@ static CK_RV mh_GetObjectSize(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObje
         return rv;
     if (pulSize == NULL)
         return CKR_ARGUMENTS_BAD;
+    const unsigned slot = mh_session_slot(hSession);   /* before g_obj_mu: the lock order */
     pthread_mutex_lock(&g_obj_mu);
-    mh_object *o = mh_obj_get(hObject);
+    mh_object *o = mh_obj_get(slot, hObject);
     if (!o) {
         rv = CKR_OBJECT_HANDLE_INVALID;
     } else {
@@ -1866,8 +1926,9 @@ static CK_RV mh_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE h
         return rv;
     if (pTemplate == NULL && ulCount)
         return CKR_ARGUMENTS_BAD;
+    const unsigned slot = mh_session_slot(hSession);   /* before g_obj_mu: the lock order */
     pthread_mutex_lock(&g_obj_mu);
-    mh_object *o = mh_obj_get(hObject);
+    mh_object *o = mh_obj_get(slot, hObject);
     if (!o) {
         pthread_mutex_unlock(&g_obj_mu);
         return CKR_OBJECT_HANDLE_INVALID;
@@ -1905,8 +1966,9 @@ static CK_RV mh_SetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE h
         return rv;
     if (pTemplate == NULL && ulCount)
         return CKR_ARGUMENTS_BAD;
+    const unsigned slot = mh_session_slot(hSession);   /* before g_obj_mu: the lock order */
     pthread_mutex_lock(&g_obj_mu);
-    mh_object *o = mh_obj_get(hObject);
+    mh_object *o = mh_obj_get(slot, hObject);
     if (!o)
         rv = CKR_OBJECT_HANDLE_INVALID;
     else if (o->owner == 0 && !(sflags & CKF_RW_SESSION))
@@ -1978,7 +2040,7 @@ static CK_RV mh_FindObjectsInit(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTe
         s->nfound = s->found_pos = 0;
         for (size_t i = 0; i < g_objs_used; i++) {
             const mh_object *o = g_objs[i].o;
-            if (o && mh_obj_visible(o) && mh_obj_matches(o, pTemplate, ulCount))
+            if (o && o->slot == s->slot && mh_obj_visible(o) && mh_obj_matches(o, pTemplate, ulCount))
                 s->found[s->nfound++] = o->handle;
         }
         s->finding = 1;
@@ -2046,10 +2108,11 @@ typedef struct mh_key {
     int             extractable;
 } mh_key;
 
-static CK_RV mh_key_get(CK_OBJECT_HANDLE h, CK_ATTRIBUTE_TYPE usage, mh_key *k)
+/* Key h on token `slot` (the session's: no other token's key is seen). */
+static CK_RV mh_key_get(unsigned slot, CK_OBJECT_HANDLE h, CK_ATTRIBUTE_TYPE usage, mh_key *k)
 {
     pthread_mutex_lock(&g_obj_mu);
-    const mh_object *o = mh_obj_get(h);
+    const mh_object *o = mh_obj_get(slot, h);
     if (!o) {
         pthread_mutex_unlock(&g_obj_mu);
         return CKR_KEY_HANDLE_INVALID;
@@ -2412,7 +2475,7 @@ static CK_RV mh_op_init(CK_SESSION_HANDLE h, mh_opkind kind, CK_MECHANISM_PTR me
             rv = mh_params(m, mech, &next);
         if (rv == CKR_OK && kind != MH_OP_DIGEST) {
             mh_key k;
-            rv = mh_key_get(hKey, usage[kind], &k);
+            rv = mh_key_get(s->slot, hKey, usage[kind], &k);
             if (rv == CKR_OK) {
                 rv = mh_key_fits(m, &k, usage[kind]);
                 next.key_len = k.len;
@@ -2938,7 +3001,8 @@ static CK_RV mh_wrapping_rv(CK_RV rv, int unwrap)
 }
 
 /* Mechanism, parameter and (un)wrapping key of C_WrapKey / C_UnwrapKey, into st. */
-static CK_RV mh_wrap_setup(CK_MECHANISM_PTR mech, CK_OBJECT_HANDLE hKey, int unwrap, mh_op *st)
+static CK_RV mh_wrap_setup(unsigned slot, CK_MECHANISM_PTR mech, CK_OBJECT_HANDLE hKey, int unwrap,
+                           mh_op *st)
 {
     CK_ATTRIBUTE_TYPE usage = unwrap ? CKA_UNWRAP : CKA_WRAP;
     mh_key k;
@@ -2948,7 +3012,7 @@ static CK_RV mh_wrap_setup(CK_MECHANISM_PTR mech, CK_OBJECT_HANDLE hKey, int unw
         return CKR_MECHANISM_INVALID;
     CK_RV rv = mh_params(m, mech, st);
     if (rv == CKR_OK)
-        rv = mh_key_get(hKey, usage, &k);
+        rv = mh_key_get(slot, hKey, usage, &k);
     if (rv == CKR_OK)
         rv = mh_key_fits(m, &k, usage);
     if (rv != CKR_OK)
@@ -2971,9 +3035,10 @@ static CK_RV mh_WrapKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
         return rv;
     if (pMechanism == NULL || pulWrappedKeyLen == NULL)
         return CKR_ARGUMENTS_BAD;
-    if ((rv = mh_wrap_setup(pMechanism, hWrappingKey, 0, &st)) != CKR_OK)
+    const unsigned slot = mh_session_slot(hSession);
+    if ((rv = mh_wrap_setup(slot, pMechanism, hWrappingKey, 0, &st)) != CKR_OK)
         return rv;
-    if ((rv = mh_key_get(hKey, 0, &target)) != CKR_OK)
+    if ((rv = mh_key_get(slot, hKey, 0, &target)) != CKR_OK)
         return rv;
     if (target.cls != CKO_SECRET_KEY)
         return CKR_KEY_NOT_WRAPPABLE;       /* the mock wraps secret keys only */
@@ -3054,7 +3119,7 @@ static CK_RV mh_UnwrapKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanis
         return rv;
     if (pMechanism == NULL || phKey == NULL || (pWrappedKey == NULL && ulWrappedKeyLen))
         return CKR_ARGUMENTS_BAD;
-    if ((rv = mh_wrap_setup(pMechanism, hUnwrappingKey, 1, &st)) != CKR_OK)
+    if ((rv = mh_wrap_setup(mh_session_slot(hSession), pMechanism, hUnwrappingKey, 1, &st)) != CKR_OK)
         return rv;
     mh_cipher_update(&st, 1, pWrappedKey, ulWrappedKeyLen, &u);
     if (mh_cipher_final(&st, 1, &len) != CKR_OK)
@@ -3091,7 +3156,7 @@ static CK_RV mh_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanis
     memcpy(&ecdh, pMechanism->pParameter, sizeof ecdh);
     if (!ecdh.pPublicData || !ecdh.ulPublicDataLen || (ecdh.pSharedData == NULL && ecdh.ulSharedDataLen))
         return CKR_MECHANISM_PARAM_INVALID;
-    if ((rv = mh_key_get(hBaseKey, CKA_DERIVE, &k)) != CKR_OK || (rv = mh_key_fits(m, &k, CKA_DERIVE)) != CKR_OK)
+    if ((rv = mh_key_get(mh_session_slot(hSession), hBaseKey, CKA_DERIVE, &k)) != CKR_OK || (rv = mh_key_fits(m, &k, CKA_DERIVE)) != CKR_OK)
         return rv;
     /* Without a KDF the secret is the x coordinate: at most the field's bytes. */
     CK_ULONG max = ecdh.kdf == CKD_NULL ? k.len : 512;

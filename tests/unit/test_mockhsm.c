@@ -1327,6 +1327,97 @@ static void digest_outcomes(CK_SESSION_HANDLE *s, int n, const CK_RV *codes, int
     }
 }
 
+/* slots=N: N tokens, each with its own label, serial, objects, sessions
+ * and login; slots=1 (the default) is the one token "mock". */
+static void test_slots(void)
+{
+    CK_SLOT_ID list[8];
+    CK_ULONG n = 0;
+    CK_TOKEN_INFO ti;
+    CK_SESSION_INFO si;
+    CK_SESSION_HANDLE a, b, c;
+    CK_OBJECT_HANDLE k, found[4];
+    CK_MECHANISM gcm_gen = { CKM_AES_KEY_GEN, NULL, 0 };
+    CK_ULONG len = 32;
+    CK_BBOOL tok = CK_TRUE;
+    CK_ATTRIBUTE t[] = { { CKA_VALUE_LEN, &len, sizeof len }, { CKA_TOKEN, &tok, sizeof tok } };
+
+    if (!setup(NULL))
+        return;
+    CHECK_RV(p11->C_GetSlotList(CK_TRUE, NULL, &n), CKR_OK);
+    CHECK(n == 1);
+    CHECK_RV(p11->C_GetTokenInfo(SLOT, &ti), CKR_OK);
+    CHECK(padded_eq(ti.label, sizeof ti.label, "mock"));
+    CHECK_RV(p11->C_GetTokenInfo(SLOT + 1, &ti), CKR_SLOT_ID_INVALID);
+    teardown();
+
+    CHECK_RV(init_with("slots=0"), CKR_ARGUMENTS_BAD);
+    CHECK_RV(init_with("slots=17"), CKR_ARGUMENTS_BAD);
+
+    if (!setup("slots=3;login=required;pin=1234"))
+        return;
+    CHECK_RV(p11->C_GetSlotList(CK_TRUE, NULL, &n), CKR_OK);
+    CHECK(n == 3);
+    n = 2;
+    CHECK_RV(p11->C_GetSlotList(CK_TRUE, list, &n), CKR_BUFFER_TOO_SMALL);
+    n = 8;
+    CHECK_RV(p11->C_GetSlotList(CK_TRUE, list, &n), CKR_OK);
+    CHECK(n == 3 && list[0] == 1 && list[1] == 2 && list[2] == 3);
+    CHECK_RV(p11->C_GetTokenInfo(2, &ti), CKR_OK);
+    CHECK(padded_eq(ti.label, sizeof ti.label, "mock-2"));
+    CHECK(padded_eq(ti.serialNumber, sizeof ti.serialNumber, "0000000000000003"));
+    CHECK_RV(p11->C_GetTokenInfo(4, &ti), CKR_SLOT_ID_INVALID);
+    CHECK_RV(p11->C_OpenSession(4, CKF_SERIAL_SESSION, NULL, NULL, &a), CKR_SLOT_ID_INVALID);
+
+    CHECK_RV(p11->C_OpenSession(1, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &a), CKR_OK);
+    CHECK_RV(p11->C_OpenSession(2, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &b), CKR_OK);
+    CHECK_RV(p11->C_OpenSession(2, CKF_SERIAL_SESSION, NULL, NULL, &c), CKR_OK);
+    CHECK_RV(p11->C_GetSessionInfo(b, &si), CKR_OK);
+    CHECK(si.slotID == 2 && si.state == CKS_RW_PUBLIC_SESSION);
+    CHECK_RV(p11->C_GetTokenInfo(2, &ti), CKR_OK);
+    CHECK(ti.ulSessionCount == 2 && ti.ulRwSessionCount == 1);
+    CHECK_RV(p11->C_GetTokenInfo(1, &ti), CKR_OK);
+    CHECK(ti.ulSessionCount == 1);
+
+    /* Login is per token: token 1 logged in, token 2 not. */
+    CHECK_RV(p11->C_Login(a, CKU_USER, (CK_UTF8CHAR_PTR)"1234", 4), CKR_OK);
+    CHECK_RV(p11->C_GetSessionInfo(b, &si), CKR_OK);
+    CHECK(si.state == CKS_RW_PUBLIC_SESSION);
+    CHECK_RV(gen_secret(b, CKM_AES_KEY_GEN, 32, &k), CKR_USER_NOT_LOGGED_IN);
+    CHECK_RV(p11->C_Login(b, CKU_USER, (CK_UTF8CHAR_PTR)"1234", 4), CKR_OK);
+    CHECK_RV(p11->C_GetSessionInfo(c, &si), CKR_OK);
+    CHECK(si.state == CKS_RO_USER_FUNCTIONS);
+
+    /* A token object on token 1 is seen and used on token 1 only. */
+    CHECK_RV(p11->C_GenerateKey(a, &gcm_gen, t, 2, &k), CKR_OK);
+    CK_MECHANISM ecb = { CKM_AES_ECB, NULL, 0 };
+    CHECK_RV(p11->C_EncryptInit(b, &ecb, k), CKR_KEY_HANDLE_INVALID);
+    CHECK_RV(p11->C_EncryptInit(a, &ecb, k), CKR_OK);
+    CK_ATTRIBUTE lenq = { CKA_VALUE_LEN, &len, sizeof len };
+    CHECK_RV(p11->C_GetAttributeValue(b, k, &lenq, 1), CKR_OBJECT_HANDLE_INVALID);
+    CHECK_RV(p11->C_DestroyObject(b, k), CKR_OBJECT_HANDLE_INVALID);
+    CHECK_RV(p11->C_FindObjectsInit(b, NULL, 0), CKR_OK);
+    n = 9;
+    CHECK_RV(p11->C_FindObjects(b, found, 4, &n), CKR_OK);
+    CHECK(n == 0);
+    CHECK_RV(p11->C_FindObjectsFinal(b), CKR_OK);
+    CHECK_RV(p11->C_FindObjectsInit(a, NULL, 0), CKR_OK);
+    CHECK_RV(p11->C_FindObjects(a, found, 4, &n), CKR_OK);
+    CHECK(n == 1 && found[0] == k);
+    CHECK_RV(p11->C_FindObjectsFinal(a), CKR_OK);
+
+    /* Logging out of token 2 leaves token 1 logged in; closing token 2's
+     * sessions leaves token 1's open. */
+    CHECK_RV(p11->C_Logout(c), CKR_OK);
+    CHECK_RV(p11->C_GetSessionInfo(a, &si), CKR_OK);
+    CHECK(si.state == CKS_RW_USER_FUNCTIONS);
+    CHECK_RV(p11->C_CloseAllSessions(2), CKR_OK);
+    CHECK_RV(p11->C_GetSessionInfo(b, &si), CKR_SESSION_HANDLE_INVALID);
+    CHECK_RV(p11->C_GetSessionInfo(a, &si), CKR_OK);
+    CHECK_RV(p11->C_DestroyObject(a, k), CKR_OK);
+    teardown();
+}
+
 static void test_failure_rate(void)
 {
     static const CK_RV codes[] = { CKR_DEVICE_ERROR, CKR_FUNCTION_FAILED, CKR_DEVICE_REMOVED };
@@ -1723,6 +1814,7 @@ int main(int argc, char **argv)
     RUN(test_wrap_derive_random);
     RUN(test_quirks);
     RUN(test_token_quirks);
+    RUN(test_slots);
     RUN(test_failure_rate);
     RUN(test_session_invalidation);
     RUN(test_service_fixed);
