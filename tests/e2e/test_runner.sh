@@ -7,6 +7,9 @@
 # exiting 1 without a result or a shell error making the exit status
 # non-zero (a script that exits 0 without a result has nothing to check).
 . "$TOP/tests/e2e/lib.sh"
+# The runner's own knobs, from the suite that runs this script: not for the
+# runners started here, whose output is checked line by line.
+unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES
 
 # ---- every script of the suite parses ----------------------------------------
 bad=
