@@ -30,7 +30,7 @@ case $(last_line) in
 *) fail "--only test_schedule: exit 0, last line 'N passed, 0 failed', N > 0" "exit $rc, '$(last_line)'" ;;
 esac
 if grep -v '^$' "$T/out" | sed '$d' | grep -qv "^PASS \[$VARIANT\] test_schedule:"; then
-    fail "--only test_schedule: every result line is 'PASS [$VARIANT] test_schedule:...'" "$(head -c 300 "$T/out")"
+    fail "--only test_schedule: every result line is 'PASS [$VARIANT] test_schedule:...'" "$(head -c 300 "$T/out" | tr '\n' ' ')"
 else pass "--only test_schedule: every result line is 'PASS [$VARIANT] test_schedule:...'"; fi
 
 run sh "$TOP/tests/run.sh" --only tests/e2e/test_list.sh "$VARIANT"
