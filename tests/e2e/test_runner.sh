@@ -17,7 +17,7 @@ for f in "$TOP/tests/run.sh" "$TOP/tests/fuzz/run.sh" "$TOP"/tests/e2e/*.sh; do
     sh -n "$f" 2>>"$T/syntax" || bad="$bad $(basename "$f")"
 done
 if [ -z "$bad" ]; then pass "sh -n: tests/run.sh, tests/fuzz/run.sh and every e2e script parse"
-else fail "sh -n: every script parses" "syntax errors in$bad: $(head -c 300 "$T/syntax")"; fi
+else fail "sh -n: every script parses" "syntax errors in$bad: $(head -c 300 "$T/syntax" | tr '\n' ' ')"; fi
 
 # last_line: the last line of $T/out.
 last_line() { tail -n 1 "$T/out"; }
