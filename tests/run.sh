@@ -121,9 +121,9 @@ case $jobs in
 esac
 
 log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX") || exit 2
-executor=
+printing=
 trap 'rm -rf "$log"' EXIT
-trap '[ -n "$executor" ] && kill "$executor" 2>/dev/null; rm -rf "$log"; exit 130' INT TERM
+trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; rm -rf "$log"; exit 130' INT TERM
 
 # The plan: one file per job, and the order they run in: the serial ones
 # ($log/serial), then the others ($log/parallel).
@@ -183,30 +183,37 @@ else
 fi
 
 # Run: the serial jobs one by one, then the rest, $jobs at a time (xargs
-# starts them in the plan's order).  Meanwhile print each job's lines, in
-# that same order, as soon as it has finished.
-{
-    for i in $(cat "$log/serial"); do
-        sh "$top/tests/run.sh" --job "$log" "$i"
+# starts them in the plan's order), in the foreground: an asynchronous list
+# would start the tests with SIGINT ignored, which Ctrl-C and the scripts'
+# own signals rely on.  Meanwhile a printer in the background prints each
+# job's lines, in that same order, as soon as it has finished; $log/ran says
+# every job has ended, so a job that never finished is reported, not waited
+# for; the printer stops if this shell is gone.
+runner=$$
+printer() {
+    for i in $(cat "$log/serial" "$log/parallel"); do
+        while [ ! -e "$log/$i.done" ]; do
+            kill -0 "$runner" 2>/dev/null || exit 0
+            if [ -e "$log/ran" ] && [ ! -e "$log/$i.done" ]; then
+                read -r kind variant dir name <"$log/$i.job"
+                echo "FAIL [$variant] $name: the runner stopped before this job finished" >"$log/$i.out"
+                break
+            fi
+            sleep 0.2
+        done
+        cat "$log/$i.out" 2>/dev/null
     done
-    if [ -s "$log/parallel" ]; then
-        xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/parallel"
-    fi
-} &
-executor=$!
-
-for i in $(cat "$log/serial" "$log/parallel"); do
-    while [ ! -e "$log/$i.done" ]; do
-        if ! kill -0 "$executor" 2>/dev/null && [ ! -e "$log/$i.done" ]; then
-            read -r kind variant dir name <"$log/$i.job"
-            echo "FAIL [$variant] $name: the runner stopped before this job finished" >"$log/$i.out"
-            break
-        fi
-        sleep 0.2
-    done
-    cat "$log/$i.out"
-done | tee "$log/all"
-wait "$executor"
+}
+printer | tee "$log/all" &
+printing=$!
+for i in $(cat "$log/serial"); do
+    sh "$top/tests/run.sh" --job "$log" "$i"
+done
+if [ -s "$log/parallel" ]; then
+    xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/parallel"
+fi
+: >"$log/ran"
+wait "$printing"
 
 passed=$(grep -c '^PASS' "$log/all")
 failed=$(grep -c '^FAIL' "$log/all")

@@ -64,6 +64,17 @@ echo 'if then fi' >>"$W/tests/e2e/test_e.sh"          # a syntax error after its
 fake test_f 0.2 'echo "prints no result, exits 1"'
 echo 'exit 1' >>"$W/tests/e2e/test_f.sh"
 fake test_g 0.2 'echo "nothing to check here, exits 0"'
+# The jobs get SIGINT as the runner's caller has it (the scripts send it,
+# Ctrl-C relies on it): not ignored, as an asynchronous list would have it.
+sigint_ignored() {    # sigint_ignored PID: 2 if SIGINT is ignored there, else 0
+    m=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$1/status")
+    d=${m#"${m%?}"}
+    echo $((0x$d & 2))
+}
+WANT_SIGINT=$(sigint_ignored $$)
+export WANT_SIGINT
+fake test_h 0.2 'm=$(sed -n "s/^SigIgn:[[:space:]]*//p" /proc/$$/status); d=${m#"${m%?}"}' \
+    'if [ $((0x$d & 2)) = "$WANT_SIGINT" ]; then echo "PASS h1"; else echo "FAIL h1: SigIgn $m, SIGINT not as for the runner"; fi'
 printf '#!/bin/sh\necho "PASS u1"\necho "noise" >&2\n' >"$W/build/tests/test_ua"
 printf '/*\n * serial: a fake one that must run alone\n */\n' >"$W/tests/unit/test_ua.c"
 printf '#!/bin/sh\necho "PASS v1"\necho "crashed" >&2\nexit 3\n' >"$W/build/tests/test_ub"
@@ -80,11 +91,12 @@ FAIL [plain] test_b:b1: on purpose
 PASS [plain] test_e:e1
 FAIL [plain] test_e: exited
 FAIL [plain] test_f: exited 1: prints no result, exits 1 
+PASS [plain] test_h:h1
 FAIL [asan] build: build/asan/hsmbench is missing (make sanitizers)
 FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)
 FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)
 
-6 passed, 7 failed
+7 passed, 7 failed
 EOF
 
 for j in 3 1; do
@@ -100,12 +112,12 @@ for j in 3 1; do
     fi
     # The serial script ran alone: its start and end lines are adjacent.
     if grep -A 1 '^start test_c$' "$TRACE" | grep -qx 'end test_c' &&
-        [ "$(grep -c . "$TRACE")" -eq 12 ]; then
+        [ "$(grep -c . "$TRACE")" -eq 14 ]; then
         pass "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it"
     else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it" "$(tr '\n' ' ' <"$TRACE")"; fi
     # Side by side: test_a (1 s) was still running when another one started.
     if [ $j -gt 1 ]; then
-        if sed -n '/^start test_a$/,/^end test_a$/p' "$TRACE" | grep -q '^start test_[befg]$'; then
+        if sed -n '/^start test_a$/,/^end test_a$/p' "$TRACE" | grep -q '^start test_[befgh]$'; then
             pass "HSMBENCH_TEST_JOBS=$j: the other scripts ran side by side"
         else fail "HSMBENCH_TEST_JOBS=$j: the other scripts ran side by side" "$(tr '\n' ' ' <"$TRACE")"; fi
     else
