@@ -43,7 +43,7 @@ MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
 HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
-.PHONY: check-one all check bench demo install uninstall clean deps sanitizers deb check-deb fuzz fuzz-build fuzzers
+.PHONY: check-one all check bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb fuzz fuzz-build fuzzers
 
 all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
@@ -119,15 +119,24 @@ fuzz:
 deps:
 	@sh ci/install-deps.sh
 
-sanitizers:
+# The two sanitizer builds, one target each, so that make -j builds them side by side.
+sanitizers: sanitizers-asan sanitizers-tsan
+sanitizers-asan:
 	$(MAKE) BUILD=build/asan OPTFLAGS='-O1 -g -fno-omit-frame-pointer' SANFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
+sanitizers-tsan:
 	$(MAKE) BUILD=build/tsan OPTFLAGS='-O1 -g' SANFLAGS='-fsanitize=thread' all
 
 # check, bench and demo install what is missing first, then build in a
-# sub-make (so pkg-config sees the freshly installed libraries).
+# sub-make (so pkg-config sees the freshly installed libraries).  check
+# builds its four variants in parallel, CHECK_JOBS at a time (default: the
+# number of processors; a -j given to make itself wins), and first makes sure
+# the runner parses (it once printed its result and then exited 2).
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
+	@sh -n tests/run.sh
 	@sh ci/install-deps.sh
-	@$(MAKE) --no-print-directory all sanitizers fuzz-build
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) --output-sync=target \
+	    all sanitizers fuzz-build
 	@sh tests/run.sh
 
 # One test file alone, for working on it: make check-one T=test_rest [V=asan|tsan]

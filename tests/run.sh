@@ -11,88 +11,209 @@
 # Every check prints "PASS name" or "FAIL name: why"; the last line is
 # "N passed, N failed", and the exit status is non-zero when anything failed.
 #
+# Each test file of each variant is one job: a unit-test binary, an e2e
+# script, or the fuzzers.  HSMBENCH_TEST_JOBS (default: the number of
+# processors plus one, since many scripts spend their time waiting on
+# servers and timers) jobs run at a time, each with its output collected in
+# its own file; a job's lines are printed whole, in a fixed order (the
+# order the jobs start in), once it and the jobs before it have finished.
+#
+# The jobs marked serial run first, one at a time, with nothing else
+# running: an e2e script with a line starting "# serial:", a unit test whose
+# header comment has a line starting " * serial:" (the rest of the line says
+# why: it asserts rates or latencies against delays the mock injects, which
+# other jobs on the same cores would distort).  Mark a new test that way
+# when it times anything.  Every other e2e script runs beside others: it
+# keeps its files under lib.sh's $T and listens on port 0 (never on a port
+# chosen in advance).  A script that stops on a shell error (exit status 2
+# or more: a syntax error, a signal), or exits 1 without a result line, has
+# failed.
+#
+# HSMBENCH_TEST_JOBS=1 runs everything one at a time; HSMBENCH_TEST_TIMES=1
+# adds a line "time [variant] name: S s" after each job's results (not
+# counted as a result).
+#
 #   sh tests/run.sh --only NAME [VARIANT]   one test file alone: a unit test
 #       (test_pool) or an e2e script (test_rest or tests/e2e/test_rest.sh),
 #       in the plain build unless VARIANT (asan, tsan) says otherwise
 #       (make check-one T=NAME [V=VARIANT]).
+#   sh tests/run.sh --job DIR N             (internal) run job N of DIR.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX")
-trap 'rm -rf "$log"' EXIT INT TERM
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=86:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87"
 export TSAN_OPTIONS="halt_on_error=1:exitcode=88:second_deadlock_stack=1"
 
-# A variant's unit tests: every build/<variant>/tests/test_* binary, or only
-# the one named by a third argument.
+# unit VARIANT DIR NAME: one unit-test binary, DIR/tests/NAME.
 unit() {
-    variant=$1 dir=$2 pick=${3:-test_*}
-    for bin in "$dir"/tests/$pick; do
-        [ -x "$bin" ] || continue
-        name=$(basename "$bin")
-        NULLP11_PATH="$dir/libhsmbench-null.so" MOCKHSM_PATH="$dir/libhsmbench-mock.so" \
-            "$bin" >"$log/out" 2>"$log/err"
-        rc=$?
-        sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $name:/p" "$log/out"
-        if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$log/out"; then
-            echo "FAIL [$variant] $name: exited $rc: $(tail -n 3 "$log/err" | tr '\n' ' ')"
-        fi
-    done
+    variant=$1 dir=$2 name=$3
+    NULLP11_PATH="$dir/libhsmbench-null.so" MOCKHSM_PATH="$dir/libhsmbench-mock.so" \
+        "$dir/tests/$name" >"$work/out" 2>"$work/err" </dev/null
+    rc=$?
+    sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $name:/p" "$work/out"
+    if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$work/out"; then
+        echo "FAIL [$variant] $name: exited $rc: $(tail -n 3 "$work/err" | tr '\n' ' ')"
+    fi
 }
 
-# A variant's end-to-end scripts; with "tsan" only those marked for it,
-# unless a third argument names the one to run.
+# e2e VARIANT DIR NAME: one end-to-end script, tests/e2e/NAME.sh.  Its
+# output goes through a pipe, so the job also waits for anything the script
+# left running in the background that still holds it.  A script that
+# stopped on a shell error (status 2 and up: a syntax error, a missing file,
+# a signal), or exited 1 without a result line, failed; one that exits 0
+# without a result has nothing to check here (test_docs.sh outside plain).
 e2e() {
-    variant=$1 dir=$2 pick=${3:-}
-    for script in tests/e2e/${pick:-test_*}.sh; do
+    variant=$1 dir=$2 name=$3
+    { HSMBENCH="$top/$dir/hsmbench" NULLP11="$top/$dir/libhsmbench-null.so" \
+          VARIANT="$variant" TOP="$top" sh "tests/e2e/$name.sh" </dev/null 2>&1
+      echo $? >"$work/rc"; } | cat >"$work/out"
+    rc=$(cat "$work/rc")
+    sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $name:/p" "$work/out"
+    if [ "$rc" -ge 2 ] || { [ "$rc" -ne 0 ] && ! grep -q '^\(PASS\|FAIL\) ' "$work/out"; }; then
+        echo "FAIL [$variant] $name: exited $rc: $(grep -v '^\(PASS\|FAIL\) ' "$work/out" | tail -n 3 | tr '\n' ' ')"
+    fi
+}
+
+# The fuzzers: tests/fuzz/run.sh prints a PASS or FAIL line per harness.
+fuzz() {
+    sh tests/fuzz/run.sh build/fuzz/fuzzers "${FUZZ_CHECK_SECONDS:-3}" </dev/null 2>&1
+}
+
+# ms: the time in milliseconds (for HSMBENCH_TEST_TIMES).
+ms() {
+    t=$(date +%s%N)
+    echo $((t / 1000000))
+}
+
+# --job DIR N: job N of the plan in DIR ("KIND VARIANT BUILD NAME" in
+# DIR/N.job); its lines go to DIR/N.out, and DIR/N.done marks it finished.
+if [ "${1:-}" = --job ]; then
+    log=$2 n=$3
+    work="$log/$n.d"
+    mkdir -p "$work" || exit 2
+    read -r kind variant dir name <"$log/$n.job"
+    t0=$(ms)
+    case $kind in
+    unit) unit "$variant" "$dir" "$name" ;;
+    e2e) e2e "$variant" "$dir" "$name" ;;
+    fuzz) fuzz ;;
+    *) echo "FAIL [$variant] $name" ;;   # a FAIL line the plan wrote itself
+    esac >"$log/$n.out" 2>&1
+    if [ -n "${HSMBENCH_TEST_TIMES:-}" ]; then
+        t1=$(ms)
+        printf 'time [%s] %s: %d.%d s\n' "$variant" "${name%%:*}" $(((t1 - t0) / 1000)) $(((t1 - t0) % 1000 / 100)) \
+            >>"$log/$n.out"
+    fi
+    rm -rf "$work"
+    : >"$log/$n.done"
+    exit 0
+fi
+
+jobs=${HSMBENCH_TEST_JOBS:-$(($(nproc 2>/dev/null || echo 2) + 1))}
+case $jobs in
+'' | *[!0-9]* | 0*)
+    echo "tests/run.sh: HSMBENCH_TEST_JOBS=$jobs: expected a number of jobs, 1 or more" >&2
+    exit 2
+    ;;
+esac
+
+log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX") || exit 2
+printing=
+trap 'rm -rf "$log"' EXIT
+trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; rm -rf "$log"; exit 130' INT TERM
+
+# The plan: one file per job, and the order they run in: the serial ones
+# ($log/serial), then the others ($log/parallel).
+n=0
+: >"$log/serial"
+: >"$log/parallel"
+# job KIND VARIANT BUILD NAME
+job() {
+    n=$((n + 1))
+    echo "$1 $2 $3 $4" >"$log/$n.job"
+    queue=parallel
+    case $1 in
+    unit) grep -q '^\(/\*\| \*\) serial:' "tests/unit/$4.c" 2>/dev/null && queue=serial ;;
+    e2e) grep -q '^# serial:' "tests/e2e/$4.sh" && queue=serial ;;
+    esac
+    echo "$n" >>"$log/$queue"
+}
+# variant VARIANT BUILD [NAME]: its unit tests and e2e scripts (with tsan,
+# those marked for it), or the one NAME.
+variant() {
+    for bin in "$2"/tests/${3:-test_*}; do
+        [ -x "$bin" ] && job unit "$1" "$2" "$(basename "$bin")"
+    done
+    for script in tests/e2e/${3:-test_*}.sh; do
         [ -f "$script" ] || continue
-        if [ -z "$pick" ] && [ "$variant" = tsan ] && ! grep -q '^# tsan: yes' "$script"; then
+        if [ -z "${3:-}" ] && [ "$1" = tsan ] && ! grep -q '^# tsan: yes' "$script"; then
             continue
         fi
-        HSMBENCH="$top/$dir/hsmbench" NULLP11="$top/$dir/libhsmbench-null.so" \
-            VARIANT="$variant" TOP="$top" sh "$script" </dev/null 2>&1 |
-            sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $(basename "$script" .sh):/p"
+        job e2e "$1" "$2" "$(basename "$script" .sh)"
     done
 }
 
-{
-    if [ "${1:-}" = --only ]; then
-        # One test file alone: a unit test or an e2e script, in one variant.
-        only=$(basename "${2:?--only NAME}" .sh)
-        ovar=${3:-plain}
-        case $ovar in plain) dir=build ;; *) dir=build/$ovar ;; esac
-        if [ -x "$dir/tests/$only" ]; then
-            unit "$ovar" "$dir" "$only"
-        elif [ -f "tests/e2e/$only.sh" ]; then
-            e2e "$ovar" "$dir" "$only"
-        else
-            echo "FAIL [$ovar] $only: no unit test $dir/tests/$only and no tests/e2e/$only.sh"
-        fi
+if [ "${1:-}" = --only ]; then
+    # One test file alone: a unit test or an e2e script, in one variant.
+    only=$(basename "${2:?--only NAME}" .sh)
+    ovar=${3:-plain}
+    case $ovar in plain) dir=build ;; *) dir=build/$ovar ;; esac
+    if [ -x "$dir/tests/$only" ] || [ -f "tests/e2e/$only.sh" ]; then
+        variant "$ovar" "$dir" "$only"
     else
-        unit plain build
-        e2e plain build
-        if [ -x build/asan/hsmbench ]; then
-            unit asan build/asan
-            e2e asan build/asan
-        else
-            echo "FAIL [asan] build: build/asan/hsmbench is missing (make sanitizers)"
-        fi
-        if [ -x build/tsan/hsmbench ]; then
-            unit tsan build/tsan
-            e2e tsan build/tsan
-        else
-            echo "FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)"
-        fi
-        if ls build/fuzz/fuzzers/fuzz_* >/dev/null 2>&1; then
-            sh tests/fuzz/run.sh build/fuzz/fuzzers "${FUZZ_CHECK_SECONDS:-3}"
-        else
-            echo "FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)"
-        fi
+        job fail "$ovar" - "$only: no unit test $dir/tests/$only and no tests/e2e/$only.sh"
     fi
-} | tee "$log/all"
+else
+    variant plain build
+    for v in asan tsan; do
+        if [ -x "build/$v/hsmbench" ]; then
+            variant "$v" "build/$v"
+        else
+            job fail "$v" - "build: build/$v/hsmbench is missing (make sanitizers)"
+        fi
+    done
+    if ls build/fuzz/fuzzers/fuzz_* >/dev/null 2>&1; then
+        job fuzz fuzz - fuzzers
+    else
+        job fail fuzz - "build: build/fuzz/fuzzers is missing (make fuzz-build)"
+    fi
+fi
+
+# Run: the serial jobs one by one, then the rest, $jobs at a time (xargs
+# starts them in the plan's order), in the foreground: an asynchronous list
+# would start the tests with SIGINT ignored, which Ctrl-C and the scripts'
+# own signals rely on.  Meanwhile a printer in the background prints each
+# job's lines, in that same order, as soon as it has finished; $log/ran says
+# every job has ended, so a job that never finished is reported, not waited
+# for; the printer stops if this shell is gone.
+runner=$$
+printer() {
+    for i in $(cat "$log/serial" "$log/parallel"); do
+        while [ ! -e "$log/$i.done" ]; do
+            kill -0 "$runner" 2>/dev/null || exit 0
+            if [ -e "$log/ran" ] && [ ! -e "$log/$i.done" ]; then
+                read -r kind variant dir name <"$log/$i.job"
+                echo "FAIL [$variant] $name: the runner stopped before this job finished" >"$log/$i.out"
+                break
+            fi
+            sleep 0.2
+        done
+        cat "$log/$i.out" 2>/dev/null
+    done
+}
+printer | tee "$log/all" &
+printing=$!
+for i in $(cat "$log/serial"); do
+    sh "$top/tests/run.sh" --job "$log" "$i"
+done
+if [ -s "$log/parallel" ]; then
+    xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/parallel"
+fi
+: >"$log/ran"
+wait "$printing"
 
 passed=$(grep -c '^PASS' "$log/all")
 failed=$(grep -c '^FAIL' "$log/all")

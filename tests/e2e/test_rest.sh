@@ -2,7 +2,8 @@
 # tests/e2e/test_rest.sh - hsmbench rest ekm against hsmbench serve on the
 # loopback: wrap, unwrap and wrap-unwrap over TLS, mutual TLS, certificate
 # verification, connection reuse, credentials, and that no secret leaks.
-# Every run is bounded (--iterations or a 1-second --duration).
+# Every run is bounded (--iterations or a 1-second --duration).  The load
+# profiles and the non-blocking engine's rates are test_rest_timing.sh's.
 # tsan: yes
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
@@ -62,45 +63,6 @@ json_check "--no-connection-reuse: a TLS handshake on every request (p50 > 0, mi
     'runs[0]["http"]["phases_us"]["tls_handshaking"]["p50"] > 0 and runs[0]["http"]["phases_us"]["tls_handshaking"]["min"] > 0 and runs[0]["http"]["phases_us"]["connecting"]["min"] > 0'
 json_check "--no-connection-reuse: environment says so" "$T/noreuse.json" \
     'doc["environment"]["endpoint"]["connection_reuse"] is False'
-
-# ---- load profiles ----------------------------------------------------------
-# The EKM package's k6 run, scaled down: ramp to 3 workers, hold, ramp down,
-# with think time after each request.
-ekm --cacert "$P/ca.pem" --op wrap --stages 1s:3,1s:3,1s:0 --think 100ms --json "$T/stages.json"
-check "--stages with --think (the EKM k6 run, scaled down): exit 0" 0 \
-    '^OPERATIONS/second +[0-9]+/1 +target [0-9]'
-json_check "--stages/--think: 3 workers at the peak, paced by the think time" "$T/stages.json" \
-    'runs[0]["threads"] == 3 and 8 <= runs[0]["ops"] <= 70 and runs[0]["settings"]["think_s"] == 0.1'
-ekm --cacert "$P/ca.pem" --op wrap --mode nonblocking --rate 50 --threads 2 --duration 2 --json "$T/nb.json"
-check "rest ekm --mode nonblocking --rate 50: exit 0" 0
-json_check "rest ekm non-blocking: about 100 requests on schedule, latency from the schedule" "$T/nb.json" \
-    '85 <= runs[0]["ops"] <= 110 and runs[0]["mode"] == "nonblocking" and "schedule" in runs[0]'
-
-# ---- the non-blocking engine: many transfers in flight on one thread --------
-# A server that answers every request 50 ms after it arrived: one thread
-# with one request at a time could do 20/s at most.
-start_serve slow --tls-cert "$P/server.pem" --tls-key "$P/server.key" \
-    --ekm-token-env EKM_SERVER_TOKEN --latency 50ms || exit 0
-SLOW="$URL/ekm/k1"
-run "$HSMBENCH" rest ekm --endpoint "$SLOW" --token-env G_TOKEN --cacert "$P/ca.pem" --op wrap \
-    --mode nonblocking --rate 100 --threads 1 --duration 2 --json "$T/multi.json"
-check "50 ms server, one thread, --rate 100: exit 0, the engine in the header" 0 '\[curl multi, 16 slots\]$'
-json_check "one thread keeps up with 100/s of 50 ms requests (several in flight), latency about 50 ms" \
-    "$T/multi.json" \
-    'runs[0]["settings"]["engine"] == "curl multi" and 170 <= runs[0]["ops"] <= 210 and runs[0]["errors"] == 0 and 45000 <= runs[0]["latency_us"]["p50"] <= 80000 and max(s["in_flight"] for s in runs[0]["per_second"]) >= 2'
-# A finished transfer is seen at once, not at the next wake-up of the loop
-# (a bug once made it wait up to 100 ms at low rates).
-run "$HSMBENCH" rest ekm --endpoint "$SLOW" --token-env G_TOKEN --cacert "$P/ca.pem" --op wrap \
-    --mode nonblocking --rate 20 --threads 1 --duration 2 --json "$T/multi20.json"
-check "50 ms server, --rate 20: exit 0" 0
-json_check "--rate 20: service time follows the server's 50 ms (p90 < 75 ms)" "$T/multi20.json" \
-    '45000 <= runs[0]["service_us"]["p50"] and runs[0]["service_us"]["p90"] < 75000'
-run "$HSMBENCH" rest ekm --endpoint "$SLOW" --token-env G_TOKEN --cacert "$P/ca.pem" --op wrap-unwrap \
-    --mode nonblocking --inflight 8 --threads 1 --duration 2 --json "$T/window.json"
-check "50 ms server, --inflight 8 on one thread (wrap-unwrap): exit 0" 0 '\[curl multi, 8 slots\]$'
-json_check "--inflight 8: 8 operations of two 50 ms requests at a time (at most 80/s; one at a time would be 10/s)" "$T/window.json" \
-    '30 <= runs[0]["ops_per_s"] <= 85 and runs[0]["errors"] == 0 and runs[0]["settings"]["slots"] == 8 and runs[0]["http"]["status_counts"] == {"200": 2 * runs[0]["ops"]}'
-stop_serve slow
 
 # ---- certificate verification ---------------------------------------------
 ekm --iterations 5

@@ -12,6 +12,8 @@
  * and finalises it at the end.  Timing cases allow generous margins:
  * they prove that the delays happen, not how precisely a loaded machine
  * keeps them.
+ *
+ * serial: times the mock's service times, cores and stalls
  */
 #include <dlfcn.h>
 #include <pthread.h>

@@ -4,6 +4,8 @@
  * No PKCS#11 here: a synthetic workload whose behaviour the test controls
  * (errors every k-th call, a failing open, a fixed sleep) shows the core
  * counts, bounds, samples and stops as it should.  Built under TSan too.
+ *
+ * serial: asserts an engine's rate and service times against its own 5 ms operations
  */
 #include <poll.h>
 #include <pthread.h>

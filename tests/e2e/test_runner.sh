@@ -1,0 +1,141 @@
+#!/bin/sh
+# tests/e2e/test_runner.sh - the test runner itself (tests/run.sh): every
+# script parses; --only runs one test file and ends "N passed, N failed" with
+# the right exit status; and, on a scratch tree of fake tests, the whole-suite
+# mode: results in a fixed order whatever finishes first, serial jobs alone,
+# the others side by side (HSMBENCH_TEST_JOBS), and a FAIL line, a script
+# exiting 1 without a result or a shell error making the exit status
+# non-zero (a script that exits 0 without a result has nothing to check).
+. "$TOP/tests/e2e/lib.sh"
+# The runner's own knobs, from the suite that runs this script: not for the
+# runners started here, whose output is checked line by line.
+unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES
+
+# ---- every script of the suite parses ----------------------------------------
+bad=
+for f in "$TOP/tests/run.sh" "$TOP/tests/fuzz/run.sh" "$TOP"/tests/e2e/*.sh; do
+    sh -n "$f" 2>>"$T/syntax" || bad="$bad $(basename "$f")"
+done
+if [ -z "$bad" ]; then pass "sh -n: tests/run.sh, tests/fuzz/run.sh and every e2e script parse"
+else fail "sh -n: every script parses" "syntax errors in$bad: $(head -c 300 "$T/syntax" | tr '\n' ' ')"; fi
+
+# last_line: the last line of $T/out.
+last_line() { tail -n 1 "$T/out"; }
+
+# ---- --only, on the real tree --------------------------------------------------
+run sh "$TOP/tests/run.sh" --only test_schedule "$VARIANT"
+case $(last_line) in
+"0 passed, 0 failed") fail "--only test_schedule: exit 0, last line 'N passed, 0 failed', N > 0" "$(last_line)" ;;
+*[0-9]" passed, 0 failed") check "--only test_schedule: exit 0, last line 'N passed, 0 failed', N > 0" 0 ;;
+*) fail "--only test_schedule: exit 0, last line 'N passed, 0 failed', N > 0" "exit $rc, '$(last_line)'" ;;
+esac
+if grep -v '^$' "$T/out" | sed '$d' | grep -qv "^PASS \[$VARIANT\] test_schedule:"; then
+    fail "--only test_schedule: every result line is 'PASS [$VARIANT] test_schedule:...'" "$(head -c 300 "$T/out" | tr '\n' ' ')"
+else pass "--only test_schedule: every result line is 'PASS [$VARIANT] test_schedule:...'"; fi
+
+run sh "$TOP/tests/run.sh" --only tests/e2e/test_list.sh "$VARIANT"
+check "--only tests/e2e/test_list.sh (a path): exit 0" 0 "^PASS \[$VARIANT\] test_list:"
+
+run sh "$TOP/tests/run.sh" --only nosuch
+check "--only nosuch: exit 1, one FAIL naming it" 1 '^FAIL \[plain\] nosuch: no unit test build/tests/nosuch and no tests/e2e/nosuch\.sh$'
+[ "$(last_line)" = "0 passed, 1 failed" ] && pass "--only nosuch: last line '0 passed, 1 failed'" ||
+    fail "--only nosuch: last line '0 passed, 1 failed'" "'$(last_line)'"
+
+# ---- a scratch tree of fake tests ------------------------------------------------
+# Each fake e2e script notes when it starts and ends in $TRACE.
+W="$T/tree"
+mkdir -p "$W/tests/e2e" "$W/tests/unit" "$W/tests/fuzz" "$W/build/tests"
+cp "$TOP/tests/run.sh" "$W/tests/run.sh"
+TRACE="$T/trace"
+export TRACE
+fake() {    # fake NAME SECONDS [LINE...]: tests/e2e/NAME.sh
+    f="$W/tests/e2e/$1.sh" name=$1 secs=$2
+    shift 2
+    { echo 'echo "start '"$name"'" >>"$TRACE"'
+      for l in "$@"; do echo "$l"; done
+      echo "sleep $secs"
+      echo 'echo "end '"$name"'" >>"$TRACE"'; } >"$f"
+}
+fake test_a 1 'echo "PASS a1"' 'echo "PASS a2"'
+fake test_b 0.2 'echo "FAIL b1: on purpose"' 'echo "not a result"'
+fake test_c 0.5 '# serial: a fake one that must run alone' 'echo "PASS c1"'
+fake test_e 0.2 'echo "PASS e1"'
+echo 'if then fi' >>"$W/tests/e2e/test_e.sh"          # a syntax error after its result
+fake test_f 0.2 'echo "prints no result, exits 1"'
+echo 'exit 1' >>"$W/tests/e2e/test_f.sh"
+fake test_g 0.2 'echo "nothing to check here, exits 0"'
+# The jobs get SIGINT as the runner's caller has it (the scripts send it,
+# Ctrl-C relies on it): not ignored, as an asynchronous list would have it.
+sigint_ignored() {    # sigint_ignored PID: 2 if SIGINT is ignored there, else 0
+    m=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$1/status")
+    d=${m#"${m%?}"}
+    echo $((0x$d & 2))
+}
+WANT_SIGINT=$(sigint_ignored $$)
+export WANT_SIGINT
+fake test_h 0.2 'm=$(sed -n "s/^SigIgn:[[:space:]]*//p" /proc/$$/status); d=${m#"${m%?}"}' \
+    'if [ $((0x$d & 2)) = "$WANT_SIGINT" ]; then echo "PASS h1"; else echo "FAIL h1: SigIgn $m, SIGINT not as for the runner"; fi'
+printf '#!/bin/sh\necho "PASS u1"\necho "noise" >&2\n' >"$W/build/tests/test_ua"
+printf '/*\n * serial: a fake one that must run alone\n */\n' >"$W/tests/unit/test_ua.c"
+printf '#!/bin/sh\necho "PASS v1"\necho "crashed" >&2\nexit 3\n' >"$W/build/tests/test_ub"
+chmod +x "$W/build/tests/test_ua" "$W/build/tests/test_ub"
+
+cat >"$T/want" <<'EOF'
+PASS [plain] test_ua:u1
+PASS [plain] test_c:c1
+PASS [plain] test_ub:v1
+FAIL [plain] test_ub: exited 3: crashed 
+PASS [plain] test_a:a1
+PASS [plain] test_a:a2
+FAIL [plain] test_b:b1: on purpose
+PASS [plain] test_e:e1
+FAIL [plain] test_e: exited
+FAIL [plain] test_f: exited 1: prints no result, exits 1 
+PASS [plain] test_h:h1
+FAIL [asan] build: build/asan/hsmbench is missing (make sanitizers)
+FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)
+FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)
+
+7 passed, 7 failed
+EOF
+
+for j in 3 1; do
+    : >"$TRACE"
+    run env HSMBENCH_TEST_JOBS=$j sh "$W/tests/run.sh"
+    # test_e's shell error: its status and message vary with the shell.
+    sed 's/^\(FAIL \[plain\] test_e\): exited [0-9]*: .*/\1: exited/' "$T/out" >"$T/got.$j"
+    if [ "$rc" -eq 1 ] && cmp -s "$T/want" "$T/got.$j"; then
+        pass "whole suite, HSMBENCH_TEST_JOBS=$j: exit 1, every result in the plan's order, serial ones first"
+    else
+        fail "whole suite, HSMBENCH_TEST_JOBS=$j: exit 1, every result in the plan's order, serial ones first" \
+            "exit $rc: $(diff "$T/want" "$T/got.$j" | head -c 400 | tr '\n' '|')"
+    fi
+    # The serial script ran alone: its start and end lines are adjacent.
+    if grep -A 1 '^start test_c$' "$TRACE" | grep -qx 'end test_c' &&
+        [ "$(grep -c . "$TRACE")" -eq 14 ]; then
+        pass "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it"
+    else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it" "$(tr '\n' ' ' <"$TRACE")"; fi
+    # Side by side: test_a (1 s) was still running when another one started.
+    if [ $j -gt 1 ]; then
+        if sed -n '/^start test_a$/,/^end test_a$/p' "$TRACE" | grep -q '^start test_[befgh]$'; then
+            pass "HSMBENCH_TEST_JOBS=$j: the other scripts ran side by side"
+        else fail "HSMBENCH_TEST_JOBS=$j: the other scripts ran side by side" "$(tr '\n' ' ' <"$TRACE")"; fi
+    else
+        if [ "$(sed -n 'p;n' "$TRACE" | sed 's/^start //' | tr '\n' ' ')" = "$(sed -n 'n;p' "$TRACE" | sed 's/^end //' | tr '\n' ' ')" ]; then
+            pass "HSMBENCH_TEST_JOBS=1: one at a time"
+        else fail "HSMBENCH_TEST_JOBS=1: one at a time" "$(tr '\n' ' ' <"$TRACE")"; fi
+    fi
+done
+
+run env HSMBENCH_TEST_TIMES=1 sh "$W/tests/run.sh" --only test_a
+check "--only test_a: exit 0, HSMBENCH_TEST_TIMES adds a time line" 0 '^time \[plain\] test_a: [0-9]+\.[0-9] s$'
+[ "$(last_line)" = "2 passed, 0 failed" ] && pass "--only test_a: the time line is not a result" ||
+    fail "--only test_a: the time line is not a result" "'$(last_line)'"
+run sh "$W/tests/run.sh" --only test_b
+check "--only test_b (a FAIL line): exit 1" 1 '^0 passed, 1 failed$'
+run sh "$W/tests/run.sh" --only test_ub
+check "--only test_ub (a unit test that exits 3 after its PASS): exit 1" 1 '^1 passed, 1 failed$'
+for j in 0 two -1; do
+    run env HSMBENCH_TEST_JOBS=$j sh "$W/tests/run.sh" --only test_a
+    check "HSMBENCH_TEST_JOBS='$j': exit 2, one line" 2 '' '^tests/run.sh: HSMBENCH_TEST_JOBS='
+done
