@@ -16,6 +16,9 @@
 #define BODY_MAX   (16u << 20)      /* a larger answer is TOO_LARGE, not a memory hog */
 #define PROF_MAX   2048
 #define PENDING_MAX 4               /* requests of one operation noted before a flush */
+/* The empty "Expect:" goes only on requests with a body over
+ * REST_EXPECT_MIN (rest/http.h): every header line costs libcurl 7.x a pass
+ * through its printf, character by character, on each request. */
 
 /* What one request did, noted while the operation runs, recorded after it. */
 typedef struct pending_req {
@@ -43,6 +46,10 @@ struct rest_http {
     int                kept;              /* the last request left its connection alive */
     int                close_seen;        /* this answer said "Connection: close" */
     struct curl_slist *headers;           /* holds Authorization: wiped on free */
+    const struct curl_slist *base;        /* the request headers: headers, or the caller's */
+    int                no_expect;         /* put expect_node before base for a larger body */
+    struct curl_slist  expect_node;       /* "Expect:", then base */
+    const struct curl_slist *set;         /* the list the handle holds now */
     const char        *method, *url;
     char              *last_url;          /* what the handle holds, to skip re-setting it */
     int                last_post;
@@ -243,6 +250,7 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     h->worker = worker;
     h->verbose = o->verbose;
     h->reuse = !o->no_reuse;
+    h->expect_node.data = (char *)"Expect:";
     if (rest_http_set_auth(h, NULL, NULL) != 0) {
         snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
         rest_http_free(h);
@@ -257,7 +265,6 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, h);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, h->errbuf);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "hsmbench/" HSMBENCH_VERSION);
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -320,12 +327,25 @@ void rest_http_free(rest_http *h)
     free(h);
 }
 
+/* Hand the handle the header list a request with a body of len bytes needs. */
+static void use_headers(rest_http *h, size_t len)
+{
+    h->expect_node.next = (struct curl_slist *)h->base;
+    const struct curl_slist *want = h->no_expect && len > REST_EXPECT_MIN ? &h->expect_node : h->base;
+    if (want != h->set) {
+        /* Setting a list takes no allocation: nothing to fail. */
+        (void)curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, want);
+        h->set = want;
+    }
+}
+
 int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
 {
     struct curl_slist *l = NULL, *n;
+    /* The User-Agent as a header line rather than CURLOPT_USERAGENT, which
+     * libcurl 7.x formats twice on every request. */
     static const char *const fixed[] = {
-        "Content-Type: application/json", "Accept: application/json",
-        "Expect:",                      /* no 100-continue round trip on larger bodies */
+        "Content-Type: application/json", "Accept: application/json", REST_USER_AGENT,
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         if (!(n = curl_slist_append(l, fixed[i]))) {
@@ -351,10 +371,25 @@ int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
         }
         l = n;
     }
-    curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, l);
-    wipe_list(h->headers);
+    const int own = h->base == h->headers;
+    struct curl_slist *old = h->headers;
     h->headers = l;
+    if (own) {
+        h->base = l;
+        h->no_expect = 1;
+        h->set = NULL;                       /* set again, before the old list goes */
+        use_headers(h, 0);
+    }
+    wipe_list(old);
     return 0;
+}
+
+void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_expect)
+{
+    h->base = list;
+    h->no_expect = no_expect;
+    h->set = NULL;
+    use_headers(h, 0);
 }
 
 void rest_http_interruptible(rest_http *h, int on)
@@ -449,6 +484,7 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
         free(h->last_url);
         h->last_url = strdup(url);
     }
+    use_headers(h, body ? len : 0);
     if (strcmp(method, "POST") == 0) {
         if (!h->last_post)
             curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
