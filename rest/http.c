@@ -52,6 +52,7 @@ struct rest_http {
     const struct curl_slist *set;         /* the list the handle holds now */
     const char        *method, *url;
     char              *last_url;          /* what the handle holds, to skip re-setting it */
+    int                tls;               /* last_url is https: (case aside) */
     int                last_post;
     char              *body;              /* response body, NUL-terminated */
     size_t             len, cap;
@@ -93,21 +94,24 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
     static const char name[] = "profiling-data:";
     static const char conn[] = "connection:";
     rest_http *h = arg;
-    size_t n = size * nmemb;
+    const size_t n = size * nmemb;
+    /* Called for every header line of every answer: one test on the first
+     * character sends most lines straight back. */
+    const char c0 = n ? (char)(data[0] | 0x20) : 0;
+    if (c0 != 'h' && c0 != 'c' && c0 != 'p' && c0 != ('\r' | 0x20) && c0 != ('\n' | 0x20))
+        return n;
     if (n >= 5 && strncmp(data, "HTTP/", 5) == 0)
         h->in_headers = 1;
     else if (n <= 2 && (data[0] == '\r' || data[0] == '\n'))
         h->in_headers = 0;
-    if (n > sizeof conn - 1 && (data[0] == 'C' || data[0] == 'c') &&
-        strncasecmp(data, conn, sizeof conn - 1) == 0) {
+    if (n > sizeof conn - 1 && c0 == 'c' && strncasecmp(data, conn, sizeof conn - 1) == 0) {
         const char *v = data + sizeof conn - 1;
         while (*v == ' ' || *v == '\t')
             v++;
         if ((size_t)(v - data) + 5 <= n && strncasecmp(v, "close", 5) == 0)
             h->close_seen = 1;
     }
-    if (n > sizeof name - 1 && (data[0] == 'P' || data[0] == 'p') &&
-        strncasecmp(data, name, sizeof name - 1) == 0) {
+    if (n > sizeof name - 1 && c0 == 'p' && strncasecmp(data, name, sizeof name - 1) == 0) {
         const char *v = data + sizeof name - 1;
         size_t vl = n - (sizeof name - 1);
         while (vl && (*v == ' ' || *v == '\t'))
@@ -483,6 +487,7 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
         curl_easy_setopt(e, CURLOPT_URL, url);
         free(h->last_url);
         h->last_url = strdup(url);
+        h->tls = strncasecmp(url, "https:", 6) == 0;
     }
     use_headers(h, body ? len : 0);
     if (strcmp(method, "POST") == 0) {
@@ -553,9 +558,12 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     const int retried = h->kept && connects > 0;
     h->kept = cc == CURLE_OK && h->reuse && !h->close_seen;
     if (h->side || h->verbose) {
-        st.namelookup_us = info_time(e, CURLINFO_NAMELOOKUP_TIME_T);
+        /* Each getinfo is a call through libcurl's option switch: the
+         * name look-up only matters on a new connection (phases.h), the
+         * TLS stamp only over https (0 on plain HTTP). */
+        st.namelookup_us = connects > 0 ? info_time(e, CURLINFO_NAMELOOKUP_TIME_T) : 0;
         st.connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
-        st.appconnect_us = info_time(e, CURLINFO_APPCONNECT_TIME_T);
+        st.appconnect_us = h->tls ? info_time(e, CURLINFO_APPCONNECT_TIME_T) : 0;
         st.pretransfer_us = info_time(e, CURLINFO_PRETRANSFER_TIME_T);
 #if LIBCURL_VERSION_NUM >= 0x080a00
         st.posttransfer_us = info_time(e, CURLINFO_POSTTRANSFER_TIME_T);
