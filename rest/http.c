@@ -16,9 +16,6 @@
 #define BODY_MAX   (16u << 20)      /* a larger answer is TOO_LARGE, not a memory hog */
 #define PROF_MAX   2048
 #define PENDING_MAX 4               /* requests of one operation noted before a flush */
-/* The empty "Expect:" goes only on requests with a body over
- * REST_EXPECT_MIN (rest/http.h): every header line costs libcurl 7.x a pass
- * through its printf, character by character, on each request. */
 
 /* What one request did, noted while the operation runs, recorded after it. */
 typedef struct pending_req {
@@ -331,7 +328,10 @@ void rest_http_free(rest_http *h)
     free(h);
 }
 
-/* Hand the handle the header list a request with a body of len bytes needs. */
+/* Hand the handle the header list a request with a body of len bytes needs:
+ * the empty "Expect:" goes only on a body over REST_EXPECT_MIN, since every
+ * header line costs libcurl 7.x a pass through its printf, character by
+ * character, on each request (some 3k instructions a line). */
 static void use_headers(rest_http *h, size_t len)
 {
     h->expect_node.next = (struct curl_slist *)h->base;
