@@ -132,10 +132,6 @@ void bench_hist_record_n(bench_hist *h, uint64_t value_ns, uint64_t n)
         STORE(&h->max, value_ns);
 }
 
-void bench_hist_record(bench_hist *h, uint64_t value_ns)
-{
-    bench_hist_record_n(h, value_ns, 1);
-}
 
 /* ---- combining ---------------------------------------------------------- */
 

@@ -42,8 +42,7 @@ bench_hist *bench_hist_new(void);
 void bench_hist_free(bench_hist *h);
 void bench_hist_reset(bench_hist *h);
 
-/* Record one value (or n equal values).  Owner thread only. */
-void bench_hist_record(bench_hist *h, uint64_t value_ns);
+/* Record n equal values.  Owner thread only. */
 void bench_hist_record_n(bench_hist *h, uint64_t value_ns, uint64_t n);
 
 /* dst += src, exactly (same fixed layout, so nothing is ever dropped). */
@@ -91,5 +90,33 @@ void bench_hist_foreach(const bench_hist *h, bench_hist_visit_fn fn, void *arg);
  */
 int  bench_hist_load_slot(bench_hist *h, size_t index, uint64_t count);
 void bench_hist_set_extrema(bench_hist *h, uint64_t min, uint64_t max);
+
+/*
+ * Record one value.  Owner thread only.  Inline: every engine records each
+ * operation's latency, and a REST run its request phases too.  The slot of
+ * a value is its bucket b (how far its top bit lies above the 11 bits a
+ * sub-bucket holds; values below 2048 are bucket 0) and its top 11 bits:
+ * bucket b's slots start at (b + 1) * 1024 (see hist.c).
+ */
+static inline void bench_hist_record(bench_hist *h, uint64_t value_ns)
+{
+    uint64_t v = value_ns;
+    if (v > BENCH_HIST_HIGHEST) {
+        v = BENCH_HIST_HIGHEST;
+        atomic_store_explicit(&h->clamped, atomic_load_explicit(&h->clamped, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    }
+    const unsigned b = (unsigned)(64 - __builtin_clzll(v | (BENCH_HIST_SUB_BUCKETS - 1))) -
+                       (BENCH_HIST_HALF_LOG2 + 1);
+    _Atomic uint64_t *const c =
+        &h->counts[((size_t)(b + 1) << BENCH_HIST_HALF_LOG2) + (size_t)(v >> b) - BENCH_HIST_HALF];
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+    atomic_store_explicit(&h->total, atomic_load_explicit(&h->total, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (v < atomic_load_explicit(&h->min, memory_order_relaxed))
+        atomic_store_explicit(&h->min, v, memory_order_relaxed);
+    if (v > atomic_load_explicit(&h->max, memory_order_relaxed))
+        atomic_store_explicit(&h->max, v, memory_order_relaxed);
+}
 
 #endif

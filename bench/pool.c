@@ -164,7 +164,7 @@ static int merge_results(pool *p, bench_outcome *out)
     const uint64_t end = pool_measured_end(p);
     out->duration_s = end > p->measure_ns ? (double)(end - p->measure_ns) / 1e9 : 0.0;
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
-        out->scheduled = atomic_load(&p->scheduled_measured);
+        out->scheduled = pool_scheduled_measured(p);
         out->late = atomic_load(&p->late);
         out->dropped = out->scheduled > out->ops ? out->scheduled - out->ops : 0;
         out->target_rate = out->duration_s > 0 ? (double)out->scheduled / out->duration_s : 0;

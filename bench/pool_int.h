@@ -76,6 +76,13 @@ typedef struct worker {
     _Atomic uint64_t ops;       /* measured operations, errors included */
     _Atomic uint64_t errors;    /* measured operations that failed */
     _Atomic int      done;
+    /* Self-paced runs (no dispatcher): the requests this worker gave itself
+     * (issued and scheduled at once), those of them in the measured part,
+     * and the scheduled requests it finished; counted here, by the owner,
+     * instead of in the pool's shared counters, whose cache line would pass
+     * between the threads on every request.  Readers add them up
+     * (pool_issued ...). */
+    _Atomic uint64_t own_issued, own_measured, own_completed;
     live_err         errs[ERR_SLOTS];
     /* owner only until joined */
     uint64_t    last_done_ns;
@@ -233,7 +240,10 @@ static inline void account_scheduled(worker *wk, bench_code rc, uint64_t due, ui
                                      uint64_t done, const void *st, int slot)
 {
     const int warm = due < wk->pool->measure_ns;
-    atomic_fetch_add_explicit(&wk->pool->completed, 1, memory_order_relaxed);
+    if (wk->pool->self_paced)
+        relaxed_inc(&wk->own_completed);
+    else
+        atomic_fetch_add_explicit(&wk->pool->completed, 1, memory_order_relaxed);
     account(wk, rc, done - due, warm, done);
     if (!warm)
         (void)account_by(wk, st, slot, rc, done - due);
@@ -246,6 +256,34 @@ static inline void account_scheduled(worker *wk, bench_code rc, uint64_t due, ui
 static inline void pause_ns(uint64_t ns)
 {
     bench_sleep_until_ns(bench_now_ns() + ns);
+}
+
+/* Non-blocking: requests issued (== scheduled so far), finished, and
+ * scheduled in the measured part: the pool's counters plus the workers'
+ * own (self-paced runs count there).  Any thread, any time. */
+static inline uint64_t pool_sum_own(const pool *p, size_t field)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < p->n; i++)
+        n += atomic_load_explicit((const _Atomic uint64_t *)((const char *)&p->workers[i] + field),
+                                  memory_order_relaxed);
+    return n;
+}
+static inline uint64_t pool_issued(const pool *p)
+{
+    return atomic_load(&p->issued) + pool_sum_own(p, offsetof(worker, own_issued));
+}
+static inline uint64_t pool_completed(const pool *p)
+{
+    return atomic_load(&p->completed) + pool_sum_own(p, offsetof(worker, own_completed));
+}
+static inline uint64_t pool_scheduled_now(const pool *p)
+{
+    return atomic_load(&p->scheduled_now) + pool_sum_own(p, offsetof(worker, own_issued));
+}
+static inline uint64_t pool_scheduled_measured(const pool *p)
+{
+    return atomic_load(&p->scheduled_measured) + pool_sum_own(p, offsetof(worker, own_measured));
 }
 
 /* ---- pool.c ---- */

@@ -72,10 +72,12 @@ static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sam
         out->p99_ns = bench_hist_percentile(s->delta, 99.0);
     }
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
-        uint64_t sched = atomic_load(&p->scheduled_now);
+        uint64_t sched = pool_scheduled_now(p);
         out->target = (double)(sched - s->sched_prev);
         s->sched_prev = sched;
-        out->in_flight = atomic_load(&p->issued) - atomic_load(&p->completed);
+        /* Finished is read after issued: it may have passed that reading. */
+        const uint64_t issued = pool_issued(p), finished = pool_completed(p);
+        out->in_flight = issued > finished ? issued - finished : 0;
     } else if (p->load->stages) {
         out->target = (double)atomic_load(&p->active);
     }

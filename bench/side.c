@@ -29,15 +29,15 @@ void bench_side_free(bench_side *s)
     memset(s, 0, sizeof *s);
 }
 
-void bench_side_record(bench_side *s, unsigned i, uint64_t ns)
+int bench_side_make(bench_side *s, unsigned i)
 {
-    if (!s->on || i >= s->nhist)
-        return;
+    if (i >= s->nhist)
+        return -1;
     if (!s->hist[i] && !(s->hist[i] = bench_hist_new())) {
         s->lost = 1;
-        return;
+        return -1;
     }
-    bench_hist_record(s->hist[i], ns);
+    return 0;
 }
 
 int bench_side_merge(bench_side *into, const bench_side *from)

@@ -38,8 +38,17 @@ typedef struct bench_side {
 int  bench_side_init(bench_side *s, const bench_side_spec *spec);
 void bench_side_free(bench_side *s);
 
+/* Make distribution i on its first value: 0, or -1 when out of memory
+ * (then s->lost is set).  For bench_side_record. */
+int bench_side_make(bench_side *s, unsigned i);
+
 /* Record a value of distribution i (ns), when the recorder is on. */
-void bench_side_record(bench_side *s, unsigned i, uint64_t ns);
+static inline void bench_side_record(bench_side *s, unsigned i, uint64_t ns)
+{
+    if (!s->on || i >= s->nhist || (!s->hist[i] && bench_side_make(s, i) != 0))
+        return;
+    bench_hist_record(s->hist[i], ns);
+}
 
 /* Add n to counter i, when the recorder is on. */
 static inline void bench_side_add(bench_side *s, unsigned i, uint64_t n)

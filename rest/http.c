@@ -43,8 +43,13 @@ struct rest_http {
     int                kept;              /* the last request left its connection alive */
     int                close_seen;        /* this answer said "Connection: close" */
     struct curl_slist *headers;           /* holds Authorization: wiped on free */
+    const struct curl_slist *base;        /* the request headers: headers, or the caller's */
+    int                no_expect;         /* put expect_node before base for a larger body */
+    struct curl_slist  expect_node;       /* "Expect:", then base */
+    const struct curl_slist *set;         /* the list the handle holds now */
     const char        *method, *url;
     char              *last_url;          /* what the handle holds, to skip re-setting it */
+    int                tls;               /* last_url is https: (case aside) */
     int                last_post;
     char              *body;              /* response body, NUL-terminated */
     size_t             len, cap;
@@ -86,21 +91,24 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
     static const char name[] = "profiling-data:";
     static const char conn[] = "connection:";
     rest_http *h = arg;
-    size_t n = size * nmemb;
+    const size_t n = size * nmemb;
+    /* Called for every header line of every answer: one test on the first
+     * character sends most lines straight back. */
+    const char c0 = n ? (char)(data[0] | 0x20) : 0;
+    if (c0 != 'h' && c0 != 'c' && c0 != 'p' && c0 != ('\r' | 0x20) && c0 != ('\n' | 0x20))
+        return n;
     if (n >= 5 && strncmp(data, "HTTP/", 5) == 0)
         h->in_headers = 1;
     else if (n <= 2 && (data[0] == '\r' || data[0] == '\n'))
         h->in_headers = 0;
-    if (n > sizeof conn - 1 && (data[0] == 'C' || data[0] == 'c') &&
-        strncasecmp(data, conn, sizeof conn - 1) == 0) {
+    if (n > sizeof conn - 1 && c0 == 'c' && strncasecmp(data, conn, sizeof conn - 1) == 0) {
         const char *v = data + sizeof conn - 1;
         while (*v == ' ' || *v == '\t')
             v++;
         if ((size_t)(v - data) + 5 <= n && strncasecmp(v, "close", 5) == 0)
             h->close_seen = 1;
     }
-    if (n > sizeof name - 1 && (data[0] == 'P' || data[0] == 'p') &&
-        strncasecmp(data, name, sizeof name - 1) == 0) {
+    if (n > sizeof name - 1 && c0 == 'p' && strncasecmp(data, name, sizeof name - 1) == 0) {
         const char *v = data + sizeof name - 1;
         size_t vl = n - (sizeof name - 1);
         while (vl && (*v == ' ' || *v == '\t'))
@@ -243,6 +251,7 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     h->worker = worker;
     h->verbose = o->verbose;
     h->reuse = !o->no_reuse;
+    h->expect_node.data = (char *)"Expect:";
     if (rest_http_set_auth(h, NULL, NULL) != 0) {
         snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
         rest_http_free(h);
@@ -257,7 +266,6 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, h);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, h->errbuf);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "hsmbench/" HSMBENCH_VERSION);
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -320,12 +328,28 @@ void rest_http_free(rest_http *h)
     free(h);
 }
 
+/* Hand the handle the header list a request with a body of len bytes needs:
+ * the empty "Expect:" goes only on a body over REST_EXPECT_MIN, since every
+ * header line costs libcurl 7.x a pass through its printf, character by
+ * character, on each request (some 3k instructions a line). */
+static void use_headers(rest_http *h, size_t len)
+{
+    h->expect_node.next = (struct curl_slist *)h->base;
+    const struct curl_slist *want = h->no_expect && len > REST_EXPECT_MIN ? &h->expect_node : h->base;
+    if (want != h->set) {
+        /* Setting a list takes no allocation: nothing to fail. */
+        (void)curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, want);
+        h->set = want;
+    }
+}
+
 int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
 {
     struct curl_slist *l = NULL, *n;
+    /* The User-Agent as a header line rather than CURLOPT_USERAGENT, which
+     * libcurl 7.x formats twice on every request. */
     static const char *const fixed[] = {
-        "Content-Type: application/json", "Accept: application/json",
-        "Expect:",                      /* no 100-continue round trip on larger bodies */
+        "Content-Type: application/json", "Accept: application/json", REST_USER_AGENT,
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         if (!(n = curl_slist_append(l, fixed[i]))) {
@@ -351,10 +375,25 @@ int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
         }
         l = n;
     }
-    curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, l);
-    wipe_list(h->headers);
+    const int own = h->base == h->headers;
+    struct curl_slist *old = h->headers;
     h->headers = l;
+    if (own) {
+        h->base = l;
+        h->no_expect = 1;
+        h->set = NULL;                       /* set again, before the old list goes */
+        use_headers(h, 0);
+    }
+    wipe_list(old);
     return 0;
+}
+
+void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_expect)
+{
+    h->base = list;
+    h->no_expect = no_expect;
+    h->set = NULL;
+    use_headers(h, 0);
 }
 
 void rest_http_interruptible(rest_http *h, int on)
@@ -448,7 +487,9 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
         curl_easy_setopt(e, CURLOPT_URL, url);
         free(h->last_url);
         h->last_url = strdup(url);
+        h->tls = strncasecmp(url, "https:", 6) == 0;
     }
+    use_headers(h, body ? len : 0);
     if (strcmp(method, "POST") == 0) {
         if (!h->last_post)
             curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
@@ -517,9 +558,12 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     const int retried = h->kept && connects > 0;
     h->kept = cc == CURLE_OK && h->reuse && !h->close_seen;
     if (h->side || h->verbose) {
-        st.namelookup_us = info_time(e, CURLINFO_NAMELOOKUP_TIME_T);
+        /* Each getinfo is a call through libcurl's option switch: the
+         * name look-up only matters on a new connection (phases.h), the
+         * TLS stamp only over https (0 on plain HTTP). */
+        st.namelookup_us = connects > 0 ? info_time(e, CURLINFO_NAMELOOKUP_TIME_T) : 0;
         st.connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
-        st.appconnect_us = info_time(e, CURLINFO_APPCONNECT_TIME_T);
+        st.appconnect_us = h->tls ? info_time(e, CURLINFO_APPCONNECT_TIME_T) : 0;
         st.pretransfer_us = info_time(e, CURLINFO_PRETRANSFER_TIME_T);
 #if LIBCURL_VERSION_NUM >= 0x080a00
         st.posttransfer_us = info_time(e, CURLINFO_POSTTRANSFER_TIME_T);

@@ -66,9 +66,23 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
 /* Frees the handle and wipes the credentials it held. */
 void rest_http_free(rest_http *h);
 
+/* The User-Agent line every request carries (rest http: unless the user's
+ * headers name one). */
+#define REST_USER_AGENT "User-Agent: hsmbench/" HSMBENCH_VERSION
+/* Bodies over this many bytes need an empty "Expect:" line against
+ * libcurl's 100-continue round trip (its threshold, 1 KiB in the oldest
+ * libcurl 7.x, 1 MiB since 7.69). */
+#define REST_EXPECT_MIN 1024
+
 /* "Authorization: <scheme> <secret>" on every later request (NULL scheme:
- * none).  The previous value is wiped.  0, or -1 when out of memory. */
+ * none), beside the JSON Content-Type and Accept lines and REST_USER_AGENT;
+ * requests with a body over REST_EXPECT_MIN also get an empty "Expect:".
+ * The previous value is wiped.  0, or -1 when out of memory. */
 int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret);
+/* Send the caller's header lines instead (rest http); list must outlive
+ * the handle's requests.  no_expect: add the empty "Expect:" to a request
+ * whose body is over REST_EXPECT_MIN, as for the handle's own lines. */
+void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_expect);
 
 /*
  * For the tear-down after a run (deleting keys, ending a session): Ctrl-C

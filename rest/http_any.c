@@ -352,8 +352,12 @@ static struct curl_slist *make_headers(const rest_any_cfg *c)
         if (append(&l, line) != 0)
             goto oom;
     }
-    /* No 100-continue round trip before a larger body. */
-    if (!has_header(c, "Expect") && append(&l, "Expect:") != 0)
+    if (!has_header(c, "User-Agent") && append(&l, REST_USER_AGENT) != 0)
+        goto oom;
+    /* No 100-continue round trip before a larger body; a smaller one never
+     * waits for it, and a header line less is cheaper for libcurl. */
+    if (c->body && c->body_len > REST_EXPECT_MIN && !has_header(c, "Expect") &&
+        append(&l, "Expect:") != 0)
         goto oom;
     return l;
 oom:
@@ -388,12 +392,7 @@ static any_worker *worker_make(rest_any *a, unsigned index, char *err, size_t er
         worker_free(w);
         return NULL;
     }
-    CURL *e = rest_http_easy(w->http);
-    if (curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers) != CURLE_OK) {
-        snprintf(err, errlen, "cannot set the request headers");
-        worker_free(w);
-        return NULL;
-    }
+    rest_http_set_headers(w->http, w->headers, 0);
     if (strcmp(c->method, "HEAD") == 0)
         w->send = SEND_HEAD;
     else if (strcmp(c->method, "POST") == 0)

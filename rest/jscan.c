@@ -17,25 +17,33 @@ static void skip_ws(cursor *c)
         c->p++;
 }
 
+/* 1 for a character a plain string may hold: printable ASCII but '"' and
+ * '\\' (a table: the answer's check scans every character of it). */
+#define R16(v) v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v
+static const unsigned char plain_char[256] = {
+    R16(0), R16(0),
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x20..0x2f: not '"' */
+    R16(1), R16(1),
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,         /* 0x50..0x5f: not '\\' */
+    R16(1), R16(1),
+    R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0),
+};
+#undef R16
+
 /* A string at c->p: its text, when plain (ASCII, no escapes). */
 static int scan_string(cursor *c, const char **s, size_t *n)
 {
     if (c->p >= c->end || *c->p != '"')
         return SCAN_UNSURE;
-    const char *b = ++c->p;
-    while (c->p < c->end) {
-        const unsigned char ch = (unsigned char)*c->p;
-        if (ch == '"') {
-            *s = b;
-            *n = (size_t)(c->p - b);
-            c->p++;
-            return SCAN_OK;
-        }
-        if (ch < 0x20 || ch == '\\' || ch >= 0x80)
-            return SCAN_UNSURE;
-        c->p++;
-    }
-    return SCAN_UNSURE;
+    const char *b = ++c->p, *p = b, *const end = c->end;
+    while (p < end && plain_char[(unsigned char)*p])
+        p++;
+    if (p >= end || *p != '"')
+        return SCAN_UNSURE;          /* the end, an escape, a control or non-ASCII byte */
+    *s = b;
+    *n = (size_t)(p - b);
+    c->p = p + 1;
+    return SCAN_OK;
 }
 
 static int scan_literal(cursor *c, const char *word)
@@ -51,8 +59,8 @@ static int scan_value(cursor *c, int depth);
 
 /* An object or array at c->p; in the top object (field != NULL), finds
  * field's string value. */
-static int scan_container(cursor *c, int depth, const char *field, const char **val,
-                          size_t *vlen, int *found)
+static int scan_container(cursor *c, int depth, const char *field, size_t flen,
+                          const char **val, size_t *vlen, int *found)
 {
     const int object = *c->p == '{';
     const char close = object ? '}' : ']';
@@ -77,7 +85,7 @@ static int scan_container(cursor *c, int depth, const char *field, const char **
                 return SCAN_UNSURE;
             c->p++;
             skip_ws(c);
-            if (field && kn == strlen(field) && memcmp(k, field, kn) == 0) {
+            if (field && kn == flen && memcmp(k, field, kn) == 0) {
                 if (*found || c->p >= c->end || *c->p != '"')
                     return SCAN_UNSURE;   /* repeated (jansson keeps the last), or no string */
                 *found = 1;
@@ -117,7 +125,7 @@ static int scan_value(cursor *c, int depth)
         return scan_string(c, &s, &n);
     case '{':
     case '[':
-        return scan_container(c, depth + 1, NULL, NULL, NULL, NULL);
+        return scan_container(c, depth + 1, NULL, 0, NULL, NULL, NULL);
     case 't':
         return scan_literal(c, "true");
     case 'f':
@@ -137,7 +145,7 @@ int rest_jscan_string(const char *body, size_t len, const char *field, const cha
     skip_ws(&c);
     if (c.p >= c.end || *c.p != '{')
         return 0;
-    if (scan_container(&c, 1, field, val, vlen, &found) != SCAN_OK || !found)
+    if (scan_container(&c, 1, field, strlen(field), val, vlen, &found) != SCAN_OK || !found)
         return 0;
     skip_ws(&c);
     return c.p == c.end;

@@ -24,9 +24,11 @@
 # that loop / wrk is libcurl's.
 #
 # Each measurement runs REST_BENCH_SECONDS (default 5) seconds, and each row
-# REST_BENCH_ROUNDS times (default 1), the two tools taking turns to go first,
+# REST_BENCH_ROUNDS times (default 1), the tools taking turns to go first,
 # medians shown; the figures are requests per second on this machine, the
-# ratios are what to compare.
+# ratios are what to compare.  /libcurl and /other are the median of each
+# round's own ratio: within a round the tools run back to back, so a change
+# in what else loads the machine between rounds moves both sides of it.
 # nginx is started here with its own configuration in a temporary directory
 # and stopped (by its PID) at the end; nothing else is touched.
 set -eu
@@ -184,38 +186,51 @@ median() {
     tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
 
+# The median of ratios, leaving out the rounds without one ("-").
+median_ratio() {
+    r=$(tr ' ' '\n' | grep -v '^-$' | median)
+    echo "${r:--}"
+}
+
 # row LABEL CONNS GOAL_TEXT GOAL_FN URL OTHER_FN [hsmbench and libcurl loop
-# flags]: interleaved rounds (each round in another order), medians; sets
-# ROW_HS to hsmbench's median.  GOAL_FN HS LIBCURL OTHER prints the ratio
-# the goal is on.
+# flags]: interleaved rounds (each round in another order), medians of the
+# rates and of each round's ratios; sets ROW_HS to hsmbench's median, ROW_RL
+# and ROW_RO to the ratios to the loop and to the other tool.  GOAL_FN
+# prints the ratio the goal is on.
 row() {
     label=$1 c=$2 goal=$3 goalfn=$4 url=$5 other=$6
     shift 6
-    hs="" cl="" ot="" i=0
+    hs="" cl="" ot="" rl="" ro="" i=0
     while [ $i -lt "$ROUNDS" ]; do
         if [ $((i % 2)) -eq 0 ]; then
-            hs="$hs $(hsmbench_rate "$url" "$c" "$@")"
-            cl="$cl $(curl_rate "$url" "$c" "$@")"
-            ot="$ot $($other "$c")"
+            hv=$(hsmbench_rate "$url" "$c" "$@")
+            cv=$(curl_rate "$url" "$c" "$@")
+            ov=$($other "$c")
         else
-            ot="$ot $($other "$c")"
-            cl="$cl $(curl_rate "$url" "$c" "$@")"
-            hs="$hs $(hsmbench_rate "$url" "$c" "$@")"
+            ov=$($other "$c")
+            cv=$(curl_rate "$url" "$c" "$@")
+            hv=$(hsmbench_rate "$url" "$c" "$@")
         fi
+        hs="$hs $hv" cl="$cl $cv" ot="$ot $ov"
+        rl="$rl $(ratio "$hv" "$cv")" ro="$ro $(ratio "$hv" "$ov")"
         i=$((i + 1))
     done
     hs=$(echo "$hs" | median)
     cl=$(echo "$cl" | median)
     ot=$(echo "$ot" | median)
     ROW_HS=$hs
-    r=$($goalfn "$hs" "$cl" "$ot")
+    ROW_RL=$(echo "$rl" | median_ratio)
+    ROW_RO=$(echo "$ro" | median_ratio)
+    ROW_RL=$(python3 -c 'import sys; print(sys.argv[1] if sys.argv[1] == "-" else "%.2f" % float(sys.argv[1]))' "$ROW_RL")
+    ROW_RO=$(python3 -c 'import sys; print(sys.argv[1] if sys.argv[1] == "-" else "%.2f" % float(sys.argv[1]))' "$ROW_RO")
+    r=$($goalfn)
     printf '%-26s %5s %11s %11s %11s %8s %8s  %s\n' "$label" "$c" "$hs" "${cl:-?}" "${ot:-?}" \
-        "$(ratio "$hs" "$cl")" "$(ratio "$hs" "$ot")" "$goal: $r, $(verdict "$r" "${goal##*>= }")"
+        "$ROW_RL" "$ROW_RO" "$goal: $r, $(verdict "$r" "${goal##*>= }")"
 }
 
-vs_libcurl() { ratio "$1" "$2"; }
-vs_other() { ratio "$1" "$3"; }
-vs_own64() { ratio "$1" "${HS64:-}"; }
+vs_libcurl() { echo "$ROW_RL"; }
+vs_other() { echo "$ROW_RO"; }
+vs_own64() { ratio "$ROW_HS" "${HS64:-}"; }
 
 echo "hsmbench $("$HSMBENCH" --version | cut -d' ' -f2): REST client throughput against nginx on 127.0.0.1"
 echo "(fixed EKM wrap answer; ${SECS}s per measurement, ${ROUNDS} round(s), medians; successful requests per second)"
@@ -237,5 +252,6 @@ for c in $TLS_CONNS; do
 done
 echo
 echo "libcurl/s: the minimal libcurl loop (same request, same libcurl, same connections and threads)."
+echo "/libcurl, /other: the median of the rounds' own ratios (the tools of a round run back to back)."
 echo "/own 64: hsmbench's rate at 1024 connections over its own at 64."
 echo "The clients and nginx share this machine's CPUs; run it on an idle machine."

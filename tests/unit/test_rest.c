@@ -72,6 +72,29 @@ static void test_b64_alphabets_and_padding(void)
     CHECK(bench_b64_decode("test", 4, dec, sizeof dec, &n) == 0 && n == 3 && dec[0] == 0xb5);
 }
 
+/* The validating path (a lookup per character, no output) agrees with the
+ * decoder on every short text over digits, padding and bytes of neither. */
+static void test_b64_valid_matches_decode(void)
+{
+    static const char cs[] = { 'A', 'z', '0', '+', '-', '_', '/', '=', ' ', '\x80', '.' };
+    const size_t k = sizeof cs;
+    char t[5];
+    uint8_t dec[8];
+    for (size_t len = 0; len <= 5; len++) {
+        size_t total = 1;
+        for (size_t i = 0; i < len; i++)
+            total *= k;
+        for (size_t v = 0; v < total; v++) {
+            size_t x = v, n = 0;
+            for (size_t i = 0; i < len; i++, x /= k)
+                t[i] = cs[x % k];
+            const int ok = bench_b64_decode(t, len, dec, sizeof dec, &n) == 0;
+            CHECK_MSG(bench_b64_valid(t, len) == ok, "'%.*s': valid %d, decode %d", (int)len, t,
+                      bench_b64_valid(t, len), ok);
+        }
+    }
+}
+
 static void test_b64_rejects(void)
 {
     static const char *const bad[] = {
@@ -725,6 +748,7 @@ int main(void)
     RUN(test_b64_roundtrip_binary);
     RUN(test_b64_alphabets_and_padding);
     RUN(test_b64_rejects);
+    RUN(test_b64_valid_matches_decode);
     RUN(test_phases_fresh_tls);
     RUN(test_phases_reused_connection);
     RUN(test_phases_plain_http_and_odd_stamps);
