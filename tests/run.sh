@@ -34,8 +34,8 @@
 # counted as a result).
 #
 #   sh tests/run.sh --only NAME [VARIANT]   one test file alone: a unit test
-#       (test_pool) or an e2e script (test_rest or tests/e2e/test_rest.sh),
-#       in the plain build unless VARIANT (asan, tsan) says otherwise
+#       (test_pool) or an e2e script (test_catalog or tests/e2e/test_catalog.sh),
+#       both when both have the name (test_rest), in the plain build unless VARIANT (asan, tsan) says otherwise
 #       (make check-one T=NAME [V=VARIANT]).
 #   sh tests/run.sh --job DIR N             (internal) run job N of DIR.
 set -u
