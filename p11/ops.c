@@ -297,6 +297,25 @@ int p11_test_has_key(const p11_test_def *def)
 }
 
 /*
+ * The template that finds the test's key of class *cls: its class, the label
+ * (--key-label's, else the run's own) and --key-id's ID; returns how many
+ * of t's 3 attributes it filled.
+ */
+static CK_ULONG key_template(const p11_test_ctx *ctx, CK_OBJECT_CLASS *cls, CK_ATTRIBUTE t[3])
+{
+    const p11_test_params *p = &ctx->params;
+    const int existing = p->keys == P11_KEYS_EXISTING;
+    const char *label = existing ? p->key_label : ctx->label;
+    CK_ULONG nt = 0;
+    t[nt++] = (CK_ATTRIBUTE){ CKA_CLASS, cls, sizeof *cls };
+    if (label)
+        t[nt++] = (CK_ATTRIBUTE){ CKA_LABEL, (void *)label, (CK_ULONG)strlen(label) };
+    if (existing && p->key_id_len)
+        t[nt++] = (CK_ATTRIBUTE){ CKA_ID, (void *)p->key_id, (CK_ULONG)p->key_id_len };
+    return nt;
+}
+
+/*
  * --lookup: find the operation's key as an application that keeps no
  * handles would, by its label and class (and --key-id's ID), inside the
  * timed part.  Exactly one object, the key itself, must be found; nothing
@@ -305,19 +324,12 @@ int p11_test_has_key(const p11_test_def *def)
 static bench_code lookup_key(p11_worker *wk, CK_OBJECT_HANDLE want, CK_OBJECT_HANDLE *found)
 {
     const p11_test_ctx *ctx = wk->ctx;
-    const p11_test_params *p = &ctx->params;
     CK_FUNCTION_LIST *fn = wk->fn;
-    const int existing = p->keys == P11_KEYS_EXISTING;
-    const char *label = existing ? p->key_label : ctx->label;
     CK_OBJECT_CLASS cls = !keys_is_pair(ctx->def->key) ? CKO_SECRET_KEY
                           : want == ctx->keys.pub      ? CKO_PUBLIC_KEY
                                                        : CKO_PRIVATE_KEY;
-    CK_ATTRIBUTE t[3] = { { CKA_CLASS, &cls, sizeof cls } };
-    CK_ULONG nt = 1;
-    if (label)
-        t[nt++] = (CK_ATTRIBUTE){ CKA_LABEL, (void *)label, (CK_ULONG)strlen(label) };
-    if (existing && p->key_id_len)
-        t[nt++] = (CK_ATTRIBUTE){ CKA_ID, (void *)p->key_id, (CK_ULONG)p->key_id_len };
+    CK_ATTRIBUTE t[3];
+    const CK_ULONG nt = key_template(ctx, &cls, t);
     CK_OBJECT_HANDLE h[2] = { 0, 0 };
     CK_ULONG n = 0;
     CK_RV rv = fn->C_FindObjectsInit(wk->session, t, nt);
@@ -405,15 +417,8 @@ static bench_code do_op(void *state)
     case P11_OP_FIND: {
         /* What the key was found by (--key-label, --key-id), else our label. */
         CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
-        const p11_test_params *p = &ctx->params;
-        int existing = p->keys == P11_KEYS_EXISTING;
-        const char *label = existing ? p->key_label : ctx->label;
-        CK_ATTRIBUTE t[3] = { { CKA_CLASS, &cls, sizeof cls } };
-        CK_ULONG nt = 1;
-        if (label)
-            t[nt++] = (CK_ATTRIBUTE){ CKA_LABEL, (void *)label, (CK_ULONG)strlen(label) };
-        if (existing && p->key_id_len)
-            t[nt++] = (CK_ATTRIBUTE){ CKA_ID, (void *)p->key_id, (CK_ULONG)p->key_id_len };
+        CK_ATTRIBUTE t[3];
+        const CK_ULONG nt = key_template(ctx, &cls, t);
         CK_OBJECT_HANDLE h[16];
         CK_ULONG n = 0;
         rv = fn->C_FindObjectsInit(s, t, nt);
