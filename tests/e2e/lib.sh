@@ -85,3 +85,11 @@ softhsm_env() {
     export SOFTHSM2_CONF
 }
 SOFTHSM=${SOFTHSM:-/usr/lib/softhsm/libsofthsm2.so}
+
+# demo_objects: how many objects the demo token holds (token objects, logged
+# in with its PIN file); SOFTHSM2_CONF must name its configuration
+# (softhsm_env).
+demo_objects() {
+    pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login \
+        --pin "$(cat "$HSMBENCH_HOME/softhsm/user.pin")" -O 2>/dev/null | grep -c 'Object;'
+}

@@ -127,11 +127,7 @@ fi
 run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
 check "demo token set up" 0
 softhsm_env
-objects() {
-    pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" -O \
-        2>/dev/null | grep -c 'Object;'
-}
-before=$(objects)
+before=$(demo_objects)
 : >"$T/int.out"
 "$HSMBENCH" run --test ecdsa-sign --token-keys --find-capacity 'p99<50ms' --rate 50 --step 2s \
     --json "$T/int.json" >"$T/int.out" 2>"$T/int.err" </dev/null &
@@ -152,6 +148,6 @@ if [ "$rc" = 130 ]; then pass "SIGINT mid-search: exit 130 within 5 s"
 else fail "SIGINT mid-search: exit 130 within 5 s" "exit $rc: $(head -c 300 "$T/int.err")"; fi
 json_check "SIGINT mid-search: the file has the steps done and result interrupted" "$T/int.json" \
     'doc["capacity"]["result"] == "interrupted" and len(doc["capacity"]["steps"]) >= 1 and runs[-1]["status"] == "interrupted"'
-after=$(objects)
+after=$(demo_objects)
 if [ "$after" = "$before" ]; then pass "SIGINT mid-search: no benchmark key left on the token ($after objects)"
 else fail "SIGINT mid-search: no benchmark key left on the token" "$before objects before, $after after"; fi

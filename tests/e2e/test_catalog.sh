@@ -67,17 +67,13 @@ check_one_line_error "--key-id not hex: exit 2" 2 'hex'
 
 # --- keys kept on the token ----------------------------------------------------
 export SOFTHSM2_CONF="$HSMBENCH_HOME/softhsm/softhsm2.conf"
-count_objects() {
-    pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login \
-        --pin "$(cat "$HSMBENCH_HOME/softhsm/user.pin")" -O 2>/dev/null | grep -c 'Object;'
-}
 run "$HSMBENCH" keys create --type rsa --label hsmbench-e2e-rsa
 check "keys create rsa" 0 "created rsa key 'hsmbench-e2e-rsa'"
 run "$HSMBENCH" keys create --type aes --key-size 128 --label hsmbench-e2e-aes
 check "keys create aes 128" 0
 run "$HSMBENCH" keys create --type aes --label mykey
 check_one_line_error "keys create outside the prefix: exit 2" 2 'start with "hsmbench-"'
-before=$(count_objects)
+before=$(demo_objects)
 run "$HSMBENCH" keys list
 check "keys list shows our keys" 0 'hsmbench-e2e-rsa +private +RSA'
 run "$HSMBENCH" run --test rsa-pss-sign,rsa-pkcs-verify --key-label hsmbench-e2e-rsa --iterations 20 --quiet --json "$T/ex.json"
@@ -85,40 +81,40 @@ check "--key-label: run on an existing key pair" 0
 json_check "--key-label: key source recorded as existing" "$T/ex.json" 'all(r["key_source"] == "existing" for r in runs)'
 run "$HSMBENCH" run --test aes-ctr-encrypt --key-label hsmbench-e2e-aes --key-size 128 --iterations 20 --quiet
 check "--key-label: run on an existing AES key" 0
-after=$(count_objects)
+after=$(demo_objects)
 if [ "$before" = "$after" ]; then pass "--key-label: existing keys are not destroyed ($before objects)"
 else fail "--key-label: existing keys are not destroyed" "$before before, $after after"; fi
 run "$HSMBENCH" run --test rsa-pss-sign --key-label hsmbench-nope --iterations 5 --quiet
 check "--key-label of a missing key: the test fails, exit 1" 1 '' 'no private key with that label'
 
 # --- nothing left behind: token keys on success, error, failure and SIGINT ---------
-base=$(count_objects)
+base=$(demo_objects)
 run "$HSMBENCH" run --test rsa-pkcs-sign,aes-gcm-encrypt --token-keys --iterations 20 --quiet
 check "--token-keys run: exit 0" 0
-n=$(count_objects)
+n=$(demo_objects)
 [ "$n" = "$base" ] && pass "--token-keys success: object count unchanged" || fail "--token-keys success: object count unchanged" "$base -> $n"
 run "$HSMBENCH" run --test aes-keygen,rsa-keygen,ec-keygen --token-keys --iterations 10 --quiet --json "$T/kg.json"
 check "--token-keys keygen: exit 0" 0
 json_check "--token-keys keygen: key source token, no errors" "$T/kg.json" \
     'all(r["key_source"] == "token" and r["status"] == "ok" and r["errors"] == 0 for r in runs)'
-n=$(count_objects)
+n=$(demo_objects)
 [ "$n" = "$base" ] && pass "--token-keys keygen: the generated token keys destroyed" || fail "--token-keys keygen: the generated token keys destroyed" "$base -> $n"
 run "$HSMBENCH" run --test rsa-pkcs-sign,aes-gcm-encrypt --token-keys --threads 1,2 --iterations 20 --verify --quiet --json "$T/sweep.json"
 check "--token-keys thread sweep (keys shared across the sweep), verified: exit 0" 0
 json_check "thread sweep: four runs, each verified" "$T/sweep.json" \
     '[r["threads"] for r in runs] == [1, 2, 1, 2] and all(r["verify"]["checked"] > 0 for r in runs)'
-n=$(count_objects)
+n=$(demo_objects)
 [ "$n" = "$base" ] && pass "--token-keys sweep: object count unchanged" || fail "--token-keys sweep: object count unchanged" "$base -> $n"
 # SoftHSM rejects SHA-256 OAEP: every operation fails mid-run.
 run "$HSMBENCH" run --test rsa-oaep-encrypt --hash SHA256 --token-keys --iterations 20 --quiet --json "$T/err.json"
 check "--token-keys, every operation failing: exit 1" 1
 json_check "failing operations named by CKR code" "$T/err.json" 'runs[0]["errors_by_code"] == {"CKR_ARGUMENTS_BAD": 20}'
-n=$(count_objects)
+n=$(demo_objects)
 [ "$n" = "$base" ] && pass "--token-keys module errors: object count unchanged" || fail "--token-keys module errors: object count unchanged" "$base -> $n"
 # ...and it fails while preparing the decrypt test's input, after the key exists.
 run "$HSMBENCH" run --test rsa-oaep-decrypt --hash SHA256 --token-keys --iterations 20 --quiet
 check "--token-keys, preparation failing: exit 1" 1
-n=$(count_objects)
+n=$(demo_objects)
 [ "$n" = "$base" ] && pass "--token-keys preparation failure: object count unchanged" || fail "--token-keys preparation failure: object count unchanged" "$base -> $n"
 "$HSMBENCH" run --test rsa-pkcs-sign --token-keys --duration 30 >"$T/int.out" 2>&1 </dev/null &
 pid=$!
@@ -128,12 +124,12 @@ kill -INT $pid
 wait $pid
 rc=$?
 check "--token-keys SIGINT: exit 130" 130
-n=$(count_objects)
+n=$(demo_objects)
 [ "$n" = "$base" ] && pass "--token-keys SIGINT: object count unchanged" || fail "--token-keys SIGINT: object count unchanged" "$base -> $n"
 
 run "$HSMBENCH" keys destroy --label "$(pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo -O 2>/dev/null | sed -n 's/^ *label: *//p' | grep -v '^hsmbench-' | head -n 1)x"
 check_one_line_error "keys destroy outside the prefix without --force: exit 2" 2 'add --force'
 run "$HSMBENCH" keys destroy --all
 check "keys destroy --all" 0 'destroyed 3 objects'
-n=$(count_objects)
+n=$(demo_objects)
 [ "$n" = "$((base - 3))" ] && pass "keys destroy --all removed exactly our three objects" || fail "keys destroy --all removed exactly our three objects" "$base -> $n"

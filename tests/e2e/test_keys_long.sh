@@ -5,10 +5,6 @@
 # already holds unless --force.
 . "$TOP/tests/e2e/lib.sh"
 
-objects() {
-    pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" -O \
-        2>/dev/null | grep -c 'Object;'
-}
 
 run "$HSMBENCH" run --test sha256-digest --iterations 5 --quiet </dev/null
 check "demo token set up" 0
@@ -16,13 +12,13 @@ softhsm_env
 long="hsmbench-$(printf '%0291d' 0)"
 pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" \
     --keygen --key-type AES:16 --label "$long" >"$T/keygen.out" 2>&1
-if [ "$(objects)" = 1 ]; then pass "a key with a 300-byte label made with pkcs11-tool"
+if [ "$(demo_objects)" = 1 ]; then pass "a key with a 300-byte label made with pkcs11-tool"
 else fail "a key with a 300-byte label made with pkcs11-tool" "$(head -c 300 "$T/keygen.out")"; fi
 run "$HSMBENCH" keys list </dev/null
 check "keys list shows the 300-byte label" 0 "^$long "
 run "$HSMBENCH" keys destroy --all </dev/null
 check "keys destroy --all destroys the 300-byte label" 0 '^destroyed 1 object '
-n=$(objects)
+n=$(demo_objects)
 if [ "$n" = 0 ]; then pass "no object left on the token"; else fail "no object left on the token" "$n objects"; fi
 
 # keys create: run's sizes, checked before the token is opened.

@@ -125,13 +125,9 @@ json_check "--mix --lookup: every type slower than its service alone (two calls 
 run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
 check "demo token set up" 0
 softhsm_env
-objects() {
-    pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" -O \
-        2>/dev/null | grep -c 'Object;'
-}
 pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" \
     --keygen --key-type AES:16 --label e2e-user-key >"$T/keygen.out" 2>&1
-before=$(objects)
+before=$(demo_objects)
 if [ "$before" = 1 ]; then pass "object count works (one user key on the token)"
 else fail "object count works (one user key on the token)" "count '$before': $(head -c 300 "$T/keygen.out")"; fi
 run "$HSMBENCH" run --mix "$MIX,rsa-oaep-decrypt:5,hmac-sha256:5,aes-key-wrap:5" --iterations 300 \
@@ -140,7 +136,7 @@ check "SoftHSM mix of six with --verify --token-keys: exit 0" 0 '^    rsa-oaep-d
 json_check "SoftHSM mix --verify: every type's results checked, none wrong" "$T/v.json" \
     'all(m["verify"]["checked"] > 0 and m["verify"]["mismatched"] == 0 for m in runs[0]["mix"]) and runs[0]["verify"]["mismatched"] == 0 and runs[0]["errors"] == 0'
 json_check "SoftHSM mix: per-type counts add up" "$T/v.json" "$ADDS_UP"
-after=$(objects)
+after=$(demo_objects)
 if [ -n "$before" ] && [ "$after" = "$before" ]; then pass "SoftHSM mix --token-keys: token object count unchanged ($after)"
 else fail "SoftHSM mix --token-keys: token object count unchanged" "$before before, $after after"; fi
 run "$HSMBENCH" run --mix "$MIX,aes-key-wrap:5,rsa-oaep-decrypt:5" --lookup --verify --iterations 200 \
@@ -148,7 +144,7 @@ run "$HSMBENCH" run --mix "$MIX,aes-key-wrap:5,rsa-oaep-decrypt:5" --lookup --ve
 check "SoftHSM mix --lookup --verify --token-keys: exit 0" 0
 json_check "SoftHSM mix --lookup: no lookup error, results right" "$T/vl.json" \
     'runs[0]["errors"] == 0 and runs[0]["verify"]["checked"] > 0 and runs[0]["verify"]["mismatched"] == 0'
-after=$(objects)
+after=$(demo_objects)
 if [ "$after" = "$before" ]; then pass "SoftHSM mix --lookup: token object count unchanged"
 else fail "SoftHSM mix --lookup: token object count unchanged" "$before before, $after after"; fi
 
@@ -170,7 +166,7 @@ rc=$?
 cp "$T/int.out" "$T/out"
 cp "$T/int.err" "$T/err"
 check "SIGINT during a mix: exit 130" 130 '^ +status\.+: interrupted$'
-after=$(objects)
+after=$(demo_objects)
 if [ "$after" = "$before" ]; then pass "SIGINT during a mix --token-keys: token object count unchanged"
 else fail "SIGINT during a mix --token-keys: token object count unchanged" "$before before, $after after"; fi
 

@@ -47,11 +47,6 @@ wait_exit() {
     bg=
 }
 
-# objects: how many objects the demo token holds (token objects, logged in).
-objects() {
-    pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" -O \
-        2>/dev/null | grep -c 'Object;'
-}
 
 # ---- set up the demo token, and a user object on it --------------------------
 run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
@@ -59,14 +54,14 @@ check "demo token set up" 0
 softhsm_env
 pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" \
     --keygen --key-type AES:16 --label e2e-user-key >"$T/keygen.out" 2>&1
-before=$(objects)
+before=$(demo_objects)
 if [ "$before" = 1 ]; then pass "object count works (one user key on the token)"
 else fail "object count works (one user key on the token)" "count '$before': $(head -c 300 "$T/keygen.out")"; fi
 
 # ---- a normal run leaves the token as it was ---------------------------------
 run "$HSMBENCH" run --test rsa-pkcs-sign,ecdsa-sign,aes-gcm-encrypt,hmac-sha256 --iterations 20 --quiet
 check "normal run with four keyed tests: exit 0" 0
-after=$(objects)
+after=$(demo_objects)
 if [ "$after" = "$before" ]; then pass "normal run: no benchmark key left, user key kept ($after objects)"
 else fail "normal run: no benchmark key left, user key kept" "$before objects before, $after after"; fi
 
@@ -88,7 +83,7 @@ json_check "SIGINT: JSON written with status interrupted and ops > 0" "$T/int.js
 json_check "SIGINT: JSON reason says SIGINT" "$T/int.json" '"SIGINT" in runs[0].get("reason", "")'
 json_check "SIGINT: partial histogram still consistent" "$T/int.json" \
     'sum(c for _, c in runs[0]["histogram"]["counts"]) == runs[0]["ops"] - runs[0]["errors"]'
-after=$(objects)
+after=$(demo_objects)
 if [ "$after" = "$before" ]; then pass "SIGINT: no benchmark key left on the token ($after objects)"
 else fail "SIGINT: no benchmark key left on the token" "$before objects before, $after after"; fi
 

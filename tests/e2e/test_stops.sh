@@ -11,10 +11,6 @@ bg=
 srv=
 trap 'for p in $bg $srv; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
 
-objects() {
-    pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" -O \
-        2>/dev/null | grep -c 'Object;'
-}
 
 # wait_for FILE ERE TENTHS: poll until FILE has a line matching ERE.
 wait_for() {
@@ -54,13 +50,13 @@ slow_mock() {
 run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
 check "demo token set up" 0
 softhsm_env
-before=$(objects)
+before=$(demo_objects)
 { "$HSMBENCH" run --token-keys --test rsa-pkcs-sign,ecdsa-sign --duration 20 --json "$T/head.json" \
       2>"$T/head.err" </dev/null; echo $? >"$T/head.rc"; } | head -1 >"$T/head.out"
 rc=$(cat "$T/head.rc")
 if [ "$rc" = 130 ]; then pass "| head -1: exit 130, as an interruption (not 141, SIGPIPE)"
 else fail "| head -1: exit 130, as an interruption (not 141, SIGPIPE)" "exit $rc: $(head -c 300 "$T/head.err")"; fi
-after=$(objects)
+after=$(demo_objects)
 if [ "$after" = "$before" ]; then pass "| head -1: the token's object count is unchanged ($after)"
 else fail "| head -1: the token's object count is unchanged" "$before before, $after after"; fi
 json_check "| head -1: results written, the run interrupted by the closed output" "$T/head.json" \
