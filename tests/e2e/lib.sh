@@ -86,6 +86,16 @@ softhsm_env() {
 }
 SOFTHSM=${SOFTHSM:-/usr/lib/softhsm/libsofthsm2.so}
 
+# await_file FILE: wait (at most 10 s, in tenths) until FILE is not empty, as
+# the exit status a command run in tmux writes there.
+await_file() {
+    n=0
+    until [ -s "$1" ] || [ "$n" -ge 100 ]; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+}
+
 # demo_objects: how many objects the demo token holds (token objects, logged
 # in with its PIN file); SOFTHSM2_CONF must name its configuration
 # (softhsm_env).

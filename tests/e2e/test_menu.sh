@@ -265,11 +265,7 @@ if command -v tmux >/dev/null 2>&1; then
         return 0
     }
     wait_rc() {
-        n=0
-        until [ -s "$T/tty.rc" ] || [ "$n" -ge 100 ]; do
-            sleep 0.1
-            n=$((n + 1))
-        done
+        await_file "$T/tty.rc"
         rc=$(cat "$T/tty.rc" 2>/dev/null || echo 255)
     }
     step() {   # step NAME ERE KEYS...: wait for ERE, then type KEYS

@@ -137,11 +137,7 @@ if command -v tmux >/dev/null 2>&1; then
         fi
         sleep 0.2
         tmux -S "$TMUX_SOCK" send-keys "$@"
-        n=0
-        until [ -s "$T/tty.rc" ] || [ "$n" -ge 100 ]; do
-            sleep 0.1
-            n=$((n + 1))
-        done
+        await_file "$T/tty.rc"
         rc=$(cat "$T/tty.rc" 2>/dev/null || echo 255)
         tmux -S "$TMUX_SOCK" capture-pane -p >"$T/pane" 2>/dev/null
         tmux -S "$TMUX_SOCK" kill-server 2>/dev/null

@@ -178,11 +178,7 @@ if command -v tmux >/dev/null 2>&1; then
     done
     sleep 0.2
     tmux -S "$SOCK" send-keys 1234 Enter
-    n=0
-    until [ -s "$T/tty.rc" ] || [ "$n" -ge 100 ]; do
-        sleep 0.1
-        n=$((n + 1))
-    done
+    await_file "$T/tty.rc"
     rc=$(cat "$T/tty.rc" 2>/dev/null || echo 255)
     tmux -S "$SOCK" kill-server 2>/dev/null
     check "terminal: the PIN is asked once and logs in to all three tokens" 0
