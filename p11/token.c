@@ -68,13 +68,32 @@ CK_RV p11_token_read(const p11_module *m, CK_SLOT_ID slot, p11_token *t)
 
 const char *p11_uri_redact(const char *uri, char *buf, size_t len)
 {
-    const char *p = strstr(uri, "pin-value=");
-    if (!p) {
-        snprintf(buf, len, "%s", uri);
-        return buf;
+    static const char key[] = "pin-value=";
+    static const char masked[] = "pin-value=***";
+    if (!buf || len == 0)
+        return "";
+    size_t used = 0;
+    const char *p = uri;
+    for (;;) {
+        const char *hit = strstr(p, key);
+        size_t lit = hit ? (size_t)(hit - p) : strlen(p);
+        /* The text before the next pin-value; truncated when it must be
+         * (a part of it can never be a pin-value). */
+        size_t take = lit < len - 1 - used ? lit : len - 1 - used;
+        memcpy(buf + used, p, take);
+        used += take;
+        if (!hit || take < lit)
+            break;
+        /* Every pin-value, not only the first, and the mask whole or not at
+         * all: a cut "pin-value=**" would read as a value. */
+        if (sizeof masked - 1 > len - 1 - used)
+            break;
+        memcpy(buf + used, masked, sizeof masked - 1);
+        used += sizeof masked - 1;
+        p = hit + sizeof key - 1;
+        p += strcspn(p, "&;");
     }
-    const char *end = strpbrk(p, "&;");
-    snprintf(buf, len, "%.*spin-value=***%s", (int)(p - uri), uri, end ? end : "");
+    buf[used] = '\0';
     return buf;
 }
 

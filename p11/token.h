@@ -44,7 +44,8 @@ int p11_token_select(const p11_module *m, const p11_selector *sel, p11_token *ou
  * it carries a pin-value.  -1 (printed) when the URI does not parse. */
 int p11_uri_inspect(const char *uri, char *module, size_t modlen, char *pin, size_t pinlen);
 
-/* A copy of a PKCS#11 URI fit to print: any pin-value replaced by "***". */
+/* A copy of a PKCS#11 URI fit to print: every pin-value replaced by "***".
+ * Cut to fit LEN, never inside a "pin-value=***". */
 const char *p11_uri_redact(const char *uri, char *buf, size_t len);
 
 /* Does this token want a PIN from us (login required, no PIN pad)? */
