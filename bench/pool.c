@@ -203,6 +203,7 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     int rc = -1;
 
     memset(out, 0, sizeof *out);
+    out->client_cpu = -1;
     memset(&p, 0, sizeof p);
     if (load->threads == 0 || (!load->duration_ns && !load->iterations)) {
         fail(out, "internal: a run needs threads and a duration or iteration bound");

@@ -103,6 +103,9 @@ typedef struct bench_outcome {
     uint64_t    dropped;        /* scheduled but never started before the end */
     double      target_rate;    /* scheduled requests / duration */
     uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
+    double      client_cpu;     /* CPUs this process kept busy in the measured part (user
+                                   + system time of all its threads over the wall time);
+                                   < 0 when not known */
     bench_side  side;           /* the workload's side metrics, every worker's merged */
     /* Per class of each breakdown the workload declared (NULL: none):
      * by[k] has nby[k] == breakdown[k]->n entries; they add up to ops and

@@ -489,6 +489,8 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     json_object_set_new(run, "attempts", json_integer((json_int_t)o->ops));
     json_object_set_new(run, "attempts_per_s", json_real(round(attempts_rate * 100) / 100));
     json_object_set_new(run, "bytes_per_s", json_real(round(bps)));
+    if (o->client_cpu >= 0)
+        json_object_set_new(run, "client_cpu", json_real(round(o->client_cpu * 1000) / 1000));
     json_object_set_new(run, "latency_us", latency_json(o->hist));
     if (o->service) {
         json_object_set_new(run, "service_us", latency_json(o->service));

@@ -374,6 +374,11 @@ static int check_run(const json_t *run, size_t i, bench_hist *scratch, char *err
         seterr(err, len, "%s.measure_start_epoch_ms: is not a non-negative integer", at);
         return -1;
     }
+    const json_t *cpu = json_object_get(run, "client_cpu");
+    if (cpu && !kind_ok(cpu, F_NNUM)) {
+        seterr(err, len, "%s.client_cpu: is not a non-negative number", at);
+        return -1;
+    }
     if (!bench_run_measured(run))
         return 0;
 

@@ -21,7 +21,18 @@ typedef struct sampler {
     int         warm;          /* the previous interval was a warm-up one */
     uint64_t    sched_prev;    /* non-blocking: scheduled requests at the last tick */
     bench_err   errs[ERR_SLOTS];   /* measured errors by code so far (live exporters) */
+    int         cpu_taken;     /* cpu0_ns and wall0_ns hold the measured part's start */
+    uint64_t    cpu0_ns, wall0_ns;
 } sampler;
+
+/* This process's CPU time (user + system, every thread), or 0. */
+static uint64_t process_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * BENCH_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
 
 /* What the callback may see of the run so far (never kept in out->samples). */
 static void so_far(sampler *s, bench_sample *smp)
@@ -115,7 +126,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
                      bench_second_fn on_second, void *arg, bench_outcome *out)
 {
     sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
-                  load->warmup_ns > 0, 0, { { 0, 0 } } };
+                  load->warmup_ns > 0, 0, { { 0, 0 } }, 0, 0, 0 };
     size_t cap = 0;
     uint32_t warm_k = 0, k = 0;
     const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
@@ -126,9 +137,17 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
         rc = -1;
         goto stop;
     }
+    out->client_cpu = -1;
     for (;;) {
         uint64_t now = bench_now_ns();
         int in_warmup = now < p->measure_ns;
+        if (!in_warmup && !s.cpu_taken) {
+            /* The measured part begins: at the release, or at the warm-up's
+             * last tick, which falls on its end. */
+            s.cpu0_ns = process_cpu_ns();
+            s.wall0_ns = bench_now_ns();
+            s.cpu_taken = s.cpu0_ns != 0;
+        }
         uint64_t tick = in_warmup ? p->start_ns + (uint64_t)(warm_k + 1) * BENCH_NS_PER_S
                                   : p->measure_ns + (uint64_t)(k + 1) * BENCH_NS_PER_S;
         if (in_warmup && tick > p->measure_ns)
@@ -187,6 +206,12 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
         }
     }
 stop:
+    if (s.cpu_taken) {
+        /* Up to the stop; the drain of what is in flight is not measured. */
+        const uint64_t cpu1 = process_cpu_ns(), wall1 = bench_now_ns();
+        if (cpu1 >= s.cpu0_ns && wall1 > s.wall0_ns + BENCH_NS_PER_S / 100)
+            out->client_cpu = (double)(cpu1 - s.cpu0_ns) / (double)(wall1 - s.wall0_ns);
+    }
     pool_stop(p);
 
     /* The last, partial interval: from the last tick to the end of the

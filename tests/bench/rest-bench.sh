@@ -115,7 +115,10 @@ until python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $POR
     sleep 0.1
 done
 
-# The request hsmbench sends for --op wrap with --data-size 32.
+# The request hsmbench sends for --op wrap with --data-size 32, with its
+# header lines (its User-Agent among them): the libcurl loop, wrk and ab send
+# the same.
+UA=$("$HSMBENCH" --version | sed 's/^hsmbench /hsmbench\//')
 export REST_BENCH_TOKEN="bench-token"
 BODY=$(printf '{"plaintext":"%s","additionalContext":{"accessReasonContext":{"reason":"CUSTOMER_INITIATED_ACCESS"}}}' \
     "$(head -c 32 /dev/urandom | base64 | tr -d '\n')")
@@ -126,31 +129,43 @@ wrk.body = '$BODY'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json"
 wrk.headers["Authorization"] = "Bearer bench-token"
+wrk.headers["User-Agent"] = "$UA"
 EOF
 
 hsmbench_rate() {  # URL CONNECTIONS [extra]
+    # Also writes hsmbench's CPU time per successful request (us) to $D/hs.cpu.
     url=$1 n=$2
     shift 2
     if [ "$n" -eq 1 ]; then load="--threads 1"
     else load="--threads 2 --mode nonblocking --inflight $n"; fi
+    rm -f "$D/hs.cpu"
     # shellcheck disable=SC2086
     "$HSMBENCH" rest ekm --endpoint "$url" --op wrap --insecure --token-env REST_BENCH_TOKEN \
         $load --duration "$SECS" --quiet --json "$D/r.json" "$@" >/dev/null 2>"$D/hs.err" ||
         { echo "rest-bench: hsmbench failed: $(head -c 300 "$D/hs.err")" >&2; echo 0; return 0; }
-    python3 - "$D/r.json" <<'PY'
+    python3 - "$D/r.json" "$D/hs.cpu" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
+ok = r["ops"] - r["errors"]
+if ok > 0 and "client_cpu" in r:
+    # The client's CPU time (user + system) per successful request, in us:
+    # client_cpu is the CPUs it kept busy while measuring.
+    open(sys.argv[2], "w").write("%.2f\n" % (r["client_cpu"] * r["duration_s"] / ok * 1e6))
 # Requests that failed would flatter the rate: count only successful ones.
-print(round((r["ops"] - r["errors"]) / r["duration_s"], 1) if r["duration_s"] else 0)
+print(round(ok / r["duration_s"], 1) if r["duration_s"] else 0)
 PY
 }
 
 curl_rate() {  # URL CONNECTIONS [--no-connection-reuse]
+    # Also writes the loop's CPU time per successful request (us) to $D/cl.cpu.
     url=$1 n=$2
     shift 2
     t=$([ "$n" -ge 2 ] && echo 2 || echo 1)
+    rm -f "$D/cl.cpu"
     "$CURLLOOP" "$url:wrap" "$D/body.json" "$SECS" "$n" "$t" "$@" >"$D/cl.out" 2>&1 ||
         echo "rest-bench: the libcurl loop saw errors: $(head -c 200 "$D/cl.out")" >&2
+    sed -n 's/^requests \([0-9]*\) .* cpu \([0-9.]*\)$/\1 \2/p' "$D/cl.out" |
+        awk '$1 > 0 { printf "%.2f\n", $2 / $1 * 1e6 }' >"$D/cl.cpu"
     sed -n 's/.* rate \([0-9.]*\).*/\1/p' "$D/cl.out"
 }
 
@@ -167,7 +182,7 @@ wrk_rate() {  # CONNECTIONS
 
 ab_rate() {  # CONCURRENCY
     ab -q -c "$1" -t "$SECS" -n 10000000 -p "$D/body.json" -T application/json \
-        -H "Authorization: Bearer bench-token" "https://127.0.0.1:$TLS_PORT/ekm/k1:wrap" \
+        -H "Authorization: Bearer bench-token" -H "User-Agent: $UA" "https://127.0.0.1:$TLS_PORT/ekm/k1:wrap" \
         >"$D/ab.out" 2>&1 || true
     failed=$(sed -n 's/^Failed requests: *\([0-9]*\).*/\1/p' "$D/ab.out")
     [ "${failed:-0}" = 0 ] || echo "rest-bench: ab saw $failed failed requests" >&2
@@ -200,7 +215,7 @@ median_ratio() {
 row() {
     label=$1 c=$2 goal=$3 goalfn=$4 url=$5 other=$6
     shift 6
-    hs="" cl="" ot="" rl="" ro="" i=0
+    hs="" cl="" ot="" rl="" ro="" hu="" rc="" i=0
     while [ $i -lt "$ROUNDS" ]; do
         if [ $((i % 2)) -eq 0 ]; then
             hv=$(hsmbench_rate "$url" "$c" "$@")
@@ -211,8 +226,10 @@ row() {
             cv=$(curl_rate "$url" "$c" "$@")
             hv=$(hsmbench_rate "$url" "$c" "$@")
         fi
-        hs="$hs $hv" cl="$cl $cv" ot="$ot $ov"
-        rl="$rl $(ratio "$hv" "$cv")" ro="$ro $(ratio "$hv" "$ov")"
+        hc=$(cat "$D/hs.cpu" 2>/dev/null || true)
+        cc=$(cat "$D/cl.cpu" 2>/dev/null || true)
+        hs="$hs $hv" cl="$cl $cv" ot="$ot $ov" hu="$hu $hc"
+        rl="$rl $(ratio "$hv" "$cv")" ro="$ro $(ratio "$hv" "$ov")" rc="$rc $(ratio "$cc" "$hc")"
         i=$((i + 1))
     done
     hs=$(echo "$hs" | median)
@@ -223,9 +240,12 @@ row() {
     ROW_RO=$(echo "$ro" | median_ratio)
     ROW_RL=$(python3 -c 'import sys; print(sys.argv[1] if sys.argv[1] == "-" else "%.2f" % float(sys.argv[1]))' "$ROW_RL")
     ROW_RO=$(python3 -c 'import sys; print(sys.argv[1] if sys.argv[1] == "-" else "%.2f" % float(sys.argv[1]))' "$ROW_RO")
+    hu=$(echo "$hu" | median)
+    ROW_RC=$(echo "$rc" | median_ratio)
+    ROW_RC=$(python3 -c 'import sys; print(sys.argv[1] if sys.argv[1] == "-" else "%.2f" % float(sys.argv[1]))' "$ROW_RC")
     r=$($goalfn)
-    printf '%-26s %5s %11s %11s %11s %8s %8s  %s\n' "$label" "$c" "$hs" "${cl:-?}" "${ot:-?}" \
-        "$ROW_RL" "$ROW_RO" "$goal: $r, $(verdict "$r" "${goal##*>= }")"
+    printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s  %s\n' "$label" "$c" "$hs" "${cl:-?}" "${ot:-?}" \
+        "$ROW_RL" "$ROW_RO" "${hu:-?}" "$ROW_RC" "$goal: $r, $(verdict "$r" "${goal##*>= }")"
 }
 
 vs_libcurl() { echo "$ROW_RL"; }
@@ -235,8 +255,8 @@ vs_own64() { ratio "$ROW_HS" "${HS64:-}"; }
 echo "hsmbench $("$HSMBENCH" --version | cut -d' ' -f2): REST client throughput against nginx on 127.0.0.1"
 echo "(fixed EKM wrap answer; ${SECS}s per measurement, ${ROUNDS} round(s), medians; successful requests per second)"
 echo
-printf '%-26s %5s %11s %11s %11s %8s %8s  %s\n' MODE CONNS "hsmbench/s" "libcurl/s" "other/s" \
-    "/libcurl" "/other" "GOAL"
+printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s  %s\n' MODE CONNS "hsmbench/s" "libcurl/s" "other/s" \
+    "/libcurl" "/other" "cpu-us" "cpu-eff" "GOAL"
 HS64=""
 for c in $CONNS; do
     if [ "$c" -ge 1024 ] && [ -n "$HS64" ]; then
@@ -254,4 +274,6 @@ echo
 echo "libcurl/s: the minimal libcurl loop (same request, same libcurl, same connections and threads)."
 echo "/libcurl, /other: the median of the rounds' own ratios (the tools of a round run back to back)."
 echo "/own 64: hsmbench's rate at 1024 connections over its own at 64."
+echo "cpu-us: hsmbench's CPU time (user + system) per successful request, microseconds."
+echo "cpu-eff: the loop's CPU time per request over hsmbench's (median of the rounds; 1.00: as cheap)."
 echo "The clients and nginx share this machine's CPUs; run it on an idle machine."

@@ -128,6 +128,7 @@ static void test_open_failure(void)
     CHECK_MSG(strstr(o.reason, "worker 3: refused on purpose") != NULL, "reason '%s'", o.reason);
     CHECK(bench_now_ns() - t0 < 2 * BENCH_NS_PER_S);          /* gave up at once */
     CHECK(atomic_load(&f.opened) == 3 && atomic_load(&f.closed) == 3);
+    CHECK(o.client_cpu < 0);                                  /* never measured */
     bench_outcome_free(&o);
 }
 
@@ -195,6 +196,8 @@ static void test_duration_warmup_and_samples(void)
     uint64_t p50 = bench_hist_percentile(o.hist, 50);
     CHECK_MSG(p50 >= 1000000 && p50 < 50000000, "p50 %llu ns", (unsigned long long)p50);
     CHECK(o.samples[0].p50_ns >= 1000000);
+    /* Two threads that sleep 1 ms an operation keep far less than a CPU busy. */
+    CHECK_MSG(o.client_cpu >= 0 && o.client_cpu < 1.0, "client_cpu %.3f", o.client_cpu);
     bench_outcome_free(&o);
 }
 

@@ -224,6 +224,17 @@ static void test_validate_measured(void)
     CHECK_MSG(strstr(err, "runs[0].per_second[1].ops: is not a non-negative integer") != NULL, "%s", err);
     json_decref(copy);
 
+    copy = json_deep_copy(doc);
+    r = json_array_get(json_object_get(copy, "runs"), 0);
+    json_object_set_new(r, "client_cpu", json_real(1.25));
+    CHECK_MSG(bench_results_check(copy, err, sizeof err) == 0, "%s", err);
+    json_object_set_new(r, "client_cpu", json_real(-0.5));
+    CHECK(bench_results_check(copy, err, sizeof err) == -1);
+    CHECK_MSG(strstr(err, "runs[0].client_cpu: is not a non-negative number") != NULL, "%s", err);
+    json_object_set_new(r, "client_cpu", json_string("1.2"));
+    CHECK(bench_results_check(copy, err, sizeof err) == -1);
+    json_decref(copy);
+
     /* Unknown fields are ignored (additive changes keep /1); a skipped run needs no figures. */
     copy = json_deep_copy(doc);
     json_object_set_new(copy, "future_field", json_true());
