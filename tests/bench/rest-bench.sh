@@ -198,7 +198,7 @@ verdict() {  # RATIO GOAL
 }
 
 median() {
-    tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+    tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR) print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
 
 # The median of ratios, leaving out the rounds without one ("-").
