@@ -229,7 +229,7 @@ static void append(char *buf, size_t len, const char *text)
 }
 
 void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, double rate,
-                     double baseline_service_us, bench_cap_step *st)
+                     double baseline_service_us, double host_cpus, bench_cap_step *st)
 {
     const json_t *lat = json_object_get(run, "latency_us");
     const json_t *svc = json_object_get(run, "service_us");
@@ -253,6 +253,7 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
     if (conc <= 0)
         conc = bench_json_int(run, "threads", 1);
     st->utilisation = conc > 0 ? st->achieved * st->service_mean_us / 1e6 / (double)conc : 0;
+    st->client_cpu = bench_json_num(run, "client_cpu", -1);
 
     if (strcmp(bench_json_str(run, "status", ""), "interrupted") == 0) {
         st->interrupted = 1;
@@ -289,6 +290,14 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
     st->pass = st->why[0] == 0;
     if (st->pass)
         return;
+    if (host_cpus > 0 && st->client_cpu >= BENCH_CAP_CPU_BOUND * host_cpus) {
+        /* This machine was saturated: the client's own work (and a module's
+         * in its process) waited for a CPU, inside every time measured. */
+        snprintf(text, sizeof text, "hsmbench kept %.1f of %.0f CPUs busy", st->client_cpu, host_cpus);
+        append(st->why, sizeof st->why, text);
+        st->limit = "generator";
+        return;
+    }
     const double late_frac = st->scheduled ? (double)st->late / (double)st->scheduled : 0;
     const double drop_frac = st->scheduled ? (double)st->dropped / (double)st->scheduled : 0;
     const int busy = st->utilisation >= 0.8;

@@ -119,6 +119,7 @@ typedef struct bench_cap_step {
     double   service_p50_us, service_mean_us;
     uint64_t scheduled, late, dropped;
     double   utilisation;       /* of the threads (or slots) by service time */
+    double   client_cpu;        /* the run's client_cpu: CPUs hsmbench kept busy (< 0: unknown) */
     int      pass;
     int      interrupted;
     const char *limit;          /* failing: "target", "threads", "generator" */
@@ -131,15 +132,22 @@ typedef struct bench_cap_step {
  * BENCH_CAP_KEEP_UP of the offered rate, and no more requests were dropped
  * (never started) than 1 % of them and the threads (or slots) could hold.
  * `baseline_service_us` is the median service time of the lowest rate
- * measured so far (0: this is the first): when a step fails, its limit is
- * "target" when the service time grew past 1.5 x the baseline (or there is
- * none), else "threads" when they were busy (80 % or more by service time),
+ * measured so far (0: this is the first); `host_cpus` the machine's CPUs
+ * (0: unknown).  When a step fails, its limit is "generator" when
+ * hsmbench's process kept BENCH_CAP_CPU_BOUND of the machine's CPUs busy or
+ * more (its client_cpu: then every figure, service times included, is this
+ * machine's), else "target" when the service time grew past 1.5 x the
+ * baseline (or there is none), else "threads" when they were busy (80 % or
+ * more by service time),
  * else "generator" when requests went out late (by more than 1 ms) or were
  * dropped, more than 1 % of them, else "target" (its own latency at a load
  * it carries).
  */
 void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, double rate,
-                     double baseline_service_us, bench_cap_step *out);
+                     double baseline_service_us, double host_cpus, bench_cap_step *out);
+
+/* The share of the machine's CPUs that makes hsmbench itself the limit. */
+#define BENCH_CAP_CPU_BOUND 0.9
 
 /* "p99 < 20 ms, errors < 0.1 %": the objectives as people read them. */
 const char *bench_cap_objectives_text(const json_t *objectives, char *buf, size_t len);

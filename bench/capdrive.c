@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/cli.h"
 #include "bench/exit.h"
@@ -30,8 +31,8 @@ static const char *limit_text(const char *limit)
     if (!limit)
         return "";
     if (strcmp(limit, "generator") == 0)
-        return "the generator: requests went out late or were dropped while the threads were "
-               "not busy; hsmbench's machine, not the target, may be the limit";
+        return "the generator: its CPUs were all busy, or requests went out late or were dropped "
+               "while the threads were not; hsmbench's machine, not the target, may be the limit";
     if (strcmp(limit, "threads") == 0)
         return "the threads: every one was busy while the target's service time stayed flat; "
                "more --threads may carry more";
@@ -222,6 +223,9 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
         }
     }
     bench_capsearch_init(&c->search, start, o->precision, BENCH_CAP_MAX_RATE, o->max_steps);
+    /* As environment.host.cpus has it: what client_cpu is judged against. */
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const double host_cpus = ncpu > 0 ? (double)ncpu : 0;
     double rate;
     while ((rate = bench_capsearch_next(&c->search)) > 0 && c->nsteps < BENCH_CAP_MAX_STEPS) {
         if (*s->interrupt) {
@@ -243,7 +247,7 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
                 baseline = c->steps[i].service_p50_us;
             }
         bench_cap_step *st = &c->steps[c->nsteps++];
-        bench_cap_judge(o->objectives, o->nobjectives, run, rate, baseline, st);
+        bench_cap_judge(o->objectives, o->nobjectives, run, rate, baseline, host_cpus, st);
         if (!quiet)
             print_step(st, c->nsteps);
         if (st->interrupted) {

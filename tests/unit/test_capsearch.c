@@ -168,7 +168,7 @@ static void test_judge(void)
     parse("errors<1%", &obj[1]);
 
     json_t *ok = step_run(1000, 999, 9000, 0, 2000, 0, 0);
-    bench_cap_judge(obj, 2, ok, 1000, 0, &st);
+    bench_cap_judge(obj, 2, ok, 1000, 0, 0, &st);
     CHECK_MSG(st.pass && !st.why[0] && !st.limit, "%s", st.why);
     CHECK(st.achieved == 999 && st.p99_us == 9000);
     /* 999/s x 2 ms over 8 threads: a quarter busy */
@@ -177,7 +177,7 @@ static void test_judge(void)
 
     /* p99 broken, the target's service time doubled: the target. */
     json_t *slow = step_run(4000, 3990, 48000, 0, 4000, 0, 0);
-    bench_cap_judge(obj, 2, slow, 4000, 2000, &st);
+    bench_cap_judge(obj, 2, slow, 4000, 2000, 0, &st);
     CHECK(!st.pass && strstr(st.why, "'p99<20ms' p(99)=48") && st.limit &&
           strcmp(st.limit, "target") == 0);
     json_decref(slow);
@@ -185,34 +185,48 @@ static void test_judge(void)
     /* Busy threads, service time flat, achieved short: the threads. */
     json_t *thr = step_run(4000, 3000, 15000, 0, 2100, 0, 0);
     json_object_set_new(json_object_get(thr, "service_us"), "mean", json_real(2666));
-    bench_cap_judge(obj, 2, thr, 4000, 2000, &st);
+    bench_cap_judge(obj, 2, thr, 4000, 2000, 0, &st);
     CHECK_MSG(!st.pass && strstr(st.why, "achieved 75 % of the offered rate"), "%s", st.why);
     CHECK(st.limit && strcmp(st.limit, "threads") == 0);
     json_decref(thr);
 
     /* Idle threads, requests late and dropped: the generator. */
     json_t *gen = step_run(100000, 50000, 5000, 0, 10, 50000, 60000);
-    bench_cap_judge(obj, 2, gen, 100000, 10, &st);
+    bench_cap_judge(obj, 2, gen, 100000, 10, 0, &st);
     CHECK(!st.pass && strstr(st.why, "never started") && st.limit &&
           strcmp(st.limit, "generator") == 0);
     json_decref(gen);
 
+    /* The client saturated the machine (client_cpu 1.9 of 2 CPUs): the
+     * generator, whatever the service time did; unknown CPUs judge as before. */
+    json_t *cpu = step_run(4000, 3990, 48000, 0, 4000, 0, 0);
+    json_object_set_new(cpu, "client_cpu", json_real(1.9));
+    bench_cap_judge(obj, 2, cpu, 4000, 2000, 2, &st);
+    CHECK_MSG(!st.pass && st.limit && strcmp(st.limit, "generator") == 0 &&
+              strstr(st.why, "hsmbench kept 1.9 of 2 CPUs busy"), "%s [%s]", st.why, st.limit ? st.limit : "?");
+    CHECK(fabs(st.client_cpu - 1.9) < 1e-9);
+    bench_cap_judge(obj, 2, cpu, 4000, 2000, 0, &st);
+    CHECK(st.limit && strcmp(st.limit, "target") == 0 && !strstr(st.why, "CPUs busy"));
+    bench_cap_judge(obj, 2, cpu, 4000, 2000, 4, &st);   /* 1.9 of 4: not saturated */
+    CHECK(st.limit && strcmp(st.limit, "target") == 0);
+    json_decref(cpu);
+
     /* A few requests the stop caught, no more than the threads hold: no failure. */
     json_t *few = step_run(100, 100, 5000, 0, 2000, 2, 0);
-    bench_cap_judge(obj, 2, few, 100, 2000, &st);
+    bench_cap_judge(obj, 2, few, 100, 2000, 0, &st);
     CHECK_MSG(st.pass, "%s", st.why);
     json_decref(few);
 
     /* Errors over the objective. */
     json_t *err = step_run(1000, 980, 5000, 2.0, 2000, 0, 0);
-    bench_cap_judge(obj, 2, err, 1000, 0, &st);
+    bench_cap_judge(obj, 2, err, 1000, 0, 0, &st);
     CHECK_MSG(!st.pass && strstr(st.why, "'errors<1%'"), "%s", st.why);
     json_decref(err);
 
     /* An interrupted step is no verdict. */
     json_t *intr = step_run(1000, 999, 9000, 0, 2000, 0, 0);
     json_object_set_new(intr, "status", json_string("interrupted"));
-    bench_cap_judge(obj, 2, intr, 1000, 0, &st);
+    bench_cap_judge(obj, 2, intr, 1000, 0, 0, &st);
     CHECK(st.interrupted && !st.pass);
     json_decref(intr);
 }
