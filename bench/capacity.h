@@ -134,7 +134,7 @@ typedef struct bench_cap_step {
  * `baseline_service_us` is the median service time of the lowest rate
  * measured so far (0: this is the first); `host_cpus` the machine's CPUs
  * (0: unknown).  When a step fails, its limit is "generator" when
- * hsmbench's process kept BENCH_CAP_CPU_BOUND of the machine's CPUs busy or
+ * hsmbench's process kept BENCH_CLIENT_CPU_BOUND of the machine's CPUs busy or
  * more (its client_cpu: then every figure, service times included, is this
  * machine's), else "target" when the service time grew past 1.5 x the
  * baseline (or there is none), else "threads" when they were busy (80 % or
@@ -146,8 +146,6 @@ typedef struct bench_cap_step {
 void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, double rate,
                      double baseline_service_us, double host_cpus, bench_cap_step *out);
 
-/* The share of the machine's CPUs that makes hsmbench itself the limit. */
-#define BENCH_CAP_CPU_BOUND 0.9
 
 /* "p99 < 20 ms, errors < 0.1 %": the objectives as people read them. */
 const char *bench_cap_objectives_text(const json_t *objectives, char *buf, size_t len);

@@ -81,6 +81,10 @@ typedef struct bench_class_outcome {
     size_t      nerrs;
 } bench_class_outcome;
 
+/* The share of the machine's CPUs kept busy by hsmbench (client_cpu) from
+ * which its own machine, not the target, may be what limited a run. */
+#define BENCH_CLIENT_CPU_BOUND 0.9
+
 typedef struct bench_outcome {
     bench_run_status status;
     char        reason[256];    /* when status is FAILED */
@@ -105,7 +109,8 @@ typedef struct bench_outcome {
     uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
     double      client_cpu;     /* CPUs this process kept busy in the measured part (user
                                    + system time of all its threads over the wall time);
-                                   < 0 when not known */
+                                   < 0 when not known; from BENCH_CLIENT_CPU_BOUND of the
+                                   machine's CPUs on, hsmbench itself may be the limit */
     bench_side  side;           /* the workload's side metrics, every worker's merged */
     /* Per class of each breakdown the workload declared (NULL: none):
      * by[k] has nby[k] == breakdown[k]->n entries; they add up to ops and

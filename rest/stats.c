@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/cli.h"
 #include "bench/hist.h"
@@ -163,6 +164,16 @@ void rest_stats_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *k6, in
             snprintf(name, sizeof name, "server_%s", prof_names[i]);
             trend(f, name, h);
         }
+    }
+    if (o->client_cpu >= 0) {
+        /* The client's own CPUs: when it kept nearly all of them busy, its
+         * figures are this machine's limit, not the service's. */
+        const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        label(f, "client_cpu");
+        fprintf(f, "%.2f of %ld CPUs%s\n", o->client_cpu, ncpu,
+                ncpu > 0 && o->client_cpu >= BENCH_CLIENT_CPU_BOUND * (double)ncpu
+                    ? "  (the client kept this machine busy: it may be the limit, not the service)"
+                    : "");
     }
     bench_hist_free(empty);
     fflush(f);

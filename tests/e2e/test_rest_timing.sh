@@ -61,6 +61,8 @@ if start_serve slowplain --ekm-token-env EKM_SERVER_TOKEN --latency 50ms; then
     run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --op wrap --mode nonblocking \
         --inflight 300 --threads 1 --duration 2 --json "$T/w300.json"
     check "50 ms server, --inflight 300 on one thread: exit 0" 0 '\[curl multi, 300 slots\]$'
+    file_has "--inflight 300: the summary says how many CPUs the client kept busy" "$T/out" \
+        '^    client_cpu\.+: [0-9]+\.[0-9]{2} of [0-9]+ CPUs'
     json_check "--inflight 300: up to 300 at a time (6000/s at most; 16 slots would give 320/s), every request counted once" \
         "$T/w300.json" \
         '1000 <= runs[0]["ops_per_s"] <= 6100 and runs[0]["errors"] == 0 and runs[0]["http"]["status_counts"] == {"200": runs[0]["ops"]} and max(s["in_flight"] for s in runs[0]["per_second"]) > 256'

@@ -627,6 +627,28 @@ static void test_stats_counts_and_json(void)
         CHECK(strstr(buf, "     vus_max........................: 3 min=3 max=3\n") != NULL);
         CHECK(strstr(buf, "       { expected_response:true }...: avg=") != NULL);
         CHECK(strstr(buf, "     ✗ answer\n      ↳  85% — ✓ 6 / ✗ 1\n") != NULL);
+        /* client_cpu 0 (known, idle): the line, without the note. */
+        CHECK(strstr(buf, "    client_cpu................: 0.00 of ") != NULL);
+        CHECK(strstr(buf, "may be the limit") == NULL);
+    }
+    free(buf);
+    /* Unknown: no line.  More CPUs busy than any machine has: the note. */
+    buf = NULL;
+    o.client_cpu = -1;
+    if ((mf = open_memstream(&buf, &blen)) != NULL) {
+        rest_stats_print(mf, &o, &k6, 0);
+        fclose(mf);
+        CHECK(strstr(buf, "client_cpu") == NULL);
+    }
+    free(buf);
+    buf = NULL;
+    o.client_cpu = 4096;
+    if ((mf = open_memstream(&buf, &blen)) != NULL) {
+        rest_stats_print(mf, &o, &k6, 0);
+        fclose(mf);
+        CHECK_MSG(strstr(buf, "client_cpu................: 4096.00 of ") != NULL &&
+                      strstr(buf, "CPUs  (the client kept this machine busy: it may be the limit, not the service)\n"),
+                  "%s", buf);
     }
     free(buf);
     bench_hist_free(o.hist);
