@@ -290,7 +290,7 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
     st->pass = st->why[0] == 0;
     if (st->pass)
         return;
-    if (host_cpus > 0 && st->client_cpu >= BENCH_CLIENT_CPU_BOUND * host_cpus) {
+    if (bench_client_cpu_bound(st->client_cpu, host_cpus)) {
         /* This machine was saturated: the client's own work (and a module's
          * in its process) waited for a CPU, inside every time measured. */
         snprintf(text, sizeof text, "hsmbench kept %.1f of %.0f CPUs busy", st->client_cpu, host_cpus);

@@ -16,6 +16,16 @@ static inline uint64_t bench_now_ns(void)
     return (uint64_t)ts.tv_sec * BENCH_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
+/* This process's CPU time (user + system, every thread) in nanoseconds, or
+ * 0 when the clock cannot be read. */
+static inline uint64_t bench_process_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * BENCH_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
 /* Sleep until an absolute CLOCK_MONOTONIC time; returns early on a signal. */
 static inline void bench_sleep_until_ns(uint64_t t)
 {

@@ -85,6 +85,13 @@ typedef struct bench_class_outcome {
  * which its own machine, not the target, may be what limited a run. */
 #define BENCH_CLIENT_CPU_BOUND 0.9
 
+/* Did hsmbench keep BENCH_CLIENT_CPU_BOUND of host_cpus busy?  No when
+ * either is unknown (host_cpus 0, client_cpu below 0). */
+static inline int bench_client_cpu_bound(double client_cpu, double host_cpus)
+{
+    return host_cpus > 0 && client_cpu >= BENCH_CLIENT_CPU_BOUND * host_cpus;
+}
+
 typedef struct bench_outcome {
     bench_run_status status;
     char        reason[256];    /* when status is FAILED */

@@ -25,14 +25,6 @@ typedef struct sampler {
     uint64_t    cpu0_ns, wall0_ns;
 } sampler;
 
-/* This process's CPU time (user + system, every thread), or 0. */
-static uint64_t process_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * BENCH_NS_PER_S + (uint64_t)ts.tv_nsec;
-}
 
 /* What the callback may see of the run so far (never kept in out->samples). */
 static void so_far(sampler *s, bench_sample *smp)
@@ -144,7 +136,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
         if (!in_warmup && !s.cpu_taken) {
             /* The measured part begins: at the release, or at the warm-up's
              * last tick, which falls on its end. */
-            s.cpu0_ns = process_cpu_ns();
+            s.cpu0_ns = bench_process_cpu_ns();
             s.wall0_ns = bench_now_ns();
             s.cpu_taken = s.cpu0_ns != 0;
         }
@@ -208,7 +200,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
 stop:
     if (s.cpu_taken) {
         /* Up to the stop; the drain of what is in flight is not measured. */
-        const uint64_t cpu1 = process_cpu_ns(), wall1 = bench_now_ns();
+        const uint64_t cpu1 = bench_process_cpu_ns(), wall1 = bench_now_ns();
         if (cpu1 >= s.cpu0_ns && wall1 > s.wall0_ns + BENCH_NS_PER_S / 100)
             out->client_cpu = (double)(cpu1 - s.cpu0_ns) / (double)(wall1 - s.wall0_ns);
     }

@@ -171,7 +171,7 @@ void rest_stats_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *k6, in
         const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         label(f, "client_cpu");
         fprintf(f, "%.2f of %ld CPUs%s\n", o->client_cpu, ncpu,
-                ncpu > 0 && o->client_cpu >= BENCH_CLIENT_CPU_BOUND * (double)ncpu
+                bench_client_cpu_bound(o->client_cpu, (double)ncpu)
                     ? "  (the client kept this machine busy: it may be the limit, not the service)"
                     : "");
     }

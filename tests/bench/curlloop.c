@@ -34,15 +34,6 @@ typedef struct loop {
     uint64_t           ok, failed;
 } loop;
 
-/* The process's CPU time (user + system, every thread), nanoseconds. */
-static uint64_t cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static size_t sink(char *data, size_t size, size_t n, void *arg)
 {
     (void)data;
@@ -165,7 +156,7 @@ int main(int argc, char **argv)
     pthread_t tid[64];
     if (threads > 64)
         threads = 64;
-    const uint64_t t0 = bench_now_ns(), cpu0 = cpu_ns();
+    const uint64_t t0 = bench_now_ns(), cpu0 = bench_process_cpu_ns();
     for (unsigned i = 0; i < threads; i++) {
         ls[i] = (loop){ argv[1], body, (long)n, h, argc > 6 && strcmp(argv[6], "--no-connection-reuse") == 0,
                         conns / threads + (i < conns % threads ? 1 : 0),
@@ -180,7 +171,7 @@ int main(int argc, char **argv)
         failed += ls[i].failed;
     }
     const double s = (double)(bench_now_ns() - t0) / 1e9;
-    const double cpu = (double)(cpu_ns() - cpu0) / 1e9;
+    const double cpu = (double)(bench_process_cpu_ns() - cpu0) / 1e9;
     printf("requests %llu failed %llu seconds %.3f rate %.1f cpu %.3f\n", (unsigned long long)ok,
            (unsigned long long)failed, s, (double)ok / s, cpu);
     curl_slist_free_all(h);
