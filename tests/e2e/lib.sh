@@ -86,6 +86,15 @@ softhsm_env() {
 }
 SOFTHSM=${SOFTHSM:-/usr/lib/softhsm/libsofthsm2.so}
 
+# need_mock: set $MOCK to the mock HSM beside the null module; when it was
+# not built, fail "mock HSM built" and return 1 (the script then exits 0).
+need_mock() {
+    MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
+    [ -f "$MOCK" ] && return 0
+    fail "mock HSM built" "$MOCK is missing (make all)"
+    return 1
+}
+
 # await_file FILE: wait (at most 10 s, in tenths) until FILE is not empty, as
 # the exit status a command run in tmux writes there.
 await_file() {
@@ -102,4 +111,19 @@ await_file() {
 demo_objects() {
     pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login \
         --pin "$(cat "$HSMBENCH_HOME/softhsm/user.pin")" -O 2>/dev/null | grep -c 'Object;'
+}
+
+# demo_with_user_key: set up the demo token (a short run), put an object of
+# the user's own on it (an AES key labelled e2e-user-key, which hsmbench
+# must never touch), check that demo_objects counts it, and leave that
+# count in $before.
+demo_with_user_key() {
+    run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
+    check "demo token set up" 0
+    softhsm_env
+    pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" \
+        --keygen --key-type AES:16 --label e2e-user-key >"$T/keygen.out" 2>&1
+    before=$(demo_objects)
+    if [ "$before" = 1 ]; then pass "object count works (one user key on the token)"
+    else fail "object count works (one user key on the token)" "count '$before': $(head -c 300 "$T/keygen.out")"; fi
 }

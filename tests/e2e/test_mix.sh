@@ -122,14 +122,7 @@ json_check "--mix --lookup: every type slower than its service alone (two calls 
     'runs[0]["errors"] == 0 and all(c["latency_us"]["p50"] >= 5000 for c in runs[0]["breakdown"]["type"])'
 
 # ---- SoftHSM: every type's results verified; nothing left on the token -------------
-run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
-check "demo token set up" 0
-softhsm_env
-pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" \
-    --keygen --key-type AES:16 --label e2e-user-key >"$T/keygen.out" 2>&1
-before=$(demo_objects)
-if [ "$before" = 1 ]; then pass "object count works (one user key on the token)"
-else fail "object count works (one user key on the token)" "count '$before': $(head -c 300 "$T/keygen.out")"; fi
+demo_with_user_key
 run "$HSMBENCH" run --mix "$MIX,rsa-oaep-decrypt:5,hmac-sha256:5,aes-key-wrap:5" --iterations 300 \
     --threads 2 --verify=sample:5 --token-keys --json "$T/v.json"
 check "SoftHSM mix of six with --verify --token-keys: exit 0" 0 '^    rsa-oaep-decrypt: [0-9]+ results checked with OpenSSL, 0 wrong;'

@@ -6,11 +6,7 @@
 # serial: asserts the throughput and latency the mock's service time dictates
 . "$TOP/tests/e2e/lib.sh"
 
-MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
-if [ ! -f "$MOCK" ]; then
-    fail "mock HSM built" "$MOCK is missing (make all)"
-    exit 0
-fi
+need_mock || exit 0
 
 # mock CONFIG ARGS...: hsmbench with HSMBENCH_MOCK=CONFIG, through run().
 mock() {

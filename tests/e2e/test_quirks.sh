@@ -9,11 +9,7 @@
 # tsan: yes
 . "$TOP/tests/e2e/lib.sh"
 
-MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
-if [ ! -f "$MOCK" ]; then
-    fail "mock HSM built" "$MOCK is missing (make all)"
-    exit 0
-fi
+need_mock || exit 0
 OBJ="$T/objects"
 
 # mock CONFIG ARGS...: hsmbench with HSMBENCH_MOCK=CONFIG;objects-file=$OBJ.

@@ -8,11 +8,7 @@
 # serial: the knee comes from throughput the mock's service time dictates
 . "$TOP/tests/e2e/lib.sh"
 
-MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
-if [ ! -f "$MOCK" ]; then
-    fail "mock HSM built" "$MOCK is missing (make all)"
-    exit 0
-fi
+need_mock || exit 0
 
 # ---- the knee on the mock's cores -------------------------------------------------
 run env HSMBENCH_MOCK="service=fixed:2ms;cores=4" "$HSMBENCH" run --module "$MOCK" --test sha256-digest \

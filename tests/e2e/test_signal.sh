@@ -49,14 +49,7 @@ wait_exit() {
 
 
 # ---- set up the demo token, and a user object on it --------------------------
-run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
-check "demo token set up" 0
-softhsm_env
-pkcs11-tool --module "$SOFTHSM" --token-label hsmbench-demo --login --pin "$(cat "$PINFILE")" \
-    --keygen --key-type AES:16 --label e2e-user-key >"$T/keygen.out" 2>&1
-before=$(demo_objects)
-if [ "$before" = 1 ]; then pass "object count works (one user key on the token)"
-else fail "object count works (one user key on the token)" "count '$before': $(head -c 300 "$T/keygen.out")"; fi
+demo_with_user_key
 
 # ---- a normal run leaves the token as it was ---------------------------------
 run "$HSMBENCH" run --test rsa-pkcs-sign,ecdsa-sign,aes-gcm-encrypt,hmac-sha256 --iterations 20 --quiet
