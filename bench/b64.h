@@ -34,4 +34,11 @@ int bench_b64_decode(const char *in, size_t len, uint8_t *out, size_t cap, size_
 /* Whether len characters are valid base64 (nothing is written). */
 int bench_b64_valid(const char *in, size_t len);
 
+/* bench_b64_valid in two steps, for a caller that scans the text anyway:
+ * the length of the longest prefix of in[0..n) made of base64 digits
+ * (either alphabet, '=' excluded), then whether `digits` digits and `pad`
+ * '=' after them are valid base64. */
+size_t bench_b64_digits(const char *in, size_t n);
+int bench_b64_valid_len(size_t digits, size_t pad);
+
 #endif

@@ -86,9 +86,11 @@ bench_code rest_ekm_check_wrap(const char *body, size_t len, char **blob)
     bench_code rc;
     const char *v;
     size_t vn;
-    if (rest_jscan_string(body, len, "wrappedBlob", &v, &vn)) {
-        /* A plain answer: what jansson would say, without building it. */
-        rc = rest_b64_text(v, vn, NULL, NULL);
+    int b64;
+    if (rest_jscan_b64(body, len, "wrappedBlob", &v, &vn, &b64)) {
+        /* A plain answer: what jansson and rest_b64_text would say,
+         * without building it, in one pass. */
+        rc = !vn ? REST_E_MISSING_FIELD : b64 ? BENCH_OK : REST_E_BAD_BASE64;
         if (rc == BENCH_OK && blob && !(*blob = strndup(v, vn)))
             rc = REST_E_MISSING_FIELD;
         return rc;

@@ -51,11 +51,18 @@ struct rest_http {
     char              *last_url;          /* what the handle holds, to skip re-setting it */
     int                tls;               /* last_url is https: (case aside) */
     int                last_post;
+    const char        *last_body;         /* the POST fields the handle holds, and their length */
+    size_t             last_len;
     char              *body;              /* response body, NUL-terminated */
     size_t             len, cap;
     int                too_large;
     int                in_headers;        /* a status line came, the blank line not yet */
+    uint64_t           header_bytes;      /* of this answer's header lines (CURLINFO_HEADER_SIZE) */
     int                interruptible;     /* the options named an interrupt flag */
+    int                abandon_ok;        /* interruptible, and rest_http_interruptible on */
+    int                engine_owned;      /* rest_http_engine_owned: the engine's limits */
+    long               timeout_ms;        /* --timeout */
+    const bench_flag  *interrupt;         /* Ctrl-C, or NULL */
     char               prof[PROF_MAX];
     int                have_prof;
     char               errbuf[CURL_ERROR_SIZE];
@@ -92,16 +99,19 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
     static const char conn[] = "connection:";
     rest_http *h = arg;
     const size_t n = size * nmemb;
-    /* Called for every header line of every answer: one test on the first
-     * character sends most lines straight back. */
+    /* Called for every header line of every answer: a test on the first
+     * character sends most lines straight back, and one on the fourth the
+     * Content-* lines (no library call for them). */
     const char c0 = n ? (char)(data[0] | 0x20) : 0;
+    h->header_bytes += n;
     if (c0 != 'h' && c0 != 'c' && c0 != 'p' && c0 != ('\r' | 0x20) && c0 != ('\n' | 0x20))
         return n;
-    if (n >= 5 && strncmp(data, "HTTP/", 5) == 0)
+    if (n >= 5 && memcmp(data, "HTTP/", 5) == 0)
         h->in_headers = 1;
     else if (n <= 2 && (data[0] == '\r' || data[0] == '\n'))
         h->in_headers = 0;
-    if (n > sizeof conn - 1 && c0 == 'c' && strncasecmp(data, conn, sizeof conn - 1) == 0) {
+    if (n > sizeof conn - 1 && c0 == 'c' && (data[3] | 0x20) == 'n' &&
+        strncasecmp(data, conn, sizeof conn - 1) == 0) {
         const char *v = data + sizeof conn - 1;
         while (*v == ' ' || *v == '\t')
             v++;
@@ -251,6 +261,8 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     h->worker = worker;
     h->verbose = o->verbose;
     h->reuse = !o->no_reuse;
+    h->timeout_ms = o->timeout_ms;
+    h->interrupt = o->interrupt;
     h->expect_node.data = (char *)"Expect:";
     if (rest_http_set_auth(h, NULL, NULL) != 0) {
         snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
@@ -294,6 +306,7 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     }
     if (o->interrupt) {
         h->interruptible = 1;
+        h->abandon_ok = 1;
         curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)o->interrupt);
         curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
@@ -398,8 +411,46 @@ void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_e
 
 void rest_http_interruptible(rest_http *h, int on)
 {
-    /* NOPROGRESS 0 calls on_progress, which abandons on the flag. */
-    (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, on && h->interruptible ? 0L : 1L);
+    h->abandon_ok = on && h->interruptible;
+    /* NOPROGRESS 0 calls on_progress, which abandons on the flag; under
+     * the engine, the engine does. */
+    (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS,
+                           h->abandon_ok && !h->engine_owned ? 0L : 1L);
+}
+
+void rest_http_engine_owned(rest_http *h, int on)
+{
+    h->engine_owned = on != 0;
+    /* Options on a handle that exists take no allocation: nothing to fail. */
+    const long t = on ? 0L : h->timeout_ms;
+    (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
+    (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
+    rest_http_interruptible(h, h->abandon_ok);
+}
+
+long rest_http_timeout_ms(const rest_http *h)
+{
+    return h->timeout_ms;
+}
+
+const bench_flag *rest_http_interrupt(const rest_http *h)
+{
+    return h->interrupt;
+}
+
+int rest_http_abandon_now(const rest_http *h)
+{
+    return h->abandon_ok && h->interrupt && *h->interrupt;
+}
+
+void rest_http_abandoned(rest_http *h, CURLcode why, uint64_t waited_ms)
+{
+    /* The words libcurl uses for the same ends. */
+    if (why == CURLE_OPERATION_TIMEDOUT)
+        snprintf(h->errbuf, sizeof h->errbuf, "Operation timed out after %llu milliseconds",
+                 (unsigned long long)waited_ms);
+    else
+        snprintf(h->errbuf, sizeof h->errbuf, "Callback aborted");
 }
 
 void rest_http_teardown_mode(rest_http *h, long timeout_ms)
@@ -409,6 +460,7 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms)
     h->side = NULL;
     h->npending = 0;
     memset(h->checks, 0, sizeof h->checks);
+    h->engine_owned = 0;                     /* blocking from here on */
     rest_http_interruptible(h, 0);
     /* Options on a handle that exists take no allocation: nothing to fail. */
     (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
@@ -482,6 +534,7 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
     h->close_seen = 0;
     h->errbuf[0] = 0;
     h->in_headers = 0;
+    h->header_bytes = 0;
     /* The same request again (the common case) costs no option changes. */
     if (!h->last_url || strcmp(h->last_url, url) != 0) {
         curl_easy_setopt(e, CURLOPT_URL, url);
@@ -491,10 +544,17 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
     }
     use_headers(h, body ? len : 0);
     if (strcmp(method, "POST") == 0) {
+        const char *fields = body ? body : "";
         if (!h->last_post)
             curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)len);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body ? body : "");
+        /* The same body (its bytes may differ: libcurl reads them when it
+         * sends) costs no option change either. */
+        if (!h->last_post || fields != h->last_body || len != h->last_len) {
+            curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)len);
+            curl_easy_setopt(e, CURLOPT_POSTFIELDS, fields);
+            h->last_body = fields;
+            h->last_len = len;
+        }
         h->last_post = 1;
     } else {
         curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
@@ -589,12 +649,13 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         p->stamps = st;
         /* k6's data_received / data_sent: bodies and headers. */
         curl_off_t down = 0, up = 0;
-        long hdr = 0, req = 0;
+        long req = 0;
         (void)curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &down);
-        (void)curl_easy_getinfo(e, CURLINFO_HEADER_SIZE, &hdr);
         (void)curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &up);
         (void)curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &req);
-        p->bytes_in = (uint64_t)(down > 0 ? down : 0) + (uint64_t)(hdr > 0 ? hdr : 0);
+        /* The header lines are counted as on_header() sees them, as libcurl
+         * counts them for CURLINFO_HEADER_SIZE: a call saved. */
+        p->bytes_in = (uint64_t)(down > 0 ? down : 0) + h->header_bytes;
         p->bytes_out = (uint64_t)(up > 0 ? up : 0) + (uint64_t)(req > 0 ? req : 0);
         p->have_prof = h->have_prof;
         if (h->have_prof)

@@ -100,6 +100,28 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms);
  * the server with no one to delete it.  They stay bounded by --timeout. */
 void rest_http_interruptible(rest_http *h, int on);
 
+/*
+ * The non-blocking engine (rest/multi.c) runs this handle's requests from
+ * now on (on), or no longer (off, before a blocking tear-down).  While it
+ * does, libcurl keeps no timer for --timeout and calls no progress
+ * function: each costs libcurl work on every request or on every pass
+ * over the transfers.  The engine enforces both itself instead, with what
+ * the functions below tell it, and finishes a request it ends with
+ * rest_http_abandoned() and rest_http_finish().
+ */
+void rest_http_engine_owned(rest_http *h, int on);
+/* --timeout in milliseconds (0: none). */
+long rest_http_timeout_ms(const rest_http *h);
+/* The interrupt flag of the options (NULL: none). */
+const bench_flag *rest_http_interrupt(const rest_http *h);
+/* Ctrl-C came and the request in flight may be abandoned (see
+ * rest_http_interruptible). */
+int rest_http_abandon_now(const rest_http *h);
+/* The engine took the request in flight out after waited_ms: why is
+ * CURLE_OPERATION_TIMEDOUT (its --timeout passed) or
+ * CURLE_ABORTED_BY_CALLBACK (Ctrl-C), libcurl's own codes for the same. */
+void rest_http_abandoned(rest_http *h, CURLcode why, uint64_t waited_ms);
+
 /* Which statuses are not failures in http_req_failed (NULL: 200..399). */
 void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg);
 /* Note this handle's requests for `side` from now on (NULL: none); clears

@@ -23,5 +23,9 @@
  */
 int rest_jscan_string(const char *body, size_t len, const char *field, const char **val,
                       size_t *vlen);
+/* The same, for a field that must be base64: *b64 is 1 when its text is
+ * valid base64 (bench_b64_valid), else 0, found in the same pass. */
+int rest_jscan_b64(const char *body, size_t len, const char *field, const char **val,
+                   size_t *vlen, int *b64);
 
 #endif

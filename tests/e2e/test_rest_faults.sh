@@ -42,6 +42,45 @@ check "faults, non-blocking: the run finishes, exit 1" 1 '^ +errors\.+: [0-9.]+%
 json_check "faults, non-blocking: every class counted, the rest on schedule" "$T/nbfaults.json" \
     'runs[0]["settings"]["engine"] == "curl multi" and all(runs[0]["errors_by_code"].get(c, 0) > 0 for c in ["HTTP 503", "TIMEOUT", "BAD_JSON", "TRUNCATED", "MISSING_FIELD", "BAD_BASE64"]) and sum(runs[0]["errors_by_code"].values()) == runs[0]["errors"] and runs[0]["ops"] >= 240'
 
+# The engine keeps --timeout itself (libcurl holds no timer for it): on a
+# server that holds every request after the set-up's one for 20 s, each
+# transfer ends at its 300 ms, one after another on the same 4 slots (about
+# 27 in 2 s; a timeout kept a second late or early would give 8, or 50).
+start_serve holding --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s \
+    --fault timeout:1 || exit 0
+run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
+    --inflight 4 --threads 1 --duration 2 --timeout 300ms --json "$T/held.json"
+check "held requests, non-blocking --timeout 300ms: exit 1" 1 '^ +TIMEOUT\.+: '
+json_check "held requests: every one ends as TIMEOUT after its 300 ms, 4 at a time" "$T/held.json" \
+    'runs[0]["errors_by_code"] == {"TIMEOUT": runs[0]["ops"]} and runs[0]["errors"] == runs[0]["ops"] and 16 <= runs[0]["ops"] <= 36'
+stop_serve holding
+# Ctrl-C abandons the requests in flight at once (they would wait out a
+# --timeout of a minute): exit 130 within seconds, the file written.
+start_serve holding2 --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s \
+    --fault timeout:1 || exit 0
+"$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
+    --inflight 4 --threads 1 --duration 30 --timeout 60 --json "$T/heldint.json" \
+    >"$T/out" 2>"$T/err" </dev/null &
+bg=$!
+i=0
+until grep -q '^OPERATIONS/second' "$T/out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -INT "$bg" 2>/dev/null
+start=$(date +%s)
+i=0
+while kill -0 "$bg" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+took=$(($(date +%s) - start))
+kill -KILL "$bg" 2>/dev/null
+wait "$bg"
+rc=$?
+if [ $rc -eq 130 ] && [ "$took" -le 5 ]; then pass "SIGINT with held requests in flight: exit 130 in ${took}s"
+else fail "SIGINT with held requests in flight: exit 130 within 5 s" "exit $rc after ${took}s: $(tail -c 200 "$T/err")"; fi
+# Abandoned, the 4 in flight count as INTERRUPTED (waited for, they would
+# end uncounted when the drain gives up after a second).
+json_check "SIGINT with held requests: the 4 in flight counted INTERRUPTED, status interrupted" "$T/heldint.json" \
+    'runs[0]["status"] == "interrupted" and set(runs[0]["errors_by_code"]) == {"INTERRUPTED"} and runs[0]["errors_by_code"]["INTERRUPTED"] >= 4'
+stop_serve holding2
+
 # ---- connections closed without an answer ------------------------------------
 # On a kept connection libcurl takes a close before any answer for a stale
 # connection and sends the request again on a new one (as any keep-alive

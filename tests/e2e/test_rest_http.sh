@@ -53,6 +53,33 @@ if [ "$lines" -eq 1 ]; then pass "--quiet --summary jmeter: that line alone"
 else fail "--quiet --summary jmeter: that line alone" "$lines lines: $(head -c 200 "$T/out")"; fi
 file_has "JMeter line: 20 requests" "$T/out" '^summary = 20 in 00:00:0[0-9] = '
 
+# data_received is every byte of every answer, header lines included, to
+# the byte (the header lines are counted as they arrive, not asked of
+# libcurl): one answer of /hello read off a raw socket, times the requests.
+one=$(python3 - "$PPORT" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.sendall(b"GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n")
+data = b""
+while b"\r\n\r\n" not in data:
+    data += s.recv(65536)
+head, body = data.split(b"\r\n\r\n", 1)
+n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+while len(body) < n:
+    body += s.recv(65536)
+print(len(head) + 4 + n)
+PY
+)
+for mode in blocking nonblocking; do
+    load="--iterations 12 --threads 2"
+    [ $mode = blocking ] || load="--duration 1 --threads 2 --mode nonblocking --inflight 4"
+    # shellcheck disable=SC2086
+    http --url "$PLAIN/hello" $load --quiet --json "$T/bytes-$mode.json"
+    check "data_received, $mode: exit 0" 0
+    json_check "data_received, $mode: every answer's $one bytes, headers included" "$T/bytes-$mode.json" \
+        "runs[0]['ops'] >= 12 and runs[0]['http']['k6']['http_reqs']['count'] == runs[0]['ops'] and runs[0]['http']['k6']['data_received']['count'] == runs[0]['ops'] * int('${one:-0}')"
+done
+
 # ---- methods, bodies, headers --------------------------------------------------
 http --url "$PLAIN/echo" --body '{"q":[1,2]}' -H 'X-Trace: t-42' --iterations 10 \
     --expect-body '"method":"POST"' --expect-json '.headers.x-trace' --json "$T/post.json"

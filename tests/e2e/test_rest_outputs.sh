@@ -81,6 +81,15 @@ sys.exit(0 if abs(a["started_at_epoch_ms"] - b["started_at_epoch_ms"]) < 500 els
 PY
 then pass "--start-at: two generators start within half a second of each other"
 else fail "--start-at: two generators start within half a second of each other" "$(grep -h started_at_epoch_ms "$T/g1.json" "$T/g2.json" | tr '\n' ' ')"; fi
+# The non-blocking engine times each request from its start, not from the
+# slots' set-up: a wait at the gate longer than --timeout times nothing out.
+at=$(($(date +%s) + 3))
+run "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --cacert "$P/ca.pem" \
+    --mode nonblocking --inflight 2 --threads 1 --timeout 1 --duration 1 --start-at "$at" \
+    --json "$T/gnb.json"
+check "--start-at, non-blocking, 2 s at the gate with --timeout 1: exit 0" 0
+json_check "--start-at, non-blocking: no request timed out for the wait at the gate" "$T/gnb.json" \
+    'runs[0]["errors"] == 0 and runs[0]["ops"] > 0'
 run "$HSMBENCH" merge "$T/g1.json" "$T/g2.json" -o "$T/g.json"
 check "merge of two REST generators' files: exit 0" 0
 if python3 - "$T/g1.json" "$T/g2.json" "$T/g.json" <<'PY'

@@ -177,6 +177,15 @@ interrupt_run running 200 --endpoint "$URL" --op keygen --alg AES --mode nonbloc
     --threads 2 --duration 30
 check "keygen, SIGINT with keys in flight: exit 130" 130
 keys_gone "keygen, SIGINT: every key made, in flight or not, deleted" "$T/slowsd.err" 4
+# The non-blocking engine times each request from its own start: 4 slots
+# set up one after another (a session and a key each, 1.6 s in all) with
+# --timeout 1 time nothing out (once, a slot's first request was timed
+# from the engine's opening, and ended TIMEOUT at once).
+run "$HSMBENCH" rest sdkms --api-key-env SDKMS_API_KEY --endpoint "$URL" --op mac --mode nonblocking \
+    --inflight 4 --threads 1 --timeout 1 --duration 1 --json "$T/slowsetup.json"
+check "4 slow slot set-ups, --timeout 1: exit 0" 0
+json_check "4 slow slot set-ups: no request timed out" "$T/slowsetup.json" \
+    'runs[0]["errors"] == 0 and runs[0]["ops"] >= 4'
 
 # ---- bad settings, bad credentials ------------------------------------------
 run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op sign --alg AES

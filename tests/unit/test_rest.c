@@ -95,6 +95,41 @@ static void test_b64_valid_matches_decode(void)
     }
 }
 
+/* The answer's check reads a base64 field once for its JSON and its
+ * base64 (rest_jscan_b64): the verdicts are bench_b64_valid's, on every
+ * short text over digits, padding and characters of neither. */
+static void test_jscan_b64_matches_valid(void)
+{
+    static const char cs[] = { 'A', 'z', '0', '+', '-', '_', '/', '=', ' ', '.' };
+    const size_t k = sizeof cs;
+    char t[6], body[64];
+    for (size_t len = 0; len <= 6; len++) {
+        size_t total = 1;
+        for (size_t i = 0; i < len; i++)
+            total *= k;
+        for (size_t v = 0; v < total; v++) {
+            size_t x = v;
+            for (size_t i = 0; i < len; i++, x /= k)
+                t[i] = cs[x % k];
+            const int n = snprintf(body, sizeof body, "{\"wrappedBlob\":\"%.*s\"}", (int)len, t);
+            const char *val = NULL;
+            size_t vn = 0;
+            int b64 = -1;
+            CHECK_MSG(rest_jscan_b64(body, (size_t)n, "wrappedBlob", &val, &vn, &b64) == 1 &&
+                          vn == len && val == body + 16 && b64 == bench_b64_valid(t, len),
+                      "'%.*s': b64 %d, valid %d", (int)len, t, b64, bench_b64_valid(t, len));
+            const bench_code want = !len ? REST_E_MISSING_FIELD
+                                         : bench_b64_valid(t, len) ? BENCH_OK : REST_E_BAD_BASE64;
+            CHECK_MSG(rest_ekm_check_wrap(body, (size_t)n, NULL) == want, "'%.*s'", (int)len, t);
+        }
+    }
+    /* Not plain: jansson's verdict, through the escape. */
+    const char *val = NULL;
+    size_t vn = 0;
+    int b64 = -1;
+    CHECK(rest_jscan_b64("{\"w\":\"QU\\/A\"}", 13, "w", &val, &vn, &b64) == 0);
+}
+
 static void test_b64_rejects(void)
 {
     static const char *const bad[] = {
@@ -771,6 +806,7 @@ int main(void)
     RUN(test_b64_alphabets_and_padding);
     RUN(test_b64_rejects);
     RUN(test_b64_valid_matches_decode);
+    RUN(test_jscan_b64_matches_valid);
     RUN(test_phases_fresh_tls);
     RUN(test_phases_reused_connection);
     RUN(test_phases_plain_http_and_odd_stamps);
