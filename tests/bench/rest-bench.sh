@@ -15,6 +15,9 @@
 #      16 connections (REST_BENCH_TLS_CONNS; hsmbench --no-connection-reuse;
 #      nginx with no session cache or tickets) beside ab without -k.
 #      Goal: hsmbench >= ab.
+#   3. instructions per request under callgrind, hsmbench against the loop
+#      (REST_BENCH_CALLGRIND=0 leaves it out): the ratio the noise of a
+#      shared machine does not move.
 #
 # One connection is one blocking thread; more are hsmbench's non-blocking
 # engine, --mode nonblocking --inflight C on 2 threads (curl multi handles),
@@ -277,3 +280,57 @@ echo "/own 64: hsmbench's rate at 1024 connections over its own at 64."
 echo "cpu-us: hsmbench's CPU time (user + system) per successful request, microseconds."
 echo "cpu-eff: the loop's CPU time per request over hsmbench's (median of the rounds; 1.00: as cheap)."
 echo "The clients and nginx share this machine's CPUs; run it on an idle machine."
+
+# ---- instructions per request (callgrind) -------------------------------------
+# Throughput ratios move by several percent between rounds on a shared
+# machine; instructions do not.  hsmbench (one non-blocking thread, 32
+# transfers) and the libcurl loop (one thread, 32 transfers) run at the same
+# time under callgrind against hsmbench serve answering 5 ms after each
+# request arrived: the pace of a real service, slow enough under valgrind
+# that each pass over the transfers finds a few done, as against nginx at
+# full speed.  The figure is the transfer thread's instructions (its
+# function, inclusive) over the requests it completed.
+if [ "${REST_BENCH_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1 &&
+    command -v callgrind_annotate >/dev/null 2>&1; then
+    "$HSMBENCH" serve --listen 127.0.0.1:0 --max-seconds 120 --latency 5ms \
+        --ekm-token-env REST_BENCH_TOKEN >"$D/serve.out" 2>"$D/serve.err" &
+    SERVE_PID=$!
+    i=0
+    SURL=""
+    while [ -z "$SURL" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        SURL=$(sed -n 's/^hsmbench serve: listening on \([^ ]*\).*/\1/p' "$D/serve.out")
+        i=$((i + 1))
+    done
+    CG_SECS=${REST_BENCH_CALLGRIND_SECONDS:-8}
+    valgrind --tool=callgrind --callgrind-out-file="$D/cg.hs" "$HSMBENCH" rest ekm \
+        --endpoint "$SURL/ekm/k1" --op wrap --token-env REST_BENCH_TOKEN --threads 1 \
+        --mode nonblocking --inflight 32 --duration "$CG_SECS" --quiet --json "$D/cg.json" \
+        >/dev/null 2>"$D/cg.hs.err" &
+    cg_hs=$!
+    valgrind --tool=callgrind --callgrind-out-file="$D/cg.cl" "$CURLLOOP" "$SURL/ekm/k1:wrap" \
+        "$D/body.json" "$CG_SECS" 32 1 >"$D/cg.cl.out" 2>"$D/cg.cl.err"
+    wait "$cg_hs" || true
+    kill -TERM "$SERVE_PID" 2>/dev/null || true
+    wait "$SERVE_PID" 2>/dev/null || true
+    # ir FILE FUNCTION: the function's inclusive instructions.
+    ir() {
+        callgrind_annotate --inclusive=yes "$1" 2>/dev/null | grep -m1 ":$2 " | awk '{gsub(",", "", $1); print $1}'
+    }
+    hs_ops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["ops"])' "$D/cg.json" 2>/dev/null || echo 0)
+    cl_ops=$(awk '{print $2}' "$D/cg.cl.out" 2>/dev/null)
+    hs_ir=$(ir "$D/cg.hs" worker_main)
+    cl_ir=$(ir "$D/cg.cl" run_multi)
+    echo
+    python3 - "${hs_ir:-0}" "${hs_ops:-0}" "${cl_ir:-0}" "${cl_ops:-0}" <<'PY'
+import sys
+hi, hn, ci, cn = (float(x) for x in sys.argv[1:5])
+if not (hi and hn and ci and cn):
+    print("instructions per request (callgrind): not measured (a run failed)")
+    sys.exit(0)
+h, c = hi / hn, ci / cn
+print("instructions per request (callgrind; 1 thread, 32 transfers, serve --latency 5ms):")
+print("  hsmbench %.0f (%d requests), libcurl loop %.0f (%d requests)" % (h, hn, c, cn))
+print("  ir-eff (the loop's over hsmbench's) %.3f  goal >= 0.95: %s" % (c / h, "goal met" if c / h >= 0.95 else "below goal"))
+PY
+fi
