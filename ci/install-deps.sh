@@ -8,13 +8,14 @@ set -eu
 #        clang and its runtimes for the libFuzzer harnesses (make fuzz, make check)
 # run/test: SoftHSMv2 (the demo and test token), opensc (pkcs11-tool), python3 (JSON checks),
 #           tmux (terminal tests), libmicrohttpd + GnuTLS (the REST emulator and its mTLS),
-#           openssl (test certificates), nginx, wrk, apache2-utils (ab) (tests/bench/rest-bench.sh)
+#           openssl (test certificates), nginx, wrk, apache2-utils (ab), valgrind (callgrind's
+#           instructions per request) (tests/bench/rest-bench.sh)
 #           chromium and a font (the HTML report opened in a headless browser), groff and
 #           man-db (manual page checks), prometheus (promtool checks --metrics-listen's output)
 # package:  debhelper, dpkg-dev, lintian (make deb, make check-deb)
 # fuzzing:  clang, libclang-rt-14-dev (libFuzzer, make fuzz and make check's short runs)
 PKGS="gcc clang libclang-rt-14-dev make pkg-config libp11-kit-dev p11-kit libssl-dev libcurl4-openssl-dev libjansson-dev
-libmicrohttpd-dev libgnutls28-dev softhsm2 opensc python3 tmux procps openssl nginx wrk apache2-utils
+libmicrohttpd-dev libgnutls28-dev softhsm2 opensc python3 tmux procps openssl nginx wrk apache2-utils valgrind
 chromium fonts-dejavu-core groff-base man-db prometheus debhelper dpkg-dev lintian"
 
 missing=""
