@@ -460,7 +460,6 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms)
     h->side = NULL;
     h->npending = 0;
     memset(h->checks, 0, sizeof h->checks);
-    h->engine_owned = 0;                     /* blocking from here on */
     rest_http_interruptible(h, 0);
     /* Options on a handle that exists take no allocation: nothing to fail. */
     (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);

@@ -236,7 +236,9 @@ static void engine_await(void *v, int wake_fd, uint64_t max_ns)
     if (e->next_due) {
         /* Not past the earliest deadline. */
         const uint64_t now = bench_now_ns();
-        wait_ns = e->next_due <= now ? 0 : e->next_due - now < max_ns ? e->next_due - now : max_ns;
+        const uint64_t left = e->next_due > now ? e->next_due - now : 0;
+        if (left < wait_ns)
+            wait_ns = left;
     }
     struct curl_waitfd extra = { wake_fd, CURL_WAIT_POLLIN, 0 };
     const int timeout_ms = (int)((wait_ns + 999999) / 1000000);
