@@ -16,8 +16,8 @@
 #      nginx with no session cache or tickets) beside ab without -k.
 #      Goal: hsmbench >= ab.
 #   3. instructions per request under callgrind, hsmbench against the loop
-#      (REST_BENCH_CALLGRIND=0 leaves it out): the ratio the noise of a
-#      shared machine does not move.
+#      for REST_BENCH_CALLGRIND_SECONDS (default 8; REST_BENCH_CALLGRIND=0
+#      leaves it out): the ratio the noise of a shared machine does not move.
 #
 # One connection is one blocking thread; more are hsmbench's non-blocking
 # engine, --mode nonblocking --inflight C on 2 threads (curl multi handles),
