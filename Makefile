@@ -32,10 +32,26 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) -I. $(P
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS_ALL   = $(PKG_LIBS) -lpthread -ldl -lm
 
-CORE_SRC  := $(wildcard bench/*.c p11/*.c keys/*.c rest/*.c serve/*.c)
-MAIN_SRC  := bench/main.c
-LIB_SRC   := $(filter-out $(MAIN_SRC),$(CORE_SRC))
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# The floors, each its own static library, linked top floor first: a lower
+# floor that called into a higher one would leave its symbol unresolved, so
+# the link itself keeps the layering (docs/architecture.md).
+#   util     bench/util     messages, parsers, clock, files, secrets, signals
+#   core     bench/core     the timing core: pools, schedule, histograms, side metrics
+#   results  bench/results  the run model and its views; report, compare, merge
+#   driver   bench/driver   the run driver, the option table, capacity search
+#   p11      p11/ keys/     the PKCS#11 workload and its commands
+#   rest     rest/          the REST shim (rest/transport: the HTTP client)
+#   serve    serve/         the local emulator (uses p11/ and keys/)
+FLOORS    := serve rest p11 driver results core util
+SRC_util    := $(wildcard bench/util/*.c)
+SRC_core    := $(wildcard bench/core/*.c)
+SRC_results := $(wildcard bench/results/*.c)
+SRC_driver  := $(wildcard bench/driver/*.c)
+SRC_p11     := $(wildcard p11/*.c keys/*.c)
+SRC_rest    := $(wildcard rest/*.c rest/transport/*.c)
+SRC_serve   := $(wildcard serve/*.c)
+FLOOR_LIBS := $(foreach f,$(FLOORS),$(BUILD)/libhsmbench-$(f).a)
+LIB_OBJ   := $(foreach f,$(FLOORS),$(SRC_$(f):%.c=$(BUILD)/obj/%.o))
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MOCK_SO   := $(BUILD)/libhsmbench-null.so
@@ -47,9 +63,12 @@ TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
 all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard */*.h)
+# Header dependencies come from the compiler (-MMD), one .d file an object.
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/obj/bench/main.d $(UNIT_BIN:=.d)
 
 # The paths compiled in (LIBDIR, SOFTHSM_MODULE): the objects that use them
 # are rebuilt when they change, so "make install PREFIX=/usr" after "make" is right.
@@ -58,41 +77,44 @@ $(PATHS_STAMP):
 	@mkdir -p $(dir $@) && rm -f $(BUILD)/paths-* && touch $@
 $(BUILD)/obj/p11/module.o $(BUILD)/obj/p11/demo.o: $(PATHS_STAMP)
 
-$(BUILD)/libhsmbench-core.a: $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+define floor_lib
+$(BUILD)/libhsmbench-$(1).a: $(SRC_$(1):%.c=$(BUILD)/obj/%.o)
+	@mkdir -p $$(dir $$@)
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach f,$(FLOORS),$(eval $(call floor_lib,$(f))))
 
-$(BUILD)/hsmbench: $(BUILD)/obj/bench/main.o $(BUILD)/libhsmbench-core.a
+$(BUILD)/hsmbench: $(BUILD)/obj/bench/main.o $(FLOOR_LIBS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libhsmbench-core.a tests/unit/check.h
+$(BUILD)/tests/%: tests/unit/%.c $(FLOOR_LIBS) tests/unit/check.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -MMD -MP -o $@ $< $(FLOOR_LIBS) $(LIBS_ALL)
 
 # The do-nothing PKCS#11 module: every call succeeds at once (harness ceiling, tests).
-$(MOCK_SO): tests/mock/nullp11.c
+$(MOCK_SO): mock/nullp11.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $<
 
 # The mock HSM: configurable service times, cores, stalls, errors (hsmbench-mock(7)).
-$(MOCKHSM_SO): tests/mock/mockhsm.c p11/pkcs11_3x.h
+$(MOCKHSM_SO): mock/mockhsm.c p11/pkcs11_3x.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -lpthread -lm
 
 # A module with a broken function list (HSMBENCH_HOSTILE; tests only, not installed).
-$(HOSTILE_SO): tests/mock/hostilep11.c p11/used_functions.h
+$(HOSTILE_SO): tests/hostile/hostilep11.c p11/used_functions.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl
 
 # The minimal loop make bench compares hsmbench against: same calls, no harness.
-$(BUILD)/tests/minloop: tests/bench/minloop.c $(BUILD)/libhsmbench-core.a
+$(BUILD)/tests/minloop: tests/bench/minloop.c $(FLOOR_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(FLOOR_LIBS) $(LIBS_ALL)
 
 # The minimal libcurl loop the REST benchmark compares hsmbench against.
-$(BUILD)/tests/curlloop: tests/bench/curlloop.c $(BUILD)/libhsmbench-core.a
+$(BUILD)/tests/curlloop: tests/bench/curlloop.c $(FLOOR_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(FLOOR_LIBS) $(LIBS_ALL)
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c), built by clang with ASan and
 # UBSan into build/fuzz; tests/fuzz/run.sh runs each on its seed corpus
@@ -104,9 +126,9 @@ FUZZ_SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recov
 
 fuzzers: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzzers/%)
 
-$(BUILD)/fuzzers/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(BUILD)/libhsmbench-core.a
+$(BUILD)/fuzzers/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FLOOR_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libhsmbench-core.a $(LIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(FLOOR_LIBS) $(LIBS_ALL)
 
 fuzz-build:
 	$(MAKE) BUILD=$(FUZZ_DIR) CC=clang OPTFLAGS='-O1 -g -fno-omit-frame-pointer' SANFLAGS='$(FUZZ_SANFLAGS)' fuzzers

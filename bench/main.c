@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
-#include "bench/cmd.h"
-#include "bench/exit.h"
-#include "bench/heap.h"
+#include "bench/util/cli.h"
+#include "bench/results/cmd.h"
+#include "bench/util/exit.h"
+#include "bench/util/heap.h"
 #include "p11/cmd.h"
 #include "rest/cmd.h"
 #include "serve/cmd.h"
@@ -50,11 +50,11 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     /* Before any thread: no page faults for memory freed and used again
-     * while measuring (bench/heap.c); without it only slower. */
+     * while measuring (bench/util/heap.c); without it only slower. */
     (void)bench_heap_keep_freed();
     /* A closed standard output ("| head -1") must never kill hsmbench:
      * writes fail with EPIPE instead, and run and rest, which install
-     * bench/signals.c's handler, stop as if interrupted. */
+     * bench/util/signals.c's handler, stop as if interrupted. */
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
         bench_warn("cannot ignore SIGPIPE");
     if (argc < 2) {

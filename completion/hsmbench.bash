@@ -11,13 +11,13 @@
 
 _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --pin'
 
-# The load options run and rest share (bench/loadopts.h).
+# The load options run and rest share (bench/driver/loadopts.h).
 _hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
     --mode --rate --inflight --stages --think --abort-on-errors --metrics-listen --metrics-linger
     --find-capacity --step --precision --max-steps'
 
 # Options of each command (p11/cmd_run.c, p11/cmd_list.c, p11/cmd_keys.c,
-# p11/cmd_menu.c, bench/cmd_report.c, bench/cmd_compare.c, bench/cmd_merge.c,
+# p11/cmd_menu.c, bench/results/cmd_report.c, bench/results/cmd_compare.c, bench/results/cmd_merge.c,
 # rest/cmd_rest.c, serve/cmd.c).
 _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size --aad-size
     --token-keys --static-key --key-label --key-id --verify --verify=sample:

@@ -81,7 +81,7 @@ void keys_material_free(keys_material *m);
 /*
  * keys_import (mat given) or keys_generate, as the main thread makes a key:
  * the call is published for Ctrl-C ("stopping: waiting for
- * C_GenerateKeyPair to return", bench/signals.h) and a token key's label
+ * C_GenerateKeyPair to return", bench/util/signals.h) and a token key's label
  * is noted for the list the second Ctrl-C prints.  Not for worker threads.
  */
 CK_RV keys_make(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec *spec,

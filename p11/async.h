@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "bench/workload.h"
+#include "bench/core/workload.h"
 #include "p11/tests.h"
 
 /*

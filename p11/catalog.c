@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/cli.h"
+#include "bench/util/cli.h"
 #include "p11/names.h"
 #include "p11/pkcs11_3x.h"
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cli.h"
-#include "bench/exit.h"
-#include "bench/signals.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
+#include "bench/util/signals.h"
 #include "keys/keys.h"
 #include "p11/names.h"
 #include "p11/target.h"

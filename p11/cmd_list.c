@@ -8,8 +8,8 @@
 
 #include <p11-kit/p11-kit.h>
 
-#include "bench/cli.h"
-#include "bench/exit.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
 #include "p11/demo.h"
 #include "p11/names.h"
 #include "p11/target.h"

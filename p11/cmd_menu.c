@@ -32,13 +32,13 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
-#include "bench/exit.h"
-#include "bench/pool.h"
-#include "bench/signals.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
+#include "bench/core/pool.h"
+#include "bench/util/signals.h"
 #include "keys/keys.h"
 #include "p11/names.h"
-#include "bench/loadopts.h"
+#include "bench/driver/loadopts.h"
 #include "p11/runner.h"
 #include "p11/target.h"
 #include "p11/tests.h"

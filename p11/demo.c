@@ -13,8 +13,8 @@
 
 #include <openssl/rand.h>
 
-#include "bench/cli.h"
-#include "bench/secret.h"
+#include "bench/util/cli.h"
+#include "bench/util/secret.h"
 #include "p11/names.h"
 #include "p11/token.h"
 

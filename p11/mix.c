@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cli.h"
+#include "bench/util/cli.h"
 
 int p11_mix_parse(const char *text, p11_mix *mix)
 {

@@ -14,8 +14,8 @@
 
 #include <stdint.h>
 
-#include "bench/stats.h"
-#include "bench/workload.h"
+#include "bench/results/stats.h"
+#include "bench/core/workload.h"
 #include "p11/tests.h"
 
 #define P11_MIX_MAX 16               /* types in one mix */

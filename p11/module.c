@@ -13,8 +13,8 @@
 
 #include <p11-kit/p11-kit.h>
 
-#include "bench/cli.h"
-#include "bench/signals.h"
+#include "bench/util/cli.h"
+#include "bench/util/signals.h"
 #include "p11/names.h"
 #include "p11/used_functions.h"
 

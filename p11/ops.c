@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/cli.h"
+#include "bench/util/cli.h"
 #include "p11/leftover.h"
 #include "p11/names.h"
 

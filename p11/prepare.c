@@ -14,7 +14,7 @@
 #include <openssl/core_names.h>
 #include <openssl/rsa.h>
 
-#include "bench/cli.h"
+#include "bench/util/cli.h"
 #include "p11/async.h"
 #include "p11/pkcs11_3x.h"
 #include "p11/names.h"

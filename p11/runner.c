@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cli.h"
-#include "bench/report.h"
-#include "bench/signals.h"
+#include "bench/util/cli.h"
+#include "bench/results/report.h"
+#include "bench/util/signals.h"
 #include <math.h>
 
 #include "p11/async.h"

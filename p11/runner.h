@@ -1,14 +1,14 @@
 /*
  * p11/runner.h - one catalogue test on an open token, from capability check
- * to clean-up, run through the run driver (bench/session.h), which keeps
+ * to clean-up, run through the run driver (bench/driver/session.h), which keeps
  * every run's JSON and closing-table row.  Shared by "hsmbench run" and the
  * interactive menu.
  */
 #ifndef P11_RUNNER_H
 #define P11_RUNNER_H
 
-#include "bench/pool.h"
-#include "bench/session.h"
+#include "bench/core/pool.h"
+#include "bench/driver/session.h"
 #include "p11/mix.h"
 #include "p11/target.h"
 #include "p11/tests.h"

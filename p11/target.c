@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
-#include "bench/exit.h"
-#include "bench/report.h"
-#include "bench/secret.h"
-#include "bench/target.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
+#include "bench/results/report.h"
+#include "bench/util/secret.h"
+#include "bench/results/target.h"
 #include "p11/demo.h"
 #include "p11/names.h"
 

@@ -101,7 +101,7 @@ const p11_token  *p11_target_token(const p11_target *t, unsigned i);
 CK_SESSION_HANDLE p11_target_control(const p11_target *t, unsigned i);
 
 /* {"target": {...}, "module": {...}, "token": {...}, "host": {...}} for the
- * results file (target: kind "pkcs11", name and id, bench/target.h).  With
+ * results file (target: kind "pkcs11", name and id, bench/results/target.h).  With
  * several tokens, "tokens" lists them all ("token" is the first) and the
  * target's name and id name every one. */
 json_t *p11_target_env_json(const p11_target *t);

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <p11-kit/pkcs11.h>
 
-#include "bench/workload.h"
+#include "bench/core/workload.h"
 #include "keys/keys.h"
 #include "p11/leftover.h"
 #include "p11/module.h"

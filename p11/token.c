@@ -7,8 +7,8 @@
 
 #include <p11-kit/uri.h>
 
-#include "bench/cli.h"
-#include "bench/signals.h"
+#include "bench/util/cli.h"
+#include "bench/util/signals.h"
 #include "p11/names.h"
 
 int p11_slots(const p11_module *m, int present_only, CK_SLOT_ID **slots, CK_ULONG *n)

@@ -1,7 +1,7 @@
 /*
  * p11/used_functions.h - every function-list entry hsmbench calls, as an
  * X-macro: X(C_Initialize) ...  p11/module.c checks each is present before
- * any is used; the hostile test module (tests/mock/hostilep11.c) takes
+ * any is used; the hostile test module (tests/hostile/hostilep11.c) takes
  * them out by name.  A call added anywhere must be added here.
  */
 #ifndef P11_USED_FUNCTIONS_H

@@ -1,7 +1,7 @@
 /* rest/client.c - shared plumbing of the REST workloads. */
 #include "rest/client.h"
 
-#include "bench/report.h"
+#include "bench/results/report.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -10,10 +10,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "bench/clock.h"
-#include "bench/b64.h"
-#include "bench/target.h"
-#include "rest/codes.h"
+#include "bench/util/clock.h"
+#include "bench/util/b64.h"
+#include "bench/results/target.h"
+#include "rest/transport/codes.h"
 
 #define SETUP_TRIES 3
 
@@ -31,16 +31,6 @@ rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t e
     if (h)
         rest_http_expect(h, c->expected, c->expected_arg);
     return h;
-}
-
-void rest_state_side_bind(void *state, bench_side *side)
-{
-    rest_http_bind(*(rest_http **)state, side);
-}
-
-void rest_state_side_flush(void *state)
-{
-    rest_http_flush(*(rest_http **)state);
 }
 
 void rest_client_side(bench_workload *w)

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "bench/workload.h"
-#include "rest/http.h"
-#include "rest/stats.h"
+#include "bench/core/workload.h"
+#include "rest/transport/http.h"
+#include "rest/transport/stats.h"
 
 typedef struct rest_client {
     rest_http_opts http;
@@ -34,14 +34,12 @@ void rest_client_init(rest_client *c, const rest_http_opts *http);
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen);
 
 /*
- * Side metrics of every REST workload (rest/stats.h).  A REST workload's
+ * Side metrics of every REST workload (rest/transport/stats.h).  A REST workload's
  * state (a worker's, or the one a non-blocking slot carries) begins with
  * its rest_http pointer, so one pair of hooks serves them all: bind gives
  * the handle the thread's recorder, flush records what its requests noted.
  */
 void rest_client_side(bench_workload *w);
-void rest_state_side_bind(void *state, bench_side *side);
-void rest_state_side_flush(void *state);
 
 /* Check an answer; BENCH_OK or the class of what is wrong. */
 typedef bench_code (*rest_check_fn)(void *arg, const rest_response *r);
@@ -81,7 +79,7 @@ int rest_url_check(const char *url, char *err, size_t errlen);
 void rest_client_setup_failed(rest_client *c, bench_code code);
 
 /* The results file's "environment": target (kind "rest", name and id from the
- * service and the URL, bench/target.h), endpoint (service, url, TLS and HTTP
+ * service and the URL, bench/results/target.h), endpoint (service, url, TLS and HTTP
  * settings, plain_url when given), client (libcurl and its TLS library), host. */
 json_t *rest_env_json(const char *service, const char *url, const rest_http_opts *h,
                       const char *plain_url);

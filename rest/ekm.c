@@ -6,11 +6,11 @@
 #include <string.h>
 #include <openssl/rand.h>
 
-#include "bench/b64.h"
-#include "bench/signals.h"
-#include "rest/codes.h"
+#include "bench/util/b64.h"
+#include "bench/util/signals.h"
+#include "rest/transport/codes.h"
 #include "rest/jscan.h"
-#include "rest/multi.h"
+#include "rest/transport/multi.h"
 
 int rest_ekm_op_parse(const char *s, rest_ekm_op *out)
 {

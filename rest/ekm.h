@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "bench/workload.h"
+#include "bench/core/workload.h"
 #include "rest/client.h"
-#include "rest/xfer.h"
+#include "rest/transport/xfer.h"
 
 typedef enum { REST_EKM_WRAP, REST_EKM_UNWRAP, REST_EKM_WRAP_UNWRAP } rest_ekm_op;
 
@@ -68,7 +68,7 @@ bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen);
 bench_code rest_ekm_probe(rest_ekm *e, FILE *f, char *err, size_t errlen);
 
 /* The workload the timing core drives; ctx is e.  aslots: transfers in
- * flight at most in non-blocking runs (rest/multi.h); 0: blocking only. */
+ * flight at most in non-blocking runs (rest/transport/multi.h); 0: blocking only. */
 void rest_ekm_workload(rest_ekm *e, bench_workload *w, unsigned aslots);
 
 /* ---- request and response, exposed for tests ---------------------------- */

@@ -9,11 +9,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include "bench/signals.h"
-#include "rest/multi.h"
+#include "bench/util/signals.h"
+#include "rest/transport/multi.h"
 
 _Static_assert((unsigned)REST_E_EXPECT_BODY > (unsigned)REST_E_CLASS_END,
-               "rest/http_any.h's classes must stay above rest/codes.h's");
+               "rest/http_any.h's classes must stay above rest/transport/codes.h's");
 
 #define PREFLIGHT_TRIES 3
 

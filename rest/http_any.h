@@ -7,14 +7,14 @@
  * body contains a string and its JSON body has a field.  Each way of being
  * wrong is a class of its own, as the REST shim counts them:
  *
- *   HTTP nnn       a status outside the expected set (rest/codes.h)
+ *   HTTP nnn       a status outside the expected set (rest/transport/codes.h)
  *   EXPECT_BODY    the body lacks the --expect-body text
  *   BAD_JSON       --expect-json, and the body is not JSON
  *   EXPECT_JSON    --expect-json, and the path leads nowhere in the body
  *
- * plus every transport class of rest/codes.h (TIMEOUT, TLS, ...).
+ * plus every transport class of rest/transport/codes.h (TIMEOUT, TLS, ...).
  *
- * The request goes through the shim's client (rest/http.h), so TLS, mutual
+ * The request goes through the shim's client (rest/transport/http.h), so TLS, mutual
  * TLS, connection reuse, HTTP/2, the timeout, k6's phase timings and the
  * redacted -v log are the ones "rest ekm" and "rest sdkms" have.
  */
@@ -25,13 +25,13 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "bench/hist.h"
-#include "bench/workload.h"
+#include "bench/core/hist.h"
+#include "bench/core/workload.h"
 #include "rest/client.h"
-#include "rest/xfer.h"
-#include "rest/codes.h"
+#include "rest/transport/xfer.h"
+#include "rest/transport/codes.h"
 
-/* The classes this workload adds, far above rest/codes.h's own. */
+/* The classes this workload adds, far above rest/transport/codes.h's own. */
 enum {
     REST_E_EXPECT_BODY = REST_CODE_CLASS_BASE + 500,   /* body lacks --expect-body */
     REST_E_EXPECT_JSON,                                /* --expect-json path not found */
@@ -128,9 +128,9 @@ bench_code rest_any_check(const rest_any_cfg *c, const rest_response *r);
 bench_code rest_any_preflight(rest_any *a, long *status, char *err, size_t errlen);
 
 /* The workload the timing core drives; ctx is a.  aslots: transfers in
- * flight at most in non-blocking runs (rest/multi.h); 0: blocking only. */
+ * flight at most in non-blocking runs (rest/transport/multi.h); 0: blocking only. */
 void rest_any_workload(rest_any *a, bench_workload *w, unsigned aslots);
-/* Names this workload's codes, and every other code as rest/codes.h does. */
+/* Names this workload's codes, and every other code as rest/transport/codes.h does. */
 void rest_any_code_name(const void *ctx, bench_code code, char *buf, size_t len);
 
 /* ---- reporting -------------------------------------------------------------- */

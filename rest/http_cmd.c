@@ -8,8 +8,8 @@
  * table, JMeter's summary line and the results file.
  */
 #include "rest/http_any.h"
-#include "rest/k6.h"
-#include "rest/multi.h"
+#include "rest/transport/k6.h"
+#include "rest/transport/multi.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,17 +25,17 @@
 #include <unistd.h>
 #include <curl/curl.h>
 
-#include "bench/capacity.h"
-#include "bench/cli.h"
-#include "bench/exit.h"
-#include "bench/loadopts.h"
-#include "bench/pool.h"
-#include "bench/report.h"
-#include "bench/session.h"
-#include "bench/results.h"
-#include "bench/secret.h"
-#include "bench/signals.h"
-#include "rest/stats.h"
+#include "bench/driver/capacity.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
+#include "bench/driver/loadopts.h"
+#include "bench/core/pool.h"
+#include "bench/results/report.h"
+#include "bench/driver/session.h"
+#include "bench/results/results.h"
+#include "bench/util/secret.h"
+#include "bench/util/signals.h"
+#include "rest/transport/stats.h"
 
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 #define DEFAULT_TIMEOUT_MS  10000L

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "bench/b64.h"
+#include "bench/util/b64.h"
 
 #define DEPTH_MAX 32
 

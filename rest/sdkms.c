@@ -9,10 +9,10 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include "bench/b64.h"
-#include "bench/signals.h"
-#include "rest/codes.h"
-#include "rest/multi.h"
+#include "bench/util/b64.h"
+#include "bench/util/signals.h"
+#include "rest/transport/codes.h"
+#include "rest/transport/multi.h"
 
 /* ---- names and settings -------------------------------------------------- */
 

@@ -25,9 +25,9 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "bench/workload.h"
+#include "bench/core/workload.h"
 #include "rest/client.h"
-#include "rest/xfer.h"
+#include "rest/transport/xfer.h"
 
 typedef enum {
     REST_SDKMS_KEYGEN, REST_SDKMS_ENCRYPT, REST_SDKMS_DECRYPT, REST_SDKMS_SIGN,
@@ -96,7 +96,7 @@ bench_code rest_sdkms_preflight(rest_sdkms *s, char *err, size_t errlen);
 bench_code rest_sdkms_probe(rest_sdkms *s, FILE *f, char *err, size_t errlen);
 
 /* The workload the timing core drives; ctx is s.  aslots: transfers in
- * flight at most in non-blocking runs (rest/multi.h), each with its own
+ * flight at most in non-blocking runs (rest/transport/multi.h), each with its own
  * session and keys; 0: blocking only. */
 void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots);
 

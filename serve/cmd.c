@@ -8,7 +8,7 @@
  * so a keep-alive client's requests are served by one thread, which takes a
  * PKCS#11 session of its own from the pool for each request.  Everything the
  * callbacks need travels in their closure pointer (serve_srv); the only
- * global is the signal flag bench/signals.c owns.
+ * global is the signal flag bench/util/signals.c owns.
  */
 #include "serve/cmd.h"
 
@@ -32,11 +32,11 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
-#include "bench/cli.h"
-#include "bench/exit.h"
-#include "bench/metrics.h"
-#include "bench/secret.h"
-#include "bench/signals.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
+#include "bench/results/metrics.h"
+#include "bench/util/secret.h"
+#include "bench/util/signals.h"
 #include "serve/serve.h"
 #include "serve/echo.h"
 

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "p11/names.h"
-#include "bench/b64.h"
+#include "bench/util/b64.h"
 
 /* gRPC codes used in google.rpc.Status bodies. */
 enum { GRPC_INVALID_ARGUMENT = 3, GRPC_INTERNAL = 13, GRPC_UNAUTHENTICATED = 16 };

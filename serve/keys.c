@@ -7,7 +7,7 @@
 #include <string.h>
 #include <openssl/rand.h>
 
-#include "bench/b64.h"
+#include "bench/util/b64.h"
 
 #define BLOB_PREFIX "hsmbench-transient:"
 

@@ -17,7 +17,7 @@
 
 #include "keys/keys.h"
 #include "p11/names.h"
-#include "bench/b64.h"
+#include "bench/util/b64.h"
 
 #define SDKMS_MAX_INPUT (1u << 20)
 

@@ -15,14 +15,14 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "bench/clock.h"
+#include "bench/util/clock.h"
 #include "serve/fault.h"
 #include "serve/keys.h"
 #include "serve/session.h"
 #include "serve/token.h"
 
 /* The server's laps, nanoseconds, in the order of SDKMS's Profiling-Data
- * header (cmd.c writes it; the client reads it in rest/stats.c). */
+ * header (cmd.c writes it; the client reads it in rest/transport/stats.c). */
 enum {
     SERVE_PROF_IN_QUEUE, SERVE_PROF_PARSE_REQUEST, SERVE_PROF_SESSION_LOOKUP,
     SERVE_PROF_VALIDATE_INPUT, SERVE_PROF_CHECK_ACCESS, SERVE_PROF_OPERATE, SERVE_PROF_DB_FLUSH,

@@ -8,7 +8,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
-#include "bench/clock.h"
+#include "bench/util/clock.h"
 
 #define SECRET_LEN 32
 #define SECRET_B64 43            /* base64url of 32 bytes, unpadded */

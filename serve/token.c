@@ -5,8 +5,8 @@
 #include <string.h>
 #include <openssl/rand.h>
 
-#include "bench/cli.h"
-#include "bench/exit.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
 #include "keys/keys.h"
 #include "p11/names.h"
 

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/clock.h"
-#include "bench/heap.h"
-#include "rest/http.h"
+#include "bench/util/clock.h"
+#include "bench/util/heap.h"
+#include "rest/transport/http.h"
 
 typedef struct loop {
     const char        *url, *body;
@@ -125,7 +125,7 @@ static void *run_multi(void *arg)
 
 int main(int argc, char **argv)
 {
-    /* hsmbench's own heap policy (bench/heap.c), so that the ratio is the
+    /* hsmbench's own heap policy (bench/util/heap.c), so that the ratio is the
      * code's, not the allocator setting's. */
     (void)bench_heap_keep_freed();
     if (argc < 6) {

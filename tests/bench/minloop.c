@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cli.h"
-#include "bench/clock.h"
-#include "bench/exit.h"
-#include "bench/heap.h"
+#include "bench/util/cli.h"
+#include "bench/util/clock.h"
+#include "bench/util/exit.h"
+#include "bench/util/heap.h"
 #include "p11/target.h"
 #include "p11/tests.h"
 
@@ -102,7 +102,7 @@ static void *loop_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    /* hsmbench's own heap policy (bench/heap.c), so that the ratio is the
+    /* hsmbench's own heap policy (bench/util/heap.c), so that the ratio is the
      * code's, not the allocator setting's. */
     (void)bench_heap_keep_freed();
     static const struct option longopts[] = {

@@ -2,7 +2,7 @@
 # tests/e2e/merge_exact.py A.json B.json M.json - what every merge of two
 # generators' files must hold, run by run: M's histogram is the slot-by-slot
 # sum of A's and B's, its latency_us the percentiles of that one histogram
-# (as bench/hist.c computes them), and operations, errors, threads and the
+# (as bench/core/hist.c computes them), and operations, errors, threads and the
 # per-second operations add up.  Exits 1 with the first difference.
 import json, math, sys
 

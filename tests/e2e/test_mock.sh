@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/e2e/test_mock.sh - hsmbench against the mock HSM (tests/mock/mockhsm.c,
+# tests/e2e/test_mock.sh - hsmbench against the mock HSM (mock/mockhsm.c,
 # hsmbench-mock(7)): the mock injects service times, stalls, errors and
 # quirks itself, so what hsmbench measures can be checked against them.
 # About 15 seconds; the runs are too long for ThreadSanitizer.

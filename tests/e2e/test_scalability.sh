@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/e2e/test_scalability.sh - the scalability analysis of a blocking thread sweep
-# (bench/scalability.c, bench/usl.c) against the mock HSM, whose capacity is
+# (bench/results/scalability.c, bench/results/usl.c) against the mock HSM, whose capacity is
 # known: 4 cores of 2 ms each serve at most 2000 operations/s, so adding
 # threads pays up to 4 and only adds latency beyond; the knee must land on 4.
 # Then what is not analysed (two thread counts, one, non-blocking, runs left

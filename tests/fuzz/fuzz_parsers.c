@@ -6,10 +6,10 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "bench/cli.h"
-#include "bench/loadopts.h"
-#include "bench/stages.h"
-#include "bench/threshold.h"
+#include "bench/util/cli.h"
+#include "bench/driver/loadopts.h"
+#include "bench/core/stages.h"
+#include "bench/results/threshold.h"
 #include "rest/http_any.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,14 +7,14 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "bench/b64.h"
+#include "bench/util/b64.h"
 #include "rest/client.h"
-#include "rest/codes.h"
+#include "rest/transport/codes.h"
 #include "rest/ekm.h"
-#include "rest/http.h"
+#include "rest/transport/http.h"
 #include "rest/http_any.h"
 #include "rest/sdkms.h"
-#include "rest/stats.h"
+#include "rest/transport/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

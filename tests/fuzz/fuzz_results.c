@@ -8,9 +8,9 @@
 
 #include <jansson.h>
 
-#include "bench/results.h"
-#include "bench/scalability.h"
-#include "bench/threshold.h"
+#include "bench/results/results.h"
+#include "bench/results/scalability.h"
+#include "bench/results/threshold.h"
 
 static const char *const exprs[] = { "p99<50ms", "p(99.9)<1s", "avg<10ms", "rate>1000",
                                      "errors<0.1%", "med<=5ms", "max<2s", "min>1us" };

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/clock.h"
-#include "bench/pool.h"
-#include "bench/report.h"
-#include "bench/results.h"
-#include "bench/signals.h"
+#include "bench/util/clock.h"
+#include "bench/core/pool.h"
+#include "bench/results/report.h"
+#include "bench/results/results.h"
+#include "bench/util/signals.h"
 #include "tests/unit/check.h"
 
 #define NCLS 3

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/capacity.h"
+#include "bench/driver/capacity.h"
 #include "tests/unit/check.h"
 
 /* Run the search against "passes when rate <= knee"; returns the steps. */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
+#include "bench/util/cli.h"
 #include "tests/unit/check.h"
 
 static void test_u64(void)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "bench/heap.h"
+#include "bench/util/heap.h"
 #include "tests/unit/check.h"
 
 /* A sanitizer's allocator is not glibc's: it may take the setting and

@@ -1,11 +1,11 @@
 /*
- * tests/unit/test_hist.c - bench/hist.c against exact answers.
+ * tests/unit/test_hist.c - bench/core/hist.c against exact answers.
  *
  * Reference percentiles come from sorted arrays with the same definition the
  * histogram documents: the value of rank ceil(p/100 * n) (at least 1), here
  * computed in integers so the reference does not share the code's rounding.
  */
-#include "bench/hist.h"
+#include "bench/core/hist.h"
 #include "tests/unit/check.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "bench/hist.h"
+#include "bench/core/hist.h"
 #include "rest/http_any.h"
 
 static void test_status_sets(void)

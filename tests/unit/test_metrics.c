@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_metrics.c - bench/metrics.c without a pool: synthetic
+ * tests/unit/test_metrics.c - bench/results/metrics.c without a pool: synthetic
  * samples and outcomes in, the exposition text out.  Counters add up over
  * the runs of one test and only grow; the final figures are the outcome's;
  * label values are escaped; a NULL server is a no-op; bad options fail.
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/hist.h"
-#include "bench/metrics.h"
+#include "bench/core/hist.h"
+#include "bench/results/metrics.h"
 #include "tests/unit/check.h"
 
 static void namer(const void *ctx, bench_code code, char *buf, size_t len)

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_mockhsm.c - checks the mock HSM, tests/mock/mockhsm.c.
+ * tests/unit/test_mockhsm.c - checks the mock HSM, mock/mockhsm.c.
  *
  * Usage: test_mockhsm [/path/to/libhsmbench-mock.so]
  *   or MOCKHSM_PATH=...; without either, the mock next to NULLP11_PATH

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_nullp11.c - checks the do-nothing module tests/mock/nullp11.c.
+ * tests/unit/test_nullp11.c - checks the do-nothing module mock/nullp11.c.
  *
  * Usage: test_nullp11 /path/to/libnull.so   (or NULLP11_PATH=/path/...)
  *

@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/clock.h"
-#include "bench/pool.h"
-#include "bench/signals.h"
+#include "bench/util/clock.h"
+#include "bench/core/pool.h"
+#include "bench/util/signals.h"
 #include "tests/unit/check.h"
 
 typedef struct fake {
@@ -132,7 +132,7 @@ static void test_open_failure(void)
     bench_outcome_free(&o);
 }
 
-/* A real SIGINT, caught by the program's own handler (bench/signals.c). */
+/* A real SIGINT, caught by the program's own handler (bench/util/signals.c). */
 static void *interrupt_later(void *arg)
 {
     unsigned ms = *(unsigned *)arg;

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_queue.c - the non-blocking run's request queue
- * (bench/queue.h): lock-free, bounded, one producer and many consumers.
+ * (bench/core/queue.h): lock-free, bounded, one producer and many consumers.
  *
  * Values come out in the order they went in; the queue holds
  * BENCH_QUEUE_CAP values and a push beyond waits until one is taken;
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "bench/queue.h"
+#include "bench/core/queue.h"
 #include "tests/unit/check.h"
 
 static void nap_ms(long ms)

@@ -12,19 +12,19 @@
 #include <errno.h>
 
 #include "check.h"
-#include "bench/clock.h"
-#include "bench/b64.h"
+#include "bench/util/clock.h"
+#include "bench/util/b64.h"
 #include "rest/client.h"
-#include "rest/codes.h"
+#include "rest/transport/codes.h"
 #include "rest/ekm.h"
 #include "rest/jscan.h"
-#include "rest/k6.h"
+#include "rest/transport/k6.h"
 #include "serve/fault.h"
-#include "rest/phases.h"
+#include "rest/transport/phases.h"
 #include "rest/sdkms.h"
 #include "serve/keys.h"
 #include "serve/session.h"
-#include "rest/stats.h"
+#include "rest/transport/stats.h"
 
 /* ---- base64 --------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_results.c - bench/results.c and the reports: loading and
+ * tests/unit/test_results.c - bench/results/results.c and the reports: loading and
  * validating results files, merging several generators' files exactly, the
  * CSV and HTML writers, environment.target (built, read, derived for older
  * files), and the progress bar (drawn on a terminal only).
@@ -9,8 +9,8 @@
  * documents, merged, and the merged percentiles must equal those of one
  * histogram fed every value.
  */
-#include "bench/outfile.h"
-#include "bench/results.h"
+#include "bench/util/outfile.h"
+#include "bench/results/results.h"
 #include "tests/unit/check.h"
 
 #include <errno.h>
@@ -20,14 +20,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
-#include "bench/hist.h"
-#include "bench/outopts.h"
-#include "bench/progress.h"
-#include "bench/report.h"
-#include "bench/session.h"
-#include "bench/stats.h"
-#include "bench/target.h"
+#include "bench/util/cli.h"
+#include "bench/core/hist.h"
+#include "bench/driver/outopts.h"
+#include "bench/driver/progress.h"
+#include "bench/results/report.h"
+#include "bench/driver/session.h"
+#include "bench/results/stats.h"
+#include "bench/results/target.h"
 
 /* ---- building documents --------------------------------------------------- */
 

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/clock.h"
-#include "bench/schedule.h"
+#include "bench/util/clock.h"
+#include "bench/core/schedule.h"
 #include "tests/unit/check.h"
 
 #define MS 1000000ULL

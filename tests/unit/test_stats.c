@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_stats.c - bench/stats.c against known answers.
+ * tests/unit/test_stats.c - bench/results/stats.c against known answers.
  *
  * Mann-Whitney reference values: SciPy's documented example
  * (mannwhitneyu(males, females, method="asymptotic") gives U = 17,
@@ -8,7 +8,7 @@
  * by pair and whose p comes from an independent implementation of the
  * tie-corrected normal approximation.
  */
-#include "bench/stats.h"
+#include "bench/results/stats.h"
 #include "tests/unit/check.h"
 
 #include <math.h>

@@ -1,16 +1,16 @@
 /*
- * tests/unit/test_threshold.c - bench/threshold.c: every expression form,
+ * tests/unit/test_threshold.c - bench/results/threshold.c: every expression form,
  * the invalid ones, evaluation on synthetic run objects (the JSON a run
  * writes), and the summary block with the "thresholds" array.
  */
-#include "bench/threshold.h"
+#include "bench/results/threshold.h"
 #include "tests/unit/check.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "bench/hist.h"
-#include "bench/report.h"
+#include "bench/core/hist.h"
+#include "bench/results/report.h"
 
 /* ---- parsing -------------------------------------------------------------- */
 

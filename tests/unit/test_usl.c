@@ -1,9 +1,9 @@
-/* tests/unit/test_usl.c - the Universal Scalability Law fit, peak and knee (bench/usl.c). */
+/* tests/unit/test_usl.c - the Universal Scalability Law fit, peak and knee (bench/results/usl.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/usl.h"
+#include "bench/results/usl.h"
 #include "tests/unit/check.h"
 
 static double usl(double lambda, double sigma, double kappa, double n)

@@ -1,0 +1,205 @@
+/*
+ * bench/core/async.c - the asynchronous slots engine of non-blocking runs.
+ *
+ * Each worker multiplexes several operations in flight (workload.h: aopen,
+ * asubmit, apoll, aclose) instead of blocking in one; with an engine that
+ * can wait (await), it sleeps in the engine until an operation completes or
+ * a request is queued (the wake pipe).  A window without a rate needs no
+ * dispatcher here: each worker keeps its share of the window full.
+ */
+#include "bench/core/pool_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* One operation in flight on an asynchronous slot. */
+typedef struct aslot {
+    void    *st;
+    int      busy;
+    uint64_t intended, submitted;
+} aslot;
+
+static void async_done(worker *wk, aslot *s, bench_code rc)
+{
+    const uint64_t now = bench_now_ns();
+    const bench_workload *w = wk->pool->w;
+    if (w->aside_flush) {
+        /* Side metrics, after the completion's time is taken. */
+        wk->side.on = s->intended >= wk->pool->measure_ns;
+        w->aside_flush(s->st);
+    }
+    account_scheduled(wk, rc, s->intended, s->submitted, now, s->st, 1);
+    s->busy = 0;
+    wk->busy--;
+}
+
+/*
+ * A window of K outstanding requests and no rate, on asynchronous slots:
+ * no dispatcher, each thread keeps its share of the window full itself,
+ * a request falling due the moment a slot frees (as the dispatcher would
+ * issue it).  A rate or a ramp needs the dispatcher's schedule.
+ */
+int pool_is_self_paced(const pool *p)
+{
+    const bench_load *l = p->load;
+    return l->mode == BENCH_MODE_NONBLOCKING && p->w->asubmit != NULL && l->inflight &&
+           l->rate <= 0 && !l->stages;
+}
+
+/* The next request for a free slot: its due time, or 0 when none is due. */
+static uint64_t async_take(worker *wk)
+{
+    pool *p = wk->pool;
+    if (!p->self_paced)
+        return bench_queue_try_pop(&p->queue);
+    if (wk->busy >= wk->window)
+        return 0;
+    const uint64_t now = bench_now_ns();
+    /* The worker's own counters (pool_int.h): no line shared per request. */
+    relaxed_inc(&wk->own_issued);
+    if (now >= p->measure_ns)
+        relaxed_inc(&wk->own_measured);
+    return now;
+}
+
+
+#define AWAIT_BUSY_NS (10ULL * 1000 * 1000)   /* every slot busy: check for the end this often */
+
+/*
+ * Nothing moved in the last pass: wait in the engine for an operation to
+ * complete, and, when a slot is free, for a request to be queued too.
+ */
+static void async_wait(worker *wk, int slot_free)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    if (!slot_free) {
+        w->await(wk->engine, -1, AWAIT_BUSY_NS);
+        return;
+    }
+    /* Count ourselves a sleeper, then look at the queue: a request queued
+     * after that look finds the count and writes to the pipe. */
+    atomic_fetch_add(&p->sleepers, 1);
+    pool_wake_drain(p);
+    if (!bench_queue_has(&p->queue) && !atomic_load_explicit(&p->stop, memory_order_relaxed))
+        w->await(wk->engine, p->wake[0], POLL_NS);
+    atomic_fetch_sub(&p->sleepers, 1);
+}
+
+/*
+ * Non-blocking over asynchronous slots: one thread keeps several operations
+ * in flight, submitting queued requests to idle slots and polling busy ones.
+ * An engine with await() is moved on after every pass and waited on when a
+ * pass did nothing; otherwise the thread pauses briefly.
+ */
+void pool_async_loop(worker *wk)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    aslot *slots = wk->state;
+    const int paced = p->self_paced;
+
+    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        /* slot_free: a slot waits for the dispatcher's next request */
+        int progress = 0, slot_free = 0;
+        for (unsigned i = 0; i < wk->nslots; i++) {
+            aslot *s = &slots[i];
+            bench_code rc = BENCH_OK;
+            if (s->busy && w->apoll(s->st, &rc) == 0) {
+                async_done(wk, s, rc);
+                progress = 1;
+            }
+            if (!s->busy) {
+                uint64_t due = async_take(wk);
+                if (!due) {
+                    slot_free = !paced;
+                    continue;
+                }
+                s->intended = due;
+                s->submitted = paced ? due : bench_now_ns();
+                s->busy = 1;
+                wk->busy++;
+                if (w->asubmit(s->st, &rc) == 0)
+                    async_done(wk, s, rc);
+                progress = 1;
+            }
+        }
+        if (w->await) {
+            if (progress)
+                w->await(wk->engine, -1, 0);
+            else
+                async_wait(wk, slot_free);
+        } else if (!progress) {
+            pause_ns(20000);   /* nothing due and nothing finished: yield the CPU */
+        }
+    }
+    /* Let what is in flight finish (bounded), so sessions close cleanly. */
+    uint64_t give_up = bench_now_ns() + (w->adrain_ns ? w->adrain_ns : BENCH_NS_PER_S);
+    for (unsigned i = 0; i < wk->nslots; i++) {
+        bench_code rc;
+        while (slots[i].busy && bench_now_ns() < give_up) {
+            if (w->apoll(slots[i].st, &rc) == 0)
+                async_done(wk, &slots[i], rc);
+            else if (w->await)
+                w->await(wk->engine, -1, BENCH_NS_PER_S / 100);
+            else
+                pause_ns(20000);
+        }
+    }
+}
+
+/* Open this worker's share of the asynchronous slots: 0, -1 when one
+ * could not be opened (why says why), 1 when stopped early. */
+int pool_async_open(worker *wk)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    unsigned total = w->aslots > p->n ? w->aslots : p->n;
+    unsigned first = 0;
+    for (unsigned i = 0; i < wk->index; i++)
+        first += total / p->n + (i < total % p->n ? 1 : 0);
+    wk->nslots = total / p->n + (wk->index < total % p->n ? 1 : 0);
+    const unsigned k = p->load->inflight;
+    wk->window = k / p->n + (wk->index < k % p->n ? 1 : 0);
+    aslot *slots = calloc(wk->nslots ? wk->nslots : 1, sizeof *slots);
+    if (!slots) {
+        snprintf(wk->why, sizeof wk->why, "out of memory");
+        return -1;
+    }
+    wk->state = slots;
+    if (w->aengine_open &&
+        w->aengine_open(w->actx, wk->index, &wk->engine, wk->why, sizeof wk->why) != 0) {
+        wk->engine = NULL;
+        return -1;
+    }
+    for (unsigned i = 0; i < wk->nslots; i++) {
+        /* Slots may take a while to set up (a session, a key each): stop
+         * at Ctrl-C, or when another worker could not open. */
+        if (*p->interrupt || atomic_load(&p->abandon))
+            return 1;   /* stopped, not failed: the reason is elsewhere */
+        if (w->aopen(w->actx, wk->engine, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
+            return -1;
+        if (w->aside_bind)
+            w->aside_bind(slots[i].st, &wk->side);
+    }
+    return 0;
+}
+
+void pool_async_close(worker *wk)
+{
+    const bench_workload *w = wk->pool->w;
+    aslot *slots = wk->state;
+    for (unsigned i = 0; slots && i < wk->nslots; i++)
+        if (slots[i].st)
+            w->aclose(slots[i].st);
+    free(slots);
+    wk->state = NULL;
+    if (wk->engine)
+        w->aengine_close(wk->engine);
+    wk->engine = NULL;
+}
+
+int pool_use_async(const pool *p)
+{
+    return p->load->mode == BENCH_MODE_NONBLOCKING && p->w->asubmit != NULL;
+}

@@ -1,0 +1,85 @@
+/*
+ * bench/core/closed.c - the blocking (closed-loop) engine.
+ *
+ * Each worker starts its next operation as soon as the last returns.  Hot
+ * path: one do_one(), one clock read, one histogram record and two relaxed
+ * counter stores, all on memory the worker owns; nothing is shared between
+ * workers but the read-only stop flag (and, in a ramp, the active count).
+ */
+#include "bench/core/pool_int.h"
+
+void pool_closed_loop(worker *wk)
+{
+    pool *p = wk->pool;
+    const bench_workload *w = p->w;
+    const uint64_t measure = p->measure_ns;
+    const uint64_t quota = wk->quota;
+    const int bounded = wk->bounded;
+    const uint64_t think = p->load->think_ns;
+    const int ramped = p->load->stages != NULL;
+    uint64_t warm_left = p->load->warmup_ops;
+    uint64_t done = 0;                 /* == wk->ops, kept in a register */
+    bench_code (*const do_one)(void *) = w->do_one;
+    bench_code (*const after)(void *, bench_code) = w->after;
+    void (*const flush)(void *) = w->side_flush;
+    const int after_always = w->after_always;
+    void *const state = wk->state;
+    int by = 0;                        /* the run has a breakdown */
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
+        by |= wk->by[k] != NULL;
+
+    /* One clock read per operation: each op's end is the next one's start,
+     * so the few nanoseconds of bookkeeping below fall into the next
+     * measurement instead of costing a second clock read. */
+    uint64_t t0 = bench_now_ns();
+    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        if (bounded && done >= quota)
+            break;
+        if (ramped && wk->index >= atomic_load_explicit(&p->active, memory_order_relaxed)) {
+            /* Not among the threads the ramp wants now: wait, unmeasured. */
+            pause_ns(STAGE_NS / 4);
+            t0 = bench_now_ns();
+            continue;
+        }
+        bench_code rc = do_one(state);
+        const uint64_t t1 = bench_now_ns();
+        const uint64_t start = t0;
+        t0 = t1;
+        int warm = start < measure;
+        if (warm_left) {
+            warm_left--;
+            warm = 1;
+        }
+        if (after && (rc != BENCH_OK || after_always)) {
+            /* Untimed: the next operation's clock starts after it. */
+            rc = after(state, rc);
+            t0 = bench_now_ns();
+        }
+        if (flush) {
+            /* Side metrics, untimed, recorded only for a measured operation. */
+            wk->side.on = !warm;
+            flush(state);
+            t0 = bench_now_ns();
+        }
+        if (!warm)
+            done++;
+        account(wk, rc, t1 - start, warm, t1);
+        if (!warm && by && account_by(wk, state, 0, rc, t1 - start))
+            t0 = bench_now_ns();   /* a class's first histogram: not the next op's time */
+        if (think) {
+            pause_ns(think);       /* k6's sleep(): not part of any operation */
+            t0 = bench_now_ns();
+        }
+    }
+}
+
+/* Blocking ramps: how many workers the profile wants now (rounded). */
+void pool_set_active(pool *p, uint64_t now)
+{
+    const bench_load *l = p->load;
+    if (!l->stages || l->mode != BENCH_MODE_BLOCKING)
+        return;
+    double v = bench_stages_at(l->stages, now > p->start_ns ? now - p->start_ns : 0);
+    unsigned n = (unsigned)(v + 0.5);
+    atomic_store(&p->active, n > p->n ? p->n : n);
+}

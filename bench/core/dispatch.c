@@ -1,0 +1,83 @@
+/*
+ * bench/core/dispatch.c - the dispatcher of a non-blocking run.
+ *
+ * One thread issues requests into the queue: on the schedule's due times
+ * (a rate or a ramp, bench/core/schedule.h), or whenever fewer than --inflight
+ * are outstanding, or both.  It counts the measured run's scheduled
+ * requests, those issued late, and at the end those due but never issued.
+ */
+#include "bench/core/pool_int.h"
+
+#include <sys/prctl.h>
+
+#include "bench/core/schedule.h"
+
+/* The run's next due time after `from`, up to `end`. */
+static uint64_t next_due(const pool *p, uint64_t from, uint64_t end)
+{
+    return bench_schedule_next_due(p->load->rate, p->load->stages, p->start_ns, from, end);
+}
+
+void *pool_dispatch_main(void *arg)
+{
+    pool *p = arg;
+    /* The schedule's accuracy is the timer's: ask for no slack on wake-ups
+     * (Linux adds 50 µs by default).  Best effort. */
+    (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    const bench_load *l = p->load;
+    uint64_t next = p->start_ns;
+    const int by_rate = l->rate > 0 || l->stages;
+
+    /* The schedule runs to the end of the run (and a little past, so the
+     * last due requests are counted, issued or not). */
+    const uint64_t horizon = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
+                                            : UINT64_MAX;
+    if (by_rate)
+        next = l->stages ? next_due(p, p->start_ns, horizon) : p->start_ns;
+    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        uint64_t now = bench_now_ns();
+        if (by_rate) {
+            if (next == UINT64_MAX) {
+                pause_ns(POLL_NS / 10);   /* the schedule is over: wait for the end */
+                continue;
+            }
+            if (next > now)
+                bench_sleep_until_ns(next < now + POLL_NS ? next : now + POLL_NS);
+            if (bench_now_ns() < next)
+                continue;
+        }
+        if (l->inflight) {
+            /* A window: wait for room among the outstanding requests. */
+            uint64_t out = atomic_load(&p->issued) - atomic_load(&p->completed);
+            if (out >= l->inflight) {
+                pause_ns(20000);
+                continue;
+            }
+            if (!by_rate)
+                next = bench_now_ns();
+        }
+        uint64_t issue_at = bench_now_ns();
+        if (!pool_queue_push(p, next))
+            break;
+        atomic_fetch_add_explicit(&p->issued, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&p->scheduled_now, 1, memory_order_relaxed);
+        if (next >= p->measure_ns) {
+            atomic_fetch_add_explicit(&p->scheduled_measured, 1, memory_order_relaxed);
+            if (issue_at > next + LATE_NS)
+                atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+        }
+        if (by_rate)
+            next = next_due(p, next, horizon);
+    }
+    /* Requests due before the end but never issued are dropped, not lost:
+     * count them from the schedule. */
+    if (by_rate) {
+        uint64_t end = bench_now_ns();
+        while (next < end) {
+            if (next >= p->measure_ns)
+                atomic_fetch_add_explicit(&p->scheduled_measured, 1, memory_order_relaxed);
+            next = next_due(p, next, end);
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,150 @@
+/*
+ * bench/core/pool.h - the closed-loop (blocking) worker pool.
+ *
+ * N threads each open their workload state (a session, keys) before the
+ * clock starts, wait at a barrier, and are released together.  Each then
+ * loops do_one() until the run's bound (duration or iterations) is reached
+ * or an interrupt is seen.  The calling thread is the sampler: once a
+ * second it reads every worker's counters and histogram (lock-free, see
+ * hist.h) and reports that second's operations and percentiles.
+ */
+#ifndef BENCH_POOL_H
+#define BENCH_POOL_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/core/hist.h"
+#include "bench/util/signals.h"
+#include "bench/core/stages.h"
+#include "bench/core/workload.h"
+
+typedef enum {
+    BENCH_MODE_BLOCKING = 0,    /* closed loop: each thread starts its next operation at once */
+    BENCH_MODE_NONBLOCKING,     /* open loop: a schedule issues requests, threads execute them */
+} bench_mode;
+
+typedef struct bench_load {
+    unsigned threads;
+    uint64_t duration_ns;   /* measured duration; 0 when iterations bound the run */
+    uint64_t iterations;    /* measured operations in total; 0 when duration bounds */
+    int      per_thread;    /* iterations count per thread, not in total */
+    uint64_t warmup_ns;     /* run this long first, excluded from every result */
+    uint64_t warmup_ops;    /* or (blocking only): each thread's first N operations are warm-up */
+    bench_mode mode;
+    double   rate;          /* non-blocking: operations/s in total (0: by window) */
+    unsigned inflight;      /* non-blocking: at most this many outstanding (0: no cap) */
+    const bench_stages *stages;  /* ramp of threads (blocking) or rate (non-blocking) */
+    uint64_t think_ns;      /* blocking: pause after each operation, untimed */
+    /* Stop the run (status failed) once every operation of this long a
+     * stretch of measured seconds failed: the device is gone (0: never). */
+    uint64_t abort_ns;
+} bench_load;
+
+typedef struct bench_sample {
+    uint32_t t;             /* 1-based second of the measured run; 0 during warm-up */
+    double   span_s;        /* length of the interval (the last one may be partial) */
+    uint64_t ops;           /* operations completed in the interval, errors included
+                               (successful ones: ops - errors) */
+    uint64_t errors;
+    uint64_t p50_ns, p99_ns;  /* of the interval's successful operations */
+    int      warmup;
+    double   target;        /* stages/rate: threads or operations scheduled (0: none) */
+    uint64_t in_flight;     /* non-blocking: requests issued and not completed */
+    /* The measured run so far, for live exporters (bench/results/metrics.h): the
+     * sampler's merged histogram and errors by code (unsorted).  Valid only
+     * during the bench_second_fn call; NULL/0 in warm-up and out->samples. */
+    const bench_hist       *hist_so_far;
+    const struct bench_err *errs_so_far;
+    size_t                  nerrs_so_far;
+} bench_sample;
+
+typedef struct bench_err {
+    bench_code code;
+    uint64_t   count;
+} bench_err;
+
+typedef enum {
+    BENCH_RUN_OK = 0,
+    BENCH_RUN_INTERRUPTED,
+    BENCH_RUN_FAILED,       /* could not start: a worker failed to open */
+    BENCH_RUN_ABORTED,      /* measured, then stopped: every operation failed (abort_ns) */
+} bench_run_status;
+
+/* One class of a breakdown (bench_workload.breakdown), measured part only. */
+typedef struct bench_class_outcome {
+    uint64_t    ops;            /* errors included */
+    uint64_t    errors;
+    bench_hist *hist;           /* latency of the class's successful operations */
+    bench_err  *errs;           /* by code, most frequent first */
+    size_t      nerrs;
+} bench_class_outcome;
+
+/* The share of the machine's CPUs kept busy by hsmbench (client_cpu) from
+ * which its own machine, not the target, may be what limited a run. */
+#define BENCH_CLIENT_CPU_BOUND 0.9
+
+/* Did hsmbench keep BENCH_CLIENT_CPU_BOUND of host_cpus busy?  No when
+ * either is unknown (host_cpus 0, client_cpu below 0). */
+static inline int bench_client_cpu_bound(double client_cpu, double host_cpus)
+{
+    return host_cpus > 0 && client_cpu >= BENCH_CLIENT_CPU_BOUND * host_cpus;
+}
+
+typedef struct bench_outcome {
+    bench_run_status status;
+    char        reason[256];    /* when status is FAILED */
+    double      duration_s;     /* the measured part: the plan's length (a duration or
+                                   stages), or, bounded by iterations, until the
+                                   last operation ended; cut short by an interrupt */
+    uint64_t    ops;            /* measured operations, errors included */
+    uint64_t    errors;
+    bench_hist *hist;           /* latency of successful measured operations */
+    bench_err  *errs;           /* errors by code, most frequent first */
+    size_t      nerrs;
+    bench_sample *samples;      /* the measured per-second series */
+    size_t      nsamples;
+    /* non-blocking runs: hist is the response time from the scheduled
+     * start; these split it into its parts */
+    bench_hist *service;        /* actual start to completion */
+    bench_hist *queue;          /* scheduled start to actual start */
+    uint64_t    scheduled;      /* requests the schedule called for in the measured run */
+    uint64_t    late;           /* issued more than 1 ms after their scheduled time */
+    uint64_t    dropped;        /* scheduled but never started before the end */
+    double      target_rate;    /* scheduled requests / duration */
+    uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
+    double      client_cpu;     /* CPUs this process kept busy in the measured part (user
+                                   + system time of all its threads over the wall time);
+                                   < 0 when not known; from BENCH_CLIENT_CPU_BOUND of the
+                                   machine's CPUs on, hsmbench itself may be the limit */
+    bench_side  side;           /* the workload's side metrics, every worker's merged */
+    /* Per class of each breakdown the workload declared (NULL: none):
+     * by[k] has nby[k] == breakdown[k]->n entries; they add up to ops and
+     * errors.  A class's hist is never NULL (empty when it had no success). */
+    bench_class_outcome *by[BENCH_BREAKDOWNS];
+    unsigned             nby[BENCH_BREAKDOWNS];
+} bench_outcome;
+
+/* Called by the sampler thread once a second (and for warm-up seconds). */
+typedef void (*bench_second_fn)(void *arg, const bench_sample *s);
+
+/*
+ * Run the pool.  `interrupt` is polled (at least every 100 ms) and stops the
+ * run when it becomes non-zero.  Returns 0 when the run took place (check
+ * out->status for OK or INTERRUPTED), -1 when it could not start
+ * (out->status FAILED and out->reason say why).  out must be released with
+ * bench_outcome_free in every case.
+ */
+int  bench_pool_run(const bench_workload *w, const bench_load *load,
+                    const bench_flag *interrupt,
+                    bench_second_fn on_second, void *arg, bench_outcome *out);
+void bench_outcome_free(bench_outcome *out);
+
+/* Asynchronous slots (operations in flight at most) a non-blocking run asks
+ * of an engine that has them: --inflight K, else this many per thread. */
+#define BENCH_ASYNC_SLOTS_PER_THREAD 16
+/* That count for `load`; 0 for a blocking run. */
+unsigned bench_async_slots(const bench_load *load);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * bench/core/sampler.c - the per-second sampler.
+ *
+ * The thread that called bench_pool_run samples the run: on absolute ticks
+ * (every whole second of the measured run, and of the warm-up, whose last
+ * tick is clipped to its end), it reads every worker's live counters and
+ * histogram without locks and reports the interval.  It decides when the
+ * run is over (its length, an interrupt, every worker done), stops it, and
+ * takes the last, partial interval after the join.
+ */
+#include "bench/core/pool_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Everything the sampler needs between ticks. */
+typedef struct sampler {
+    bench_hist *sum, *prev, *delta;
+    uint64_t    ops_prev, errs_prev;
+    uint64_t    tick_prev_ns;
+    int         warm;          /* the previous interval was a warm-up one */
+    uint64_t    sched_prev;    /* non-blocking: scheduled requests at the last tick */
+    bench_err   errs[ERR_SLOTS];   /* measured errors by code so far (live exporters) */
+    int         cpu_taken;     /* cpu0_ns and wall0_ns hold the measured part's start */
+    uint64_t    cpu0_ns, wall0_ns;
+} sampler;
+
+
+/* What the callback may see of the run so far (never kept in out->samples). */
+static void so_far(sampler *s, bench_sample *smp)
+{
+    if (smp->warmup)
+        return;
+    smp->hist_so_far = s->sum;
+    smp->errs_so_far = s->errs;
+    for (smp->nerrs_so_far = 0; smp->nerrs_so_far < ERR_SLOTS && s->errs[smp->nerrs_so_far].count;)
+        smp->nerrs_so_far++;
+}
+
+/*
+ * Fold every worker's live counters into one interval sample.  Warm-up
+ * intervals count the warm-up counters; measured ones the measured
+ * counters, so the measured series sums exactly to the run's totals.
+ */
+static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sample *out)
+{
+    uint64_t ops = 0, errs = 0;
+
+    memset(out, 0, sizeof *out);
+    if (!warmup) {
+        bench_hist_reset(s->sum);
+        memset(s->errs, 0, sizeof s->errs);
+    }
+    for (unsigned i = 0; i < p->n; i++) {
+        worker *wk = &p->workers[i];
+        ops += atomic_load_explicit(warmup ? &wk->warm_ops : &wk->ops, memory_order_relaxed);
+        errs += atomic_load_explicit(warmup ? &wk->warm_errs : &wk->errors, memory_order_relaxed);
+        if (!warmup) {
+            bench_hist_add(s->sum, wk->hist);
+            live_err_fold(s->errs, wk->errs);
+        }
+    }
+    if (!warmup) {
+        if (s->warm) {
+            /* First measured interval: the baseline is zero, not the warm-up total. */
+            s->ops_prev = s->errs_prev = 0;
+            s->warm = 0;
+        }
+        bench_hist_delta(s->delta, s->sum, s->prev);
+        /* The interval's slots give its max only to bucket precision; the
+         * true max so far bounds it, so no percentile exceeds a real value. */
+        if (bench_hist_count(s->delta) && bench_hist_max(s->delta) > bench_hist_max(s->sum))
+            bench_hist_set_extrema(s->delta, bench_hist_min(s->delta), bench_hist_max(s->sum));
+        out->p50_ns = bench_hist_percentile(s->delta, 50.0);
+        out->p99_ns = bench_hist_percentile(s->delta, 99.0);
+    }
+    if (p->load->mode == BENCH_MODE_NONBLOCKING) {
+        uint64_t sched = pool_scheduled_now(p);
+        out->target = (double)(sched - s->sched_prev);
+        s->sched_prev = sched;
+        /* Finished is read after issued: it may have passed that reading. */
+        const uint64_t issued = pool_issued(p), finished = pool_completed(p);
+        out->in_flight = issued > finished ? issued - finished : 0;
+    } else if (p->load->stages) {
+        out->target = (double)atomic_load(&p->active);
+    }
+    out->span_s = (double)(now - s->tick_prev_ns) / 1e9;
+    out->ops = ops - s->ops_prev;
+    out->errors = errs - s->errs_prev;
+    s->ops_prev = ops;
+    s->errs_prev = errs;
+    s->tick_prev_ns = now;
+}
+
+static int samples_push(bench_outcome *out, size_t *cap, const bench_sample *s)
+{
+    if (out->nsamples == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        bench_sample *ns = realloc(out->samples, ncap * sizeof *ns);
+        if (!ns)
+            return -1;
+        out->samples = ns;
+        *cap = ncap;
+    }
+    out->samples[out->nsamples++] = *s;
+    return 0;
+}
+
+static int all_done(const pool *p)
+{
+    for (unsigned i = 0; i < p->n; i++)
+        if (!atomic_load(&p->workers[i].done))
+            return 0;
+    return 1;
+}
+
+int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrupt,
+                     bench_second_fn on_second, void *arg, bench_outcome *out)
+{
+    sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
+                  load->warmup_ns > 0, 0, { { 0, 0 } }, 0, 0, 0 };
+    size_t cap = 0;
+    uint32_t warm_k = 0, k = 0;
+    const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
+    uint64_t failing_ns = 0;       /* measured time in a row in which every operation failed */
+    int rc = 0;
+
+    if (!s.sum || !s.prev || !s.delta) {
+        rc = -1;
+        goto stop;
+    }
+    out->client_cpu = -1;
+    for (;;) {
+        uint64_t now = bench_now_ns();
+        int in_warmup = now < p->measure_ns;
+        if (!in_warmup && !s.cpu_taken) {
+            /* The measured part begins: at the release, or at the warm-up's
+             * last tick, which falls on its end. */
+            s.cpu0_ns = bench_process_cpu_ns();
+            s.wall0_ns = bench_now_ns();
+            s.cpu_taken = s.cpu0_ns != 0;
+        }
+        uint64_t tick = in_warmup ? p->start_ns + (uint64_t)(warm_k + 1) * BENCH_NS_PER_S
+                                  : p->measure_ns + (uint64_t)(k + 1) * BENCH_NS_PER_S;
+        if (in_warmup && tick > p->measure_ns)
+            tick = p->measure_ns;
+        if (tick > end_ns)
+            tick = end_ns;
+
+        int finished = 0;
+        while ((now = bench_now_ns()) < tick) {
+            if (*interrupt || all_done(p)) {
+                finished = 1;
+                break;
+            }
+            uint64_t poll = load->stages && load->mode == BENCH_MODE_BLOCKING ? STAGE_NS : POLL_NS;
+            uint64_t wake = now + poll < tick ? now + poll : tick;
+            bench_sleep_until_ns(wake);
+            pool_set_active(p, bench_now_ns());
+        }
+        if (*interrupt) {
+            out->status = BENCH_RUN_INTERRUPTED;
+            finished = 1;
+        }
+        if (!finished && now >= end_ns)
+            finished = 1;
+        if (finished) {
+            p->stop_ns = now < end_ns ? now : end_ns;
+            break;
+        }
+
+        bench_sample smp;
+        sample_take(p, &s, now, in_warmup, &smp);
+        if (in_warmup) {
+            smp.warmup = 1;
+            smp.t = 0;
+            warm_k++;
+        } else {
+            smp.t = ++k;
+            if (samples_push(out, &cap, &smp) != 0) {
+                rc = -1;
+                break;
+            }
+            /* A device that is gone fails everything at once: stop rather
+             * than count millions of instant failures. */
+            if (smp.ops && smp.errors == smp.ops)
+                failing_ns += (uint64_t)(smp.span_s * 1e9);
+            else if (smp.ops)
+                failing_ns = 0;
+        }
+        so_far(&s, &smp);
+        if (on_second)
+            on_second(arg, &smp);
+        if (load->abort_ns && failing_ns >= load->abort_ns) {
+            out->status = BENCH_RUN_ABORTED;
+            p->stop_ns = now;
+            break;
+        }
+    }
+stop:
+    if (s.cpu_taken) {
+        /* Up to the stop; the drain of what is in flight is not measured. */
+        const uint64_t cpu1 = bench_process_cpu_ns(), wall1 = bench_now_ns();
+        if (cpu1 >= s.cpu0_ns && wall1 > s.wall0_ns + BENCH_NS_PER_S / 100)
+            out->client_cpu = (double)(cpu1 - s.cpu0_ns) / (double)(wall1 - s.wall0_ns);
+    }
+    pool_stop(p);
+
+    /* The last, partial interval: from the last tick to the end of the
+     * measured part (what completed after the stop, from operations begun
+     * before it, counts in it), so the intervals add up to the duration. */
+    if (rc == 0) {
+        const uint64_t end = pool_measured_end(p);
+        if (end < s.tick_prev_ns && out->nsamples && end > p->measure_ns) {
+            /* The last operation ended before the last tick (a run bounded
+             * by iterations, seen done only then): that interval ends with it. */
+            bench_sample *last = &out->samples[out->nsamples - 1];
+            last->span_s -= (double)(s.tick_prev_ns - end) / 1e9;
+            if (last->span_s < 0)
+                last->span_s = 0;
+        }
+        if (end > p->measure_ns && (end > s.tick_prev_ns || out->nsamples == 0)) {
+            bench_sample smp;
+            sample_take(p, &s, end > s.tick_prev_ns ? end : s.tick_prev_ns, 0, &smp);
+            if (smp.ops || smp.span_s >= 0.001 || out->nsamples == 0) {
+                smp.t = ++k;
+                if (samples_push(out, &cap, &smp) != 0)
+                    rc = -1;
+                else if (on_second && smp.span_s >= 0.05) {
+                    so_far(&s, &smp);
+                    on_second(arg, &smp);
+                }
+            }
+        }
+    }
+    bench_hist_free(s.sum);
+    bench_hist_free(s.prev);
+    bench_hist_free(s.delta);
+    return rc;
+}

@@ -1,0 +1,142 @@
+/*
+ * bench/core/workload.h - the one interface between the timing core and a workload.
+ *
+ * The core (pool.c) knows how to run load and measure it; a workload (p11/,
+ * rest/) knows how to do one operation.  Neither knows the other's internals.
+ *
+ *   open(ctx, worker)  -> per-worker state (a session, a key, a handle),
+ *                         called before the clock starts
+ *   do_one(state)      -> outcome of one operation
+ *   close(state)       -> after the clock stops
+ *
+ * An outcome is never just "failed": a non-zero code is the provider's own
+ * (a CKR_* value, an HTTP status, a curl code), so reports can count errors
+ * by cause; code_name() turns it into the provider's name for it.
+ */
+#ifndef BENCH_WORKLOAD_H
+#define BENCH_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/core/side.h"
+
+typedef uint64_t bench_code;
+
+#define BENCH_OK 0
+/* Codes the core itself assigns live above every provider's range. */
+#define BENCH_CODE_CORE        (1ULL << 48)
+#define BENCH_CODE_VERIFY_MISMATCH (BENCH_CODE_CORE | 1)   /* result failed an outside check */
+#define BENCH_CODE_OTHER       (BENCH_CODE_CORE | 2)   /* codes beyond what the core keeps apart */
+#define BENCH_CODE_BAD_LENGTH  (BENCH_CODE_CORE | 3)   /* "success" with a wrong-sized result */
+#define BENCH_CODE_NO_RESULT   (BENCH_CODE_CORE | 4)   /* "success" that produced nothing */
+/* A lookup before the operation (run --lookup) found no object, or several
+ * or another than the key. */
+#define BENCH_CODE_LOOKUP_NOT_FOUND (BENCH_CODE_CORE | 5)
+#define BENCH_CODE_LOOKUP_AMBIGUOUS (BENCH_CODE_CORE | 6)
+
+/*
+ * Optional: a breakdown of a run by a class of its operations: the
+ * operation type of a --mix, the token of a run spread over several tokens.
+ * The core keeps, per class, what it keeps for the whole run (operations,
+ * errors by code, latency of the successes) and reports each class beside
+ * the whole (summary, JSON "breakdown", CSV, HTML).  class_of() (aclass_of()
+ * for an asynchronous slot) names the class of the operation that has just
+ * ended on that state; the core calls it after the operation, outside the
+ * timed path.  A run has at most BENCH_BREAKDOWNS of them ("type" and
+ * "token" at once).
+ */
+#define BENCH_BREAKDOWNS   2
+#define BENCH_MAX_CLASSES 64
+typedef struct bench_breakdown {
+    const char         *dimension;  /* "type", "token": the JSON and CSV name */
+    unsigned            n;          /* classes, 1..BENCH_MAX_CLASSES */
+    const char *const  *labels;     /* n names ("rsa-pkcs-sign", a token's label) */
+    const double       *weights;    /* n expected shares summing to 1, or NULL */
+    unsigned (*class_of)(const void *state);
+    unsigned (*aclass_of)(const void *slot);
+} bench_breakdown;
+
+typedef struct bench_workload {
+    void *ctx;                      /* shared, read-only while the run goes */
+    /* Prepare worker `index`; on failure write a one-line reason to err and
+     * return non-zero (the run is then abandoned before it starts). */
+    int  (*open)(void *ctx, unsigned index, void **state, char *err, size_t errlen);
+    bench_code (*do_one)(void *state);
+    /*
+     * Optional, called after each do_one() outside the timed path: clean-up
+     * that must not be measured (destroying a generated key), recovery
+     * (reopening an invalidated session, finishing an operation a short
+     * buffer left active), and sampled result checks.  It gets do_one()'s
+     * code and returns the code to count: a non-zero return turns a
+     * success into a failure of that class (BENCH_CODE_VERIFY_MISMATCH).
+     */
+    bench_code (*after)(void *state, bench_code rc);
+    /* Call after() after successes too; otherwise only after failures, so a
+     * plain operation pays nothing for it. */
+    int after_always;
+    void (*close)(void *state);
+    /* Name a non-zero code ("CKR_DEVICE_ERROR", "HTTP 503"). */
+    void (*code_name)(const void *ctx, bench_code code, char *buf, size_t len);
+    /* Payload bytes one successful operation processes, for bytes/s (0: none). */
+    uint64_t bytes_per_op;
+
+    /*
+     * Optional: asynchronous operations, for non-blocking runs on providers
+     * that keep many operations in flight per thread (PKCS#11 3.2 async
+     * sessions, libcurl's multi interface).  A "slot" carries one operation
+     * at a time (a session, a transfer); each worker thread multiplexes
+     * several.  asubmit() starts one: it returns 1 when the operation is in
+     * flight, or 0 with its final code when it completed at once; apoll()
+     * returns 1 while it is still in flight, 0 with the final code when it
+     * is done.  When set, non-blocking runs use these instead of do_one()
+     * from a pool of blocked threads.  Every hook gets actx, not ctx.
+     */
+    void *actx;
+    int  (*aopen)(void *actx, void *engine, unsigned slot_index, void **slot, char *err,
+                  size_t errlen);
+    int  (*asubmit)(void *slot, bench_code *done);
+    int  (*apoll)(void *slot, bench_code *done);
+    void (*aclose)(void *slot);
+    unsigned aslots;            /* slots in flight in total (>= threads) */
+    /* At the end, how long operations in flight may take to finish before
+     * their slots are closed anyway (0: 1 s). */
+    uint64_t adrain_ns;
+    /*
+     * Optional, with the slots: an engine each worker thread's slots share
+     * (a curl multi handle), made before them and given to aopen(), closed
+     * after them.  await(engine, wake_fd, max_ns) moves the engine's
+     * operations on; with max_ns 0 it returns at once, otherwise, when none
+     * completed, it waits up to max_ns for one to, or for wake_fd (when
+     * >= 0) to become readable: the core makes it readable when a request
+     * is queued for a thread that waits.  Without await() the core polls
+     * the slots (apoll) with short pauses.
+     */
+    int  (*aengine_open)(void *actx, unsigned worker, void **engine, char *err, size_t errlen);
+    void (*aengine_close)(void *engine);
+    void (*await)(void *engine, int wake_fd, uint64_t max_ns);
+
+    /*
+     * Optional: side metrics (bench/core/side.h), what the workload measures
+     * beside each operation's latency.  side describes them; side_bind()
+     * hands a worker's state (aside_bind(): a slot) its thread's recorder,
+     * in that thread, after open() and before the clock; side_flush()
+     * (aside_flush()) is called after every operation, outside the timed
+     * path, with the recorder switched on only when the operation is part
+     * of the measured run: the workload records there what the operation
+     * left noted in its state.
+     */
+    const bench_side_spec *side;
+    void (*side_bind)(void *state, bench_side *side);
+    void (*side_flush)(void *state);
+    void (*aside_bind)(void *slot, bench_side *side);
+    void (*aside_flush)(void *slot);
+
+    /* Optional: the run's breakdowns (NULL: none); see bench_breakdown. */
+    const bench_breakdown *breakdown[BENCH_BREAKDOWNS];
+} bench_workload;
+
+/* Name a code, core codes included; falls back to the workload's namer. */
+void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * bench/driver/capacity.h - capacity under an objective: the highest open-loop
+ * rate at which every objective holds (--find-capacity 'p99<20ms').
+ *
+ * Three parts:
+ *
+ *   the flags   bench_cap_opt / bench_cap_finish: --find-capacity EXPR
+ *               (repeatable; the threshold syntax, upper bounds on latency
+ *               or errors), --step, --precision, --max-steps; shared by
+ *               run and rest ekm|sdkms|http, like loadopts.h
+ *   the search  bench_capsearch: a pure state machine that says which rate
+ *               to try next from the verdicts so far (grow x2 from a start
+ *               until a step fails, then bisect between the highest passing
+ *               and the lowest failing rate until (hi - lo) / lo <= the
+ *               precision; at most max_steps steps); and bench_cap_judge,
+ *               the verdict on one step's run JSON (pure too)
+ *   the driver  bench_capacity_run: each step a non-blocking run through
+ *               the command's own call of bench_session_run, judged, one
+ *               line printed; bench_capacity_finish: the "capacity" object
+ *               of the results file, the closing table, the answer, the
+ *               exit status
+ */
+#ifndef BENCH_CAPACITY_H
+#define BENCH_CAPACITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "bench/driver/loadopts.h"
+#include "bench/core/pool.h"
+#include "bench/driver/session.h"
+#include "bench/results/threshold.h"
+#include "bench/results/capanswer.h"
+
+#define BENCH_CAP_DEFAULT_STEPS  20
+#define BENCH_CAP_MAX_STEPS      100
+#define BENCH_CAP_MAX_RATE       10000000.0
+#define BENCH_CAP_DEFAULT_STEP_NS (10ULL * 1000000000ULL)
+#define BENCH_CAP_DEFAULT_PRECISION 0.02
+/* A step fails when fewer successes than this share of the offered rate
+ * were achieved. */
+#define BENCH_CAP_KEEP_UP 0.95
+/* When the first rate fails, it is halved at most this many times. */
+#define BENCH_CAP_MAX_HALVINGS 4
+
+/* ---- the flags ---- */
+
+typedef struct bench_cap_opts {
+    bench_threshold objectives[BENCH_CAP_MAX_OBJECTIVES];
+    size_t          nobjectives;     /* 0: no capacity search */
+    uint64_t        step_ns;         /* measured length of each step */
+    double          precision;       /* a fraction: 0.02 */
+    unsigned        max_steps;       /* the probe not included */
+    double          start_rate;      /* --rate: the first step's rate (0: probe) */
+    int             step_given, precision_given, steps_given;
+} bench_cap_opts;
+
+enum { BENCH_OPT_FIND_CAPACITY = 1400, BENCH_OPT_STEP, BENCH_OPT_PRECISION, BENCH_OPT_MAX_STEPS };
+
+#define BENCH_CAP_LONGOPTS \
+    { "find-capacity", required_argument, NULL, BENCH_OPT_FIND_CAPACITY }, \
+    { "step", required_argument, NULL, BENCH_OPT_STEP }, \
+    { "precision", required_argument, NULL, BENCH_OPT_PRECISION }, \
+    { "max-steps", required_argument, NULL, BENCH_OPT_MAX_STEPS }
+
+/* The Capacity section of a command's --help. */
+extern const char bench_cap_help[];
+
+void bench_cap_opts_init(bench_cap_opts *o);
+
+/* Take one capacity option: 1 taken, 0 not one, -1 bad value (printed; a
+ * bad objective is a usage error, exit 2). */
+int bench_cap_opt(bench_cap_opts *o, int code, const char *arg);
+
+/*
+ * After parsing, before bench_load_finish: refuse what contradicts a search
+ * (--stages, a --threads list, --duration, --iterations, --mode blocking;
+ * --step, --precision or --max-steps without --find-capacity), take --rate
+ * as the start, and set the load up as the steps run it (non-blocking,
+ * --step long).  -1 (printed) on a contradiction.
+ */
+int bench_cap_finish(bench_cap_opts *o, bench_load_opts *lo);
+
+/* ---- the search (pure) ---- */
+
+typedef enum {
+    BENCH_CAP_SEARCHING = 0,
+    BENCH_CAP_FOUND,       /* lo passed, hi failed, within the precision */
+    BENCH_CAP_NONE,        /* nothing passed, down to start / 2^MAX_HALVINGS */
+    BENCH_CAP_CEILING,     /* everything passed up to max_rate */
+    BENCH_CAP_STEPS,       /* max_steps ran out before the precision was met */
+} bench_cap_end;
+
+typedef struct bench_capsearch {
+    double   start, precision, max_rate;
+    unsigned max_steps;
+    double   lo;          /* highest passing rate (0: none yet) */
+    double   hi;          /* lowest failing rate (0: none yet) */
+    double   lowest;      /* lowest rate tried */
+    unsigned steps, halvings;
+    bench_cap_end end;
+} bench_capsearch;
+
+void bench_capsearch_init(bench_capsearch *c, double start, double precision, double max_rate,
+                          unsigned max_steps);
+/* The next rate to try, or 0 when the search is over (then c->end says why). */
+double bench_capsearch_next(bench_capsearch *c);
+/* The verdict on a step at `rate` (the one next() gave). */
+void bench_capsearch_record(bench_capsearch *c, double rate, int pass);
+
+/* ---- one step's verdict (pure) ---- */
+
+typedef struct bench_cap_step {
+    double   rate;              /* offered, operations/s */
+    double   achieved;          /* successes/s */
+    double   p50_us, p99_us, error_pct;
+    double   service_p50_us, service_mean_us;
+    uint64_t scheduled, late, dropped;
+    double   utilisation;       /* of the threads (or slots) by service time */
+    double   client_cpu;        /* the run's client_cpu: CPUs hsmbench kept busy (< 0: unknown) */
+    int      pass;
+    int      interrupted;
+    const char *limit;          /* failing: "target", "threads", "generator" */
+    char     why[240];          /* failing: what failed; passing: "" */
+} bench_cap_step;
+
+/*
+ * Judge a step from its element of "runs": every objective holds
+ * (bench_threshold_eval), the achieved rate of successes is at least
+ * BENCH_CAP_KEEP_UP of the offered rate, and no more requests were dropped
+ * (never started) than 1 % of them and the threads (or slots) could hold.
+ * `baseline_service_us` is the median service time of the lowest rate
+ * measured so far (0: this is the first); `host_cpus` the machine's CPUs
+ * (0: unknown).  When a step fails, its limit is "generator" when
+ * hsmbench's process kept BENCH_CLIENT_CPU_BOUND of the machine's CPUs busy or
+ * more (its client_cpu: then every figure, service times included, is this
+ * machine's), else "target" when the service time grew past 1.5 x the
+ * baseline (or there is none), else "threads" when they were busy (80 % or
+ * more by service time),
+ * else "generator" when requests went out late (by more than 1 ms) or were
+ * dropped, more than 1 % of them, else "target" (its own latency at a load
+ * it carries).
+ */
+void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, double rate,
+                     double baseline_service_us, double host_cpus, bench_cap_step *out);
+
+
+/* ---- the driver ---- */
+
+/* Run one step or the probe: the command's bench_session_run (through its
+ * runner) with this load. */
+typedef void (*bench_cap_step_fn)(void *arg, const bench_load *load);
+
+typedef struct bench_capacity {
+    const bench_cap_opts *o;
+    bench_session        *s;
+    bench_capsearch       search;
+    bench_load            base;           /* the load as parsed (a copy) */
+    bench_cap_step        steps[BENCH_CAP_MAX_STEPS];
+    size_t                nsteps;
+    double                probe_rate;     /* closed-loop probe: successes/s (0: none) */
+    unsigned              threads;
+    int                   run_failed;     /* a step could not be measured */
+    int                   interrupted;
+    json_t               *obj;            /* the "capacity" object, after the search */
+} bench_capacity;
+
+/*
+ * The whole search on session s: a closed-loop probe first when no --rate
+ * gave the start (its rate halved, two significant digits, is the first
+ * step's), then the steps.  base is the load as parsed (threads, warm-up,
+ * the step's length); fn runs each step.  The session prints no header,
+ * summary or per-second lines meanwhile, one line per step instead.
+ */
+void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opts *o,
+                        const bench_load *base, bench_cap_step_fn fn, void *arg);
+
+/*
+ * After the search (and after the command released its keys): the results
+ * document with its "capacity" object, the closing table of the steps,
+ * the answer; returns the exit status: 130 interrupted, 3 set-up failure,
+ * 1 no rate passed, a step could not run, a threshold failed or a file
+ * could not be written, else 0.  Takes environment and command; frees c.
+ */
+int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *command);
+
+#endif

@@ -1,0 +1,341 @@
+/* bench/driver/capdrive.c - the capacity search's driver: each step a run of the
+ * run driver (session.c), judged and printed; the answer (capacity.h). */
+#include "bench/driver/capacity.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
+#include "bench/results/results.h"
+
+/* A latency in µs as the summary writes it: 2.079ms, 480µs. */
+static const char *lat_text(double us, char *buf, size_t len)
+{
+    return bench_fmt_ns(us * 1000.0, buf, (unsigned)len);
+}
+
+/* Two significant digits: 1998 -> 2000, 437 -> 440. */
+static double round2(double v)
+{
+    if (!(v > 0))
+        return 0;
+    const double mag = pow(10, floor(log10(v)) - 1);
+    return round(v / mag) * mag;
+}
+
+static const char *limit_text(const char *limit)
+{
+    if (!limit)
+        return "";
+    if (strcmp(limit, "generator") == 0)
+        return "the generator: its CPUs were all busy, or requests went out late or were dropped "
+               "while the threads were not; hsmbench's machine, not the target, may be the limit";
+    if (strcmp(limit, "threads") == 0)
+        return "the threads: every one was busy while the target's service time stayed flat; "
+               "more --threads may carry more";
+    return "the target, saturated: its service time grew with the load";
+}
+
+/* Run one step (or the probe); its run element, or NULL when it was not
+ * measured.  The step's errors and verdict are judged by the objectives,
+ * not counted towards the exit status as a plain run's are. */
+static json_t *one_run(bench_capacity *c, const bench_load *load, bench_cap_step_fn fn, void *arg,
+                       int step)
+{
+    bench_session *s = c->s;
+    const size_t before = s->nrows;
+    const int errors = s->any_errors, failed = s->any_failed;
+    fn(arg, load);
+    if (s->nrows == before || !s->rows[s->nrows - 1].measured) {
+        if (*s->interrupt || s->interrupted) {
+            c->interrupted = 1;
+        } else {
+            c->run_failed = 1;
+            /* A run that failed said why already (and the closing table
+             * says it again); a skipped one has not. */
+            const bench_row *row = s->nrows > before ? &s->rows[s->nrows - 1] : NULL;
+            if (row && strcmp(row->status, "failed") != 0) {
+                char name[32];
+                if (step)
+                    snprintf(name, sizeof name, "step %d", step);
+                else
+                    snprintf(name, sizeof name, "the probe");
+                bench_error("--find-capacity: %s was %s: %s", name, row->status, row->reason);
+            }
+        }
+        return NULL;
+    }
+    json_t *run = json_array_get(s->runs, json_array_size(s->runs) - 1);
+    if (!run) {
+        c->run_failed = 1;   /* the run could not be recorded (out of memory, said) */
+        return NULL;
+    }
+    s->any_errors = errors;
+    s->any_failed = failed;
+    if (json_object_set_new(run, "capacity_step", json_integer(step)) != 0)
+        c->run_failed = 1;
+    return run;
+}
+
+static void print_step(const bench_cap_step *st, size_t k)
+{
+    char p50[32], p99[32];
+    printf("step %zu: offered %.0f/s  achieved %.0f/s  p50 %s  p99 %s  errors %.2f %%  ", k,
+           st->rate, st->achieved, lat_text(st->p50_us, p50, sizeof p50),
+           lat_text(st->p99_us, p99, sizeof p99), st->error_pct);
+    if (st->interrupted)
+        printf("interrupted\n");
+    else if (st->pass)
+        printf("pass\n");
+    else
+        printf("fail: %s [%s]\n", st->why, st->limit ? st->limit : "?");
+    fflush(stdout);
+}
+
+static const char *end_name(bench_cap_end e)
+{
+    switch (e) {
+    case BENCH_CAP_FOUND:   return "found";
+    case BENCH_CAP_CEILING: return "ceiling";
+    case BENCH_CAP_STEPS:   return "steps";
+    case BENCH_CAP_NONE:    return "none";
+    case BENCH_CAP_SEARCHING: break;
+    }
+    return "incomplete";
+}
+
+/* The failing step just above the answer: what limited it. */
+static const bench_cap_step *limiting_step(const bench_capacity *c)
+{
+    const bench_cap_step *best = NULL;
+    for (size_t i = 0; i < c->nsteps; i++) {
+        const bench_cap_step *st = &c->steps[i];
+        if (st->pass || st->interrupted)
+            continue;
+        if (st->rate >= c->search.lo && (!best || st->rate < best->rate))
+            best = st;
+    }
+    return best;
+}
+
+static json_t *capacity_json(const bench_capacity *c)
+{
+    const bench_cap_opts *o = c->o;
+    const bench_capsearch *cs = &c->search;
+    json_t *obj = json_object(), *objs = json_array(), *steps = json_array();
+    int rc = !obj || !objs || !steps;
+    for (size_t i = 0; !rc && i < o->nobjectives; i++)
+        rc |= json_array_append_new(objs, json_string(o->objectives[i].expr));
+    for (size_t i = 0; !rc && i < c->nsteps; i++) {
+        const bench_cap_step *st = &c->steps[i];
+        json_t *j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:b,s:s?,s:s?,s:f,s:I,s:I,s:I}", "rate",
+                              st->rate, "achieved", round(st->achieved * 100) / 100, "p50_us",
+                              st->p50_us, "p99_us", st->p99_us, "error_pct", st->error_pct, "pass",
+                              st->pass, "why", st->why[0] ? st->why : NULL, "limit", st->limit,
+                              "utilisation", round(st->utilisation * 1000) / 1000, "scheduled",
+                              (json_int_t)st->scheduled, "late", (json_int_t)st->late, "dropped",
+                              (json_int_t)st->dropped);
+        rc |= !j || json_array_append_new(steps, j);
+    }
+    const bench_cap_end end = c->interrupted ? BENCH_CAP_SEARCHING : cs->end;
+    const bench_cap_step *lim = limiting_step(c);
+    const char *limited_by = end == BENCH_CAP_CEILING ? "ceiling"
+                           : end == BENCH_CAP_STEPS && !cs->hi ? "steps"
+                           : lim ? lim->limit : NULL;
+    if (!rc) {
+        rc |= json_object_set_new(obj, "objectives", objs);
+        objs = NULL;
+        rc |= json_object_set_new(obj, "precision", json_real(o->precision));
+        rc |= json_object_set_new(obj, "step_s", json_real((double)o->step_ns / 1e9));
+        rc |= json_object_set_new(obj, "threads", json_integer(c->threads));
+        rc |= json_object_set_new(obj, "result", json_string(c->interrupted ? "interrupted"
+                                                              : c->run_failed ? "failed"
+                                                                              : end_name(end)));
+        rc |= json_object_set_new(obj, "ops_per_s", cs->lo > 0 ? json_real(cs->lo) : json_null());
+        rc |= json_object_set_new(obj, "bounds",
+                                  json_pack("[o,o]", cs->lo > 0 ? json_real(cs->lo) : json_null(),
+                                            cs->hi > 0 ? json_real(cs->hi) : json_null()));
+        rc |= json_object_set_new(obj, "start_rate", json_real(cs->start));
+        rc |= json_object_set_new(obj, "probe_ops_per_s",
+                                  c->probe_rate > 0 ? json_real(round(c->probe_rate * 100) / 100)
+                                                    : json_null());
+        rc |= json_object_set_new(obj, "limited_by",
+                                  limited_by ? json_string(limited_by) : json_null());
+        rc |= json_object_set_new(obj, "steps", steps);
+        steps = NULL;
+    }
+    json_decref(objs);
+    json_decref(steps);
+    if (rc) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opts *o,
+                        const bench_load *base, bench_cap_step_fn fn, void *arg)
+{
+    const int quiet = s->out->quiet;
+    memset(c, 0, sizeof *c);
+    c->o = o;
+    c->s = s;
+    c->base = *base;             /* fn may change what base points to */
+    base = &c->base;
+    c->threads = base->threads;
+    s->brief = 1;
+
+    double start = o->start_rate;
+    if (!(start > 0)) {
+        /* A closed-loop probe: what the threads carry back to back. */
+        bench_load pl = *base;
+        pl.mode = BENCH_MODE_BLOCKING;
+        pl.rate = 0;
+        pl.inflight = 0;
+        pl.stages = NULL;
+        if (!quiet) {
+            printf("probe: closed loop, %u thread%s, %.4g s\n", base->threads,
+                   base->threads == 1 ? "" : "s", (double)base->duration_ns / 1e9);
+            fflush(stdout);
+        }
+        const json_t *run = one_run(c, &pl, fn, arg, 0);
+        if (!run)
+            goto out;
+        if (strcmp(bench_json_str(run, "status", ""), "interrupted") == 0) {
+            c->interrupted = 1;
+            goto out;
+        }
+        c->probe_rate = bench_json_num(run, "ops_per_s", 0);
+        if (strcmp(bench_json_str(run, "status", ""), "ok") != 0 || !(c->probe_rate > 0)) {
+            bench_error("--find-capacity: the closed-loop probe %s (%s); give the first rate "
+                        "with --rate", c->probe_rate > 0 ? "failed" : "completed no operation",
+                        bench_json_str(run, "reason", "no successes"));
+            c->run_failed = 1;
+            goto out;
+        }
+        start = round2(c->probe_rate / 2);
+        if (!quiet) {
+            printf("probe: %.0f/s closed loop; first step at %.0f/s\n", c->probe_rate, start);
+            fflush(stdout);
+        }
+    }
+    bench_capsearch_init(&c->search, start, o->precision, BENCH_CAP_MAX_RATE, o->max_steps);
+    /* As environment.host.cpus has it: what client_cpu is judged against. */
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const double host_cpus = ncpu > 0 ? (double)ncpu : 0;
+    double rate;
+    while ((rate = bench_capsearch_next(&c->search)) > 0 && c->nsteps < BENCH_CAP_MAX_STEPS) {
+        if (*s->interrupt) {
+            c->interrupted = 1;
+            break;
+        }
+        bench_load l = *base;
+        l.mode = BENCH_MODE_NONBLOCKING;
+        l.rate = rate;
+        l.stages = NULL;
+        const json_t *run = one_run(c, &l, fn, arg, (int)c->nsteps + 1);
+        if (!run)
+            break;
+        /* The target's service time at the lowest rate measured so far. */
+        double baseline = 0, low = 0;
+        for (size_t i = 0; i < c->nsteps; i++)
+            if (!c->steps[i].interrupted && (low == 0 || c->steps[i].rate < low)) {
+                low = c->steps[i].rate;
+                baseline = c->steps[i].service_p50_us;
+            }
+        bench_cap_step *st = &c->steps[c->nsteps++];
+        bench_cap_judge(o->objectives, o->nobjectives, run, rate, baseline, host_cpus, st);
+        if (!quiet)
+            print_step(st, c->nsteps);
+        if (st->interrupted) {
+            c->interrupted = 1;
+            break;
+        }
+        bench_capsearch_record(&c->search, rate, st->pass);
+    }
+out:
+    s->brief = 0;
+    if (!(c->obj = capacity_json(c)))
+        bench_error("out of memory while recording the capacity search");
+}
+
+/* The closing table: every run of the search, the probe first. */
+static void table(void *arg, FILE *f, const json_t *runs)
+{
+    const bench_capacity *c = arg;
+    char p50[32], p99[32];
+    size_t i;
+    const json_t *run;
+    fprintf(f, "\n%-6s %12s %12s %10s %10s %7s  %s\n", "STEP", "OFFERED/S", "ACHIEVED/S", "P50",
+            "P99", "ERR%", "VERDICT");
+    json_array_foreach(runs, i, run) {
+        const long long k = bench_json_int(run, "capacity_step", -1);
+        const int measured = bench_run_measured(run);
+        const json_t *lat = json_object_get(run, "latency_us");
+        char step[16];
+        if (k == 0)
+            snprintf(step, sizeof step, "probe");
+        else
+            snprintf(step, sizeof step, "%lld", k);
+        if (!measured) {
+            fprintf(f, "%-6s %12s %12s %10s %10s %7s  %s: %s\n", k < 0 ? "-" : step, "-", "-", "-",
+                    "-", "-", bench_json_str(run, "status", "?"), bench_json_str(run, "reason", ""));
+            continue;
+        }
+        const char *verdict = "closed loop";
+        char offered[32];
+        snprintf(offered, sizeof offered, "-");
+        if (k > 0 && (size_t)k <= c->nsteps) {
+            const bench_cap_step *st = &c->steps[k - 1];
+            snprintf(offered, sizeof offered, "%.0f", st->rate);
+            verdict = st->interrupted ? "interrupted" : st->pass ? "pass" : "fail";
+        }
+        fprintf(f, "%-6s %12s %12.0f %10s %10s %7.2f  %s", step, offered,
+                bench_json_num(run, "ops_per_s", 0),
+                lat_text(bench_json_num(lat, "p50", 0), p50, sizeof p50),
+                lat_text(bench_json_num(lat, "p99", 0), p99, sizeof p99),
+                bench_json_num(run, "error_pct", 0), verdict);
+        if (k > 0 && (size_t)k <= c->nsteps && c->steps[k - 1].why[0] && !c->steps[k - 1].pass)
+            fprintf(f, ": %s", c->steps[k - 1].why);
+        fputc('\n', f);
+    }
+    fflush(f);
+}
+
+int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *command)
+{
+    bench_session *s = c->s;
+    const int quiet = s->out->quiet;
+    if (c->obj) {
+        json_t *extra = json_pack("{s:O}", "capacity", c->obj);
+        if (!extra)
+            s->any_failed = 1;
+        json_decref(s->doc_extra);
+        s->doc_extra = extra;
+    } else {
+        s->any_failed = 1;
+    }
+    s->table = table;
+    s->table_arg = c;
+    int rc = bench_session_finish(s, environment, command);
+    if (c->obj && !c->interrupted && !c->run_failed) {
+        char line[1200];
+        /* The answer is the command's result: printed even with --quiet. */
+        printf("%s%s\n", quiet ? "" : "\n", bench_cap_answer_text(c->obj, line, sizeof line));
+        const bench_cap_step *lim = limiting_step(c);
+        if (!quiet && lim && c->search.lo > 0)
+            printf("limited by: %s (at %.0f/s: %s)\n", limit_text(lim->limit), lim->rate, lim->why);
+        if (fflush(stdout) != 0 && rc == BENCH_EXIT_OK)
+            rc = BENCH_EXIT_FAILED;
+        if (!(c->search.lo > 0) && rc == BENCH_EXIT_OK)
+            rc = BENCH_EXIT_FAILED;
+    } else if (rc == BENCH_EXIT_OK) {
+        rc = BENCH_EXIT_FAILED;     /* a step could not run: no answer */
+    }
+    json_decref(c->obj);
+    c->obj = NULL;
+    return rc;
+}

@@ -1,0 +1,227 @@
+/* bench/driver/loadopts.c - the shared load flags and their rules. */
+#include "bench/driver/loadopts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/util/cli.h"
+
+#define MAX_DURATION_NS (7ULL * 24 * 3600 * 1000000000ULL)   /* a week */
+
+const char bench_load_help[] =
+    "Load:\n"
+    "  --threads N[,N...]   worker threads, each with its own session or connection\n"
+    "                       (default 1, max 1024); a list sweeps (run only), and a\n"
+    "                       blocking sweep of 3+ counts ends with a scalability fit:\n"
+    "                       contention, coherency, predicted peak, knee\n"
+    "  --duration TIME      measured time: 30, 30s, 500ms, 2m (default 10s)\n"
+    "  --iterations N       measured operations in total, instead of a duration\n"
+    "  --iterations-per-thread N   measured operations per thread, instead\n"
+    "  --warmup TIME|Nit    run this long first (or each thread's first N operations),\n"
+    "                       excluded from results (default 0)\n"
+    "  --mode blocking|nonblocking  closed loop (default), or requests issued on a\n"
+    "                       schedule and executed by the threads; latency then counts\n"
+    "                       from when each request was due (coordinated omission)\n"
+    "  --rate OPS_PER_S     non-blocking: requests per second in total\n"
+    "  --inflight K         non-blocking: at most K requests outstanding\n"
+    "  --stages 5s:70,30s:70,5s:0   ramps (k6 syntax): threads when blocking,\n"
+    "                       requests/s when non-blocking; replaces --duration\n"
+    "  --think TIME         blocking: pause after each operation (untimed)\n"
+    "  --abort-on-errors TIME|off   stop the run, as failed, once every operation\n"
+    "                       failed for this long (the device is gone; default 3s)\n"
+    BENCH_METRICS_HELP;
+
+void bench_load_opts_init(bench_load_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->load.threads = 1;
+    o->load.abort_ns = BENCH_ABORT_DEFAULT_NS;
+    bench_metrics_opts_init(&o->metrics);
+}
+
+int bench_load_is_mode(const char *value)
+{
+    return strcmp(value, "blocking") == 0 || strcmp(value, "nonblocking") == 0 ||
+           strcmp(value, "non-blocking") == 0;
+}
+
+/* "4" or "1,2,4,8": a list of thread counts. */
+static int parse_threads(bench_load_opts *o, const char *text)
+{
+    char buf[512];
+    char *save = NULL;
+    uint64_t v;
+
+    o->nthreads = 0;
+    if (strlen(text) >= sizeof buf || !*text || text[0] == ',' || text[strlen(text) - 1] == ',' ||
+        strstr(text, ",,")) {
+        bench_error("--threads %s: give a number or a comma-separated list", text);
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (o->nthreads == BENCH_MAX_SWEEP) {
+            bench_error("--threads: at most %d values", BENCH_MAX_SWEEP);
+            return -1;
+        }
+        if (bench_parse_u64("--threads", item, 1, BENCH_MAX_THREADS, &v) != 0)
+            return -1;
+        o->threads_list[o->nthreads++] = (unsigned)v;
+    }
+    o->load.threads = o->threads_list[0];
+    o->threads_given = 1;
+    return 0;
+}
+
+int bench_load_opt(bench_load_opts *o, int code, const char *arg)
+{
+    uint64_t v;
+    switch (code) {
+    case BENCH_OPT_THREADS:
+        return parse_threads(o, arg) == 0 ? 1 : -1;
+    case BENCH_OPT_DURATION:
+        if (bench_parse_duration("--duration", arg, 1000000ULL, MAX_DURATION_NS, &o->load.duration_ns) != 0)
+            return -1;
+        o->has_duration = 1;
+        return 1;
+    case BENCH_OPT_ITERATIONS:
+        if (bench_parse_u64("--iterations", arg, 1, 1000000000000ULL, &v) != 0)
+            return -1;
+        o->load.iterations = v;
+        o->iter_total = 1;
+        return 1;
+    case BENCH_OPT_ITER_THREAD:
+        if (bench_parse_u64("--iterations-per-thread", arg, 1, 1000000000000ULL, &v) != 0)
+            return -1;
+        o->load.iterations = v;
+        o->load.per_thread = 1;
+        return 1;
+    case BENCH_OPT_WARMUP: {
+        size_t n = strlen(arg);
+        if (n > 2 && strcmp(arg + n - 2, "it") == 0) {
+            /* p11perftest's skip: each thread's first N operations. */
+            char num[32];
+            snprintf(num, sizeof num, "%.*s", (int)(n - 2), arg);
+            return bench_parse_u64("--warmup", num, 1, 1000000000ULL, &o->load.warmup_ops) == 0 ? 1 : -1;
+        }
+        return bench_parse_duration("--warmup", arg, 0, 3600ULL * 1000000000ULL, &o->load.warmup_ns) == 0
+                   ? 1 : -1;
+    }
+    case BENCH_OPT_MODE:
+        o->mode_given = 1;
+        if (strcmp(arg, "blocking") == 0) {
+            o->load.mode = BENCH_MODE_BLOCKING;
+        } else if (bench_load_is_mode(arg)) {
+            o->load.mode = BENCH_MODE_NONBLOCKING;
+        } else {
+            bench_error("--mode %s: use blocking or nonblocking", arg);
+            return -1;
+        }
+        return 1;
+    case BENCH_OPT_RATE: {
+        char *end = NULL;
+        o->load.rate = strtod(arg, &end);
+        if (end == arg || *end || !(o->load.rate > 0) || o->load.rate > 10000000.0) {
+            bench_error("--rate %s: operations per second, more than 0 and at most 10000000", arg);
+            return -1;
+        }
+        return 1;
+    }
+    case BENCH_OPT_INFLIGHT:
+        if (bench_parse_u64("--inflight", arg, 1, 100000, &v) != 0)
+            return -1;
+        o->load.inflight = (unsigned)v;
+        return 1;
+    case BENCH_OPT_STAGES:
+        o->stages_text = arg;
+        return 1;
+    case BENCH_OPT_ABORT:
+        if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
+            o->load.abort_ns = 0;
+            return 1;
+        }
+        return bench_parse_duration("--abort-on-errors", arg, 1000000000ULL, MAX_DURATION_NS,
+                                    &o->load.abort_ns) == 0 ? 1 : -1;
+    case BENCH_OPT_THINK:
+        return bench_parse_duration("--think", arg, 0, 3600ULL * 1000000000ULL, &o->load.think_ns) == 0
+                   ? 1 : -1;
+    default:
+        return bench_metrics_opt(&o->metrics, code, arg);
+    }
+}
+
+int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
+{
+    bench_load *l = &o->load;
+    const int nb = l->mode == BENCH_MODE_NONBLOCKING;
+
+    if (l->iterations && l->per_thread && o->iter_total) {
+        bench_error("--iterations and --iterations-per-thread both bound the run: give only one");
+        return -1;
+    }
+    if (o->stages_text) {
+        if (bench_stages_parse("--stages", o->stages_text, nb ? 10000000.0 : 1024.0, &o->stages) != 0)
+            return -1;
+        if (o->has_duration || l->iterations) {
+            bench_error("--stages sets the run's length: leave out --duration and --iterations");
+            return -1;
+        }
+        if (!nb && o->threads_given) {
+            bench_error("--stages sets the threads of a blocking run: leave out --threads");
+            return -1;
+        }
+        if (nb && l->rate > 0) {
+            bench_error("--stages sets the rate of a non-blocking run: leave out --rate");
+            return -1;
+        }
+        l->stages = &o->stages;
+        l->duration_ns = bench_stages_total_ns(&o->stages);
+        o->has_duration = 1;
+        if (!nb) {
+            double peak = bench_stages_peak(&o->stages);
+            l->threads = peak < 1 ? 1 : (unsigned)(peak + 0.999);
+        }
+    }
+    if (nb) {
+        if (!l->rate && !l->inflight && !o->stages_text) {
+            bench_error("--mode nonblocking needs a schedule: --rate, --inflight or --stages");
+            return -1;
+        }
+        if (l->iterations) {
+            bench_error("--mode nonblocking runs for a time: use --duration or --stages, not --iterations");
+            return -1;
+        }
+        if (l->think_ns) {
+            bench_error("--think applies to blocking runs; a non-blocking run's schedule sets its pace");
+            return -1;
+        }
+        if (l->warmup_ops) {
+            /* The schedule cannot tell whose first operations those would be. */
+            bench_error("--warmup Nit applies to blocking runs; give a non-blocking run a warm-up time");
+            return -1;
+        }
+    } else if (l->rate || l->inflight) {
+        bench_error("%s needs --mode nonblocking", l->rate ? "--rate" : "--inflight");
+        return -1;
+    }
+    if (l->warmup_ops && l->warmup_ns) {
+        bench_error("--warmup takes a time or a count (Nit), once");
+        return -1;
+    }
+    if (o->has_duration && l->iterations) {
+        bench_error("--duration and --iterations both bound the run: give only one");
+        return -1;
+    }
+    if (o->nthreads > 1 && o->stages_text) {
+        bench_error("--threads lists and --stages both vary the load: give one");
+        return -1;
+    }
+    if (!o->has_duration && !l->iterations)
+        l->duration_ns = default_duration_ns;
+    if (!o->nthreads) {
+        o->threads_list[0] = l->threads;
+        o->nthreads = 1;
+    }
+    return 0;
+}

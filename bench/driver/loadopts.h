@@ -1,0 +1,76 @@
+/*
+ * bench/driver/loadopts.h - the load flags every command that drives the core
+ * shares (run, rest): threads, bounds, warm-up, mode, schedule, stages,
+ * think time.  One parser, one set of rules, one help text.
+ */
+#ifndef BENCH_LOADOPTS_H
+#define BENCH_LOADOPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/results/metrics.h"
+#include "bench/core/pool.h"
+#include "bench/core/stages.h"
+
+#define BENCH_MAX_THREADS 1024
+#define BENCH_MAX_SWEEP   32
+
+typedef struct bench_load_opts {
+    bench_load   load;
+    bench_stages stages;
+    const char  *stages_text;
+    unsigned     threads_list[BENCH_MAX_SWEEP];   /* --threads 1,2,4 */
+    size_t       nthreads;
+    int          threads_given, has_duration, iter_total;
+    int          mode_given;                      /* --mode blocking|nonblocking given */
+    bench_metrics_opts metrics;                   /* --metrics-listen, --metrics-linger */
+} bench_load_opts;
+
+enum {
+    BENCH_OPT_THREADS = 1100, BENCH_OPT_DURATION, BENCH_OPT_ITERATIONS, BENCH_OPT_ITER_THREAD,
+    BENCH_OPT_WARMUP, BENCH_OPT_MODE, BENCH_OPT_RATE, BENCH_OPT_INFLIGHT, BENCH_OPT_STAGES,
+    BENCH_OPT_THINK, BENCH_OPT_ABORT,
+};
+
+/* --abort-on-errors: by default a run stops once this long a stretch of
+ * measured seconds had nothing but failures. */
+#define BENCH_ABORT_DEFAULT_NS (3ULL * 1000000000ULL)
+
+#define BENCH_LOAD_LONGOPTS \
+    { "threads", required_argument, NULL, BENCH_OPT_THREADS }, \
+    { "duration", required_argument, NULL, BENCH_OPT_DURATION }, \
+    { "iterations", required_argument, NULL, BENCH_OPT_ITERATIONS }, \
+    { "iterations-per-thread", required_argument, NULL, BENCH_OPT_ITER_THREAD }, \
+    { "warmup", required_argument, NULL, BENCH_OPT_WARMUP }, \
+    { "rate", required_argument, NULL, BENCH_OPT_RATE }, \
+    { "inflight", required_argument, NULL, BENCH_OPT_INFLIGHT }, \
+    { "stages", required_argument, NULL, BENCH_OPT_STAGES }, \
+    { "think", required_argument, NULL, BENCH_OPT_THINK }, \
+    { "abort-on-errors", required_argument, NULL, BENCH_OPT_ABORT }, \
+    { "metrics-listen", required_argument, NULL, BENCH_OPT_METRICS_LISTEN }, \
+    { "metrics-linger", required_argument, NULL, BENCH_OPT_METRICS_LINGER }
+
+/* --mode is listed by each command: rest sdkms also takes cipher modes there. */
+#define BENCH_LOAD_MODE_LONGOPT { "mode", required_argument, NULL, BENCH_OPT_MODE }
+
+/* The Load section of a command's --help (and its Metrics section). */
+extern const char bench_load_help[];
+
+void bench_load_opts_init(bench_load_opts *o);
+
+/* Take one load option: 1 taken, 0 not a load option, -1 bad value (printed). */
+int bench_load_opt(bench_load_opts *o, int code, const char *arg);
+
+/* Is this --mode value a load mode (blocking, nonblocking)? */
+int bench_load_is_mode(const char *value);
+
+/*
+ * After parsing: check the flags agree, apply stages and defaults
+ * (default_duration_ns when nothing bounds the run).  -1 (printed) when
+ * they contradict each other.
+ */
+int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns);
+
+#endif

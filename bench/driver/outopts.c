@@ -1,0 +1,97 @@
+/* bench/driver/outopts.c - the output flags of every command that runs load. */
+#include "bench/driver/outopts.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/util/cli.h"
+
+const char bench_out_help[] =
+    "Output:\n"
+    "  --json FILE          write results (schema " "hsmbench.result/2" ")\n"
+    "  --csv FILE           one row per run, the SDKMS test bench's columns (- for stdout)\n"
+    "  --html FILE          a self-contained page with charts (- for stdout)\n"
+    "  --threshold EXPR     k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
+    "                       rate>1000, errors<0.1%, http_req_duration:p95<200ms,\n"
+    "                       http_req_failed<1%, http_reqs>1000, TEST:EXPR for one test;\n"
+    "                       a failed threshold makes the exit status 1\n"
+    "  --start-at EPOCH     wait until this Unix time (seconds) to start measuring, so\n"
+    "                       several load generators start together (hsmbench merge)\n"
+    "  --quiet              no per-second lines and no summary; errors only\n";
+
+static int parse_start_at(bench_out_opts *o, const char *arg)
+{
+    char *end = NULL;
+    const double at = strtod(arg, &end);
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    const double now = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;
+    if (end == arg || *end || !(at > 0)) {
+        bench_error("--start-at %s: a Unix time in seconds, e.g. from date +%%s", arg);
+        return -1;
+    }
+    if (at < now - 10 || at > now + 86400) {
+        bench_error("--start-at %s: %s; give a time within the next 24 hours", arg,
+                    at < now ? "more than 10 s in the past" : "more than 24 hours away");
+        return -1;
+    }
+    o->start_at_ms = (uint64_t)(at * 1000.0);
+    return 0;
+}
+
+int bench_out_opt(bench_out_opts *o, int code, const char *arg)
+{
+    char err[200];
+    switch (code) {
+    case BENCH_OPT_JSON:
+        o->json = arg;
+        return 1;
+    case BENCH_OPT_CSV:
+        o->csv = arg;
+        return 1;
+    case BENCH_OPT_HTML:
+        o->html = arg;
+        return 1;
+    case BENCH_OPT_QUIET:
+        o->quiet = 1;
+        return 1;
+    case BENCH_OPT_START_AT:
+        return parse_start_at(o, arg) == 0 ? 1 : -1;
+    case BENCH_OPT_THRESHOLD:
+        if (o->nthresholds == BENCH_MAX_THRESHOLDS) {
+            bench_error("--threshold: at most %d", BENCH_MAX_THRESHOLDS);
+            return -1;
+        }
+        if (bench_threshold_parse(arg, &o->thresholds[o->nthresholds], err, sizeof err) != 0) {
+            bench_error("%s", err);
+            return -1;
+        }
+        o->nthresholds++;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t ntests)
+{
+    for (size_t i = 0; i < o->nthresholds; i++) {
+        const char *name = o->thresholds[i].test;
+        int known = !name[0];
+        for (size_t t = 0; t < ntests && !known; t++)
+            known = strcmp(tests[t], name) == 0;
+        if (!known) {
+            bench_error("--threshold %s: %s is not among the tests of this run",
+                        o->thresholds[i].expr, name);
+            return -1;
+        }
+    }
+    if (o->json && !bench_path_writable("--json", o->json))
+        return -1;
+    if (o->csv && strcmp(o->csv, "-") != 0 && !bench_path_writable("--csv", o->csv))
+        return -1;
+    if (o->html && strcmp(o->html, "-") != 0 && !bench_path_writable("--html", o->html))
+        return -1;
+    return 0;
+}

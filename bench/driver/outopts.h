@@ -1,0 +1,52 @@
+/*
+ * bench/driver/outopts.h - the output flags every command that runs load shares
+ * (run, menu's equivalent command, rest ekm|sdkms|http): results files,
+ * thresholds, the --start-at gate, --quiet.  One parser, one set of checks,
+ * one help text; the run driver (session.h) acts on them.
+ */
+#ifndef BENCH_OUTOPTS_H
+#define BENCH_OUTOPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/results/threshold.h"
+
+#define BENCH_MAX_THRESHOLDS 32
+
+typedef struct bench_out_opts {
+    const char     *json, *csv, *html;        /* NULL: not asked; "-": stdout (csv, html) */
+    bench_threshold thresholds[BENCH_MAX_THRESHOLDS];
+    size_t          nthresholds;
+    uint64_t        start_at_ms;               /* --start-at: wall clock to begin at (0: now) */
+    int             quiet;
+} bench_out_opts;
+
+enum {
+    BENCH_OPT_JSON = 1300, BENCH_OPT_CSV, BENCH_OPT_HTML, BENCH_OPT_THRESHOLD, BENCH_OPT_START_AT,
+    BENCH_OPT_QUIET,
+};
+
+#define BENCH_OUT_LONGOPTS \
+    { "json", required_argument, NULL, BENCH_OPT_JSON }, \
+    { "csv", required_argument, NULL, BENCH_OPT_CSV }, \
+    { "html", required_argument, NULL, BENCH_OPT_HTML }, \
+    { "threshold", required_argument, NULL, BENCH_OPT_THRESHOLD }, \
+    { "start-at", required_argument, NULL, BENCH_OPT_START_AT }, \
+    { "quiet", no_argument, NULL, BENCH_OPT_QUIET }
+
+/* The Output section of a command's --help (without -h, which each lists). */
+extern const char bench_out_help[];
+
+/* Take one output option: 1 taken, 0 not an output option, -1 bad value (printed). */
+int bench_out_opt(bench_out_opts *o, int code, const char *arg);
+
+/*
+ * After parsing: every output file can be written, and every TEST:EXPR
+ * threshold names one of the `ntests` tests this command will run.
+ * -1 (printed) when not.
+ */
+int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t ntests);
+
+#endif

@@ -1,0 +1,349 @@
+/* bench/driver/session.c - the run driver: one lifecycle for every workload. */
+#include "bench/driver/session.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
+#include "bench/results/results.h"
+#include "bench/results/scalability.h"
+
+int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_flag *interrupt)
+{
+    memset(s, 0, sizeof *s);
+    s->out = out;
+    s->interrupt = interrupt;
+    s->start_at_ms = out->start_at_ms;
+    s->started = time(NULL);
+    if (!(s->runs = json_array())) {
+        bench_error("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+void bench_session_free(bench_session *s)
+{
+    json_decref(s->runs);
+    json_decref(s->doc_extra);
+    free(s->rows);
+    memset(s, 0, sizeof *s);
+}
+
+static void print_second(void *arg, const bench_sample *smp)
+{
+    bench_session *s = arg;
+    bench_metrics_second(s->metrics, smp);
+    bench_progress_clear(&s->progress);
+    if (s->on_second)
+        s->on_second(s->arg, smp);
+    else if (!s->out->quiet && !s->brief)
+        bench_report_second(stdout, smp);
+    if (!smp->warmup) {
+        s->progress_elapsed += smp->span_s;
+        bench_progress_update(&s->progress, s->progress_elapsed,
+                              smp->span_s > 0 ? (double)smp->ops / smp->span_s : 0);
+    }
+}
+
+static uint64_t epoch_ms_now(void)
+{
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    return (uint64_t)rt.tv_sec * 1000 + (uint64_t)rt.tv_nsec / 1000000;
+}
+
+/* --start-at: several generators begin together.  Ctrl-C still works. */
+static void wait_for_start(bench_session *s)
+{
+    if (!s->start_at_ms)
+        return;
+    uint64_t now = epoch_ms_now();
+    if (now < s->start_at_ms && !s->out->quiet)
+        printf("waiting %.1f s for --start-at\n", (double)(s->start_at_ms - now) / 1000.0);
+    fflush(stdout);
+    while ((now = epoch_ms_now()) < s->start_at_ms && !*s->interrupt) {
+        const uint64_t left = s->start_at_ms - now;
+        struct timespec ts = { 0, (long)((left < 100 ? left : 100) * 1000000) };
+        nanosleep(&ts, NULL);
+    }
+    s->start_at_ms = 0;   /* only the first run waits */
+}
+
+static bench_row *add_row(bench_session *s, const bench_run_desc *d, const char *status,
+                          const char *reason, const bench_run_hooks *h)
+{
+    if (s->nrows == s->cap) {
+        const size_t ncap = s->cap ? s->cap * 2 : 16;
+        bench_row *nr = realloc(s->rows, ncap * sizeof *nr);
+        if (!nr)
+            return NULL;
+        s->rows = nr;
+        s->cap = ncap;
+    }
+    bench_row *row = &s->rows[s->nrows++];
+    memset(row, 0, sizeof *row);
+    snprintf(row->test, sizeof row->test, "%s", d->test);
+    snprintf(row->key, sizeof row->key, "%s", d->key_desc ? d->key_desc : "-");
+    snprintf(row->status, sizeof row->status, "%s", status);
+    snprintf(row->reason, sizeof row->reason, "%s", reason ? reason : "");
+    row->data_size = d->data_size;
+    row->threads = d->threads;
+    row->deprecated = h && h->deprecated;
+    return row;
+}
+
+/* Append a run element after the workload's fields; a run that cannot be
+ * recorded is a failure of the session. */
+static void keep(bench_session *s, json_t *run, const bench_run_hooks *h, const bench_outcome *o)
+{
+    if (!run || (h && h->json && h->json(h->arg, run, o) != 0)) {
+        json_decref(run);
+        bench_error("out of memory while recording a run");
+        s->any_failed = 1;
+        return;
+    }
+    if (h && h->deprecated)
+        json_object_set_new(run, "deprecated", json_true());
+    if (json_array_append_new(s->runs, run) != 0)
+        s->any_failed = 1;
+}
+
+void bench_session_not_run(bench_session *s, const bench_run_desc *d, const char *status,
+                           const char *reason, const bench_run_hooks *h)
+{
+    keep(s, bench_report_run_json(d, NULL, NULL, status, reason), h, NULL);
+    add_row(s, d, status, reason, h);
+    if (strcmp(status, "failed") == 0)
+        s->any_failed = 1;
+    else if (strcmp(status, "interrupted") == 0)
+        s->interrupted = 1;
+}
+
+int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_workload *w,
+                      const bench_load *load, const bench_run_hooks *h)
+{
+    const int quiet = s->out->quiet || s->brief;
+    if (!quiet) {
+        bench_report_header(stdout, d);
+        if (h && h->note)
+            printf("%s\n", h->note);
+    }
+    wait_for_start(s);
+    s->progress_elapsed = 0;
+    bench_progress_begin(&s->progress, stderr, (double)load->duration_ns / 1e9,
+                         !s->out->quiet && !s->on_second);
+    bench_outcome out;
+    bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w, s->status_of);
+    const int rc = bench_pool_run(w, load, s->interrupt, print_second, s, &out);
+    bench_metrics_end(s->metrics, rc == 0 ? &out : NULL);
+    bench_progress_end(&s->progress);
+    if (rc != 0) {
+        if (*s->interrupt) {
+            /* Ctrl-C while the threads set up: nothing measured. */
+            bench_session_not_run(s, d, "interrupted", "interrupted before the run started", h);
+        } else {
+            bench_error("%s: %s", d->test, out.reason);
+            bench_session_not_run(s, d, "failed", out.reason, h);
+        }
+        bench_outcome_free(&out);
+        return -1;
+    }
+
+    if (!s->first_epoch_ms)
+        s->first_epoch_ms = out.measure_start_epoch_ms;
+    if (!quiet) {
+        bench_report_summary(stdout, d, &out, w);
+        if (h && h->summary)
+            h->summary(h->arg, stdout, &out);
+        fflush(stdout);
+    }
+    if (h && h->done && h->done(h->arg, &out) != 0)
+        s->any_failed = 1;
+    char why[256];
+    const char *status = bench_outcome_verdict(&out, w, why, sizeof why);
+    if (out.status == BENCH_RUN_INTERRUPTED)
+        snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*s->interrupt));
+    const int ok = strcmp(status, "ok") == 0;
+    if (strcmp(status, "failed") == 0)
+        s->any_failed = 1;
+    keep(s, bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
+
+    bench_row *row = add_row(s, d, status, ok ? NULL : why, h);
+    if (row) {
+        row->measured = 1;
+        row->has_latency = bench_hist_count(out.hist) > 0;
+        row->ops_per_s = out.duration_s > 0 ? (double)(out.ops - out.errors) / out.duration_s : 0;
+        row->p50_ns = (double)bench_hist_percentile(out.hist, 50);
+        row->p99_ns = (double)bench_hist_percentile(out.hist, 99);
+        row->error_pct = out.ops ? 100.0 * (double)out.errors / (double)out.ops : 0;
+    }
+    if (out.status == BENCH_RUN_INTERRUPTED)
+        s->interrupted = 1;
+    if (out.errors)
+        s->any_errors = 1;
+    bench_outcome_free(&out);
+    return 0;
+}
+
+void bench_session_table(const bench_session *s, FILE *f)
+{
+    char a[32], b[32];
+    /* The name columns as wide as their longest cell (at least the header's). */
+    int tw = bench_text_cols("TEST"), kw = bench_text_cols("KEY");
+    for (size_t i = 0; i < s->nrows; i++) {
+        tw = bench_col_fit(tw, s->rows[i].test);
+        kw = bench_col_fit(kw, s->rows[i].key);
+    }
+    fputc('\n', f);
+    bench_fput_cell(f, "TEST", tw, 0);
+    fputc(' ', f);
+    bench_fput_cell(f, "KEY", kw, 0);
+    fprintf(f, " %7s %7s %12s %10s %10s %7s  %s\n", "DATA", "THREADS", "OPS/S", "P50", "P99", "ERR%",
+            "STATUS");
+    for (size_t i = 0; i < s->nrows; i++) {
+        const bench_row *row = &s->rows[i];
+        const int measured = row->measured;
+        char status[240];
+        if (row->reason[0] && strcmp(row->status, "ok") != 0)
+            snprintf(status, sizeof status, "%s: %s", row->status, row->reason);
+        else
+            snprintf(status, sizeof status, "%s%s", row->status, row->deprecated ? " (deprecated)" : "");
+        bench_fput_cell(f, row->test, tw, 0);
+        fputc(' ', f);
+        bench_fput_cell(f, row->key, kw, 0);
+        if (measured)
+            /* Latency is of successful operations: none, none to show. */
+            fprintf(f, " %7llu %7u %12.1f %10s %10s %7.2f  %s\n",
+                    (unsigned long long)row->data_size, row->threads, row->ops_per_s,
+                    row->has_latency ? bench_fmt_ns(row->p50_ns, a, sizeof a) : "-",
+                    row->has_latency ? bench_fmt_ns(row->p99_ns, b, sizeof b) : "-",
+                    row->error_pct, status);
+        else
+            fprintf(f, " %7llu %7u %12s %10s %10s %7s  %s\n", (unsigned long long)row->data_size,
+                    row->threads, "-", "-", "-", "-", status);
+    }
+    fflush(f);
+}
+
+/* The results document: JSON, CSV, HTML, as asked; scal, the analysis of
+ * the thread sweeps, when it has any.  0, or -1 (printed). */
+static int write_files(bench_session *s, json_t *environment, json_t *command, json_t *scal)
+{
+    const bench_out_opts *o = s->out;
+    char when[32];
+    struct tm tmv;
+    if (!gmtime_r(&s->started, &tmv) || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv) == 0)
+        snprintf(when, sizeof when, "1970-01-01T00:00:00Z");
+    json_t *doc = json_pack("{s:s,s:{s:s},s:O?,s:s,s:I,s:O?,s:O}", "schema", BENCH_RESULT_SCHEMA,
+                            "tool", "version", HSMBENCH_VERSION, "command", command,
+                            "started_at", when, "started_at_epoch_ms",
+                            (json_int_t)s->first_epoch_ms, "environment", environment, "runs",
+                            s->runs);
+    if (!doc || (json_array_size(scal) && json_object_set(doc, "scalability", scal) != 0) ||
+        (s->doc_extra && json_object_update(doc, s->doc_extra) != 0)) {
+        json_decref(doc);
+        bench_error("cannot build the results document (out of memory)");
+        return -1;
+    }
+    int rc = 0;
+    if (o->json && bench_report_write(o->json, doc) != 0)
+        rc = -1;
+    if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
+        rc = -1;
+    if (o->html && bench_html_write_file(o->html, doc, "--html") != 0)
+        rc = -1;
+    json_decref(doc);
+    return rc;
+}
+
+int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
+{
+    const bench_out_opts *o = s->out;
+    if (*s->interrupt)
+        s->interrupted = 1;
+    if (!o->quiet && (s->table ? json_array_size(s->runs) > 0 : s->nrows > 1)) {
+        if (s->table)
+            s->table(s->table_arg, stdout, s->runs);
+        else
+            bench_session_table(s, stdout);
+    }
+    /* The thread sweeps' analysis, after the table it reads (NULL: out of memory). */
+    json_t *scal = bench_scalability(s->runs);
+    if (!scal)
+        bench_error("out of memory while analysing the thread sweeps");
+    else if (!o->quiet)
+        bench_scalability_print(stdout, scal);
+    int thresholds_failed = 0;
+    if (o->nthresholds) {
+        const int nf = bench_thresholds_apply(o->thresholds, o->nthresholds, s->runs,
+                                              o->quiet ? NULL : stdout);
+        thresholds_failed = nf != 0;
+    }
+    /* Nothing recorded (a set-up failure before any run): no results file. */
+    const int write = (o->json || o->csv || o->html) && json_array_size(s->runs);
+    int write_failed = 0;
+    if (write && write_files(s, environment, command, scal) != 0)
+        write_failed = 1;
+    json_decref(scal);
+    json_decref(environment);
+    json_decref(command);
+
+    if (s->interrupted) {
+        if (!o->quiet)
+            fprintf(stderr, "hsmbench: interrupted; partial results %s\n",
+                    write && !write_failed && o->json ? "written" : "shown above");
+        return BENCH_EXIT_INTERRUPTED;
+    }
+    if (s->setup_failed)
+        return BENCH_EXIT_MODULE;
+    if (s->any_failed || s->any_errors || write_failed || thresholds_failed)
+        return BENCH_EXIT_FAILED;
+    return BENCH_EXIT_OK;
+}
+
+/* ---- the command line ---- */
+
+const char *bench_redact_marks(void *arg, int i, const char *word, char *buf, size_t len)
+{
+    const unsigned char *marks = arg;
+    const char *cut;
+    switch (marks[i]) {
+    case BENCH_MARK_WHOLE:
+        return "***";
+    case BENCH_MARK_VALUE:
+        cut = strchr(word, '=');
+        if (!cut)
+            return "***";
+        snprintf(buf, len, "%.*s=***", (int)(cut - word), word);
+        return buf;
+    case BENCH_MARK_HEADER:
+        cut = strchr(word, ':');
+        if (!cut)
+            return "***";
+        snprintf(buf, len, "%.*s ***", (int)(cut - word + 1), word);
+        return buf;
+    default:
+        return NULL;
+    }
+}
+
+json_t *bench_command_json(int argc, char *const *argv, bench_redact_fn redact, void *arg)
+{
+    json_t *arr = json_array();
+    if (!arr || json_array_append_new(arr, json_string("hsmbench")) != 0) {
+        json_decref(arr);
+        return NULL;
+    }
+    for (int i = 0; i < argc; i++) {
+        char buf[2048];
+        const char *r = redact ? redact(arg, i, argv[i], buf, sizeof buf) : NULL;
+        if (json_array_append_new(arr, json_string(r ? r : argv[i])) != 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}

@@ -1,0 +1,141 @@
+/*
+ * bench/driver/session.h - the run driver: everything around a run, written once
+ * for every workload.
+ *
+ * A command (run, menu, rest ekm|sdkms|http) parses its flags, opens its
+ * target and makes a workload; the session does the rest: the run's header,
+ * the --start-at gate, the progress bar, the per-second lines, the summary,
+ * the run's JSON element, the closing table, the thresholds, the results
+ * document (JSON, CSV, HTML), the exit status.  A workload adds its own
+ * summary lines and JSON fields through hooks; it never owns the lifecycle.
+ *
+ *   bench_session_init(&s, &out_opts, interrupt);
+ *   for each run:  bench_session_run(&s, &desc, &workload, &load, &hooks)
+ *              or  bench_session_not_run(&s, &desc, "skipped", why, &hooks)
+ *   rc = bench_session_finish(&s, environment, command);
+ *   bench_session_free(&s);
+ */
+#ifndef BENCH_SESSION_H
+#define BENCH_SESSION_H
+
+#include <stdio.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "bench/results/metrics.h"
+#include "bench/driver/outopts.h"
+#include "bench/core/pool.h"
+#include "bench/driver/progress.h"
+#include "bench/results/report.h"
+
+/* A row of the closing table. */
+typedef struct bench_row {
+    char     test[48], key[40], status[16], reason[200];
+    uint64_t data_size;
+    unsigned threads;
+    int      measured, has_latency, deprecated;
+    double   ops_per_s, p50_ns, p99_ns, error_pct;
+} bench_row;
+
+/* What a workload adds to a run; every member may be NULL / 0. */
+typedef struct bench_run_hooks {
+    void *arg;
+    /* A line printed after the header ("(3des-... is deprecated ...)"). */
+    const char *note;
+    int         deprecated;       /* marked so in the closing table */
+    /* Lines after the core's summary (the HTTP block, sessions reopened). */
+    void (*summary)(void *arg, FILE *f, const bench_outcome *o);
+    /* Fields of the run's JSON element; o is NULL for a run not measured.
+     * 0, or -1 when out of memory (the run then counts as failed). */
+    int  (*json)(void *arg, json_t *run, const bench_outcome *o);
+    /* After a measured run, quiet or not (JMeter's summary line); non-zero
+     * counts as a failure. */
+    int  (*done)(void *arg, const bench_outcome *o);
+    /* The run's name in the live metrics (NULL: the test's). */
+    const char *series;
+} bench_run_hooks;
+
+typedef struct bench_session bench_session;
+/* The closing table, when a command prints its own (the TLS matrix). */
+typedef void (*bench_table_fn)(void *arg, FILE *f, const json_t *runs);
+
+struct bench_session {
+    const bench_out_opts *out;
+    const bench_flag     *interrupt;
+    /* Per-second lines go here instead of pkpspeed's line on stdout (the
+     * menu); no progress bar then. */
+    bench_second_fn       on_second;
+    void                 *arg;
+    /* --metrics-listen: the live endpoint each run feeds (NULL: none), and
+     * the HTTP status of a code (REST), for its labels. */
+    bench_metrics        *metrics;
+    long                (*status_of)(bench_code);
+    bench_table_fn        table;          /* NULL: the standard closing table */
+    void                 *table_arg;
+    /* No header, note, per-second lines or summary for each run (a capacity
+     * search prints its own line per step); the progress bar stays. */
+    int                   brief;
+    /* Members added to the results document beside "runs" ("capacity"),
+     * or NULL. */
+    json_t               *doc_extra;
+    json_t               *runs;           /* the "runs" array of the results file */
+    bench_row            *rows;
+    size_t                nrows, cap;
+    int                   any_failed;     /* a run could not be measured, a file not written */
+    int                   any_errors;     /* a measured run had errors */
+    int                   interrupted;
+    int                   setup_failed;   /* the target failed at set-up: exit 3 */
+    uint64_t              start_at_ms;    /* pending --start-at (only the first run waits) */
+    uint64_t              first_epoch_ms; /* measuring start of the first measured run */
+    time_t                started;
+    bench_progress        progress;
+    double                progress_elapsed;
+};
+
+/* 0, or -1 when out of memory (printed). */
+int  bench_session_init(bench_session *s, const bench_out_opts *out, const bench_flag *interrupt);
+void bench_session_free(bench_session *s);
+
+/*
+ * One measured run: header, gate, progress, the pool, summary, JSON
+ * element, closing-table row.  Returns 0 when it was measured (its status
+ * may still be interrupted), -1 when it could not start: then it was
+ * recorded as failed (reason printed) or, after Ctrl-C, as interrupted.
+ */
+int  bench_session_run(bench_session *s, const bench_run_desc *d, const bench_workload *w,
+                       const bench_load *load, const bench_run_hooks *h);
+
+/* A run that was not measured: skipped, failed (before the pool), interrupted. */
+void bench_session_not_run(bench_session *s, const bench_run_desc *d, const char *status,
+                           const char *reason, const bench_run_hooks *h);
+
+/* The closing table of every run so far. */
+void bench_session_table(const bench_session *s, FILE *f);
+
+/*
+ * After the last run: the closing table (more than one run, not quiet),
+ * thresholds, the results document (when asked, and when a run was
+ * recorded), the interruption notice; returns the exit status: 130
+ * interrupted, 3 set-up failure, 1 a run failed or had errors, a threshold
+ * failed or a file could not be written, else 0.  Takes environment and
+ * command (either may be NULL).
+ */
+int  bench_session_finish(bench_session *s, json_t *environment, json_t *command);
+
+/* ---- the command line in a results file ---- */
+
+/* How word `i` of argv appears in the results file: NULL as it is, or its
+ * redacted text written into buf. */
+typedef const char *(*bench_redact_fn)(void *arg, int i, const char *word, char *buf, size_t len);
+
+/* Marks for bench_redact_marks: what a word of argv hides. */
+enum { BENCH_MARK_NONE = 0, BENCH_MARK_WHOLE, BENCH_MARK_VALUE, BENCH_MARK_HEADER };
+
+/* arg is an array of marks indexed like argv: WHOLE "***", VALUE
+ * "--flag=***", HEADER "--header=Name: ***" / "Name: ***". */
+const char *bench_redact_marks(void *arg, int i, const char *word, char *buf, size_t len);
+
+/* ["hsmbench", argv...] with secrets redacted; NULL when out of memory. */
+json_t *bench_command_json(int argc, char *const *argv, bench_redact_fn redact, void *arg);
+
+#endif

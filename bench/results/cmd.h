@@ -1,0 +1,13 @@
+/*
+ * bench/results/cmd.h - the subcommands that work on results files, not on a token:
+ * report, compare and merge.  Each takes the arguments after "hsmbench"
+ * (argv[0] is the subcommand's name) and returns the exit code.
+ */
+#ifndef BENCH_CMD_H
+#define BENCH_CMD_H
+
+int bench_cmd_report(int argc, char **argv);   /* hsmbench report RESULT.json --html F --csv F */
+int bench_cmd_compare(int argc, char **argv);  /* hsmbench compare A.json B.json [C.json ...] */
+int bench_cmd_merge(int argc, char **argv);    /* hsmbench merge A.json B.json ... -o ALL.json */
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * bench/results/cmd_report.c - "hsmbench report RESULT.json": the CSV and HTML
+ * reports (and thresholds) from a saved results file, the same code a live
+ * run uses.  With no output option, a table of the runs on stdout.
+ */
+#include "bench/results/cmd.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/results/capanswer.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
+#include "bench/results/results.h"
+#include "bench/results/scalability.h"
+#include "bench/results/target.h"
+#include "bench/results/threshold.h"
+
+#define MAX_THRESHOLDS 64
+
+static const char report_usage[] =
+    "Usage: hsmbench report RESULT.json [--html FILE] [--csv FILE] [--threshold EXPR]... [--quiet]\n"
+    "\n"
+    "Reports from a results file written by hsmbench run --json (or merge).\n"
+    "With no --html or --csv, prints a table of the runs.\n"
+    "\n"
+    "  --html FILE          one self-contained HTML page with charts (\"-\": stdout)\n"
+    "  --csv FILE           one CSV row per run, SDKMS test bench columns (\"-\": stdout)\n"
+    "  --threshold EXPR     pass/fail criterion, repeatable: p99<50ms, avg<10ms,\n"
+    "                       p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;\n"
+    "                       on REST runs k6's HTTP metrics: http_req_duration:p95<200ms,\n"
+    "                       http_req_waiting:p99<50ms, http_req_failed<1%, http_reqs>1000\n"
+    "  --quiet              print nothing but errors\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Exit codes: 0 success; 1 a threshold failed or a report could not be written;\n"
+    "2 bad usage or input (missing file, bad JSON, not a results file, no runs).\n";
+
+enum { OPT_HTML = 3000, OPT_CSV, OPT_THRESHOLD, OPT_QUIET };
+
+typedef struct report_opts {
+    const char     *input, *html, *csv;
+    bench_threshold ths[MAX_THRESHOLDS];
+    size_t          nths;
+    int             quiet;
+} report_opts;
+
+/* 0 to go on, -1 after --help, or an exit code. */
+static int parse_args(int argc, char **argv, report_opts *o)
+{
+    static const struct option longopts[] = {
+        { "html", required_argument, NULL, OPT_HTML },
+        { "csv", required_argument, NULL, OPT_CSV },
+        { "threshold", required_argument, NULL, OPT_THRESHOLD },
+        { "quiet", no_argument, NULL, OPT_QUIET },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char err[512];
+    int c;
+    memset(o, 0, sizeof *o);
+    opterr = 0;
+    optind = 1;
+    bench_getopt gs = { .cmd = "report" };
+    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(report_usage, stdout);
+            return -1;
+        case OPT_HTML:
+            o->html = optarg;
+            break;
+        case OPT_CSV:
+            o->csv = optarg;
+            break;
+        case OPT_THRESHOLD:
+            if (o->nths == MAX_THRESHOLDS) {
+                bench_error("--threshold: at most %d thresholds", MAX_THRESHOLDS);
+                return BENCH_EXIT_USAGE;
+            }
+            if (bench_threshold_parse(optarg, &o->ths[o->nths], err, sizeof err) != 0) {
+                bench_error("%s", err);
+                return BENCH_EXIT_USAGE;
+            }
+            o->nths++;
+            break;
+        case OPT_QUIET:
+            o->quiet = 1;
+            break;
+        default:
+            return bench_option_error(argv, c, "report");
+        }
+    }
+    if (optind >= argc) {
+        bench_error("report: a results file is required (see: hsmbench report --help)");
+        return BENCH_EXIT_USAGE;
+    }
+    if (argc - optind > 1) {
+        bench_error("%s: unexpected argument; report reads one results file (see: hsmbench report --help)",
+                    argv[optind + 1]);
+        return BENCH_EXIT_USAGE;
+    }
+    o->input = argv[optind];
+    if (o->html && strcmp(o->html, "-") != 0 && !bench_path_writable("--html", o->html))
+        return BENCH_EXIT_USAGE;
+    if (o->csv && strcmp(o->csv, "-") != 0 && !bench_path_writable("--csv", o->csv))
+        return BENCH_EXIT_USAGE;
+    if (o->html && o->csv && strcmp(o->html, "-") == 0 && strcmp(o->csv, "-") == 0) {
+        bench_error("--html - and --csv -: only one report can go to standard output");
+        return BENCH_EXIT_USAGE;
+    }
+    return 0;
+}
+
+#define NCOLS 10
+
+/* One run's cells in the table of print_table. */
+static void table_cells(const json_t *run, char cell[NCOLS][160])
+{
+    const json_t *lat = json_object_get(run, "latency_us");
+    memset(cell, 0, sizeof cell[0] * NCOLS);
+    snprintf(cell[0], sizeof cell[0], "%s", bench_json_str(run, "test", "?"));
+    bench_run_key_desc(run, cell[1], sizeof cell[1]);
+    snprintf(cell[2], sizeof cell[2], "%lld B", bench_json_int(run, "data_size", 0));
+    snprintf(cell[3], sizeof cell[3], "%lld", bench_json_int(run, "threads", 0));
+    snprintf(cell[4], sizeof cell[4], "%s", bench_json_str(run, "status", "?"));
+    if (bench_run_measured(run)) {
+        snprintf(cell[5], sizeof cell[5], "%lld", bench_json_int(run, "ops", 0));
+        snprintf(cell[6], sizeof cell[6], "%.2f", bench_json_num(run, "ops_per_s", 0));
+        bench_fmt_ns(bench_json_num(lat, "p50", 0) * 1000, cell[7], sizeof cell[7]);
+        bench_fmt_ns(bench_json_num(lat, "p99", 0) * 1000, cell[8], sizeof cell[8]);
+        snprintf(cell[9], sizeof cell[9], "%.2f%%", bench_json_num(run, "error_pct", 0));
+    }
+}
+
+/* The runs as a table, for a quick look at a file. */
+static void print_table(FILE *f, const char *path, const json_t *doc)
+{
+    const json_t *env = json_object_get(doc, "environment");
+    const json_t *runs = json_object_get(doc, "runs");
+    fprintf(f, "%s: %s", path, bench_json_str(doc, "schema", "?"));
+    if (env) {
+        bench_target t;
+        (void)bench_target_of(doc, &t);   /* "?" when the file names none */
+        fprintf(f, " · %s · host %s", t.name, bench_json_str(json_object_get(env, "host"), "hostname", "?"));
+    }
+    const char *started = bench_json_str(doc, "started_at", NULL);
+    if (started)
+        fprintf(f, " · %s", started);
+    fputs("\n\n", f);
+
+    static const char *const head[NCOLS] = { "TEST", "KEY", "DATA", "THREADS", "STATUS", "OPS", "OPS/S",
+                                             "P50", "P99", "ERRORS" };
+    static const int right[NCOLS] = { 0, 0, 1, 1, 0, 1, 1, 1, 1, 1 };
+    int width[NCOLS] = { 18, 10, 8, 8, 12, 12, 12, 10, 10, 8 };
+    char cell[NCOLS][160];
+    size_t i;
+    json_t *run;
+    /* Every column at least as wide as its longest cell: long test and
+     * key names keep the columns after them aligned. */
+    json_array_foreach(runs, i, run) {
+        table_cells(run, cell);
+        for (size_t c = 0; c < NCOLS; c++)
+            width[c] = bench_col_fit(width[c], cell[c]);
+    }
+    for (size_t c = 0; c < NCOLS; c++) {
+        fputs(c ? " " : "  ", f);
+        bench_fput_cell(f, head[c], width[c], right[c]);
+    }
+    fputc('\n', f);
+    json_array_foreach(runs, i, run) {
+        table_cells(run, cell);
+        for (size_t c = 0; c < NCOLS; c++) {
+            fputs(c ? " " : "  ", f);
+            bench_fput_cell(f, cell[c], width[c], right[c]);
+        }
+        const char *reason = bench_json_str(run, "reason", NULL);
+        if (reason && !bench_run_measured(run))
+            fprintf(f, " %s", reason);
+        fputc('\n', f);
+    }
+    /* A capacity search's file: its answer after the steps. */
+    const json_t *cap = json_object_get(doc, "capacity");
+    if (json_is_object(cap)) {
+        char line[1200];
+        fprintf(f, "\n%s\n", bench_cap_answer_text(cap, line, sizeof line));
+        const char *limited = bench_json_str(cap, "limited_by", NULL);
+        if (limited)
+            fprintf(f, "limited by: %s\n", limited);
+    }
+}
+
+int bench_cmd_report(int argc, char **argv)
+{
+    report_opts *o = calloc(1, sizeof *o);
+    if (!o) {
+        bench_error("out of memory");
+        return BENCH_EXIT_FAILED;
+    }
+    int rc = parse_args(argc, argv, o);
+    if (rc != 0) {
+        free(o);
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    }
+    char err[600];
+    json_t *doc = bench_results_load(o->input, err, sizeof err);
+    if (!doc) {
+        bench_error("%s", err);
+        free(o);
+        return BENCH_EXIT_USAGE;
+    }
+    /* The thread sweeps' analysis, made afresh from the runs (older files
+     * and merged ones get it too), for the table and the HTML page. */
+    json_t *scal = bench_scalability(json_object_get(doc, "runs"));
+    int oom = !scal;
+    if (scal && json_array_size(scal))
+        oom = json_object_set(doc, "scalability", scal) != 0;
+    else if (scal)
+        (void)json_object_del(doc, "scalability");   /* -1 when there was none: nothing to do */
+    if (oom) {
+        bench_error("out of memory");
+        json_decref(scal);
+        json_decref(doc);
+        free(o);
+        return BENCH_EXIT_FAILED;
+    }
+    rc = BENCH_EXIT_OK;
+    if (o->nths) {
+        /* Thresholds go into the document first, so the HTML shows them. */
+        int to_stdout = (o->csv && strcmp(o->csv, "-") == 0) || (o->html && strcmp(o->html, "-") == 0);
+        FILE *out = o->quiet ? NULL : to_stdout ? stderr : stdout;
+        int failed = bench_thresholds_apply(o->ths, o->nths, json_object_get(doc, "runs"), out);
+        if (failed < 0) {
+            bench_error("out of memory");
+            rc = BENCH_EXIT_FAILED;
+        } else if (failed > 0) {
+            bench_error("%d threshold check%s failed", failed, failed == 1 ? "" : "s");
+            rc = BENCH_EXIT_FAILED;
+        }
+    }
+    if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
+        rc = BENCH_EXIT_FAILED;
+    if (o->html && bench_html_write_file(o->html, doc, "--html") != 0)
+        rc = BENCH_EXIT_FAILED;
+    if (!o->csv && !o->html && !o->nths && !o->quiet) {
+        print_table(stdout, o->input, doc);
+        bench_scalability_print(stdout, scal);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            bench_error("report: cannot write to standard output");
+            rc = BENCH_EXIT_FAILED;
+        }
+    }
+    json_decref(scal);
+    json_decref(doc);
+    free(o);
+    return rc;
+}

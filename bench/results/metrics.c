@@ -1,0 +1,587 @@
+/* bench/results/metrics.c - live metrics for Prometheus (text exposition format 0.0.4). */
+#include "bench/results/metrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "bench/util/cli.h"
+#include "bench/util/clock.h"
+#include "bench/core/hist.h"
+
+#define MAX_LINGER_NS (3600ULL * 1000000000ULL)
+
+/* The histogram's le boundaries: 10 µs .. 10 s, 1-2.5-5 steps. */
+static const char *const le_text[] = {
+    "1e-05", "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005",
+    "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10",
+};
+static const uint64_t le_ns[] = {
+    10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000,
+    10000000, 25000000, 50000000, 100000000, 250000000, 500000000, 1000000000,
+    2500000000ULL, 5000000000ULL, 10000000000ULL,
+};
+#define NLE (sizeof le_ns / sizeof le_ns[0])
+
+enum { PH_WARMUP, PH_MEASURED, PH_DONE, PH_COUNT };
+static const char *const phase_name[PH_COUNT] = { "warmup", "measured", "done" };
+
+/* A latency distribution at the le boundaries (bucket NLE: above the last). */
+typedef struct buckets {
+    uint64_t n[NLE + 1];
+    double   sum_s;
+} buckets;
+
+typedef struct mtest {
+    char     name[64];
+    int      phase;
+    uint64_t ops_done, ops_live;    /* finished runs of this test; the current one so far */
+    buckets  lat_done, lat_live;
+    double   threads, in_flight, target;
+    int      has_target;
+} mtest;
+
+typedef struct merr {
+    size_t   test;
+    char     code[64];
+    long     status;
+    uint64_t done, live;
+} merr;
+
+typedef struct mserved {
+    char     route[64];
+    unsigned status;
+    uint64_t count;
+} mserved;
+
+struct bench_metrics {
+    pthread_mutex_t     mu;
+    struct MHD_Daemon  *d;
+    uint64_t            linger_ns;
+    mtest              *tests;
+    size_t              ntests, cap_tests;
+    merr               *errs;
+    size_t              nerrs, cap_errs;
+    mserved            *served;
+    size_t              nserved, cap_served;
+    /* the current run: the sampler's thread only */
+    size_t              cur;
+    int                 running;
+    const bench_workload *w;
+    long              (*status_of)(bench_code);
+    const bench_load   *load;
+};
+
+/* ---- options ------------------------------------------------------------ */
+
+void bench_metrics_opts_init(bench_metrics_opts *o)
+{
+    o->listen = NULL;
+    o->linger_ns = BENCH_METRICS_LINGER_DEFAULT_NS;
+}
+
+int bench_metrics_opt(bench_metrics_opts *o, int code, const char *arg)
+{
+    switch (code) {
+    case BENCH_OPT_METRICS_LISTEN:
+        o->listen = arg;
+        return 1;
+    case BENCH_OPT_METRICS_LINGER:
+        return bench_parse_duration("--metrics-linger", arg, 0, MAX_LINGER_NS, &o->linger_ns) == 0
+                   ? 1 : -1;
+    default:
+        return 0;
+    }
+}
+
+/* "9464", "127.0.0.1:9464", "[::1]:9464": a numeric address, loopback by default. */
+static int parse_addr(const char *text, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char buf[128];
+    const char *host = BENCH_METRICS_DEFAULT_HOST, *port = buf;
+    if (strlen(text) >= sizeof buf || !*text)
+        return -1;
+    strcpy(buf, text);
+    int v6 = 0;
+    if (buf[0] == '[') {
+        char *close = strchr(buf, ']');
+        if (!close || close[1] != ':')
+            return -1;
+        *close = 0;
+        host = buf + 1;
+        port = close + 2;
+        v6 = 1;
+    } else {
+        char *colon = strrchr(buf, ':');
+        if (colon) {
+            *colon = 0;
+            host = buf;
+            port = colon + 1;
+        }
+    }
+    char *end;
+    errno = 0;
+    unsigned long pv = strtoul(port, &end, 10);
+    if (!*port || *end || errno || pv > 65535)
+        return -1;
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = v6 ? AF_INET6 : AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+    if (getaddrinfo(host, port, &hints, &res) != 0 || !res || res->ai_addrlen > sizeof *ss) {
+        if (res)
+            freeaddrinfo(res);
+        return -1;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
+/* ---- the exposition text ------------------------------------------------ */
+
+typedef struct sbuf {
+    char  *p;
+    size_t len, cap;
+    int    oom;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = b->oom ? -1 : vsnprintf(b->p ? b->p + b->len : NULL, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t ncap = (b->cap + (size_t)n + 1) * 2;
+        char *np = realloc(b->p, ncap);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = ncap;
+    }
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static const char *esc(const char *in, char *out, size_t len)
+{
+    size_t j = 0;
+    for (size_t i = 0; in[i] && j + 3 < len; i++) {
+        char c = in[i];
+        if (c == '\\' || c == '"' || c == '\n') {
+            out[j++] = '\\';
+            c = c == '\n' ? 'n' : c;
+        }
+        out[j++] = c;
+    }
+    out[j] = 0;
+    return out;
+}
+
+static void family(sbuf *b, const char *name, const char *type, const char *help)
+{
+    put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void render_tests(sbuf *b, const bench_metrics *m)
+{
+    char t[160], c[160];
+    family(b, "hsmbench_operations_total", "counter",
+           "Measured operations completed, errors included (warm-up excluded).");
+    for (size_t i = 0; i < m->ntests; i++)
+        put(b, "hsmbench_operations_total{test=\"%s\"} %llu\n", esc(m->tests[i].name, t, sizeof t),
+            (unsigned long long)(m->tests[i].ops_done + m->tests[i].ops_live));
+    family(b, "hsmbench_errors_total", "counter",
+           "Measured operations that failed, by the provider's code (and HTTP status).");
+    for (size_t i = 0; i < m->nerrs; i++) {
+        const merr *e = &m->errs[i];
+        put(b, "hsmbench_errors_total{test=\"%s\",code=\"%s\"", esc(m->tests[e->test].name, t, sizeof t),
+            esc(e->code, c, sizeof c));
+        if (e->status > 0)
+            put(b, ",status=\"%ld\"", e->status);
+        put(b, "} %llu\n", (unsigned long long)(e->done + e->live));
+    }
+    family(b, "hsmbench_latency_seconds", "histogram",
+           "Latency of successful measured operations (from hsmbench's histogram).");
+    for (size_t i = 0; i < m->ntests; i++) {
+        const mtest *x = &m->tests[i];
+        uint64_t cum = 0;
+        esc(x->name, t, sizeof t);
+        for (size_t k = 0; k <= NLE; k++) {
+            cum += x->lat_done.n[k] + x->lat_live.n[k];
+            put(b, "hsmbench_latency_seconds_bucket{test=\"%s\",le=\"%s\"} %llu\n", t,
+                k < NLE ? le_text[k] : "+Inf", (unsigned long long)cum);
+        }
+        put(b, "hsmbench_latency_seconds_sum{test=\"%s\"} %.9g\n", t, x->lat_done.sum_s + x->lat_live.sum_s);
+        put(b, "hsmbench_latency_seconds_count{test=\"%s\"} %llu\n", t, (unsigned long long)cum);
+    }
+    family(b, "hsmbench_threads", "gauge", "Worker threads running the test now.");
+    for (size_t i = 0; i < m->ntests; i++)
+        put(b, "hsmbench_threads{test=\"%s\"} %.9g\n", esc(m->tests[i].name, t, sizeof t),
+            m->tests[i].threads);
+    family(b, "hsmbench_in_flight", "gauge", "Operations started and not completed at the last second.");
+    for (size_t i = 0; i < m->ntests; i++)
+        put(b, "hsmbench_in_flight{test=\"%s\"} %.9g\n", esc(m->tests[i].name, t, sizeof t),
+            m->tests[i].in_flight);
+    family(b, "hsmbench_target_operations_per_second", "gauge",
+           "Non-blocking runs: the rate the schedule asks for now.");
+    for (size_t i = 0; i < m->ntests; i++)
+        if (m->tests[i].has_target)
+            put(b, "hsmbench_target_operations_per_second{test=\"%s\"} %.9g\n",
+                esc(m->tests[i].name, t, sizeof t), m->tests[i].target);
+    family(b, "hsmbench_phase", "gauge", "1 for the phase the test is in: warmup, measured or done.");
+    for (size_t i = 0; i < m->ntests; i++)
+        for (int p = 0; p < PH_COUNT; p++)
+            put(b, "hsmbench_phase{test=\"%s\",phase=\"%s\"} %d\n", esc(m->tests[i].name, t, sizeof t),
+                phase_name[p], m->tests[i].phase == p);
+}
+
+char *bench_metrics_render(bench_metrics *m)
+{
+    sbuf b = { NULL, 0, 0, 0 };
+    char r[160];
+    pthread_mutex_lock(&m->mu);
+    family(&b, "hsmbench_build_info", "gauge", "The version of hsmbench serving these metrics.");
+    put(&b, "hsmbench_build_info{version=\"%s\"} 1\n", HSMBENCH_VERSION);
+    render_tests(&b, m);
+    if (m->nserved) {
+        family(&b, "hsmbench_serve_requests_total", "counter",
+               "Requests hsmbench serve answered, by route and status (0: none sent).");
+        for (size_t i = 0; i < m->nserved; i++)
+            put(&b, "hsmbench_serve_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
+                esc(m->served[i].route, r, sizeof r), m->served[i].status,
+                (unsigned long long)m->served[i].count);
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_len, void **con_cls)
+{
+    bench_metrics *m = cls;
+    struct MHD_Response *resp;
+    unsigned status = MHD_HTTP_OK;
+    const char *type = "text/plain; version=0.0.4; charset=utf-8";
+    char *text = NULL;
+
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        static char no[] = "GET /metrics\n";
+        status = MHD_HTTP_METHOD_NOT_ALLOWED;
+        resp = MHD_create_response_from_buffer(strlen(no), no, MHD_RESPMEM_PERSISTENT);
+    } else if (strcmp(url, "/metrics") != 0) {
+        static char nf[] = "Not found: the metrics are at /metrics\n";
+        status = MHD_HTTP_NOT_FOUND;
+        resp = MHD_create_response_from_buffer(strlen(nf), nf, MHD_RESPMEM_PERSISTENT);
+    } else if ((text = bench_metrics_render(m)) != NULL) {
+        resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        if (!resp)
+            free(text);
+    } else {
+        return MHD_NO;
+    }
+    if (!resp)
+        return MHD_NO;
+    if (status == MHD_HTTP_OK)
+        MHD_add_response_header(resp, "Content-Type", type);
+    enum MHD_Result ok = MHD_queue_response(conn, status, resp);
+    MHD_destroy_response(resp);
+    return ok;
+}
+
+/* ---- the server --------------------------------------------------------- */
+
+int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    *out = NULL;
+    if (!o->listen)
+        return 0;
+    if (parse_addr(o->listen, &ss, &len) != 0) {
+        bench_error("--metrics-listen %s: expected a port or a numeric ADDRESS:PORT "
+                    "(9464, 127.0.0.1:9464, [::1]:9464)", o->listen);
+        return -1;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 64) != 0) {
+        bench_error("--metrics-listen %s: cannot listen there: %s", o->listen, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    char host[INET6_ADDRSTRLEN] = "?";
+    len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+        bench_error("--metrics-listen %s: %s", o->listen, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    const int v6 = ss.ss_family == AF_INET6;
+    const unsigned port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                   : ((struct sockaddr_in *)&ss)->sin_port);
+    if (!inet_ntop(ss.ss_family, v6 ? (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+                                    : (void *)&((struct sockaddr_in *)&ss)->sin_addr,
+                   host, sizeof host))
+        snprintf(host, sizeof host, "?");
+
+    bench_metrics *m = calloc(1, sizeof *m);
+    if (!m || pthread_mutex_init(&m->mu, NULL) != 0) {
+        bench_error("out of memory");
+        free(m);
+        close(fd);
+        return -1;
+    }
+    m->linger_ns = o->linger_ns;
+    /* The server's thread takes no signals: Ctrl-C reaches the sampler. */
+    sigset_t block, old;
+    sigfillset(&block);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL,
+                            on_request, m, MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!m->d) {
+        bench_error("--metrics-listen %s: cannot start the metrics server", o->listen);
+        pthread_mutex_destroy(&m->mu);
+        free(m);
+        close(fd);
+        return -1;
+    }
+    fprintf(stderr, "hsmbench: metrics on http://%s%s%s:%u/metrics\n", v6 ? "[" : "", host,
+            v6 ? "]" : "", port);
+    *out = m;
+    return 0;
+}
+
+void bench_metrics_stop(bench_metrics *m, const bench_flag *interrupt)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->ntests; i++)
+        m->tests[i].phase = PH_DONE;
+    const int ran = m->ntests || m->nserved;
+    pthread_mutex_unlock(&m->mu);
+    /* A last scrape sees the final figures; Ctrl-C does not wait for it,
+     * nor an error before anything ran. */
+    const uint64_t end = bench_now_ns() + (ran ? m->linger_ns : 0);
+    if (ran && m->linger_ns && (!interrupt || !*interrupt))
+        fprintf(stderr, "hsmbench: metrics answer for %.3g s more (--metrics-linger)\n",
+                (double)m->linger_ns / 1e9);
+    uint64_t now;
+    while ((!interrupt || !*interrupt) && (now = bench_now_ns()) < end)
+        bench_sleep_until_ns(end - now > BENCH_NS_PER_S / 10 ? now + BENCH_NS_PER_S / 10 : end);
+    MHD_stop_daemon(m->d);   /* closes the listening socket too */
+    pthread_mutex_destroy(&m->mu);
+    free(m->tests);
+    free(m->errs);
+    free(m->served);
+    free(m);
+}
+
+/* ---- recording ---------------------------------------------------------- */
+
+/* Room for one more element of an array of n (with mu held): the array,
+ * perhaps moved, or NULL when out of memory (the old one is kept). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return arr;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    void *na = realloc(arr, ncap * size);
+    if (na)
+        *cap = ncap;
+    return na;
+}
+
+/* Each slot of hsmbench's histogram (narrower than 0.1 % of its values)
+ * lands in the first boundary not below its lowest value. */
+static int fold_slot(void *arg, size_t index, uint64_t count)
+{
+    buckets *b = arg;
+    const uint64_t lo = bench_hist_slot_lowest(index);
+    size_t k = 0;
+    while (k < NLE && lo > le_ns[k])
+        k++;
+    b->n[k] += count;
+    b->sum_s += (double)count * (((double)lo + (double)bench_hist_slot_highest(index)) / 2e9);
+    return 0;
+}
+
+static void fold_hist(buckets *b, const bench_hist *h)
+{
+    memset(b, 0, sizeof *b);
+    if (h)
+        bench_hist_foreach(h, fold_slot, b);
+}
+
+void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *load,
+                         const bench_workload *w, long (*status_of)(bench_code))
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->mu);
+    size_t i = 0;
+    while (i < m->ntests && strcmp(m->tests[i].name, test) != 0)
+        i++;
+    if (i == m->ntests) {
+        mtest *nt = grow(m->tests, m->ntests, &m->cap_tests, sizeof *nt);
+        if (!nt) {
+            pthread_mutex_unlock(&m->mu);
+            return;   /* out of memory: this run is not exported */
+        }
+        m->tests = nt;
+        memset(&m->tests[i], 0, sizeof m->tests[i]);
+        snprintf(m->tests[i].name, sizeof m->tests[i].name, "%s", test);
+        m->ntests++;
+    }
+    mtest *x = &m->tests[i];
+    x->phase = load->warmup_ns || load->warmup_ops ? PH_WARMUP : PH_MEASURED;
+    x->threads = load->threads;
+    x->in_flight = 0;
+    x->has_target = load->mode == BENCH_MODE_NONBLOCKING && (load->rate > 0 || load->stages);
+    x->target = load->rate;
+    m->cur = i;
+    m->running = 1;
+    m->w = w;
+    m->status_of = status_of;
+    m->load = load;
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* The current run's errors so far (live) or at its end (done), by name. */
+static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs, int final)
+{
+    for (size_t j = 0; j < nerrs; j++) {
+        char name[64] = "";
+        /* the summary's names, the core's own classes (VERIFY_MISMATCH) included */
+        bench_code_name(m->w, errs[j].code, name, sizeof name);
+        size_t k = 0;
+        while (k < m->nerrs && (m->errs[k].test != m->cur || strcmp(m->errs[k].code, name) != 0))
+            k++;
+        if (k == m->nerrs) {
+            merr *ne = grow(m->errs, m->nerrs, &m->cap_errs, sizeof *ne);
+            if (!ne)
+                return;
+            m->errs = ne;
+            merr *e = &m->errs[m->nerrs++];
+            memset(e, 0, sizeof *e);
+            e->test = m->cur;
+            snprintf(e->code, sizeof e->code, "%s", name);
+            e->status = m->status_of ? m->status_of(errs[j].code) : 0;
+        }
+        if (final)
+            m->errs[k].done += errs[j].count;
+        else
+            m->errs[k].live = errs[j].count;
+    }
+}
+
+void bench_metrics_second(bench_metrics *m, const bench_sample *s)
+{
+    if (!m || !m->running)
+        return;
+    buckets b;
+    if (!s->warmup)
+        fold_hist(&b, s->hist_so_far);    /* outside the lock: the sampler owns it */
+    pthread_mutex_lock(&m->mu);
+    mtest *x = &m->tests[m->cur];
+    x->phase = s->warmup ? PH_WARMUP : PH_MEASURED;
+    if (!s->warmup) {
+        x->ops_live += s->ops;
+        if (s->hist_so_far)
+            x->lat_live = b;
+        set_errors(m, s->errs_so_far, s->nerrs_so_far, 0);
+    }
+    const int nonblocking = m->load->mode == BENCH_MODE_NONBLOCKING;
+    if (!nonblocking && m->load->stages)
+        x->threads = s->target;
+    x->in_flight = nonblocking ? (double)s->in_flight : x->threads;
+    if (nonblocking && m->load->stages && s->span_s > 0)
+        x->target = s->target / s->span_s;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void bench_metrics_end(bench_metrics *m, const bench_outcome *out)
+{
+    if (!m || !m->running)
+        return;
+    buckets b;
+    if (out)
+        fold_hist(&b, out->hist);
+    pthread_mutex_lock(&m->mu);
+    mtest *x = &m->tests[m->cur];
+    x->phase = PH_DONE;
+    x->in_flight = 0;
+    x->ops_live = 0;
+    memset(&x->lat_live, 0, sizeof x->lat_live);
+    for (size_t k = 0; k < m->nerrs; k++)
+        if (m->errs[k].test == m->cur)
+            m->errs[k].live = 0;
+    if (out) {
+        x->ops_done += out->ops;
+        for (size_t k = 0; k <= NLE; k++)
+            x->lat_done.n[k] += b.n[k];
+        x->lat_done.sum_s += b.sum_s;
+        set_errors(m, out->errs, out->nerrs, 1);
+    }
+    m->running = 0;
+    m->w = NULL;
+    m->load = NULL;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void bench_metrics_served(bench_metrics *m, const char *route, unsigned status)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->mu);
+    size_t i = 0;
+    while (i < m->nserved && (m->served[i].status != status || strcmp(m->served[i].route, route) != 0))
+        i++;
+    mserved *ns = i < m->nserved ? m->served : grow(m->served, m->nserved, &m->cap_served, sizeof *ns);
+    if (ns) {
+        m->served = ns;
+        if (i == m->nserved) {
+            memset(&m->served[i], 0, sizeof m->served[i]);
+            snprintf(m->served[i].route, sizeof m->served[i].route, "%s", route);
+            m->served[i].status = status;
+            m->nserved++;
+        }
+        m->served[i].count++;
+    }
+    pthread_mutex_unlock(&m->mu);
+}

@@ -1,0 +1,564 @@
+/* bench/results/report.c - the summary people read and the JSON programs read. */
+#include "bench/results/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench/util/cli.h"
+#include "bench/util/outfile.h"
+#include "bench/results/results.h"
+
+void bench_report_second(FILE *f, const bench_sample *s)
+{
+    /* pkpspeed prints the operations of a 1-second window as "N/1"; a
+     * shorter last window says how long it was rather than pass for a second. */
+    char span[16];
+    if (s->span_s > 0.95 && s->span_s < 1.05)
+        snprintf(span, sizeof span, "1");
+    else
+        snprintf(span, sizeof span, "%.2f", s->span_s);
+    /* The second's successful operations, as pkpspeed counts them; its
+     * failures beside them. */
+    fprintf(f, "OPERATIONS/second%*s%llu/%s", 16, "", (unsigned long long)(s->ops - s->errors),
+            span);
+    if (s->errors)
+        fprintf(f, "   errors %llu", (unsigned long long)s->errors);
+    if (s->target > 0 || s->in_flight) {
+        char a[32], b[32];
+        fprintf(f, "   target %.0f   in flight %llu   p50 %s   p99 %s", s->target,
+                (unsigned long long)s->in_flight, bench_fmt_ns((double)s->p50_ns, a, sizeof a),
+                bench_fmt_ns((double)s->p99_ns, b, sizeof b));
+    }
+    fprintf(f, "%s\n", s->warmup ? "   (warm-up)" : "");
+    fflush(f);
+}
+
+/* "data 32 B", or "block 256 B" for a raw operation on one modulus-sized block. */
+static const char *data_text(const bench_run_desc *d, char *buf, size_t len)
+{
+    if (d->block_size)
+        snprintf(buf, len, "block %llu B", (unsigned long long)d->block_size);
+    else
+        snprintf(buf, len, "data %llu B", (unsigned long long)d->data_size);
+    return buf;
+}
+
+void bench_report_header(FILE *f, const bench_run_desc *d)
+{
+    char data[48];
+    char bound[64];
+    if (d->duration_s > 0)
+        snprintf(bound, sizeof bound, "%.4gs", d->duration_s);
+    else
+        snprintf(bound, sizeof bound, "%llu operations", (unsigned long long)d->iterations);
+    fprintf(f, "\nRunning %s (%s, %s, %s): %u thread%s, %s, %s", d->test,
+            d->mechanism ? d->mechanism : "-", d->key_desc ? d->key_desc : "no key",
+            data_text(d, data, sizeof data), d->threads, d->threads == 1 ? "" : "s", d->mode, bound);
+    if (d->warmup_s > 0)
+        fprintf(f, " after %.4gs warm-up", d->warmup_s);
+    if (d->rate > 0)
+        fprintf(f, ", %.6g ops/s scheduled", d->rate);
+    if (d->inflight)
+        fprintf(f, ", at most %u in flight", d->inflight);
+    if (d->stages)
+        fprintf(f, ", stages %s", d->stages);
+    if (d->think_s > 0)
+        fprintf(f, ", think %.4gs", d->think_s);
+    if (d->engine && d->slots)
+        fprintf(f, " [%s, %u slot%s]", d->engine, d->slots, d->slots == 1 ? "" : "s");
+    else if (d->engine)
+        fprintf(f, " [%s]", d->engine);
+    fprintf(f, "\n");
+    fflush(f);
+}
+
+/* "97.3 % CKR_DEVICE_ERROR": the most frequent error's share of the attempts. */
+static void dominant(const bench_outcome *o, const bench_workload *w, char *buf, size_t len)
+{
+    char name[64] = "errors";
+    if (o->nerrs)
+        bench_code_name(w, o->errs[0].code, name, sizeof name);
+    const uint64_t n = o->nerrs ? o->errs[0].count : o->errors;
+    snprintf(buf, len, "%.1f %% %s", o->ops ? 100.0 * (double)n / (double)o->ops : 0.0, name);
+}
+
+const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *w, char *reason,
+                                  size_t len)
+{
+    char cause[96];
+    reason[0] = 0;
+    switch (o->status) {
+    case BENCH_RUN_INTERRUPTED:
+        snprintf(reason, len, "interrupted");
+        return "interrupted";
+    case BENCH_RUN_FAILED:
+        snprintf(reason, len, "%s", o->reason);
+        return "failed";
+    case BENCH_RUN_ABORTED: {
+        /* The stretch that stopped it failed entirely; the share is the whole run's. */
+        char name[64] = "errors";
+        if (o->nerrs)
+            bench_code_name(w, o->errs[0].code, name, sizeof name);
+        snprintf(reason, len,
+                 "stopped early: every operation failed for several seconds (%s; %.1f %% of the "
+                 "run's attempts failed)", name,
+                 o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0);
+        return "failed";
+    }
+    case BENCH_RUN_OK:
+        break;
+    }
+    if (o->ops == 0) {
+        snprintf(reason, len, "no operation completed in the measured run");
+        return "failed";
+    }
+    if (o->errors * 2 > o->ops) {
+        dominant(o, w, cause, sizeof cause);
+        snprintf(reason, len, "%s%s", o->errors == o->ops ? "every operation failed: " : "", cause);
+        return "failed";
+    }
+    return "ok";
+}
+
+/* k6 pads metric names with dots to a fixed column. */
+static void label(FILE *f, const char *name, int indent)
+{
+    int width = 26 - indent;
+    int n = (int)strlen(name);
+    fprintf(f, "%*s%s", indent, "", name);
+    for (int i = n; i < width; i++)
+        fputc('.', f);
+    fputs(": ", f);
+}
+
+void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
+                        const char *empty)
+{
+    bench_report_trend_plus(f, width, name, h, empty, 0);
+}
+
+void bench_report_trend_plus(FILE *f, int width, const char *name, const bench_hist *h,
+                             const char *empty, uint64_t plus_ns)
+{
+    const double p = (double)plus_ns;
+    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], l[32];
+    fprintf(f, "    %s", name);
+    for (int pad = (int)strlen(name); pad < width; pad++)
+        fputc('.', f);
+    fputs(": ", f);
+    if (bench_hist_count(h) == 0) {
+        fprintf(f, "%s\n", empty);
+        return;
+    }
+    fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
+            bench_fmt_ns(bench_hist_mean(h) + p, a, sizeof a),
+            bench_fmt_ns((double)bench_hist_min(h) + p, b, sizeof b),
+            bench_fmt_ns((double)bench_hist_percentile(h, 50) + p, c, sizeof c),
+            bench_fmt_ns((double)bench_hist_percentile(h, 90) + p, e, sizeof e),
+            bench_fmt_ns((double)bench_hist_percentile(h, 95) + p, g, sizeof g),
+            bench_fmt_ns((double)bench_hist_percentile(h, 99) + p, i, sizeof i),
+            bench_fmt_ns((double)bench_hist_percentile(h, 99.9) + p, j, sizeof j),
+            bench_fmt_ns((double)bench_hist_max(h) + p, k, sizeof k),
+            bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
+}
+
+static void latency_line(FILE *f, const char *name, const bench_hist *h)
+{
+    bench_report_trend(f, 22, name, h, "no successful operation");
+}
+
+/* "CKR_DEVICE_ERROR" for a class's most frequent error, "-" for none. */
+static const char *top_error(const bench_class_outcome *c, const bench_workload *w, char *buf,
+                             size_t len)
+{
+    if (!c->nerrs)
+        return "-";
+    bench_code_name(w, c->errs[0].code, buf, len);
+    return buf;
+}
+
+/* A breakdown's table after the summary: one line per class. */
+static void breakdown_table(FILE *f, const bench_outcome *o, const bench_workload *w, unsigned k)
+{
+    const bench_breakdown *b = w->breakdown[k];
+    const bench_class_outcome *by = o->by[k];
+    char title[64];
+    snprintf(title, sizeof title, "by %s", b->dimension);
+    int cw = bench_text_cols(title);
+    for (unsigned c = 0; c < o->nby[k]; c++)
+        if (bench_text_cols(b->labels[c]) + 2 > cw)
+            cw = bench_text_cols(b->labels[c]) + 2;   /* labels are indented by 2 more */
+    fprintf(f, "\n    ");
+    bench_fput_cell(f, title, cw, 0);
+    fprintf(f, " %7s", "share");
+    if (b->weights)
+        fprintf(f, " %7s", "weight");
+    fprintf(f, " %12s %10s %10s %7s  %s\n", "ops/s", "p50", "p99", "err%", "top error");
+    for (unsigned c = 0; c < o->nby[k]; c++) {
+        const bench_class_outcome *x = &by[c];
+        char a[32], p[32], name[64];
+        const int lat = bench_hist_count(x->hist) > 0;
+        fprintf(f, "      ");
+        bench_fput_cell(f, b->labels[c], cw - 2, 0);
+        fprintf(f, " %6.2f%%", o->ops ? 100.0 * (double)x->ops / (double)o->ops : 0.0);
+        if (b->weights)
+            fprintf(f, " %6.2f%%", 100.0 * b->weights[c]);
+        fprintf(f, " %12.2f %10s %10s %7.2f  %s\n",
+                o->duration_s > 0 ? (double)(x->ops - x->errors) / o->duration_s : 0.0,
+                lat ? bench_fmt_ns((double)bench_hist_percentile(x->hist, 50), a, sizeof a) : "-",
+                lat ? bench_fmt_ns((double)bench_hist_percentile(x->hist, 99), p, sizeof p) : "-",
+                x->ops ? 100.0 * (double)x->errors / (double)x->ops : 0.0,
+                top_error(x, w, name, sizeof name));
+    }
+}
+
+void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
+                          const bench_workload *w)
+{
+    const bench_hist *h = o->hist;
+    char a[32], b[32], why[256];
+    const uint64_t ok = o->ops - o->errors;
+    const double rate = o->duration_s > 0 ? (double)ok / o->duration_s : 0;
+    const char *verdict = bench_outcome_verdict(o, w, why, sizeof why);
+
+    fprintf(f, "\n  %s", d->test);
+    if (d->mechanism)
+        fprintf(f, " · %s", d->mechanism);
+    if (d->key_desc && strcmp(d->key_desc, "-") != 0)
+        fprintf(f, " · %s", d->key_desc);
+    char data[48];
+    fprintf(f, " · %s · %u thread%s · %s\n\n", data_text(d, data, sizeof data), d->threads,
+            d->threads == 1 ? "" : "s", d->mode);
+
+    label(f, "status", 4);
+    if (strcmp(verdict, "failed") == 0)
+        fprintf(f, "failed: %s\n", why);
+    else
+        fprintf(f, "%s\n", verdict);
+    label(f, "duration", 4);
+    fprintf(f, "%.2fs", o->duration_s);
+    if (d->warmup_s > 0)
+        fprintf(f, " (warm-up %.4gs excluded)", d->warmup_s);
+    fprintf(f, "\n");
+    /* Throughput is what succeeded; attempts are shown beside it when
+     * some failed. */
+    label(f, "operations", 4);
+    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)ok, rate);
+    if (o->errors) {
+        label(f, "attempts", 4);
+        fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)o->ops,
+                o->duration_s > 0 ? (double)o->ops / o->duration_s : 0.0);
+    }
+    if (w->bytes_per_op) {
+        double bytes = (double)ok * (double)w->bytes_per_op;
+        label(f, "data", 4);
+        fprintf(f, "%-10s %s/s\n", bench_fmt_bytes(bytes, a, sizeof a),
+                bench_fmt_bytes(o->duration_s > 0 ? bytes / o->duration_s : 0, b, sizeof b));
+    }
+    if (o->service) {
+        label(f, "schedule", 4);
+        fprintf(f, "target %.2f/s achieved %.2f/s; %llu late, %llu dropped of %llu scheduled\n",
+                o->target_rate, rate, (unsigned long long)o->late, (unsigned long long)o->dropped,
+                (unsigned long long)o->scheduled);
+    }
+    latency_line(f, o->service ? "latency (scheduled)" : "latency", h);
+    if (o->service) {
+        latency_line(f, "service time", o->service);
+        latency_line(f, "queueing delay", o->queue);
+    }
+
+    label(f, "errors", 4);
+    fprintf(f, "%.2f%%     %llu of %llu\n", o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0,
+            (unsigned long long)o->errors, (unsigned long long)o->ops);
+    for (size_t n = 0; n < o->nerrs; n++) {
+        char name[64];
+        bench_code_name(w, o->errs[n].code, name, sizeof name);
+        label(f, name, 6);
+        fprintf(f, "%llu\n", (unsigned long long)o->errs[n].count);
+    }
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
+        if (w->breakdown[k] && o->by[k])
+            breakdown_table(f, o, w, k);
+    fflush(f);
+}
+
+void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t len)
+{
+    if (code == BENCH_CODE_VERIFY_MISMATCH)
+        snprintf(buf, len, "VERIFY_MISMATCH");
+    else if (code == BENCH_CODE_BAD_LENGTH)
+        snprintf(buf, len, "BAD_OUTPUT_LENGTH");
+    else if (code == BENCH_CODE_NO_RESULT)
+        snprintf(buf, len, "NO_RESULT");
+    else if (code == BENCH_CODE_LOOKUP_NOT_FOUND)
+        snprintf(buf, len, "LOOKUP_NOT_FOUND");
+    else if (code == BENCH_CODE_LOOKUP_AMBIGUOUS)
+        snprintf(buf, len, "LOOKUP_AMBIGUOUS");
+    else if (code >= BENCH_CODE_CORE)
+        snprintf(buf, len, "OTHER");
+    else if (w && w->code_name)
+        w->code_name(w->ctx, code, buf, len);
+    else
+        snprintf(buf, len, "code %llu", (unsigned long long)code);
+}
+
+static double us(double ns)
+{
+    return round(ns / 10.0) / 100.0;   /* µs with two decimals (10 ns) */
+}
+
+static json_t *latency_json(const bench_hist *h)
+{
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}",
+                     "min", us((double)bench_hist_min(h)), "mean", us(bench_hist_mean(h)),
+                     "stddev", us(bench_hist_stddev(h)),
+                     "p50", us((double)bench_hist_percentile(h, 50)),
+                     "p90", us((double)bench_hist_percentile(h, 90)),
+                     "p95", us((double)bench_hist_percentile(h, 95)),
+                     "p99", us((double)bench_hist_percentile(h, 99)),
+                     "p999", us((double)bench_hist_percentile(h, 99.9)),
+                     "max", us((double)bench_hist_max(h)),
+                     "count", (json_int_t)bench_hist_count(h));
+}
+
+typedef struct { json_t *arr; int failed; } slot_acc;
+
+static int slot_visit(void *arg, size_t index, uint64_t count)
+{
+    slot_acc *acc = arg;
+    if (json_array_append_new(acc->arr, json_pack("[I,I]", (json_int_t)index, (json_int_t)count)))
+        acc->failed = 1;
+    return acc->failed;
+}
+
+json_t *bench_hist_to_json(const bench_hist *h)
+{
+    slot_acc acc = { json_array(), 0 };
+    bench_hist_foreach(h, slot_visit, &acc);
+    return json_pack("{s:s,s:I,s:I,s:i,s:i,s:I,s:I,s:I,s:I,s:o}", "unit", "ns",
+                     "lowest", (json_int_t)BENCH_HIST_LOWEST, "highest", (json_int_t)BENCH_HIST_HIGHEST,
+                     "significant_figures", BENCH_HIST_SIG_FIGS, "sub_buckets", BENCH_HIST_SUB_BUCKETS,
+                     "total", (json_int_t)bench_hist_count(h), "min", (json_int_t)bench_hist_min(h),
+                     "max", (json_int_t)bench_hist_max(h),
+                     "clamped", (json_int_t)atomic_load_explicit(&h->clamped, memory_order_relaxed),
+                     "counts", acc.arr);
+}
+
+int bench_hist_from_json(const json_t *j, bench_hist *h)
+{
+    json_int_t lowest = 0, highest = 0, min = 0, max = 0;
+    int sig = 0;
+    json_t *counts = NULL;
+    if (json_unpack((json_t *)j, "{s:I,s:I,s:i,s:I,s:I,s:o}", "lowest", &lowest, "highest", &highest,
+                    "significant_figures", &sig, "min", &min, "max", &max, "counts", &counts) != 0)
+        return -1;
+    if (lowest != (json_int_t)BENCH_HIST_LOWEST || highest != (json_int_t)BENCH_HIST_HIGHEST ||
+        sig != BENCH_HIST_SIG_FIGS || !json_is_array(counts))
+        return -1;
+    bench_hist_reset(h);
+    size_t i;
+    json_t *pair;
+    json_array_foreach(counts, i, pair) {
+        json_int_t idx, cnt;
+        if (json_unpack(pair, "[I,I]", &idx, &cnt) != 0 || idx < 0 || cnt < 0 ||
+            bench_hist_load_slot(h, (size_t)idx, (uint64_t)cnt) != 0)
+            return -1;
+    }
+    bench_hist_set_extrema(h, (uint64_t)min, (uint64_t)max);
+    return 0;
+}
+
+/* errors_by_code of a table of codes, most frequent first. */
+static json_t *codes_json(const bench_err *errs, size_t nerrs, const bench_workload *w)
+{
+    json_t *by = json_object();
+    for (size_t n = 0; by && n < nerrs; n++) {
+        char name[64];
+        bench_code_name(w, errs[n].code, name, sizeof name);
+        if (json_object_set_new(by, name, json_integer((json_int_t)errs[n].count)) != 0) {
+            json_decref(by);
+            return NULL;
+        }
+    }
+    return by;
+}
+
+/* "breakdown": {"<dimension>": [{"class", "weight"?, "ops", ...}, ...]};
+ * NULL when out of memory. */
+static json_t *breakdown_json(const bench_outcome *o, const bench_workload *w)
+{
+    json_t *all = json_object();
+    for (unsigned k = 0; all && k < BENCH_BREAKDOWNS; k++) {
+        const bench_breakdown *b = w->breakdown[k];
+        if (!b || !o->by[k])
+            continue;
+        json_t *arr = json_array();
+        if (!arr || json_object_set_new(all, b->dimension, arr) != 0)
+            goto oom;
+        for (unsigned c = 0; c < o->nby[k]; c++) {
+            const bench_class_outcome *x = &o->by[k][c];
+            const double d = o->duration_s;
+            json_t *e = json_object();
+            if (!e || json_array_append_new(arr, e) != 0)
+                goto oom;
+            /* every set steals its value, also when it fails */
+            int bad = json_object_set_new(e, "class", json_string(b->labels[c]));
+            if (b->weights)
+                bad |= json_object_set_new(e, "weight", json_real(round(b->weights[c] * 1e6) / 1e6));
+            bad |= json_object_set_new(e, "ops", json_integer((json_int_t)x->ops));
+            bad |= json_object_set_new(e, "errors", json_integer((json_int_t)x->errors));
+            bad |= json_object_set_new(
+                e, "error_pct", json_real(x->ops ? 100.0 * (double)x->errors / (double)x->ops : 0.0));
+            bad |= json_object_set_new(
+                e, "ops_per_s",
+                json_real(d > 0 ? round((double)(x->ops - x->errors) / d * 100) / 100 : 0.0));
+            bad |= json_object_set_new(
+                e, "attempts_per_s", json_real(d > 0 ? round((double)x->ops / d * 100) / 100 : 0.0));
+            bad |= json_object_set_new(e, "latency_us", latency_json(x->hist));
+            bad |= json_object_set_new(e, "errors_by_code", codes_json(x->errs, x->nerrs, w));
+            bad |= json_object_set_new(e, "histogram", bench_hist_to_json(x->hist));
+            if (bad)
+                goto oom;
+        }
+    }
+    return all;
+oom:
+    json_decref(all);
+    return NULL;
+}
+
+static json_t *desc_json(const bench_run_desc *d, const char *status)
+{
+    json_t *run = json_pack("{s:s,s:s,s:i,s:I,s:s}", "test", d->test, "mode", d->mode,
+                            "threads", (int)d->threads, "data_size", (json_int_t)d->data_size,
+                            "status", status);
+    if (d->block_size)
+        json_object_set_new(run, "block_size", json_integer((json_int_t)d->block_size));
+    if (d->mechanism)
+        json_object_set_new(run, "mechanism", json_string(d->mechanism));
+    if (d->key_type) {
+        json_t *key = json_pack("{s:s,s:i}", "type", d->key_type, "bits", (int)d->key_bits);
+        if (d->curve)
+            json_object_set_new(key, "curve", json_string(d->curve));
+        json_object_set_new(run, "key", key);
+    } else {
+        json_object_set_new(run, "key", json_null());
+    }
+    json_t *settings = json_pack("{s:f,s:f,s:I}", "warmup_s", d->warmup_s, "duration_s",
+                                 d->duration_s, "iterations", (json_int_t)d->iterations);
+    if (d->rate > 0)
+        json_object_set_new(settings, "rate", json_real(d->rate));
+    if (d->inflight)
+        json_object_set_new(settings, "inflight", json_integer(d->inflight));
+    if (d->stages)
+        json_object_set_new(settings, "stages", json_string(d->stages));
+    if (d->think_s > 0)
+        json_object_set_new(settings, "think_s", json_real(d->think_s));
+    if (d->engine)
+        json_object_set_new(settings, "engine", json_string(d->engine));
+    if (d->slots)
+        json_object_set_new(settings, "slots", json_integer(d->slots));
+    json_object_set_new(run, "settings", settings);
+    return run;
+}
+
+json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
+                              const bench_workload *w, const char *status, const char *reason)
+{
+    json_t *run = desc_json(d, status);
+    if (reason && *reason)
+        json_object_set_new(run, "reason", json_string(reason));
+    if (!o)
+        return run;
+
+    const double rate = o->duration_s > 0 ? (double)(o->ops - o->errors) / o->duration_s : 0;
+    const double attempts_rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
+    double bps = o->duration_s > 0 && w->bytes_per_op
+                     ? (double)(o->ops - o->errors) * (double)w->bytes_per_op / o->duration_s : 0;
+    json_object_set_new(run, "measure_start_epoch_ms", json_integer((json_int_t)o->measure_start_epoch_ms));
+    json_object_set_new(run, "duration_s", json_real(round(o->duration_s * 1e6) / 1e6));
+    json_object_set_new(run, "ops", json_integer((json_int_t)o->ops));
+    json_object_set_new(run, "errors", json_integer((json_int_t)o->errors));
+    json_object_set_new(run, "error_pct",
+                        json_real(o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0));
+    json_object_set_new(run, "ops_per_s", json_real(round(rate * 100) / 100));
+    json_object_set_new(run, "attempts", json_integer((json_int_t)o->ops));
+    json_object_set_new(run, "attempts_per_s", json_real(round(attempts_rate * 100) / 100));
+    json_object_set_new(run, "bytes_per_s", json_real(round(bps)));
+    if (o->client_cpu >= 0)
+        json_object_set_new(run, "client_cpu", json_real(round(o->client_cpu * 1000) / 1000));
+    json_object_set_new(run, "latency_us", latency_json(o->hist));
+    if (o->service) {
+        json_object_set_new(run, "service_us", latency_json(o->service));
+        json_object_set_new(run, "queue_us", latency_json(o->queue));
+        json_object_set_new(run, "schedule",
+                            json_pack("{s:f,s:f,s:I,s:I,s:I}", "target_ops_per_s",
+                                      round(o->target_rate * 100) / 100, "achieved_ops_per_s",
+                                      round(rate * 100) / 100, "scheduled", (json_int_t)o->scheduled,
+                                      "late", (json_int_t)o->late, "dropped", (json_int_t)o->dropped));
+    }
+
+    json_t *by = json_object();
+    for (size_t n = 0; n < o->nerrs; n++) {
+        char name[64];
+        bench_code_name(w, o->errs[n].code, name, sizeof name);
+        json_object_set_new(by, name, json_integer((json_int_t)o->errs[n].count));
+    }
+    json_object_set_new(run, "errors_by_code", by);
+
+    json_t *series = json_array();
+    for (size_t n = 0; n < o->nsamples; n++) {
+        const bench_sample *s = &o->samples[n];
+        json_t *sec = json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)s->t, "span_s",
+                                round(s->span_s * 1000) / 1000, "ops", (json_int_t)s->ops,
+                                "errors", (json_int_t)s->errors, "p50_us",
+                                us((double)s->p50_ns), "p99_us", us((double)s->p99_ns));
+        /* Every second of a schedule or a ramp has its target, 0 included
+         * (a ramp down to 0 ends at 0). */
+        if (s->target > 0 || o->service || d->stages)
+            json_object_set_new(sec, "target", json_real(s->target));
+        if (o->service)
+            json_object_set_new(sec, "in_flight", json_integer((json_int_t)s->in_flight));
+        json_array_append_new(series, sec);
+    }
+    json_object_set_new(run, "per_second", series);
+    json_object_set_new(run, "histogram", bench_hist_to_json(o->hist));
+    int any_by = 0;
+    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
+        any_by |= w->breakdown[k] && o->by[k];
+    if (any_by) {
+        json_t *classes = breakdown_json(o, w);
+        if (!classes || json_object_set_new(run, "breakdown", classes) != 0) {
+            json_decref(run);
+            return NULL;
+        }
+    }
+    return run;
+}
+
+json_t *bench_report_host_json(void)
+{
+    struct utsname u;
+    char host[256] = "";
+    if (gethostname(host, sizeof host) != 0)
+        host[0] = 0;
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    return json_pack("{s:s,s:s,s:s,s:s,s:I}", "hostname", host, "os", u.sysname, "kernel",
+                     u.release, "machine", u.machine, "cpus",
+                     (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static int dump_doc(FILE *f, const void *doc)
+{
+    return json_dumpf((const json_t *)doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ? -1 : 0;
+}
+
+int bench_report_write(const char *path, json_t *doc)
+{
+    return bench_out_write("--json", path, dump_doc, doc);
+}

@@ -1,0 +1,90 @@
+/*
+ * bench/results/report.h - what a run looks like to people (the per-second line and
+ * the k6-style summary) and to programs (the hsmbench.result/2 JSON).
+ */
+#ifndef BENCH_REPORT_H
+#define BENCH_REPORT_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#include "bench/core/pool.h"
+
+#define BENCH_RESULT_SCHEMA "hsmbench.result/2"
+/* Still read: the same document, but its ops_per_s counted failed operations
+ * too (readers upgrade it, see bench_results_load). */
+#define BENCH_RESULT_SCHEMA_V1 "hsmbench.result/1"
+
+/* How a run was set up; strings may be NULL where they do not apply. */
+typedef struct bench_run_desc {
+    const char *test;
+    const char *mechanism;     /* "CKM_SHA256_RSA_PKCS" */
+    const char *mode;          /* "blocking" */
+    const char *key_type;      /* "RSA" */
+    const char *key_desc;      /* "RSA 2048" */
+    const char *curve;         /* "P-256" */
+    unsigned    key_bits;
+    unsigned    threads;
+    uint64_t    data_size;
+    uint64_t    block_size;    /* a raw operation on one block (RSA X.509: the modulus
+                                  length, bytes): shown instead of the data size; 0: none */
+    double      warmup_s;
+    double      duration_s;    /* as asked; 0 when iterations bound the run */
+    uint64_t    iterations;    /* as asked; 0 when the duration bounds it */
+    double      rate;          /* non-blocking: target operations/s (0: none) */
+    unsigned    inflight;      /* non-blocking: window (0: none) */
+    const char *stages;        /* the --stages text, or NULL */
+    double      think_s;       /* blocking: pause after each operation */
+    const char *engine;        /* how non-blocking ran: "worker pool", "PKCS#11 async
+                                  sessions", "curl multi" */
+    unsigned    slots;         /* with an asynchronous engine: operations in flight at most */
+} bench_run_desc;
+
+/* pkpspeed's line, exactly: "OPERATIONS/second                821/1"; with a
+ * schedule or ramp, target, in flight, p50 and p99 of the second follow. */
+void bench_report_second(FILE *f, const bench_sample *s);
+
+/* One line announcing a run before it starts. */
+void bench_report_header(FILE *f, const bench_run_desc *d);
+
+/* The end-of-run summary. */
+void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
+                          const bench_workload *w);
+
+/*
+ * One k6-style trend line: "    NAME.......: avg=... min=... med=... p(90)=...
+ * p(95)=... p(99)=... p(99.9)=... max=... stddev=...", the name padded with
+ * dots to `width` columns (22 in the summary), or `empty` when h has no values.
+ */
+void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
+                        const char *empty);
+/* The same with plus_ns added to every figure but stddev (k6's
+ * iteration_duration: the operation's latency plus --think). */
+void bench_report_trend_plus(FILE *f, int width, const char *name, const bench_hist *h,
+                             const char *empty, uint64_t plus_ns);
+
+/*
+ * The verdict on a measured run: "interrupted"; "failed" when it was
+ * stopped because every operation failed (load.abort_ns), when no operation
+ * completed, or when most (more than half) failed, with the reason naming
+ * the dominant cause ("97.3 % CKR_DEVICE_ERROR"); else "ok" (errors below
+ * half still count, and make the exit status 1).
+ */
+const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *w, char *reason,
+                                  size_t len);
+
+/* One element of "runs": a measured run, or (o == NULL) a skipped/failed one. */
+json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
+                              const bench_workload *w, const char *status, const char *reason);
+
+/* The histogram as JSON (sparse [index, count] pairs) and back. */
+json_t *bench_hist_to_json(const bench_hist *h);
+int     bench_hist_from_json(const json_t *j, bench_hist *h);
+
+/* {"hostname", "os", "kernel", "machine", "cpus"} of this machine. */
+json_t *bench_report_host_json(void);
+
+/* Write a document to path as bench_out_write does (bench/util/outfile.h). */
+int bench_report_write(const char *path, json_t *doc);
+
+#endif

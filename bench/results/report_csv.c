@@ -1,0 +1,143 @@
+/*
+ * bench/results/report_csv.c - the CSV report, with the columns of the Fortanix
+ * SDKMS REST test bench (so its users' spreadsheets keep working) and p50 and
+ * p95 appended.  A document with a breakdown (a --mix, several tokens)
+ * gets one more column, "class", empty on a run's own row, and after that
+ * row one row per class ("type=rsa-pkcs-sign") with the class's figures;
+ * a document without one is written as it always was.  RFC 4180: CRLF line ends, a field is quoted when it holds a
+ * comma, a quote or a line break, and quotes inside are doubled.
+ */
+#include "bench/results/results.h"
+
+#include <string.h>
+
+static const char *const header[] = {
+    "operation", "threads", "duration(sec)", "total operations", "average latency(ms)",
+    "p90 latency(ms)", "p99 latency(ms)", "min latency (ms)", "max latency (ms)", "Error %",
+    "Throughput per sec", "capacity (kb/s)", "p50 latency(ms)", "p95 latency(ms)",
+};
+#define NCOLS (sizeof header / sizeof header[0])
+
+static void field(FILE *f, const char *s, int first)
+{
+    if (!first)
+        fputc(',', f);
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Whether runs of this test in the document differ in data size: then the
+ * operation names its data size, or two rows could not be told apart. */
+static int data_sizes_vary(const json_t *runs, const json_t *run)
+{
+    size_t i;
+    json_t *r;
+    const char *test = bench_json_str(run, "test", "");
+    long long size = bench_json_int(run, "data_size", 0);
+    json_array_foreach(runs, i, r)
+        if (strcmp(bench_json_str(r, "test", ""), test) == 0 && bench_json_int(r, "data_size", 0) != size)
+            return 1;
+    return 0;
+}
+
+/* Whether any run of the document has a breakdown. */
+static int any_breakdown(const json_t *runs)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+        if (json_object_size(json_object_get(r, "breakdown")))
+            return 1;
+    return 0;
+}
+
+/* The figures of a run, or of one class of its breakdown (bytes/s: NA). */
+static void figures(char cells[][64], const json_t *fig, const json_t *run, int whole)
+{
+    const json_t *lat = json_object_get(fig, "latency_us");
+    const double bps = whole ? bench_json_num(run, "bytes_per_s", 0) : 0;
+    snprintf(cells[2], 64, "%.2f", bench_json_num(run, "duration_s", 0));
+    snprintf(cells[3], 64, "%lld", bench_json_int(fig, "ops", 0));
+    snprintf(cells[4], 64, "%.5f", bench_json_num(lat, "mean", 0) / 1000);
+    snprintf(cells[5], 64, "%.5f", bench_json_num(lat, "p90", 0) / 1000);
+    snprintf(cells[6], 64, "%.5f", bench_json_num(lat, "p99", 0) / 1000);
+    snprintf(cells[7], 64, "%.5f", bench_json_num(lat, "min", 0) / 1000);
+    snprintf(cells[8], 64, "%.5f", bench_json_num(lat, "max", 0) / 1000);
+    snprintf(cells[9], 64, "%.2f%%", bench_json_num(fig, "error_pct", 0));
+    snprintf(cells[10], 64, "%.2f", bench_json_num(fig, "ops_per_s", 0));
+    /* bytes_per_s is 0 for the tests that process no data (signatures). */
+    if (bps > 0)
+        snprintf(cells[11], 64, "%.2f", bps / 1024);
+    else
+        snprintf(cells[11], 64, "NA");
+    snprintf(cells[12], 64, "%.5f", bench_json_num(lat, "p50", 0) / 1000);
+    snprintf(cells[13], 64, "%.5f", bench_json_num(lat, "p95", 0) / 1000);
+}
+
+static void row(FILE *f, const char *op, char cells[][64], int with_class, const char *cls)
+{
+    field(f, op, 1);
+    for (size_t c = 1; c < NCOLS; c++)
+        field(f, cells[c], 0);
+    if (with_class)
+        field(f, cls, 0);
+    fputs("\r\n", f);
+}
+
+int bench_csv_write(FILE *f, const json_t *doc)
+{
+    const json_t *runs = json_object_get(doc, "runs");
+    const int with_class = any_breakdown(runs);
+    for (size_t c = 0; c < NCOLS; c++)
+        field(f, header[c], c == 0);
+    if (with_class)
+        field(f, "class", 0);
+    fputs("\r\n", f);
+
+    size_t i;
+    json_t *run;
+    json_array_foreach(runs, i, run) {
+        char cells[NCOLS][64];
+        memset(cells, 0, sizeof cells);
+        const char *test = bench_json_str(run, "test", "");
+        char op[256];
+        if (data_sizes_vary(runs, run))
+            snprintf(op, sizeof op, "%s %lld B", test, bench_json_int(run, "data_size", 0));
+        else
+            snprintf(op, sizeof op, "%s", test);
+        snprintf(cells[1], sizeof cells[1], "%lld", bench_json_int(run, "threads", 0));
+        const int measured = bench_run_measured(run);
+        if (measured)
+            figures(cells, run, run, 1);
+        row(f, op, cells, with_class, "");
+        if (!measured)
+            continue;
+        const char *dim;
+        json_t *classes;
+        json_object_foreach(json_object_get(run, "breakdown"), dim, classes) {
+            size_t j;
+            json_t *cl;
+            json_array_foreach(classes, j, cl) {
+                char cls[256];
+                snprintf(cls, sizeof cls, "%s=%s", dim, bench_json_str(cl, "class", ""));
+                figures(cells, cl, run, 0);
+                row(f, op, cells, with_class, cls);
+            }
+        }
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int bench_csv_write_file(const char *path, const json_t *doc, const char *flag)
+{
+    return bench_results_write_text(path, doc, flag, bench_csv_write);
+}

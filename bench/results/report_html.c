@@ -1,0 +1,1504 @@
+/*
+ * bench/results/report_html.c - the HTML report: one self-contained page.
+ *
+ * Everything is drawn here, in C, as inline SVG: no script runs, no font,
+ * style sheet or image is fetched (the page's Content-Security-Policy forbids
+ * it, so a mistake shows up as a console error in the tests rather than as a
+ * page that silently phones home).  Every string from the results file is
+ * escaped before it reaches the page.
+ */
+#include "bench/results/results.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/results/capanswer.h"
+#include "bench/util/cli.h"
+#include "bench/core/hist.h"
+#include "bench/results/report.h"
+#include "bench/results/scalability.h"
+#include "bench/results/target.h"
+#include "bench/results/usl.h"
+#include "bench/results/threshold.h"
+
+/* ---- escaping and formatting -------------------------------------------- */
+
+/* Text or attribute content: & < > " ' escaped, control characters dropped
+ * (jansson has already refused invalid UTF-8). */
+static void esc(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '&':  fputs("&amp;", f); break;
+        case '<':  fputs("&lt;", f); break;
+        case '>':  fputs("&gt;", f); break;
+        case '"':  fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default:
+            if (c < 0x20 && c != '\t' && c != '\n')
+                fputc(' ', f);
+            else if (c == 0x7f)
+                fputc(' ', f);
+            else
+                fputc(c, f);
+        }
+    }
+}
+
+/* A number for an axis or a table: 950, 12.5k, 3.2M. */
+static const char *fmt_num(double v, char *buf, size_t len)
+{
+    double a = fabs(v);
+    if (a >= 1e9)
+        snprintf(buf, len, "%.3gG", v / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, len, "%.3gM", v / 1e6);
+    else if (a >= 1e4)
+        snprintf(buf, len, "%.3gk", v / 1e3);
+    else
+        snprintf(buf, len, "%.4g", v);
+    return buf;
+}
+
+static const char *fmt_us(double us, char *buf, size_t len)
+{
+    return bench_fmt_ns(us * 1000.0, buf, (unsigned)len);
+}
+
+/* ---- charts ----------------------------------------------------------------- */
+
+#define CW 560      /* chart width and height, in SVG units (= CSS px) */
+#define CH 280
+#define ML 70       /* margins: left (y labels), right, top (title, legend), bottom */
+#define MR 40       /* room for half of "99.99999%" under the last tick */
+#define MT 44
+#define MB 46
+#define MAX_TICKS 12
+
+/* AX_LOG: lo and hi are powers of ten, the values are placed by log10. */
+enum { AX_LINEAR, AX_HDR, AX_CAT, AX_LOG };
+enum { FMT_NUM, FMT_US, FMT_SEC };
+
+typedef struct axis {
+    double lo, hi;
+    int    kind;
+    int    fmt;
+    const char *label;
+    const char *const *cat;     /* AX_CAT: a label per position 0..ncat-1 */
+    size_t ncat;
+} axis;
+
+typedef struct series {
+    const double *x, *y;
+    size_t n;
+    const char *name;
+    const char *color;
+    int dashed;
+} series;
+
+static const char *const palette[] = { "#1f6fb4", "#e8730c", "#2a9d3a", "#c0392b", "#7b4fa6" };
+
+/* Where v falls between the axis' ends, 0 to 1 (log10 on a log axis; values
+ * at or below 0 there sit on its lower end). */
+static double frac(const axis *a, double v)
+{
+    if (a->kind == AX_LOG) {
+        double lo = log10(a->lo);
+        return v > a->lo ? (log10(v) - lo) / (log10(a->hi) - lo) : 0;
+    }
+    return (v - a->lo) / (a->hi - a->lo);
+}
+
+static double px(const axis *a, double v)
+{
+    return ML + frac(a, v) * (CW - ML - MR);
+}
+
+static double py(const axis *a, double v)
+{
+    return (CH - MB) - frac(a, v) * (CH - MT - MB);
+}
+
+/* 1, 2 or 5 times a power of ten, near range / want. */
+static double nice_step(double range, int want)
+{
+    double raw = range / want;
+    double mag = pow(10, floor(log10(raw)));
+    double m = raw / mag;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * mag;
+}
+
+static size_t linear_ticks(const axis *a, double *out)
+{
+    double step = nice_step(a->hi - a->lo, 5);
+    size_t n = 0;
+    for (double v = ceil(a->lo / step) * step; v <= a->hi + step * 1e-9 && n < MAX_TICKS; v += step)
+        out[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+    return n;
+}
+
+static const char *tick_label(const axis *a, double v, char *buf, size_t len)
+{
+    if (a->kind == AX_CAT) {
+        size_t i = (size_t)llround(v);
+        snprintf(buf, len, "%s", i < a->ncat ? a->cat[i] : "");
+    } else if (a->kind == AX_HDR) {
+        /* 0 -> 0%, 1 -> 90%, 2 -> 99%, 3 -> 99.9%, ... */
+        int k = (int)llround(v);
+        if (k <= 0)
+            snprintf(buf, len, "0%%");
+        else if (k == 1)
+            snprintf(buf, len, "90%%");
+        else if (k == 2)
+            snprintf(buf, len, "99%%");
+        else {
+            char nines[16] = "";
+            for (int i = 0; i < k - 2 && i < 12; i++)
+                nines[i] = '9';
+            snprintf(buf, len, "99.%s%%", nines);
+        }
+    } else if (a->fmt == FMT_US) {
+        fmt_us(v, buf, len);
+    } else if (a->fmt == FMT_SEC) {
+        snprintf(buf, len, "%gs", v);
+    } else {
+        fmt_num(v, buf, len);
+    }
+    return buf;
+}
+
+static size_t axis_ticks(const axis *a, double *out)
+{
+    size_t n = 0;
+    if (a->kind == AX_CAT) {
+        for (size_t i = 0; i < a->ncat && n < MAX_TICKS * 4; i++)
+            out[n++] = (double)i;
+        return n;
+    }
+    if (a->kind == AX_HDR) {
+        for (double v = 0; v <= a->hi + 1e-9 && n < MAX_TICKS; v += 1)
+            out[n++] = v;
+        return n;
+    }
+    if (a->kind == AX_LOG) {
+        /* Each decade; with few of them, 2 and 5 times each as well. */
+        int decades = (int)llround(log10(a->hi / a->lo));
+        for (double d = a->lo; d <= a->hi * (1 + 1e-9) && n < MAX_TICKS * 4; d *= 10) {
+            out[n++] = d;
+            if (decades <= 3 && d * 2 < a->hi * (1 + 1e-9))
+                out[n++] = d * 2;
+            if (decades <= 3 && d * 5 < a->hi * (1 + 1e-9))
+                out[n++] = d * 5;
+        }
+        return n;
+    }
+    return linear_ticks(a, out);
+}
+
+static void chart_begin(FILE *f, const char *title)
+{
+    fprintf(f, "<figure class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+            "width=\"%d\" height=\"%d\" role=\"img\"><title>", CW, CH, CW, CH);
+    esc(f, title);
+    fprintf(f, "</title><rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>"
+            "<text class=\"ct\" x=\"%d\" y=\"18\">", CW, CH, ML);
+    esc(f, title);
+    fputs("</text>", f);
+}
+
+static void chart_end(FILE *f)
+{
+    fputs("</svg></figure>\n", f);
+}
+
+static void chart_empty(FILE *f, const char *title, const char *why)
+{
+    chart_begin(f, title);
+    fprintf(f, "<text class=\"none\" x=\"%d\" y=\"%d\">", CW / 2, CH / 2);
+    esc(f, why);
+    fputs("</text>", f);
+    chart_end(f);
+}
+
+static void axes(FILE *f, const axis *x, const axis *y)
+{
+    double t[MAX_TICKS * 4];
+    char lab[48];
+    size_t n = axis_ticks(y, t);
+    for (size_t i = 0; i < n; i++) {
+        double yy = py(y, t[i]);
+        fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", ML, yy, CW - MR, yy);
+        fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\">", ML - 6, yy + 4);
+        esc(f, tick_label(y, t[i], lab, sizeof lab));
+        fputs("</text>", f);
+    }
+    n = axis_ticks(x, t);
+    /* Thin the labels of a crowded categorical axis. */
+    size_t every = x->kind == AX_CAT && n > 12 ? (n + 11) / 12 : 1;
+    for (size_t i = 0; i < n; i++) {
+        double xx = px(x, t[i]);
+        fprintf(f, "<line class=\"tick\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", xx, CH - MB, xx,
+                CH - MB + 4);
+        if (i % every)
+            continue;
+        fprintf(f, "<text class=\"xl\" x=\"%.1f\" y=\"%d\">", xx, CH - MB + 17);
+        esc(f, tick_label(x, t[i], lab, sizeof lab));
+        fputs("</text>", f);
+    }
+    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", ML, CH - MB, CW - MR, CH - MB);
+    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", ML, MT - 6, ML, CH - MB);
+    fprintf(f, "<text class=\"al\" x=\"%d\" y=\"%d\">", (ML + CW - MR) / 2, CH - 8);
+    esc(f, x->label);
+    fprintf(f, "</text><text class=\"al\" transform=\"translate(14 %d) rotate(-90)\">", (MT + CH - MB) / 2);
+    esc(f, y->label);
+    fputs("</text>", f);
+}
+
+static void legend(FILE *f, const series *s, size_t ns)
+{
+    double x = ML;
+    for (size_t i = 0; i < ns; i++) {
+        fprintf(f, "<line x1=\"%.1f\" y1=\"32\" x2=\"%.1f\" y2=\"32\" stroke=\"%s\" stroke-width=\"2.5\"%s/>", x,
+                x + 18, s[i].color, s[i].dashed ? " stroke-dasharray=\"5 3\"" : "");
+        fprintf(f, "<text class=\"lg\" x=\"%.1f\" y=\"36\">", x + 23);
+        esc(f, s[i].name);
+        fputs("</text>", f);
+        x += 23 + 7.0 * (double)strlen(s[i].name) + 16;
+    }
+}
+
+/* y axis from 0 to a little above the largest value. */
+static double y_top(const series *s, size_t ns)
+{
+    double top = 0;
+    for (size_t i = 0; i < ns; i++)
+        for (size_t k = 0; k < s[i].n; k++)
+            if (isfinite(s[i].y[k]) && s[i].y[k] > top)
+                top = s[i].y[k];
+    if (top <= 0)
+        return 1;
+    double step = nice_step(top * 1.08, 5);
+    return ceil(top * 1.08 / step) * step;
+}
+
+/* Points of one series; a point is drawn as a dot when there are few. */
+static void plot(FILE *f, const axis *x, const axis *y, const series *s, const axis *fmt_y)
+{
+    if (s->n == 0)
+        return;
+    fprintf(f, "<polyline class=\"ln\" stroke=\"%s\"%s points=\"", s->color,
+            s->dashed ? " stroke-dasharray=\"5 3\"" : "");
+    for (size_t k = 0; k < s->n; k++)
+        if (isfinite(s->x[k]) && isfinite(s->y[k]))
+            fprintf(f, "%s%.1f,%.1f", k ? " " : "", px(x, s->x[k]), py(y, s->y[k]));
+    fputs("\"/>", f);
+    if (s->n > 60)
+        return;
+    for (size_t k = 0; k < s->n; k++) {
+        char xl[48], yl[48];
+        if (!isfinite(s->x[k]) || !isfinite(s->y[k]))
+            continue;
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.6\" fill=\"%s\"><title>", px(x, s->x[k]),
+                py(y, s->y[k]), s->color);
+        esc(f, s->name);
+        fputs(" ", f);
+        if (x->kind == AX_HDR)   /* a point between the ticks: its own percentile */
+            snprintf(xl, sizeof xl, "p(%.5g)", 100.0 * (1.0 - pow(10, -s->x[k])));
+        else
+            tick_label(x, s->x[k], xl, sizeof xl);
+        esc(f, xl);
+        fputs(": ", f);
+        esc(f, tick_label(fmt_y, s->y[k], yl, sizeof yl));
+        fputs("</title></circle>", f);
+    }
+}
+
+/* A vertical mark on a chart: the knee, the peak. */
+typedef struct mark {
+    double x;
+    const char *label;
+    const char *color;
+} mark;
+
+static void line_chart_marked(FILE *f, const char *title, axis *x, axis *y, const series *s, size_t ns,
+                              const mark *mk, size_t nmk)
+{
+    size_t points = 0;
+    for (size_t i = 0; i < ns; i++)
+        points += s[i].n;
+    if (points == 0) {
+        chart_empty(f, title, "no data");
+        return;
+    }
+    if (!(x->hi > x->lo))
+        x->hi = x->lo + 1;
+    if (y->kind != AX_LOG) {      /* a log axis comes with its decades */
+        y->lo = 0;
+        y->hi = y_top(s, ns);
+    }
+    chart_begin(f, title);
+    axes(f, x, y);
+    legend(f, s, ns);
+    for (size_t i = 0; i < ns; i++)
+        plot(f, x, y, &s[i], y);
+    for (size_t i = 0; i < nmk; i++) {
+        if (!isfinite(mk[i].x) || mk[i].x < x->lo || mk[i].x > x->hi)
+            continue;
+        const double xx = px(x, mk[i].x);
+        fprintf(f, "<line class=\"mark\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+                "stroke-dasharray=\"2 3\"/><text class=\"mk\" x=\"%.1f\" y=\"%d\" fill=\"%s\">",
+                xx, CH - MB, xx, MT + 4, mk[i].color, xx + 3, MT + 4 + 12 * (int)(i + 1), mk[i].color);
+        esc(f, mk[i].label);
+        fputs("</text>", f);
+    }
+    chart_end(f);
+}
+
+static void line_chart(FILE *f, const char *title, axis *x, axis *y, const series *s, size_t ns)
+{
+    line_chart_marked(f, title, x, y, s, ns, NULL, 0);
+}
+
+/* ---- document parts -------------------------------------------------------- */
+
+static const char style[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1180px;"
+    "padding:0 16px;color:#1d2430;background:#fff}"
+    "h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.25em;margin:28px 0 6px;border-bottom:1px solid #d5dae1;"
+    "padding-bottom:4px}h3{font-size:1.05em;margin:18px 0 6px}"
+    ".sub{color:#5a6473;margin:0 0 10px}"
+    "table{border-collapse:collapse;margin:6px 0 12px;font-size:.92em}"
+    "th,td{padding:4px 10px;border-bottom:1px solid #e3e7ec;text-align:left;vertical-align:top}"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "table.kv th{color:#5a6473;font-weight:normal}"
+    "code{font-family:ui-monospace,monospace;font-size:.92em;word-break:break-all}"
+    ".charts{display:flex;flex-wrap:wrap;gap:12px}"
+    "figure.chart{margin:0;border:1px solid #e3e7ec;border-radius:6px}"
+    "svg text{font-family:system-ui,sans-serif;font-size:11px;fill:#3a4453}"
+    "svg .ct{font-size:13px;font-weight:600;fill:#1d2430}"
+    "svg .yl{text-anchor:end}svg .xl{text-anchor:middle}svg .al{text-anchor:middle;fill:#5a6473}"
+    "svg .none{text-anchor:middle;fill:#8a94a3;font-size:13px}"
+    "svg .bg{fill:#fff}svg .grid{stroke:#eceff3}svg .axis,svg .tick{stroke:#9aa4b1}"
+    "svg .ln{fill:none;stroke-width:2;stroke-linejoin:round}"
+    "svg .mark{stroke-width:1.5}svg text.mk{font-size:11px}"
+    "pre.scal{font-size:.88em;background:#f6f8fa;padding:8px 10px;border-radius:6px;white-space:pre-wrap}"
+    "svg .bar{fill:#c0392b}svg .bar.good{fill:#2a9d3a}"
+    ".ok{color:#2a7d34}.bad{color:#b3261e}.warn{color:#a15c00}"
+    "ul.th{list-style:none;padding-left:4px}ul.th li{margin:2px 0}"
+    "footer{margin-top:32px;color:#8a94a3;font-size:.85em}";
+
+static void kv(FILE *f, const char *k, const char *v)
+{
+    if (!v)
+        return;
+    fputs("<tr><th>", f);
+    esc(f, k);
+    fputs("</th><td>", f);
+    esc(f, v);
+    fputs("</td></tr>\n", f);
+}
+
+static const char *yes_no(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return json_is_boolean(v) ? (json_is_true(v) ? "yes" : "no") : "?";
+}
+
+/* What was measured (environment.target, or derived for older files), and
+ * for REST files the endpoint: URL, service, TLS and HTTP settings, client. */
+static void target_rows(FILE *f, const json_t *doc)
+{
+    const json_t *env = json_object_get(doc, "environment");
+    const json_t *ep = json_object_get(env, "endpoint"), *client = json_object_get(env, "client");
+    bench_target t;
+    char buf[512];
+    if (bench_target_of(doc, &t) >= 0) {
+        fputs("<tr><th>target</th><td><b>", f);
+        esc(f, t.name);
+        fputs("</b> <span class=\"sub\">(", f);
+        esc(f, strcmp(t.kind, "pkcs11") == 0 ? "PKCS#11" : strcmp(t.kind, "rest") == 0 ? "REST" : t.kind);
+        fputs(")</span><br><code>", f);
+        esc(f, t.id);
+        fputs("</code></td></tr>\n", f);
+    }
+    if (json_is_object(ep)) {
+        const json_t *tls = json_object_get(ep, "tls");
+        fputs("<tr><th>endpoint</th><td><code>", f);
+        esc(f, bench_json_str(ep, "url", "?"));
+        fputs("</code></td></tr>\n", f);
+        kv(f, "service", bench_json_str(ep, "service", NULL));
+        kv(f, "plain URL", bench_json_str(ep, "plain_url", NULL));
+        snprintf(buf, sizeof buf, "certificate verified: %s · own CA (--cacert): %s · client certificate: %s",
+                 yes_no(tls, "verify"), yes_no(tls, "custom_ca"), yes_no(tls, "client_cert"));
+        kv(f, "TLS", buf);
+        snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", bench_json_str(ep, "http_version", "?"),
+                 yes_no(ep, "connection_reuse"), bench_json_num(ep, "timeout_s", 0));
+        kv(f, "HTTP", buf);
+    }
+    if (json_is_object(client)) {
+        const char *tl = bench_json_str(client, "tls_library", "");
+        snprintf(buf, sizeof buf, "libcurl %s%s%s", bench_json_str(client, "libcurl", "?"), *tl ? " · " : "", tl);
+        kv(f, "client", buf);
+    }
+}
+
+static void environment(FILE *f, const json_t *doc)
+{
+    const json_t *env = json_object_get(doc, "environment");
+    const json_t *mod = json_object_get(env, "module"), *tok = json_object_get(env, "token");
+    const json_t *host = json_object_get(env, "host");
+    char buf[256];
+
+    fputs("<section id=\"environment\"><h2>Environment</h2><table class=\"kv\">\n", f);
+    target_rows(f, doc);
+    if (mod) {
+        snprintf(buf, sizeof buf, "%s (%s)", bench_json_str(mod, "name", "?"), bench_json_str(mod, "path", "?"));
+        kv(f, "module", buf);
+        snprintf(buf, sizeof buf, "%s · %s %s · Cryptoki %s", bench_json_str(mod, "manufacturer", "?"),
+                 bench_json_str(mod, "library", "?"), bench_json_str(mod, "library_version", "?"),
+                 bench_json_str(mod, "cryptoki_version", "?"));
+        kv(f, "library", buf);
+    }
+    if (tok) {
+        snprintf(buf, sizeof buf, "%s (slot %lld) · %s %s · serial %s", bench_json_str(tok, "label", "?"),
+                 bench_json_int(tok, "slot", 0), bench_json_str(tok, "manufacturer", "?"),
+                 bench_json_str(tok, "model", "?"), bench_json_str(tok, "serial", "?"));
+        kv(f, "token", buf);
+    }
+    if (host) {
+        snprintf(buf, sizeof buf, "%s · %s %s %s · %lld CPUs", bench_json_str(host, "hostname", "?"),
+                 bench_json_str(host, "os", "?"), bench_json_str(host, "kernel", "?"),
+                 bench_json_str(host, "machine", "?"), bench_json_int(host, "cpus", 0));
+        kv(f, "host", buf);
+    }
+    const json_t *cmd = json_object_get(doc, "command");
+    if (json_is_array(cmd)) {
+        size_t i;
+        json_t *a;
+        fputs("<tr><th>command</th><td><code>", f);
+        json_array_foreach(cmd, i, a) {
+            if (i)
+                fputc(' ', f);
+            esc(f, json_is_string(a) ? json_string_value(a) : "?");
+        }
+        fputs("</code></td></tr>\n", f);
+    }
+    kv(f, "started", bench_json_str(doc, "started_at", NULL));
+    const json_t *from = json_object_get(doc, "merged_from");
+    if (json_is_array(from)) {
+        size_t i;
+        json_t *a;
+        fputs("<tr><th>merged from</th><td>", f);
+        json_array_foreach(from, i, a) {
+            if (i)
+                fputs(", ", f);
+            esc(f, json_is_string(a) ? json_string_value(a) : "?");
+        }
+        fputs("</td></tr>\n", f);
+    }
+    kv(f, "hsmbench", bench_json_str(json_object_get(doc, "tool"), "version", NULL));
+    fputs("</table></section>\n", f);
+}
+
+/* "rsa-pkcs-sign · CKM_SHA256_RSA_PKCS · RSA 2048 · data 32 B · 2 threads · blocking" */
+static void run_title(const json_t *run, char *buf, size_t len)
+{
+    char key[64];
+    long long th = bench_json_int(run, "threads", 0);
+    bench_run_key_desc(run, key, sizeof key);
+    long long block = bench_json_int(run, "block_size", 0);
+    snprintf(buf, len, "%s%s%s%s%s · %s %lld B · %lld thread%s · %s", bench_json_str(run, "test", "?"),
+             json_object_get(run, "mechanism") ? " · " : "", bench_json_str(run, "mechanism", ""),
+             strcmp(key, "-") ? " · " : "", strcmp(key, "-") ? key : "", block ? "block" : "data",
+             block ? block : bench_json_int(run, "data_size", 0), th, th == 1 ? "" : "s",
+             bench_json_str(run, "mode", "?"));
+}
+
+static void summary_table(FILE *f, const json_t *runs)
+{
+    size_t i;
+    json_t *run;
+    char a[48], b[48], c[48];
+    fputs("<section id=\"runs\"><h2>Runs</h2><table><tr><th>#</th><th>test</th><th>key</th>"
+          "<th class=\"n\">data</th><th class=\"n\">threads</th><th>status</th><th class=\"n\">operations</th>"
+          "<th class=\"n\">ops/s</th><th class=\"n\">p50</th><th class=\"n\">p99</th><th class=\"n\">errors</th>"
+          "</tr>\n", f);
+    json_array_foreach(runs, i, run) {
+        const json_t *lat = json_object_get(run, "latency_us");
+        fprintf(f, "<tr><td>%zu</td><td><a href=\"#run-%zu\">", i + 1, i + 1);
+        esc(f, bench_json_str(run, "test", "?"));
+        fputs("</a></td><td>", f);
+        esc(f, bench_run_key_desc(run, a, sizeof a));
+        fprintf(f, "</td><td class=\"n\">%lld B</td><td class=\"n\">%lld</td><td>",
+                bench_json_int(run, "data_size", 0), bench_json_int(run, "threads", 0));
+        esc(f, bench_json_str(run, "status", "?"));
+        if (bench_run_measured(run)) {
+            fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n\">%.2f</td><td class=\"n\">",
+                    bench_json_int(run, "ops", 0), bench_json_num(run, "ops_per_s", 0));
+            esc(f, fmt_us(bench_json_num(lat, "p50", 0), b, sizeof b));
+            fputs("</td><td class=\"n\">", f);
+            esc(f, fmt_us(bench_json_num(lat, "p99", 0), c, sizeof c));
+            fprintf(f, "</td><td class=\"n\">%.2f%%</td></tr>\n", bench_json_num(run, "error_pct", 0));
+        } else {
+            fputs("</td><td colspan=\"5\">", f);
+            esc(f, bench_json_str(run, "reason", ""));
+            fputs("</td></tr>\n", f);
+        }
+    }
+    fputs("</table></section>\n", f);
+}
+
+static void stats_table(FILE *f, const json_t *run)
+{
+    const json_t *lat = json_object_get(run, "latency_us");
+    char a[48], b[48];
+    double bps = bench_json_num(run, "bytes_per_s", 0);
+    fputs("<table class=\"kv\">", f);
+    fprintf(f, "<tr><th>duration</th><td class=\"n\">%.2fs</td><th>operations</th><td class=\"n\">%lld</td>"
+            "<th>rate</th><td class=\"n\">%.2f/s</td></tr>\n", bench_json_num(run, "duration_s", 0),
+            bench_json_int(run, "ops", 0), bench_json_num(run, "ops_per_s", 0));
+    fprintf(f, "<tr><th>errors</th><td class=\"n\">%lld</td><th>error rate</th><td class=\"n\">%.2f%%</td>",
+            bench_json_int(run, "errors", 0), bench_json_num(run, "error_pct", 0));
+    if (bps > 0)
+        fprintf(f, "<th>data</th><td class=\"n\">%s/s</td></tr>\n", bench_fmt_bytes(bps, a, sizeof a));
+    else
+        fputs("<th></th><td></td></tr>\n", f);
+    static const char *const keys[][2] = {
+        { "min", "min" }, { "avg", "mean" }, { "stddev", "stddev" }, { "p50", "p50" }, { "p90", "p90" },
+        { "p95", "p95" }, { "p99", "p99" }, { "p99.9", "p999" }, { "max", "max" },
+    };
+    fputs("<tr>", f);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        if (k && k % 3 == 0)
+            fputs("</tr>\n<tr>", f);
+        fprintf(f, "<th>latency %s</th><td class=\"n\">", keys[k][0]);
+        esc(f, fmt_us(bench_json_num(lat, keys[k][1], 0), b, sizeof b));
+        fputs("</td>", f);
+    }
+    fputs("</tr></table>\n", f);
+}
+
+/* The most frequent code of an errors_by_code object ("-": none). */
+static const char *top_code(const json_t *by)
+{
+    const char *best = "-", *code;
+    long long most = 0;
+    json_t *v;
+    json_object_foreach((json_t *)by, code, v)
+        if (json_is_integer(v) && json_integer_value(v) > most) {
+            most = json_integer_value(v);
+            best = code;
+        }
+    return best;
+}
+
+/* One table per breakdown of the run: a row per class. */
+static void breakdown_tables(FILE *f, const json_t *run)
+{
+    const char *dim;
+    json_t *classes;
+    const long long total = bench_json_int(run, "ops", 0);
+    json_object_foreach(json_object_get(run, "breakdown"), dim, classes) {
+        size_t j;
+        json_t *cl;
+        int weights = 0;
+        json_array_foreach(classes, j, cl)
+            weights |= json_is_number(json_object_get(cl, "weight"));
+        fputs("<h3>by ", f);
+        esc(f, dim);
+        fputs("</h3><table><tr><th>", f);
+        esc(f, dim);
+        fputs("</th><th class=\"n\">operations</th><th class=\"n\">share</th>", f);
+        if (weights)
+            fputs("<th class=\"n\">weight</th>", f);
+        fputs("<th class=\"n\">ops/s</th><th class=\"n\">p50</th><th class=\"n\">p99</th>"
+              "<th class=\"n\">errors</th><th>top error</th></tr>\n", f);
+        json_array_foreach(classes, j, cl) {
+            const json_t *lat = json_object_get(cl, "latency_us");
+            const long long ops = bench_json_int(cl, "ops", 0);
+            const int any = bench_json_int(lat, "count", 0) > 0;
+            char a[48], b[48];
+            fputs("<tr><td>", f);
+            esc(f, bench_json_str(cl, "class", "?"));
+            fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n\">%.2f%%</td>", ops,
+                    total ? 100.0 * (double)ops / (double)total : 0.0);
+            if (weights)
+                fprintf(f, "<td class=\"n\">%.2f%%</td>", 100.0 * bench_json_num(cl, "weight", 0));
+            fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">", bench_json_num(cl, "ops_per_s", 0));
+            esc(f, any ? fmt_us(bench_json_num(lat, "p50", 0), a, sizeof a) : "-");
+            fputs("</td><td class=\"n\">", f);
+            esc(f, any ? fmt_us(bench_json_num(lat, "p99", 0), b, sizeof b) : "-");
+            fprintf(f, "</td><td class=\"n\">%.2f%%</td><td>", bench_json_num(cl, "error_pct", 0));
+            esc(f, top_code(json_object_get(cl, "errors_by_code")));
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+}
+
+/* Per-second throughput, with the target rate and errors when present. */
+static void throughput_chart(FILE *f, const json_t *run)
+{
+    const json_t *ps = json_object_get(run, "per_second");
+    size_t n = json_array_size(ps);
+    double *buf = calloc(n * 5 + 1, sizeof *buf);
+    if (!buf) {
+        chart_empty(f, "Operations per second", "out of memory");
+        return;
+    }
+    double *t = buf, *rate = buf + n, *target = buf + 2 * n, *errs = buf + 3 * n;
+    size_t nt = 0;
+    int any_err = 0;
+    double tmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *s = json_array_get(ps, i);
+        double span = bench_json_num(s, "span_s", 1.0);
+        if (span <= 0)
+            span = 1.0;
+        t[i] = (double)bench_json_int(s, "t", (long long)i + 1);
+        tmax = fmax(tmax, t[i]);
+        /* successful operations, as the summary counts them; errors apart */
+        const long long ops = bench_json_int(s, "ops", 0), e = bench_json_int(s, "errors", 0);
+        rate[i] = (double)(ops > e ? ops - e : 0) / span;
+        errs[i] = (double)e / span;
+        any_err |= errs[i] > 0;
+        /* A second without a target (a ramp's end at 0, in older files) is 0. */
+        const json_t *tg = json_object_get(s, "target");
+        target[i] = json_is_number(tg) ? json_number_value(tg) : 0;
+        nt += json_is_number(tg);
+    }
+    series s[3];
+    size_t ns = 0;
+    s[ns++] = (series){ t, rate, n, "operations/s", palette[0], 0 };
+    if (nt > 0)
+        s[ns++] = (series){ t, target, n, "target", "#6b7683", 1 };
+    if (any_err)
+        s[ns++] = (series){ t, errs, n, "errors/s", palette[3], 0 };
+    axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
+    axis y = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
+    line_chart(f, "Operations per second", &x, &y, s, ns);
+    free(buf);
+}
+
+/* p50 and p99 of each second (seconds without a successful operation left out). */
+static void latency_time_chart(FILE *f, const json_t *run)
+{
+    const json_t *ps = json_object_get(run, "per_second");
+    size_t n = json_array_size(ps);
+    double *buf = calloc(n * 3 + 1, sizeof *buf);
+    if (!buf) {
+        chart_empty(f, "Latency per second", "out of memory");
+        return;
+    }
+    double *t = buf, *p50 = buf + n, *p99 = buf + 2 * n, tmax = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *s = json_array_get(ps, i);
+        double tt = (double)bench_json_int(s, "t", (long long)i + 1);
+        tmax = fmax(tmax, tt);
+        if (bench_json_int(s, "ops", 0) <= bench_json_int(s, "errors", 0))
+            continue;
+        t[k] = tt;
+        p50[k] = bench_json_num(s, "p50_us", 0);
+        p99[k] = bench_json_num(s, "p99_us", 0);
+        k++;
+    }
+    series s[2] = {
+        { t, p99, k, "p99", palette[1], 0 },
+        { t, p50, k, "p50", palette[0], 0 },
+    };
+    axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
+    axis y = { 0, 1, AX_LINEAR, FMT_US, "latency", NULL, 0 };
+    line_chart(f, "Latency per second", &x, &y, s, 2);
+    free(buf);
+}
+
+/* The HdrHistogram-style percentile curve: x = log10(1 / (1 - p)). */
+static void percentile_chart(FILE *f, const json_t *run)
+{
+    const char *title = "Latency by percentile";
+    bench_hist *h = bench_hist_new();
+    if (!h) {
+        chart_empty(f, title, "out of memory");
+        return;
+    }
+    if (bench_hist_from_json(json_object_get(run, "histogram"), h) != 0 || bench_hist_count(h) == 0) {
+        bench_hist_free(h);
+        chart_empty(f, title, "no successful operation");
+        return;
+    }
+    /* Beyond log10(count) the percentiles all resolve to the maximum. */
+    double xmax = ceil(log10((double)bench_hist_count(h)));
+    if (xmax < 1)
+        xmax = 1;
+    if (xmax > 7)
+        xmax = 7;
+    const double step = 0.05;
+    size_t n = (size_t)(xmax / step) + 2;
+    double *x = calloc(2 * n, sizeof *x);
+    if (!x) {
+        bench_hist_free(h);
+        chart_empty(f, title, "out of memory");
+        return;
+    }
+    double *y = x + n;
+    size_t k = 0;
+    for (size_t i = 0; k < n - 1 && (double)i * step <= xmax + 1e-9; i++) {
+        double xv = (double)i * step;
+        double p = 100.0 * (1.0 - pow(10, -xv));
+        x[k] = xv;
+        y[k] = (double)bench_hist_percentile(h, p) / 1000.0;
+        k++;
+    }
+    x[k] = xmax;
+    y[k] = (double)bench_hist_max(h) / 1000.0;
+    k++;
+    series s = { x, y, k, "latency", palette[0], 0 };
+    axis ax = { 0, xmax, AX_HDR, FMT_NUM, "percentile (HdrHistogram: 1/(1\xe2\x88\x92p) on a log scale)", NULL, 0 };
+    axis ay = { 0, 1, AX_LINEAR, FMT_US, "latency", NULL, 0 };
+    /* From the fastest to the slowest over more than two decades (11 µs to
+     * 36 ms), a linear axis flattens all but the tail: a log one, by decade. */
+    double lo = (double)bench_hist_min(h) / 1000.0, hi = y[k - 1];
+    if (lo > 0 && hi / lo > 100) {
+        ay.kind = AX_LOG;
+        ay.lo = pow(10, floor(log10(lo)));
+        ay.hi = pow(10, ceil(log10(hi)));
+        ay.label = "latency (log scale)";
+    }
+    line_chart(f, title, &ax, &ay, &s, 1);
+    free(x);
+    bench_hist_free(h);
+}
+
+/* Counts by name (errors by code, requests by status) as horizontal bars,
+ * each with its share of total; ok_class names a bar as good (HTTP 2xx and
+ * 3xx) rather than bad.  "none" is what an empty chart says. */
+static void count_bars(FILE *f, const char *title, const json_t *by, long long total, const char *none,
+                       const char *unit, int (*ok_class)(const char *name))
+{
+    size_t n = json_object_size(by);
+    if (n == 0) {
+        chart_empty(f, title, none);
+        return;
+    }
+    long long top = 0;
+    const char *code;
+    json_t *v;
+    json_object_foreach((json_t *)by, code, v)
+        if (json_integer_value(v) > top)
+            top = (long long)json_integer_value(v);
+    if (top <= 0)
+        top = 1;
+    size_t shown = n > 9 ? 9 : n, i = 0;
+    const int left = 190, right = CW - 150, row = 22;
+    chart_begin(f, title);
+    json_object_foreach((json_t *)by, code, v) {
+        if (i == shown)
+            break;
+        long long c = (long long)json_integer_value(v);
+        double w = (double)(right - left) * (double)c / (double)top;
+        int yy = MT + (int)i * row;
+        fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%d\">", left - 8, yy + 14);
+        esc(f, code);
+        fprintf(f, "</text><rect class=\"bar%s\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>",
+                ok_class && ok_class(code) ? " good" : "", left, yy + 3, w < 1 ? 1 : w, row - 6);
+        esc(f, code);
+        fprintf(f, ": %lld</title></rect><text x=\"%.1f\" y=\"%d\">%lld (%.2f%%)</text>", c,
+                left + (w < 1 ? 1 : w) + 6, yy + 14, c, total ? 100.0 * (double)c / (double)total : 0.0);
+        i++;
+    }
+    if (n > shown)
+        fprintf(f, "<text x=\"%d\" y=\"%d\">and %zu more %s</text>", left, MT + (int)shown * row + 14,
+                n - shown, unit);
+    chart_end(f);
+}
+
+/* Errors by code, as horizontal bars. */
+static void errors_chart(FILE *f, const json_t *run)
+{
+    count_bars(f, "Errors by code", json_object_get(run, "errors_by_code"), bench_json_int(run, "ops", 0),
+               "no errors", "codes", NULL);
+}
+
+/* ---- HTTP (REST runs) --------------------------------------------------------- */
+
+/* An HTTP status that is not a failure by itself: 1xx to 3xx. */
+static int status_ok(const char *name)
+{
+    return name[0] >= '1' && name[0] <= '3' && strlen(name) == 3;
+}
+
+/* Requests, failures and the phases' table: one row a phase, k6's names. */
+static void http_table(FILE *f, const json_t *http)
+{
+    static const char *const cols[][2] = {
+        { "avg", "mean" }, { "min", "min" }, { "p50", "p50" }, { "p90", "p90" }, { "p95", "p95" },
+        { "p99", "p99" }, { "p99.9", "p999" }, { "max", "max" },
+    };
+    const json_t *phases = json_object_get(http, "phases_us");
+    const json_t *sc = json_object_get(http, "status_counts");
+    char b[48];
+    fprintf(f, "<table class=\"kv\"><tr><th>requests</th><td class=\"n\">%lld</td><th>failed</th>"
+            "<td class=\"n\">%lld (%.2f%%)</td>", bench_json_int(http, "requests", 0),
+            bench_json_int(http, "failed", 0), bench_json_num(http, "failed_pct", 0));
+    if (json_is_integer(json_object_get(http, "reauth")))
+        fprintf(f, "<th>re-authentications</th><td class=\"n\">%lld</td>", bench_json_int(http, "reauth", 0));
+    fputs("<th>statuses</th><td>", f);
+    const char *code;
+    json_t *v;
+    size_t k = 0;
+    json_object_foreach((json_t *)sc, code, v) {
+        fputs(k++ ? ", " : "", f);
+        esc(f, code);
+        fprintf(f, ": %lld", json_is_integer(v) ? (long long)json_integer_value(v) : 0);
+    }
+    fputs(k ? "</td></tr></table>\n" : "none</td></tr></table>\n", f);
+    if (!json_is_object(phases))
+        return;
+
+    fputs("<table class=\"phases\"><tr><th>phase</th>", f);
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        fprintf(f, "<th class=\"n\">%s</th>", cols[c][0]);
+    fputs("</tr>\n", f);
+    for (size_t i = 0; i < BENCH_HTTP_PHASES; i++) {
+        const json_t *ph = json_object_get(phases, bench_http_phase_key[i]);
+        if (!json_is_object(ph))
+            continue;
+        fprintf(f, "<tr><td><code>http_req_%s</code></td>", bench_http_phase_key[i]);
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+            fputs("<td class=\"n\">", f);
+            esc(f, fmt_us(bench_json_num(ph, cols[c][1], 0), b, sizeof b));
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/*
+ * The request's phases, stacked, one bar per statistic: blocked (connection
+ * set-up: connect and TLS on a new connection), sending, waiting, receiving.
+ * A tick marks http_req_duration's own figure: the phases' percentiles are
+ * each their own, so only the mean adds up exactly (duration = sending +
+ * waiting + receiving).
+ */
+static void phases_chart(FILE *f, const json_t *http)
+{
+    static const char *const seg_key[] = { "blocked", "sending", "waiting", "receiving" };
+    static const char *const seg_name[] = { "blocked", "sending", "waiting", "receiving" };
+    static const char *const seg_color[] = { "#9aa4b1", "#e8730c", "#1f6fb4", "#2a9d3a" };
+    static const char *const row_key[] = { "mean", "p50", "p90", "p95", "p99", "p999" };
+    static const char *const row_name[] = { "avg", "p50", "p90", "p95", "p99", "p99.9" };
+    const size_t nseg = sizeof seg_key / sizeof seg_key[0], nrow = sizeof row_key / sizeof row_key[0];
+    const char *title = "HTTP phases by statistic";
+    const json_t *phases = json_object_get(http, "phases_us");
+    const json_t *dur = json_object_get(phases, "duration");
+    if (bench_json_int(dur, "count", 0) <= 0) {
+        chart_empty(f, title, "no completed request");
+        return;
+    }
+    double top = 0;
+    for (size_t r = 0; r < nrow; r++) {
+        double sum = 0;
+        for (size_t k = 0; k < nseg; k++)
+            sum += bench_json_num(json_object_get(phases, seg_key[k]), row_key[r], 0);
+        top = fmax(top, fmax(sum, bench_json_num(dur, row_key[r], 0)));
+    }
+    if (top <= 0)
+        top = 1;
+    axis x = { 0, 1, AX_LINEAR, FMT_US, "time (stacked: each phase's own statistic)", NULL, 0 };
+    series probe = { NULL, &top, 1, "", "", 0 };
+    x.hi = y_top(&probe, 1);
+    chart_begin(f, title);
+    /* legend */
+    double lx = ML;
+    for (size_t k = 0; k < nseg; k++) {
+        fprintf(f, "<rect x=\"%.1f\" y=\"26\" width=\"12\" height=\"10\" fill=\"%s\"/><text class=\"lg\" "
+                "x=\"%.1f\" y=\"35\">%s</text>", lx, seg_color[k], lx + 16, seg_name[k]);
+        lx += 16 + 7.0 * (double)strlen(seg_name[k]) + 14;
+    }
+    fprintf(f, "<line x1=\"%.1f\" y1=\"25\" x2=\"%.1f\" y2=\"37\" stroke=\"#1d2430\" stroke-width=\"2\"/>"
+            "<text class=\"lg\" x=\"%.1f\" y=\"35\">http_req_duration</text>", lx + 2, lx + 2, lx + 8);
+    /* x grid and labels */
+    double t[MAX_TICKS];
+    char lab[48];
+    size_t nt = linear_ticks(&x, t);
+    for (size_t i = 0; i < nt; i++) {
+        double xx = px(&x, t[i]);
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", xx, MT, xx, CH - MB);
+        fprintf(f, "<text class=\"xl\" x=\"%.1f\" y=\"%d\">", xx, CH - MB + 17);
+        esc(f, tick_label(&x, t[i], lab, sizeof lab));
+        fputs("</text>", f);
+    }
+    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", ML, CH - MB, CW - MR, CH - MB);
+    fprintf(f, "<text class=\"al\" x=\"%d\" y=\"%d\">", (ML + CW - MR) / 2, CH - 8);
+    esc(f, x.label);
+    fputs("</text>", f);
+    /* one bar a statistic */
+    const double band = (double)(CH - MB - MT) / (double)nrow, bh = band * 0.62;
+    for (size_t r = 0; r < nrow; r++) {
+        double y0 = MT + band * (double)r + (band - bh) / 2, acc = 0;
+        fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\">%s</text>", ML - 6, y0 + bh / 2 + 4, row_name[r]);
+        for (size_t k = 0; k < nseg; k++) {
+            double v = bench_json_num(json_object_get(phases, seg_key[k]), row_key[r], 0);
+            if (v <= 0)
+                continue;
+            char vl[48];
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s %s: ",
+                    px(&x, acc), y0, px(&x, acc + v) - px(&x, acc), bh, seg_color[k], seg_name[k], row_name[r]);
+            esc(f, fmt_us(v, vl, sizeof vl));
+            fputs("</title></rect>", f);
+            acc += v;
+        }
+        double d = bench_json_num(dur, row_key[r], 0);
+        char dl[48];
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1d2430\" stroke-width=\"2\">"
+                "<title>http_req_duration %s: ", px(&x, d), y0 - 3, px(&x, d), y0 + bh + 3, row_name[r]);
+        esc(f, fmt_us(d, dl, sizeof dl));
+        fputs("</title></line>", f);
+    }
+    chart_end(f);
+}
+
+/* A REST run's HTTP figures (run.http): the table, the phases, the statuses. */
+static void http_section(FILE *f, const json_t *run)
+{
+    const json_t *http = json_object_get(run, "http");
+    if (!json_is_object(http))
+        return;
+    int phases = json_is_object(json_object_get(http, "phases_us"));
+    fputs("<h3>HTTP requests</h3>\n", f);
+    http_table(f, http);
+    if (!phases)
+        fputs("<p class=\"sub\">No phase figures: a merged file keeps none (the results files hold no "
+              "histograms of the phases to merge exactly).</p>\n", f);
+    fputs("<div class=\"charts\">\n", f);
+    if (phases)
+        phases_chart(f, http);
+    count_bars(f, "Requests by HTTP status", json_object_get(http, "status_counts"),
+               bench_json_int(http, "requests", 0), "no answer", "statuses", status_ok);
+    fputs("</div>\n", f);
+    if (!phases)
+        return;
+    fputs("<p class=\"sub\">Phases as k6 names them, from libcurl's timestamps of each request: "
+          "<code>http_req_blocked</code> until the connection was ready (connect and TLS handshake on a new "
+          "connection), <code>http_req_duration</code> = sending + waiting + receiving. Each bar stacks the "
+          "phases' own statistic, so only the averages of sending, waiting and receiving add up to the "
+          "duration's exactly.</p>\n", f);
+}
+
+static void thresholds_list(FILE *f, const json_t *run)
+{
+    const json_t *ths = json_object_get(run, "thresholds");
+    if (!json_is_array(ths) || json_array_size(ths) == 0)
+        return;
+    size_t i;
+    json_t *t;
+    fputs("<h3>Thresholds</h3><ul class=\"th\">\n", f);
+    json_array_foreach(ths, i, t) {
+        int ok = json_is_true(json_object_get(t, "ok"));
+        const json_t *obs = json_object_get(t, "observed");
+        fprintf(f, "<li class=\"%s\">%s <code>", ok ? "ok" : "bad", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97");
+        esc(f, bench_json_str(t, "expr", "?"));
+        fputs("</code> ", f);
+        bench_threshold th;
+        char err[16], text[96];
+        if (json_is_number(obs) &&
+            bench_threshold_parse(bench_json_str(t, "expr", ""), &th, err, sizeof err) == 0) {
+            /* As the terminal shows it ("p(99)=5.591ms"), without the name. */
+            bench_threshold_observed_text(&th, json_number_value(obs), text, sizeof text);
+            const char *eq = strchr(text, '=');
+            fputs("observed ", f);
+            esc(f, eq ? eq + 1 : text);
+        } else if (json_is_number(obs)) {
+            fprintf(f, "observed %.6g ", json_number_value(obs));
+            esc(f, bench_json_str(t, "unit", ""));
+        } else {
+            fputs("not measured", f);
+        }
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n", f);
+}
+
+static void run_section(FILE *f, const json_t *run, size_t i)
+{
+    char title[400];
+    run_title(run, title, sizeof title);
+    fprintf(f, "<section class=\"run\" id=\"run-%zu\"><h2>%zu · ", i + 1, i + 1);
+    esc(f, bench_json_str(run, "test", "?"));
+    fputs("</h2><p class=\"sub\">", f);
+    esc(f, title);
+    fputs(" · status <b>", f);
+    esc(f, bench_json_str(run, "status", "?"));
+    fputs("</b>", f);
+    const char *reason = bench_json_str(run, "reason", NULL);
+    if (reason) {
+        fputs(" — ", f);
+        esc(f, reason);
+    }
+    fputs("</p>\n", f);
+    if (bench_run_measured(run)) {
+        stats_table(f, run);
+        breakdown_tables(f, run);
+        fputs("<div class=\"charts\">\n", f);
+        throughput_chart(f, run);
+        latency_time_chart(f, run);
+        percentile_chart(f, run);
+        errors_chart(f, run);
+        fputs("</div>\n", f);
+        http_section(f, run);
+    }
+    thresholds_list(f, run);
+    fputs("</section>\n", f);
+}
+
+/* ---- sweeps ---------------------------------------------------------------- */
+
+/* Same test, mode and key; and the same data size (a threads sweep) or the
+ * same threads (a data-size sweep). */
+static int sweep_peer(const json_t *a, const json_t *b, int by_threads)
+{
+    if (strcmp(bench_json_str(a, "test", ""), bench_json_str(b, "test", "")) != 0 ||
+        strcmp(bench_json_str(a, "mode", ""), bench_json_str(b, "mode", "")) != 0)
+        return 0;
+    const json_t *ka = json_object_get(a, "key"), *kb = json_object_get(b, "key");
+    if (json_is_object(ka) != json_is_object(kb) || (json_is_object(ka) && !json_equal((json_t *)ka, (json_t *)kb)))
+        return 0;
+    const char *same = by_threads ? "data_size" : "threads";
+    return bench_json_int(a, same, -1) == bench_json_int(b, same, -2);
+}
+
+typedef struct sweep_pt {
+    long long x;
+    const json_t *run;
+} sweep_pt;
+
+static int cmp_pt(const void *a, const void *b)
+{
+    long long x = ((const sweep_pt *)a)->x, y = ((const sweep_pt *)b)->x;
+    return (x > y) - (x < y);
+}
+
+/* A fit that can be drawn: λ > 0, σ and κ ≥ 0, points (a file may say anything). */
+static int usl_drawable(const json_t *el)
+{
+    const json_t *fit = json_object_get(el, "fit");
+    const double l = bench_json_num(fit, "lambda", -1), sg = bench_json_num(fit, "sigma", -1),
+                 k = bench_json_num(fit, "kappa", -1);
+    return json_is_object(fit) && l > 0 && sg >= 0 && k >= 0 && isfinite(l) && isfinite(sg) && isfinite(k) &&
+           json_array_size(json_object_get(el, "points")) > 0;
+}
+
+/*
+ * Throughput against threads on a linear axis, for a sweep with a fit (el,
+ * an element of the document's "scalability"): the measured points, the
+ * fitted curve, the knee and the predicted peak (when it lies within twice
+ * the largest thread count measured); then the analysis as text.
+ */
+static void usl_chart(FILE *f, const json_t *el)
+{
+    enum { NCURVE = 120 };
+    const json_t *fit = json_object_get(el, "fit"), *points = json_object_get(el, "points");
+    const json_t *peak = json_object_get(el, "peak"), *knee = json_object_get(el, "knee");
+    const size_t n = json_array_size(points);
+    double *v = calloc(2 * n + 2 * NCURVE, sizeof *v);
+    if (!v || n == 0) {
+        free(v);
+        return;
+    }
+    double *mx = v, *my = v + n, *cx = v + 2 * n, *cy = v + 2 * n + NCURVE;
+    double nmax = 1;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *p = json_array_get(points, i);
+        mx[i] = (double)bench_json_int(p, "threads", 0);
+        my[i] = bench_json_num(p, "ops_per_s", 0);
+        if (mx[i] > nmax)
+            nmax = mx[i];
+    }
+    double hi = nmax;
+    const double pn = bench_json_num(peak, "threads", 0);
+    if (json_is_object(peak) && pn > hi && pn <= 2 * nmax)
+        hi = pn;
+    hi *= 1.05;
+    const bench_usl_model m = { bench_json_num(fit, "lambda", 0), bench_json_num(fit, "sigma", 0),
+                                bench_json_num(fit, "kappa", 0), 0, 0 };
+    for (size_t i = 0; i < NCURVE; i++) {
+        cx[i] = 1 + (hi - 1) * (double)i / (NCURVE - 1);
+        cy[i] = bench_usl_x(&m, cx[i]);
+    }
+    char title[120], lk[64], lp[64];
+    snprintf(title, sizeof title, "Scalability: USL fit, R² %.3f", bench_json_num(fit, "r2", 0));
+    axis ax = { 0, hi, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
+    axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
+    series s[2] = { { mx, my, n, "measured", palette[0], 0 }, { cx, cy, NCURVE, "USL fit", palette[1], 1 } };
+    mark mk[2];
+    size_t nmk = 0;
+    if (json_is_object(knee)) {
+        snprintf(lk, sizeof lk, "knee %lld", bench_json_int(knee, "threads", 0));
+        mk[nmk++] = (mark){ (double)bench_json_int(knee, "threads", 0), lk, palette[2] };
+    }
+    if (json_is_object(peak)) {
+        snprintf(lp, sizeof lp, "peak %.1f", pn);
+        mk[nmk++] = (mark){ pn, lp, palette[3] };
+    }
+    line_chart_marked(f, title, &ax, &ay, s, 2, mk, nmk);
+    free(v);
+}
+
+/* The analysis' own lines (bench_scalability_print) under the charts. */
+static void usl_text(FILE *f, const json_t *el)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    json_t *one = json_array();
+    if (one && json_array_append((json_t *)one, (json_t *)el) == 0)
+        bench_scalability_print(m, one);
+    json_decref(one);
+    if (fclose(m) == 0 && buf) {
+        fputs("<pre class=\"scal\">", f);
+        esc(f, buf[0] == '\n' ? buf + 1 : buf);
+        fputs("</pre>\n", f);
+    }
+    free(buf);
+}
+
+/* Charts of one sweep: the runs in pts[0..n), sorted, distinct x; el, the
+ * sweep's scalability element (NULL: none). */
+static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads, const json_t *el)
+{
+    double *v = calloc(4 * n, sizeof *v);
+    char (*labels)[32] = calloc(n, sizeof *labels);
+    const char **lp = calloc(n, sizeof *lp);
+    if (!v || !labels || !lp) {
+        free(v);
+        free(labels);
+        free(lp);
+        return;
+    }
+    double *x = v, *rate = v + n, *p50 = v + 2 * n, *p99 = v + 3 * n;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *lat = json_object_get(pts[i].run, "latency_us");
+        x[i] = (double)i;
+        rate[i] = bench_json_num(pts[i].run, "ops_per_s", 0);
+        p50[i] = bench_json_num(lat, "p50", 0);
+        p99[i] = bench_json_num(lat, "p99", 0);
+        if (by_threads)
+            snprintf(labels[i], sizeof labels[i], "%lld", pts[i].x);
+        else
+            bench_fmt_bytes((double)pts[i].x, labels[i], sizeof labels[i]);
+        lp[i] = labels[i];
+    }
+    const char *what = by_threads ? "threads" : "data size";
+    char key[64], title[300], t1[340], t2[340];
+    const json_t *r0 = pts[0].run;
+    bench_run_key_desc(r0, key, sizeof key);
+    if (by_threads)
+        snprintf(title, sizeof title, "%s · %s · data %lld B · %s", bench_json_str(r0, "test", "?"), key,
+                 bench_json_int(r0, "data_size", 0), bench_json_str(r0, "mode", "?"));
+    else
+        snprintf(title, sizeof title, "%s · %s · %lld thread%s · %s", bench_json_str(r0, "test", "?"), key,
+                 bench_json_int(r0, "threads", 0), bench_json_int(r0, "threads", 0) == 1 ? "" : "s",
+                 bench_json_str(r0, "mode", "?"));
+    fprintf(f, "<h3>");
+    esc(f, title);
+    fprintf(f, ": by %s</h3><div class=\"charts\">\n", what);
+    snprintf(t1, sizeof t1, "Throughput by %s", what);
+    snprintf(t2, sizeof t2, "Latency by %s", what);
+    axis ax = { -0.5, (double)n - 0.5, AX_CAT, FMT_NUM, by_threads ? "threads" : "data size", lp, n };
+    axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
+    series s1 = { x, rate, n, "operations/s", palette[0], 0 };
+    if (by_threads && usl_drawable(el))
+        usl_chart(f, el);
+    else
+        line_chart(f, t1, &ax, &ay, &s1, 1);
+    axis ax2 = ax;
+    axis ay2 = { 0, 1, AX_LINEAR, FMT_US, "latency", NULL, 0 };
+    series s2[2] = { { x, p99, n, "p99", palette[1], 0 }, { x, p50, n, "p50", palette[0], 0 } };
+    line_chart(f, t2, &ax2, &ay2, s2, 2);
+    fputs("</div>\n", f);
+    if (by_threads && el)
+        usl_text(f, el);
+    free(v);
+    free(labels);
+    free(lp);
+}
+
+/* Find every sweep (two or more measured runs differing only in threads, or
+ * only in data size) and draw it, a threads sweep with its analysis from
+ * scal; returns how many were drawn. */
+static size_t sweeps(FILE *f, const json_t *runs, const json_t *scal, int by_threads, size_t drawn)
+{
+    size_t n = json_array_size(runs);
+    char *done = calloc(n ? n : 1, 1);
+    sweep_pt *pts = calloc(n ? n : 1, sizeof *pts);
+    const char *field = by_threads ? "threads" : "data_size";
+    if (!done || !pts) {
+        free(done);
+        free(pts);
+        return drawn;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *a = json_array_get(runs, i);
+        if (done[i] || !bench_run_measured(a))
+            continue;
+        size_t k = 0;
+        for (size_t j = i; j < n; j++) {
+            const json_t *b = json_array_get(runs, j);
+            if (done[j] || !bench_run_measured(b) || !sweep_peer(a, b, by_threads))
+                continue;
+            long long xv = bench_json_int(b, field, 0);
+            int dup = 0;
+            for (size_t m = 0; m < k; m++)
+                dup |= pts[m].x == xv;
+            done[j] = 1;
+            if (!dup)
+                pts[k++] = (sweep_pt){ xv, b };
+        }
+        if (k < 2)
+            continue;
+        qsort(pts, k, sizeof *pts, cmp_pt);
+        if (drawn++ == 0)
+            fputs("<section id=\"sweeps\"><h2>Sweeps</h2>\n", f);
+        sweep_charts(f, pts, k, by_threads, by_threads ? bench_scalability_find(scal, a) : NULL);
+    }
+    free(done);
+    free(pts);
+    return drawn;
+}
+
+/* ---- capacity ------------------------------------------------------------ */
+
+typedef struct cap_pt {
+    double rate, p50, p99;
+    int pass;
+} cap_pt;
+
+static int cmp_cap(const void *a, const void *b)
+{
+    const double x = ((const cap_pt *)a)->rate, y = ((const cap_pt *)b)->rate;
+    return (x > y) - (x < y);
+}
+
+/* Latency (p50, p99; log scale) against the offered rate of each step, the
+ * latency objectives as dashed lines, the answer (the knee) as a vertical
+ * line; failing steps' points in red. */
+static void capacity_chart(FILE *f, const json_t *cap)
+{
+    const json_t *steps = json_object_get(cap, "steps"), *st, *o;
+    const size_t n = json_array_size(steps);
+    static const char title[] = "Latency by offered rate";
+    if (n == 0) {
+        chart_empty(f, title, "no step measured");
+        return;
+    }
+    cap_pt *pt = calloc(n, sizeof *pt);
+    double *v = calloc(3 * n, sizeof *v);
+    if (!pt || !v) {
+        free(pt);
+        free(v);
+        return;
+    }
+    size_t i, k = 0;
+    json_array_foreach(steps, i, st) {
+        pt[k].rate = bench_json_num(st, "rate", 0);
+        pt[k].p50 = bench_json_num(st, "p50_us", 0);
+        pt[k].p99 = bench_json_num(st, "p99_us", 0);
+        pt[k].pass = json_is_true(json_object_get(st, "pass"));
+        k++;
+    }
+    qsort(pt, k, sizeof *pt, cmp_cap);
+    double *x = v, *y50 = v + n, *y99 = v + 2 * n;
+    double lo = INFINITY, hi = 0, xmax = 0;
+    for (i = 0; i < k; i++) {
+        x[i] = pt[i].rate;
+        y50[i] = pt[i].p50 > 0 ? pt[i].p50 : NAN;
+        y99[i] = pt[i].p99 > 0 ? pt[i].p99 : NAN;
+        if (pt[i].p50 > 0 && pt[i].p50 < lo)
+            lo = pt[i].p50;
+        if (pt[i].p99 > hi)
+            hi = pt[i].p99;
+        if (pt[i].rate > xmax)
+            xmax = pt[i].rate;
+    }
+    /* The latency objectives, in µs (errors have no place on this axis). */
+    double lim[BENCH_CAP_MAX_OBJECTIVES];
+    const char *lim_expr[BENCH_CAP_MAX_OBJECTIVES];
+    size_t nlim = 0;
+    json_array_foreach(json_object_get(cap, "objectives"), i, o) {
+        bench_threshold t;
+        char err[200];
+        if (nlim == BENCH_CAP_MAX_OBJECTIVES || !json_is_string(o) ||
+            bench_threshold_parse(json_string_value(o), &t, err, sizeof err) != 0)
+            continue;
+        if (t.metric != BENCH_TM_AVG && t.metric != BENCH_TM_MED && t.metric != BENCH_TM_MAX &&
+            t.metric != BENCH_TM_PCT && t.metric != BENCH_TM_MIN)
+            continue;
+        if (!(t.value > 0))
+            continue;
+        lim[nlim] = t.value;
+        lim_expr[nlim++] = json_string_value(o);
+        if (t.value > hi)
+            hi = t.value;
+        if (t.value < lo)
+            lo = t.value;
+    }
+    if (!isfinite(lo) || !(hi > 0)) {
+        chart_empty(f, title, "no latency measured");
+        free(pt);
+        free(v);
+        return;
+    }
+    axis ax = { 0, 1, AX_LINEAR, FMT_NUM, "offered operations per second", NULL, 0 };
+    if (xmax > 0)
+        ax.hi = nice_step(xmax * 1.08, 5) * ceil(xmax * 1.08 / nice_step(xmax * 1.08, 5));
+    if (!(ax.hi > ax.lo) || !isfinite(ax.hi))
+        ax.hi = 1;
+    axis ay = { pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 1.01))), AX_LOG, FMT_US,
+                "latency (from the scheduled time)", NULL, 0 };
+    if (!(ay.hi > ay.lo))
+        ay.hi = ay.lo * 10;
+    series s[2] = { { x, y99, k, "p99", palette[1], 0 }, { x, y50, k, "p50", palette[0], 0 } };
+    chart_begin(f, title);
+    axes(f, &ax, &ay);
+    legend(f, s, 2);
+    for (i = 0; i < nlim; i++) {
+        const double yy = py(&ay, lim[i]);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#c0392b\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/><text x=\"%d\" y=\"%.1f\" "
+                "style=\"text-anchor:end;fill:#c0392b\">objective ", ML, yy, CW - MR, yy,
+                CW - MR, yy - 4);
+        esc(f, lim_expr[i]);
+        fputs("</text>", f);
+    }
+    const double answer = bench_json_num(cap, "ops_per_s", 0);
+    if (answer > 0) {
+        char a[48];
+        const double xx = px(&ax, answer);
+        fprintf(f, "<line class=\"knee\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#2a9d3a\" "
+                "stroke-width=\"1.5\"/><text x=\"%.1f\" y=\"%d\" style=\"fill:#2a7d34\">capacity ",
+                xx, MT, xx, CH - MB, xx + 4, MT + 10);
+        esc(f, fmt_num(answer, a, sizeof a));
+        fputs("/s</text>", f);
+    }
+    for (size_t j = 0; j < 2; j++)
+        plot(f, &ax, &ay, &s[j], &ay);
+    /* The verdict of each step on its p99 point. */
+    for (i = 0; i < k; i++)
+        if (isfinite(y99[i]))
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\" "
+                    "stroke-width=\"1.5\"><title>%.0f/s: %s</title></circle>", px(&ax, x[i]),
+                    py(&ay, y99[i]), pt[i].pass ? "#2a9d3a" : "#c0392b", x[i],
+                    pt[i].pass ? "pass" : "fail");
+    chart_end(f);
+    free(pt);
+    free(v);
+}
+
+static void capacity_section(FILE *f, const json_t *doc)
+{
+    const json_t *cap = json_object_get(doc, "capacity"), *st;
+    if (!json_is_object(cap))
+        return;
+    char line[1200], a[48], b[48];
+    size_t i;
+    fputs("<section id=\"capacity\"><h2>Capacity</h2><p><b>", f);
+    esc(f, bench_cap_answer_text(cap, line, sizeof line));
+    fputs("</b>", f);
+    const char *limited = bench_json_str(cap, "limited_by", NULL);
+    if (limited) {
+        fputs(" · limited by ", f);
+        esc(f, limited);
+    }
+    fputs("</p>\n<div class=\"charts\">\n", f);
+    capacity_chart(f, cap);
+    fputs("</div>\n<table><tr><th>#</th><th class=\"n\">offered/s</th><th class=\"n\">achieved/s</th>"
+          "<th class=\"n\">p50</th><th class=\"n\">p99</th><th class=\"n\">errors</th>"
+          "<th>verdict</th></tr>\n", f);
+    json_array_foreach(json_object_get(cap, "steps"), i, st) {
+        const int pass = json_is_true(json_object_get(st, "pass"));
+        fprintf(f, "<tr><td>%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">",
+                i + 1, bench_json_num(st, "rate", 0), bench_json_num(st, "achieved", 0));
+        esc(f, fmt_us(bench_json_num(st, "p50_us", 0), a, sizeof a));
+        fputs("</td><td class=\"n\">", f);
+        esc(f, fmt_us(bench_json_num(st, "p99_us", 0), b, sizeof b));
+        fprintf(f, "</td><td class=\"n\">%.2f%%</td><td class=\"%s\">%s", bench_json_num(st, "error_pct", 0),
+                pass ? "ok" : "bad", pass ? "pass" : "fail");
+        const char *why = bench_json_str(st, "why", NULL);
+        if (why) {
+            fputs(": ", f);
+            esc(f, why);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table></section>\n", f);
+}
+
+/* ---- the page ---------------------------------------------------------------- */
+
+int bench_html_write(FILE *f, const json_t *doc)
+{
+    const json_t *runs = json_object_get(doc, "runs");
+    size_t i;
+    json_t *run;
+
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta name=\"generator\" content=\"hsmbench ", f);
+    esc(f, HSMBENCH_VERSION);
+    fputs("\">\n<link rel=\"icon\" href=\"data:,\">\n<title>hsmbench report", f);
+    const json_t *host = json_object_get(json_object_get(doc, "environment"), "host");
+    if (host) {
+        fputs(" · ", f);
+        esc(f, bench_json_str(host, "hostname", "?"));
+    }
+    const char *started = bench_json_str(doc, "started_at", NULL);
+    if (started) {
+        fputs(" · ", f);
+        esc(f, started);
+    }
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>hsmbench report</h1><p class=\"sub\">",
+            style);
+    size_t nruns = json_array_size(runs);
+    fprintf(f, "%zu run%s", nruns, nruns == 1 ? "" : "s");
+    bench_target tg;
+    if (bench_target_of(doc, &tg) >= 0) {
+        fputs(" · ", f);
+        esc(f, tg.name);
+    }
+    if (started) {
+        fputs(" · started ", f);
+        esc(f, started);
+    }
+    fputs("</p></header>\n", f);
+
+    environment(f, doc);
+    capacity_section(f, doc);
+    summary_table(f, runs);
+    const json_t *scal = json_object_get(doc, "scalability");
+    size_t drawn = sweeps(f, runs, scal, 1, 0);
+    drawn = sweeps(f, runs, scal, 0, drawn);
+    if (drawn)
+        fputs("</section>\n", f);
+    json_array_foreach(runs, i, run)
+        run_section(f, run, i);
+    fputs("<footer>Generated by hsmbench ", f);
+    esc(f, HSMBENCH_VERSION);
+    fputs(" from a ", f);
+    esc(f, BENCH_RESULT_SCHEMA);
+    fputs(" document. Latency figures come from histograms with three significant digits; "
+          "percentile curves use the HdrHistogram convention.</footer>\n</body></html>\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+int bench_html_write_file(const char *path, const json_t *doc, const char *flag)
+{
+    return bench_results_write_text(path, doc, flag, bench_html_write);
+}

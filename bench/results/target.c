@@ -1,0 +1,205 @@
+/* bench/results/target.c - environment.target: building it, reading it, deriving it
+ * from older files (see target.h). */
+#include "bench/results/target.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bench/results/results.h"
+
+static void put(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* snprintf that keeps whatever fits (a name is for reading, an id is
+ * compared: both are far shorter than the buffers in practice). */
+static void put(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!buf || len == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+const char *bench_target_url(const char *url, char *buf, size_t len, int *had_query)
+{
+    size_t o = 0;
+    int q = 0;
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    if (!url) {
+        if (had_query)
+            *had_query = 0;
+        return buf;
+    }
+    const char *p = url, *default_port = NULL;
+    size_t scheme = 0;
+    if (strncasecmp(p, "https://", 8) == 0) {
+        scheme = 8;
+        default_port = ":443";
+    } else if (strncasecmp(p, "http://", 7) == 0) {
+        scheme = 7;
+        default_port = ":80";
+    }
+#define OUT(ch) do { if (o + 1 < len) buf[o++] = (char)(ch); } while (0)
+    for (size_t i = 0; i < scheme; i++)
+        OUT(tolower((unsigned char)p[i]));
+    p += scheme;
+    if (scheme) {
+        /* authority: [user[:password]@]host[:port] */
+        size_t alen = strcspn(p, "/?#");
+        const char *host = p;
+        const char *at = NULL;
+        for (const char *c = p; c < p + alen; c++)
+            if (*c == '@')
+                at = c;
+        if (at)
+            host = at + 1;
+        size_t hlen = (size_t)(p + alen - host);
+        size_t dlen = strlen(default_port);
+        /* "[::1]:443" is a port; "[::443]" is not */
+        if (hlen > dlen && strncmp(host + hlen - dlen, default_port, dlen) == 0 &&
+            (host[0] != '[' || host[hlen - dlen - 1] == ']'))
+            hlen -= dlen;
+        for (size_t i = 0; i < hlen; i++)
+            OUT(tolower((unsigned char)host[i]));
+        p += alen;
+    }
+    for (; *p && *p != '?' && *p != '#'; p++)
+        OUT(*p);
+#undef OUT
+    buf[o] = '\0';
+    q = *p == '?';
+    if (had_query)
+        *had_query = q;
+    return buf;
+}
+
+/* The last part of a path. */
+static const char *base_name(const char *path)
+{
+    const char *s = path ? strrchr(path, '/') : NULL;
+    return s ? s + 1 : path ? path : "";
+}
+
+/* name and id of a PKCS#11 target into t. */
+static void pkcs11_target(const char *module_name, const char *module_path, const char *manufacturer,
+                          const char *label, const char *serial, bench_target *t)
+{
+    const char *who = manufacturer && *manufacturer ? manufacturer
+                    : module_name && *module_name ? module_name : base_name(module_path);
+    const char *mod = module_path && *module_path ? base_name(module_path) : module_name ? module_name : "";
+    put(t->kind, sizeof t->kind, "pkcs11");
+    put(t->name, sizeof t->name, "%s \xc2\xb7 token %s", *who ? who : "?", label && *label ? label : "?");
+    if (serial && *serial)
+        put(t->id, sizeof t->id, "pkcs11:%s:serial=%s", mod, serial);
+    else
+        put(t->id, sizeof t->id, "pkcs11:%s:label=%s", mod, label ? label : "");
+}
+
+static void rest_target(const char *service, const char *url, bench_target *t)
+{
+    char u[BENCH_TARGET_TEXT_MAX - 32];
+    int had_query = 0;
+    bench_target_url(url, u, sizeof u, &had_query);
+    put(t->kind, sizeof t->kind, "rest");
+    put(t->name, sizeof t->name, "%s %s%s", service, u, had_query ? "?\xe2\x80\xa6" : "");
+    put(t->id, sizeof t->id, "%s:%s", service, u);
+}
+
+static json_t *target_json(const bench_target *t)
+{
+    return json_pack("{s:s,s:s,s:s}", "kind", t->kind, "name", t->name, "id", t->id);
+}
+
+json_t *bench_target_pkcs11_json(const char *module_name, const char *module_path, const char *manufacturer,
+                                 const char *token_label, const char *token_serial)
+{
+    bench_target t;
+    pkcs11_target(module_name, module_path, manufacturer, token_label, token_serial, &t);
+    return target_json(&t);
+}
+
+json_t *bench_target_rest_json(const char *service, const char *url)
+{
+    bench_target t;
+    rest_target(service ? service : "?", url, &t);
+    return target_json(&t);
+}
+
+static void unknown(bench_target *t)
+{
+    put(t->kind, sizeof t->kind, "?");
+    put(t->name, sizeof t->name, "?");
+    t->id[0] = '\0';
+}
+
+int bench_target_of(const json_t *doc, bench_target *t)
+{
+    const json_t *env = json_object_get(doc, "environment");
+    const json_t *tg = json_object_get(env, "target");
+    unknown(t);
+    if (json_is_object(tg) && json_is_string(json_object_get(tg, "id"))) {
+        put(t->kind, sizeof t->kind, "%s", bench_json_str(tg, "kind", "?"));
+        put(t->name, sizeof t->name, "%s", bench_json_str(tg, "name", "?"));
+        put(t->id, sizeof t->id, "%s", bench_json_str(tg, "id", ""));
+        return 1;
+    }
+    const json_t *mod = json_object_get(env, "module"), *tok = json_object_get(env, "token");
+    if (json_is_object(mod) || json_is_object(tok)) {
+        pkcs11_target(bench_json_str(mod, "name", NULL), bench_json_str(mod, "path", NULL),
+                      bench_json_str(mod, "manufacturer", NULL), bench_json_str(tok, "label", NULL),
+                      bench_json_str(tok, "serial", NULL), t);
+        return 0;
+    }
+    const json_t *ep = json_object_get(env, "endpoint");
+    if (json_is_object(ep)) {
+        rest_target(bench_json_str(ep, "service", "?"), bench_json_str(ep, "url", ""), t);
+        return 0;
+    }
+    return -1;
+}
+
+int bench_target_of_run(const json_t *doc, const json_t *run, bench_target *t)
+{
+    int rc = bench_target_of(doc, t);
+    const json_t *rest = json_object_get(run, "rest");
+    const char *url = bench_json_str(rest, "url", NULL);
+    if (rc >= 0 && url && strcmp(t->kind, "rest") == 0) {
+        const char *service = bench_json_str(rest, "service", NULL);
+        if (!service)
+            service = bench_json_str(json_object_get(json_object_get(doc, "environment"), "endpoint"),
+                                     "service", "?");
+        rest_target(service, url, t);
+    }
+    return rc;
+}
+
+int bench_target_differs(const bench_target *a, const bench_target *b)
+{
+    return a->id[0] && b->id[0] && strcmp(a->id, b->id) != 0;
+}
+
+int bench_target_check(const json_t *env, char *err, size_t errlen)
+{
+    const json_t *tg = json_object_get(env, "target");
+    if (!tg)
+        return 0;
+    if (!json_is_object(tg)) {
+        put(err, errlen, "environment.target: is not an object");
+        return -1;
+    }
+    static const char *const keys[] = { "kind", "name", "id" };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const json_t *v = json_object_get(tg, keys[i]);
+        if (!json_is_string(v)) {
+            put(err, errlen, "environment.target.%s: %s a string", keys[i], v ? "is not" : "missing; expected");
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,717 @@
+/* bench/results/threshold.c - k6-style thresholds on run results (see threshold.h). */
+#include "bench/results/threshold.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/util/cli.h"
+#include "bench/core/hist.h"
+#include "bench/results/report.h"
+#include "bench/results/results.h"
+
+static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || len == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* A copy of [b, e) without surrounding blanks; -1 when it does not fit. */
+static int trimmed(const char *b, const char *e, char *out, size_t len)
+{
+    b = skip_space(b);
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    if ((size_t)(e - b) >= len)
+        return -1;
+    memcpy(out, b, (size_t)(e - b));
+    out[e - b] = '\0';
+    return 0;
+}
+
+/* A non-negative decimal number: digits with at most one point, then an
+ * optional exponent (1e3).  No sign, hex, inf or nan, which strtod would take. */
+static int parse_number(const char *p, const char **end, double *out)
+{
+    const char *q = p;
+    size_t digits = 0;
+    while (isdigit((unsigned char)*q)) {
+        q++;
+        digits++;
+    }
+    if (*q == '.') {
+        q++;
+        while (isdigit((unsigned char)*q)) {
+            q++;
+            digits++;
+        }
+    }
+    if (digits == 0)
+        return -1;
+    if ((*q == 'e' || *q == 'E') &&
+        (isdigit((unsigned char)q[1]) || ((q[1] == '+' || q[1] == '-') && isdigit((unsigned char)q[2])))) {
+        q += 2;
+        while (isdigit((unsigned char)*q))
+            q++;
+    }
+    char buf[64];
+    if ((size_t)(q - p) >= sizeof buf)
+        return -1;
+    memcpy(buf, p, (size_t)(q - p));
+    buf[q - p] = '\0';
+    char *e = NULL;
+    double v = strtod(buf, &e);
+    if (*e != '\0' || !isfinite(v) || v < 0)
+        return -1;
+    *end = q;
+    *out = v;
+    return 0;
+}
+
+/* The latency unit, as a factor to µs; no unit means ms, as in k6. */
+static int latency_unit(const char *u, double *to_us)
+{
+    static const struct { const char *name; double f; } units[] = {
+        { "", 1000.0 }, { "ns", 0.001 }, { "us", 1.0 }, { "\xc2\xb5s", 1.0 } /* µs, micro sign */,
+        { "\xce\xbcs", 1.0 } /* μs, Greek mu */, { "ms", 1000.0 }, { "s", 1e6 },
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(u, units[i].name) == 0) {
+            *to_us = units[i].f;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The metric at the start of p; returns what follows it, NULL if unknown. */
+static const char *parse_metric(const char *p, bench_threshold *t, const char *expr, char *err, size_t len)
+{
+    static const struct { const char *name; bench_threshold_metric m; } names[] = {
+        { "avg", BENCH_TM_AVG }, { "med", BENCH_TM_MED }, { "min", BENCH_TM_MIN },
+        { "max", BENCH_TM_MAX }, { "rate", BENCH_TM_RATE }, { "errors", BENCH_TM_ERROR_PCT },
+    };
+    const char *q = p;
+    while (isalpha((unsigned char)*q) || *q == '_')
+        q++;
+    size_t n = (size_t)(q - p);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (n == strlen(names[i].name) && strncmp(p, names[i].name, n) == 0) {
+            t->metric = names[i].m;
+            return q;
+        }
+    }
+    if (*p != 'p' || n != 1) {
+        char word[32];
+        snprintf(word, sizeof word, "%.*s", (int)(n ? (n < 24 ? n : 24) : 1), p);
+        seterr(err, len, "--threshold '%s': unknown metric '%s' (use avg, med, min, max, pNN, p(NN), "
+               "rate or errors)", expr, word);
+        return NULL;
+    }
+    /* p99, p99.9, p(99.9), p999 */
+    const char *num = p + 1, *end = NULL;
+    int paren = *num == '(';
+    if (paren)
+        num = skip_space(num + 1);
+    double pct;
+    if (parse_number(num, &end, &pct) != 0) {
+        seterr(err, len, "--threshold '%s': a percentile needs a number: p99, p(99.9)", expr);
+        return NULL;
+    }
+    /* no exponents in a percentile: only digits and a point */
+    for (const char *c = num; c < end; c++) {
+        if (!isdigit((unsigned char)*c) && *c != '.') {
+            seterr(err, len, "--threshold '%s': a percentile needs a number: p99, p(99.9)", expr);
+            return NULL;
+        }
+    }
+    if (!paren && end - num == 3 && strncmp(num, "999", 3) == 0)
+        pct = 99.9;   /* the results file's name for p(99.9) */
+    if (paren) {
+        end = skip_space(end);
+        if (*end != ')') {
+            seterr(err, len, "--threshold '%s': missing ')' after the percentile", expr);
+            return NULL;
+        }
+        end++;
+    }
+    if (!(pct > 0 && pct <= 100)) {
+        seterr(err, len, "--threshold '%s': percentile %g is out of range; expected more than 0 and "
+               "at most 100", expr, pct);
+        return NULL;
+    }
+    t->metric = BENCH_TM_PCT;
+    t->pct = pct;
+    return end;
+}
+
+const char *const bench_http_phase_key[BENCH_HTTP_PHASES] = {
+    "blocked", "connecting", "tls_handshaking", "sending", "waiting", "receiving", "duration",
+};
+
+#define HTTP_PREFIX "http_req"
+
+/* Whether p (after blanks) names an HTTP metric: k6's http_req... names. */
+static int http_metric_at(const char *p)
+{
+    return strncmp(skip_space(p), HTTP_PREFIX, strlen(HTTP_PREFIX)) == 0;
+}
+
+/* The statistic after "PHASE:": what parse_metric reads, limited to the
+ * latency statistics and the percentiles a phase keeps. */
+static const char *parse_phase_stat(const char *p, bench_threshold *t, const char *name, const char *expr,
+                                    char *err, size_t len)
+{
+    static const double kept[] = { 50, 90, 95, 99, 99.9, 100 };
+    char scratch[8];
+    const char *q = parse_metric(p, t, expr, scratch, sizeof scratch);
+    if (!q || t->metric > BENCH_TM_PCT) {
+        seterr(err, len, "--threshold '%s': %s takes avg, min, med, max, pNN or p(NN): %s:p95<200ms", expr, name,
+               name);
+        return NULL;
+    }
+    if (t->metric == BENCH_TM_PCT) {
+        int ok = 0;
+        for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+            ok |= t->pct == kept[i];
+        if (!ok) {
+            seterr(err, len, "--threshold '%s': p(%g) of %s is not kept; results files keep p(50), p(90), "
+                   "p(95), p(99), p(99.9) and max of each HTTP phase", expr, t->pct, name);
+            return NULL;
+        }
+    }
+    return q;
+}
+
+/* An HTTP metric at p (http_metric_at): a phase and its statistic,
+ * http_req_failed[:rate] or http_reqs[:rate|:count].  Returns what follows,
+ * NULL with a message when it is not one. */
+static const char *parse_http_metric(const char *p, bench_threshold *t, const char *expr, char *err, size_t len)
+{
+    const char *q = p;
+    while (isalpha((unsigned char)*q) || *q == '_')
+        q++;
+    char name[40];
+    snprintf(name, sizeof name, "%.*s", (int)(q - p < 32 ? q - p : 32), p);
+    const char *after = skip_space(q);
+    int has_stat = *after == ':';
+    const char *stat = has_stat ? skip_space(after + 1) : NULL;
+    const char *stat_end = stat;
+    while (stat_end && (isalpha((unsigned char)*stat_end) || *stat_end == '_'))
+        stat_end++;
+    size_t stat_len = stat ? (size_t)(stat_end - stat) : 0;
+#define STAT_IS(word) (stat_len == strlen(word) && strncmp(stat, word, stat_len) == 0)
+
+    if (strcmp(name, "http_reqs") == 0) {
+        t->metric = BENCH_TM_HTTP_RATE;
+        if (!has_stat)
+            return q;
+        if (STAT_IS("rate"))
+            return stat_end;
+        if (STAT_IS("count")) {
+            t->metric = BENCH_TM_HTTP_COUNT;
+            return stat_end;
+        }
+        seterr(err, len, "--threshold '%s': http_reqs takes rate or count (http_reqs>1000, http_reqs:count>5000)",
+               expr);
+        return NULL;
+    }
+    if (strcmp(name, "http_req_failed") == 0) {
+        t->metric = BENCH_TM_HTTP_FAILED;
+        if (!has_stat)
+            return q;
+        if (STAT_IS("rate")) {
+            t->fraction = 1;
+            return stat_end;
+        }
+        seterr(err, len, "--threshold '%s': http_req_failed takes a percentage (http_req_failed<1%%) or k6's "
+               "rate, a fraction (http_req_failed:rate<0.01)", expr);
+        return NULL;
+    }
+#undef STAT_IS
+    for (int i = 0; i < BENCH_HTTP_PHASES; i++) {
+        char full[40];
+        snprintf(full, sizeof full, HTTP_PREFIX "_%s", bench_http_phase_key[i]);
+        if (strcmp(name, full) != 0)
+            continue;
+        if (!has_stat) {
+            seterr(err, len, "--threshold '%s': %s needs a statistic: %s:p95<200ms (avg, min, med, max, pNN, "
+                   "p(NN))", expr, name, name);
+            return NULL;
+        }
+        t->phase = i;
+        return parse_phase_stat(stat, t, name, expr, err, len);
+    }
+    seterr(err, len, "--threshold '%s': unknown HTTP metric '%s' (use http_req_duration, http_req_waiting, "
+           "http_req_blocked, http_req_connecting, http_req_tls_handshaking, http_req_sending, "
+           "http_req_receiving, http_req_failed or http_reqs)", expr, name);
+    return NULL;
+}
+
+static const char *parse_op(const char *p, bench_threshold_op *op)
+{
+    static const struct { const char *text; bench_threshold_op op; } ops[] = {
+        { "===", BENCH_OP_EQ }, { "<=", BENCH_OP_LE }, { ">=", BENCH_OP_GE }, { "==", BENCH_OP_EQ },
+        { "!=", BENCH_OP_NE }, { "<", BENCH_OP_LT }, { ">", BENCH_OP_GT },
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        size_t n = strlen(ops[i].text);
+        if (strncmp(p, ops[i].text, n) == 0) {
+            *op = ops[i].op;
+            return p + n;
+        }
+    }
+    return NULL;
+}
+
+static int valid_test_name(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+            return 0;
+    return 1;
+}
+
+int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, size_t len)
+{
+    bench_threshold t;
+    memset(&t, 0, sizeof t);
+    if (!expr) {
+        seterr(err, len, "--threshold: an expression is required");
+        return -1;
+    }
+    if (trimmed(expr, expr + strlen(expr), t.expr, sizeof t.expr) != 0) {
+        seterr(err, len, "--threshold '%.40s...': too long (at most %d characters)", expr,
+               BENCH_THRESHOLD_EXPR_MAX - 1);
+        return -1;
+    }
+    const char *e = t.expr;
+    if (!*e) {
+        seterr(err, len, "--threshold '%s': empty; expected e.g. 'p99<50ms'", expr);
+        return -1;
+    }
+    t.phase = -1;
+    const char *colon = http_metric_at(e) ? NULL : strchr(e, ':');   /* http_req_duration:p95 is no TEST: */
+    const char *p = e;
+    if (colon) {
+        if (trimmed(e, colon, t.test, sizeof t.test) != 0 || !valid_test_name(t.test)) {
+            seterr(err, len, "--threshold '%s': '%.*s' is not a test name (TEST:EXPR)", e,
+                   (int)(colon - e), e);
+            return -1;
+        }
+        p = colon + 1;
+    }
+    p = skip_space(p);
+    p = http_metric_at(p) ? parse_http_metric(p, &t, e, err, len) : parse_metric(p, &t, e, err, len);
+    if (!p)
+        return -1;
+    p = skip_space(p);
+    const char *q = parse_op(p, &t.op);
+    if (!q) {
+        seterr(err, len, "--threshold '%s': expected an operator (<, <=, >, >=, ==, !=) after the metric", e);
+        return -1;
+    }
+    p = skip_space(q);
+    const char *end = NULL;
+    if (parse_number(p, &end, &t.value) != 0) {
+        seterr(err, len, "--threshold '%s': expected a non-negative number after the operator", e);
+        return -1;
+    }
+    char unit[16];
+    if (trimmed(end, end + strlen(end), unit, sizeof unit) != 0) {
+        seterr(err, len, "--threshold '%s': unknown unit '%s'", e, skip_space(end));
+        return -1;
+    }
+    double f = 1.0;
+    switch (t.metric) {
+    case BENCH_TM_AVG: case BENCH_TM_MED: case BENCH_TM_MIN: case BENCH_TM_MAX: case BENCH_TM_PCT:
+        if (latency_unit(unit, &f) != 0) {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' (use ns, us, \xc2\xb5s, ms or s)", e, unit);
+            return -1;
+        }
+        t.value *= f;
+        snprintf(t.unit, sizeof t.unit, "%s", *unit ? unit : "ms");
+        t.unit_us = f;
+        break;
+    case BENCH_TM_HTTP_FAILED:
+        if (strcmp(unit, "%") == 0 || (t.fraction && !*unit)) {
+            double pct = *unit ? t.value : 100.0 * t.value;
+            if (pct > 100) {
+                seterr(err, len, "--threshold '%s': %g%s is more than %s", e, t.value, *unit ? "%" : "",
+                       *unit ? "100%" : "1 (a rate is a fraction: 0.01 is 1%)");
+                return -1;
+            }
+            t.value = pct;
+        } else {
+            seterr(err, len, "--threshold '%s': http_req_failed is a percentage of requests: http_req_failed<1%% "
+                   "(or k6's fraction: http_req_failed:rate<0.01)", e);
+            return -1;
+        }
+        break;
+    case BENCH_TM_HTTP_RATE:
+        if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, "req/s") != 0) {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' for http_reqs (requests per second: 1000 or "
+                   "1000/s; a count: http_reqs:count>1000)", e, unit);
+            return -1;
+        }
+        break;
+    case BENCH_TM_HTTP_COUNT:
+        if (*unit || t.value != floor(t.value)) {
+            seterr(err, len, "--threshold '%s': http_reqs:count takes a whole number of requests", e);
+            return -1;
+        }
+        break;
+    case BENCH_TM_RATE:
+        if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, "ops/s") != 0) {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' for rate (operations per second: "
+                   "1000 or 1000/s)", e, unit);
+            return -1;
+        }
+        break;
+    case BENCH_TM_ERROR_PCT: case BENCH_TM_ERROR_COUNT:
+        if (strcmp(unit, "%") == 0) {
+            if (t.value > 100) {
+                seterr(err, len, "--threshold '%s': %g%% is more than 100%%", e, t.value);
+                return -1;
+            }
+            t.metric = BENCH_TM_ERROR_PCT;
+        } else if (!*unit) {
+            if (t.value != floor(t.value)) {
+                seterr(err, len, "--threshold '%s': a count of errors is a whole number (for a "
+                       "percentage write %g%%)", e, t.value);
+                return -1;
+            }
+            t.metric = BENCH_TM_ERROR_COUNT;
+        } else {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' for errors (a percentage: 0.1%%, "
+                   "or a count: 5)", e, unit);
+            return -1;
+        }
+        break;
+    }
+    *out = t;
+    return 0;
+}
+
+int bench_threshold_applies(const bench_threshold *t, const char *test)
+{
+    return !t->test[0] || (test && strcmp(t->test, test) == 0);
+}
+
+static int compare(double a, bench_threshold_op op, double b)
+{
+    switch (op) {
+    case BENCH_OP_LT: return a < b;
+    case BENCH_OP_LE: return a <= b;
+    case BENCH_OP_GT: return a > b;
+    case BENCH_OP_GE: return a >= b;
+    case BENCH_OP_EQ: return a == b;
+    case BENCH_OP_NE: return a != b;
+    }
+    return 0;
+}
+
+/* A percentile a latency object keeps (p50 ... p999, max as p100); -1 if not. */
+static int stored_percentile(const json_t *lat, double pct, double *out)
+{
+    static const struct { double p; const char *key; } stored[] = {
+        { 50, "p50" }, { 90, "p90" }, { 95, "p95" }, { 99, "p99" }, { 99.9, "p999" }, { 100, "max" },
+    };
+    for (size_t i = 0; i < sizeof stored / sizeof stored[0]; i++) {
+        if (pct == stored[i].p && json_is_number(json_object_get(lat, stored[i].key))) {
+            *out = bench_json_num(lat, stored[i].key, 0);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A percentile in µs: the stored figure when there is one, else the histogram's. */
+static int percentile_us(const json_t *run, double pct, double *out)
+{
+    if (stored_percentile(json_object_get(run, "latency_us"), pct, out) == 0)
+        return 0;
+    const json_t *hj = json_object_get(run, "histogram");
+    if (!hj)
+        return -1;
+    bench_hist *h = bench_hist_new();
+    if (!h)
+        return -1;
+    int rc = bench_hist_from_json(hj, h);
+    if (rc == 0)
+        *out = (double)bench_hist_percentile(h, pct) / 1000.0;
+    bench_hist_free(h);
+    return rc;
+}
+
+/* Whether t is on the HTTP figures of a run. */
+static int is_http(const bench_threshold *t)
+{
+    return t->phase >= 0 || t->metric >= BENCH_TM_HTTP_FAILED;
+}
+
+/* An HTTP threshold's figure: 0, or -1 when the run has none (no "http",
+ * no request, no completed transfer for a phase). */
+static int http_value(const bench_threshold *t, const json_t *run, double *v)
+{
+    const json_t *http = json_object_get(run, "http");
+    long long requests = bench_json_int(http, "requests", 0);
+    if (!json_is_object(http) || requests <= 0)
+        return -1;
+    switch (t->metric) {
+    case BENCH_TM_HTTP_FAILED:
+        *v = bench_json_num(http, "failed_pct", 0);
+        return 0;
+    case BENCH_TM_HTTP_COUNT:
+        *v = (double)requests;
+        return 0;
+    case BENCH_TM_HTTP_RATE: {
+        double d = bench_json_num(run, "duration_s", 0);
+        if (d <= 0)
+            return -1;
+        *v = (double)requests / d;
+        return 0;
+    }
+    default:
+        break;
+    }
+    const json_t *ph = json_object_get(json_object_get(http, "phases_us"), bench_http_phase_key[t->phase]);
+    if (!json_is_object(ph) || bench_json_int(ph, "count", 0) <= 0)
+        return -1;
+    switch (t->metric) {
+    case BENCH_TM_AVG: *v = bench_json_num(ph, "mean", 0); return 0;
+    case BENCH_TM_MED: *v = bench_json_num(ph, "p50", 0); return 0;
+    case BENCH_TM_MIN: *v = bench_json_num(ph, "min", 0); return 0;
+    case BENCH_TM_MAX: *v = bench_json_num(ph, "max", 0); return 0;
+    case BENCH_TM_PCT: return stored_percentile(ph, t->pct, v);
+    default:           return -1;
+    }
+}
+
+int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *observed)
+{
+    *observed = 0;
+    if (!bench_run_measured(run))
+        return -1;
+    if (is_http(t)) {
+        double v = 0;
+        if (http_value(t, run, &v) != 0)
+            return -1;
+        *observed = v;
+        return compare(v, t->op, t->value);
+    }
+    const json_t *lat = json_object_get(run, "latency_us");
+    int latency = t->metric <= BENCH_TM_PCT;
+    /* No successful operation: there is no latency to hold to a limit. */
+    if (latency && bench_json_int(lat, "count", 0) == 0)
+        return -1;
+    double v = 0;
+    switch (t->metric) {
+    case BENCH_TM_AVG:         v = bench_json_num(lat, "mean", 0); break;
+    case BENCH_TM_MED:         v = bench_json_num(lat, "p50", 0); break;
+    case BENCH_TM_MIN:         v = bench_json_num(lat, "min", 0); break;
+    case BENCH_TM_MAX:         v = bench_json_num(lat, "max", 0); break;
+    case BENCH_TM_PCT:
+        if (percentile_us(run, t->pct, &v) != 0)
+            return -1;
+        break;
+    case BENCH_TM_RATE:        v = bench_json_num(run, "ops_per_s", 0); break;
+    case BENCH_TM_ERROR_PCT:   v = bench_json_num(run, "error_pct", 0); break;
+    case BENCH_TM_ERROR_COUNT: v = (double)bench_json_int(run, "errors", 0); break;
+    default:                   return -1;
+    }
+    *observed = v;
+    return compare(v, t->op, t->value);
+}
+
+/* A latency in the expression's own unit: "0.3131ms", "154.3ms", "2s". */
+static const char *in_unit(const bench_threshold *t, double us, char *buf, size_t len)
+{
+    double v = t->unit_us > 0 ? us / t->unit_us : us;
+    if (v >= 1000)
+        snprintf(buf, len, "%.0f%s", v, t->unit);
+    else
+        snprintf(buf, len, "%.4g%s", v, t->unit);
+    return buf;
+}
+
+/* The observed text of an HTTP threshold. */
+static const char *http_observed_text(const bench_threshold *t, double observed, char *buf, size_t len)
+{
+    static const char *const stat[] = { "avg", "med", "min", "max" };
+    char v[48];
+    switch (t->metric) {
+    case BENCH_TM_HTTP_FAILED:
+        if (t->fraction)
+            snprintf(buf, len, "rate=%.4f", observed / 100.0);
+        else
+            snprintf(buf, len, "http_req_failed=%.2f%%", observed);
+        break;
+    case BENCH_TM_HTTP_RATE:  snprintf(buf, len, "rate=%.2f/s", observed); break;
+    case BENCH_TM_HTTP_COUNT: snprintf(buf, len, "count=%.0f", observed); break;
+    case BENCH_TM_PCT:        snprintf(buf, len, "p(%g)=%s", t->pct, in_unit(t, observed, v, sizeof v)); break;
+    default:
+        snprintf(buf, len, "%s=%s", t->metric <= BENCH_TM_MAX ? stat[t->metric] : "?",
+                 in_unit(t, observed, v, sizeof v));
+        break;
+    }
+    return buf;
+}
+
+const char *bench_threshold_observed_text(const bench_threshold *t, double observed, char *buf,
+                                          size_t len)
+{
+    char v[32];
+    if (is_http(t))
+        return http_observed_text(t, observed, buf, len);
+    switch (t->metric) {
+    case BENCH_TM_AVG: snprintf(buf, len, "avg=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
+    case BENCH_TM_MED: snprintf(buf, len, "med=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
+    case BENCH_TM_MIN: snprintf(buf, len, "min=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
+    case BENCH_TM_MAX: snprintf(buf, len, "max=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
+    case BENCH_TM_PCT:
+        snprintf(buf, len, "p(%g)=%s", t->pct, bench_fmt_ns(observed * 1000, v, sizeof v));
+        break;
+    case BENCH_TM_RATE:        snprintf(buf, len, "rate=%.2f/s", observed); break;
+    case BENCH_TM_ERROR_PCT:   snprintf(buf, len, "errors=%.2f%%", observed); break;
+    case BENCH_TM_ERROR_COUNT: snprintf(buf, len, "errors=%.0f", observed); break;
+    default:                   snprintf(buf, len, "?"); break;
+    }
+    return buf;
+}
+
+static const char *observed_unit(const bench_threshold *t)
+{
+    switch (t->metric) {
+    case BENCH_TM_RATE:        return "ops/s";
+    case BENCH_TM_ERROR_PCT:   return "%";
+    case BENCH_TM_ERROR_COUNT: return "errors";
+    case BENCH_TM_HTTP_FAILED: return "%";
+    case BENCH_TM_HTTP_RATE:   return "req/s";
+    case BENCH_TM_HTTP_COUNT:  return "requests";
+    default:                   return "us";
+    }
+}
+
+/* How many runs of `runs` are of this test. */
+static size_t runs_of(const json_t *runs, const char *test)
+{
+    size_t i, n = 0;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+        n += strcmp(bench_json_str(r, "test", ""), test) == 0;
+    return n;
+}
+
+static void print_line(FILE *f, int ok, const bench_threshold *t, const json_t *run, int rc, double observed)
+{
+    char obs[64];
+    if (rc < 0 && is_http(t) && bench_run_measured(run) && !json_is_object(json_object_get(run, "http")))
+        snprintf(obs, sizeof obs, "no HTTP requests (not a REST run)");
+    else if (rc < 0 && t->phase >= 0 && bench_run_measured(run) &&
+             !json_is_object(json_object_get(json_object_get(run, "http"), "phases_us")))
+        snprintf(obs, sizeof obs, "no phase figures (a merged file keeps none)");
+    else if (rc < 0 && is_http(t) && bench_run_measured(run))
+        snprintf(obs, sizeof obs, "no HTTP requests measured");
+    else if (rc < 0)
+        snprintf(obs, sizeof obs, "not measured");
+    else
+        bench_threshold_observed_text(t, observed, obs, sizeof obs);
+    fprintf(f, "    %s '%s' %s\n", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97", t->expr, obs);
+}
+
+int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, FILE *f)
+{
+    int failed = 0;
+    if (n == 0)
+        return 0;
+    char *hit = calloc(n, 1);    /* threshold i evaluated on at least one run */
+    if (!hit)
+        return -1;
+    if (f)
+        fprintf(f, "\n  \xe2\x96\x88 THRESHOLDS\n");
+    size_t r;
+    json_t *run;
+    json_array_foreach(runs, r, run) {
+        const char *test = bench_json_str(run, "test", "");
+        int measured = bench_run_measured(run);
+        json_t *arr = NULL;
+        int header = 0;
+        for (size_t i = 0; i < n; i++) {
+            const bench_threshold *t = &ths[i];
+            /* Tests the token skipped do not fail thresholds meant for every test. */
+            if (!bench_threshold_applies(t, test) || (!t->test[0] && !measured))
+                continue;
+            hit[i] = 1;
+            double observed = 0;
+            int rc = bench_threshold_eval(t, run, &observed);
+            int ok = rc == 1;
+            failed += !ok;
+            if (!arr && !(arr = json_array())) {
+                free(hit);
+                return -1;
+            }
+            json_t *e = json_pack("{s:s,s:s?,s:b,s:o,s:s}", "expr", t->expr, "test", t->test[0] ? t->test : NULL,
+                                  "ok", ok, "observed", rc < 0 ? json_null() : json_real(observed), "unit",
+                                  observed_unit(t));
+            if (!e || json_array_append_new(arr, e) != 0) {
+                json_decref(arr);
+                free(hit);
+                return -1;
+            }
+            if (f) {
+                if (!header) {
+                    fprintf(f, "\n    %s", test);
+                    if (runs_of(runs, test) > 1)
+                        fprintf(f, " \xc2\xb7 %lld thread%s \xc2\xb7 data %lld B", bench_json_int(run, "threads", 0),
+                                bench_json_int(run, "threads", 0) == 1 ? "" : "s",
+                                bench_json_int(run, "data_size", 0));
+                    fputc('\n', f);
+                    header = 1;
+                }
+                print_line(f, ok, t, run, rc, observed);
+            }
+        }
+        if (arr && json_object_set_new(run, "thresholds", arr) != 0) {
+            free(hit);
+            return -1;
+        }
+    }
+    int orphan_header = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (hit[i])
+            continue;
+        failed++;
+        if (f) {
+            if (!orphan_header) {
+                fprintf(f, "\n    (no run)\n");
+                orphan_header = 1;
+            }
+            fprintf(f, "    \xe2\x9c\x97 '%s' %s\n", ths[i].expr,
+                    ths[i].test[0] ? "no run of this test" : "no measured run");
+        }
+    }
+    if (f) {
+        fputc('\n', f);
+        fflush(f);
+    }
+    free(hit);
+    return failed;
+}

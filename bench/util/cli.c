@@ -1,0 +1,278 @@
+/* bench/util/cli.c - messages and number parsing for the front ends. */
+#include "bench/util/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/util/exit.h"
+
+static void vmsg(const char *kind, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    /* One line, always: a message must never spill a multi-line dump. */
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "hsmbench: %s: %s\n", kind, line);
+}
+
+void bench_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("error", fmt, ap);
+    va_end(ap);
+}
+
+void bench_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("warning", fmt, ap);
+    va_end(ap);
+}
+
+int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    const char *p = text;
+    uint64_t v = 0;
+
+    if (!text || !*text) {
+        bench_error("%s: a number is required", flag);
+        return -1;
+    }
+    if (*p == '-') {
+        bench_error("%s: '%s' is negative; expected %llu to %llu", flag, text,
+                    (unsigned long long)min, (unsigned long long)max);
+        return -1;
+    }
+    if (*p == '+')
+        p++;
+    if (!*p) {
+        bench_error("%s: '%s' is not a number", flag, text);
+        return -1;
+    }
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            bench_error("%s: '%s' is not a whole number", flag, text);
+            return -1;
+        }
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            v = UINT64_MAX;
+            break;
+        }
+        v = v * 10 + d;
+    }
+    if (v < min || v > max) {
+        bench_error("%s: %s is out of range; expected %llu to %llu", flag, text,
+                    (unsigned long long)min, (unsigned long long)max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, uint64_t max_ns,
+                         uint64_t *out_ns)
+{
+    char *end = NULL;
+    double v, mult = 1e9;
+
+    if (!text || !*text) {
+        bench_error("%s: a duration is required (e.g. 30, 30s, 500ms, 2m)", flag);
+        return -1;
+    }
+    if (text[0] == '-') {
+        bench_error("%s: '%s' is negative", flag, text);
+        return -1;
+    }
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || errno || !isfinite(v)) {
+        bench_error("%s: '%s' is not a duration (e.g. 30, 30s, 500ms, 2m)", flag, text);
+        return -1;
+    }
+    if (*end == 0 || strcmp(end, "s") == 0)
+        mult = 1e9;
+    else if (strcmp(end, "ms") == 0)
+        mult = 1e6;
+    else if (strcmp(end, "us") == 0)
+        mult = 1e3;
+    else if (strcmp(end, "m") == 0)
+        mult = 60e9;
+    else if (strcmp(end, "h") == 0)
+        mult = 3600e9;
+    else {
+        bench_error("%s: '%s' has an unknown unit; use us, ms, s, m or h", flag, text);
+        return -1;
+    }
+    double ns = v * mult;
+    if (ns < (double)min_ns || ns > (double)max_ns) {
+        char lo[32], hi[32];
+        bench_error("%s: %s is out of range; expected %s to %s", flag, text,
+                    bench_fmt_ns((double)min_ns, lo, sizeof lo), bench_fmt_ns((double)max_ns, hi, sizeof hi));
+        return -1;
+    }
+    *out_ns = (uint64_t)llround(ns);
+    return 0;
+}
+
+const char *bench_fmt_ns(double ns, char *buf, unsigned len)
+{
+    if (ns < 1e3)
+        snprintf(buf, len, "%.0fns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.4gµs", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.4gms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.4gs", ns / 1e9);
+    return buf;
+}
+
+const char *bench_fmt_bytes(double b, char *buf, unsigned len)
+{
+    if (b < 1e3)
+        snprintf(buf, len, "%.0f B", b);
+    else if (b < 1e6)
+        snprintf(buf, len, "%.1f kB", b / 1e3);
+    else if (b < 1e9)
+        snprintf(buf, len, "%.1f MB", b / 1e6);
+    else
+        snprintf(buf, len, "%.2f GB", b / 1e9);
+    return buf;
+}
+
+/* Options that may be given more than once: each adds a value. */
+static int repeatable(const char *name)
+{
+    static const char *const names[] = { "threshold", "header", "summary", "find-capacity", "uri" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      bench_getopt *st)
+{
+    int index = -1;
+    int c = getopt_long(argc, argv, shortopts, longopts, &index);
+    if (c == -1 || c == '?' || c == ':')
+        return c;
+    const char *cmd = st->cmd ? st->cmd : "COMMAND";
+    if (index >= 0) {
+        /* The word getopt_long matched: "--name", "--name=value", or the one
+         * before a separate value. */
+        const char *word = argv[optind - 1];
+        if (optarg && optind >= 2 && optarg == argv[optind - 1])
+            word = argv[optind - 2];
+        size_t n = strcspn(word + 2, "=");
+        if (strncmp(word, "--", 2) != 0 || n != strlen(longopts[index].name) ||
+            strncmp(word + 2, longopts[index].name, n) != 0) {
+            bench_error("%.*s: unknown option (see: hsmbench %s --help)", (int)(n + 2), word, cmd);
+            return BENCH_OPT_REFUSED;
+        }
+    } else {
+        /* A short option counts as its long twin, when it has one. */
+        for (int i = 0; longopts[i].name; i++)
+            if (!longopts[i].flag && longopts[i].val == c) {
+                index = i;
+                break;
+            }
+    }
+    if (index >= 0 && index < BENCH_OPT_MAX && longopts[index].has_arg != no_argument &&
+        !repeatable(longopts[index].name)) {
+        if (st->seen[index]) {
+            bench_error("--%s given twice (see: hsmbench %s --help)", longopts[index].name, cmd);
+            return BENCH_OPT_REFUSED;
+        }
+        st->seen[index] = 1;
+    }
+    return c;
+}
+
+int bench_option_error(char **argv, int c, const char *cmd)
+{
+    if (c == BENCH_OPT_REFUSED)
+        return BENCH_EXIT_USAGE;
+    /* getopt's optopt is the short option it refused; for long options it
+     * is 0 (unknown) or the option's code (value missing): name the argument. */
+    char shortopt[3] = "";
+    const char *name = argv[optind - 1];
+    if (optopt > 0 && optopt < 128 && optopt != '?') {
+        shortopt[0] = '-';
+        shortopt[1] = (char)optopt;
+        name = shortopt;
+    }
+    int n = strncmp(name, "--", 2) == 0 ? (int)strcspn(name, "=") : (int)strlen(name);
+    if (c == ':')
+        bench_error("%.*s: a value is required (see: hsmbench %s --help)", n, name, cmd);
+    else
+        bench_error("%.*s: unknown option (see: hsmbench %s --help)", n, name, cmd);
+    return BENCH_EXIT_USAGE;
+}
+
+int bench_read_file(const char *flag, const char *path, size_t max, char **out, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        bench_error("%s %s: %s", flag, path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        bench_error("%s %s: not a regular file", flag, path);
+        close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > max) {
+        bench_error("%s %s: over %zu bytes", flag, path, max);
+        close(fd);
+        return -1;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        bench_error("out of memory");
+        close(fd);
+        return -1;
+    }
+    for (;;) {
+        ssize_t r = read(fd, b + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            bench_error("%s %s: %s", flag, path, strerror(errno));
+            free(b);
+            close(fd);
+            return -1;
+        }
+        if (r == 0 || n + (size_t)r == cap - 1) {
+            n += (size_t)r;
+            break;
+        }
+        n += (size_t)r;
+    }
+    if (close(fd) != 0) {
+        bench_error("%s %s: %s", flag, path, strerror(errno));
+        free(b);
+        return -1;
+    }
+    b[n] = 0;
+    *out = b;
+    *len = n;
+    return 0;
+}

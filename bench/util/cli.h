@@ -1,0 +1,74 @@
+/*
+ * bench/util/cli.h - what every front end shares: one-line messages, and parsers
+ * for the numbers users type (counts, sizes, durations) that reject what is
+ * not a number, out of range, or absurd, naming the flag.
+ */
+#ifndef BENCH_CLI_H
+#define BENCH_CLI_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "hsmbench: error: ..." / "hsmbench: warning: ..." on stderr, one line. */
+void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void bench_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Parse a whole unsigned decimal in [min, max].  On failure prints
+ * "FLAG: 'TEXT' is not ..." and returns -1.
+ */
+int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out);
+
+/*
+ * Parse a duration: "30" or "30s" (seconds), "500ms", "2m", "1h", "1.5s".
+ * Result in nanoseconds within [min_ns, max_ns]; -1 (message printed) if not.
+ */
+int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, uint64_t max_ns,
+                         uint64_t *out_ns);
+
+/* Format a duration given in ns the way k6 does: "812µs", "4.21ms", "1.02s". */
+const char *bench_fmt_ns(double ns, char *buf, unsigned len);
+/* Format a byte count: "512 B", "1.5 kB", "3.2 MB" (decimal units, as k6). */
+const char *bench_fmt_bytes(double bytes, char *buf, unsigned len);
+
+/* True when bench_out_write (bench/util/outfile.h) can write the path: an
+ * existing device or FIFO that is writable (/dev/null), or a regular file or
+ * new name in a writable directory, a symbolic link judged by what it
+ * points at; never a directory or a link to nothing.  The one check every
+ * output flag gets before a run; on false prints "FLAG PATH: why". */
+int bench_path_writable(const char *flag, const char *path);
+
+/*
+ * getopt_long, strictly, for every command: a long option is known only by
+ * its whole name ("--time" is not "--timeout": abbreviations are unknown
+ * options), and an option that takes a value may be given once, unless it
+ * is one of the repeatable ones (--threshold, --header/-H, --summary,
+ * --find-capacity, --uri).  A refused
+ * option is one line ("--time: unknown option (see: hsmbench rest --help)",
+ * "--json given twice (see: hsmbench run --help)") and the return value
+ * BENCH_OPT_REFUSED, which bench_option_error turns into exit status 2
+ * without a second message.  Otherwise it returns what getopt_long does.
+ */
+#define BENCH_OPT_REFUSED (-2)
+#define BENCH_OPT_MAX 256
+typedef struct bench_getopt {
+    const char *cmd;                    /* "run", "rest http": named in messages */
+    unsigned char seen[BENCH_OPT_MAX];  /* longopts entries given so far */
+} bench_getopt;
+int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      bench_getopt *st);
+
+/*
+ * The one-line error for an option getopt_long refused (c is ':' for a
+ * missing value, anything else for an unknown option), naming the option
+ * ("-x", "--bogus") and the command's help; returns BENCH_EXIT_USAGE.
+ * For BENCH_OPT_REFUSED (already reported) it only returns the status.
+ */
+int bench_option_error(char **argv, int c, const char *cmd);
+
+/* A regular file's contents, at most max bytes, NUL-terminated (malloc'd,
+ * *len without the NUL).  0, or -1 with one line printed naming flag. */
+int bench_read_file(const char *flag, const char *path, size_t max, char **out, size_t *len);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * bench/util/outfile.h - writing results files without damaging what a path
+ * names: the one place every output (--json, --csv, --html, report, merge
+ * -o) is checked before the run and written after it.
+ *
+ * The rules, for a path P:
+ *  - P is a symbolic link: it is followed, and the rules apply to what it
+ *    points at; the link itself is never replaced.  A link to nothing is
+ *    refused (hsmbench does not create files where a link points).
+ *  - P (or its target) is an existing regular file, or does not exist: the
+ *    document goes to a temporary file created exclusively (O_CREAT|O_EXCL|
+ *    O_NOFOLLOW, a random name) in the same directory, then renamed over
+ *    P, so a reader sees the old file or the whole new one, and a link
+ *    planted at a guessable name is never followed.
+ *  - P is an existing device, FIFO or socket (/dev/null, /dev/stdout, a
+ *    pipe): it is opened and written in place, never replaced.
+ *  - P is a directory: refused.
+ */
+#ifndef BENCH_OUTFILE_H
+#define BENCH_OUTFILE_H
+
+#include <stdio.h>
+
+/* Writes a whole document to f; 0, or -1 on a write error. */
+typedef int (*bench_out_writer)(FILE *f, const void *ctx);
+
+/*
+ * Write PATH as above through write(f, ctx).  flag names the option in the
+ * one-line error ("--json out.json: Permission denied").  Returns 0 or -1
+ * (message printed; no temporary file left behind).
+ */
+int bench_out_write(const char *flag, const char *path, bench_out_writer write, const void *ctx);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * bench/util/secret.h - PINs, tokens and API keys: where they may come from and
+ * how they are kept.  A secret comes from an environment variable, a file,
+ * a prompt without echo, or (with a warning) the command line; it lives in
+ * a caller-owned buffer that the caller wipes with bench_secret_wipe().
+ */
+#ifndef BENCH_SECRET_H
+#define BENCH_SECRET_H
+
+#include <stddef.h>
+
+typedef struct bench_secret_src {
+    const char *env;         /* name of an environment variable, or NULL */
+    const char *file;        /* path of a file whose first line is the secret, or NULL */
+    const char *value;       /* given on the command line (already warned about), or NULL */
+    const char *what;        /* "PIN", "token": used in messages */
+    const char *env_flag;    /* "--pin-env": used in messages */
+    const char *file_flag;   /* "--pin-file" */
+    const char *value_flag;  /* "--pin": the command-line flag (NULL: "--pin") */
+} bench_secret_src;
+
+enum { BENCH_SECRET_OK = 0, BENCH_SECRET_NONE = 1, BENCH_SECRET_ERROR = -1 };
+
+/*
+ * Fill buf (NUL-terminated, *len without the NUL).  With no source given,
+ * prompts without echo when standard input is a terminal, else returns
+ * BENCH_SECRET_NONE.  Errors (unset variable, unreadable file, empty
+ * secret, too long) are printed as one line and give BENCH_SECRET_ERROR.
+ */
+int bench_secret_read(const bench_secret_src *src, const char *prompt, char *buf, size_t cap,
+                      size_t *len);
+
+/* Overwrite a secret in a way the compiler may not optimise away. */
+void bench_secret_wipe(void *buf, size_t len);
+
+#endif

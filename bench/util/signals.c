@@ -1,0 +1,141 @@
+/* bench/util/signals.c - see signals.h for why this is where the globals are. */
+#include "bench/util/signals.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/util/exit.h"
+
+static bench_flag interrupted;
+static volatile sig_atomic_t stops;               /* SIGINT/SIGTERM received since install */
+static _Atomic(const char *) waiting;             /* the long call in progress, or NULL */
+static atomic_int waiting_call;                   /* it is a module call (not another wait) */
+
+/* Labels of token objects this run made, for the line the second Ctrl-C
+ * prints: copied first, published by the count after, so the handler
+ * never reads a half-written one. */
+#define NOTED_MAX 8
+#define NOTED_LEN 200
+static char noted[NOTED_MAX][NOTED_LEN];
+static atomic_int nnoted;
+
+/* write(2) a string: all a handler may do.  The result is ignored on
+ * purpose: there is nowhere to report a failure to write to stderr. */
+static void say(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+/*
+ * SIGPIPE (standard output's reader is gone) stops the run as an
+ * interruption does and never escalates: later writes fail with EPIPE.
+ * The first SIGINT or SIGTERM asks for a clean stop, and when the program
+ * waits for a module call that has not returned, says so at once.  The
+ * second stops waiting: it lists the token objects the run made, which
+ * could not be destroyed, and ends the process with 130.
+ */
+static void on_signal(int sig)
+{
+    if (sig == SIGPIPE) {
+        int none = 0;
+        atomic_compare_exchange_strong(&interrupted, &none, SIGPIPE);
+        return;
+    }
+    const char *call = atomic_load(&waiting);
+    stops = stops + 1;
+    if (stops == 1) {
+        int prev = atomic_load(&interrupted);
+        if (prev == 0 || prev == SIGPIPE)
+            atomic_store(&interrupted, sig);
+        if (call) {
+            say("hsmbench: stopping: waiting for ");
+            say(call);
+            say(atomic_load(&waiting_call)
+                    ? " to return; Ctrl-C again to stop waiting, keys will then be listed for removal\n"
+                    : "; Ctrl-C again to stop at once\n");
+        }
+        return;
+    }
+    say(call ? "hsmbench: stopped waiting for " : "hsmbench: stopped at once");
+    if (call)
+        say(call);
+    int n = atomic_load(&nnoted);
+    if (n == 0) {
+        say("; exiting without clean-up\n");
+    } else {
+        say("; token keys this run made, which may remain:");
+        for (int i = 0; i < n && i < NOTED_MAX; i++) {
+            say(" ");
+            say(noted[i]);
+        }
+        say("; remove them with: hsmbench keys destroy --all\n");
+    }
+    _exit(BENCH_EXIT_INTERRUPTED);
+}
+
+const bench_flag *bench_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
+    return &interrupted;
+}
+
+void bench_signals_clear(void)
+{
+    atomic_store(&interrupted, 0);
+    stops = 0;
+    (void)bench_signals_install();
+}
+
+const char *bench_signals_waiting(const char *call)
+{
+    atomic_store(&waiting_call, 1);
+    return atomic_exchange(&waiting, call);
+}
+
+const char *bench_signals_waiting_for(const char *what)
+{
+    atomic_store(&waiting_call, 0);
+    return atomic_exchange(&waiting, what);
+}
+
+void bench_signals_note_key(const char *label)
+{
+    int n = atomic_load(&nnoted);
+    if (!label || n >= NOTED_MAX)
+        return;
+    for (int i = 0; i < n; i++)
+        if (strncmp(noted[i], label, NOTED_LEN - 1) == 0)
+            return;
+    size_t len = strlen(label);
+    if (len >= NOTED_LEN) {
+        memcpy(noted[n], label, NOTED_LEN - 4);
+        memcpy(noted[n] + NOTED_LEN - 4, "...", 4);
+    } else {
+        memcpy(noted[n], label, len + 1);
+    }
+    atomic_store(&nnoted, n + 1);
+}
+
+const char *bench_signal_what(int sig)
+{
+    switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGPIPE: return "standard output closed";
+    default:      return "SIGINT";
+    }
+}

@@ -1,0 +1,58 @@
+/*
+ * bench/util/signals.h - SIGINT/SIGTERM/SIGPIPE as a flag the sampler polls.
+ *
+ * A signal handler can only talk to the program through globals, so this
+ * file owns the only ones the program has (the flag, the long call in
+ * progress, the token keys made); everything else receives the flag's
+ * address as a parameter.
+ *
+ *  - SIGPIPE (standard output closed: "| head -1") sets the flag to
+ *    SIGPIPE and stops the run as an interruption does (keys destroyed,
+ *    files written, exit 130); the process never dies of it.
+ *  - The first SIGINT or SIGTERM sets the flag; when the main thread is in
+ *    a long module call (bench_signals_waiting), it prints at once
+ *    "hsmbench: stopping: waiting for C_GenerateKeyPair to return; Ctrl-C
+ *    again to stop waiting, keys will then be listed for removal".
+ *  - The second stops waiting: it lists the token keys noted so far
+ *    (bench_signals_note_key) for removal and exits with 130 at once,
+ *    without clean-up.  No third is needed.
+ * The messages are written from the handler with write(2).
+ */
+#ifndef BENCH_SIGNALS_H
+#define BENCH_SIGNALS_H
+
+#include <signal.h>
+
+/*
+ * The flag: which signal arrived (0: none).  An atomic, not a volatile
+ * sig_atomic_t, because threads read it too (a transfer's progress
+ * callback abandons the request on Ctrl-C); a lock-free atomic may be
+ * written from a signal handler.
+ */
+typedef _Atomic int bench_flag;
+
+/* Install the handler (no SA_RESTART: blocking reads return EINTR) and
+ * return the flag it sets. */
+const bench_flag *bench_signals_install(void);
+/* Clear the flag (the menu does, after returning from an interrupted run). */
+void bench_signals_clear(void);
+
+/* Publish the long module call the main thread enters ("C_GenerateKeyPair",
+ * "C_Login"), NULL when it returned; returns the
+ * one published before, to restore.  The string must outlive its
+ * publication (a literal). */
+const char *bench_signals_waiting(const char *call);
+/* The same for a wait that is not a module call ("the endpoint's answer to
+ * the set-up request"): the first Ctrl-C says "stopping: waiting for ...;
+ * Ctrl-C again to stop at once". */
+const char *bench_signals_waiting_for(const char *what);
+
+/* Note the label of a token object about to be made, for the second
+ * Ctrl-C's list (at most 8 are kept, each cut to 200 bytes). */
+void bench_signals_note_key(const char *label);
+
+/* What stopped the run, for reasons: "SIGINT", "SIGTERM", "standard
+ * output closed". */
+const char *bench_signal_what(int sig);
+
+#endif

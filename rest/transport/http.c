@@ -1,0 +1,690 @@
+/* rest/transport/http.c - libcurl easy handle per worker, phases, redacted logging. */
+#include "rest/transport/http.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "bench/util/cli.h"
+#include "bench/util/clock.h"
+#include "rest/transport/codes.h"
+#include "rest/transport/phases.h"
+
+#define BODY_MAX   (16u << 20)      /* a larger answer is TOO_LARGE, not a memory hog */
+#define PROF_MAX   2048
+#define PENDING_MAX 4               /* requests of one operation noted before a flush */
+
+/* What one request did, noted while the operation runs, recorded after it. */
+typedef struct pending_req {
+    long        status;
+    int         complete;           /* the transfer completed: the stamps are valid */
+    int         retried;            /* sent again on a new connection (see finish) */
+    rest_stamps stamps;
+    uint64_t    bytes_in, bytes_out;  /* on the wire, headers included */
+    int         have_prof;
+    char        prof[PROF_MAX];
+} pending_req;
+
+struct rest_http {
+    CURL              *easy;
+    unsigned           worker;
+    int                verbose;
+    bench_side        *side;              /* the run's recorder; NULL: nothing noted */
+    rest_status_ok_fn  ok;                /* http_req_failed's expected statuses */
+    const void        *ok_arg;
+    pending_req        pending[PENDING_MAX];
+    unsigned           npending;
+    uint64_t           reauth;            /* re-authentications since the last flush */
+    uint64_t           checks[REST_CHECK_COUNT][2];  /* [kind][failed] since the last flush */
+    int                reuse;             /* connections are kept alive between requests */
+    int                kept;              /* the last request left its connection alive */
+    int                close_seen;        /* this answer said "Connection: close" */
+    struct curl_slist *headers;           /* holds Authorization: wiped on free */
+    const struct curl_slist *base;        /* the request headers: headers, or the caller's */
+    int                no_expect;         /* put expect_node before base for a larger body */
+    struct curl_slist  expect_node;       /* "Expect:", then base */
+    const struct curl_slist *set;         /* the list the handle holds now */
+    const char        *method, *url;
+    char              *last_url;          /* what the handle holds, to skip re-setting it */
+    int                tls;               /* last_url is https: (case aside) */
+    int                last_post;
+    const char        *last_body;         /* the POST fields the handle holds, and their length */
+    size_t             last_len;
+    char              *body;              /* response body, NUL-terminated */
+    size_t             len, cap;
+    int                too_large;
+    int                in_headers;        /* a status line came, the blank line not yet */
+    uint64_t           header_bytes;      /* of this answer's header lines (CURLINFO_HEADER_SIZE) */
+    int                interruptible;     /* the options named an interrupt flag */
+    int                abandon_ok;        /* interruptible, and rest_http_interruptible on */
+    int                engine_owned;      /* rest_http_engine_owned: the engine's limits */
+    long               timeout_ms;        /* --timeout */
+    const bench_flag  *interrupt;         /* Ctrl-C, or NULL */
+    char               prof[PROF_MAX];
+    int                have_prof;
+    char               errbuf[CURL_ERROR_SIZE];
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+    rest_http *h = arg;
+    size_t n = size * nmemb;
+    if (h->len + n > BODY_MAX) {
+        h->too_large = 1;
+        return 0;                          /* CURLE_WRITE_ERROR */
+    }
+    if (h->len + n + 1 > h->cap) {
+        size_t cap = h->cap ? h->cap : 4096;
+        while (cap < h->len + n + 1)
+            cap *= 2;
+        char *nb = realloc(h->body, cap);
+        if (!nb)
+            return 0;
+        h->body = nb;
+        h->cap = cap;
+    }
+    memcpy(h->body + h->len, data, n);
+    h->len += n;
+    h->body[h->len] = 0;
+    return n;
+}
+
+/* Only one header matters: SDKMS's server-side timings. */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+    static const char name[] = "profiling-data:";
+    static const char conn[] = "connection:";
+    rest_http *h = arg;
+    const size_t n = size * nmemb;
+    /* Called for every header line of every answer: a test on the first
+     * character sends most lines straight back, and one on the fourth the
+     * Content-* lines (no library call for them). */
+    const char c0 = n ? (char)(data[0] | 0x20) : 0;
+    h->header_bytes += n;
+    if (c0 != 'h' && c0 != 'c' && c0 != 'p' && c0 != ('\r' | 0x20) && c0 != ('\n' | 0x20))
+        return n;
+    if (n >= 5 && memcmp(data, "HTTP/", 5) == 0)
+        h->in_headers = 1;
+    else if (n <= 2 && (data[0] == '\r' || data[0] == '\n'))
+        h->in_headers = 0;
+    if (n > sizeof conn - 1 && c0 == 'c' && (data[3] | 0x20) == 'n' &&
+        strncasecmp(data, conn, sizeof conn - 1) == 0) {
+        const char *v = data + sizeof conn - 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if ((size_t)(v - data) + 5 <= n && strncasecmp(v, "close", 5) == 0)
+            h->close_seen = 1;
+    }
+    if (n > sizeof name - 1 && c0 == 'p' && strncasecmp(data, name, sizeof name - 1) == 0) {
+        const char *v = data + sizeof name - 1;
+        size_t vl = n - (sizeof name - 1);
+        while (vl && (*v == ' ' || *v == '\t'))
+            v++, vl--;
+        while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
+            vl--;
+        if (vl < sizeof h->prof) {
+            memcpy(h->prof, v, vl);
+            h->prof[vl] = 0;
+            h->have_prof = 1;
+        }
+    }
+    return n;
+}
+
+/* Header lines whose values are secrets. */
+static int secret_header(const char *line, size_t n)
+{
+    static const char *const names[] = { "authorization:", "proxy-authorization:", "cookie:",
+                                         "set-cookie:" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t l = strlen(names[i]);
+        if (n >= l && strncasecmp(line, names[i], l) == 0)
+            return (int)l;
+    }
+    return 0;
+}
+
+/* -v: libcurl's own commentary and the headers, never a body (bodies carry
+ * session tokens and key material) and never a credential. */
+static int on_debug(CURL *easy, curl_infotype type, char *data, size_t size, void *arg)
+{
+    rest_http *h = arg;
+    char mark;
+    (void)easy;
+    switch (type) {
+    case CURLINFO_TEXT:       mark = '*'; break;
+    case CURLINFO_HEADER_OUT: mark = '>'; break;
+    case CURLINFO_HEADER_IN:  mark = '<'; break;
+    default:                  return 0;
+    }
+    size_t i = 0;
+    while (i < size) {
+        size_t e = i;
+        while (e < size && data[e] != '\n')
+            e++;
+        size_t n = e - i;
+        if (n && data[i + n - 1] == '\r')
+            n--;
+        if (n) {
+            int cut = type == CURLINFO_HEADER_OUT || type == CURLINFO_HEADER_IN
+                          ? secret_header(data + i, n) : 0;
+            if (cut) {
+                /* Keep the scheme ("Bearer", "Basic"): it helps, and is no secret. */
+                const char *v = data + i + cut;
+                size_t vl = n - (size_t)cut, s = 0;
+                while (s < vl && v[s] == ' ')
+                    s++;
+                size_t w = s;
+                while (w < vl && v[w] != ' ')
+                    w++;
+                int scheme = w < vl && (data[i] == 'A' || data[i] == 'a');
+                fprintf(stderr, "[w%u] %c %.*s %.*s%s***\n", h->worker, mark, cut, data + i,
+                        scheme ? (int)(w - s) : 0, v + s, scheme ? " " : "");
+            } else {
+                fprintf(stderr, "[w%u] %c %.*s\n", h->worker, mark, (int)n, data + i);
+            }
+        }
+        i = e + 1;
+    }
+    return 0;
+}
+
+/* Ctrl-C: abandon the request in flight (CURLE_ABORTED_BY_CALLBACK). */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    const bench_flag *interrupt = arg;
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    return *interrupt != 0;
+}
+
+int rest_http_opt(rest_http_opts *o, int code, const char *arg)
+{
+    uint64_t ns;
+    switch (code) {
+    case REST_OPT_CACERT:   o->cacert = arg; return 1;
+    case REST_OPT_CERT:     o->cert = arg; return 1;
+    case REST_OPT_KEY:      o->key = arg; return 1;
+    case REST_OPT_INSECURE: o->insecure = 1; return 1;
+    case REST_OPT_NO_REUSE: o->no_reuse = 1; return 1;
+    case REST_OPT_HTTP2:    o->http2 = 1; return 1;
+    case REST_OPT_TIMEOUT:
+        if (bench_parse_duration("--timeout", arg, 1000000ULL, 3600ULL * 1000000000ULL, &ns) != 0)
+            return -1;
+        o->timeout_ms = (long)(ns / 1000000);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen)
+{
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    if (o->key && !o->cert) {
+        snprintf(err, errlen, "--key: give the client certificate with --cert too");
+        return -1;
+    }
+    const char *files[] = { o->cacert, o->cert, o->key };
+    const char *fflags[] = { "--cacert", "--cert", "--key" };
+    for (int i = 0; i < 3; i++) {
+        if (files[i] && access(files[i], R_OK) != 0) {
+            snprintf(err, errlen, "%s %s: cannot read the file", fflags[i], files[i]);
+            return -1;
+        }
+    }
+    if (o->insecure && o->cacert)
+        bench_warn("--cacert is ignored with --insecure: nothing is verified");
+    if (!(v->features & CURL_VERSION_SSL)) {
+        snprintf(err, errlen, "this libcurl has no TLS support");
+        return -1;
+    }
+    if (o->http2 && !(v->features & CURL_VERSION_HTTP2)) {
+        snprintf(err, errlen, "--http2: this libcurl (%s) has no HTTP/2 support", v->version);
+        return -1;
+    }
+    return 0;
+}
+
+rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, size_t errlen)
+{
+    rest_http *h = calloc(1, sizeof *h);
+    if (!h || !(h->easy = curl_easy_init())) {
+        snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
+        free(h);
+        return NULL;
+    }
+    CURL *e = h->easy;
+    h->worker = worker;
+    h->verbose = o->verbose;
+    h->reuse = !o->no_reuse;
+    h->timeout_ms = o->timeout_ms;
+    h->interrupt = o->interrupt;
+    h->expect_node.data = (char *)"Expect:";
+    if (rest_http_set_auth(h, NULL, NULL) != 0) {
+        snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
+        rest_http_free(h);
+        return NULL;
+    }
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);        /* threads: no SIGALRM for timeouts */
+    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, o->timeout_ms);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, o->timeout_ms);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, h);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, h);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, h->errbuf);
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+    /* Straight to the endpoint: a proxy would be measured too, and libcurl
+     * would read the proxy variables of the environment on every request. */
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
+    if (o->cacert)
+        curl_easy_setopt(e, CURLOPT_CAINFO, o->cacert);
+    if (o->cert)
+        curl_easy_setopt(e, CURLOPT_SSLCERT, o->cert);
+    if (o->key)
+        curl_easy_setopt(e, CURLOPT_SSLKEY, o->key);
+    if (o->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                     o->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+    if (o->no_reuse) {
+        /* A new TCP connection and a full TLS handshake for every request:
+         * no kept connection and no resumed TLS session either. */
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(e, CURLOPT_SSL_SESSIONID_CACHE, 0L);
+    }
+    if (o->interrupt) {
+        h->interruptible = 1;
+        h->abandon_ok = 1;
+        curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)o->interrupt);
+        curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+    }
+    if (o->verbose) {
+        curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+        curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
+        curl_easy_setopt(e, CURLOPT_DEBUGDATA, h);
+    }
+    return h;
+}
+
+static void wipe_list(struct curl_slist *l)
+{
+    for (struct curl_slist *n = l; n; n = n->next)
+        if (n->data)
+            explicit_bzero(n->data, strlen(n->data));
+    curl_slist_free_all(l);
+}
+
+void rest_http_free(rest_http *h)
+{
+    if (!h)
+        return;
+    if (h->easy)
+        curl_easy_cleanup(h->easy);
+    wipe_list(h->headers);
+    if (h->body)
+        explicit_bzero(h->body, h->cap);   /* may hold a session token */
+    free(h->body);
+    free(h->last_url);
+    free(h);
+}
+
+/* Hand the handle the header list a request with a body of len bytes needs:
+ * the empty "Expect:" goes only on a body over REST_EXPECT_MIN, since every
+ * header line costs libcurl 7.x a pass through its printf, character by
+ * character, on each request (some 3k instructions a line). */
+static void use_headers(rest_http *h, size_t len)
+{
+    h->expect_node.next = (struct curl_slist *)h->base;
+    const struct curl_slist *want = h->no_expect && len > REST_EXPECT_MIN ? &h->expect_node : h->base;
+    if (want != h->set) {
+        /* Setting a list takes no allocation: nothing to fail. */
+        (void)curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, want);
+        h->set = want;
+    }
+}
+
+int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
+{
+    struct curl_slist *l = NULL, *n;
+    /* The User-Agent as a header line rather than CURLOPT_USERAGENT, which
+     * libcurl 7.x formats twice on every request. */
+    static const char *const fixed[] = {
+        "Content-Type: application/json", "Accept: application/json", REST_USER_AGENT,
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        if (!(n = curl_slist_append(l, fixed[i]))) {
+            wipe_list(l);
+            return -1;
+        }
+        l = n;
+    }
+    if (scheme && secret) {
+        size_t len = strlen(scheme) + strlen(secret) + 32;
+        char *line = malloc(len);
+        if (!line) {
+            wipe_list(l);
+            return -1;
+        }
+        snprintf(line, len, "Authorization: %s %s", scheme, secret);
+        n = curl_slist_append(l, line);
+        explicit_bzero(line, len);
+        free(line);
+        if (!n) {
+            wipe_list(l);
+            return -1;
+        }
+        l = n;
+    }
+    const int own = h->base == h->headers;
+    struct curl_slist *old = h->headers;
+    h->headers = l;
+    if (own) {
+        h->base = l;
+        h->no_expect = 1;
+        h->set = NULL;                       /* set again, before the old list goes */
+        use_headers(h, 0);
+    }
+    wipe_list(old);
+    return 0;
+}
+
+void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_expect)
+{
+    h->base = list;
+    h->no_expect = no_expect;
+    h->set = NULL;
+    use_headers(h, 0);
+}
+
+void rest_http_interruptible(rest_http *h, int on)
+{
+    h->abandon_ok = on && h->interruptible;
+    /* NOPROGRESS 0 calls on_progress, which abandons on the flag; under
+     * the engine, the engine does. */
+    (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS,
+                           h->abandon_ok && !h->engine_owned ? 0L : 1L);
+}
+
+void rest_http_engine_owned(rest_http *h, int on)
+{
+    h->engine_owned = on != 0;
+    /* Options on a handle that exists take no allocation: nothing to fail. */
+    const long t = on ? 0L : h->timeout_ms;
+    (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
+    (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
+    rest_http_interruptible(h, h->abandon_ok);
+}
+
+long rest_http_timeout_ms(const rest_http *h)
+{
+    return h->timeout_ms;
+}
+
+const bench_flag *rest_http_interrupt(const rest_http *h)
+{
+    return h->interrupt;
+}
+
+int rest_http_abandon_now(const rest_http *h)
+{
+    return h->abandon_ok && h->interrupt && *h->interrupt;
+}
+
+void rest_http_abandoned(rest_http *h, CURLcode why, uint64_t waited_ms)
+{
+    /* The words libcurl uses for the same ends. */
+    if (why == CURLE_OPERATION_TIMEDOUT)
+        snprintf(h->errbuf, sizeof h->errbuf, "Operation timed out after %llu milliseconds",
+                 (unsigned long long)waited_ms);
+    else
+        snprintf(h->errbuf, sizeof h->errbuf, "Callback aborted");
+}
+
+void rest_http_teardown_mode(rest_http *h, long timeout_ms)
+{
+    const long t = timeout_ms > 0 && timeout_ms < REST_TEARDOWN_TIMEOUT_MS ? timeout_ms
+                                                                          : REST_TEARDOWN_TIMEOUT_MS;
+    h->side = NULL;
+    h->npending = 0;
+    memset(h->checks, 0, sizeof h->checks);
+    rest_http_interruptible(h, 0);
+    /* Options on a handle that exists take no allocation: nothing to fail. */
+    (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
+    (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
+}
+
+void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg)
+{
+    h->ok = ok;
+    h->ok_arg = ok_arg;
+}
+
+void rest_http_bind(rest_http *h, bench_side *side)
+{
+    h->side = side;
+    h->npending = 0;
+    h->reauth = 0;
+    memset(h->checks, 0, sizeof h->checks);
+}
+
+void rest_http_note_check(rest_http *h, rest_check kind, int passed)
+{
+    if (h->side && (unsigned)kind < REST_CHECK_COUNT)
+        h->checks[kind][!passed]++;
+}
+
+void rest_http_note_reauth(rest_http *h)
+{
+    if (h->side)
+        h->reauth++;
+}
+
+static void record_one(rest_http *h, const pending_req *p)
+{
+    rest_req_result r = { p->status, p->complete, { 0 }, p->have_prof ? p->prof : NULL,
+                          p->bytes_in, p->bytes_out };
+    if (p->complete)
+        rest_phases_compute(&p->stamps, r.phases_us);
+    rest_stats_record(h->side, h->ok, h->ok_arg, &r);
+    if (p->retried)
+        bench_side_add(h->side, REST_SC_RETRIED, 1);
+}
+
+void rest_http_flush(rest_http *h)
+{
+    if (!h->side)
+        return;
+    for (unsigned i = 0; i < h->npending; i++)
+        record_one(h, &h->pending[i]);
+    bench_side_add(h->side, REST_SC_REAUTH, h->reauth);
+    for (unsigned k = 0; k < REST_CHECK_COUNT; k++) {
+        bench_side_add(h->side, REST_SC_CHECK + 2 * k, h->checks[k][0]);
+        bench_side_add(h->side, REST_SC_CHECK + 2 * k + 1, h->checks[k][1]);
+    }
+    memset(h->checks, 0, sizeof h->checks);
+    h->npending = 0;
+    h->reauth = 0;
+}
+
+void rest_http_request(rest_http *h, const char *method, const char *url, const char *body,
+                       size_t len)
+{
+    CURL *e = h->easy;
+    h->method = method;
+    h->url = url;
+    h->len = 0;
+    if (h->body)
+        h->body[0] = 0;
+    h->too_large = 0;
+    h->have_prof = 0;
+    h->close_seen = 0;
+    h->errbuf[0] = 0;
+    h->in_headers = 0;
+    h->header_bytes = 0;
+    /* The same request again (the common case) costs no option changes. */
+    if (!h->last_url || strcmp(h->last_url, url) != 0) {
+        curl_easy_setopt(e, CURLOPT_URL, url);
+        free(h->last_url);
+        h->last_url = strdup(url);
+        h->tls = strncasecmp(url, "https:", 6) == 0;
+    }
+    use_headers(h, body ? len : 0);
+    if (strcmp(method, "POST") == 0) {
+        const char *fields = body ? body : "";
+        if (!h->last_post)
+            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+        /* The same body (its bytes may differ: libcurl reads them when it
+         * sends) costs no option change either. */
+        if (!h->last_post || fields != h->last_body || len != h->last_len) {
+            curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)len);
+            curl_easy_setopt(e, CURLOPT_POSTFIELDS, fields);
+            h->last_body = fields;
+            h->last_len = len;
+        }
+        h->last_post = 1;
+    } else {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ? NULL : method);
+        h->last_post = 0;
+    }
+}
+
+CURL *rest_http_easy(rest_http *h)
+{
+    return h->easy;
+}
+
+static curl_off_t info_time(CURL *e, CURLINFO what)
+{
+    curl_off_t v = 0;
+    if (curl_easy_getinfo(e, what, &v) != CURLE_OK)
+        return 0;
+    return v;
+}
+
+void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
+{
+    CURL *e = h->easy;
+    memset(out, 0, sizeof *out);
+    out->error = "";
+    if (!h->body) {
+        /* A response with no body: keep the promise of a NUL-terminated body. */
+        static const char empty[1] = "";
+        out->body = empty;
+    } else {
+        out->body = h->body;
+    }
+    out->body_len = h->len;
+    out->profiling = h->have_prof ? h->prof : NULL;
+    if (cc == CURLE_OK) {
+        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &out->status);
+    } else {
+        long oserr = 0;
+        curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &oserr);
+        /* libcurl refuses a header line over 100 KB with CURLE_OUT_OF_MEMORY
+         * (7.x) or CURLE_TOO_LARGE (8.x, code 100): inside the headers it is that. */
+        if (h->too_large)
+            out->transport = REST_E_TOO_LARGE;
+        else if (h->in_headers && (cc == CURLE_OUT_OF_MEMORY || (int)cc == 100))
+            out->transport = REST_E_HEADER_TOO_LARGE;
+        else
+            out->transport = rest_code_from_curl(cc, oserr, h->errbuf);
+        out->error = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
+    }
+
+    /* Only note here (a few reads of the handle): the phases are worked
+     * out and recorded by rest_http_flush(), after the operation. */
+    rest_stamps st;
+    /* A request that made a new connection although the last one left its
+     * connection alive found that connection dead: when it died under the
+     * request (a reset), libcurl sent the request again on a new one
+     * without a word, and the server saw it twice.  Count it. */
+    long connects = 0;
+    curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
+    const int retried = h->kept && connects > 0;
+    h->kept = cc == CURLE_OK && h->reuse && !h->close_seen;
+    if (h->side || h->verbose) {
+        /* Each getinfo is a call through libcurl's option switch: the
+         * name look-up only matters on a new connection (phases.h), the
+         * TLS stamp only over https (0 on plain HTTP). */
+        st.namelookup_us = connects > 0 ? info_time(e, CURLINFO_NAMELOOKUP_TIME_T) : 0;
+        st.connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
+        st.appconnect_us = h->tls ? info_time(e, CURLINFO_APPCONNECT_TIME_T) : 0;
+        st.pretransfer_us = info_time(e, CURLINFO_PRETRANSFER_TIME_T);
+#if LIBCURL_VERSION_NUM >= 0x080a00
+        st.posttransfer_us = info_time(e, CURLINFO_POSTTRANSFER_TIME_T);
+#else
+        st.posttransfer_us = -1;
+#endif
+        st.starttransfer_us = info_time(e, CURLINFO_STARTTRANSFER_TIME_T);
+        st.total_us = info_time(e, CURLINFO_TOTAL_TIME_T);
+        st.num_connects = connects;
+    }
+    if (h->side) {
+        if (h->npending == PENDING_MAX) {
+            /* More requests in one operation than noted (never in the
+             * workloads here): record the oldest now rather than lose it. */
+            record_one(h, &h->pending[0]);
+            memmove(&h->pending[0], &h->pending[1], (PENDING_MAX - 1) * sizeof h->pending[0]);
+            h->npending--;
+        }
+        pending_req *p = &h->pending[h->npending++];
+        p->status = out->status;
+        p->complete = cc == CURLE_OK;
+        p->retried = retried;
+        p->stamps = st;
+        /* k6's data_received / data_sent: bodies and headers. */
+        curl_off_t down = 0, up = 0;
+        long req = 0;
+        (void)curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &down);
+        (void)curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &up);
+        (void)curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &req);
+        /* The header lines are counted as on_header() sees them, as libcurl
+         * counts them for CURLINFO_HEADER_SIZE: a call saved. */
+        p->bytes_in = (uint64_t)(down > 0 ? down : 0) + h->header_bytes;
+        p->bytes_out = (uint64_t)(up > 0 ? up : 0) + (uint64_t)(req > 0 ? req : 0);
+        p->have_prof = h->have_prof;
+        if (h->have_prof)
+            memcpy(p->prof, h->prof, sizeof p->prof);
+    }
+    if (h->verbose) {
+        int64_t ph[REST_PH_COUNT];
+        rest_phases_compute(&st, ph);
+        if (cc == CURLE_OK)
+            fprintf(stderr, "[w%u] %s %s -> %ld (%.3f ms)\n", h->worker, h->method, h->url,
+                    out->status, (double)ph[REST_PH_DURATION] / 1000.0);
+        else
+            fprintf(stderr, "[w%u] %s %s -> %s\n", h->worker, h->method, h->url, out->error);
+    }
+}
+
+void rest_http_perform(rest_http *h, rest_response *out)
+{
+    CURLcode cc = curl_easy_perform(h->easy);
+    rest_http_finish(h, cc, out);
+}
+
+/* The side-metric hooks of a workload state that begins with its rest_http
+ * (every REST state does: rest/client.h). */
+void rest_state_side_bind(void *state, bench_side *side)
+{
+    rest_http_bind(*(rest_http **)state, side);
+}
+
+void rest_state_side_flush(void *state)
+{
+    rest_http_flush(*(rest_http **)state);
+}

@@ -1,0 +1,171 @@
+/*
+ * rest/transport/http.h - one worker's HTTP client: a libcurl easy handle that keeps
+ * its connection alive between requests, TLS as asked, and the k6 phase
+ * timings of every request recorded into the run's statistics.
+ *
+ * A request goes in three steps so that the same code can later be driven
+ * by curl_multi (the core's open-loop pool) instead of curl_easy_perform:
+ *
+ *   rest_http_request(h, "POST", url, body, len)  the easy handle is ready
+ *   ... curl_easy_perform(rest_http_easy(h)), or a multi handle runs it ...
+ *   rest_http_finish(h, curlcode, &resp)          status, body, phases
+ *
+ * rest_http_perform() is the blocking pair of the last two.  The body, the
+ * headers and the Profiling-Data value in a response stay valid until the
+ * next rest_http_request().
+ *
+ * A handle bound to the run's side-metrics recorder (rest_http_bind)
+ * notes each finished request (status, libcurl's timestamps, the
+ * Profiling-Data value) and records them at rest_http_flush(), which the
+ * workload calls from the core's side_flush() after the operation: the
+ * core switches the recorder on for measured operations only, so set-up
+ * (before the bind), warm-up and tear-down (after rest_http_teardown_mode)
+ * are left out, as they are from the core's figures.
+ */
+#ifndef REST_HTTP_H
+#define REST_HTTP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <curl/curl.h>
+
+#include "bench/util/signals.h"
+#include "bench/core/workload.h"
+#include "bench/core/side.h"
+#include "rest/transport/phases.h"
+#include "rest/transport/stats.h"
+
+typedef struct rest_http_opts {
+    const char *cacert;       /* --cacert FILE: trust these CAs instead of the system's */
+    const char *cert, *key;   /* --cert/--key: client certificate (mTLS), PEM */
+    int         insecure;     /* --insecure: no certificate or host name verification */
+    int         http2;        /* --http2: HTTP/2 when the server offers it (ALPN) */
+    int         no_reuse;     /* --no-connection-reuse: new connection + full handshake each time */
+    int         verbose;      /* -v: log requests to stderr, Authorization redacted */
+    long        timeout_ms;   /* --timeout: whole request, connection included */
+    /* When it becomes non-zero, a request in flight is abandoned (Ctrl-C
+     * must not wait for a hung server's timeout).  May be NULL. */
+    const bench_flag *interrupt;
+} rest_http_opts;
+
+typedef struct rest_response {
+    long        status;       /* HTTP status; 0 when no response arrived */
+    bench_code  transport;    /* 0 when a response arrived, else its class (rest/transport/codes.h) */
+    const char *error;        /* libcurl's message when transport != 0, else "" */
+    const char *body;         /* NUL-terminated */
+    size_t      body_len;
+    const char *profiling;    /* the Profiling-Data header's value, or NULL */
+} rest_response;
+
+typedef struct rest_http rest_http;
+
+/* A client for worker `worker` (used in log lines).  NULL with a one-line
+ * reason in err on failure. */
+rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, size_t errlen);
+/* Frees the handle and wipes the credentials it held. */
+void rest_http_free(rest_http *h);
+
+/* The User-Agent line every request carries (rest http: unless the user's
+ * headers name one). */
+#define REST_USER_AGENT "User-Agent: hsmbench/" HSMBENCH_VERSION
+/* Bodies over this many bytes need an empty "Expect:" line against
+ * libcurl's 100-continue round trip (its threshold, 1 KiB in the oldest
+ * libcurl 7.x, 1 MiB since 7.69). */
+#define REST_EXPECT_MIN 1024
+
+/* "Authorization: <scheme> <secret>" on every later request (NULL scheme:
+ * none), beside the JSON Content-Type and Accept lines and REST_USER_AGENT;
+ * requests with a body over REST_EXPECT_MIN also get an empty "Expect:".
+ * The previous value is wiped.  0, or -1 when out of memory. */
+int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret);
+/* Send the caller's header lines instead (rest http); list must outlive
+ * the handle's requests.  no_expect: add the empty "Expect:" to a request
+ * whose body is over REST_EXPECT_MIN, as for the handle's own lines. */
+void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_expect);
+
+/*
+ * For the tear-down after a run (deleting keys, ending a session): Ctrl-C
+ * no longer abandons this handle's requests, which instead give up after
+ * at most REST_TEARDOWN_TIMEOUT_MS each (a hung server cannot hold the
+ * exit for long; further signals end the process, bench/util/signals.h).  No
+ * request is recorded after it.
+ */
+#define REST_TEARDOWN_TIMEOUT_MS 5000L
+void rest_http_teardown_mode(rest_http *h, long timeout_ms);
+
+/* Whether Ctrl-C abandons this handle's request in flight (the default
+ * when the options name an interrupt flag).  Off for requests whose effect
+ * must be known, such as creating a key: abandoned, the key would exist on
+ * the server with no one to delete it.  They stay bounded by --timeout. */
+void rest_http_interruptible(rest_http *h, int on);
+
+/*
+ * The non-blocking engine (rest/transport/multi.c) runs this handle's requests from
+ * now on (on), or no longer (off, before a blocking tear-down).  While it
+ * does, libcurl keeps no timer for --timeout and calls no progress
+ * function: each costs libcurl work on every request or on every pass
+ * over the transfers.  The engine enforces both itself instead, with what
+ * the functions below tell it, and finishes a request it ends with
+ * rest_http_abandoned() and rest_http_finish().
+ */
+void rest_http_engine_owned(rest_http *h, int on);
+/* --timeout in milliseconds (0: none). */
+long rest_http_timeout_ms(const rest_http *h);
+/* The interrupt flag of the options (NULL: none). */
+const bench_flag *rest_http_interrupt(const rest_http *h);
+/* Ctrl-C came and the request in flight may be abandoned (see
+ * rest_http_interruptible). */
+int rest_http_abandon_now(const rest_http *h);
+/* The engine took the request in flight out after waited_ms: why is
+ * CURLE_OPERATION_TIMEDOUT (its --timeout passed) or
+ * CURLE_ABORTED_BY_CALLBACK (Ctrl-C), libcurl's own codes for the same. */
+void rest_http_abandoned(rest_http *h, CURLcode why, uint64_t waited_ms);
+
+/* Which statuses are not failures in http_req_failed (NULL: 200..399). */
+void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg);
+/* Note this handle's requests for `side` from now on (NULL: none); clears
+ * what was noted before. */
+void rest_http_bind(rest_http *h, bench_side *side);
+/* Record what was noted since the last flush (outside the timed path). */
+void rest_http_flush(rest_http *h);
+/* One of k6's checks on the current operation's answer passed or failed
+ * (recorded at the flush, as the requests are). */
+void rest_http_note_check(rest_http *h, rest_check kind, int passed);
+/* An SDKMS re-authentication happened in the current operation. */
+void rest_http_note_reauth(rest_http *h);
+
+/* Prepare a request: method "POST" (body may be empty), "GET" or "DELETE".
+ * url and body must stay valid until the request is finished. */
+void  rest_http_request(rest_http *h, const char *method, const char *url, const char *body,
+                        size_t len);
+CURL *rest_http_easy(rest_http *h);
+void  rest_http_finish(rest_http *h, CURLcode cc, rest_response *out);
+void  rest_http_perform(rest_http *h, rest_response *out);
+
+/* getopt codes and long options for the TLS and HTTP flags every rest service takes. */
+enum {
+    REST_OPT_CACERT = 1200, REST_OPT_CERT, REST_OPT_KEY, REST_OPT_INSECURE, REST_OPT_NO_REUSE,
+    REST_OPT_HTTP2, REST_OPT_TIMEOUT,
+};
+#define REST_HTTP_LONGOPTS \
+    { "cacert", required_argument, NULL, REST_OPT_CACERT }, \
+    { "cert", required_argument, NULL, REST_OPT_CERT }, \
+    { "key", required_argument, NULL, REST_OPT_KEY }, \
+    { "insecure", no_argument, NULL, REST_OPT_INSECURE }, \
+    { "no-connection-reuse", no_argument, NULL, REST_OPT_NO_REUSE }, \
+    { "http2", no_argument, NULL, REST_OPT_HTTP2 }, \
+    { "timeout", required_argument, NULL, REST_OPT_TIMEOUT }
+
+/* Take one TLS/HTTP option: 1 taken, 0 not one of them, -1 bad value (printed). */
+int rest_http_opt(rest_http_opts *o, int code, const char *arg);
+
+/* Whether a libcurl build can do what the options ask; one-line reason if not. */
+int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen);
+
+/* The side-metric hooks of a workload state whose first member is its
+ * rest_http *: bind the worker's recorder, record what the operation noted. */
+void rest_state_side_bind(void *state, bench_side *side);
+void rest_state_side_flush(void *state);
+
+#endif

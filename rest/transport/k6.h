@@ -1,0 +1,67 @@
+/*
+ * rest/transport/k6.h - k6's end-of-test summary for REST runs: every metric of k6's
+ * text summary, with k6's names and meanings, from the run's figures.
+ *
+ *   checks              the answer checks (status; fields, base64, round
+ *                       trip), noted by the workloads (rest_http_note_check)
+ *   data_received/sent  bytes on the wire, headers included, and their rates
+ *   http_req_*          the request phases (rest/transport/phases.h), and
+ *     { expected_response:true }  http_req_duration of requests whose status
+ *                       was expected (not counted in http_req_failed)
+ *   http_req_failed     the failed-request rate
+ *   http_reqs           requests and their rate
+ *   iterations          measured operations (errors included) and their rate
+ *   iteration_duration  an operation plus --think: the core's latency of the
+ *                       successful operations with --think added to every
+ *                       figure (exact: --think is a constant pause)
+ *   vus, vus_max        threads (their stage targets in staged runs), or
+ *                       requests in flight in non-blocking runs, from the
+ *                       per-second samples: the last value with min and max;
+ *                       vus_max is the most there could be (threads, slots)
+ */
+#ifndef REST_K6_H
+#define REST_K6_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "bench/core/pool.h"
+
+/* What the figures alone do not say about a run. */
+typedef struct rest_k6_ctx {
+    unsigned threads;     /* blocking: worker threads (the most, in staged runs) */
+    unsigned slots;       /* non-blocking: transfers in flight at most (0: blocking) */
+    int      stages;      /* staged run: each second's target is its thread count */
+    uint64_t think_ns;    /* --think */
+} rest_k6_ctx;
+
+/* The context of a run under `load`. */
+void rest_k6_ctx_of(rest_k6_ctx *c, const bench_load *load);
+
+typedef struct rest_k6_vus {
+    uint64_t last, min, max;    /* vus */
+    uint64_t cap;               /* vus_max */
+} rest_k6_vus;
+
+void rest_k6_vus_of(const bench_outcome *o, const rest_k6_ctx *c, rest_k6_vus *v);
+
+/* The k6 lines hsmbench's own REST summary adds (its layout). */
+void rest_k6_lines(FILE *f, const bench_outcome *o, const rest_k6_ctx *c);
+
+/* --summary k6: the block in k6's order and layout (k6 v0.4x), to put
+ * beside an old k6 summary. */
+void rest_k6_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *c);
+
+/* --summary k6 on standard output; -1 (printed) when it cannot be written. */
+int rest_k6_summary(const bench_outcome *o, const rest_k6_ctx *c);
+
+/* The "k6" object of the results file's "http": one member per k6 metric,
+ * named as k6 names it (docs/results-schema.md). */
+json_t *rest_k6_json(const bench_outcome *o, const rest_k6_ctx *c);
+
+/* k6's formats: "253.6µs", "1.2s", "0s"; "4.6 MB", "115 kB". */
+const char *rest_k6_duration(double ns, char *buf, size_t len);
+const char *rest_k6_bytes(double b, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * rest/transport/multi.h - non-blocking REST runs on libcurl's multi interface.
+ *
+ * Each worker thread owns one curl multi handle (the engine) and several
+ * slots; a slot is one workload state (an easy handle with its credentials
+ * and keys) carrying one operation at a time.  The core's scheduler hands a
+ * due request to a free slot, the slot's first transfer joins the multi
+ * handle, and the thread waits in curl_multi_poll() for sockets to move, a
+ * transfer to complete, or the next request to fall due.  Connections are
+ * pooled by the multi handle and kept alive between requests; one thread
+ * keeps as many transfers in flight as it has slots.
+ */
+#ifndef REST_MULTI_H
+#define REST_MULTI_H
+
+#include "bench/core/workload.h"
+#include "rest/transport/xfer.h"
+
+/* What the run header calls this engine. */
+#define REST_MULTI_ENGINE "curl multi"
+
+/* What --help says of it, after the load flags. */
+#define REST_MULTI_HELP \
+    "  Non-blocking, each thread keeps several requests in flight on a libcurl\n" \
+    "  multi handle: --inflight K slots in all, else 16 per thread (an SDKMS\n" \
+    "  slot has its own session and key); --inflight alone keeps them all busy.\n"
+
+/*
+ * Let w's non-blocking runs use the multi engine: `slots` transfers in
+ * flight at most, spread over the run's threads.  xw must stay valid until
+ * the run is over.
+ */
+void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots);
+
+#endif

@@ -1,0 +1,257 @@
+/* rest/transport/stats.c - request phases, statuses and server timings for a run. */
+#include "rest/transport/stats.h"
+
+#include "bench/results/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/util/cli.h"
+#include "bench/core/hist.h"
+#include "rest/transport/k6.h"
+
+const bench_side_spec rest_side_spec = { REST_SH_COUNT, REST_SC_COUNT };
+
+static const char *const prof_names[REST_PROF_COUNT] = {
+    "in_queue", "parse_request", "session_lookup", "validate_input",
+    "check_access", "operate", "db_flush", "total",
+};
+
+const char *rest_profiling_field(int i)
+{
+    return i >= 0 && i < REST_PROF_COUNT ? prof_names[i] : "?";
+}
+
+int rest_profiling_parse(const char *text, int64_t out_ns[REST_PROF_COUNT], unsigned *mask)
+{
+    json_error_t err;
+    json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    *mask = 0;
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return -1;
+    }
+    for (int i = 0; i < REST_PROF_COUNT; i++) {
+        json_t *v = json_object_get(j, prof_names[i]);
+        if (json_is_integer(v) && json_integer_value(v) >= 0) {
+            out_ns[i] = (int64_t)json_integer_value(v);
+            *mask |= 1u << i;
+        } else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18) {
+            /* (a larger real does not fit int64_t: converting it is undefined) */
+            out_ns[i] = (int64_t)json_real_value(v);
+            *mask |= 1u << i;
+        }
+    }
+    json_decref(j);
+    return 0;
+}
+
+void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
+                       const rest_req_result *r)
+{
+    int64_t prof[REST_PROF_COUNT];
+    unsigned mask = 0;
+
+    if (!s->on)
+        return;
+    if (r->profiling && rest_profiling_parse(r->profiling, prof, &mask) != 0)
+        mask = 0;
+    bench_side_add(s, REST_SC_REQUESTS, 1);
+    if (r->status >= 100 && r->status < REST_MAX_STATUS)
+        bench_side_add(s, REST_SC_STATUS + (unsigned)r->status, 1);
+    else if (r->status)
+        bench_side_add(s, REST_SC_OTHER_STATUS, 1);
+    /* k6's http_req_failed: no response, or a status not expected
+     * (200..399 unless told otherwise). */
+    const int failed = !r->status ||
+                       (ok ? !ok(ok_arg, r->status) : r->status < 200 || r->status > 399);
+    if (failed)
+        bench_side_add(s, REST_SC_FAILED, 1);
+    bench_side_add(s, REST_SC_BYTES_IN, r->bytes_in);
+    bench_side_add(s, REST_SC_BYTES_OUT, r->bytes_out);
+    if (r->have_phases) {
+        for (int i = 0; i < REST_PH_COUNT; i++)
+            bench_side_record(s, REST_SH_PHASE + (unsigned)i,
+                              (uint64_t)(r->phases_us[i] > 0 ? r->phases_us[i] : 0) * 1000u);
+        if (!failed)
+            bench_side_record(s, REST_SH_DURATION_OK,
+                              (uint64_t)(r->phases_us[REST_PH_DURATION] > 0
+                                             ? r->phases_us[REST_PH_DURATION] : 0) * 1000u);
+    }
+    for (int i = 0; mask && i < REST_PROF_COUNT; i++)
+        if (mask & (1u << i))
+            bench_side_record(s, REST_SH_PROF + (unsigned)i, (uint64_t)prof[i]);
+}
+
+/* k6 pads names with dots; the HTTP names are longer than the core's. */
+static void label(FILE *f, const char *name)
+{
+    int n = (int)strlen(name);
+    fprintf(f, "    %s", name);
+    for (int i = n; i < 26; i++)
+        fputc('.', f);
+    fputs(": ", f);
+}
+
+/* The same figures as the summary's latency line, with k6's wider names. */
+static void trend(FILE *f, const char *name, const bench_hist *h)
+{
+    bench_report_trend(f, 26, name, h, "no data");
+}
+
+/* An empty histogram for a phase no request reached. */
+static const bench_hist *or_empty(const bench_hist *h, bench_hist **empty)
+{
+    if (h)
+        return h;
+    if (!*empty)
+        *empty = bench_hist_new();
+    return *empty;
+}
+
+void rest_stats_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *k6, int track_reauth)
+{
+    const bench_side *t = &o->side;
+    const double duration_s = o->duration_s;
+    const uint64_t requests = bench_side_count(t, REST_SC_REQUESTS),
+                   failed = bench_side_count(t, REST_SC_FAILED);
+    bench_hist *empty = NULL;
+    fputc('\n', f);
+    label(f, "http_reqs");
+    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)requests,
+            duration_s > 0 ? (double)requests / duration_s : 0.0);
+    label(f, "http_req_failed");
+    fprintf(f, "%.2f%%     %llu of %llu\n",
+            requests ? 100.0 * (double)failed / (double)requests : 0.0,
+            (unsigned long long)failed, (unsigned long long)requests);
+    for (int i = 0; i < REST_PH_COUNT; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "http_req_%s", rest_phase_name(i));
+        trend(f, name, or_empty(bench_side_hist(t, REST_SH_PHASE + (unsigned)i), &empty));
+    }
+    rest_k6_lines(f, o, k6);
+    label(f, "http_status");
+    int any = 0;
+    for (unsigned i = 0; i < REST_MAX_STATUS; i++) {
+        const uint64_t n = bench_side_count(t, REST_SC_STATUS + i);
+        if (n) {
+            fprintf(f, "%s%u=%llu", any ? " " : "", i, (unsigned long long)n);
+            any = 1;
+        }
+    }
+    if (bench_side_count(t, REST_SC_OTHER_STATUS)) {
+        fprintf(f, "%sother=%llu", any ? " " : "",
+                (unsigned long long)bench_side_count(t, REST_SC_OTHER_STATUS));
+        any = 1;
+    }
+    fprintf(f, "%s\n", any ? "" : "none");
+    if (bench_side_count(t, REST_SC_RETRIED)) {
+        /* libcurl's silent retries: the server saw these requests twice. */
+        label(f, "http_req_retried");
+        fprintf(f, "%llu       sent again on a new connection after the kept one died\n",
+                (unsigned long long)bench_side_count(t, REST_SC_RETRIED));
+    }
+    if (track_reauth) {
+        label(f, "sdkms_reauth");
+        fprintf(f, "%llu\n", (unsigned long long)bench_side_count(t, REST_SC_REAUTH));
+    }
+    for (int i = 0; i < REST_PROF_COUNT; i++) {
+        const bench_hist *h = bench_side_hist(t, REST_SH_PROF + (unsigned)i);
+        if (h && bench_hist_count(h)) {
+            char name[48];
+            snprintf(name, sizeof name, "server_%s", prof_names[i]);
+            trend(f, name, h);
+        }
+    }
+    if (o->client_cpu >= 0) {
+        /* The client's own CPUs: when it kept nearly all of them busy, its
+         * figures are this machine's limit, not the service's. */
+        const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        label(f, "client_cpu");
+        fprintf(f, "%.2f of %ld CPUs%s\n", o->client_cpu, ncpu,
+                bench_client_cpu_bound(o->client_cpu, (double)ncpu)
+                    ? "  (the client kept this machine busy: it may be the limit, not the service)"
+                    : "");
+    }
+    bench_hist_free(empty);
+    fflush(f);
+}
+
+static double us(double ns)
+{
+    return round(ns / 10.0) / 100.0;
+}
+
+json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns)
+{
+    bench_hist *empty = NULL;
+    if (!h)
+        h = or_empty(NULL, &empty);
+    if (!h)
+        return NULL;
+    /* An empty distribution stays all zeros. */
+    const double p = bench_hist_count(h) ? (double)plus_ns : 0;
+    json_t *j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}",
+                          "min", us((double)bench_hist_min(h) + p), "mean", us(bench_hist_mean(h) + p),
+                          "stddev", us(bench_hist_stddev(h)),
+                          "p50", us((double)bench_hist_percentile(h, 50) + p),
+                          "p90", us((double)bench_hist_percentile(h, 90) + p),
+                          "p95", us((double)bench_hist_percentile(h, 95) + p),
+                          "p99", us((double)bench_hist_percentile(h, 99) + p),
+                          "p999", us((double)bench_hist_percentile(h, 99.9) + p),
+                          "max", us((double)bench_hist_max(h) + p),
+                          "count", (json_int_t)bench_hist_count(h));
+    bench_hist_free(empty);
+    return j;
+}
+
+json_t *rest_stats_json(const bench_outcome *o, const rest_k6_ctx *k6, int track_reauth)
+{
+    const bench_side *t = &o->side;
+    const uint64_t requests = bench_side_count(t, REST_SC_REQUESTS),
+                   failed = bench_side_count(t, REST_SC_FAILED);
+    json_t *codes = json_object(), *phases = json_object();
+    for (unsigned i = 0; codes && i < REST_MAX_STATUS; i++) {
+        const uint64_t n = bench_side_count(t, REST_SC_STATUS + i);
+        if (n) {
+            char k[16];
+            snprintf(k, sizeof k, "%u", i);
+            json_object_set_new(codes, k, json_integer((json_int_t)n));
+        }
+    }
+    if (codes && bench_side_count(t, REST_SC_OTHER_STATUS))
+        json_object_set_new(codes, "other",
+                            json_integer((json_int_t)bench_side_count(t, REST_SC_OTHER_STATUS)));
+    for (int i = 0; phases && i < REST_PH_COUNT; i++)
+        json_object_set_new(phases, rest_phase_name(i),
+                            rest_trend_json(bench_side_hist(t, REST_SH_PHASE + (unsigned)i), 0));
+    json_t *http = json_pack("{s:I,s:o,s:I,s:f,s:o}", "requests", (json_int_t)requests,
+                             "status_counts", codes, "failed", (json_int_t)failed, "failed_pct",
+                             requests ? 100.0 * (double)failed / (double)requests : 0.0,
+                             "phases_us", phases);
+    if (!http)
+        return NULL;
+    json_object_set_new(http, "retried",
+                        json_integer((json_int_t)bench_side_count(t, REST_SC_RETRIED)));
+    if (track_reauth)
+        json_object_set_new(http, "reauth",
+                            json_integer((json_int_t)bench_side_count(t, REST_SC_REAUTH)));
+    json_t *prof = NULL;
+    for (int i = 0; i < REST_PROF_COUNT; i++) {
+        const bench_hist *h = bench_side_hist(t, REST_SH_PROF + (unsigned)i);
+        if (h && bench_hist_count(h)) {
+            if (!prof)
+                prof = json_object();
+            json_object_set_new(prof, prof_names[i], rest_trend_json(h, 0));
+        }
+    }
+    if (prof)
+        json_object_set_new(http, "server_profile_us", prof);
+    if (json_object_set_new(http, "k6", rest_k6_json(o, k6)) != 0) {
+        json_decref(http);
+        return NULL;
+    }
+    return http;
+}

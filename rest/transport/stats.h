@@ -1,0 +1,88 @@
+/*
+ * rest/transport/stats.h - what the HTTP layer adds to a run's figures, as side
+ * metrics of the core (bench/core/side.h): k6's request phases
+ * (http_req_blocked ... http_req_duration), requests by status, the
+ * failed-request rate, SDKMS re-authentications, requests libcurl sent
+ * again on a new connection, and the fields of SDKMS's Profiling-Data
+ * header when the server sends it.
+ *
+ * A request's figures are noted by the HTTP client while the operation
+ * runs (rest/transport/http.c) and recorded here from the core's side_flush(), after
+ * the operation and only for the measured part of the run; the core merges
+ * every worker's recorder after the run, and the printers below read the
+ * merged one.
+ */
+#ifndef REST_STATS_H
+#define REST_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "bench/core/pool.h"
+#include "bench/core/side.h"
+#include "rest/transport/phases.h"
+
+/* Profiling-Data fields, nanoseconds, in the order the header defines them. */
+enum {
+    REST_PROF_IN_QUEUE, REST_PROF_PARSE_REQUEST, REST_PROF_SESSION_LOOKUP,
+    REST_PROF_VALIDATE_INPUT, REST_PROF_CHECK_ACCESS, REST_PROF_OPERATE, REST_PROF_DB_FLUSH,
+    REST_PROF_TOTAL, REST_PROF_COUNT,
+};
+
+#define REST_MAX_STATUS 600
+
+/* The distributions of a REST run's side metrics. */
+enum { REST_SH_PHASE = 0, REST_SH_PROF = REST_SH_PHASE + REST_PH_COUNT,
+       REST_SH_DURATION_OK = REST_SH_PROF + REST_PROF_COUNT,  /* {expected_response:true} */
+       REST_SH_COUNT };
+
+/* k6's checks on an answer: its status, then its body (the fields it must
+ * have, their base64, the round trip's plaintext). */
+typedef enum { REST_CHECK_STATUS, REST_CHECK_BODY, REST_CHECK_COUNT } rest_check;
+
+/* Its counters: one per status 0..599, then the rest; the checks go
+ * passed, failed for each kind. */
+enum { REST_SC_STATUS = 0, REST_SC_OTHER_STATUS = REST_MAX_STATUS, REST_SC_REQUESTS,
+       REST_SC_FAILED, REST_SC_REAUTH, REST_SC_RETRIED, REST_SC_BYTES_IN, REST_SC_BYTES_OUT,
+       REST_SC_CHECK, REST_SC_COUNT = REST_SC_CHECK + 2 * REST_CHECK_COUNT };
+
+extern const bench_side_spec rest_side_spec;
+
+/* Which statuses are not failures in http_req_failed (k6's expectedStatuses);
+ * NULL: 200..399. */
+typedef int (*rest_status_ok_fn)(const void *arg, long status);
+
+/* One finished request, as the HTTP client saw it. */
+typedef struct rest_req_result {
+    long        status;                    /* 0 when no response arrived */
+    int         have_phases;               /* the transfer completed: phases are valid */
+    int64_t     phases_us[REST_PH_COUNT];
+    const char *profiling;                 /* Profiling-Data header value, or NULL */
+    uint64_t    bytes_in, bytes_out;       /* on the wire, headers included */
+} rest_req_result;
+
+/* Record one request (outside the timed path). */
+void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
+                       const rest_req_result *r);
+
+/* After the run, on its outcome (the merged recorder in o->side): the
+ * k6-style block and the "http" object, with k6's whole summary (rest/transport/k6.h)
+ * in it.  track_reauth: SDKMS runs show their re-authentications. */
+struct rest_k6_ctx;
+void    rest_stats_print(FILE *f, const bench_outcome *o, const struct rest_k6_ctx *k6,
+                         int track_reauth);
+json_t *rest_stats_json(const bench_outcome *o, const struct rest_k6_ctx *k6, int track_reauth);
+/* A distribution in the results' microseconds (min, mean, stddev, p50 ...
+ * max, count), plus_ns added to all but stddev; h NULL: all zeros. */
+json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns);
+
+/*
+ * Parse a Profiling-Data header: a JSON object of nanosecond counts.  Sets
+ * out_ns[i] and bit i of *mask for each field found; 0 when it parsed (even
+ * with no known field), -1 when it is not a JSON object.
+ */
+int rest_profiling_parse(const char *text, int64_t out_ns[REST_PROF_COUNT], unsigned *mask);
+const char *rest_profiling_field(int i);
+
+#endif
