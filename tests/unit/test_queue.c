@@ -7,9 +7,10 @@
  * closing wakes every consumer waiting for a value and a producer waiting
  * for room, and nothing is handed out after; with many consumers (blocking
  * and non-blocking) each value is taken exactly once, in increasing order
- * for each consumer, also when slow consumers keep the queue full so both
- * sides sleep and wake again and again.  Run under ThreadSanitizer by make
- * check.
+ * for each consumer, also when slow consumers keep the queue full; a push
+ * into a full queue puts the producer to sleep (seen in its thread's state,
+ * not timed) and each pop wakes it with one post.  Run under
+ * ThreadSanitizer by make check.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -17,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench/core/queue.h"
 #include "tests/unit/check.h"
@@ -250,14 +252,113 @@ static void many_consumers(int slow)
     free_queue(q);
 }
 
+/* Fast consumers, then slow ones that keep the queue full (the same
+ * assertions, other interleavings for ThreadSanitizer to look at). */
 static void test_many_consumers_each_once(void)
 {
     many_consumers(0);
+    many_consumers(1);
 }
 
+/* The scheduling state of thread tid of this process ('S' asleep, 'R'
+ * running...), from /proc/self/task/TID/stat; '?' when unreadable. */
+static char thread_state(pid_t tid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/stat", (long)tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return '?';
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');   /* "tid (comm) S ..." */
+    return paren && paren[1] == ' ' && paren[2] ? paren[2] : '?';
+}
+
+#define WAKES 64
+
+typedef struct producer {
+    bench_queue     *q;
+    _Atomic pid_t    tid;
+    _Atomic unsigned pushed;   /* values past the full queue's, pushed so far */
+    int              rc;       /* 1 while every push returned 1 */
+} producer;
+
+static void *produce(void *arg)
+{
+    producer *pr = arg;
+    atomic_store(&pr->tid, gettid());
+    pr->rc = 1;
+    for (unsigned i = 1; i <= WAKES; i++) {
+        if (bench_queue_push(pr->q, BENCH_QUEUE_CAP + i) != 1)
+            pr->rc = 0;
+        atomic_store(&pr->pushed, i);
+    }
+    return NULL;
+}
+
+/* Waits (bounded: 10 s in 1 ms naps) until the producer is asleep in a
+ * push: counted in psleepers, its thread sleeping, with `pushed` values in.
+ * The state is observed, not timed. */
+static int producer_asleep(producer *pr, unsigned pushed)
+{
+    for (int i = 0; i < 10000; i++) {
+        const pid_t tid = atomic_load(&pr->tid);
+        if (tid != 0 && atomic_load(&pr->q->psleepers) == 1 &&
+            atomic_load(&pr->pushed) == pushed && thread_state(tid) == 'S')
+            return 1;
+        nap_ms(1);
+    }
+    return 0;
+}
+
+/* A push into a full queue puts the producer to sleep (it counts itself in
+ * psleepers and sleeps on the semaphore, no spinning), and each pop wakes
+ * it with exactly one post: it pushes one value and sleeps again, WAKES
+ * times; every value comes out once, in order. */
 static void test_full_queue_sleeps_and_wakes(void)
 {
-    many_consumers(1);
+    bench_queue *q = new_queue();
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    for (uint64_t i = 1; i <= BENCH_QUEUE_CAP; i++)
+        CHECK(bench_queue_push(q, i) == 1);
+    producer pr = { q, 0, 0, -1 };
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, produce, &pr) == 0);
+    uint64_t next_out = 1;
+    for (unsigned w = 0; w < WAKES; w++) {
+        if (!producer_asleep(&pr, w)) {
+            CHECK_MSG(0, "wake %u: the producer is not asleep on the full queue (psleepers %u, pushed %u)",
+                      w, atomic_load(&q->psleepers), atomic_load(&pr.pushed));
+            bench_queue_close(q);   /* so that it ends */
+            pthread_join(t, NULL);
+            free_queue(q);
+            return;
+        }
+        int posts = -1;
+        CHECK(sem_getvalue(&q->spaces, &posts) == 0 && posts == 0);   /* nothing posted yet */
+        const uint64_t v = bench_queue_try_pop(q);   /* room for one: it wakes */
+        CHECK_MSG(v == next_out, "popped %llu, wanted %llu", (unsigned long long)v,
+                  (unsigned long long)next_out);
+        next_out++;
+    }
+    /* The last pop let the last value in: the producer ends. */
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK(pr.rc == 1);
+    CHECK(atomic_load(&pr.pushed) == WAKES);
+    CHECK(atomic_load(&q->psleepers) == 0);
+    int posts = -1;
+    CHECK_MSG(sem_getvalue(&q->spaces, &posts) == 0 && posts == 0,
+              "%d posts left over: a wake-up that nobody took", posts);
+    /* Still full: the rest, in order, then nothing. */
+    unsigned left = 0;
+    for (uint64_t v; (v = bench_queue_try_pop(q)) != 0; left++)
+        CHECK_MSG(v == next_out++, "got %llu out of order", (unsigned long long)v);
+    CHECK_MSG(left == BENCH_QUEUE_CAP, "%u values left, wanted %u", left, BENCH_QUEUE_CAP);
+    free_queue(q);
 }
 
 int main(void)

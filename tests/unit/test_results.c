@@ -1067,10 +1067,9 @@ static void test_progress_tty(void)
 {
     int master = posix_openpt(O_RDWR | O_NOCTTY);
     if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
-        /* No pseudo-terminals here: nothing to test against. */
         if (master >= 0)
             close(master);
-        return;
+        SKIP("no pseudo-terminal here (posix_openpt): nothing to draw on");
     }
     const char *name = ptsname(master);
     int slave = name ? open(name, O_RDWR | O_NOCTTY) : -1;
