@@ -8,8 +8,15 @@
 #                "tsan: yes") under ThreadSanitizer
 # and the libFuzzer harnesses (build/fuzz/fuzzers, make fuzz-build), each
 # over its seed corpus and then briefly (FUZZ_CHECK_SECONDS, default 3).
-# Every check prints "PASS name" or "FAIL name: why"; the last line is
-# "N passed, N failed", and the exit status is non-zero when anything failed.
+# Every check prints "PASS name", "FAIL name: why", or "SKIP name: why" when
+# this machine lacks what it needs (chromium, tmux, an IPv6 loopback, root:
+# lib.sh's skip, check.h's SKIP); a skip is never a PASS.  The last line is
+# "N passed, N failed, N skipped", and the exit status is non-zero when
+# anything failed, or nothing ran at all.  Skips alone do not fail a run here,
+# but under CI (CI=true, as .ci/run runs) every skip fails it: CI installs
+# everything the tests need (ci/install-deps.sh), so a skip there is a check
+# that proved nothing.  A check that does not apply to a build variant (the
+# browser in a sanitizer build, say) is not run there and prints nothing.
 #
 # Each test file of each variant is one job: a unit-test binary, an e2e
 # script, or the fuzzers.  HSMBENCH_TEST_JOBS (default: the number of
@@ -53,7 +60,7 @@ unit() {
     NULLP11_PATH="$dir/libhsmbench-null.so" MOCKHSM_PATH="$dir/libhsmbench-mock.so" \
         "$dir/tests/$name" >"$work/out" 2>"$work/err" </dev/null
     rc=$?
-    sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $name:/p" "$work/out"
+    sed -n "s/^\(PASS\|FAIL\|SKIP\) /\1 [$variant] $name:/p" "$work/out"
     if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$work/out"; then
         echo "FAIL [$variant] $name: exited $rc: $(tail -n 3 "$work/err" | tr '\n' ' ')"
     fi
@@ -71,9 +78,9 @@ e2e() {
           VARIANT="$variant" TOP="$top" sh "tests/e2e/$name.sh" </dev/null 2>&1
       echo $? >"$work/rc"; } | cat >"$work/out"
     rc=$(cat "$work/rc")
-    sed -n "s/^\(PASS\|FAIL\) /\1 [$variant] $name:/p" "$work/out"
-    if [ "$rc" -ge 2 ] || { [ "$rc" -ne 0 ] && ! grep -q '^\(PASS\|FAIL\) ' "$work/out"; }; then
-        echo "FAIL [$variant] $name: exited $rc: $(grep -v '^\(PASS\|FAIL\) ' "$work/out" | tail -n 3 | tr '\n' ' ')"
+    sed -n "s/^\(PASS\|FAIL\|SKIP\) /\1 [$variant] $name:/p" "$work/out"
+    if [ "$rc" -ge 2 ] || { [ "$rc" -ne 0 ] && ! grep -q '^\(PASS\|FAIL\|SKIP\) ' "$work/out"; }; then
+        echo "FAIL [$variant] $name: exited $rc: $(grep -v '^\(PASS\|FAIL\|SKIP\) ' "$work/out" | tail -n 3 | tr '\n' ' ')"
     fi
 }
 
@@ -217,6 +224,10 @@ wait "$printing"
 
 passed=$(grep -c '^PASS' "$log/all")
 failed=$(grep -c '^FAIL' "$log/all")
+skipped=$(grep -c '^SKIP' "$log/all")
 echo
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+if [ "${CI:-}" = true ] && [ "$skipped" -gt 0 ]; then
+    echo "CI=true: $skipped skipped, and CI must skip nothing (ci/install-deps.sh installs what the tests need): the run fails"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ $((passed + skipped)) -gt 0 ] && { [ "${CI:-}" != true ] || [ "$skipped" -eq 0 ]; }

@@ -107,7 +107,7 @@ for c in chromium chromium-browser google-chrome; do
     if command -v "$c" >/dev/null 2>&1; then CHROME=$(command -v "$c"); break; fi
 done
 if [ -z "$CHROME" ]; then
-    pass "HTML in a browser skipped: no chromium"
+    skip "HTML in a browser (chromium --headless)" "no chromium, chromium-browser or google-chrome (Debian package chromium; ci/install-deps.sh)"
     exit 0
 fi
 chrome() {

@@ -315,7 +315,7 @@ if command -v tmux >/dev/null 2>&1; then
     fi
     tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
 else
-    pass "terminal menu: tmux not installed (nothing to check)"
+    skip "terminal menu on a terminal (tmux)" "tmux is not installed (Debian package tmux; ci/install-deps.sh)"
 fi
 
 # ---- the manual page ----------------------------------------------------------
@@ -325,4 +325,6 @@ if command -v groff >/dev/null 2>&1; then
     else
         fail "man/hsmbench-menu.1: groff -man -ww clean" "$(head -c 300 "$T/groff")"
     fi
+else
+    skip "man/hsmbench-menu.1: groff -man -ww clean" "groff is not installed (Debian package groff-base)"
 fi

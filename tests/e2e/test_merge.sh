@@ -121,9 +121,13 @@ if command -v groff >/dev/null 2>&1; then
     w=$(groff -man -ww -z "$page" 2>&1)
     if [ -z "$w" ]; then pass "man/hsmbench-merge.1: groff -man -ww -z clean"
     else fail "man/hsmbench-merge.1: groff -man -ww -z clean" "$(echo "$w" | head -n 3 | tr '\n' ' ')"; fi
+else
+    skip "man/hsmbench-merge.1: groff -man -ww -z clean" "groff is not installed (Debian package groff-base)"
 fi
 if command -v man >/dev/null 2>&1; then
     w=$(LC_ALL=C MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
     if [ -z "$w" ]; then pass "man/hsmbench-merge.1: man --warnings -l clean"
     else fail "man/hsmbench-merge.1: man --warnings -l clean" "$(echo "$w" | head -n 3 | tr '\n' ' ')"; fi
+else
+    skip "man/hsmbench-merge.1: man --warnings -l clean" "man is not installed (Debian package man-db)"
 fi

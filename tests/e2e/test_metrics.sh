@@ -179,7 +179,7 @@ run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --duration 0.3 --qu
 if [ "$rc" -eq 0 ] && grep -Eq '^hsmbench: metrics on http://\[::1\]:[0-9]+/metrics$' "$T/err"; then
     pass "--metrics-listen [::1]:PORT"
 elif ! python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
-    pass "--metrics-listen [::1]:PORT (skipped: no IPv6 loopback here)"
+    skip "--metrics-listen [::1]:PORT" "no IPv6 loopback here (::1 cannot be bound; as root: sysctl -w net.ipv6.conf.lo.disable_ipv6=0)"
 else
     fail "--metrics-listen [::1]:PORT" "exit $rc: $(head -c 300 "$T/err")"
 fi

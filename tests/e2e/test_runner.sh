@@ -1,15 +1,20 @@
 #!/bin/sh
 # tests/e2e/test_runner.sh - the test runner itself (tests/run.sh): every
-# script parses; --only runs one test file and ends "N passed, N failed" with
-# the right exit status; and, on a scratch tree of fake tests, the whole-suite
-# mode: results in a fixed order whatever finishes first, serial jobs alone,
-# the others side by side (HSMBENCH_TEST_JOBS), and a FAIL line, a script
-# exiting 1 without a result or a shell error making the exit status
-# non-zero (a script that exits 0 without a result has nothing to check).
+# script parses; --only runs one test file and ends
+# "N passed, N failed, N skipped" with the right exit status; and, on a
+# scratch tree of fake tests, the whole-suite mode: results in a fixed order
+# whatever finishes first, serial jobs alone, the others side by side
+# (HSMBENCH_TEST_JOBS), and a FAIL line, a script exiting 1 without a result
+# or a shell error making the exit status non-zero (a script that exits 0
+# without a result has nothing to check).  A SKIP line, from an e2e script
+# (lib.sh's skip) or a unit test (check.h's SKIP), is counted as skipped,
+# never as passed; skips alone leave the exit status 0, except under CI
+# (CI=true), where a skip makes it non-zero.
 . "$TOP/tests/e2e/lib.sh"
 # The runner's own knobs, from the suite that runs this script: not for the
-# runners started here, whose output is checked line by line.
-unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES
+# runners started here, whose output is checked line by line (CI is set
+# where a case is about it).
+unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES CI
 
 # ---- every script of the suite parses ----------------------------------------
 bad=
@@ -25,9 +30,9 @@ last_line() { tail -n 1 "$T/out"; }
 # ---- --only, on the real tree --------------------------------------------------
 run sh "$TOP/tests/run.sh" --only test_schedule "$VARIANT"
 case $(last_line) in
-"0 passed, 0 failed") fail "--only test_schedule: exit 0, last line 'N passed, 0 failed', N > 0" "$(last_line)" ;;
-*[0-9]" passed, 0 failed") check "--only test_schedule: exit 0, last line 'N passed, 0 failed', N > 0" 0 ;;
-*) fail "--only test_schedule: exit 0, last line 'N passed, 0 failed', N > 0" "exit $rc, '$(last_line)'" ;;
+"0 passed, 0 failed, 0 skipped") fail "--only test_schedule: exit 0, last line 'N passed, 0 failed, 0 skipped', N > 0" "$(last_line)" ;;
+*[0-9]" passed, 0 failed, 0 skipped") check "--only test_schedule: exit 0, last line 'N passed, 0 failed, 0 skipped', N > 0" 0 ;;
+*) fail "--only test_schedule: exit 0, last line 'N passed, 0 failed, 0 skipped', N > 0" "exit $rc, '$(last_line)'" ;;
 esac
 if grep -v '^$' "$T/out" | sed '$d' | grep -qv "^PASS \[$VARIANT\] test_schedule:"; then
     fail "--only test_schedule: every result line is 'PASS [$VARIANT] test_schedule:...'" "$(head -c 300 "$T/out" | tr '\n' ' ')"
@@ -38,8 +43,8 @@ check "--only tests/e2e/test_list.sh (a path): exit 0" 0 "^PASS \[$VARIANT\] tes
 
 run sh "$TOP/tests/run.sh" --only nosuch
 check "--only nosuch: exit 1, one FAIL naming it" 1 '^FAIL \[plain\] nosuch: no unit test build/tests/nosuch and no tests/e2e/nosuch\.sh$'
-[ "$(last_line)" = "0 passed, 1 failed" ] && pass "--only nosuch: last line '0 passed, 1 failed'" ||
-    fail "--only nosuch: last line '0 passed, 1 failed'" "'$(last_line)'"
+[ "$(last_line)" = "0 passed, 1 failed, 0 skipped" ] && pass "--only nosuch: last line '0 passed, 1 failed, 0 skipped'" ||
+    fail "--only nosuch: last line '0 passed, 1 failed, 0 skipped'" "'$(last_line)'"
 
 # ---- a scratch tree of fake tests ------------------------------------------------
 # Each fake e2e script notes when it starts and ends in $TRACE.
@@ -64,6 +69,8 @@ echo 'if then fi' >>"$W/tests/e2e/test_e.sh"          # a syntax error after its
 fake test_f 0.2 'echo "prints no result, exits 1"'
 echo 'exit 1' >>"$W/tests/e2e/test_f.sh"
 fake test_g 0.2 'echo "nothing to check here, exits 0"'
+fake test_s 0.2 'echo "PASS s1"' 'echo "SKIP s2: no widget here"'
+fake test_t 0.2 'echo "SKIP t1: no gadget here"'
 # The jobs get SIGINT as the runner's caller has it (the scripts send it,
 # Ctrl-C relies on it): not ignored, as an asynchronous list would have it.
 sigint_ignored() {    # sigint_ignored PID: 2 if SIGINT is ignored there, else 0
@@ -78,13 +85,16 @@ fake test_h 0.2 'm=$(sed -n "s/^SigIgn:[[:space:]]*//p" /proc/$$/status); d=${m#
 printf '#!/bin/sh\necho "PASS u1"\necho "noise" >&2\n' >"$W/build/tests/test_ua"
 printf '/*\n * serial: a fake one that must run alone\n */\n' >"$W/tests/unit/test_ua.c"
 printf '#!/bin/sh\necho "PASS v1"\necho "crashed" >&2\nexit 3\n' >"$W/build/tests/test_ub"
-chmod +x "$W/build/tests/test_ua" "$W/build/tests/test_ub"
+printf '#!/bin/sh\necho "SKIP w1: no pseudo-terminal"\necho "PASS w2"\n' >"$W/build/tests/test_uc"
+chmod +x "$W/build/tests/test_ua" "$W/build/tests/test_ub" "$W/build/tests/test_uc"
 
 cat >"$T/want" <<'EOF'
 PASS [plain] test_ua:u1
 PASS [plain] test_c:c1
 PASS [plain] test_ub:v1
 FAIL [plain] test_ub: exited 3: crashed 
+SKIP [plain] test_uc:w1: no pseudo-terminal
+PASS [plain] test_uc:w2
 PASS [plain] test_a:a1
 PASS [plain] test_a:a2
 FAIL [plain] test_b:b1: on purpose
@@ -92,11 +102,14 @@ PASS [plain] test_e:e1
 FAIL [plain] test_e: exited
 FAIL [plain] test_f: exited 1: prints no result, exits 1 
 PASS [plain] test_h:h1
+PASS [plain] test_s:s1
+SKIP [plain] test_s:s2: no widget here
+SKIP [plain] test_t:t1: no gadget here
 FAIL [asan] build: build/asan/hsmbench is missing (make sanitizers)
 FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)
 FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)
 
-7 passed, 7 failed
+9 passed, 7 failed, 3 skipped
 EOF
 
 for j in 3 1; do
@@ -112,12 +125,12 @@ for j in 3 1; do
     fi
     # The serial script ran alone: its start and end lines are adjacent.
     if grep -A 1 '^start test_c$' "$TRACE" | grep -qx 'end test_c' &&
-        [ "$(grep -c . "$TRACE")" -eq 14 ]; then
+        [ "$(grep -c . "$TRACE")" -eq 18 ]; then
         pass "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it"
     else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it" "$(tr '\n' ' ' <"$TRACE")"; fi
     # Side by side: test_a (1 s) was still running when another one started.
     if [ $j -gt 1 ]; then
-        if sed -n '/^start test_a$/,/^end test_a$/p' "$TRACE" | grep -q '^start test_[befgh]$'; then
+        if sed -n '/^start test_a$/,/^end test_a$/p' "$TRACE" | grep -q '^start test_[befghst]$'; then
             pass "HSMBENCH_TEST_JOBS=$j: the other scripts ran side by side"
         else fail "HSMBENCH_TEST_JOBS=$j: the other scripts ran side by side" "$(tr '\n' ' ' <"$TRACE")"; fi
     else
@@ -129,13 +142,88 @@ done
 
 run env HSMBENCH_TEST_TIMES=1 sh "$W/tests/run.sh" --only test_a
 check "--only test_a: exit 0, HSMBENCH_TEST_TIMES adds a time line" 0 '^time \[plain\] test_a: [0-9]+\.[0-9] s$'
-[ "$(last_line)" = "2 passed, 0 failed" ] && pass "--only test_a: the time line is not a result" ||
+[ "$(last_line)" = "2 passed, 0 failed, 0 skipped" ] && pass "--only test_a: the time line is not a result" ||
     fail "--only test_a: the time line is not a result" "'$(last_line)'"
 run sh "$W/tests/run.sh" --only test_b
-check "--only test_b (a FAIL line): exit 1" 1 '^0 passed, 1 failed$'
+check "--only test_b (a FAIL line): exit 1" 1 '^0 passed, 1 failed, 0 skipped$'
 run sh "$W/tests/run.sh" --only test_ub
-check "--only test_ub (a unit test that exits 3 after its PASS): exit 1" 1 '^1 passed, 1 failed$'
+check "--only test_ub (a unit test that exits 3 after its PASS): exit 1" 1 '^1 passed, 1 failed, 0 skipped$'
 for j in 0 two -1; do
     run env HSMBENCH_TEST_JOBS=$j sh "$W/tests/run.sh" --only test_a
     check "HSMBENCH_TEST_JOBS='$j': exit 2, one line" 2 '' '^tests/run.sh: HSMBENCH_TEST_JOBS='
 done
+
+# ---- skips: counted apart, never as passes; under CI=true they fail the run ----
+# only_skips NAME ARGS: run.sh --only ARGS in the scratch tree, then check
+# the exit status and that the last line is the three counts given.
+only_skips() {
+    name=$1 want_rc=$2 want_last=$3
+    shift 3
+    run env "$@" sh "$W/tests/run.sh" --only "$name"
+    if [ "$rc" -eq "$want_rc" ] && [ "$(last_line)" = "$want_last" ]; then return 0; fi
+    echo "exit $rc (wanted $want_rc), last line '$(last_line)' (wanted '$want_last')"
+    return 1
+}
+why=$(only_skips test_s 0 "1 passed, 0 failed, 1 skipped") &&
+    grep -qx 'SKIP \[plain\] test_s:s2: no widget here' "$T/out" && ! grep -q '^PASS .*s2' "$T/out" &&
+    pass "an e2e SKIP line is counted as skipped, not passed: exit 0, '1 passed, 0 failed, 1 skipped'" ||
+    fail "an e2e SKIP line is counted as skipped, not passed" "${why:-$(head -c 300 "$T/out" | tr '\n' ' ')}"
+why=$(only_skips test_uc 0 "1 passed, 0 failed, 1 skipped") &&
+    grep -qx 'SKIP \[plain\] test_uc:w1: no pseudo-terminal' "$T/out" &&
+    pass "a unit test's SKIP line is counted as skipped: exit 0" ||
+    fail "a unit test's SKIP line is counted as skipped" "${why:-$(head -c 300 "$T/out" | tr '\n' ' ')}"
+why=$(only_skips test_t 0 "0 passed, 0 failed, 1 skipped") &&
+    pass "a script with nothing but a skip: exit 0 outside CI" || fail "a script with nothing but a skip: exit 0 outside CI" "$why"
+why=$(only_skips test_s 1 "1 passed, 0 failed, 1 skipped" CI=true) &&
+    grep -q '^CI=true: 1 skipped, and CI must skip nothing' "$T/out" &&
+    pass "CI=true: a skip makes the exit status non-zero, and says why" ||
+    fail "CI=true: a skip makes the exit status non-zero, and says why" "${why:-$(tail -n 3 "$T/out" | tr '\n' ' ')}"
+why=$(only_skips test_t 1 "0 passed, 0 failed, 1 skipped" CI=true) &&
+    pass "CI=true: nothing but a skip: exit 1" || fail "CI=true: nothing but a skip: exit 1" "$why"
+why=$(only_skips test_a 0 "2 passed, 0 failed, 0 skipped" CI=true) &&
+    pass "CI=true without a skip: exit 0" || fail "CI=true without a skip: exit 0" "$why"
+run env CI=true sh "$W/tests/run.sh"
+[ "$rc" -eq 1 ] && [ "$(last_line)" = "9 passed, 7 failed, 3 skipped" ] &&
+    pass "CI=true, whole suite: the closing line has the three counts" ||
+    fail "CI=true, whole suite: the closing line has the three counts" "exit $rc, '$(last_line)'"
+
+# lib.sh's skip prints the line the runner counts.
+out=$(skip "a check" "no widget")
+[ "$out" = "SKIP a check: no widget" ] && pass "lib.sh: skip NAME WHY prints 'SKIP NAME: WHY'" ||
+    fail "lib.sh: skip NAME WHY prints 'SKIP NAME: WHY'" "'$out'"
+
+# check.h's SKIP, compiled: a skipped case prints SKIP and no PASS, returns
+# from the case (what follows is not checked), leaves the exit status 0;
+# a case that failed before its SKIP stays failed.
+cat >"$T/skipcase.c" <<'C'
+#include "tests/unit/check.h"
+static int after_skip;
+static void test_ok(void) { CHECK(1); }
+static void test_skipped(void) { SKIP("no %s here", "widget"); after_skip = 1; CHECK(0); }
+static void test_failed_then_skipped(void) { CHECK(0); SKIP("too late"); }
+int main(int argc, char **argv)
+{
+    (void)argv;
+    RUN(test_ok);
+    RUN(test_skipped);
+    if (argc > 1)
+        RUN(test_failed_then_skipped);
+    return after_skip ? 2 : check_finish();
+}
+C
+if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$TOP" -o "$T/skipcase" "$T/skipcase.c" 2>"$T/cc.err"; then
+    "$T/skipcase" >"$T/skip1.out"
+    r1=$?
+    "$T/skipcase" x >"$T/skip2.out"
+    r2=$?
+    printf 'PASS test_ok\nSKIP test_skipped: no widget here\n' >"$T/skip1.want"
+    if [ "$r1" -eq 0 ] && cmp -s "$T/skip1.want" "$T/skip1.out"; then
+        pass "check.h: SKIP(...) prints 'SKIP case: why', no PASS, returns; exit 0"
+    else fail "check.h: SKIP(...) prints 'SKIP case: why', no PASS, returns; exit 0" "exit $r1: $(tr '\n' '|' <"$T/skip1.out")"; fi
+    if [ "$r2" -eq 1 ] && grep -q '^FAIL test_failed_then_skipped: ' "$T/skip2.out" &&
+        ! grep -q 'too late' "$T/skip2.out"; then
+        pass "check.h: a case that failed before its SKIP stays failed (exit 1)"
+    else fail "check.h: a case that failed before its SKIP stays failed (exit 1)" "exit $r2: $(tr '\n' '|' <"$T/skip2.out")"; fi
+else
+    fail "check.h: a case with SKIP compiles (-Wall -Wextra -Werror)" "$(head -c 300 "$T/cc.err")"
+fi

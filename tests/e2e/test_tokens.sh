@@ -105,7 +105,7 @@ if [ -f "$SOFTHSM" ] && command -v softhsm2-util >/dev/null 2>&1; then
     fi
     unset SOFTHSM2_CONF
 else
-    pass "softhsm: not installed, three-token run skipped"
+    skip "softhsm: three tokens in one run" "no $SOFTHSM or no softhsm2-util (Debian package softhsm2)"
 fi
 
 # ---- the mock with three tokens ---------------------------------------------------------
@@ -182,7 +182,7 @@ if command -v tmux >/dev/null 2>&1; then
     [ "$prompts" -eq 1 ] && pass "terminal: one prompt for three tokens" \
         || fail "terminal: one prompt for three tokens" "$prompts prompts: $(head -c 300 "$T/err")"
 else
-    pass "terminal PIN prompt: tmux not installed (nothing to check)"
+    skip "terminal: one PIN prompt for three tokens (tmux)" "tmux is not installed (Debian package tmux; ci/install-deps.sh)"
 fi
 
 # ---- bad selections: one line, documented exit codes ----------------------------------------
