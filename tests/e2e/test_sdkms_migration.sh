@@ -98,8 +98,7 @@ stop_serve mig
 
 # A token without the Koblitz and small NIST curves (the mock HSM): serve
 # refuses them with HTTP 400 naming the curve; P-256 still works.
-MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
-if [ -f "$MOCK" ]; then
+if need_mock; then
     start_serve mock --module "$MOCK" --api-key-env SERVER_API_KEY || exit 0
     run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op sign --alg EC \
         --curve SecP256K1 --iterations 5

@@ -4,7 +4,8 @@
 # (the regression inputs of past findings among them), then fuzz it for
 # SECONDS.  New inputs go to a scratch directory, not to the repository.
 # Prints "PASS [fuzz] fuzz_NAME: ..." or "FAIL [fuzz] fuzz_NAME: ..." per
-# harness; exits non-zero when one failed.
+# harness; exits non-zero when one failed.  Nothing here is ever skipped:
+# with no harness built, the run is one FAIL line.
 set -u
 dir=${1:?usage: run.sh DIR SECONDS}
 secs=${2:-60}
