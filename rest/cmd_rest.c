@@ -30,6 +30,7 @@
 #include "rest/transport/multi.h"
 #include "rest/sdkms.h"
 #include "rest/transport/stats.h"
+#include "rest/transport/views.h"
 
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 #define DEFAULT_TIMEOUT_NS  (10ULL * 1000000000ULL)
@@ -216,7 +217,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     int c, secrets = 0;
 
     bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap);
+    bench_cap_opts_init(&o->cap, rest_sections());
+    o->out.sections = rest_sections();
     o->http.timeout_ms = (long)(DEFAULT_TIMEOUT_NS / 1000000);
     opterr = 0;
     optind = 1;

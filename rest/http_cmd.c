@@ -36,6 +36,7 @@
 #include "bench/util/secret.h"
 #include "bench/util/signals.h"
 #include "rest/transport/stats.h"
+#include "rest/transport/views.h"
 
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 #define DEFAULT_TIMEOUT_MS  10000L
@@ -251,7 +252,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
     int c;
 
     bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap);
+    bench_cap_opts_init(&o->cap, rest_sections());
+    o->out.sections = rest_sections();
     rest_status_set_default(&o->expect);
     o->http.timeout_ms = DEFAULT_TIMEOUT_MS;
     opterr = 0;

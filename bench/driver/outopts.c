@@ -63,7 +63,7 @@ int bench_out_opt(bench_out_opts *o, int code, const char *arg)
             bench_error("--threshold: at most %d", BENCH_MAX_THRESHOLDS);
             return -1;
         }
-        if (bench_threshold_parse(arg, &o->thresholds[o->nthresholds], err, sizeof err) != 0) {
+        if (bench_threshold_parse(arg, o->sections, &o->thresholds[o->nthresholds], err, sizeof err) != 0) {
             bench_error("%s", err);
             return -1;
         }

@@ -16,6 +16,9 @@
 #define BENCH_MAX_THRESHOLDS 32
 
 typedef struct bench_out_opts {
+    /* Set by the command before parsing: the workload sections whose side
+     * metrics --threshold may name and the HTML page shows (NULL: none). */
+    const bench_section *const *sections;
     const char     *json, *csv, *html;        /* NULL: not asked; "-": stdout (csv, html) */
     bench_threshold thresholds[BENCH_MAX_THRESHOLDS];
     size_t          nthresholds;

@@ -28,6 +28,7 @@
 #include "bench/driver/session.h"
 #include "bench/results/stats.h"
 #include "bench/results/target.h"
+#include "rest/transport/views.h"
 
 /* ---- building documents --------------------------------------------------- */
 
@@ -318,7 +319,7 @@ static void test_merge_exact(void)
     json_object_set_new(rb, "measure_start_epoch_ms", json_integer(1700000001900LL));
     const char *names[2] = { "a.json", "b.json" };
 
-    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     CHECK_MSG(m != NULL, "merge failed: %s", err);
     if (!m)
         goto docs;
@@ -444,7 +445,7 @@ static void test_merge_http(void)
                                               "reauth", 2));
     json_t *docs[2] = { mk_doc(ra, 1700000000000LL, "s"), mk_doc(rb, 1700000000100LL, "s") };
     const char *names[2] = { "a.json", "b.json" };
-    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     CHECK_MSG(m != NULL, "%s", err);
     const json_t *http = json_object_get(run0(m), "http");
     CHECK(bench_json_int(http, "requests", 0) == 400 && bench_json_int(http, "failed", 0) == 4);
@@ -456,7 +457,7 @@ static void test_merge_http(void)
     json_decref(m);
     /* One input without "http": the merged run has none. */
     json_object_del(ra, "http");
-    m = bench_results_merge(docs, names, 2, err, sizeof err);
+    m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     CHECK(m && json_object_get(run0(m), "http") == NULL);
     json_decref(m);
     json_decref(docs[0]);
@@ -469,7 +470,7 @@ static const char *merge_err(json_t *a, json_t *b, char *err, size_t len)
     json_t *docs[2] = { a, b };
     const char *names[2] = { "a.json", "b.json" };
     err[0] = '\0';
-    json_t *m = bench_results_merge(docs, names, 2, err, len);
+    json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, len);
     if (m) {
         snprintf(err, len, "(merged)");
         json_decref(m);
@@ -612,6 +613,12 @@ static void test_session_table_long_names(void)
 
 /* ---- CSV ----------------------------------------------------------------------- */
 
+/* The page as bench/main.c has it written: with the REST floor's sections. */
+static int html_write(FILE *f, const json_t *doc)
+{
+    return bench_html_write(f, doc, rest_sections());
+}
+
 static char *render(int (*fn)(FILE *, const json_t *), const json_t *doc)
 {
     char *text = NULL;
@@ -710,7 +717,7 @@ static void test_html(void)
     json_object_set_new(r2, "thresholds", json_pack("[{s:s,s:n,s:b,s:f,s:s}]", "expr", "p99<1ms", "test", "ok", 1,
                                                        "observed", 990.0, "unit", "us"));
 
-    char *text = render(bench_html_write, doc);
+    char *text = render(html_write, doc);
     CHECK(text != NULL);
     if (text) {
         CHECK(strncmp(text, "<!DOCTYPE html>", 15) == 0);
@@ -769,7 +776,7 @@ static void test_html_rest(void)
                             "https://kms.example/v0/keys/<k1>", "tls", "verify", 1, "custom_ca", 1, "client_cert", 0,
                             "http_version", "1.1", "connection_reuse", 1, "timeout_s", 10.0, "client", "libcurl",
                             "7.88.1", "tls_library", "OpenSSL/3.0", "runs", run);
-    char *text = render(bench_html_write, doc);
+    char *text = render(html_write, doc);
     CHECK(text != NULL);
     if (text) {
         CHECK(strstr(text, "<th>target</th><td><b>ekm https://kms.example/v0/keys/&lt;k1&gt;</b>") != NULL);
@@ -934,7 +941,7 @@ static void test_write_file(void)
     CHECK(access(path, R_OK) == 0);
     unlink(path);
     snprintf(path, sizeof path, "%s/r.html", dir);
-    CHECK(bench_html_write_file(path, doc, "--html") == 0);
+    CHECK(bench_html_write_file(path, doc, "--html", rest_sections()) == 0);
     CHECK(access(path, R_OK) == 0);
     unlink(path);
     rmdir(dir);
@@ -988,7 +995,7 @@ static void test_hostile_documents(void)
     json_object_set_new(r0, "ops", json_integer((json_int_t)(BENCH_RESULTS_MAX_VALUE - 1)));
     json_t *const docs[2] = { doc, doc };
     const char *const names[2] = { "a.json", "b.json" };
-    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     CHECK_MSG(!m && strstr(err, "runs[0].ops: the merged sum passes 2^53"), "merge: %s", m ? "merged" : err);
     json_decref(m);
     json_decref(doc);
