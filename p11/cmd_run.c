@@ -266,7 +266,7 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
             fputs(run_usage_head, stdout);
             fputs(bench_load_help, stdout);
             fputs(bench_cap_help, stdout);
-            fputs(bench_out_help, stdout);
+            bench_out_help_print(stdout, o->out.sections);
             fputs(run_usage_tail, stdout);
             return -1;
         case OPT_TEST:

@@ -248,7 +248,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             fputs(bench_load_help, stdout);
             fputs(REST_MULTI_HELP, stdout);
             fputs(bench_cap_help, stdout);
-            fputs(bench_out_help, stdout);
+            bench_out_help_print(stdout, o->out.sections);
             fputs(rest_usage_tail, stdout);
             return -1;
         case 'v':
@@ -618,7 +618,7 @@ int rest_cmd_rest(int argc, char **argv)
         fputs(bench_load_help, f);
         fputs(REST_MULTI_HELP, f);
         fputs(bench_cap_help, f);
-        fputs(bench_out_help, f);
+        bench_out_help_print(f, rest_sections());
         fputs(rest_usage_tail, f);
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }

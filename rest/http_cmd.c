@@ -278,7 +278,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
             fputs(bench_load_help, stdout);
             fputs(bench_cap_help, stdout);
             fputs(REST_MULTI_HELP, stdout);
-            fputs(bench_out_help, stdout);
+            bench_out_help_print(stdout, o->out.sections);
             fputs(usage_tail, stdout);
             return -1;
         case 'v':

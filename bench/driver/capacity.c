@@ -16,7 +16,7 @@ const char bench_cap_help[] =
     "  --find-capacity EXPR the highest rate at which EXPR holds, repeatable: an upper\n"
     "                       bound on latency (p50, p90, p95, p99, p(99.9), avg, max <\n"
     "                       TIME, counted from the scheduled time) or errors (errors<0.1%)\n"
-    "                       (REST also http_req_duration:p99<TIME, http_req_failed<1%);\n"
+    "                       (REST also k6's HTTP metrics of latency and failures);\n"
     "                       a step also fails below 95 % of its rate achieved\n"
     "  --step TIME          each step's measured length (default 10s; --warmup before it)\n"
     "  --precision PCT      stop when the highest passing and lowest failing rates are\n"

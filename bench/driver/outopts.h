@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bench/results/threshold.h"
 
@@ -39,8 +40,9 @@ enum {
     { "start-at", required_argument, NULL, BENCH_OPT_START_AT }, \
     { "quiet", no_argument, NULL, BENCH_OPT_QUIET }
 
-/* The Output section of a command's --help (without -h, which each lists). */
-extern const char bench_out_help[];
+/* The Output section of a command's --help (without -h, which each lists),
+ * with the side metrics of these sections (NULL: none) under --threshold. */
+void bench_out_help_print(FILE *f, const bench_section *const *sections);
 
 /* Take one output option: 1 taken, 0 not an output option, -1 bad value (printed). */
 int bench_out_opt(bench_out_opts *o, int code, const char *arg);
