@@ -11,6 +11,7 @@
 
 #include "bench/core/hist.h"
 #include "bench/results/report.h"
+#include "bench/results/results.h"
 #include "rest/transport/phases.h"
 #include "rest/transport/views.h"
 
@@ -544,6 +545,94 @@ static void test_apply_http(void)
     json_decref(runs);
 }
 
+/* ---- any workload section ------------------------------------------------------ */
+
+/* A section of no real workload: the parser, the evaluation and the block
+ * read its names, members and reasons from its table alone. */
+static const bench_section_metric queue_metrics[] = {
+    { "q_wait", BENCH_SM_DIST, "wait" },
+    { "q_dropped", BENCH_SM_PCT, "dropped_pct" },
+    { "q_msgs", BENCH_SM_COUNT, "messages" },
+};
+static const bench_section queue_section = {
+    .key = "queue", .title = "queue", .prefix = "q_", .metrics = queue_metrics, .nmetrics = 3,
+    .count_key = "messages", .count_noun = "messages", .rate_unit = "msg/s", .dists = "stages_us",
+    .dist_noun = "queue stage", .absent = "no queue here", .empty = "no message measured",
+    .no_dists = "no stage figures",
+};
+
+static void test_any_section(void)
+{
+    const bench_section *const only[] = { &queue_section, NULL };
+    bench_threshold t;
+    char err[512] = "", buf[64];
+    /* Its names parse, a NAME:STAT is no TEST: part, the rest is as before. */
+    CHECK(bench_threshold_parse("q_wait:p99<2ms", only, &t, err, sizeof err) == 0 && t.section == &queue_section &&
+          t.side == &queue_metrics[0] && t.metric == BENCH_TM_PCT && t.pct == 99 && !t.test[0]);
+    CHECK(bench_threshold_parse("relay:q_dropped:rate<0.1", only, &t, err, sizeof err) == 0 &&
+          t.metric == BENCH_TM_SIDE_PCT && t.fraction && strcmp(t.test, "relay") == 0 && t.value == 10);
+    CHECK(bench_threshold_parse("q_msgs>3msg/s", only, &t, err, sizeof err) == 0 && t.metric == BENCH_TM_SIDE_RATE);
+    CHECK(bench_threshold_parse("p99<1ms", only, &t, err, sizeof err) == 0 && !t.section);
+    CHECK_MSG(bench_threshold_parse("q_lag:p99<1", only, &t, err, sizeof err) == -1 &&
+              strcmp(err, "--threshold 'q_lag:p99<1': unknown queue metric 'q_lag' (use q_wait, q_dropped "
+                     "or q_msgs)") == 0, "%s", err);
+    CHECK_MSG(bench_threshold_parse("q_msgs:count>1.5", only, &t, err, sizeof err) == -1 &&
+              strstr(err, "q_msgs:count takes a whole number of messages"), "%s", err);
+    CHECK_MSG(bench_threshold_parse("q_wait:p97<1", only, &t, err, sizeof err) == -1 &&
+              strstr(err, "and max of each queue stage"), "%s", err);
+    /* Without the section in the list its names are no metric: NAME:STAT reads as TEST:EXPR. */
+    CHECK(bench_threshold_parse("q_wait:p99<2ms", NULL, &t, err, sizeof err) == 0 && !t.section &&
+          strcmp(t.test, "q_wait") == 0);
+    CHECK(bench_threshold_parse("q_dropped<4%", NULL, &t, err, sizeof err) == -1 &&
+          strstr(err, "unknown metric 'q_dropped'"));
+    /* No HTTP name is known unless the REST floor's section is given. */
+    CHECK(bench_threshold_parse("http_req_failed<1%", only, &t, err, sizeof err) == -1 &&
+          strstr(err, "unknown metric 'http_req_failed'"));
+
+    json_t *run = make_run("relay", 1);
+    json_object_set_new(run, "duration_s", json_real(2));
+    json_object_set_new(run, "queue", json_pack("{s:I,s:f,s:{s:{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}}}",
+                                                "messages", (json_int_t)50, "dropped_pct", 4.0, "stages_us",
+                                                "wait", "min", 1.0, "mean", 5.0, "p50", 4.0, "p90", 8.0, "p95",
+                                                9.0, "p99", 12.0, "p999", 20.0, "max", 30.0, "count",
+                                                (json_int_t)50));
+    double obs = 0;
+    CHECK(bench_threshold_parse("q_wait:p99<=12us", only, &t, err, sizeof err) == 0 &&
+          bench_threshold_eval(&t, run, &obs) == 1 && obs == 12);
+    CHECK(bench_threshold_parse("q_dropped<4%", only, &t, err, sizeof err) == 0 &&
+          bench_threshold_eval(&t, run, &obs) == 0 && obs == 4);
+    CHECK_MSG(strcmp(bench_threshold_observed_text(&t, obs, buf, sizeof buf), "q_dropped=4.00%") == 0, "%s", buf);
+    CHECK(bench_threshold_parse("q_msgs>=25", only, &t, err, sizeof err) == 0 &&
+          bench_threshold_eval(&t, run, &obs) == 1 && obs == 25);
+    CHECK(bench_threshold_parse("q_msgs:count==50", only, &t, err, sizeof err) == 0 &&
+          bench_threshold_eval(&t, run, &obs) == 1 && obs == 50);
+
+    /* The block gives the section's own reasons for a missing figure. */
+    json_t *runs = json_array(), *bare = make_run("plain", 1), *nodist = json_deep_copy(run);
+    json_object_del(json_object_get(nodist, "queue"), "stages_us");
+    json_object_set_new(nodist, "test", json_string("nodist"));
+    json_array_append_new(runs, run);
+    json_array_append_new(runs, bare);
+    json_array_append_new(runs, nodist);
+    bench_threshold th;
+    CHECK(bench_threshold_parse("q_wait:max<1s", only, &th, err, sizeof err) == 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(bench_thresholds_apply(&th, 1, runs, f) == 2);
+        fclose(f);
+        CHECK_MSG(text && strstr(text, "\xe2\x9c\x93 'q_wait:max<1s' max=3e-05s") &&
+                  strstr(text, "\xe2\x9c\x97 'q_wait:max<1s' no queue here") &&
+                  strstr(text, "\xe2\x9c\x97 'q_wait:max<1s' no stage figures"), "%s", text ? text : "");
+    }
+    free(text);
+    const json_t *e = json_array_get(json_object_get(json_array_get(runs, 0), "thresholds"), 0);
+    CHECK(e && strcmp(bench_json_str(e, "unit", ""), "us") == 0);
+    json_decref(runs);
+}
+
 int main(void)
 {
     RUN(test_parse_forms);
@@ -559,5 +648,6 @@ int main(void)
     RUN(test_eval_http);
     RUN(test_http_observed_text);
     RUN(test_apply_http);
+    RUN(test_any_section);
     return check_finish();
 }
