@@ -555,7 +555,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     const rest_opts *const o = x->o;
     rest_k6_ctx k6;
     rest_k6_ctx_of(&k6, &o->lo.load);
-    if (out && json_object_set_new(run, "http",
+    if (out && json_object_set_new(run, rest_http_section.key,
                                    rest_stats_json(out, &k6, o->kind == KIND_SDKMS)) != 0)
         return -1;
     json_t *restj = json_pack("{s:s,s:s}", "service", o->kind == KIND_EKM ? "ekm" : "sdkms", "op",

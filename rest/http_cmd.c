@@ -617,7 +617,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     const http_run_extra *x = arg;
     rest_k6_ctx k6;
     rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
-    if (out && json_object_set_new(run, "http", rest_stats_json(out, &k6, 0)) != 0)
+    if (out && json_object_set_new(run, rest_http_section.key, rest_stats_json(out, &k6, 0)) != 0)
         return -1;
     if (json_object_set_new(run, "rest", rest_json(x->ss->o, x->v, x->ss->bearer != NULL)) != 0)
         return -1;
