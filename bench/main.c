@@ -15,6 +15,7 @@
 #include "bench/util/heap.h"
 #include "p11/cmd.h"
 #include "rest/cmd.h"
+#include "rest/transport/views.h"
 #include "serve/cmd.h"
 
 static const char usage[] =
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
         return BENCH_EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    /* The workload sections the results views know: built here, passed down. */
+    const bench_section *const *sections = rest_sections();
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return BENCH_EXIT_OK;
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
         return BENCH_EXIT_OK;
     }
     if (strcmp(cmd, "run") == 0)
-        return p11_cmd_run(argc - 1, argv + 1);
+        return p11_cmd_run(argc - 1, argv + 1, sections);
     if (strcmp(cmd, "list") == 0)
         return p11_cmd_list(argc - 1, argv + 1);
     if (strcmp(cmd, "rest") == 0)
@@ -88,11 +91,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "keys") == 0)
         return p11_cmd_keys(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
-        return bench_cmd_report(argc - 1, argv + 1);
+        return bench_cmd_report(argc - 1, argv + 1, sections);
     if (strcmp(cmd, "compare") == 0)
         return bench_cmd_compare(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0)
-        return bench_cmd_merge(argc - 1, argv + 1);
+        return bench_cmd_merge(argc - 1, argv + 1, sections);
     bench_error("%s: unknown command (see: hsmbench --help)", cmd);
     return BENCH_EXIT_USAGE;
 }

@@ -2,8 +2,11 @@
 #ifndef P11_CMD_H
 #define P11_CMD_H
 
-/* argv[0] is the subcommand's name; each returns a BENCH_EXIT_* code. */
-int p11_cmd_run(int argc, char **argv);
+#include "bench/results/section.h"
+
+/* argv[0] is the subcommand's name; each returns a BENCH_EXIT_* code.
+ * run: sections, the workload sections its --threshold and page know. */
+int p11_cmd_run(int argc, char **argv, const bench_section *const *sections);
 int p11_cmd_list(int argc, char **argv);
 int p11_cmd_keys(int argc, char **argv);
 int p11_cmd_menu(int argc, char **argv);

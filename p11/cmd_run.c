@@ -213,7 +213,7 @@ static int check_tokens_threads(const run_opts *o)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, run_opts *o)
+static int parse_args(int argc, char **argv, const bench_section *const *sections, run_opts *o)
 {
     static const struct option longopts[] = {
         P11_TARGET_LONGOPTS,
@@ -244,7 +244,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
     memset(o, 0, sizeof *o);
     o->target.many = 1;          /* run spreads over several tokens */
     bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap);
+    bench_cap_opts_init(&o->cap, sections);
+    o->out.sections = sections;
     opterr = 0;
     optind = 1;
     bench_getopt gs = { .cmd = "run" };
@@ -265,7 +266,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
             fputs(run_usage_head, stdout);
             fputs(bench_load_help, stdout);
             fputs(bench_cap_help, stdout);
-            fputs(bench_out_help, stdout);
+            bench_out_help_print(stdout, o->out.sections);
             fputs(run_usage_tail, stdout);
             return -1;
         case OPT_TEST:
@@ -482,13 +483,13 @@ static void cap_step(void *arg, const bench_load *load)
     p11_runner_test(a->r, a->def, a->params);
 }
 
-int p11_cmd_run(int argc, char **argv)
+int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
 {
     run_opts o;
     p11_target t;
     p11_runner r;
     bench_session s;
-    int rc = parse_args(argc, argv, &o);
+    int rc = parse_args(argc, argv, sections, &o);
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
 

@@ -30,6 +30,7 @@
 #include "rest/transport/multi.h"
 #include "rest/sdkms.h"
 #include "rest/transport/stats.h"
+#include "rest/transport/views.h"
 
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 #define DEFAULT_TIMEOUT_NS  (10ULL * 1000000000ULL)
@@ -216,7 +217,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     int c, secrets = 0;
 
     bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap);
+    bench_cap_opts_init(&o->cap, rest_sections());
+    o->out.sections = rest_sections();
     o->http.timeout_ms = (long)(DEFAULT_TIMEOUT_NS / 1000000);
     opterr = 0;
     optind = 1;
@@ -246,7 +248,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             fputs(bench_load_help, stdout);
             fputs(REST_MULTI_HELP, stdout);
             fputs(bench_cap_help, stdout);
-            fputs(bench_out_help, stdout);
+            bench_out_help_print(stdout, o->out.sections);
             fputs(rest_usage_tail, stdout);
             return -1;
         case 'v':
@@ -553,7 +555,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     const rest_opts *const o = x->o;
     rest_k6_ctx k6;
     rest_k6_ctx_of(&k6, &o->lo.load);
-    if (out && json_object_set_new(run, "http",
+    if (out && json_object_set_new(run, rest_http_section.key,
                                    rest_stats_json(out, &k6, o->kind == KIND_SDKMS)) != 0)
         return -1;
     json_t *restj = json_pack("{s:s,s:s}", "service", o->kind == KIND_EKM ? "ekm" : "sdkms", "op",
@@ -616,7 +618,7 @@ int rest_cmd_rest(int argc, char **argv)
         fputs(bench_load_help, f);
         fputs(REST_MULTI_HELP, f);
         fputs(bench_cap_help, f);
-        fputs(bench_out_help, f);
+        bench_out_help_print(f, rest_sections());
         fputs(rest_usage_tail, f);
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }

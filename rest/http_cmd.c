@@ -36,6 +36,7 @@
 #include "bench/util/secret.h"
 #include "bench/util/signals.h"
 #include "rest/transport/stats.h"
+#include "rest/transport/views.h"
 
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 #define DEFAULT_TIMEOUT_MS  10000L
@@ -251,7 +252,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
     int c;
 
     bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap);
+    bench_cap_opts_init(&o->cap, rest_sections());
+    o->out.sections = rest_sections();
     rest_status_set_default(&o->expect);
     o->http.timeout_ms = DEFAULT_TIMEOUT_MS;
     opterr = 0;
@@ -276,7 +278,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
             fputs(bench_load_help, stdout);
             fputs(bench_cap_help, stdout);
             fputs(REST_MULTI_HELP, stdout);
-            fputs(bench_out_help, stdout);
+            bench_out_help_print(stdout, o->out.sections);
             fputs(usage_tail, stdout);
             return -1;
         case 'v':
@@ -615,7 +617,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     const http_run_extra *x = arg;
     rest_k6_ctx k6;
     rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
-    if (out && json_object_set_new(run, "http", rest_stats_json(out, &k6, 0)) != 0)
+    if (out && json_object_set_new(run, rest_http_section.key, rest_stats_json(out, &k6, 0)) != 0)
         return -1;
     if (json_object_set_new(run, "rest", rest_json(x->ss->o, x->v, x->ss->bearer != NULL)) != 0)
         return -1;

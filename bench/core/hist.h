@@ -93,7 +93,7 @@ void bench_hist_set_extrema(bench_hist *h, uint64_t min, uint64_t max);
 
 /*
  * Record one value.  Owner thread only.  Inline: every engine records each
- * operation's latency, and a REST run its request phases too.  The slot of
+ * operation's latency, and a workload's side metrics use it too.  The slot of
  * a value is its bucket b (how far its top bit lies above the 11 bits a
  * sub-bucket holds; values below 2048 are bucket 0) and its top 11 bits:
  * bucket b's slots start at (b + 1) * 1024 (see hist.c).

@@ -1,7 +1,8 @@
 /*
  * bench/core/side.h - side metrics: what a workload measures beside each
- * operation's latency (k6's HTTP phases, a server's own timings, requests
- * by status), recorded through the core.
+ * operation's latency (the stages of a request, a server's own timings,
+ * counts by outcome), recorded through the core.  How the results show
+ * them (names, units, views) is the workload's: bench/results/section.h.
  *
  * A workload declares how many distributions and counters it keeps
  * (bench_side_spec).  The pool gives every worker thread its own recorder

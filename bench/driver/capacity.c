@@ -16,7 +16,7 @@ const char bench_cap_help[] =
     "  --find-capacity EXPR the highest rate at which EXPR holds, repeatable: an upper\n"
     "                       bound on latency (p50, p90, p95, p99, p(99.9), avg, max <\n"
     "                       TIME, counted from the scheduled time) or errors (errors<0.1%)\n"
-    "                       (REST also http_req_duration:p99<TIME, http_req_failed<1%);\n"
+    "                       (REST also k6's HTTP metrics of latency and failures);\n"
     "                       a step also fails below 95 % of its rate achieved\n"
     "  --step TIME          each step's measured length (default 10s; --warmup before it)\n"
     "  --precision PCT      stop when the highest passing and lowest failing rates are\n"
@@ -25,9 +25,10 @@ const char bench_cap_help[] =
     "                       --rate gives the first step's rate; without it a closed-loop\n"
     "                       probe of --step measures one, and the search starts at half\n";
 
-void bench_cap_opts_init(bench_cap_opts *o)
+void bench_cap_opts_init(bench_cap_opts *o, const bench_section *const *sections)
 {
     memset(o, 0, sizeof *o);
+    o->sections = sections;
     o->step_ns = BENCH_CAP_DEFAULT_STEP_NS;
     o->precision = BENCH_CAP_DEFAULT_PRECISION;
     o->max_steps = BENCH_CAP_DEFAULT_STEPS;
@@ -38,8 +39,8 @@ static int objective_check(const bench_threshold *t, char *err, size_t len)
 {
     switch (t->metric) {
     case BENCH_TM_RATE:
-    case BENCH_TM_HTTP_RATE:
-    case BENCH_TM_HTTP_COUNT:
+    case BENCH_TM_SIDE_RATE:
+    case BENCH_TM_SIDE_COUNT:
         snprintf(err, len, "--find-capacity '%s': the search finds the rate; an objective "
                  "bounds latency or errors (p99<20ms, errors<0.1%%)", t->expr);
         return -1;
@@ -67,7 +68,7 @@ static int parse_objective(bench_cap_opts *o, const char *arg)
         return -1;
     }
     bench_threshold *t = &o->objectives[o->nobjectives];
-    if (bench_threshold_parse(arg, t, err, sizeof err) != 0) {
+    if (bench_threshold_parse(arg, o->sections, t, err, sizeof err) != 0) {
         /* The threshold parser names its flag; this is another. */
         static const char th[] = "--threshold ";
         if (strncmp(err, th, sizeof th - 1) == 0)

@@ -48,6 +48,7 @@
 /* ---- the flags ---- */
 
 typedef struct bench_cap_opts {
+    const bench_section *const *sections;   /* whose side metrics an objective may name */
     bench_threshold objectives[BENCH_CAP_MAX_OBJECTIVES];
     size_t          nobjectives;     /* 0: no capacity search */
     uint64_t        step_ns;         /* measured length of each step */
@@ -68,7 +69,8 @@ enum { BENCH_OPT_FIND_CAPACITY = 1400, BENCH_OPT_STEP, BENCH_OPT_PRECISION, BENC
 /* The Capacity section of a command's --help. */
 extern const char bench_cap_help[];
 
-void bench_cap_opts_init(bench_cap_opts *o);
+/* sections: whose side metrics an objective may name (NULL: none). */
+void bench_cap_opts_init(bench_cap_opts *o, const bench_section *const *sections);
 
 /* Take one capacity option: 1 taken, 0 not one, -1 bad value (printed; a
  * bad objective is a usage error, exit 2). */

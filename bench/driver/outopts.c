@@ -7,18 +7,28 @@
 
 #include "bench/util/cli.h"
 
-const char bench_out_help[] =
+static const char out_help_head[] =
     "Output:\n"
     "  --json FILE          write results (schema " "hsmbench.result/2" ")\n"
     "  --csv FILE           one row per run, the SDKMS test bench's columns (- for stdout)\n"
     "  --html FILE          a self-contained page with charts (- for stdout)\n"
     "  --threshold EXPR     k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
-    "                       rate>1000, errors<0.1%, http_req_duration:p95<200ms,\n"
-    "                       http_req_failed<1%, http_reqs>1000, TEST:EXPR for one test;\n"
+    "                       rate>1000, errors<0.1%, TEST:EXPR for one test;\n";
+/* ... each section's metrics (bench_section.threshold_help), then: */
+static const char out_help_tail[] =
     "                       a failed threshold makes the exit status 1\n"
     "  --start-at EPOCH     wait until this Unix time (seconds) to start measuring, so\n"
     "                       several load generators start together (hsmbench merge)\n"
     "  --quiet              no per-second lines and no summary; errors only\n";
+
+void bench_out_help_print(FILE *f, const bench_section *const *sections)
+{
+    fputs(out_help_head, f);
+    for (; sections && *sections; sections++)
+        if ((*sections)->threshold_help)
+            fputs((*sections)->threshold_help, f);
+    fputs(out_help_tail, f);
+}
 
 static int parse_start_at(bench_out_opts *o, const char *arg)
 {
@@ -63,7 +73,7 @@ int bench_out_opt(bench_out_opts *o, int code, const char *arg)
             bench_error("--threshold: at most %d", BENCH_MAX_THRESHOLDS);
             return -1;
         }
-        if (bench_threshold_parse(arg, &o->thresholds[o->nthresholds], err, sizeof err) != 0) {
+        if (bench_threshold_parse(arg, o->sections, &o->thresholds[o->nthresholds], err, sizeof err) != 0) {
             bench_error("%s", err);
             return -1;
         }

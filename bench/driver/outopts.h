@@ -10,12 +10,16 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bench/results/threshold.h"
 
 #define BENCH_MAX_THRESHOLDS 32
 
 typedef struct bench_out_opts {
+    /* Set by the command before parsing: the workload sections whose side
+     * metrics --threshold may name and the HTML page shows (NULL: none). */
+    const bench_section *const *sections;
     const char     *json, *csv, *html;        /* NULL: not asked; "-": stdout (csv, html) */
     bench_threshold thresholds[BENCH_MAX_THRESHOLDS];
     size_t          nthresholds;
@@ -36,8 +40,9 @@ enum {
     { "start-at", required_argument, NULL, BENCH_OPT_START_AT }, \
     { "quiet", no_argument, NULL, BENCH_OPT_QUIET }
 
-/* The Output section of a command's --help (without -h, which each lists). */
-extern const char bench_out_help[];
+/* The Output section of a command's --help (without -h, which each lists),
+ * with the side metrics of these sections (NULL: none) under --threshold. */
+void bench_out_help_print(FILE *f, const bench_section *const *sections);
 
 /* Take one output option: 1 taken, 0 not an output option, -1 bad value (printed). */
 int bench_out_opt(bench_out_opts *o, int code, const char *arg);

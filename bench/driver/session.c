@@ -253,7 +253,7 @@ static int write_files(bench_session *s, json_t *environment, json_t *command, j
         rc = -1;
     if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
         rc = -1;
-    if (o->html && bench_html_write_file(o->html, doc, "--html") != 0)
+    if (o->html && bench_html_write_file(o->html, doc, "--html", o->sections) != 0)
         rc = -1;
     json_decref(doc);
     return rc;

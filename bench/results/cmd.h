@@ -6,8 +6,12 @@
 #ifndef BENCH_CMD_H
 #define BENCH_CMD_H
 
-int bench_cmd_report(int argc, char **argv);   /* hsmbench report RESULT.json --html F --csv F */
+#include "bench/results/section.h"
+
+/* sections: the workload sections (NULL-terminated) thresholds, merges and
+ * pages know (section.h). */
+int bench_cmd_report(int argc, char **argv, const bench_section *const *sections);   /* hsmbench report RESULT.json --html F --csv F */
 int bench_cmd_compare(int argc, char **argv);  /* hsmbench compare A.json B.json [C.json ...] */
-int bench_cmd_merge(int argc, char **argv);    /* hsmbench merge A.json B.json ... -o ALL.json */
+int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections);    /* hsmbench merge A.json B.json ... -o ALL.json */
 
 #endif

@@ -62,7 +62,7 @@ static void warn_targets(json_t *const *docs, char *const *names, size_t n)
     }
 }
 
-int bench_cmd_merge(int argc, char **argv)
+int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
@@ -123,7 +123,7 @@ int bench_cmd_merge(int argc, char **argv)
             goto done;
         }
     }
-    merged = bench_results_merge(docs, (const char *const *)names, n, err, sizeof err);
+    merged = bench_results_merge(docs, (const char *const *)names, n, sections, err, sizeof err);
     if (!merged) {
         bench_error("%s", err);
         rc = BENCH_EXIT_USAGE;

@@ -29,9 +29,9 @@ static const char report_usage[] =
     "  --html FILE          one self-contained HTML page with charts (\"-\": stdout)\n"
     "  --csv FILE           one CSV row per run, SDKMS test bench columns (\"-\": stdout)\n"
     "  --threshold EXPR     pass/fail criterion, repeatable: p99<50ms, avg<10ms,\n"
-    "                       p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;\n"
-    "                       on REST runs k6's HTTP metrics: http_req_duration:p95<200ms,\n"
-    "                       http_req_waiting:p99<50ms, http_req_failed<1%, http_reqs>1000\n"
+    "                       p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;\n";
+/* ... then each section's metrics (bench_section.threshold_help), then: */
+static const char report_usage_end[] =
     "  --quiet              print nothing but errors\n"
     "  -h, --help           this help\n"
     "\n"
@@ -48,7 +48,7 @@ typedef struct report_opts {
 } report_opts;
 
 /* 0 to go on, -1 after --help, or an exit code. */
-static int parse_args(int argc, char **argv, report_opts *o)
+static int parse_args(int argc, char **argv, const bench_section *const *sections, report_opts *o)
 {
     static const struct option longopts[] = {
         { "html", required_argument, NULL, OPT_HTML },
@@ -68,6 +68,10 @@ static int parse_args(int argc, char **argv, report_opts *o)
         switch (c) {
         case 'h':
             fputs(report_usage, stdout);
+            for (const bench_section *const *sec = sections; sec && *sec; sec++)
+                if ((*sec)->threshold_help)
+                    fputs((*sec)->threshold_help, stdout);
+            fputs(report_usage_end, stdout);
             return -1;
         case OPT_HTML:
             o->html = optarg;
@@ -80,7 +84,7 @@ static int parse_args(int argc, char **argv, report_opts *o)
                 bench_error("--threshold: at most %d thresholds", MAX_THRESHOLDS);
                 return BENCH_EXIT_USAGE;
             }
-            if (bench_threshold_parse(optarg, &o->ths[o->nths], err, sizeof err) != 0) {
+            if (bench_threshold_parse(optarg, sections, &o->ths[o->nths], err, sizeof err) != 0) {
                 bench_error("%s", err);
                 return BENCH_EXIT_USAGE;
             }
@@ -192,14 +196,14 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
     }
 }
 
-int bench_cmd_report(int argc, char **argv)
+int bench_cmd_report(int argc, char **argv, const bench_section *const *sections)
 {
     report_opts *o = calloc(1, sizeof *o);
     if (!o) {
         bench_error("out of memory");
         return BENCH_EXIT_FAILED;
     }
-    int rc = parse_args(argc, argv, o);
+    int rc = parse_args(argc, argv, sections, o);
     if (rc != 0) {
         free(o);
         return rc < 0 ? BENCH_EXIT_OK : rc;
@@ -242,7 +246,7 @@ int bench_cmd_report(int argc, char **argv)
     }
     if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
         rc = BENCH_EXIT_FAILED;
-    if (o->html && bench_html_write_file(o->html, doc, "--html") != 0)
+    if (o->html && bench_html_write_file(o->html, doc, "--html", sections) != 0)
         rc = BENCH_EXIT_FAILED;
     if (!o->csv && !o->html && !o->nths && !o->quiet) {
         print_table(stdout, o->input, doc);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bench/results/capanswer.h"
+#include "bench/results/html.h"
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
 #include "bench/results/report.h"
@@ -773,7 +774,7 @@ static void percentile_chart(FILE *f, const json_t *run)
 }
 
 /* Counts by name (errors by code, requests by status) as horizontal bars,
- * each with its share of total; ok_class names a bar as good (HTTP 2xx and
+ * each with its share of total; ok_class names a bar as good (a success
  * 3xx) rather than bad.  "none" is what an empty chart says. */
 static void count_bars(FILE *f, const char *title, const json_t *by, long long total, const char *none,
                        const char *unit, int (*ok_class)(const char *name))
@@ -822,105 +823,53 @@ static void errors_chart(FILE *f, const json_t *run)
                "no errors", "codes", NULL);
 }
 
-/* ---- HTTP (REST runs) --------------------------------------------------------- */
+/* ---- for workload sections (html.h) ------------------------------------------ */
 
-/* An HTTP status that is not a failure by itself: 1xx to 3xx. */
-static int status_ok(const char *name)
+void bench_html_esc(FILE *f, const char *s)
 {
-    return name[0] >= '1' && name[0] <= '3' && strlen(name) == 3;
+    esc(f, s);
 }
 
-/* Requests, failures and the phases' table: one row a phase, k6's names. */
-static void http_table(FILE *f, const json_t *http)
+void bench_html_chart_empty(FILE *f, const char *title, const char *why)
 {
-    static const char *const cols[][2] = {
-        { "avg", "mean" }, { "min", "min" }, { "p50", "p50" }, { "p90", "p90" }, { "p95", "p95" },
-        { "p99", "p99" }, { "p99.9", "p999" }, { "max", "max" },
-    };
-    const json_t *phases = json_object_get(http, "phases_us");
-    const json_t *sc = json_object_get(http, "status_counts");
-    char b[48];
-    fprintf(f, "<table class=\"kv\"><tr><th>requests</th><td class=\"n\">%lld</td><th>failed</th>"
-            "<td class=\"n\">%lld (%.2f%%)</td>", bench_json_int(http, "requests", 0),
-            bench_json_int(http, "failed", 0), bench_json_num(http, "failed_pct", 0));
-    if (json_is_integer(json_object_get(http, "reauth")))
-        fprintf(f, "<th>re-authentications</th><td class=\"n\">%lld</td>", bench_json_int(http, "reauth", 0));
-    fputs("<th>statuses</th><td>", f);
-    const char *code;
-    json_t *v;
-    size_t k = 0;
-    json_object_foreach((json_t *)sc, code, v) {
-        fputs(k++ ? ", " : "", f);
-        esc(f, code);
-        fprintf(f, ": %lld", json_is_integer(v) ? (long long)json_integer_value(v) : 0);
-    }
-    fputs(k ? "</td></tr></table>\n" : "none</td></tr></table>\n", f);
-    if (!json_is_object(phases))
-        return;
-
-    fputs("<table class=\"phases\"><tr><th>phase</th>", f);
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-        fprintf(f, "<th class=\"n\">%s</th>", cols[c][0]);
-    fputs("</tr>\n", f);
-    for (size_t i = 0; i < BENCH_HTTP_PHASES; i++) {
-        const json_t *ph = json_object_get(phases, bench_http_phase_key[i]);
-        if (!json_is_object(ph))
-            continue;
-        fprintf(f, "<tr><td><code>http_req_%s</code></td>", bench_http_phase_key[i]);
-        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
-            fputs("<td class=\"n\">", f);
-            esc(f, fmt_us(bench_json_num(ph, cols[c][1], 0), b, sizeof b));
-            fputs("</td>", f);
-        }
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n", f);
+    chart_empty(f, title, why);
 }
 
-/*
- * The request's phases, stacked, one bar per statistic: blocked (connection
- * set-up: connect and TLS on a new connection), sending, waiting, receiving.
- * A tick marks http_req_duration's own figure: the phases' percentiles are
- * each their own, so only the mean adds up exactly (duration = sending +
- * waiting + receiving).
- */
-static void phases_chart(FILE *f, const json_t *http)
+void bench_html_count_bars(FILE *f, const char *title, const json_t *by, long long total, const char *none,
+                           const char *unit, int (*ok_class)(const char *name))
 {
-    static const char *const seg_key[] = { "blocked", "sending", "waiting", "receiving" };
-    static const char *const seg_name[] = { "blocked", "sending", "waiting", "receiving" };
-    static const char *const seg_color[] = { "#9aa4b1", "#e8730c", "#1f6fb4", "#2a9d3a" };
-    static const char *const row_key[] = { "mean", "p50", "p90", "p95", "p99", "p999" };
-    static const char *const row_name[] = { "avg", "p50", "p90", "p95", "p99", "p99.9" };
-    const size_t nseg = sizeof seg_key / sizeof seg_key[0], nrow = sizeof row_key / sizeof row_key[0];
-    const char *title = "HTTP phases by statistic";
-    const json_t *phases = json_object_get(http, "phases_us");
-    const json_t *dur = json_object_get(phases, "duration");
-    if (bench_json_int(dur, "count", 0) <= 0) {
-        chart_empty(f, title, "no completed request");
-        return;
-    }
+    count_bars(f, title, by, total, none, unit, ok_class);
+}
+
+void bench_html_stacked_bars(FILE *f, const bench_html_stack *c)
+{
+    const size_t nseg = c->nseg, nrow = c->nrow;
     double top = 0;
     for (size_t r = 0; r < nrow; r++) {
         double sum = 0;
         for (size_t k = 0; k < nseg; k++)
-            sum += bench_json_num(json_object_get(phases, seg_key[k]), row_key[r], 0);
-        top = fmax(top, fmax(sum, bench_json_num(dur, row_key[r], 0)));
+            sum += c->value[r * nseg + k];
+        top = fmax(top, fmax(sum, c->mark[r]));
     }
     if (top <= 0)
         top = 1;
-    axis x = { 0, 1, AX_LINEAR, FMT_US, "time (stacked: each phase's own statistic)", NULL, 0 };
+    axis x = { 0, 1, AX_LINEAR, FMT_US, c->x_label, NULL, 0 };
     series probe = { NULL, &top, 1, "", "", 0 };
     x.hi = y_top(&probe, 1);
-    chart_begin(f, title);
+    chart_begin(f, c->title);
     /* legend */
     double lx = ML;
     for (size_t k = 0; k < nseg; k++) {
         fprintf(f, "<rect x=\"%.1f\" y=\"26\" width=\"12\" height=\"10\" fill=\"%s\"/><text class=\"lg\" "
-                "x=\"%.1f\" y=\"35\">%s</text>", lx, seg_color[k], lx + 16, seg_name[k]);
-        lx += 16 + 7.0 * (double)strlen(seg_name[k]) + 14;
+                "x=\"%.1f\" y=\"35\">", lx, c->seg_color[k], lx + 16);
+        esc(f, c->seg_name[k]);
+        fputs("</text>", f);
+        lx += 16 + 7.0 * (double)strlen(c->seg_name[k]) + 14;
     }
     fprintf(f, "<line x1=\"%.1f\" y1=\"25\" x2=\"%.1f\" y2=\"37\" stroke=\"#1d2430\" stroke-width=\"2\"/>"
-            "<text class=\"lg\" x=\"%.1f\" y=\"35\">http_req_duration</text>", lx + 2, lx + 2, lx + 8);
+            "<text class=\"lg\" x=\"%.1f\" y=\"35\">", lx + 2, lx + 2, lx + 8);
+    esc(f, c->mark_name);
+    fputs("</text>", f);
     /* x grid and labels */
     double t[MAX_TICKS];
     char lab[48];
@@ -936,60 +885,43 @@ static void phases_chart(FILE *f, const json_t *http)
     fprintf(f, "<text class=\"al\" x=\"%d\" y=\"%d\">", (ML + CW - MR) / 2, CH - 8);
     esc(f, x.label);
     fputs("</text>", f);
-    /* one bar a statistic */
+    /* one bar a row */
     const double band = (double)(CH - MB - MT) / (double)nrow, bh = band * 0.62;
     for (size_t r = 0; r < nrow; r++) {
         double y0 = MT + band * (double)r + (band - bh) / 2, acc = 0;
-        fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\">%s</text>", ML - 6, y0 + bh / 2 + 4, row_name[r]);
+        fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\">", ML - 6, y0 + bh / 2 + 4);
+        esc(f, c->row_name[r]);
+        fputs("</text>", f);
         for (size_t k = 0; k < nseg; k++) {
-            double v = bench_json_num(json_object_get(phases, seg_key[k]), row_key[r], 0);
+            double v = c->value[r * nseg + k];
             if (v <= 0)
                 continue;
             char vl[48];
-            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s %s: ",
-                    px(&x, acc), y0, px(&x, acc + v) - px(&x, acc), bh, seg_color[k], seg_name[k], row_name[r]);
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+                    px(&x, acc), y0, px(&x, acc + v) - px(&x, acc), bh, c->seg_color[k]);
+            esc(f, c->seg_name[k]);
+            fputc(' ', f);
+            esc(f, c->row_name[r]);
+            fputs(": ", f);
             esc(f, fmt_us(v, vl, sizeof vl));
             fputs("</title></rect>", f);
             acc += v;
         }
-        double d = bench_json_num(dur, row_key[r], 0);
+        double d = c->mark[r];
         char dl[48];
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1d2430\" stroke-width=\"2\">"
-                "<title>http_req_duration %s: ", px(&x, d), y0 - 3, px(&x, d), y0 + bh + 3, row_name[r]);
+                "<title>", px(&x, d), y0 - 3, px(&x, d), y0 + bh + 3);
+        esc(f, c->mark_name);
+        fputc(' ', f);
+        esc(f, c->row_name[r]);
+        fputs(": ", f);
         esc(f, fmt_us(d, dl, sizeof dl));
         fputs("</title></line>", f);
     }
     chart_end(f);
 }
 
-/* A REST run's HTTP figures (run.http): the table, the phases, the statuses. */
-static void http_section(FILE *f, const json_t *run)
-{
-    const json_t *http = json_object_get(run, "http");
-    if (!json_is_object(http))
-        return;
-    int phases = json_is_object(json_object_get(http, "phases_us"));
-    fputs("<h3>HTTP requests</h3>\n", f);
-    http_table(f, http);
-    if (!phases)
-        fputs("<p class=\"sub\">No phase figures: a merged file keeps none (the results files hold no "
-              "histograms of the phases to merge exactly).</p>\n", f);
-    fputs("<div class=\"charts\">\n", f);
-    if (phases)
-        phases_chart(f, http);
-    count_bars(f, "Requests by HTTP status", json_object_get(http, "status_counts"),
-               bench_json_int(http, "requests", 0), "no answer", "statuses", status_ok);
-    fputs("</div>\n", f);
-    if (!phases)
-        return;
-    fputs("<p class=\"sub\">Phases as k6 names them, from libcurl's timestamps of each request: "
-          "<code>http_req_blocked</code> until the connection was ready (connect and TLS handshake on a new "
-          "connection), <code>http_req_duration</code> = sending + waiting + receiving. Each bar stacks the "
-          "phases' own statistic, so only the averages of sending, waiting and receiving add up to the "
-          "duration's exactly.</p>\n", f);
-}
-
-static void thresholds_list(FILE *f, const json_t *run)
+static void thresholds_list(FILE *f, const json_t *run, const bench_section *const *sections)
 {
     const json_t *ths = json_object_get(run, "thresholds");
     if (!json_is_array(ths) || json_array_size(ths) == 0)
@@ -1006,7 +938,7 @@ static void thresholds_list(FILE *f, const json_t *run)
         bench_threshold th;
         char err[16], text[96];
         if (json_is_number(obs) &&
-            bench_threshold_parse(bench_json_str(t, "expr", ""), &th, err, sizeof err) == 0) {
+            bench_threshold_parse(bench_json_str(t, "expr", ""), sections, &th, err, sizeof err) == 0) {
             /* As the terminal shows it ("p(99)=5.591ms"), without the name. */
             bench_threshold_observed_text(&th, json_number_value(obs), text, sizeof text);
             const char *eq = strchr(text, '=');
@@ -1023,7 +955,7 @@ static void thresholds_list(FILE *f, const json_t *run)
     fputs("</ul>\n", f);
 }
 
-static void run_section(FILE *f, const json_t *run, size_t i)
+static void run_section(FILE *f, const json_t *run, size_t i, const bench_section *const *sections)
 {
     char title[400];
     run_title(run, title, sizeof title);
@@ -1049,9 +981,13 @@ static void run_section(FILE *f, const json_t *run, size_t i)
         percentile_chart(f, run);
         errors_chart(f, run);
         fputs("</div>\n", f);
-        http_section(f, run);
+        for (const bench_section *const *sec = sections; sec && *sec; sec++) {
+            const json_t *obj = json_object_get(run, (*sec)->key);
+            if (json_is_object(obj) && (*sec)->html)
+                (*sec)->html(f, obj);
+        }
     }
-    thresholds_list(f, run);
+    thresholds_list(f, run, sections);
     fputs("</section>\n", f);
 }
 
@@ -1288,7 +1224,7 @@ static int cmp_cap(const void *a, const void *b)
 /* Latency (p50, p99; log scale) against the offered rate of each step, the
  * latency objectives as dashed lines, the answer (the knee) as a vertical
  * line; failing steps' points in red. */
-static void capacity_chart(FILE *f, const json_t *cap)
+static void capacity_chart(FILE *f, const json_t *cap, const bench_section *const *sections)
 {
     const json_t *steps = json_object_get(cap, "steps"), *st, *o;
     const size_t n = json_array_size(steps);
@@ -1334,7 +1270,7 @@ static void capacity_chart(FILE *f, const json_t *cap)
         bench_threshold t;
         char err[200];
         if (nlim == BENCH_CAP_MAX_OBJECTIVES || !json_is_string(o) ||
-            bench_threshold_parse(json_string_value(o), &t, err, sizeof err) != 0)
+            bench_threshold_parse(json_string_value(o), sections, &t, err, sizeof err) != 0)
             continue;
         if (t.metric != BENCH_TM_AVG && t.metric != BENCH_TM_MED && t.metric != BENCH_TM_MAX &&
             t.metric != BENCH_TM_PCT && t.metric != BENCH_TM_MIN)
@@ -1400,7 +1336,7 @@ static void capacity_chart(FILE *f, const json_t *cap)
     free(v);
 }
 
-static void capacity_section(FILE *f, const json_t *doc)
+static void capacity_section(FILE *f, const json_t *doc, const bench_section *const *sections)
 {
     const json_t *cap = json_object_get(doc, "capacity"), *st;
     if (!json_is_object(cap))
@@ -1416,7 +1352,7 @@ static void capacity_section(FILE *f, const json_t *doc)
         esc(f, limited);
     }
     fputs("</p>\n<div class=\"charts\">\n", f);
-    capacity_chart(f, cap);
+    capacity_chart(f, cap, sections);
     fputs("</div>\n<table><tr><th>#</th><th class=\"n\">offered/s</th><th class=\"n\">achieved/s</th>"
           "<th class=\"n\">p50</th><th class=\"n\">p99</th><th class=\"n\">errors</th>"
           "<th>verdict</th></tr>\n", f);
@@ -1441,7 +1377,7 @@ static void capacity_section(FILE *f, const json_t *doc)
 
 /* ---- the page ---------------------------------------------------------------- */
 
-int bench_html_write(FILE *f, const json_t *doc)
+int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sections)
 {
     const json_t *runs = json_object_get(doc, "runs");
     size_t i;
@@ -1480,7 +1416,7 @@ int bench_html_write(FILE *f, const json_t *doc)
     fputs("</p></header>\n", f);
 
     environment(f, doc);
-    capacity_section(f, doc);
+    capacity_section(f, doc, sections);
     summary_table(f, runs);
     const json_t *scal = json_object_get(doc, "scalability");
     size_t drawn = sweeps(f, runs, scal, 1, 0);
@@ -1488,7 +1424,7 @@ int bench_html_write(FILE *f, const json_t *doc)
     if (drawn)
         fputs("</section>\n", f);
     json_array_foreach(runs, i, run)
-        run_section(f, run, i);
+        run_section(f, run, i, sections);
     fputs("<footer>Generated by hsmbench ", f);
     esc(f, HSMBENCH_VERSION);
     fputs(" from a ", f);
@@ -1498,7 +1434,20 @@ int bench_html_write(FILE *f, const json_t *doc)
     return ferror(f) ? -1 : 0;
 }
 
-int bench_html_write_file(const char *path, const json_t *doc, const char *flag)
+typedef struct html_job {
+    const json_t              *doc;
+    const bench_section *const *sections;
+} html_job;
+
+static int write_html_job(FILE *f, const void *ctx)
 {
-    return bench_results_write_text(path, doc, flag, bench_html_write);
+    const html_job *job = ctx;
+    return bench_html_write(f, job->doc, job->sections);
+}
+
+int bench_html_write_file(const char *path, const json_t *doc, const char *flag,
+                          const bench_section *const *sections)
+{
+    const html_job job = { doc, sections };
+    return bench_results_write_ctx(path, flag, write_html_job, &job);
 }

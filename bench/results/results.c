@@ -712,18 +712,23 @@ static int write_job(FILE *f, const void *ctx)
     return job->write(f, job->doc);
 }
 
-int bench_results_write_text(const char *path, const json_t *doc, const char *flag,
-                             bench_doc_writer write)
+int bench_results_write_ctx(const char *path, const char *flag, bench_ctx_writer write, const void *ctx)
 {
     if (strcmp(path, "-") == 0) {
-        if (write(stdout, doc) != 0 || fflush(stdout) != 0) {
+        if (write(stdout, ctx) != 0 || fflush(stdout) != 0) {
             bench_error("%s -: cannot write to standard output", flag);
             return -1;
         }
         return 0;
     }
+    return bench_out_write(flag, path, write, ctx);
+}
+
+int bench_results_write_text(const char *path, const json_t *doc, const char *flag,
+                             bench_doc_writer write)
+{
     const doc_job job = { doc, write };
-    return bench_out_write(flag, path, write_job, &job);
+    return bench_results_write_ctx(path, flag, write_job, &job);
 }
 
 /* ---- text tables -------------------------------------------------------- */
@@ -822,19 +827,21 @@ static int cmp_code_name(const void *a, const void *b)
     return strcmp(((const code_count *)a)->code, ((const code_count *)b)->code);
 }
 
-/* The counts of object `key` of every input run (of its object `parent`
- * when not NULL) summed by name: most frequent first when by_count, else in
- * increasing order of name.  NULL when out of memory or a sum passes 2^53
- * (err says which). */
-static json_t *merge_counts(const mrun *in, size_t n, const char *parent, const char *key,
-                            int by_count, char *err, size_t len)
+int bench_merge_add(long long *acc, long long v, const char *name, const char *field, char *err,
+                    size_t len)
+{
+    return add_count(acc, v, name, field, err, len);
+}
+
+json_t *bench_merge_counts(const bench_merge_in *in, size_t n, const char *key, int by_count,
+                           char *err, size_t len)
 {
     json_t *sum = json_object(), *out = NULL;
     code_count *list = NULL;
     if (!sum)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        const json_t *from = parent ? json_object_get(in[i].run, parent) : in[i].run;
+        const json_t *from = in[i].obj;
         const char *code;
         json_t *v;
         json_object_foreach(json_object_get(from, key), code, v) {
@@ -842,8 +849,7 @@ static json_t *merge_counts(const mrun *in, size_t n, const char *parent, const 
                 continue;
             long long acc = bench_json_int(sum, code, 0);
             char field[200];
-            snprintf(field, sizeof field, "%s.%s%s%s.%s", in[i].field, parent ? parent : "",
-                     parent ? "." : "", key, code);
+            snprintf(field, sizeof field, "%s.%s.%s", in[i].field, key, code);
             if (add_count(&acc, (long long)json_integer_value(v), in[i].name, field, err, len) != 0) {
                 json_decref(sum);
                 return NULL;
@@ -877,10 +883,26 @@ done:
     return out;
 }
 
+/* The counts of object `key` of every input run summed by name
+ * (bench_merge_counts).  NULL when out of memory or a sum passes 2^53. */
+static json_t *merge_counts(const mrun *in, size_t n, const char *key, int by_count, char *err, size_t len)
+{
+    bench_merge_in *m = calloc(n ? n : 1, sizeof *m);
+    if (!m) {
+        seterr(err, len, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        m[i] = (bench_merge_in){ in[i].run, in[i].name, in[i].field };
+    json_t *out = bench_merge_counts(m, n, key, by_count, err, len);
+    free(m);
+    return out;
+}
+
 /* errors_by_code of all inputs summed, most frequent first. */
 static json_t *merge_codes(const mrun *in, size_t n, char *err, size_t len)
 {
-    return merge_counts(in, n, NULL, "errors_by_code", 1, err, len);
+    return merge_counts(in, n, "errors_by_code", 1, err, len);
 }
 
 static long long floor_div(long long a, long long b)
@@ -1101,7 +1123,7 @@ static json_t *merge_class(const mrun *in, size_t n, const char *dim, size_t j, 
         arate += bench_json_num(c, "attempts_per_s", 0);
     }
     atomic_store_explicit(&sum->clamped, (uint64_t)clamped, memory_order_relaxed);
-    json_t *codes = merge_counts(cls, n, NULL, "errors_by_code", 1, err, len);
+    json_t *codes = merge_counts(cls, n, "errors_by_code", 1, err, len);
     if (!codes)
         goto done;
     out = json_object();
@@ -1182,44 +1204,46 @@ done:
 }
 
 /*
- * The HTTP counts of merged REST runs, when every input has an "http"
- * object: requests, status_counts, failed, retried and reauth added,
- * failed_pct recomputed.  phases_us and server_profile_us are left out: the
- * files keep no phase histograms, and no exact percentile can be made of
- * percentiles.  Returns 0 (also when there is nothing to merge), -1 with
- * err set.
+ * The workload sections of merged runs: a section every input run holds is
+ * merged by its own hook (bench_section.merge); one that some input lacks is
+ * left out.  Returns 0, -1 with err set.
  */
-static int merge_http(json_t *out, const mrun *in, size_t n, char *err, size_t len)
+static int merge_sections(json_t *out, const mrun *in, size_t n, const bench_section *const *sections,
+                          char *err, size_t len)
 {
-    long long requests = 0, failed = 0, reauth = 0, retried = 0;
-    int any_reauth = 0;
-    for (size_t i = 0; i < n; i++) {
-        const json_t *http = json_object_get(in[i].run, "http");
-        if (!json_is_object(http))
-            return 0;
-        char f[128];
-        snprintf(f, sizeof f, "%s.http", in[i].field);
-        if (add_count(&requests, bench_json_int(http, "requests", 0), in[i].name, f, err, len) ||
-            add_count(&failed, bench_json_int(http, "failed", 0), in[i].name, f, err, len) ||
-            add_count(&retried, bench_json_int(http, "retried", 0), in[i].name, f, err, len) ||
-            add_count(&reauth, bench_json_int(http, "reauth", 0), in[i].name, f, err, len))
-            return -1;
-        any_reauth |= json_is_integer(json_object_get(http, "reauth"));
+    bench_merge_in *m = calloc(n ? n : 1, sizeof *m);
+    char (*field)[64] = calloc(n ? n : 1, sizeof *field);
+    int rc = -1;
+    if (!m || !field) {
+        seterr(err, len, "out of memory");
+        goto done;
     }
-    /* by status, in increasing order: "200" < "503" < "other", as the writers order them */
-    json_t *codes = merge_counts(in, n, "http", "status_counts", 0, err, len);
-    json_t *http = codes ? json_pack("{s:I,s:o,s:I,s:f,s:I}", "requests", (json_int_t)requests,
-                                     "status_counts", codes, "failed", (json_int_t)failed,
-                                     "failed_pct",
-                                     requests ? 100.0 * (double)failed / (double)requests : 0.0,
-                                     "retried", (json_int_t)retried) : NULL;
-    if (!http || (any_reauth && json_object_set_new(http, "reauth", json_integer(reauth)) != 0) ||
-        json_object_set_new(out, "http", http) != 0) {
-        if (err && !*err)
+    for (; sections && *sections; sections++) {
+        const bench_section *sec = *sections;
+        size_t have = 0;
+        for (size_t i = 0; i < n; i++) {
+            const json_t *obj = json_object_get(in[i].run, sec->key);
+            if (!json_is_object(obj))
+                break;
+            snprintf(field[i], sizeof field[i], "%s.%s", in[i].field, sec->key);
+            m[i] = (bench_merge_in){ obj, in[i].name, field[i] };
+            have++;
+        }
+        if (have < n || !sec->merge)
+            continue;
+        json_t *merged = NULL;
+        if (sec->merge(m, n, &merged, err, len) != 0)
+            goto done;
+        if (merged && json_object_set_new(out, sec->key, merged) != 0) {
             seterr(err, len, "out of memory");
-        return -1;
+            goto done;
+        }
     }
-    return 0;
+    rc = 0;
+done:
+    free(m);
+    free(field);
+    return rc;
 }
 
 /* The wall-clock start of a measured run: its own, or for a file's first
@@ -1263,7 +1287,7 @@ static int same_bounds(const json_t *a, const json_t *b, const char *an, const c
 
 /* The merged element of runs for base run `j`, matched in every input. */
 static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n, size_t j,
-                         size_t *const *match, char *err, size_t len)
+                         size_t *const *match, const bench_section *const *sections, char *err, size_t len)
 {
     const json_t *base = json_array_get(json_object_get(docs[0], "runs"), j);
     mrun *in = calloc(n, sizeof *in);
@@ -1350,7 +1374,7 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
         if (json_object_set(out, "reason", json_object_get(base, "reason")) != 0)
             goto oom;
     }
-    if (measured && (merge_measured(out, in, n, err, len) != 0 || merge_http(out, in, n, err, len) != 0 ||
+    if (measured && (merge_measured(out, in, n, err, len) != 0 || merge_sections(out, in, n, sections, err, len) != 0 ||
                      merge_breakdowns(out, in, n, err, len) != 0)) {
         json_decref(out);
         out = NULL;
@@ -1467,8 +1491,8 @@ static json_t *merged_doc(json_t *const *docs, const char *const *names, size_t 
     return doc;
 }
 
-json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_t n, char *err,
-                            size_t len)
+json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_t n,
+                            const bench_section *const *sections, char *err, size_t len)
 {
     if (err && len)
         *err = '\0';
@@ -1504,7 +1528,7 @@ json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_
     if (!runs)
         goto oom;
     for (size_t j = 0; j < nr; j++) {
-        json_t *r = merge_run(docs, names, n, j, (size_t *const *)match, err, len);
+        json_t *r = merge_run(docs, names, n, j, (size_t *const *)match, sections, err, len);
         if (!r || json_array_append_new(runs, r) != 0) {
             if (err && !*err)
                 seterr(err, len, "out of memory");

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "bench/results/section.h"
+
 /* ---- loading and validation --------------------------------------------- */
 
 /* A results file may be at most 64 MiB (checked before it is parsed), and
@@ -86,14 +88,16 @@ int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads,
  *    run the top-level "started_at_epoch_ms"; interval t of a run lands in
  *    second floor((start_ms + t * 1000) / 1000).  A merged second's p50_us
  *    and p99_us are the largest of its inputs' (an upper bound: the files
- *    hold no per-second histograms).
+ *    hold no per-second histograms);
+ *  - a workload section (section.h) of the list that every input run holds
+ *    is merged by the section's own hook.
  *
  * names[i] labels docs[i] in messages and in "merged_from".  Returns a new
  * document, or NULL with one line in err ("b.json: rsa-pkcs-sign: data size
  * 64 vs 32 in a.json").
  */
 json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_t n,
-                            char *err, size_t errlen);
+                            const bench_section *const *sections, char *err, size_t errlen);
 
 /* ---- reports ------------------------------------------------------------- */
 
@@ -120,12 +124,11 @@ int bench_csv_write(FILE *f, const json_t *doc);
  * of one test that differ only in threads or data size also get sweep
  * charts (ops/s, p50, p99 against threads or data size).  The environment
  * names the target (environment.target, bench/results/target.h) and, for REST files,
- * the endpoint: URL, service, TLS and HTTP settings, client.  A REST run
- * (one with an "http" object) also gets its requests, failures and statuses,
- * a table of the k6 phases (avg, min, p50 ... p99.9, max) and two charts: the
- * phases stacked per statistic, and requests by HTTP status.
+ * the endpoint: URL, service, TLS and HTTP settings, client.  A run holding
+ * a workload section of the list (section.h) also gets what the section
+ * draws; the list also names the side metrics of stored thresholds.
  */
-int bench_html_write(FILE *f, const json_t *doc);
+int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sections);
 
 /*
  * Write a report to PATH as bench_out_write does (bench/util/outfile.h: a
@@ -134,12 +137,16 @@ int bench_html_write(FILE *f, const json_t *doc);
  * ("--csv out.csv: Permission denied").  Returns 0 or -1 (message printed).
  */
 int bench_csv_write_file(const char *path, const json_t *doc, const char *flag);
-int bench_html_write_file(const char *path, const json_t *doc, const char *flag);
+int bench_html_write_file(const char *path, const json_t *doc, const char *flag,
+                          const bench_section *const *sections);
 
 /* The same for any writer of a document (what the two above use). */
 typedef int (*bench_doc_writer)(FILE *f, const json_t *doc);
 int bench_results_write_text(const char *path, const json_t *doc, const char *flag,
                              bench_doc_writer write);
+/* ... and for a writer that takes its own context (ctx, given back). */
+typedef int (*bench_ctx_writer)(FILE *f, const void *ctx);
+int bench_results_write_ctx(const char *path, const char *flag, bench_ctx_writer write, const void *ctx);
 
 /* ---- text tables --------------------------------------------------------- */
 

@@ -160,22 +160,19 @@ static const char *parse_metric(const char *p, bench_threshold *t, const char *e
     return end;
 }
 
-const char *const bench_http_phase_key[BENCH_HTTP_PHASES] = {
-    "blocked", "connecting", "tls_handshaking", "sending", "waiting", "receiving", "duration",
-};
-
-#define HTTP_PREFIX "http_req"
-
-/* Whether p (after blanks) names an HTTP metric: k6's http_req... names. */
-static int http_metric_at(const char *p)
+const bench_section *bench_section_of_metric(const bench_section *const *sections, const char *p)
 {
-    return strncmp(skip_space(p), HTTP_PREFIX, strlen(HTTP_PREFIX)) == 0;
+    p = skip_space(p);
+    for (; sections && *sections; sections++)
+        if ((*sections)->prefix && strncmp(p, (*sections)->prefix, strlen((*sections)->prefix)) == 0)
+            return *sections;
+    return NULL;
 }
 
-/* The statistic after "PHASE:": what parse_metric reads, limited to the
- * latency statistics and the percentiles a phase keeps. */
-static const char *parse_phase_stat(const char *p, bench_threshold *t, const char *name, const char *expr,
-                                    char *err, size_t len)
+/* The statistic after "DIST:": what parse_metric reads, limited to the
+ * latency statistics and the percentiles a distribution keeps. */
+static const char *parse_dist_stat(const char *p, bench_threshold *t, const char *name, const char *expr,
+                                   char *err, size_t len)
 {
     static const double kept[] = { 50, 90, 95, 99, 99.9, 100 };
     char scratch[8];
@@ -191,17 +188,34 @@ static const char *parse_phase_stat(const char *p, bench_threshold *t, const cha
             ok |= t->pct == kept[i];
         if (!ok) {
             seterr(err, len, "--threshold '%s': p(%g) of %s is not kept; results files keep p(50), p(90), "
-                   "p(95), p(99), p(99.9) and max of each HTTP phase", expr, t->pct, name);
+                   "p(95), p(99), p(99.9) and max of each %s", expr, t->pct, name, t->section->dist_noun);
             return NULL;
         }
     }
     return q;
 }
 
-/* An HTTP metric at p (http_metric_at): a phase and its statistic,
- * http_req_failed[:rate] or http_reqs[:rate|:count].  Returns what follows,
+/* "unknown TITLE metric 'x' (use a, b or c)": the section's names. */
+static void unknown_side(const bench_section *sec, const char *expr, const char *name, char *err, size_t len)
+{
+    char list[512];
+    size_t at = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < sec->nmetrics && at < sizeof list; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == sec->nmetrics ? " or " : ", ";
+        int n = snprintf(list + at, sizeof list - at, "%s%s", sep, sec->metrics[i].name);
+        if (n < 0)
+            break;
+        at += (size_t)n;
+    }
+    seterr(err, len, "--threshold '%s': unknown %s metric '%s' (use %s)", expr, sec->title, name, list);
+}
+
+/* A metric of section sec at p: a distribution and its statistic, a
+ * percentage [:rate] or a count [:rate|:count].  Returns what follows,
  * NULL with a message when it is not one. */
-static const char *parse_http_metric(const char *p, bench_threshold *t, const char *expr, char *err, size_t len)
+static const char *parse_side_metric(const bench_section *sec, const char *p, bench_threshold *t,
+                                     const char *expr, char *err, size_t len)
 {
     const char *q = p;
     while (isalpha((unsigned char)*q) || *q == '_')
@@ -217,50 +231,51 @@ static const char *parse_http_metric(const char *p, bench_threshold *t, const ch
     size_t stat_len = stat ? (size_t)(stat_end - stat) : 0;
 #define STAT_IS(word) (stat_len == strlen(word) && strncmp(stat, word, stat_len) == 0)
 
-    if (strcmp(name, "http_reqs") == 0) {
-        t->metric = BENCH_TM_HTTP_RATE;
+    const bench_section_metric *m = NULL;
+    for (size_t i = 0; i < sec->nmetrics && !m; i++)
+        if (strcmp(name, sec->metrics[i].name) == 0)
+            m = &sec->metrics[i];
+    if (!m) {
+        unknown_side(sec, expr, name, err, len);
+        return NULL;
+    }
+    t->section = sec;
+    t->side = m;
+    switch (m->kind) {
+    case BENCH_SM_COUNT:
+        t->metric = BENCH_TM_SIDE_RATE;
         if (!has_stat)
             return q;
         if (STAT_IS("rate"))
             return stat_end;
         if (STAT_IS("count")) {
-            t->metric = BENCH_TM_HTTP_COUNT;
+            t->metric = BENCH_TM_SIDE_COUNT;
             return stat_end;
         }
-        seterr(err, len, "--threshold '%s': http_reqs takes rate or count (http_reqs>1000, http_reqs:count>5000)",
-               expr);
+        seterr(err, len, "--threshold '%s': %s takes rate or count (%s>1000, %s:count>5000)", expr, name, name,
+               name);
         return NULL;
-    }
-    if (strcmp(name, "http_req_failed") == 0) {
-        t->metric = BENCH_TM_HTTP_FAILED;
+    case BENCH_SM_PCT:
+        t->metric = BENCH_TM_SIDE_PCT;
         if (!has_stat)
             return q;
         if (STAT_IS("rate")) {
             t->fraction = 1;
             return stat_end;
         }
-        seterr(err, len, "--threshold '%s': http_req_failed takes a percentage (http_req_failed<1%%) or k6's "
-               "rate, a fraction (http_req_failed:rate<0.01)", expr);
+        seterr(err, len, "--threshold '%s': %s takes a percentage (%s<1%%) or k6's rate, a fraction "
+               "(%s:rate<0.01)", expr, name, name, name);
         return NULL;
+    case BENCH_SM_DIST:
+        break;
     }
 #undef STAT_IS
-    for (int i = 0; i < BENCH_HTTP_PHASES; i++) {
-        char full[40];
-        snprintf(full, sizeof full, HTTP_PREFIX "_%s", bench_http_phase_key[i]);
-        if (strcmp(name, full) != 0)
-            continue;
-        if (!has_stat) {
-            seterr(err, len, "--threshold '%s': %s needs a statistic: %s:p95<200ms (avg, min, med, max, pNN, "
-                   "p(NN))", expr, name, name);
-            return NULL;
-        }
-        t->phase = i;
-        return parse_phase_stat(stat, t, name, expr, err, len);
+    if (!has_stat) {
+        seterr(err, len, "--threshold '%s': %s needs a statistic: %s:p95<200ms (avg, min, med, max, pNN, "
+               "p(NN))", expr, name, name);
+        return NULL;
     }
-    seterr(err, len, "--threshold '%s': unknown HTTP metric '%s' (use http_req_duration, http_req_waiting, "
-           "http_req_blocked, http_req_connecting, http_req_tls_handshaking, http_req_sending, "
-           "http_req_receiving, http_req_failed or http_reqs)", expr, name);
-    return NULL;
+    return parse_dist_stat(stat, t, name, expr, err, len);
 }
 
 static const char *parse_op(const char *p, bench_threshold_op *op)
@@ -289,7 +304,8 @@ static int valid_test_name(const char *s)
     return 1;
 }
 
-int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, size_t len)
+int bench_threshold_parse(const char *expr, const bench_section *const *sections, bench_threshold *out,
+                          char *err, size_t len)
 {
     bench_threshold t;
     memset(&t, 0, sizeof t);
@@ -307,8 +323,8 @@ int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, siz
         seterr(err, len, "--threshold '%s': empty; expected e.g. 'p99<50ms'", expr);
         return -1;
     }
-    t.phase = -1;
-    const char *colon = http_metric_at(e) ? NULL : strchr(e, ':');   /* http_req_duration:p95 is no TEST: */
+    /* A side metric's NAME:STAT is no TEST: part. */
+    const char *colon = bench_section_of_metric(sections, e) ? NULL : strchr(e, ':');
     const char *p = e;
     if (colon) {
         if (trimmed(e, colon, t.test, sizeof t.test) != 0 || !valid_test_name(t.test)) {
@@ -319,7 +335,8 @@ int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, siz
         p = colon + 1;
     }
     p = skip_space(p);
-    p = http_metric_at(p) ? parse_http_metric(p, &t, e, err, len) : parse_metric(p, &t, e, err, len);
+    const bench_section *sec = bench_section_of_metric(sections, p);
+    p = sec ? parse_side_metric(sec, p, &t, e, err, len) : parse_metric(p, &t, e, err, len);
     if (!p)
         return -1;
     p = skip_space(p);
@@ -350,7 +367,7 @@ int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, siz
         snprintf(t.unit, sizeof t.unit, "%s", *unit ? unit : "ms");
         t.unit_us = f;
         break;
-    case BENCH_TM_HTTP_FAILED:
+    case BENCH_TM_SIDE_PCT:
         if (strcmp(unit, "%") == 0 || (t.fraction && !*unit)) {
             double pct = *unit ? t.value : 100.0 * t.value;
             if (pct > 100) {
@@ -360,21 +377,22 @@ int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, siz
             }
             t.value = pct;
         } else {
-            seterr(err, len, "--threshold '%s': http_req_failed is a percentage of requests: http_req_failed<1%% "
-                   "(or k6's fraction: http_req_failed:rate<0.01)", e);
+            seterr(err, len, "--threshold '%s': %s is a percentage of %s: %s<1%% (or k6's fraction: "
+                   "%s:rate<0.01)", e, t.side->name, t.section->count_noun, t.side->name, t.side->name);
             return -1;
         }
         break;
-    case BENCH_TM_HTTP_RATE:
-        if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, "req/s") != 0) {
-            seterr(err, len, "--threshold '%s': unknown unit '%s' for http_reqs (requests per second: 1000 or "
-                   "1000/s; a count: http_reqs:count>1000)", e, unit);
+    case BENCH_TM_SIDE_RATE:
+        if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, t.section->rate_unit) != 0) {
+            seterr(err, len, "--threshold '%s': unknown unit '%s' for %s (%s per second: 1000 or 1000/s; a "
+                   "count: %s:count>1000)", e, unit, t.side->name, t.section->count_noun, t.side->name);
             return -1;
         }
         break;
-    case BENCH_TM_HTTP_COUNT:
+    case BENCH_TM_SIDE_COUNT:
         if (*unit || t.value != floor(t.value)) {
-            seterr(err, len, "--threshold '%s': http_reqs:count takes a whole number of requests", e);
+            seterr(err, len, "--threshold '%s': %s:count takes a whole number of %s", e, t.side->name,
+                   t.section->count_noun);
             return -1;
         }
         break;
@@ -461,46 +479,41 @@ static int percentile_us(const json_t *run, double pct, double *out)
     return rc;
 }
 
-/* Whether t is on the HTTP figures of a run. */
-static int is_http(const bench_threshold *t)
+/* A side threshold's figure: 0, or -1 when the run has none (no section,
+ * a zero count, no distribution or an empty one). */
+static int side_value(const bench_threshold *t, const json_t *run, double *v)
 {
-    return t->phase >= 0 || t->metric >= BENCH_TM_HTTP_FAILED;
-}
-
-/* An HTTP threshold's figure: 0, or -1 when the run has none (no "http",
- * no request, no completed transfer for a phase). */
-static int http_value(const bench_threshold *t, const json_t *run, double *v)
-{
-    const json_t *http = json_object_get(run, "http");
-    long long requests = bench_json_int(http, "requests", 0);
-    if (!json_is_object(http) || requests <= 0)
+    const bench_section *sec = t->section;
+    const json_t *obj = json_object_get(run, sec->key);
+    long long count = bench_json_int(obj, sec->count_key, 0);
+    if (!json_is_object(obj) || count <= 0)
         return -1;
     switch (t->metric) {
-    case BENCH_TM_HTTP_FAILED:
-        *v = bench_json_num(http, "failed_pct", 0);
+    case BENCH_TM_SIDE_PCT:
+        *v = bench_json_num(obj, t->side->key, 0);
         return 0;
-    case BENCH_TM_HTTP_COUNT:
-        *v = (double)requests;
+    case BENCH_TM_SIDE_COUNT:
+        *v = (double)bench_json_int(obj, t->side->key, 0);
         return 0;
-    case BENCH_TM_HTTP_RATE: {
+    case BENCH_TM_SIDE_RATE: {
         double d = bench_json_num(run, "duration_s", 0);
         if (d <= 0)
             return -1;
-        *v = (double)requests / d;
+        *v = (double)bench_json_int(obj, t->side->key, 0) / d;
         return 0;
     }
     default:
         break;
     }
-    const json_t *ph = json_object_get(json_object_get(http, "phases_us"), bench_http_phase_key[t->phase]);
-    if (!json_is_object(ph) || bench_json_int(ph, "count", 0) <= 0)
+    const json_t *dist = json_object_get(json_object_get(obj, sec->dists), t->side->key);
+    if (!json_is_object(dist) || bench_json_int(dist, "count", 0) <= 0)
         return -1;
     switch (t->metric) {
-    case BENCH_TM_AVG: *v = bench_json_num(ph, "mean", 0); return 0;
-    case BENCH_TM_MED: *v = bench_json_num(ph, "p50", 0); return 0;
-    case BENCH_TM_MIN: *v = bench_json_num(ph, "min", 0); return 0;
-    case BENCH_TM_MAX: *v = bench_json_num(ph, "max", 0); return 0;
-    case BENCH_TM_PCT: return stored_percentile(ph, t->pct, v);
+    case BENCH_TM_AVG: *v = bench_json_num(dist, "mean", 0); return 0;
+    case BENCH_TM_MED: *v = bench_json_num(dist, "p50", 0); return 0;
+    case BENCH_TM_MIN: *v = bench_json_num(dist, "min", 0); return 0;
+    case BENCH_TM_MAX: *v = bench_json_num(dist, "max", 0); return 0;
+    case BENCH_TM_PCT: return stored_percentile(dist, t->pct, v);
     default:           return -1;
     }
 }
@@ -510,9 +523,9 @@ int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *ob
     *observed = 0;
     if (!bench_run_measured(run))
         return -1;
-    if (is_http(t)) {
+    if (t->section) {
         double v = 0;
-        if (http_value(t, run, &v) != 0)
+        if (side_value(t, run, &v) != 0)
             return -1;
         *observed = v;
         return compare(v, t->op, t->value);
@@ -552,20 +565,20 @@ static const char *in_unit(const bench_threshold *t, double us, char *buf, size_
     return buf;
 }
 
-/* The observed text of an HTTP threshold. */
-static const char *http_observed_text(const bench_threshold *t, double observed, char *buf, size_t len)
+/* The observed text of a side threshold. */
+static const char *side_observed_text(const bench_threshold *t, double observed, char *buf, size_t len)
 {
     static const char *const stat[] = { "avg", "med", "min", "max" };
     char v[48];
     switch (t->metric) {
-    case BENCH_TM_HTTP_FAILED:
+    case BENCH_TM_SIDE_PCT:
         if (t->fraction)
             snprintf(buf, len, "rate=%.4f", observed / 100.0);
         else
-            snprintf(buf, len, "http_req_failed=%.2f%%", observed);
+            snprintf(buf, len, "%s=%.2f%%", t->side->name, observed);
         break;
-    case BENCH_TM_HTTP_RATE:  snprintf(buf, len, "rate=%.2f/s", observed); break;
-    case BENCH_TM_HTTP_COUNT: snprintf(buf, len, "count=%.0f", observed); break;
+    case BENCH_TM_SIDE_RATE:  snprintf(buf, len, "rate=%.2f/s", observed); break;
+    case BENCH_TM_SIDE_COUNT: snprintf(buf, len, "count=%.0f", observed); break;
     case BENCH_TM_PCT:        snprintf(buf, len, "p(%g)=%s", t->pct, in_unit(t, observed, v, sizeof v)); break;
     default:
         snprintf(buf, len, "%s=%s", t->metric <= BENCH_TM_MAX ? stat[t->metric] : "?",
@@ -579,8 +592,8 @@ const char *bench_threshold_observed_text(const bench_threshold *t, double obser
                                           size_t len)
 {
     char v[32];
-    if (is_http(t))
-        return http_observed_text(t, observed, buf, len);
+    if (t->section)
+        return side_observed_text(t, observed, buf, len);
     switch (t->metric) {
     case BENCH_TM_AVG: snprintf(buf, len, "avg=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
     case BENCH_TM_MED: snprintf(buf, len, "med=%s", bench_fmt_ns(observed * 1000, v, sizeof v)); break;
@@ -603,9 +616,9 @@ static const char *observed_unit(const bench_threshold *t)
     case BENCH_TM_RATE:        return "ops/s";
     case BENCH_TM_ERROR_PCT:   return "%";
     case BENCH_TM_ERROR_COUNT: return "errors";
-    case BENCH_TM_HTTP_FAILED: return "%";
-    case BENCH_TM_HTTP_RATE:   return "req/s";
-    case BENCH_TM_HTTP_COUNT:  return "requests";
+    case BENCH_TM_SIDE_PCT:    return "%";
+    case BENCH_TM_SIDE_RATE:   return t->section->rate_unit;
+    case BENCH_TM_SIDE_COUNT:  return t->section->count_noun;
     default:                   return "us";
     }
 }
@@ -623,13 +636,15 @@ static size_t runs_of(const json_t *runs, const char *test)
 static void print_line(FILE *f, int ok, const bench_threshold *t, const json_t *run, int rc, double observed)
 {
     char obs[64];
-    if (rc < 0 && is_http(t) && bench_run_measured(run) && !json_is_object(json_object_get(run, "http")))
-        snprintf(obs, sizeof obs, "no HTTP requests (not a REST run)");
-    else if (rc < 0 && t->phase >= 0 && bench_run_measured(run) &&
-             !json_is_object(json_object_get(json_object_get(run, "http"), "phases_us")))
-        snprintf(obs, sizeof obs, "no phase figures (a merged file keeps none)");
-    else if (rc < 0 && is_http(t) && bench_run_measured(run))
-        snprintf(obs, sizeof obs, "no HTTP requests measured");
+    const bench_section *sec = t->section;
+    const json_t *obj = sec ? json_object_get(run, sec->key) : NULL;
+    if (rc < 0 && sec && bench_run_measured(run) && !json_is_object(obj))
+        snprintf(obs, sizeof obs, "%s", sec->absent);
+    else if (rc < 0 && sec && t->side->kind == BENCH_SM_DIST && bench_run_measured(run) &&
+             !json_is_object(json_object_get(obj, sec->dists)))
+        snprintf(obs, sizeof obs, "%s", sec->no_dists);
+    else if (rc < 0 && sec && bench_run_measured(run))
+        snprintf(obs, sizeof obs, "%s", sec->empty);
     else if (rc < 0)
         snprintf(obs, sizeof obs, "not measured");
     else

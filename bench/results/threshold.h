@@ -12,29 +12,26 @@
  *             rate: operations per second ("1000" or "1000/s");
  *             errors: a percentage of operations ("0.1%") or a count ("5").
  *
- * HTTP metrics, with k6's names, on REST runs (their "http" object):
+ * Side metrics of a workload section (section.h), by the section's names,
+ * on runs that hold the section:
  *
- *   METRIC := ... | PHASE ":" STAT | http_req_failed | http_req_failed:rate
- *                 | http_reqs | http_reqs:rate | http_reqs:count
- *   PHASE  := http_req_blocked | http_req_connecting | http_req_tls_handshaking
- *             | http_req_sending | http_req_waiting | http_req_receiving
- *             | http_req_duration            (http.phases_us)
+ *   METRIC := ... | DIST ":" STAT | PCT | PCT ":rate" | COUNT | COUNT ":rate"
+ *                 | COUNT ":count"
  *   STAT   := avg | med | min | max | pNN | p(NN), NN one of the percentiles
  *             a results file keeps: 50, 90, 95, 99, 99.9, 100
  *
- *   http_req_duration:p95<200ms   a phase's statistic; the value a latency
- *                                 (no unit: ms), printed in the same unit
- *   http_req_failed<1%            http.failed_pct, a percentage ('%' required);
- *   http_req_failed:rate<0.01     the same as k6 writes it, a fraction 0..1
- *   http_reqs>1000                requests per second over the run's duration
- *                                 (http.requests / duration_s); also :rate
- *   http_reqs:count>=5000         http.requests
+ *   DIST:p95<200ms    a distribution's statistic; the value a latency (no
+ *                     unit: ms), printed in the same unit
+ *   PCT<1%            a percentage of the section's count ('%' required);
+ *   PCT:rate<0.01     the same as a fraction 0..1
+ *   COUNT>1000        the count per second of the run's duration; also :rate
+ *   COUNT:count>=5000 the count itself
  *
- * An HTTP threshold on a run without an "http" object (a PKCS#11 run) cannot
- * be evaluated and fails, named "no HTTP requests" in the block.
+ * A side threshold on a run without the section cannot be evaluated and
+ * fails, with the section's reason in the block.
  *
  * Spaces around the parts are allowed.  TEST limits the threshold to the runs
- * of that test (ekm-wrap:http_req_duration:p99<10ms); without it the
+ * of that test (rsa-pkcs-sign:p99<10ms); without it the
  * threshold applies to every measured run.
  */
 #ifndef BENCH_THRESHOLD_H
@@ -43,6 +40,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <jansson.h>
+
+#include "bench/results/section.h"
 
 #define BENCH_THRESHOLD_EXPR_MAX 160
 #define BENCH_THRESHOLD_TEST_MAX 64
@@ -56,14 +55,10 @@ typedef enum {
     BENCH_TM_RATE,         /* ops_per_s */
     BENCH_TM_ERROR_PCT,    /* error_pct */
     BENCH_TM_ERROR_COUNT,  /* errors */
-    BENCH_TM_HTTP_FAILED,  /* http.failed_pct */
-    BENCH_TM_HTTP_RATE,    /* http.requests / duration_s */
-    BENCH_TM_HTTP_COUNT,   /* http.requests */
+    BENCH_TM_SIDE_PCT,     /* a section's percentage (BENCH_SM_PCT) */
+    BENCH_TM_SIDE_RATE,    /* a section's count / duration_s (BENCH_SM_COUNT) */
+    BENCH_TM_SIDE_COUNT,   /* a section's count */
 } bench_threshold_metric;
-
-/* The k6 request phases, in the order of http.phases_us. */
-#define BENCH_HTTP_PHASES 7
-extern const char *const bench_http_phase_key[BENCH_HTTP_PHASES];   /* "blocked", ... "duration" */
 
 typedef enum { BENCH_OP_LT, BENCH_OP_LE, BENCH_OP_GT, BENCH_OP_GE, BENCH_OP_EQ, BENCH_OP_NE } bench_threshold_op;
 
@@ -74,22 +69,25 @@ typedef struct bench_threshold {
     double pct;                              /* BENCH_TM_PCT: 0 < pct <= 100 */
     bench_threshold_op op;
     double value;      /* latency in µs, rate in ops/s, errors in % or a count */
-    /* HTTP: the phase of a latency metric (index into bench_http_phase_key),
-     * -1 for the operations' latency; the unit the expression gave (what
-     * the block prints the figure in: "ms" when none), as a factor to µs;
-     * for http_req_failed:rate, fraction (printed 0..1, not in %). */
-    int    phase;
+    /* A side metric: its section and its entry there (NULL, NULL: the
+     * run's own figures); the unit the expression gave (what the block
+     * prints a distribution's figure in: "ms" when none), as a factor to
+     * µs; for PCT:rate, fraction (printed 0..1, not in %). */
+    const bench_section        *section;
+    const bench_section_metric *side;
     char   unit[16];
     double unit_us;
     int    fraction;
 } bench_threshold;
 
 /*
- * Parse one expression.  Returns 0, or -1 with a one-line reason in err that
+ * Parse one expression; sections (NULL-terminated, or NULL) give the side
+ * metrics it may name.  Returns 0, or -1 with a one-line reason in err that
  * names the expression: "--threshold 'p99<5xs': unknown unit 'xs' (use ns,
  * us, µs, ms or s)".
  */
-int bench_threshold_parse(const char *expr, bench_threshold *out, char *err, size_t errlen);
+int bench_threshold_parse(const char *expr, const bench_section *const *sections, bench_threshold *out,
+                          char *err, size_t errlen);
 
 /* True when the threshold applies to runs of this test. */
 int bench_threshold_applies(const bench_threshold *t, const char *test);
@@ -98,16 +96,16 @@ int bench_threshold_applies(const bench_threshold *t, const char *test);
  * Evaluate a threshold on one element of "runs".  Returns 1 when it holds,
  * 0 when it does not, -1 when it cannot be evaluated (the run was not
  * measured, or a percentile other than the stored ones is asked of a run
- * without a histogram, or an HTTP metric of a run without "http" or without
- * requests).  *observed receives the run's figure in the
+ * without a histogram, or a side metric of a run without its section or
+ * with a zero count).  *observed receives the run's figure in the
  * threshold's unit (µs for latency, ops/s, % or a count of errors).
  */
 int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *observed);
 
 /* "p(99)=4.66ms", "rate=2877.77/s", "errors=0.00%": the observed value as k6
- * shows it.  HTTP metrics: in the expression's unit ("p(95)=0.3131ms" for
- * 'http_req_duration:p95<200ms'), "http_req_failed=0.00%", "rate=0.0000"
- * (:rate), "rate=1234.50/s" and "count=5000" (http_reqs). */
+ * shows it.  Side metrics: a distribution in the expression's unit
+ * ("p(95)=0.3131ms" for 'DIST:p95<200ms'), "PCT=0.00%", "rate=0.0000"
+ * (PCT:rate), "rate=1234.50/s" and "count=5000" (COUNT). */
 const char *bench_threshold_observed_text(const bench_threshold *t, double observed, char *buf,
                                           size_t len);
 

@@ -17,3 +17,20 @@ if [ -f "$TOP/mock/mockhsm.c" ] && [ ! -e "$TOP/tests/mock/mockhsm.c" ]; then
 else
     fail "layers: the shipped mock HSM lives in mock/" "mock/mockhsm.c missing or tests/mock/ still has it"
 fi
+
+# The results floor, the run driver, the core and the utilities know no
+# workload's side metrics by name: k6's HTTP metrics, the "http" section of a
+# REST run, are the REST floor's (rest/transport/views.c, bench/results/section.h).
+floors="bench/results bench/core bench/util bench/driver"
+hits=$(cd "$TOP" && grep -rn 'http_req_' $floors)
+if [ -z "$hits" ]; then
+    pass "layers: no http_req_ name below the workloads"
+else
+    fail "layers: no http_req_ name below the workloads" "$(printf '%s' "$hits" | head -c 400 | tr '\n' ';')"
+fi
+hits=$(cd "$TOP" && grep -rn '"http"' $floors)
+if [ -z "$hits" ]; then
+    pass "layers: no \"http\" JSON key below the workloads"
+else
+    fail "layers: no \"http\" JSON key below the workloads" "$(printf '%s' "$hits" | head -c 400 | tr '\n' ';')"
+fi

@@ -11,6 +11,7 @@
 #include "bench/core/stages.h"
 #include "bench/results/threshold.h"
 #include "rest/http_any.h"
+#include "rest/transport/views.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     case 2: {
         bench_threshold t;
-        (void)bench_threshold_parse(s, &t, err, sizeof err);
+        (void)bench_threshold_parse(s, rest_sections(), &t, err, sizeof err);
         break;
     }
     case 3: {

@@ -11,6 +11,7 @@
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
 #include "bench/results/threshold.h"
+#include "rest/transport/views.h"
 
 static const char *const exprs[] = { "p99<50ms", "p(99.9)<1s", "avg<10ms", "rate>1000",
                                      "errors<0.1%", "med<=5ms", "max<2s", "min>1us" };
@@ -24,13 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *sink = fuzz_sink();
     if (sink) {
         (void)bench_csv_write(sink, doc);
-        (void)bench_html_write(sink, doc);
+        (void)bench_html_write(sink, doc, rest_sections());
         /* The thread sweeps' analysis, as report makes it from the runs. */
         json_t *scal = bench_scalability(json_object_get(doc, "runs"));
         if (scal) {
             bench_scalability_print(sink, scal);
             if (json_object_set(doc, "scalability", scal) == 0)
-                (void)bench_html_write(sink, doc);
+                (void)bench_html_write(sink, doc, rest_sections());
             json_decref(scal);
         }
     }
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bench_threshold t;
             double observed = 0;
             char why[200];
-            if (bench_threshold_parse(exprs[k], &t, why, sizeof why) == 0)
+            if (bench_threshold_parse(exprs[k], rest_sections(), &t, why, sizeof why) == 0)
                 (void)bench_threshold_eval(&t, run, &observed);
         }
         char why[200], key[64];
@@ -51,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     json_t *const docs[2] = { doc, doc };
     const char *const names[2] = { "a.json", "b.json" };
-    json_t *merged = bench_results_merge(docs, names, 2, err, sizeof err);
+    json_t *merged = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     if (merged) {
         char why[512];
         if (bench_results_check(merged, why, sizeof why) != 0) {

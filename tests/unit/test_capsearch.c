@@ -157,7 +157,7 @@ static json_t *step_run(double rate, double achieved, double p99_us, double err_
 static void parse(const char *e, bench_threshold *t)
 {
     char err[200];
-    CHECK_MSG(bench_threshold_parse(e, t, err, sizeof err) == 0, "%s: %s", e, err);
+    CHECK_MSG(bench_threshold_parse(e, NULL, t, err, sizeof err) == 0, "%s: %s", e, err);
 }
 
 static void test_judge(void)
@@ -237,7 +237,7 @@ static void test_flags(void)
 {
     bench_cap_opts o;
     bench_load_opts lo;
-    bench_cap_opts_init(&o);
+    bench_cap_opts_init(&o, NULL);
     bench_load_opts_init(&lo);
     CHECK(bench_cap_opt(&o, BENCH_OPT_FIND_CAPACITY, "p99<20ms") == 1);
     CHECK(bench_cap_opt(&o, BENCH_OPT_FIND_CAPACITY, "errors<0.1%") == 1);
@@ -270,7 +270,7 @@ static void test_flags(void)
     CHECK(bench_cap_finish(&o, &lo) == -1);
 
     /* --step alone. */
-    bench_cap_opts_init(&o);
+    bench_cap_opts_init(&o, NULL);
     bench_load_opts_init(&lo);
     CHECK(bench_cap_opt(&o, BENCH_OPT_STEP, "2s") == 1);
     fprintf(stderr, "(the next error is expected)\n");

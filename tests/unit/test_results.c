@@ -28,6 +28,7 @@
 #include "bench/driver/session.h"
 #include "bench/results/stats.h"
 #include "bench/results/target.h"
+#include "rest/transport/views.h"
 
 /* ---- building documents --------------------------------------------------- */
 
@@ -318,7 +319,7 @@ static void test_merge_exact(void)
     json_object_set_new(rb, "measure_start_epoch_ms", json_integer(1700000001900LL));
     const char *names[2] = { "a.json", "b.json" };
 
-    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     CHECK_MSG(m != NULL, "merge failed: %s", err);
     if (!m)
         goto docs;
@@ -444,7 +445,7 @@ static void test_merge_http(void)
                                               "reauth", 2));
     json_t *docs[2] = { mk_doc(ra, 1700000000000LL, "s"), mk_doc(rb, 1700000000100LL, "s") };
     const char *names[2] = { "a.json", "b.json" };
-    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     CHECK_MSG(m != NULL, "%s", err);
     const json_t *http = json_object_get(run0(m), "http");
     CHECK(bench_json_int(http, "requests", 0) == 400 && bench_json_int(http, "failed", 0) == 4);
@@ -456,8 +457,88 @@ static void test_merge_http(void)
     json_decref(m);
     /* One input without "http": the merged run has none. */
     json_object_del(ra, "http");
-    m = bench_results_merge(docs, names, 2, err, sizeof err);
+    m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     CHECK(m && json_object_get(run0(m), "http") == NULL);
+    json_decref(m);
+    json_decref(docs[0]);
+    json_decref(docs[1]);
+    bench_hist_free(h);
+}
+
+/* A section of no real workload: merge and page go through its hooks alone. */
+typedef struct hook_log {
+    int    merges, pages;
+    char   fields[2][64];
+} hook_log;
+static hook_log hooks_seen;   /* what the hooks below saw (a test's record) */
+
+static int queue_merge(const bench_merge_in *in, size_t n, json_t **out, char *err, size_t len)
+{
+    long long msgs = 0;
+    hooks_seen.merges++;
+    for (size_t i = 0; i < n && i < 2; i++) {
+        snprintf(hooks_seen.fields[i], sizeof hooks_seen.fields[i], "%s %s", in[i].name, in[i].field);
+        if (bench_merge_add(&msgs, bench_json_int(in[i].obj, "messages", 0), in[i].name, in[i].field, err, len))
+            return -1;
+    }
+    json_t *by = bench_merge_counts(in, n, "by_kind", 1, err, len);
+    *out = by ? json_pack("{s:I,s:o}", "messages", (json_int_t)msgs, "by_kind", by) : NULL;
+    return *out ? 0 : -1;
+}
+
+static void queue_html(FILE *f, const json_t *section)
+{
+    hooks_seen.pages++;
+    fprintf(f, "<p>queue messages %lld</p>", bench_json_int(section, "messages", 0));
+}
+
+static void test_section_hooks(void)
+{
+    static const bench_section queue = { .key = "queue", .title = "queue", .merge = queue_merge,
+                                         .html = queue_html };
+    const bench_section *const only[] = { &queue, NULL };
+    bench_hist *h = bench_hist_new();
+    char err[600] = "";
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (uint64_t v = 1; v <= 100; v++)
+        bench_hist_record(h, v * 1000);
+    json_t *ra = mk_run("relay", 1, h, 0, 2), *rb = mk_run("relay", 1, h, 0, 2);
+    json_object_set_new(ra, "queue", json_pack("{s:i,s:{s:i,s:i}}", "messages", 7, "by_kind", "a", 1, "b", 6));
+    json_object_set_new(rb, "queue", json_pack("{s:i,s:{s:i}}", "messages", 5, "by_kind", "a", 9));
+    json_t *docs[2] = { mk_doc(ra, 1700000000000LL, "s"), mk_doc(rb, 1700000000100LL, "s") };
+    const char *names[2] = { "a.json", "b.json" };
+    memset(&hooks_seen, 0, sizeof hooks_seen);
+    json_t *m = bench_results_merge(docs, names, 2, only, err, sizeof err);
+    CHECK_MSG(m != NULL, "%s", err);
+    const json_t *q = json_object_get(run0(m), "queue");
+    char *text = json_dumps(q, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    CHECK_MSG(hooks_seen.merges == 1 && text &&
+              strcmp(text, "{\"messages\":12,\"by_kind\":{\"a\":10,\"b\":6}}") == 0, "%s", text ? text : "");
+    CHECK_MSG(strcmp(hooks_seen.fields[0], "a.json runs[0].queue") == 0 &&
+              strcmp(hooks_seen.fields[1], "b.json runs[0].queue") == 0, "%s / %s", hooks_seen.fields[0],
+              hooks_seen.fields[1]);
+    free(text);
+    /* The page: the section's own part, once for the one run holding it. */
+    char *page = NULL;
+    size_t plen = 0;
+    FILE *f = open_memstream(&page, &plen);
+    CHECK(f && bench_html_write(f, m, only) == 0);
+    if (f)
+        fclose(f);
+    CHECK(hooks_seen.pages == 1 && page && strstr(page, "<p>queue messages 12</p>"));
+    free(page);
+    /* Without the section in the list, nothing of it: no merge, no page part. */
+    json_decref(m);
+    m = bench_results_merge(docs, names, 2, NULL, err, sizeof err);
+    CHECK(m && !json_object_get(run0(m), "queue") && hooks_seen.merges == 1);
+    json_decref(m);
+    /* One input without it: left out, the hook not called. */
+    json_object_del(rb, "queue");
+    m = bench_results_merge(docs, names, 2, only, err, sizeof err);
+    CHECK(m && !json_object_get(run0(m), "queue") && hooks_seen.merges == 1);
     json_decref(m);
     json_decref(docs[0]);
     json_decref(docs[1]);
@@ -469,7 +550,7 @@ static const char *merge_err(json_t *a, json_t *b, char *err, size_t len)
     json_t *docs[2] = { a, b };
     const char *names[2] = { "a.json", "b.json" };
     err[0] = '\0';
-    json_t *m = bench_results_merge(docs, names, 2, err, len);
+    json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, len);
     if (m) {
         snprintf(err, len, "(merged)");
         json_decref(m);
@@ -612,6 +693,12 @@ static void test_session_table_long_names(void)
 
 /* ---- CSV ----------------------------------------------------------------------- */
 
+/* The page as bench/main.c has it written: with the REST floor's sections. */
+static int html_write(FILE *f, const json_t *doc)
+{
+    return bench_html_write(f, doc, rest_sections());
+}
+
 static char *render(int (*fn)(FILE *, const json_t *), const json_t *doc)
 {
     char *text = NULL;
@@ -710,7 +797,7 @@ static void test_html(void)
     json_object_set_new(r2, "thresholds", json_pack("[{s:s,s:n,s:b,s:f,s:s}]", "expr", "p99<1ms", "test", "ok", 1,
                                                        "observed", 990.0, "unit", "us"));
 
-    char *text = render(bench_html_write, doc);
+    char *text = render(html_write, doc);
     CHECK(text != NULL);
     if (text) {
         CHECK(strncmp(text, "<!DOCTYPE html>", 15) == 0);
@@ -769,7 +856,7 @@ static void test_html_rest(void)
                             "https://kms.example/v0/keys/<k1>", "tls", "verify", 1, "custom_ca", 1, "client_cert", 0,
                             "http_version", "1.1", "connection_reuse", 1, "timeout_s", 10.0, "client", "libcurl",
                             "7.88.1", "tls_library", "OpenSSL/3.0", "runs", run);
-    char *text = render(bench_html_write, doc);
+    char *text = render(html_write, doc);
     CHECK(text != NULL);
     if (text) {
         CHECK(strstr(text, "<th>target</th><td><b>ekm https://kms.example/v0/keys/&lt;k1&gt;</b>") != NULL);
@@ -934,7 +1021,7 @@ static void test_write_file(void)
     CHECK(access(path, R_OK) == 0);
     unlink(path);
     snprintf(path, sizeof path, "%s/r.html", dir);
-    CHECK(bench_html_write_file(path, doc, "--html") == 0);
+    CHECK(bench_html_write_file(path, doc, "--html", rest_sections()) == 0);
     CHECK(access(path, R_OK) == 0);
     unlink(path);
     rmdir(dir);
@@ -988,7 +1075,7 @@ static void test_hostile_documents(void)
     json_object_set_new(r0, "ops", json_integer((json_int_t)(BENCH_RESULTS_MAX_VALUE - 1)));
     json_t *const docs[2] = { doc, doc };
     const char *const names[2] = { "a.json", "b.json" };
-    json_t *m = bench_results_merge(docs, names, 2, err, sizeof err);
+    json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);
     CHECK_MSG(!m && strstr(err, "runs[0].ops: the merged sum passes 2^53"), "merge: %s", m ? "merged" : err);
     json_decref(m);
     json_decref(doc);
@@ -1124,6 +1211,7 @@ int main(void)
     RUN(test_merge_exact);
     RUN(test_merge_refusals);
     RUN(test_merge_http);
+    RUN(test_section_hooks);
     RUN(test_session_table_long_names);
     RUN(test_csv);
     RUN(test_html);

@@ -11,6 +11,12 @@
 
 #include "bench/core/hist.h"
 #include "bench/results/report.h"
+#include "bench/results/results.h"
+#include "rest/transport/phases.h"
+#include "rest/transport/views.h"
+
+/* The workload sections the parser knows: the REST floor's, as bench/main.c gives them. */
+#define SECTIONS rest_sections()
 
 /* ---- parsing -------------------------------------------------------------- */
 
@@ -55,7 +61,7 @@ static void test_parse_forms(void)
         const form *fm = &forms[i];
         bench_threshold t;
         char err[256] = "";
-        int rc = bench_threshold_parse(fm->expr, &t, err, sizeof err);
+        int rc = bench_threshold_parse(fm->expr, SECTIONS, &t, err, sizeof err);
         CHECK_MSG(rc == 0, "'%s' refused: %s", fm->expr, err);
         if (rc != 0)
             continue;
@@ -70,7 +76,7 @@ static void test_parse_forms(void)
     /* The expression is kept as given, without surrounding blanks. */
     bench_threshold t;
     char err[256];
-    CHECK(bench_threshold_parse("  p99<50ms ", &t, err, sizeof err) == 0 && strcmp(t.expr, "p99<50ms") == 0);
+    CHECK(bench_threshold_parse("  p99<50ms ", SECTIONS, &t, err, sizeof err) == 0 && strcmp(t.expr, "p99<50ms") == 0);
 }
 
 static void test_parse_invalid(void)
@@ -84,7 +90,7 @@ static void test_parse_invalid(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         bench_threshold t;
         char err[256] = "";
-        int rc = bench_threshold_parse(bad[i], &t, err, sizeof err);
+        int rc = bench_threshold_parse(bad[i], SECTIONS, &t, err, sizeof err);
         CHECK_MSG(rc == -1, "'%s' accepted", bad[i]);
         /* One line that names the flag; and the expression, when there is one. */
         CHECK_MSG(strncmp(err, "--threshold", 11) == 0 && !strchr(err, '\n'), "'%s': message '%s'", bad[i], err);
@@ -95,9 +101,9 @@ static void test_parse_invalid(void)
     }
     char err[256];
     bench_threshold t;
-    CHECK(bench_threshold_parse(NULL, &t, err, sizeof err) == -1);
-    CHECK(bench_threshold_parse("p99<5xs", &t, err, sizeof err) == -1 && strstr(err, "unknown unit 'xs'"));
-    CHECK(bench_threshold_parse("foo<1", &t, err, sizeof err) == -1 && strstr(err, "unknown metric 'foo'"));
+    CHECK(bench_threshold_parse(NULL, SECTIONS, &t, err, sizeof err) == -1);
+    CHECK(bench_threshold_parse("p99<5xs", SECTIONS, &t, err, sizeof err) == -1 && strstr(err, "unknown unit 'xs'"));
+    CHECK(bench_threshold_parse("foo<1", SECTIONS, &t, err, sizeof err) == -1 && strstr(err, "unknown metric 'foo'"));
 }
 
 /* ---- evaluation ------------------------------------------------------------ */
@@ -143,7 +149,7 @@ static int eval(const char *expr, const json_t *run, double *observed)
 {
     bench_threshold t;
     char err[256];
-    if (bench_threshold_parse(expr, &t, err, sizeof err) != 0) {
+    if (bench_threshold_parse(expr, SECTIONS, &t, err, sizeof err) != 0) {
         printf("  (parse of '%s' failed: %s)\n", expr, err);
         return -9;
     }
@@ -214,10 +220,10 @@ static void test_applies(void)
 {
     bench_threshold t;
     char err[256];
-    CHECK(bench_threshold_parse("rsa-pkcs-sign:p99<5ms", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("rsa-pkcs-sign:p99<5ms", SECTIONS, &t, err, sizeof err) == 0);
     CHECK(bench_threshold_applies(&t, "rsa-pkcs-sign"));
     CHECK(!bench_threshold_applies(&t, "ecdsa-sign"));
-    CHECK(bench_threshold_parse("p99<5ms", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("p99<5ms", SECTIONS, &t, err, sizeof err) == 0);
     CHECK(bench_threshold_applies(&t, "rsa-pkcs-sign") && bench_threshold_applies(&t, "ecdsa-sign"));
 }
 
@@ -225,17 +231,17 @@ static void test_observed_text(void)
 {
     bench_threshold t;
     char err[256], buf[64];
-    CHECK(bench_threshold_parse("p99<5ms", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("p99<5ms", SECTIONS, &t, err, sizeof err) == 0);
     CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 4657.15, buf, sizeof buf), "p(99)=4.657ms") == 0, "%s", buf);
-    CHECK(bench_threshold_parse("p(99.9)<5ms", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("p(99.9)<5ms", SECTIONS, &t, err, sizeof err) == 0);
     CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 812, buf, sizeof buf), "p(99.9)=812\xc2\xb5s") == 0, "%s", buf);
-    CHECK(bench_threshold_parse("rate>5", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("rate>5", SECTIONS, &t, err, sizeof err) == 0);
     CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 2877.774, buf, sizeof buf), "rate=2877.77/s") == 0, "%s", buf);
-    CHECK(bench_threshold_parse("errors<1%", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("errors<1%", SECTIONS, &t, err, sizeof err) == 0);
     CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 0.5, buf, sizeof buf), "errors=0.50%") == 0, "%s", buf);
-    CHECK(bench_threshold_parse("errors<1", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("errors<1", SECTIONS, &t, err, sizeof err) == 0);
     CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 3, buf, sizeof buf), "errors=3") == 0, "%s", buf);
-    CHECK(bench_threshold_parse("avg<1", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("avg<1", SECTIONS, &t, err, sizeof err) == 0);
     CHECK_MSG(strcmp(bench_threshold_observed_text(&t, 694.23, buf, sizeof buf), "avg=694.2\xc2\xb5s") == 0, "%s", buf);
 }
 
@@ -250,7 +256,7 @@ static char *apply_block(const char *const *exprs, size_t n, json_t *runs, int *
     char err[256], *text = NULL;
     size_t len = 0;
     for (size_t i = 0; i < n && i < 8; i++)
-        if (bench_threshold_parse(exprs[i], &ths[i], err, sizeof err) != 0)
+        if (bench_threshold_parse(exprs[i], SECTIONS, &ths[i], err, sizeof err) != 0)
             return NULL;
     FILE *f = open_memstream(&text, &len);
     if (!f)
@@ -274,7 +280,7 @@ static void test_apply(void)
     bench_threshold ths[4];
     char err[256];
     for (size_t i = 0; i < 4; i++)
-        CHECK(bench_threshold_parse(exprs[i], &ths[i], err, sizeof err) == 0);
+        CHECK(bench_threshold_parse(exprs[i], SECTIONS, &ths[i], err, sizeof err) == 0);
 
     int failed = 0;
     char *text = apply_block(exprs, 4, runs, &failed);
@@ -325,7 +331,7 @@ static void test_apply_no_measured_run(void)
                                           "threads", 1, "data_size", 32, "status", "failed"));
     bench_threshold t;
     char err[256];
-    CHECK(bench_threshold_parse("p99<1ms", &t, err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("p99<1ms", SECTIONS, &t, err, sizeof err) == 0);
     CHECK(bench_thresholds_apply(&t, 1, runs, NULL) == 1);
     json_decref(runs);
 }
@@ -338,52 +344,53 @@ static void test_parse_http_forms(void)
     static const struct {
         const char *expr;
         bench_threshold_metric metric;
-        int phase;
+        const char *side;
         double pct, value;
         const char *test, *unit;
         int fraction;
     } forms[] = {
-        { "http_req_duration:p95<200ms", BENCH_TM_PCT, 6, 95, 200000, "", "ms", 0 },
-        { "http_req_duration:p(95)<200", BENCH_TM_PCT, 6, 95, 200000, "", "ms", 0 },   /* k6: ms */
-        { "http_req_waiting:p99<50ms", BENCH_TM_PCT, 4, 99, 50000, "", "ms", 0 },
-        { "http_req_blocked:max<1s", BENCH_TM_MAX, 0, 0, 1e6, "", "s", 0 },
-        { "http_req_connecting:avg<=10us", BENCH_TM_AVG, 1, 0, 10, "", "us", 0 },
-        { "http_req_tls_handshaking:med<5ms", BENCH_TM_MED, 2, 0, 5000, "", "ms", 0 },
-        { "http_req_sending:min>=0", BENCH_TM_MIN, 3, 0, 0, "", "ms", 0 },
-        { "http_req_receiving:p(99.9)<1s", BENCH_TM_PCT, 5, 99.9, 1e6, "", "s", 0 },
-        { "http_req_duration:p100<2s", BENCH_TM_PCT, 6, 100, 2e6, "", "s", 0 },
-        { " http_req_duration : p(90) < 20 ms ", BENCH_TM_PCT, 6, 90, 20000, "", "ms", 0 },
-        { "ekm-wrap:http_req_duration:p99<10ms", BENCH_TM_PCT, 6, 99, 10000, "ekm-wrap", "ms", 0 },
-        { "http-get:http_req_failed<1%", BENCH_TM_HTTP_FAILED, -1, 0, 1, "http-get", "", 0 },
-        { "http_req_failed<1%", BENCH_TM_HTTP_FAILED, -1, 0, 1, "", "", 0 },
-        { "http_req_failed:rate<0.01", BENCH_TM_HTTP_FAILED, -1, 0, 1, "", "", 1 },
-        { "http_req_failed:rate<=5%", BENCH_TM_HTTP_FAILED, -1, 0, 5, "", "", 1 },
-        { "http_reqs>1000", BENCH_TM_HTTP_RATE, -1, 0, 1000, "", "", 0 },
-        { "http_reqs:rate>=1000/s", BENCH_TM_HTTP_RATE, -1, 0, 1000, "", "", 0 },
-        { "http_reqs:count>5000", BENCH_TM_HTTP_COUNT, -1, 0, 5000, "", "", 0 },
+        { "http_req_duration:p95<200ms", BENCH_TM_PCT, "duration", 95, 200000, "", "ms", 0 },
+        { "http_req_duration:p(95)<200", BENCH_TM_PCT, "duration", 95, 200000, "", "ms", 0 },   /* k6: ms */
+        { "http_req_waiting:p99<50ms", BENCH_TM_PCT, "waiting", 99, 50000, "", "ms", 0 },
+        { "http_req_blocked:max<1s", BENCH_TM_MAX, "blocked", 0, 1e6, "", "s", 0 },
+        { "http_req_connecting:avg<=10us", BENCH_TM_AVG, "connecting", 0, 10, "", "us", 0 },
+        { "http_req_tls_handshaking:med<5ms", BENCH_TM_MED, "tls_handshaking", 0, 5000, "", "ms", 0 },
+        { "http_req_sending:min>=0", BENCH_TM_MIN, "sending", 0, 0, "", "ms", 0 },
+        { "http_req_receiving:p(99.9)<1s", BENCH_TM_PCT, "receiving", 99.9, 1e6, "", "s", 0 },
+        { "http_req_duration:p100<2s", BENCH_TM_PCT, "duration", 100, 2e6, "", "s", 0 },
+        { " http_req_duration : p(90) < 20 ms ", BENCH_TM_PCT, "duration", 90, 20000, "", "ms", 0 },
+        { "ekm-wrap:http_req_duration:p99<10ms", BENCH_TM_PCT, "duration", 99, 10000, "ekm-wrap", "ms", 0 },
+        { "http-get:http_req_failed<1%", BENCH_TM_SIDE_PCT, "failed_pct", 0, 1, "http-get", "", 0 },
+        { "http_req_failed<1%", BENCH_TM_SIDE_PCT, "failed_pct", 0, 1, "", "", 0 },
+        { "http_req_failed:rate<0.01", BENCH_TM_SIDE_PCT, "failed_pct", 0, 1, "", "", 1 },
+        { "http_req_failed:rate<=5%", BENCH_TM_SIDE_PCT, "failed_pct", 0, 5, "", "", 1 },
+        { "http_reqs>1000", BENCH_TM_SIDE_RATE, "requests", 0, 1000, "", "", 0 },
+        { "http_reqs:rate>=1000/s", BENCH_TM_SIDE_RATE, "requests", 0, 1000, "", "", 0 },
+        { "http_reqs:count>5000", BENCH_TM_SIDE_COUNT, "requests", 0, 5000, "", "", 0 },
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         bench_threshold t;
         char err[256] = "";
-        int rc = bench_threshold_parse(forms[i].expr, &t, err, sizeof err);
+        int rc = bench_threshold_parse(forms[i].expr, SECTIONS, &t, err, sizeof err);
         CHECK_MSG(rc == 0, "'%s' refused: %s", forms[i].expr, err);
         if (rc != 0)
             continue;
-        CHECK_MSG(t.metric == forms[i].metric && t.phase == forms[i].phase, "'%s': metric %d phase %d",
-                  forms[i].expr, (int)t.metric, t.phase);
+        CHECK_MSG(t.metric == forms[i].metric && t.section == &rest_http_section && t.side &&
+                  strcmp(t.side->key, forms[i].side) == 0, "'%s': metric %d member %s", forms[i].expr,
+                  (int)t.metric, t.side ? t.side->key : "none");
         CHECK_MSG(fabs(t.value - forms[i].value) < 1e-9 * fmax(1, forms[i].value), "'%s': value %g", forms[i].expr,
                   t.value);
         if (t.metric == BENCH_TM_PCT)
             CHECK_MSG(t.pct == forms[i].pct, "'%s': pct %g", forms[i].expr, t.pct);
         CHECK_MSG(strcmp(t.test, forms[i].test) == 0, "'%s': test '%s'", forms[i].expr, t.test);
-        if (t.phase >= 0)
+        if (t.side && t.side->kind == BENCH_SM_DIST)
             CHECK_MSG(strcmp(t.unit, forms[i].unit) == 0, "'%s': unit '%s'", forms[i].expr, t.unit);
         CHECK_MSG(t.fraction == forms[i].fraction, "'%s': fraction %d", forms[i].expr, t.fraction);
     }
     /* The old forms are not HTTP thresholds. */
     bench_threshold t;
     char err[256];
-    CHECK(bench_threshold_parse("p99<5ms", &t, err, sizeof err) == 0 && t.phase == -1);
+    CHECK(bench_threshold_parse("p99<5ms", SECTIONS, &t, err, sizeof err) == 0 && !t.section && !t.side);
 }
 
 static void test_parse_http_invalid(void)
@@ -413,7 +420,7 @@ static void test_parse_http_invalid(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         bench_threshold t;
         char err[512] = "";
-        int rc = bench_threshold_parse(bad[i].expr, &t, err, sizeof err);
+        int rc = bench_threshold_parse(bad[i].expr, SECTIONS, &t, err, sizeof err);
         CHECK_MSG(rc == -1, "'%s' accepted", bad[i].expr);
         char quoted[80];
         snprintf(quoted, sizeof quoted, "--threshold '%s': ", bad[i].expr);
@@ -430,9 +437,9 @@ static json_t *make_rest_run(const char *test)
 {
     json_t *run = make_run(test, 1);
     json_t *phases = json_object();
-    for (int i = 0; i < BENCH_HTTP_PHASES; i++) {
+    for (int i = 0; i < REST_PH_COUNT; i++) {
         double k = (double)(i + 1);   /* every phase its own figures */
-        json_object_set_new(phases, bench_http_phase_key[i],
+        json_object_set_new(phases, rest_phase_name(i),
                             json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "min", 1.0 * k, "mean", 10.0 * k,
                                       "stddev", 3.0, "p50", 8.0 * k, "p90", 20.0 * k, "p95", 30.0 * k, "p99",
                                       50.0 * k, "p999", 90.0 * k, "max", 100.0 * k, "count", (json_int_t)1990));
@@ -501,7 +508,7 @@ static void test_http_observed_text(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bench_threshold t;
         char err[256], buf[64];
-        CHECK(bench_threshold_parse(cases[i].expr, &t, err, sizeof err) == 0);
+        CHECK(bench_threshold_parse(cases[i].expr, SECTIONS, &t, err, sizeof err) == 0);
         bench_threshold_observed_text(&t, cases[i].observed, buf, sizeof buf);
         CHECK_MSG(strcmp(buf, cases[i].text) == 0, "'%s': '%s', want '%s'", cases[i].expr, buf, cases[i].text);
     }
@@ -538,6 +545,94 @@ static void test_apply_http(void)
     json_decref(runs);
 }
 
+/* ---- any workload section ------------------------------------------------------ */
+
+/* A section of no real workload: the parser, the evaluation and the block
+ * read its names, members and reasons from its table alone. */
+static const bench_section_metric queue_metrics[] = {
+    { "q_wait", BENCH_SM_DIST, "wait" },
+    { "q_dropped", BENCH_SM_PCT, "dropped_pct" },
+    { "q_msgs", BENCH_SM_COUNT, "messages" },
+};
+static const bench_section queue_section = {
+    .key = "queue", .title = "queue", .prefix = "q_", .metrics = queue_metrics, .nmetrics = 3,
+    .count_key = "messages", .count_noun = "messages", .rate_unit = "msg/s", .dists = "stages_us",
+    .dist_noun = "queue stage", .absent = "no queue here", .empty = "no message measured",
+    .no_dists = "no stage figures",
+};
+
+static void test_any_section(void)
+{
+    const bench_section *const only[] = { &queue_section, NULL };
+    bench_threshold t;
+    char err[512] = "", buf[64];
+    /* Its names parse, a NAME:STAT is no TEST: part, the rest is as before. */
+    CHECK(bench_threshold_parse("q_wait:p99<2ms", only, &t, err, sizeof err) == 0 && t.section == &queue_section &&
+          t.side == &queue_metrics[0] && t.metric == BENCH_TM_PCT && t.pct == 99 && !t.test[0]);
+    CHECK(bench_threshold_parse("relay:q_dropped:rate<0.1", only, &t, err, sizeof err) == 0 &&
+          t.metric == BENCH_TM_SIDE_PCT && t.fraction && strcmp(t.test, "relay") == 0 && t.value == 10);
+    CHECK(bench_threshold_parse("q_msgs>3msg/s", only, &t, err, sizeof err) == 0 && t.metric == BENCH_TM_SIDE_RATE);
+    CHECK(bench_threshold_parse("p99<1ms", only, &t, err, sizeof err) == 0 && !t.section);
+    CHECK_MSG(bench_threshold_parse("q_lag:p99<1", only, &t, err, sizeof err) == -1 &&
+              strcmp(err, "--threshold 'q_lag:p99<1': unknown queue metric 'q_lag' (use q_wait, q_dropped "
+                     "or q_msgs)") == 0, "%s", err);
+    CHECK_MSG(bench_threshold_parse("q_msgs:count>1.5", only, &t, err, sizeof err) == -1 &&
+              strstr(err, "q_msgs:count takes a whole number of messages"), "%s", err);
+    CHECK_MSG(bench_threshold_parse("q_wait:p97<1", only, &t, err, sizeof err) == -1 &&
+              strstr(err, "and max of each queue stage"), "%s", err);
+    /* Without the section in the list its names are no metric: NAME:STAT reads as TEST:EXPR. */
+    CHECK(bench_threshold_parse("q_wait:p99<2ms", NULL, &t, err, sizeof err) == 0 && !t.section &&
+          strcmp(t.test, "q_wait") == 0);
+    CHECK(bench_threshold_parse("q_dropped<4%", NULL, &t, err, sizeof err) == -1 &&
+          strstr(err, "unknown metric 'q_dropped'"));
+    /* No HTTP name is known unless the REST floor's section is given. */
+    CHECK(bench_threshold_parse("http_req_failed<1%", only, &t, err, sizeof err) == -1 &&
+          strstr(err, "unknown metric 'http_req_failed'"));
+
+    json_t *run = make_run("relay", 1);
+    json_object_set_new(run, "duration_s", json_real(2));
+    json_object_set_new(run, "queue", json_pack("{s:I,s:f,s:{s:{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}}}",
+                                                "messages", (json_int_t)50, "dropped_pct", 4.0, "stages_us",
+                                                "wait", "min", 1.0, "mean", 5.0, "p50", 4.0, "p90", 8.0, "p95",
+                                                9.0, "p99", 12.0, "p999", 20.0, "max", 30.0, "count",
+                                                (json_int_t)50));
+    double obs = 0;
+    CHECK(bench_threshold_parse("q_wait:p99<=12us", only, &t, err, sizeof err) == 0 &&
+          bench_threshold_eval(&t, run, &obs) == 1 && obs == 12);
+    CHECK(bench_threshold_parse("q_dropped<4%", only, &t, err, sizeof err) == 0 &&
+          bench_threshold_eval(&t, run, &obs) == 0 && obs == 4);
+    CHECK_MSG(strcmp(bench_threshold_observed_text(&t, obs, buf, sizeof buf), "q_dropped=4.00%") == 0, "%s", buf);
+    CHECK(bench_threshold_parse("q_msgs>=25", only, &t, err, sizeof err) == 0 &&
+          bench_threshold_eval(&t, run, &obs) == 1 && obs == 25);
+    CHECK(bench_threshold_parse("q_msgs:count==50", only, &t, err, sizeof err) == 0 &&
+          bench_threshold_eval(&t, run, &obs) == 1 && obs == 50);
+
+    /* The block gives the section's own reasons for a missing figure. */
+    json_t *runs = json_array(), *bare = make_run("plain", 1), *nodist = json_deep_copy(run);
+    json_object_del(json_object_get(nodist, "queue"), "stages_us");
+    json_object_set_new(nodist, "test", json_string("nodist"));
+    json_array_append_new(runs, run);
+    json_array_append_new(runs, bare);
+    json_array_append_new(runs, nodist);
+    bench_threshold th;
+    CHECK(bench_threshold_parse("q_wait:max<1s", only, &th, err, sizeof err) == 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(bench_thresholds_apply(&th, 1, runs, f) == 2);
+        fclose(f);
+        CHECK_MSG(text && strstr(text, "\xe2\x9c\x93 'q_wait:max<1s' max=3e-05s") &&
+                  strstr(text, "\xe2\x9c\x97 'q_wait:max<1s' no queue here") &&
+                  strstr(text, "\xe2\x9c\x97 'q_wait:max<1s' no stage figures"), "%s", text ? text : "");
+    }
+    free(text);
+    const json_t *e = json_array_get(json_object_get(json_array_get(runs, 0), "thresholds"), 0);
+    CHECK(e && strcmp(bench_json_str(e, "unit", ""), "us") == 0);
+    json_decref(runs);
+}
+
 int main(void)
 {
     RUN(test_parse_forms);
@@ -553,5 +648,6 @@ int main(void)
     RUN(test_eval_http);
     RUN(test_http_observed_text);
     RUN(test_apply_http);
+    RUN(test_any_section);
     return check_finish();
 }
