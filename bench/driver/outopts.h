@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bench/results/threshold.h"
+#include "bench/util/options.h"
 
 #define BENCH_MAX_THRESHOLDS 32
 
@@ -28,16 +29,8 @@ enum {
     BENCH_OPT_QUIET,
 };
 
-#define BENCH_OUT_LONGOPTS \
-    { "json", required_argument, NULL, BENCH_OPT_JSON }, \
-    { "csv", required_argument, NULL, BENCH_OPT_CSV }, \
-    { "html", required_argument, NULL, BENCH_OPT_HTML }, \
-    { "threshold", required_argument, NULL, BENCH_OPT_THRESHOLD }, \
-    { "start-at", required_argument, NULL, BENCH_OPT_START_AT }, \
-    { "quiet", no_argument, NULL, BENCH_OPT_QUIET }
-
-/* The Output section of a command's --help (without -h, which each lists). */
-extern const char bench_out_help[];
+/* The Output group of the option table (without -h, which each command lists). */
+extern const bench_opt_group bench_out_group;
 
 /* Take one output option: 1 taken, 0 not an output option, -1 bad value (printed). */
 int bench_out_opt(bench_out_opts *o, int code, const char *arg);

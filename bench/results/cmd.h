@@ -6,8 +6,15 @@
 #ifndef BENCH_CMD_H
 #define BENCH_CMD_H
 
+#include "bench/util/options.h"
+
 int bench_cmd_report(int argc, char **argv);   /* hsmbench report RESULT.json --html F --csv F */
 int bench_cmd_compare(int argc, char **argv);  /* hsmbench compare A.json B.json [C.json ...] */
 int bench_cmd_merge(int argc, char **argv);    /* hsmbench merge A.json B.json ... -o ALL.json */
+
+/* Their option tables (bench/util/options.h), for --help and the checks. */
+extern const bench_cmd_opts bench_report_options;
+extern const bench_cmd_opts bench_compare_options;
+extern const bench_cmd_opts bench_merge_options;
 
 #endif
