@@ -19,6 +19,7 @@
 #include "bench/driver/loadopts.h"
 #include "bench/core/pool.h"
 #include "bench/results/report.h"
+#include "bench/driver/rundesc.h"
 #include "bench/driver/session.h"
 #include "bench/util/secret.h"
 #include "bench/util/signals.h"
@@ -599,14 +600,9 @@ static void rest_run_step(void *arg, const bench_load *load)
 {
     rest_run_ctx *st = arg;
     bench_run_desc *d = st->d;
-    const int nb = load->mode == BENCH_MODE_NONBLOCKING;
     st->o->lo.load = *load;          /* what the hooks describe (k6's context) */
-    d->mode = nb ? "nonblocking" : "blocking";
-    d->rate = nb ? load->rate : 0;
-    d->inflight = nb ? load->inflight : 0;
-    d->engine = nb && st->aslots ? REST_MULTI_ENGINE : NULL;
-    d->slots = nb ? st->aslots : 0;
-    d->duration_s = (double)load->duration_ns / 1e9;
+    bench_run_desc_load(d, load, st->o->lo.stages_text, st->aslots ? REST_MULTI_ENGINE : NULL,
+                        st->aslots);
     if (bench_session_run(st->s, d, st->w, load, st->hooks) != 0 &&
         rest_code_is_fatal_setup(atomic_load(&st->client->setup_code)))
         st->s->setup_failed = 1;
@@ -757,18 +753,7 @@ int rest_cmd_rest(int argc, char **argv)
         rest_sdkms_workload(&sdkms, &w, aslots);
     d.test = o.test;
     d.mechanism = mech;
-    d.mode = o.lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
-    d.rate = o.lo.load.rate;
-    d.inflight = o.lo.load.inflight;
-    d.stages = o.lo.load.stages ? o.lo.stages_text : NULL;
-    d.think_s = (double)o.lo.load.think_ns / 1e9;
-    d.engine = aslots ? REST_MULTI_ENGINE : NULL;
-    d.slots = aslots;
-    d.threads = o.lo.load.threads;
-    d.data_size = o.data_size;
-    d.warmup_s = (double)o.lo.load.warmup_ns / 1e9;
-    d.duration_s = (double)o.lo.load.duration_ns / 1e9;
-    d.iterations = o.lo.load.iterations;
+    d.data_size = o.data_size;     /* the load's fields: rest_run_step, at each run's load */
 
     s.metrics = metrics;
     s.status_of = rest_code_http_status;

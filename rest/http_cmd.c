@@ -31,6 +31,7 @@
 #include "bench/driver/loadopts.h"
 #include "bench/core/pool.h"
 #include "bench/results/report.h"
+#include "bench/driver/rundesc.h"
 #include "bench/driver/session.h"
 #include "bench/results/results.h"
 #include "bench/util/secret.h"
@@ -644,18 +645,9 @@ static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, c
     memset(d, 0, sizeof *d);
     d->test = test;
     d->mechanism = mech;
-    d->mode = o->lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
-    d->rate = o->lo.load.rate;
-    d->inflight = o->lo.load.inflight;
-    d->stages = o->lo.load.stages ? o->lo.stages_text : NULL;
-    d->think_s = (double)o->lo.load.think_ns / 1e9;
-    d->slots = bench_async_slots(&o->lo.load);   /* curl multi transfers in flight */
-    d->engine = d->slots ? REST_MULTI_ENGINE : NULL;
-    d->threads = o->lo.load.threads;
+    const unsigned slots = bench_async_slots(&o->lo.load);   /* curl multi transfers in flight */
+    bench_run_desc_load(d, &o->lo.load, o->lo.stages_text, slots ? REST_MULTI_ENGINE : NULL, slots);
     d->data_size = o->body ? o->body_len : 0;
-    d->warmup_s = (double)o->lo.load.warmup_ns / 1e9;
-    d->duration_s = (double)o->lo.load.duration_ns / 1e9;
-    d->iterations = o->lo.load.iterations;
 }
 
 /* One run of a variant (a capacity step, or the only run) at this load. */
