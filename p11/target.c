@@ -99,7 +99,7 @@ static const bench_option target_rows[] = {
     { "slot", 0, BENCH_ARG_REQUIRED, "ID", P11_OPT_SLOT, "the token to use",
       "--slot ID | --token LABEL | --uri PKCS11-URI" },
     { "token", 0, BENCH_ARG_REQUIRED, "LABEL", P11_OPT_TOKEN, NULL, NULL },
-    { "uri", 0, BENCH_ARG_REQUIRED, "PKCS11-URI", P11_OPT_URI, NULL, NULL },
+    { "uri", 0, BENCH_ARG_REPEATED, "PKCS11-URI", P11_OPT_URI, NULL, NULL },
     { "pin-env", 0, BENCH_ARG_REQUIRED, "VAR", P11_OPT_PIN_ENV,
       "the user PIN (--pin warns);\n"
       "with none, the PIN is asked without echo on a terminal",

@@ -124,7 +124,7 @@ static const bench_option verbose_rows[] = {
 };
 
 static const bench_option summary_rows[] = {
-    { "summary", 0, BENCH_ARG_REQUIRED, "k6", OPT_SUMMARY,
+    { "summary", 0, BENCH_ARG_REPEATED, "k6", OPT_SUMMARY,
       "also print k6's end-of-test summary in k6's layout", NULL },
 };
 

@@ -73,7 +73,7 @@ static const bench_option request_rows[] = {
     { "endpoint", 0, BENCH_ARG_REQUIRED, "URL", OPT_URL, NULL, NULL },
     { "method", 0, BENCH_ARG_REQUIRED, "M", OPT_METHOD,
       "GET (default), or POST when a body is given; any method", NULL },
-    { "header", 'H', BENCH_ARG_REQUIRED, "'Name: value'", 'H',
+    { "header", 'H', BENCH_ARG_REPEATED, "'Name: value'", 'H',
       "repeatable (up to 64); 'Name:' removes a header\n"
       "libcurl would send.  An Authorization, Proxy-Authorization\n"
       "or Cookie value is a secret: redacted in -v and in the\n"
@@ -100,7 +100,7 @@ static const bench_option checks_rows[] = {
 };
 
 static const bench_option reports_rows[] = {
-    { "summary", 0, BENCH_ARG_REQUIRED, "jmeter|k6", OPT_SUMMARY,
+    { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", OPT_SUMMARY,
       "also print JMeter's line (summary = N in hh:mm:ss = R/s)\n"
       "or k6's end-of-test summary in k6's layout (repeatable)\n"
       "Avg: ms Min: ms Max: ms Err: N (P%)  (even with --quiet)", NULL },

@@ -12,7 +12,7 @@
 #define MAX_STEP_NS (3600ULL * 1000000000ULL)
 
 static const bench_option cap_rows[] = {
-    { "find-capacity", 0, BENCH_ARG_REQUIRED, "EXPR", BENCH_OPT_FIND_CAPACITY,
+    { "find-capacity", 0, BENCH_ARG_REPEATED, "EXPR", BENCH_OPT_FIND_CAPACITY,
       "the highest rate at which EXPR holds, repeatable: an upper\n"
       "bound on latency (p50, p90, p95, p99, p(99.9), avg, max <\n"
       "TIME, counted from the scheduled time) or errors (errors<0.1%)\n"

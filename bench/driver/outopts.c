@@ -14,7 +14,7 @@ static const bench_option out_rows[] = {
       "one row per run, the SDKMS test bench's columns (- for stdout)", NULL },
     { "html", 0, BENCH_ARG_REQUIRED, "FILE", BENCH_OPT_HTML,
       "a self-contained page with charts (- for stdout)", NULL },
-    { "threshold", 0, BENCH_ARG_REQUIRED, "EXPR", BENCH_OPT_THRESHOLD,
+    { "threshold", 0, BENCH_ARG_REPEATED, "EXPR", BENCH_OPT_THRESHOLD,
       "k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
       "rate>1000, errors<0.1%, http_req_duration:p95<200ms,\n"
       "http_req_failed<1%, http_reqs>1000, TEST:EXPR for one test;\n"

@@ -39,7 +39,7 @@ static const bench_option report_rows[] = {
       "one self-contained HTML page with charts (\"-\": stdout)", NULL },
     { "csv", 0, BENCH_ARG_REQUIRED, "FILE", OPT_CSV,
       "one CSV row per run, SDKMS test bench columns (\"-\": stdout)", NULL },
-    { "threshold", 0, BENCH_ARG_REQUIRED, "EXPR", OPT_THRESHOLD,
+    { "threshold", 0, BENCH_ARG_REPEATED, "EXPR", OPT_THRESHOLD,
       "pass/fail criterion, repeatable: p99<50ms, avg<10ms,\n"
       "p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;\n"
       "on REST runs k6's HTTP metrics: http_req_duration:p95<200ms,\n"

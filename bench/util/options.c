@@ -44,15 +44,17 @@ int bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd)
                 bench_error("%s: the option table is too large", cmd->cmd);
                 return -1;
             }
-            static const int has[] = { no_argument, required_argument, optional_argument };
+            static const int has[] = { no_argument, required_argument, optional_argument,
+                                       required_argument };
             p->longopts[n].name = o->name;
             p->longopts[n].has_arg = has[o->arg];
             p->longopts[n].flag = NULL;
             p->longopts[n].val = o->code;
+            p->gs.repeat[n] = o->arg == BENCH_ARG_REPEATED;
             n++;
             if (o->short_name) {
                 p->shortopts[s++] = (char)o->short_name;
-                if (o->arg == BENCH_ARG_REQUIRED)
+                if (o->arg == BENCH_ARG_REQUIRED || o->arg == BENCH_ARG_REPEATED)
                     p->shortopts[s++] = ':';
             }
         }
@@ -76,10 +78,10 @@ static void print_row(const bench_option *o, FILE *f)
         snprintf(left, sizeof left, "%s", o->left);
     else if (o->short_name)
         snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name,
-                 o->metavar && o->arg == BENCH_ARG_REQUIRED ? " " : "", o->metavar ? o->metavar : "");
+                 o->metavar && o->arg != BENCH_ARG_OPTIONAL ? " " : "", o->metavar ? o->metavar : "");
     else
         snprintf(left, sizeof left, "--%s%s%s", o->name,
-                 o->metavar && o->arg == BENCH_ARG_REQUIRED ? " " : "", o->metavar ? o->metavar : "");
+                 o->metavar && o->arg != BENCH_ARG_OPTIONAL ? " " : "", o->metavar ? o->metavar : "");
     const char *h = o->help;
     const size_t width = strlen(left);
     if (*h == '\n') {
@@ -119,7 +121,7 @@ void bench_opts_help(const bench_cmd_opts *cmd, FILE *f)
 
 void bench_opts_dump(const bench_cmd_opts *cmd, FILE *f)
 {
-    static const char *const kind[] = { "none", "required", "optional" };
+    static const char *const kind[] = { "none", "required", "optional", "repeated" };
     for (const bench_opt_group *const *g = cmd->groups; *g; g++)
         for (size_t i = 0; i < (*g)->n; i++) {
             const bench_option *o = &(*g)->opts[i];

@@ -19,7 +19,8 @@
 
 #include "bench/util/cli.h"
 
-typedef enum { BENCH_ARG_NONE, BENCH_ARG_REQUIRED, BENCH_ARG_OPTIONAL } bench_arg_kind;
+/* REPEATED: a value required, and the option may be given again (each adds one). */
+typedef enum { BENCH_ARG_NONE, BENCH_ARG_REQUIRED, BENCH_ARG_OPTIONAL, BENCH_ARG_REPEATED } bench_arg_kind;
 
 typedef struct bench_option {
     const char    *name;      /* long name without "--" */
@@ -74,7 +75,7 @@ int  bench_opts_next(bench_opts_parser *p, int argc, char **argv);
 /* The option listing of --help, group by group. */
 void bench_opts_help(const bench_cmd_opts *cmd, FILE *f);
 /* One line per option, in table order, each name once: "--name ARG" with
- * ARG one of none, required, optional, then " -x" for a short letter. */
+ * ARG one of none, required, optional, repeated, then " -x" for a short letter. */
 void bench_opts_dump(const bench_cmd_opts *cmd, FILE *f);
 
 #endif

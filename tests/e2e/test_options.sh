@@ -120,7 +120,7 @@ done
 # no value (or an optional one), and only those.
 novalue=$(printf '%s\n' "$cmds" | while IFS= read -r words; do
     # shellcheck disable=SC2086
-    "$HSMBENCH" __options $words | awk '$2 != "required" { print $1; if (NF == 3) print $3 }'
+    "$HSMBENCH" __options $words | awk '$2 == "none" || $2 == "optional" { print $1; if (NF == 3) print $3 }'
 done | grep -vx -- '-[hV]\|--version' | sort -u)
 flags=$(bash -c ". '$comp' && printf '%s\n' \$_hsmbench_flags" | sed '/^$/d; s/=.*//' | sort -u)
 same "completion: the options that take no value are the table's" "$novalue" "$flags"

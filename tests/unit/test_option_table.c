@@ -17,7 +17,7 @@ static const bench_option rows[] = {
     { "alpha", 0, BENCH_ARG_REQUIRED, "N", C_ALPHA, "the first\nand its second line", NULL },
     { "beta", 0, BENCH_ARG_NONE, NULL, C_BETA, "a flag", "--beta | --gamma[=X]" },
     { "gamma", 0, BENCH_ARG_OPTIONAL, "[=X]", C_GAMMA, NULL, NULL },
-    { "header", 'H', BENCH_ARG_REQUIRED, "'Name: value'", 'H', "repeatable", NULL },
+    { "header", 'H', BENCH_ARG_REPEATED, "'Name: value'", 'H', "repeatable", NULL },
     { "verbose", 'v', BENCH_ARG_NONE, NULL, 'v', "\nunder the flag", NULL },
 };
 static const bench_option again[] = {
@@ -47,6 +47,7 @@ static void test_generated_tables(void)
           p.longopts[0].val == C_ALPHA);
     CHECK(p.longopts[2].has_arg == optional_argument && p.longopts[2].val == C_GAMMA);
     CHECK(p.longopts[3].val == 'H' && p.longopts[5].val == 'h');
+    CHECK(p.longopts[3].has_arg == required_argument && p.gs.repeat[3] && !p.gs.repeat[0]);
     CHECK(bench_opts_begin(&p, &clash_cmd) == -1);  /* one name, two options */
 }
 
@@ -78,6 +79,10 @@ static void test_parsing(void)
     char c1[] = "--alpha=1", c2[] = "--alpha=2";
     char *twice[] = { a0, c1, c2, NULL };
     CHECK(parse(twice, 3, codes, 16) == 2 && codes[0] == C_ALPHA && codes[1] == BENCH_OPT_REFUSED);
+    /* A repeated option may be: -H and --header, each time. */
+    char e1[] = "-H", e2[] = "A: 1", e3[] = "--header=B: 2", e4[] = "-H", e5[] = "C: 3";
+    char *repeated[] = { a0, e1, e2, e3, e4, e5, NULL };
+    CHECK(parse(repeated, 6, codes, 16) == 3 && codes[0] == 'H' && codes[1] == 'H' && codes[2] == 'H');
     /* In order ("+"): the first word that is not an option ends the options. */
     char d1[] = "word";
     char *inorder[] = { a0, d1, a6, NULL };
