@@ -34,9 +34,11 @@ static const char usage[] =
     "  rest     ekm | sdkms: benchmark a key-management REST service (hsmbench rest --help)\n"
     "  rest     http --url URL: benchmark any HTTP(S) endpoint   (hsmbench rest http --help)\n"
     "  serve    local EKM/SDKMS/HTTP test endpoint over a PKCS#11 module (hsmbench serve --help)\n"
-    "  help     this help\n"
+    "  help     this help; help COMMAND: that command's help\n"
     "\n"
-    "Options: -h, --help   this help;  -V, --version   print the version\n"
+    "Options:\n";
+
+static const char usage_tail[] =
     "\n"
     "With no --module, hsmbench uses its own SoftHSM token, created on first use\n"
     "under $HSMBENCH_HOME (default ~/.local/state/hsmbench).  See hsmbench(1).\n"
@@ -47,6 +49,88 @@ static const char usage[] =
     "or standard output closed).\n"
     "Long options are known by their whole names only; an option taking a value\n"
     "is given once (--threshold and --header may repeat).\n";
+
+static const bench_option top_rows[] = {
+    { "version", 'V', BENCH_ARG_NONE, NULL, 'V', "print the version", NULL },
+};
+static const bench_opt_group top_group = BENCH_OPT_GROUP(NULL, top_rows, NULL);
+static const bench_opt_group *const top_groups[] = { &bench_help_group, &top_group, NULL };
+static const bench_cmd_opts top_options = { "hsmbench", 0, top_groups };
+
+static void print_usage(FILE *f)
+{
+    fputs(usage, f);
+    bench_opts_help(&top_options, f);
+    fputs(usage_tail, f);
+}
+
+/* Every command's option table, by the words that name the command. */
+static const struct {
+    const char           *words;
+    const bench_cmd_opts *opts;
+} tables[] = {
+    { "hsmbench", &top_options },       { "run", &p11_run_options },
+    { "list", &p11_list_options },      { "keys", &p11_keys_options },
+    { "menu", &p11_menu_options },      { "report", &bench_report_options },
+    { "compare", &bench_compare_options }, { "merge", &bench_merge_options },
+    { "rest", &rest_options },          { "rest http", &rest_http_options },
+    { "serve", &serve_options },
+};
+
+/*
+ * "hsmbench __options": the commands, one a line; "hsmbench __options rest
+ * http": that command's table, one option a line.  An internal command, for
+ * tests/e2e/test_options.sh, which checks --help, the manual pages and the
+ * bash completion against the table; not in the usage.
+ */
+static int dump_options(int argc, char **argv)
+{
+    char words[64] = "";
+    for (int i = 1; i < argc; i++) {
+        size_t used = strlen(words);
+        snprintf(words + used, sizeof words - used, "%s%s", i > 1 ? " " : "", argv[i]);
+    }
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        if (argc < 2)
+            printf("%s\n", tables[i].words);
+        else if (strcmp(words, tables[i].words) == 0) {
+            bench_opts_dump(tables[i].opts, stdout);
+            return BENCH_EXIT_OK;
+        }
+    }
+    if (argc < 2)
+        return BENCH_EXIT_OK;
+    bench_error("__options %s: no such command", words);
+    return BENCH_EXIT_USAGE;
+}
+
+/* argv[0] is the command's name. */
+static int dispatch(int argc, char **argv, const bench_section *const *sections)
+{
+    const char *cmd = argv[0];
+    if (strcmp(cmd, "run") == 0)
+        return p11_cmd_run(argc, argv, sections);
+    if (strcmp(cmd, "list") == 0)
+        return p11_cmd_list(argc, argv);
+    if (strcmp(cmd, "rest") == 0)
+        return rest_cmd_rest(argc, argv);
+    if (strcmp(cmd, "serve") == 0)
+        return serve_cmd(argc, argv);
+    if (strcmp(cmd, "menu") == 0)
+        return p11_cmd_menu(argc, argv);
+    if (strcmp(cmd, "keys") == 0)
+        return p11_cmd_keys(argc, argv);
+    if (strcmp(cmd, "report") == 0)
+        return bench_cmd_report(argc, argv, sections);
+    if (strcmp(cmd, "compare") == 0)
+        return bench_cmd_compare(argc, argv);
+    if (strcmp(cmd, "merge") == 0)
+        return bench_cmd_merge(argc, argv, sections);
+    if (strcmp(cmd, "__options") == 0)
+        return dump_options(argc, argv);
+    bench_error("%s: unknown command (see: hsmbench --help)", cmd);
+    return BENCH_EXIT_USAGE;
+}
 
 int main(int argc, char **argv)
 {
@@ -64,38 +148,25 @@ int main(int argc, char **argv)
             char *menu_argv[] = { name, NULL };
             return p11_cmd_menu(1, menu_argv);
         }
-        fputs(usage, stderr);
+        print_usage(stderr);
         return BENCH_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     /* The workload sections the results views know: built here, passed down. */
     const bench_section *const *sections = rest_sections();
+    if (strcmp(cmd, "help") == 0 && argc > 2 && argc <= 4) {
+        /* "help run", "help rest http": the command's own --help. */
+        char flag[] = "--help";
+        char *help_argv[4] = { argv[2], argc > 3 ? argv[3] : flag, flag, NULL };
+        return dispatch(argc - 1, help_argv, sections);
+    }
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage, stdout);
+        print_usage(stdout);
         return BENCH_EXIT_OK;
     }
     if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
         printf("hsmbench %s\n", HSMBENCH_VERSION);
         return BENCH_EXIT_OK;
     }
-    if (strcmp(cmd, "run") == 0)
-        return p11_cmd_run(argc - 1, argv + 1, sections);
-    if (strcmp(cmd, "list") == 0)
-        return p11_cmd_list(argc - 1, argv + 1);
-    if (strcmp(cmd, "rest") == 0)
-        return rest_cmd_rest(argc - 1, argv + 1);
-    if (strcmp(cmd, "serve") == 0)
-        return serve_cmd(argc - 1, argv + 1);
-    if (strcmp(cmd, "menu") == 0)
-        return p11_cmd_menu(argc - 1, argv + 1);
-    if (strcmp(cmd, "keys") == 0)
-        return p11_cmd_keys(argc - 1, argv + 1);
-    if (strcmp(cmd, "report") == 0)
-        return bench_cmd_report(argc - 1, argv + 1, sections);
-    if (strcmp(cmd, "compare") == 0)
-        return bench_cmd_compare(argc - 1, argv + 1);
-    if (strcmp(cmd, "merge") == 0)
-        return bench_cmd_merge(argc - 1, argv + 1, sections);
-    bench_error("%s: unknown command (see: hsmbench --help)", cmd);
-    return BENCH_EXIT_USAGE;
+    return dispatch(argc - 1, argv + 1, sections);
 }

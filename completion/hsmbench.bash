@@ -11,14 +11,13 @@
 
 _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --pin'
 
-# The load options run and rest share (bench/driver/loadopts.h).
+# The load, metrics and capacity options run and rest share (bench/driver).
 _hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
     --mode --rate --inflight --stages --think --abort-on-errors --metrics-listen --metrics-linger
     --find-capacity --step --precision --max-steps'
 
-# Options of each command (p11/cmd_run.c, p11/cmd_list.c, p11/cmd_keys.c,
-# p11/cmd_menu.c, bench/results/cmd_report.c, bench/results/cmd_compare.c, bench/results/cmd_merge.c,
-# rest/cmd_rest.c, serve/cmd.c).
+# Options of each command: the option table's ("hsmbench __options
+# COMMAND"; tests/e2e/test_options.sh fails when these lists differ from it).
 _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size --aad-size
     --token-keys --static-key --key-label --key-id --verify --verify=sample:
     --mix --seed --lookup
@@ -31,7 +30,7 @@ _hsmbench_opts_report='--html --csv --threshold --quiet --help'
 _hsmbench_opts_compare='--help'
 _hsmbench_opts_merge='--output -o --quiet --help'
 _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
-    --json --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
+    --json --csv --html --threshold --start-at --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
     --timeout --verbose -v --token-env --token-file --token --reason
     --aad --api-key-env --api-key-file --api-key --alg --key-size --curve
     --hash-alg --transient --filepath --check --help --url --method --header -H --bearer-env --bearer-file
@@ -45,8 +44,11 @@ _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
     --verbose -v --help"
 
 # Options that take no value.
-_hsmbench_flags=' --quiet --help --token-keys --verify --verify=sample: --force --all
-    --insecure --no-connection-reuse --http2 --verbose -v --transient --check --profiling '
+_hsmbench_flags=' --quiet --help --token-keys --verify --verify=sample: --force --all --lookup
+    --insecure --no-connection-reuse --http2 --verbose -v --transient --check --profiling
+    --tls-matrix --client-cert-optional '
+# One space between words, and around them, for the " --name " match below.
+_hsmbench_flags=" ${_hsmbench_flags//[$'\n\t ']/ } "
 
 # The test names, from the hsmbench being completed.
 _hsmbench_tests()

@@ -3,6 +3,7 @@
 #define P11_CMD_H
 
 #include "bench/results/section.h"
+#include "bench/util/options.h"
 
 /* argv[0] is the subcommand's name; each returns a BENCH_EXIT_* code.
  * run: sections, the workload sections its --threshold and page know. */
@@ -10,5 +11,11 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections);
 int p11_cmd_list(int argc, char **argv);
 int p11_cmd_keys(int argc, char **argv);
 int p11_cmd_menu(int argc, char **argv);
+
+/* Their option tables (bench/util/options.h), for --help and the checks. */
+extern const bench_cmd_opts p11_run_options;
+extern const bench_cmd_opts p11_list_options;
+extern const bench_cmd_opts p11_keys_options;
+extern const bench_cmd_opts p11_menu_options;
 
 #endif

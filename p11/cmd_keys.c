@@ -33,11 +33,33 @@ static const char keys_usage[] =
     "those, and destroy refuses any other label unless --force is given.  create takes\n"
     "the key sizes run takes, and refuses a label the token already holds unless\n"
     "--force is given.\n"
-    "\n"
-    "Selection: --module, --init-args, --slot | --token | --uri, --pin-env | --pin-file |\n"
-    "--pin, as for hsmbench run.\n";
+    "\n";
 
 enum { OPT_TYPE = 3000, OPT_LABEL, OPT_KEY_SIZE, OPT_CURVE, OPT_FORCE, OPT_ALL };
+
+static const bench_option key_rows[] = {
+    { "type", 0, BENCH_ARG_REQUIRED, "rsa|ec|ed25519|aes|hmac", OPT_TYPE, "create: the key type", NULL },
+    { "label", 0, BENCH_ARG_REQUIRED, "LABEL", OPT_LABEL,
+      "create, destroy: the key's label (hsmbench-NAME)", NULL },
+    { "key-size", 0, BENCH_ARG_REQUIRED, "BITS", OPT_KEY_SIZE,
+      "create: RSA, AES or HMAC key size (run's sizes)", NULL },
+    { "curve", 0, BENCH_ARG_REQUIRED, "P-256|P-384|P-521", OPT_CURVE, "create: the EC curve", NULL },
+    { "force", 0, BENCH_ARG_NONE, NULL, OPT_FORCE,
+      "create: replace a key of that label; destroy: any label", NULL },
+    { "all", 0, BENCH_ARG_NONE, NULL, OPT_ALL, "destroy: every hsmbench- key", NULL },
+};
+static const bench_opt_group keys_group = BENCH_OPT_GROUP("Keys:", key_rows, NULL);
+
+static const bench_opt_group *const keys_groups[] = {
+    &p11_target_group, &keys_group, &bench_help_group, NULL,
+};
+const bench_cmd_opts p11_keys_options = { "keys", 0, keys_groups };
+
+static void keys_usage_print(FILE *f)
+{
+    fputs(keys_usage, f);
+    bench_opts_help(&p11_keys_options, f);
+}
 
 typedef struct keys_opts {
     p11_target_opts target;
@@ -48,25 +70,14 @@ typedef struct keys_opts {
 
 static int parse(int argc, char **argv, keys_opts *o)
 {
-    static const struct option longopts[] = {
-        P11_TARGET_LONGOPTS,
-        { "type", required_argument, NULL, OPT_TYPE },
-        { "label", required_argument, NULL, OPT_LABEL },
-        { "key-size", required_argument, NULL, OPT_KEY_SIZE },
-        { "curve", required_argument, NULL, OPT_CURVE },
-        { "force", no_argument, NULL, OPT_FORCE },
-        { "all", no_argument, NULL, OPT_ALL },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     uint64_t v;
     int c;
 
     memset(o, 0, sizeof *o);
-    opterr = 0;
-    optind = 1;
-    bench_getopt gs = { .cmd = "keys" };
-    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &p11_keys_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
@@ -74,7 +85,7 @@ static int parse(int argc, char **argv, keys_opts *o)
             continue;
         switch (c) {
         case 'h':
-            fputs(keys_usage, stdout);
+            keys_usage_print(stdout);
             return -1;
         case OPT_TYPE:     o->type = optarg; break;
         case OPT_LABEL:    o->label = optarg; break;
@@ -283,7 +294,7 @@ int p11_cmd_keys(int argc, char **argv)
 
     if (argc < 2 || argv[1][0] == '-') {
         if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-            fputs(keys_usage, stdout);
+            keys_usage_print(stdout);
             return BENCH_EXIT_OK;
         }
         bench_error("keys: say create, list or destroy (see: hsmbench keys --help)");

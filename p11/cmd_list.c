@@ -24,8 +24,10 @@ static const char list_usage[] =
     "  mechanisms   the token's mechanisms: name, key-size range, flags\n"
     "  tests        the benchmark tests: mechanism, keys, data sizes\n"
     "\n"
-    "Selection (slots, mechanisms): --module NAME|PATH, --init-args STRING,\n"
-    "  --slot ID | --token LABEL | --uri PKCS11-URI (as for hsmbench run).\n";
+    "The selection (slots, mechanisms) is as for hsmbench run.\n";
+
+static const bench_opt_group *const list_groups[] = { &p11_target_group, &bench_help_group, NULL };
+const bench_cmd_opts p11_list_options = { "list", 0, list_groups };
 
 static int list_tests(void)
 {
@@ -198,19 +200,14 @@ static int list_mechanisms(const p11_target_opts *o)
 
 int p11_cmd_list(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        P11_TARGET_LONGOPTS,
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     p11_target_opts o;
     int c;
 
     memset(&o, 0, sizeof o);
-    opterr = 0;
-    optind = 1;
-    bench_getopt gs = { .cmd = "list" };
-    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &p11_list_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         int t = p11_target_opt(&o, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
@@ -218,6 +215,7 @@ int p11_cmd_list(int argc, char **argv)
             continue;
         if (c == 'h') {
             fputs(list_usage, stdout);
+            bench_opts_help(&p11_list_options, stdout);
             return BENCH_EXIT_OK;
         }
         return bench_option_error(argv, c, "list");

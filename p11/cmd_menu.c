@@ -62,18 +62,24 @@ static const char menu_usage[] =
     "RSA and RSA_CRT work too).  Each run prints pkpspeed's per-second lines,\n"
     "hsmbench's summary, and the equivalent \"hsmbench run\" command.\n"
     "\n"
-    "Selection (as for hsmbench run):\n"
-    "  --module NAME|PATH   PKCS#11 module (default: hsmbench's own SoftHSM token)\n"
-    "  --init-args STRING   initialisation string for the module (pReserved)\n"
-    "  --slot ID | --token LABEL | --uri PKCS11-URI   the token; with none and\n"
-    "                       several initialised tokens, a numbered list to choose from\n"
-    "  --pin-env VAR | --pin-file FILE | --pin PIN     the user PIN; with none,\n"
-    "                       it is asked without echo on a terminal\n"
-    "  -h, --help           this help\n"
+    "\n";
+
+static const char menu_usage_tail[] =
     "\n"
     "Answers may be piped on standard input: the same dialogue then runs\n"
     "unattended.  End of input, or X at any prompt, leaves (exit 0); Ctrl-C stops a run and\n"
     "returns to the menu, and leaves at a prompt (exit 130).  See hsmbench-menu(1).\n";
+
+/* With no --slot, --token or --uri: what the menu does. */
+static const bench_opt_group menu_choose_group = {
+    NULL, NULL, 0,
+    "                       with no token named and several initialised tokens,\n"
+    "                       a numbered list to choose from\n",
+};
+static const bench_opt_group *const menu_groups[] = {
+    &p11_target_group, &menu_choose_group, &bench_help_group, NULL,
+};
+const bench_cmd_opts p11_menu_options = { "menu", 0, menu_groups };
 
 /* What ask() and the prompts built on it return. */
 enum { ASK_OK = 0, ASK_LEAVE, ASK_INTR, ASK_GIVEUP };
@@ -1072,18 +1078,13 @@ static int ask_load(menu *m, menu_choice *linux_first)
 
 static int parse_args(int argc, char **argv, p11_target_opts *o)
 {
-    static const struct option longopts[] = {
-        P11_TARGET_LONGOPTS,
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     int c;
 
     memset(o, 0, sizeof *o);
-    opterr = 0;
-    optind = 1;
-    bench_getopt gs = { .cmd = "menu" };
-    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &p11_menu_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         int t = p11_target_opt(o, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
@@ -1092,6 +1093,8 @@ static int parse_args(int argc, char **argv, p11_target_opts *o)
         switch (c) {
         case 'h':
             fputs(menu_usage, stdout);
+            bench_opts_help(&p11_menu_options, stdout);
+            fputs(menu_usage_tail, stdout);
             return -1;
         default:
             return bench_option_error(argv, c, "menu");

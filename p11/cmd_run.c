@@ -30,61 +30,86 @@
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 
 static const char run_usage_head[] =
-    "Usage: hsmbench run [selection] [test] [load] [output]\n"
+    "Usage: hsmbench run [selection] [test] [keys] [load] [output]\n"
     "\n"
     "Benchmark PKCS#11 operations on a token.  With no --module, hsmbench's own\n"
     "SoftHSM token is used (created on first use under $HSMBENCH_HOME).\n"
-    "\n"
-    "Selection:\n"
-    "  --module NAME|PATH   PKCS#11 module: a file, or a name p11-kit registers\n"
-    "  --init-args STRING   initialisation string for the module (pReserved)\n"
-    "  --slot ID | --token LABEL | --uri PKCS11-URI   the token to use\n"
-    "  --slot ID,ID... | --token LABEL,LABEL... | --uri URI --uri URI...\n"
-    "                       several tokens of the module in one run: thread i on\n"
-    "                       token i mod N, each with its own session and keys;\n"
-    "                       totals and a line per token (--threads >= tokens)\n"
-    "  --pin-env VAR | --pin-file FILE | --pin PIN     the user PIN (--pin warns),\n"
-    "                       the same for every token; with none, the PIN is asked\n"
-    "                       without echo on a terminal (once)\n"
-    "Test:\n"
-    "  --test NAME[,NAME...]|all  tests to run in turn (see: hsmbench list tests)\n"
-    "                       default rsa-pkcs-sign\n"
-    "  --key-size BITS      RSA 1024/2048/3072/4096/8192, AES 128/192/256, HMAC key\n"
-    "  --curve P-256|P-384|P-521   EC curve for the EC tests\n"
-    "  --hash SHA1|SHA256|SHA384|SHA512   hash of the RSA, ECDSA and OAEP tests\n"
-    "  --data-size BYTES[,BYTES...]  input size, 1..16200 (default per test); a list sweeps\n"
-    "  --aad-size BYTES     AES-GCM additional authenticated data (default 0)\n"
-    "  --mix NAME:WEIGHT[,NAME:WEIGHT...]  one run whose operations are drawn by\n"
-    "                       weight from these tests (each with its own keys), reported\n"
-    "                       as a whole and per type; instead of --test\n"
-    "  --lookup             find the key by label and class (C_FindObjects) before\n"
-    "                       each operation, inside the timed part, and use the handle\n"
-    "                       found, as applications that cache no handles do\n"
-    "  --seed N             the mix's generator seed (default 1): the same seed,\n"
-    "                       threads and --iterations draw the same types\n"
-    "Keys (default: session keys generated for the run, destroyed after):\n"
-    "  --token-keys         generate token objects instead (destroyed after)\n"
-    "  --static-key FILE    import this key: PEM/DER RSA, EC or Ed25519 private key,\n"
-    "                       or raw AES/HMAC/3DES key bytes (destroyed after)\n"
-    "  --key-label LABEL | --key-id HEX   use an existing key; never destroyed\n"
-    "  --verify[=sample:N]  check results with OpenSSL outside the timed path: the\n"
-    "                       first result of each thread, or every Nth (keys are made\n"
-    "                       in software and imported, so every result can be checked)\n"
-    ;
-
-static const char run_usage_tail[] =
-    "  -h, --help           this help\n"
-    "\n"
-    "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
-    "or input; 3 module, token or login failure; 130 interrupted (Ctrl-C, SIGTERM,\n"
-    "or standard output closed, as by | head).  Ctrl-C in a long module call says\n"
-    "what it waits for; a second Ctrl-C stops waiting, lists the token keys left.\n";
+    "\n";
 
 enum {
     OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_HASH,
     OPT_AAD_SIZE, OPT_TOKEN_KEYS, OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY,
     OPT_MIX, OPT_SEED, OPT_LOOKUP,
 };
+
+/* Several tokens: said under Selection. */
+static const bench_opt_group run_tokens_group = {
+    NULL, NULL, 0,
+    "  --slot ID,ID... | --token LABEL,LABEL... | --uri URI --uri URI...\n"
+    "                       several tokens of the module in one run: thread i on\n"
+    "                       token i mod N, each with its own session and keys;\n"
+    "                       totals and a line per token (--threads >= tokens);\n"
+    "                       the one PIN goes to every token (asked once)\n",
+};
+
+static const bench_option test_rows[] = {
+    { "test", 0, BENCH_ARG_REQUIRED, "NAME[,NAME...]|all", OPT_TEST,
+      "tests to run in turn (see: hsmbench list tests)\n"
+      "default rsa-pkcs-sign", NULL },
+    { "key-size", 0, BENCH_ARG_REQUIRED, "BITS", OPT_KEY_SIZE,
+      "RSA 1024/2048/3072/4096/8192, AES 128/192/256, HMAC key", NULL },
+    { "curve", 0, BENCH_ARG_REQUIRED, "P-256|P-384|P-521", OPT_CURVE,
+      "EC curve for the EC tests", NULL },
+    { "hash", 0, BENCH_ARG_REQUIRED, "SHA1|SHA256|SHA384|SHA512", OPT_HASH,
+      "hash of the RSA, ECDSA and OAEP tests", NULL },
+    { "data-size", 0, BENCH_ARG_REQUIRED, "BYTES[,BYTES...]", OPT_DATA_SIZE,
+      "input size, 1..16200 (default per test); a list sweeps", NULL },
+    { "aad-size", 0, BENCH_ARG_REQUIRED, "BYTES", OPT_AAD_SIZE,
+      "AES-GCM additional authenticated data (default 0)", NULL },
+    { "mix", 0, BENCH_ARG_REQUIRED, "NAME:WEIGHT[,NAME:WEIGHT...]", OPT_MIX,
+      "\none run whose operations are drawn by\n"
+      "weight from these tests (each with its own keys), reported\n"
+      "as a whole and per type; instead of --test", NULL },
+    { "lookup", 0, BENCH_ARG_NONE, NULL, OPT_LOOKUP,
+      "find the key by label and class (C_FindObjects) before\n"
+      "each operation, inside the timed part, and use the handle\n"
+      "found, as applications that cache no handles do", NULL },
+    { "seed", 0, BENCH_ARG_REQUIRED, "N", OPT_SEED,
+      "the mix's generator seed (default 1): the same seed,\n"
+      "threads and --iterations draw the same types", NULL },
+};
+
+static const bench_option keys_rows[] = {
+    { "token-keys", 0, BENCH_ARG_NONE, NULL, OPT_TOKEN_KEYS,
+      "generate token objects instead (destroyed after)", NULL },
+    { "static-key", 0, BENCH_ARG_REQUIRED, "FILE", OPT_STATIC_KEY,
+      "import this key: PEM/DER RSA, EC or Ed25519 private key,\n"
+      "or raw AES/HMAC/3DES key bytes (destroyed after)", NULL },
+    { "key-label", 0, BENCH_ARG_REQUIRED, "LABEL", OPT_KEY_LABEL,
+      "use an existing key; never destroyed", "--key-label LABEL | --key-id HEX" },
+    { "key-id", 0, BENCH_ARG_REQUIRED, "HEX", OPT_KEY_ID, NULL, NULL },
+    { "verify", 0, BENCH_ARG_OPTIONAL, "[=sample:N]", OPT_VERIFY,
+      "check results with OpenSSL outside the timed path: the\n"
+      "first result of each thread, or every Nth (keys are made\n"
+      "in software and imported, so every result can be checked)", NULL },
+};
+
+static const bench_opt_group run_test_group = BENCH_OPT_GROUP("Test:", test_rows, NULL);
+static const bench_opt_group run_keys_group =
+    BENCH_OPT_GROUP("Keys (default: session keys generated for the run, destroyed after):", keys_rows, NULL);
+
+static const bench_opt_group *const run_groups[] = {
+    &p11_target_group, &run_tokens_group, &run_test_group, &run_keys_group, &bench_load_group,
+    &bench_metrics_group, &bench_cap_group, &bench_out_group, &bench_help_group, NULL,
+};
+const bench_cmd_opts p11_run_options = { "run", 0, run_groups };
+
+static const char run_usage_tail[] =
+    "\n"
+    "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
+    "or input; 3 module, token or login failure; 130 interrupted (Ctrl-C, SIGTERM,\n"
+    "or standard output closed, as by | head).  Ctrl-C in a long module call says\n"
+    "what it waits for; a second Ctrl-C stops waiting, lists the token keys left.\n";
 
 #define MAX_SWEEP 32
 
@@ -215,29 +240,6 @@ static int check_tokens_threads(const run_opts *o)
 
 static int parse_args(int argc, char **argv, const bench_section *const *sections, run_opts *o)
 {
-    static const struct option longopts[] = {
-        P11_TARGET_LONGOPTS,
-        BENCH_LOAD_LONGOPTS,
-        BENCH_LOAD_MODE_LONGOPT,
-        BENCH_OUT_LONGOPTS,
-        BENCH_CAP_LONGOPTS,
-        { "test", required_argument, NULL, OPT_TEST },
-        { "key-size", required_argument, NULL, OPT_KEY_SIZE },
-        { "curve", required_argument, NULL, OPT_CURVE },
-        { "data-size", required_argument, NULL, OPT_DATA_SIZE },
-        { "hash", required_argument, NULL, OPT_HASH },
-        { "aad-size", required_argument, NULL, OPT_AAD_SIZE },
-        { "token-keys", no_argument, NULL, OPT_TOKEN_KEYS },
-        { "static-key", required_argument, NULL, OPT_STATIC_KEY },
-        { "key-label", required_argument, NULL, OPT_KEY_LABEL },
-        { "key-id", required_argument, NULL, OPT_KEY_ID },
-        { "verify", optional_argument, NULL, OPT_VERIFY },
-        { "mix", required_argument, NULL, OPT_MIX },
-        { "seed", required_argument, NULL, OPT_SEED },
-        { "lookup", no_argument, NULL, OPT_LOOKUP },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     uint64_t v;
     int c, keys_flags = 0;
 
@@ -246,10 +248,10 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
     bench_load_opts_init(&o->lo);
     bench_cap_opts_init(&o->cap, sections);
     o->out.sections = sections;
-    opterr = 0;
-    optind = 1;
-    bench_getopt gs = { .cmd = "run" };
-    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &p11_run_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
         if (t == 0)
             t = bench_load_opt(&o->lo, c, optarg);
@@ -264,9 +266,7 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         switch (c) {
         case 'h':
             fputs(run_usage_head, stdout);
-            fputs(bench_load_help, stdout);
-            fputs(bench_cap_help, stdout);
-            bench_out_help_print(stdout, o->out.sections);
+            bench_opts_help_more(&p11_run_options, stdout, bench_out_help_more, sections);
             fputs(run_usage_tail, stdout);
             return -1;
         case OPT_TEST:

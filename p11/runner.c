@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/driver/rundesc.h"
 #include "bench/util/cli.h"
 #include "bench/results/report.h"
 #include "bench/util/signals.h"
@@ -241,16 +242,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *o)
 static void load_desc(const p11_runner *r, bench_run_desc *d)
 {
     memset(d, 0, sizeof *d);
-    d->mode = r->load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
-    d->rate = r->load.rate;
-    d->inflight = r->load.inflight;
-    d->stages = r->load.stages ? r->stages_text : NULL;
-    d->think_s = (double)r->load.think_ns / 1e9;
-    d->engine = r->load.mode == BENCH_MODE_NONBLOCKING ? "worker pool" : NULL;
-    d->threads = r->load.threads;
-    d->warmup_s = (double)r->load.warmup_ns / 1e9;
-    d->duration_s = (double)r->load.duration_ns / 1e9;
-    d->iterations = r->load.iterations;
+    bench_run_desc_load(d, &r->load, r->stages_text, "worker pool", 0);
 }
 
 void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_params *in)

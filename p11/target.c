@@ -90,6 +90,25 @@ static int parse_labels(p11_target_opts *o, const char *arg)
     return 1;
 }
 
+static const bench_option target_rows[] = {
+    { "module", 0, BENCH_ARG_REQUIRED, "NAME|PATH", P11_OPT_MODULE,
+      "PKCS#11 module: a file, or a name p11-kit registers\n"
+      "(default: hsmbench's own SoftHSM token)", NULL },
+    { "init-args", 0, BENCH_ARG_REQUIRED, "STRING", P11_OPT_INIT_ARGS,
+      "initialisation string for the module (pReserved)", NULL },
+    { "slot", 0, BENCH_ARG_REQUIRED, "ID", P11_OPT_SLOT, "the token to use",
+      "--slot ID | --token LABEL | --uri PKCS11-URI" },
+    { "token", 0, BENCH_ARG_REQUIRED, "LABEL", P11_OPT_TOKEN, NULL, NULL },
+    { "uri", 0, BENCH_ARG_REPEATED, "PKCS11-URI", P11_OPT_URI, NULL, NULL },
+    { "pin-env", 0, BENCH_ARG_REQUIRED, "VAR", P11_OPT_PIN_ENV,
+      "the user PIN (--pin warns);\n"
+      "with none, the PIN is asked without echo on a terminal",
+      "--pin-env VAR | --pin-file FILE | --pin PIN" },
+    { "pin-file", 0, BENCH_ARG_REQUIRED, "FILE", P11_OPT_PIN_FILE, NULL, NULL },
+    { "pin", 0, BENCH_ARG_REQUIRED, "PIN", P11_OPT_PIN, NULL, NULL },
+};
+const bench_opt_group p11_target_group = BENCH_OPT_GROUP("Selection:", target_rows, NULL);
+
 int p11_target_opt(p11_target_opts *o, int code, const char *arg)
 {
     switch (code) {

@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <jansson.h>
 
+#include "bench/util/options.h"
 #include "p11/module.h"
 #include "p11/token.h"
 
@@ -55,20 +56,13 @@ typedef struct p11_target {
     p11_target_tok    more[P11_MAX_TOKENS - 1];   /* tokens 2 .. ntokens */
 } p11_target;
 
-/* getopt codes and long options for the selection flags (append to a command's table). */
+/* The codes of the selection flags. */
 enum {
     P11_OPT_MODULE = 1000, P11_OPT_INIT_ARGS, P11_OPT_SLOT, P11_OPT_TOKEN, P11_OPT_URI,
     P11_OPT_PIN_ENV, P11_OPT_PIN_FILE, P11_OPT_PIN,
 };
-#define P11_TARGET_LONGOPTS \
-    { "module", required_argument, NULL, P11_OPT_MODULE }, \
-    { "init-args", required_argument, NULL, P11_OPT_INIT_ARGS }, \
-    { "slot", required_argument, NULL, P11_OPT_SLOT }, \
-    { "token", required_argument, NULL, P11_OPT_TOKEN }, \
-    { "uri", required_argument, NULL, P11_OPT_URI }, \
-    { "pin-env", required_argument, NULL, P11_OPT_PIN_ENV }, \
-    { "pin-file", required_argument, NULL, P11_OPT_PIN_FILE }, \
-    { "pin", required_argument, NULL, P11_OPT_PIN }
+/* The Selection group of the option table (bench/util/options.h). */
+extern const bench_opt_group p11_target_group;
 
 /* Take one selection option; 1 if it was one, 0 if not, -1 bad value (printed). */
 int p11_target_opt(p11_target_opts *o, int code, const char *arg);

@@ -19,6 +19,7 @@
 #include "bench/driver/loadopts.h"
 #include "bench/core/pool.h"
 #include "bench/results/report.h"
+#include "bench/driver/rundesc.h"
 #include "bench/driver/session.h"
 #include "bench/util/secret.h"
 #include "bench/util/signals.h"
@@ -47,50 +48,9 @@ static const char rest_usage_head[] =
     "'hsmbench run': a Google Cloud EKM endpoint (Thales CipherTrust CCKM and\n"
     "other EKM partners: POST KEY_URI:wrap / :unwrap), or Fortanix SDKMS/DSM.\n"
     "\n"
-    "EKM:\n"
-    "  --endpoint KEY_URI   the key's URI (as the Thales k6 package's ENDPOINT_URL)\n"
-    "  --op wrap|unwrap|wrap-unwrap   (default wrap); unwrap uses blobs wrapped at set-up,\n"
-    "                       wrap-unwrap checks the plaintext comes back\n"
-    "  --token-env VAR | --token-file FILE | --token TOKEN (warns)\n"
-    "                       the bearer token; with none, asked without echo on a terminal\n"
-    "  --reason REASON      accessReasonContext.reason (default CUSTOMER_INITIATED_ACCESS)\n"
-    "  --aad HEX            additionalAuthenticatedData\n"
-    "  --data-size BYTES    plaintext size, 1..65536 (default 32)\n"
-    "  --check              one wrap and one unwrap of its blob: each HTTP status, the\n"
-    "                       wrappedBlob, whether the plaintext came back; exit 0 or 3\n"
-    "                       (the k6 package's verify_setup.sh); no load, no results\n"
-    "SDKMS:\n"
-    "  --endpoint URL       the service root (https://sdkms.example)\n"
-    "  --op OP              keygen, encrypt, decrypt, sign, verify, mac\n"
-    "  --api-key-env VAR | --api-key-file FILE | --api-key KEY (warns)\n"
-    "                       the API key (base64 app_id:secret)\n"
-    "  --alg AES|RSA|EC|HMAC   (default: AES for keygen/encrypt/decrypt, RSA for\n"
-    "                       sign/verify, HMAC for mac)\n"
-    "  --key-size BITS      AES 128/192/256, RSA 1024..8192, HMAC (default 256/2048/256)\n"
-    "  --curve CURVE        EC curve: SecP192K1, SecP224K1, SecP256K1, NistP192,\n"
-    "                       NistP224, NistP256 (default), NistP384, NistP521\n"
-    "  --mode MODE          AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15; RSA sign: PKCS1_V15|PSS\n"
-    "  --hash-alg SHA1|SHA256|SHA384|SHA512   digest for sign/verify, MAC (default SHA256)\n"
-    "  --transient[=true|false]   transient keys (no kid; nothing to delete)\n"
-    "  --data-size BYTES    input size (default 32)\n"
-    "  --filepath FILE      the data encrypted, decrypted, signed or MACed is this\n"
-    "                       file (1..65536 bytes; instead of --data-size)\n"
-    "  --check              authenticate, make one key and delete it, end the\n"
-    "                       session: each step's outcome; exit 0 or 3; no load\n"
-    "TLS and HTTP:\n"
-    "  --cacert FILE        trust these CA certificates instead of the system's\n"
-    "  --cert FILE --key FILE   client certificate and key (mutual TLS), PEM\n"
-    "  --insecure           do not verify the server's certificate (warns)\n"
-    "  --no-connection-reuse   a new connection and full TLS handshake for every request\n"
-    "  --http2              HTTP/2 when the server offers it (default HTTP/1.1 keep-alive)\n"
-    "  --timeout TIME       per request, connection included (default 10s)\n"
-    "  -v, --verbose        log every request on stderr (credentials redacted)\n"
-    "Summary:\n"
-    "  --summary k6         also print k6's end-of-test summary in k6's layout\n"
     ;
 
 static const char rest_usage_tail[] =
-    "  -h, --help           this help\n"
     "\n"
     "Tokens, API keys and session tokens are never printed or written to the results.\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
@@ -100,9 +60,94 @@ static const char rest_usage_tail[] =
 enum {
     OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
-    OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE, OPT_MODE,
+    OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE,
     OPT_HASH, OPT_TRANSIENT, OPT_FILEPATH, OPT_CHECK, OPT_SUMMARY,
 };
+
+static const bench_option ekm_rows[] = {
+    { "endpoint", 0, BENCH_ARG_REQUIRED, "KEY_URI", OPT_ENDPOINT,
+      "the key's URI (as the Thales k6 package's ENDPOINT_URL)", NULL },
+    { "op", 0, BENCH_ARG_REQUIRED, "wrap|unwrap|wrap-unwrap", OPT_OP,
+      "(default wrap); unwrap uses blobs wrapped at set-up,\n"
+      "wrap-unwrap checks the plaintext comes back", NULL },
+    { "token-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_TOKEN_ENV,
+      "\nthe bearer token; with none, asked without echo on a terminal",
+      "--token-env VAR | --token-file FILE | --token TOKEN (warns)" },
+    { "token-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_TOKEN_FILE, NULL, NULL },
+    { "token", 0, BENCH_ARG_REQUIRED, "TOKEN", OPT_TOKEN, NULL, NULL },
+    { "reason", 0, BENCH_ARG_REQUIRED, "REASON", OPT_REASON,
+      "accessReasonContext.reason (default CUSTOMER_INITIATED_ACCESS)", NULL },
+    { "aad", 0, BENCH_ARG_REQUIRED, "HEX", OPT_AAD, "additionalAuthenticatedData", NULL },
+    { "data-size", 0, BENCH_ARG_REQUIRED, "BYTES", OPT_DATA_SIZE,
+      "plaintext size, 1..65536 (default 32)", NULL },
+    { "check", 0, BENCH_ARG_NONE, NULL, OPT_CHECK,
+      "one wrap and one unwrap of its blob: each HTTP status, the\n"
+      "wrappedBlob, whether the plaintext came back; exit 0 or 3\n"
+      "(the k6 package's verify_setup.sh); no load, no results", NULL },
+};
+
+static const bench_option sdkms_rows[] = {
+    { "endpoint", 0, BENCH_ARG_REQUIRED, "URL", OPT_ENDPOINT,
+      "the service root (https://sdkms.example)", NULL },
+    { "op", 0, BENCH_ARG_REQUIRED, "OP", OPT_OP, "keygen, encrypt, decrypt, sign, verify, mac", NULL },
+    { "api-key-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_API_KEY_ENV,
+      "\nthe API key (base64 app_id:secret)",
+      "--api-key-env VAR | --api-key-file FILE | --api-key KEY (warns)" },
+    { "api-key-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_API_KEY_FILE, NULL, NULL },
+    { "api-key", 0, BENCH_ARG_REQUIRED, "KEY", OPT_API_KEY, NULL, NULL },
+    { "alg", 0, BENCH_ARG_REQUIRED, "AES|RSA|EC|HMAC", OPT_ALG,
+      "(default: AES for keygen/encrypt/decrypt, RSA for\n"
+      "sign/verify, HMAC for mac)", NULL },
+    { "key-size", 0, BENCH_ARG_REQUIRED, "BITS", OPT_KEY_SIZE,
+      "AES 128/192/256, RSA 1024..8192, HMAC (default 256/2048/256)", NULL },
+    { "curve", 0, BENCH_ARG_REQUIRED, "CURVE", OPT_CURVE,
+      "EC curve: SecP192K1, SecP224K1, SecP256K1, NistP192,\n"
+      "NistP224, NistP256 (default), NistP384, NistP521", NULL },
+    { "mode", 0, BENCH_ARG_REQUIRED, "MODE", BENCH_OPT_MODE,
+      "AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15; RSA sign: PKCS1_V15|PSS\n"
+      "(blocking|nonblocking: the load mode, under Load)", NULL },
+    { "hash-alg", 0, BENCH_ARG_REQUIRED, "SHA1|SHA256|SHA384|SHA512", OPT_HASH,
+      "digest for sign/verify, MAC (default SHA256)", NULL },
+    { "transient", 0, BENCH_ARG_OPTIONAL, "[=true|false]", OPT_TRANSIENT,
+      "transient keys (no kid; nothing to delete)", NULL },
+    { "data-size", 0, BENCH_ARG_REQUIRED, "BYTES", OPT_DATA_SIZE, "input size (default 32)", NULL },
+    { "filepath", 0, BENCH_ARG_REQUIRED, "FILE", OPT_FILEPATH,
+      "the data encrypted, decrypted, signed or MACed is this\n"
+      "file (1..65536 bytes; instead of --data-size)", NULL },
+    { "check", 0, BENCH_ARG_NONE, NULL, OPT_CHECK,
+      "authenticate, make one key and delete it, end the\n"
+      "session: each step's outcome; exit 0 or 3; no load", NULL },
+};
+
+static const bench_option verbose_rows[] = {
+    { "verbose", 'v', BENCH_ARG_NONE, NULL, 'v',
+      "log every request on stderr (credentials redacted)", NULL },
+};
+
+static const bench_option summary_rows[] = {
+    { "summary", 0, BENCH_ARG_REPEATED, "k6", OPT_SUMMARY,
+      "also print k6's end-of-test summary in k6's layout", NULL },
+};
+
+static const bench_opt_group rest_ekm_group = BENCH_OPT_GROUP("EKM:", ekm_rows, NULL);
+static const bench_opt_group rest_sdkms_group = BENCH_OPT_GROUP("SDKMS:", sdkms_rows, NULL);
+static const bench_opt_group rest_verbose_group = BENCH_OPT_GROUP(NULL, verbose_rows, NULL);
+static const bench_opt_group rest_summary_group = BENCH_OPT_GROUP("Summary:", summary_rows, NULL);
+static const bench_opt_group rest_multi_group = { NULL, NULL, 0, REST_MULTI_HELP };
+
+static const bench_opt_group *const rest_groups[] = {
+    &rest_ekm_group, &rest_sdkms_group, &rest_http_group, &rest_verbose_group,
+    &rest_summary_group, &bench_load_group, &rest_multi_group, &bench_metrics_group,
+    &bench_cap_group, &bench_out_group, &bench_help_group, NULL,
+};
+const bench_cmd_opts rest_options = { "rest", 1, rest_groups };
+
+static void rest_usage(FILE *f)
+{
+    fputs(rest_usage_head, f);
+    bench_opts_help_more(&rest_options, f, bench_out_help_more, rest_sections());
+    fputs(rest_usage_tail, f);
+}
 
 typedef enum { KIND_EKM, KIND_SDKMS } rest_kind;
 
@@ -184,35 +229,6 @@ static int kind_only(const rest_opts *o, rest_kind want, const char *flag)
 
 static int parse_args(int argc, char **argv, rest_opts *o)
 {
-    static const struct option longopts[] = {
-        BENCH_LOAD_LONGOPTS,
-        REST_HTTP_LONGOPTS,
-        BENCH_OUT_LONGOPTS,
-        BENCH_CAP_LONGOPTS,
-        { "endpoint", required_argument, NULL, OPT_ENDPOINT },
-        { "op", required_argument, NULL, OPT_OP },
-        { "data-size", required_argument, NULL, OPT_DATA_SIZE },
-        { "verbose", no_argument, NULL, 'v' },
-        { "token-env", required_argument, NULL, OPT_TOKEN_ENV },
-        { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
-        { "token", required_argument, NULL, OPT_TOKEN },
-        { "reason", required_argument, NULL, OPT_REASON },
-        { "aad", required_argument, NULL, OPT_AAD },
-        { "api-key-env", required_argument, NULL, OPT_API_KEY_ENV },
-        { "api-key-file", required_argument, NULL, OPT_API_KEY_FILE },
-        { "api-key", required_argument, NULL, OPT_API_KEY },
-        { "alg", required_argument, NULL, OPT_ALG },
-        { "key-size", required_argument, NULL, OPT_KEY_SIZE },
-        { "curve", required_argument, NULL, OPT_CURVE },
-        { "mode", required_argument, NULL, OPT_MODE },
-        { "hash-alg", required_argument, NULL, OPT_HASH },
-        { "transient", optional_argument, NULL, OPT_TRANSIENT },
-        { "filepath", required_argument, NULL, OPT_FILEPATH },
-        { "check", no_argument, NULL, OPT_CHECK },
-        { "summary", required_argument, NULL, OPT_SUMMARY },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     uint64_t v;
     int c, secrets = 0;
 
@@ -220,12 +236,14 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     bench_cap_opts_init(&o->cap, rest_sections());
     o->out.sections = rest_sections();
     o->http.timeout_ms = (long)(DEFAULT_TIMEOUT_NS / 1000000);
-    opterr = 0;
-    optind = 1;
-    /* "+": no reordering, so the positions of secret arguments stay put. */
-    bench_getopt gs = { .cmd = "rest" };
-    while ((c = bench_getopt_long(argc, argv, "+:hv", longopts, &gs)) != -1) {
-        int lt = bench_load_opt(&o->lo, c, optarg);
+    /* In order (no reordering), so the positions of secret arguments stay put. */
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &rest_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
+        /* --mode is the load mode, or with other words the cipher's. */
+        const int cipher_mode = c == BENCH_OPT_MODE && !bench_load_is_mode(optarg);
+        int lt = cipher_mode ? 0 : bench_load_opt(&o->lo, c, optarg);
         if (lt == 0)
             lt = rest_http_opt(&o->http, c, optarg);
         if (lt == 0)
@@ -236,20 +254,9 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             return BENCH_EXIT_USAGE;
         if (lt > 0)
             continue;
-        if (c == OPT_MODE && bench_load_is_mode(optarg)) {
-            /* --mode is the load mode here too; cipher modes are other words. */
-            if (bench_load_opt(&o->lo, BENCH_OPT_MODE, optarg) < 0)
-                return BENCH_EXIT_USAGE;
-            continue;
-        }
         switch (c) {
         case 'h':
-            fputs(rest_usage_head, stdout);
-            fputs(bench_load_help, stdout);
-            fputs(REST_MULTI_HELP, stdout);
-            fputs(bench_cap_help, stdout);
-            bench_out_help_print(stdout, o->out.sections);
-            fputs(rest_usage_tail, stdout);
+            rest_usage(stdout);
             return -1;
         case 'v':
             o->http.verbose = 1;
@@ -331,7 +338,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                 return BENCH_EXIT_USAGE;
             o->sdkms.curve = optarg;
             break;
-        case OPT_MODE:
+        case BENCH_OPT_MODE:
             if (kind_only(o, KIND_SDKMS, "--mode") != 0)
                 return BENCH_EXIT_USAGE;
             o->sdkms.mode = optarg;
@@ -595,14 +602,9 @@ static void rest_run_step(void *arg, const bench_load *load)
 {
     rest_run_ctx *st = arg;
     bench_run_desc *d = st->d;
-    const int nb = load->mode == BENCH_MODE_NONBLOCKING;
     st->o->lo.load = *load;          /* what the hooks describe (k6's context) */
-    d->mode = nb ? "nonblocking" : "blocking";
-    d->rate = nb ? load->rate : 0;
-    d->inflight = nb ? load->inflight : 0;
-    d->engine = nb && st->aslots ? REST_MULTI_ENGINE : NULL;
-    d->slots = nb ? st->aslots : 0;
-    d->duration_s = (double)load->duration_ns / 1e9;
+    bench_run_desc_load(d, load, st->o->lo.stages_text, st->aslots ? REST_MULTI_ENGINE : NULL,
+                        st->aslots);
     if (bench_session_run(st->s, d, st->w, load, st->hooks) != 0 &&
         rest_code_is_fatal_setup(atomic_load(&st->client->setup_code)))
         st->s->setup_failed = 1;
@@ -613,13 +615,7 @@ int rest_cmd_rest(int argc, char **argv)
     rest_opts o;
     memset(&o, 0, sizeof o);
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        FILE *f = argc < 2 ? stderr : stdout;
-        fputs(rest_usage_head, f);
-        fputs(bench_load_help, f);
-        fputs(REST_MULTI_HELP, f);
-        fputs(bench_cap_help, f);
-        bench_out_help_print(f, rest_sections());
-        fputs(rest_usage_tail, f);
+        rest_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }
     if (strcmp(argv[1], "http") == 0)
@@ -759,18 +755,7 @@ int rest_cmd_rest(int argc, char **argv)
         rest_sdkms_workload(&sdkms, &w, aslots);
     d.test = o.test;
     d.mechanism = mech;
-    d.mode = o.lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
-    d.rate = o.lo.load.rate;
-    d.inflight = o.lo.load.inflight;
-    d.stages = o.lo.load.stages ? o.lo.stages_text : NULL;
-    d.think_s = (double)o.lo.load.think_ns / 1e9;
-    d.engine = aslots ? REST_MULTI_ENGINE : NULL;
-    d.slots = aslots;
-    d.threads = o.lo.load.threads;
-    d.data_size = o.data_size;
-    d.warmup_s = (double)o.lo.load.warmup_ns / 1e9;
-    d.duration_s = (double)o.lo.load.duration_ns / 1e9;
-    d.iterations = o.lo.load.iterations;
+    d.data_size = o.data_size;     /* the load's fields: rest_run_step, at each run's load */
 
     s.metrics = metrics;
     s.status_of = rest_code_http_status;

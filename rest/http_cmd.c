@@ -31,6 +31,7 @@
 #include "bench/driver/loadopts.h"
 #include "bench/core/pool.h"
 #include "bench/results/report.h"
+#include "bench/driver/rundesc.h"
 #include "bench/driver/session.h"
 #include "bench/results/results.h"
 #include "bench/util/secret.h"
@@ -52,55 +53,94 @@ static const char usage_head[] =
     "Benchmark any HTTP or HTTPS endpoint with the timing core of 'hsmbench run':\n"
     "one request per operation, k6's phase timings, errors counted by cause.\n"
     "\n"
-    "Request:\n"
-    "  --url URL            http:// or https:// (credentials in the URL are refused);\n"
-    "                       --endpoint URL is the same\n"
-    "  --method M           GET (default), or POST when a body is given; any method\n"
-    "  -H, --header 'Name: value'   repeatable (up to 64); 'Name:' removes a header\n"
-    "                       libcurl would send.  An Authorization, Proxy-Authorization\n"
-    "                       or Cookie value is a secret: redacted in -v and in the\n"
-    "                       results file, and warned about (it is on the command line)\n"
-    "  --bearer-env VAR | --bearer-file FILE   send 'Authorization: Bearer <token>'\n"
-    "  --body TEXT | --body-file FILE   the request body; Content-Type defaults to\n"
-    "                       application/json when it is JSON, else application/octet-stream\n"
-    "Checks (each failure counted under its own class):\n"
-    "  --expect-status LIST statuses that pass: 200, 200,204, 200-299, 2xx (default\n"
-    "                       200-399); others count as HTTP nnn\n"
-    "  --expect-body TEXT   the body must contain TEXT (EXPECT_BODY)\n"
-    "  --expect-json PATH   the body must be JSON (BAD_JSON) with this field\n"
-    "                       (EXPECT_JSON): .result, .a.b, .items[0], .\"a.b\"\n"
-    "Reports:\n"
-    "  --summary jmeter|k6  also print JMeter's line (summary = N in hh:mm:ss = R/s)\n"
-    "                       or k6's end-of-test summary in k6's layout (repeatable)\n"
-    "                       Avg: ms Min: ms Max: ms Err: N (P%)  (even with --quiet)\n"
-    "TLS study:\n"
-    "  --tls-matrix         run the request as: plain HTTP, TLS with keep-alive, TLS\n"
-    "                       with a new connection per request, and mutual TLS (with\n"
-    "                       --cert/--key); one run each, then one table\n"
-    "  --plain-url URL      the plain-HTTP variant's URL\n"
-    "  --plain-port PORT    or: the same host and path over http:// on this port\n"
-    "TLS and HTTP:\n"
-    "  --cacert FILE        trust these CA certificates instead of the system's\n"
-    "  --cert FILE --key FILE   client certificate and key (mutual TLS), PEM\n"
-    "  --insecure           do not verify the server's certificate (warns)\n"
-    "  --no-connection-reuse   a new connection and full TLS handshake for every request\n"
-    "  --http2              HTTP/2 when the server offers it (default HTTP/1.1 keep-alive)\n"
-    "  --timeout TIME       per request, connection included (default 10s)\n"
-    "  -v, --verbose        log every request on stderr (credentials redacted, no bodies)\n";
+    ;
 
 static const char usage_tail[] =
-    "  (--json: one run per variant with --tls-matrix, with \"http\" and \"rest\" objects)\n"
-    "  -h, --help           this help\n"
     "\n"
     "Exit codes: 0 success; 1 the run finished but requests failed their checks;\n"
     "2 bad usage or input; 3 the endpoint or its TLS failed at set-up; 130 interrupted\n"
     "(Ctrl-C, SIGTERM, or standard output closed).\n";
 
 enum {
-    OPT_URL = 5000, OPT_METHOD, OPT_HEADER, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
+    OPT_URL = 5000, OPT_METHOD, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
     OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON, OPT_SUMMARY,
     OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT,
 };
+
+static const bench_option request_rows[] = {
+    { "url", 0, BENCH_ARG_REQUIRED, "URL", OPT_URL,
+      "http:// or https:// (credentials in the URL are refused);\n"
+      "--endpoint URL is the same", NULL },
+    { "endpoint", 0, BENCH_ARG_REQUIRED, "URL", OPT_URL, NULL, NULL },
+    { "method", 0, BENCH_ARG_REQUIRED, "M", OPT_METHOD,
+      "GET (default), or POST when a body is given; any method", NULL },
+    { "header", 'H', BENCH_ARG_REPEATED, "'Name: value'", 'H',
+      "repeatable (up to 64); 'Name:' removes a header\n"
+      "libcurl would send.  An Authorization, Proxy-Authorization\n"
+      "or Cookie value is a secret: redacted in -v and in the\n"
+      "results file, and warned about (it is on the command line)", NULL },
+    { "bearer-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_BEARER_ENV,
+      "send 'Authorization: Bearer <token>'", "--bearer-env VAR | --bearer-file FILE" },
+    { "bearer-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_BEARER_FILE, NULL, NULL },
+    { "body", 0, BENCH_ARG_REQUIRED, "TEXT", OPT_BODY,
+      "the request body; Content-Type defaults to\n"
+      "application/json when it is JSON, else application/octet-stream",
+      "--body TEXT | --body-file FILE" },
+    { "body-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_BODY_FILE, NULL, NULL },
+};
+
+static const bench_option checks_rows[] = {
+    { "expect-status", 0, BENCH_ARG_REQUIRED, "LIST", OPT_EXPECT_STATUS,
+      "statuses that pass: 200, 200,204, 200-299, 2xx (default\n"
+      "200-399); others count as HTTP nnn", NULL },
+    { "expect-body", 0, BENCH_ARG_REQUIRED, "TEXT", OPT_EXPECT_BODY,
+      "the body must contain TEXT (EXPECT_BODY)", NULL },
+    { "expect-json", 0, BENCH_ARG_REQUIRED, "PATH", OPT_EXPECT_JSON,
+      "the body must be JSON (BAD_JSON) with this field\n"
+      "(EXPECT_JSON): .result, .a.b, .items[0], .\"a.b\"", NULL },
+};
+
+static const bench_option reports_rows[] = {
+    { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", OPT_SUMMARY,
+      "also print JMeter's line (summary = N in hh:mm:ss = R/s)\n"
+      "or k6's end-of-test summary in k6's layout (repeatable)\n"
+      "Avg: ms Min: ms Max: ms Err: N (P%)  (even with --quiet)", NULL },
+};
+
+static const bench_option matrix_rows[] = {
+    { "tls-matrix", 0, BENCH_ARG_NONE, NULL, OPT_TLS_MATRIX,
+      "run the request as: plain HTTP, TLS with keep-alive, TLS\n"
+      "with a new connection per request, and mutual TLS (with\n"
+      "--cert/--key); one run each, then one table", NULL },
+    { "plain-url", 0, BENCH_ARG_REQUIRED, "URL", OPT_PLAIN_URL,
+      "the plain-HTTP variant's URL", NULL },
+    { "plain-port", 0, BENCH_ARG_REQUIRED, "PORT", OPT_PLAIN_PORT,
+      "or: the same host and path over http:// on this port", NULL },
+};
+
+static const bench_option verbose_rows[] = {
+    { "verbose", 'v', BENCH_ARG_NONE, NULL, 'v',
+      "log every request on stderr (credentials redacted, no bodies)", NULL },
+};
+
+static const bench_opt_group request_group = BENCH_OPT_GROUP("Request:", request_rows, NULL);
+static const bench_opt_group checks_group =
+    BENCH_OPT_GROUP("Checks (each failure counted under its own class):", checks_rows, NULL);
+static const bench_opt_group reports_group = BENCH_OPT_GROUP("Reports:", reports_rows, NULL);
+static const bench_opt_group matrix_group = BENCH_OPT_GROUP("TLS study:", matrix_rows, NULL);
+static const bench_opt_group verbose_group = BENCH_OPT_GROUP(NULL, verbose_rows, NULL);
+static const bench_opt_group multi_group = { NULL, NULL, 0, REST_MULTI_HELP };
+static const bench_opt_group json_note_group = {
+    NULL, NULL, 0,
+    "  (--json: one run per variant with --tls-matrix, with \"http\" and \"rest\" objects)\n",
+};
+
+static const bench_opt_group *const http_groups[] = {
+    &request_group, &checks_group, &reports_group, &matrix_group, &rest_http_group,
+    &verbose_group, &bench_load_group, &multi_group, &bench_metrics_group, &bench_cap_group,
+    &bench_out_group, &json_note_group, &bench_help_group, NULL,
+};
+const bench_cmd_opts rest_http_options = { "rest http", 1, http_groups };
 
 /* Marks on argv (indexed like getopt's argv): what to hide. */
 enum { MARK_HEADER = BENCH_MARK_HEADER };
@@ -222,31 +262,6 @@ static int read_body_file(http_opts *o)
 
 static int parse_args(int argc, char **argv, http_opts *o)
 {
-    static const struct option longopts[] = {
-        BENCH_LOAD_LONGOPTS,
-        REST_HTTP_LONGOPTS,
-        BENCH_LOAD_MODE_LONGOPT,
-        { "url", required_argument, NULL, OPT_URL },
-        { "endpoint", required_argument, NULL, OPT_URL },
-        { "method", required_argument, NULL, OPT_METHOD },
-        { "header", required_argument, NULL, OPT_HEADER },
-        { "bearer-env", required_argument, NULL, OPT_BEARER_ENV },
-        { "bearer-file", required_argument, NULL, OPT_BEARER_FILE },
-        { "body", required_argument, NULL, OPT_BODY },
-        { "body-file", required_argument, NULL, OPT_BODY_FILE },
-        { "expect-status", required_argument, NULL, OPT_EXPECT_STATUS },
-        { "expect-body", required_argument, NULL, OPT_EXPECT_BODY },
-        { "expect-json", required_argument, NULL, OPT_EXPECT_JSON },
-        { "summary", required_argument, NULL, OPT_SUMMARY },
-        { "tls-matrix", no_argument, NULL, OPT_TLS_MATRIX },
-        { "plain-url", required_argument, NULL, OPT_PLAIN_URL },
-        { "plain-port", required_argument, NULL, OPT_PLAIN_PORT },
-        BENCH_OUT_LONGOPTS,
-        BENCH_CAP_LONGOPTS,
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     char why[512];
     uint64_t v;
     int c;
@@ -256,11 +271,11 @@ static int parse_args(int argc, char **argv, http_opts *o)
     o->out.sections = rest_sections();
     rest_status_set_default(&o->expect);
     o->http.timeout_ms = DEFAULT_TIMEOUT_MS;
-    opterr = 0;
-    optind = 1;
-    /* "+": no reordering, so the marks on secret arguments stay put. */
-    bench_getopt gs = { .cmd = "rest http" };
-    while ((c = bench_getopt_long(argc, argv, "+:hvH:", longopts, &gs)) != -1) {
+    /* In order (no reordering), so the marks on secret arguments stay put. */
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &rest_http_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         int lt = bench_load_opt(&o->lo, c, optarg);
         if (lt == 0)
             lt = rest_http_opt(&o->http, c, optarg);
@@ -275,10 +290,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         switch (c) {
         case 'h':
             fputs(usage_head, stdout);
-            fputs(bench_load_help, stdout);
-            fputs(bench_cap_help, stdout);
-            fputs(REST_MULTI_HELP, stdout);
-            bench_out_help_print(stdout, o->out.sections);
+            bench_opts_help_more(&rest_http_options, stdout, bench_out_help_more, o->out.sections);
             fputs(usage_tail, stdout);
             return -1;
         case 'v':
@@ -295,7 +307,6 @@ static int parse_args(int argc, char **argv, http_opts *o)
             o->method = optarg;
             break;
         case 'H':
-        case OPT_HEADER:
             if (add_header(o, optarg, optind) != 0)
                 return BENCH_EXIT_USAGE;
             break;
@@ -636,18 +647,9 @@ static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, c
     memset(d, 0, sizeof *d);
     d->test = test;
     d->mechanism = mech;
-    d->mode = o->lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
-    d->rate = o->lo.load.rate;
-    d->inflight = o->lo.load.inflight;
-    d->stages = o->lo.load.stages ? o->lo.stages_text : NULL;
-    d->think_s = (double)o->lo.load.think_ns / 1e9;
-    d->slots = bench_async_slots(&o->lo.load);   /* curl multi transfers in flight */
-    d->engine = d->slots ? REST_MULTI_ENGINE : NULL;
-    d->threads = o->lo.load.threads;
+    const unsigned slots = bench_async_slots(&o->lo.load);   /* curl multi transfers in flight */
+    bench_run_desc_load(d, &o->lo.load, o->lo.stages_text, slots ? REST_MULTI_ENGINE : NULL, slots);
     d->data_size = o->body ? o->body_len : 0;
-    d->warmup_s = (double)o->lo.load.warmup_ns / 1e9;
-    d->duration_s = (double)o->lo.load.duration_ns / 1e9;
-    d->iterations = o->lo.load.iterations;
 }
 
 /* One run of a variant (a capacity step, or the only run) at this load. */

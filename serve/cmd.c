@@ -32,6 +32,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include "bench/driver/loadopts.h"
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
 #include "bench/results/metrics.h"
@@ -60,42 +61,9 @@ static const char serve_usage[] =
     "         DELETE /crypto/v1/keys/KID, /crypto/v1/{encrypt,decrypt,sign,verify,mac}\n"
     "  HTTP   GET /hello -> {\"hello\":\"world\"}; any /echo -> the request as JSON\n"
     "         (credentials hidden); any /status/NNN -> that status  (for rest http)\n"
-    "\n"
-    "Selection (as hsmbench run): --module, --init-args, --slot | --token | --uri,\n"
-    "  --pin-env | --pin-file | --pin\n"
-    "Listening:\n"
-    "  --listen ADDR:PORT   numeric address (default 127.0.0.1:8443; [::1]:PORT for IPv6;\n"
-    "                       port 0 picks a free port); the URL is printed on stdout\n"
-    "  --tls-cert FILE --tls-key FILE   serve HTTPS with this PEM certificate and key\n"
-    "  --client-ca FILE     require a client certificate signed by this CA (mutual TLS)\n"
-    "  --client-cert-optional   with --client-ca: check a client certificate when one is\n"
-    "                       sent, but serve clients that send none too\n"
-    "  --plain-listen ADDR:PORT   with TLS: also serve plain HTTP there (port 0: a free\n"
-    "                       port); the URL is printed on stdout\n"
-    "  --connection-limit N at most N connections at once (default 1024)\n"
-    "Credentials (never printed):\n"
-    "  --ekm-token-env VAR | --ekm-token-file FILE   the bearer token the EKM wants\n"
-    "                       (without one, EKM requests are not authenticated)\n"
-    "  --api-key-env VAR | --api-key-file FILE        the SDKMS API key (without one,\n"
-    "                       the SDKMS API is off)\n"
-    "  --session-ttl TIME   SDKMS sessions end this long after they begin (default: never)\n"
-    "Behaviour:\n"
-    "  --profiling          send SDKMS's Profiling-Data header (server timings, ns)\n"
-    "  --fault SPEC         inject faults into the operations: KIND:P[,KIND:P...] with KIND\n"
-    "                       one of NNN (an HTTP status), timeout, badjson, truncate,\n"
-    "                       nofield, badb64, mismatch, reset; P a probability\n"
-    "  --fault-after N      spare the first N operations (set-up requests)\n"
-    "  --fault-delay TIME   how long a timeout fault holds a request (default 30s)\n"
-    "  --latency TIME       answer every request no sooner than TIME after it arrived\n"
-    "                       (a slow HSM behind the service; default 0)\n"
-    "  --max-keys N         SDKMS keys kept at once (default 100000)\n"
-    "  --max-transient N    transient keys kept, oldest dropped first (default 10000)\n"
-    BENCH_METRICS_HELP
-    "Stopping: SIGINT or SIGTERM (exit status 0), or\n"
-    "  --max-requests N     after answering N requests\n"
-    "  --max-seconds TIME   after this long\n"
-    "  -v, --verbose        one line per request on stderr\n"
-    "  -h, --help           this help\n"
+    "\n";
+
+static const char serve_usage_tail[] =
     "\n"
     "Exit codes: 0 stopped; 2 bad usage or input; 3 module, token or login failure,\n"
     "or the address cannot be listened on.\n";
@@ -106,6 +74,80 @@ enum {
     OPT_FAULT, OPT_FAULT_AFTER, OPT_FAULT_DELAY, OPT_MAX_KEYS, OPT_MAX_TRANSIENT,
     OPT_MAX_REQUESTS, OPT_MAX_SECONDS, OPT_CLIENT_OPTIONAL, OPT_PLAIN_LISTEN, OPT_LATENCY,
 };
+
+static const bench_option listen_rows[] = {
+    { "listen", 0, BENCH_ARG_REQUIRED, "ADDR:PORT", OPT_LISTEN,
+      "numeric address (default 127.0.0.1:8443; [::1]:PORT for IPv6;\n"
+      "port 0 picks a free port); the URL is printed on stdout", NULL },
+    { "tls-cert", 0, BENCH_ARG_REQUIRED, "FILE", OPT_TLS_CERT,
+      "serve HTTPS with this PEM certificate and key", "--tls-cert FILE --tls-key FILE" },
+    { "tls-key", 0, BENCH_ARG_REQUIRED, "FILE", OPT_TLS_KEY, NULL, NULL },
+    { "client-ca", 0, BENCH_ARG_REQUIRED, "FILE", OPT_CLIENT_CA,
+      "require a client certificate signed by this CA (mutual TLS)", NULL },
+    { "client-cert-optional", 0, BENCH_ARG_NONE, NULL, OPT_CLIENT_OPTIONAL,
+      "with --client-ca: check a client certificate when one is\n"
+      "sent, but serve clients that send none too", NULL },
+    { "plain-listen", 0, BENCH_ARG_REQUIRED, "ADDR:PORT", OPT_PLAIN_LISTEN,
+      "with TLS: also serve plain HTTP there (port 0: a free\n"
+      "port); the URL is printed on stdout", NULL },
+    { "connection-limit", 0, BENCH_ARG_REQUIRED, "N", OPT_CONN_LIMIT,
+      "at most N connections at once (default 1024)", NULL },
+};
+
+static const bench_option cred_rows[] = {
+    { "ekm-token-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_EKM_TOKEN_ENV,
+      "the bearer token the EKM wants\n"
+      "(without one, EKM requests are not authenticated)",
+      "--ekm-token-env VAR | --ekm-token-file FILE" },
+    { "ekm-token-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_EKM_TOKEN_FILE, NULL, NULL },
+    { "api-key-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_API_KEY_ENV,
+      "the SDKMS API key (without one,\n"
+      "the SDKMS API is off)", "--api-key-env VAR | --api-key-file FILE" },
+    { "api-key-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_API_KEY_FILE, NULL, NULL },
+    { "session-ttl", 0, BENCH_ARG_REQUIRED, "TIME", OPT_SESSION_TTL,
+      "SDKMS sessions end this long after they begin (default: never)", NULL },
+};
+
+static const bench_option behaviour_rows[] = {
+    { "profiling", 0, BENCH_ARG_NONE, NULL, OPT_PROFILING,
+      "send SDKMS's Profiling-Data header (server timings, ns)", NULL },
+    { "fault", 0, BENCH_ARG_REQUIRED, "SPEC", OPT_FAULT,
+      "inject faults into the operations: KIND:P[,KIND:P...] with KIND\n"
+      "one of NNN (an HTTP status), timeout, badjson, truncate,\n"
+      "nofield, badb64, mismatch, reset; P a probability", NULL },
+    { "fault-after", 0, BENCH_ARG_REQUIRED, "N", OPT_FAULT_AFTER,
+      "spare the first N operations (set-up requests)", NULL },
+    { "fault-delay", 0, BENCH_ARG_REQUIRED, "TIME", OPT_FAULT_DELAY,
+      "how long a timeout fault holds a request (default 30s)", NULL },
+    { "latency", 0, BENCH_ARG_REQUIRED, "TIME", OPT_LATENCY,
+      "answer every request no sooner than TIME after it arrived\n"
+      "(a slow HSM behind the service; default 0)", NULL },
+    { "max-keys", 0, BENCH_ARG_REQUIRED, "N", OPT_MAX_KEYS,
+      "SDKMS keys kept at once (default 100000)", NULL },
+    { "max-transient", 0, BENCH_ARG_REQUIRED, "N", OPT_MAX_TRANSIENT,
+      "transient keys kept, oldest dropped first (default 10000)", NULL },
+};
+
+static const bench_option stop_rows[] = {
+    { "max-requests", 0, BENCH_ARG_REQUIRED, "N", OPT_MAX_REQUESTS,
+      "after answering N requests", NULL },
+    { "max-seconds", 0, BENCH_ARG_REQUIRED, "TIME", OPT_MAX_SECONDS, "after this long", NULL },
+    { "verbose", 'v', BENCH_ARG_NONE, NULL, 'v', "one line per request on stderr", NULL },
+};
+
+static const bench_opt_group serve_listen_group = BENCH_OPT_GROUP("Listening:", listen_rows, NULL);
+static const bench_opt_group serve_cred_group =
+    BENCH_OPT_GROUP("Credentials (never printed):", cred_rows, NULL);
+static const bench_opt_group serve_behaviour_group =
+    BENCH_OPT_GROUP("Behaviour:", behaviour_rows, NULL);
+static const bench_opt_group serve_stop_group =
+    BENCH_OPT_GROUP("Stopping: SIGINT or SIGTERM (exit status 0), or", stop_rows, NULL);
+
+static const bench_opt_group *const serve_groups[] = {
+    &p11_target_group, &serve_listen_group, &serve_cred_group, &serve_behaviour_group,
+    &bench_metrics_group, &serve_stop_group, &bench_help_group, NULL,
+};
+const bench_cmd_opts serve_options = { "serve", 0, serve_groups };
 
 typedef struct serve_opts {
     p11_target_opts target;
@@ -628,34 +670,6 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 static int parse_args(int argc, char **argv, serve_opts *o)
 {
-    static const struct option longopts[] = {
-        P11_TARGET_LONGOPTS,
-        BENCH_METRICS_LONGOPTS,
-        { "listen", required_argument, NULL, OPT_LISTEN },
-        { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
-        { "tls-key", required_argument, NULL, OPT_TLS_KEY },
-        { "client-ca", required_argument, NULL, OPT_CLIENT_CA },
-        { "client-cert-optional", no_argument, NULL, OPT_CLIENT_OPTIONAL },
-        { "plain-listen", required_argument, NULL, OPT_PLAIN_LISTEN },
-        { "connection-limit", required_argument, NULL, OPT_CONN_LIMIT },
-        { "ekm-token-env", required_argument, NULL, OPT_EKM_TOKEN_ENV },
-        { "ekm-token-file", required_argument, NULL, OPT_EKM_TOKEN_FILE },
-        { "api-key-env", required_argument, NULL, OPT_API_KEY_ENV },
-        { "api-key-file", required_argument, NULL, OPT_API_KEY_FILE },
-        { "session-ttl", required_argument, NULL, OPT_SESSION_TTL },
-        { "profiling", no_argument, NULL, OPT_PROFILING },
-        { "fault", required_argument, NULL, OPT_FAULT },
-        { "fault-after", required_argument, NULL, OPT_FAULT_AFTER },
-        { "fault-delay", required_argument, NULL, OPT_FAULT_DELAY },
-        { "latency", required_argument, NULL, OPT_LATENCY },
-        { "max-keys", required_argument, NULL, OPT_MAX_KEYS },
-        { "max-transient", required_argument, NULL, OPT_MAX_TRANSIENT },
-        { "max-requests", required_argument, NULL, OPT_MAX_REQUESTS },
-        { "max-seconds", required_argument, NULL, OPT_MAX_SECONDS },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     uint64_t v;
     int c;
 
@@ -666,10 +680,10 @@ static int parse_args(int argc, char **argv, serve_opts *o)
     o->max_keys = 100000;
     o->max_transient = 10000;
     bench_metrics_opts_init(&o->metrics);
-    opterr = 0;
-    optind = 1;
-    bench_getopt gs = { .cmd = "serve" };
-    while ((c = bench_getopt_long(argc, argv, ":hv", longopts, &gs)) != -1) {
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &serve_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         int t = p11_target_opt(&o->target, c, optarg);
         if (t == 0)
             t = bench_metrics_opt(&o->metrics, c, optarg);
@@ -680,6 +694,8 @@ static int parse_args(int argc, char **argv, serve_opts *o)
         switch (c) {
         case 'h':
             fputs(serve_usage, stdout);
+            bench_opts_help(&serve_options, stdout);
+            fputs(serve_usage_tail, stdout);
             return -1;
         case 'v':                 o->verbose = 1; break;
         case OPT_LISTEN:          o->listen = optarg; break;

@@ -2,7 +2,12 @@
 #ifndef SERVE_CMD_H
 #define SERVE_CMD_H
 
+#include "bench/util/options.h"
+
 /* argv[0] is "serve"; returns a BENCH_EXIT_* code. */
 int serve_cmd(int argc, char **argv);
+
+/* Its option table (bench/util/options.h), for --help and the checks. */
+extern const bench_cmd_opts serve_options;
 
 #endif

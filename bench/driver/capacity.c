@@ -11,19 +11,25 @@
 
 #define MAX_STEP_NS (3600ULL * 1000000000ULL)
 
-const char bench_cap_help[] =
-    "Capacity (open-loop steps at growing, then bisected rates):\n"
-    "  --find-capacity EXPR the highest rate at which EXPR holds, repeatable: an upper\n"
-    "                       bound on latency (p50, p90, p95, p99, p(99.9), avg, max <\n"
-    "                       TIME, counted from the scheduled time) or errors (errors<0.1%)\n"
-    "                       (REST also k6's HTTP metrics of latency and failures);\n"
-    "                       a step also fails below 95 % of its rate achieved\n"
-    "  --step TIME          each step's measured length (default 10s; --warmup before it)\n"
-    "  --precision PCT      stop when the highest passing and lowest failing rates are\n"
-    "                       this close (default 2%)\n"
-    "  --max-steps N        at most N steps (default 20)\n"
-    "                       --rate gives the first step's rate; without it a closed-loop\n"
-    "                       probe of --step measures one, and the search starts at half\n";
+static const bench_option cap_rows[] = {
+    { "find-capacity", 0, BENCH_ARG_REPEATED, "EXPR", BENCH_OPT_FIND_CAPACITY,
+      "the highest rate at which EXPR holds, repeatable: an upper\n"
+      "bound on latency (p50, p90, p95, p99, p(99.9), avg, max <\n"
+      "TIME, counted from the scheduled time) or errors (errors<0.1%)\n"
+      "(REST also k6's HTTP metrics of latency and failures);\n"
+      "a step also fails below 95 % of its rate achieved", NULL },
+    { "step", 0, BENCH_ARG_REQUIRED, "TIME", BENCH_OPT_STEP,
+      "each step's measured length (default 10s; --warmup before it)", NULL },
+    { "precision", 0, BENCH_ARG_REQUIRED, "PCT", BENCH_OPT_PRECISION,
+      "stop when the highest passing and lowest failing rates are\n"
+      "this close (default 2%)", NULL },
+    { "max-steps", 0, BENCH_ARG_REQUIRED, "N", BENCH_OPT_MAX_STEPS,
+      "at most N steps (default 20)\n"
+      "--rate gives the first step's rate; without it a closed-loop\n"
+      "probe of --step measures one, and the search starts at half", NULL },
+};
+const bench_opt_group bench_cap_group =
+    BENCH_OPT_GROUP("Capacity (open-loop steps at growing, then bisected rates):", cap_rows, NULL);
 
 void bench_cap_opts_init(bench_cap_opts *o, const bench_section *const *sections)
 {

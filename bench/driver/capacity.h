@@ -60,14 +60,8 @@ typedef struct bench_cap_opts {
 
 enum { BENCH_OPT_FIND_CAPACITY = 1400, BENCH_OPT_STEP, BENCH_OPT_PRECISION, BENCH_OPT_MAX_STEPS };
 
-#define BENCH_CAP_LONGOPTS \
-    { "find-capacity", required_argument, NULL, BENCH_OPT_FIND_CAPACITY }, \
-    { "step", required_argument, NULL, BENCH_OPT_STEP }, \
-    { "precision", required_argument, NULL, BENCH_OPT_PRECISION }, \
-    { "max-steps", required_argument, NULL, BENCH_OPT_MAX_STEPS }
-
-/* The Capacity section of a command's --help. */
-extern const char bench_cap_help[];
+/* The Capacity group of the option table. */
+extern const bench_opt_group bench_cap_group;
 
 /* sections: whose side metrics an objective may name (NULL: none). */
 void bench_cap_opts_init(bench_cap_opts *o, const bench_section *const *sections);

@@ -9,28 +9,49 @@
 
 #define MAX_DURATION_NS (7ULL * 24 * 3600 * 1000000000ULL)   /* a week */
 
-const char bench_load_help[] =
-    "Load:\n"
-    "  --threads N[,N...]   worker threads, each with its own session or connection\n"
-    "                       (default 1, max 1024); a list sweeps (run only), and a\n"
-    "                       blocking sweep of 3+ counts ends with a scalability fit:\n"
-    "                       contention, coherency, predicted peak, knee\n"
-    "  --duration TIME      measured time: 30, 30s, 500ms, 2m (default 10s)\n"
-    "  --iterations N       measured operations in total, instead of a duration\n"
-    "  --iterations-per-thread N   measured operations per thread, instead\n"
-    "  --warmup TIME|Nit    run this long first (or each thread's first N operations),\n"
-    "                       excluded from results (default 0)\n"
-    "  --mode blocking|nonblocking  closed loop (default), or requests issued on a\n"
-    "                       schedule and executed by the threads; latency then counts\n"
-    "                       from when each request was due (coordinated omission)\n"
-    "  --rate OPS_PER_S     non-blocking: requests per second in total\n"
-    "  --inflight K         non-blocking: at most K requests outstanding\n"
-    "  --stages 5s:70,30s:70,5s:0   ramps (k6 syntax): threads when blocking,\n"
-    "                       requests/s when non-blocking; replaces --duration\n"
-    "  --think TIME         blocking: pause after each operation (untimed)\n"
-    "  --abort-on-errors TIME|off   stop the run, as failed, once every operation\n"
-    "                       failed for this long (the device is gone; default 3s)\n"
-    BENCH_METRICS_HELP;
+static const bench_option load_rows[] = {
+    { "threads", 0, BENCH_ARG_REQUIRED, "N[,N...]", BENCH_OPT_THREADS,
+      "worker threads, each with its own session or connection\n"
+      "(default 1, max 1024); a list sweeps (run only), and a\n"
+      "blocking sweep of 3+ counts ends with a scalability fit:\n"
+      "contention, coherency, predicted peak, knee", NULL },
+    { "duration", 0, BENCH_ARG_REQUIRED, "TIME", BENCH_OPT_DURATION,
+      "measured time: 30, 30s, 500ms, 2m (default 10s)", NULL },
+    { "iterations", 0, BENCH_ARG_REQUIRED, "N", BENCH_OPT_ITERATIONS,
+      "measured operations in total, instead of a duration", NULL },
+    { "iterations-per-thread", 0, BENCH_ARG_REQUIRED, "N", BENCH_OPT_ITER_THREAD,
+      "measured operations per thread, instead", NULL },
+    { "warmup", 0, BENCH_ARG_REQUIRED, "TIME|Nit", BENCH_OPT_WARMUP,
+      "run this long first (or each thread's first N operations),\n"
+      "excluded from results (default 0)", NULL },
+    { "mode", 0, BENCH_ARG_REQUIRED, "blocking|nonblocking", BENCH_OPT_MODE,
+      "closed loop (default), or requests issued on a\n"
+      "schedule and executed by the threads; latency then counts\n"
+      "from when each request was due (coordinated omission)", NULL },
+    { "rate", 0, BENCH_ARG_REQUIRED, "OPS_PER_S", BENCH_OPT_RATE,
+      "non-blocking: requests per second in total", NULL },
+    { "inflight", 0, BENCH_ARG_REQUIRED, "K", BENCH_OPT_INFLIGHT,
+      "non-blocking: at most K requests outstanding", NULL },
+    { "stages", 0, BENCH_ARG_REQUIRED, "5s:70,30s:70,5s:0", BENCH_OPT_STAGES,
+      "ramps (k6 syntax): threads when blocking,\n"
+      "requests/s when non-blocking; replaces --duration", NULL },
+    { "think", 0, BENCH_ARG_REQUIRED, "TIME", BENCH_OPT_THINK,
+      "blocking: pause after each operation (untimed)", NULL },
+    { "abort-on-errors", 0, BENCH_ARG_REQUIRED, "TIME|off", BENCH_OPT_ABORT,
+      "stop the run, as failed, once every operation\n"
+      "failed for this long (the device is gone; default 3s)", NULL },
+};
+const bench_opt_group bench_load_group = BENCH_OPT_GROUP("Load:", load_rows, NULL);
+
+static const bench_option metrics_rows[] = {
+    { "metrics-listen", 0, BENCH_ARG_REQUIRED, "[ADDR:]PORT", BENCH_OPT_METRICS_LISTEN,
+      "serve Prometheus metrics on http://ADDR:PORT/metrics\n"
+      "while running (ADDR default 127.0.0.1; [::1]:9464 for IPv6;\n"
+      "0.0.0.0:9464 for a scraper on another machine)", NULL },
+    { "metrics-linger", 0, BENCH_ARG_REQUIRED, "TIME", BENCH_OPT_METRICS_LINGER,
+      "keep answering this long after the end (default 5s)", NULL },
+};
+const bench_opt_group bench_metrics_group = BENCH_OPT_GROUP("Metrics:", metrics_rows, NULL);
 
 void bench_load_opts_init(bench_load_opts *o)
 {

@@ -13,6 +13,7 @@
 #include "bench/results/metrics.h"
 #include "bench/core/pool.h"
 #include "bench/core/stages.h"
+#include "bench/util/options.h"
 
 #define BENCH_MAX_THREADS 1024
 #define BENCH_MAX_SWEEP   32
@@ -38,25 +39,10 @@ enum {
  * measured seconds had nothing but failures. */
 #define BENCH_ABORT_DEFAULT_NS (3ULL * 1000000000ULL)
 
-#define BENCH_LOAD_LONGOPTS \
-    { "threads", required_argument, NULL, BENCH_OPT_THREADS }, \
-    { "duration", required_argument, NULL, BENCH_OPT_DURATION }, \
-    { "iterations", required_argument, NULL, BENCH_OPT_ITERATIONS }, \
-    { "iterations-per-thread", required_argument, NULL, BENCH_OPT_ITER_THREAD }, \
-    { "warmup", required_argument, NULL, BENCH_OPT_WARMUP }, \
-    { "rate", required_argument, NULL, BENCH_OPT_RATE }, \
-    { "inflight", required_argument, NULL, BENCH_OPT_INFLIGHT }, \
-    { "stages", required_argument, NULL, BENCH_OPT_STAGES }, \
-    { "think", required_argument, NULL, BENCH_OPT_THINK }, \
-    { "abort-on-errors", required_argument, NULL, BENCH_OPT_ABORT }, \
-    { "metrics-listen", required_argument, NULL, BENCH_OPT_METRICS_LISTEN }, \
-    { "metrics-linger", required_argument, NULL, BENCH_OPT_METRICS_LINGER }
-
-/* --mode is listed by each command: rest sdkms also takes cipher modes there. */
-#define BENCH_LOAD_MODE_LONGOPT { "mode", required_argument, NULL, BENCH_OPT_MODE }
-
-/* The Load section of a command's --help (and its Metrics section). */
-extern const char bench_load_help[];
+/* The Load and Metrics groups of the option table (bench/util/options.h);
+ * --mode is in Load: rest sdkms takes cipher modes there too. */
+extern const bench_opt_group bench_load_group;
+extern const bench_opt_group bench_metrics_group;
 
 void bench_load_opts_init(bench_load_opts *o);
 

@@ -7,27 +7,29 @@
 
 #include "bench/util/cli.h"
 
-static const char out_help_head[] =
-    "Output:\n"
-    "  --json FILE          write results (schema " "hsmbench.result/2" ")\n"
-    "  --csv FILE           one row per run, the SDKMS test bench's columns (- for stdout)\n"
-    "  --html FILE          a self-contained page with charts (- for stdout)\n"
-    "  --threshold EXPR     k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
-    "                       rate>1000, errors<0.1%, TEST:EXPR for one test;\n";
-/* ... each section's metrics (bench_section.threshold_help), then: */
-static const char out_help_tail[] =
-    "                       a failed threshold makes the exit status 1\n"
-    "  --start-at EPOCH     wait until this Unix time (seconds) to start measuring, so\n"
-    "                       several load generators start together (hsmbench merge)\n"
-    "  --quiet              no per-second lines and no summary; errors only\n";
+static const bench_option out_rows[] = {
+    { "json", 0, BENCH_ARG_REQUIRED, "FILE", BENCH_OPT_JSON,
+      "write results (schema " "hsmbench.result/2" ")", NULL },
+    { "csv", 0, BENCH_ARG_REQUIRED, "FILE", BENCH_OPT_CSV,
+      "one row per run, the SDKMS test bench's columns (- for stdout)", NULL },
+    { "html", 0, BENCH_ARG_REQUIRED, "FILE", BENCH_OPT_HTML,
+      "a self-contained page with charts (- for stdout)", NULL },
+    { "threshold", 0, BENCH_ARG_REPEATED, "EXPR", BENCH_OPT_THRESHOLD,
+      "k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
+      "rate>1000, errors<0.1%, TEST:EXPR for one test; a failed\n"
+      "threshold makes the exit status 1", NULL },
+    { "start-at", 0, BENCH_ARG_REQUIRED, "EPOCH", BENCH_OPT_START_AT,
+      "wait until this Unix time (seconds) to start measuring, so\n"
+      "several load generators start together (hsmbench merge)", NULL },
+    { "quiet", 0, BENCH_ARG_NONE, NULL, BENCH_OPT_QUIET,
+      "no per-second lines and no summary; errors only", NULL },
+};
+const bench_opt_group bench_out_group = BENCH_OPT_GROUP("Output:", out_rows, NULL);
 
-void bench_out_help_print(FILE *f, const bench_section *const *sections)
+void bench_out_help_more(const void *sections, int code, FILE *f)
 {
-    fputs(out_help_head, f);
-    for (; sections && *sections; sections++)
-        if ((*sections)->threshold_help)
-            fputs((*sections)->threshold_help, f);
-    fputs(out_help_tail, f);
+    if (code == BENCH_OPT_THRESHOLD)
+        bench_sections_help(sections, f);
 }
 
 static int parse_start_at(bench_out_opts *o, const char *arg)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "bench/results/threshold.h"
+#include "bench/util/options.h"
 
 #define BENCH_MAX_THRESHOLDS 32
 
@@ -32,17 +33,12 @@ enum {
     BENCH_OPT_QUIET,
 };
 
-#define BENCH_OUT_LONGOPTS \
-    { "json", required_argument, NULL, BENCH_OPT_JSON }, \
-    { "csv", required_argument, NULL, BENCH_OPT_CSV }, \
-    { "html", required_argument, NULL, BENCH_OPT_HTML }, \
-    { "threshold", required_argument, NULL, BENCH_OPT_THRESHOLD }, \
-    { "start-at", required_argument, NULL, BENCH_OPT_START_AT }, \
-    { "quiet", no_argument, NULL, BENCH_OPT_QUIET }
+/* The Output group of the option table (without -h, which each command lists). */
+extern const bench_opt_group bench_out_group;
 
-/* The Output section of a command's --help (without -h, which each lists),
- * with the side metrics of these sections (NULL: none) under --threshold. */
-void bench_out_help_print(FILE *f, const bench_section *const *sections);
+/* For bench_opts_help_more: after --threshold, the side metrics of the
+ * sections (a const bench_section *const *, NULL-terminated) it may name. */
+void bench_out_help_more(const void *sections, int code, FILE *f);
 
 /* Take one output option: 1 taken, 0 not an output option, -1 bad value (printed). */
 int bench_out_opt(bench_out_opts *o, int code, const char *arg);

@@ -42,11 +42,15 @@ static const char compare_usage[] =
     "Whether a throughput change is significant is judged from the per-second\n"
     "samples: two-sided Mann-Whitney U test (p < 0.05), with a bootstrap 95%\n"
     "confidence interval of the difference of the medians (2000 resamples).\n"
-    "\n"
-    "  -h, --help   this help\n"
+    "\n";
+
+static const char compare_usage_tail[] =
     "\n"
     "Exit codes: 0 success; 2 bad usage or input (missing file, bad JSON, not a\n"
     "results file, no runs).\n";
+
+static const bench_opt_group *const compare_groups[] = { &bench_help_group, NULL };
+const bench_cmd_opts bench_compare_options = { "compare", 0, compare_groups };
 
 typedef struct cfile {
     const char *path;
@@ -362,18 +366,16 @@ static void compare_all(FILE *f, cfile *files, size_t n)
 
 int bench_cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     char err[600];
     int c;
-    opterr = 0;
-    optind = 1;
-    bench_getopt gs = { .cmd = "compare" };
-    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &bench_compare_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         if (c == 'h') {
             fputs(compare_usage, stdout);
+            bench_opts_help(&bench_compare_options, stdout);
+            fputs(compare_usage_tail, stdout);
             return BENCH_EXIT_OK;
         }
         return bench_option_error(argv, c, "compare");

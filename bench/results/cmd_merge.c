@@ -28,15 +28,22 @@ static const char merge_usage[] =
     "size, mode and duration or iterations; threads may differ (they add up).\n"
     "A warning names any generator that measured another target (module and\n"
     "token, or REST service and URL) than the first file's.\n"
-    "\n"
-    "  -o, --output FILE    the merged results file (required)\n"
-    "  --quiet              print nothing but errors\n"
-    "  -h, --help           this help\n"
+    "\n";
+
+static const char merge_usage_tail[] =
     "\n"
     "Exit codes: 0 success; 1 the output could not be written; 2 bad usage or\n"
     "input (missing file, bad JSON, not a results file, files that differ).\n";
 
 enum { OPT_QUIET = 3100 };
+
+static const bench_option merge_rows[] = {
+    { "output", 'o', BENCH_ARG_REQUIRED, "FILE", 'o', "the merged results file (required)", NULL },
+    { "quiet", 0, BENCH_ARG_NONE, NULL, OPT_QUIET, "print nothing but errors", NULL },
+};
+static const bench_opt_group merge_group = BENCH_OPT_GROUP(NULL, merge_rows, NULL);
+static const bench_opt_group *const merge_groups[] = { &merge_group, &bench_help_group, NULL };
+const bench_cmd_opts bench_merge_options = { "merge", 0, merge_groups };
 
 static int dump_json(FILE *f, const json_t *doc)
 {
@@ -64,21 +71,17 @@ static void warn_targets(json_t *const *docs, char *const *names, size_t n)
 
 int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
 {
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "quiet", no_argument, NULL, OPT_QUIET },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const char *output = NULL;
     int quiet = 0, c;
-    opterr = 0;
-    optind = 1;
-    bench_getopt gs = { .cmd = "merge" };
-    while ((c = bench_getopt_long(argc, argv, ":ho:", longopts, &gs)) != -1) {
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &bench_merge_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         switch (c) {
         case 'h':
             fputs(merge_usage, stdout);
+            bench_opts_help(&bench_merge_options, stdout);
+            fputs(merge_usage_tail, stdout);
             return BENCH_EXIT_OK;
         case 'o':
             output = optarg;

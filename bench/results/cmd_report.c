@@ -25,20 +25,28 @@ static const char report_usage[] =
     "\n"
     "Reports from a results file written by hsmbench run --json (or merge).\n"
     "With no --html or --csv, prints a table of the runs.\n"
-    "\n"
-    "  --html FILE          one self-contained HTML page with charts (\"-\": stdout)\n"
-    "  --csv FILE           one CSV row per run, SDKMS test bench columns (\"-\": stdout)\n"
-    "  --threshold EXPR     pass/fail criterion, repeatable: p99<50ms, avg<10ms,\n"
-    "                       p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;\n";
-/* ... then each section's metrics (bench_section.threshold_help), then: */
-static const char report_usage_end[] =
-    "  --quiet              print nothing but errors\n"
-    "  -h, --help           this help\n"
+    "\n";
+
+static const char report_usage_tail[] =
     "\n"
     "Exit codes: 0 success; 1 a threshold failed or a report could not be written;\n"
     "2 bad usage or input (missing file, bad JSON, not a results file, no runs).\n";
 
 enum { OPT_HTML = 3000, OPT_CSV, OPT_THRESHOLD, OPT_QUIET };
+
+static const bench_option report_rows[] = {
+    { "html", 0, BENCH_ARG_REQUIRED, "FILE", OPT_HTML,
+      "one self-contained HTML page with charts (\"-\": stdout)", NULL },
+    { "csv", 0, BENCH_ARG_REQUIRED, "FILE", OPT_CSV,
+      "one CSV row per run, SDKMS test bench columns (\"-\": stdout)", NULL },
+    { "threshold", 0, BENCH_ARG_REPEATED, "EXPR", OPT_THRESHOLD,
+      "pass/fail criterion, repeatable: p99<50ms, avg<10ms,\n"
+      "p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;", NULL },
+    { "quiet", 0, BENCH_ARG_NONE, NULL, OPT_QUIET, "print nothing but errors", NULL },
+};
+static const bench_opt_group report_group = BENCH_OPT_GROUP(NULL, report_rows, NULL);
+static const bench_opt_group *const report_groups[] = { &report_group, &bench_help_group, NULL };
+const bench_cmd_opts bench_report_options = { "report", 0, report_groups };
 
 typedef struct report_opts {
     const char     *input, *html, *csv;
@@ -47,31 +55,28 @@ typedef struct report_opts {
     int             quiet;
 } report_opts;
 
+/* --help: the sections' metrics under --threshold. */
+static void threshold_help(const void *sections, int code, FILE *f)
+{
+    if (code == OPT_THRESHOLD)
+        bench_sections_help(sections, f);
+}
+
 /* 0 to go on, -1 after --help, or an exit code. */
 static int parse_args(int argc, char **argv, const bench_section *const *sections, report_opts *o)
 {
-    static const struct option longopts[] = {
-        { "html", required_argument, NULL, OPT_HTML },
-        { "csv", required_argument, NULL, OPT_CSV },
-        { "threshold", required_argument, NULL, OPT_THRESHOLD },
-        { "quiet", no_argument, NULL, OPT_QUIET },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     char err[512];
     int c;
     memset(o, 0, sizeof *o);
-    opterr = 0;
-    optind = 1;
-    bench_getopt gs = { .cmd = "report" };
-    while ((c = bench_getopt_long(argc, argv, ":h", longopts, &gs)) != -1) {
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &bench_report_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         switch (c) {
         case 'h':
             fputs(report_usage, stdout);
-            for (const bench_section *const *sec = sections; sec && *sec; sec++)
-                if ((*sec)->threshold_help)
-                    fputs((*sec)->threshold_help, stdout);
-            fputs(report_usage_end, stdout);
+            bench_opts_help_more(&bench_report_options, stdout, threshold_help, sections);
+            fputs(report_usage_tail, stdout);
             return -1;
         case OPT_HTML:
             o->html = optarg;

@@ -46,16 +46,7 @@ typedef struct bench_metrics_opts {
 
 enum { BENCH_OPT_METRICS_LISTEN = 1150, BENCH_OPT_METRICS_LINGER };
 
-#define BENCH_METRICS_LONGOPTS \
-    { "metrics-listen", required_argument, NULL, BENCH_OPT_METRICS_LISTEN }, \
-    { "metrics-linger", required_argument, NULL, BENCH_OPT_METRICS_LINGER }
-
-#define BENCH_METRICS_HELP \
-    "Metrics:\n" \
-    "  --metrics-listen [ADDR:]PORT  serve Prometheus metrics on http://ADDR:PORT/metrics\n" \
-    "                       while running (ADDR default 127.0.0.1; [::1]:9464 for IPv6;\n" \
-    "                       0.0.0.0:9464 for a scraper on another machine)\n" \
-    "  --metrics-linger TIME  keep answering this long after the end (default 5s)\n"
+/* Their rows of the option table: bench_metrics_group (bench/driver/loadopts.h). */
 
 void bench_metrics_opts_init(bench_metrics_opts *o);
 /* Take one metrics option: 1 taken, 0 not one, -1 bad value (printed). */

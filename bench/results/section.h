@@ -87,4 +87,10 @@ json_t *bench_merge_counts(const bench_merge_in *in, size_t n, const char *key, 
 /* The list's section whose threshold metric names start at p; NULL if none. */
 const bench_section *bench_section_of_metric(const bench_section *const *sections, const char *p);
 
+/* A --help listing's lines for the sections' threshold metrics (their
+ * threshold_help), after a --threshold option: a bench_opts_more_fn
+ * (bench/util/options.h) whose arg is the NULL-terminated section list and
+ * threshold_code the code of the command's --threshold. */
+void bench_sections_help(const bench_section *const *sections, FILE *f);
+
 #endif

@@ -730,3 +730,10 @@ int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, F
     free(hit);
     return failed;
 }
+
+void bench_sections_help(const bench_section *const *sections, FILE *f)
+{
+    for (const bench_section *const *sec = sections; sec && *sec; sec++)
+        if ((*sec)->threshold_help)
+            fputs((*sec)->threshold_help, f);
+}

@@ -155,16 +155,6 @@ const char *bench_fmt_bytes(double b, char *buf, unsigned len)
     return buf;
 }
 
-/* Options that may be given more than once: each adds a value. */
-static int repeatable(const char *name)
-{
-    static const char *const names[] = { "threshold", "header", "summary", "find-capacity", "uri" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
-            return 1;
-    return 0;
-}
-
 int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct option *longopts,
                       bench_getopt *st)
 {
@@ -194,7 +184,7 @@ int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct
             }
     }
     if (index >= 0 && index < BENCH_OPT_MAX && longopts[index].has_arg != no_argument &&
-        !repeatable(longopts[index].name)) {
+        !st->repeat[index]) {
         if (st->seen[index]) {
             bench_error("--%s given twice (see: hsmbench %s --help)", longopts[index].name, cmd);
             return BENCH_OPT_REFUSED;

@@ -42,9 +42,9 @@ int bench_path_writable(const char *flag, const char *path);
 /*
  * getopt_long, strictly, for every command: a long option is known only by
  * its whole name ("--time" is not "--timeout": abbreviations are unknown
- * options), and an option that takes a value may be given once, unless it
- * is one of the repeatable ones (--threshold, --header/-H, --summary,
- * --find-capacity, --uri).  A refused
+ * options), and an option that takes a value may be given once, unless
+ * st->repeat marks it repeatable (the option table's BENCH_ARG_REPEATED:
+ * --threshold, --header/-H, --summary, --find-capacity, --uri).  A refused
  * option is one line ("--time: unknown option (see: hsmbench rest --help)",
  * "--json given twice (see: hsmbench run --help)") and the return value
  * BENCH_OPT_REFUSED, which bench_option_error turns into exit status 2
@@ -55,6 +55,7 @@ int bench_path_writable(const char *flag, const char *path);
 typedef struct bench_getopt {
     const char *cmd;                    /* "run", "rest http": named in messages */
     unsigned char seen[BENCH_OPT_MAX];  /* longopts entries given so far */
+    unsigned char repeat[BENCH_OPT_MAX]; /* longopts entries that may be given again */
 } bench_getopt;
 int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct option *longopts,
                       bench_getopt *st);

@@ -201,6 +201,23 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     return *interrupt != 0;
 }
 
+static const bench_option http_rows[] = {
+    { "cacert", 0, BENCH_ARG_REQUIRED, "FILE", REST_OPT_CACERT,
+      "trust these CA certificates instead of the system's", NULL },
+    { "cert", 0, BENCH_ARG_REQUIRED, "FILE", REST_OPT_CERT,
+      "client certificate and key (mutual TLS), PEM", "--cert FILE --key FILE" },
+    { "key", 0, BENCH_ARG_REQUIRED, "FILE", REST_OPT_KEY, NULL, NULL },
+    { "insecure", 0, BENCH_ARG_NONE, NULL, REST_OPT_INSECURE,
+      "do not verify the server's certificate (warns)", NULL },
+    { "no-connection-reuse", 0, BENCH_ARG_NONE, NULL, REST_OPT_NO_REUSE,
+      "a new connection and full TLS handshake for every request", NULL },
+    { "http2", 0, BENCH_ARG_NONE, NULL, REST_OPT_HTTP2,
+      "HTTP/2 when the server offers it (default HTTP/1.1 keep-alive)", NULL },
+    { "timeout", 0, BENCH_ARG_REQUIRED, "TIME", REST_OPT_TIMEOUT,
+      "per request, connection included (default 10s)", NULL },
+};
+const bench_opt_group rest_http_group = BENCH_OPT_GROUP("TLS and HTTP:", http_rows, NULL);
+
 int rest_http_opt(rest_http_opts *o, int code, const char *arg)
 {
     uint64_t ns;

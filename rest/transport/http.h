@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <curl/curl.h>
 
+#include "bench/util/options.h"
 #include "bench/util/signals.h"
 #include "bench/core/workload.h"
 #include "bench/core/side.h"
@@ -143,19 +144,14 @@ CURL *rest_http_easy(rest_http *h);
 void  rest_http_finish(rest_http *h, CURLcode cc, rest_response *out);
 void  rest_http_perform(rest_http *h, rest_response *out);
 
-/* getopt codes and long options for the TLS and HTTP flags every rest service takes. */
+/* The codes of the TLS and HTTP flags every rest service takes. */
 enum {
     REST_OPT_CACERT = 1200, REST_OPT_CERT, REST_OPT_KEY, REST_OPT_INSECURE, REST_OPT_NO_REUSE,
     REST_OPT_HTTP2, REST_OPT_TIMEOUT,
 };
-#define REST_HTTP_LONGOPTS \
-    { "cacert", required_argument, NULL, REST_OPT_CACERT }, \
-    { "cert", required_argument, NULL, REST_OPT_CERT }, \
-    { "key", required_argument, NULL, REST_OPT_KEY }, \
-    { "insecure", no_argument, NULL, REST_OPT_INSECURE }, \
-    { "no-connection-reuse", no_argument, NULL, REST_OPT_NO_REUSE }, \
-    { "http2", no_argument, NULL, REST_OPT_HTTP2 }, \
-    { "timeout", required_argument, NULL, REST_OPT_TIMEOUT }
+/* The "TLS and HTTP" group of the option table (without -v, which each
+ * command lists after it). */
+extern const bench_opt_group rest_http_group;
 
 /* Take one TLS/HTTP option: 1 taken, 0 not one of them, -1 bad value (printed). */
 int rest_http_opt(rest_http_opts *o, int code, const char *arg);

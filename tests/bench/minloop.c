@@ -105,16 +105,18 @@ int main(int argc, char **argv)
     /* hsmbench's own heap policy (bench/util/heap.c), so that the ratio is the
      * code's, not the allocator setting's. */
     (void)bench_heap_keep_freed();
-    static const struct option longopts[] = {
-        P11_TARGET_LONGOPTS,
-        { "test", required_argument, NULL, 't' },
-        { "threads", required_argument, NULL, 'n' },
-        { "duration", required_argument, NULL, 'd' },
-        { "key-size", required_argument, NULL, 'k' },
-        { "curve", required_argument, NULL, 'c' },
-        { "data-size", required_argument, NULL, 's' },
-        { NULL, 0, NULL, 0 },
+    static const bench_option rows[] = {
+        { "test", 0, BENCH_ARG_REQUIRED, "NAME", 't', "the test", NULL },
+        { "threads", 0, BENCH_ARG_REQUIRED, "N", 'n', "worker threads", NULL },
+        { "duration", 0, BENCH_ARG_REQUIRED, "TIME", 'd', "measured time", NULL },
+        { "key-size", 0, BENCH_ARG_REQUIRED, "BITS", 'k', "key size", NULL },
+        { "curve", 0, BENCH_ARG_REQUIRED, "CURVE", 'c', "EC curve", NULL },
+        { "data-size", 0, BENCH_ARG_REQUIRED, "BYTES", 's', "input size", NULL },
     };
+    static const bench_opt_group group = BENCH_OPT_GROUP("Loop:", rows, NULL);
+    static const bench_opt_group *const groups[] = { &p11_target_group, &group, NULL };
+    static const bench_cmd_opts cmd = { "minloop", 0, groups };
+    bench_opts_parser parser;
     p11_target_opts o;
     p11_test_params in, p;
     const p11_test_def *def = NULL;
@@ -123,7 +125,9 @@ int main(int argc, char **argv)
 
     memset(&o, 0, sizeof o);
     memset(&in, 0, sizeof in);
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    if (bench_opts_begin(&parser, &cmd) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
         int t = p11_target_opt(&o, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;

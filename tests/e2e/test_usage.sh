@@ -24,6 +24,15 @@ run "$HSMBENCH" list --help
 check "list --help exits 0 with the list usage" 0 '^Usage: hsmbench list'
 run "$HSMBENCH" run -h
 check "run -h exits 0" 0 '^Usage: hsmbench run'
+file_has "run --help's usage names the keys options" "$T/out" '^Usage: hsmbench run \[selection\] \[test\] \[keys\] \[load\] \[output\]$'
+run "$HSMBENCH" help run
+check "help run prints run's help, not the list of commands" 0 '^Usage: hsmbench run'
+run "$HSMBENCH" help rest http
+check "help rest http prints rest http's help" 0 '^Usage: hsmbench rest http'
+run "$HSMBENCH" help merge
+check "help merge prints merge's help" 0 '^Usage: hsmbench merge'
+run "$HSMBENCH" help frobnicate
+check_one_line_error "help of an unknown command: one-line error naming it" 2 '^hsmbench: error: frobnicate: unknown command'
 
 run "$HSMBENCH"
 check "no arguments: exit 2, usage on stderr" 2 '' '^Usage: hsmbench'

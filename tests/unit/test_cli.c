@@ -84,6 +84,7 @@ static int parse_codes(int argc, char **argv, int *codes, int max)
         { NULL, 0, NULL, 0 },
     };
     bench_getopt gs = { .cmd = "test" };
+    gs.repeat[1] = 1;                    /* --threshold adds a value each time */
     int c, n = 0;
     opterr = 0;
     optind = 0;

@@ -1,0 +1,87 @@
+/*
+ * bench/util/options.h - the one option table.
+ *
+ * Every command declares its options once, as groups of bench_option rows
+ * (long name, short letter, argument, metavar, help text, code).  From the
+ * command's list of groups the getopt table and short-option string are
+ * generated at run time (bench_opts_begin), its --help option listing is
+ * printed (bench_opts_help), and the table is dumped for the checks that
+ * compare it with the man pages and the bash completion (bench_opts_dump).
+ * A command's parse loop only maps the codes bench_opts_next returns to
+ * its fields.  Parsing goes through bench_getopt_long (cli.h): whole names
+ * only, a valued option once unless repeatable, one-line refusals.
+ */
+#ifndef BENCH_OPTIONS_H
+#define BENCH_OPTIONS_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "bench/util/cli.h"
+
+/* REPEATED: a value required, and the option may be given again (each adds one). */
+typedef enum { BENCH_ARG_NONE, BENCH_ARG_REQUIRED, BENCH_ARG_OPTIONAL, BENCH_ARG_REPEATED } bench_arg_kind;
+
+typedef struct bench_option {
+    const char    *name;      /* long name without "--" */
+    int            short_name; /* 'h', 'v', 'H', 'o', or 0; then code is the same letter */
+    bench_arg_kind arg;
+    const char    *metavar;   /* "N[,N...]" as --help shows it ("=sample:N" when optional) */
+    int            code;      /* what bench_opts_next returns for it */
+    /*
+     * The --help text: lines separated by '\n', the first beside the flag,
+     * the others under it; a leading '\n' puts the whole text under it.
+     * NULL: the option is listed on the line of the row before it, whose
+     * `left` names it too ("--slot ID | --token LABEL | --uri PKCS11-URI").
+     */
+    const char    *help;
+    const char    *left;      /* the flag column, when not "--name METAVAR" */
+} bench_option;
+
+/* Options shown under one heading ("Load:"); note is text printed after them. */
+typedef struct bench_opt_group {
+    const char         *title;   /* NULL: listed under the previous heading */
+    const bench_option *opts;
+    size_t              n;
+    const char         *note;    /* NULL or lines ending in '\n' */
+} bench_opt_group;
+
+#define BENCH_OPT_GROUP(title, rows, note) { title, rows, sizeof rows / sizeof rows[0], note }
+
+/* A command: its name in messages, and its groups in --help order. */
+typedef struct bench_cmd_opts {
+    const char                   *cmd;        /* "run", "rest http" */
+    int                           in_order;   /* 1: stop at the first non-option ("+") */
+    const bench_opt_group *const *groups;     /* NULL-terminated */
+} bench_cmd_opts;
+
+/* -h, --help, "this help": the last group of every command (code 'h'). */
+extern const bench_opt_group bench_help_group;
+
+/* The generated getopt table, and the parse state. */
+typedef struct bench_opts_parser {
+    const bench_cmd_opts *cmd;
+    struct option         longopts[BENCH_OPT_MAX];
+    char                  shortopts[64];
+    bench_getopt          gs;
+} bench_opts_parser;
+
+/* Build the tables (an option named twice is taken once) and reset getopt.
+ * -1 with a message if the table does not fit; a programming error. */
+int  bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd);
+/* The next option's code (optarg set), -1 at the end, or what
+ * bench_option_error takes ('?', ':', BENCH_OPT_REFUSED). */
+int  bench_opts_next(bench_opts_parser *p, int argc, char **argv);
+/* The option listing of --help, group by group. */
+void bench_opts_help(const bench_cmd_opts *cmd, FILE *f);
+/* The same, calling more(arg, code, f) after each option's text: where a
+ * command adds lines that depend on the run (the side metrics a workload
+ * section offers under --threshold). */
+typedef void (*bench_opts_more_fn)(const void *arg, int code, FILE *f);
+void bench_opts_help_more(const bench_cmd_opts *cmd, FILE *f, bench_opts_more_fn more,
+                          const void *arg);
+/* One line per option, in table order, each name once: "--name ARG" with
+ * ARG one of none, required, optional, repeated, then " -x" for a short letter. */
+void bench_opts_dump(const bench_cmd_opts *cmd, FILE *f);
+
+#endif
