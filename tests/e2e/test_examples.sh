@@ -13,7 +13,8 @@
 # directory, as a reader following it would, so a file an example writes is
 # there for the next.  Each runs under bash -e with a time bound; a job an
 # example starts in the background (a server) is stopped when it ends.  An
-# example passes when it exits 0.
+# example passes when it exits 0, or with the status its last line states
+# ("# exit status: 1", for an example that shows errors being counted).
 # Plain build only: the examples test the documents, not the build.
 . "$TOP/tests/e2e/lib.sh"
 [ "$VARIANT" = plain ] || exit 0
@@ -45,10 +46,14 @@ run_examples() { # DOC: every example of DOC, in order
     i=1
     while [ "$i" -le "$n" ]; do
         name=$(cat "$T/ex/$i.name")
+        # An example that shows a failure says what it exits with, in its
+        # last line: "# exit status: 1".
+        want=$(sed -n 's/^# exit status: \([0-9][0-9]*\)$/\1/p' "$T/ex/$i.sh" | tail -n 1)
+        want=${want:-0}
         (cd "$dir" && timeout -s INT 30 bash -e "$T/ex/$i.sh" >"$T/out" 2>"$T/err" </dev/null)
         rc=$?
-        if [ "$rc" -eq 0 ]; then pass "example $name"
-        else fail "example $name" "exit $rc; $(tail -n 3 "$T/err" | tr '\n' ' ' | head -c 300)"; fi
+        if [ "$rc" -eq "$want" ]; then pass "example $name"
+        else fail "example $name" "exit $rc, expected $want; $(tail -n 3 "$T/err" | tr '\n' ' ' | head -c 300)"; fi
         rm -f "$T/ex/$i.name" "$T/ex/$i.sh"
         i=$((i + 1))
     done
