@@ -41,7 +41,7 @@ run_examples() { # DOC: every example of DOC, in order
     # One file per example: ex/N.name (the case's name), ex/N.sh (its text).
     awk -v d="$T/ex" '
         /^@@ / { n++; name = substr($0, 4); print name > (d "/" n ".name"); close(d "/" n ".name")
-                 f = d "/" n ".sh"; print "trap '\''rc=$?; j=$(jobs -p); [ -z \"$j\" ] || kill $j 2>/dev/null; wait; exit $rc'\'' EXIT" > f; next }
+                 f = d "/" n ".sh"; print "trap '\''rc=$?; j=$(jobs -p); [ -z \"$j\" ] || kill $j 2>/dev/null || true; wait; exit $rc'\'' EXIT" > f; next }
         { print >> f }' "$T/ex/all"
     i=1
     while [ "$i" -le "$n" ]; do
@@ -53,7 +53,7 @@ run_examples() { # DOC: every example of DOC, in order
         (cd "$dir" && timeout -s INT 30 bash -e "$T/ex/$i.sh" >"$T/out" 2>"$T/err" </dev/null)
         rc=$?
         if [ "$rc" -eq "$want" ]; then pass "example $name"
-        else fail "example $name" "exit $rc, expected $want; $(tail -n 3 "$T/err" | tr '\n' ' ' | head -c 300)"; fi
+        else fail "example $name" "exit $rc, expected $want; $(tail -n 3 "$T/err" | tr '\n' ' ' | head -c 300) | $(tail -n 3 "$T/out" | tr '\n' ' ' | head -c 300)"; fi
         rm -f "$T/ex/$i.name" "$T/ex/$i.sh"
         i=$((i + 1))
     done
