@@ -5,7 +5,8 @@
 #                   the libFuzzer harnesses (a few seconds each)
 #   make fuzz       the libFuzzer harnesses, each for FUZZ_SECONDS (default 60)
 #   make bench      harness overhead and ceiling figures on the demo SoftHSM token
-#   make demo       install what is missing, build, run a short benchmark on a private SoftHSM token
+#   make demo       install what is missing, build everything, make install (PREFIX=/usr/local),
+#                   run a short benchmark on a private SoftHSM token
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deb        the Debian package, $(BUILD)/hsmbench_VERSION_ARCH.deb (debian/, dpkg-buildpackage)
 #   make check-deb  build it, lintian, install it in a scratch root, run it
@@ -173,10 +174,20 @@ bench:
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench/run-bench.sh $(BUILD)
 
+# demo: what is missing, everything (the mock HSM too), "make install" as
+# root or through sudo (as ci/install-deps.sh does), so that "hsmbench" is on
+# the PATH and "--module hsmbench-mock" finds the mock; then a short real
+# benchmark of the installed hsmbench on a private SoftHSM token.
+INSTALL_VARS = BUILD='$(BUILD)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' \
+               MANDIR='$(MANDIR)' COMPDIR='$(COMPDIR)' DESTDIR='$(DESTDIR)'
 demo:
 	@sh ci/install-deps.sh
-	@$(MAKE) --no-print-directory $(BUILD)/hsmbench
-	HSMBENCH_HOME=$(CURDIR)/$(BUILD)/demo $(BUILD)/hsmbench run --test rsa-pkcs-sign,ecdsa-sign,aes-gcm-encrypt --threads 2 --duration 5
+	@$(MAKE) --no-print-directory all
+	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) --no-print-directory $(INSTALL_VARS) install; \
+	elif command -v sudo >/dev/null 2>&1; then sudo $(MAKE) --no-print-directory $(INSTALL_VARS) install; \
+	else echo "make demo: not root and no sudo: run 'make install' as root to put hsmbench on the PATH" >&2; exit 1; fi
+	HSMBENCH_HOME=$(CURDIR)/$(BUILD)/demo $(DESTDIR)$(BINDIR)/hsmbench run --test rsa-pkcs-sign,ecdsa-sign,aes-gcm-encrypt --threads 2 --duration 5
+	@echo "hsmbench is installed in $(DESTDIR)$(BINDIR) ('make uninstall' removes it); try: hsmbench run --test ecdsa-sign --duration 2"
 
 MAN1      := $(wildcard man/*.1)
 MAN7      := $(wildcard man/*.7)

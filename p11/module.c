@@ -62,13 +62,20 @@ static int resolve_registered(const char *name, char *path, size_t pathlen, char
     return found;
 }
 
-/* The modules hsmbench installs beside itself, by name: hsmbench-mock, hsmbench-null. */
+/*
+ * The modules hsmbench installs beside itself, by name: hsmbench-mock,
+ * hsmbench-null, in the directory compiled in, or in $HSMBENCH_LIBDIR when
+ * it is set and not empty (a build tree, a staged install).
+ */
 static int resolve_own(const char *name, char *path, size_t pathlen)
 {
     if (strcmp(name, "hsmbench-mock") != 0 && strcmp(name, "hsmbench-null") != 0)
         return -1;
-    snprintf(path, pathlen, "%s/lib%s.so", HSMBENCH_LIBDIR, name);
-    return 0;
+    const char *dir = getenv("HSMBENCH_LIBDIR");
+    if (!dir || !*dir)
+        dir = HSMBENCH_LIBDIR;
+    int n = snprintf(path, pathlen, "%s/lib%s.so", dir, name);
+    return n < 0 || (size_t)n >= pathlen ? -1 : 0;
 }
 
 /* p11-kit's load failed: find out why, in words a user can act on. */

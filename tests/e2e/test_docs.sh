@@ -30,13 +30,71 @@ has_opt() {
 comp="$TOP/completion/hsmbench.bash"
 "$HSMBENCH" run --help >"$T/help.run" 2>&1
 
-# ---- every flag of run --help is in the README --------------------------------
+# ---- every flag of run --help is in hsmbench-run(1) -----------------------------
+# (The README once listed them all; the manual page is their one home now.)
 miss=
 for o in $(grep -oE -- '--[a-z][a-z0-9-]*' "$T/help.run" | sed 's/^--//' | sort -u); do
-    has_opt "$TOP/README.md" "$o" || miss="$miss --$o"
+    has_opt "$TOP/man/hsmbench-run.1" "$o" || miss="$miss --$o"
 done
-if [ -z "$miss" ]; then pass "README.md has every flag of 'run --help'"
-else fail "README.md has every flag of 'run --help'" "missing:$miss"; fi
+if [ -z "$miss" ]; then pass "hsmbench-run(1) has every flag of 'run --help'"
+else fail "hsmbench-run(1) has every flag of 'run --help'" "missing:$miss"; fi
+
+# ---- the README: short, and pointing at every manual page and document ---------
+n=$(wc -l <"$TOP/README.md")
+if [ "$n" -lt 250 ]; then pass "README.md is under 250 lines ($n)"
+else fail "README.md is under 250 lines" "$n lines"; fi
+miss=
+for f in "$TOP"/man/*.[1-9] "$TOP"/docs/*.md; do
+    rel=${f#"$TOP"/}
+    grep -qF "($rel)" "$TOP/README.md" || miss="$miss $rel"
+done
+if [ -z "$miss" ]; then pass "README.md links every manual page and every document of docs/"
+else fail "README.md links every manual page and every document of docs/" "missing:$miss"; fi
+for pat in 'make demo' 'make check' 'make uninstall' 'make check-one T=NAME \[V=asan\|tsan\]' \
+           'N passed, N failed, N skipped' '^\| 130 \|'; do
+    if grep -Eq -- "$pat" "$TOP/README.md"; then pass "README.md has /$pat/"
+    else fail "README.md has /$pat/" "not found"; fi
+done
+# The exit codes the README's table names are hsmbench(1)'s.
+for code in 0 1 2 3 130; do
+    if grep -Eq "^\| $code \|" "$TOP/README.md" && grep -q "^\.B $code\$" "$TOP/man/hsmbench.1"; then
+        pass "exit status $code: in the README's table and in hsmbench(1)"
+    else fail "exit status $code: in the README's table and in hsmbench(1)" "missing in one"; fi
+done
+# The facts the README once held live in docs/ now.
+file_has "docs/multi-host.md has the Prometheus scrape configuration" "$TOP/docs/multi-host.md" '^scrape_configs:'
+file_has "docs/measuring.md describes make bench" "$TOP/docs/measuring.md" 'make bench'
+file_has "docs/building.md describes make check's jobs" "$TOP/docs/building.md" 'HSMBENCH_TEST_JOBS'
+file_has "docs/building.md describes make install's MANDIR" "$TOP/docs/building.md" 'MANDIR'
+
+# ---- docs/architecture.md: the layout table is true ------------------------
+# One row per folder: | `DIR/` | LINES | ... |.  Every folder named exists; every
+# folder of the tree with .c, .h, .sh or .py files is named; each count is
+# within 30 % of its folder's own files' lines (wc -l, subfolders not counted).
+arch="$TOP/docs/architecture.md"
+sed -n 's/^| `\([a-z][a-z0-9/]*\)\/` | *\([0-9][0-9]*\) |.*/\1 \2/p' "$arch" >"$T/layout"
+if [ -s "$T/layout" ]; then pass "docs/architecture.md has a layout table"
+else fail "docs/architecture.md has a layout table" "no rows"; fi
+own_lines() { # DIR: lines of its own .c .h .sh .py files
+    find "$TOP/$1" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.py' \) \
+        -exec cat {} + 2>/dev/null | wc -l
+}
+bad=
+while read -r dir lines; do
+    if [ ! -d "$TOP/$dir" ]; then bad="$bad $dir/(missing)"; continue; fi
+    real=$(own_lines "$dir")
+    awk -v a="$lines" -v b="$real" 'BEGIN { exit !(b > 0 && a >= 0.7 * b && a <= 1.3 * b) }' ||
+        bad="$bad $dir/($lines in the table, $real in the tree)"
+done <"$T/layout"
+if [ -z "$bad" ]; then pass "every folder of the layout table exists, with its line count"
+else fail "every folder of the layout table exists, with its line count" "$bad"; fi
+miss=
+for dir in $(cd "$TOP" && find bench p11 keys rest serve mock tests ci -type f \
+        \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.py' \) -exec dirname {} \; | sort -u); do
+    grep -q "^$dir " "$T/layout" || miss="$miss $dir/"
+done
+if [ -z "$miss" ]; then pass "every source folder is in the layout table"
+else fail "every source folder is in the layout table" "missing:$miss"; fi
 
 # ---- the completion loads --------------------------------------------------
 run bash -c ". '$comp' && complete -p hsmbench"

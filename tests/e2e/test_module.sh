@@ -79,3 +79,13 @@ run "$HSMBENCH" run --module "$SOFTHSM" --token hsmbench-demo --pin-file "$PINFI
 check "--module PATH --token hsmbench-demo works" 0
 run "$HSMBENCH" run --module "$SOFTHSM" --token nope --pin-file "$PINFILE" --duration 1
 check_one_line_error "--module PATH --token unknown: exit 3" 3 '--token nope'
+
+# ---- --module hsmbench-mock: the directory compiled in, or $HSMBENCH_LIBDIR ----
+B=$(cd "$(dirname "$HSMBENCH")" && pwd)
+run env HSMBENCH_LIBDIR="$B" "$HSMBENCH" run --module hsmbench-mock $FAST --json "$T/own.json"
+check "--module hsmbench-mock with HSMBENCH_LIBDIR=the build directory works" 0
+json_check "--module hsmbench-mock: the run used the mock from HSMBENCH_LIBDIR" "$T/own.json" \
+    'doc["environment"]["module"]["path"] == "'"$B"'/libhsmbench-mock.so" and runs[0]["status"] == "ok"'
+run env HSMBENCH_LIBDIR="$T/nowhere" "$HSMBENCH" run --module hsmbench-null $FAST
+check "--module hsmbench-null with HSMBENCH_LIBDIR naming an empty place: exit 3" 3 '' \
+    "--module hsmbench-null: .*$T/nowhere/libhsmbench-null.so"
