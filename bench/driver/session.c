@@ -7,6 +7,7 @@
 
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
 
@@ -138,9 +139,9 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     bench_outcome out;
     bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w, s->status_of);
     const int rc = bench_pool_run(w, load, s->interrupt, print_second, s, &out);
-    bench_metrics_end(s->metrics, rc == 0 ? &out : NULL);
     bench_progress_end(&s->progress);
     if (rc != 0) {
+        bench_metrics_end(s->metrics, NULL, NULL);
         if (*s->interrupt) {
             /* Ctrl-C while the threads set up: nothing measured. */
             bench_session_not_run(s, d, "interrupted", "interrupted before the run started", h);
@@ -154,36 +155,50 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
 
     if (!s->first_epoch_ms)
         s->first_epoch_ms = out.measure_start_epoch_ms;
+    /* The verdict and the run's figures, computed once: the run element,
+     * then the run model every view of this run prints from. */
+    char why[256];
+    const char *status = bench_outcome_verdict(&out, w, why, sizeof why);
+    if (out.status == BENCH_RUN_INTERRUPTED)
+        snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*s->interrupt));
+    const int ok = strcmp(status, "ok") == 0;
+    json_t *run = bench_report_run_json(d, &out, w, status, ok ? NULL : why);
+    bench_run_model m;
+    if (!run || bench_model_from_run(run, NULL, &m) != 0) {
+        bench_metrics_end(s->metrics, NULL, NULL);
+        json_decref(run);
+        bench_error("out of memory while recording a run");
+        s->any_failed = 1;
+        bench_outcome_free(&out);
+        return 0;
+    }
+    bench_metrics_end(s->metrics, &m, &out);
     if (!quiet) {
-        bench_report_summary(stdout, d, &out, w);
+        bench_report_summary(stdout, d, &m);
         if (h && h->summary)
             h->summary(h->arg, stdout, &out);
         fflush(stdout);
     }
     if (h && h->done && h->done(h->arg, &out) != 0)
         s->any_failed = 1;
-    char why[256];
-    const char *status = bench_outcome_verdict(&out, w, why, sizeof why);
-    if (out.status == BENCH_RUN_INTERRUPTED)
-        snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*s->interrupt));
-    const int ok = strcmp(status, "ok") == 0;
     if (strcmp(status, "failed") == 0)
         s->any_failed = 1;
-    keep(s, bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
+    keep(s, run, h, &out);
 
     bench_row *row = add_row(s, d, status, ok ? NULL : why, h);
     if (row) {
         row->measured = 1;
-        row->has_latency = bench_hist_count(out.hist) > 0;
-        row->ops_per_s = out.duration_s > 0 ? (double)(out.ops - out.errors) / out.duration_s : 0;
-        row->p50_ns = (double)bench_hist_percentile(out.hist, 50);
-        row->p99_ns = (double)bench_hist_percentile(out.hist, 99);
-        row->error_pct = out.ops ? 100.0 * (double)out.errors / (double)out.ops : 0;
+        row->has_latency = m.latency.count > 0;
+        row->ops_per_s = m.ops_per_s;
+        row->p50_ns = m.latency.p50 * 1e3;
+        row->p99_ns = m.latency.p99 * 1e3;
+        row->error_pct = m.error_pct;
     }
     if (out.status == BENCH_RUN_INTERRUPTED)
         s->interrupted = 1;
-    if (out.errors)
+    if (m.errors)
         s->any_errors = 1;
+    bench_model_free(&m);
     bench_outcome_free(&out);
     return 0;
 }
