@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/e2e/test_json.sh - the --json result file (schema hsmbench.result/2).
+# tests/e2e/test_json.sh - the --json result file (schema hsmbench.result/3).
 . "$TOP/tests/e2e/lib.sh"
 
 # ---- unwritable paths are refused before anything runs ---------------------
@@ -26,7 +26,7 @@ printf 'old\n' >"$T/r.json"
 run "$HSMBENCH" run --test rsa-pkcs-sign --duration 1 --json "$T/r.json"
 check "rsa-pkcs-sign with --json: exit 0" 0
 J=$T/r.json
-json_check "schema is hsmbench.result/2" "$J" 'doc["schema"] == "hsmbench.result/2"'
+json_check "schema is hsmbench.result/3" "$J" 'doc["schema"] == "hsmbench.result/3"'
 version=$("$HSMBENCH" --version | sed 's/^hsmbench //')
 json_check "tool.version matches --version" "$J" "doc['tool']['version'] == '$version'"
 json_check "command is the command line" "$J" \

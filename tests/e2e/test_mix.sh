@@ -30,7 +30,7 @@ json_check "mix: test \"mix\", its mix field lists the types and weights" "$T/w.
 json_check "mix: per-type counts within 5 sigma of the weights" "$T/w.json" "$WEIGHTS_OK"
 json_check "mix: per-type operations, errors and histograms add up to the run's" "$T/w.json" "$ADDS_UP"
 json_check "mix: every type has its ops/s, latency and errors" "$T/w.json" \
-    'all(c["ops_per_s"] > 0 and c["latency_us"]["count"] == c["ops"] - c["errors"] and c["errors_by_code"] == {} for c in runs[0]["breakdown"]["type"])'
+    'all(c["ops_per_s"] > 0 and c["latency_us"]["count"] == c["ops"] and c["attempts"] == c["ops"] + c["errors"] and c["errors_by_code"] == {} for c in runs[0]["breakdown"]["type"])'
 # The summary's per-type operations (share x total) agree with the JSON.
 if python3 - "$T/w.json" "$T/w.out" <<'PY'
 import json, re, sys
@@ -39,7 +39,7 @@ lines = open(sys.argv[2]).read().splitlines()
 for c in run["breakdown"]["type"]:
     m = [l for l in lines if re.match(r"^      %s +[0-9.]+%%" % re.escape(c["class"]), l)]
     share = float(m[0].split()[1].rstrip("%"))
-    assert abs(share - 100.0 * c["ops"] / run["ops"]) < 0.01, (c["class"], share)
+    assert abs(share - 100.0 * c["attempts"] / run["attempts"]) < 0.01, (c["class"], share)
 PY
 then pass "mix: the summary's shares are the JSON's"; else fail "mix: the summary's shares are the JSON's" "$(cat "$T/w.out")"; fi
 file_has "mix CSV: a class column" "$T/w.csv" ',class.$'
