@@ -5,11 +5,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/results/report.h"
 #include "bench/util/cli.h"
 
 const char bench_out_help[] =
     "Output:\n"
-    "  --json FILE          write results (schema " "hsmbench.result/2" ")\n"
+    "  --json FILE          write results (schema " BENCH_RESULT_SCHEMA "; - for stdout: the\n"
+    "                       run's own output then goes to stderr, as with --csv/--html -)\n"
     "  --csv FILE           one row per run, the SDKMS test bench's columns (- for stdout)\n"
     "  --html FILE          a self-contained page with charts (- for stdout)\n"
     "  --threshold EXPR     k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
@@ -74,6 +76,12 @@ int bench_out_opt(bench_out_opts *o, int code, const char *arg)
     }
 }
 
+int bench_out_to_stdout(const bench_out_opts *o)
+{
+    return (o->json && strcmp(o->json, "-") == 0) || (o->csv && strcmp(o->csv, "-") == 0) ||
+           (o->html && strcmp(o->html, "-") == 0);
+}
+
 int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t ntests)
 {
     for (size_t i = 0; i < o->nthresholds; i++) {
@@ -87,7 +95,14 @@ int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t n
             return -1;
         }
     }
-    if (o->json && !bench_path_writable("--json", o->json))
+    const int to_stdout = (o->json && strcmp(o->json, "-") == 0) + (o->csv && strcmp(o->csv, "-") == 0) +
+                          (o->html && strcmp(o->html, "-") == 0);
+    if (to_stdout > 1) {
+        bench_error("%s: only one document can go to standard output",
+                    o->json && strcmp(o->json, "-") == 0 ? "--json -" : "--csv - and --html -");
+        return -1;
+    }
+    if (o->json && strcmp(o->json, "-") != 0 && !bench_path_writable("--json", o->json))
         return -1;
     if (o->csv && strcmp(o->csv, "-") != 0 && !bench_path_writable("--csv", o->csv))
         return -1;

@@ -16,7 +16,7 @@
 #define BENCH_MAX_THRESHOLDS 32
 
 typedef struct bench_out_opts {
-    const char     *json, *csv, *html;        /* NULL: not asked; "-": stdout (csv, html) */
+    const char     *json, *csv, *html;        /* NULL: not asked; "-": stdout (one of them) */
     bench_threshold thresholds[BENCH_MAX_THRESHOLDS];
     size_t          nthresholds;
     uint64_t        start_at_ms;               /* --start-at: wall clock to begin at (0: now) */
@@ -43,10 +43,15 @@ extern const char bench_out_help[];
 int bench_out_opt(bench_out_opts *o, int code, const char *arg);
 
 /*
- * After parsing: every output file can be written, and every TEST:EXPR
+ * After parsing: every output file can be written, at most one of them is
+ * standard output ("-"), and every TEST:EXPR
  * threshold names one of the `ntests` tests this command will run.
  * -1 (printed) when not.
  */
 int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t ntests);
+
+/* True when one of the documents goes to standard output ("-"): the run's
+ * human output then goes to standard error (bench_session_init). */
+int bench_out_to_stdout(const bench_out_opts *o);
 
 #endif

@@ -1,9 +1,11 @@
 /* bench/driver/session.c - the run driver: one lifecycle for every workload. */
 #include "bench/driver/session.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
@@ -18,15 +20,42 @@ int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_
     s->interrupt = interrupt;
     s->start_at_ms = out->start_at_ms;
     s->started = time(NULL);
+    s->doc_fd = -1;
     if (!(s->runs = json_array())) {
         bench_error("out of memory");
         return -1;
     }
+    if (bench_out_to_stdout(out)) {
+        /* Keep standard output for the document; everything else printed
+         * to it (by the driver, the workloads' hooks) goes to standard error. */
+        fflush(stdout);
+        if ((s->doc_fd = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            bench_error("cannot keep standard output for the results: %s", strerror(errno));
+            json_decref(s->runs);
+            s->runs = NULL;
+            return -1;
+        }
+    }
     return 0;
+}
+
+/* Give the document its standard output back, or (back = 0) send what is
+ * printed after it to standard error again. */
+static int stdout_for_doc(bench_session *s, int back)
+{
+    if (s->doc_fd < 0)
+        return 0;
+    fflush(stdout);
+    return dup2(back ? s->doc_fd : STDERR_FILENO, STDOUT_FILENO) < 0 ? -1 : 0;
 }
 
 void bench_session_free(bench_session *s)
 {
+    if (s->doc_fd >= 0) {
+        fflush(stdout);
+        if (dup2(s->doc_fd, STDOUT_FILENO) >= 0)
+            close(s->doc_fd);
+    }
     json_decref(s->runs);
     json_decref(s->doc_extra);
     free(s->rows);
@@ -264,11 +293,17 @@ static int write_files(bench_session *s, json_t *environment, json_t *command, j
         return -1;
     }
     int rc = 0;
+    if (stdout_for_doc(s, 1) != 0) {
+        bench_error("cannot give standard output back to the results: %s", strerror(errno));
+        rc = -1;
+    }
     if (o->json && bench_report_write(o->json, doc) != 0)
         rc = -1;
     if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
         rc = -1;
     if (o->html && bench_html_write_file(o->html, doc, "--html") != 0)
+        rc = -1;
+    if (stdout_for_doc(s, 0) != 0)
         rc = -1;
     json_decref(doc);
     return rc;

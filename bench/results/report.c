@@ -549,12 +549,15 @@ json_t *bench_report_host_json(void)
                      (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-static int dump_doc(FILE *f, const void *doc)
+static int dump_doc(FILE *f, const json_t *doc)
 {
-    return json_dumpf((const json_t *)doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ? -1 : 0;
+    if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF)
+        return -1;
+    return ferror(f) ? -1 : 0;
 }
 
 int bench_report_write(const char *path, json_t *doc)
 {
-    return bench_out_write("--json", path, dump_doc, doc);
+    /* "-": standard output, checked, as --csv - and --html - */
+    return bench_results_write_text(path, doc, "--json", dump_doc);
 }

@@ -87,7 +87,8 @@ int     bench_hist_from_json(const json_t *j, bench_hist *h);
 /* {"hostname", "os", "kernel", "machine", "cpus"} of this machine. */
 json_t *bench_report_host_json(void);
 
-/* Write a document to path as bench_out_write does (bench/util/outfile.h). */
+/* Write a document to path as bench_out_write does (bench/util/outfile.h), or to
+ * standard output when path is "-" (a failed write is an error, printed). */
 int bench_report_write(const char *path, json_t *doc);
 
 #endif
