@@ -228,9 +228,11 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_mode
         fprintf(f, " · %s", d->mechanism);
     if (d->key_desc && strcmp(d->key_desc, "-") != 0)
         fprintf(f, " · %s", d->key_desc);
-    char data[48];
-    fprintf(f, " · %s · %u thread%s · %s\n\n", data_text(d, data, sizeof data), d->threads,
-            d->threads == 1 ? "" : "s", d->mode);
+    /* A mix of types has no one data size: its bytes are the data line's. */
+    char data[64] = "", text[48];
+    if (d->block_size || d->data_size || m->nby == 0)
+        snprintf(data, sizeof data, " · %s", data_text(d, text, sizeof text));
+    fprintf(f, "%s · %u thread%s · %s\n\n", data, d->threads, d->threads == 1 ? "" : "s", d->mode);
 
     label(f, "status", 4);
     if (strcmp(m->status, "failed") == 0)
@@ -474,6 +476,17 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     const double attempts_rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
     double bps = o->duration_s > 0 && w->bytes_per_op
                      ? (double)(o->ops - o->errors) * (double)w->bytes_per_op / o->duration_s : 0;
+    /* A mix of data sizes: each class's successes times its own bytes. */
+    for (unsigned k = 0; !w->bytes_per_op && o->duration_s > 0 && k < BENCH_BREAKDOWNS; k++) {
+        const bench_breakdown *b = w->breakdown[k];
+        if (!b || !b->bytes_per_op || !o->by[k])
+            continue;
+        double bytes = 0;
+        for (unsigned c = 0; c < o->nby[k]; c++)
+            bytes += (double)(o->by[k][c].ops - o->by[k][c].errors) * (double)b->bytes_per_op[c];
+        bps = bytes / o->duration_s;
+        break;
+    }
     json_object_set_new(run, "measure_start_epoch_ms", json_integer((json_int_t)o->measure_start_epoch_ms));
     json_object_set_new(run, "duration_s", json_real(round(o->duration_s * 1e6) / 1e6));
     /* ops are the successes; attempts (successes and errors) beside them */

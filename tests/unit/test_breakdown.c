@@ -102,7 +102,7 @@ static int a_poll(void *slot, bench_code *done)
 
 static const char *const labels[NCLS] = { "alpha", "beta", "gamma" };
 static const double weights[NCLS] = { 0.5, 0.3, 0.2 };
-static const bench_breakdown by_type = { "type", NCLS, labels, weights, class_of, class_of };
+static const bench_breakdown by_type = { "type", NCLS, labels, weights, class_of, class_of, NULL };
 
 static bench_workload workload(unsigned *error_every)
 {
@@ -221,7 +221,7 @@ static void test_bad_breakdown(void)
 {
     unsigned every = 0;
     bench_workload w = workload(&every);
-    const bench_breakdown bad = { "type", NCLS, labels, NULL, NULL, NULL };
+    const bench_breakdown bad = { "type", NCLS, labels, NULL, NULL, NULL, NULL };
     w.breakdown[0] = &bad;
     bench_load load = { .threads = 1, .iterations = 10 };
     bench_outcome o;
