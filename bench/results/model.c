@@ -179,6 +179,25 @@ static int tokens_of(const json_t *env, bench_run_model *m)
     return 0;
 }
 
+int bench_model_attempts_latency(const bench_outcome *o, bench_model_latency *l)
+{
+    memset(l, 0, sizeof *l);
+    bench_hist *all = bench_hist_new();
+    if (!all)
+        return -1;
+    bench_hist_add(all, o->hist);
+    if (o->failed)
+        bench_hist_add(all, o->failed);
+    /* through the JSON the run element holds, so both are one figure */
+    json_t *j = bench_report_latency_json(all);
+    bench_hist_free(all);
+    if (!j)
+        return -1;
+    latency_of(j, l);
+    json_decref(j);
+    return 0;
+}
+
 static int flag(const json_t *obj, const char *key)
 {
     const json_t *v = json_object_get(obj, key);
@@ -273,6 +292,9 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     latency_of(json_object_get(run, "latency_us"), &m->latency);
     latency_of(json_object_get(run, "service_us"), &m->service);
     latency_of(json_object_get(run, "queue_us"), &m->queue);
+    latency_of(json_object_get(run, "attempts_latency_us"), &m->attempts_latency);
+    if (!m->attempts_latency.present && m->errors == 0)
+        m->attempts_latency = m->latency;    /* no failure: the attempts are the successes */
     const json_t *hj = json_object_get(run, "histogram");
     if (json_is_object(hj)) {
         if (!(m->hist = bench_hist_new()))

@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "bench/core/hist.h"
+#include "bench/core/pool.h"
 #include "bench/results/target.h"
 
 #define BENCH_MODEL_NAME_MAX 96
@@ -110,6 +111,8 @@ typedef struct bench_run_model {
 
     /* latency of the successes; for open-loop runs its parts */
     bench_model_latency latency, service, queue;
+    bench_model_latency attempts_latency;   /* every attempt, failed ones included (JMeter's
+                                               Avg/Min/Max); absent in older files */
     bench_hist *hist;                    /* the histogram of latency (NULL: none) */
     int      open_loop;                  /* has a schedule */
     double   target_ops_per_s, achieved_ops_per_s;
@@ -146,6 +149,15 @@ typedef struct bench_run_model {
  */
 int  bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m);
 void bench_model_free(bench_run_model *m);
+
+/*
+ * The attempts' latency of a live run (its successes' and failures'
+ * histograms added), as the run element's attempts_latency_us holds it and
+ * bench_model_from_run reads it: for a view a workload prints from the
+ * outcome before the run element exists (the JMeter line).  0, or -1 when
+ * out of memory (*l then not present).
+ */
+int bench_model_attempts_latency(const bench_outcome *o, bench_model_latency *l);
 
 /* The TLS facts as people read them: "none (plain HTTP)", "certificate
  * verified: yes · own CA (--cacert): no · client certificate: no", or NULL

@@ -306,7 +306,7 @@ static double us(double ns)
     return round(ns / 10.0) / 100.0;   /* µs with two decimals (10 ns) */
 }
 
-static json_t *latency_json(const bench_hist *h)
+json_t *bench_report_latency_json(const bench_hist *h)
 {
     return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}",
                      "min", us((double)bench_hist_min(h)), "mean", us(bench_hist_mean(h)),
@@ -415,7 +415,7 @@ static json_t *breakdown_json(const bench_outcome *o, const bench_workload *w)
                 json_real(d > 0 ? round((double)(x->ops - x->errors) / d * 100) / 100 : 0.0));
             bad |= json_object_set_new(
                 e, "attempts_per_s", json_real(d > 0 ? round((double)x->ops / d * 100) / 100 : 0.0));
-            bad |= json_object_set_new(e, "latency_us", latency_json(x->hist));
+            bad |= json_object_set_new(e, "latency_us", bench_report_latency_json(x->hist));
             bad |= json_object_set_new(e, "errors_by_code", codes_json(x->errs, x->nerrs, w));
             bad |= json_object_set_new(e, "histogram", bench_hist_to_json(x->hist));
             if (bad)
@@ -500,10 +500,18 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     json_object_set_new(run, "bytes_per_s", json_real(round(bps)));
     if (o->client_cpu >= 0)
         json_object_set_new(run, "client_cpu", json_real(round(o->client_cpu * 1000) / 1000));
-    json_object_set_new(run, "latency_us", latency_json(o->hist));
+    json_object_set_new(run, "latency_us", bench_report_latency_json(o->hist));
+    /* Every attempt's latency, failed ones included (JMeter's Avg/Min/Max). */
+    bench_hist *all = o->failed ? bench_hist_new() : NULL;
+    if (all) {
+        bench_hist_add(all, o->hist);
+        bench_hist_add(all, o->failed);
+        json_object_set_new(run, "attempts_latency_us", bench_report_latency_json(all));
+        bench_hist_free(all);
+    }
     if (o->service) {
-        json_object_set_new(run, "service_us", latency_json(o->service));
-        json_object_set_new(run, "queue_us", latency_json(o->queue));
+        json_object_set_new(run, "service_us", bench_report_latency_json(o->service));
+        json_object_set_new(run, "queue_us", bench_report_latency_json(o->queue));
         json_object_set_new(run, "schedule",
                             json_pack("{s:f,s:f,s:I,s:I,s:I}", "target_ops_per_s",
                                       round(o->target_rate * 100) / 100, "achieved_ops_per_s",

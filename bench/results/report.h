@@ -80,6 +80,10 @@ const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *
 json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
                               const bench_workload *w, const char *status, const char *reason);
 
+/* latency_us of a histogram: min mean stddev p50 p90 p95 p99 p999 max in µs
+ * to 0.01, and count. */
+json_t *bench_report_latency_json(const bench_hist *h);
+
 /* The histogram as JSON (sparse [index, count] pairs) and back. */
 json_t *bench_hist_to_json(const bench_hist *h);
 int     bench_hist_from_json(const json_t *j, bench_hist *h);

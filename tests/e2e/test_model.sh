@@ -90,6 +90,20 @@ PY
     stop_serve plain
 fi
 
+# ---- JMeter's line when every request failed: failed samples count in Avg/Min/Max ----------
+if start_serve slow --latency 20ms; then
+    run "$HSMBENCH" rest http --url "$URL/status/503" --expect-status 200 --iterations 5 --summary jmeter \
+        --json "$T/j.json"
+    check "rest http, every request 503: exit 1" 1 '^summary = 5 in '
+    line=$(grep '^summary = ' "$T/out")
+    if python3 -c 'import re,sys; m=re.search(r"Avg: (\d+) Min: (\d+) Max: (\d+) Err: 5 \(100.00%\)$", sys.argv[1]); sys.exit(0 if m and 15 <= int(m.group(2)) <= int(m.group(1)) <= int(m.group(3)) else 1)' "$line"
+    then pass "JMeter line: Avg/Min/Max of the failed samples (about 20 ms), not 0"
+    else fail "JMeter line: Avg/Min/Max of the failed samples (about 20 ms), not 0" "$line"; fi
+    json_check "JSON: attempts_latency_us counts every attempt, latency_us none" "$T/j.json" \
+        'runs[0]["attempts_latency_us"]["count"] == 5 and runs[0]["latency_us"]["count"] == 0 and runs[0]["ops"] == 0'
+    stop_serve slow
+fi
+
 # ---- two tokens: the environment names both ---------------------------------------------
 run env HSMBENCH_MOCK="slots=2;service=fixed:200us" "$HSMBENCH" run --module "$MOCK" --slot 1,2 \
     --test sha256-digest --threads 2 --iterations 200 --json "$T/t.json" --html "$T/t.html" </dev/null
