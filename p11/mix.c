@@ -154,13 +154,15 @@ void p11_mix_workload(p11_mix_ctx *mc, bench_workload *w)
         w->after_always |= mc->inner[i].after_always;
     }
     mc->cum[mix->n - 1] = 1.0;
-    mc->by = (bench_breakdown){ "type", mix->n, mix->labels, mix->weights, mix_class_of, NULL };
+    for (unsigned i = 0; i < mix->n; i++)
+        mc->bytes[i] = mc->inner[i].bytes_per_op;
+    mc->by = (bench_breakdown){ "type", mix->n, mix->labels, mix->weights, mix_class_of, NULL, mc->bytes };
     w->ctx = mc;
     w->open = mix_open;
     w->do_one = mix_do;
     w->after = mix_after;
     w->close = mix_close;
     w->code_name = mix_code_name;
-    w->bytes_per_op = 0;     /* the types process different sizes: no bytes/s for the whole */
+    w->bytes_per_op = 0;     /* the types process different sizes: their classes' bytes add up */
     w->breakdown[0] = &mc->by;
 }

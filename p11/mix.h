@@ -43,6 +43,7 @@ typedef struct p11_mix_ctx {
     bench_workload  inner[P11_MIX_MAX];     /* each type's own workload */
     double          cum[P11_MIX_MAX];       /* cumulative weights, the last 1 */
     bench_breakdown by;                     /* "type" */
+    uint64_t        bytes[P11_MIX_MAX];     /* each type's bytes per operation */
 } p11_mix_ctx;
 
 /* The mix's workload, after mc->mix and mc->ctx[] are set: fills

@@ -181,9 +181,13 @@ json_t *rest_env_json(const char *service, const char *url, const rest_http_opts
                       const char *plain_url)
 {
     const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
-    json_t *tls = json_pack("{s:b,s:b,s:b}", "verify", !h->insecure, "custom_ca", h->cacert != NULL,
-                            "client_cert", h->cert != NULL);
-    json_t *ep = json_pack("{s:s,s:s,s:o,s:s,s:b,s:f}", "service", service, "url", url, "tls", tls,
+    /* Over plain http there is no TLS to verify: "tls" is null, "scheme" says why. */
+    const int plain = strncasecmp(url, "http://", 7) == 0;
+    json_t *tls = plain ? json_null()
+                        : json_pack("{s:b,s:b,s:b}", "verify", !h->insecure, "custom_ca", h->cacert != NULL,
+                                    "client_cert", h->cert != NULL);
+    json_t *ep = json_pack("{s:s,s:s,s:s,s:o,s:s,s:b,s:f}", "service", service, "url", url, "scheme",
+                           plain ? "http" : "https", "tls", tls,
                            "http_version", h->http2 ? "2 (when offered)" : "1.1", "connection_reuse",
                            !h->no_reuse, "timeout_s", (double)h->timeout_ms / 1000.0);
     if (ep && plain_url && json_object_set_new(ep, "plain_url", json_string(plain_url)) != 0) {

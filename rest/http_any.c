@@ -550,19 +550,18 @@ static unsigned long long ms_round(double ns)
 }
 
 void rest_jmeter_line(char *buf, size_t len, uint64_t ops, uint64_t errors, double duration_s,
-                      const bench_hist *h)
+                      const bench_model_latency *h)
 {
     unsigned long long ms = duration_s > 0 ? (unsigned long long)llround(duration_s * 1000.0) : 0;
     unsigned long long s = (ms + 500) / 1000;          /* JMeter: rounded seconds */
-    int any = h && bench_hist_count(h) > 0;
+    int any = h && h->present && h->count > 0;
     snprintf(buf, len,
              "summary = %llu in %02llu:%02llu:%02llu = %.1f/s Avg: %llu Min: %llu Max: %llu "
              "Err: %llu (%.2f%%)",
              (unsigned long long)ops, s / 3600, s / 60 % 60, s % 60,
              duration_s > 0 ? (double)ops / duration_s : 0.0,
-             any ? ms_round(bench_hist_mean(h)) : 0ULL,
-             any ? ms_round((double)bench_hist_min(h)) : 0ULL,
-             any ? ms_round((double)bench_hist_max(h)) : 0ULL, (unsigned long long)errors,
+             any ? ms_round(h->mean * 1e3) : 0ULL, any ? ms_round(h->min * 1e3) : 0ULL,
+             any ? ms_round(h->max * 1e3) : 0ULL, (unsigned long long)errors,
              ops ? 100.0 * (double)errors / (double)ops : 0.0);
 }
 

@@ -27,6 +27,7 @@
 
 #include "bench/core/hist.h"
 #include "bench/core/workload.h"
+#include "bench/results/model.h"
 #include "rest/client.h"
 #include "rest/transport/xfer.h"
 #include "rest/transport/codes.h"
@@ -139,11 +140,13 @@ void rest_any_code_name(const void *ctx, bench_code code, char *buf, size_t len)
  * JMeter's summariser line:
  *   "summary = 12000 in 00:00:42 = 283.7/s Avg: 155 Min: 12 Max: 2707 Err: 0 (0.00%)"
  * ops and errors of the measured run, its duration in whole seconds
- * (rounded, as JMeter does), the rate with one decimal, and the latency
- * histogram's mean, minimum and maximum in whole milliseconds (rounded).
+ * (rounded, as JMeter does), the rate with one decimal, and the mean,
+ * minimum and maximum in whole milliseconds (rounded) of h, the latency of
+ * every attempt, failed ones included, as JMeter counts its samples (the
+ * run model's attempts_latency).
  */
 void rest_jmeter_line(char *buf, size_t len, uint64_t ops, uint64_t errors, double duration_s,
-                      const bench_hist *h);
+                      const bench_model_latency *h);
 
 /*
  * The plain-HTTP twin of an https:// URL: the same host and path on port

@@ -591,7 +591,13 @@ static void setup_fail_line(const session *ss, const variant *v, bench_code code
 static int print_jmeter(const bench_outcome *out)
 {
     char line[256];
-    rest_jmeter_line(line, sizeof line, out->ops, out->errors, out->duration_s, out->hist);
+    /* JMeter's Avg/Min/Max are over every sample, failed ones included */
+    bench_model_latency all;
+    if (bench_model_attempts_latency(out, &all) != 0) {
+        bench_error("--summary jmeter: out of memory");
+        return -1;
+    }
+    rest_jmeter_line(line, sizeof line, out->ops, out->errors, out->duration_s, &all);
     if (printf("%s\n", line) < 0 || fflush(stdout) != 0) {
         bench_error("--summary jmeter: cannot write to standard output");
         return -1;

@@ -142,6 +142,8 @@ static int merge_results(pool *p, bench_outcome *out)
         out->ops += atomic_load(&wk->ops);
         out->errors += atomic_load(&wk->errors);
         bench_hist_add(out->hist, wk->hist);
+        if (wk->failed)
+            bench_hist_add(out->failed, wk->failed);
         if (wk->service) {
             bench_hist_add(out->service, wk->service);
             bench_hist_add(out->queue, wk->queue);
@@ -218,6 +220,11 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         }
     }
     out->hist = bench_hist_new();
+    out->failed = bench_hist_new();
+    if (!out->failed) {
+        fail(out, "out of memory");
+        return -1;
+    }
     if (bench_side_init(&out->side, w->side) != 0) {
         fail(out, "out of memory");
         return -1;
@@ -370,6 +377,7 @@ close_states:
 free_hists:
     for (unsigned i = 0; i < p.n; i++) {
         bench_hist_free(p.workers[i].hist);
+        bench_hist_free(p.workers[i].failed);
         bench_hist_free(p.workers[i].service);
         bench_hist_free(p.workers[i].queue);
         bench_side_free(&p.workers[i].side);
@@ -397,6 +405,7 @@ unsigned bench_async_slots(const bench_load *load)
 void bench_outcome_free(bench_outcome *out)
 {
     bench_hist_free(out->hist);
+    bench_hist_free(out->failed);
     bench_hist_free(out->service);
     bench_hist_free(out->queue);
     bench_side_free(&out->side);

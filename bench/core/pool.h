@@ -101,6 +101,7 @@ typedef struct bench_outcome {
     uint64_t    ops;            /* measured operations, errors included */
     uint64_t    errors;
     bench_hist *hist;           /* latency of successful measured operations */
+    bench_hist *failed;         /* latency of failed ones (their attempts' latency with hist) */
     bench_err  *errs;           /* errors by code, most frequent first */
     size_t      nerrs;
     bench_sample *samples;      /* the measured per-second series */

@@ -62,6 +62,9 @@ typedef struct worker {
     int         bounded;        /* the run is bounded by iterations */
     uint64_t    quota;          /* measured operations to do when bounded (may be 0) */
     bench_hist *hist;
+    bench_hist *failed;             /* latency of failed measured operations: made at the
+                                       first (owner only, read after the join) */
+    int         failed_lost;        /* it could not be made */
     bench_hist *service, *queue;    /* non-blocking only */
     bench_side  side;               /* the workload's side metrics (workload.h) */
     class_rec  *by[BENCH_BREAKDOWNS];   /* per class of each breakdown (NULL: none) */
@@ -193,6 +196,11 @@ static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm
     } else {
         relaxed_inc(&wk->errors);
         live_err_count(wk->errs, rc);
+        /* JMeter counts failed samples in its Avg/Min/Max: keep their latency too */
+        if (!wk->failed && !wk->failed_lost && !(wk->failed = bench_hist_new()))
+            wk->failed_lost = 1;
+        if (wk->failed)
+            bench_hist_record(wk->failed, latency);
     }
 }
 

@@ -55,6 +55,9 @@ typedef struct bench_breakdown {
     const double       *weights;    /* n expected shares summing to 1, or NULL */
     unsigned (*class_of)(const void *state);
     unsigned (*aclass_of)(const void *slot);
+    /* n bytes each class's operation processes (a mix of data sizes: the
+     * run's bytes are the classes' sum), or NULL: the workload's bytes_per_op */
+    const uint64_t     *bytes_per_op;
 } bench_breakdown;
 
 typedef struct bench_workload {

@@ -5,11 +5,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/results/report.h"
 #include "bench/util/cli.h"
 
 static const bench_option out_rows[] = {
     { "json", 0, BENCH_ARG_REQUIRED, "FILE", BENCH_OPT_JSON,
-      "write results (schema " "hsmbench.result/2" ")", NULL },
+      "write results (schema " BENCH_RESULT_SCHEMA "; - for stdout: the\n"
+      "run's own output then goes to stderr, as with --csv/--html -)", NULL },
     { "csv", 0, BENCH_ARG_REQUIRED, "FILE", BENCH_OPT_CSV,
       "one row per run, the SDKMS test bench's columns (- for stdout)", NULL },
     { "html", 0, BENCH_ARG_REQUIRED, "FILE", BENCH_OPT_HTML,
@@ -86,6 +88,12 @@ int bench_out_opt(bench_out_opts *o, int code, const char *arg)
     }
 }
 
+int bench_out_to_stdout(const bench_out_opts *o)
+{
+    return (o->json && strcmp(o->json, "-") == 0) || (o->csv && strcmp(o->csv, "-") == 0) ||
+           (o->html && strcmp(o->html, "-") == 0);
+}
+
 int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t ntests)
 {
     for (size_t i = 0; i < o->nthresholds; i++) {
@@ -99,7 +107,14 @@ int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t n
             return -1;
         }
     }
-    if (o->json && !bench_path_writable("--json", o->json))
+    const int to_stdout = (o->json && strcmp(o->json, "-") == 0) + (o->csv && strcmp(o->csv, "-") == 0) +
+                          (o->html && strcmp(o->html, "-") == 0);
+    if (to_stdout > 1) {
+        bench_error("%s: only one document can go to standard output",
+                    o->json && strcmp(o->json, "-") == 0 ? "--json -" : "--csv - and --html -");
+        return -1;
+    }
+    if (o->json && strcmp(o->json, "-") != 0 && !bench_path_writable("--json", o->json))
         return -1;
     if (o->csv && strcmp(o->csv, "-") != 0 && !bench_path_writable("--csv", o->csv))
         return -1;

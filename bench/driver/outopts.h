@@ -21,7 +21,7 @@ typedef struct bench_out_opts {
     /* Set by the command before parsing: the workload sections whose side
      * metrics --threshold may name and the HTML page shows (NULL: none). */
     const bench_section *const *sections;
-    const char     *json, *csv, *html;        /* NULL: not asked; "-": stdout (csv, html) */
+    const char     *json, *csv, *html;        /* NULL: not asked; "-": stdout (one of them) */
     bench_threshold thresholds[BENCH_MAX_THRESHOLDS];
     size_t          nthresholds;
     uint64_t        start_at_ms;               /* --start-at: wall clock to begin at (0: now) */
@@ -44,10 +44,15 @@ void bench_out_help_more(const void *sections, int code, FILE *f);
 int bench_out_opt(bench_out_opts *o, int code, const char *arg);
 
 /*
- * After parsing: every output file can be written, and every TEST:EXPR
+ * After parsing: every output file can be written, at most one of them is
+ * standard output ("-"), and every TEST:EXPR
  * threshold names one of the `ntests` tests this command will run.
  * -1 (printed) when not.
  */
 int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t ntests);
+
+/* True when one of the documents goes to standard output ("-"): the run's
+ * human output then goes to standard error (bench_session_init). */
+int bench_out_to_stdout(const bench_out_opts *o);
 
 #endif

@@ -1,12 +1,15 @@
 /* bench/driver/session.c - the run driver: one lifecycle for every workload. */
 #include "bench/driver/session.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
 
@@ -17,15 +20,42 @@ int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_
     s->interrupt = interrupt;
     s->start_at_ms = out->start_at_ms;
     s->started = time(NULL);
+    s->doc_fd = -1;
     if (!(s->runs = json_array())) {
         bench_error("out of memory");
         return -1;
     }
+    if (bench_out_to_stdout(out)) {
+        /* Keep standard output for the document; everything else printed
+         * to it (by the driver, the workloads' hooks) goes to standard error. */
+        fflush(stdout);
+        if ((s->doc_fd = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            bench_error("cannot keep standard output for the results: %s", strerror(errno));
+            json_decref(s->runs);
+            s->runs = NULL;
+            return -1;
+        }
+    }
     return 0;
+}
+
+/* Give the document its standard output back, or (back = 0) send what is
+ * printed after it to standard error again. */
+static int stdout_for_doc(bench_session *s, int back)
+{
+    if (s->doc_fd < 0)
+        return 0;
+    fflush(stdout);
+    return dup2(back ? s->doc_fd : STDERR_FILENO, STDOUT_FILENO) < 0 ? -1 : 0;
 }
 
 void bench_session_free(bench_session *s)
 {
+    if (s->doc_fd >= 0) {
+        fflush(stdout);
+        if (dup2(s->doc_fd, STDOUT_FILENO) >= 0)
+            close(s->doc_fd);
+    }
     json_decref(s->runs);
     json_decref(s->doc_extra);
     free(s->rows);
@@ -138,9 +168,9 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     bench_outcome out;
     bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w, s->status_of);
     const int rc = bench_pool_run(w, load, s->interrupt, print_second, s, &out);
-    bench_metrics_end(s->metrics, rc == 0 ? &out : NULL);
     bench_progress_end(&s->progress);
     if (rc != 0) {
+        bench_metrics_end(s->metrics, NULL, NULL);
         if (*s->interrupt) {
             /* Ctrl-C while the threads set up: nothing measured. */
             bench_session_not_run(s, d, "interrupted", "interrupted before the run started", h);
@@ -154,36 +184,50 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
 
     if (!s->first_epoch_ms)
         s->first_epoch_ms = out.measure_start_epoch_ms;
+    /* The verdict and the run's figures, computed once: the run element,
+     * then the run model every view of this run prints from. */
+    char why[256];
+    const char *status = bench_outcome_verdict(&out, w, why, sizeof why);
+    if (out.status == BENCH_RUN_INTERRUPTED)
+        snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*s->interrupt));
+    const int ok = strcmp(status, "ok") == 0;
+    json_t *run = bench_report_run_json(d, &out, w, status, ok ? NULL : why);
+    bench_run_model m;
+    if (!run || bench_model_from_run(run, NULL, &m) != 0) {
+        bench_metrics_end(s->metrics, NULL, NULL);
+        json_decref(run);
+        bench_error("out of memory while recording a run");
+        s->any_failed = 1;
+        bench_outcome_free(&out);
+        return 0;
+    }
+    bench_metrics_end(s->metrics, &m, &out);
     if (!quiet) {
-        bench_report_summary(stdout, d, &out, w);
+        bench_report_summary(stdout, d, &m);
         if (h && h->summary)
             h->summary(h->arg, stdout, &out);
         fflush(stdout);
     }
     if (h && h->done && h->done(h->arg, &out) != 0)
         s->any_failed = 1;
-    char why[256];
-    const char *status = bench_outcome_verdict(&out, w, why, sizeof why);
-    if (out.status == BENCH_RUN_INTERRUPTED)
-        snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*s->interrupt));
-    const int ok = strcmp(status, "ok") == 0;
     if (strcmp(status, "failed") == 0)
         s->any_failed = 1;
-    keep(s, bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
+    keep(s, run, h, &out);
 
     bench_row *row = add_row(s, d, status, ok ? NULL : why, h);
     if (row) {
         row->measured = 1;
-        row->has_latency = bench_hist_count(out.hist) > 0;
-        row->ops_per_s = out.duration_s > 0 ? (double)(out.ops - out.errors) / out.duration_s : 0;
-        row->p50_ns = (double)bench_hist_percentile(out.hist, 50);
-        row->p99_ns = (double)bench_hist_percentile(out.hist, 99);
-        row->error_pct = out.ops ? 100.0 * (double)out.errors / (double)out.ops : 0;
+        row->has_latency = m.latency.count > 0;
+        row->ops_per_s = m.ops_per_s;
+        row->p50_ns = m.latency.p50 * 1e3;
+        row->p99_ns = m.latency.p99 * 1e3;
+        row->error_pct = m.error_pct;
     }
     if (out.status == BENCH_RUN_INTERRUPTED)
         s->interrupted = 1;
-    if (out.errors)
+    if (m.errors)
         s->any_errors = 1;
+    bench_model_free(&m);
     bench_outcome_free(&out);
     return 0;
 }
@@ -249,11 +293,17 @@ static int write_files(bench_session *s, json_t *environment, json_t *command, j
         return -1;
     }
     int rc = 0;
+    if (stdout_for_doc(s, 1) != 0) {
+        bench_error("cannot give standard output back to the results: %s", strerror(errno));
+        rc = -1;
+    }
     if (o->json && bench_report_write(o->json, doc) != 0)
         rc = -1;
     if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
         rc = -1;
     if (o->html && bench_html_write_file(o->html, doc, "--html", o->sections) != 0)
+        rc = -1;
+    if (stdout_for_doc(s, 0) != 0)
         rc = -1;
     json_decref(doc);
     return rc;

@@ -90,9 +90,16 @@ struct bench_session {
     time_t                started;
     bench_progress        progress;
     double                progress_elapsed;
+    /* A document asked on standard output (--json -, --csv -, --html -):
+     * the real standard output, kept for it while the run's human output
+     * goes to standard error (fd 1 points there); -1 otherwise. */
+    int                   doc_fd;
 };
 
-/* 0, or -1 when out of memory (printed). */
+/* 0, or -1 when out of memory (printed).  When a document goes to standard
+ * output ("-"), the run's human output (header, per-second lines, summary,
+ * closing table) goes to standard error from here on, so that standard
+ * output holds the document alone. */
 int  bench_session_init(bench_session *s, const bench_out_opts *out, const bench_flag *interrupt);
 void bench_session_free(bench_session *s);
 

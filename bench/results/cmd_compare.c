@@ -21,6 +21,7 @@
 
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/stats.h"
 #include "bench/results/target.h"
@@ -153,53 +154,54 @@ static void print_header(FILE *f)
 }
 
 /* One file's row; base is the first file's run when comparable, else NULL;
- * other_target flags a row whose target is not the base row's. */
+ * other_target flags a row whose target is not the base row's.  Figures
+ * from the run models. */
 static void print_row(FILE *f, const cfile *cf, const json_t *run, const json_t *base, int other_target)
 {
     char cells[NCOL][48];
     memset(cells, 0, sizeof cells);
     snprintf(cells[0], sizeof cells[0], "%s", cf->label);
-    if (!bench_run_measured(run)) {
-        fprintf(f, "  %-4s  %s: %s\n", cf->label, bench_json_str(run, "status", "?"),
-                bench_json_str(run, "reason", "not measured"));
+    bench_run_model m, b;
+    if (bench_model_from_run(run, NULL, &m) != 0) {
+        fprintf(f, "  %-4s  out of memory\n", cf->label);
         return;
     }
-    const json_t *lat = json_object_get(run, "latency_us");
-    double rate = bench_json_num(run, "ops_per_s", 0), p50 = bench_json_num(lat, "p50", 0);
-    double p99 = bench_json_num(lat, "p99", 0), err = bench_json_num(run, "error_pct", 0);
-    snprintf(cells[1], sizeof cells[1], "%.2f", rate);
-    fmt_lat(p50, cells[3], sizeof cells[3]);
-    fmt_lat(p99, cells[5], sizeof cells[5]);
-    snprintf(cells[7], sizeof cells[7], "%.2f%%", err);
-    if (base && base != run) {
-        const json_t *bl = json_object_get(base, "latency_us");
-        pct_change(bench_json_num(base, "ops_per_s", 0), rate, cells[2], sizeof cells[2]);
-        pct_change(bench_json_num(bl, "p50", 0), p50, cells[4], sizeof cells[4]);
-        pct_change(bench_json_num(bl, "p99", 0), p99, cells[6], sizeof cells[6]);
-        snprintf(cells[8], sizeof cells[8], "%+.2fpp", err - bench_json_num(base, "error_pct", 0));
+    if (!m.measured) {
+        fprintf(f, "  %-4s  %s: %s\n", cf->label, m.status, *m.reason ? m.reason : "not measured");
+        bench_model_free(&m);
+        return;
     }
+    snprintf(cells[1], sizeof cells[1], "%.2f", m.ops_per_s);
+    fmt_lat(m.latency.p50, cells[3], sizeof cells[3]);
+    fmt_lat(m.latency.p99, cells[5], sizeof cells[5]);
+    snprintf(cells[7], sizeof cells[7], "%.2f%%", m.error_pct);
+    if (base && base != run && bench_model_from_run(base, NULL, &b) == 0) {
+        pct_change(b.ops_per_s, m.ops_per_s, cells[2], sizeof cells[2]);
+        pct_change(b.latency.p50, m.latency.p50, cells[4], sizeof cells[4]);
+        pct_change(b.latency.p99, m.latency.p99, cells[6], sizeof cells[6]);
+        snprintf(cells[8], sizeof cells[8], "%+.2fpp", m.error_pct - b.error_pct);
+        bench_model_free(&b);
+    }
+    bench_model_free(&m);
     print_cells(f, cells);
     if (other_target && base && base != run)
         fputs("  \xe2\x9a\xa0 different target", f);
     fputc('\n', f);
 }
 
-/* The run's per-second throughput samples (ops / span), short tails left out. */
+/* The run's per-second throughput samples (successes / span), short tails left out. */
 static double *samples_of(const json_t *run, size_t *n)
 {
-    const json_t *ps = json_object_get(run, "per_second");
-    size_t k = 0, m = json_array_size(ps);
-    double *v = malloc((m ? m : 1) * sizeof *v);
+    bench_run_model m;
     *n = 0;
-    if (!v)
+    if (bench_model_from_run(run, NULL, &m) != 0)
         return NULL;
-    for (size_t i = 0; i < m; i++) {
-        const json_t *s = json_array_get(ps, i);
-        double span = bench_json_num(s, "span_s", 1.0);
-        if (span < MIN_SPAN_S)
-            continue;
-        v[k++] = (double)bench_json_int(s, "ops", 0) / span;
-    }
+    double *v = malloc((m.nseconds ? m.nseconds : 1) * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; v && i < m.nseconds; i++)
+        if (m.seconds[i].span_s >= MIN_SPAN_S)
+            v[k++] = (double)m.seconds[i].ops / m.seconds[i].span_s;
+    bench_model_free(&m);
     *n = k;
     return v;
 }

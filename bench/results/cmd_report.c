@@ -13,6 +13,7 @@
 #include "bench/results/capanswer.h"
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
 #include "bench/results/target.h"
@@ -123,25 +124,31 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
     return 0;
 }
 
-#define NCOLS 10
+#define NCOLS 11
 
-/* One run's cells in the table of print_table. */
-static void table_cells(const json_t *run, char cell[NCOLS][160])
+/* One run's cells in the table of print_table, from its run model. */
+static void table_cells(const json_t *doc, const json_t *run, char cell[NCOLS][160])
 {
-    const json_t *lat = json_object_get(run, "latency_us");
     memset(cell, 0, sizeof cell[0] * NCOLS);
-    snprintf(cell[0], sizeof cell[0], "%s", bench_json_str(run, "test", "?"));
-    bench_run_key_desc(run, cell[1], sizeof cell[1]);
-    snprintf(cell[2], sizeof cell[2], "%lld B", bench_json_int(run, "data_size", 0));
-    snprintf(cell[3], sizeof cell[3], "%lld", bench_json_int(run, "threads", 0));
-    snprintf(cell[4], sizeof cell[4], "%s", bench_json_str(run, "status", "?"));
-    if (bench_run_measured(run)) {
-        snprintf(cell[5], sizeof cell[5], "%lld", bench_json_int(run, "ops", 0));
-        snprintf(cell[6], sizeof cell[6], "%.2f", bench_json_num(run, "ops_per_s", 0));
-        bench_fmt_ns(bench_json_num(lat, "p50", 0) * 1000, cell[7], sizeof cell[7]);
-        bench_fmt_ns(bench_json_num(lat, "p99", 0) * 1000, cell[8], sizeof cell[8]);
-        snprintf(cell[9], sizeof cell[9], "%.2f%%", bench_json_num(run, "error_pct", 0));
+    bench_run_model m;
+    if (bench_model_from_run(run, doc, &m) != 0) {
+        snprintf(cell[0], sizeof cell[0], "%s", "(out of memory)");
+        return;
     }
+    snprintf(cell[0], sizeof cell[0], "%s", m.test);
+    snprintf(cell[1], sizeof cell[1], "%s", m.key);
+    snprintf(cell[2], sizeof cell[2], "%llu B", (unsigned long long)m.data_size);
+    snprintf(cell[3], sizeof cell[3], "%u", m.threads);
+    snprintf(cell[4], sizeof cell[4], "%s", m.status);
+    if (m.measured) {
+        snprintf(cell[5], sizeof cell[5], "%llu", (unsigned long long)m.ops);
+        snprintf(cell[6], sizeof cell[6], "%llu", (unsigned long long)m.attempts);
+        snprintf(cell[7], sizeof cell[7], "%.2f", m.ops_per_s);
+        bench_fmt_ns(m.latency.p50 * 1000, cell[8], sizeof cell[8]);
+        bench_fmt_ns(m.latency.p99 * 1000, cell[9], sizeof cell[9]);
+        snprintf(cell[10], sizeof cell[10], "%.2f%%", m.error_pct);
+    }
+    bench_model_free(&m);
 }
 
 /* The runs as a table, for a quick look at a file. */
@@ -149,7 +156,8 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
 {
     const json_t *env = json_object_get(doc, "environment");
     const json_t *runs = json_object_get(doc, "runs");
-    fprintf(f, "%s: %s", path, bench_json_str(doc, "schema", "?"));
+    /* the file's own schema: an older one is read as the current one says */
+    fprintf(f, "%s: %s", path, bench_json_str(doc, "upgraded_from", bench_json_str(doc, "schema", "?")));
     if (env) {
         bench_target t;
         (void)bench_target_of(doc, &t);   /* "?" when the file names none */
@@ -160,17 +168,18 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
         fprintf(f, " · %s", started);
     fputs("\n\n", f);
 
-    static const char *const head[NCOLS] = { "TEST", "KEY", "DATA", "THREADS", "STATUS", "OPS", "OPS/S",
-                                             "P50", "P99", "ERRORS" };
-    static const int right[NCOLS] = { 0, 0, 1, 1, 0, 1, 1, 1, 1, 1 };
-    int width[NCOLS] = { 18, 10, 8, 8, 12, 12, 12, 10, 10, 8 };
+    /* OPS are the successes, ATTEMPTS the successes and the errors */
+    static const char *const head[NCOLS] = { "TEST", "KEY", "DATA", "THREADS", "STATUS", "OPS", "ATTEMPTS",
+                                             "OPS/S", "P50", "P99", "ERRORS" };
+    static const int right[NCOLS] = { 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1 };
+    int width[NCOLS] = { 18, 10, 8, 8, 12, 12, 10, 12, 10, 10, 8 };
     char cell[NCOLS][160];
     size_t i;
     json_t *run;
     /* Every column at least as wide as its longest cell: long test and
      * key names keep the columns after them aligned. */
     json_array_foreach(runs, i, run) {
-        table_cells(run, cell);
+        table_cells(doc, run, cell);
         for (size_t c = 0; c < NCOLS; c++)
             width[c] = bench_col_fit(width[c], cell[c]);
     }
@@ -180,7 +189,7 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
     }
     fputc('\n', f);
     json_array_foreach(runs, i, run) {
-        table_cells(run, cell);
+        table_cells(doc, run, cell);
         for (size_t c = 0; c < NCOLS; c++) {
             fputs(c ? " " : "  ", f);
             bench_fput_cell(f, cell[c], width[c], right[c]);

@@ -46,7 +46,8 @@ typedef struct buckets {
 typedef struct mtest {
     char     name[64];
     int      phase;
-    uint64_t ops_done, ops_live;    /* finished runs of this test; the current one so far */
+    uint64_t ops_done, ops_live;    /* successes: finished runs of this test; the current one so far */
+    uint64_t attempts_done, attempts_live;   /* the same, errors included */
     buckets  lat_done, lat_live;
     double   threads, in_flight, target;
     int      has_target;
@@ -54,7 +55,7 @@ typedef struct mtest {
 
 typedef struct merr {
     size_t   test;
-    char     code[64];
+    char     code[BENCH_MODEL_NAME_MAX];
     long     status;
     uint64_t done, live;
 } merr;
@@ -211,10 +212,15 @@ static void render_tests(sbuf *b, const bench_metrics *m)
 {
     char t[160], c[160];
     family(b, "hsmbench_operations_total", "counter",
-           "Measured operations completed, errors included (warm-up excluded).");
+           "Measured operations that succeeded (the results file's ops; warm-up excluded).");
     for (size_t i = 0; i < m->ntests; i++)
         put(b, "hsmbench_operations_total{test=\"%s\"} %llu\n", esc(m->tests[i].name, t, sizeof t),
             (unsigned long long)(m->tests[i].ops_done + m->tests[i].ops_live));
+    family(b, "hsmbench_attempts_total", "counter",
+           "Measured operations attempted, errors included (the results file's attempts).");
+    for (size_t i = 0; i < m->ntests; i++)
+        put(b, "hsmbench_attempts_total{test=\"%s\"} %llu\n", esc(m->tests[i].name, t, sizeof t),
+            (unsigned long long)(m->tests[i].attempts_done + m->tests[i].attempts_live));
     family(b, "hsmbench_errors_total", "counter",
            "Measured operations that failed, by the provider's code (and HTTP status).");
     for (size_t i = 0; i < m->nerrs; i++) {
@@ -482,8 +488,8 @@ void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *l
     pthread_mutex_unlock(&m->mu);
 }
 
-/* The current run's errors so far (live) or at its end (done), by name. */
-static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs, int final)
+/* The current run's errors so far, by name (at its end the model's replace them). */
+static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs)
 {
     for (size_t j = 0; j < nerrs; j++) {
         char name[64] = "";
@@ -503,10 +509,7 @@ static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs, in
             snprintf(e->code, sizeof e->code, "%s", name);
             e->status = m->status_of ? m->status_of(errs[j].code) : 0;
         }
-        if (final)
-            m->errs[k].done += errs[j].count;
-        else
-            m->errs[k].live = errs[j].count;
+        m->errs[k].live = errs[j].count;
     }
 }
 
@@ -521,10 +524,11 @@ void bench_metrics_second(bench_metrics *m, const bench_sample *s)
     mtest *x = &m->tests[m->cur];
     x->phase = s->warmup ? PH_WARMUP : PH_MEASURED;
     if (!s->warmup) {
-        x->ops_live += s->ops;
+        x->ops_live += s->ops - s->errors;
+        x->attempts_live += s->ops;
         if (s->hist_so_far)
             x->lat_live = b;
-        set_errors(m, s->errs_so_far, s->nerrs_so_far, 0);
+        set_errors(m, s->errs_so_far, s->nerrs_so_far);
     }
     const int nonblocking = m->load->mode == BENCH_MODE_NONBLOCKING;
     if (!nonblocking && m->load->stages)
@@ -535,28 +539,61 @@ void bench_metrics_second(bench_metrics *m, const bench_sample *s)
     pthread_mutex_unlock(&m->mu);
 }
 
-void bench_metrics_end(bench_metrics *m, const bench_outcome *out)
+/* The HTTP status (or 0) of the error the model names `name`: the
+ * outcome's codes carry it, the model has their names. */
+static long status_of_name(const bench_metrics *m, const bench_outcome *out, const char *name)
+{
+    for (size_t j = 0; m->status_of && out && j < out->nerrs; j++) {
+        char n[64] = "";
+        bench_code_name(m->w, out->errs[j].code, n, sizeof n);
+        if (strcmp(n, name) == 0)
+            return m->status_of(out->errs[j].code);
+    }
+    return 0;
+}
+
+void bench_metrics_end(bench_metrics *m, const bench_run_model *model, const bench_outcome *out)
 {
     if (!m || !m->running)
         return;
     buckets b;
-    if (out)
-        fold_hist(&b, out->hist);
+    if (model)
+        fold_hist(&b, model->hist);
     pthread_mutex_lock(&m->mu);
     mtest *x = &m->tests[m->cur];
     x->phase = PH_DONE;
     x->in_flight = 0;
     x->ops_live = 0;
+    x->attempts_live = 0;
     memset(&x->lat_live, 0, sizeof x->lat_live);
     for (size_t k = 0; k < m->nerrs; k++)
         if (m->errs[k].test == m->cur)
             m->errs[k].live = 0;
-    if (out) {
-        x->ops_done += out->ops;
+    if (model) {
+        /* the results file's figures, from the one run model */
+        x->ops_done += model->ops;
+        x->attempts_done += model->attempts;
         for (size_t k = 0; k <= NLE; k++)
             x->lat_done.n[k] += b.n[k];
         x->lat_done.sum_s += b.sum_s;
-        set_errors(m, out->errs, out->nerrs, 1);
+        for (size_t j = 0; j < model->ncodes; j++) {
+            const char *name = model->codes[j].name;
+            size_t k = 0;
+            while (k < m->nerrs && (m->errs[k].test != m->cur || strcmp(m->errs[k].code, name) != 0))
+                k++;
+            if (k == m->nerrs) {
+                merr *ne = grow(m->errs, m->nerrs, &m->cap_errs, sizeof *ne);
+                if (!ne)
+                    break;
+                m->errs = ne;
+                merr *e = &m->errs[m->nerrs++];
+                memset(e, 0, sizeof *e);
+                e->test = m->cur;
+                snprintf(e->code, sizeof e->code, "%s", name);
+                e->status = status_of_name(m, out, name);
+            }
+            m->errs[k].done += model->codes[j].count;
+        }
     }
     m->running = 0;
     m->w = NULL;

@@ -4,7 +4,10 @@
  * While a command runs, a small HTTP server (libmicrohttpd, one thread)
  * answers GET /metrics in the Prometheus text exposition format 0.0.4:
  *
- *   hsmbench_operations_total{test}          counter  measured operations, errors included
+ *   hsmbench_operations_total{test}          counter  measured operations that succeeded
+ *                                                      (the results file's ops)
+ *   hsmbench_attempts_total{test}            counter  measured operations, errors included
+ *                                                      (the results file's attempts)
  *   hsmbench_errors_total{test,code[,status]} counter  failed ones, by the provider's code
  *                                                      (status: the HTTP status, REST only)
  *   hsmbench_latency_seconds{test}           histogram successful operations, from the
@@ -16,7 +19,7 @@
  *
  * The counters cover the measured run only, as the results file does, and
  * add up over the runs of one test (a --threads sweep); at a run's end they
- * are set from the pool's exact totals, so they equal the results file.
+ * are set from the run model, so they equal the results file.
  *
  * Threads: begin/second/end are called by the thread that runs the pool
  * (the sampler); served() by any thread (a mutex, once per request); the
@@ -33,6 +36,7 @@
 #include "bench/core/pool.h"
 #include "bench/util/signals.h"
 #include "bench/core/workload.h"
+#include "bench/results/model.h"
 
 #define BENCH_METRICS_LINGER_DEFAULT_NS (5ULL * 1000000000ULL)
 #define BENCH_METRICS_DEFAULT_HOST "127.0.0.1"
@@ -66,9 +70,10 @@ void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *l
                          const bench_workload *w, long (*status_of)(bench_code));
 /* From the pool's per-second callback. */
 void bench_metrics_second(bench_metrics *m, const bench_sample *s);
-/* The run ended (after bench_pool_run): its exact totals; NULL when it
- * could not start (nothing is counted). */
-void bench_metrics_end(bench_metrics *m, const bench_outcome *out);
+/* The run ended (after bench_pool_run): its figures from the run model
+ * (the results file's), out only naming the HTTP status of each error
+ * code; model NULL when it could not start (nothing is counted). */
+void bench_metrics_end(bench_metrics *m, const bench_run_model *model, const bench_outcome *out);
 /* hsmbench serve answered a request on `route` with `status` (0: none sent). */
 void bench_metrics_served(bench_metrics *m, const char *route, unsigned status);
 /*

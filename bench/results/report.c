@@ -166,123 +166,118 @@ void bench_report_trend_plus(FILE *f, int width, const char *name, const bench_h
             bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
 }
 
-static void latency_line(FILE *f, const char *name, const bench_hist *h)
+/* A k6 trend line of a latency summary (µs) of the model. */
+static void latency_line(FILE *f, const char *name, const bench_model_latency *l)
 {
-    bench_report_trend(f, 22, name, h, "no successful operation");
-}
-
-/* "CKR_DEVICE_ERROR" for a class's most frequent error, "-" for none. */
-static const char *top_error(const bench_class_outcome *c, const bench_workload *w, char *buf,
-                             size_t len)
-{
-    if (!c->nerrs)
-        return "-";
-    bench_code_name(w, c->errs[0].code, buf, len);
-    return buf;
+    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], q[32];
+    fprintf(f, "    %s", name);
+    for (int pad = (int)strlen(name); pad < 22; pad++)
+        fputc('.', f);
+    fputs(": ", f);
+    if (!l->present || l->count == 0) {
+        fprintf(f, "no successful operation\n");
+        return;
+    }
+    fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
+            bench_fmt_ns(l->mean * 1e3, a, sizeof a), bench_fmt_ns(l->min * 1e3, b, sizeof b),
+            bench_fmt_ns(l->p50 * 1e3, c, sizeof c), bench_fmt_ns(l->p90 * 1e3, e, sizeof e),
+            bench_fmt_ns(l->p95 * 1e3, g, sizeof g), bench_fmt_ns(l->p99 * 1e3, i, sizeof i),
+            bench_fmt_ns(l->p999 * 1e3, j, sizeof j), bench_fmt_ns(l->max * 1e3, k, sizeof k),
+            bench_fmt_ns(l->stddev * 1e3, q, sizeof q));
 }
 
 /* A breakdown's table after the summary: one line per class. */
-static void breakdown_table(FILE *f, const bench_outcome *o, const bench_workload *w, unsigned k)
+static void breakdown_table(FILE *f, const bench_model_breakdown *b)
 {
-    const bench_breakdown *b = w->breakdown[k];
-    const bench_class_outcome *by = o->by[k];
-    char title[64];
+    char title[128];
     snprintf(title, sizeof title, "by %s", b->dimension);
-    int cw = bench_text_cols(title);
-    for (unsigned c = 0; c < o->nby[k]; c++)
-        if (bench_text_cols(b->labels[c]) + 2 > cw)
-            cw = bench_text_cols(b->labels[c]) + 2;   /* labels are indented by 2 more */
+    int cw = bench_text_cols(title), weights = 0;
+    for (size_t c = 0; c < b->n; c++) {
+        if (bench_text_cols(b->classes[c].label) + 2 > cw)
+            cw = bench_text_cols(b->classes[c].label) + 2;   /* labels are indented by 2 more */
+        weights |= b->classes[c].has_weight;
+    }
     fprintf(f, "\n    ");
     bench_fput_cell(f, title, cw, 0);
     fprintf(f, " %7s", "share");
-    if (b->weights)
+    if (weights)
         fprintf(f, " %7s", "weight");
     fprintf(f, " %12s %10s %10s %7s  %s\n", "ops/s", "p50", "p99", "err%", "top error");
-    for (unsigned c = 0; c < o->nby[k]; c++) {
-        const bench_class_outcome *x = &by[c];
-        char a[32], p[32], name[64];
-        const int lat = bench_hist_count(x->hist) > 0;
+    for (size_t c = 0; c < b->n; c++) {
+        const bench_model_class *x = &b->classes[c];
+        char a[32], p[32];
+        const int lat = x->latency.count > 0;
         fprintf(f, "      ");
-        bench_fput_cell(f, b->labels[c], cw - 2, 0);
-        fprintf(f, " %6.2f%%", o->ops ? 100.0 * (double)x->ops / (double)o->ops : 0.0);
-        if (b->weights)
-            fprintf(f, " %6.2f%%", 100.0 * b->weights[c]);
-        fprintf(f, " %12.2f %10s %10s %7.2f  %s\n",
-                o->duration_s > 0 ? (double)(x->ops - x->errors) / o->duration_s : 0.0,
-                lat ? bench_fmt_ns((double)bench_hist_percentile(x->hist, 50), a, sizeof a) : "-",
-                lat ? bench_fmt_ns((double)bench_hist_percentile(x->hist, 99), p, sizeof p) : "-",
-                x->ops ? 100.0 * (double)x->errors / (double)x->ops : 0.0,
-                top_error(x, w, name, sizeof name));
+        bench_fput_cell(f, x->label, cw - 2, 0);
+        fprintf(f, " %6.2f%%", x->share_pct);
+        if (weights)
+            fprintf(f, " %6.2f%%", 100.0 * x->weight);
+        fprintf(f, " %12.2f %10s %10s %7.2f  %s\n", x->ops_per_s,
+                lat ? bench_fmt_ns(x->latency.p50 * 1e3, a, sizeof a) : "-",
+                lat ? bench_fmt_ns(x->latency.p99 * 1e3, p, sizeof p) : "-", x->error_pct,
+                *x->top_error ? x->top_error : "-");
     }
 }
 
-void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
-                          const bench_workload *w)
+void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_model *m)
 {
-    const bench_hist *h = o->hist;
-    char a[32], b[32], why[256];
-    const uint64_t ok = o->ops - o->errors;
-    const double rate = o->duration_s > 0 ? (double)ok / o->duration_s : 0;
-    const char *verdict = bench_outcome_verdict(o, w, why, sizeof why);
+    char a[32], b[32];
 
     fprintf(f, "\n  %s", d->test);
     if (d->mechanism)
         fprintf(f, " · %s", d->mechanism);
     if (d->key_desc && strcmp(d->key_desc, "-") != 0)
         fprintf(f, " · %s", d->key_desc);
-    char data[48];
-    fprintf(f, " · %s · %u thread%s · %s\n\n", data_text(d, data, sizeof data), d->threads,
-            d->threads == 1 ? "" : "s", d->mode);
+    /* A mix of types has no one data size: its bytes are the data line's. */
+    char data[64] = "", text[48];
+    if (d->block_size || d->data_size || m->nby == 0)
+        snprintf(data, sizeof data, " · %s", data_text(d, text, sizeof text));
+    fprintf(f, "%s · %u thread%s · %s\n\n", data, d->threads, d->threads == 1 ? "" : "s", d->mode);
 
     label(f, "status", 4);
-    if (strcmp(verdict, "failed") == 0)
-        fprintf(f, "failed: %s\n", why);
+    if (strcmp(m->status, "failed") == 0)
+        fprintf(f, "failed: %s\n", m->reason);
     else
-        fprintf(f, "%s\n", verdict);
+        fprintf(f, "%s\n", m->status);
     label(f, "duration", 4);
-    fprintf(f, "%.2fs", o->duration_s);
+    fprintf(f, "%.2fs", m->duration_s);
     if (d->warmup_s > 0)
         fprintf(f, " (warm-up %.4gs excluded)", d->warmup_s);
     fprintf(f, "\n");
     /* Throughput is what succeeded; attempts are shown beside it when
      * some failed. */
     label(f, "operations", 4);
-    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)ok, rate);
-    if (o->errors) {
+    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)m->ops, m->ops_per_s);
+    if (m->errors) {
         label(f, "attempts", 4);
-        fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)o->ops,
-                o->duration_s > 0 ? (double)o->ops / o->duration_s : 0.0);
+        fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)m->attempts, m->attempts_per_s);
     }
-    if (w->bytes_per_op) {
-        double bytes = (double)ok * (double)w->bytes_per_op;
+    if (m->bytes_per_s > 0) {
         label(f, "data", 4);
-        fprintf(f, "%-10s %s/s\n", bench_fmt_bytes(bytes, a, sizeof a),
-                bench_fmt_bytes(o->duration_s > 0 ? bytes / o->duration_s : 0, b, sizeof b));
+        fprintf(f, "%-10s %s/s\n", bench_fmt_bytes(m->bytes, a, sizeof a),
+                bench_fmt_bytes(m->bytes_per_s, b, sizeof b));
     }
-    if (o->service) {
+    if (m->open_loop) {
         label(f, "schedule", 4);
         fprintf(f, "target %.2f/s achieved %.2f/s; %llu late, %llu dropped of %llu scheduled\n",
-                o->target_rate, rate, (unsigned long long)o->late, (unsigned long long)o->dropped,
-                (unsigned long long)o->scheduled);
+                m->target_ops_per_s, m->achieved_ops_per_s, (unsigned long long)m->late,
+                (unsigned long long)m->dropped, (unsigned long long)m->scheduled);
     }
-    latency_line(f, o->service ? "latency (scheduled)" : "latency", h);
-    if (o->service) {
-        latency_line(f, "service time", o->service);
-        latency_line(f, "queueing delay", o->queue);
+    latency_line(f, m->open_loop ? "latency (scheduled)" : "latency", &m->latency);
+    if (m->open_loop) {
+        latency_line(f, "service time", &m->service);
+        latency_line(f, "queueing delay", &m->queue);
     }
 
     label(f, "errors", 4);
-    fprintf(f, "%.2f%%     %llu of %llu\n", o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0,
-            (unsigned long long)o->errors, (unsigned long long)o->ops);
-    for (size_t n = 0; n < o->nerrs; n++) {
-        char name[64];
-        bench_code_name(w, o->errs[n].code, name, sizeof name);
-        label(f, name, 6);
-        fprintf(f, "%llu\n", (unsigned long long)o->errs[n].count);
+    fprintf(f, "%.2f%%     %llu of %llu\n", m->error_pct, (unsigned long long)m->errors,
+            (unsigned long long)m->attempts);
+    for (size_t n = 0; n < m->ncodes; n++) {
+        label(f, m->codes[n].name, 6);
+        fprintf(f, "%llu\n", (unsigned long long)m->codes[n].count);
     }
-    for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
-        if (w->breakdown[k] && o->by[k])
-            breakdown_table(f, o, w, k);
+    for (size_t k = 0; k < m->nby; k++)
+        breakdown_table(f, &m->by[k]);
     fflush(f);
 }
 
@@ -311,7 +306,7 @@ static double us(double ns)
     return round(ns / 10.0) / 100.0;   /* µs with two decimals (10 ns) */
 }
 
-static json_t *latency_json(const bench_hist *h)
+json_t *bench_report_latency_json(const bench_hist *h)
 {
     return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}",
                      "min", us((double)bench_hist_min(h)), "mean", us(bench_hist_mean(h)),
@@ -409,7 +404,9 @@ static json_t *breakdown_json(const bench_outcome *o, const bench_workload *w)
             int bad = json_object_set_new(e, "class", json_string(b->labels[c]));
             if (b->weights)
                 bad |= json_object_set_new(e, "weight", json_real(round(b->weights[c] * 1e6) / 1e6));
-            bad |= json_object_set_new(e, "ops", json_integer((json_int_t)x->ops));
+            /* ops are the successes; attempts count the errors too */
+            bad |= json_object_set_new(e, "ops", json_integer((json_int_t)(x->ops - x->errors)));
+            bad |= json_object_set_new(e, "attempts", json_integer((json_int_t)x->ops));
             bad |= json_object_set_new(e, "errors", json_integer((json_int_t)x->errors));
             bad |= json_object_set_new(
                 e, "error_pct", json_real(x->ops ? 100.0 * (double)x->errors / (double)x->ops : 0.0));
@@ -418,7 +415,7 @@ static json_t *breakdown_json(const bench_outcome *o, const bench_workload *w)
                 json_real(d > 0 ? round((double)(x->ops - x->errors) / d * 100) / 100 : 0.0));
             bad |= json_object_set_new(
                 e, "attempts_per_s", json_real(d > 0 ? round((double)x->ops / d * 100) / 100 : 0.0));
-            bad |= json_object_set_new(e, "latency_us", latency_json(x->hist));
+            bad |= json_object_set_new(e, "latency_us", bench_report_latency_json(x->hist));
             bad |= json_object_set_new(e, "errors_by_code", codes_json(x->errs, x->nerrs, w));
             bad |= json_object_set_new(e, "histogram", bench_hist_to_json(x->hist));
             if (bad)
@@ -479,9 +476,21 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     const double attempts_rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
     double bps = o->duration_s > 0 && w->bytes_per_op
                      ? (double)(o->ops - o->errors) * (double)w->bytes_per_op / o->duration_s : 0;
+    /* A mix of data sizes: each class's successes times its own bytes. */
+    for (unsigned k = 0; !w->bytes_per_op && o->duration_s > 0 && k < BENCH_BREAKDOWNS; k++) {
+        const bench_breakdown *b = w->breakdown[k];
+        if (!b || !b->bytes_per_op || !o->by[k])
+            continue;
+        double bytes = 0;
+        for (unsigned c = 0; c < o->nby[k]; c++)
+            bytes += (double)(o->by[k][c].ops - o->by[k][c].errors) * (double)b->bytes_per_op[c];
+        bps = bytes / o->duration_s;
+        break;
+    }
     json_object_set_new(run, "measure_start_epoch_ms", json_integer((json_int_t)o->measure_start_epoch_ms));
     json_object_set_new(run, "duration_s", json_real(round(o->duration_s * 1e6) / 1e6));
-    json_object_set_new(run, "ops", json_integer((json_int_t)o->ops));
+    /* ops are the successes; attempts (successes and errors) beside them */
+    json_object_set_new(run, "ops", json_integer((json_int_t)(o->ops - o->errors)));
     json_object_set_new(run, "errors", json_integer((json_int_t)o->errors));
     json_object_set_new(run, "error_pct",
                         json_real(o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0));
@@ -491,10 +500,18 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     json_object_set_new(run, "bytes_per_s", json_real(round(bps)));
     if (o->client_cpu >= 0)
         json_object_set_new(run, "client_cpu", json_real(round(o->client_cpu * 1000) / 1000));
-    json_object_set_new(run, "latency_us", latency_json(o->hist));
+    json_object_set_new(run, "latency_us", bench_report_latency_json(o->hist));
+    /* Every attempt's latency, failed ones included (JMeter's Avg/Min/Max). */
+    bench_hist *all = o->failed ? bench_hist_new() : NULL;
+    if (all) {
+        bench_hist_add(all, o->hist);
+        bench_hist_add(all, o->failed);
+        json_object_set_new(run, "attempts_latency_us", bench_report_latency_json(all));
+        bench_hist_free(all);
+    }
     if (o->service) {
-        json_object_set_new(run, "service_us", latency_json(o->service));
-        json_object_set_new(run, "queue_us", latency_json(o->queue));
+        json_object_set_new(run, "service_us", bench_report_latency_json(o->service));
+        json_object_set_new(run, "queue_us", bench_report_latency_json(o->queue));
         json_object_set_new(run, "schedule",
                             json_pack("{s:f,s:f,s:I,s:I,s:I}", "target_ops_per_s",
                                       round(o->target_rate * 100) / 100, "achieved_ops_per_s",
@@ -514,7 +531,7 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     for (size_t n = 0; n < o->nsamples; n++) {
         const bench_sample *s = &o->samples[n];
         json_t *sec = json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)s->t, "span_s",
-                                round(s->span_s * 1000) / 1000, "ops", (json_int_t)s->ops,
+                                round(s->span_s * 1000) / 1000, "ops", (json_int_t)(s->ops - s->errors),
                                 "errors", (json_int_t)s->errors, "p50_us",
                                 us((double)s->p50_ns), "p99_us", us((double)s->p99_ns));
         /* Every second of a schedule or a ramp has its target, 0 included
@@ -553,12 +570,15 @@ json_t *bench_report_host_json(void)
                      (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-static int dump_doc(FILE *f, const void *doc)
+static int dump_doc(FILE *f, const json_t *doc)
 {
-    return json_dumpf((const json_t *)doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ? -1 : 0;
+    if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF)
+        return -1;
+    return ferror(f) ? -1 : 0;
 }
 
 int bench_report_write(const char *path, json_t *doc)
 {
-    return bench_out_write("--json", path, dump_doc, doc);
+    /* "-": standard output, checked, as --csv - and --html - */
+    return bench_results_write_text(path, doc, "--json", dump_doc);
 }

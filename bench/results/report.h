@@ -1,6 +1,6 @@
 /*
  * bench/results/report.h - what a run looks like to people (the per-second line and
- * the k6-style summary) and to programs (the hsmbench.result/2 JSON).
+ * the k6-style summary) and to programs (the hsmbench.result/3 JSON).
  */
 #ifndef BENCH_REPORT_H
 #define BENCH_REPORT_H
@@ -9,10 +9,13 @@
 #include <jansson.h>
 
 #include "bench/core/pool.h"
+#include "bench/results/model.h"
 
-#define BENCH_RESULT_SCHEMA "hsmbench.result/2"
-/* Still read: the same document, but its ops_per_s counted failed operations
- * too (readers upgrade it, see bench_results_load). */
+#define BENCH_RESULT_SCHEMA "hsmbench.result/3"
+/* Still read, and upgraded to /3 as they are loaded (bench_results_load):
+ * in /2, ops (of a run, a second, a class) counted attempts, errors
+ * included; in /1, ops_per_s counted them too. */
+#define BENCH_RESULT_SCHEMA_V2 "hsmbench.result/2"
 #define BENCH_RESULT_SCHEMA_V1 "hsmbench.result/1"
 
 /* How a run was set up; strings may be NULL where they do not apply. */
@@ -47,9 +50,9 @@ void bench_report_second(FILE *f, const bench_sample *s);
 /* One line announcing a run before it starts. */
 void bench_report_header(FILE *f, const bench_run_desc *d);
 
-/* The end-of-run summary. */
-void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_outcome *o,
-                          const bench_workload *w);
+/* The end-of-run summary: the setup from d, every figure from the run
+ * model (model.h), so that it says what the results file says. */
+void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_model *m);
 
 /*
  * One k6-style trend line: "    NAME.......: avg=... min=... med=... p(90)=...
@@ -77,6 +80,10 @@ const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *
 json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
                               const bench_workload *w, const char *status, const char *reason);
 
+/* latency_us of a histogram: min mean stddev p50 p90 p95 p99 p999 max in µs
+ * to 0.01, and count. */
+json_t *bench_report_latency_json(const bench_hist *h);
+
 /* The histogram as JSON (sparse [index, count] pairs) and back. */
 json_t *bench_hist_to_json(const bench_hist *h);
 int     bench_hist_from_json(const json_t *j, bench_hist *h);
@@ -84,7 +91,8 @@ int     bench_hist_from_json(const json_t *j, bench_hist *h);
 /* {"hostname", "os", "kernel", "machine", "cpus"} of this machine. */
 json_t *bench_report_host_json(void);
 
-/* Write a document to path as bench_out_write does (bench/util/outfile.h). */
+/* Write a document to path as bench_out_write does (bench/util/outfile.h), or to
+ * standard output when path is "-" (a failed write is an error, printed). */
 int bench_report_write(const char *path, json_t *doc);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * bench/results/report_csv.c - the CSV report, with the columns of the Fortanix
  * SDKMS REST test bench (so its users' spreadsheets keep working) and p50 and
- * p95 appended.  A document with a breakdown (a --mix, several tokens)
+ * p95 appended, then attempts ("total operations" are the successes, as
+ * the throughput is; attempts count the failed ones too).  A document with a breakdown (a --mix, several tokens)
  * gets one more column, "class", empty on a run's own row, and after that
  * row one row per class ("type=rsa-pkcs-sign") with the class's figures;
  * a document without one is written as it always was.  RFC 4180: CRLF line ends, a field is quoted when it holds a
@@ -9,12 +10,14 @@
  */
 #include "bench/results/results.h"
 
+#include "bench/results/model.h"
+
 #include <string.h>
 
 static const char *const header[] = {
     "operation", "threads", "duration(sec)", "total operations", "average latency(ms)",
     "p90 latency(ms)", "p99 latency(ms)", "min latency (ms)", "max latency (ms)", "Error %",
-    "Throughput per sec", "capacity (kb/s)", "p50 latency(ms)", "p95 latency(ms)",
+    "Throughput per sec", "capacity (kb/s)", "p50 latency(ms)", "p95 latency(ms)", "attempts",
 };
 #define NCOLS (sizeof header / sizeof header[0])
 
@@ -60,27 +63,29 @@ static int any_breakdown(const json_t *runs)
     return 0;
 }
 
-/* The figures of a run, or of one class of its breakdown (bytes/s: NA). */
-static void figures(char cells[][64], const json_t *fig, const json_t *run, int whole)
+/* The figures of a run (or of one class of its breakdown: c != NULL,
+ * bytes/s NA), as the run model has them. */
+static void figures(char cells[][64], const bench_run_model *m, const bench_model_class *c)
 {
-    const json_t *lat = json_object_get(fig, "latency_us");
-    const double bps = whole ? bench_json_num(run, "bytes_per_s", 0) : 0;
-    snprintf(cells[2], 64, "%.2f", bench_json_num(run, "duration_s", 0));
-    snprintf(cells[3], 64, "%lld", bench_json_int(fig, "ops", 0));
-    snprintf(cells[4], 64, "%.5f", bench_json_num(lat, "mean", 0) / 1000);
-    snprintf(cells[5], 64, "%.5f", bench_json_num(lat, "p90", 0) / 1000);
-    snprintf(cells[6], 64, "%.5f", bench_json_num(lat, "p99", 0) / 1000);
-    snprintf(cells[7], 64, "%.5f", bench_json_num(lat, "min", 0) / 1000);
-    snprintf(cells[8], 64, "%.5f", bench_json_num(lat, "max", 0) / 1000);
-    snprintf(cells[9], 64, "%.2f%%", bench_json_num(fig, "error_pct", 0));
-    snprintf(cells[10], 64, "%.2f", bench_json_num(fig, "ops_per_s", 0));
+    const bench_model_latency *lat = c ? &c->latency : &m->latency;
+    const double bps = c ? 0 : m->bytes_per_s;
+    snprintf(cells[2], 64, "%.2f", m->duration_s);
+    snprintf(cells[3], 64, "%llu", (unsigned long long)(c ? c->ops : m->ops));
+    snprintf(cells[4], 64, "%.5f", lat->mean / 1000);
+    snprintf(cells[5], 64, "%.5f", lat->p90 / 1000);
+    snprintf(cells[6], 64, "%.5f", lat->p99 / 1000);
+    snprintf(cells[7], 64, "%.5f", lat->min / 1000);
+    snprintf(cells[8], 64, "%.5f", lat->max / 1000);
+    snprintf(cells[9], 64, "%.2f%%", c ? c->error_pct : m->error_pct);
+    snprintf(cells[10], 64, "%.2f", c ? c->ops_per_s : m->ops_per_s);
     /* bytes_per_s is 0 for the tests that process no data (signatures). */
     if (bps > 0)
         snprintf(cells[11], 64, "%.2f", bps / 1024);
     else
         snprintf(cells[11], 64, "NA");
-    snprintf(cells[12], 64, "%.5f", bench_json_num(lat, "p50", 0) / 1000);
-    snprintf(cells[13], 64, "%.5f", bench_json_num(lat, "p95", 0) / 1000);
+    snprintf(cells[12], 64, "%.5f", lat->p50 / 1000);
+    snprintf(cells[13], 64, "%.5f", lat->p95 / 1000);
+    snprintf(cells[14], 64, "%llu", (unsigned long long)(c ? c->attempts : m->attempts));
 }
 
 static void row(FILE *f, const char *op, char cells[][64], int with_class, const char *cls)
@@ -108,31 +113,28 @@ int bench_csv_write(FILE *f, const json_t *doc)
     json_array_foreach(runs, i, run) {
         char cells[NCOLS][64];
         memset(cells, 0, sizeof cells);
-        const char *test = bench_json_str(run, "test", "");
+        bench_run_model m;
+        if (bench_model_from_run(run, doc, &m) != 0)
+            return -1;
         char op[256];
         if (data_sizes_vary(runs, run))
-            snprintf(op, sizeof op, "%s %lld B", test, bench_json_int(run, "data_size", 0));
+            snprintf(op, sizeof op, "%s %llu B", m.test, (unsigned long long)m.data_size);
         else
-            snprintf(op, sizeof op, "%s", test);
-        snprintf(cells[1], sizeof cells[1], "%lld", bench_json_int(run, "threads", 0));
-        const int measured = bench_run_measured(run);
-        if (measured)
-            figures(cells, run, run, 1);
+            snprintf(op, sizeof op, "%s", m.test);
+        snprintf(cells[1], sizeof cells[1], "%u", m.threads);
+        if (m.measured)
+            figures(cells, &m, NULL);
         row(f, op, cells, with_class, "");
-        if (!measured)
-            continue;
-        const char *dim;
-        json_t *classes;
-        json_object_foreach(json_object_get(run, "breakdown"), dim, classes) {
-            size_t j;
-            json_t *cl;
-            json_array_foreach(classes, j, cl) {
+        for (size_t k = 0; m.measured && k < m.nby; k++) {
+            const bench_model_breakdown *b = &m.by[k];
+            for (size_t j = 0; j < b->n; j++) {
                 char cls[256];
-                snprintf(cls, sizeof cls, "%s=%s", dim, bench_json_str(cl, "class", ""));
-                figures(cells, cl, run, 0);
+                snprintf(cls, sizeof cls, "%s=%s", b->dimension, b->classes[j].label);
+                figures(cells, &m, &b->classes[j]);
                 row(f, op, cells, with_class, cls);
             }
         }
+        bench_model_free(&m);
     }
     return ferror(f) ? -1 : 0;
 }

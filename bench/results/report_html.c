@@ -15,6 +15,7 @@
 
 #include "bench/results/capanswer.h"
 #include "bench/results/html.h"
+#include "bench/results/model.h"
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
 #include "bench/results/report.h"
@@ -409,7 +410,7 @@ static const char *yes_no(const json_t *obj, const char *key)
 
 /* What was measured (environment.target, or derived for older files), and
  * for REST files the endpoint: URL, service, TLS and HTTP settings, client. */
-static void target_rows(FILE *f, const json_t *doc)
+static void target_rows(FILE *f, const json_t *doc, const bench_run_model *m)
 {
     const json_t *env = json_object_get(doc, "environment");
     const json_t *ep = json_object_get(env, "endpoint"), *client = json_object_get(env, "client");
@@ -425,15 +426,12 @@ static void target_rows(FILE *f, const json_t *doc)
         fputs("</code></td></tr>\n", f);
     }
     if (json_is_object(ep)) {
-        const json_t *tls = json_object_get(ep, "tls");
         fputs("<tr><th>endpoint</th><td><code>", f);
         esc(f, bench_json_str(ep, "url", "?"));
         fputs("</code></td></tr>\n", f);
         kv(f, "service", bench_json_str(ep, "service", NULL));
         kv(f, "plain URL", bench_json_str(ep, "plain_url", NULL));
-        snprintf(buf, sizeof buf, "certificate verified: %s · own CA (--cacert): %s · client certificate: %s",
-                 yes_no(tls, "verify"), yes_no(tls, "custom_ca"), yes_no(tls, "client_cert"));
-        kv(f, "TLS", buf);
+        kv(f, "TLS", m ? bench_model_tls_text(&m->tls, buf, sizeof buf) : NULL);
         snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", bench_json_str(ep, "http_version", "?"),
                  yes_no(ep, "connection_reuse"), bench_json_num(ep, "timeout_s", 0));
         kv(f, "HTTP", buf);
@@ -452,8 +450,11 @@ static void environment(FILE *f, const json_t *doc)
     const json_t *host = json_object_get(env, "host");
     char buf[256];
 
+    /* The document's facts (TLS, tokens) as the model of its first run has them. */
+    bench_run_model m;
+    const int have = bench_model_from_run(json_array_get(json_object_get(doc, "runs"), 0), doc, &m) == 0;
     fputs("<section id=\"environment\"><h2>Environment</h2><table class=\"kv\">\n", f);
-    target_rows(f, doc);
+    target_rows(f, doc, have ? &m : NULL);
     if (mod) {
         snprintf(buf, sizeof buf, "%s (%s)", bench_json_str(mod, "name", "?"), bench_json_str(mod, "path", "?"));
         kv(f, "module", buf);
@@ -468,6 +469,18 @@ static void environment(FILE *f, const json_t *doc)
                  bench_json_str(tok, "model", "?"), bench_json_str(tok, "serial", "?"));
         kv(f, "token", buf);
     }
+    if (have && m.ntokens > 1) {
+        /* a run over several tokens: every one of them */
+        fputs("<tr><th>tokens</th><td>", f);
+        for (size_t k = 0; k < m.ntokens; k++) {
+            if (k)
+                fputs("<br>", f);
+            esc(f, m.tokens[k]);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    if (have)
+        bench_model_free(&m);
     if (host) {
         snprintf(buf, sizeof buf, "%s · %s %s %s · %lld CPUs", bench_json_str(host, "hostname", "?"),
                  bench_json_str(host, "os", "?"), bench_json_str(host, "kernel", "?"),
@@ -503,22 +516,51 @@ static void environment(FILE *f, const json_t *doc)
     fputs("</table></section>\n", f);
 }
 
-/* "rsa-pkcs-sign · CKM_SHA256_RSA_PKCS · RSA 2048 · data 32 B · 2 threads · blocking" */
-static void run_title(const json_t *run, char *buf, size_t len)
+/* "rsa-pkcs-sign · CKM_SHA256_RSA_PKCS · RSA 2048 · data 32 B · 2 threads · blocking";
+ * a run of several operations with no one data size (a mix) names none. */
+static void run_title(const bench_run_model *m, char *buf, size_t len)
 {
-    char key[64];
-    long long th = bench_json_int(run, "threads", 0);
-    bench_run_key_desc(run, key, sizeof key);
-    long long block = bench_json_int(run, "block_size", 0);
-    snprintf(buf, len, "%s%s%s%s%s · %s %lld B · %lld thread%s · %s", bench_json_str(run, "test", "?"),
-             json_object_get(run, "mechanism") ? " · " : "", bench_json_str(run, "mechanism", ""),
-             strcmp(key, "-") ? " · " : "", strcmp(key, "-") ? key : "", block ? "block" : "data",
-             block ? block : bench_json_int(run, "data_size", 0), th, th == 1 ? "" : "s",
-             bench_json_str(run, "mode", "?"));
+    char data[48] = "";
+    if (m->block_size)
+        snprintf(data, sizeof data, " · block %llu B", (unsigned long long)m->block_size);
+    else if (m->data_size || m->nby == 0)
+        snprintf(data, sizeof data, " · data %llu B", (unsigned long long)m->data_size);
+    snprintf(buf, len, "%s%s%s%s%s%s · %u thread%s · %s", m->test, *m->mechanism ? " · " : "",
+             m->mechanism, strcmp(m->key, "-") ? " · " : "", strcmp(m->key, "-") ? m->key : "", data,
+             m->threads, m->threads == 1 ? "" : "s", m->mode);
 }
 
-static void summary_table(FILE *f, const json_t *runs)
+/* A run's row label: "probe" and "step N" in a capacity search, else its number. */
+static const char *row_label(const bench_run_model *m, size_t i, char *buf, size_t len)
 {
+    if (m->capacity_step == 0)
+        snprintf(buf, len, "probe");
+    else if (m->capacity_step > 0)
+        snprintf(buf, len, "step %lld", m->capacity_step);
+    else
+        snprintf(buf, len, "%zu", i + 1);
+    return buf;
+}
+
+/* A run's status; a capacity step's is the objectives' verdict on it. */
+static void status_text(FILE *f, const bench_run_model *m)
+{
+    if (m->step_judged && strcmp(m->status, "ok") == 0) {
+        fprintf(f, "<span class=\"%s\">", m->step_pass ? "ok" : "bad");
+        esc(f, m->step_pass ? "passed objectives" : "failed objectives");
+        if (!m->step_pass && *m->step_why) {
+            fputs(": ", f);
+            esc(f, m->step_why);
+        }
+        fputs("</span>", f);
+        return;
+    }
+    esc(f, m->status);
+}
+
+static void summary_table(FILE *f, const json_t *doc)
+{
+    const json_t *runs = json_object_get(doc, "runs");
     size_t i;
     json_t *run;
     char a[48], b[48], c[48];
@@ -527,124 +569,108 @@ static void summary_table(FILE *f, const json_t *runs)
           "<th class=\"n\">ops/s</th><th class=\"n\">p50</th><th class=\"n\">p99</th><th class=\"n\">errors</th>"
           "</tr>\n", f);
     json_array_foreach(runs, i, run) {
-        const json_t *lat = json_object_get(run, "latency_us");
-        fprintf(f, "<tr><td>%zu</td><td><a href=\"#run-%zu\">", i + 1, i + 1);
-        esc(f, bench_json_str(run, "test", "?"));
+        bench_run_model m;
+        if (bench_model_from_run(run, doc, &m) != 0)
+            continue;
+        fprintf(f, "<tr><td>%s</td><td><a href=\"#run-%zu\">", row_label(&m, i, a, sizeof a), i + 1);
+        esc(f, m.test);
         fputs("</a></td><td>", f);
-        esc(f, bench_run_key_desc(run, a, sizeof a));
-        fprintf(f, "</td><td class=\"n\">%lld B</td><td class=\"n\">%lld</td><td>",
-                bench_json_int(run, "data_size", 0), bench_json_int(run, "threads", 0));
-        esc(f, bench_json_str(run, "status", "?"));
-        if (bench_run_measured(run)) {
-            fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n\">%.2f</td><td class=\"n\">",
-                    bench_json_int(run, "ops", 0), bench_json_num(run, "ops_per_s", 0));
-            esc(f, fmt_us(bench_json_num(lat, "p50", 0), b, sizeof b));
+        esc(f, m.key);
+        fprintf(f, "</td><td class=\"n\">%llu B</td><td class=\"n\">%u</td><td>",
+                (unsigned long long)m.data_size, m.threads);
+        status_text(f, &m);
+        if (m.measured) {
+            fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%.2f</td><td class=\"n\">",
+                    (unsigned long long)m.ops, m.ops_per_s);
+            esc(f, fmt_us(m.latency.p50, b, sizeof b));
             fputs("</td><td class=\"n\">", f);
-            esc(f, fmt_us(bench_json_num(lat, "p99", 0), c, sizeof c));
-            fprintf(f, "</td><td class=\"n\">%.2f%%</td></tr>\n", bench_json_num(run, "error_pct", 0));
+            esc(f, fmt_us(m.latency.p99, c, sizeof c));
+            fprintf(f, "</td><td class=\"n\">%.2f%%</td></tr>\n", m.error_pct);
         } else {
             fputs("</td><td colspan=\"5\">", f);
-            esc(f, bench_json_str(run, "reason", ""));
+            esc(f, m.reason);
             fputs("</td></tr>\n", f);
         }
+        bench_model_free(&m);
     }
     fputs("</table></section>\n", f);
 }
 
-static void stats_table(FILE *f, const json_t *run)
+static void stats_table(FILE *f, const bench_run_model *m)
 {
-    const json_t *lat = json_object_get(run, "latency_us");
+    const bench_model_latency *lat = &m->latency;
     char a[48], b[48];
-    double bps = bench_json_num(run, "bytes_per_s", 0);
     fputs("<table class=\"kv\">", f);
-    fprintf(f, "<tr><th>duration</th><td class=\"n\">%.2fs</td><th>operations</th><td class=\"n\">%lld</td>"
-            "<th>rate</th><td class=\"n\">%.2f/s</td></tr>\n", bench_json_num(run, "duration_s", 0),
-            bench_json_int(run, "ops", 0), bench_json_num(run, "ops_per_s", 0));
-    fprintf(f, "<tr><th>errors</th><td class=\"n\">%lld</td><th>error rate</th><td class=\"n\">%.2f%%</td>",
-            bench_json_int(run, "errors", 0), bench_json_num(run, "error_pct", 0));
-    if (bps > 0)
-        fprintf(f, "<th>data</th><td class=\"n\">%s/s</td></tr>\n", bench_fmt_bytes(bps, a, sizeof a));
-    else
-        fputs("<th></th><td></td></tr>\n", f);
-    static const char *const keys[][2] = {
-        { "min", "min" }, { "avg", "mean" }, { "stddev", "stddev" }, { "p50", "p50" }, { "p90", "p90" },
-        { "p95", "p95" }, { "p99", "p99" }, { "p99.9", "p999" }, { "max", "max" },
+    fprintf(f, "<tr><th>duration</th><td class=\"n\">%.2fs</td><th>operations</th><td class=\"n\">%llu</td>"
+            "<th>rate</th><td class=\"n\">%.2f/s</td></tr>\n", m->duration_s, (unsigned long long)m->ops,
+            m->ops_per_s);
+    fprintf(f, "<tr><th>errors</th><td class=\"n\">%llu</td><th>error rate</th><td class=\"n\">%.2f%%</td>"
+            "<th>attempts</th><td class=\"n\">%llu (%.2f/s)</td></tr>\n", (unsigned long long)m->errors,
+            m->error_pct, (unsigned long long)m->attempts, m->attempts_per_s);
+    if (m->bytes_per_s > 0)
+        fprintf(f, "<tr><th>data</th><td class=\"n\">%s</td><th>data rate</th><td class=\"n\">%s/s</td>"
+                "<th></th><td></td></tr>\n", bench_fmt_bytes(m->bytes, a, sizeof a),
+                bench_fmt_bytes(m->bytes_per_s, b, sizeof b));
+    const struct { const char *name; double v; } keys[] = {
+        { "min", lat->min }, { "avg", lat->mean }, { "stddev", lat->stddev }, { "p50", lat->p50 },
+        { "p90", lat->p90 }, { "p95", lat->p95 }, { "p99", lat->p99 }, { "p99.9", lat->p999 },
+        { "max", lat->max },
     };
     fputs("<tr>", f);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         if (k && k % 3 == 0)
             fputs("</tr>\n<tr>", f);
-        fprintf(f, "<th>latency %s</th><td class=\"n\">", keys[k][0]);
-        esc(f, fmt_us(bench_json_num(lat, keys[k][1], 0), b, sizeof b));
+        fprintf(f, "<th>latency %s</th><td class=\"n\">", keys[k].name);
+        esc(f, fmt_us(keys[k].v, b, sizeof b));
         fputs("</td>", f);
     }
     fputs("</tr></table>\n", f);
 }
 
-/* The most frequent code of an errors_by_code object ("-": none). */
-static const char *top_code(const json_t *by)
-{
-    const char *best = "-", *code;
-    long long most = 0;
-    json_t *v;
-    json_object_foreach((json_t *)by, code, v)
-        if (json_is_integer(v) && json_integer_value(v) > most) {
-            most = json_integer_value(v);
-            best = code;
-        }
-    return best;
-}
-
 /* One table per breakdown of the run: a row per class. */
-static void breakdown_tables(FILE *f, const json_t *run)
+static void breakdown_tables(FILE *f, const bench_run_model *m)
 {
-    const char *dim;
-    json_t *classes;
-    const long long total = bench_json_int(run, "ops", 0);
-    json_object_foreach(json_object_get(run, "breakdown"), dim, classes) {
-        size_t j;
-        json_t *cl;
+    for (size_t k = 0; k < m->nby; k++) {
+        const bench_model_breakdown *bd = &m->by[k];
         int weights = 0;
-        json_array_foreach(classes, j, cl)
-            weights |= json_is_number(json_object_get(cl, "weight"));
+        for (size_t j = 0; j < bd->n; j++)
+            weights |= bd->classes[j].has_weight;
         fputs("<h3>by ", f);
-        esc(f, dim);
+        esc(f, bd->dimension);
         fputs("</h3><table><tr><th>", f);
-        esc(f, dim);
+        esc(f, bd->dimension);
         fputs("</th><th class=\"n\">operations</th><th class=\"n\">share</th>", f);
         if (weights)
             fputs("<th class=\"n\">weight</th>", f);
         fputs("<th class=\"n\">ops/s</th><th class=\"n\">p50</th><th class=\"n\">p99</th>"
               "<th class=\"n\">errors</th><th>top error</th></tr>\n", f);
-        json_array_foreach(classes, j, cl) {
-            const json_t *lat = json_object_get(cl, "latency_us");
-            const long long ops = bench_json_int(cl, "ops", 0);
-            const int any = bench_json_int(lat, "count", 0) > 0;
+        for (size_t j = 0; j < bd->n; j++) {
+            const bench_model_class *cl = &bd->classes[j];
+            const int any = cl->latency.count > 0;
             char a[48], b[48];
             fputs("<tr><td>", f);
-            esc(f, bench_json_str(cl, "class", "?"));
-            fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n\">%.2f%%</td>", ops,
-                    total ? 100.0 * (double)ops / (double)total : 0.0);
+            esc(f, cl->label);
+            fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%.2f%%</td>",
+                    (unsigned long long)cl->ops, cl->share_pct);
             if (weights)
-                fprintf(f, "<td class=\"n\">%.2f%%</td>", 100.0 * bench_json_num(cl, "weight", 0));
-            fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">", bench_json_num(cl, "ops_per_s", 0));
-            esc(f, any ? fmt_us(bench_json_num(lat, "p50", 0), a, sizeof a) : "-");
+                fprintf(f, "<td class=\"n\">%.2f%%</td>", 100.0 * cl->weight);
+            fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">", cl->ops_per_s);
+            esc(f, any ? fmt_us(cl->latency.p50, a, sizeof a) : "-");
             fputs("</td><td class=\"n\">", f);
-            esc(f, any ? fmt_us(bench_json_num(lat, "p99", 0), b, sizeof b) : "-");
-            fprintf(f, "</td><td class=\"n\">%.2f%%</td><td>", bench_json_num(cl, "error_pct", 0));
-            esc(f, top_code(json_object_get(cl, "errors_by_code")));
+            esc(f, any ? fmt_us(cl->latency.p99, b, sizeof b) : "-");
+            fprintf(f, "</td><td class=\"n\">%.2f%%</td><td>", cl->error_pct);
+            esc(f, *cl->top_error ? cl->top_error : "-");
             fputs("</td></tr>\n", f);
         }
         fputs("</table>\n", f);
     }
 }
 
-/* Per-second throughput, with the target rate and errors when present. */
-static void throughput_chart(FILE *f, const json_t *run)
+/* Per-second throughput (successes), with the target rate and errors when present. */
+static void throughput_chart(FILE *f, const bench_run_model *m)
 {
-    const json_t *ps = json_object_get(run, "per_second");
-    size_t n = json_array_size(ps);
-    double *buf = calloc(n * 5 + 1, sizeof *buf);
+    const size_t n = m->nseconds;
+    double *buf = calloc(n * 4 + 1, sizeof *buf);
     if (!buf) {
         chart_empty(f, "Operations per second", "out of memory");
         return;
@@ -654,40 +680,35 @@ static void throughput_chart(FILE *f, const json_t *run)
     int any_err = 0;
     double tmax = 0;
     for (size_t i = 0; i < n; i++) {
-        const json_t *s = json_array_get(ps, i);
-        double span = bench_json_num(s, "span_s", 1.0);
-        if (span <= 0)
-            span = 1.0;
-        t[i] = (double)bench_json_int(s, "t", (long long)i + 1);
+        const bench_model_second *s = &m->seconds[i];
+        const double span = s->span_s > 0 ? s->span_s : 1.0;
+        t[i] = s->t;
         tmax = fmax(tmax, t[i]);
-        /* successful operations, as the summary counts them; errors apart */
-        const long long ops = bench_json_int(s, "ops", 0), e = bench_json_int(s, "errors", 0);
-        rate[i] = (double)(ops > e ? ops - e : 0) / span;
-        errs[i] = (double)e / span;
+        rate[i] = (double)s->ops / span;
+        errs[i] = (double)s->errors / span;
         any_err |= errs[i] > 0;
         /* A second without a target (a ramp's end at 0, in older files) is 0. */
-        const json_t *tg = json_object_get(s, "target");
-        target[i] = json_is_number(tg) ? json_number_value(tg) : 0;
-        nt += json_is_number(tg);
+        target[i] = s->has_target ? s->target : 0;
+        nt += s->has_target;
     }
-    series s[3];
+    series sr[3];
     size_t ns = 0;
-    s[ns++] = (series){ t, rate, n, "operations/s", palette[0], 0 };
+    sr[ns++] = (series){ t, rate, n, "operations/s", palette[0], 0 };
     if (nt > 0)
-        s[ns++] = (series){ t, target, n, "target", "#6b7683", 1 };
+        sr[ns++] = (series){ t, target, n, "target", "#6b7683", 1 };
     if (any_err)
-        s[ns++] = (series){ t, errs, n, "errors/s", palette[3], 0 };
+        sr[ns++] = (series){ t, errs, n, "errors/s", palette[3], 0 };
     axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
     axis y = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
-    line_chart(f, "Operations per second", &x, &y, s, ns);
+    line_chart(f, "Operations per second", &x, &y, sr, ns);
     free(buf);
 }
 
-/* p50 and p99 of each second (seconds without a successful operation left out). */
-static void latency_time_chart(FILE *f, const json_t *run)
+/* p50 and p99 of each second (seconds without a successful operation left
+ * out); after a merge they are the largest of the inputs', and say so. */
+static void latency_time_chart(FILE *f, const bench_run_model *m)
 {
-    const json_t *ps = json_object_get(run, "per_second");
-    size_t n = json_array_size(ps);
+    const size_t n = m->nseconds;
     double *buf = calloc(n * 3 + 1, sizeof *buf);
     if (!buf) {
         chart_empty(f, "Latency per second", "out of memory");
@@ -696,23 +717,23 @@ static void latency_time_chart(FILE *f, const json_t *run)
     double *t = buf, *p50 = buf + n, *p99 = buf + 2 * n, tmax = 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        const json_t *s = json_array_get(ps, i);
-        double tt = (double)bench_json_int(s, "t", (long long)i + 1);
-        tmax = fmax(tmax, tt);
-        if (bench_json_int(s, "ops", 0) <= bench_json_int(s, "errors", 0))
+        const bench_model_second *s = &m->seconds[i];
+        tmax = fmax(tmax, s->t);
+        if (s->ops == 0)
             continue;
-        t[k] = tt;
-        p50[k] = bench_json_num(s, "p50_us", 0);
-        p99[k] = bench_json_num(s, "p99_us", 0);
+        t[k] = s->t;
+        p50[k] = s->p50_us;
+        p99[k] = s->p99_us;
         k++;
     }
-    series s[2] = {
-        { t, p99, k, "p99", palette[1], 0 },
-        { t, p50, k, "p50", palette[0], 0 },
+    const int ub = m->seconds_upper_bound;
+    series sr[2] = {
+        { t, p99, k, ub ? "\xe2\x89\xa4 p99 (upper bound: merged)" : "p99", palette[1], 0 },
+        { t, p50, k, ub ? "\xe2\x89\xa4 p50 (upper bound: merged)" : "p50", palette[0], 0 },
     };
     axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
     axis y = { 0, 1, AX_LINEAR, FMT_US, "latency", NULL, 0 };
-    line_chart(f, "Latency per second", &x, &y, s, 2);
+    line_chart(f, ub ? "Latency per second (upper bounds: merged)" : "Latency per second", &x, &y, sr, 2);
     free(buf);
 }
 
@@ -816,10 +837,10 @@ static void count_bars(FILE *f, const char *title, const json_t *by, long long t
     chart_end(f);
 }
 
-/* Errors by code, as horizontal bars. */
-static void errors_chart(FILE *f, const json_t *run)
+/* Errors by code, as horizontal bars, each with its share of the attempts. */
+static void errors_chart(FILE *f, const json_t *run, const bench_run_model *m)
 {
-    count_bars(f, "Errors by code", json_object_get(run, "errors_by_code"), bench_json_int(run, "ops", 0),
+    count_bars(f, "Errors by code", json_object_get(run, "errors_by_code"), (long long)m->attempts,
                "no errors", "codes", NULL);
 }
 
@@ -955,32 +976,49 @@ static void thresholds_list(FILE *f, const json_t *run, const bench_section *con
     fputs("</ul>\n", f);
 }
 
-static void run_section(FILE *f, const json_t *run, size_t i, const bench_section *const *sections)
+/* Runs shorter than this many seconds get no per-second charts: one or two
+ * dots say nothing a table does not. */
+#define PER_SECOND_CHARTS_MIN 3
+
+static void run_section(FILE *f, const json_t *doc, const json_t *run, size_t i,
+                        const bench_section *const *sections)
 {
-    char title[400];
-    run_title(run, title, sizeof title);
-    fprintf(f, "<section class=\"run\" id=\"run-%zu\"><h2>%zu · ", i + 1, i + 1);
-    esc(f, bench_json_str(run, "test", "?"));
+    char title[400], lbl[32];
+    bench_run_model m;
+    if (bench_model_from_run(run, doc, &m) != 0)
+        return;
+    run_title(&m, title, sizeof title);
+    row_label(&m, i, lbl, sizeof lbl);
+    fprintf(f, "<section class=\"run\" id=\"run-%zu\"><h2>%s · ", i + 1, lbl);
+    esc(f, m.test);
     fputs("</h2><p class=\"sub\">", f);
     esc(f, title);
     fputs(" · status <b>", f);
-    esc(f, bench_json_str(run, "status", "?"));
+    status_text(f, &m);
     fputs("</b>", f);
-    const char *reason = bench_json_str(run, "reason", NULL);
-    if (reason) {
+    if (*m.reason) {
         fputs(" — ", f);
-        esc(f, reason);
+        esc(f, m.reason);
     }
     fputs("</p>\n", f);
-    if (bench_run_measured(run)) {
-        stats_table(f, run);
-        breakdown_tables(f, run);
+    if (m.measured) {
+        stats_table(f, &m);
+        breakdown_tables(f, &m);
         fputs("<div class=\"charts\">\n", f);
-        throughput_chart(f, run);
-        latency_time_chart(f, run);
+        if (m.nseconds >= PER_SECOND_CHARTS_MIN) {
+            throughput_chart(f, &m);
+            latency_time_chart(f, &m);
+        }
         percentile_chart(f, run);
-        errors_chart(f, run);
+        errors_chart(f, run, &m);
         fputs("</div>\n", f);
+        if (m.nseconds < PER_SECOND_CHARTS_MIN)
+            fprintf(f, "<p class=\"sub\">No per-second charts: the run measured %zu second%s (they are "
+                    "drawn from %d seconds on).</p>\n", m.nseconds, m.nseconds == 1 ? "" : "s",
+                    PER_SECOND_CHARTS_MIN);
+        else if (m.seconds_upper_bound)
+            fputs("<p class=\"sub\">Per-second p50 and p99 of a merged run are the largest of its inputs' "
+                  "(upper bounds): the files hold no per-second histograms to merge exactly.</p>\n", f);
         for (const bench_section *const *sec = sections; sec && *sec; sec++) {
             const json_t *obj = json_object_get(run, (*sec)->key);
             if (json_is_object(obj) && (*sec)->html)
@@ -989,6 +1027,7 @@ static void run_section(FILE *f, const json_t *run, size_t i, const bench_sectio
     }
     thresholds_list(f, run, sections);
     fputs("</section>\n", f);
+    bench_model_free(&m);
 }
 
 /* ---- sweeps ---------------------------------------------------------------- */
@@ -1417,14 +1456,14 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
 
     environment(f, doc);
     capacity_section(f, doc, sections);
-    summary_table(f, runs);
+    summary_table(f, doc);
     const json_t *scal = json_object_get(doc, "scalability");
     size_t drawn = sweeps(f, runs, scal, 1, 0);
     drawn = sweeps(f, runs, scal, 0, drawn);
     if (drawn)
         fputs("</section>\n", f);
     json_array_foreach(runs, i, run)
-        run_section(f, run, i, sections);
+        run_section(f, doc, run, i, sections);
     fputs("<footer>Generated by hsmbench ", f);
     esc(f, HSMBENCH_VERSION);
     fputs(" from a ", f);

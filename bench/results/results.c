@@ -1,5 +1,5 @@
 /*
- * bench/results/results.c - hsmbench.result/1 documents after the run: loading,
+ * bench/results/results.c - hsmbench.result/3 documents (and /2, /1, upgraded) after the run: loading,
  * validation, matching runs, and merging the files of several load
  * generators into one, exactly (see results.h).
  */
@@ -18,6 +18,7 @@
 #include "bench/util/cli.h"
 #include "bench/util/outfile.h"
 #include "bench/core/hist.h"
+#include "bench/results/model.h"
 #include "bench/results/report.h"
 #include "bench/results/target.h"
 
@@ -327,7 +328,8 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
     return 0;
 }
 
-static int check_run(const json_t *run, size_t i, bench_hist *scratch, char *err, size_t len)
+static int check_run(const json_t *run, size_t i, int version, bench_hist *scratch, char *err,
+                     size_t len)
 {
     char at[64], sub[96];
     snprintf(at, sizeof at, "runs[%zu]", i);
@@ -388,7 +390,19 @@ static int check_run(const json_t *run, size_t i, bench_hist *scratch, char *err
         need(run, at, "latency_us", F_OBJ, err, len) || need(run, at, "errors_by_code", F_OBJ, err, len) ||
         need(run, at, "per_second", F_ARR, err, len) || need(run, at, "histogram", F_OBJ, err, len))
         return -1;
-    if (bench_json_int(run, "errors", 0) > bench_json_int(run, "ops", 0)) {
+    if (version >= 3) {
+        /* ops are the successes: attempts count the errors too */
+        if (need(run, at, "attempts", F_UINT, err, len))
+            return -1;
+        if (bench_json_int(run, "attempts", 0) !=
+            bench_json_int(run, "ops", 0) + bench_json_int(run, "errors", 0)) {
+            seterr(err, len, "%s.attempts: %lld is not ops + errors (%lld + %lld)", at,
+                   bench_json_int(run, "attempts", 0), bench_json_int(run, "ops", 0),
+                   bench_json_int(run, "errors", 0));
+            return -1;
+        }
+    } else if (bench_json_int(run, "errors", 0) > bench_json_int(run, "ops", 0)) {
+        /* /2 and /1: ops counted attempts */
         seterr(err, len, "%s.errors: more errors than operations", at);
         return -1;
     }
@@ -407,6 +421,16 @@ static int check_run(const json_t *run, size_t i, bench_hist *scratch, char *err
     return check_breakdown(run, at, scratch, err, len);
 }
 
+/* 3, 2 or 1 for the schemas this reads; 0 for another. */
+static int schema_version(const char *s)
+{
+    if (strcmp(s, BENCH_RESULT_SCHEMA) == 0)
+        return 3;
+    if (strcmp(s, BENCH_RESULT_SCHEMA_V2) == 0)
+        return 2;
+    return strcmp(s, BENCH_RESULT_SCHEMA_V1) == 0 ? 1 : 0;
+}
+
 int bench_results_check(const json_t *doc, char *err, size_t len)
 {
     if (!json_is_object(doc)) {
@@ -419,10 +443,11 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
         return -1;
     }
     const char *s = json_string_value(schema);
-    if (strcmp(s, BENCH_RESULT_SCHEMA) != 0 && strcmp(s, BENCH_RESULT_SCHEMA_V1) != 0) {
+    const int version = schema_version(s);
+    if (!version) {
         if (strncmp(s, SCHEMA_FAMILY, strlen(SCHEMA_FAMILY)) == 0)
-            seterr(err, len, "schema %.64s is not supported; this hsmbench reads %s and %s", s,
-                   BENCH_RESULT_SCHEMA_V1, BENCH_RESULT_SCHEMA);
+            seterr(err, len, "schema %.64s is not supported; this hsmbench reads %s, %s and %s", s,
+                   BENCH_RESULT_SCHEMA_V1, BENCH_RESULT_SCHEMA_V2, BENCH_RESULT_SCHEMA);
         else
             seterr(err, len, "not an hsmbench results file (schema \"%.64s\")", s);
         return -1;
@@ -457,7 +482,7 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
     size_t i;
     json_t *run;
     json_array_foreach(runs, i, run) {
-        if (check_run(run, i, scratch, err, len) != 0) {
+        if (check_run(run, i, version, scratch, err, len) != 0) {
             rc = -1;
             break;
         }
@@ -617,25 +642,56 @@ static size_t capped_read(void *buf, size_t n, void *arg)
 
 /*
  * A /1 file's ops_per_s counted every operation, failed ones included; /2
- * counts successes and adds attempts and attempts_per_s.  Read a /1 file as
- * /2 says, so that compare, merge, report and thresholds mean one thing.
+ * counts successes there and adds attempts and attempts_per_s.  A /2 file's
+ * ops (of a run, of each second, of each class) still counted attempts; /3
+ * makes them the successes (ops - errors) and keeps attempts beside them.
+ * Read an older file as /3 says, so that compare, merge, report and
+ * thresholds mean one thing; "upgraded_from" keeps the file's own schema.
  */
-static void upgrade_v1(json_t *doc)
+static int ops_to_successes(json_t *obj)
 {
-    if (strcmp(bench_json_str(doc, "schema", ""), BENCH_RESULT_SCHEMA_V1) != 0)
-        return;
+    const long long ops = bench_json_int(obj, "ops", 0), errs = bench_json_int(obj, "errors", 0);
+    return json_object_set_new(obj, "ops", json_integer(ops >= errs ? ops - errs : 0)) ||
+           json_object_set_new(obj, "attempts", json_integer(ops));
+}
+
+static int upgrade(json_t *doc)
+{
+    const char *schema = bench_json_str(doc, "schema", "");
+    const int version = schema_version(schema);
+    if (version >= 3)
+        return 0;
+    int bad = json_object_set_new(doc, "upgraded_from", json_string(schema));
     size_t i;
     json_t *run;
     json_array_foreach(json_object_get(doc, "runs"), i, run) {
-        if (!bench_run_measured(run) || json_object_get(run, "attempts"))
+        if (!bench_run_measured(run))
             continue;
         const long long ops = bench_json_int(run, "ops", 0), errs = bench_json_int(run, "errors", 0);
-        const double d = bench_json_num(run, "duration_s", 0);
-        json_object_set_new(run, "attempts", json_integer(ops));
-        json_object_set_new(run, "attempts_per_s", json_real(bench_json_num(run, "ops_per_s", 0)));
-        json_object_set_new(run, "ops_per_s",
-                            json_real(d > 0 && ops >= errs ? round((double)(ops - errs) / d * 100) / 100 : 0));
+        if (version == 1 && !json_object_get(run, "attempts")) {
+            const double d = bench_json_num(run, "duration_s", 0);
+            bad |= json_object_set_new(run, "attempts_per_s", json_real(bench_json_num(run, "ops_per_s", 0)));
+            bad |= json_object_set_new(
+                run, "ops_per_s",
+                json_real(d > 0 && ops >= errs ? round((double)(ops - errs) / d * 100) / 100 : 0));
+        }
+        bad |= ops_to_successes(run);
+        size_t k;
+        json_t *sec;
+        json_array_foreach(json_object_get(run, "per_second"), k, sec) {
+            const long long so = bench_json_int(sec, "ops", 0), se = bench_json_int(sec, "errors", 0);
+            bad |= json_object_set_new(sec, "ops", json_integer(so >= se ? so - se : 0));
+        }
+        const char *dim;
+        json_t *classes;
+        json_object_foreach(json_object_get(run, "breakdown"), dim, classes) {
+            json_t *cl;
+            json_array_foreach(classes, k, cl)
+                bad |= ops_to_successes(cl);
+        }
     }
+    bad |= json_object_set_new(doc, "schema", json_string(BENCH_RESULT_SCHEMA));
+    return bad ? -1 : 0;
 }
 
 /* A parsed document screened and checked, or NULL with why in err. */
@@ -652,7 +708,11 @@ static json_t *checked(json_t *doc, const json_error_t *je, const char *name, ch
         json_decref(doc);
         return NULL;
     }
-    upgrade_v1(doc);
+    if (upgrade(doc) != 0) {
+        seterr(err, len, "%s: out of memory", name);
+        json_decref(doc);
+        return NULL;
+    }
     return doc;
 }
 
@@ -961,7 +1021,7 @@ static json_t *merge_series(const mrun *in, size_t n, char *err, size_t len)
             }
             m->used = 1;
             m->span_s = fmax(m->span_s, bench_json_num(s, "span_s", 1.0));
-            if (ops > errors) {
+            if (ops > 0) {     /* ops are the successes, which the percentiles are of */
                 m->p50 = fmax(m->p50, bench_json_num(s, "p50_us", 0));
                 m->p99 = fmax(m->p99, bench_json_num(s, "p99_us", 0));
             }
@@ -1049,14 +1109,16 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         json_object_set_new(out, "ops", json_integer(ops)) ||
         json_object_set_new(out, "errors", json_integer(errors)) ||
         json_object_set_new(out, "error_pct",
-                            json_real(ops ? 100.0 * (double)errors / (double)ops : 0.0)) ||
+                            json_real(ops + errors ? 100.0 * (double)errors / (double)(ops + errors) : 0.0)) ||
         json_object_set_new(out, "ops_per_s", json_real(round(rate * 100) / 100)) ||
-        json_object_set_new(out, "attempts", json_integer(ops)) ||
+        json_object_set_new(out, "attempts", json_integer(ops + errors)) ||
         json_object_set_new(out, "attempts_per_s", json_real(round(arate * 100) / 100)) ||
         json_object_set_new(out, "bytes_per_s", json_real(round(bps))) ||
         json_object_set_new(out, "latency_us", lat) ||
         json_object_set_new(out, "errors_by_code", codes) ||
         json_object_set_new(out, "per_second", series) ||
+        /* a merged second's p50/p99 are the largest of its inputs': an upper bound */
+        json_object_set_new(out, BENCH_MODEL_UPPER_BOUND_KEY, json_true()) ||
         json_object_set_new(out, "histogram", hist) ||
         json_object_set_new(out, "measure_start_epoch_ms", json_integer(start))) {
         seterr(err, len, "out of memory");
@@ -1133,9 +1195,11 @@ static json_t *merge_class(const mrun *in, size_t n, const char *dim, size_t j, 
         bad = json_object_set(out, "weight", (json_t *)wt);
     if (!bad) {
         bad |= json_object_set_new(out, "ops", json_integer(ops));
+        bad |= json_object_set_new(out, "attempts", json_integer(ops + errors));
         bad |= json_object_set_new(out, "errors", json_integer(errors));
         bad |= json_object_set_new(out, "error_pct",
-                                   json_real(ops ? 100.0 * (double)errors / (double)ops : 0.0));
+                                   json_real(ops + errors ? 100.0 * (double)errors / (double)(ops + errors)
+                                                          : 0.0));
         bad |= json_object_set_new(out, "ops_per_s", json_real(round(rate * 100) / 100));
         bad |= json_object_set_new(out, "attempts_per_s", json_real(round(arate * 100) / 100));
         bad |= json_object_set_new(out, "latency_us", latency_from_hist(sum));

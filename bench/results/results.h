@@ -1,5 +1,5 @@
 /*
- * bench/results/results.h - hsmbench.result/2 (and /1) documents after the run: loading and
+ * bench/results/results.h - hsmbench.result/3 (and /2, /1, upgraded) documents after the run: loading and
  * validating a saved file, matching runs, merging the results of several
  * load generators exactly, and the CSV and HTML reports.
  *
@@ -42,7 +42,7 @@ json_t *bench_results_load(const char *path, char *err, size_t errlen);
 json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *err, size_t errlen);
 
 /*
- * Check a document: schema "hsmbench.result/2" or "/1" (another major version is
+ * Check a document: schema "hsmbench.result/3", "/2" or "/1" (another major version is
  * refused by name), a non-empty "runs" array, and in every run the fields
  * and types docs/results-schema.md gives, for measured runs the counts,
  * latency figures, per-second series and a histogram that loads.  Returns 0,
@@ -75,7 +75,7 @@ int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads,
 
 /*
  * Combine documents written by several load generators that ran the same
- * tests at the same time into one hsmbench.result/2 document:
+ * tests at the same time into one hsmbench.result/3 document:
  *
  *  - every input must have the same runs (test, key, data size, mode) in
  *    the same settings (duration or iterations asked); threads may differ;
@@ -88,7 +88,8 @@ int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads,
  *    run the top-level "started_at_epoch_ms"; interval t of a run lands in
  *    second floor((start_ms + t * 1000) / 1000).  A merged second's p50_us
  *    and p99_us are the largest of its inputs' (an upper bound: the files
- *    hold no per-second histograms);
+ *    hold no per-second histograms), and the run says so with
+ *    "per_second_upper_bound": true;
  *  - a workload section (section.h) of the list that every input run holds
  *    is merged by the section's own hook.
  *
@@ -107,9 +108,12 @@ json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_
  *
  *   operation,threads,duration(sec),total operations,average latency(ms),
  *   p90 latency(ms),p99 latency(ms),min latency (ms),max latency (ms),
- *   Error %,Throughput per sec,capacity (kb/s),p50 latency(ms),p95 latency(ms)
+ *   Error %,Throughput per sec,capacity (kb/s),p50 latency(ms),p95 latency(ms),
+ *   attempts
  *
- * capacity is bytes_per_s / 1024, or NA for a run that processes no data.
+ * total operations are the successes (the run's ops), attempts the
+ * successes and the errors; capacity is bytes_per_s / 1024, or NA for a run
+ * that processes no data.  Every figure comes from the run model (model.h).
  * Runs that were not measured (skipped, failed) have their name and threads
  * and empty cells.  Returns 0, -1 on a write error.
  */

@@ -48,10 +48,13 @@ for ra, rb, r in zip(a["runs"], b["runs"], m["runs"]):
     assert r["latency_us"]["count"] == hm["total"]
     assert r["ops"] == ra["ops"] + rb["ops"], r["ops"]
     assert r["errors"] == ra["errors"] + rb["errors"]
+    # ops are the successes (the histogram's count); attempts add the errors
+    assert r["ops"] == hm["total"] and r["attempts"] == r["ops"] + r["errors"], (r["ops"], r["attempts"])
+    assert r["per_second_upper_bound"] is True
     assert r["threads"] == ra["threads"] + rb["threads"]
     assert abs(r["ops_per_s"] - round(ra["ops_per_s"] + rb["ops_per_s"], 2)) < 0.011
     assert r["duration_s"] == max(ra["duration_s"], rb["duration_s"])
     assert sum(s["ops"] for s in r["per_second"]) == sum(s["ops"] for s in ra["per_second"] + rb["per_second"])
     assert [s["t"] for s in r["per_second"]] == list(range(1, len(r["per_second"]) + 1))
-assert m["schema"] == "hsmbench.result/2" and m["merged_from"] == sys.argv[1:3], m["merged_from"]
+assert m["schema"] == "hsmbench.result/3" and m["merged_from"] == sys.argv[1:3], m["merged_from"]
 assert m["command"][:2] == ["hsmbench", "merge"]

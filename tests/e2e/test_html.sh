@@ -20,10 +20,10 @@ null_test() {
 }
 NT=$(null_test)
 
-# ---- real runs: 1 and 2 threads, together make a sweep ---------------------------
-"$HSMBENCH" run --module "$NULLP11" --test "$NT" --threads 1 --duration 2 --quiet --json "$T/t1.json" </dev/null >/dev/null 2>&1 &
+# ---- real runs: 1 and 2 threads, together make a sweep (3 s: per-second charts) ---------
+"$HSMBENCH" run --module "$NULLP11" --test "$NT" --threads 1 --duration 3 --quiet --json "$T/t1.json" </dev/null >/dev/null 2>&1 &
 p1=$!
-"$HSMBENCH" run --module "$NULLP11" --test "$NT" --threads 2 --duration 2 --quiet --json "$T/t2.json" </dev/null >/dev/null 2>&1
+"$HSMBENCH" run --module "$NULLP11" --test "$NT" --threads 2 --duration 3 --quiet --json "$T/t2.json" </dev/null >/dev/null 2>&1
 wait $p1
 if [ -s "$T/t1.json" ] && [ -s "$T/t2.json" ]; then pass "two null-module runs ($NT, 1 and 2 threads)"
 else fail "two null-module runs ($NT, 1 and 2 threads)" "no results file"; fi

@@ -66,7 +66,7 @@ else fail "merge: histograms added exactly, percentiles recomputed, counts add" 
 run "$HSMBENCH" report "$T/m.json" --csv -
 check "the merged file is a valid results file (report reads it)" 0 "^$NT,3,"
 run "$HSMBENCH" merge "$T/a.json" "$T/b.json" -o - --quiet
-check "merge -o - writes the document to stdout" 0 '"schema": "hsmbench.result/2"'
+check "merge -o - writes the document to stdout" 0 '"schema": "hsmbench.result/3"'
 
 # ---- refused: files that do not describe the same run ----------------------------------------
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("started_at_epoch_ms", None); [r.pop("measure_start_epoch_ms", None) for r in d["runs"]]; json.dump(d, open(sys.argv[2], "w"))' \

@@ -162,7 +162,9 @@ want = {f'{t},code="{c}"': float(n) for c, n in res["errors_by_code"].items()}
 if e != want: errs.append(f"errors_total {e} != results {want}")
 if sum(e.values()) != res["errors"]: errs.append("errors do not add up")
 cnt = last.get(("hsmbench_latency_seconds_count", t))
-if cnt != res["ops"] - res["errors"]: errs.append(f"latency _count {cnt} != ops - errors")
+if cnt != res["ops"]: errs.append(f"latency _count {cnt} != ops (the successes)")
+att = last.get(("hsmbench_attempts_total", t))
+if att != res["attempts"] or att != res["ops"] + res["errors"]: errs.append(f"attempts_total {att} != results attempts {res['attempts']}")
 mean = last.get(("hsmbench_latency_seconds_sum", t), 0) / cnt if cnt else 0
 if not 0.0015 < mean < 0.05: errs.append(f"mean latency {mean} s is not about the 2 ms service time")
 if last.get(("hsmbench_threads", t)) != 2: errs.append("threads gauge is not 2")
@@ -227,7 +229,8 @@ k = ("hsmbench_errors_total", 'test="http-get",code="HTTP 503",status="503"')
 if h.get(k) != res["errors"] or not res["errors"]: errs.append(f"{k}: {h.get(k)} != {res['errors']}")
 if h.get(("hsmbench_operations_total", 'test="http-get"')) != res["ops"]: errs.append("ops differ")
 served = s.get(("hsmbench_serve_requests_total", 'route="/status/NNN",status="503"'), 0)
-if served < res["ops"]: errs.append(f"serve counted {served} of {res['ops']} requests")
+if h.get(("hsmbench_attempts_total", 'test="http-get"')) != res["attempts"]: errs.append("attempts differ")
+if served < res["attempts"]: errs.append(f"serve counted {served} of {res['attempts']} requests")
 report(errs)
 PY
 if command -v promtool >/dev/null 2>&1 && promtool check metrics <"$T/s.prom" >"$T/promtool.out" 2>&1 &&

@@ -28,9 +28,16 @@ cp "$T/out" "$T/w.out"
 json_check "mix: test \"mix\", its mix field lists the types and weights" "$T/w.json" \
     'runs[0]["test"] == "mix" and [(m["test"], m["weight"]) for m in runs[0]["mix"]] == [("rsa-pkcs-sign", 0.6), ("ecdsa-verify", 0.3), ("aes-gcm-encrypt", 0.1)]'
 json_check "mix: per-type counts within 5 sigma of the weights" "$T/w.json" "$WEIGHTS_OK"
+# aes-gcm-encrypt processes data: the mix's bytes are its successes times its data size
+json_check "mix: bytes_per_s counts the aes-gcm-encrypt type's data" "$T/w.json" \
+    'runs[0]["bytes_per_s"] > 0 and abs(runs[0]["bytes_per_s"] * runs[0]["duration_s"] - [c for c in runs[0]["breakdown"]["type"] if c["class"] == "aes-gcm-encrypt"][0]["ops"] * 1024) <= 1024 + runs[0]["bytes_per_s"] * 1e-6'
+file_has "mix: the summary's data line" "$T/w.out" '^ +data\.+: [0-9.]+ [kM]?B +[0-9.]+ [kMG]?B/s$'
+file_has "mix: the HTML page shows the data rate" "$T/w.html" '<th>data rate</th><td class="n">[0-9.]+ [kMG]?B/s'
+file_lacks "mix: the HTML page does not say data 0 B" "$T/w.html" 'data 0 B'
+file_lacks "mix: the summary does not say data 0 B" "$T/w.out" '^  mix .*data 0 B'
 json_check "mix: per-type operations, errors and histograms add up to the run's" "$T/w.json" "$ADDS_UP"
 json_check "mix: every type has its ops/s, latency and errors" "$T/w.json" \
-    'all(c["ops_per_s"] > 0 and c["latency_us"]["count"] == c["ops"] - c["errors"] and c["errors_by_code"] == {} for c in runs[0]["breakdown"]["type"])'
+    'all(c["ops_per_s"] > 0 and c["latency_us"]["count"] == c["ops"] and c["attempts"] == c["ops"] + c["errors"] and c["errors_by_code"] == {} for c in runs[0]["breakdown"]["type"])'
 # The summary's per-type operations (share x total) agree with the JSON.
 if python3 - "$T/w.json" "$T/w.out" <<'PY'
 import json, re, sys
@@ -39,7 +46,7 @@ lines = open(sys.argv[2]).read().splitlines()
 for c in run["breakdown"]["type"]:
     m = [l for l in lines if re.match(r"^      %s +[0-9.]+%%" % re.escape(c["class"]), l)]
     share = float(m[0].split()[1].rstrip("%"))
-    assert abs(share - 100.0 * c["ops"] / run["ops"]) < 0.01, (c["class"], share)
+    assert abs(share - 100.0 * c["attempts"] / run["attempts"]) < 0.01, (c["class"], share)
 PY
 then pass "mix: the summary's shares are the JSON's"; else fail "mix: the summary's shares are the JSON's" "$(cat "$T/w.out")"; fi
 file_has "mix CSV: a class column" "$T/w.csv" ',class.$'

@@ -37,7 +37,7 @@ run "$HSMBENCH" run --module "$NULLP11" --test ecdsa-sign,aes-gcm-encrypt \
     --iterations 100 --quiet --json "$T/badlen.json" </dev/null
 check "null module: wrong-length results make the run fail: exit 1" 1
 json_check "null module: wrong-length results counted as BAD_OUTPUT_LENGTH" "$T/badlen.json" \
-    'all(r["errors_by_code"] == {"BAD_OUTPUT_LENGTH": 100} and r["ops"] == 100 for r in runs)'
+    'all(r["errors_by_code"] == {"BAD_OUTPUT_LENGTH": 100} and r["attempts"] == 100 and r["ops"] == 0 for r in runs)'
 
 run env HSMBENCH_E2E_PIN=1234 "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --iterations 10 --pin-env HSMBENCH_E2E_PIN --quiet
 check "null module: a PIN given to a token without login still works" 0

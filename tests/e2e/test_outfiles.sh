@@ -28,7 +28,7 @@ quick --json "$T/fifo"
 check "--json to a FIFO exits 0" 0
 wait "$reader"
 if [ -p "$T/fifo" ]; then pass "a FIFO given to --json stays a FIFO"; else fail "a FIFO given to --json stays a FIFO" "replaced"; fi
-file_has "the FIFO's reader got the results" "$T/fifo.out" '"schema": "hsmbench.result/2"'
+file_has "the FIFO's reader got the results" "$T/fifo.out" '"schema": "hsmbench.result/3"'
 
 # ---- symbolic links: followed, never replaced ---------------------------------
 echo old >"$T/real.json"
@@ -37,7 +37,7 @@ quick --json "$T/link.json"
 check "--json to a symbolic link exits 0" 0
 if [ -L "$T/link.json" ]; then pass "the link given to --json is still a link"
 else fail "the link given to --json is still a link" "$(ls -l "$T/link.json")"; fi
-file_has "the results went to what the link points at" "$T/real.json" '"schema": "hsmbench.result/2"'
+file_has "the results went to what the link points at" "$T/real.json" '"schema": "hsmbench.result/3"'
 ln -s "$T/nowhere/x.json" "$T/dangling.json"
 quick --json "$T/dangling.json"
 check_one_line_error "a link to nothing is refused before the run" 2 'dangling.json: a symbolic link to nothing'
@@ -50,7 +50,7 @@ run sh -c 'ln -s "$1/victim" "$1/out.json.tmp.$$" && exec "$2" run --module "$3"
 check "a run with a planted temporary link exits 0" 0
 if [ "$(cat "$T/victim")" = precious ]; then pass "a link planted at the temporary name is not followed"
 else fail "a link planted at the temporary name is not followed" "victim now: $(head -c 80 "$T/victim")"; fi
-file_has "the results file was written" "$T/out.json" '"schema": "hsmbench.result/2"'
+file_has "the results file was written" "$T/out.json" '"schema": "hsmbench.result/3"'
 if ls -a "$T" | grep -q '^\.out\.json\..*\.tmp$'; then fail "no temporary file is left behind" "$(ls -a "$T")"
 else pass "no temporary file is left behind"; fi
 

@@ -35,7 +35,7 @@ check "sticky failures: the run finishes with errors, exit 1" 1
 json_check "sticky failures: every error counted once under its own code, no CKR_OPERATION_ACTIVE" "$T/a.json" \
     'list(runs[0]["errors_by_code"]) == ["CKR_DATA_INVALID"] and 100 <= runs[0]["errors"] <= 300'
 json_check "sticky failures: cancelled with a NULL-mechanism Init, no session reopened" "$T/a.json" \
-    'runs[0]["sessions_reopened"] == 0 and runs[0]["ops"] == 2000'
+    'runs[0]["sessions_reopened"] == 0 and runs[0]["attempts"] == 2000'
 # The same with one failure only (fail=...:1 on a single operation run).
 mock "quirks=sticky-failure;fail=CKR_DATA_INVALID:1" run --module "$MOCK" \
     --test sha256-digest --iterations 1 --quiet --json "$T/a1.json" </dev/null

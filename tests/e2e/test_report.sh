@@ -20,13 +20,14 @@ assert raw.endswith("\r\n") and "\n" not in raw.replace("\r\n", ""), "lines must
 rows = list(csv.reader(open(sys.argv[2], newline="")))
 header = ["operation", "threads", "duration(sec)", "total operations", "average latency(ms)",
           "p90 latency(ms)", "p99 latency(ms)", "min latency (ms)", "max latency (ms)", "Error %",
-          "Throughput per sec", "capacity (kb/s)", "p50 latency(ms)", "p95 latency(ms)"]
+          "Throughput per sec", "capacity (kb/s)", "p50 latency(ms)", "p95 latency(ms)", "attempts"]
 assert rows[0] == header, rows[0]
 assert len(rows) == 1 + len(doc["runs"]), len(rows)
 for row, run in zip(rows[1:], doc["runs"]):
-    assert len(row) == 14, row
+    assert len(row) == 15, row
     assert row[0] == run["test"] and int(row[1]) == run["threads"], row
-    assert int(row[3]) == run["ops"], row
+    # total operations are the successes (ops); attempts count the errors too
+    assert int(row[3]) == run["ops"] and int(row[14]) == run["attempts"] == run["ops"] + run["errors"], row
     lat = run["latency_us"]
     for col, key in ((4, "mean"), (5, "p90"), (6, "p99"), (7, "min"), (8, "max"), (12, "p50"), (13, "p95")):
         assert abs(float(row[col]) - lat[key] / 1000) < 1e-5, (col, row[col], lat[key])
@@ -57,7 +58,7 @@ json.dump(doc, open(sys.argv[2], "w"))
 PY
 run "$HSMBENCH" report "$T/q.json" --csv "$T/q.csv"
 check "report --csv on a file with a comma and quotes in a name: exit 0" 0
-if python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1], newline=""))); sys.exit(0 if rows[1][0] == "say \"hi\", then sign" and len(rows[1]) == 14 else 1)' "$T/q.csv"
+if python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1], newline=""))); sys.exit(0 if rows[1][0] == "say \"hi\", then sign" and len(rows[1]) == 15 else 1)' "$T/q.csv"
 then pass "CSV: RFC 4180 quoting round-trips a comma and quotes"
 else fail "CSV: RFC 4180 quoting round-trips a comma and quotes" "$(sed -n 2p "$T/q.csv")"; fi
 file_has "CSV: quotes doubled inside a quoted field" "$T/q.csv" '^"say ""hi"", then sign",'
@@ -115,9 +116,9 @@ if [ -e "$T/x.csv" ]; then fail "report of a missing file writes no CSV" "x.csv 
 printf '{"schema": "hsmbench.result/1", "runs": [' >"$T/bad.json"
 run "$HSMBENCH" report "$T/bad.json"
 check_one_line_error "report of bad JSON: exit 2, line and column" 2 'bad\.json: bad JSON at line 1, column [0-9]+'
-printf '{"schema": "hsmbench.result/3", "runs": []}\n' >"$T/v2.json"
-run "$HSMBENCH" report "$T/v2.json"
-check_one_line_error "report of schema /3: exit 2, refused by name" 2 'schema hsmbench.result/3 is not supported'
+printf '{"schema": "hsmbench.result/4", "runs": []}\n' >"$T/v4.json"
+run "$HSMBENCH" report "$T/v4.json"
+check_one_line_error "report of schema /4: exit 2, refused by name" 2 'schema hsmbench.result/4 is not supported'
 printf '{"schema": "something-else", "runs": []}\n' >"$T/other.json"
 run "$HSMBENCH" report "$T/other.json"
 check_one_line_error "report of another schema: exit 2" 2 'not an hsmbench results file'

@@ -27,7 +27,7 @@ for class in "HTTP 503" "HTTP 429" TIMEOUT BAD_JSON TRUNCATED MISSING_FIELD BAD_
     file_has "faults: $class in the summary" "$T/out" "^ +$class\\.+: [1-9]"
 done
 json_check "faults: status ok, errors add up, some operations succeed" "$T/faults.json" \
-    'runs[0]["status"] == "ok" and sum(runs[0]["errors_by_code"].values()) == runs[0]["errors"] and 0 < runs[0]["errors"] < runs[0]["ops"]'
+    'runs[0]["status"] == "ok" and sum(runs[0]["errors_by_code"].values()) == runs[0]["errors"] and 0 < runs[0]["errors"] < runs[0]["attempts"] and runs[0]["attempts"] == runs[0]["ops"] + runs[0]["errors"]'
 json_check "faults: http.failed_pct counts 4xx/5xx and transport failures" "$T/faults.json" \
     'runs[0]["http"]["failed_pct"] > 0 and runs[0]["http"]["status_counts"].get("503", 0) == runs[0]["errors_by_code"]["HTTP 503"]'
 
@@ -40,7 +40,7 @@ run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode non
     --rate 150 --threads 2 --duration 2 --timeout 1 --json "$T/nbfaults.json"
 check "faults, non-blocking: the run finishes, exit 1" 1 '^ +errors\.+: [0-9.]+% +[1-9]'
 json_check "faults, non-blocking: every class counted, the rest on schedule" "$T/nbfaults.json" \
-    'runs[0]["settings"]["engine"] == "curl multi" and all(runs[0]["errors_by_code"].get(c, 0) > 0 for c in ["HTTP 503", "TIMEOUT", "BAD_JSON", "TRUNCATED", "MISSING_FIELD", "BAD_BASE64"]) and sum(runs[0]["errors_by_code"].values()) == runs[0]["errors"] and runs[0]["ops"] >= 240'
+    'runs[0]["settings"]["engine"] == "curl multi" and all(runs[0]["errors_by_code"].get(c, 0) > 0 for c in ["HTTP 503", "TIMEOUT", "BAD_JSON", "TRUNCATED", "MISSING_FIELD", "BAD_BASE64"]) and sum(runs[0]["errors_by_code"].values()) == runs[0]["errors"] and runs[0]["attempts"] >= 240'
 
 # The engine keeps --timeout itself (libcurl holds no timer for it): on a
 # server that holds every request after the set-up's one for 20 s, each
@@ -52,7 +52,7 @@ run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode non
     --inflight 4 --threads 1 --duration 2 --timeout 300ms --json "$T/held.json"
 check "held requests, non-blocking --timeout 300ms: exit 1" 1 '^ +TIMEOUT\.+: '
 json_check "held requests: every one ends as TIMEOUT after its 300 ms, 4 at a time" "$T/held.json" \
-    'runs[0]["errors_by_code"] == {"TIMEOUT": runs[0]["ops"]} and runs[0]["errors"] == runs[0]["ops"] and 16 <= runs[0]["ops"] <= 36'
+    'runs[0]["errors_by_code"] == {"TIMEOUT": runs[0]["attempts"]} and runs[0]["errors"] == runs[0]["attempts"] and runs[0]["ops"] == 0 and 16 <= runs[0]["attempts"] <= 36'
 stop_serve holding
 # Ctrl-C abandons the requests in flight at once (they would wait out a
 # --timeout of a minute): exit 130 within seconds, the file written.
@@ -90,7 +90,7 @@ run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --no-conne
     --iterations 60 --json "$T/resets.json"
 check "resets on new connections: exit 1" 1 '^ +EMPTY_REPLY\.+: [1-9]'
 json_check "resets: EMPTY_REPLY counted" "$T/resets.json" \
-    'runs[0]["errors_by_code"].get("EMPTY_REPLY", 0) > 0 and runs[0]["ops"] == 60'
+    'runs[0]["errors_by_code"].get("EMPTY_REPLY", 0) > 0 and runs[0]["attempts"] == 60'
 
 # On kept connections libcurl sends a request that was reset again on a new
 # connection without a word: each such retry is counted (http.retried), so

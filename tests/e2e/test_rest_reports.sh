@@ -78,7 +78,7 @@ file_lacks "merge two generators of one URL: no target warning" "$T/err" 'target
 # ---- report and the HTML page ---------------------------------------------------------------
 run "$HSMBENCH" report "$T/a.json"
 check "report: the header names the REST target" 0 \
-    '^.*a\.json: hsmbench\.result/2 · ekm https://127\.0\.0\.1:[0-9]+/ekm/k1 · host '
+    '^.*a\.json: hsmbench\.result/3 · ekm https://127\.0\.0\.1:[0-9]+/ekm/k1 · host '
 run "$HSMBENCH" report "$T/a.json" --html "$T/a.html"
 check "report --html of a REST file: exit 0" 0
 file_has "HTML: the target" "$T/a.html" '<th>target</th><td><b>ekm https://127\.0\.0\.1:[0-9]+/ekm/k1</b>'
@@ -95,8 +95,11 @@ file_has "HTML: the phases stacked per statistic" "$T/a.html" 'HTTP phases by st
 file_has "HTML: requests by status" "$T/a.html" 'Requests by HTTP status'
 file_has "HTML: the status counts" "$T/a.html" '<th>statuses</th><td>200: [0-9]+</td>'
 nsvg=$(grep -o '<svg ' "$T/a.html" | wc -l)
-if [ "$nsvg" -eq 6 ]; then pass "HTML: 6 charts for a REST run (4, phases, statuses)"
-else fail "HTML: 6 charts for a REST run" "$nsvg"; fi
+# a 2 s run: no per-second charts (two dots each), and the page says why
+if [ "$nsvg" -eq 4 ]; then pass "HTML: 4 charts for a 2 s REST run (percentiles, errors, phases, statuses)"
+else fail "HTML: 4 charts for a 2 s REST run" "$nsvg"; fi
+file_has "HTML: a 2 s run says why it has no per-second charts" "$T/a.html" 'No per-second charts: the run measured 2 seconds'
+file_has "HTML: an https run says its certificate was verified" "$T/a.html" '<th>TLS</th><td>certificate verified: yes'
 file_lacks "HTML: the bearer token is not on the page" "$T/a.html" "$TOKEN"
 
 # ---- thresholds on HTTP metrics -----------------------------------------------------------
@@ -142,7 +145,7 @@ json.dump(p, open(sys.argv[4], "w"))
 PY
 run "$HSMBENCH" report "$T/old.json"
 check "an older REST file: the target derived from environment.endpoint" 0 \
-    'old\.json: hsmbench\.result/2 · ekm https://example\.test/ekm/k9\?… · host '
+    'old\.json: hsmbench\.result/3 · ekm https://example\.test/ekm/k9\?… · host '
 file_lacks "the derived target drops credentials and the query" "$T/out" 'SEKRIT|pw@'
 run "$HSMBENCH" compare "$T/old.json" "$T/a.json"
 check "compare an older REST file: the different target flagged" 0 \

@@ -16,6 +16,7 @@
 
 #include "bench/util/clock.h"
 #include "bench/core/pool.h"
+#include "bench/results/model.h"
 #include "bench/results/report.h"
 #include "bench/results/results.h"
 #include "bench/util/signals.h"
@@ -101,7 +102,7 @@ static int a_poll(void *slot, bench_code *done)
 
 static const char *const labels[NCLS] = { "alpha", "beta", "gamma" };
 static const double weights[NCLS] = { 0.5, 0.3, 0.2 };
-static const bench_breakdown by_type = { "type", NCLS, labels, weights, class_of, class_of };
+static const bench_breakdown by_type = { "type", NCLS, labels, weights, class_of, class_of, NULL };
 
 static bench_workload workload(unsigned *error_every)
 {
@@ -220,7 +221,7 @@ static void test_bad_breakdown(void)
 {
     unsigned every = 0;
     bench_workload w = workload(&every);
-    const bench_breakdown bad = { "type", NCLS, labels, NULL, NULL, NULL };
+    const bench_breakdown bad = { "type", NCLS, labels, NULL, NULL, NULL, NULL };
     w.breakdown[0] = &bad;
     bench_load load = { .threads = 1, .iterations = 10 };
     bench_outcome o;
@@ -248,12 +249,13 @@ static void test_reported(void)
         const json_t *cl = json_array_get(classes, c);
         CHECK(strcmp(bench_json_str(cl, "class", ""), labels[c]) == 0);
         CHECK(bench_json_num(cl, "weight", -1) == weights[c]);
-        CHECK(bench_json_int(cl, "ops", -1) == (long long)o.by[0][c].ops);
+        CHECK(bench_json_int(cl, "ops", -1) == (long long)(o.by[0][c].ops - o.by[0][c].errors));
+        CHECK(bench_json_int(cl, "attempts", -1) == (long long)o.by[0][c].ops);
         CHECK(bench_json_int(json_object_get(cl, "errors_by_code"), "E48", -1) ==
               (long long)o.by[0][c].errors);
         CHECK(bench_json_int(json_object_get(cl, "histogram"), "total", -1) ==
               (long long)(o.by[0][c].ops - o.by[0][c].errors));
-        ops += bench_json_int(cl, "ops", 0);
+        ops += bench_json_int(cl, "attempts", 0);
     }
     CHECK(ops == 300);
 
@@ -278,7 +280,10 @@ static void test_reported(void)
     free(buf);
 
     f = open_memstream(&buf, &len);
-    bench_report_summary(f, &d, &o, &w);
+    bench_run_model m;
+    CHECK(bench_model_from_run(json_array_get(json_object_get(doc, "runs"), 0), doc, &m) == 0);
+    bench_report_summary(f, &d, &m);
+    bench_model_free(&m);
     fclose(f);
     CHECK_MSG(buf && strstr(buf, "by type") && strstr(buf, "alpha") && strstr(buf, "50.00%") &&
                   strstr(buf, "E48"), "summary: %s", buf ? buf : "");

@@ -163,13 +163,31 @@ static void test_jmeter_line(void)
     bench_hist_record(h, 12000000);          /* 12 ms */
     bench_hist_record(h, 155400000);         /* 155.4 ms */
     bench_hist_record(h, 2707000000ULL);     /* 2.707 s */
-    rest_jmeter_line(buf, sizeof buf, 12000, 0, 42.3, h);
+    /* the attempts' latency, as the run model has it */
+    bench_outcome o = { .hist = h };
+    bench_model_latency all;
+    CHECK(bench_model_attempts_latency(&o, &all) == 0);
+    rest_jmeter_line(buf, sizeof buf, 12000, 0, 42.3, &all);
     /* avg of the three: 958.1 ms */
     CHECK_MSG(strcmp(buf, "summary = 12000 in 00:00:42 = 283.7/s Avg: 958 Min: 12 Max: 2707 "
                           "Err: 0 (0.00%)") == 0, "%s", buf);
-    rest_jmeter_line(buf, sizeof buf, 3, 1, 3725.6, h);
+    rest_jmeter_line(buf, sizeof buf, 3, 1, 3725.6, &all);
     CHECK_MSG(strncmp(buf, "summary = 3 in 01:02:06 = 0.0/s ", 32) == 0 &&
               strstr(buf, "Err: 1 (33.33%)"), "%s", buf);
+    /* Every request failed: JMeter still counts their latency (no successes). */
+    bench_hist *none = bench_hist_new(), *failed = bench_hist_new();
+    CHECK(none && failed);
+    if (none && failed) {
+        bench_hist_record(failed, 30000000);     /* 30 ms */
+        bench_hist_record(failed, 50000000);     /* 50 ms */
+        bench_outcome f = { .hist = none, .failed = failed };
+        CHECK(bench_model_attempts_latency(&f, &all) == 0);
+        rest_jmeter_line(buf, sizeof buf, 2, 2, 1.0, &all);
+        CHECK_MSG(strcmp(buf, "summary = 2 in 00:00:01 = 2.0/s Avg: 40 Min: 30 Max: 50 Err: 2 (100.00%)") == 0,
+                  "%s", buf);
+    }
+    bench_hist_free(none);
+    bench_hist_free(failed);
     rest_jmeter_line(buf, sizeof buf, 0, 0, 0, NULL);
     CHECK_MSG(strcmp(buf, "summary = 0 in 00:00:00 = 0.0/s Avg: 0 Min: 0 Max: 0 Err: 0 (0.00%)") == 0,
               "%s", buf);

@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_metrics.c - bench/results/metrics.c without a pool: synthetic
  * samples and outcomes in, the exposition text out.  Counters add up over
- * the runs of one test and only grow; the final figures are the outcome's;
+ * the runs of one test and only grow; the final figures are the run model's;
  * label values are escaped; a NULL server is a no-op; bad options fail.
  */
 #include <stdio.h>
@@ -10,6 +10,8 @@
 
 #include "bench/core/hist.h"
 #include "bench/results/metrics.h"
+#include "bench/results/model.h"
+#include "bench/results/report.h"
 #include "tests/unit/check.h"
 
 static void namer(const void *ctx, bench_code code, char *buf, size_t len)
@@ -62,19 +64,29 @@ static void test_runs_add_up(void)
         char *mid = bench_metrics_render(m);
         CHECK(mid != NULL);
         if (mid) {
-            CHECK(value(mid, "hsmbench_operations_total{test=\"t\\\\1\"}") == 14 + run * 20);
+            /* operations are the successes, attempts count the errors too */
+            CHECK(value(mid, "hsmbench_operations_total{test=\"t\\\\1\"}") == 10 + run * 16);
+            CHECK(value(mid, "hsmbench_attempts_total{test=\"t\\\\1\"}") == 14 + run * 20);
             CHECK(value(mid, "hsmbench_phase{test=\"t\\\\1\",phase=\"measured\"}") == 1);
         }
         free(mid);
         bench_hist_record_n(h, 20000, 10);         /* 20 us, before the end */
-        bench_outcome out = { .ops = 20, .errors = 4, .hist = h, .errs = errs, .nerrs = 2 };
-        bench_metrics_end(m, &out);
+        bench_outcome out = { .ops = 20, .errors = 4, .hist = h, .errs = errs, .nerrs = 2, .duration_s = 1 };
+        /* the final figures come from the run model, as the results file's do */
+        const bench_run_desc d = { .test = "t\\1", .mode = "blocking", .threads = 2 };
+        json_t *rj = bench_report_run_json(&d, &out, &w, "ok", NULL);
+        bench_run_model model;
+        CHECK(rj && bench_model_from_run(rj, NULL, &model) == 0);
+        bench_metrics_end(m, &model, &out);
+        bench_model_free(&model);
+        json_decref(rj);
         bench_hist_reset(h);
     }
     char *text = bench_metrics_render(m);
     CHECK(text != NULL);
     if (text) {
-        CHECK(value(text, "hsmbench_operations_total{test=\"t\\\\1\"}") == 40);
+        CHECK(value(text, "hsmbench_operations_total{test=\"t\\\\1\"}") == 32);
+        CHECK(value(text, "hsmbench_attempts_total{test=\"t\\\\1\"}") == 40);
         CHECK_MSG(value(text, "hsmbench_errors_total{test=\"t\\\\1\",code=\"E\\\"7\\\"\",status=\"503\"}") == 6,
                   "%s", text);
         CHECK(value(text, "hsmbench_errors_total{test=\"t\\\\1\",code=\"CKR_48\"}") == 2);
@@ -105,7 +117,7 @@ static void test_null_and_bad_options(void)
     bench_sample s = { .t = 1 };
     bench_metrics_begin(NULL, "x", &load, NULL, NULL);
     bench_metrics_second(NULL, &s);
-    bench_metrics_end(NULL, NULL);
+    bench_metrics_end(NULL, NULL, NULL);
     bench_metrics_served(NULL, "/", 200);
     bench_metrics_stop(NULL, NULL);
 

@@ -51,15 +51,16 @@ static json_t *latency_json(const bench_hist *h)
  * operations spread evenly over them. */
 static json_t *mk_run(const char *test, int threads, const bench_hist *h, long long errors, int secs)
 {
-    long long ops = (long long)bench_hist_count(h) + errors;
+    long long ops = (long long)bench_hist_count(h);   /* the successes; attempts add the errors */
     json_t *run = json_pack("{s:s,s:s,s:i,s:i,s:s,s:s,s:{s:s,s:i},s:{s:f,s:f,s:i}}", "test", test, "mode",
                             "blocking", "threads", threads, "data_size", 32, "status", "ok", "mechanism",
                             "CKM_SHA256_RSA_PKCS", "key", "type", "RSA", "bits", 2048, "settings", "warmup_s", 0.0,
                             "duration_s", (double)secs, "iterations", 0);
     json_object_set_new(run, "duration_s", json_real(secs + 0.001));
     json_object_set_new(run, "ops", json_integer(ops));
+    json_object_set_new(run, "attempts", json_integer(ops + errors));
     json_object_set_new(run, "errors", json_integer(errors));
-    json_object_set_new(run, "error_pct", json_real(ops ? 100.0 * (double)errors / (double)ops : 0));
+    json_object_set_new(run, "error_pct", json_real(ops + errors ? 100.0 * (double)errors / (double)(ops + errors) : 0));
     json_object_set_new(run, "ops_per_s", json_real(round((double)ops / (secs + 0.001) * 100) / 100));
     json_object_set_new(run, "bytes_per_s", json_real(0));
     json_object_set_new(run, "latency_us", latency_json(h));
@@ -151,8 +152,8 @@ static void test_load_errors(void)
         { "[1, 2]", ": not an hsmbench results file (not a JSON object)" },
         { "{\"runs\": []}", ": not an hsmbench results file (no \"schema\")" },
         { "{\"schema\": \"k6.summary/1\", \"runs\": []}", ": not an hsmbench results file (schema \"k6.summary/1\")" },
-        { "{\"schema\": \"hsmbench.result/3\", \"runs\": []}",
-          ": schema hsmbench.result/3 is not supported; this hsmbench reads hsmbench.result/1 and hsmbench.result/2" },
+        { "{\"schema\": \"hsmbench.result/4\", \"runs\": []}",
+          ": schema hsmbench.result/4 is not supported; this hsmbench reads hsmbench.result/1, hsmbench.result/2 and hsmbench.result/3" },
         { "{\"schema\": \"hsmbench.result/1\"}", ": runs: missing" },
         { "{\"schema\": \"hsmbench.result/1\", \"runs\": {}}", ": runs: is not an array" },
         { "{\"schema\": \"hsmbench.result/1\", \"runs\": []}", ": no runs" },
@@ -214,6 +215,10 @@ static void test_validate_measured(void)
     copy = json_deep_copy(doc);
     r = json_array_get(json_object_get(copy, "runs"), 0);
     json_object_set_new(r, "errors", json_integer(5000));
+    CHECK(bench_results_check(copy, err, sizeof err) == -1);
+    CHECK_MSG(strstr(err, "runs[0].attempts: 1000 is not ops + errors (1000 + 5000)") != NULL, "%s", err);
+    /* A /2 file's ops counted attempts: fewer of them than errors is refused. */
+    json_object_set_new(copy, "schema", json_string(BENCH_RESULT_SCHEMA_V2));
     CHECK(bench_results_check(copy, err, sizeof err) == -1);
     CHECK_MSG(strstr(err, "runs[0].errors: more errors than operations") != NULL, "%s", err);
     json_decref(copy);
@@ -348,7 +353,8 @@ static void test_merge_exact(void)
     json_decref(want);
 
     /* Counts add; rates of concurrent runs add; the longest duration. */
-    CHECK(bench_json_int(r, "ops", 0) == 30001 + 5 + 20000 + 4);
+    CHECK(bench_json_int(r, "ops", 0) == 30001 + 20000);
+    CHECK(bench_json_int(r, "attempts", 0) == 30001 + 5 + 20000 + 4);
     CHECK(bench_json_int(r, "errors", 0) == 9);
     CHECK(fabs(bench_json_num(r, "error_pct", 0) - 100.0 * 9 / 50010) < 1e-9);
     CHECK(bench_json_int(r, "threads", 0) == 5);
@@ -610,8 +616,8 @@ static void test_merge_refusals(void)
               "%s", err);
 
     merge_pair(&a, &b);
-    json_object_set_new(b, "schema", json_string("hsmbench.result/3"));
-    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: schema hsmbench.result/3 is not supported") != NULL,
+    json_object_set_new(b, "schema", json_string("hsmbench.result/4"));
+    CHECK_MSG(strstr(merge_err(a, b, err, sizeof err), "b.json: schema hsmbench.result/4 is not supported") != NULL,
               "%s", err);
 
     /* A second run needs a start of its own. */
@@ -736,11 +742,11 @@ static void test_csv(void)
         const char *want_header =
             "operation,threads,duration(sec),total operations,average latency(ms),p90 latency(ms),p99 latency(ms),"
             "min latency (ms),max latency (ms),Error %,Throughput per sec,capacity (kb/s),p50 latency(ms),"
-            "p95 latency(ms)\r\n";
+            "p95 latency(ms),attempts\r\n";
         CHECK_MSG(strncmp(text, want_header, strlen(want_header)) == 0, "header: %s", text);
         char row1[512];
         const json_t *lat = json_object_get(run0(doc), "latency_us");
-        snprintf(row1, sizeof row1, "rsa-pkcs-sign,2,4.00,1010,%.5f,%.5f,%.5f,%.5f,%.5f,0.99%%,%.2f,NA,%.5f,%.5f\r\n",
+        snprintf(row1, sizeof row1, "rsa-pkcs-sign,2,4.00,1000,%.5f,%.5f,%.5f,%.5f,%.5f,0.99%%,%.2f,NA,%.5f,%.5f,1010\r\n",
                  bench_json_num(lat, "mean", 0) / 1000, bench_json_num(lat, "p90", 0) / 1000,
                  bench_json_num(lat, "p99", 0) / 1000, bench_json_num(lat, "min", 0) / 1000,
                  bench_json_num(lat, "max", 0) / 1000, bench_json_num(run0(doc), "ops_per_s", 0),
@@ -748,7 +754,7 @@ static void test_csv(void)
         CHECK_MSG(strstr(text, row1) != NULL, "want row %s in:\n%s", row1, text);
         CHECK_MSG(strstr(text, "\r\n\"say \"\"hi\"\", digest\",1,4.00,1000,") != NULL, "quoted name: %s", text);
         CHECK_MSG(strstr(text, ",2000.00,") != NULL, "capacity 2048000/1024: %s", text);
-        CHECK_MSG(strstr(text, "\r\necdsa-sign,4,,,,,,,,,,,,\r\n") != NULL, "skipped row: %s", text);
+        CHECK_MSG(strstr(text, "\r\necdsa-sign,4,,,,,,,,,,,,,\r\n") != NULL, "skipped row: %s", text);
         /* Every line ends in CRLF, and there are 4. */
         int lines = 0, bare = 0;
         for (const char *p = text; *p; p++) {
@@ -1062,6 +1068,8 @@ static void test_hostile_documents(void)
           strstr(err, "runs[0].ops: 9223372036854775807 is out of range"));
     free(text);
     json_object_set_new(r0, "ops", json_integer(1));
+    json_object_set_new(r0, "errors", json_integer(0));
+    json_object_set_new(r0, "attempts", json_integer(1));
     json_object_set_new(json_object_get(r0, "latency_us"), "p99", json_real(1e308));
     text = json_dumps(doc, 0);
     CHECK(text && !bench_results_parse("h.json", text, strlen(text), err, sizeof err) &&
@@ -1073,6 +1081,7 @@ static void test_hostile_documents(void)
     /* Two files of 2^53 - 1 operations: the merged sum is refused, naming it. */
     json_object_set_new(json_object_get(r0, "latency_us"), "p99", json_real(5));
     json_object_set_new(r0, "ops", json_integer((json_int_t)(BENCH_RESULTS_MAX_VALUE - 1)));
+    json_object_set_new(r0, "attempts", json_integer((json_int_t)(BENCH_RESULTS_MAX_VALUE - 1)));
     json_t *const docs[2] = { doc, doc };
     const char *const names[2] = { "a.json", "b.json" };
     json_t *m = bench_results_merge(docs, names, 2, rest_sections(), err, sizeof err);

@@ -1,0 +1,361 @@
+/* bench/results/model.c - the run model: a run element read once into every figure its views show. */
+#include "bench/results/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bench/results/report.h"
+#include "bench/results/results.h"
+
+static void copy(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src ? src : "");
+}
+
+static uint64_t count_of(const json_t *obj, const char *key)
+{
+    const long long v = bench_json_int(obj, key, 0);
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void latency_of(const json_t *lat, bench_model_latency *l)
+{
+    memset(l, 0, sizeof *l);
+    if (!json_is_object(lat))
+        return;
+    l->present = 1;
+    l->min = bench_json_num(lat, "min", 0);
+    l->mean = bench_json_num(lat, "mean", 0);
+    l->stddev = bench_json_num(lat, "stddev", 0);
+    l->p50 = bench_json_num(lat, "p50", 0);
+    l->p90 = bench_json_num(lat, "p90", 0);
+    l->p95 = bench_json_num(lat, "p95", 0);
+    l->p99 = bench_json_num(lat, "p99", 0);
+    l->p999 = bench_json_num(lat, "p999", 0);
+    l->max = bench_json_num(lat, "max", 0);
+    l->count = count_of(lat, "count");
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const bench_model_code *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* errors_by_code, most frequent first (ties by name: the same order every time). */
+static int codes_of(const json_t *by, bench_model_code **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    const size_t k = json_is_object(by) ? json_object_size(by) : 0;
+    if (!k)
+        return 0;
+    bench_model_code *c = calloc(k, sizeof *c);
+    if (!c)
+        return -1;
+    const char *name;
+    json_t *v;
+    size_t i = 0;
+    json_object_foreach((json_t *)by, name, v) {
+        if (i == k)
+            break;
+        copy(c[i].name, sizeof c[i].name, name);
+        c[i].count = json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+        i++;
+    }
+    qsort(c, i, sizeof *c, by_count);
+    *out = c;
+    *n = i;
+    return 0;
+}
+
+static int seconds_of(const json_t *series, bench_run_model *m)
+{
+    const size_t n = json_is_array(series) ? json_array_size(series) : 0;
+    if (!n)
+        return 0;
+    if (!(m->seconds = calloc(n, sizeof *m->seconds)))
+        return -1;
+    size_t i;
+    const json_t *s;
+    json_array_foreach(series, i, s) {
+        bench_model_second *x = &m->seconds[i];
+        x->t = bench_json_num(s, "t", 0);
+        x->span_s = bench_json_num(s, "span_s", 1);
+        x->ops = count_of(s, "ops");
+        x->errors = count_of(s, "errors");
+        x->p50_us = bench_json_num(s, "p50_us", 0);
+        x->p99_us = bench_json_num(s, "p99_us", 0);
+        const json_t *t = json_object_get(s, "target");
+        x->has_target = json_is_number(t);
+        x->target = x->has_target ? json_number_value(t) : 0;
+        const json_t *f = json_object_get(s, "in_flight");
+        x->has_in_flight = json_is_integer(f);
+        x->in_flight = x->has_in_flight ? count_of(s, "in_flight") : 0;
+    }
+    m->nseconds = n;
+    return 0;
+}
+
+static int classes_of(const json_t *breakdown, bench_run_model *m)
+{
+    const size_t n = json_is_object(breakdown) ? json_object_size(breakdown) : 0;
+    if (!n)
+        return 0;
+    if (!(m->by = calloc(n, sizeof *m->by)))
+        return -1;
+    const char *dim;
+    json_t *arr;
+    json_object_foreach((json_t *)breakdown, dim, arr) {
+        if (m->nby == n)
+            break;
+        bench_model_breakdown *b = &m->by[m->nby++];
+        copy(b->dimension, sizeof b->dimension, dim);
+        const size_t k = json_is_array(arr) ? json_array_size(arr) : 0;
+        if (!k)
+            continue;
+        if (!(b->classes = calloc(k, sizeof *b->classes)))
+            return -1;
+        size_t i;
+        const json_t *cl;
+        json_array_foreach(arr, i, cl) {
+            bench_model_class *c = &b->classes[i];
+            copy(c->label, sizeof c->label, bench_json_str(cl, "class", "?"));
+            const json_t *w = json_object_get(cl, "weight");
+            c->has_weight = json_is_number(w);
+            c->weight = c->has_weight ? json_number_value(w) : 0;
+            c->ops = count_of(cl, "ops");
+            c->errors = count_of(cl, "errors");
+            c->attempts = c->ops + c->errors;
+            c->error_pct = pct(c->errors, c->attempts);
+            c->ops_per_s = bench_json_num(cl, "ops_per_s", 0);
+            c->attempts_per_s = bench_json_num(cl, "attempts_per_s", c->ops_per_s);
+            c->share_pct = pct(c->attempts, m->attempts);
+            latency_of(json_object_get(cl, "latency_us"), &c->latency);
+            bench_model_code *codes;
+            size_t nc;
+            if (codes_of(json_object_get(cl, "errors_by_code"), &codes, &nc) != 0)
+                return -1;
+            if (nc)
+                copy(c->top_error, sizeof c->top_error, codes[0].name);
+            free(codes);
+        }
+        b->n = k;
+    }
+    return 0;
+}
+
+/* Every token's label when the run spans several (environment.tokens). */
+static int tokens_of(const json_t *env, bench_run_model *m)
+{
+    const json_t *toks = json_object_get(env, "tokens");
+    const size_t n = json_is_array(toks) ? json_array_size(toks) : 0;
+    if (!n)
+        return 0;
+    if (!(m->tokens = calloc(n, sizeof *m->tokens)))
+        return -1;
+    size_t i;
+    const json_t *t;
+    json_array_foreach(toks, i, t) {
+        const char *label = json_is_string(t) ? json_string_value(t) : bench_json_str(t, "label", "?");
+        const char *serial = bench_json_str(t, "serial", NULL);
+        const size_t len = strlen(label) + (serial ? strlen(serial) + 16 : 0) + 1;
+        if (!(m->tokens[i] = malloc(len)))
+            return -1;
+        m->ntokens = i + 1;
+        if (serial && *serial)
+            snprintf(m->tokens[i], len, "%s (serial %s)", label, serial);
+        else
+            snprintf(m->tokens[i], len, "%s", label);
+    }
+    return 0;
+}
+
+int bench_model_attempts_latency(const bench_outcome *o, bench_model_latency *l)
+{
+    memset(l, 0, sizeof *l);
+    bench_hist *all = bench_hist_new();
+    if (!all)
+        return -1;
+    bench_hist_add(all, o->hist);
+    if (o->failed)
+        bench_hist_add(all, o->failed);
+    /* through the JSON the run element holds, so both are one figure */
+    json_t *j = bench_report_latency_json(all);
+    bench_hist_free(all);
+    if (!j)
+        return -1;
+    latency_of(j, l);
+    json_decref(j);
+    return 0;
+}
+
+static int flag(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return json_is_boolean(v) ? json_is_true(v) : -1;
+}
+
+/* TLS as the endpoint says: none over http:// whatever an older file's
+ * "tls" object claims (it said verify: true for plain HTTP). */
+static void tls_of(const json_t *env, const json_t *run, bench_model_tls *t)
+{
+    memset(t, 0, sizeof *t);
+    t->verified = t->custom_ca = t->client_cert = -1;
+    const json_t *ep = json_object_get(env, "endpoint");
+    if (!json_is_object(ep))
+        return;
+    const char *url = bench_json_str(json_object_get(run, "rest"), "url", bench_json_str(ep, "url", ""));
+    const json_t *tls = json_object_get(ep, "tls");
+    if (strncasecmp(url, "http://", 7) == 0 || (json_is_null(tls) && strncasecmp(url, "https://", 8) != 0)) {
+        t->kind = BENCH_TLS_NONE;
+        copy(t->scheme, sizeof t->scheme, "http");
+        return;
+    }
+    t->kind = BENCH_TLS_ON;
+    copy(t->scheme, sizeof t->scheme, "https");
+    t->verified = flag(tls, "verify");
+    t->custom_ca = flag(tls, "custom_ca");
+    t->client_cert = flag(tls, "client_cert");
+}
+
+/* A capacity step's verdict: capacity.steps[k - 1] of the document. */
+static void step_of(const json_t *doc, const json_t *run, bench_run_model *m)
+{
+    const json_t *k = json_object_get(run, "capacity_step");
+    m->capacity_step = json_is_integer(k) ? (long long)json_integer_value(k) : -1;
+    if (m->capacity_step < 1)
+        return;
+    const json_t *st = json_array_get(json_object_get(json_object_get(doc, "capacity"), "steps"),
+                                      (size_t)(m->capacity_step - 1));
+    const json_t *pass = json_object_get(st, "pass");
+    if (!json_is_boolean(pass))
+        return;
+    m->step_judged = 1;
+    m->step_pass = json_is_true(pass);
+    const char *why = bench_json_str(st, "why", "");
+    const char *limit = bench_json_str(st, "limit", NULL);
+    if (limit && *why)
+        snprintf(m->step_why, sizeof m->step_why, "%s [%s]", why, limit);
+    else
+        copy(m->step_why, sizeof m->step_why, *why ? why : limit);
+}
+
+int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->client_cpu = -1;
+    m->capacity_step = -1;
+    copy(m->test, sizeof m->test, bench_json_str(run, "test", "?"));
+    copy(m->mechanism, sizeof m->mechanism, bench_json_str(run, "mechanism", ""));
+    copy(m->mode, sizeof m->mode, bench_json_str(run, "mode", "?"));
+    bench_run_key_desc(run, m->key, sizeof m->key);
+    m->threads = (unsigned)count_of(run, "threads");
+    m->data_size = count_of(run, "data_size");
+    m->block_size = count_of(run, "block_size");
+    m->warmup_s = bench_json_num(json_object_get(run, "settings"), "warmup_s", 0);
+    copy(m->status, sizeof m->status, bench_json_str(run, "status", "?"));
+    copy(m->reason, sizeof m->reason, bench_json_str(run, "reason", ""));
+
+    const json_t *env = json_object_get(doc, "environment");
+    if (doc && bench_target_of_run(doc, run, &m->target) < 0)
+        copy(m->target.kind, sizeof m->target.kind, "?");
+    tls_of(env, run, &m->tls);
+    step_of(doc, run, m);
+    if (tokens_of(env, m) != 0)
+        goto oom;
+
+    m->measured = bench_run_measured(run);
+    if (!m->measured)
+        return 0;
+    m->duration_s = bench_json_num(run, "duration_s", 0);
+    m->ops = count_of(run, "ops");
+    m->errors = count_of(run, "errors");
+    m->attempts = m->ops + m->errors;
+    m->error_pct = pct(m->errors, m->attempts);
+    m->ops_per_s = bench_json_num(run, "ops_per_s", 0);
+    m->attempts_per_s = bench_json_num(run, "attempts_per_s", m->ops_per_s);
+    m->bytes_per_s = bench_json_num(run, "bytes_per_s", 0);
+    m->bytes = m->bytes_per_s * m->duration_s;
+    const json_t *cpu = json_object_get(run, "client_cpu");
+    if (json_is_number(cpu))
+        m->client_cpu = json_number_value(cpu);
+
+    latency_of(json_object_get(run, "latency_us"), &m->latency);
+    latency_of(json_object_get(run, "service_us"), &m->service);
+    latency_of(json_object_get(run, "queue_us"), &m->queue);
+    latency_of(json_object_get(run, "attempts_latency_us"), &m->attempts_latency);
+    if (!m->attempts_latency.present && m->errors == 0)
+        m->attempts_latency = m->latency;    /* no failure: the attempts are the successes */
+    const json_t *hj = json_object_get(run, "histogram");
+    if (json_is_object(hj)) {
+        if (!(m->hist = bench_hist_new()))
+            goto oom;
+        if (bench_hist_from_json(hj, m->hist) != 0) {
+            bench_hist_free(m->hist);
+            m->hist = NULL;
+        }
+    }
+    const json_t *sched = json_object_get(run, "schedule");
+    if ((m->open_loop = json_is_object(sched))) {
+        m->target_ops_per_s = bench_json_num(sched, "target_ops_per_s", 0);
+        m->achieved_ops_per_s = bench_json_num(sched, "achieved_ops_per_s", m->ops_per_s);
+        m->scheduled = count_of(sched, "scheduled");
+        m->late = count_of(sched, "late");
+        m->dropped = count_of(sched, "dropped");
+    }
+    if (codes_of(json_object_get(run, "errors_by_code"), &m->codes, &m->ncodes) != 0 ||
+        seconds_of(json_object_get(run, "per_second"), m) != 0 ||
+        classes_of(json_object_get(run, "breakdown"), m) != 0)
+        goto oom;
+    m->seconds_upper_bound = json_is_true(json_object_get(run, BENCH_MODEL_UPPER_BOUND_KEY));
+    return 0;
+oom:
+    bench_model_free(m);
+    return -1;
+}
+
+void bench_model_free(bench_run_model *m)
+{
+    free(m->codes);
+    free(m->seconds);
+    for (size_t k = 0; m->by && k < m->nby; k++)
+        free(m->by[k].classes);
+    free(m->by);
+    for (size_t i = 0; i < m->ntokens; i++)
+        free(m->tokens[i]);
+    free(m->tokens);
+    bench_hist_free(m->hist);
+    memset(m, 0, sizeof *m);
+    m->client_cpu = -1;
+    m->capacity_step = -1;
+}
+
+static const char *yes_no(int v)
+{
+    return v < 0 ? "?" : v ? "yes" : "no";
+}
+
+const char *bench_model_tls_text(const bench_model_tls *t, char *buf, size_t len)
+{
+    switch (t->kind) {
+    case BENCH_TLS_NONE:
+        snprintf(buf, len, "none (plain HTTP)");
+        return buf;
+    case BENCH_TLS_ON:
+        snprintf(buf, len, "certificate verified: %s · own CA (--cacert): %s · client certificate: %s",
+                 yes_no(t->verified), yes_no(t->custom_ca), yes_no(t->client_cert));
+        return buf;
+    case BENCH_TLS_UNKNOWN:
+        break;
+    }
+    return NULL;
+}

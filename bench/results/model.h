@@ -1,0 +1,170 @@
+/*
+ * bench/results/model.h - the run model: every figure a view shows of one
+ * run, computed once.
+ *
+ * A run is recorded once as a run element of an hsmbench.result/3 document
+ * (a live run's by bench_report_run_json after the join, a saved file's by
+ * bench_results_load, which upgrades /1 and /2 files); bench_model_from_run
+ * reads that element, with the document it belongs to, into this struct.
+ * Every view (the terminal summary and closing table, CSV, HTML, report,
+ * compare, the final Prometheus counters, the k6 and JMeter summaries)
+ * renders the model and computes none of these figures itself.
+ *
+ * The names are the file's: ops are the successful operations, attempts
+ * the successes and the errors, error_pct the errors over the attempts,
+ * ops_per_s the successes per second, attempts_per_s the attempts per
+ * second, bytes_per_s the successes times the bytes an operation processes.
+ */
+#ifndef BENCH_MODEL_H
+#define BENCH_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "bench/core/hist.h"
+#include "bench/core/pool.h"
+#include "bench/results/target.h"
+
+#define BENCH_MODEL_NAME_MAX 96
+
+/* A latency summary in µs (latency_us, service_us, queue_us). */
+typedef struct bench_model_latency {
+    int      present;     /* 0: the run has no such figures */
+    double   min, mean, stddev, p50, p90, p95, p99, p999, max;
+    uint64_t count;       /* the values it summarises (successes for latency) */
+} bench_model_latency;
+
+/* One error code and how often it occurred; a run's are most frequent first. */
+typedef struct bench_model_code {
+    char     name[BENCH_MODEL_NAME_MAX];   /* "CKR_DEVICE_ERROR", "HTTP 503" */
+    uint64_t count;
+} bench_model_code;
+
+/* One second of the measured run. */
+typedef struct bench_model_second {
+    double   t;            /* seconds since the measured part began */
+    double   span_s;
+    uint64_t ops;          /* successes */
+    uint64_t errors;
+    double   p50_us, p99_us;
+    int      has_target;
+    double   target;
+    int      has_in_flight;
+    uint64_t in_flight;
+} bench_model_second;
+
+/* One class of a breakdown (a mix's operation type, a token). */
+typedef struct bench_model_class {
+    char     label[BENCH_MODEL_NAME_MAX];
+    int      has_weight;
+    double   weight;
+    uint64_t ops, attempts, errors;
+    double   error_pct, ops_per_s, attempts_per_s;
+    double   share_pct;    /* of the run's attempts */
+    bench_model_latency latency;
+    char     top_error[BENCH_MODEL_NAME_MAX];   /* "" when none failed */
+} bench_model_class;
+
+typedef struct bench_model_breakdown {
+    char               dimension[BENCH_MODEL_NAME_MAX];   /* "type", "token" */
+    bench_model_class *classes;
+    size_t             n;
+} bench_model_breakdown;
+
+/* What a run's transport says of TLS. */
+typedef enum bench_model_tls_kind {
+    BENCH_TLS_UNKNOWN = 0,   /* not a REST run, or a file that does not say */
+    BENCH_TLS_NONE,          /* plain http://: there is no TLS */
+    BENCH_TLS_ON             /* https:// */
+} bench_model_tls_kind;
+
+typedef struct bench_model_tls {
+    bench_model_tls_kind kind;
+    char scheme[8];          /* "http", "https", "" */
+    int  verified;           /* certificate verified (BENCH_TLS_ON only); -1 unknown */
+    int  custom_ca;          /* -1 unknown */
+    int  client_cert;        /* -1 unknown */
+} bench_model_tls;
+
+typedef struct bench_run_model {
+    /* setup */
+    char     test[BENCH_MODEL_NAME_MAX];
+    char     mechanism[BENCH_MODEL_NAME_MAX];   /* "" when none */
+    char     mode[16];
+    char     key[BENCH_MODEL_NAME_MAX];         /* "RSA 2048", "-" */
+    unsigned threads;
+    uint64_t data_size, block_size;
+    double   warmup_s;
+
+    /* verdict */
+    char status[16];                     /* ok, failed, interrupted, skipped */
+    char reason[512];                    /* "" when ok */
+    int  measured;                       /* the figures below hold a measurement */
+
+    /* counts and rates */
+    double   duration_s;
+    uint64_t ops, attempts, errors;
+    double   error_pct, ops_per_s, attempts_per_s;
+    double   bytes, bytes_per_s;         /* 0 for a run that processes no data */
+    double   client_cpu;                 /* < 0 when not known */
+
+    /* latency of the successes; for open-loop runs its parts */
+    bench_model_latency latency, service, queue;
+    bench_model_latency attempts_latency;   /* every attempt, failed ones included (JMeter's
+                                               Avg/Min/Max); absent in older files */
+    bench_hist *hist;                    /* the histogram of latency (NULL: none) */
+    int      open_loop;                  /* has a schedule */
+    double   target_ops_per_s, achieved_ops_per_s;
+    uint64_t scheduled, late, dropped;
+
+    bench_model_code *codes;             /* errors by code, most frequent first */
+    size_t            ncodes;
+
+    bench_model_second *seconds;
+    size_t              nseconds;
+    int seconds_upper_bound;             /* p50/p99 per second are upper bounds (a merge) */
+
+    bench_model_breakdown *by;
+    size_t                 nby;
+
+    /* what was measured */
+    bench_target target;
+    char       **tokens;                 /* every token's label, when the run spans several */
+    size_t       ntokens;
+    bench_model_tls tls;
+
+    /* a capacity search's step: 0 the probe, k >= 1 step k, -1 not a step */
+    long long capacity_step;
+    int       step_judged;               /* the step has a verdict of the objectives */
+    int       step_pass;
+    char      step_why[256];
+} bench_run_model;
+
+/*
+ * Read run (an element of doc's "runs", doc validated and upgraded as
+ * bench_results_load leaves it) into m.  doc may be NULL (no target, TLS or
+ * capacity facts then).  Returns 0, or -1 when out of memory (m is then
+ * empty).  Release with bench_model_free.
+ */
+int  bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m);
+void bench_model_free(bench_run_model *m);
+
+/*
+ * The attempts' latency of a live run (its successes' and failures'
+ * histograms added), as the run element's attempts_latency_us holds it and
+ * bench_model_from_run reads it: for a view a workload prints from the
+ * outcome before the run element exists (the JMeter line).  0, or -1 when
+ * out of memory (*l then not present).
+ */
+int bench_model_attempts_latency(const bench_outcome *o, bench_model_latency *l);
+
+/* The TLS facts as people read them: "none (plain HTTP)", "certificate
+ * verified: yes · own CA (--cacert): no · client certificate: no", or NULL
+ * when unknown. */
+const char *bench_model_tls_text(const bench_model_tls *t, char *buf, size_t len);
+
+/* A run's per-second series in the JSON: its "per_second_upper_bound" flag. */
+#define BENCH_MODEL_UPPER_BOUND_KEY "per_second_upper_bound"
+
+#endif
