@@ -100,7 +100,7 @@ LABELS = {
                   "p50": "p50", "p99": "p99", "errors": "error_pct", "threads": "threads",
                   "status": "status"},
     "html_run": {"duration": "duration_s", "operations": "successes", "attempts": "attempts",
-                 "rate": "ops_per_s", "errors": "errors", "error rate": "error_pct",
+                 "rate": "ops_per_s", "errors": "errors", "error rate": "error_pct", "data": "bytes_per_s",
                  "latency min": "lat_min", "latency avg": "lat_mean", "latency p50": "p50",
                  "latency p90": "p90", "latency p95": "p95", "latency p99": "p99",
                  "latency p99.9": "p999", "latency max": "lat_max"},
@@ -149,6 +149,18 @@ def dur_us(s):
     return Fig(float(m.group(1)) * k, half_digit(m.group(1)) * k, s)
 
 
+BYTES = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+
+
+def bytes_of(s):
+    """'1.6 MB/s', '370.7 kB' -> Fig in bytes (decimal units); None when not one."""
+    m = re.match(r"^(\d+(?:\.\d+)?) ?(B|kB|MB|GB|TB)(/s)?$", s.strip())
+    if not m:
+        return None
+    k = BYTES[m.group(2)]
+    return Fig(float(m.group(1)) * k, half_digit(m.group(1)) * k, s.strip())
+
+
 def num(s):
     """'1598.04', '9.50%', '1598.04/s', '1 002' -> Fig; None when not a number."""
     s = s.strip().rstrip("%").replace("/s", "").strip()
@@ -166,10 +178,15 @@ def value(fig, s):
         return Fig(s.strip().split(":")[0].strip(), 0, s.strip())
     if fig in ("p50", "p90", "p95", "p99", "p999", "lat_min", "lat_mean", "lat_max"):
         return dur_us(s)
+    if fig == "bytes_per_s":
+        return bytes_of(s)
     if fig == "duration_s":
         d = dur_us(s)
         return Fig(d.v / 1e6, d.res / 1e6, s) if d else num(s)
     return num(s)
+
+
+LAT = ("p50", "p90", "p95", "p99", "p999", "lat_min", "lat_mean", "lat_max")
 
 
 def agree(a, b, fig):
@@ -178,7 +195,7 @@ def agree(a, b, fig):
     tol = a.res + b.res + 1e-9 * max(abs(a.v), abs(b.v))
     if fig in ("p50", "p90", "p95", "p99", "p999", "lat_min", "lat_mean", "lat_max"):
         tol += 0.005 * max(abs(a.v), abs(b.v))      # three significant digits, as drawn
-    if fig in ("ops_per_s", "attempts_per_s"):
+    if fig in ("ops_per_s", "attempts_per_s", "bytes_per_s"):
         tol += 0.002 * max(abs(a.v), abs(b.v))
     return abs(a.v - b.v) <= tol
 
@@ -279,6 +296,10 @@ def parse_summary(block):
                 base = "successes" if label == "operations" else "attempts"
                 f[base] = num(p[0])
                 f["ops_per_s" if label == "operations" else "attempts_per_s"] = num(p[1])
+        elif label == "data":
+            mm = re.match(r"^(\S+ \S+)\s+(\S+ \S+/s)$", rest.strip())
+            if mm:
+                f["bytes_per_s"] = bytes_of(mm.group(2))
         elif label == "duration":
             f["duration_s"] = value("duration_s", rest.split()[0])
         elif label == "status":
@@ -542,6 +563,10 @@ def parse_csv(text):
             if i is not None and i < len(r) and num(r[i]):
                 n = num(r[i])
                 figs[k] = Fig(n.v * 1e3, n.res * 1e3, r[i] + "ms")
+        ki = next((j for j, h in enumerate(header) if h.strip().lower() == "capacity (kb/s)"), None)
+        if ki is not None and ki < len(r) and num(r[ki]):
+            n = num(r[ki])
+            figs["bytes_per_s"] = Fig(n.v * 1024, n.res * 1024, r[ki] + " KiB/s")
         out.append(((r[ci] if ci is not None and ci < len(r) else ""), figs))
     return out
 
@@ -558,7 +583,7 @@ def model_of(run, schema):
         f["successes"] = Fig(run.get("ops", 0))
         f["attempts"] = Fig(run.get("attempts", run.get("ops", 0) + err))
     f["errors"] = Fig(err)
-    for k in ("error_pct", "ops_per_s", "attempts_per_s", "duration_s", "threads"):
+    for k in ("error_pct", "ops_per_s", "attempts_per_s", "duration_s", "threads", "bytes_per_s", "data_size"):
         if isinstance(run.get(k), (int, float)):
             f[k] = Fig(float(run[k]), 0.005 if k != "threads" else 0)
     if "status" in run:
@@ -615,7 +640,8 @@ def diff(view, figs, ref, skip=()):
                 return f"{view} {fig} {v.v} vs model {r.v}"
             continue
         if not agree(v, r, base):
-            return f"{view} {fig} {v!r} vs model {r!r}"
+            unit = "µs" if base in LAT else " B/s" if base == "bytes_per_s" else ""
+            return f"{view} {fig} {v!r} vs model {r.v:g}{unit}"
     return None
 
 
@@ -647,6 +673,9 @@ def truth_problems(name, ref, truth, n_runs_with_attempts=None):
     d = ref.get("duration_s")
     if d and d.v > 0 and "ops_per_s" in ref and abs(ref["ops_per_s"].v - s / d.v) > 0.01 + 0.002 * s / d.v:
         p.append(f"ops_per_s {ref['ops_per_s'].v} != successes/duration {s / d.v:.2f}")
+    b, ds = ref.get("bytes_per_s"), ref.get("data_size")
+    if b and ds and b.v > 0 and d and d.v > 0 and abs(b.v - s * ds.v / d.v) > 1 + 0.002 * b.v:
+        p.append(f"bytes_per_s {b.v:g} != successes x data_size / duration {s * ds.v / d.v:.0f}")
     if "min_latency_us" in truth and s and "lat_min" in ref and ref["lat_min"].v < 0.99 * float(truth["min_latency_us"]):
         p.append(f"latency min {ref['lat_min'].v} µs below the service time {truth['min_latency_us']} µs")
     return [f"{name}: {x}" for x in p]
@@ -1009,8 +1038,15 @@ def extract(d, doc):
         k6end = text.split("\n\n     ")  # --summary k6: k6's own block at the end (same figures)
         if len(k6end) > 1 and len(plain) == 1:
             f = {}
-            for m in re.finditer(r"^ +(http_reqs|iterations)\.+: (\d+) ", text, re.M):
+            for m in re.finditer(r"^ {5}(http_reqs|iterations)\.+: (\d+) ", text, re.M):
                 f["k6 " + m.group(1)] = Fig(int(m.group(2)))
+            m = re.search(r"^ {5}http_req_failed\.+: ([\d.]+)% ✓ (\d+) ✗ (\d+)", text, re.M)
+            if m:   # k6's style: ✓ counts the failed requests
+                f["k6 http_req_failed %"], f["k6 http_req_failed count"] = num(m.group(1)), Fig(int(m.group(2)))
+                f["k6 http_req_failed of"] = Fig(int(m.group(2)) + int(m.group(3)))
+            m = re.search(r"^ {5}checks\.+: [\d.]+% ✓ (\d+) ✗ (\d+)", text, re.M)
+            if m:
+                f["k6 checks status ✓"], f["k6 checks status ✗"] = Fig(int(m.group(1))), Fig(int(m.group(2)))
             out.append(("k6 summary", (plain[0],), f))
         j = jmeter_line(text)
         if j and len(plain) == 1:
