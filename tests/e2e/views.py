@@ -189,7 +189,16 @@ def value(fig, s):
 LAT = ("p50", "p90", "p95", "p99", "p999", "lat_min", "lat_mean", "lat_max")
 
 
+def kind(fig):
+    """The figure a name stands for, as far as rounding goes."""
+    base = fig.split("@")[0].split(" (")[0]
+    if base.startswith("per-second "):
+        return "p50" if base.endswith(("p50", "p99")) else "ops_per_s"
+    return base
+
+
 def agree(a, b, fig):
+    fig = kind(fig)
     if isinstance(a.v, str) or isinstance(b.v, str):
         return a.v == b.v
     tol = a.res + b.res + 1e-9 * max(abs(a.v), abs(b.v))
@@ -542,10 +551,38 @@ def parse_html(text):
                 title = next((norm(x.text()) for x in svg.kids if isinstance(x, Node) and x.tag == "title"), "")
                 lines = [len(re.findall(r"[-\d.]+,[-\d.]+", p.attrs.get("points", "")))
                          for p in svg.all("polyline")]
-                charts.append({"title": title, "points": lines, "text": norm(svg.text())})
+                dots = [norm(x.text()) for x in svg.find(lambda n: n.tag == "title" and n.parent.tag != "svg")]
+                charts.append({"title": title, "points": lines, "text": norm(svg.text()), "dots": dots})
             page["sections"].append({"id": sid, "h2": norm(h2[0].text()) if h2 else "", "figs": figs,
                                      "classes": classes, "charts": charts, "text": norm(sec.text())})
     return page
+
+
+# The run section's charts: their dots' titles ("operations/s 1s: 1002").
+CHARTS = {"Operations per second": {"operations/s": "per-second successes/s", "errors/s": "per-second errors/s"},
+          "Latency per second": {"p50": "per-second p50", "p99": "per-second p99"}}
+
+
+def html_charts(charts):
+    figs, codes = {}, {}
+    for ch in charts:
+        series = CHARTS.get(ch["title"])
+        if series:
+            count = {}
+            for dot in ch["dots"]:
+                m = re.match(r"^(\S+) \S+: (\S+)$", dot)
+                if m and m.group(1) in series:
+                    n = count[m.group(1)] = count.get(m.group(1), 0) + 1
+                    fig = series[m.group(1)]
+                    figs[f"{fig}@{n}"] = dur_us(m.group(2)) if fig.endswith(("p50", "p99")) else num(m.group(2))
+        elif ch["title"] == "Errors by code":
+            for dot in ch["dots"]:
+                m = re.match(r"^(.+): (\d+)$", dot)
+                if m:
+                    codes[m.group(1)] = int(m.group(2))
+    if codes:
+        figs["errors_by_code"] = Fig(codes)
+    return figs
 
 
 def parse_csv(text):
@@ -595,6 +632,17 @@ def model_of(run, schema):
             f[fig] = Fig(float(lat[k]), 0.005)
     if "errors_by_code" in run:
         f["errors_by_code"] = Fig(dict(run["errors_by_code"]))
+    ok = 0
+    for k, ps in enumerate(run.get("per_second") or []):
+        span = ps.get("span_s") or 1.0
+        succ = ps.get("ops", 0) - (ps.get("errors", 0) if schema.endswith("/2") else 0)
+        f[f"per-second successes/s@{k + 1}"] = Fig(succ / span, 0.0)
+        f[f"per-second errors/s@{k + 1}"] = Fig(ps.get("errors", 0) / span, 0.0)
+        if succ > 0:
+            ok += 1
+            for q in ("p50", "p99"):
+                if isinstance(ps.get(q + "_us"), (int, float)):
+                    f[f"per-second {q}@{ok}"] = Fig(float(ps[q + "_us"]), 0.005)
     return f
 
 
@@ -632,7 +680,9 @@ def diff(view, figs, ref, skip=()):
         if fig in skip or fig.startswith("k6 "):
             continue
         base = fig.split("@")[0].split(" (")[0]
-        r = ref.get(base)
+        r = ref.get(fig, ref.get(base))
+        if fig.startswith("per-second ") and r is None:
+            return f"{view} {fig} {v!r}: the model has no such second"
         if r is None or v is None:
             continue
         if base == "errors_by_code":
@@ -640,7 +690,7 @@ def diff(view, figs, ref, skip=()):
                 return f"{view} {fig} {v.v} vs model {r.v}"
             continue
         if not agree(v, r, base):
-            unit = "µs" if base in LAT else " B/s" if base == "bytes_per_s" else ""
+            unit = "µs" if kind(fig) in LAT else " B/s" if base == "bytes_per_s" else ""
             return f"{view} {fig} {v!r} vs model {r.v:g}{unit}"
     return None
 
@@ -932,6 +982,12 @@ def check(corpus, top):
             else:
                 t = truth
             probs += truth_problems(f"run {i + 1}", refs[(i,)], t)
+            ps = run.get("per_second") or []
+            if ps and (sum(x.get("ops", 0) for x in ps) != run.get("ops") or
+                       sum(x.get("errors", 0) for x in ps) != run.get("errors")):
+                probs.append(f"run {i + 1}: the per-second counts do not add up to the run's")
+            if ps and abs(sum(x.get("span_s", 0) for x in ps) - run.get("duration_s", 0)) > 0.01:
+                probs.append(f"run {i + 1}: the per-second spans do not add up to duration_s")
         if "merged_from" in truth:
             gens = [json.load(open(os.path.join(corpus, g, "r.json"))) for g in truth["merged_from"].split(",")]
             for k in ("successes", "attempts", "errors"):
@@ -1075,6 +1131,7 @@ def extract(d, doc):
             out.append(("HTML run section", (i,), s["figs"]))
             for (dim, name), cf in s["classes"].items():
                 out.append(("HTML run section", (i, dim, name), cf))
+            out.append(("HTML charts", (i,), html_charts(s["charts"])))
         if len(page["runs_table"]) != len(rs) or len(page["sections"]) != len(rs):
             out.append(("HTML", (-1,), {}))
     rep = read(os.path.join(d, "report.out"))
