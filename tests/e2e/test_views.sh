@@ -84,11 +84,12 @@ measure mix "HSMBENCH_MOCK=service=fixed:200us;cores=4;fail=CKR_DEVICE_ERROR:0.1
 
 # ---- a capacity search: 1 s steps, a few of them, some failing their objective --------
 # Two 2 ms cores carry 1000/s: the probe finds about that, the steps at
-# 500/s and 1000/s pass, the one at 2000/s cannot; ±50 % ends the search
-# after four steps.
-truth capacity capacity=1 min_latency_us=2000
+# 500/s and 1000/s pass, the one at 2000/s cannot (its requests wait in
+# line for a quarter of a second); ±50 % ends the search after four steps.
+# Which steps pass on a loaded machine does not matter here (rc=any).
+truth capacity capacity=1 min_latency_us=2000 rc=any
 measure capacity "HSMBENCH_MOCK=service=fixed:2ms;cores=2" -- \
-    run --module "$MOCK" --test sha256-digest --find-capacity 'p99<10ms' --threads 4 \
+    run --module "$MOCK" --test sha256-digest --find-capacity 'p99<50ms' --threads 4 \
     --step 1s --precision 50%
 
 # ---- three generators, merged ---------------------------------------------------------
