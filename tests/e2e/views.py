@@ -1019,6 +1019,9 @@ def check(corpus, top):
             want_rc = "1" if float(truth.get("error_rate", 0)) > 0 else "0"
             if rc != want_rc:
                 probs.append(f"exit {rc}, expected {want_rc}")
+        for f in ("err", "report.err", "compare.err", "merge.err", "html.err"):
+            if re.search(r"ERROR: \w+Sanitizer|runtime error", read(os.path.join(d, f)) or ""):
+                probs.append(f"a sanitizer report in {f}")
         c.case(f"views: {n}: the model's figures are what the run is by construction", probs)
         # each view against the model
         byview = {}
