@@ -6,7 +6,7 @@
  * A request goes in three steps so that the same code can later be driven
  * by curl_multi (the core's open-loop pool) instead of curl_easy_perform:
  *
- *   rest_http_request(h, "POST", url, body, len)  the easy handle is ready
+ *   rest_http_request(h, "POST", &url, body, len) the easy handle is ready
  *   ... curl_easy_perform(rest_http_easy(h)), or a multi handle runs it ...
  *   rest_http_finish(h, curlcode, &resp)          status, body, phases
  *
@@ -31,6 +31,7 @@
 #include <curl/curl.h>
 
 #include "bench/util/signals.h"
+#include "bench/util/url.h"
 #include "bench/core/workload.h"
 #include "bench/core/side.h"
 #include "rest/transport/phases.h"
@@ -135,10 +136,20 @@ void rest_http_note_check(rest_http *h, rest_check kind, int passed);
 /* An SDKMS re-authentication happened in the current operation. */
 void rest_http_note_reauth(rest_http *h);
 
-/* Prepare a request: method "POST" (body may be empty), "GET" or "DELETE".
- * url and body must stay valid until the request is finished. */
-void  rest_http_request(rest_http *h, const char *method, const char *url, const char *body,
+/*
+ * Prepare a request: method "POST" (body may be empty), "GET" or "DELETE".
+ * url and body must stay valid until the request is finished.  The handle
+ * knows a URL by its address: given the URL it holds (the common case: a
+ * workload's URLs are parsed before the run and live as long as it does)
+ * it changes no option and compares no text; so a URL given here must not
+ * change, nor be freed while the handle lives and may be given it again.
+ * A URL made for one request (a key's URL for its deletion) goes with
+ * rest_http_request_once(), after which the handle holds no URL it knows.
+ */
+void  rest_http_request(rest_http *h, const char *method, const bench_url *url, const char *body,
                         size_t len);
+void  rest_http_request_once(rest_http *h, const char *method, const bench_url *url,
+                             const char *body, size_t len);
 CURL *rest_http_easy(rest_http *h);
 void  rest_http_finish(rest_http *h, CURLcode cc, rest_response *out);
 void  rest_http_perform(rest_http *h, rest_response *out);
