@@ -474,7 +474,9 @@ void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg)
     h->ok_arg = ok_arg;
 }
 
-void rest_http_bind(rest_http *h, bench_side *side)
+/* Note this handle's requests for `side` from now on (NULL: none); clears
+ * what was noted before. */
+static void http_bind(rest_http *h, bench_side *side)
 {
     h->side = side;
     h->npending = 0;
@@ -505,7 +507,8 @@ static void record_one(rest_http *h, const pending_req *p)
         bench_side_add(h->side, REST_SC_RETRIED, 1);
 }
 
-void rest_http_flush(rest_http *h)
+/* Record what was noted since the last flush (outside the timed path). */
+static void http_flush(rest_http *h)
 {
     if (!h->side)
         return;
@@ -614,7 +617,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     }
 
     /* Only note here (a few reads of the handle): the phases are worked
-     * out and recorded by rest_http_flush(), after the operation. */
+     * out and recorded by http_flush(), after the operation. */
     rest_stamps st;
     /* A request that made a new connection although the last one left its
      * connection alive found that connection dead: when it died under the
@@ -689,10 +692,10 @@ void rest_http_perform(rest_http *h, rest_response *out)
  * (every REST state does: rest/client.h). */
 void rest_state_side_bind(void *state, bench_side *side)
 {
-    rest_http_bind(*(rest_http **)state, side);
+    http_bind(*(rest_http **)state, side);
 }
 
 void rest_state_side_flush(void *state)
 {
-    rest_http_flush(*(rest_http **)state);
+    http_flush(*(rest_http **)state);
 }

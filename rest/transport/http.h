@@ -14,9 +14,9 @@
  * headers and the Profiling-Data value in a response stay valid until the
  * next rest_http_request().
  *
- * A handle bound to the run's side-metrics recorder (rest_http_bind)
+ * A handle bound to the run's side-metrics recorder (rest_state_side_bind)
  * notes each finished request (status, libcurl's timestamps, the
- * Profiling-Data value) and records them at rest_http_flush(), which the
+ * Profiling-Data value) and records them at rest_state_side_flush(), which the
  * workload calls from the core's side_flush() after the operation: the
  * core switches the recorder on for measured operations only, so set-up
  * (before the bind), warm-up and tear-down (after rest_http_teardown_mode)
@@ -125,11 +125,6 @@ void rest_http_abandoned(rest_http *h, CURLcode why, uint64_t waited_ms);
 
 /* Which statuses are not failures in http_req_failed (NULL: 200..399). */
 void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg);
-/* Note this handle's requests for `side` from now on (NULL: none); clears
- * what was noted before. */
-void rest_http_bind(rest_http *h, bench_side *side);
-/* Record what was noted since the last flush (outside the timed path). */
-void rest_http_flush(rest_http *h);
 /* One of k6's checks on the current operation's answer passed or failed
  * (recorded at the flush, as the requests are). */
 void rest_http_note_check(rest_http *h, rest_check kind, int passed);

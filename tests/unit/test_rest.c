@@ -589,7 +589,7 @@ static void test_stats_counts_and_json(void)
     CHECK(bench_side_count(&t, REST_SC_REQUESTS) == 0);
     CHECK(bench_side_count(&w[0], REST_SC_REQUESTS) + bench_side_count(&w[1], REST_SC_REQUESTS) +
           bench_side_count(&w[2], REST_SC_REQUESTS) == 9);
-    /* The checks, as rest_http_flush adds them. */
+    /* The checks, as the handle's side flush adds them. */
     bench_side_add(&w[1], REST_SC_CHECK + 2 * REST_CHECK_STATUS, 7);
     bench_side_add(&w[1], REST_SC_CHECK + 2 * REST_CHECK_STATUS + 1, 1);
     bench_side_add(&w[2], REST_SC_CHECK + 2 * REST_CHECK_BODY, 6);
