@@ -154,7 +154,7 @@ void p11_mix_workload(p11_mix_ctx *mc, bench_workload *w)
         w->after_always |= mc->inner[i].after_always;
     }
     mc->cum[mix->n - 1] = 1.0;
-    mc->by = (bench_breakdown){ "type", mix->n, mix->labels, mix->weights, mix_class_of, NULL };
+    mc->by = (bench_breakdown){ "type", mix->n, mix->labels, mix->weights, mix_class_of };
     w->ctx = mc;
     w->open = mix_open;
     w->do_one = mix_do;

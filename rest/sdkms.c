@@ -1065,7 +1065,7 @@ void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots)
     /* Keys being made at the end are waited for (to the request timeout),
      * so that each is known and deleted. */
     if (s->cfg.op == REST_SDKMS_KEYGEN && !s->cfg.transient && aslots)
-        w->adrain_ns = (uint64_t)s->client->http.timeout_ms * 1000000u;
+        w->async.drain_ns = (uint64_t)s->client->http.timeout_ms * 1000000u;
     w->bytes_per_op = s->cfg.op == REST_SDKMS_ENCRYPT || s->cfg.op == REST_SDKMS_DECRYPT ||
                               s->cfg.op == REST_SDKMS_MAC
                           ? s->cfg.data_size : 0;
