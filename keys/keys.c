@@ -252,24 +252,3 @@ CK_ULONG keys_rsa_modulus_len(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJE
     return a.ulValueLen;
 }
 
-CK_RV keys_destroy(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, keys_handle *k)
-{
-    CK_RV first = CKR_OK, rv;
-
-    if (!k->created) {
-        memset(k, 0, sizeof *k);    /* found, not made: never destroyed */
-        return CKR_OK;
-    }
-    if (k->priv) {
-        rv = fn->C_DestroyObject(s, k->priv);
-        if (rv != CKR_OK)
-            first = rv;
-    }
-    if (k->pub) {
-        rv = fn->C_DestroyObject(s, k->pub);
-        if (rv != CKR_OK && first == CKR_OK)
-            first = rv;
-    }
-    memset(k, 0, sizeof *k);
-    return first;
-}

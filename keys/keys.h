@@ -100,7 +100,4 @@ EVP_PKEY *keys_export_public(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, keys_typ
 /* The modulus length in bytes of an RSA key in the token (0 if unknown). */
 CK_ULONG keys_rsa_modulus_len(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key);
 
-/* Destroy what keys_generate/keys_import created; returns the first failure. */
-CK_RV keys_destroy(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, keys_handle *k);
-
 #endif

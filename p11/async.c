@@ -193,11 +193,9 @@ int p11_async_setup(p11_test_ctx *ctx, const p11_module *m, bench_workload *w, u
     }
     f->C_CloseSession(s);
     ctx->async_list = f;
-    w->actx = ctx;
-    w->aopen = slot_open;
-    w->asubmit = slot_submit;
-    w->apoll = slot_poll;
-    w->aclose = slot_close;
-    w->aslots = slots;
+    static const bench_async_ops ops = {
+        .open = slot_open, .submit = slot_submit, .poll = slot_poll, .close = slot_close,
+    };
+    w->async = (bench_async){ &ops, ctx, slots, 0 };
     return 1;
 }

@@ -156,7 +156,7 @@ void p11_mix_workload(p11_mix_ctx *mc, bench_workload *w)
     mc->cum[mix->n - 1] = 1.0;
     for (unsigned i = 0; i < mix->n; i++)
         mc->bytes[i] = mc->inner[i].bytes_per_op;
-    mc->by = (bench_breakdown){ "type", mix->n, mix->labels, mix->weights, mix_class_of, NULL, mc->bytes };
+    mc->by = (bench_breakdown){ "type", mix->n, mix->labels, mix->weights, mix_class_of, mc->bytes };
     w->ctx = mc;
     w->open = mix_open;
     w->do_one = mix_do;

@@ -33,10 +33,6 @@ typedef struct p11_module {
 p11_module *p11_module_open(const char *spec, const char *init_args, unsigned threads);
 void p11_module_close(p11_module *m);
 
-/* The first entry hsmbench calls that a function list leaves NULL
- * ("C_GetSlotList"), or NULL when none is missing.  p11_module_open
- * refuses such a module (one line, exit 3) before calling anything. */
-const char *p11_function_list_gap(const CK_FUNCTION_LIST *fn);
 
 /* Copy a blank-padded PKCS#11 string into a NUL-terminated trimmed one. */
 void p11_trim(char *dst, size_t dstlen, const unsigned char *src, size_t srclen);

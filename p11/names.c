@@ -573,17 +573,6 @@ static const char *lookup(const p11_name *tab, size_t n, unsigned long v)
     return NULL;
 }
 
-static unsigned long rlookup(const p11_name *tab, size_t n, const char *name, int *found)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(tab[i].name, name) == 0) {
-            *found = 1;
-            return tab[i].value;
-        }
-    *found = 0;
-    return 0;
-}
-
 const char *p11_rv_name(CK_RV rv, char *buf, size_t len)
 {
     const char *n = lookup(rv_names, sizeof rv_names / sizeof rv_names[0], rv);
@@ -600,13 +589,6 @@ const char *p11_mech_name(CK_MECHANISM_TYPE m, char *buf, size_t len)
         return n;
     snprintf(buf, len, "%s0x%08lx", m & CKM_VENDOR_DEFINED ? "CKM_VENDOR_" : "CKM_", (unsigned long)m);
     return buf;
-}
-
-int p11_mech_by_name(const char *name, CK_MECHANISM_TYPE *out)
-{
-    int found;
-    *out = rlookup(mech_names, sizeof mech_names / sizeof mech_names[0], name, &found);
-    return found ? 0 : -1;
 }
 
 typedef struct { CK_FLAGS bit; const char *name; } flag_name;

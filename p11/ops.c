@@ -685,7 +685,7 @@ void p11_tokens_workload(p11_test_set *set, bench_workload *w)
     p11_test_workload(set->ctx[0], w);
     w->ctx = set;
     w->open = tokens_open;
-    set->by_token = (bench_breakdown){ "token", set->n, set->labels, NULL, token_of, NULL, NULL };
+    set->by_token = (bench_breakdown){ "token", set->n, set->labels, NULL, token_of, NULL };
     w->breakdown[1] = &set->by_token;
 }
 

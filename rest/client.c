@@ -3,11 +3,9 @@
 
 #include "bench/results/report.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "bench/util/clock.h"
@@ -74,7 +72,7 @@ const char *rest_error_text(const char *body, size_t len, char *buf, size_t cap)
     return buf;
 }
 
-bench_code rest_setup_call(rest_http *h, const char *what, const char *method, const char *url,
+bench_code rest_setup_call(rest_http *h, const char *what, const char *method, const bench_url *url,
                            const char *body, size_t len, rest_check_fn check, void *arg,
                            rest_response *resp, char *err, size_t errlen)
 {
@@ -147,50 +145,33 @@ bench_code rest_b64_text(const char *s, size_t n, uint8_t **out, size_t *outlen)
     return BENCH_OK;
 }
 
-int rest_url_check(const char *url, char *err, size_t errlen)
+int rest_url_parse(bench_url *u, const char *text, char *err, size_t errlen)
 {
-    const char *p;
-    if (strncasecmp(url, "https://", 8) == 0)
-        p = url + 8;
-    else if (strncasecmp(url, "http://", 7) == 0)
-        p = url + 7;
-    else {
-        snprintf(err, errlen, "'%s' is not an http:// or https:// URL", url);
+    if (bench_url_parse(u, text, err, errlen) != 0)
         return -1;
-    }
-    size_t hostlen = strcspn(p, "/?#");
-    if (hostlen == 0) {
-        snprintf(err, errlen, "'%s' has no host", url);
-        return -1;
-    }
-    if (memchr(p, '@', hostlen)) {
+    if (u->userinfo) {
+        bench_url_free(u);
         snprintf(err, errlen, "credentials in the URL are not accepted: give them with the "
                               "token or API key options");
         return -1;
     }
-    for (const char *c = url; *c; c++) {
-        if (isspace((unsigned char)*c) || (unsigned char)*c < 0x20) {
-            snprintf(err, errlen, "the URL contains a space or control character");
-            return -1;
-        }
-    }
     return 0;
 }
 
-json_t *rest_env_json(const char *service, const char *url, const rest_http_opts *h,
-                      const char *plain_url)
+json_t *rest_env_json(const char *service, const bench_url *url, const rest_http_opts *h,
+                      const bench_url *plain_url)
 {
     const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
     /* Over plain http there is no TLS to verify: "tls" is null, "scheme" says why. */
-    const int plain = strncasecmp(url, "http://", 7) == 0;
+    const int plain = url->scheme == BENCH_URL_HTTP;
     json_t *tls = plain ? json_null()
                         : json_pack("{s:b,s:b,s:b}", "verify", !h->insecure, "custom_ca", h->cacert != NULL,
                                     "client_cert", h->cert != NULL);
-    json_t *ep = json_pack("{s:s,s:s,s:s,s:o,s:s,s:b,s:f}", "service", service, "url", url, "scheme",
+    json_t *ep = json_pack("{s:s,s:s,s:s,s:o,s:s,s:b,s:f}", "service", service, "url", url->text, "scheme",
                            plain ? "http" : "https", "tls", tls,
                            "http_version", h->http2 ? "2 (when offered)" : "1.1", "connection_reuse",
                            !h->no_reuse, "timeout_s", (double)h->timeout_ms / 1000.0);
-    if (ep && plain_url && json_object_set_new(ep, "plain_url", json_string(plain_url)) != 0) {
+    if (ep && plain_url && json_object_set_new(ep, "plain_url", json_string(plain_url->text)) != 0) {
         json_decref(ep);
         ep = NULL;
     }

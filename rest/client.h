@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "bench/core/workload.h"
+#include "bench/util/url.h"
 #include "rest/transport/http.h"
 #include "rest/transport/stats.h"
 
@@ -51,7 +52,7 @@ typedef bench_code (*rest_check_fn)(void *arg, const rest_response *r);
  * Returns BENCH_OK, or the failure's code with one line in err:
  * "<what>: HTTP 401: invalid token", "<what>: TLS: SSL certificate problem ...".
  */
-bench_code rest_setup_call(rest_http *h, const char *what, const char *method, const char *url,
+bench_code rest_setup_call(rest_http *h, const char *what, const char *method, const bench_url *url,
                            const char *body, size_t len, rest_check_fn check, void *arg,
                            rest_response *resp, char *err, size_t errlen);
 
@@ -71,9 +72,11 @@ bench_code rest_json_b64(const json_t *obj, const char *field, uint8_t **out, si
 /* The same for a field's text s[0..n). */
 bench_code rest_b64_text(const char *s, size_t n, uint8_t **out, size_t *outlen);
 
-/* Check the text of an endpoint URL: http(s), a host, no user:password@.
- * 0, or -1 with a reason in err. */
-int rest_url_check(const char *url, char *err, size_t errlen);
+/* Parse an endpoint URL into *u (bench/util/url.h: http or https, a host,
+ * a port that is one) and refuse user:password@ in it, which the token and
+ * API key options carry instead.  0, or -1 with a reason in err and *u
+ * empty. */
+int rest_url_parse(bench_url *u, const char *text, char *err, size_t errlen);
 
 /* Keep the first worker's set-up failure (the one the user is told about). */
 void rest_client_setup_failed(rest_client *c, bench_code code);
@@ -81,7 +84,7 @@ void rest_client_setup_failed(rest_client *c, bench_code code);
 /* The results file's "environment": target (kind "rest", name and id from the
  * service and the URL, bench/results/target.h), endpoint (service, url, TLS and HTTP
  * settings, plain_url when given), client (libcurl and its TLS library), host. */
-json_t *rest_env_json(const char *service, const char *url, const rest_http_opts *h,
-                      const char *plain_url);
+json_t *rest_env_json(const char *service, const bench_url *url, const rest_http_opts *h,
+                      const bench_url *plain_url);
 
 #endif

@@ -154,6 +154,7 @@ typedef enum { KIND_EKM, KIND_SDKMS } rest_kind;
 typedef struct rest_opts {
     rest_kind      kind;
     const char    *endpoint;
+    bench_url      endpoint_url;       /* --endpoint, parsed once at the check */
     const char    *op;
     rest_http_opts http;
     bench_load_opts lo;
@@ -399,7 +400,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                     o->kind == KIND_EKM ? "EKM key URI" : "SDKMS service URL");
         return BENCH_EXIT_USAGE;
     }
-    if (rest_url_check(o->endpoint, why, sizeof why) != 0) {
+    if (rest_url_parse(&o->endpoint_url, o->endpoint, why, sizeof why) != 0) {
         bench_error("--endpoint: %s", why);
         return BENCH_EXIT_USAGE;
     }
@@ -516,7 +517,7 @@ static void scrub_argv(int argc, char **argv, const unsigned char *marks)
 
 static json_t *env_json(const rest_opts *o)
 {
-    return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", o->endpoint, &o->http, NULL);
+    return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", &o->endpoint_url, &o->http, NULL);
 }
 
 /* One line for a set-up failure, with a hint where one helps. */
@@ -637,6 +638,7 @@ int rest_cmd_rest(int argc, char **argv)
     o.secret_args = marks + 1;
     int rc = parse_args(argc - 1, argv + 1, &o);
     if (rc != 0) {
+        bench_url_free(&o.endpoint_url);
         free(o.aad);
         free(o.file_data);
         free(marks);
@@ -646,6 +648,7 @@ int rest_cmd_rest(int argc, char **argv)
     char *secret = malloc(SECRET_MAX);
     if (!secret) {
         bench_error("out of memory");
+        bench_url_free(&o.endpoint_url);
         free(o.aad);
         free(o.file_data);
         free(marks);
@@ -687,18 +690,18 @@ int rest_cmd_rest(int argc, char **argv)
     int inited = 0;
     memset(&d, 0, sizeof d);
     if (o.kind == KIND_EKM) {
-        rest_ekm_cfg cfg = { o.endpoint, REST_EKM_WRAP, (size_t)o.data_size, o.aad, o.aadlen,
+        rest_ekm_cfg cfg = { &o.endpoint_url, REST_EKM_WRAP, (size_t)o.data_size, o.aad, o.aadlen,
                              o.reason, secret };
         if (o.op)
             rest_ekm_op_parse(o.op, &cfg.op);
-        inited = rest_ekm_init(&ekm, &cfg, &client) == 0;
+        inited = rest_ekm_init(&ekm, &cfg, &client, err, sizeof err) == 0;
         snprintf(mech, sizeof mech, "EKM %s", cfg.op == REST_EKM_WRAP_UNWRAP ? ":wrap+:unwrap"
                                               : cfg.op == REST_EKM_WRAP ? ":wrap" : ":unwrap");
         d.key_desc = "server key";
     } else {
-        o.sdkms.endpoint = o.endpoint;
+        o.sdkms.endpoint = &o.endpoint_url;
         o.sdkms.api_key = secret;
-        inited = rest_sdkms_init(&sdkms, &o.sdkms, &client) == 0;
+        inited = rest_sdkms_init(&sdkms, &o.sdkms, &client, err, sizeof err) == 0;
         rest_sdkms_mech_desc(&o.sdkms, mech, sizeof mech);
         d.key_desc = rest_sdkms_key_desc(&o.sdkms, keydesc, sizeof keydesc);
         d.key_type = rest_sdkms_alg_name(o.sdkms.alg);
@@ -707,7 +710,7 @@ int rest_cmd_rest(int argc, char **argv)
     }
     if (!inited || bench_session_init(&s, &o.out, interrupt) != 0) {
         if (!inited)
-            bench_error("out of memory");
+            bench_error("--endpoint: %s", err);
         rc = BENCH_EXIT_USAGE;
         if (inited)
             goto out_work;
@@ -788,6 +791,7 @@ out_secret:
     bench_metrics_stop(metrics, o.http.interrupt);
     bench_secret_wipe(secret, SECRET_MAX);
     free(secret);
+    bench_url_free(&o.endpoint_url);
     free(o.aad);
     free(o.file_data);
     free(marks);

@@ -143,28 +143,24 @@ typedef struct ekm_worker {
     size_t     unwrap_len;
 } ekm_worker;
 
-int rest_ekm_init(rest_ekm *e, const rest_ekm_cfg *cfg, rest_client *client)
+int rest_ekm_init(rest_ekm *e, const rest_ekm_cfg *cfg, rest_client *client, char *err,
+                  size_t errlen)
 {
-    size_t n = strlen(cfg->endpoint) + 16;
     memset(e, 0, sizeof *e);
     e->cfg = *cfg;
     e->client = client;
-    e->wrap_url = malloc(n);
-    e->unwrap_url = malloc(n);
-    if (!e->wrap_url || !e->unwrap_url) {
+    if (bench_url_append(&e->wrap_url, cfg->endpoint, ":wrap", err, errlen) != 0 ||
+        bench_url_append(&e->unwrap_url, cfg->endpoint, ":unwrap", err, errlen) != 0) {
         rest_ekm_fini(e);
         return -1;
     }
-    snprintf(e->wrap_url, n, "%s:wrap", cfg->endpoint);
-    snprintf(e->unwrap_url, n, "%s:unwrap", cfg->endpoint);
     return 0;
 }
 
 void rest_ekm_fini(rest_ekm *e)
 {
-    free(e->wrap_url);
-    free(e->unwrap_url);
-    e->wrap_url = e->unwrap_url = NULL;
+    bench_url_free(&e->wrap_url);
+    bench_url_free(&e->unwrap_url);
 }
 
 static bench_code check_wrap_cb(void *arg, const rest_response *r)
@@ -197,7 +193,7 @@ static bench_code setup_unwrap(ekm_worker *w, char *err, size_t errlen)
     rest_ekm *e = w->e;
     rest_response r;
     char *blob = NULL;
-    bench_code rc = rest_setup_call(w->http, "EKM wrap (set-up)", "POST", e->wrap_url,
+    bench_code rc = rest_setup_call(w->http, "EKM wrap (set-up)", "POST", &e->wrap_url,
                                     w->wrap_body, w->wrap_len, check_wrap_cb, &blob, &r, err,
                                     errlen);
     if (rc != BENCH_OK)
@@ -211,7 +207,7 @@ static bench_code setup_unwrap(ekm_worker *w, char *err, size_t errlen)
     w->unwrap_len = strlen(w->unwrap_body);
     /* Make sure the blob unwraps before the clock starts. */
     expect_pt x = { w->pt, e->cfg.data_size };
-    return rest_setup_call(w->http, "EKM unwrap (set-up)", "POST", e->unwrap_url,
+    return rest_setup_call(w->http, "EKM unwrap (set-up)", "POST", &e->unwrap_url,
                            w->unwrap_body, w->unwrap_len, check_unwrap_cb, &x, &r, err, errlen);
 }
 
@@ -267,7 +263,7 @@ static bench_code preflight_once(rest_ekm *e, char *err, size_t errlen)
     if (e->cfg.op == REST_EKM_WRAP_UNWRAP) {
         code = setup_unwrap(w, err, errlen);
     } else if (e->cfg.op == REST_EKM_WRAP) {
-        code = rest_setup_call(w->http, "EKM wrap", "POST", e->wrap_url, w->wrap_body,
+        code = rest_setup_call(w->http, "EKM wrap", "POST", &e->wrap_url, w->wrap_body,
                                w->wrap_len, check_wrap_cb, NULL, &r, err, errlen);
     }
     worker_free(w);
@@ -284,7 +280,7 @@ bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen)
 }
 
 /* One request of the check: its status on f; the answer's code. */
-static bench_code probe_call(ekm_worker *w, FILE *f, const char *what, const char *url,
+static bench_code probe_call(ekm_worker *w, FILE *f, const char *what, const bench_url *url,
                              const char *body, size_t len, rest_response *r)
 {
     char name[64], text[200];
@@ -317,7 +313,7 @@ bench_code rest_ekm_probe(rest_ekm *e, FILE *f, char *err, size_t errlen)
     e->cfg.op = op;
     if (made != 0)
         return code ? code : REST_E_MISSING_FIELD;
-    code = probe_call(w, f, "wrap:", e->wrap_url, w->wrap_body, w->wrap_len, &r);
+    code = probe_call(w, f, "wrap:", &e->wrap_url, w->wrap_body, w->wrap_len, &r);
     if (code == BENCH_OK) {
         code = rest_ekm_check_wrap(r.body, r.body_len, &blob);
         if (code != BENCH_OK) {
@@ -336,7 +332,7 @@ bench_code rest_ekm_probe(rest_ekm *e, FILE *f, char *err, size_t errlen)
             code = REST_E_MISSING_FIELD;
         } else {
             w->unwrap_len = strlen(w->unwrap_body);
-            code = probe_call(w, f, "unwrap:", e->unwrap_url, w->unwrap_body, w->unwrap_len, &r);
+            code = probe_call(w, f, "unwrap:", &e->unwrap_url, w->unwrap_body, w->unwrap_len, &r);
             if (code == BENCH_OK)
                 code = rest_ekm_check_unwrap(r.body, r.body_len, w->pt, e->cfg.data_size);
         }
@@ -369,9 +365,9 @@ static CURL *ekm_start(void *state)
 {
     ekm_worker *w = state;
     if (w->e->cfg.op == REST_EKM_UNWRAP)
-        rest_http_request(w->http, "POST", w->e->unwrap_url, w->unwrap_body, w->unwrap_len);
+        rest_http_request(w->http, "POST", &w->e->unwrap_url, w->unwrap_body, w->unwrap_len);
     else
-        rest_http_request(w->http, "POST", w->e->wrap_url, w->wrap_body, w->wrap_len);
+        rest_http_request(w->http, "POST", &w->e->wrap_url, w->wrap_body, w->wrap_len);
     w->step = 0;
     return rest_http_easy(w->http);
 }
@@ -413,7 +409,7 @@ static rest_step ekm_finish(void *state, CURLcode cc, bench_code *rc)
     }
     w->unwrap_len = strlen(w->unwrap_body);
     w->step = 1;
-    rest_http_request(w->http, "POST", e->unwrap_url, w->unwrap_body, w->unwrap_len);
+    rest_http_request(w->http, "POST", &e->unwrap_url, w->unwrap_body, w->unwrap_len);
     return REST_STEP_AGAIN;
 }
 

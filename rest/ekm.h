@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "bench/core/workload.h"
+#include "bench/util/url.h"
 #include "rest/client.h"
 #include "rest/transport/xfer.h"
 
@@ -33,7 +34,7 @@ typedef enum { REST_EKM_WRAP, REST_EKM_UNWRAP, REST_EKM_WRAP_UNWRAP } rest_ekm_o
 #define REST_EKM_MAX_DATA       65536      /* Cloud KMS's limit for EXTERNAL keys */
 
 typedef struct rest_ekm_cfg {
-    const char    *endpoint;     /* key URI, without ":wrap" */
+    const bench_url *endpoint;   /* key URI, without ":wrap" */
     rest_ekm_op    op;
     size_t         data_size;    /* plaintext bytes */
     const uint8_t *aad;          /* additionalAuthenticatedData, or NULL */
@@ -45,15 +46,17 @@ typedef struct rest_ekm_cfg {
 typedef struct rest_ekm {
     rest_ekm_cfg cfg;
     rest_client *client;
-    char        *wrap_url, *unwrap_url;
+    bench_url    wrap_url, unwrap_url;   /* the endpoint with ":wrap", ":unwrap" */
     rest_xfer_workload xw;          /* for the non-blocking engine */
 } rest_ekm;
 
 int  rest_ekm_op_parse(const char *s, rest_ekm_op *out);
 const char *rest_ekm_op_name(rest_ekm_op op);
 
-/* 0, or -1 when out of memory. */
-int  rest_ekm_init(rest_ekm *e, const rest_ekm_cfg *cfg, rest_client *client);
+/* The workload's URLs, made once from the endpoint.  0, or -1 with one
+ * line in err (out of memory; "https://h" + ":wrap" is no URL). */
+int  rest_ekm_init(rest_ekm *e, const rest_ekm_cfg *cfg, rest_client *client, char *err,
+                   size_t errlen);
 void rest_ekm_fini(rest_ekm *e);
 
 /* One wrap (and unwrap, for the ops that need it) before anything else, so

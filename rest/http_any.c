@@ -522,12 +522,12 @@ static bench_code preflight_once(rest_any *a, long *status, char *err, size_t er
         char name[64], text[200];
         rest_any_code_name(a, rc, name, sizeof name);
         if (r.transport)
-            snprintf(err, errlen, "%s %s: %s: %s", c->method, c->url, name, r.error);
+            snprintf(err, errlen, "%s %s: %s: %s", c->method, c->url->identity, name, r.error);
         else if (rest_code_http_status(rc))
-            snprintf(err, errlen, "%s %s: %s%s%s", c->method, c->url, name,
+            snprintf(err, errlen, "%s %s: %s%s%s", c->method, c->url->identity, name,
                      r.body_len ? ": " : "", rest_error_text(r.body, r.body_len, text, sizeof text));
         else
-            snprintf(err, errlen, "%s %s: %s", c->method, c->url, name);
+            snprintf(err, errlen, "%s %s: %s", c->method, c->url->identity, name);
     }
     worker_free(w);
     return rc;
@@ -563,25 +563,4 @@ void rest_jmeter_line(char *buf, size_t len, uint64_t ops, uint64_t errors, doub
              any ? ms_round(h->mean * 1e3) : 0ULL, any ? ms_round(h->min * 1e3) : 0ULL,
              any ? ms_round(h->max * 1e3) : 0ULL, (unsigned long long)errors,
              ops ? 100.0 * (double)errors / (double)ops : 0.0);
-}
-
-int rest_url_plain(const char *url, unsigned port, char *out, size_t cap)
-{
-    if (strncasecmp(url, "https://", 8) != 0)
-        return -1;
-    const char *host = url + 8;
-    size_t auth = strcspn(host, "/?#"), hl;
-    if (host[0] == '[') {
-        const char *close = memchr(host, ']', auth);
-        if (!close)
-            return -1;
-        hl = (size_t)(close - host) + 1;
-    } else {
-        const char *colon = memchr(host, ':', auth);
-        hl = colon ? (size_t)(colon - host) : auth;
-    }
-    if (hl == 0)
-        return -1;
-    int n = snprintf(out, cap, "http://%.*s:%u%s", (int)hl, host, port, host + auth);
-    return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

@@ -28,6 +28,7 @@
 #include "bench/core/hist.h"
 #include "bench/core/workload.h"
 #include "bench/results/model.h"
+#include "bench/util/url.h"
 #include "rest/client.h"
 #include "rest/transport/xfer.h"
 #include "rest/transport/codes.h"
@@ -96,7 +97,7 @@ int rest_method_check(const char *m);
 
 typedef struct rest_any_cfg {
     const char        *method;         /* "GET", "POST", ... */
-    const char        *url;
+    const bench_url   *url;
     char *const       *headers;        /* "Name: value" lines, as given */
     size_t             nheaders;
     const char        *bearer;         /* sent as "Authorization: Bearer ..."; NULL: none */
@@ -147,13 +148,6 @@ void rest_any_code_name(const void *ctx, bench_code code, char *buf, size_t len)
  */
 void rest_jmeter_line(char *buf, size_t len, uint64_t ops, uint64_t errors, double duration_s,
                       const bench_model_latency *h);
-
-/*
- * The plain-HTTP twin of an https:// URL: the same host and path on port
- * `port` ("https://h:8443/x?y" -> "http://h:8080/x?y").  0, or -1 when url
- * is not https:// or the result does not fit.
- */
-int rest_url_plain(const char *url, unsigned port, char *out, size_t cap);
 
 /* ---- the command ------------------------------------------------------------- */
 

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,6 +163,8 @@ typedef struct http_opts {
     int             matrix;
     const char     *plain_url;
     unsigned        plain_port;
+    bench_url       url_parsed;        /* --url and --plain-url, parsed once at the check */
+    bench_url       plain_parsed;
     rest_http_opts  http;
     bench_load_opts lo;
     bench_out_opts  out;
@@ -176,7 +177,7 @@ typedef struct http_opts {
 typedef struct variant {
     char           name[32];
     char           what[96];          /* "TLS, a new connection per request" */
-    char          *url;               /* owned */
+    bench_url      url;               /* owned */
     rest_http_opts http;
     const char    *skip;              /* why it is not run; NULL: run it */
 } variant;
@@ -202,6 +203,8 @@ static void opts_free(http_opts *o)
     free(o->body);
     o->body = NULL;
     rest_jpath_free(&o->jpath);
+    bench_url_free(&o->url_parsed);
+    bench_url_free(&o->plain_parsed);
 }
 
 static void mark_header(http_opts *o, int optind_now)
@@ -380,7 +383,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         bench_error("--url: longer than %d characters", URL_MAX - 1);
         return BENCH_EXIT_USAGE;
     }
-    if (rest_url_check(o->url, why, sizeof why) != 0) {
+    if (rest_url_parse(&o->url_parsed, o->url, why, sizeof why) != 0) {
         bench_error("--url: %s", why);
         return BENCH_EXIT_USAGE;
     }
@@ -422,7 +425,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         return BENCH_EXIT_USAGE;
     }
     if (o->matrix) {
-        if (strncasecmp(o->url, "https://", 8) != 0) {
+        if (o->url_parsed.scheme != BENCH_URL_HTTPS) {
             bench_error("--tls-matrix needs an https:// --url (the plain variant comes from "
                         "--plain-url or --plain-port)");
             return BENCH_EXIT_USAGE;
@@ -433,12 +436,12 @@ static int parse_args(int argc, char **argv, http_opts *o)
             return BENCH_EXIT_USAGE;
         }
         if (o->plain_url) {
-            if (strncasecmp(o->plain_url, "http://", 7) != 0) {
-                bench_error("--plain-url %s: expected an http:// URL", o->plain_url);
+            if (rest_url_parse(&o->plain_parsed, o->plain_url, why, sizeof why) != 0) {
+                bench_error("--plain-url: %s", why);
                 return BENCH_EXIT_USAGE;
             }
-            if (rest_url_check(o->plain_url, why, sizeof why) != 0) {
-                bench_error("--plain-url: %s", why);
+            if (o->plain_parsed.scheme != BENCH_URL_HTTP) {
+                bench_error("--plain-url %s: expected an http:// URL", o->plain_parsed.identity);
                 return BENCH_EXIT_USAGE;
             }
             if (strlen(o->plain_url) >= URL_MAX) {
@@ -540,10 +543,10 @@ static json_t *rest_json(const http_opts *o, const variant *v, int bearer)
 {
     char st[256];
     json_t *r = json_pack("{s:s,s:s,s:s,s:o,s:I,s:s,s:b,s:b,s:b}", "service", "http", "method",
-                          o->method, "url", v->url, "headers", headers_json(o, bearer),
+                          o->method, "url", v->url.text, "headers", headers_json(o, bearer),
                           "body_size", (json_int_t)(o->body ? o->body_len : 0), "expect_status",
                           rest_status_set_text(&o->expect, st, sizeof st), "tls",
-                          strncasecmp(v->url, "https://", 8) == 0, "connection_reuse",
+                          v->url.scheme == BENCH_URL_HTTPS, "connection_reuse",
                           !v->http.no_reuse, "client_cert", v->http.cert != NULL);
     if (!r)
         return NULL;
@@ -559,9 +562,9 @@ static json_t *rest_json(const http_opts *o, const variant *v, int bearer)
     return r;
 }
 
-static json_t *env_json(const http_opts *o, const char *plain)
+static json_t *env_json(const http_opts *o, const bench_url *plain)
 {
-    return rest_env_json("http", o->url, &o->http, plain);
+    return rest_env_json("http", &o->url_parsed, &o->http, plain);
 }
 
 /* ---- one run ------------------------------------------------------------------------------- */
@@ -687,7 +690,7 @@ static void run_variant(session *ss, const variant *v, const char *test)
     http_opts *o = ss->o;
     bench_run_desc d;
     char mech[URL_MAX + 40], err[1200];
-    snprintf(mech, sizeof mech, "%s %s", o->method, v->url);
+    snprintf(mech, sizeof mech, "%s %s", o->method, v->url.text);
     fill_desc(&d, o, test, mech);
     http_run_extra extra = { ss, v };
     const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done,
@@ -706,7 +709,7 @@ static void run_variant(session *ss, const variant *v, const char *test)
     rest_client_init(&client, &v->http);
 
     rest_any_cfg cfg = {
-        .method = o->method, .url = v->url, .headers = o->headers, .nheaders = o->nheaders,
+        .method = o->method, .url = &v->url, .headers = o->headers, .nheaders = o->nheaders,
         .bearer = ss->bearer, .content_type = o->content_type, .body = o->body,
         .body_len = o->body_len, .expect = o->expect, .expect_body = o->expect_body,
         .expect_json = o->expect_json_text ? &o->jpath : NULL,
@@ -760,7 +763,7 @@ static int make_variants(const http_opts *o, variant *vs, size_t *n)
     if (!o->matrix) {
         vs[0].name[0] = 0;
         vs[0].http = o->http;
-        if (!(vs[0].url = strdup(o->url)))
+        if (bench_url_copy(&vs[0].url, &o->url_parsed) != 0)
             return -1;
         *n = 1;
         return 0;
@@ -772,28 +775,28 @@ static int make_variants(const http_opts *o, variant *vs, size_t *n)
              reuse ? "connections kept alive" : "a new connection per request");
     v->http = server_only;
     if (o->plain_url) {
-        v->url = strdup(o->plain_url);
+        if (bench_url_copy(&v->url, &o->plain_parsed) != 0)
+            return -1;
     } else if (o->plain_port) {
-        char *u = malloc(URL_MAX + 16);
-        if (u && rest_url_plain(o->url, o->plain_port, u, URL_MAX + 16) != 0) {
-            free(u);
-            bench_error("--plain-port: cannot make a plain URL from %s", o->url);
+        char why[256];
+        if (bench_url_rebase(&v->url, &o->url_parsed, BENCH_URL_HTTP, o->plain_port, why,
+                             sizeof why) != 0) {
+            bench_error("--plain-port: cannot make a plain URL from %s: %s",
+                        o->url_parsed.identity, why);
             return -2;
         }
-        v->url = u;
     } else {
-        v->url = strdup(o->url);
+        if (bench_url_copy(&v->url, &o->url_parsed) != 0)
+            return -1;
         v->skip = "no --plain-url or --plain-port";
     }
-    if (!v->url)
-        return -1;
     /* TLS, keep-alive */
     v = &vs[k++];
     snprintf(v->name, sizeof v->name, "tls");
     snprintf(v->what, sizeof v->what, "TLS, connections kept alive (one handshake per worker)");
     v->http = server_only;
     v->http.no_reuse = 0;
-    if (!(v->url = strdup(o->url)))
+    if (bench_url_copy(&v->url, &o->url_parsed) != 0)
         return -1;
     /* TLS, a handshake for every request */
     v = &vs[k++];
@@ -801,7 +804,7 @@ static int make_variants(const http_opts *o, variant *vs, size_t *n)
     snprintf(v->what, sizeof v->what, "TLS, a new connection and full handshake per request");
     v->http = server_only;
     v->http.no_reuse = 1;
-    if (!(v->url = strdup(o->url)))
+    if (bench_url_copy(&v->url, &o->url_parsed) != 0)
         return -1;
     /* mutual TLS */
     if (o->http.cert) {
@@ -811,7 +814,7 @@ static int make_variants(const http_opts *o, variant *vs, size_t *n)
                  reuse ? "connections kept alive" : "a new connection and full handshake per "
                                                     "request");
         v->http = o->http;
-        if (!(v->url = strdup(o->url)))
+        if (bench_url_copy(&v->url, &o->url_parsed) != 0)
             return -1;
     }
     *n = k;
@@ -952,7 +955,7 @@ int rest_cmd_http(int argc, char **argv)
         bench_warn("--insecure: the server's certificate is not verified%s",
                    bearer || o.secret_headers ? "; anyone on the path can read the credentials"
                                               : "");
-    if (strncasecmp(o.url, "http://", 7) == 0 && (bearer || o.secret_headers))
+    if (o.url_parsed.scheme == BENCH_URL_HTTP && (bearer || o.secret_headers))
         bench_warn("--url is plain http://: the credentials cross the network unencrypted");
     /* The live endpoint first: a port in use is bad input, before a request. */
     if (bench_metrics_start(&o.lo.metrics, &metrics) != 0) {
@@ -1013,7 +1016,7 @@ int rest_cmd_http(int argc, char **argv)
         if (!o.matrix && bs.setup_failed)
             break;
     }
-    const char *plain = o.matrix && nv && !vs[0].skip ? vs[0].url : NULL;
+    const bench_url *plain = o.matrix && nv && !vs[0].skip ? &vs[0].url : NULL;
     json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
     /* A search that never began (the endpoint failed at set-up) ends as a plain run. */
     rc = ss.cap && cap.s ? bench_capacity_finish(&cap, env_json(&o, plain), cmd)
@@ -1022,7 +1025,7 @@ int rest_cmd_http(int argc, char **argv)
 
 out_variants:
     for (size_t i = 0; i < MAX_VARIANTS; i++)
-        free(vs[i].url);
+        bench_url_free(&vs[i].url);
     curl_global_cleanup();
 out_secret:
     bench_metrics_stop(metrics, o.http.interrupt);

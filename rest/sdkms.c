@@ -406,15 +406,6 @@ bench_code rest_sdkms_check(const rest_sdkms_cfg *c, const char *body, size_t le
 
 /* ---- context ------------------------------------------------------------- */
 
-static char *join(const char *base, const char *path)
-{
-    size_t n = strlen(base) + strlen(path) + 1;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s%s", base, path);
-    return s;
-}
-
 static const char *op_path(rest_sdkms_op op)
 {
     switch (op) {
@@ -428,7 +419,8 @@ static const char *op_path(rest_sdkms_op op)
     return "/";
 }
 
-int rest_sdkms_init(rest_sdkms *s, const rest_sdkms_cfg *cfg, rest_client *client)
+int rest_sdkms_init(rest_sdkms *s, const rest_sdkms_cfg *cfg, rest_client *client, char *err,
+                    size_t errlen)
 {
     unsigned char r[4];
     memset(s, 0, sizeof *s);
@@ -438,14 +430,13 @@ int rest_sdkms_init(rest_sdkms *s, const rest_sdkms_cfg *cfg, rest_client *clien
         memset(r, 0, sizeof r);
     snprintf(s->name_prefix, sizeof s->name_prefix, "hsmbench-%ld-%02x%02x%02x%02x",
              (long)getpid(), r[0], r[1], r[2], r[3]);
-    s->url_auth = join(cfg->endpoint, "/sys/v1/session/auth");
-    s->url_terminate = join(cfg->endpoint, "/sys/v1/session/terminate");
-    s->url_keys = join(cfg->endpoint, "/crypto/v1/keys");
-    s->url_op = join(cfg->endpoint, op_path(cfg->op));
-    s->url_encrypt = join(cfg->endpoint, "/crypto/v1/encrypt");
-    s->url_sign = join(cfg->endpoint, "/crypto/v1/sign");
-    if (!s->url_auth || !s->url_terminate || !s->url_keys || !s->url_op || !s->url_encrypt ||
-        !s->url_sign) {
+    const bench_url *ep = cfg->endpoint;
+    if (bench_url_append(&s->url_auth, ep, "/sys/v1/session/auth", err, errlen) != 0 ||
+        bench_url_append(&s->url_terminate, ep, "/sys/v1/session/terminate", err, errlen) != 0 ||
+        bench_url_append(&s->url_keys, ep, "/crypto/v1/keys", err, errlen) != 0 ||
+        bench_url_append(&s->url_op, ep, op_path(cfg->op), err, errlen) != 0 ||
+        bench_url_append(&s->url_encrypt, ep, "/crypto/v1/encrypt", err, errlen) != 0 ||
+        bench_url_append(&s->url_sign, ep, "/crypto/v1/sign", err, errlen) != 0) {
         rest_sdkms_fini(s);
         return -1;
     }
@@ -454,13 +445,12 @@ int rest_sdkms_init(rest_sdkms *s, const rest_sdkms_cfg *cfg, rest_client *clien
 
 void rest_sdkms_fini(rest_sdkms *s)
 {
-    free(s->url_auth);
-    free(s->url_terminate);
-    free(s->url_keys);
-    free(s->url_op);
-    free(s->url_encrypt);
-    free(s->url_sign);
-    s->url_auth = s->url_terminate = s->url_keys = s->url_op = s->url_encrypt = s->url_sign = NULL;
+    bench_url_free(&s->url_auth);
+    bench_url_free(&s->url_terminate);
+    bench_url_free(&s->url_keys);
+    bench_url_free(&s->url_op);
+    bench_url_free(&s->url_encrypt);
+    bench_url_free(&s->url_sign);
 }
 
 /* ---- a worker ------------------------------------------------------------ */
@@ -500,7 +490,7 @@ static bench_code authenticate(sdkms_worker *w, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return REST_E_MISSING_FIELD;
     }
-    bench_code rc = rest_setup_call(w->http, "SDKMS authentication", "POST", w->s->url_auth, "", 0,
+    bench_code rc = rest_setup_call(w->http, "SDKMS authentication", "POST", &w->s->url_auth, "", 0,
                                     check_auth, &tok, &r, err, errlen);
     if (rc != BENCH_OK)
         return rc;
@@ -546,7 +536,7 @@ static bench_code create_key(sdkms_worker *w, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return REST_E_MISSING_FIELD;
     }
-    bench_code rc = rest_setup_call(w->http, "SDKMS key creation", "POST", w->s->url_keys, body,
+    bench_code rc = rest_setup_call(w->http, "SDKMS key creation", "POST", &w->s->url_keys, body,
                                     strlen(body), check_key, &w->key, &r, err, errlen);
     free(body);
     if (rc != BENCH_OK)
@@ -577,7 +567,7 @@ static bench_code check_keep(void *arg, const rest_response *r)
     return rc;
 }
 
-static json_t *setup_answer(sdkms_worker *w, const char *what, const char *url, json_t *req,
+static json_t *setup_answer(sdkms_worker *w, const char *what, const bench_url *url, json_t *req,
                             bench_code *rc, char *err, size_t errlen)
 {
     keep_answer k = { NULL };
@@ -633,7 +623,7 @@ static bench_code build_body(sdkms_worker *w, char *err, size_t errlen)
         }
         if (c->op != REST_SDKMS_DECRYPT)
             break;
-        ans = setup_answer(w, "SDKMS encrypt (set-up)", w->s->url_encrypt, j, &rc, err, errlen);
+        ans = setup_answer(w, "SDKMS encrypt (set-up)", &w->s->url_encrypt, j, &rc, err, errlen);
         if (ans) {
             rest_sdkms_cfg ec = *c;
             ec.op = REST_SDKMS_ENCRYPT;
@@ -668,7 +658,7 @@ static bench_code build_body(sdkms_worker *w, char *err, size_t errlen)
             json_object_set_new(j, "mode", rsa_mode(c, 1));
         if (c->op != REST_SDKMS_VERIFY)
             break;
-        ans = setup_answer(w, "SDKMS sign (set-up)", w->s->url_sign, j, &rc, err, errlen);
+        ans = setup_answer(w, "SDKMS sign (set-up)", &w->s->url_sign, j, &rc, err, errlen);
         if (ans) {
             json_t *sig = json_object_get(ans, "signature");
             if (json_is_string(sig) && json_string_length(sig) &&
@@ -702,29 +692,32 @@ static bench_code build_body(sdkms_worker *w, char *err, size_t errlen)
 
 /* ---- tear-down ----------------------------------------------------------- */
 
-static void url_of_key(const rest_sdkms *s, const char *kid, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s/%s", s->url_keys, kid);
-}
-
 /* DELETE one key; 404 means it is gone already.  0 when it is gone. */
 static int delete_key(sdkms_worker *w, const char *kid, int *reauthed)
 {
-    char url[1024], err[256];
+    char path[1024], err[256];
     rest_response r;
-    url_of_key(w->s, kid, url, sizeof url);
+    bench_url url;
+    int gone = -1, n = snprintf(path, sizeof path, "/%s", kid);
+    if (n < 0 || (size_t)n >= sizeof path ||
+        bench_url_append(&url, &w->s->url_keys, path, err, sizeof err) != 0)
+        return -1;
     for (int tries = 0; tries < 2; tries++) {
-        rest_http_request(w->http, "DELETE", url, NULL, 0);
+        /* A URL of its own for one request: the handle is not to keep it. */
+        rest_http_request_once(w->http, "DELETE", &url, NULL, 0);
         rest_http_perform(w->http, &r);
-        if (!r.transport && ((r.status >= 200 && r.status < 300) || r.status == 404))
-            return 0;
+        if (!r.transport && ((r.status >= 200 && r.status < 300) || r.status == 404)) {
+            gone = 0;
+            break;
+        }
         if (r.transport || !rest_sdkms_session_gone(r.status, r.body) || *reauthed)
-            return -1;
+            break;
         *reauthed = 1;                     /* an idle session may have expired */
         if (authenticate(w, err, sizeof err) != BENCH_OK)
-            return -1;
+            break;
     }
-    return -1;
+    bench_url_free(&url);
+    return gone;
 }
 
 static void teardown(sdkms_worker *w)
@@ -742,7 +735,7 @@ static void teardown(sdkms_worker *w)
     for (size_t i = 0; i < w->nkids; i++)
         if (delete_key(w, w->kids[i], &reauthed) != 0)
             failed++;
-    rest_http_request(w->http, "POST", w->s->url_terminate, "", 0);
+    rest_http_request(w->http, "POST", &w->s->url_terminate, "", 0);
     rest_http_perform(w->http, &r);
     if (failed)
         atomic_fetch_add(&w->s->client->cleanup_failures, failed);
@@ -839,12 +832,12 @@ static bench_code preflight_once(rest_sdkms *s, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         rc = REST_E_MISSING_FIELD;
     } else {
-        rc = rest_setup_call(h, "SDKMS authentication", "POST", s->url_auth, "", 0, check_auth,
+        rc = rest_setup_call(h, "SDKMS authentication", "POST", &s->url_auth, "", 0, check_auth,
                              &tok, &r, err, errlen);
     }
     if (rc == BENCH_OK) {
         if (rest_http_set_auth(h, "Bearer", tok) == 0) {
-            rest_http_request(h, "POST", s->url_terminate, "", 0);
+            rest_http_request(h, "POST", &s->url_terminate, "", 0);
             rest_http_perform(h, &r);
         }
         explicit_bzero(tok, strlen(tok));
@@ -904,7 +897,7 @@ bench_code rest_sdkms_probe(rest_sdkms *s, FILE *f, char *err, size_t errlen)
         }
     }
     if (authed) {
-        rest_http_request(w->http, "POST", s->url_terminate, "", 0);
+        rest_http_request(w->http, "POST", &s->url_terminate, "", 0);
         rest_http_perform(w->http, &r);
         const int ended = !r.transport && r.status >= 200 && r.status <= 299;
         fprintf(f, "%-14s ", "session ended:");
@@ -944,9 +937,9 @@ static void prepare_op(sdkms_worker *w)
     if (s->cfg.op == REST_SDKMS_KEYGEN) {
         int n = snprintf(w->body, w->body_len, "{\"name\":\"%s-w%u-%llu\",%s", s->name_prefix,
                          w->index + 1, (unsigned long long)++w->seq, w->gen_tail);
-        rest_http_request(w->http, "POST", s->url_keys, w->body, (size_t)n);
+        rest_http_request(w->http, "POST", &s->url_keys, w->body, (size_t)n);
     } else {
-        rest_http_request(w->http, "POST", s->url_op, w->body, w->body_len);
+        rest_http_request(w->http, "POST", &s->url_op, w->body, w->body_len);
     }
 }
 
@@ -1012,9 +1005,9 @@ static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
         }
         w->phase = PH_RETRY;
         if (s->cfg.op == REST_SDKMS_KEYGEN)   /* same key, same name */
-            rest_http_request(w->http, "POST", s->url_keys, w->body, strlen(w->body));
+            rest_http_request(w->http, "POST", &s->url_keys, w->body, strlen(w->body));
         else
-            rest_http_request(w->http, "POST", s->url_op, w->body, w->body_len);
+            rest_http_request(w->http, "POST", &s->url_op, w->body, w->body_len);
         return REST_STEP_AGAIN;
     }
     if (w->phase == PH_OP && rest_sdkms_session_gone(r.status, r.body)) {
@@ -1025,7 +1018,7 @@ static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
             return REST_STEP_DONE;
         }
         w->phase = PH_REAUTH;
-        rest_http_request(w->http, "POST", s->url_auth, "", 0);
+        rest_http_request(w->http, "POST", &s->url_auth, "", 0);
         return REST_STEP_AGAIN;
     }
     /* k6's checks: the status, then the answer (its fields, their base64,
@@ -1072,7 +1065,7 @@ void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots)
     /* Keys being made at the end are waited for (to the request timeout),
      * so that each is known and deleted. */
     if (s->cfg.op == REST_SDKMS_KEYGEN && !s->cfg.transient && aslots)
-        w->adrain_ns = (uint64_t)s->client->http.timeout_ms * 1000000u;
+        w->async.drain_ns = (uint64_t)s->client->http.timeout_ms * 1000000u;
     w->bytes_per_op = s->cfg.op == REST_SDKMS_ENCRYPT || s->cfg.op == REST_SDKMS_DECRYPT ||
                               s->cfg.op == REST_SDKMS_MAC
                           ? s->cfg.data_size : 0;

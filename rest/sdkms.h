@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "bench/core/workload.h"
+#include "bench/util/url.h"
 #include "rest/client.h"
 #include "rest/transport/xfer.h"
 
@@ -42,7 +43,7 @@ typedef enum { REST_ALG_NONE, REST_ALG_AES, REST_ALG_RSA, REST_ALG_EC, REST_ALG_
                           "NistP384 or NistP521"
 
 typedef struct rest_sdkms_cfg {
-    const char    *endpoint;   /* service root, e.g. https://sdkms.example (no trailing /) */
+    const bench_url *endpoint; /* service root, e.g. https://sdkms.example (no trailing /) */
     rest_sdkms_op  op;
     rest_sdkms_alg alg;        /* NONE: the operation's default */
     unsigned       key_bits;   /* 0: default (AES 256, RSA 2048, HMAC 256); EC: from the curve */
@@ -61,7 +62,7 @@ typedef struct rest_sdkms {
     rest_sdkms_cfg cfg;
     rest_client   *client;
     char           name_prefix[48];   /* "hsmbench-<pid>-<random>" for key names */
-    char          *url_auth, *url_terminate, *url_keys, *url_op, *url_encrypt, *url_sign;
+    bench_url      url_auth, url_terminate, url_keys, url_op, url_encrypt, url_sign;
     rest_xfer_workload xw;            /* for the non-blocking engine */
 } rest_sdkms;
 
@@ -83,7 +84,10 @@ const char *rest_sdkms_key_desc(const rest_sdkms_cfg *cfg, char *buf, size_t len
  * "HMAC SHA256", "AES keygen". */
 const char *rest_sdkms_mech_desc(const rest_sdkms_cfg *cfg, char *buf, size_t len);
 
-int  rest_sdkms_init(rest_sdkms *s, const rest_sdkms_cfg *cfg, rest_client *client);
+/* The workload's URLs, made once from the endpoint.  0, or -1 with one
+ * line in err. */
+int  rest_sdkms_init(rest_sdkms *s, const rest_sdkms_cfg *cfg, rest_client *client, char *err,
+                     size_t errlen);
 void rest_sdkms_fini(rest_sdkms *s);
 
 /* Authenticate once and end the session, before anything else.  BENCH_OK

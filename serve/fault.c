@@ -13,16 +13,6 @@ static const struct { const char *name; serve_fault_kind kind; } kinds[] = {
     { "reset", SERVE_FAULT_RESET },
 };
 
-const char *serve_fault_name(serve_fault_kind kind)
-{
-    if (kind == SERVE_FAULT_STATUS)
-        return "status";
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (kinds[i].kind == kind)
-            return kinds[i].name;
-    return "none";
-}
-
 int serve_faults_parse(const char *spec, serve_faults *out, char *err, size_t errlen)
 {
     char *copy = strdup(spec), *save = NULL;

@@ -46,6 +46,4 @@ int serve_faults_parse(const char *spec, serve_faults *out, char *err, size_t er
 /* The rule a draw u in [0, 1) falls on, or NULL for none. */
 const serve_fault_rule *serve_faults_pick(const serve_faults *f, double u);
 
-const char *serve_fault_name(serve_fault_kind kind);
-
 #endif

@@ -1,9 +1,9 @@
 /*
  * bench/core/async.c - the asynchronous slots engine of non-blocking runs.
  *
- * Each worker multiplexes several operations in flight (workload.h: aopen,
- * asubmit, apoll, aclose) instead of blocking in one; with an engine that
- * can wait (await), it sleeps in the engine until an operation completes or
+ * Each worker multiplexes several operations in flight (workload.h:
+ * bench_async_ops open, submit, poll, close) instead of blocking in one;
+ * with an engine that can wait (await), it sleeps in the engine until an operation completes or
  * a request is queued (the wake pipe).  A window without a rate needs no
  * dispatcher here: each worker keeps its share of the window full.
  */
@@ -23,12 +23,12 @@ static void async_done(worker *wk, aslot *s, bench_code rc)
 {
     const uint64_t now = bench_now_ns();
     const bench_workload *w = wk->pool->w;
-    if (w->aside_flush) {
+    if (w->async.ops->side_flush) {
         /* Side metrics, after the completion's time is taken. */
         wk->side.on = s->intended >= wk->pool->measure_ns;
-        w->aside_flush(s->st);
+        w->async.ops->side_flush(s->st);
     }
-    account_scheduled(wk, rc, s->intended, s->submitted, now, s->st, 1);
+    account_scheduled(wk, rc, s->intended, s->submitted, now, s->st);
     s->busy = 0;
     wk->busy--;
 }
@@ -42,7 +42,7 @@ static void async_done(worker *wk, aslot *s, bench_code rc)
 int pool_is_self_paced(const pool *p)
 {
     const bench_load *l = p->load;
-    return l->mode == BENCH_MODE_NONBLOCKING && p->w->asubmit != NULL && l->inflight &&
+    return l->mode == BENCH_MODE_NONBLOCKING && p->w->async.ops != NULL && l->inflight &&
            l->rate <= 0 && !l->stages;
 }
 
@@ -74,7 +74,7 @@ static void async_wait(worker *wk, int slot_free)
     pool *p = wk->pool;
     const bench_workload *w = p->w;
     if (!slot_free) {
-        w->await(wk->engine, -1, AWAIT_BUSY_NS);
+        w->async.ops->await(wk->engine, -1, AWAIT_BUSY_NS);
         return;
     }
     /* Count ourselves a sleeper, then look at the queue: a request queued
@@ -82,7 +82,7 @@ static void async_wait(worker *wk, int slot_free)
     atomic_fetch_add(&p->sleepers, 1);
     pool_wake_drain(p);
     if (!bench_queue_has(&p->queue) && !atomic_load_explicit(&p->stop, memory_order_relaxed))
-        w->await(wk->engine, p->wake[0], POLL_NS);
+        w->async.ops->await(wk->engine, p->wake[0], POLL_NS);
     atomic_fetch_sub(&p->sleepers, 1);
 }
 
@@ -105,7 +105,7 @@ void pool_async_loop(worker *wk)
         for (unsigned i = 0; i < wk->nslots; i++) {
             aslot *s = &slots[i];
             bench_code rc = BENCH_OK;
-            if (s->busy && w->apoll(s->st, &rc) == 0) {
+            if (s->busy && w->async.ops->poll(s->st, &rc) == 0) {
                 async_done(wk, s, rc);
                 progress = 1;
             }
@@ -119,14 +119,14 @@ void pool_async_loop(worker *wk)
                 s->submitted = paced ? due : bench_now_ns();
                 s->busy = 1;
                 wk->busy++;
-                if (w->asubmit(s->st, &rc) == 0)
+                if (w->async.ops->submit(s->st, &rc) == 0)
                     async_done(wk, s, rc);
                 progress = 1;
             }
         }
-        if (w->await) {
+        if (w->async.ops->await) {
             if (progress)
-                w->await(wk->engine, -1, 0);
+                w->async.ops->await(wk->engine, -1, 0);
             else
                 async_wait(wk, slot_free);
         } else if (!progress) {
@@ -134,14 +134,14 @@ void pool_async_loop(worker *wk)
         }
     }
     /* Let what is in flight finish (bounded), so sessions close cleanly. */
-    uint64_t give_up = bench_now_ns() + (w->adrain_ns ? w->adrain_ns : BENCH_NS_PER_S);
+    uint64_t give_up = bench_now_ns() + (w->async.drain_ns ? w->async.drain_ns : BENCH_NS_PER_S);
     for (unsigned i = 0; i < wk->nslots; i++) {
         bench_code rc;
         while (slots[i].busy && bench_now_ns() < give_up) {
-            if (w->apoll(slots[i].st, &rc) == 0)
+            if (w->async.ops->poll(slots[i].st, &rc) == 0)
                 async_done(wk, &slots[i], rc);
-            else if (w->await)
-                w->await(wk->engine, -1, BENCH_NS_PER_S / 100);
+            else if (w->async.ops->await)
+                w->async.ops->await(wk->engine, -1, BENCH_NS_PER_S / 100);
             else
                 pause_ns(20000);
         }
@@ -154,7 +154,7 @@ int pool_async_open(worker *wk)
 {
     pool *p = wk->pool;
     const bench_workload *w = p->w;
-    unsigned total = w->aslots > p->n ? w->aslots : p->n;
+    unsigned total = w->async.slots > p->n ? w->async.slots : p->n;
     unsigned first = 0;
     for (unsigned i = 0; i < wk->index; i++)
         first += total / p->n + (i < total % p->n ? 1 : 0);
@@ -167,8 +167,8 @@ int pool_async_open(worker *wk)
         return -1;
     }
     wk->state = slots;
-    if (w->aengine_open &&
-        w->aengine_open(w->actx, wk->index, &wk->engine, wk->why, sizeof wk->why) != 0) {
+    if (w->async.ops->engine_open &&
+        w->async.ops->engine_open(w->async.ctx, wk->index, &wk->engine, wk->why, sizeof wk->why) != 0) {
         wk->engine = NULL;
         return -1;
     }
@@ -177,10 +177,10 @@ int pool_async_open(worker *wk)
          * at Ctrl-C, or when another worker could not open. */
         if (*p->interrupt || atomic_load(&p->abandon))
             return 1;   /* stopped, not failed: the reason is elsewhere */
-        if (w->aopen(w->actx, wk->engine, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
+        if (w->async.ops->open(w->async.ctx, wk->engine, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
             return -1;
-        if (w->aside_bind)
-            w->aside_bind(slots[i].st, &wk->side);
+        if (w->async.ops->side_bind)
+            w->async.ops->side_bind(slots[i].st, &wk->side);
     }
     return 0;
 }
@@ -191,15 +191,15 @@ void pool_async_close(worker *wk)
     aslot *slots = wk->state;
     for (unsigned i = 0; slots && i < wk->nslots; i++)
         if (slots[i].st)
-            w->aclose(slots[i].st);
+            w->async.ops->close(slots[i].st);
     free(slots);
     wk->state = NULL;
     if (wk->engine)
-        w->aengine_close(wk->engine);
+        w->async.ops->engine_close(wk->engine);
     wk->engine = NULL;
 }
 
 int pool_use_async(const pool *p)
 {
-    return p->load->mode == BENCH_MODE_NONBLOCKING && p->w->asubmit != NULL;
+    return p->load->mode == BENCH_MODE_NONBLOCKING && p->w->async.ops != NULL;
 }

@@ -64,7 +64,7 @@ void pool_closed_loop(worker *wk)
         if (!warm)
             done++;
         account(wk, rc, t1 - start, warm, t1);
-        if (!warm && by && account_by(wk, state, 0, rc, t1 - start))
+        if (!warm && by && account_by(wk, state, rc, t1 - start))
             t0 = bench_now_ns();   /* a class's first histogram: not the next op's time */
         if (think) {
             pause_ns(think);       /* k6's sleep(): not part of any operation */

@@ -116,22 +116,6 @@ void bench_hist_reset(bench_hist *h)
 
 /* ---- recording ---------------------------------------------------------- */
 
-void bench_hist_record_n(bench_hist *h, uint64_t value_ns, uint64_t n)
-{
-    if (n == 0)
-        return;  /* nothing recorded, so min/max must not move either */
-    if (value_ns > BENCH_HIST_HIGHEST) {
-        value_ns = BENCH_HIST_HIGHEST;
-        add_relaxed(&h->clamped, n);
-    }
-    add_relaxed(&h->counts[bench_hist_index(value_ns)], n);
-    add_relaxed(&h->total, n);
-    if (value_ns < LOAD(&h->min))
-        STORE(&h->min, value_ns);
-    if (value_ns > LOAD(&h->max))
-        STORE(&h->max, value_ns);
-}
-
 
 /* ---- combining ---------------------------------------------------------- */
 

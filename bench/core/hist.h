@@ -42,9 +42,6 @@ bench_hist *bench_hist_new(void);
 void bench_hist_free(bench_hist *h);
 void bench_hist_reset(bench_hist *h);
 
-/* Record n equal values.  Owner thread only. */
-void bench_hist_record_n(bench_hist *h, uint64_t value_ns, uint64_t n);
-
 /* dst += src, exactly (same fixed layout, so nothing is ever dropped). */
 void bench_hist_add(bench_hist *dst, const bench_hist *src);
 

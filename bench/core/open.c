@@ -29,6 +29,6 @@ void pool_open_loop(worker *wk)
             wk->side.on = intended >= p->measure_ns;
             w->side_flush(state);
         }
-        account_scheduled(wk, rc, intended, t0, t1, state, 0);
+        account_scheduled(wk, rc, intended, t0, t1, state);
     }
 }

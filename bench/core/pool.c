@@ -213,9 +213,12 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     }
     for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++) {
         const bench_breakdown *b = w->breakdown[k];
-        if (b && (!b->n || b->n > BENCH_MAX_CLASSES || !b->labels || !b->dimension ||
-                  !(load->mode == BENCH_MODE_NONBLOCKING && w->asubmit ? b->aclass_of : b->class_of))) {
+        if (b && (!b->n || b->n > BENCH_MAX_CLASSES || !b->labels || !b->dimension || !b->class_of)) {
             fail(out, "internal: a breakdown needs 1 to 64 named classes and its class_of");
+            return -1;
+        }
+        if (b && load->mode == BENCH_MODE_NONBLOCKING && w->async.ops) {
+            fail(out, "internal: asynchronous slots keep no breakdown");
             return -1;
         }
     }
@@ -243,7 +246,7 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     p.n = load->threads;
     p.self_paced = pool_is_self_paced(&p);
     p.wake[0] = p.wake[1] = -1;
-    if (pool_use_async(&p) && w->await && pipe2(p.wake, O_NONBLOCK | O_CLOEXEC) != 0) {
+    if (pool_use_async(&p) && w->async.ops->await && pipe2(p.wake, O_NONBLOCK | O_CLOEXEC) != 0) {
         fail(out, "cannot create the wake-up pipe");
         return -1;
     }

@@ -70,7 +70,7 @@ typedef struct worker {
     class_rec  *by[BENCH_BREAKDOWNS];   /* per class of each breakdown (NULL: none) */
     int         by_lost;            /* a class histogram could not be made */
     unsigned    nslots;             /* asynchronous slots this worker multiplexes */
-    void       *engine;             /* what those slots share (aengine_open), or NULL */
+    void       *engine;             /* what those slots share (async engine_open), or NULL */
     unsigned    window;             /* self-paced: this worker's share of --inflight */
     unsigned    busy;               /* self-paced: its operations in flight */
     /* read by the sampler while the worker runs */
@@ -205,19 +205,19 @@ static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm
 }
 
 /*
- * A measured operation of one class of each breakdown (the state's, or with
- * `slot` the asynchronous slot's, class_of): the same outcome and latency
+ * A measured operation of one class of each breakdown (the state's
+ * class_of; asynchronous slots keep no breakdown): the same outcome and latency
  * as account() got.  After the operation, outside the timed path; returns
  * 1 when it allocated (the closed loop then restarts its clock).
  */
-static inline int account_by(worker *wk, const void *st, int slot, bench_code rc, uint64_t latency)
+static inline int account_by(worker *wk, const void *st, bench_code rc, uint64_t latency)
 {
     int allocated = 0;
     for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++) {
         const bench_breakdown *b = wk->pool->w->breakdown[k];
         if (!wk->by[k])
             continue;
-        unsigned c = slot ? b->aclass_of(st) : b->class_of(st);
+        unsigned c = b->class_of(st);
         if (c >= b->n)
             c = b->n - 1;    /* a workload's bug: still counted, in its last class */
         class_rec *r = &wk->by[k][c];
@@ -242,10 +242,10 @@ static inline int account_by(worker *wk, const void *st, int slot, bench_code rc
 /*
  * A scheduled request finished (either non-blocking engine): its response
  * time counts from when it was due; service time from when it started.
- * st is the state (or with `slot` the asynchronous slot) that did it.
+ * st is the state that did it (a blocking worker's, or an asynchronous slot).
  */
 static inline void account_scheduled(worker *wk, bench_code rc, uint64_t due, uint64_t started,
-                                     uint64_t done, const void *st, int slot)
+                                     uint64_t done, const void *st)
 {
     const int warm = due < wk->pool->measure_ns;
     if (wk->pool->self_paced)
@@ -254,7 +254,7 @@ static inline void account_scheduled(worker *wk, bench_code rc, uint64_t due, ui
         atomic_fetch_add_explicit(&wk->pool->completed, 1, memory_order_relaxed);
     account(wk, rc, done - due, warm, done);
     if (!warm)
-        (void)account_by(wk, st, slot, rc, done - due);
+        (void)account_by(wk, st, rc, done - due);
     if (!warm && rc == BENCH_OK) {
         bench_hist_record(wk->service, done - started);
         bench_hist_record(wk->queue, started > due ? started - due : 0);

@@ -40,11 +40,11 @@ typedef uint64_t bench_code;
  * operation type of a --mix, the token of a run spread over several tokens.
  * The core keeps, per class, what it keeps for the whole run (operations,
  * errors by code, latency of the successes) and reports each class beside
- * the whole (summary, JSON "breakdown", CSV, HTML).  class_of() (aclass_of()
- * for an asynchronous slot) names the class of the operation that has just
- * ended on that state; the core calls it after the operation, outside the
- * timed path.  A run has at most BENCH_BREAKDOWNS of them ("type" and
- * "token" at once).
+ * the whole (summary, JSON "breakdown", CSV, HTML).  class_of() names the
+ * class of the operation that has just ended on that state; the core calls
+ * it after the operation, outside the timed path.  A run has at most
+ * BENCH_BREAKDOWNS of them ("type" and "token" at once).  Runs on
+ * asynchronous slots keep none (the core refuses the run).
  */
 #define BENCH_BREAKDOWNS   2
 #define BENCH_MAX_CLASSES 64
@@ -54,11 +54,56 @@ typedef struct bench_breakdown {
     const char *const  *labels;     /* n names ("rsa-pkcs-sign", a token's label) */
     const double       *weights;    /* n expected shares summing to 1, or NULL */
     unsigned (*class_of)(const void *state);
-    unsigned (*aclass_of)(const void *slot);
     /* n bytes each class's operation processes (a mix of data sizes: the
      * run's bytes are the classes' sum), or NULL: the workload's bytes_per_op */
     const uint64_t     *bytes_per_op;
 } bench_breakdown;
+
+/*
+ * Optional: the asynchronous half, for non-blocking runs on providers that
+ * keep many operations in flight per thread (PKCS#11 3.2 async sessions,
+ * libcurl's multi interface).  A "slot" carries one operation at a time (a
+ * session, a transfer); each worker thread multiplexes several.  submit()
+ * starts one: it returns 1 when the operation is in flight, or 0 with its
+ * final code when it completed at once; poll() returns 1 while it is still
+ * in flight, 0 with the final code when it is done.  When a workload has
+ * them, non-blocking runs use these instead of do_one() from a pool of
+ * blocked threads.  The hooks are a workload's constant table; open and
+ * engine_open get bench_async.ctx.
+ */
+typedef struct bench_async_ops {
+    int  (*open)(void *ctx, void *engine, unsigned slot_index, void **slot, char *err,
+                 size_t errlen);
+    int  (*submit)(void *slot, bench_code *done);
+    int  (*poll)(void *slot, bench_code *done);
+    void (*close)(void *slot);
+    /*
+     * Optional: an engine each worker thread's slots share (a curl multi
+     * handle), made before them and given to open(), closed after them.
+     * await(engine, wake_fd, max_ns) moves the engine's operations on; with
+     * max_ns 0 it returns at once, otherwise, when none completed, it waits
+     * up to max_ns for one to, or for wake_fd (when >= 0) to become
+     * readable: the core makes it readable when a request is queued for a
+     * thread that waits.  Without await() the core polls the slots with
+     * short pauses.
+     */
+    int  (*engine_open)(void *ctx, unsigned worker, void **engine, char *err, size_t errlen);
+    void (*engine_close)(void *engine);
+    void (*await)(void *engine, int wake_fd, uint64_t max_ns);
+    /* Optional: side metrics, as the blocking half's side_bind() and
+     * side_flush(), on a slot. */
+    void (*side_bind)(void *slot, bench_side *side);
+    void (*side_flush)(void *slot);
+} bench_async_ops;
+
+typedef struct bench_async {
+    const bench_async_ops *ops;     /* NULL: blocking only */
+    void    *ctx;                   /* shared, read-only while the run goes */
+    unsigned slots;                 /* slots in flight in total (>= threads) */
+    /* At the end, how long operations in flight may take to finish before
+     * their slots are closed anyway (0: 1 s). */
+    uint64_t drain_ns;
+} bench_async;
 
 typedef struct bench_workload {
     void *ctx;                      /* shared, read-only while the run goes */
@@ -85,46 +130,11 @@ typedef struct bench_workload {
     uint64_t bytes_per_op;
 
     /*
-     * Optional: asynchronous operations, for non-blocking runs on providers
-     * that keep many operations in flight per thread (PKCS#11 3.2 async
-     * sessions, libcurl's multi interface).  A "slot" carries one operation
-     * at a time (a session, a transfer); each worker thread multiplexes
-     * several.  asubmit() starts one: it returns 1 when the operation is in
-     * flight, or 0 with its final code when it completed at once; apoll()
-     * returns 1 while it is still in flight, 0 with the final code when it
-     * is done.  When set, non-blocking runs use these instead of do_one()
-     * from a pool of blocked threads.  Every hook gets actx, not ctx.
-     */
-    void *actx;
-    int  (*aopen)(void *actx, void *engine, unsigned slot_index, void **slot, char *err,
-                  size_t errlen);
-    int  (*asubmit)(void *slot, bench_code *done);
-    int  (*apoll)(void *slot, bench_code *done);
-    void (*aclose)(void *slot);
-    unsigned aslots;            /* slots in flight in total (>= threads) */
-    /* At the end, how long operations in flight may take to finish before
-     * their slots are closed anyway (0: 1 s). */
-    uint64_t adrain_ns;
-    /*
-     * Optional, with the slots: an engine each worker thread's slots share
-     * (a curl multi handle), made before them and given to aopen(), closed
-     * after them.  await(engine, wake_fd, max_ns) moves the engine's
-     * operations on; with max_ns 0 it returns at once, otherwise, when none
-     * completed, it waits up to max_ns for one to, or for wake_fd (when
-     * >= 0) to become readable: the core makes it readable when a request
-     * is queued for a thread that waits.  Without await() the core polls
-     * the slots (apoll) with short pauses.
-     */
-    int  (*aengine_open)(void *actx, unsigned worker, void **engine, char *err, size_t errlen);
-    void (*aengine_close)(void *engine);
-    void (*await)(void *engine, int wake_fd, uint64_t max_ns);
-
-    /*
      * Optional: side metrics (bench/core/side.h), what the workload measures
      * beside each operation's latency.  side describes them; side_bind()
-     * hands a worker's state (aside_bind(): a slot) its thread's recorder,
-     * in that thread, after open() and before the clock; side_flush()
-     * (aside_flush()) is called after every operation, outside the timed
+     * hands a worker's state its thread's recorder, in that thread, after
+     * open() and before the clock; side_flush() is called after every
+     * operation, outside the timed
      * path, with the recorder switched on only when the operation is part
      * of the measured run: the workload records there what the operation
      * left noted in its state.
@@ -132,11 +142,12 @@ typedef struct bench_workload {
     const bench_side_spec *side;
     void (*side_bind)(void *state, bench_side *side);
     void (*side_flush)(void *state);
-    void (*aside_bind)(void *slot, bench_side *side);
-    void (*aside_flush)(void *slot);
 
     /* Optional: the run's breakdowns (NULL: none); see bench_breakdown. */
     const bench_breakdown *breakdown[BENCH_BREAKDOWNS];
+
+    /* Optional: the asynchronous half (ops NULL: none). */
+    bench_async async;
 } bench_workload;
 
 /* Name a code, core codes included; falls back to the workload's namer. */

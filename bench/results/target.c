@@ -2,13 +2,12 @@
  * from older files (see target.h). */
 #include "bench/results/target.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "bench/results/results.h"
+#include "bench/util/url.h"
 
 static void put(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -22,61 +21,6 @@ static void put(char *buf, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, len, fmt, ap);
     va_end(ap);
-}
-
-const char *bench_target_url(const char *url, char *buf, size_t len, int *had_query)
-{
-    size_t o = 0;
-    int q = 0;
-    if (len == 0)
-        return buf;
-    buf[0] = '\0';
-    if (!url) {
-        if (had_query)
-            *had_query = 0;
-        return buf;
-    }
-    const char *p = url, *default_port = NULL;
-    size_t scheme = 0;
-    if (strncasecmp(p, "https://", 8) == 0) {
-        scheme = 8;
-        default_port = ":443";
-    } else if (strncasecmp(p, "http://", 7) == 0) {
-        scheme = 7;
-        default_port = ":80";
-    }
-#define OUT(ch) do { if (o + 1 < len) buf[o++] = (char)(ch); } while (0)
-    for (size_t i = 0; i < scheme; i++)
-        OUT(tolower((unsigned char)p[i]));
-    p += scheme;
-    if (scheme) {
-        /* authority: [user[:password]@]host[:port] */
-        size_t alen = strcspn(p, "/?#");
-        const char *host = p;
-        const char *at = NULL;
-        for (const char *c = p; c < p + alen; c++)
-            if (*c == '@')
-                at = c;
-        if (at)
-            host = at + 1;
-        size_t hlen = (size_t)(p + alen - host);
-        size_t dlen = strlen(default_port);
-        /* "[::1]:443" is a port; "[::443]" is not */
-        if (hlen > dlen && strncmp(host + hlen - dlen, default_port, dlen) == 0 &&
-            (host[0] != '[' || host[hlen - dlen - 1] == ']'))
-            hlen -= dlen;
-        for (size_t i = 0; i < hlen; i++)
-            OUT(tolower((unsigned char)host[i]));
-        p += alen;
-    }
-    for (; *p && *p != '?' && *p != '#'; p++)
-        OUT(*p);
-#undef OUT
-    buf[o] = '\0';
-    q = *p == '?';
-    if (had_query)
-        *had_query = q;
-    return buf;
 }
 
 /* The last part of a path. */
@@ -101,14 +45,22 @@ static void pkcs11_target(const char *module_name, const char *module_path, cons
         put(t->id, sizeof t->id, "pkcs11:%s:label=%s", mod, label ? label : "");
 }
 
+/* The REST target of a service and a URL's identity. */
+static void rest_target_of(const char *service, const char *identity, int had_query, bench_target *t)
+{
+    put(t->kind, sizeof t->kind, "rest");
+    put(t->name, sizeof t->name, "%s %.*s%s", service, BENCH_TARGET_TEXT_MAX - 40, identity,
+        had_query ? "?\xe2\x80\xa6" : "");
+    put(t->id, sizeof t->id, "%s:%.*s", service, BENCH_TARGET_TEXT_MAX - 40, identity);
+}
+
+/* The same from a URL read from a file. */
 static void rest_target(const char *service, const char *url, bench_target *t)
 {
     char u[BENCH_TARGET_TEXT_MAX - 32];
     int had_query = 0;
-    bench_target_url(url, u, sizeof u, &had_query);
-    put(t->kind, sizeof t->kind, "rest");
-    put(t->name, sizeof t->name, "%s %s%s", service, u, had_query ? "?\xe2\x80\xa6" : "");
-    put(t->id, sizeof t->id, "%s:%s", service, u);
+    bench_url_identity_of(url, u, sizeof u, &had_query);
+    rest_target_of(service, u, had_query, t);
 }
 
 static json_t *target_json(const bench_target *t)
@@ -124,10 +76,10 @@ json_t *bench_target_pkcs11_json(const char *module_name, const char *module_pat
     return target_json(&t);
 }
 
-json_t *bench_target_rest_json(const char *service, const char *url)
+json_t *bench_target_rest_json(const char *service, const bench_url *url)
 {
     bench_target t;
-    rest_target(service ? service : "?", url, &t);
+    rest_target_of(service ? service : "?", url->identity, url->query != NULL, &t);
     return target_json(&t);
 }
 

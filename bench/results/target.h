@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "bench/util/url.h"
+
 #define BENCH_TARGET_KIND_MAX 16
 #define BENCH_TARGET_TEXT_MAX 600
 
@@ -30,16 +32,6 @@ typedef struct bench_target {
     char id[BENCH_TARGET_TEXT_MAX];     /* "" when unknown */
 } bench_target;
 
-/*
- * A URL as a target identity: scheme and host in lower case, no
- * user:password@, no default port (:443 for https, :80 for http), no query
- * string and no fragment (a query may carry a key or a signature; hsmbench
- * keeps none of it rather than guess which parameters are secret).  The path
- * is kept as given.  *had_query is set when a query string was dropped.
- * Text that is not an http(s) URL is kept up to its first '?' or '#'.
- */
-const char *bench_target_url(const char *url, char *buf, size_t len, int *had_query);
-
 /* The PKCS#11 target: name "MANUFACTURER · token LABEL" (the module's name
  * when the manufacturer is blank), id "pkcs11:BASENAME:serial=SERIAL" (the
  * base name of the module's path; "label=LABEL" when the serial is blank).
@@ -48,10 +40,12 @@ json_t *bench_target_pkcs11_json(const char *module_name, const char *module_pat
                                  const char *manufacturer, const char *token_label,
                                  const char *token_serial);
 
-/* The REST target: name "SERVICE URL" (URL as bench_target_url makes it,
- * "?…" after it when a query was dropped), id "SERVICE:URL".  Returns a
- * new object, NULL when out of memory. */
-json_t *bench_target_rest_json(const char *service, const char *url);
+/* The REST target: name "SERVICE URL" (the URL's identity, bench/util/url.h:
+ * no credentials, default port, query or fragment; "?…" after it when a
+ * query was left out), id "SERVICE:URL".  A URL read from an older file is
+ * named the same way (bench_url_identity_of).  Returns a new object, NULL
+ * when out of memory. */
+json_t *bench_target_rest_json(const char *service, const bench_url *url);
 
 /*
  * The target of a results document: environment.target when it is there;

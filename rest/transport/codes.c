@@ -80,7 +80,8 @@ static const struct { int code; const char *name; } curl_names[] = {
     { CURLE_SSL_CLIENTCERT, "CURLE_SSL_CLIENTCERT" },
 };
 
-const char *rest_curl_code_name(int curlcode)
+/* "CURLE_OPERATION_TIMEDOUT" for a CURLcode; NULL when unknown. */
+static const char *curl_code_name(int curlcode)
 {
     for (size_t i = 0; i < sizeof curl_names / sizeof curl_names[0]; i++)
         if (curl_names[i].code == curlcode)
@@ -151,7 +152,7 @@ void rest_code_name(bench_code code, char *buf, size_t len)
     } else if (code > REST_CODE_CLASS_BASE && code < REST_E_CLASS_END) {
         snprintf(buf, len, "%s", class_names[code - REST_CODE_CLASS_BASE]);
     } else if (code >= REST_CODE_CURL_BASE && code < REST_CODE_CLASS_BASE) {
-        const char *n = rest_curl_code_name((int)(code - REST_CODE_CURL_BASE));
+        const char *n = curl_code_name((int)(code - REST_CODE_CURL_BASE));
         if (n)
             snprintf(buf, len, "%s", n);
         else

@@ -66,9 +66,6 @@ void rest_code_name(bench_code code, char *buf, size_t len);
 /* The same with the bench_workload.code_name signature (ctx unused). */
 void rest_code_namer(const void *ctx, bench_code code, char *buf, size_t len);
 
-/* "CURLE_OPERATION_TIMEDOUT" for a CURLcode; NULL when unknown. */
-const char *rest_curl_code_name(int curlcode);
-
 /* Worth trying again during set-up: 5xx, 429, timeouts, resets, bad answers. */
 int rest_code_is_transient(bench_code code);
 /* The endpoint, TLS or credentials are wrong: HTTP 401/403, TLS, refused,

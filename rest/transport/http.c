@@ -47,9 +47,12 @@ struct rest_http {
     int                no_expect;         /* put expect_node before base for a larger body */
     struct curl_slist  expect_node;       /* "Expect:", then base */
     const struct curl_slist *set;         /* the list the handle holds now */
-    const char        *method, *url;
-    char              *last_url;          /* what the handle holds, to skip re-setting it */
-    int                tls;               /* last_url is https: (case aside) */
+    const char        *method;
+    const bench_url   *url;
+    /* The URL the handle holds, known by its address (rest_http_request):
+     * the same URL again sets nothing.  NULL: none known. */
+    const bench_url   *last_url;
+    int                tls;               /* the URL is https */
     int                last_post;
     const char        *last_body;         /* the POST fields the handle holds, and their length */
     size_t             last_len;
@@ -354,7 +357,6 @@ void rest_http_free(rest_http *h)
     if (h->body)
         explicit_bzero(h->body, h->cap);   /* may hold a session token */
     free(h->body);
-    free(h->last_url);
     free(h);
 }
 
@@ -489,7 +491,9 @@ void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg)
     h->ok_arg = ok_arg;
 }
 
-void rest_http_bind(rest_http *h, bench_side *side)
+/* Note this handle's requests for `side` from now on (NULL: none); clears
+ * what was noted before. */
+static void http_bind(rest_http *h, bench_side *side)
 {
     h->side = side;
     h->npending = 0;
@@ -520,7 +524,8 @@ static void record_one(rest_http *h, const pending_req *p)
         bench_side_add(h->side, REST_SC_RETRIED, 1);
 }
 
-void rest_http_flush(rest_http *h)
+/* Record what was noted since the last flush (outside the timed path). */
+static void http_flush(rest_http *h)
 {
     if (!h->side)
         return;
@@ -536,7 +541,7 @@ void rest_http_flush(rest_http *h)
     h->reauth = 0;
 }
 
-void rest_http_request(rest_http *h, const char *method, const char *url, const char *body,
+void rest_http_request(rest_http *h, const char *method, const bench_url *url, const char *body,
                        size_t len)
 {
     CURL *e = h->easy;
@@ -552,11 +557,10 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
     h->in_headers = 0;
     h->header_bytes = 0;
     /* The same request again (the common case) costs no option changes. */
-    if (!h->last_url || strcmp(h->last_url, url) != 0) {
-        curl_easy_setopt(e, CURLOPT_URL, url);
-        free(h->last_url);
-        h->last_url = strdup(url);
-        h->tls = strncasecmp(url, "https:", 6) == 0;
+    if (h->last_url != url) {
+        curl_easy_setopt(e, CURLOPT_URL, url->text);
+        h->last_url = url;
+        h->tls = url->scheme == BENCH_URL_HTTPS;
     }
     use_headers(h, body ? len : 0);
     if (strcmp(method, "POST") == 0) {
@@ -577,6 +581,13 @@ void rest_http_request(rest_http *h, const char *method, const char *url, const 
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ? NULL : method);
         h->last_post = 0;
     }
+}
+
+void rest_http_request_once(rest_http *h, const char *method, const bench_url *url,
+                            const char *body, size_t len)
+{
+    rest_http_request(h, method, url, body, len);
+    h->last_url = NULL;   /* the handle holds its text; the next request sets its own */
 }
 
 CURL *rest_http_easy(rest_http *h)
@@ -623,7 +634,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     }
 
     /* Only note here (a few reads of the handle): the phases are worked
-     * out and recorded by rest_http_flush(), after the operation. */
+     * out and recorded by http_flush(), after the operation. */
     rest_stamps st;
     /* A request that made a new connection although the last one left its
      * connection alive found that connection dead: when it died under the
@@ -681,10 +692,10 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         int64_t ph[REST_PH_COUNT];
         rest_phases_compute(&st, ph);
         if (cc == CURLE_OK)
-            fprintf(stderr, "[w%u] %s %s -> %ld (%.3f ms)\n", h->worker, h->method, h->url,
+            fprintf(stderr, "[w%u] %s %s -> %ld (%.3f ms)\n", h->worker, h->method, h->url->text,
                     out->status, (double)ph[REST_PH_DURATION] / 1000.0);
         else
-            fprintf(stderr, "[w%u] %s %s -> %s\n", h->worker, h->method, h->url, out->error);
+            fprintf(stderr, "[w%u] %s %s -> %s\n", h->worker, h->method, h->url->text, out->error);
     }
 }
 
@@ -698,10 +709,10 @@ void rest_http_perform(rest_http *h, rest_response *out)
  * (every REST state does: rest/client.h). */
 void rest_state_side_bind(void *state, bench_side *side)
 {
-    rest_http_bind(*(rest_http **)state, side);
+    http_bind(*(rest_http **)state, side);
 }
 
 void rest_state_side_flush(void *state)
 {
-    rest_http_flush(*(rest_http **)state);
+    http_flush(*(rest_http **)state);
 }

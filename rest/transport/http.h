@@ -6,7 +6,7 @@
  * A request goes in three steps so that the same code can later be driven
  * by curl_multi (the core's open-loop pool) instead of curl_easy_perform:
  *
- *   rest_http_request(h, "POST", url, body, len)  the easy handle is ready
+ *   rest_http_request(h, "POST", &url, body, len) the easy handle is ready
  *   ... curl_easy_perform(rest_http_easy(h)), or a multi handle runs it ...
  *   rest_http_finish(h, curlcode, &resp)          status, body, phases
  *
@@ -14,9 +14,9 @@
  * headers and the Profiling-Data value in a response stay valid until the
  * next rest_http_request().
  *
- * A handle bound to the run's side-metrics recorder (rest_http_bind)
+ * A handle bound to the run's side-metrics recorder (rest_state_side_bind)
  * notes each finished request (status, libcurl's timestamps, the
- * Profiling-Data value) and records them at rest_http_flush(), which the
+ * Profiling-Data value) and records them at rest_state_side_flush(), which the
  * workload calls from the core's side_flush() after the operation: the
  * core switches the recorder on for measured operations only, so set-up
  * (before the bind), warm-up and tear-down (after rest_http_teardown_mode)
@@ -32,6 +32,7 @@
 
 #include "bench/util/options.h"
 #include "bench/util/signals.h"
+#include "bench/util/url.h"
 #include "bench/core/workload.h"
 #include "bench/core/side.h"
 #include "rest/transport/phases.h"
@@ -125,21 +126,26 @@ void rest_http_abandoned(rest_http *h, CURLcode why, uint64_t waited_ms);
 
 /* Which statuses are not failures in http_req_failed (NULL: 200..399). */
 void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg);
-/* Note this handle's requests for `side` from now on (NULL: none); clears
- * what was noted before. */
-void rest_http_bind(rest_http *h, bench_side *side);
-/* Record what was noted since the last flush (outside the timed path). */
-void rest_http_flush(rest_http *h);
 /* One of k6's checks on the current operation's answer passed or failed
  * (recorded at the flush, as the requests are). */
 void rest_http_note_check(rest_http *h, rest_check kind, int passed);
 /* An SDKMS re-authentication happened in the current operation. */
 void rest_http_note_reauth(rest_http *h);
 
-/* Prepare a request: method "POST" (body may be empty), "GET" or "DELETE".
- * url and body must stay valid until the request is finished. */
-void  rest_http_request(rest_http *h, const char *method, const char *url, const char *body,
+/*
+ * Prepare a request: method "POST" (body may be empty), "GET" or "DELETE".
+ * url and body must stay valid until the request is finished.  The handle
+ * knows a URL by its address: given the URL it holds (the common case: a
+ * workload's URLs are parsed before the run and live as long as it does)
+ * it changes no option and compares no text; so a URL given here must not
+ * change, nor be freed while the handle lives and may be given it again.
+ * A URL made for one request (a key's URL for its deletion) goes with
+ * rest_http_request_once(), after which the handle holds no URL it knows.
+ */
+void  rest_http_request(rest_http *h, const char *method, const bench_url *url, const char *body,
                         size_t len);
+void  rest_http_request_once(rest_http *h, const char *method, const bench_url *url,
+                             const char *body, size_t len);
 CURL *rest_http_easy(rest_http *h);
 void  rest_http_finish(rest_http *h, CURLcode cc, rest_response *out);
 void  rest_http_perform(rest_http *h, rest_response *out);

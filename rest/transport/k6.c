@@ -23,7 +23,13 @@ void rest_k6_ctx_of(rest_k6_ctx *c, const bench_load *load)
     c->think_ns = load->think_ns;
 }
 
-void rest_k6_vus_of(const bench_outcome *o, const rest_k6_ctx *c, rest_k6_vus *v)
+/* k6's vus and vus_max of a run. */
+typedef struct rest_k6_vus {
+    uint64_t last, min, max;    /* vus */
+    uint64_t cap;               /* vus_max */
+} rest_k6_vus;
+
+static void vus_of(const bench_outcome *o, const rest_k6_ctx *c, rest_k6_vus *v)
 {
     const uint64_t fixed = c->slots ? c->slots : c->threads;
     int any = 0;
@@ -178,7 +184,7 @@ void rest_k6_lines(FILE *f, const bench_outcome *o, const rest_k6_ctx *c)
     fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)o->ops, per_s(o->ops, o->duration_s));
     bench_report_trend_plus(f, 26, "iteration_duration", o->hist, "no successful operation",
                             c->think_ns);
-    rest_k6_vus_of(o, c, &v);
+    vus_of(o, c, &v);
     label(f, "vus");
     fprintf(f, "%-10llu min=%llu max=%llu\n", (unsigned long long)v.last, (unsigned long long)v.min,
             (unsigned long long)v.max);
@@ -295,7 +301,7 @@ void rest_k6_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *c)
     k6_label(f, "iterations", 0);
     fprintf(f, "%llu ", (unsigned long long)o->ops);
     k6_rate(f, per_s(o->ops, o->duration_s));
-    rest_k6_vus_of(o, c, &v);
+    vus_of(o, c, &v);
     k6_label(f, "vus", 0);
     fprintf(f, "%llu min=%llu max=%llu\n", (unsigned long long)v.last, (unsigned long long)v.min,
             (unsigned long long)v.max);
@@ -359,7 +365,7 @@ json_t *rest_k6_json(const bench_outcome *o, const rest_k6_ctx *c)
     json_object_set_new(k, "http_reqs", counter(requests, o->duration_s));
     json_object_set_new(k, "iteration_duration", rest_trend_json(o->hist, c->think_ns));
     json_object_set_new(k, "iterations", counter(o->ops, o->duration_s));
-    rest_k6_vus_of(o, c, &v);
+    vus_of(o, c, &v);
     json_object_set_new(k, "vus", json_pack("{s:I,s:I,s:I}", "value", (json_int_t)v.last, "min",
                                             (json_int_t)v.min, "max", (json_int_t)v.max));
     json_object_set_new(k, "vus_max", json_pack("{s:I,s:I,s:I}", "value", (json_int_t)v.cap, "min",

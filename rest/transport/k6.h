@@ -39,13 +39,6 @@ typedef struct rest_k6_ctx {
 /* The context of a run under `load`. */
 void rest_k6_ctx_of(rest_k6_ctx *c, const bench_load *load);
 
-typedef struct rest_k6_vus {
-    uint64_t last, min, max;    /* vus */
-    uint64_t cap;               /* vus_max */
-} rest_k6_vus;
-
-void rest_k6_vus_of(const bench_outcome *o, const rest_k6_ctx *c, rest_k6_vus *v);
-
 /* The k6 lines hsmbench's own REST summary adds (its layout). */
 void rest_k6_lines(FILE *f, const bench_outcome *o, const rest_k6_ctx *c);
 

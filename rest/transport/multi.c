@@ -336,17 +336,13 @@ static void slot_side_flush(void *v)
     rest_state_side_flush(((rest_slot *)v)->state);
 }
 
+static const bench_async_ops multi_ops = {
+    .open = slot_open, .submit = slot_submit, .poll = slot_poll, .close = slot_close,
+    .engine_open = engine_open, .engine_close = engine_close, .await = engine_await,
+    .side_bind = slot_side_bind, .side_flush = slot_side_flush,
+};
+
 void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots)
 {
-    w->aside_bind = slot_side_bind;
-    w->aside_flush = slot_side_flush;
-    w->actx = xw;
-    w->aengine_open = engine_open;
-    w->aengine_close = engine_close;
-    w->await = engine_await;
-    w->aopen = slot_open;
-    w->asubmit = slot_submit;
-    w->apoll = slot_poll;
-    w->aclose = slot_close;
-    w->aslots = slots;
+    w->async = (bench_async){ &multi_ops, xw, slots, 0 };
 }

@@ -19,11 +19,6 @@ static const char *const prof_names[REST_PROF_COUNT] = {
     "check_access", "operate", "db_flush", "total",
 };
 
-const char *rest_profiling_field(int i)
-{
-    return i >= 0 && i < REST_PROF_COUNT ? prof_names[i] : "?";
-}
-
 int rest_profiling_parse(const char *text, int64_t out_ns[REST_PROF_COUNT], unsigned *mask)
 {
     json_error_t err;

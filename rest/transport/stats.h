@@ -83,6 +83,5 @@ json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns);
  * with no known field), -1 when it is not a JSON object.
  */
 int rest_profiling_parse(const char *text, int64_t out_ns[REST_PROF_COUNT], unsigned *mask);
-const char *rest_profiling_field(int i);
 
 #endif

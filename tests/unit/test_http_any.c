@@ -194,21 +194,6 @@ static void test_jmeter_line(void)
     bench_hist_free(h);
 }
 
-static void test_plain_url(void)
-{
-    char out[256];
-    CHECK(rest_url_plain("https://h.example:8443/x?y=1", 8080, out, sizeof out) == 0 &&
-          strcmp(out, "http://h.example:8080/x?y=1") == 0);
-    CHECK(rest_url_plain("https://localhost/hello", 80, out, sizeof out) == 0 &&
-          strcmp(out, "http://localhost:80/hello") == 0);
-    CHECK(rest_url_plain("HTTPS://[::1]:8443/v1/data", 8181, out, sizeof out) == 0 &&
-          strcmp(out, "http://[::1]:8181/v1/data") == 0);
-    CHECK(rest_url_plain("https://h", 1, out, sizeof out) == 0 && strcmp(out, "http://h:1") == 0);
-    CHECK(rest_url_plain("http://h/x", 1, out, sizeof out) != 0);
-    CHECK(rest_url_plain("https:///x", 1, out, sizeof out) != 0);
-    CHECK(rest_url_plain("https://h/x", 1, out, 8) != 0);
-}
-
 int main(void)
 {
     RUN(test_status_sets);
@@ -216,6 +201,5 @@ int main(void)
     RUN(test_headers_and_methods);
     RUN(test_check_answer);
     RUN(test_jmeter_line);
-    RUN(test_plain_url);
     return check_finish();
 }

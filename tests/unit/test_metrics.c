@@ -14,6 +14,13 @@
 #include "bench/results/report.h"
 #include "tests/unit/check.h"
 
+/* n equal values, one at a time as the engines record them. */
+static void record_n(bench_hist *h, uint64_t value_ns, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        bench_hist_record(h, value_ns);
+}
+
 static void namer(const void *ctx, bench_code code, char *buf, size_t len)
 {
     (void)ctx;
@@ -57,7 +64,7 @@ static void test_runs_add_up(void)
     bench_err errs[2] = { { 7, 3 }, { 0x30, 1 } };
     for (int run = 0; run < 2; run++) {
         bench_metrics_begin(m, "t\\1", &load, &w, status_of);
-        bench_hist_record_n(h, 2000000, 10);       /* 2 ms */
+        record_n(h, 2000000, 10);       /* 2 ms */
         bench_sample s = { .t = 1, .span_s = 1, .ops = 14, .errors = 4, .hist_so_far = h,
                            .errs_so_far = errs, .nerrs_so_far = 2 };
         bench_metrics_second(m, &s);
@@ -70,7 +77,7 @@ static void test_runs_add_up(void)
             CHECK(value(mid, "hsmbench_phase{test=\"t\\\\1\",phase=\"measured\"}") == 1);
         }
         free(mid);
-        bench_hist_record_n(h, 20000, 10);         /* 20 us, before the end */
+        record_n(h, 20000, 10);         /* 20 us, before the end */
         bench_outcome out = { .ops = 20, .errors = 4, .hist = h, .errs = errs, .nerrs = 2, .duration_s = 1 };
         /* the final figures come from the run model, as the results file's do */
         const bench_run_desc d = { .test = "t\\1", .mode = "blocking", .threads = 2 };

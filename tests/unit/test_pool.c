@@ -315,15 +315,11 @@ static void fs_close(void *slot)
 static bench_workload async_workload(fasync *fa, fake *f, unsigned slots)
 {
     bench_workload w = workload(f);
-    w.actx = fa;
-    w.aengine_open = fe_open;
-    w.aengine_close = fe_close;
-    w.await = fe_await;
-    w.aopen = fs_open;
-    w.asubmit = fs_submit;
-    w.apoll = fs_poll;
-    w.aclose = fs_close;
-    w.aslots = slots;
+    static const bench_async_ops ops = {
+        .open = fs_open, .submit = fs_submit, .poll = fs_poll, .close = fs_close,
+        .engine_open = fe_open, .engine_close = fe_close, .await = fe_await,
+    };
+    w.async = (bench_async){ &ops, fa, slots, 0 };
     return w;
 }
 

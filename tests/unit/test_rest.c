@@ -511,12 +511,25 @@ static void test_client_helpers(void)
     memset(longtext, 'x', sizeof longtext);
     rest_error_text(longtext, sizeof longtext, buf, sizeof buf);
     CHECK(strlen(buf) < sizeof buf && strcmp(buf + strlen(buf) - 3, "...") == 0);
-    CHECK(rest_url_check("https://h.example/api/v1/cckm/ekm/endpoints/x", err, sizeof err) == 0);
-    CHECK(rest_url_check("http://127.0.0.1:8080", err, sizeof err) == 0);
-    CHECK(rest_url_check("ftp://h/x", err, sizeof err) != 0);
-    CHECK(rest_url_check("https://", err, sizeof err) != 0);
-    CHECK(rest_url_check("https://user:pw@h/x", err, sizeof err) != 0);
-    CHECK(rest_url_check("https://h/a b", err, sizeof err) != 0);
+    /* rest_url_parse: bench_url_parse (tests/unit/test_url.c), and no credentials. */
+    static const struct { const char *url; int ok; const char *why; } urls[] = {
+        { "https://h.example/api/v1/cckm/ekm/endpoints/x", 1, "" },
+        { "http://127.0.0.1:8080", 1, "" },
+        { "ftp://h/x", 0, "not an http:// or https:// URL" },
+        { "https://", 0, "has no host" },
+        { "https://user:pw@h/x", 0, "credentials in the URL are not accepted" },
+        { "https://user@h/x", 0, "credentials in the URL are not accepted" },
+        { "https://h/a b", 0, "space or control character" },
+    };
+    for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
+        bench_url u;
+        err[0] = 0;
+        int rc = rest_url_parse(&u, urls[i].url, err, sizeof err);
+        CHECK_MSG((rc == 0) == urls[i].ok && strstr(err, urls[i].why), "%s: %d '%s'", urls[i].url, rc, err);
+        CHECK(rc == 0 || u.mem == NULL);
+        CHECK(!strstr(err, "pw"));
+        bench_url_free(&u);
+    }
 }
 
 /* ---- statistics ----------------------------------------------------------- */
@@ -576,7 +589,7 @@ static void test_stats_counts_and_json(void)
     CHECK(bench_side_count(&t, REST_SC_REQUESTS) == 0);
     CHECK(bench_side_count(&w[0], REST_SC_REQUESTS) + bench_side_count(&w[1], REST_SC_REQUESTS) +
           bench_side_count(&w[2], REST_SC_REQUESTS) == 9);
-    /* The checks, as rest_http_flush adds them. */
+    /* The checks, as the handle's side flush adds them. */
     bench_side_add(&w[1], REST_SC_CHECK + 2 * REST_CHECK_STATUS, 7);
     bench_side_add(&w[1], REST_SC_CHECK + 2 * REST_CHECK_STATUS + 1, 1);
     bench_side_add(&w[2], REST_SC_CHECK + 2 * REST_CHECK_BODY, 6);

@@ -885,36 +885,6 @@ static void test_html_rest(void)
 
 /* ---- environment.target ------------------------------------------------------------ */
 
-static void test_target_url(void)
-{
-    static const struct { const char *in, *out; int query; } cases[] = {
-        { "https://127.0.0.1:8443/v0/keys/k1", "https://127.0.0.1:8443/v0/keys/k1", 0 },
-        { "HTTPS://Example.COM/Path/K1", "https://example.com/Path/K1", 0 },
-        { "https://example.com:443/k", "https://example.com/k", 0 },
-        { "http://example.com:80/k", "http://example.com/k", 0 },
-        { "http://example.com:443/k", "http://example.com:443/k", 0 },
-        { "https://user:pw@example.com/k", "https://example.com/k", 0 },
-        { "https://a@b:pw@example.com:8443", "https://example.com:8443", 0 },
-        { "https://example.com/k?sig=SECRET&x=1", "https://example.com/k", 1 },
-        { "https://example.com/k#frag", "https://example.com/k", 0 },
-        { "https://example.com?key=SECRET", "https://example.com", 1 },
-        { "https://[::1]:443/k", "https://[::1]/k", 0 },
-        { "https://[::443]/k", "https://[::443]/k", 0 },
-        { "not a url?x", "not a url", 1 },
-        { "", "", 0 },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char buf[128];
-        int q = -1;
-        bench_target_url(cases[i].in, buf, sizeof buf, &q);
-        CHECK_MSG(strcmp(buf, cases[i].out) == 0 && q == cases[i].query, "'%s': '%s' (query %d), want '%s'",
-                  cases[i].in, buf, q, cases[i].out);
-    }
-    char small[8];
-    bench_target_url("https://example.com/k", small, sizeof small, NULL);   /* cut, terminated */
-    CHECK(strcmp(small, "https:/") == 0);
-}
-
 static void test_target_build(void)
 {
     json_t *t = bench_target_pkcs11_json("softhsm2", "/usr/lib/softhsm/libsofthsm2.so", "SoftHSM", "hsmbench-demo",
@@ -930,7 +900,10 @@ static void test_target_build(void)
     CHECK(t && strcmp(bench_json_str(t, "name", ""), "libx.so \xc2\xb7 token tok") == 0);
     CHECK(t && strcmp(bench_json_str(t, "id", ""), "pkcs11:libx.so:label=tok") == 0);
     json_decref(t);
-    t = bench_target_rest_json("ekm", "https://user:pw@KMS.example:443/v0/keys/k1?sig=S3CRET#f");
+    bench_url url;
+    CHECK(bench_url_parse(&url, "https://user:pw@KMS.example:443/v0/keys/k1?sig=S3CRET#f", NULL, 0) == 0);
+    t = bench_target_rest_json("ekm", &url);
+    bench_url_free(&url);
     CHECK(t && strcmp(bench_json_str(t, "kind", ""), "rest") == 0);
     CHECK_MSG(t && strcmp(bench_json_str(t, "name", ""), "ekm https://kms.example/v0/keys/k1?\xe2\x80\xa6") == 0, "%s",
               bench_json_str(t, "name", ""));
@@ -1226,7 +1199,6 @@ int main(void)
     RUN(test_html);
     RUN(test_write_file);
     RUN(test_html_rest);
-    RUN(test_target_url);
     RUN(test_target_build);
     RUN(test_target_of);
     RUN(test_target_check);
