@@ -55,6 +55,10 @@ def main():
     symbols = set()   # every global symbol defined
     users = {}        # symbol -> objects that refer to it
     for obj in sources(objdir, (".o",)):
+        # An object whose source is gone (a file moved or removed since the
+        # build directory was made) is not part of the program.
+        if not os.path.exists(os.path.relpath(obj, objdir)[:-2] + ".c"):
+            continue
         for kind, sym in nm(obj):
             if kind == "T":
                 defined[sym] = obj

@@ -84,8 +84,6 @@ int bench_merge_add(long long *acc, long long v, const char *name, const char *f
 json_t *bench_merge_counts(const bench_merge_in *in, size_t n, const char *key, int by_count,
                            char *err, size_t len);
 
-/* The list's section whose threshold metric names start at p; NULL if none. */
-const bench_section *bench_section_of_metric(const bench_section *const *sections, const char *p);
 
 /* A --help listing's lines for the sections' threshold metrics (their
  * threshold_help), after a --threshold option: a bench_opts_more_fn

@@ -160,7 +160,9 @@ static const char *parse_metric(const char *p, bench_threshold *t, const char *e
     return end;
 }
 
-const bench_section *bench_section_of_metric(const bench_section *const *sections, const char *p)
+/* The list's section whose threshold metric names start at p; NULL if none. */
+static const bench_section *section_of_metric(const bench_section *const *sections,
+                                              const char *p)
 {
     p = skip_space(p);
     for (; sections && *sections; sections++)
@@ -324,7 +326,7 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
         return -1;
     }
     /* A side metric's NAME:STAT is no TEST: part. */
-    const char *colon = bench_section_of_metric(sections, e) ? NULL : strchr(e, ':');
+    const char *colon = section_of_metric(sections, e) ? NULL : strchr(e, ':');
     const char *p = e;
     if (colon) {
         if (trimmed(e, colon, t.test, sizeof t.test) != 0 || !valid_test_name(t.test)) {
@@ -335,7 +337,7 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
         p = colon + 1;
     }
     p = skip_space(p);
-    const bench_section *sec = bench_section_of_metric(sections, p);
+    const bench_section *sec = section_of_metric(sections, p);
     p = sec ? parse_side_metric(sec, p, &t, e, err, len) : parse_metric(p, &t, e, err, len);
     if (!p)
         return -1;
