@@ -127,8 +127,13 @@ static const char *pct_change(double base, double v, char *buf, size_t len)
     return buf;
 }
 
-static const char *fmt_lat(double us, char *buf, size_t len)
+/* A latency figure of l; "-" when nothing succeeded (0 would be a claim). */
+static const char *fmt_lat(const bench_model_latency *l, double us, char *buf, size_t len)
 {
+    if (!l->count) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
     return bench_fmt_ns(us * 1000.0, buf, (unsigned)len);
 }
 
@@ -172,13 +177,15 @@ static void print_row(FILE *f, const cfile *cf, const json_t *run, const json_t 
         return;
     }
     snprintf(cells[1], sizeof cells[1], "%.2f", m.ops_per_s);
-    fmt_lat(m.latency.p50, cells[3], sizeof cells[3]);
-    fmt_lat(m.latency.p99, cells[5], sizeof cells[5]);
+    fmt_lat(&m.latency, m.latency.p50, cells[3], sizeof cells[3]);
+    fmt_lat(&m.latency, m.latency.p99, cells[5], sizeof cells[5]);
     snprintf(cells[7], sizeof cells[7], "%.2f%%", m.error_pct);
     if (base && base != run && bench_model_from_run(base, NULL, &b) == 0) {
         pct_change(b.ops_per_s, m.ops_per_s, cells[2], sizeof cells[2]);
-        pct_change(b.latency.p50, m.latency.p50, cells[4], sizeof cells[4]);
-        pct_change(b.latency.p99, m.latency.p99, cells[6], sizeof cells[6]);
+        if (b.latency.count && m.latency.count) {
+            pct_change(b.latency.p50, m.latency.p50, cells[4], sizeof cells[4]);
+            pct_change(b.latency.p99, m.latency.p99, cells[6], sizeof cells[6]);
+        }
         snprintf(cells[8], sizeof cells[8], "%+.2fpp", m.error_pct - b.error_pct);
         bench_model_free(&b);
     }

@@ -137,15 +137,20 @@ static void table_cells(const json_t *doc, const json_t *run, char cell[NCOLS][1
     }
     snprintf(cell[0], sizeof cell[0], "%s", m.test);
     snprintf(cell[1], sizeof cell[1], "%s", m.key);
-    snprintf(cell[2], sizeof cell[2], "%llu B", (unsigned long long)m.data_size);
+    snprintf(cell[2], sizeof cell[2], "%s", m.data_text);
     snprintf(cell[3], sizeof cell[3], "%u", m.threads);
     snprintf(cell[4], sizeof cell[4], "%s", m.status);
     if (m.measured) {
         snprintf(cell[5], sizeof cell[5], "%llu", (unsigned long long)m.ops);
         snprintf(cell[6], sizeof cell[6], "%llu", (unsigned long long)m.attempts);
         snprintf(cell[7], sizeof cell[7], "%.2f", m.ops_per_s);
-        bench_fmt_ns(m.latency.p50 * 1000, cell[8], sizeof cell[8]);
-        bench_fmt_ns(m.latency.p99 * 1000, cell[9], sizeof cell[9]);
+        if (m.latency.count) {       /* no success, no latency: 0 would be a claim */
+            bench_fmt_ns(m.latency.p50 * 1000, cell[8], sizeof cell[8]);
+            bench_fmt_ns(m.latency.p99 * 1000, cell[9], sizeof cell[9]);
+        } else {
+            snprintf(cell[8], sizeof cell[8], "-");
+            snprintf(cell[9], sizeof cell[9], "-");
+        }
         snprintf(cell[10], sizeof cell[10], "%.2f%%", m.error_pct);
     }
     bench_model_free(&m);

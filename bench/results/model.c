@@ -249,6 +249,33 @@ static void step_of(const json_t *doc, const json_t *run, bench_run_model *m)
         copy(m->step_why, sizeof m->step_why, *why ? why : limit);
 }
 
+/* A mix's data_size is 0: its types each have their own (run["mix"]). */
+static void data_text(const json_t *run, bench_run_model *m)
+{
+    const json_t *mix = json_object_get(run, "mix"), *t;
+    size_t i;
+    if (!json_is_array(mix)) {
+        snprintf(m->data_text, sizeof m->data_text, "%llu B", (unsigned long long)m->data_size);
+        return;
+    }
+    uint64_t size = 0;
+    int mixed = 0;
+    json_array_foreach(mix, i, t) {
+        const long long s = bench_json_int(t, "data_size", 0);
+        if (s <= 0)
+            continue;
+        if (size && (uint64_t)s != size)
+            mixed = 1;
+        size = (uint64_t)s;
+    }
+    if (mixed)
+        snprintf(m->data_text, sizeof m->data_text, "mixed");
+    else if (size)
+        snprintf(m->data_text, sizeof m->data_text, "%llu B", (unsigned long long)size);
+    else
+        snprintf(m->data_text, sizeof m->data_text, "-");
+}
+
 int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m)
 {
     memset(m, 0, sizeof *m);
@@ -261,6 +288,7 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     m->threads = (unsigned)count_of(run, "threads");
     m->data_size = count_of(run, "data_size");
     m->block_size = count_of(run, "block_size");
+    data_text(run, m);
     m->warmup_s = bench_json_num(json_object_get(run, "settings"), "warmup_s", 0);
     copy(m->status, sizeof m->status, bench_json_str(run, "status", "?"));
     copy(m->reason, sizeof m->reason, bench_json_str(run, "reason", ""));

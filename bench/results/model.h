@@ -95,6 +95,9 @@ typedef struct bench_run_model {
     char     key[BENCH_MODEL_NAME_MAX];         /* "RSA 2048", "-" */
     unsigned threads;
     uint64_t data_size, block_size;
+    /* The data a view names: "32 B"; a mix's one size its types share, or
+     * "mixed" when they differ; "-" when no operation of it takes data. */
+    char     data_text[24];
     double   warmup_s;
 
     /* verdict */

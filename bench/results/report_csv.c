@@ -71,11 +71,18 @@ static void figures(char cells[][64], const bench_run_model *m, const bench_mode
     const double bps = c ? 0 : m->bytes_per_s;
     snprintf(cells[2], 64, "%.2f", m->duration_s);
     snprintf(cells[3], 64, "%llu", (unsigned long long)(c ? c->ops : m->ops));
-    snprintf(cells[4], 64, "%.5f", lat->mean / 1000);
-    snprintf(cells[5], 64, "%.5f", lat->p90 / 1000);
-    snprintf(cells[6], 64, "%.5f", lat->p99 / 1000);
-    snprintf(cells[7], 64, "%.5f", lat->min / 1000);
-    snprintf(cells[8], 64, "%.5f", lat->max / 1000);
+    /* Latency of the successes: NA when none succeeded (0 would be a claim). */
+    const int has_lat = lat->count > 0;
+    const struct { size_t col; double us; } lat_cells[] = {
+        { 4, lat->mean }, { 5, lat->p90 }, { 6, lat->p99 }, { 7, lat->min },
+        { 8, lat->max }, { 12, lat->p50 }, { 13, lat->p95 },
+    };
+    for (size_t k = 0; k < sizeof lat_cells / sizeof lat_cells[0]; k++) {
+        if (has_lat)
+            snprintf(cells[lat_cells[k].col], 64, "%.5f", lat_cells[k].us / 1000);
+        else
+            snprintf(cells[lat_cells[k].col], 64, "NA");
+    }
     snprintf(cells[9], 64, "%.2f%%", c ? c->error_pct : m->error_pct);
     snprintf(cells[10], 64, "%.2f", c ? c->ops_per_s : m->ops_per_s);
     /* bytes_per_s is 0 for the tests that process no data (signatures). */
@@ -83,8 +90,6 @@ static void figures(char cells[][64], const bench_run_model *m, const bench_mode
         snprintf(cells[11], 64, "%.2f", bps / 1024);
     else
         snprintf(cells[11], 64, "NA");
-    snprintf(cells[12], 64, "%.5f", lat->p50 / 1000);
-    snprintf(cells[13], 64, "%.5f", lat->p95 / 1000);
     snprintf(cells[14], 64, "%llu", (unsigned long long)(c ? c->attempts : m->attempts));
 }
 

@@ -523,8 +523,8 @@ static void run_title(const bench_run_model *m, char *buf, size_t len)
     char data[48] = "";
     if (m->block_size)
         snprintf(data, sizeof data, " · block %llu B", (unsigned long long)m->block_size);
-    else if (m->data_size || m->nby == 0)
-        snprintf(data, sizeof data, " · data %llu B", (unsigned long long)m->data_size);
+    else if (strcmp(m->data_text, "-") != 0)
+        snprintf(data, sizeof data, " · data %s", m->data_text);
     snprintf(buf, len, "%s%s%s%s%s%s · %u thread%s · %s", m->test, *m->mechanism ? " · " : "",
              m->mechanism, strcmp(m->key, "-") ? " · " : "", strcmp(m->key, "-") ? m->key : "", data,
              m->threads, m->threads == 1 ? "" : "s", m->mode);
@@ -576,15 +576,17 @@ static void summary_table(FILE *f, const json_t *doc)
         esc(f, m.test);
         fputs("</a></td><td>", f);
         esc(f, m.key);
-        fprintf(f, "</td><td class=\"n\">%llu B</td><td class=\"n\">%u</td><td>",
-                (unsigned long long)m.data_size, m.threads);
+        fputs("</td><td class=\"n\">", f);
+        esc(f, m.data_text);
+        fprintf(f, "</td><td class=\"n\">%u</td><td>", m.threads);
         status_text(f, &m);
         if (m.measured) {
             fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%.2f</td><td class=\"n\">",
                     (unsigned long long)m.ops, m.ops_per_s);
-            esc(f, fmt_us(m.latency.p50, b, sizeof b));
+            /* No success, no latency: 0 would be a claim. */
+            esc(f, m.latency.count ? fmt_us(m.latency.p50, b, sizeof b) : "-");
             fputs("</td><td class=\"n\">", f);
-            esc(f, fmt_us(m.latency.p99, c, sizeof c));
+            esc(f, m.latency.count ? fmt_us(m.latency.p99, c, sizeof c) : "-");
             fprintf(f, "</td><td class=\"n\">%.2f%%</td></tr>\n", m.error_pct);
         } else {
             fputs("</td><td colspan=\"5\">", f);
@@ -616,6 +618,10 @@ static void stats_table(FILE *f, const bench_run_model *m)
         { "p90", lat->p90 }, { "p95", lat->p95 }, { "p99", lat->p99 }, { "p99.9", lat->p999 },
         { "max", lat->max },
     };
+    if (!lat->count) {
+        fputs("<tr><th>latency</th><td colspan=\"5\">none: no operation succeeded</td></tr></table>\n", f);
+        return;
+    }
     fputs("<tr>", f);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         if (k && k % 3 == 0)

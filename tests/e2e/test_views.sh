@@ -98,7 +98,7 @@ for g in 1 2 3; do
     mkdir -p "$C/gen$g"
     HSMBENCH_MOCK="service=fixed:$MOCKSVC;cores=2;fail=CKR_DEVICE_ERROR:0.1;seed=$g" \
         timeout -s INT 60 "$HSMBENCH" run --module "$MOCK" --test sha256-digest --threads 1 \
-        --duration 1 --start-at "$start" --quiet --json "$C/gen$g/r.json" \
+        --duration 3 --start-at "$start" --quiet --json "$C/gen$g/r.json" \
         >"$C/gen$g/out" 2>"$C/gen$g/err" </dev/null &
 done
 wait
