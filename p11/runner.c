@@ -462,6 +462,19 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
     d.test = "mix";
     snprintf(keydesc, sizeof keydesc, "%u types", mix->n);
     d.key_desc = keydesc;
+    /* The types' data sizes: one they share, or "mixed" (d.data_size stays 0). */
+    char datadesc[48] = "no data";
+    uint64_t size = 0;
+    for (unsigned i = 0; i < mix->n; i++) {
+        if (!m->p[i].data_size)
+            continue;
+        if (size && m->p[i].data_size != size)
+            snprintf(datadesc, sizeof datadesc, "mixed data sizes");
+        else if (!size)
+            snprintf(datadesc, sizeof datadesc, "data %llu B", (unsigned long long)m->p[i].data_size);
+        size = m->p[i].data_size;
+    }
+    d.data_desc = datadesc;
     bench_run_hooks hooks = { m, NULL, 0, mix_summary, mix_json, NULL, NULL };
     for (unsigned i = 0; i < mix->n; i++) {
         char why[256];

@@ -40,7 +40,9 @@ void bench_report_second(FILE *f, const bench_sample *s)
 /* "data 32 B", or "block 256 B" for a raw operation on one modulus-sized block. */
 static const char *data_text(const bench_run_desc *d, char *buf, size_t len)
 {
-    if (d->block_size)
+    if (d->data_desc)
+        snprintf(buf, len, "%s", d->data_desc);
+    else if (d->block_size)
         snprintf(buf, len, "block %llu B", (unsigned long long)d->block_size);
     else
         snprintf(buf, len, "data %llu B", (unsigned long long)d->data_size);
@@ -228,9 +230,9 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_mode
         fprintf(f, " · %s", d->mechanism);
     if (d->key_desc && strcmp(d->key_desc, "-") != 0)
         fprintf(f, " · %s", d->key_desc);
-    /* A mix of types has no one data size: its bytes are the data line's. */
+    /* A mix of types names its types' data sizes (data_desc). */
     char data[64] = "", text[48];
-    if (d->block_size || d->data_size || m->nby == 0)
+    if (d->data_desc || d->block_size || d->data_size || m->nby == 0)
         snprintf(data, sizeof data, " · %s", data_text(d, text, sizeof text));
     fprintf(f, "%s · %u thread%s · %s\n\n", data, d->threads, d->threads == 1 ? "" : "s", d->mode);
 

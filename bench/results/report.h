@@ -31,6 +31,9 @@ typedef struct bench_run_desc {
     uint64_t    data_size;
     uint64_t    block_size;    /* a raw operation on one block (RSA X.509: the modulus
                                   length, bytes): shown instead of the data size; 0: none */
+    const char *data_desc;     /* what stands for the data size when one number does not
+                                  say it ("data 1024 B" for a mix whose types share one,
+                                  "mixed data sizes"), or NULL */
     double      warmup_s;
     double      duration_s;    /* as asked; 0 when iterations bound the run */
     uint64_t    iterations;    /* as asked; 0 when the duration bounds it */
