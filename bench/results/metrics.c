@@ -488,6 +488,25 @@ void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *l
     pthread_mutex_unlock(&m->mu);
 }
 
+/* The current test's series of error `name`, made (with its HTTP status, or
+ * 0) on first sight; NULL when out of memory. */
+static merr *err_of(bench_metrics *m, const char *name, long status)
+{
+    for (size_t k = 0; k < m->nerrs; k++)
+        if (m->errs[k].test == m->cur && strcmp(m->errs[k].code, name) == 0)
+            return &m->errs[k];
+    merr *ne = grow(m->errs, m->nerrs, &m->cap_errs, sizeof *ne);
+    if (!ne)
+        return NULL;
+    m->errs = ne;
+    merr *e = &m->errs[m->nerrs++];
+    memset(e, 0, sizeof *e);
+    e->test = m->cur;
+    snprintf(e->code, sizeof e->code, "%s", name);
+    e->status = status;
+    return e;
+}
+
 /* The current run's errors so far, by name (at its end the model's replace them). */
 static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs)
 {
@@ -495,21 +514,10 @@ static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs)
         char name[64] = "";
         /* the summary's names, the core's own classes (VERIFY_MISMATCH) included */
         bench_code_name(m->w, errs[j].code, name, sizeof name);
-        size_t k = 0;
-        while (k < m->nerrs && (m->errs[k].test != m->cur || strcmp(m->errs[k].code, name) != 0))
-            k++;
-        if (k == m->nerrs) {
-            merr *ne = grow(m->errs, m->nerrs, &m->cap_errs, sizeof *ne);
-            if (!ne)
-                return;
-            m->errs = ne;
-            merr *e = &m->errs[m->nerrs++];
-            memset(e, 0, sizeof *e);
-            e->test = m->cur;
-            snprintf(e->code, sizeof e->code, "%s", name);
-            e->status = m->status_of ? m->status_of(errs[j].code) : 0;
-        }
-        m->errs[k].live = errs[j].count;
+        merr *e = err_of(m, name, m->status_of ? m->status_of(errs[j].code) : 0);
+        if (!e)
+            return;
+        e->live = errs[j].count;
     }
 }
 
@@ -578,21 +586,10 @@ void bench_metrics_end(bench_metrics *m, const bench_run_model *model, const ben
         x->lat_done.sum_s += b.sum_s;
         for (size_t j = 0; j < model->ncodes; j++) {
             const char *name = model->codes[j].name;
-            size_t k = 0;
-            while (k < m->nerrs && (m->errs[k].test != m->cur || strcmp(m->errs[k].code, name) != 0))
-                k++;
-            if (k == m->nerrs) {
-                merr *ne = grow(m->errs, m->nerrs, &m->cap_errs, sizeof *ne);
-                if (!ne)
-                    break;
-                m->errs = ne;
-                merr *e = &m->errs[m->nerrs++];
-                memset(e, 0, sizeof *e);
-                e->test = m->cur;
-                snprintf(e->code, sizeof e->code, "%s", name);
-                e->status = status_of_name(m, out, name);
-            }
-            m->errs[k].done += model->codes[j].count;
+            merr *e = err_of(m, name, status_of_name(m, out, name));
+            if (!e)
+                break;
+            e->done += model->codes[j].count;
         }
     }
     m->running = 0;

@@ -26,18 +26,6 @@
 /* No merged series may span more than this many seconds (8 days). */
 #define MAX_SERIES_SECONDS (8LL * 24 * 3600)
 
-static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- field readers ------------------------------------------------------ */
 
 double bench_json_num(const json_t *obj, const char *key, double dflt)
@@ -91,37 +79,37 @@ int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads, c
 {
     const char *ta = bench_json_str(a, "test", ""), *tb = bench_json_str(b, "test", "");
     if (strcmp(ta, tb) != 0) {
-        seterr(why, whylen, "test %s vs %s", tb, ta);
+        bench_seterr(why, whylen, "test %s vs %s", tb, ta);
         return 0;
     }
     const char *ma = bench_json_str(a, "mode", ""), *mb = bench_json_str(b, "mode", "");
     if (strcmp(ma, mb) != 0) {
-        seterr(why, whylen, "mode %s vs %s", mb, ma);
+        bench_seterr(why, whylen, "mode %s vs %s", mb, ma);
         return 0;
     }
     const json_t *ka = json_object_get(a, "key"), *kb = json_object_get(b, "key");
     int knull_a = !json_is_object(ka), knull_b = !json_is_object(kb);
     if (knull_a != knull_b || (!knull_a && !json_equal((json_t *)ka, (json_t *)kb))) {
         char da[64], db[64];
-        seterr(why, whylen, "key %s vs %s", bench_run_key_desc(b, db, sizeof db),
+        bench_seterr(why, whylen, "key %s vs %s", bench_run_key_desc(b, db, sizeof db),
                bench_run_key_desc(a, da, sizeof da));
         return 0;
     }
     /* A mix's types and weights are its setup too. */
     const json_t *xa = json_object_get(a, "mix"), *xb = json_object_get(b, "mix");
     if ((xa || xb) && !(xa && xb && json_equal((json_t *)xa, (json_t *)xb))) {
-        seterr(why, whylen, "another mix of tests");
+        bench_seterr(why, whylen, "another mix of tests");
         return 0;
     }
     long long da = bench_json_int(a, "data_size", -1), db = bench_json_int(b, "data_size", -1);
     if (da != db) {
-        seterr(why, whylen, "data size %lld vs %lld", db, da);
+        bench_seterr(why, whylen, "data size %lld vs %lld", db, da);
         return 0;
     }
     if (!ignore_threads) {
         long long na = bench_json_int(a, "threads", -1), nb = bench_json_int(b, "threads", -1);
         if (na != nb) {
-            seterr(why, whylen, "threads %lld vs %lld", nb, na);
+            bench_seterr(why, whylen, "threads %lld vs %lld", nb, na);
             return 0;
         }
     }
@@ -167,7 +155,7 @@ static int need(const json_t *obj, const char *where, const char *key, int kind,
 {
     const json_t *v = json_object_get(obj, key);
     if (!v || !kind_ok(v, kind)) {
-        seterr(err, len, "%s%s%s: %s %s", where, *where ? "." : "", key, v ? "is not" : "missing; expected",
+        bench_seterr(err, len, "%s%s%s: %s %s", where, *where ? "." : "", key, v ? "is not" : "missing; expected",
                kind_text(kind));
         return -1;
     }
@@ -191,7 +179,7 @@ static int check_series(const json_t *series, const char *where, char *err, size
     json_array_foreach(series, i, s) {
         snprintf(at, sizeof at, "%s[%zu]", where, i);
         if (!json_is_object(s)) {
-            seterr(err, len, "%s: is not an object", at);
+            bench_seterr(err, len, "%s: is not an object", at);
             return -1;
         }
         if (need(s, at, "t", F_UINT, err, len) || need(s, at, "span_s", F_NNUM, err, len) ||
@@ -200,7 +188,7 @@ static int check_series(const json_t *series, const char *where, char *err, size
             return -1;
         const json_t *target = json_object_get(s, "target");
         if (target && !json_is_null(target) && !kind_ok(target, F_NNUM)) {
-            seterr(err, len, "%s.target: is not a non-negative number", at);
+            bench_seterr(err, len, "%s.target: is not a non-negative number", at);
             return -1;
         }
     }
@@ -213,7 +201,7 @@ static int check_errors_by_code(const json_t *by, const char *where, char *err, 
     json_t *v;
     json_object_foreach((json_t *)by, code, v) {
         if (!kind_ok(v, F_UINT)) {
-            seterr(err, len, "%s.%s: is not a non-negative integer", where, code);
+            bench_seterr(err, len, "%s.%s: is not a non-negative integer", where, code);
             return -1;
         }
     }
@@ -227,7 +215,7 @@ static int check_histogram(const json_t *hj, bench_hist *scratch, const char *wh
         return -1;
     const char *unit = bench_json_str(hj, "unit", "ns");
     if (strcmp(unit, "ns") != 0) {
-        seterr(err, len, "%s.unit: \"%s\" is not \"ns\"", where, unit);
+        bench_seterr(err, len, "%s.unit: \"%s\" is not \"ns\"", where, unit);
         return -1;
     }
     /* The counts, one by one: whole, non-negative, and a sum that fits. */
@@ -238,22 +226,22 @@ static int check_histogram(const json_t *hj, bench_hist *scratch, const char *wh
         const json_t *cnt = json_array_get(pair, 1);
         if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_integer(json_array_get(pair, 0)) ||
             !kind_ok(cnt, F_UINT)) {
-            seterr(err, len, "%s.counts[%zu]: is not an [index, count] pair of non-negative integers", where, i);
+            bench_seterr(err, len, "%s.counts[%zu]: is not an [index, count] pair of non-negative integers", where, i);
             return -1;
         }
         if (__builtin_add_overflow(sum, (uint64_t)json_integer_value(cnt), &sum) ||
             sum > BENCH_RESULTS_MAX_VALUE) {
-            seterr(err, len, "%s.counts: the counts add up past 2^53", where);
+            bench_seterr(err, len, "%s.counts: the counts add up past 2^53", where);
             return -1;
         }
     }
     if (bench_hist_from_json(hj, scratch) != 0) {
-        seterr(err, len, "%s: not a histogram this hsmbench can read (layout or counts)", where);
+        bench_seterr(err, len, "%s: not a histogram this hsmbench can read (layout or counts)", where);
         return -1;
     }
     long long total = bench_json_int(hj, "total", -1);
     if ((unsigned long long)total != (unsigned long long)bench_hist_count(scratch)) {
-        seterr(err, len, "%s.total: %lld, but its counts add up to %llu", where, total,
+        bench_seterr(err, len, "%s.total: %lld, but its counts add up to %llu", where, total,
                (unsigned long long)bench_hist_count(scratch));
         return -1;
     }
@@ -271,7 +259,7 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
         return 0;
     snprintf(where, sizeof where, "%s.breakdown", at);
     if (!json_is_object(bd)) {
-        seterr(err, len, "%s: is not an object", where);
+        bench_seterr(err, len, "%s: is not an object", where);
         return -1;
     }
     const char *dim;
@@ -279,7 +267,7 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
     json_object_foreach((json_t *)bd, dim, classes) {
         snprintf(where, sizeof where, "%s.breakdown.%s", at, dim);
         if (!json_is_array(classes) || json_array_size(classes) == 0) {
-            seterr(err, len, "%s: is not a non-empty array", where);
+            bench_seterr(err, len, "%s: is not a non-empty array", where);
             return -1;
         }
         long long ops = 0, errors = 0;
@@ -289,7 +277,7 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
             char one[192];
             snprintf(one, sizeof one, "%s[%zu]", where, j);
             if (!json_is_object(cl)) {
-                seterr(err, len, "%s: is not an object", one);
+                bench_seterr(err, len, "%s: is not an object", one);
                 return -1;
             }
             if (need(cl, one, "class", F_STR, err, len) || need(cl, one, "ops", F_UINT, err, len) ||
@@ -301,7 +289,7 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
                 return -1;
             const json_t *wt = json_object_get(cl, "weight");
             if (wt && !kind_ok(wt, F_NNUM)) {
-                seterr(err, len, "%s.weight: is not a non-negative number", one);
+                bench_seterr(err, len, "%s.weight: is not a non-negative number", one);
                 return -1;
             }
             snprintf(sub, sizeof sub, "%s.latency_us", one);
@@ -320,7 +308,7 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
                 break;
         }
         if (ops != bench_json_int(run, "ops", 0) || errors != bench_json_int(run, "errors", 0)) {
-            seterr(err, len, "%s: its classes' operations and errors (%lld, %lld) are not the run's",
+            bench_seterr(err, len, "%s: its classes' operations and errors (%lld, %lld) are not the run's",
                    where, ops, errors);
             return -1;
         }
@@ -334,7 +322,7 @@ static int check_run(const json_t *run, size_t i, int version, bench_hist *scrat
     char at[64], sub[96];
     snprintf(at, sizeof at, "runs[%zu]", i);
     if (!json_is_object(run)) {
-        seterr(err, len, "%s: is not an object", at);
+        bench_seterr(err, len, "%s: is not an object", at);
         return -1;
     }
     if (need(run, at, "test", F_STR, err, len) || need(run, at, "mode", F_STR, err, len) ||
@@ -347,14 +335,14 @@ static int check_run(const json_t *run, size_t i, int version, bench_hist *scrat
     for (size_t k = 0; k < 4; k++)
         known |= strcmp(status, statuses[k]) == 0;
     if (!known) {
-        seterr(err, len, "%s.status: \"%s\" is not ok, skipped, interrupted or failed", at, status);
+        bench_seterr(err, len, "%s.status: \"%s\" is not ok, skipped, interrupted or failed", at, status);
         return -1;
     }
     const json_t *key = json_object_get(run, "key");
     if (key && !json_is_null(key)) {
         snprintf(sub, sizeof sub, "%s.key", at);
         if (!json_is_object(key)) {
-            seterr(err, len, "%s: is not an object or null", sub);
+            bench_seterr(err, len, "%s: is not an object or null", sub);
             return -1;
         }
         if (need(key, sub, "type", F_STR, err, len) || need(key, sub, "bits", F_UINT, err, len))
@@ -364,7 +352,7 @@ static int check_run(const json_t *run, size_t i, int version, bench_hist *scrat
     if (settings) {
         snprintf(sub, sizeof sub, "%s.settings", at);
         if (!json_is_object(settings)) {
-            seterr(err, len, "%s: is not an object", sub);
+            bench_seterr(err, len, "%s: is not an object", sub);
             return -1;
         }
         if (need(settings, sub, "duration_s", F_NNUM, err, len) ||
@@ -373,12 +361,12 @@ static int check_run(const json_t *run, size_t i, int version, bench_hist *scrat
     }
     const json_t *ms = json_object_get(run, "measure_start_epoch_ms");
     if (ms && !kind_ok(ms, F_UINT)) {
-        seterr(err, len, "%s.measure_start_epoch_ms: is not a non-negative integer", at);
+        bench_seterr(err, len, "%s.measure_start_epoch_ms: is not a non-negative integer", at);
         return -1;
     }
     const json_t *cpu = json_object_get(run, "client_cpu");
     if (cpu && !kind_ok(cpu, F_NNUM)) {
-        seterr(err, len, "%s.client_cpu: is not a non-negative number", at);
+        bench_seterr(err, len, "%s.client_cpu: is not a non-negative number", at);
         return -1;
     }
     if (!bench_run_measured(run))
@@ -396,14 +384,14 @@ static int check_run(const json_t *run, size_t i, int version, bench_hist *scrat
             return -1;
         if (bench_json_int(run, "attempts", 0) !=
             bench_json_int(run, "ops", 0) + bench_json_int(run, "errors", 0)) {
-            seterr(err, len, "%s.attempts: %lld is not ops + errors (%lld + %lld)", at,
+            bench_seterr(err, len, "%s.attempts: %lld is not ops + errors (%lld + %lld)", at,
                    bench_json_int(run, "attempts", 0), bench_json_int(run, "ops", 0),
                    bench_json_int(run, "errors", 0));
             return -1;
         }
     } else if (bench_json_int(run, "errors", 0) > bench_json_int(run, "ops", 0)) {
         /* /2 and /1: ops counted attempts */
-        seterr(err, len, "%s.errors: more errors than operations", at);
+        bench_seterr(err, len, "%s.errors: more errors than operations", at);
         return -1;
     }
     snprintf(sub, sizeof sub, "%s.latency_us", at);
@@ -434,48 +422,48 @@ static int schema_version(const char *s)
 int bench_results_check(const json_t *doc, char *err, size_t len)
 {
     if (!json_is_object(doc)) {
-        seterr(err, len, "not an hsmbench results file (not a JSON object)");
+        bench_seterr(err, len, "not an hsmbench results file (not a JSON object)");
         return -1;
     }
     const json_t *schema = json_object_get(doc, "schema");
     if (!json_is_string(schema)) {
-        seterr(err, len, "not an hsmbench results file (no \"schema\")");
+        bench_seterr(err, len, "not an hsmbench results file (no \"schema\")");
         return -1;
     }
     const char *s = json_string_value(schema);
     const int version = schema_version(s);
     if (!version) {
         if (strncmp(s, SCHEMA_FAMILY, strlen(SCHEMA_FAMILY)) == 0)
-            seterr(err, len, "schema %.64s is not supported; this hsmbench reads %s, %s and %s", s,
+            bench_seterr(err, len, "schema %.64s is not supported; this hsmbench reads %s, %s and %s", s,
                    BENCH_RESULT_SCHEMA_V1, BENCH_RESULT_SCHEMA_V2, BENCH_RESULT_SCHEMA);
         else
-            seterr(err, len, "not an hsmbench results file (schema \"%.64s\")", s);
+            bench_seterr(err, len, "not an hsmbench results file (schema \"%.64s\")", s);
         return -1;
     }
     const json_t *env = json_object_get(doc, "environment");
     if (env && !json_is_object(env)) {
-        seterr(err, len, "environment: is not an object");
+        bench_seterr(err, len, "environment: is not an object");
         return -1;
     }
     if (bench_target_check(env, err, len) != 0)
         return -1;
     const json_t *start = json_object_get(doc, "started_at_epoch_ms");
     if (start && !kind_ok(start, F_UINT)) {
-        seterr(err, len, "started_at_epoch_ms: is not a non-negative integer");
+        bench_seterr(err, len, "started_at_epoch_ms: is not a non-negative integer");
         return -1;
     }
     const json_t *runs = json_object_get(doc, "runs");
     if (!json_is_array(runs)) {
-        seterr(err, len, "runs: %s", runs ? "is not an array" : "missing");
+        bench_seterr(err, len, "runs: %s", runs ? "is not an array" : "missing");
         return -1;
     }
     if (json_array_size(runs) == 0) {
-        seterr(err, len, "no runs");
+        bench_seterr(err, len, "no runs");
         return -1;
     }
     bench_hist *scratch = bench_hist_new();
     if (!scratch) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         return -1;
     }
     int rc = 0;
@@ -552,7 +540,7 @@ static int screen(json_t *v, char *path, size_t cap, char *err, size_t len)
     if (json_is_integer(v)) {
         json_int_t x = json_integer_value(v);
         if (x > (json_int_t)BENCH_RESULTS_MAX_VALUE || x < -(json_int_t)BENCH_RESULTS_MAX_VALUE) {
-            seterr(err, len, "%s: %lld is out of range (at most 2^53)", *path ? path : "(document)",
+            bench_seterr(err, len, "%s: %lld is out of range (at most 2^53)", *path ? path : "(document)",
                    (long long)x);
             return -1;
         }
@@ -561,7 +549,7 @@ static int screen(json_t *v, char *path, size_t cap, char *err, size_t len)
     if (json_is_real(v)) {
         double x = json_real_value(v);
         if (!isfinite(x) || fabs(x) > (double)BENCH_RESULTS_MAX_VALUE) {
-            seterr(err, len, "%s: %g is out of range (at most 2^53)", *path ? path : "(document)", x);
+            bench_seterr(err, len, "%s: %g is out of range (at most 2^53)", *path ? path : "(document)", x);
             return -1;
         }
         return 0;
@@ -574,7 +562,7 @@ static int screen(json_t *v, char *path, size_t cap, char *err, size_t len)
         char *safe = escape_text(t, n);
         if (!safe || json_string_set(v, safe) != 0) {
             free(safe);
-            seterr(err, len, "out of memory");
+            bench_seterr(err, len, "out of memory");
             return -1;
         }
         free(safe);
@@ -605,7 +593,7 @@ static int screen(json_t *v, char *path, size_t cap, char *err, size_t len)
                 char *safe = escape_text(key, strlen(key));
                 if (!safe || json_object_set(v, safe, e) != 0 || json_object_del(v, key) != 0) {
                     free(safe);
-                    seterr(err, len, "out of memory");
+                    bench_seterr(err, len, "out of memory");
                     return -1;
                 }
                 free(safe);
@@ -698,18 +686,18 @@ static int upgrade(json_t *doc)
 static json_t *checked(json_t *doc, const json_error_t *je, const char *name, char *err, size_t len)
 {
     if (!doc) {
-        seterr(err, len, "%s: bad JSON at line %d, column %d: %s", name, je->line, je->column, je->text);
+        bench_seterr(err, len, "%s: bad JSON at line %d, column %d: %s", name, je->line, je->column, je->text);
         return NULL;
     }
     char why[512], where[256] = "";
     if (screen(doc, where, sizeof where, why, sizeof why) != 0 ||
         bench_results_check(doc, why, sizeof why) != 0) {
-        seterr(err, len, "%s: %s", name, why);
+        bench_seterr(err, len, "%s: %s", name, why);
         json_decref(doc);
         return NULL;
     }
     if (upgrade(doc) != 0) {
-        seterr(err, len, "%s: out of memory", name);
+        bench_seterr(err, len, "%s: out of memory", name);
         json_decref(doc);
         return NULL;
     }
@@ -720,12 +708,12 @@ json_t *bench_results_load(const char *path, char *err, size_t len)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        seterr(err, len, "%s: %s", path, strerror(errno));
+        bench_seterr(err, len, "%s: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)BENCH_RESULTS_MAX_BYTES) {
-        seterr(err, len, "%s: %lld bytes, larger than the %d MiB a results file may be", path,
+        bench_seterr(err, len, "%s: %lld bytes, larger than the %d MiB a results file may be", path,
                (long long)st.st_size, BENCH_RESULTS_MAX_BYTES >> 20);
         fclose(f);
         return NULL;
@@ -735,12 +723,12 @@ json_t *bench_results_load(const char *path, char *err, size_t len)
     json_t *doc = json_load_callback(capped_read, &c, JSON_REJECT_DUPLICATES, &je);
     int read_err = ferror(f);
     if (fclose(f) != 0 || read_err) {
-        seterr(err, len, "%s: cannot read the file", path);
+        bench_seterr(err, len, "%s: cannot read the file", path);
         json_decref(doc);
         return NULL;
     }
     if (c.over) {
-        seterr(err, len, "%s: larger than the %d MiB a results file may be", path,
+        bench_seterr(err, len, "%s: larger than the %d MiB a results file may be", path,
                BENCH_RESULTS_MAX_BYTES >> 20);
         json_decref(doc);
         return NULL;
@@ -751,7 +739,7 @@ json_t *bench_results_load(const char *path, char *err, size_t len)
 json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *err, size_t len)
 {
     if (n > BENCH_RESULTS_MAX_BYTES) {
-        seterr(err, len, "%s: larger than the %d MiB a results file may be", name,
+        bench_seterr(err, len, "%s: larger than the %d MiB a results file may be", name,
                BENCH_RESULTS_MAX_BYTES >> 20);
         return NULL;
     }
@@ -875,7 +863,7 @@ static int add_count(long long *acc, long long v, const char *name, const char *
                      size_t len)
 {
     if (v < 0 || *acc > (long long)BENCH_RESULTS_MAX_VALUE - v) {
-        seterr(err, len, "%s: %s: the merged sum passes 2^53", name, field);
+        bench_seterr(err, len, "%s: %s: the merged sum passes 2^53", name, field);
         return -1;
     }
     *acc += v;
@@ -949,7 +937,7 @@ static json_t *merge_counts(const mrun *in, size_t n, const char *key, int by_co
 {
     bench_merge_in *m = calloc(n ? n : 1, sizeof *m);
     if (!m) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
@@ -992,7 +980,7 @@ static json_t *merge_series(const mrun *in, size_t n, char *err, size_t len)
     if (!out || !any)
         return out;
     if (hi - lo >= MAX_SERIES_SECONDS) {
-        seterr(err, len, "%s: %s: the per-second series span more than 8 days of wall-clock time",
+        bench_seterr(err, len, "%s: %s: the per-second series span more than 8 days of wall-clock time",
                in[0].name, bench_json_str(in[0].run, "test", "?"));
         json_decref(out);
         return NULL;
@@ -1000,7 +988,7 @@ static json_t *merge_series(const mrun *in, size_t n, char *err, size_t len)
     size_t nsec = (size_t)(hi - lo + 1);
     msec *secs = calloc(nsec, sizeof *secs);
     if (!secs) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         json_decref(out);
         return NULL;
     }
@@ -1042,7 +1030,7 @@ static json_t *merge_series(const mrun *in, size_t n, char *err, size_t len)
             e = NULL;
         }
         if (!e || json_array_append_new(out, e) != 0) {
-            seterr(err, len, "out of memory");
+            bench_seterr(err, len, "out of memory");
             json_decref(out);
             out = NULL;
             break;
@@ -1058,7 +1046,7 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
     bench_hist *sum = bench_hist_new(), *one = bench_hist_new();
     int rc = -1;
     if (!sum || !one) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         goto done;
     }
     long long ops = 0, errors = 0, clamped = 0, start = 0, total = 0;
@@ -1067,7 +1055,7 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         const json_t *r = in[i].run;
         const json_t *hj = json_object_get(r, "histogram");
         if (bench_hist_from_json(hj, one) != 0) {
-            seterr(err, len, "%s: %s: unreadable histogram", in[i].name, bench_json_str(r, "test", "?"));
+            bench_seterr(err, len, "%s: %s: unreadable histogram", in[i].name, bench_json_str(r, "test", "?"));
             goto done;
         }
         char f_hist[96], f_ops[96], f_err[96], f_cl[96];
@@ -1098,7 +1086,7 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
     if (!codes || !series || !lat || !hist) {
         /* merge_codes and merge_series explain their own failures; the rest is memory. */
         if (err && !*err)
-            seterr(err, len, "out of memory");
+            bench_seterr(err, len, "out of memory");
         json_decref(codes);
         json_decref(series);
         json_decref(lat);
@@ -1121,7 +1109,7 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         json_object_set_new(out, BENCH_MODEL_UPPER_BOUND_KEY, json_true()) ||
         json_object_set_new(out, "histogram", hist) ||
         json_object_set_new(out, "measure_start_epoch_ms", json_integer(start))) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         goto done;
     }
     rc = 0;
@@ -1158,7 +1146,7 @@ static json_t *merge_class(const mrun *in, size_t n, const char *dim, size_t j, 
     long long ops = 0, errors = 0, clamped = 0;
     double rate = 0, arate = 0;
     if (!cls) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         return NULL;
     }
     bench_hist_reset(sum);
@@ -1173,7 +1161,7 @@ static json_t *merge_class(const mrun *in, size_t n, const char *dim, size_t j, 
         snprintf(f, sizeof f, "%s.breakdown.%s[%zu]", in[i].field, dim, j);
         const json_t *hj = json_object_get(c, "histogram");
         if (bench_hist_from_json(hj, one) != 0) {
-            seterr(err, len, "%s: %s: unreadable histogram", in[i].name, f);
+            bench_seterr(err, len, "%s: %s: unreadable histogram", in[i].name, f);
             goto done;
         }
         if (add_count(&ops, bench_json_int(c, "ops", 0), in[i].name, f, err, len) ||
@@ -1211,7 +1199,7 @@ static json_t *merge_class(const mrun *in, size_t n, const char *dim, size_t j, 
     if (bad) {
         json_decref(out);
         out = NULL;
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
     }
 done:
     free(cls);
@@ -1233,7 +1221,7 @@ static int merge_breakdowns(json_t *out, const mrun *in, size_t n, char *err, si
     json_t *merged = json_object();
     int rc = -1;
     if (!sum || !one || !merged) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         goto done;
     }
     const char *dim;
@@ -1243,20 +1231,20 @@ static int merge_breakdowns(json_t *out, const mrun *in, size_t n, char *err, si
             continue;
         json_t *arr = json_array();
         if (!arr || json_object_set_new(merged, dim, arr) != 0) {
-            seterr(err, len, "out of memory");
+            bench_seterr(err, len, "out of memory");
             goto done;
         }
         for (size_t j = 0; j < json_array_size(classes); j++) {
             json_t *c = merge_class(in, n, dim, j, sum, one, err, len);
             if (!c || json_array_append_new(arr, c) != 0) {
                 if (!*err)
-                    seterr(err, len, "out of memory");
+                    bench_seterr(err, len, "out of memory");
                 goto done;
             }
         }
     }
     if (json_object_size(merged) && json_object_set(out, "breakdown", merged) != 0) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         goto done;
     }
     rc = 0;
@@ -1279,7 +1267,7 @@ static int merge_sections(json_t *out, const mrun *in, size_t n, const bench_sec
     char (*field)[64] = calloc(n ? n : 1, sizeof *field);
     int rc = -1;
     if (!m || !field) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         goto done;
     }
     for (; sections && *sections; sections++) {
@@ -1299,7 +1287,7 @@ static int merge_sections(json_t *out, const mrun *in, size_t n, const bench_sec
         if (sec->merge(m, n, &merged, err, len) != 0)
             goto done;
         if (merged && json_object_set_new(out, sec->key, merged) != 0) {
-            seterr(err, len, "out of memory");
+            bench_seterr(err, len, "out of memory");
             goto done;
         }
     }
@@ -1322,10 +1310,10 @@ static long long run_start_ms(const json_t *doc, size_t index, const char *name,
         ms = bench_json_int(doc, "started_at_epoch_ms", -1);
         if (ms >= 0)
             return ms;
-        seterr(err, len, "%s: no wall-clock start; re-run with a newer hsmbench", name);
+        bench_seterr(err, len, "%s: no wall-clock start; re-run with a newer hsmbench", name);
         return -1;
     }
-    seterr(err, len, "%s: runs[%zu] (%s) has no wall-clock start (measure_start_epoch_ms); "
+    bench_seterr(err, len, "%s: runs[%zu] (%s) has no wall-clock start (measure_start_epoch_ms); "
            "re-run with a newer hsmbench", name, index, bench_json_str(run, "test", "?"));
     return -1;
 }
@@ -1339,11 +1327,11 @@ static int same_bounds(const json_t *a, const json_t *b, const char *an, const c
     double da = bench_json_num(sa, "duration_s", 0), db = bench_json_num(sb, "duration_s", 0);
     long long ia = bench_json_int(sa, "iterations", 0), ib = bench_json_int(sb, "iterations", 0);
     if (fabs(da - db) > 1e-9) {
-        seterr(err, len, "%s: %s: duration %gs vs %gs in %s", bn, test, db, da, an);
+        bench_seterr(err, len, "%s: %s: duration %gs vs %gs in %s", bn, test, db, da, an);
         return -1;
     }
     if (ia != ib) {
-        seterr(err, len, "%s: %s: iterations %lld vs %lld in %s", bn, test, ib, ia, an);
+        bench_seterr(err, len, "%s: %s: iterations %lld vs %lld in %s", bn, test, ib, ia, an);
         return -1;
     }
     return 0;
@@ -1357,7 +1345,7 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
     mrun *in = calloc(n, sizeof *in);
     json_t *out = NULL;
     if (!in) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         return NULL;
     }
     int measured = bench_run_measured(base), interrupted_in = -1;
@@ -1376,7 +1364,7 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
             goto fail;
         if (bench_run_measured(in[i].run) != measured) {
             const json_t *un = measured ? in[i].run : base;
-            seterr(err, len, "%s: %s was %s (%s) in %s but measured in %s", names[i],
+            bench_seterr(err, len, "%s: %s was %s (%s) in %s but measured in %s", names[i],
                    bench_json_str(base, "test", "?"), bench_json_str(un, "status", "?"),
                    bench_json_str(un, "reason", "no reason given"), measured ? names[i] : names[0],
                    measured ? names[0] : names[i]);
@@ -1396,7 +1384,7 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
         for (size_t i = 1; i < n; i++) {
             double b0 = (double)in[i].start_ms, b1 = b0 + 1000.0 * bench_json_num(in[i].run, "duration_s", 0);
             if (b0 > a1 + 1000.0 || a0 > b1 + 1000.0) {
-                seterr(err, len, "%s: %s did not run at the same time as in %s (no overlap in wall-clock "
+                bench_seterr(err, len, "%s: %s did not run at the same time as in %s (no overlap in wall-clock "
                        "time); merge combines concurrent runs", names[i], bench_json_str(base, "test", "?"),
                        names[0]);
                 goto fail;
@@ -1446,7 +1434,7 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
     free(in);
     return out;
 oom:
-    seterr(err, len, "out of memory");
+    bench_seterr(err, len, "out of memory");
 fail:
     json_decref(out);
     free(in);
@@ -1462,13 +1450,13 @@ static int match_runs(json_t *const *docs, const char *const *names, size_t n, s
     for (size_t i = 0; i < n; i++) {
         const json_t *runs = json_object_get(docs[i], "runs");
         if (json_array_size(runs) != nr) {
-            seterr(err, len, "%s: %zu run%s, but %s has %zu: the files must hold the same tests", names[i],
+            bench_seterr(err, len, "%s: %zu run%s, but %s has %zu: the files must hold the same tests", names[i],
                    json_array_size(runs), json_array_size(runs) == 1 ? "" : "s", names[0], nr);
             return -1;
         }
         char *used = calloc(nr ? nr : 1, 1);
         if (!used) {
-            seterr(err, len, "out of memory");
+            bench_seterr(err, len, "out of memory");
             return -1;
         }
         for (size_t j = 0; j < nr; j++) {
@@ -1488,7 +1476,7 @@ static int match_runs(json_t *const *docs, const char *const *names, size_t n, s
             }
             if (found == nr) {
                 char kd[64];
-                seterr(err, len, "%s: no run of %s (%s, data %lld B, %s) as in %s%s%s", names[i],
+                bench_seterr(err, len, "%s: no run of %s (%s, data %lld B, %s) as in %s%s%s", names[i],
                        bench_json_str(want, "test", "?"), bench_run_key_desc(want, kd, sizeof kd),
                        bench_json_int(want, "data_size", 0), bench_json_str(want, "mode", "?"), names[0],
                        *why ? "; differs: " : "", why);
@@ -1561,13 +1549,13 @@ json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_
     if (err && len)
         *err = '\0';
     if (n == 0) {
-        seterr(err, len, "nothing to merge");
+        bench_seterr(err, len, "nothing to merge");
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
         char why[512];
         if (bench_results_check(docs[i], why, sizeof why) != 0) {
-            seterr(err, len, "%s: %s", names[i], why);
+            bench_seterr(err, len, "%s: %s", names[i], why);
             return NULL;
         }
     }
@@ -1575,13 +1563,13 @@ json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_
     size_t **match = calloc(n, sizeof *match);
     json_t *doc = NULL, *runs = NULL;
     if (!match) {
-        seterr(err, len, "out of memory");
+        bench_seterr(err, len, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
         match[i] = calloc(nr, sizeof **match);
         if (!match[i]) {
-            seterr(err, len, "out of memory");
+            bench_seterr(err, len, "out of memory");
             goto done;
         }
     }
@@ -1595,7 +1583,7 @@ json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_
         json_t *r = merge_run(docs, names, n, j, (size_t *const *)match, sections, err, len);
         if (!r || json_array_append_new(runs, r) != 0) {
             if (err && !*err)
-                seterr(err, len, "out of memory");
+                bench_seterr(err, len, "out of memory");
             goto done;
         }
     }
@@ -1605,7 +1593,7 @@ json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_
         goto oom;
     goto done;
 oom:
-    seterr(err, len, "out of memory");
+    bench_seterr(err, len, "out of memory");
 done:
     json_decref(runs);
     for (size_t i = 0; i < n; i++)

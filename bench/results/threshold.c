@@ -12,18 +12,6 @@
 #include "bench/results/report.h"
 #include "bench/results/results.h"
 
-static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
-
 static const char *skip_space(const char *p)
 {
     while (*p == ' ' || *p == '\t')
@@ -119,7 +107,7 @@ static const char *parse_metric(const char *p, bench_threshold *t, const char *e
     if (*p != 'p' || n != 1) {
         char word[32];
         snprintf(word, sizeof word, "%.*s", (int)(n ? (n < 24 ? n : 24) : 1), p);
-        seterr(err, len, "--threshold '%s': unknown metric '%s' (use avg, med, min, max, pNN, p(NN), "
+        bench_seterr(err, len, "--threshold '%s': unknown metric '%s' (use avg, med, min, max, pNN, p(NN), "
                "rate or errors)", expr, word);
         return NULL;
     }
@@ -130,13 +118,13 @@ static const char *parse_metric(const char *p, bench_threshold *t, const char *e
         num = skip_space(num + 1);
     double pct;
     if (parse_number(num, &end, &pct) != 0) {
-        seterr(err, len, "--threshold '%s': a percentile needs a number: p99, p(99.9)", expr);
+        bench_seterr(err, len, "--threshold '%s': a percentile needs a number: p99, p(99.9)", expr);
         return NULL;
     }
     /* no exponents in a percentile: only digits and a point */
     for (const char *c = num; c < end; c++) {
         if (!isdigit((unsigned char)*c) && *c != '.') {
-            seterr(err, len, "--threshold '%s': a percentile needs a number: p99, p(99.9)", expr);
+            bench_seterr(err, len, "--threshold '%s': a percentile needs a number: p99, p(99.9)", expr);
             return NULL;
         }
     }
@@ -145,13 +133,13 @@ static const char *parse_metric(const char *p, bench_threshold *t, const char *e
     if (paren) {
         end = skip_space(end);
         if (*end != ')') {
-            seterr(err, len, "--threshold '%s': missing ')' after the percentile", expr);
+            bench_seterr(err, len, "--threshold '%s': missing ')' after the percentile", expr);
             return NULL;
         }
         end++;
     }
     if (!(pct > 0 && pct <= 100)) {
-        seterr(err, len, "--threshold '%s': percentile %g is out of range; expected more than 0 and "
+        bench_seterr(err, len, "--threshold '%s': percentile %g is out of range; expected more than 0 and "
                "at most 100", expr, pct);
         return NULL;
     }
@@ -180,7 +168,7 @@ static const char *parse_dist_stat(const char *p, bench_threshold *t, const char
     char scratch[8];
     const char *q = parse_metric(p, t, expr, scratch, sizeof scratch);
     if (!q || t->metric > BENCH_TM_PCT) {
-        seterr(err, len, "--threshold '%s': %s takes avg, min, med, max, pNN or p(NN): %s:p95<200ms", expr, name,
+        bench_seterr(err, len, "--threshold '%s': %s takes avg, min, med, max, pNN or p(NN): %s:p95<200ms", expr, name,
                name);
         return NULL;
     }
@@ -189,7 +177,7 @@ static const char *parse_dist_stat(const char *p, bench_threshold *t, const char
         for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
             ok |= t->pct == kept[i];
         if (!ok) {
-            seterr(err, len, "--threshold '%s': p(%g) of %s is not kept; results files keep p(50), p(90), "
+            bench_seterr(err, len, "--threshold '%s': p(%g) of %s is not kept; results files keep p(50), p(90), "
                    "p(95), p(99), p(99.9) and max of each %s", expr, t->pct, name, t->section->dist_noun);
             return NULL;
         }
@@ -210,7 +198,7 @@ static void unknown_side(const bench_section *sec, const char *expr, const char 
             break;
         at += (size_t)n;
     }
-    seterr(err, len, "--threshold '%s': unknown %s metric '%s' (use %s)", expr, sec->title, name, list);
+    bench_seterr(err, len, "--threshold '%s': unknown %s metric '%s' (use %s)", expr, sec->title, name, list);
 }
 
 /* A metric of section sec at p: a distribution and its statistic, a
@@ -254,7 +242,7 @@ static const char *parse_side_metric(const bench_section *sec, const char *p, be
             t->metric = BENCH_TM_SIDE_COUNT;
             return stat_end;
         }
-        seterr(err, len, "--threshold '%s': %s takes rate or count (%s>1000, %s:count>5000)", expr, name, name,
+        bench_seterr(err, len, "--threshold '%s': %s takes rate or count (%s>1000, %s:count>5000)", expr, name, name,
                name);
         return NULL;
     case BENCH_SM_PCT:
@@ -265,7 +253,7 @@ static const char *parse_side_metric(const bench_section *sec, const char *p, be
             t->fraction = 1;
             return stat_end;
         }
-        seterr(err, len, "--threshold '%s': %s takes a percentage (%s<1%%) or k6's rate, a fraction "
+        bench_seterr(err, len, "--threshold '%s': %s takes a percentage (%s<1%%) or k6's rate, a fraction "
                "(%s:rate<0.01)", expr, name, name, name);
         return NULL;
     case BENCH_SM_DIST:
@@ -273,7 +261,7 @@ static const char *parse_side_metric(const bench_section *sec, const char *p, be
     }
 #undef STAT_IS
     if (!has_stat) {
-        seterr(err, len, "--threshold '%s': %s needs a statistic: %s:p95<200ms (avg, min, med, max, pNN, "
+        bench_seterr(err, len, "--threshold '%s': %s needs a statistic: %s:p95<200ms (avg, min, med, max, pNN, "
                "p(NN))", expr, name, name);
         return NULL;
     }
@@ -312,17 +300,17 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
     bench_threshold t;
     memset(&t, 0, sizeof t);
     if (!expr) {
-        seterr(err, len, "--threshold: an expression is required");
+        bench_seterr(err, len, "--threshold: an expression is required");
         return -1;
     }
     if (trimmed(expr, expr + strlen(expr), t.expr, sizeof t.expr) != 0) {
-        seterr(err, len, "--threshold '%.40s...': too long (at most %d characters)", expr,
+        bench_seterr(err, len, "--threshold '%.40s...': too long (at most %d characters)", expr,
                BENCH_THRESHOLD_EXPR_MAX - 1);
         return -1;
     }
     const char *e = t.expr;
     if (!*e) {
-        seterr(err, len, "--threshold '%s': empty; expected e.g. 'p99<50ms'", expr);
+        bench_seterr(err, len, "--threshold '%s': empty; expected e.g. 'p99<50ms'", expr);
         return -1;
     }
     /* A side metric's NAME:STAT is no TEST: part. */
@@ -330,7 +318,7 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
     const char *p = e;
     if (colon) {
         if (trimmed(e, colon, t.test, sizeof t.test) != 0 || !valid_test_name(t.test)) {
-            seterr(err, len, "--threshold '%s': '%.*s' is not a test name (TEST:EXPR)", e,
+            bench_seterr(err, len, "--threshold '%s': '%.*s' is not a test name (TEST:EXPR)", e,
                    (int)(colon - e), e);
             return -1;
         }
@@ -344,25 +332,25 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
     p = skip_space(p);
     const char *q = parse_op(p, &t.op);
     if (!q) {
-        seterr(err, len, "--threshold '%s': expected an operator (<, <=, >, >=, ==, !=) after the metric", e);
+        bench_seterr(err, len, "--threshold '%s': expected an operator (<, <=, >, >=, ==, !=) after the metric", e);
         return -1;
     }
     p = skip_space(q);
     const char *end = NULL;
     if (parse_number(p, &end, &t.value) != 0) {
-        seterr(err, len, "--threshold '%s': expected a non-negative number after the operator", e);
+        bench_seterr(err, len, "--threshold '%s': expected a non-negative number after the operator", e);
         return -1;
     }
     char unit[16];
     if (trimmed(end, end + strlen(end), unit, sizeof unit) != 0) {
-        seterr(err, len, "--threshold '%s': unknown unit '%s'", e, skip_space(end));
+        bench_seterr(err, len, "--threshold '%s': unknown unit '%s'", e, skip_space(end));
         return -1;
     }
     double f = 1.0;
     switch (t.metric) {
     case BENCH_TM_AVG: case BENCH_TM_MED: case BENCH_TM_MIN: case BENCH_TM_MAX: case BENCH_TM_PCT:
         if (latency_unit(unit, &f) != 0) {
-            seterr(err, len, "--threshold '%s': unknown unit '%s' (use ns, us, \xc2\xb5s, ms or s)", e, unit);
+            bench_seterr(err, len, "--threshold '%s': unknown unit '%s' (use ns, us, \xc2\xb5s, ms or s)", e, unit);
             return -1;
         }
         t.value *= f;
@@ -373,34 +361,34 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
         if (strcmp(unit, "%") == 0 || (t.fraction && !*unit)) {
             double pct = *unit ? t.value : 100.0 * t.value;
             if (pct > 100) {
-                seterr(err, len, "--threshold '%s': %g%s is more than %s", e, t.value, *unit ? "%" : "",
+                bench_seterr(err, len, "--threshold '%s': %g%s is more than %s", e, t.value, *unit ? "%" : "",
                        *unit ? "100%" : "1 (a rate is a fraction: 0.01 is 1%)");
                 return -1;
             }
             t.value = pct;
         } else {
-            seterr(err, len, "--threshold '%s': %s is a percentage of %s: %s<1%% (or k6's fraction: "
+            bench_seterr(err, len, "--threshold '%s': %s is a percentage of %s: %s<1%% (or k6's fraction: "
                    "%s:rate<0.01)", e, t.side->name, t.section->count_noun, t.side->name, t.side->name);
             return -1;
         }
         break;
     case BENCH_TM_SIDE_RATE:
         if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, t.section->rate_unit) != 0) {
-            seterr(err, len, "--threshold '%s': unknown unit '%s' for %s (%s per second: 1000 or 1000/s; a "
+            bench_seterr(err, len, "--threshold '%s': unknown unit '%s' for %s (%s per second: 1000 or 1000/s; a "
                    "count: %s:count>1000)", e, unit, t.side->name, t.section->count_noun, t.side->name);
             return -1;
         }
         break;
     case BENCH_TM_SIDE_COUNT:
         if (*unit || t.value != floor(t.value)) {
-            seterr(err, len, "--threshold '%s': %s:count takes a whole number of %s", e, t.side->name,
+            bench_seterr(err, len, "--threshold '%s': %s:count takes a whole number of %s", e, t.side->name,
                    t.section->count_noun);
             return -1;
         }
         break;
     case BENCH_TM_RATE:
         if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, "ops/s") != 0) {
-            seterr(err, len, "--threshold '%s': unknown unit '%s' for rate (operations per second: "
+            bench_seterr(err, len, "--threshold '%s': unknown unit '%s' for rate (operations per second: "
                    "1000 or 1000/s)", e, unit);
             return -1;
         }
@@ -408,19 +396,19 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
     case BENCH_TM_ERROR_PCT: case BENCH_TM_ERROR_COUNT:
         if (strcmp(unit, "%") == 0) {
             if (t.value > 100) {
-                seterr(err, len, "--threshold '%s': %g%% is more than 100%%", e, t.value);
+                bench_seterr(err, len, "--threshold '%s': %g%% is more than 100%%", e, t.value);
                 return -1;
             }
             t.metric = BENCH_TM_ERROR_PCT;
         } else if (!*unit) {
             if (t.value != floor(t.value)) {
-                seterr(err, len, "--threshold '%s': a count of errors is a whole number (for a "
+                bench_seterr(err, len, "--threshold '%s': a count of errors is a whole number (for a "
                        "percentage write %g%%)", e, t.value);
                 return -1;
             }
             t.metric = BENCH_TM_ERROR_COUNT;
         } else {
-            seterr(err, len, "--threshold '%s': unknown unit '%s' for errors (a percentage: 0.1%%, "
+            bench_seterr(err, len, "--threshold '%s': unknown unit '%s' for errors (a percentage: 0.1%%, "
                    "or a count: 5)", e, unit);
             return -1;
         }

@@ -6,16 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void seterr(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *why, size_t len, const char *fmt, ...)
-{
-    if (!why || !len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
+#include "bench/util/cli.h"
 
 /* The denominator 1 + σ(N − 1) + κN(N − 1): at least 1 for σ, κ ≥ 0, N ≥ 1. */
 static double denom(double sigma, double kappa, double n)
@@ -195,14 +186,14 @@ int bench_usl_fit(const bench_usl_point *p, size_t n, bench_usl_model *fit, char
 {
     memset(fit, 0, sizeof *fit);
     if (n > BENCH_USL_MAX_POINTS) {
-        seterr(why, len, "%zu points; at most %d are fitted", n, BENCH_USL_MAX_POINTS);
+        bench_seterr(why, len, "%zu points; at most %d are fitted", n, BENCH_USL_MAX_POINTS);
         return -1;
     }
     double nmin = INFINITY, xsum = 0;
     size_t distinct = 0;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(p[i].n) || p[i].n < 1 || !isfinite(p[i].x) || p[i].x < 0) {
-            seterr(why, len, "point %zu (%g threads, %g ops/s) is not a measurement", i, p[i].n, p[i].x);
+            bench_seterr(why, len, "point %zu (%g threads, %g ops/s) is not a measurement", i, p[i].n, p[i].x);
             return -1;
         }
         int seen = 0;
@@ -214,11 +205,11 @@ int bench_usl_fit(const bench_usl_point *p, size_t n, bench_usl_model *fit, char
         xsum += p[i].x;
     }
     if (distinct < 3) {
-        seterr(why, len, "%zu distinct thread count%s; the fit needs 3", distinct, distinct == 1 ? "" : "s");
+        bench_seterr(why, len, "%zu distinct thread count%s; the fit needs 3", distinct, distinct == 1 ? "" : "s");
         return -1;
     }
     if (!(xsum > 0)) {
-        seterr(why, len, "no successful operations at any thread count");
+        bench_seterr(why, len, "no successful operations at any thread count");
         return -1;
     }
 
@@ -251,7 +242,7 @@ int bench_usl_fit(const bench_usl_point *p, size_t n, bench_usl_model *fit, char
         }
     }
     if (!isfinite(best_sse)) {
-        seterr(why, len, "the fit did not converge");
+        bench_seterr(why, len, "the fit did not converge");
         return -1;
     }
     fit->lambda = best[0];

@@ -129,6 +129,16 @@ int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, ui
     return 0;
 }
 
+void bench_seterr(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || len == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
 const char *bench_fmt_ns(double ns, char *buf, unsigned len)
 {
     if (ns < 1e3)

@@ -12,6 +12,10 @@
 
 /* "hsmbench: error: ..." / "hsmbench: warning: ..." on stderr, one line. */
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A one-line reason into err (len bytes, cut to fit) for the caller to
+ * print or pass on; nothing when err is NULL or len 0. */
+void bench_seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void bench_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

@@ -6,19 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "bench/util/cli.h"
 #include <strings.h>
-
-static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Text up to its first '?' or '#', without what sits between "://" and the
  * last '@' of the authority: what may be shown of something that did not
@@ -68,7 +58,7 @@ int bench_url_parse(bench_url *u, const char *text, char *err, size_t errlen)
     loose_identity(text, shown, sizeof shown, NULL);
     for (const char *c = text; *c; c++) {
         if ((unsigned char)*c <= 0x20 || (unsigned char)*c == 0x7f) {
-            fail(err, errlen, "the URL contains a space or control character");
+            bench_seterr(err, errlen, "the URL contains a space or control character");
             return -1;
         }
     }
@@ -81,7 +71,7 @@ int bench_url_parse(bench_url *u, const char *text, char *err, size_t errlen)
         scheme = BENCH_URL_HTTP;
         p = text + 7;
     } else {
-        fail(err, errlen, "'%s' is not an http:// or https:// URL", shown);
+        bench_seterr(err, errlen, "'%s' is not an http:// or https:// URL", shown);
         return -1;
     }
     /* authority: [user[:password]@]host[:port] */
@@ -94,23 +84,23 @@ int bench_url_parse(bench_url *u, const char *text, char *err, size_t errlen)
     if (host < aend && *host == '[') {
         const char *close = memchr(host, ']', (size_t)(aend - host));
         if (!close) {
-            fail(err, errlen, "'%s' has an IPv6 address without its closing ']'", shown);
+            bench_seterr(err, errlen, "'%s' has an IPv6 address without its closing ']'", shown);
             return -1;
         }
         hend = close + 1;
         for (const char *c = host + 1; c < close; c++) {
             if (!ipv6_char((unsigned char)*c)) {
-                fail(err, errlen, "'%s' has a bad host", shown);
+                bench_seterr(err, errlen, "'%s' has a bad host", shown);
                 return -1;
             }
         }
         if (close == host + 1) {
-            fail(err, errlen, "'%s' has no host", shown);
+            bench_seterr(err, errlen, "'%s' has no host", shown);
             return -1;
         }
         if (hend < aend) {
             if (*hend != ':') {
-                fail(err, errlen, "'%s' has a bad host", shown);
+                bench_seterr(err, errlen, "'%s' has a bad host", shown);
                 return -1;
             }
             portp = hend + 1;
@@ -122,13 +112,13 @@ int bench_url_parse(bench_url *u, const char *text, char *err, size_t errlen)
             portp = colon + 1;
         for (const char *c = host; c < hend; c++) {
             if (!host_char((unsigned char)*c)) {
-                fail(err, errlen, "'%s' has a bad host", shown);
+                bench_seterr(err, errlen, "'%s' has a bad host", shown);
                 return -1;
             }
         }
     }
     if (hend == host) {
-        fail(err, errlen, "'%s' has no host", shown);
+        bench_seterr(err, errlen, "'%s' has no host", shown);
         return -1;
     }
     unsigned port = scheme == BENCH_URL_HTTPS ? 443 : 80;
@@ -143,7 +133,7 @@ int bench_url_parse(bench_url *u, const char *text, char *err, size_t errlen)
                 ok = 0;
         }
         if (!ok || v == 0) {
-            fail(err, errlen, "'%s' has a bad port (expected 1 to 65535)", shown);
+            bench_seterr(err, errlen, "'%s' has a bad port (expected 1 to 65535)", shown);
             return -1;
         }
         port = (unsigned)v;
@@ -170,7 +160,7 @@ int bench_url_parse(bench_url *u, const char *text, char *err, size_t errlen)
     size_t cap = (n + 1) + (hl + 1) + (plen + 1) + (qlen + 1) + (flen + 1) + idcap;
     char *m = malloc(cap), *w = m;
     if (!m) {
-        fail(err, errlen, "out of memory");
+        bench_seterr(err, errlen, "out of memory");
         return -1;
     }
     u->mem = m;
@@ -232,7 +222,7 @@ static int parse_made(bench_url *u, char *err, size_t errlen, size_t cap, const 
     memset(u, 0, sizeof *u);
     char *t = malloc(cap);
     if (!t) {
-        fail(err, errlen, "out of memory");
+        bench_seterr(err, errlen, "out of memory");
         return -1;
     }
     va_list ap;
@@ -241,7 +231,7 @@ static int parse_made(bench_url *u, char *err, size_t errlen, size_t cap, const 
     va_end(ap);
     int rc = n < 0 || (size_t)n >= cap ? -1 : bench_url_parse(u, t, err, errlen);
     if (n < 0 || (size_t)n >= cap)
-        fail(err, errlen, "cannot make the URL");
+        bench_seterr(err, errlen, "cannot make the URL");
     free(t);
     return rc;
 }
