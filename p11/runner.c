@@ -8,6 +8,7 @@
 #include "bench/driver/rundesc.h"
 #include "bench/util/cli.h"
 #include "bench/results/report.h"
+#include "bench/results/results.h"
 #include "bench/util/signals.h"
 #include <math.h>
 
@@ -184,22 +185,35 @@ static uint64_t total(const p11_test_set *set, size_t offset)
 }
 #define TOTAL(set, member) total((set), offsetof(p11_test_ctx, member))
 
-static void extra_summary(void *arg, FILE *f, const bench_outcome *o)
+/* How --verify checked, as the summary says it: from the run's verify.method. */
+static const char *verify_how(const char *method)
 {
-    const p11_run_extra *x = arg;
-    const uint64_t reopened = TOTAL(x->set, reopened), grown = TOTAL(x->set, grown);
-    (void)o;
-    if (x->p->verify)
-        fprintf(f, "    verified..............: %llu results checked %s\n",
-                (unsigned long long)TOTAL(x->set, verified),
-                x->ctx->round_trip ? "by a round trip in the token" : "with OpenSSL");
-    if (x->ctx->variant)
-        fprintf(f, "    mechanism variant.....: %s\n", p11_test_variant_text(x->ctx->variant));
+    if (strcmp(method, "openssl") == 0)
+        return "with OpenSSL";
+    if (strcmp(method, "round-trip in token") == 0)
+        return "by a round trip in the token";
+    return method;   /* "mixed" */
+}
+
+/* The PKCS#11 lines of a run's summary, from its element (what extra_json
+ * and mix_json wrote). */
+static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
+{
+    (void)arg;
+    (void)m;
+    const json_t *v = json_object_get(run, "verify");
+    const char *variant = json_string_value(json_object_get(run, "mechanism_variant"));
+    const long long reopened = bench_json_int(run, "sessions_reopened", 0),
+                    grown = bench_json_int(run, "buffers_grown", 0);
+    if (json_is_object(v))
+        fprintf(f, "    verified..............: %lld results checked %s\n",
+                bench_json_int(v, "checked", 0), verify_how(bench_json_str(v, "method", "")));
+    if (variant)
+        fprintf(f, "    mechanism variant.....: %s\n", p11_test_variant_text(variant));
     if (reopened)
-        fprintf(f, "    sessions reopened.....: %llu\n", (unsigned long long)reopened);
+        fprintf(f, "    sessions reopened.....: %lld\n", reopened);
     if (grown)
-        fprintf(f, "    buffers grown.........: %llu (the module asked for more room)\n",
-                (unsigned long long)grown);
+        fprintf(f, "    buffers grown.........: %lld (the module asked for more room)\n", grown);
 }
 
 /* --verify's object: mode, method, checked, mismatched. */
@@ -271,7 +285,8 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     d.block_size = def->input == P11_IN_MODULUS ? (p.key_bits + 7) / 8 : 0;
 
     p11_run_extra extra = { def, &p, NULL, NULL };
-    bench_run_hooks hooks = { &extra, NULL, def->deprecated, extra_summary, extra_json, NULL, NULL };
+    bench_run_hooks hooks = { .arg = &extra, .deprecated = def->deprecated, .summary = extra_summary,
+                              .json = extra_json };
     if (def->deprecated) {
         snprintf(note, sizeof note,
                  "(%s is deprecated: kept for legacy HSMs; NIST disallows 3DES after 2023)", def->name);
@@ -366,25 +381,27 @@ static void mix_release(mix_run *m)
         }
 }
 
-static void mix_summary(void *arg, FILE *f, const bench_outcome *o)
+/* Each type's PKCS#11 line, from the run's mix entries. */
+static void mix_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
 {
-    const mix_run *m = arg;
-    (void)o;
-    for (unsigned i = 0; i < m->mc.mix->n; i++) {
-        const p11_test_ctx *c = m->mc.ctx[i];
-        const uint64_t reopened = atomic_load(&c->reopened), grown = atomic_load(&c->grown);
-        if (!m->p[i].verify && !reopened && !grown)
+    (void)arg;
+    (void)m;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(run, "mix"), i, e) {
+        const json_t *v = json_object_get(e, "verify");
+        const long long reopened = bench_json_int(e, "sessions_reopened", 0),
+                        grown = bench_json_int(e, "buffers_grown", 0);
+        if (!json_is_object(v) && !reopened && !grown)
             continue;
-        fprintf(f, "    %s:", m->mc.mix->labels[i]);
-        if (m->p[i].verify)
-            fprintf(f, " %llu results checked %s, %llu wrong;",
-                    (unsigned long long)atomic_load(&c->verified),
-                    c->round_trip ? "by a round trip in the token" : "with OpenSSL",
-                    (unsigned long long)atomic_load(&c->mismatched));
+        fprintf(f, "    %s:", bench_json_str(e, "test", "?"));
+        if (json_is_object(v))
+            fprintf(f, " %lld results checked %s, %lld wrong;", bench_json_int(v, "checked", 0),
+                    verify_how(bench_json_str(v, "method", "")), bench_json_int(v, "mismatched", 0));
         if (reopened)
-            fprintf(f, " %llu sessions reopened;", (unsigned long long)reopened);
+            fprintf(f, " %lld sessions reopened;", reopened);
         if (grown)
-            fprintf(f, " %llu buffers grown;", (unsigned long long)grown);
+            fprintf(f, " %lld buffers grown;", grown);
         fputc('\n', f);
     }
 }
@@ -413,8 +430,11 @@ static int mix_json(void *arg, json_t *run, const bench_outcome *o)
                               (json_int_t)p->data_size);
         const p11_test_ctx *c = m->mc.ctx[i];
         if (e && o && c) {
-            reopened += atomic_load(&c->reopened);
-            grown += atomic_load(&c->grown);
+            const uint64_t r1 = atomic_load(&c->reopened), g1 = atomic_load(&c->grown);
+            reopened += r1;
+            grown += g1;
+            rc |= json_object_set_new(e, "sessions_reopened", json_integer((json_int_t)r1));
+            rc |= json_object_set_new(e, "buffers_grown", json_integer((json_int_t)g1));
             if (p->verify) {
                 checked += atomic_load(&c->verified);
                 wrong += atomic_load(&c->mismatched);
@@ -475,7 +495,7 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
         size = m->p[i].data_size;
     }
     d.data_desc = datadesc;
-    bench_run_hooks hooks = { m, NULL, 0, mix_summary, mix_json, NULL, NULL };
+    bench_run_hooks hooks = { .arg = m, .summary = mix_summary, .json = mix_json };
     for (unsigned i = 0; i < mix->n; i++) {
         char why[256];
         if (!p11_test_supported(t->mod, t->token.slot, mix->defs[i], &m->p[i], why, sizeof why)) {

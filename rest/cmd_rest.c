@@ -541,20 +541,18 @@ typedef struct rest_run_extra {
     const rest_ekm  *ekm;       /* EKM runs */
 } rest_run_extra;
 
-static void extra_summary(void *arg, FILE *f, const bench_outcome *out)
+static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
 {
-    const rest_run_extra *x = arg;
-    rest_k6_ctx k6;
-    rest_k6_ctx_of(&k6, &x->o->lo.load);
-    rest_stats_print(f, out, &k6, x->o->kind == KIND_SDKMS);
+    (void)arg;
+    rest_stats_print(f, json_object_get(run, rest_http_section.key), m);
 }
 
-static int extra_done(void *arg, const bench_outcome *out)
+static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
 {
     const rest_run_extra *x = arg;
-    rest_k6_ctx k6;
-    rest_k6_ctx_of(&k6, &x->o->lo.load);
-    return x->o->k6 ? rest_k6_summary(out, &k6) : 0;
+    (void)m;
+    return x->o->k6 ? rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6"))
+                    : 0;
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
@@ -763,7 +761,8 @@ int rest_cmd_rest(int argc, char **argv)
     s.metrics = metrics;
     s.status_of = rest_code_http_status;
     rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
-    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done, NULL };
+    const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
+                                    .done = extra_done };
     rest_run_ctx step = { &o, &s, &d, &w, &hooks, &client, aslots };
     bench_capacity cap;
     if (o.cap.nobjectives)

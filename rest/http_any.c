@@ -549,18 +549,17 @@ static unsigned long long ms_round(double ns)
     return ns > 0 ? (unsigned long long)llround(ns / 1e6) : 0;
 }
 
-void rest_jmeter_line(char *buf, size_t len, uint64_t ops, uint64_t errors, double duration_s,
-                      const bench_model_latency *h)
+void rest_jmeter_line(char *buf, size_t len, const bench_run_model *m)
 {
-    unsigned long long ms = duration_s > 0 ? (unsigned long long)llround(duration_s * 1000.0) : 0;
+    const double d = m->duration_s;
+    unsigned long long ms = d > 0 ? (unsigned long long)llround(d * 1000.0) : 0;
     unsigned long long s = (ms + 500) / 1000;          /* JMeter: rounded seconds */
-    int any = h && h->present && h->count > 0;
+    const bench_model_latency *h = &m->attempts_latency;
+    int any = h->present && h->count > 0;
     snprintf(buf, len,
              "summary = %llu in %02llu:%02llu:%02llu = %.1f/s Avg: %llu Min: %llu Max: %llu "
              "Err: %llu (%.2f%%)",
-             (unsigned long long)ops, s / 3600, s / 60 % 60, s % 60,
-             duration_s > 0 ? (double)ops / duration_s : 0.0,
+             (unsigned long long)m->attempts, s / 3600, s / 60 % 60, s % 60, m->attempts_per_s,
              any ? ms_round(h->mean * 1e3) : 0ULL, any ? ms_round(h->min * 1e3) : 0ULL,
-             any ? ms_round(h->max * 1e3) : 0ULL, (unsigned long long)errors,
-             ops ? 100.0 * (double)errors / (double)ops : 0.0);
+             any ? ms_round(h->max * 1e3) : 0ULL, (unsigned long long)m->errors, m->error_pct);
 }

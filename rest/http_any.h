@@ -138,16 +138,15 @@ void rest_any_code_name(const void *ctx, bench_code code, char *buf, size_t len)
 /* ---- reporting -------------------------------------------------------------- */
 
 /*
- * JMeter's summariser line:
+ * JMeter's summariser line of a run's model:
  *   "summary = 12000 in 00:00:42 = 283.7/s Avg: 155 Min: 12 Max: 2707 Err: 0 (0.00%)"
- * ops and errors of the measured run, its duration in whole seconds
- * (rounded, as JMeter does), the rate with one decimal, and the mean,
- * minimum and maximum in whole milliseconds (rounded) of h, the latency of
- * every attempt, failed ones included, as JMeter counts its samples (the
- * run model's attempts_latency).
+ * its attempts (JMeter counts every sample, failed ones too), its duration
+ * in whole seconds (rounded, as JMeter does), the attempts' rate with one
+ * decimal, the mean, minimum and maximum in whole milliseconds (rounded) of
+ * the latency of every attempt (attempts_latency), and the errors with their
+ * share of the attempts.
  */
-void rest_jmeter_line(char *buf, size_t len, uint64_t ops, uint64_t errors, double duration_s,
-                      const bench_model_latency *h);
+void rest_jmeter_line(char *buf, size_t len, const bench_run_model *m);
 
 /* ---- the command ------------------------------------------------------------- */
 

@@ -591,16 +591,10 @@ static void setup_fail_line(const session *ss, const variant *v, bench_code code
         bench_error("%s", line);
 }
 
-static int print_jmeter(const bench_outcome *out)
+static int print_jmeter(const bench_run_model *m)
 {
     char line[256];
-    /* JMeter's Avg/Min/Max are over every sample, failed ones included */
-    bench_model_latency all;
-    if (bench_model_attempts_latency(out, &all) != 0) {
-        bench_error("--summary jmeter: out of memory");
-        return -1;
-    }
-    rest_jmeter_line(line, sizeof line, out->ops, out->errors, out->duration_s, &all);
+    rest_jmeter_line(line, sizeof line, m);
     if (printf("%s\n", line) < 0 || fflush(stdout) != 0) {
         bench_error("--summary jmeter: cannot write to standard output");
         return -1;
@@ -614,22 +608,19 @@ typedef struct http_run_extra {
     const variant *v;
 } http_run_extra;
 
-static void extra_summary(void *arg, FILE *f, const bench_outcome *out)
+static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
 {
-    const http_run_extra *x = arg;
-    rest_k6_ctx k6;
-    rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
-    rest_stats_print(f, out, &k6, 0);
+    (void)arg;
+    rest_stats_print(f, json_object_get(run, rest_http_section.key), m);
 }
 
-static int extra_done(void *arg, const bench_outcome *out)
+static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
 {
     const http_run_extra *x = arg;
-    rest_k6_ctx k6;
-    rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
-    if (x->ss->o->k6 && rest_k6_summary(out, &k6) != 0)
+    if (x->ss->o->k6 &&
+        rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6")) != 0)
         return -1;
-    return x->ss->o->jmeter ? print_jmeter(out) : 0;
+    return x->ss->o->jmeter ? print_jmeter(m) : 0;
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
@@ -693,8 +684,8 @@ static void run_variant(session *ss, const variant *v, const char *test)
     snprintf(mech, sizeof mech, "%s %s", o->method, v->url.text);
     fill_desc(&d, o, test, mech);
     http_run_extra extra = { ss, v };
-    const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done,
-                                    o->matrix ? v->name : NULL };
+    const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
+                                    .done = extra_done, .series = o->matrix ? v->name : NULL };
 
     if (v->skip) {
         if (!o->out.quiet)

@@ -125,26 +125,31 @@ static bench_row *add_row(bench_session *s, const bench_run_desc *d, const char 
     return row;
 }
 
-/* Append a run element after the workload's fields; a run that cannot be
- * recorded is a failure of the session. */
-static void keep(bench_session *s, json_t *run, const bench_run_hooks *h, const bench_outcome *o)
+/* The run element with the workload's fields; NULL (printed) when out of
+ * memory. */
+static json_t *element(json_t *run, const bench_run_hooks *h, const bench_outcome *o)
 {
-    if (!run || (h && h->json && h->json(h->arg, run, o) != 0)) {
+    if (!run || (h && h->json && h->json(h->arg, run, o) != 0) ||
+        (h && h->deprecated && json_object_set_new(run, "deprecated", json_true()) != 0)) {
         json_decref(run);
         bench_error("out of memory while recording a run");
-        s->any_failed = 1;
-        return;
+        return NULL;
     }
-    if (h && h->deprecated)
-        json_object_set_new(run, "deprecated", json_true());
-    if (json_array_append_new(s->runs, run) != 0)
+    return run;
+}
+
+/* Append a run element; a run that cannot be recorded is a failure of the
+ * session. */
+static void keep(bench_session *s, json_t *run)
+{
+    if (!run || json_array_append_new(s->runs, run) != 0)
         s->any_failed = 1;
 }
 
 void bench_session_not_run(bench_session *s, const bench_run_desc *d, const char *status,
                            const char *reason, const bench_run_hooks *h)
 {
-    keep(s, bench_report_run_json(d, NULL, NULL, status, reason), h, NULL);
+    keep(s, element(bench_report_run_json(d, NULL, NULL, status, reason), h, NULL));
     add_row(s, d, status, reason, h);
     if (strcmp(status, "failed") == 0)
         s->any_failed = 1;
@@ -191,12 +196,13 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     if (out.status == BENCH_RUN_INTERRUPTED)
         snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*s->interrupt));
     const int ok = strcmp(status, "ok") == 0;
-    json_t *run = bench_report_run_json(d, &out, w, status, ok ? NULL : why);
+    json_t *run = element(bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
     bench_run_model m;
     if (!run || bench_model_from_run(run, NULL, &m) != 0) {
         bench_metrics_end(s->metrics, NULL, NULL);
+        if (run)
+            bench_error("out of memory while recording a run");
         json_decref(run);
-        bench_error("out of memory while recording a run");
         s->any_failed = 1;
         bench_outcome_free(&out);
         return 0;
@@ -205,14 +211,14 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     if (!quiet) {
         bench_report_summary(stdout, d, &m);
         if (h && h->summary)
-            h->summary(h->arg, stdout, &out);
+            h->summary(h->arg, stdout, run, &m);
         fflush(stdout);
     }
-    if (h && h->done && h->done(h->arg, &out) != 0)
+    if (h && h->done && h->done(h->arg, run, &m) != 0)
         s->any_failed = 1;
     if (strcmp(status, "failed") == 0)
         s->any_failed = 1;
-    keep(s, run, h, &out);
+    keep(s, run);
 
     bench_row *row = add_row(s, d, status, ok ? NULL : why, h);
     if (row) {

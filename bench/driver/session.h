@@ -43,14 +43,18 @@ typedef struct bench_run_hooks {
     /* A line printed after the header ("(3des-... is deprecated ...)"). */
     const char *note;
     int         deprecated;       /* marked so in the closing table */
-    /* Lines after the core's summary (the HTTP block, sessions reopened). */
-    void (*summary)(void *arg, FILE *f, const bench_outcome *o);
     /* Fields of the run's JSON element; o is NULL for a run not measured.
-     * 0, or -1 when out of memory (the run then counts as failed). */
+     * The one place a workload computes figures of its own (its sections,
+     * from the outcome's side metrics), before the run model is read from
+     * the element.  0, or -1 when out of memory (the run then counts as
+     * failed). */
     int  (*json)(void *arg, json_t *run, const bench_outcome *o);
-    /* After a measured run, quiet or not (JMeter's summary line); non-zero
-     * counts as a failure. */
-    int  (*done)(void *arg, const bench_outcome *o);
+    /* Lines after the core's summary (the HTTP block): rendered from the
+     * run's element, its fields included, and its model, as every view is. */
+    void (*summary)(void *arg, FILE *f, const json_t *run, const bench_run_model *m);
+    /* After a measured run, quiet or not (JMeter's summary line), from the
+     * same element and model; non-zero counts as a failure. */
+    int  (*done)(void *arg, const json_t *run, const bench_run_model *m);
     /* The run's name in the live metrics (NULL: the test's). */
     const char *series;
 } bench_run_hooks;

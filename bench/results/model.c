@@ -24,7 +24,7 @@ static double pct(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void latency_of(const json_t *lat, bench_model_latency *l)
+void bench_model_latency_of(const json_t *lat, bench_model_latency *l)
 {
     memset(l, 0, sizeof *l);
     if (!json_is_object(lat))
@@ -139,7 +139,7 @@ static int classes_of(const json_t *breakdown, bench_run_model *m)
             c->ops_per_s = bench_json_num(cl, "ops_per_s", 0);
             c->attempts_per_s = bench_json_num(cl, "attempts_per_s", c->ops_per_s);
             c->share_pct = pct(c->attempts, m->attempts);
-            latency_of(json_object_get(cl, "latency_us"), &c->latency);
+            bench_model_latency_of(json_object_get(cl, "latency_us"), &c->latency);
             bench_model_code *codes;
             size_t nc;
             if (codes_of(json_object_get(cl, "errors_by_code"), &codes, &nc) != 0)
@@ -176,25 +176,6 @@ static int tokens_of(const json_t *env, bench_run_model *m)
         else
             snprintf(m->tokens[i], len, "%s", label);
     }
-    return 0;
-}
-
-int bench_model_attempts_latency(const bench_outcome *o, bench_model_latency *l)
-{
-    memset(l, 0, sizeof *l);
-    bench_hist *all = bench_hist_new();
-    if (!all)
-        return -1;
-    bench_hist_add(all, o->hist);
-    if (o->failed)
-        bench_hist_add(all, o->failed);
-    /* through the JSON the run element holds, so both are one figure */
-    json_t *j = bench_report_latency_json(all);
-    bench_hist_free(all);
-    if (!j)
-        return -1;
-    latency_of(j, l);
-    json_decref(j);
     return 0;
 }
 
@@ -317,10 +298,10 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     if (json_is_number(cpu))
         m->client_cpu = json_number_value(cpu);
 
-    latency_of(json_object_get(run, "latency_us"), &m->latency);
-    latency_of(json_object_get(run, "service_us"), &m->service);
-    latency_of(json_object_get(run, "queue_us"), &m->queue);
-    latency_of(json_object_get(run, "attempts_latency_us"), &m->attempts_latency);
+    bench_model_latency_of(json_object_get(run, "latency_us"), &m->latency);
+    bench_model_latency_of(json_object_get(run, "service_us"), &m->service);
+    bench_model_latency_of(json_object_get(run, "queue_us"), &m->queue);
+    bench_model_latency_of(json_object_get(run, "attempts_latency_us"), &m->attempts_latency);
     if (!m->attempts_latency.present && m->errors == 0)
         m->attempts_latency = m->latency;    /* no failure: the attempts are the successes */
     const json_t *hj = json_object_get(run, "histogram");

@@ -153,14 +153,10 @@ typedef struct bench_run_model {
 int  bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m);
 void bench_model_free(bench_run_model *m);
 
-/*
- * The attempts' latency of a live run (its successes' and failures'
- * histograms added), as the run element's attempts_latency_us holds it and
- * bench_model_from_run reads it: for a view a workload prints from the
- * outcome before the run element exists (the JMeter line).  0, or -1 when
- * out of memory (*l then not present).
- */
-int bench_model_attempts_latency(const bench_outcome *o, bench_model_latency *l);
+/* A latency summary of a results file (latency_us and any object of the
+ * same members, in µs: a workload's trends) into l; l->present is 0 when lat
+ * is not an object. */
+void bench_model_latency_of(const json_t *lat, bench_model_latency *l);
 
 /* The TLS facts as people read them: "none (plain HTTP)", "certificate
  * verified: yes · own CA (--cacert): no · client certificate: no", or NULL

@@ -137,47 +137,16 @@ static void label(FILE *f, const char *name, int indent)
     fputs(": ", f);
 }
 
-void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
-                        const char *empty)
+void bench_report_latency_line(FILE *f, int width, const char *name, const bench_model_latency *l,
+                               const char *empty)
 {
-    bench_report_trend_plus(f, width, name, h, empty, 0);
-}
-
-void bench_report_trend_plus(FILE *f, int width, const char *name, const bench_hist *h,
-                             const char *empty, uint64_t plus_ns)
-{
-    const double p = (double)plus_ns;
-    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], l[32];
+    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], q[32];
     fprintf(f, "    %s", name);
     for (int pad = (int)strlen(name); pad < width; pad++)
         fputc('.', f);
     fputs(": ", f);
-    if (bench_hist_count(h) == 0) {
-        fprintf(f, "%s\n", empty);
-        return;
-    }
-    fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
-            bench_fmt_ns(bench_hist_mean(h) + p, a, sizeof a),
-            bench_fmt_ns((double)bench_hist_min(h) + p, b, sizeof b),
-            bench_fmt_ns((double)bench_hist_percentile(h, 50) + p, c, sizeof c),
-            bench_fmt_ns((double)bench_hist_percentile(h, 90) + p, e, sizeof e),
-            bench_fmt_ns((double)bench_hist_percentile(h, 95) + p, g, sizeof g),
-            bench_fmt_ns((double)bench_hist_percentile(h, 99) + p, i, sizeof i),
-            bench_fmt_ns((double)bench_hist_percentile(h, 99.9) + p, j, sizeof j),
-            bench_fmt_ns((double)bench_hist_max(h) + p, k, sizeof k),
-            bench_fmt_ns(bench_hist_stddev(h), l, sizeof l));
-}
-
-/* A k6 trend line of a latency summary (µs) of the model. */
-static void latency_line(FILE *f, const char *name, const bench_model_latency *l)
-{
-    char a[32], b[32], c[32], e[32], g[32], i[32], j[32], k[32], q[32];
-    fprintf(f, "    %s", name);
-    for (int pad = (int)strlen(name); pad < 22; pad++)
-        fputc('.', f);
-    fputs(": ", f);
     if (!l->present || l->count == 0) {
-        fprintf(f, "no successful operation\n");
+        fprintf(f, "%s\n", empty);
         return;
     }
     fprintf(f, "avg=%s min=%s med=%s p(90)=%s p(95)=%s p(99)=%s p(99.9)=%s max=%s stddev=%s\n",
@@ -186,6 +155,12 @@ static void latency_line(FILE *f, const char *name, const bench_model_latency *l
             bench_fmt_ns(l->p95 * 1e3, g, sizeof g), bench_fmt_ns(l->p99 * 1e3, i, sizeof i),
             bench_fmt_ns(l->p999 * 1e3, j, sizeof j), bench_fmt_ns(l->max * 1e3, k, sizeof k),
             bench_fmt_ns(l->stddev * 1e3, q, sizeof q));
+}
+
+/* The summary's latency lines. */
+static void latency_line(FILE *f, const char *name, const bench_model_latency *l)
+{
+    bench_report_latency_line(f, 22, name, l, "no successful operation");
 }
 
 /* A breakdown's table after the summary: one line per class. */

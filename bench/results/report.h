@@ -58,16 +58,13 @@ void bench_report_header(FILE *f, const bench_run_desc *d);
 void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_model *m);
 
 /*
- * One k6-style trend line: "    NAME.......: avg=... min=... med=... p(90)=...
- * p(95)=... p(99)=... p(99.9)=... max=... stddev=...", the name padded with
- * dots to `width` columns (22 in the summary), or `empty` when h has no values.
+ * One k6-style trend line of a latency summary of the run model (model.h;
+ * µs): "    NAME.......: avg=... min=... med=... p(90)=... p(95)=...
+ * p(99)=... p(99.9)=... max=... stddev=...", the name padded with dots to
+ * `width` columns (22 in the summary), or `empty` when it has no values.
  */
-void bench_report_trend(FILE *f, int width, const char *name, const bench_hist *h,
-                        const char *empty);
-/* The same with plus_ns added to every figure but stddev (k6's
- * iteration_duration: the operation's latency plus --think). */
-void bench_report_trend_plus(FILE *f, int width, const char *name, const bench_hist *h,
-                             const char *empty, uint64_t plus_ns);
+void bench_report_latency_line(FILE *f, int width, const char *name, const bench_model_latency *l,
+                               const char *empty);
 
 /*
  * The verdict on a measured run: "interrupted"; "failed" when it was

@@ -7,6 +7,7 @@
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
 #include "bench/results/report.h"
+#include "bench/results/results.h"
 #include "rest/transport/phases.h"
 #include "rest/transport/stats.h"
 
@@ -68,11 +69,6 @@ static void checks_total(const bench_side *t, uint64_t *pass, uint64_t *fail)
         *pass += checks_of(t, k, 0);
         *fail += checks_of(t, k, 1);
     }
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
 static double per_s(uint64_t n, double s)
@@ -151,46 +147,52 @@ static void label(FILE *f, const char *name)
     fputs(": ", f);
 }
 
-void rest_k6_lines(FILE *f, const bench_outcome *o, const rest_k6_ctx *c)
+/* The k6 object's member `name`: a counter's count and rate, a rate's
+ * passes and fails, vus' value, min and max. */
+static const json_t *metric(const json_t *k6, const char *name)
 {
-    const bench_side *t = &o->side;
-    uint64_t pass, fail;
+    return json_object_get(k6, name);
+}
+
+static unsigned long long whole(const json_t *obj, const char *key)
+{
+    const long long v = bench_json_int(obj, key, 0);
+    return v > 0 ? (unsigned long long)v : 0;
+}
+
+void rest_k6_lines(FILE *f, const json_t *k6)
+{
     char a[32], b[32];
-    rest_k6_vus v;
-    checks_total(t, &pass, &fail);
+    const json_t *checks = metric(k6, "checks");
     label(f, "checks");
-    fprintf(f, "%.2f%%   ✓ %llu ✗ %llu", pct(pass, pass + fail), (unsigned long long)pass,
-            (unsigned long long)fail);
-    for (int k = 0; k < REST_CHECK_COUNT; k++)
-        if (checks_of(t, k, 0) + checks_of(t, k, 1))
-            fprintf(f, "  (%s ✓ %llu ✗ %llu)", check_keys[k],
-                    (unsigned long long)checks_of(t, k, 0), (unsigned long long)checks_of(t, k, 1));
+    fprintf(f, "%.2f%%   ✓ %llu ✗ %llu", 100.0 * bench_json_num(checks, "rate", 0),
+            whole(checks, "passes"), whole(checks, "fails"));
+    const char *kind;
+    const json_t *by;
+    json_object_foreach((json_t *)json_object_get(checks, "by_check"), kind, by)
+        if (whole(by, "passes") + whole(by, "fails"))
+            fprintf(f, "  (%s ✓ %llu ✗ %llu)", kind, whole(by, "passes"), whole(by, "fails"));
     fputc('\n', f);
-    const uint64_t in = bench_side_count(t, REST_SC_BYTES_IN), out = bench_side_count(t, REST_SC_BYTES_OUT);
-    label(f, "data_received");
-    fprintf(f, "%s %s/s\n", rest_k6_bytes((double)in, a, sizeof a),
-            rest_k6_bytes(per_s(in, o->duration_s), b, sizeof b));
-    label(f, "data_sent");
-    fprintf(f, "%s %s/s\n", rest_k6_bytes((double)out, a, sizeof a),
-            rest_k6_bytes(per_s(out, o->duration_s), b, sizeof b));
-    const bench_hist *ok = bench_side_hist(t, REST_SH_DURATION_OK);
-    if (ok) {
-        bench_report_trend(f, 26, "{ expected_response:true }", ok, "no data");
-    } else {
-        label(f, "{ expected_response:true }");
-        fputs("no data\n", f);
+    static const char *const wire[] = { "data_received", "data_sent" };
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *c = metric(k6, wire[i]);
+        label(f, wire[i]);
+        fprintf(f, "%s %s/s\n", rest_k6_bytes((double)whole(c, "count"), a, sizeof a),
+                rest_k6_bytes(bench_json_num(c, "rate", 0), b, sizeof b));
     }
+    rest_trend_line(f, "{ expected_response:true }",
+                    metric(k6, "http_req_duration{expected_response:true}"), "no data");
+    const json_t *it = metric(k6, "iterations");
     label(f, "iterations");
-    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)o->ops, per_s(o->ops, o->duration_s));
-    bench_report_trend_plus(f, 26, "iteration_duration", o->hist, "no successful operation",
-                            c->think_ns);
-    vus_of(o, c, &v);
-    label(f, "vus");
-    fprintf(f, "%-10llu min=%llu max=%llu\n", (unsigned long long)v.last, (unsigned long long)v.min,
-            (unsigned long long)v.max);
-    label(f, "vus_max");
-    fprintf(f, "%-10llu min=%llu max=%llu\n", (unsigned long long)v.cap, (unsigned long long)v.cap,
-            (unsigned long long)v.cap);
+    fprintf(f, "%-10llu %.2f/s\n", whole(it, "count"), bench_json_num(it, "rate", 0));
+    rest_trend_line(f, "iteration_duration", metric(k6, "iteration_duration"),
+                    "no successful operation");
+    static const char *const vus[] = { "vus", "vus_max" };
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *v = metric(k6, vus[i]);
+        label(f, vus[i]);
+        fprintf(f, "%-10llu min=%llu max=%llu\n", whole(v, "value"), whole(v, "min"), whole(v, "max"));
+    }
 }
 
 /* ---- --summary k6 ---------------------------------------------------------- */
@@ -216,23 +218,17 @@ static void k6_cell(FILE *f, const char *key, const char *s, int width)
         fputc(' ', f);
 }
 
-static void k6_trend(FILE *f, const char *name, int indent, const bench_hist *h, uint64_t plus)
+/* A trend of the k6 object (µs) in k6's layout. */
+static void k6_trend(FILE *f, const char *name, int indent, const json_t *trend)
 {
     static const char *const keys[] = { "avg", "min", "med", "max", "p(90)", "p(95)" };
-    const double p = (double)plus;
-    const int any = h && bench_hist_count(h);
-    const double v[6] = {
-        any ? bench_hist_mean(h) + p : 0,
-        any ? (double)bench_hist_min(h) + p : 0,
-        any ? (double)bench_hist_percentile(h, 50) + p : 0,
-        any ? (double)bench_hist_max(h) + p : 0,
-        any ? (double)bench_hist_percentile(h, 90) + p : 0,
-        any ? (double)bench_hist_percentile(h, 95) + p : 0,
-    };
+    static const char *const members[] = { "mean", "min", "p50", "max", "p90", "p95" };
+    const int any = bench_json_int(trend, "count", 0) > 0;
     k6_label(f, name, indent);
     for (int i = 0; i < 6; i++) {
         char b[32];
-        k6_cell(f, keys[i], rest_k6_duration(v[i], b, sizeof b), i < 5 ? 9 : 0);
+        const double ns = any ? bench_json_num(trend, members[i], 0) * 1e3 : 0;
+        k6_cell(f, keys[i], rest_k6_duration(ns, b, sizeof b), i < 5 ? 9 : 0);
     }
     fputc('\n', f);
 }
@@ -244,76 +240,76 @@ static void k6_rate(FILE *f, double v)
     fprintf(f, "%s/s\n", no_trailing_zeros(num));
 }
 
-static void k6_phase(FILE *f, const bench_side *t, int phase)
+static void k6_phase(FILE *f, const json_t *k6, int phase)
 {
     char name[48];
     snprintf(name, sizeof name, "http_req_%s", rest_phase_name(phase));
-    k6_trend(f, name, 0, bench_side_hist(t, REST_SH_PHASE + (unsigned)phase), 0);
+    k6_trend(f, name, 0, metric(k6, name));
 }
 
-void rest_k6_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *c)
+static void k6_counter(FILE *f, const json_t *k6, const char *name)
 {
-    const bench_side *t = &o->side;
-    uint64_t pass, fail;
+    const json_t *c = metric(k6, name);
+    k6_label(f, name, 0);
+    fprintf(f, "%llu ", whole(c, "count"));
+    k6_rate(f, bench_json_num(c, "rate", 0));
+}
+
+void rest_k6_print(FILE *f, const json_t *k6)
+{
     char a[32], b[32];
-    rest_k6_vus v;
+    const json_t *checks = metric(k6, "checks");
 
     fputc('\n', f);
     for (int k = 0; k < REST_CHECK_COUNT; k++) {
-        const uint64_t p = checks_of(t, k, 0), n = checks_of(t, k, 1);
+        const json_t *by = json_object_get(json_object_get(checks, "by_check"), check_keys[k]);
+        const unsigned long long p = whole(by, "passes"), n = whole(by, "fails");
         if (!p && !n)
             continue;
         fprintf(f, "     %s %s\n", n ? "✗" : "✓", check_names[k]);
         if (n)
-            fprintf(f, "      ↳  %.0f%% — ✓ %llu / ✗ %llu\n", floor(pct(p, p + n)),
-                    (unsigned long long)p, (unsigned long long)n);
+            fprintf(f, "      ↳  %.0f%% — ✓ %llu / ✗ %llu\n", floor(100.0 * bench_json_num(by, "rate", 0)),
+                    p, n);
     }
     fputc('\n', f);
-    checks_total(t, &pass, &fail);
     k6_label(f, "checks", 0);
-    fprintf(f, "%.2f%% ✓ %llu ✗ %llu\n", pct(pass, pass + fail), (unsigned long long)pass,
-            (unsigned long long)fail);
-    const uint64_t in = bench_side_count(t, REST_SC_BYTES_IN), out = bench_side_count(t, REST_SC_BYTES_OUT);
-    k6_label(f, "data_received", 0);
-    fprintf(f, "%s %s/s\n", rest_k6_bytes((double)in, a, sizeof a),
-            rest_k6_bytes(per_s(in, o->duration_s), b, sizeof b));
-    k6_label(f, "data_sent", 0);
-    fprintf(f, "%s %s/s\n", rest_k6_bytes((double)out, a, sizeof a),
-            rest_k6_bytes(per_s(out, o->duration_s), b, sizeof b));
+    fprintf(f, "%.2f%% ✓ %llu ✗ %llu\n", 100.0 * bench_json_num(checks, "rate", 0),
+            whole(checks, "passes"), whole(checks, "fails"));
+    static const char *const wire[] = { "data_received", "data_sent" };
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *c = metric(k6, wire[i]);
+        k6_label(f, wire[i], 0);
+        fprintf(f, "%s %s/s\n", rest_k6_bytes((double)whole(c, "count"), a, sizeof a),
+                rest_k6_bytes(bench_json_num(c, "rate", 0), b, sizeof b));
+    }
     /* k6's order: alphabetical, { expected_response:true } under duration. */
-    k6_phase(f, t, REST_PH_BLOCKED);
-    k6_phase(f, t, REST_PH_CONNECTING);
-    k6_phase(f, t, REST_PH_DURATION);
-    k6_trend(f, "{ expected_response:true }", 2, bench_side_hist(t, REST_SH_DURATION_OK), 0);
-    const uint64_t requests = bench_side_count(t, REST_SC_REQUESTS),
-                   failed = bench_side_count(t, REST_SC_FAILED);
+    k6_phase(f, k6, REST_PH_BLOCKED);
+    k6_phase(f, k6, REST_PH_CONNECTING);
+    k6_phase(f, k6, REST_PH_DURATION);
+    k6_trend(f, "{ expected_response:true }", 2, metric(k6, "http_req_duration{expected_response:true}"));
+    const json_t *failed = metric(k6, "http_req_failed");
     k6_label(f, "http_req_failed", 0);
-    fprintf(f, "%.2f%% ✓ %llu ✗ %llu\n", pct(failed, requests), (unsigned long long)failed,
-            (unsigned long long)(requests - failed));
-    k6_phase(f, t, REST_PH_RECEIVING);
-    k6_phase(f, t, REST_PH_SENDING);
-    k6_phase(f, t, REST_PH_TLS);
-    k6_phase(f, t, REST_PH_WAITING);
-    k6_label(f, "http_reqs", 0);
-    fprintf(f, "%llu ", (unsigned long long)requests);
-    k6_rate(f, per_s(requests, o->duration_s));
-    k6_trend(f, "iteration_duration", 0, o->hist, c->think_ns);
-    k6_label(f, "iterations", 0);
-    fprintf(f, "%llu ", (unsigned long long)o->ops);
-    k6_rate(f, per_s(o->ops, o->duration_s));
-    vus_of(o, c, &v);
-    k6_label(f, "vus", 0);
-    fprintf(f, "%llu min=%llu max=%llu\n", (unsigned long long)v.last, (unsigned long long)v.min,
-            (unsigned long long)v.max);
-    k6_label(f, "vus_max", 0);
-    fprintf(f, "%llu min=%llu max=%llu\n", (unsigned long long)v.cap, (unsigned long long)v.cap,
-            (unsigned long long)v.cap);
+    fprintf(f, "%.2f%% ✓ %llu ✗ %llu\n", 100.0 * bench_json_num(failed, "rate", 0),
+            whole(failed, "passes"), whole(failed, "fails"));
+    k6_phase(f, k6, REST_PH_RECEIVING);
+    k6_phase(f, k6, REST_PH_SENDING);
+    k6_phase(f, k6, REST_PH_TLS);
+    k6_phase(f, k6, REST_PH_WAITING);
+    k6_counter(f, k6, "http_reqs");
+    k6_trend(f, "iteration_duration", 0, metric(k6, "iteration_duration"));
+    k6_counter(f, k6, "iterations");
+    static const char *const vus[] = { "vus", "vus_max" };
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *v = metric(k6, vus[i]);
+        k6_label(f, vus[i], 0);
+        fprintf(f, "%llu min=%llu max=%llu\n", whole(v, "value"), whole(v, "min"), whole(v, "max"));
+    }
     fflush(f);
 }
 
-int rest_k6_summary(const bench_outcome *o, const rest_k6_ctx *c)
+int rest_k6_summary(const json_t *k6)
 {
-    rest_k6_print(stdout, o, c);
+    rest_k6_print(stdout, k6);
     if (ferror(stdout) || fflush(stdout) != 0) {
         bench_error("--summary k6: cannot write to standard output");
         return -1;

@@ -1,6 +1,8 @@
 /*
  * rest/transport/k6.h - k6's end-of-test summary for REST runs: every metric of k6's
- * text summary, with k6's names and meanings, from the run's figures.
+ * text summary, with k6's names and meanings.  rest_k6_json computes them once
+ * from the run's outcome into the run's "k6" object; the printers render that
+ * object, as every view renders the run model.
  *
  *   checks              the answer checks (status; fields, base64, round
  *                       trip), noted by the workloads (rest_http_note_check)
@@ -39,15 +41,16 @@ typedef struct rest_k6_ctx {
 /* The context of a run under `load`. */
 void rest_k6_ctx_of(rest_k6_ctx *c, const bench_load *load);
 
-/* The k6 lines hsmbench's own REST summary adds (its layout). */
-void rest_k6_lines(FILE *f, const bench_outcome *o, const rest_k6_ctx *c);
+/* The k6 lines hsmbench's own REST summary adds (its layout), from the
+ * run's "k6" object (rest_k6_json's). */
+void rest_k6_lines(FILE *f, const json_t *k6);
 
 /* --summary k6: the block in k6's order and layout (k6 v0.4x), to put
- * beside an old k6 summary. */
-void rest_k6_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *c);
+ * beside an old k6 summary; from the run's "k6" object. */
+void rest_k6_print(FILE *f, const json_t *k6);
 
 /* --summary k6 on standard output; -1 (printed) when it cannot be written. */
-int rest_k6_summary(const bench_outcome *o, const rest_k6_ctx *c);
+int rest_k6_summary(const json_t *k6);
 
 /* The "k6" object of the results file's "http": one member per k6 metric,
  * named as k6 names it (docs/results-schema.md). */

@@ -2,6 +2,7 @@
 #include "rest/transport/stats.h"
 
 #include "bench/results/report.h"
+#include "bench/results/results.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -90,115 +91,86 @@ static void label(FILE *f, const char *name)
     fputs(": ", f);
 }
 
-/* The same figures as the summary's latency line, with k6's wider names. */
-static void trend(FILE *f, const char *name, const bench_hist *h)
+void rest_trend_line(FILE *f, const char *name, const json_t *trend, const char *empty)
 {
-    bench_report_trend(f, 26, name, h, "no data");
+    bench_model_latency l;
+    bench_model_latency_of(trend, &l);
+    bench_report_latency_line(f, 26, name, &l, empty);
 }
 
-/* An empty histogram for a phase no request reached. */
-static const bench_hist *or_empty(const bench_hist *h, bench_hist **empty)
+void rest_stats_print(FILE *f, const json_t *http, const bench_run_model *m)
 {
-    if (h)
-        return h;
-    if (!*empty)
-        *empty = bench_hist_new();
-    return *empty;
-}
-
-void rest_stats_print(FILE *f, const bench_outcome *o, const rest_k6_ctx *k6, int track_reauth)
-{
-    const bench_side *t = &o->side;
-    const double duration_s = o->duration_s;
-    const uint64_t requests = bench_side_count(t, REST_SC_REQUESTS),
-                   failed = bench_side_count(t, REST_SC_FAILED);
-    bench_hist *empty = NULL;
+    const long long requests = bench_json_int(http, "requests", 0);
+    const json_t *phases = json_object_get(http, "phases_us");
     fputc('\n', f);
     label(f, "http_reqs");
-    fprintf(f, "%-10llu %.2f/s\n", (unsigned long long)requests,
-            duration_s > 0 ? (double)requests / duration_s : 0.0);
+    fprintf(f, "%-10lld %.2f/s\n", requests,
+            bench_json_num(json_object_get(json_object_get(http, "k6"), "http_reqs"), "rate", 0));
     label(f, "http_req_failed");
-    fprintf(f, "%.2f%%     %llu of %llu\n",
-            requests ? 100.0 * (double)failed / (double)requests : 0.0,
-            (unsigned long long)failed, (unsigned long long)requests);
+    fprintf(f, "%.2f%%     %lld of %lld\n", bench_json_num(http, "failed_pct", 0),
+            bench_json_int(http, "failed", 0), requests);
     for (int i = 0; i < REST_PH_COUNT; i++) {
         char name[48];
         snprintf(name, sizeof name, "http_req_%s", rest_phase_name(i));
-        trend(f, name, or_empty(bench_side_hist(t, REST_SH_PHASE + (unsigned)i), &empty));
+        rest_trend_line(f, name, json_object_get(phases, rest_phase_name(i)), "no data");
     }
-    rest_k6_lines(f, o, k6);
+    rest_k6_lines(f, json_object_get(http, "k6"));
     label(f, "http_status");
+    const char *code;
+    const json_t *n;
     int any = 0;
-    for (unsigned i = 0; i < REST_MAX_STATUS; i++) {
-        const uint64_t n = bench_side_count(t, REST_SC_STATUS + i);
-        if (n) {
-            fprintf(f, "%s%u=%llu", any ? " " : "", i, (unsigned long long)n);
-            any = 1;
-        }
-    }
-    if (bench_side_count(t, REST_SC_OTHER_STATUS)) {
-        fprintf(f, "%sother=%llu", any ? " " : "",
-                (unsigned long long)bench_side_count(t, REST_SC_OTHER_STATUS));
+    json_object_foreach((json_t *)json_object_get(http, "status_counts"), code, n) {
+        fprintf(f, "%s%s=%lld", any ? " " : "", code, (long long)json_integer_value(n));
         any = 1;
     }
     fprintf(f, "%s\n", any ? "" : "none");
-    if (bench_side_count(t, REST_SC_RETRIED)) {
+    if (bench_json_int(http, "retried", 0)) {
         /* libcurl's silent retries: the server saw these requests twice. */
         label(f, "http_req_retried");
-        fprintf(f, "%llu       sent again on a new connection after the kept one died\n",
-                (unsigned long long)bench_side_count(t, REST_SC_RETRIED));
+        fprintf(f, "%lld       sent again on a new connection after the kept one died\n",
+                bench_json_int(http, "retried", 0));
     }
-    if (track_reauth) {
+    if (json_is_integer(json_object_get(http, "reauth"))) {
         label(f, "sdkms_reauth");
-        fprintf(f, "%llu\n", (unsigned long long)bench_side_count(t, REST_SC_REAUTH));
+        fprintf(f, "%lld\n", bench_json_int(http, "reauth", 0));
     }
-    for (int i = 0; i < REST_PROF_COUNT; i++) {
-        const bench_hist *h = bench_side_hist(t, REST_SH_PROF + (unsigned)i);
-        if (h && bench_hist_count(h)) {
-            char name[48];
-            snprintf(name, sizeof name, "server_%s", prof_names[i]);
-            trend(f, name, h);
-        }
+    const char *prof;
+    const json_t *t;
+    json_object_foreach((json_t *)json_object_get(http, "server_profile_us"), prof, t) {
+        char name[48];
+        snprintf(name, sizeof name, "server_%s", prof);
+        rest_trend_line(f, name, t, "no data");
     }
-    if (o->client_cpu >= 0) {
+    if (m->client_cpu >= 0) {
         /* The client's own CPUs: when it kept nearly all of them busy, its
          * figures are this machine's limit, not the service's. */
         const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         label(f, "client_cpu");
-        fprintf(f, "%.2f of %ld CPUs%s\n", o->client_cpu, ncpu,
-                bench_client_cpu_bound(o->client_cpu, (double)ncpu)
+        fprintf(f, "%.2f of %ld CPUs%s\n", m->client_cpu, ncpu,
+                bench_client_cpu_bound(m->client_cpu, (double)ncpu)
                     ? "  (the client kept this machine busy: it may be the limit, not the service)"
                     : "");
     }
-    bench_hist_free(empty);
     fflush(f);
-}
-
-static double us(double ns)
-{
-    return round(ns / 10.0) / 100.0;
 }
 
 json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns)
 {
-    bench_hist *empty = NULL;
-    if (!h)
-        h = or_empty(NULL, &empty);
-    if (!h)
+    bench_hist *empty = h ? NULL : bench_hist_new();
+    if (!h && !empty)
         return NULL;
-    /* An empty distribution stays all zeros. */
-    const double p = bench_hist_count(h) ? (double)plus_ns : 0;
-    json_t *j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}",
-                          "min", us((double)bench_hist_min(h) + p), "mean", us(bench_hist_mean(h) + p),
-                          "stddev", us(bench_hist_stddev(h)),
-                          "p50", us((double)bench_hist_percentile(h, 50) + p),
-                          "p90", us((double)bench_hist_percentile(h, 90) + p),
-                          "p95", us((double)bench_hist_percentile(h, 95) + p),
-                          "p99", us((double)bench_hist_percentile(h, 99) + p),
-                          "p999", us((double)bench_hist_percentile(h, 99.9) + p),
-                          "max", us((double)bench_hist_max(h) + p),
-                          "count", (json_int_t)bench_hist_count(h));
+    json_t *j = bench_report_latency_json(h ? h : empty);
     bench_hist_free(empty);
+    /* A constant added to every value moves all but the spread; an empty
+     * distribution stays all zeros. */
+    static const char *const moved[] = { "min", "mean", "p50", "p90", "p95", "p99", "p999", "max" };
+    for (size_t i = 0; j && plus_ns && bench_json_int(j, "count", 0) && i < sizeof moved / sizeof *moved; i++) {
+        const double v = bench_json_num(j, moved[i], 0) * 1e3 + (double)plus_ns;
+        if (json_object_set_new(j, moved[i], json_real(round(v / 10.0) / 100.0)) != 0) {
+            json_decref(j);
+            return NULL;
+        }
+    }
     return j;
 }
 

@@ -21,6 +21,7 @@
 
 #include "bench/core/pool.h"
 #include "bench/core/side.h"
+#include "bench/results/model.h"
 #include "rest/transport/phases.h"
 
 /* Profiling-Data fields, nanoseconds, in the order the header defines them. */
@@ -67,15 +68,20 @@ void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
                        const rest_req_result *r);
 
 /* After the run, on its outcome (the merged recorder in o->side): the
- * k6-style block and the "http" object, with k6's whole summary (rest/transport/k6.h)
- * in it.  track_reauth: SDKMS runs show their re-authentications. */
+ * "http" object, with k6's whole summary (rest/transport/k6.h) in it, computed
+ * once.  track_reauth: SDKMS runs count their re-authentications. */
 struct rest_k6_ctx;
-void    rest_stats_print(FILE *f, const bench_outcome *o, const struct rest_k6_ctx *k6,
-                         int track_reauth);
 json_t *rest_stats_json(const bench_outcome *o, const struct rest_k6_ctx *k6, int track_reauth);
 /* A distribution in the results' microseconds (min, mean, stddev, p50 ...
  * max, count), plus_ns added to all but stddev; h NULL: all zeros. */
 json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns);
+
+/* The k6-style block of a run's summary, rendered from its "http" object
+ * and its model (the client's CPU). */
+void rest_stats_print(FILE *f, const json_t *http, const bench_run_model *m);
+/* One trend line of that block: a distribution of the "http" object (µs),
+ * or `empty` when it holds no values. */
+void rest_trend_line(FILE *f, const char *name, const json_t *trend, const char *empty);
 
 /*
  * Parse a Profiling-Data header: a JSON object of nanosecond counts.  Sets

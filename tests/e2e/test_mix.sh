@@ -141,6 +141,8 @@ check "SoftHSM mix of six with --verify --token-keys: exit 0" 0 '^    rsa-oaep-d
 json_check "SoftHSM mix --verify: every type's results checked, none wrong" "$T/v.json" \
     'all(m["verify"]["checked"] > 0 and m["verify"]["mismatched"] == 0 for m in runs[0]["mix"]) and runs[0]["verify"]["mismatched"] == 0 and runs[0]["errors"] == 0'
 json_check "SoftHSM mix: per-type counts add up" "$T/v.json" "$ADDS_UP"
+json_check "SoftHSM mix: each type's sessions reopened and buffers grown, summed in the run's" "$T/v.json" \
+    'sum(m["sessions_reopened"] for m in runs[0]["mix"]) == runs[0]["sessions_reopened"] and sum(m["buffers_grown"] for m in runs[0]["mix"]) == runs[0]["buffers_grown"]'
 after=$(demo_objects)
 if [ -n "$before" ] && [ "$after" = "$before" ]; then pass "SoftHSM mix --token-keys: token object count unchanged ($after)"
 else fail "SoftHSM mix --token-keys: token object count unchanged" "$before before, $after after"; fi

@@ -1081,7 +1081,84 @@ def check(corpus, top):
                     byview["Prometheus"].append(f"{test}: hsmbench_errors_total {got} vs model {want}")
         for view in sorted(byview):
             c.case(f"views: {n}: {view} agrees with the model", byview[view][:2])
+        # The HTTP block of a REST run's summary (and --summary k6's) renders
+        # the run's "http" object: every trend, byte count and vus figure.
+        if any("http" in r for r in rs):
+            c.case(f"views: {n}: the summary's HTTP block is the run's http object",
+                   http_block_problems(read(os.path.join(d, "out")) or "", rs)[:3])
     return 0
+
+
+# trend keys as the two HTTP blocks print them -> the JSON's members
+TREND_KEYS = {"avg": "mean", "min": "min", "med": "p50", "p(90)": "p90", "p(95)": "p95",
+              "p(99)": "p99", "p(99.9)": "p999", "max": "max"}
+
+
+def http_trend(http, name):
+    """The JSON distribution a block's trend line names."""
+    k6 = http.get("k6") or {}
+    if name.startswith("http_req_") and name[9:] in (http.get("phases_us") or {}):
+        return http["phases_us"][name[9:]]
+    if name.startswith("server_"):
+        return (http.get("server_profile_us") or {}).get(name[7:])
+    if name == "{ expected_response:true }":
+        return k6.get("http_req_duration{expected_response:true}")
+    return k6.get(name)
+
+
+def http_lines_problems(lines, http, where):
+    probs = []
+    k6 = http.get("k6") or {}
+    seen = 0
+    for line in lines:
+        m = re.match(r"^ {4,7}(\S.*?)\.{2,}: (.*)$", line)
+        if not m:
+            continue
+        name, rest = m.group(1).strip(), m.group(2)
+        if "=" in rest and (name.startswith(("http_req_", "server_")) or
+                            name in ("iteration_duration", "{ expected_response:true }")):
+            want = http_trend(http, name)
+            if want is None:
+                probs.append(f"{where}: {name}: no such distribution in the run's http object")
+                continue
+            seen += 1
+            for k, v in re.findall(r"(\S+?)=(\S+)", rest):
+                if k not in TREND_KEYS or dur_us(v) is None:
+                    continue
+                got, ref = dur_us(v), want.get(TREND_KEYS[k], 0) if want.get("count") else 0
+                if not agree(got, Fig(float(ref), 0.005), "p50"):
+                    probs.append(f"{where}: {name} {k}={v} vs JSON {TREND_KEYS[k]} {ref}")
+        elif name in ("data_received", "data_sent"):
+            seen += 1
+            b = bytes_of(" ".join(rest.split()[:2]))
+            want = (k6.get(name) or {}).get("count", -1)
+            if b is None or not agree(b, Fig(float(want)), "bytes"):
+                probs.append(f"{where}: {name} {rest!r} vs JSON count {want}")
+        elif name in ("vus", "vus_max"):
+            seen += 1
+            mm = re.match(r"^(\d+)\s+min=(\d+) max=(\d+)", rest)
+            want = k6.get(name) or {}
+            if not mm or [int(x) for x in mm.groups()] != [want.get("value"), want.get("min"), want.get("max")]:
+                probs.append(f"{where}: {name} {rest!r} vs JSON {want}")
+    if not seen:
+        probs.append(f"{where}: no HTTP block")
+    return probs
+
+
+def http_block_problems(text, rs):
+    """Every figure of the REST runs' HTTP blocks against their http objects."""
+    probs = []
+    plain = [i for i, r in enumerate(rs) if "capacity_step" not in r and r.get("status") != "skipped"]
+    blocks = summary_blocks(text)
+    for i, b in zip(plain, blocks):
+        http = rs[i].get("http")
+        if http:
+            # the summary's own block; --summary k6 prints k6's after it
+            own = "\n".join(b).split("\n\n     ")
+            probs += http_lines_problems(own[0].splitlines(), http, f"run {i + 1} summary")
+            if len(own) > 1 and len(plain) == 1:
+                probs += http_lines_problems("\n".join(own[1:]).splitlines(), http, f"run {i + 1} k6 block")
+    return probs
 
 
 def label(key):

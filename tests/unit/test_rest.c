@@ -654,15 +654,17 @@ static void test_stats_counts_and_json(void)
     CHECK(json_integer_value(json_object_get(json_object_get(k, "vus_max"), "value")) == 3);
     CHECK(json_real_value(json_object_get(json_object_get(k, "http_req_failed"), "rate")) ==
           2.0 / 9.0);
-    json_decref(j);
-    /* Both printers carry every k6 name. */
+    /* Both printers carry every k6 name, rendered from the object. */
+    bench_run_model m;
+    memset(&m, 0, sizeof m);
+    m.client_cpu = 0;
     char *buf = NULL;
     size_t blen = 0;
     FILE *mf = open_memstream(&buf, &blen);
     CHECK(mf != NULL);
     if (mf) {
-        rest_stats_print(mf, &o, &k6, 1);
-        rest_k6_print(mf, &o, &k6);
+        rest_stats_print(mf, j, &m);
+        rest_k6_print(mf, k);
         fclose(mf);
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
             const char *nm = strcmp(names[i], "http_req_duration{expected_response:true}") == 0
@@ -678,27 +680,39 @@ static void test_stats_counts_and_json(void)
         /* client_cpu 0 (known, idle): the line, without the note. */
         CHECK(strstr(buf, "    client_cpu................: 0.00 of ") != NULL);
         CHECK(strstr(buf, "may be the limit") == NULL);
+        /* the summary's own lines, from the same figures */
+        CHECK_MSG(strstr(buf, "    http_reqs.................: 9          4.50/s\n") &&
+                      strstr(buf, "    http_req_failed...........: 22.22%     2 of 9\n") &&
+                      strstr(buf, "    http_status...............: 200=7 503=1\n") &&
+                      strstr(buf, "    sdkms_reauth..............: 1\n") &&
+                      strstr(buf, "    iterations................: 8          4.00/s\n") &&
+                      strstr(buf, "    checks....................: 86.67%   ✓ 13 ✗ 2  (status ✓ 7 ✗ 1)  (answer ✓ 6 ✗ 1)\n") &&
+                      strstr(buf, "    server_operate............: avg=25µs min=25µs med=25µs ") &&
+                      strstr(buf, "    http_req_duration.........: avg=") &&
+                      strstr(buf, " max=95µs ") && !strstr(buf, "http_req_retried"),
+                  "%s", buf);
     }
     free(buf);
     /* Unknown: no line.  More CPUs busy than any machine has: the note. */
     buf = NULL;
-    o.client_cpu = -1;
+    m.client_cpu = -1;
     if ((mf = open_memstream(&buf, &blen)) != NULL) {
-        rest_stats_print(mf, &o, &k6, 0);
+        rest_stats_print(mf, j, &m);
         fclose(mf);
         CHECK(strstr(buf, "client_cpu") == NULL);
     }
     free(buf);
     buf = NULL;
-    o.client_cpu = 4096;
+    m.client_cpu = 4096;
     if ((mf = open_memstream(&buf, &blen)) != NULL) {
-        rest_stats_print(mf, &o, &k6, 0);
+        rest_stats_print(mf, j, &m);
         fclose(mf);
         CHECK_MSG(strstr(buf, "client_cpu................: 4096.00 of ") != NULL &&
                       strstr(buf, "CPUs  (the client kept this machine busy: it may be the limit, not the service)\n"),
                   "%s", buf);
     }
     free(buf);
+    json_decref(j);
     bench_hist_free(o.hist);
     /* http_req_failed follows the expected statuses when given. */
     bench_side e;
