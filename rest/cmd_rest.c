@@ -761,7 +761,7 @@ int rest_cmd_rest(int argc, char **argv)
     d.data_size = o.data_size;     /* the load's fields: rest_run_step, at each run's load */
 
     s.metrics = metrics;
-    s.status_of = rest_code_http_status;
+    bench_metrics_target(metrics, metrics ? env_json(&o) : NULL);
     rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
     const bench_run_hooks hooks = { &extra, NULL, 0, extra_summary, extra_json, extra_done, NULL };
     rest_run_ctx step = { &o, &s, &d, &w, &hooks, &client, aslots };
