@@ -82,18 +82,6 @@ print(cmd)
 PY
 }
 
-# metrics_url FILE: the URL a generator printed on stderr (waits for it).
-metrics_url() {
-    i=0
-    while [ $i -lt 300 ]; do
-        u=$(sed -n 's/^hsmbench: metrics on \(http[^ ]*\)$/\1/p' "$1" 2>/dev/null)
-        [ -n "$u" ] && { echo "$u"; return 0; }
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-
 PROM_PID=
 GEN_PIDS=
 cleanup_fleet() {
@@ -300,16 +288,21 @@ if fleet mock 3 1.5 "$MOCK" mock sha256-digest 4; then
     json_check "mock fleet: the merge says 3 of 3 generators joined, generator 2 late; each file names its run and generator" \
         "$dir/all.json" "doc['generators']['joined'] == 3 and doc['generators']['expected'] == 3 and \
         [x['file'].rsplit('/', 1)[-1] for x in doc['generators']['late']] == ['2.json'] and \
-        1.5 <= doc['generators']['late'][0]['late_s'] < 3" 2>/dev/null
-    if python3 - "$dir" <<'PY'; then
+        doc['generators']['late'][0]['late_s'] >= 1.5"
+    if python3 - "$dir" "$START" <<'PY'; then
 import json, sys
-d = sys.argv[1]
+d, start_ms = sys.argv[1], int(sys.argv[2]) * 1000
 fs = [json.load(open(f"{d}/{i}.json")) for i in range(3)]
-ok = all(f["fleet"]["generator"] == str(i) and f["fleet"]["run_id"] == fs[0]["fleet"]["run_id"] for i, f in enumerate(fs))
-late = fs[2]["runs"][0]
-ok = ok and fs[2]["fleet"]["joined"] and late["measure_start_epoch_ms"] - fs[0]["runs"][0]["measure_start_epoch_ms"] in range(1900, 3100)
-ok = ok and abs(late["duration_s"] - (fs[0]["runs"][0]["duration_s"] - (late["measure_start_epoch_ms"] - fs[0]["runs"][0]["measure_start_epoch_ms"]) / 1000)) < 0.3
-sys.exit(0 if ok else 1)
+assert all(f["fleet"]["generator"] == str(i) and f["fleet"]["run_id"] == sys.argv[2] for i, f in enumerate(fs))
+late, first = fs[2]["runs"][0], fs[0]["runs"][0]
+# it joined at START + k whole seconds (k >= 2: it came 1.5 s late): past
+# that second it began as the on-time generator 0 began past START
+k, rest = divmod(late["measure_start_epoch_ms"] - start_ms, 1000)
+rest0 = first["measure_start_epoch_ms"] - start_ms
+assert fs[2]["fleet"]["joined"] and fs[2]["fleet"]["late_s"] >= 1.5 and k >= 2 and abs(rest - rest0) < 300, (k, rest, rest0)
+# and measured until the others ended: the duration less the seconds it missed
+assert abs(late["duration_s"] - (late["settings"]["duration_s"] - k)) < 0.01, late["duration_s"]
+assert abs(first["duration_s"] - first["settings"]["duration_s"]) < 0.01
 PY
         pass "mock fleet: the late generator joined at a whole second after START and ended with the others"
     else

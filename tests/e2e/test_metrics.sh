@@ -9,18 +9,6 @@
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
 
-# metrics_url FILE: the URL hsmbench printed on stderr (waits for it).
-metrics_url() {
-    i=0
-    while [ $i -lt 300 ]; do
-        u=$(sed -n 's/^hsmbench: metrics on \(http[^ ]*\)$/\1/p' "$1" 2>/dev/null)
-        [ -n "$u" ] && { echo "$u"; return 0; }
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-
 # scrape_all URL DIR: scrape every 0.4 s until the server goes away; each
 # answer in DIR/N.txt, its Content-Type in DIR/N.type.
 scrape_all() {
