@@ -357,14 +357,14 @@ PY
 fi
 cleanup_fleet
 
-# ---- a fleet on SoftHSM: sha256-digest, about a microsecond ------------------
+# ---- a fleet on SoftHSM: sha256-digest of 32 bytes, about a microsecond ------
 unset HSMBENCH_MOCK
 run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
 check "demo token set up" 0
 softhsm_env
 HSM_PIN=$(cat "$PINFILE")
 export HSM_PIN
-if fleet softhsm 3 0 "$SOFTHSM" hsmbench-demo sha256-digest 2; then
+if fleet softhsm 3 0 "$SOFTHSM" hsmbench-demo "sha256-digest --data-size 32" 2; then
     dir="$T/softhsm/results/$START"
     union_check "SoftHSM fleet" "$dir"  3
     p50=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["latency_us"]["p50"])' "$dir/all.json")
