@@ -39,7 +39,7 @@
 enum { PH_WARMUP, PH_MEASURED, PH_DONE, PH_COUNT };
 static const char *const phase_name[PH_COUNT] = { "warmup", "measured", "done" };
 
-/* A latency distribution at the le boundaries (bucket nle: above the last). */
+/* A latency distribution at the le boundaries (bucket le.n: above the last). */
 typedef struct buckets {
     uint64_t n[LE_MAX + 1];
     double   sum_s;
