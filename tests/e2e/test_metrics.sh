@@ -9,14 +9,15 @@
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
 
-# scrape_all URL DIR: scrape every 0.4 s until the server goes away; each
-# answer in DIR/N.txt, its Content-Type in DIR/N.type.
+# scrape_all URL DIR: scrape every 0.4 s until the server goes away (at
+# most 2 minutes); each answer in DIR/N.txt, its Content-Type in DIR/N.type.
 scrape_all() {
     python3 - "$1" "$2" <<'PY'
 import sys, time, urllib.request
 url, d = sys.argv[1], sys.argv[2]
 n, misses = 0, 0
-while misses < 10 and n < 400:
+end = time.time() + 120     # bounded, even when no scrape ever succeeds
+while misses < 10 and n < 400 and time.time() < end:
     try:
         with urllib.request.urlopen(url, timeout=5) as r:
             body = r.read().decode()
