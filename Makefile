@@ -179,7 +179,7 @@ bench:
 # the PATH and "--module hsmbench-mock" finds the mock; then a short real
 # benchmark of the installed hsmbench on a private SoftHSM token.
 INSTALL_VARS = BUILD='$(BUILD)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' \
-               MANDIR='$(MANDIR)' COMPDIR='$(COMPDIR)' DESTDIR='$(DESTDIR)'
+               MANDIR='$(MANDIR)' COMPDIR='$(COMPDIR)' DATADIR='$(DATADIR)' DESTDIR='$(DESTDIR)'
 demo:
 	@sh ci/install-deps.sh
 	@$(MAKE) --no-print-directory all
@@ -192,16 +192,18 @@ demo:
 MAN1      := $(wildcard man/*.1)
 MAN7      := $(wildcard man/*.7)
 COMPDIR   ?= $(PREFIX)/share/bash-completion/completions
+DATADIR   ?= $(PREFIX)/share
 
 install: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
-	    $(DESTDIR)$(LIBDIR)/hsmbench $(DESTDIR)$(COMPDIR)
+	    $(DESTDIR)$(LIBDIR)/hsmbench $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DATADIR)/hsmbench/grafana
 	install -m 0755 $(BUILD)/hsmbench $(DESTDIR)$(BINDIR)/hsmbench
 	install -m 0644 $(MOCK_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
 	install -m 0644 $(MOCKHSM_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so
 	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
 	$(if $(MAN7),install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/)
 	install -m 0644 completion/hsmbench.bash $(DESTDIR)$(COMPDIR)/hsmbench
+	install -m 0644 grafana/hsmbench-fleet.json $(DESTDIR)$(DATADIR)/hsmbench/grafana/hsmbench-fleet.json
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hsmbench $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
@@ -209,6 +211,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 	rm -f $(DESTDIR)$(COMPDIR)/hsmbench
+	rm -f $(DESTDIR)$(DATADIR)/hsmbench/grafana/hsmbench-fleet.json
 
 # The Debian package, built by Debian's tools on a copy of the tree (the
 # source tree stays clean): $(BUILD)/hsmbench_$(VERSION)_ARCH.deb.

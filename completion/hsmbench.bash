@@ -22,15 +22,15 @@ _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size 
     --token-keys --static-key --key-label --key-id --verify --verify=sample:
     --mix --seed --lookup
     $_hsmbench_load
-    --json --csv --html --threshold --start-at --quiet --help"
+    --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --help"
 _hsmbench_opts_list="$_hsmbench_sel --help"
 _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
 _hsmbench_opts_menu="$_hsmbench_sel --help"
 _hsmbench_opts_report='--html --csv --threshold --quiet --help'
 _hsmbench_opts_compare='--help'
-_hsmbench_opts_merge='--output -o --quiet --help'
+_hsmbench_opts_merge='--output -o --quiet --expect --help'
 _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
-    --json --csv --html --threshold --start-at --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
+    --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
     --timeout --verbose -v --token-env --token-file --token --reason
     --aad --api-key-env --api-key-file --api-key --alg --key-size --curve
     --hash-alg --transient --filepath --check --help --url --method --header -H --bearer-env --bearer-file
@@ -183,6 +183,18 @@ _hsmbench()
         compopt +o default 2>/dev/null
         return
         ;;
+    --out)
+        # jsonl=FILE: the kind, then a file name after it
+        if [[ $cur == jsonl=* ]]; then
+            local IFS=$'\n'
+            COMPREPLY=($(compgen -f -P jsonl= -- "${cur#jsonl=}"))
+            compopt -o filenames 2>/dev/null
+        else
+            _hsmbench_words 'jsonl=' "$cur"
+            compopt -o nospace 2>/dev/null
+        fi
+        return
+        ;;
     --summary)
         # jmeter: rest http only
         _hsmbench_words 'k6 jmeter' "$cur"
@@ -206,6 +218,7 @@ _hsmbench()
     --init-args | --slot | --token | --uri | --pin | --key-size | --data-size | --aad-size | --mix | --seed | \
         --key-label | --key-id | --threads | --duration | --iterations | --iterations-per-thread | \
         --warmup | --rate | --inflight | --stages | --think | --abort-on-errors | --threshold | --start-at | \
+        --start-window | --run-id | --generator | --expect | \
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
         --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | --latency | \
         --max-keys | --max-transient | --max-requests | --max-seconds | --metrics-listen | \

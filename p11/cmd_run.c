@@ -509,6 +509,7 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
         return BENCH_EXIT_FAILED;
     }
     s.metrics = metrics;
+    bench_metrics_target(metrics, metrics ? p11_target_env_json(&t) : NULL);
     if (p11_runner_init(&r, &t, &s, &o.lo.load, o.lo.stages_text) != 0) {
         bench_metrics_stop(metrics, interrupt);
         bench_session_free(&s);

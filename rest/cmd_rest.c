@@ -759,7 +759,7 @@ int rest_cmd_rest(int argc, char **argv)
     d.data_size = o.data_size;     /* the load's fields: rest_run_step, at each run's load */
 
     s.metrics = metrics;
-    s.status_of = rest_code_http_status;
+    bench_metrics_target(metrics, metrics ? env_json(&o) : NULL);
     rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
     const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
                                     .done = extra_done };

@@ -996,7 +996,7 @@ int rest_cmd_http(int argc, char **argv)
         goto out_variants;
     }
     bs.metrics = metrics;
-    bs.status_of = rest_code_http_status;
+    bench_metrics_target(metrics, metrics ? env_json(&o, NULL) : NULL);
     if (o.matrix) {
         bs.table = print_table;
         bs.table_arg = &o;

@@ -383,7 +383,7 @@ static const char *route_of(const char *url, int ekm, int unwrap)
         "/crypto/v1/mac",
     };
     if (ekm)
-        return unwrap ? "ekm :unwrap" : "ekm :wrap";
+        return unwrap ? "/KEY:unwrap" : "/KEY:wrap";   /* EKM: any key path */
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (strcmp(url, fixed[i]) == 0)
             return fixed[i];

@@ -7,6 +7,7 @@
 
 #include "bench/results/report.h"
 #include "bench/util/cli.h"
+#include "bench/util/clock.h"
 
 static const bench_option out_rows[] = {
     { "json", 0, BENCH_ARG_REQUIRED, "FILE", BENCH_OPT_JSON,
@@ -23,6 +24,21 @@ static const bench_option out_rows[] = {
     { "start-at", 0, BENCH_ARG_REQUIRED, "EPOCH", BENCH_OPT_START_AT,
       "wait until this Unix time (seconds) to start measuring, so\n"
       "several load generators start together (hsmbench merge)", NULL },
+    { "start-window", 0, BENCH_ARG_REQUIRED, "SECONDS", BENCH_OPT_START_WINDOW,
+      "with --start-at: a generator ready up to this late joins at\n"
+      "the next whole second after EPOCH and ends with the others;\n"
+      "later, its runs are skipped (missed the start window) and\n"
+      "merge leaves it out (default 10)", NULL },
+    { "run-id", 0, BENCH_ARG_REQUIRED, "ID", BENCH_OPT_RUN_ID,
+      "the run_id label of the live metrics and the results file's\n"
+      "fleet.run_id (letters, digits, . _ : -; default: the\n"
+      "--start-at time, else the start time)", NULL },
+    { "generator", 0, BENCH_ARG_REQUIRED, "NAME", BENCH_OPT_GENERATOR,
+      "this load generator's name in a fleet, e.g. its index\n"
+      "(letters, digits, . _ -; default 0): the generator label", NULL },
+    { "out", 0, BENCH_ARG_REQUIRED, "jsonl=FILE", BENCH_OPT_OUT,
+      "stream a JSON line per second of each run to FILE as it\n"
+      "goes (- for stdout), for other tools", NULL },
     { "quiet", 0, BENCH_ARG_NONE, NULL, BENCH_OPT_QUIET,
       "no per-second lines and no summary; errors only", NULL },
 };
@@ -45,12 +61,40 @@ static int parse_start_at(bench_out_opts *o, const char *arg)
         bench_error("--start-at %s: a Unix time in seconds, e.g. from date +%%s", arg);
         return -1;
     }
-    if (at < now - 10 || at > now + 86400) {
+    /* Later than the start window, a generator is recorded as having
+     * missed it (bench_session_run); a day away, it is a mistake. */
+    if (at < now - 86400 || at > now + 86400) {
         bench_error("--start-at %s: %s; give a time within the next 24 hours", arg,
-                    at < now ? "more than 10 s in the past" : "more than 24 hours away");
+                    at < now ? "more than 24 hours in the past" : "more than 24 hours away");
         return -1;
     }
     o->start_at_ms = (uint64_t)(at * 1000.0);
+    return 0;
+}
+
+/* --run-id, --generator: a label value a person can read, and a file name part. */
+static int parse_name(const char *flag, const char *arg, size_t max, const char *extra, const char **out)
+{
+    size_t n = strlen(arg);
+    int ok = n > 0 && n <= max;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (arg[i] >= 'a' && arg[i] <= 'z') || (arg[i] >= 'A' && arg[i] <= 'Z') ||
+             (arg[i] >= '0' && arg[i] <= '9') || strchr(extra, arg[i]) != NULL;
+    if (!ok) {
+        bench_error("%s %s: expected 1 to %zu letters, digits or %s", flag, arg, max, extra);
+        return -1;
+    }
+    *out = arg;
+    return 0;
+}
+
+static int parse_out(bench_out_opts *o, const char *arg)
+{
+    if (strncmp(arg, "jsonl=", 6) != 0 || !arg[6]) {
+        bench_error("--out %s: expected jsonl=FILE (a JSON line per second; - for stdout)", arg);
+        return -1;
+    }
+    o->jsonl = arg + 6;
     return 0;
 }
 
@@ -58,6 +102,20 @@ int bench_out_opt(bench_out_opts *o, int code, const char *arg)
 {
     char err[200];
     switch (code) {
+    case BENCH_OPT_START_WINDOW: {
+        uint64_t ns;
+        if (bench_parse_duration("--start-window", arg, 0, 3600ULL * BENCH_NS_PER_S, &ns) != 0)
+            return -1;
+        o->start_window_s = (double)ns / 1e9;
+        o->start_window_set = 1;
+        return 1;
+    }
+    case BENCH_OPT_RUN_ID:
+        return parse_name("--run-id", arg, sizeof o->run_id_buf - 1, "._:-", &o->run_id) == 0 ? 1 : -1;
+    case BENCH_OPT_GENERATOR:
+        return parse_name("--generator", arg, 31, "._-", &o->generator) == 0 ? 1 : -1;
+    case BENCH_OPT_OUT:
+        return parse_out(o, arg) == 0 ? 1 : -1;
     case BENCH_OPT_JSON:
         o->json = arg;
         return 1;
@@ -91,11 +149,35 @@ int bench_out_opt(bench_out_opts *o, int code, const char *arg)
 int bench_out_to_stdout(const bench_out_opts *o)
 {
     return (o->json && strcmp(o->json, "-") == 0) || (o->csv && strcmp(o->csv, "-") == 0) ||
-           (o->html && strcmp(o->html, "-") == 0);
+           (o->html && strcmp(o->html, "-") == 0) || (o->jsonl && strcmp(o->jsonl, "-") == 0);
 }
 
-int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t ntests)
+int bench_out_finish(bench_out_opts *o, const char *const *tests, size_t ntests)
 {
+    if (!o->start_window_set)
+        o->start_window_s = BENCH_START_WINDOW_DEFAULT_S;
+    else if (!o->start_at_ms) {
+        bench_error("--start-window: only with --start-at");
+        return -1;
+    }
+    if (!o->generator)
+        o->generator = "0";
+    if (!o->run_id) {
+        if (o->start_at_ms % 1000)
+            snprintf(o->run_id_buf, sizeof o->run_id_buf, "%llu.%03llu",
+                     (unsigned long long)(o->start_at_ms / 1000), (unsigned long long)(o->start_at_ms % 1000));
+        else if (o->start_at_ms)
+            snprintf(o->run_id_buf, sizeof o->run_id_buf, "%llu", (unsigned long long)(o->start_at_ms / 1000));
+        else {
+            const time_t now = time(NULL);
+            struct tm tmv;
+            if (!gmtime_r(&now, &tmv) || strftime(o->run_id_buf, sizeof o->run_id_buf, "%Y%m%dT%H%M%SZ", &tmv) == 0)
+                snprintf(o->run_id_buf, sizeof o->run_id_buf, "%lld", (long long)now);
+        }
+        o->run_id = o->run_id_buf;
+    }
+    if (o->jsonl && strcmp(o->jsonl, "-") != 0 && !bench_path_writable("--out jsonl=", o->jsonl))
+        return -1;
     for (size_t i = 0; i < o->nthresholds; i++) {
         const char *name = o->thresholds[i].test;
         int known = !name[0];
@@ -108,10 +190,12 @@ int bench_out_finish(const bench_out_opts *o, const char *const *tests, size_t n
         }
     }
     const int to_stdout = (o->json && strcmp(o->json, "-") == 0) + (o->csv && strcmp(o->csv, "-") == 0) +
-                          (o->html && strcmp(o->html, "-") == 0);
+                          (o->html && strcmp(o->html, "-") == 0) + (o->jsonl && strcmp(o->jsonl, "-") == 0);
     if (to_stdout > 1) {
         bench_error("%s: only one document can go to standard output",
-                    o->json && strcmp(o->json, "-") == 0 ? "--json -" : "--csv - and --html -");
+                    o->json && strcmp(o->json, "-") == 0    ? "--json -"
+                    : o->jsonl && strcmp(o->jsonl, "-") == 0 ? "--out jsonl=-"
+                                                             : "--csv - and --html -");
         return -1;
     }
     if (o->json && strcmp(o->json, "-") != 0 && !bench_path_writable("--json", o->json))

@@ -2,12 +2,14 @@
 #include "bench/driver/session.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench/util/cli.h"
+#include "bench/util/clock.h"
 #include "bench/util/exit.h"
 #include "bench/results/model.h"
 #include "bench/results/results.h"
@@ -36,6 +38,19 @@ int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_
             return -1;
         }
     }
+    if (out->jsonl) {
+        const int to_stdout = strcmp(out->jsonl, "-") == 0;
+        int fd = to_stdout ? dup(s->doc_fd) : -1;
+        s->stream = to_stdout ? (fd >= 0 ? fdopen(fd, "w") : NULL) : fopen(out->jsonl, "w");
+        if (!s->stream) {
+            bench_error("--out jsonl=%s: %s", out->jsonl, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            json_decref(s->runs);
+            s->runs = NULL;
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -56,16 +71,34 @@ void bench_session_free(bench_session *s)
         if (dup2(s->doc_fd, STDOUT_FILENO) >= 0)
             close(s->doc_fd);
     }
+    if (s->stream)
+        fclose(s->stream);
     json_decref(s->runs);
     json_decref(s->doc_extra);
     free(s->rows);
     memset(s, 0, sizeof *s);
 }
 
+static uint64_t epoch_ms_now(void);
+
+/* The --out jsonl line of a second; a write error is said once and makes
+ * the exit status 1, as a results file not written does. */
+static void stream_second(bench_session *s, const bench_sample *smp)
+{
+    if (!s->stream || s->stream_failed)
+        return;
+    if (bench_stream_line(s->stream, &s->stream_run, smp, epoch_ms_now()) != 0) {
+        bench_error("--out jsonl=%s: cannot write: %s", s->out->jsonl, strerror(errno));
+        s->stream_failed = 1;
+        s->any_failed = 1;
+    }
+}
+
 static void print_second(void *arg, const bench_sample *smp)
 {
     bench_session *s = arg;
     bench_metrics_second(s->metrics, smp);
+    stream_second(s, smp);
     bench_progress_clear(&s->progress);
     if (s->on_second)
         s->on_second(s->arg, smp);
@@ -85,21 +118,41 @@ static uint64_t epoch_ms_now(void)
     return (uint64_t)rt.tv_sec * 1000 + (uint64_t)rt.tv_nsec / 1000000;
 }
 
-/* --start-at: several generators begin together.  Ctrl-C still works. */
-static void wait_for_start(bench_session *s)
+/* --start-at: several generators begin together.  Ctrl-C still works.
+ * Returns the seconds this generator joins late (0 on time), or -1 when it
+ * missed the window (s->late_s says by how much). */
+static double wait_for_start(bench_session *s)
 {
     if (!s->start_at_ms)
-        return;
+        return 0;
     uint64_t now = epoch_ms_now();
-    if (now < s->start_at_ms && !s->out->quiet)
-        printf("waiting %.1f s for --start-at\n", (double)(s->start_at_ms - now) / 1000.0);
+    uint64_t at = s->start_at_ms;
+    double late = 0;
+    s->start_at_ms = 0;   /* only the first run waits */
+    if (now > at) {
+        s->late_s = (double)(now - at) / 1000.0;
+        if (s->late_s > s->out->start_window_s) {
+            s->gate = BENCH_GATE_MISSED;
+            return -1;
+        }
+        /* the next whole second after the start, so that its seconds are the others' */
+        late = ceil(s->late_s);
+        at += (uint64_t)late * 1000;
+        s->gate = BENCH_GATE_LATE;
+        if (!s->out->quiet)
+            printf("%.1f s late for --start-at: joining the others at +%.0f s\n", s->late_s, late);
+    } else {
+        s->gate = BENCH_GATE_ON_TIME;
+        if (!s->out->quiet)
+            printf("waiting %.1f s for --start-at\n", (double)(at - now) / 1000.0);
+    }
     fflush(stdout);
-    while ((now = epoch_ms_now()) < s->start_at_ms && !*s->interrupt) {
-        const uint64_t left = s->start_at_ms - now;
+    while ((now = epoch_ms_now()) < at && !*s->interrupt) {
+        const uint64_t left = at - now;
         struct timespec ts = { 0, (long)((left < 100 ? left : 100) * 1000000) };
         nanosleep(&ts, NULL);
     }
-    s->start_at_ms = 0;   /* only the first run waits */
+    return late;
 }
 
 static bench_row *add_row(bench_session *s, const bench_run_desc *d, const char *status,
@@ -166,16 +219,41 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
         if (h && h->note)
             printf("%s\n", h->note);
     }
-    wait_for_start(s);
+    const double late = wait_for_start(s);
+    if (s->gate == BENCH_GATE_MISSED) {
+        char why[200];
+        snprintf(why, sizeof why, "missed the start window: ready %.1f s after --start-at, --start-window %g s",
+                 s->late_s, s->out->start_window_s);
+        if (!quiet)
+            printf("%s\n", why);
+        bench_session_not_run(s, d, "skipped", why, h);
+        return -1;
+    }
+    /* Joined late: a run bounded by a duration ends with the others'. */
+    bench_load lj = *load;
+    if (late > 0 && lj.duration_ns && !lj.stages) {
+        const uint64_t cut = (uint64_t)late * BENCH_NS_PER_S;
+        lj.duration_ns = lj.duration_ns > cut ? lj.duration_ns - cut : 0;
+        if (!lj.duration_ns) {
+            s->gate = BENCH_GATE_MISSED;
+            bench_session_not_run(s, d, "skipped", "missed the start window: joined after the others ended", h);
+            return -1;
+        }
+    }
+    load = &lj;
+    s->stream_run = (bench_stream_run){ s->out->run_id, s->out->generator, h && h->series ? h->series : d->test,
+                                        load->mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking",
+                                        load->threads, load->mode == BENCH_MODE_NONBLOCKING, load->stages != NULL };
     s->progress_elapsed = 0;
     bench_progress_begin(&s->progress, stderr, (double)load->duration_ns / 1e9,
                          !s->out->quiet && !s->on_second);
     bench_outcome out;
-    bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w, s->status_of);
+    bench_metrics_fleet(s->metrics, s->out->run_id, s->out->generator);
+    bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w);
     const int rc = bench_pool_run(w, load, s->interrupt, print_second, s, &out);
     bench_progress_end(&s->progress);
     if (rc != 0) {
-        bench_metrics_end(s->metrics, NULL, NULL);
+        bench_metrics_end(s->metrics, NULL);
         if (*s->interrupt) {
             /* Ctrl-C while the threads set up: nothing measured. */
             bench_session_not_run(s, d, "interrupted", "interrupted before the run started", h);
@@ -199,7 +277,7 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     json_t *run = element(bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
     bench_run_model m;
     if (!run || bench_model_from_run(run, NULL, &m) != 0) {
-        bench_metrics_end(s->metrics, NULL, NULL);
+        bench_metrics_end(s->metrics, NULL);
         if (run)
             bench_error("out of memory while recording a run");
         json_decref(run);
@@ -207,7 +285,7 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
         bench_outcome_free(&out);
         return 0;
     }
-    bench_metrics_end(s->metrics, &m, &out);
+    bench_metrics_end(s->metrics, &m);
     if (!quiet) {
         bench_report_summary(stdout, d, &m);
         if (h && h->summary)
@@ -278,6 +356,24 @@ void bench_session_table(const bench_session *s, FILE *f)
     fflush(f);
 }
 
+/* The results file's "fleet": who this generator is and how it met the
+ * start gate (results-schema.md). */
+static json_t *fleet_json(const bench_session *s)
+{
+    const bench_out_opts *o = s->out;
+    json_t *f = json_pack("{s:s,s:s}", "run_id", o->run_id ? o->run_id : "-", "generator",
+                          o->generator ? o->generator : "0");
+    if (f && s->gate != BENCH_GATE_NONE &&
+        (json_object_set_new(f, "start_at_epoch_ms", json_integer((json_int_t)s->out->start_at_ms)) != 0 ||
+         json_object_set_new(f, "start_window_s", json_real(o->start_window_s)) != 0 ||
+         json_object_set_new(f, "joined", json_boolean(s->gate != BENCH_GATE_MISSED)) != 0 ||
+         json_object_set_new(f, "late_s", json_real(s->gate == BENCH_GATE_ON_TIME ? 0 : round(s->late_s * 1000) / 1000)) != 0)) {
+        json_decref(f);
+        return NULL;
+    }
+    return f;
+}
+
 /* The results document: JSON, CSV, HTML, as asked; scal, the analysis of
  * the thread sweeps, when it has any.  0, or -1 (printed). */
 static int write_files(bench_session *s, json_t *environment, json_t *command, json_t *scal)
@@ -292,7 +388,8 @@ static int write_files(bench_session *s, json_t *environment, json_t *command, j
                             "started_at", when, "started_at_epoch_ms",
                             (json_int_t)s->first_epoch_ms, "environment", environment, "runs",
                             s->runs);
-    if (!doc || (json_array_size(scal) && json_object_set(doc, "scalability", scal) != 0) ||
+    if (!doc || json_object_set_new(doc, "fleet", fleet_json(s)) != 0 ||
+        (json_array_size(scal) && json_object_set(doc, "scalability", scal) != 0) ||
         (s->doc_extra && json_object_update(doc, s->doc_extra) != 0)) {
         json_decref(doc);
         bench_error("cannot build the results document (out of memory)");

@@ -27,6 +27,7 @@
 #include "bench/core/pool.h"
 #include "bench/driver/progress.h"
 #include "bench/results/report.h"
+#include "bench/results/stream.h"
 
 /* A row of the closing table. */
 typedef struct bench_row {
@@ -59,6 +60,9 @@ typedef struct bench_run_hooks {
     const char *series;
 } bench_run_hooks;
 
+/* How a generator met the --start-at gate. */
+enum { BENCH_GATE_NONE = 0, BENCH_GATE_ON_TIME, BENCH_GATE_LATE, BENCH_GATE_MISSED };
+
 typedef struct bench_session bench_session;
 /* The closing table, when a command prints its own (the TLS matrix). */
 typedef void (*bench_table_fn)(void *arg, FILE *f, const json_t *runs);
@@ -70,10 +74,8 @@ struct bench_session {
      * menu); no progress bar then. */
     bench_second_fn       on_second;
     void                 *arg;
-    /* --metrics-listen: the live endpoint each run feeds (NULL: none), and
-     * the HTTP status of a code (REST), for its labels. */
+    /* --metrics-listen: the live endpoint each run feeds (NULL: none). */
     bench_metrics        *metrics;
-    long                (*status_of)(bench_code);
     bench_table_fn        table;          /* NULL: the standard closing table */
     void                 *table_arg;
     /* No header, note, per-second lines or summary for each run (a capacity
@@ -90,6 +92,14 @@ struct bench_session {
     int                   interrupted;
     int                   setup_failed;   /* the target failed at set-up: exit 3 */
     uint64_t              start_at_ms;    /* pending --start-at (only the first run waits) */
+    /* The start gate's outcome, for the results file's "fleet": */
+    int                   gate;           /* BENCH_GATE_*: how this generator met --start-at */
+    double                late_s;         /* how late it joined (BENCH_GATE_LATE, _MISSED) */
+    /* --out jsonl=FILE: the per-second stream (NULL: none) and the run its
+     * lines belong to */
+    FILE                 *stream;
+    bench_stream_run      stream_run;
+    int                   stream_failed;
     uint64_t              first_epoch_ms; /* measuring start of the first measured run */
     time_t                started;
     bench_progress        progress;
@@ -111,7 +121,14 @@ void bench_session_free(bench_session *s);
  * One measured run: header, gate, progress, the pool, summary, JSON
  * element, closing-table row.  Returns 0 when it was measured (its status
  * may still be interrupted), -1 when it could not start: then it was
- * recorded as failed (reason printed) or, after Ctrl-C, as interrupted.
+ * recorded as failed (reason printed), after Ctrl-C as interrupted, or as
+ * skipped when this generator missed the --start-at window (every run of
+ * it then is).
+ *
+ * The gate (the first run): ready before --start-at, it waits; up to
+ * --start-window late, it joins at the next whole second after the start
+ * and, for a run bounded by a duration (not stages), measures until the
+ * others end (the duration less the seconds it missed); later, it missed.
  */
 int  bench_session_run(bench_session *s, const bench_run_desc *d, const bench_workload *w,
                        const bench_load *load, const bench_run_hooks *h);

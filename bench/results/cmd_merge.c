@@ -27,19 +27,27 @@ static const char merge_usage[] =
     "wall-clock second.  Files must hold the same tests with the same key, data\n"
     "size, mode and duration or iterations; threads may differ (they add up).\n"
     "A warning names any generator that measured another target (module and\n"
-    "token, or REST service and URL) than the first file's.\n"
+    "token, or REST service and URL) than the first file's.  A generator that\n"
+    "missed its --start-at window (its file's fleet.joined is false) is left\n"
+    "out; the merged file's \"generators\" says how many joined, which were left\n"
+    "out and which joined late.\n"
     "\n";
 
 static const char merge_usage_tail[] =
     "\n"
-    "Exit codes: 0 success; 1 the output could not be written; 2 bad usage or\n"
-    "input (missing file, bad JSON, not a results file, files that differ).\n";
+    "Exit codes: 0 success; 1 the output could not be written, or merged\n"
+    "without every generator (one missed the start window, fewer joined than\n"
+    "--expect); 2 bad usage or input (missing file, bad JSON, not a results\n"
+    "file, files that differ, no generator joined).\n";
 
-enum { OPT_QUIET = 3100 };
+enum { OPT_QUIET = 3100, OPT_EXPECT };
 
 static const bench_option merge_rows[] = {
     { "output", 'o', BENCH_ARG_REQUIRED, "FILE", 'o', "the merged results file (required)", NULL },
     { "quiet", 0, BENCH_ARG_NONE, NULL, OPT_QUIET, "print nothing but errors", NULL },
+    { "expect", 0, BENCH_ARG_REQUIRED, "N", OPT_EXPECT,
+      "the number of generators started: fewer joined is said and\n"
+      "makes the exit status 1 (a fleet's collection step)", NULL },
 };
 static const bench_opt_group merge_group = BENCH_OPT_GROUP(NULL, merge_rows, NULL);
 static const bench_opt_group *const merge_groups[] = { &merge_group, &bench_help_group, NULL };
@@ -54,7 +62,7 @@ static int dump_json(FILE *f, const json_t *doc)
 
 /* Warn when the generators did not all measure the same target (the same
  * token of the same module, or the same service at the same URL). */
-static void warn_targets(json_t *const *docs, char *const *names, size_t n)
+static void warn_targets(json_t *const *docs, const char *const *names, size_t n)
 {
     bench_target t0;
     (void)bench_target_of(docs[0], &t0);
@@ -69,10 +77,54 @@ static void warn_targets(json_t *const *docs, char *const *names, size_t n)
     }
 }
 
+/* The merged file's "generators": joined (the files merged), expected
+ * (--expect, else the files given), left_out and late (file and why or by
+ * how much).  Files that missed the start window are moved out of docs and
+ * names; returns the count left, or -1 when out of memory. */
+static long generators(json_t **docs, const char **names, size_t n, long expect, json_t **out)
+{
+    json_t *g = json_object(), *left = json_array(), *late = json_array();
+    size_t kept = 0;
+    int bad = !g || !left || !late;
+    for (size_t i = 0; !bad && i < n; i++) {
+        const json_t *f = json_object_get(docs[i], "fleet");
+        const json_t *joined = json_object_get(f, "joined");
+        if (json_is_false(joined)) {
+            char why[160];
+            snprintf(why, sizeof why, "missed the start window (%.1f s late, --start-window %g s)",
+                     bench_json_num(f, "late_s", 0), bench_json_num(f, "start_window_s", 0));
+            bad = json_array_append_new(left, json_pack("{s:s,s:s}", "file", names[i], "reason", why)) != 0;
+            json_decref(docs[i]);
+            continue;
+        }
+        if (bench_json_num(f, "late_s", 0) > 0)
+            bad = json_array_append_new(late, json_pack("{s:s,s:f}", "file", names[i], "late_s",
+                                                        bench_json_num(f, "late_s", 0))) != 0;
+        docs[kept] = docs[i];
+        names[kept] = names[i];
+        kept++;
+    }
+    for (size_t i = kept; i < n; i++)
+        docs[i] = NULL;
+    if (!bad)
+        bad = json_object_set_new(g, "joined", json_integer((json_int_t)kept)) ||
+              json_object_set_new(g, "expected", json_integer(expect > 0 ? expect : (json_int_t)n)) ||
+              json_object_set(g, "left_out", left) || json_object_set(g, "late", late);
+    json_decref(left);
+    json_decref(late);
+    if (bad) {
+        json_decref(g);
+        return -1;
+    }
+    *out = g;
+    return (long)kept;
+}
+
 int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
 {
     const char *output = NULL;
     int quiet = 0, c;
+    long expect = 0;
     bench_opts_parser parser;
     if (bench_opts_begin(&parser, &bench_merge_options) != 0)
         return BENCH_EXIT_USAGE;
@@ -89,6 +141,15 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
         case OPT_QUIET:
             quiet = 1;
             break;
+        case OPT_EXPECT: {
+            char *end;
+            expect = strtol(optarg, &end, 10);
+            if (!*optarg || *end || expect < 1 || expect > MAX_INPUTS) {
+                bench_error("--expect %s: a number of generators, 1 to %d", optarg, MAX_INPUTS);
+                return BENCH_EXIT_USAGE;
+            }
+            break;
+        }
         default:
             return bench_option_error(argv, c, "merge");
         }
@@ -98,7 +159,12 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
         bench_error("merge: -o FILE is required: where to write the merged results (see: hsmbench merge --help)");
         return BENCH_EXIT_USAGE;
     }
-    if (n < 2) {
+    if (n == 0) {
+        bench_error("merge: no results files given (see: hsmbench merge --help)");
+        return BENCH_EXIT_USAGE;
+    }
+    if (n < 2 && !expect) {
+        /* with --expect, a fleet of which one generator's file arrived */
         bench_error("merge: at least two results files are needed (see: hsmbench merge --help)");
         return BENCH_EXIT_USAGE;
     }
@@ -109,9 +175,14 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
     if (strcmp(output, "-") != 0 && !bench_path_writable("-o", output))
         return BENCH_EXIT_USAGE;
 
-    char *const *names = argv + optind;
+    const char **names = calloc(n, sizeof *names);
     json_t **docs = calloc(n, sizeof *docs);
-    if (!docs) {
+    json_t *gens = NULL;
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = argv[optind + (int)i];
+    if (!docs || !names) {
+        free(names);
+        free(docs);
         bench_error("out of memory");
         return BENCH_EXIT_FAILED;
     }
@@ -126,13 +197,34 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
             goto done;
         }
     }
-    merged = bench_results_merge(docs, (const char *const *)names, n, sections, err, sizeof err);
-    if (!merged) {
-        bench_error("%s", err);
+    const size_t given = n;
+    const long joined = generators(docs, names, n, expect, &gens);
+    if (joined < 0) {
+        bench_error("out of memory");
+        rc = BENCH_EXIT_FAILED;
+        goto done;
+    }
+    n = (size_t)joined;
+    if (n == 0) {
+        bench_error("merge: no generator joined: every file missed its start window");
         rc = BENCH_EXIT_USAGE;
         goto done;
     }
+    merged = bench_results_merge(docs, names, n, sections, err, sizeof err);
+    if (!merged || json_object_set(merged, "generators", gens) != 0) {
+        bench_error("%s", merged ? "out of memory" : err);
+        rc = merged ? BENCH_EXIT_FAILED : BENCH_EXIT_USAGE;
+        goto done;
+    }
     warn_targets(docs, names, n);
+    const size_t wanted = expect > 0 ? (size_t)expect : given;
+    if (n < wanted) {
+        size_t k;
+        json_t *lo;
+        bench_warn("%zu of %zu generators joined", n, wanted);
+        json_array_foreach(json_object_get(gens, "left_out"), k, lo)
+            bench_warn("%s: %s", bench_json_str(lo, "file", "?"), bench_json_str(lo, "reason", "?"));
+    }
 
     /* The command that made the file, as run's "command" records its own. */
     json_t *command = json_array();
@@ -148,7 +240,12 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
         const json_t *runs = json_object_get(merged, "runs");
         size_t i;
         json_t *run;
-        printf("merged %zu files into %s\n", n, output);
+        printf("merged %zu files into %s: %zu of %zu generators joined", n, output, n, wanted);
+        size_t k;
+        json_t *lt;
+        json_array_foreach(json_object_get(gens, "late"), k, lt)
+            printf("%s %s %.1f s late", k ? "," : ";", bench_json_str(lt, "file", "?"), bench_json_num(lt, "late_s", 0));
+        printf("\n");
         json_array_foreach(runs, i, run) {
             if (!bench_run_measured(run)) {
                 printf("  %-18s %s\n", bench_json_str(run, "test", "?"), bench_json_str(run, "status", "?"));
@@ -165,10 +262,14 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
             rc = BENCH_EXIT_FAILED;
         }
     }
+    if (rc == BENCH_EXIT_OK && n < wanted)
+        rc = BENCH_EXIT_FAILED;
 done:
     json_decref(merged);
+    json_decref(gens);
     for (size_t i = 0; i < n; i++)
         json_decref(docs[i]);
     free(docs);
+    free(names);
     return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -22,29 +23,41 @@
 
 #define MAX_LINGER_NS (3600ULL * 1000000000ULL)
 
-/* The histogram's le boundaries: 10 µs .. 10 s, 1-2.5-5 steps. */
-static const char *const le_text[] = {
-    "1e-05", "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005",
-    "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10",
-};
-static const uint64_t le_ns[] = {
-    10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000,
-    10000000, 25000000, 50000000, 100000000, 250000000, 500000000, 1000000000,
-    2500000000ULL, 5000000000ULL, 10000000000ULL,
-};
-#define NLE (sizeof le_ns / sizeof le_ns[0])
+/*
+ * The histogram's le boundaries follow hsmbench's own HDR histogram
+ * (bench/core/hist.h): 16 a power of two, geometric (a ratio of 2^(1/16),
+ * 4.4 %), each moved to the top of the HDR slot it falls in, so that every
+ * slot lands whole in one bucket and the folding is exact.  From 1 us to
+ * 60 s (BENCH_METRICS_LE_*); values above the last go to +Inf.  Between two
+ * boundaries lies at most 4.4 % + one slot (0.1 %) of the lower one, so a
+ * histogram_quantile() (linear within a bucket) is within 4.6 % of the exact
+ * quantile of the same operations, the one hsmbench merge computes.
+ */
+#define LE_PER_OCTAVE 16
+#define LE_MAX 448   /* log2(60 s / 1 us) * 16 = 413, and room */
 
 enum { PH_WARMUP, PH_MEASURED, PH_DONE, PH_COUNT };
 static const char *const phase_name[PH_COUNT] = { "warmup", "measured", "done" };
 
-/* A latency distribution at the le boundaries (bucket NLE: above the last). */
+/* A latency distribution at the le boundaries (bucket le.n: above the last). */
 typedef struct buckets {
-    uint64_t n[NLE + 1];
+    uint64_t n[LE_MAX + 1];
     double   sum_s;
 } buckets;
 
+/* The boundaries, ns and as printed (seconds). */
+typedef struct le_table {
+    uint64_t ns[LE_MAX];
+    char     text[LE_MAX][24];
+    size_t   n;
+} le_table;
+
+/* One series of a run: a test at a thread count in a mode (a --threads
+ * sweep is one series a thread count). */
 typedef struct mtest {
     char     name[64];
+    unsigned nthreads;
+    char     mode[16];
     int      phase;
     uint64_t ops_done, ops_live;    /* successes: finished runs of this test; the current one so far */
     uint64_t attempts_done, attempts_live;   /* the same, errors included */
@@ -56,7 +69,6 @@ typedef struct mtest {
 typedef struct merr {
     size_t   test;
     char     code[BENCH_MODEL_NAME_MAX];
-    long     status;
     uint64_t done, live;
 } merr;
 
@@ -70,6 +82,10 @@ struct bench_metrics {
     pthread_mutex_t     mu;
     struct MHD_Daemon  *d;
     uint64_t            linger_ns;
+    le_table            le;
+    /* labels of every series: who measures (run, generator) and what */
+    char                run_id[64], generator[32];
+    char                target_kind[BENCH_TARGET_KIND_MAX], target_id[BENCH_TARGET_TEXT_MAX];
     mtest              *tests;
     size_t              ntests, cap_tests;
     merr               *errs;
@@ -80,7 +96,6 @@ struct bench_metrics {
     size_t              cur;
     int                 running;
     const bench_workload *w;
-    long              (*status_of)(bench_code);
     const bench_load   *load;
 };
 
@@ -208,62 +223,86 @@ static void family(sbuf *b, const char *name, const char *type, const char *help
     put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A code as a label value: the provider's name with spaces as underscores
+ * ("HTTP 503" -> HTTP_503, beside CKR_DEVICE_ERROR and CURLE_...). */
+static const char *code_label(const char *name, char *out, size_t len)
+{
+    char tmp[BENCH_MODEL_NAME_MAX];
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof tmp; i++)
+        tmp[i] = name[i] == ' ' ? '_' : name[i];
+    tmp[i] = 0;
+    return esc(tmp, out, len);
+}
+
+/* The labels of series i: the fleet's (run, generator, target) and the
+ * run's (test, threads, mode), in that order, without braces. */
+static const char *labels(const bench_metrics *m, size_t i, char *out, size_t len)
+{
+    char r[160], g[96], k[64], id[BENCH_TARGET_TEXT_MAX * 2], t[160], mo[48];
+    const mtest *x = &m->tests[i];
+    snprintf(out, len,
+             "run_id=\"%s\",generator=\"%s\",target_kind=\"%s\",target_id=\"%s\",test=\"%s\","
+             "threads=\"%u\",mode=\"%s\"",
+             esc(m->run_id, r, sizeof r), esc(m->generator, g, sizeof g), esc(m->target_kind, k, sizeof k),
+             esc(m->target_id, id, sizeof id), esc(x->name, t, sizeof t), x->nthreads,
+             esc(x->mode, mo, sizeof mo));
+    return out;
+}
+
 static void render_tests(sbuf *b, const bench_metrics *m)
 {
-    char t[160], c[160];
+    char l[2048], c[200];
     family(b, "hsmbench_operations_total", "counter",
            "Measured operations that succeeded (the results file's ops; warm-up excluded).");
     for (size_t i = 0; i < m->ntests; i++)
-        put(b, "hsmbench_operations_total{test=\"%s\"} %llu\n", esc(m->tests[i].name, t, sizeof t),
+        put(b, "hsmbench_operations_total{%s} %llu\n", labels(m, i, l, sizeof l),
             (unsigned long long)(m->tests[i].ops_done + m->tests[i].ops_live));
     family(b, "hsmbench_attempts_total", "counter",
            "Measured operations attempted, errors included (the results file's attempts).");
     for (size_t i = 0; i < m->ntests; i++)
-        put(b, "hsmbench_attempts_total{test=\"%s\"} %llu\n", esc(m->tests[i].name, t, sizeof t),
+        put(b, "hsmbench_attempts_total{%s} %llu\n", labels(m, i, l, sizeof l),
             (unsigned long long)(m->tests[i].attempts_done + m->tests[i].attempts_live));
     family(b, "hsmbench_errors_total", "counter",
-           "Measured operations that failed, by the provider's code (and HTTP status).");
+           "Measured operations that failed, by the provider's code (HTTP_503, CKR_DEVICE_ERROR).");
     for (size_t i = 0; i < m->nerrs; i++) {
         const merr *e = &m->errs[i];
-        put(b, "hsmbench_errors_total{test=\"%s\",code=\"%s\"", esc(m->tests[e->test].name, t, sizeof t),
-            esc(e->code, c, sizeof c));
-        if (e->status > 0)
-            put(b, ",status=\"%ld\"", e->status);
-        put(b, "} %llu\n", (unsigned long long)(e->done + e->live));
+        put(b, "hsmbench_errors_total{%s,code=\"%s\"} %llu\n", labels(m, e->test, l, sizeof l),
+            code_label(e->code, c, sizeof c), (unsigned long long)(e->done + e->live));
     }
     family(b, "hsmbench_latency_seconds", "histogram",
-           "Latency of successful measured operations (from hsmbench's histogram).");
+           "Latency of successful measured operations (hsmbench's HDR histogram, 16 buckets an octave).");
     for (size_t i = 0; i < m->ntests; i++) {
         const mtest *x = &m->tests[i];
         uint64_t cum = 0;
-        esc(x->name, t, sizeof t);
-        for (size_t k = 0; k <= NLE; k++) {
+        labels(m, i, l, sizeof l);
+        for (size_t k = 0; k <= m->le.n; k++) {
             cum += x->lat_done.n[k] + x->lat_live.n[k];
-            put(b, "hsmbench_latency_seconds_bucket{test=\"%s\",le=\"%s\"} %llu\n", t,
-                k < NLE ? le_text[k] : "+Inf", (unsigned long long)cum);
+            put(b, "hsmbench_latency_seconds_bucket{%s,le=\"%s\"} %llu\n", l,
+                k < m->le.n ? m->le.text[k] : "+Inf", (unsigned long long)cum);
         }
-        put(b, "hsmbench_latency_seconds_sum{test=\"%s\"} %.9g\n", t, x->lat_done.sum_s + x->lat_live.sum_s);
-        put(b, "hsmbench_latency_seconds_count{test=\"%s\"} %llu\n", t, (unsigned long long)cum);
+        put(b, "hsmbench_latency_seconds_sum{%s} %.9g\n", l, x->lat_done.sum_s + x->lat_live.sum_s);
+        put(b, "hsmbench_latency_seconds_count{%s} %llu\n", l, (unsigned long long)cum);
     }
-    family(b, "hsmbench_threads", "gauge", "Worker threads running the test now.");
+    family(b, "hsmbench_threads", "gauge", "Worker threads running the test now (0 once it ended).");
     for (size_t i = 0; i < m->ntests; i++)
-        put(b, "hsmbench_threads{test=\"%s\"} %.9g\n", esc(m->tests[i].name, t, sizeof t),
-            m->tests[i].threads);
-    family(b, "hsmbench_in_flight", "gauge", "Operations started and not completed at the last second.");
+        put(b, "hsmbench_threads{%s} %.9g\n", labels(m, i, l, sizeof l), m->tests[i].threads);
+    family(b, "hsmbench_in_flight", "gauge",
+           "Operations started and not completed at the last second (0 once the test ended).");
     for (size_t i = 0; i < m->ntests; i++)
-        put(b, "hsmbench_in_flight{test=\"%s\"} %.9g\n", esc(m->tests[i].name, t, sizeof t),
-            m->tests[i].in_flight);
+        put(b, "hsmbench_in_flight{%s} %.9g\n", labels(m, i, l, sizeof l), m->tests[i].in_flight);
     family(b, "hsmbench_target_operations_per_second", "gauge",
-           "Non-blocking runs: the rate the schedule asks for now.");
+           "Non-blocking runs: the rate the schedule asks for now (0 once the test ended).");
     for (size_t i = 0; i < m->ntests; i++)
         if (m->tests[i].has_target)
-            put(b, "hsmbench_target_operations_per_second{test=\"%s\"} %.9g\n",
-                esc(m->tests[i].name, t, sizeof t), m->tests[i].target);
+            put(b, "hsmbench_target_operations_per_second{%s} %.9g\n", labels(m, i, l, sizeof l),
+                m->tests[i].target);
     family(b, "hsmbench_phase", "gauge", "1 for the phase the test is in: warmup, measured or done.");
-    for (size_t i = 0; i < m->ntests; i++)
+    for (size_t i = 0; i < m->ntests; i++) {
+        labels(m, i, l, sizeof l);
         for (int p = 0; p < PH_COUNT; p++)
-            put(b, "hsmbench_phase{test=\"%s\",phase=\"%s\"} %d\n", esc(m->tests[i].name, t, sizeof t),
-                phase_name[p], m->tests[i].phase == p);
+            put(b, "hsmbench_phase{%s,phase=\"%s\"} %d\n", l, phase_name[p], m->tests[i].phase == p);
+    }
 }
 
 char *bench_metrics_render(bench_metrics *m)
@@ -273,6 +312,12 @@ char *bench_metrics_render(bench_metrics *m)
     pthread_mutex_lock(&m->mu);
     family(&b, "hsmbench_build_info", "gauge", "The version of hsmbench serving these metrics.");
     put(&b, "hsmbench_build_info{version=\"%s\"} 1\n", HSMBENCH_VERSION);
+    family(&b, "hsmbench_run_info", "gauge",
+           "1: the run and generator these series come from, and what they measure.");
+    char ri[160], gi[96], ki[64], ti[BENCH_TARGET_TEXT_MAX * 2];
+    put(&b, "hsmbench_run_info{run_id=\"%s\",generator=\"%s\",target_kind=\"%s\",target_id=\"%s\"} 1\n",
+        esc(m->run_id, ri, sizeof ri), esc(m->generator, gi, sizeof gi),
+        esc(m->target_kind, ki, sizeof ki), esc(m->target_id, ti, sizeof ti));
     render_tests(&b, m);
     if (m->nserved) {
         family(&b, "hsmbench_serve_requests_total", "counter",
@@ -326,6 +371,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 /* ---- the server --------------------------------------------------------- */
 
+/* The boundaries: 1 us * 2^(i/16), each the top of its HDR slot, to 60 s. */
+static void le_init(le_table *t)
+{
+    t->n = 0;
+    for (unsigned i = 0; t->n < LE_MAX; i++) {
+        const double want = (double)BENCH_METRICS_LE_LOWEST_NS * exp2((double)i / LE_PER_OCTAVE);
+        const uint64_t top = bench_hist_slot_highest(bench_hist_index((uint64_t)llround(want)));
+        if (t->n && top <= t->ns[t->n - 1])
+            continue;   /* below 2048 ns a slot is one value: no two boundaries alike */
+        t->ns[t->n] = top;
+        snprintf(t->text[t->n], sizeof t->text[t->n], "%.9g", (double)top / 1e9);
+        t->n++;
+        if (top >= BENCH_METRICS_LE_HIGHEST_NS)
+            break;
+    }
+}
+
 int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
 {
     struct sockaddr_storage ss;
@@ -370,6 +432,11 @@ int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
         return -1;
     }
     m->linger_ns = o->linger_ns;
+    le_init(&m->le);
+    snprintf(m->run_id, sizeof m->run_id, "-");
+    snprintf(m->generator, sizeof m->generator, "0");
+    snprintf(m->target_kind, sizeof m->target_kind, "-");
+    snprintf(m->target_id, sizeof m->target_id, "-");
     /* The server's thread takes no signals: Ctrl-C reaches the sampler. */
     sigset_t block, old;
     sigfillset(&block);
@@ -433,35 +500,70 @@ static void *grow(void *arr, size_t n, size_t *cap, size_t size)
     return na;
 }
 
-/* Each slot of hsmbench's histogram (narrower than 0.1 % of its values)
- * lands in the first boundary not below its lowest value. */
+/* Folding hsmbench's histogram into the le buckets: its slots come in
+ * increasing order, so the bucket only moves up. */
+typedef struct folding {
+    buckets        *b;
+    const le_table *le;
+    size_t          k;
+} folding;
+
+/* A slot lands whole in the first bucket whose boundary is not below its
+ * highest value (the boundaries are slot tops: le_init). */
 static int fold_slot(void *arg, size_t index, uint64_t count)
 {
-    buckets *b = arg;
-    const uint64_t lo = bench_hist_slot_lowest(index);
-    size_t k = 0;
-    while (k < NLE && lo > le_ns[k])
-        k++;
-    b->n[k] += count;
-    b->sum_s += (double)count * (((double)lo + (double)bench_hist_slot_highest(index)) / 2e9);
+    folding *f = arg;
+    const uint64_t hi = bench_hist_slot_highest(index);
+    while (f->k < f->le->n && hi > f->le->ns[f->k])
+        f->k++;
+    f->b->n[f->k] += count;
+    f->b->sum_s += (double)count * (((double)bench_hist_slot_lowest(index) + (double)hi) / 2e9);
     return 0;
 }
 
-static void fold_hist(buckets *b, const bench_hist *h)
+static void fold_hist(buckets *b, const le_table *le, const bench_hist *h)
 {
     memset(b, 0, sizeof *b);
+    folding f = { b, le, 0 };
     if (h)
-        bench_hist_foreach(h, fold_slot, b);
+        bench_hist_foreach(h, fold_slot, &f);
 }
 
-void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *load,
-                         const bench_workload *w, long (*status_of)(bench_code))
+void bench_metrics_fleet(bench_metrics *m, const char *run_id, const char *generator)
 {
     if (!m)
         return;
     pthread_mutex_lock(&m->mu);
+    snprintf(m->run_id, sizeof m->run_id, "%s", run_id && *run_id ? run_id : "-");
+    snprintf(m->generator, sizeof m->generator, "%s", generator && *generator ? generator : "0");
+    pthread_mutex_unlock(&m->mu);
+}
+
+void bench_metrics_target(bench_metrics *m, json_t *environment)
+{
+    bench_target t;
+    json_t *doc = m && environment ? json_pack("{s:O}", "environment", environment) : NULL;
+    const int known = doc && bench_target_of(doc, &t) >= 0;
+    json_decref(doc);
+    json_decref(environment);
+    if (!known)
+        return;
+    pthread_mutex_lock(&m->mu);
+    snprintf(m->target_kind, sizeof m->target_kind, "%s", t.kind);
+    snprintf(m->target_id, sizeof m->target_id, "%s", t.id[0] ? t.id : "-");
+    pthread_mutex_unlock(&m->mu);
+}
+
+void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *load,
+                         const bench_workload *w)
+{
+    if (!m)
+        return;
+    const char *mode = load->mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking";
+    pthread_mutex_lock(&m->mu);
     size_t i = 0;
-    while (i < m->ntests && strcmp(m->tests[i].name, test) != 0)
+    while (i < m->ntests && (strcmp(m->tests[i].name, test) != 0 || m->tests[i].nthreads != load->threads ||
+                             strcmp(m->tests[i].mode, mode) != 0))
         i++;
     if (i == m->ntests) {
         mtest *nt = grow(m->tests, m->ntests, &m->cap_tests, sizeof *nt);
@@ -472,6 +574,8 @@ void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *l
         m->tests = nt;
         memset(&m->tests[i], 0, sizeof m->tests[i]);
         snprintf(m->tests[i].name, sizeof m->tests[i].name, "%s", test);
+        snprintf(m->tests[i].mode, sizeof m->tests[i].mode, "%s", mode);
+        m->tests[i].nthreads = load->threads;
         m->ntests++;
     }
     mtest *x = &m->tests[i];
@@ -483,14 +587,13 @@ void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *l
     m->cur = i;
     m->running = 1;
     m->w = w;
-    m->status_of = status_of;
     m->load = load;
     pthread_mutex_unlock(&m->mu);
 }
 
-/* The current test's series of error `name`, made (with its HTTP status, or
- * 0) on first sight; NULL when out of memory. */
-static merr *err_of(bench_metrics *m, const char *name, long status)
+/* The current test's series of error `name`, made on first sight; NULL when
+ * out of memory. */
+static merr *err_of(bench_metrics *m, const char *name)
 {
     for (size_t k = 0; k < m->nerrs; k++)
         if (m->errs[k].test == m->cur && strcmp(m->errs[k].code, name) == 0)
@@ -503,7 +606,6 @@ static merr *err_of(bench_metrics *m, const char *name, long status)
     memset(e, 0, sizeof *e);
     e->test = m->cur;
     snprintf(e->code, sizeof e->code, "%s", name);
-    e->status = status;
     return e;
 }
 
@@ -514,7 +616,7 @@ static void set_errors(bench_metrics *m, const bench_err *errs, size_t nerrs)
         char name[64] = "";
         /* the summary's names, the core's own classes (VERIFY_MISMATCH) included */
         bench_code_name(m->w, errs[j].code, name, sizeof name);
-        merr *e = err_of(m, name, m->status_of ? m->status_of(errs[j].code) : 0);
+        merr *e = err_of(m, name);
         if (!e)
             return;
         e->live = errs[j].count;
@@ -527,7 +629,7 @@ void bench_metrics_second(bench_metrics *m, const bench_sample *s)
         return;
     buckets b;
     if (!s->warmup)
-        fold_hist(&b, s->hist_so_far);    /* outside the lock: the sampler owns it */
+        fold_hist(&b, &m->le, s->hist_so_far);    /* outside the lock: the sampler owns it */
     pthread_mutex_lock(&m->mu);
     mtest *x = &m->tests[m->cur];
     x->phase = s->warmup ? PH_WARMUP : PH_MEASURED;
@@ -547,30 +649,20 @@ void bench_metrics_second(bench_metrics *m, const bench_sample *s)
     pthread_mutex_unlock(&m->mu);
 }
 
-/* The HTTP status (or 0) of the error the model names `name`: the
- * outcome's codes carry it, the model has their names. */
-static long status_of_name(const bench_metrics *m, const bench_outcome *out, const char *name)
-{
-    for (size_t j = 0; m->status_of && out && j < out->nerrs; j++) {
-        char n[64] = "";
-        bench_code_name(m->w, out->errs[j].code, n, sizeof n);
-        if (strcmp(n, name) == 0)
-            return m->status_of(out->errs[j].code);
-    }
-    return 0;
-}
-
-void bench_metrics_end(bench_metrics *m, const bench_run_model *model, const bench_outcome *out)
+void bench_metrics_end(bench_metrics *m, const bench_run_model *model)
 {
     if (!m || !m->running)
         return;
     buckets b;
     if (model)
-        fold_hist(&b, model->hist);
+        fold_hist(&b, &m->le, model->hist);
     pthread_mutex_lock(&m->mu);
     mtest *x = &m->tests[m->cur];
     x->phase = PH_DONE;
+    /* the gauges of a run that ended: nothing runs, nothing is asked for */
+    x->threads = 0;
     x->in_flight = 0;
+    x->target = 0;
     x->ops_live = 0;
     x->attempts_live = 0;
     memset(&x->lat_live, 0, sizeof x->lat_live);
@@ -581,12 +673,11 @@ void bench_metrics_end(bench_metrics *m, const bench_run_model *model, const ben
         /* the results file's figures, from the one run model */
         x->ops_done += model->ops;
         x->attempts_done += model->attempts;
-        for (size_t k = 0; k <= NLE; k++)
+        for (size_t k = 0; k <= m->le.n; k++)
             x->lat_done.n[k] += b.n[k];
         x->lat_done.sum_s += b.sum_s;
         for (size_t j = 0; j < model->ncodes; j++) {
-            const char *name = model->codes[j].name;
-            merr *e = err_of(m, name, status_of_name(m, out, name));
+            merr *e = err_of(m, model->codes[j].name);
             if (!e)
                 break;
             e->done += model->codes[j].count;

@@ -2,24 +2,39 @@
  * bench/results/metrics.h - live metrics for Prometheus: --metrics-listen.
  *
  * While a command runs, a small HTTP server (libmicrohttpd, one thread)
- * answers GET /metrics in the Prometheus text exposition format 0.0.4:
+ * answers GET /metrics in the Prometheus text exposition format 0.0.4.
+ * Every series of a run carries the labels a fleet of generators needs:
  *
- *   hsmbench_operations_total{test}          counter  measured operations that succeeded
- *                                                      (the results file's ops)
- *   hsmbench_attempts_total{test}            counter  measured operations, errors included
- *                                                      (the results file's attempts)
- *   hsmbench_errors_total{test,code[,status]} counter  failed ones, by the provider's code
- *                                                      (status: the HTTP status, REST only)
- *   hsmbench_latency_seconds{test}           histogram successful operations, from the
- *                                            core's own histogram (fixed le boundaries)
- *   hsmbench_threads / _in_flight / _target_operations_per_second{test}  gauges
- *   hsmbench_phase{test,phase}               gauge    1 for the run's phase: warmup,
- *                                                      measured, done
- *   hsmbench_serve_requests_total{route,status} counter  requests hsmbench serve answered
+ *   run_id, generator        --run-id (default: the --start-at time, else the
+ *                            start time), --generator (default 0)
+ *   target_kind, target_id   environment.target's kind and id (no secrets:
+ *                            a module's file name and token serial, a URL
+ *                            without credentials or query)
+ *   test, threads, mode      the run: a --threads sweep is a series a count
+ *
+ *   hsmbench_operations_total      counter  measured operations that succeeded
+ *                                           (the results file's ops)
+ *   hsmbench_attempts_total        counter  measured operations, errors included
+ *   hsmbench_errors_total{code}    counter  failed ones, by the provider's code,
+ *                                           spaces as underscores (HTTP_503)
+ *   hsmbench_latency_seconds       histogram successful operations, from the
+ *                                           core's HDR histogram: 16 boundaries an
+ *                                           octave from 1 us to 60 s, each the top
+ *                                           of an HDR slot (exact folding); a
+ *                                           histogram_quantile() is within 4.6 %
+ *                                           of the exact quantile (docs/measuring.md)
+ *   hsmbench_threads / _in_flight / _target_operations_per_second  gauges, 0 once
+ *                                           the run ended
+ *   hsmbench_phase{phase}          gauge    1 for the run's phase: warmup,
+ *                                           measured, done
+ *   hsmbench_run_info              gauge    1, with run_id, generator, target_kind,
+ *                                           target_id
+ *   hsmbench_serve_requests_total{route,status} counter  requests hsmbench serve
+ *                                           answered (route: a fixed set)
  *
  * The counters cover the measured run only, as the results file does, and
- * add up over the runs of one test (a --threads sweep); at a run's end they
- * are set from the run model, so they equal the results file.
+ * add up over the runs of one series; at a run's end they are set from the
+ * run model, so they equal the results file.
  *
  * Threads: begin/second/end are called by the thread that runs the pool
  * (the sampler); served() by any thread (a mutex, once per request); the
@@ -37,9 +52,13 @@
 #include "bench/util/signals.h"
 #include "bench/core/workload.h"
 #include "bench/results/model.h"
+#include "bench/results/target.h"
 
 #define BENCH_METRICS_LINGER_DEFAULT_NS (5ULL * 1000000000ULL)
 #define BENCH_METRICS_DEFAULT_HOST "127.0.0.1"
+/* The latency histogram's range: its first and last finite boundary. */
+#define BENCH_METRICS_LE_LOWEST_NS  1000ULL
+#define BENCH_METRICS_LE_HIGHEST_NS 60000000000ULL
 
 typedef struct bench_metrics bench_metrics;
 
@@ -63,17 +82,23 @@ int  bench_metrics_opt(bench_metrics_opts *o, int code, const char *arg);
  */
 int  bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out);
 
+/* The fleet's labels: this process's run id and generator index (NULL or
+ * "": "-" and "0"). */
+void bench_metrics_fleet(bench_metrics *m, const char *run_id, const char *generator);
+/* The target's labels, from a results file's environment (its target);
+ * takes the reference to environment (NULL: nothing). */
+void bench_metrics_target(bench_metrics *m, json_t *environment);
+
 /* A run of `test` begins (before bench_pool_run).  w names the codes and
- * must outlive the run; status_of (NULL but for REST) gives the HTTP
- * status of a code, 0 for none. */
+ * must outlive the run. */
 void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *load,
-                         const bench_workload *w, long (*status_of)(bench_code));
+                         const bench_workload *w);
 /* From the pool's per-second callback. */
 void bench_metrics_second(bench_metrics *m, const bench_sample *s);
 /* The run ended (after bench_pool_run): its figures from the run model
- * (the results file's), out only naming the HTTP status of each error
- * code; model NULL when it could not start (nothing is counted). */
-void bench_metrics_end(bench_metrics *m, const bench_run_model *model, const bench_outcome *out);
+ * (the results file's); model NULL when it could not start (nothing is
+ * counted).  Its gauges go to 0. */
+void bench_metrics_end(bench_metrics *m, const bench_run_model *model);
 /* hsmbench serve answered a request on `route` with `status` (0: none sent). */
 void bench_metrics_served(bench_metrics *m, const char *route, unsigned status);
 /*

@@ -1,6 +1,7 @@
 /* bench/results/model.c - the run model: a run element read once into every figure its views show. */
 #include "bench/results/model.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -103,6 +104,35 @@ static int seconds_of(const json_t *series, bench_run_model *m)
     }
     m->nseconds = n;
     return 0;
+}
+
+void bench_model_second_of(const bench_sample *s, int open_loop, int staged, bench_model_second *x)
+{
+    memset(x, 0, sizeof *x);
+    x->t = s->t;
+    x->span_s = round(s->span_s * 1000) / 1000;
+    x->ops = s->ops - s->errors;      /* successes, as everywhere */
+    x->errors = s->errors;
+    x->p50_us = round((double)s->p50_ns / 10.0) / 100.0;   /* us, two decimals (10 ns) */
+    x->p99_us = round((double)s->p99_ns / 10.0) / 100.0;
+    x->has_target = s->target > 0 || open_loop || staged;
+    x->target = x->has_target ? s->target : 0;
+    x->has_in_flight = open_loop;
+    x->in_flight = open_loop ? s->in_flight : 0;
+}
+
+json_t *bench_model_second_json(const bench_model_second *x)
+{
+    json_t *sec = json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)x->t, "span_s", x->span_s, "ops",
+                            (json_int_t)x->ops, "errors", (json_int_t)x->errors, "p50_us", x->p50_us,
+                            "p99_us", x->p99_us);
+    if (sec && ((x->has_target && json_object_set_new(sec, "target", json_real(x->target)) != 0) ||
+                (x->has_in_flight &&
+                 json_object_set_new(sec, "in_flight", json_integer((json_int_t)x->in_flight)) != 0))) {
+        json_decref(sec);
+        return NULL;
+    }
+    return sec;
 }
 
 static int classes_of(const json_t *breakdown, bench_run_model *m)

@@ -54,6 +54,17 @@ typedef struct bench_model_second {
     uint64_t in_flight;
 } bench_model_second;
 
+/*
+ * One sample of the per-second series as the run model holds it: the
+ * results file's per_second element, the --out jsonl stream's figures.
+ * open_loop: the run has a schedule (every second its target and what was
+ * in flight); staged: a ramp (every second its target, 0 included).
+ */
+void bench_model_second_of(const bench_sample *s, int open_loop, int staged, bench_model_second *x);
+/* x as a per_second element: {t, span_s, ops, errors, p50_us, p99_us[,
+ * target][, in_flight]}; NULL when out of memory. */
+json_t *bench_model_second_json(const bench_model_second *x);
+
 /* One class of a breakdown (a mix's operation type, a token). */
 typedef struct bench_model_class {
     char     label[BENCH_MODEL_NAME_MAX];

@@ -506,18 +506,10 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
 
     json_t *series = json_array();
     for (size_t n = 0; n < o->nsamples; n++) {
-        const bench_sample *s = &o->samples[n];
-        json_t *sec = json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)s->t, "span_s",
-                                round(s->span_s * 1000) / 1000, "ops", (json_int_t)(s->ops - s->errors),
-                                "errors", (json_int_t)s->errors, "p50_us",
-                                us((double)s->p50_ns), "p99_us", us((double)s->p99_ns));
-        /* Every second of a schedule or a ramp has its target, 0 included
-         * (a ramp down to 0 ends at 0). */
-        if (s->target > 0 || o->service || d->stages)
-            json_object_set_new(sec, "target", json_real(s->target));
-        if (o->service)
-            json_object_set_new(sec, "in_flight", json_integer((json_int_t)s->in_flight));
-        json_array_append_new(series, sec);
+        /* the run model's second: the same figures as the --out jsonl stream */
+        bench_model_second x;
+        bench_model_second_of(&o->samples[n], o->service != NULL, d->stages != NULL, &x);
+        json_array_append_new(series, bench_model_second_json(&x));
     }
     json_object_set_new(run, "per_second", series);
     json_object_set_new(run, "histogram", bench_hist_to_json(o->hist));

@@ -80,7 +80,9 @@ miss=
 for f in usr/bin/hsmbench "usr/lib/$triplet/hsmbench/libhsmbench-mock.so" \
          "usr/lib/$triplet/hsmbench/libhsmbench-null.so" \
          usr/share/bash-completion/completions/hsmbench \
-         usr/share/doc/hsmbench/k8s-indexed-job.yaml usr/share/doc/hsmbench/copyright \
+         usr/share/doc/hsmbench/hsmbench-job.yaml usr/share/doc/hsmbench/hsmbench-collect.yaml \
+         usr/share/doc/hsmbench/hsmbench-pvc.yaml usr/share/hsmbench/grafana/hsmbench-fleet.json \
+         usr/share/doc/hsmbench/copyright \
          usr/share/doc/hsmbench/README.md.gz usr/share/doc/hsmbench/multi-host.md.gz \
          usr/share/doc/hsmbench/results-schema.md.gz; do
     [ -e "$R/$f" ] || miss="$miss /$f"
@@ -146,13 +148,22 @@ cdeb=$(sed -n 's/^ARG DEB=//p' "$C")
     fail "Containerfile installs the package make deb builds" "ARG DEB=$cdeb, built $(basename "$deb")"
 grep -q 'install .*/tmp/hsmbench.deb.* softhsm2' "$C" && pass "Containerfile installs it with softhsm2" ||
     fail "Containerfile installs it with softhsm2" "no apt-get install line"
-user=$(sed -n 's/^USER //p' "$C")
-[ -n "$user" ] && [ "$user" != root ] && [ "$user" != 0 ] && pass "Containerfile runs as a non-root user ($user)" ||
-    fail "Containerfile runs as a non-root user" "USER '$user'"
+# By number (uid or uid:gid), not 0: a Kubernetes pod with runAsNonRoot
+# refuses an image whose user is a name ("image has non-numeric user").
+user=$(sed -n 's/^USER  *//p' "$C" | tail -n 1)
+uid=${user%%:*}
+case $uid in
+    '' | *[!0-9]*) fail "Containerfile runs as a numeric non-root user" "USER '$user' is not numeric (uid or uid:gid)" ;;
+    *) if [ "$uid" -ne 0 ] && { [ "$uid" = "$user" ] || case ${user#*:} in '' | *[!0-9]*) false ;; esac; }; then
+           pass "Containerfile runs as a numeric non-root user ($user)"
+       else
+           fail "Containerfile runs as a numeric non-root user" "USER '$user'"
+       fi ;;
+esac
 grep -qx 'ENTRYPOINT \["hsmbench"\]' "$C" && pass "Containerfile: hsmbench is the entrypoint" ||
     fail "Containerfile: hsmbench is the entrypoint" "$(grep ENTRYPOINT "$C")"
 tag=$(sed -n 's/^ *podman build -f Containerfile -t \([^ ]*\) \.$/\1/p' "$top/docs/multi-host.md" | head -n 1)
-img=$(sed -n 's/^ *image: *//p' "$top/ci/k8s-indexed-job.yaml")
+img=$(sed -n 's/^ *image: *//p' "$top/k8s/hsmbench-job.yaml")
 [ -n "$tag" ] && [ "$tag" = "$img" ] && [ "$tag" = "registry.example.com/hsmbench:$version" ] &&
     pass "the Kubernetes job's image is what docs/multi-host.md builds ($img)" ||
     fail "the Kubernetes job's image is what docs/multi-host.md builds" "built '$tag', job '$img'"

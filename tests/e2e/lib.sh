@@ -132,3 +132,16 @@ demo_with_user_key() {
     if [ "$before" = 1 ]; then pass "object count works (one user key on the token)"
     else fail "object count works (one user key on the token)" "count '$before': $(head -c 300 "$T/keygen.out")"; fi
 }
+
+# metrics_url FILE: the URL hsmbench printed on stderr for --metrics-listen
+# (waits for it, at most 30 s).
+metrics_url() {
+    i=0
+    while [ $i -lt 300 ]; do
+        u=$(sed -n 's/^hsmbench: metrics on \(http[^ ]*\)$/\1/p' "$1" 2>/dev/null)
+        [ -n "$u" ] && { echo "$u"; return 0; }
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}

@@ -126,5 +126,7 @@ for page in "$TOP"/man/*.7; do
 done
 [ -f "$I/usr/share/bash-completion/completions/hsmbench" ] ||
     miss="$miss share/bash-completion/completions/hsmbench"
-if [ -z "$miss" ]; then pass "make install installs the program, every manual page and the completion"
-else fail "make install installs the program, every manual page and the completion" "missing:$miss"; fi
+cmp -s "$I/usr/share/hsmbench/grafana/hsmbench-fleet.json" "$TOP/grafana/hsmbench-fleet.json" ||
+    miss="$miss share/hsmbench/grafana/hsmbench-fleet.json"
+if [ -z "$miss" ]; then pass "make install installs the program, every manual page, the completion and the Grafana dashboard"
+else fail "make install installs the program, every manual page, the completion and the Grafana dashboard" "missing:$miss"; fi

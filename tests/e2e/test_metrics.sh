@@ -9,26 +9,15 @@
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
 
-# metrics_url FILE: the URL hsmbench printed on stderr (waits for it).
-metrics_url() {
-    i=0
-    while [ $i -lt 300 ]; do
-        u=$(sed -n 's/^hsmbench: metrics on \(http[^ ]*\)$/\1/p' "$1" 2>/dev/null)
-        [ -n "$u" ] && { echo "$u"; return 0; }
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-
-# scrape_all URL DIR: scrape every 0.4 s until the server goes away; each
-# answer in DIR/N.txt, its Content-Type in DIR/N.type.
+# scrape_all URL DIR: scrape every 0.4 s until the server goes away (at
+# most 2 minutes); each answer in DIR/N.txt, its Content-Type in DIR/N.type.
 scrape_all() {
     python3 - "$1" "$2" <<'PY'
 import sys, time, urllib.request
 url, d = sys.argv[1], sys.argv[2]
 n, misses = 0, 0
-while misses < 10 and n < 400:
+end = time.time() + 120     # bounded, even when no scrape ever succeeds
+while misses < 10 and n < 400 and time.time() < end:
     try:
         with urllib.request.urlopen(url, timeout=5) as r:
             body = r.read().decode()
@@ -47,7 +36,20 @@ PY
 cat >"$T/prom.py" <<'PY'
 import glob, re, sys
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
-def parse(path):
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
+# The labels every series of a run carries (the fleet's); a key leaves them
+# out, labels(path) returns them by series.
+FLEET = ("run_id", "generator", "target_kind", "target_id", "threads", "mode")
+def split(text):
+    pairs, pos = [], 0
+    while pos < len(text):
+        m = LABEL.match(text, pos)
+        if not m:
+            raise SystemExit(f"bad labels {text!r}")
+        pairs.append((m.group(1), m.group(2)))
+        pos = m.end()
+    return pairs
+def parse(path, fleet=None):
     out = {}
     for line in open(path):
         line = line.rstrip("\n")
@@ -56,7 +58,11 @@ def parse(path):
         m = LINE.match(line)
         if not m:
             raise SystemExit(f"{path}: bad line {line!r}")
-        out[(m.group(1), m.group(3) or "")] = float(m.group(4))
+        pairs = split(m.group(3) or "")
+        if fleet is not None:
+            fleet.append((m.group(1), dict(pairs)))
+        key = ",".join(f'{k}="{v}"' for k, v in pairs if k not in FLEET)
+        out[(m.group(1), key)] = float(m.group(4))
     return out
 def scrapes(d):
     return [parse(p) for p in sorted(glob.glob(f"{d}/*.txt"))]
@@ -167,7 +173,27 @@ att = last.get(("hsmbench_attempts_total", t))
 if att != res["attempts"] or att != res["ops"] + res["errors"]: errs.append(f"attempts_total {att} != results attempts {res['attempts']}")
 mean = last.get(("hsmbench_latency_seconds_sum", t), 0) / cnt if cnt else 0
 if not 0.0015 < mean < 0.05: errs.append(f"mean latency {mean} s is not about the 2 ms service time")
-if last.get(("hsmbench_threads", t)) != 2: errs.append("threads gauge is not 2")
+if max((s.get(("hsmbench_threads", t), 0) for s in mid), default=0) != 2: errs.append("threads gauge was not 2 while measuring")
+if last.get(("hsmbench_threads", t)) != 0: errs.append(f"threads gauge is {last.get(('hsmbench_threads', t))} after the run, not 0")
+# every series of the run carries the fleet's labels, the target's id without secrets
+import glob as g
+from prom import parse as p2
+series = []
+p2(sorted(g.glob(f"{sys.argv[1]}/*.txt"))[-1], series)
+for name, lab in series:
+    if not name.startswith("hsmbench_") or name in ("hsmbench_build_info",):
+        continue
+    if name == "hsmbench_run_info":
+        want = ("run_id", "generator", "target_kind", "target_id")
+    else:
+        want = ("run_id", "generator", "target_kind", "target_id", "test", "threads", "mode")
+    miss = [k for k in want if k not in lab]
+    if miss: errs.append(f"{name} lacks {miss}")
+    if lab.get("target_kind") not in (None, "pkcs11"): errs.append(f"target_kind {lab.get('target_kind')}")
+    if "threads" in lab and lab["threads"] != "2": errs.append(f"threads label {lab['threads']}")
+    if "mode" in lab and lab["mode"] != "blocking": errs.append(f"mode label {lab['mode']}")
+    if "target_id" in lab and not lab["target_id"].startswith("pkcs11:libhsmbench-mock.so:"):
+        errs.append(f"target_id {lab['target_id']}")
 report(errs)
 PY
 
@@ -206,6 +232,11 @@ i=0
 while [ ! -s "$T/h.json" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
     "$HURL" >"$T/h.prom" 2>"$T/h.perr"
+# an EKM wrap (whatever serve answers): its route label has no space
+python3 -c '
+import sys, urllib.request
+try: urllib.request.urlopen(urllib.request.Request(sys.argv[1], data=b"{}", method="POST"), timeout=5)
+except Exception: pass' "$URL/ekm/k1:wrap" 2>/dev/null
 python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
     "$SURL" >"$T/s.prom" 2>"$T/s.perr"
 wait $hpid
@@ -218,19 +249,24 @@ if grep -Eq 'Sanitizer|runtime error' "$T/run.err" "$T/h.err"; then
 else
     pass "no sanitizer report"
 fi
-py_check "rest http: errors by code and HTTP status; serve: requests by route and status" \
+py_check "rest http: errors by code (HTTP_503, no status beside it); serve: requests by route (/KEY:wrap) and status; no label value with a space" \
     "$T/h.prom" "$T/s.prom" "$T/h.json" <<'PY'
 import json, sys
 from prom import parse, report
 h, s = parse(sys.argv[1]), parse(sys.argv[2])
 res = json.load(open(sys.argv[3]))["runs"][0]
 errs = []
-k = ("hsmbench_errors_total", 'test="http-get",code="HTTP 503",status="503"')
+k = ("hsmbench_errors_total", 'test="http-get",code="HTTP_503"')
 if h.get(k) != res["errors"] or not res["errors"]: errs.append(f"{k}: {h.get(k)} != {res['errors']}")
 if h.get(("hsmbench_operations_total", 'test="http-get"')) != res["ops"]: errs.append("ops differ")
 served = s.get(("hsmbench_serve_requests_total", 'route="/status/NNN",status="503"'), 0)
 if h.get(("hsmbench_attempts_total", 'test="http-get"')) != res["attempts"]: errs.append("attempts differ")
 if served < res["attempts"]: errs.append(f"serve counted {served} of {res['attempts']} requests")
+wraps = [k for k in s if k[0] == "hsmbench_serve_requests_total" and 'route="/KEY:wrap"' in k[1]]
+if not wraps: errs.append(f"no route=\"/KEY:wrap\" series: {sorted(k[1] for k in s)}")
+for d in (h, s):
+    for name, lab in d:
+        if " " in lab: errs.append(f"a label value with a space: {name}{{{lab}}}")
 report(errs)
 PY
 if command -v promtool >/dev/null 2>&1 && promtool check metrics <"$T/s.prom" >"$T/promtool.out" 2>&1 &&

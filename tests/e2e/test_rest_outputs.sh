@@ -58,7 +58,8 @@ json_check "thresholds are recorded in the run" "$T/th.json" \
     'runs[0]["thresholds"][0]["expr"] == "p99<10s" and runs[0]["thresholds"][0]["ok"] is True'
 
 # ---- --start-at: generators begin together ----------------------------------------
-at=$(($(date +%s) + 2))
+# (5 s ahead: a generator not ready by then would join at the next second)
+at=$(($(date +%s) + 5))
 run "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --cacert "$P/ca.pem" \
     --duration 1 --start-at "$at" --json "$T/g1.json" &
 pid1=$!

@@ -93,7 +93,7 @@ measure capacity "HSMBENCH_MOCK=service=fixed:2ms;cores=2" -- \
     --step 1s --precision 50%
 
 # ---- three generators, merged ---------------------------------------------------------
-start=$(( $(date +%s) + 2 ))
+start=$(( $(date +%s) + 4 ))   # a generator not ready by then joins late
 for g in 1 2 3; do
     mkdir -p "$C/gen$g"
     HSMBENCH_MOCK="service=fixed:$MOCKSVC;cores=2;fail=CKR_DEVICE_ERROR:0.1;seed=$g" \

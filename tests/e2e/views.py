@@ -428,13 +428,15 @@ def prom_parse(text):
 
 
 def prom_view(text):
-    """{test name: {figure: Fig}} from the last scrape."""
+    """{test name: {figure: Fig}} from the last scrape: the series of a test
+    (one a thread count and mode) added up."""
     p, out = prom_parse(text), {}
     for metric, fig in LABELS["prom"].items():
         for labels, v in p.get(metric, []):
             if "test" in labels:
                 key = fig if metric != "hsmbench_latency_seconds_count" else "successes (latency _count)"
-                out.setdefault(labels["test"], {})[key] = Fig(v)
+                figs = out.setdefault(labels["test"], {})
+                figs[key] = Fig(v + (figs[key].v if key in figs else 0))
     for labels, v in p.get("hsmbench_errors_total", []):
         if "test" in labels and "code" in labels:
             d = out.setdefault(labels["test"], {}).setdefault("errors_by_code", Fig({})).v
@@ -1069,12 +1071,15 @@ def check(corpus, top):
         if os.path.exists(os.path.join(d, "prom")) or os.path.exists(os.path.join(d, "rc")):
             byview.setdefault("Prometheus", [])
             if not pv:
-                byview["Prometheus"].append("no figures in the last scrape")
+                byview["Prometheus"].append("no figures in the last scrape: " +
+                                            (read(os.path.join(d, "scrape.log")) or "").strip()[:200])
             for test, figs in pv.items():
                 want = {}
                 for run in rs:
                     if run.get("test") == test:
                         for code, k in (run.get("errors_by_code") or {}).items():
+                            # a label value has no space: HTTP 503 is HTTP_503
+                            code = code.replace(" ", "_")
                             want[code] = want.get(code, 0) + k
                 got = (figs.get("errors_by_code") or Fig({})).v
                 if got != want:

@@ -1,8 +1,12 @@
 /*
  * tests/unit/test_metrics.c - bench/results/metrics.c without a pool: synthetic
  * samples and outcomes in, the exposition text out.  Counters add up over
- * the runs of one test and only grow; the final figures are the run model's;
- * label values are escaped; a NULL server is a no-op; bad options fail.
+ * the runs of one series and only grow; the final figures are the run model's;
+ * every series carries the fleet's labels (run, generator, target, test,
+ * threads, mode) and a thread count is a series of its own; label values
+ * are escaped, codes have no spaces and no duplicated status; the gauges
+ * are 0 after the run; the le boundaries are HDR slot tops 2^(1/16) apart
+ * from 1 us to 60 s; a NULL server is a no-op; bad options fail.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +28,61 @@ static void record_n(bench_hist *h, uint64_t value_ns, uint64_t n)
 static void namer(const void *ctx, bench_code code, char *buf, size_t len)
 {
     (void)ctx;
-    snprintf(buf, len, code == 7 ? "E\"7\"" : "CKR_%llu", (unsigned long long)code);
+    snprintf(buf, len, code == 7 ? "E\"7\" x" : "CKR_%llu", (unsigned long long)code);
 }
 
-static long status_of(bench_code code)
+#define L "run_id=\"r1\",generator=\"g7\",target_kind=\"pkcs11\",target_id=\"pkcs11:m.so:serial=1\"," \
+          "test=\"t\\\\1\",threads=\"2\",mode=\"blocking\""
+
+/* The cumulative count of the first bucket whose le is at least `at`
+ * seconds (le_out: that boundary), or of the last one below it (below). */
+static double bucket_at(const char *text, double at, int below, double *le_out)
 {
-    return code == 7 ? 503 : 0;
+    double best = -1, best_le = 0;
+    const char *key = "hsmbench_latency_seconds_bucket{" L ",le=\"";
+    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+        const char *q = p + strlen(key);
+        double le = strncmp(q, "+Inf", 4) == 0 ? 1e300 : strtod(q, NULL);
+        const char *v = strstr(q, "} ");
+        if (!v)
+            break;
+        double n = strtod(v + 2, NULL);
+        if (below ? le < at : le >= at) {
+            if (below || best < 0) {
+                best = n;
+                best_le = le;
+            }
+            if (!below)
+                break;
+        }
+    }
+    if (le_out)
+        *le_out = best_le;
+    return best;
+}
+
+/* The le boundaries: from 1 us, 2^(1/16) apart (within an HDR slot), to 60 s. */
+static void check_boundaries(const char *text)
+{
+    const char *key = "hsmbench_latency_seconds_bucket{" L ",le=\"";
+    double prev = 0, first = 0, last = 0, worst = 0;
+    size_t n = 0;
+    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+        const char *q = p + strlen(key);
+        if (strncmp(q, "+Inf", 4) == 0)
+            break;
+        double le = strtod(q, NULL);
+        if (!n)
+            first = le;
+        else if (le / prev > worst)
+            worst = le / prev;
+        prev = last = le;
+        n++;
+    }
+    CHECK_MSG(first > 0.999e-6 && first < 1.001e-6, "first le %g", first);
+    CHECK_MSG(last >= 60 && last < 63, "last le %g", last);
+    CHECK_MSG(worst > 1.0 && worst < 1.0443 * 1.001, "widest step %g", worst);   /* 2^(1/16) = 1.0443 */
+    CHECK_MSG(n > 400 && n < 420, "%zu boundaries", n);
 }
 
 /* The value of the series `line` (name and labels, exactly), or -1. */
@@ -60,10 +113,13 @@ static void test_runs_add_up(void)
         return;
     bench_workload w = { .code_name = namer };
     bench_load load = { .threads = 2, .duration_ns = 1 };
+    bench_metrics_fleet(m, "r1", "g7");
+    bench_metrics_target(m, json_pack("{s:{s:s,s:s,s:s}}", "target", "kind", "pkcs11", "name", "M", "id",
+                                      "pkcs11:m.so:serial=1"));
     bench_hist *h = bench_hist_new();
     bench_err errs[2] = { { 7, 3 }, { 0x30, 1 } };
     for (int run = 0; run < 2; run++) {
-        bench_metrics_begin(m, "t\\1", &load, &w, status_of);
+        bench_metrics_begin(m, "t\\1", &load, &w);
         record_n(h, 2000000, 10);       /* 2 ms */
         bench_sample s = { .t = 1, .span_s = 1, .ops = 14, .errors = 4, .hist_so_far = h,
                            .errs_so_far = errs, .nerrs_so_far = 2 };
@@ -72,9 +128,10 @@ static void test_runs_add_up(void)
         CHECK(mid != NULL);
         if (mid) {
             /* operations are the successes, attempts count the errors too */
-            CHECK(value(mid, "hsmbench_operations_total{test=\"t\\\\1\"}") == 10 + run * 16);
-            CHECK(value(mid, "hsmbench_attempts_total{test=\"t\\\\1\"}") == 14 + run * 20);
-            CHECK(value(mid, "hsmbench_phase{test=\"t\\\\1\",phase=\"measured\"}") == 1);
+            CHECK_MSG(value(mid, "hsmbench_operations_total{" L "}") == 10 + run * 16, "%s", mid);
+            CHECK(value(mid, "hsmbench_attempts_total{" L "}") == 14 + run * 20);
+            CHECK(value(mid, "hsmbench_phase{" L ",phase=\"measured\"}") == 1);
+            CHECK(value(mid, "hsmbench_threads{" L "}") == 2);
         }
         free(mid);
         record_n(h, 20000, 10);         /* 20 us, before the end */
@@ -84,7 +141,7 @@ static void test_runs_add_up(void)
         json_t *rj = bench_report_run_json(&d, &out, &w, "ok", NULL);
         bench_run_model model;
         CHECK(rj && bench_model_from_run(rj, NULL, &model) == 0);
-        bench_metrics_end(m, &model, &out);
+        bench_metrics_end(m, &model);
         bench_model_free(&model);
         json_decref(rj);
         bench_hist_reset(h);
@@ -92,23 +149,40 @@ static void test_runs_add_up(void)
     char *text = bench_metrics_render(m);
     CHECK(text != NULL);
     if (text) {
-        CHECK(value(text, "hsmbench_operations_total{test=\"t\\\\1\"}") == 32);
-        CHECK(value(text, "hsmbench_attempts_total{test=\"t\\\\1\"}") == 40);
-        CHECK_MSG(value(text, "hsmbench_errors_total{test=\"t\\\\1\",code=\"E\\\"7\\\"\",status=\"503\"}") == 6,
-                  "%s", text);
-        CHECK(value(text, "hsmbench_errors_total{test=\"t\\\\1\",code=\"CKR_48\"}") == 2);
-        CHECK(value(text, "hsmbench_latency_seconds_bucket{test=\"t\\\\1\",le=\"2.5e-05\"}") == 20);
-        CHECK(value(text, "hsmbench_latency_seconds_bucket{test=\"t\\\\1\",le=\"0.001\"}") == 20);
-        CHECK(value(text, "hsmbench_latency_seconds_bucket{test=\"t\\\\1\",le=\"0.0025\"}") == 40);
-        CHECK(value(text, "hsmbench_latency_seconds_bucket{test=\"t\\\\1\",le=\"+Inf\"}") == 40);
-        CHECK(value(text, "hsmbench_latency_seconds_count{test=\"t\\\\1\"}") == 40);
-        double sum = value(text, "hsmbench_latency_seconds_sum{test=\"t\\\\1\"}");
+        CHECK(value(text, "hsmbench_operations_total{" L "}") == 32);
+        CHECK(value(text, "hsmbench_attempts_total{" L "}") == 40);
+        /* the provider's name, spaces as underscores; no status label beside it */
+        CHECK_MSG(value(text, "hsmbench_errors_total{" L ",code=\"E\\\"7\\\"_x\"}") == 6, "%s", text);
+        CHECK(value(text, "hsmbench_errors_total{" L ",code=\"CKR_48\"}") == 2);
+        CHECK(strstr(text, "status=") == NULL);
+        double le;
+        CHECK(bucket_at(text, 19.9e-6, 1, NULL) == 0);
+        CHECK(bucket_at(text, 20e-6, 0, &le) == 20 && le < 20e-6 * 1.045);
+        CHECK(bucket_at(text, 1.99e-3, 1, NULL) == 20);
+        CHECK(bucket_at(text, 2e-3, 0, &le) == 40 && le < 2e-3 * 1.045);
+        CHECK(value(text, "hsmbench_latency_seconds_bucket{" L ",le=\"+Inf\"}") == 40);
+        CHECK(value(text, "hsmbench_latency_seconds_count{" L "}") == 40);
+        double sum = value(text, "hsmbench_latency_seconds_sum{" L "}");
         CHECK_MSG(sum > 0.0403 && sum < 0.0405, "sum %g", sum);
-        CHECK(value(text, "hsmbench_phase{test=\"t\\\\1\",phase=\"done\"}") == 1);
-        CHECK(value(text, "hsmbench_threads{test=\"t\\\\1\"}") == 2);
+        CHECK(value(text, "hsmbench_phase{" L ",phase=\"done\"}") == 1);
+        /* the run ended: nothing runs any more */
+        CHECK(value(text, "hsmbench_threads{" L "}") == 0);
+        CHECK(value(text, "hsmbench_in_flight{" L "}") == 0);
+        CHECK(value(text, "hsmbench_run_info{run_id=\"r1\",generator=\"g7\",target_kind=\"pkcs11\","
+                          "target_id=\"pkcs11:m.so:serial=1\"}") == 1);
+        check_boundaries(text);
         CHECK(strstr(text, "# TYPE hsmbench_latency_seconds histogram\n") != NULL);
     }
     free(text);
+    /* another thread count: a series of its own, the first one's untouched */
+    load.threads = 4;
+    bench_metrics_begin(m, "t\\1", &load, &w);
+    text = bench_metrics_render(m);
+    CHECK(text && strstr(text, "test=\"t\\\\1\",threads=\"4\",mode=\"blocking\"} 0\n") != NULL);
+    CHECK(text && value(text, "hsmbench_operations_total{" L "}") == 32);
+    CHECK(text && value(text, "hsmbench_threads{" L "}") == 0);
+    free(text);
+    bench_metrics_end(m, NULL);
     bench_metrics_served(m, "/hello", 200);
     bench_metrics_served(m, "/hello", 200);
     text = bench_metrics_render(m);
@@ -122,9 +196,11 @@ static void test_null_and_bad_options(void)
 {
     bench_load load = { .threads = 1 };
     bench_sample s = { .t = 1 };
-    bench_metrics_begin(NULL, "x", &load, NULL, NULL);
+    bench_metrics_begin(NULL, "x", &load, NULL);
     bench_metrics_second(NULL, &s);
-    bench_metrics_end(NULL, NULL, NULL);
+    bench_metrics_end(NULL, NULL);
+    bench_metrics_fleet(NULL, "r", "0");
+    bench_metrics_target(NULL, NULL);
     bench_metrics_served(NULL, "/", 200);
     bench_metrics_stop(NULL, NULL);
 
