@@ -544,9 +544,15 @@ static void mh_sleep_until(uint64_t t)
         ;
 }
 
-/* Per-thread xorshift64*, seeded from seed= mixed with a thread counter. */
-static _Thread_local uint64_t tl_rng;
-static _Thread_local unsigned tl_rng_epoch;
+/* Per-thread xorshift64*, seeded from seed= mixed with a thread counter.
+ * Initial-exec TLS: the module is dlopen'ed and dlclose'd, and dynamic TLS
+ * of an unloaded module leaves a stale block in each thread's DTV, which
+ * LeakSanitizer's exit scan reads and crashes on ("Tracer caught signal
+ * 11"; test_views' mix run under ASan).  Twelve bytes fit in glibc's static
+ * TLS surplus kept for dlopen'ed libraries. */
+#define MH_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static MH_TLS uint64_t tl_rng;
+static MH_TLS unsigned tl_rng_epoch;
 
 static uint64_t mh_splitmix(uint64_t x)
 {
