@@ -22,7 +22,7 @@ SVC='service=fixed:1ms;cores=2'
 
 # ---- 2.5 x capacity: failed, the counts, exit 1, p99<1s fails ---------------------------
 mock "$SVC" run --module "$MOCK" --test sha256-digest --mode nonblocking --rate 5000 --threads 2 \
-    --duration 2 --threshold 'p99<1s' --json "$T/sat.json"
+    --duration 2 --threshold 'p99<1s' --json "$T/sat.json" --html "$T/sat.html"
 check "5000/s on 2000/s of mock: exit 1, failed: target saturated with the counts" 1 \
     '^ +status\.+: failed: target saturated: [0-9]+ of [0-9]+ scheduled requests never started \([0-9.]+ %\); achieved [0-9]+/s of 5000/s scheduled$'
 file_has "the saturated run's p99<1s threshold fails: latency incomplete, with the counts" "$T/out" \
@@ -50,6 +50,13 @@ else
     fail "per-second lines: the schedule's target beside what was achieved" "$(grep OPERATIONS "$T/out" | tr '\n' ' ')"
 fi
 
+dropped=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["schedule"]["dropped"])' "$T/sat.json")
+file_has "the HTML page: the scheduled, late and never started requests" "$T/sat.html" \
+    "<th>never started</th><td class=\"n\">$dropped</td>"
+file_has "the HTML page: the unstarted requests' latency at least, and the latency marked incomplete" "$T/sat.html" \
+    "<th>latency incomplete</th><td colspan=\"5\">$dropped of [0-9]+ scheduled requests never started"
+file_has "the HTML page: the unstarted p99, a lower bound" "$T/sat.html" '<th>unstarted p99, at least</th>'
+
 # ---- the saved file says the same: report and its thresholds -------------------------------
 run "$HSMBENCH" report "$T/sat.json" --threshold 'p99<1s' --threshold 'rate>100'
 check "report: the saturated run's latency threshold fails (exit 1), its rate threshold holds" 1 \
@@ -57,6 +64,10 @@ check "report: the saturated run's latency threshold fails (exit 1), its rate th
 file_has "report: the rate threshold still judged" "$T/out" "✓ 'rate>100' rate="
 run "$HSMBENCH" report "$T/sat.json"
 check "report: the run's status, failed" 0 '^ +sha256-digest .* failed +[0-9]+'
+
+run "$HSMBENCH" compare "$T/sat.json" "$T/sat.json"
+check "compare: the saturated run's row says its latency is incomplete" 0 \
+    "⚠ latency incomplete: $dropped of [0-9]+ scheduled requests never started"
 
 # ---- a quarter of capacity: ok ----------------------------------------------------------------
 mock "$SVC" run --module "$MOCK" --test sha256-digest --mode nonblocking --rate 500 --threads 2 \
