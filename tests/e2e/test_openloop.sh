@@ -77,6 +77,29 @@ file_has "500/s: status ok" "$T/out" '^ +status\.+: ok$'
 json_check "500/s: the schedule kept, latency complete" "$T/ok.json" \
     'runs[0]["status"] == "ok" and runs[0]["latency_complete"] is True and runs[0]["schedule"]["dropped"] <= 2 and runs[0]["schedule"]["unstarted_latency_us"]["count"] == runs[0]["schedule"]["dropped"]'
 
+# ---- the final Prometheus counters: the schedule's requests and those never started ----------------
+HSMBENCH_MOCK="$SVC" "$HSMBENCH" run --module "$MOCK" --test sha256-digest --mode nonblocking --rate 5000 \
+    --threads 2 --duration 1 --quiet --json "$T/prom.json" --metrics-listen 127.0.0.1:0 --metrics-linger 5 \
+    >"$T/prom.out" 2>"$T/prom.err" </dev/null &
+ppid=$!
+if PURL=$(metrics_url "$T/prom.err"); then
+    i=0
+    while [ ! -s "$T/prom.json" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.5
+    python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+        "$PURL" >"$T/prom.txt" 2>"$T/prom.perr"
+    want=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["runs"][0]["schedule"]; print(s["scheduled"], s["dropped"])' "$T/prom.json")
+    got=$(sed -n 's/^hsmbench_scheduled_requests_total{.*} \([0-9]*\)$/\1/p; s/^hsmbench_unstarted_requests_total{.*} \([0-9]*\)$/\1/p' "$T/prom.txt" | tr '\n' ' ' | sed 's/ $//')
+    if [ -n "$got" ] && [ "$got" = "$want" ]; then
+        pass "Prometheus: scheduled and unstarted requests are the results file's ($got)"
+    else
+        fail "Prometheus: scheduled and unstarted requests are the results file's" "scraped '$got', file '$want'"
+    fi
+else
+    fail "the saturated run's metrics listener" "$(head -c 300 "$T/prom.err")"
+fi
+wait $ppid
+
 # ---- the bound is the user's: --max-unstarted 100% never fails a run for it ---------------------
 mock "$SVC" run --module "$MOCK" --test sha256-digest --mode nonblocking --rate 5000 --threads 2 \
     --duration 1 --max-unstarted 100% --json "$T/all.json"
