@@ -128,6 +128,12 @@ if start_serve plain --ekm-token-env EKM_SERVER_TOKEN --latency 20ms; then
         '^ +status\.+: failed: target saturated: [0-9]+ of [0-9]+ scheduled requests never started'
     json_check "rest ekm saturated: the same figures (unstarted counted once each, latency incomplete)" "$T/rest.json" \
         'runs[0]["status"] == "failed" and runs[0]["latency_complete"] is False and runs[0]["schedule"]["unstarted_latency_us"]["count"] == runs[0]["schedule"]["dropped"] > 0 and runs[0]["thresholds"][0]["ok"] is False'
+    json_check "rest ekm saturated: k6's dropped_iterations are the unstarted requests" "$T/rest.json" \
+        'runs[0]["http"]["k6"]["dropped_iterations"]["count"] == runs[0]["schedule"]["dropped"]'
+    file_has "rest ekm saturated: the k6 lines give dropped_iterations" "$T/out" '^ +dropped_iterations\.+: [0-9]+ '
+    run "$HSMBENCH" report "$T/rest.json" --threshold 'http_req_duration:p99<1s'
+    check "rest ekm saturated: a side latency threshold fails too (latency incomplete)" 1 \
+        "✗ 'http_req_duration:p99<1s' latency incomplete: [0-9]+ of [0-9]+ scheduled requests never started"
     run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking --rate 200 \
         --threads 2 --duration 2 --json "$T/rest-ok.json"
     check "rest ekm at 200/s: ok, exit 0" 0 '^ +status\.+: ok$'
