@@ -64,6 +64,8 @@ check "report: the saturated run's latency threshold fails (exit 1), its rate th
 file_has "report: the rate threshold still judged" "$T/out" "✓ 'rate>100' rate="
 run "$HSMBENCH" report "$T/sat.json"
 check "report: the run's status, failed" 0 '^ +sha256-digest .* failed +[0-9]+'
+file_has "report: the saturated run named under latency incomplete, with its counts" "$T/out" \
+    "^    sha256-digest · 2 threads: $dropped of [0-9]+ scheduled requests never started$"
 
 run "$HSMBENCH" compare "$T/sat.json" "$T/sat.json"
 check "compare: the saturated run's row says its latency is incomplete" 0 \
