@@ -71,6 +71,14 @@ run "$HSMBENCH" compare "$T/sat.json" "$T/sat.json"
 check "compare: the saturated run's row says its latency is incomplete" 0 \
     "⚠ latency incomplete: $dropped of [0-9]+ scheduled requests never started"
 
+# ---- merged generators: the schedules add up, the hole in the latency stays -----------------------
+run "$HSMBENCH" merge "$T/sat.json" "$T/sat.json" -o "$T/merged.json"
+json_check "merge: the schedules' counts add up, latency_complete stays false" "$T/merged.json" \
+    'runs[0]["latency_complete"] is False and runs[0]["schedule"]["dropped"] == 2 * '"$dropped"' and runs[0]["schedule"]["scheduled"] >= 19990'
+run "$HSMBENCH" report "$T/merged.json" --threshold 'p99<1s'
+check "merge: the merged run's latency threshold fails, with the merged counts" 1 \
+    "✗ 'p99<1s' latency incomplete: $((2 * dropped)) of [0-9]+ scheduled requests never started"
+
 # ---- a quarter of capacity: ok ----------------------------------------------------------------
 mock "$SVC" run --module "$MOCK" --test sha256-digest --mode nonblocking --rate 500 --threads 2 \
     --duration 2 --threshold 'p99<1s' --json "$T/ok.json"
