@@ -148,6 +148,19 @@ void pool_async_loop(worker *wk)
     }
 }
 
+uint64_t pool_async_left(const worker *wk, bench_hist *h, uint64_t measure_ns, uint64_t end)
+{
+    const aslot *slots = wk->state;
+    uint64_t n = 0;
+    for (unsigned i = 0; slots && i < wk->nslots; i++) {
+        if (!slots[i].busy || slots[i].intended < measure_ns)
+            continue;
+        bench_hist_record(h, end > slots[i].intended ? end - slots[i].intended : 0);
+        n++;
+    }
+    return n;
+}
+
 /* Open this worker's share of the asynchronous slots: 0, -1 when one
  * could not be opened (why says why), 1 when stopped early. */
 int pool_async_open(worker *wk)

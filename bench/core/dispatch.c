@@ -4,7 +4,8 @@
  * One thread issues requests into the queue: on the schedule's due times
  * (a rate or a ramp, bench/core/schedule.h), or whenever fewer than --inflight
  * are outstanding, or both.  It counts the measured run's scheduled
- * requests, those issued late, and at the end those due but never issued.
+ * requests and those issued late, and leaves the first due time it never
+ * issued for the tally of the dropped (pool.c).
  */
 #include "bench/core/pool_int.h"
 
@@ -16,6 +17,14 @@
 static uint64_t next_due(const pool *p, uint64_t from, uint64_t end)
 {
     return bench_schedule_next_due(p->load->rate, p->load->stages, p->start_ns, from, end);
+}
+
+uint64_t pool_first_due(const pool *p)
+{
+    const bench_load *l = p->load;
+    const uint64_t horizon = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
+                                            : UINT64_MAX;
+    return l->stages ? next_due(p, p->start_ns, horizon) : p->start_ns;
 }
 
 void *pool_dispatch_main(void *arg)
@@ -33,11 +42,13 @@ void *pool_dispatch_main(void *arg)
     const uint64_t horizon = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
                                             : UINT64_MAX;
     if (by_rate)
-        next = l->stages ? next_due(p, p->start_ns, horizon) : p->start_ns;
+        next = pool_first_due(p);
+    /* Requests due from the end of the measured part on are not the run's. */
+    const uint64_t plan_end = l->duration_ns ? p->measure_ns + l->duration_ns : UINT64_MAX;
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         uint64_t now = bench_now_ns();
         if (by_rate) {
-            if (next == UINT64_MAX) {
+            if (next == UINT64_MAX || next >= plan_end) {
                 pause_ns(POLL_NS / 10);   /* the schedule is over: wait for the end */
                 continue;
             }
@@ -70,14 +81,7 @@ void *pool_dispatch_main(void *arg)
             next = next_due(p, next, horizon);
     }
     /* Requests due before the end but never issued are dropped, not lost:
-     * count them from the schedule. */
-    if (by_rate) {
-        uint64_t end = bench_now_ns();
-        while (next < end) {
-            if (next >= p->measure_ns)
-                atomic_fetch_add_explicit(&p->scheduled_measured, 1, memory_order_relaxed);
-            next = next_due(p, next, end);
-        }
-    }
+     * pool.c counts them from the schedule, from here, after the join. */
+    p->disp_next = by_rate ? next : UINT64_MAX;
     return NULL;
 }

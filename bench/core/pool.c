@@ -10,6 +10,7 @@
  * queue.c; their shared state is bench/core/pool_int.h.
  */
 #include "bench/core/pool_int.h"
+#include "bench/core/schedule.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -131,6 +132,36 @@ static int merge_breakdown(pool *p, unsigned k, bench_outcome *out)
     return 0;
 }
 
+/*
+ * After the join: the measured run's scheduled requests that never started
+ * (its dropped ones), each recorded in out->unstarted at the lower bound of
+ * its latency, from when it was due to `end`, the end of the measured part:
+ * those the dispatcher never issued (counted from the schedule), those
+ * still in the queue, and those an asynchronous engine's slots still held
+ * when their drain gave up.  Returns how many the dispatcher never issued
+ * (they are scheduled, not yet counted).
+ */
+static uint64_t tally_unstarted(pool *p, uint64_t end, bench_outcome *out)
+{
+    const bench_load *l = p->load;
+    uint64_t never = 0, due;
+    if (p->has_dispatcher && (l->rate > 0 || l->stages)) {
+        for (due = p->disp_next; due < end;
+             due = bench_schedule_next_due(l->rate, l->stages, p->start_ns, due, end)) {
+            if (due < p->measure_ns)
+                continue;
+            bench_hist_record(out->unstarted, end - due);
+            never++;
+        }
+    }
+    while ((due = bench_queue_take_left(&p->queue)) != 0)
+        if (due >= p->measure_ns)
+            bench_hist_record(out->unstarted, end > due ? end - due : 0);
+    for (unsigned i = 0; pool_use_async(p) && i < p->n; i++)
+        (void)pool_async_left(&p->workers[i], out->unstarted, p->measure_ns, end);
+    return never;
+}
+
 /* After the join: merge what the workers own into the outcome. */
 static int merge_results(pool *p, bench_outcome *out)
 {
@@ -166,10 +197,16 @@ static int merge_results(pool *p, bench_outcome *out)
     const uint64_t end = pool_measured_end(p);
     out->duration_s = end > p->measure_ns ? (double)(end - p->measure_ns) / 1e9 : 0.0;
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
-        out->scheduled = pool_scheduled_measured(p);
+        const bench_load *l = p->load;
+        out->scheduled = pool_scheduled_measured(p) + tally_unstarted(p, end, out);
         out->late = atomic_load(&p->late);
         out->dropped = out->scheduled > out->ops ? out->scheduled - out->ops : 0;
         out->target_rate = out->duration_s > 0 ? (double)out->scheduled / out->duration_s : 0;
+        out->has_schedule = l->rate > 0 || l->stages;
+        out->max_unstarted = l->max_unstarted;
+        out->concurrency = p->n;
+        if (pool_use_async(p) && p->w->async.slots > p->n)
+            out->concurrency = p->w->async.slots;
     }
     return 0;
 }
@@ -235,7 +272,8 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     if (load->mode == BENCH_MODE_NONBLOCKING) {
         out->service = bench_hist_new();
         out->queue = bench_hist_new();
-        if (!out->service || !out->queue) {
+        out->unstarted = bench_hist_new();
+        if (!out->service || !out->queue || !out->unstarted) {
             fail(out, "out of memory");
             return -1;
         }
@@ -411,6 +449,7 @@ void bench_outcome_free(bench_outcome *out)
     bench_hist_free(out->failed);
     bench_hist_free(out->service);
     bench_hist_free(out->queue);
+    bench_hist_free(out->unstarted);
     bench_side_free(&out->side);
     free(out->errs);
     free(out->samples);

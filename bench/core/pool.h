@@ -40,7 +40,14 @@ typedef struct bench_load {
     /* Stop the run (status failed) once every operation of this long a
      * stretch of measured seconds failed: the device is gone (0: never). */
     uint64_t abort_ns;
+    /* Non-blocking with a schedule: the share of its scheduled requests (0
+     * to 1) that may never start before the run fails as saturated
+     * (bench_schedule_unkept; --max-unstarted, default 1 %). */
+    double   max_unstarted;
 } bench_load;
+
+/* --max-unstarted's default: 1 % of the scheduled requests. */
+#define BENCH_MAX_UNSTARTED_DEFAULT 0.01
 
 typedef struct bench_sample {
     uint32_t t;             /* 1-based second of the measured run; 0 during warm-up */
@@ -92,6 +99,20 @@ static inline int bench_client_cpu_bound(double client_cpu, double host_cpus)
     return host_cpus > 0 && client_cpu >= BENCH_CLIENT_CPU_BOUND * host_cpus;
 }
 
+/*
+ * Was a schedule not kept?  More of its scheduled requests never started
+ * than max_frac of them, and than the operations the run could have in
+ * service at once (concurrency: the threads, or an engine's slots), which
+ * is what a run that keeps up may still have waiting for a thread when it
+ * stops.  The verdict (bench_outcome_verdict) and the capacity search's
+ * steps both judge by it.
+ */
+static inline int bench_schedule_unkept(uint64_t scheduled, uint64_t unstarted, uint64_t concurrency,
+                                        double max_frac)
+{
+    return scheduled > 0 && (double)unstarted > max_frac * (double)scheduled && unstarted > concurrency;
+}
+
 typedef struct bench_outcome {
     bench_run_status status;
     char        reason[256];    /* when status is FAILED */
@@ -113,6 +134,13 @@ typedef struct bench_outcome {
     uint64_t    scheduled;      /* requests the schedule called for in the measured run */
     uint64_t    late;           /* issued more than 1 ms after their scheduled time */
     uint64_t    dropped;        /* scheduled but never started before the end */
+    bench_hist *unstarted;      /* the dropped ones' latency, a lower bound: from when each
+                                   was due to the end of the measured part (as wrk2 counts
+                                   them); NULL for a run without a schedule */
+    unsigned    concurrency;    /* operations it could have in service at once: the threads,
+                                   or an asynchronous engine's slots */
+    double      max_unstarted;  /* the load's bound on dropped / scheduled */
+    int         has_schedule;   /* a rate or a ramp set the due times (not a window alone) */
     double      target_rate;    /* scheduled requests / duration */
     uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
     double      client_cpu;     /* CPUs this process kept busy in the measured part (user

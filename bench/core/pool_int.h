@@ -118,7 +118,9 @@ struct pool {
     int               has_dispatcher;
     _Atomic uint64_t  issued, completed;    /* requests handed out / finished (all) */
     _Atomic uint64_t  scheduled_measured, late;
-    _Atomic uint64_t  scheduled_now;        /* scheduled so far, for per-second targets */
+    _Atomic uint64_t  scheduled_now;        /* issued so far: a window's per-second targets */
+    uint64_t          disp_next;            /* the dispatcher's first due time not issued
+                                               (UINT64_MAX: none); read after the join */
     /* Asynchronous engines that wait (await): a pipe whose read end is
      * readable when a request was queued while some thread waited. */
     int               wake[2];
@@ -323,6 +325,11 @@ void pool_wake_drain(pool *p);
 
 /* ---- async.c ---- */
 
+/* After the join: record in h, as in pool.c's tally of the dropped, the
+ * requests due at or after measure_ns that the worker's slots still held
+ * when the drain gave up (they never completed): end - due each. */
+uint64_t pool_async_left(const worker *wk, bench_hist *h, uint64_t measure_ns, uint64_t end);
+
 /* Whether this run uses the workload's asynchronous slots. */
 int  pool_use_async(const pool *p);
 /* Whether its threads pace themselves (a window, no rate): no dispatcher. */
@@ -337,6 +344,8 @@ void pool_async_close(worker *wk);
 
 /* The dispatcher thread's body (arg: the pool). */
 void *pool_dispatch_main(void *arg);
+/* The schedule's first due time of the run (its start for a fixed rate). */
+uint64_t pool_first_due(const pool *p);
 
 /* ---- sampler.c ---- */
 

@@ -208,6 +208,11 @@ void bench_queue_close(bench_queue *q)
         sem_post(&q->spaces);
 }
 
+uint64_t bench_queue_take_left(bench_queue *q)
+{
+    return try_dequeue(q);
+}
+
 /* ---- the pool's side ---- */
 
 int pool_queue_push(pool *p, uint64_t intended)

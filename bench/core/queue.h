@@ -60,5 +60,8 @@ uint64_t bench_queue_try_pop(bench_queue *q);
 int  bench_queue_has(bench_queue *q);
 /* Close the queue: every thread waiting in it, or coming to it, returns. */
 void bench_queue_close(bench_queue *q);
+/* After the close, once no other thread uses the queue: the values it
+ * still holds, oldest first, one a call; 0 when none is left. */
+uint64_t bench_queue_take_left(bench_queue *q);
 
 #endif

@@ -13,13 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/core/schedule.h"
+
 /* Everything the sampler needs between ticks. */
 typedef struct sampler {
     bench_hist *sum, *prev, *delta;
     uint64_t    ops_prev, errs_prev;
     uint64_t    tick_prev_ns;
     int         warm;          /* the previous interval was a warm-up one */
-    uint64_t    sched_prev;    /* non-blocking: scheduled requests at the last tick */
+    uint64_t    sched_prev;    /* a window: requests issued at the last tick */
+    uint64_t    due_next;      /* a rate or a ramp: the schedule's next due time not counted */
     bench_err   errs[ERR_SLOTS];   /* measured errors by code so far (live exporters) */
     int         cpu_taken;     /* cpu0_ns and wall0_ns hold the measured part's start */
     uint64_t    cpu0_ns, wall0_ns;
@@ -75,9 +78,19 @@ static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sam
         out->p99_ns = bench_hist_percentile(s->delta, 99.0);
     }
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
-        uint64_t sched = pool_scheduled_now(p);
-        out->target = (double)(sched - s->sched_prev);
-        s->sched_prev = sched;
+        const bench_load *l = p->load;
+        if (l->rate > 0 || l->stages) {
+            /* What the schedule asked for in the interval, issued or not. */
+            const uint64_t end = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
+                                                : UINT64_MAX;
+            out->target = (double)bench_schedule_count(l->rate, l->stages, p->start_ns, &s->due_next,
+                                                       now, end);
+        } else {
+            /* A window: a request is due when it is issued. */
+            uint64_t sched = pool_scheduled_now(p);
+            out->target = (double)(sched - s->sched_prev);
+            s->sched_prev = sched;
+        }
         /* Finished is read after issued: it may have passed that reading. */
         const uint64_t issued = pool_issued(p), finished = pool_completed(p);
         out->in_flight = issued > finished ? issued - finished : 0;
@@ -118,13 +131,15 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
                      bench_second_fn on_second, void *arg, bench_outcome *out)
 {
     sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
-                  load->warmup_ns > 0, 0, { { 0, 0 } }, 0, 0, 0 };
+                  load->warmup_ns > 0, 0, 0, { { 0, 0 } }, 0, 0, 0 };
     size_t cap = 0;
     uint32_t warm_k = 0, k = 0;
     const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
     uint64_t failing_ns = 0;       /* measured time in a row in which every operation failed */
     int rc = 0;
 
+    if (load->mode == BENCH_MODE_NONBLOCKING && (load->rate > 0 || load->stages))
+        s.due_next = pool_first_due(p);
     if (!s.sum || !s.prev || !s.delta) {
         rc = -1;
         goto stop;

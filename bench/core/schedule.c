@@ -26,3 +26,26 @@ uint64_t bench_schedule_next_due(double rate, const bench_stages *stages, uint64
     }
     return UINT64_MAX;
 }
+
+uint64_t bench_schedule_count(double rate, const bench_stages *stages, uint64_t start_ns,
+                              uint64_t *next, uint64_t until, uint64_t end)
+{
+    uint64_t n = 0;
+    if (*next >= until || *next == UINT64_MAX)
+        return 0;
+    if (!stages && rate > 0 && until <= end) {
+        /* Every gap is the same whole number of ns (next_due's, from 0);
+         * before `end` each due time has its successor. */
+        const uint64_t gap = bench_schedule_next_due(rate, NULL, 0, 0, 1);
+        if (gap != UINT64_MAX && gap > 0 && gap <= BENCH_SCHEDULE_STEP_NS) {
+            n = (until - *next + gap - 1) / gap;
+            *next += n * gap;
+            return n;
+        }
+    }
+    while (*next < until) {
+        n++;
+        *next = bench_schedule_next_due(rate, stages, start_ns, *next, end);
+    }
+    return n;
+}

@@ -34,4 +34,15 @@ double bench_schedule_rate_at(double rate, const bench_stages *stages, uint64_t 
 uint64_t bench_schedule_next_due(double rate, const bench_stages *stages, uint64_t start_ns,
                                  uint64_t from, uint64_t end);
 
+/*
+ * How many requests fall due before `until`, from the one due at *next on
+ * (bench_schedule_next_due's times, none skipped); *next becomes the first
+ * due time at or after `until` (UINT64_MAX when the schedule ends first,
+ * `end` bounding it as for next_due).  A fixed rate of one request a step
+ * or more is counted without walking each due time.  What the schedule
+ * asked for in an interval, whatever was issued: the per-second target.
+ */
+uint64_t bench_schedule_count(double rate, const bench_stages *stages, uint64_t start_ns,
+                              uint64_t *next, uint64_t until, uint64_t end);
+
 #endif

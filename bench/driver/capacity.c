@@ -91,25 +91,6 @@ static int parse_objective(bench_cap_opts *o, const char *arg)
     return 0;
 }
 
-/* "2%", "2", "0.5 %": a percentage, 0.1 to 50. */
-static int parse_precision(bench_cap_opts *o, const char *arg)
-{
-    char *end = NULL;
-    const double v = strtod(arg, &end);
-    if (end != arg) {
-        while (*end == ' ')
-            end++;
-        if (*end == '%')
-            end++;
-    }
-    if (end == arg || *end || !(v >= 0.1) || !(v <= 50)) {
-        bench_error("--precision %s: a percentage from 0.1%% to 50%% (e.g. 2%%)", arg);
-        return -1;
-    }
-    o->precision = v / 100.0;
-    return 0;
-}
-
 int bench_cap_opt(bench_cap_opts *o, int code, const char *arg)
 {
     uint64_t v;
@@ -122,7 +103,7 @@ int bench_cap_opt(bench_cap_opts *o, int code, const char *arg)
                                                                                               : -1;
     case BENCH_OPT_PRECISION:
         o->precision_given = 1;
-        return parse_precision(o, arg) == 0 ? 1 : -1;
+        return bench_parse_pct("--precision", arg, 0.1, 50, "2%", &o->precision) == 0 ? 1 : -1;
     case BENCH_OPT_MAX_STEPS:
         o->steps_given = 1;
         if (bench_parse_u64("--max-steps", arg, 3, BENCH_CAP_MAX_STEPS, &v) != 0)
@@ -287,8 +268,8 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
     }
     /* Requests the stop caught in the queue, beyond what the threads (or
      * slots) could have had in hand: the target did not keep up. */
-    if (st->scheduled && (double)st->dropped > 0.01 * (double)st->scheduled &&
-        (long long)st->dropped > conc) {
+    if (bench_schedule_unkept(st->scheduled, st->dropped, (uint64_t)conc,
+                              bench_json_num(sch, "max_unstarted_pct", 100 * BENCH_MAX_UNSTARTED_DEFAULT) / 100)) {
         snprintf(text, sizeof text, "%llu requests (%.1f %%) never started",
                  (unsigned long long)st->dropped,
                  100.0 * (double)st->dropped / (double)st->scheduled);

@@ -125,8 +125,10 @@ typedef struct bench_cap_step {
 /*
  * Judge a step from its element of "runs": every objective holds
  * (bench_threshold_eval), the achieved rate of successes is at least
- * BENCH_CAP_KEEP_UP of the offered rate, and no more requests were dropped
- * (never started) than 1 % of them and the threads (or slots) could hold.
+ * BENCH_CAP_KEEP_UP of the offered rate, and the schedule was kept: no more
+ * requests were dropped (never started) than the run's --max-unstarted
+ * share of them (1 %) and the threads (or slots) could hold
+ * (bench_schedule_unkept, as the run's own verdict).
  * `baseline_service_us` is the median service time of the lowest rate
  * measured so far (0: this is the first); `host_cpus` the machine's CPUs
  * (0: unknown).  When a step fails, its limit is "generator" when

@@ -40,6 +40,11 @@ static const bench_option load_rows[] = {
     { "abort-on-errors", 0, BENCH_ARG_REQUIRED, "TIME|off", BENCH_OPT_ABORT,
       "stop the run, as failed, once every operation\n"
       "failed for this long (the device is gone; default 3s)", NULL },
+    { "max-unstarted", 0, BENCH_ARG_REQUIRED, "PCT", BENCH_OPT_MAX_UNSTARTED,
+      "non-blocking with --rate or --stages: the run fails,\n"
+      "target saturated, when more than PCT of its scheduled\n"
+      "requests never started (and more than its threads or\n"
+      "slots; default 1%, 100% never)", NULL },
 };
 const bench_opt_group bench_load_group = BENCH_OPT_GROUP("Load:", load_rows, NULL);
 
@@ -58,6 +63,7 @@ void bench_load_opts_init(bench_load_opts *o)
     memset(o, 0, sizeof *o);
     o->load.threads = 1;
     o->load.abort_ns = BENCH_ABORT_DEFAULT_NS;
+    o->load.max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT;
     bench_metrics_opts_init(&o->metrics);
 }
 
@@ -164,6 +170,9 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
         }
         return bench_parse_duration("--abort-on-errors", arg, 1000000000ULL, MAX_DURATION_NS,
                                     &o->load.abort_ns) == 0 ? 1 : -1;
+    case BENCH_OPT_MAX_UNSTARTED:
+        o->max_unstarted_given = 1;
+        return bench_parse_pct("--max-unstarted", arg, 0, 100, "1%", &o->load.max_unstarted) == 0 ? 1 : -1;
     case BENCH_OPT_THINK:
         return bench_parse_duration("--think", arg, 0, 3600ULL * 1000000000ULL, &o->load.think_ns) == 0
                    ? 1 : -1;
@@ -224,6 +233,11 @@ int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
         }
     } else if (l->rate || l->inflight) {
         bench_error("%s needs --mode nonblocking", l->rate ? "--rate" : "--inflight");
+        return -1;
+    }
+    if (o->max_unstarted_given && !(nb && (l->rate > 0 || o->stages_text))) {
+        bench_error("--max-unstarted bounds a schedule's requests that never started: it needs "
+                    "--mode nonblocking with --rate or --stages");
         return -1;
     }
     if (l->warmup_ops && l->warmup_ns) {

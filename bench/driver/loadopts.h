@@ -26,13 +26,14 @@ typedef struct bench_load_opts {
     size_t       nthreads;
     int          threads_given, has_duration, iter_total;
     int          mode_given;                      /* --mode blocking|nonblocking given */
+    int          max_unstarted_given;             /* --max-unstarted given */
     bench_metrics_opts metrics;                   /* --metrics-listen, --metrics-linger */
 } bench_load_opts;
 
 enum {
     BENCH_OPT_THREADS = 1100, BENCH_OPT_DURATION, BENCH_OPT_ITERATIONS, BENCH_OPT_ITER_THREAD,
     BENCH_OPT_WARMUP, BENCH_OPT_MODE, BENCH_OPT_RATE, BENCH_OPT_INFLIGHT, BENCH_OPT_STAGES,
-    BENCH_OPT_THINK, BENCH_OPT_ABORT,
+    BENCH_OPT_THINK, BENCH_OPT_ABORT, BENCH_OPT_MAX_UNSTARTED,
 };
 
 /* --abort-on-errors: by default a run stops once this long a stretch of

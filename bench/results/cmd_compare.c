@@ -189,10 +189,14 @@ static void print_row(FILE *f, const cfile *cf, const json_t *run, const json_t 
         snprintf(cells[8], sizeof cells[8], "%+.2fpp", m.error_pct - b.error_pct);
         bench_model_free(&b);
     }
-    bench_model_free(&m);
     print_cells(f, cells);
     if (other_target && base && base != run)
         fputs("  \xe2\x9a\xa0 different target", f);
+    /* A schedule not kept: its latency leaves out the longest waits. */
+    if (!m.latency_complete)
+        fprintf(f, "  \xe2\x9a\xa0 latency incomplete: %llu of %llu scheduled requests never started",
+                (unsigned long long)m.dropped, (unsigned long long)m.scheduled);
+    bench_model_free(&m);
     fputc('\n', f);
 }
 

@@ -204,6 +204,21 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
             fprintf(f, " %s", reason);
         fputc('\n', f);
     }
+    /* Runs that did not keep their schedule: their latency leaves out the
+     * requests that would have waited longest (the run model's figures). */
+    int noted = 0;
+    json_array_foreach(runs, i, run) {
+        bench_run_model m;
+        if (bench_model_from_run(run, doc, &m) != 0)
+            continue;
+        if (m.measured && !m.latency_complete) {
+            if (!noted++)
+                fputs("\n  latency incomplete (target saturated: the schedule was not kept):\n", f);
+            fprintf(f, "    %s · %u thread%s: %llu of %llu scheduled requests never started\n", m.test, m.threads,
+                    m.threads == 1 ? "" : "s", (unsigned long long)m.dropped, (unsigned long long)m.scheduled);
+        }
+        bench_model_free(&m);
+    }
     /* A capacity search's file: its answer after the steps. */
     const json_t *cap = json_object_get(doc, "capacity");
     if (json_is_object(cap)) {

@@ -64,6 +64,8 @@ typedef struct mtest {
     buckets  lat_done, lat_live;
     double   threads, in_flight, target;
     int      has_target;
+    uint64_t scheduled_done, unstarted_done;   /* a schedule's requests and those that never
+                                                  started, of its finished runs */
 } mtest;
 
 typedef struct merr {
@@ -297,6 +299,20 @@ static void render_tests(sbuf *b, const bench_metrics *m)
         if (m->tests[i].has_target)
             put(b, "hsmbench_target_operations_per_second{%s} %.9g\n", labels(m, i, l, sizeof l),
                 m->tests[i].target);
+    family(b, "hsmbench_scheduled_requests_total", "counter",
+           "Non-blocking runs with a schedule: requests due in the measured run (schedule.scheduled), "
+           "counted as each run ends.");
+    for (size_t i = 0; i < m->ntests; i++)
+        if (m->tests[i].has_target)
+            put(b, "hsmbench_scheduled_requests_total{%s} %llu\n", labels(m, i, l, sizeof l),
+                (unsigned long long)m->tests[i].scheduled_done);
+    family(b, "hsmbench_unstarted_requests_total", "counter",
+           "Non-blocking runs with a schedule: requests due that never started (schedule.dropped), "
+           "counted as each run ends.");
+    for (size_t i = 0; i < m->ntests; i++)
+        if (m->tests[i].has_target)
+            put(b, "hsmbench_unstarted_requests_total{%s} %llu\n", labels(m, i, l, sizeof l),
+                (unsigned long long)m->tests[i].unstarted_done);
     family(b, "hsmbench_phase", "gauge", "1 for the phase the test is in: warmup, measured or done.");
     for (size_t i = 0; i < m->ntests; i++) {
         labels(m, i, l, sizeof l);
@@ -673,6 +689,10 @@ void bench_metrics_end(bench_metrics *m, const bench_run_model *model)
         /* the results file's figures, from the one run model */
         x->ops_done += model->ops;
         x->attempts_done += model->attempts;
+        if (model->open_loop) {
+            x->scheduled_done += model->scheduled;
+            x->unstarted_done += model->dropped;
+        }
         for (size_t k = 0; k <= m->le.n; k++)
             x->lat_done.n[k] += b.n[k];
         x->lat_done.sum_s += b.sum_s;

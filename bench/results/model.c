@@ -292,6 +292,8 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     memset(m, 0, sizeof *m);
     m->client_cpu = -1;
     m->capacity_step = -1;
+    m->max_unstarted_pct = -1;
+    m->latency_complete = 1;
     copy(m->test, sizeof m->test, bench_json_str(run, "test", "?"));
     copy(m->mechanism, sizeof m->mechanism, bench_json_str(run, "mechanism", ""));
     copy(m->mode, sizeof m->mode, bench_json_str(run, "mode", "?"));
@@ -350,7 +352,11 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
         m->scheduled = count_of(sched, "scheduled");
         m->late = count_of(sched, "late");
         m->dropped = count_of(sched, "dropped");
+        bench_model_latency_of(json_object_get(sched, "unstarted_latency_us"), &m->unstarted);
+        bench_model_latency_of(json_object_get(sched, "scheduled_latency_us"), &m->scheduled_latency);
+        m->max_unstarted_pct = bench_json_num(sched, "max_unstarted_pct", -1);
     }
+    m->latency_complete = !json_is_false(json_object_get(run, "latency_complete"));
     if (codes_of(json_object_get(run, "errors_by_code"), &m->codes, &m->ncodes) != 0 ||
         seconds_of(json_object_get(run, "per_second"), m) != 0 ||
         classes_of(json_object_get(run, "breakdown"), m) != 0)

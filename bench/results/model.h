@@ -131,6 +131,14 @@ typedef struct bench_run_model {
     int      open_loop;                  /* has a schedule */
     double   target_ops_per_s, achieved_ops_per_s;
     uint64_t scheduled, late, dropped;
+    /* The requests that never started (dropped): their latency's lower
+     * bounds (due to the end of the measured part), and every scheduled
+     * request's latency with them at those bounds; absent in older files. */
+    bench_model_latency unstarted, scheduled_latency;
+    double   max_unstarted_pct;          /* the bound on dropped / scheduled; < 0 unknown */
+    int      latency_complete;           /* 0: a schedule not kept, latency leaves out more
+                                            requests than the bound (every latency threshold
+                                            fails); 1 otherwise */
 
     bench_model_code *codes;             /* errors by code, most frequent first */
     size_t            ncodes;

@@ -78,6 +78,13 @@ void bench_report_header(FILE *f, const bench_run_desc *d)
     fflush(f);
 }
 
+/* A schedule (a rate or a ramp) that was not kept (bench_schedule_unkept). */
+static int saturated(const bench_outcome *o)
+{
+    return o->has_schedule &&
+           bench_schedule_unkept(o->scheduled, o->dropped, o->concurrency, o->max_unstarted);
+}
+
 /* "97.3 % CKR_DEVICE_ERROR": the most frequent error's share of the attempts. */
 static void dominant(const bench_outcome *o, const bench_workload *w, char *buf, size_t len)
 {
@@ -121,6 +128,15 @@ const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *
     if (o->errors * 2 > o->ops) {
         dominant(o, w, cause, sizeof cause);
         snprintf(reason, len, "%s%s", o->errors == o->ops ? "every operation failed: " : "", cause);
+        return "failed";
+    }
+    if (saturated(o)) {
+        const double d = o->duration_s;
+        snprintf(reason, len,
+                 "target saturated: %llu of %llu scheduled requests never started (%.1f %%); "
+                 "achieved %.0f/s of %.0f/s scheduled", (unsigned long long)o->dropped,
+                 (unsigned long long)o->scheduled, 100.0 * (double)o->dropped / (double)o->scheduled,
+                 d > 0 ? (double)(o->ops - o->errors) / d : 0.0, o->target_rate);
         return "failed";
     }
     return "ok";
@@ -244,6 +260,12 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_mode
     if (m->open_loop) {
         latency_line(f, "service time", &m->service);
         latency_line(f, "queueing delay", &m->queue);
+        /* The requests that never started, as wrk2 counts them: at least
+         * from when each was due to the end; and every request with them. */
+        if (m->dropped && m->unstarted.count) {
+            latency_line(f, "unstarted, at least", &m->unstarted);
+            latency_line(f, "all requests, at least", &m->scheduled_latency);
+        }
     }
 
     label(f, "errors", 4);
@@ -405,6 +427,32 @@ oom:
     return NULL;
 }
 
+/*
+ * A schedule's figures of the requests that never started: the bound, the
+ * lower bounds of their latency (due to the end of the measured part), and
+ * the latency of every scheduled request (successes and failures from
+ * their due time, the unstarted at their lower bound).  0, or -1 when out
+ * of memory.
+ */
+static int schedule_figures(json_t *sched, const bench_outcome *o)
+{
+    bench_hist *all = bench_hist_new();
+    if (!all)
+        return -1;
+    bench_hist_add(all, o->hist);
+    if (o->failed)
+        bench_hist_add(all, o->failed);
+    bench_hist_add(all, o->unstarted);
+    int bad = 0;
+    if (o->has_schedule)
+        bad |= json_object_set_new(sched, "max_unstarted_pct",
+                                   json_real(round(o->max_unstarted * 100 * 1e6) / 1e6));
+    bad |= json_object_set_new(sched, "unstarted_latency_us", bench_report_latency_json(o->unstarted));
+    bad |= json_object_set_new(sched, "scheduled_latency_us", bench_report_latency_json(all));
+    bench_hist_free(all);
+    return bad ? -1 : 0;
+}
+
 static json_t *desc_json(const bench_run_desc *d, const char *status)
 {
     json_t *run = json_pack("{s:s,s:s,s:i,s:I,s:s}", "test", d->test, "mode", d->mode,
@@ -489,11 +537,18 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     if (o->service) {
         json_object_set_new(run, "service_us", bench_report_latency_json(o->service));
         json_object_set_new(run, "queue_us", bench_report_latency_json(o->queue));
-        json_object_set_new(run, "schedule",
-                            json_pack("{s:f,s:f,s:I,s:I,s:I}", "target_ops_per_s",
-                                      round(o->target_rate * 100) / 100, "achieved_ops_per_s",
-                                      round(rate * 100) / 100, "scheduled", (json_int_t)o->scheduled,
-                                      "late", (json_int_t)o->late, "dropped", (json_int_t)o->dropped));
+        json_t *sched = json_pack("{s:f,s:f,s:I,s:I,s:I}", "target_ops_per_s",
+                                  round(o->target_rate * 100) / 100, "achieved_ops_per_s",
+                                  round(rate * 100) / 100, "scheduled", (json_int_t)o->scheduled,
+                                  "late", (json_int_t)o->late, "dropped", (json_int_t)o->dropped);
+        if (sched && o->unstarted && schedule_figures(sched, o) != 0) {
+            json_decref(run);
+            json_decref(sched);
+            return NULL;
+        }
+        json_object_set_new(run, "schedule", sched);
+        if (o->has_schedule)
+            json_object_set_new(run, "latency_complete", json_boolean(!saturated(o)));
     }
 
     json_t *by = json_object();

@@ -70,8 +70,13 @@ void bench_report_latency_line(FILE *f, int width, const char *name, const bench
  * The verdict on a measured run: "interrupted"; "failed" when it was
  * stopped because every operation failed (load.abort_ns), when no operation
  * completed, or when most (more than half) failed, with the reason naming
- * the dominant cause ("97.3 % CKR_DEVICE_ERROR"); else "ok" (errors below
- * half still count, and make the exit status 1).
+ * the dominant cause ("97.3 % CKR_DEVICE_ERROR"), or when a schedule (a
+ * rate or a ramp) was not kept: more of its scheduled requests never
+ * started than its bound (--max-unstarted) and its concurrency
+ * (bench_schedule_unkept), "target saturated: N of M scheduled requests
+ * never started ...", its latency_us then incomplete (the run element's
+ * latency_complete false: every latency threshold fails); else "ok"
+ * (errors below half still count, and make the exit status 1).
  */
 const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *w, char *reason,
                                   size_t len);

@@ -613,6 +613,26 @@ static void stats_table(FILE *f, const bench_run_model *m)
         fprintf(f, "<tr><th>data</th><td class=\"n\">%s</td><th>data rate</th><td class=\"n\">%s/s</td>"
                 "<th></th><td></td></tr>\n", bench_fmt_bytes(m->bytes, a, sizeof a),
                 bench_fmt_bytes(m->bytes_per_s, b, sizeof b));
+    if (m->open_loop) {
+        /* The schedule, and the requests that never started: their latency
+         * at least (due to the end), and every request's with them. */
+        fprintf(f, "<tr><th>scheduled</th><td class=\"n\">%llu (%.2f/s)</td><th>late</th><td class=\"n\">%llu</td>"
+                "<th>never started</th><td class=\"n\">%llu</td></tr>\n", (unsigned long long)m->scheduled,
+                m->target_ops_per_s, (unsigned long long)m->late, (unsigned long long)m->dropped);
+        if (m->dropped && m->unstarted.count) {
+            fputs("<tr><th>unstarted p50, at least</th><td class=\"n\">", f);
+            esc(f, fmt_us(m->unstarted.p50, a, sizeof a));
+            fputs("</td><th>unstarted p99, at least</th><td class=\"n\">", f);
+            esc(f, fmt_us(m->unstarted.p99, a, sizeof a));
+            fputs("</td><th>all requests p99, at least</th><td class=\"n\">", f);
+            esc(f, fmt_us(m->scheduled_latency.p99, a, sizeof a));
+            fputs("</td></tr>\n", f);
+        }
+        if (!m->latency_complete)
+            fprintf(f, "<tr><th>latency incomplete</th><td colspan=\"5\">%llu of %llu scheduled requests never "
+                    "started: the figures below leave out those that waited longest</td></tr>\n",
+                    (unsigned long long)m->dropped, (unsigned long long)m->scheduled);
+    }
     const struct { const char *name; double v; } keys[] = {
         { "min", lat->min }, { "avg", lat->mean }, { "stddev", lat->stddev }, { "p50", lat->p50 },
         { "p90", lat->p90 }, { "p95", lat->p95 }, { "p99", lat->p99 }, { "p99.9", lat->p999 },

@@ -1337,6 +1337,26 @@ static int same_bounds(const json_t *a, const json_t *b, const char *an, const c
     return 0;
 }
 
+/* The inputs' schedules, when every one has one: target rates, scheduled,
+ * late and dropped requests added.  0, or -1 when out of memory. */
+static int merge_schedules(json_t *out, const mrun *in, size_t n)
+{
+    double target = 0;
+    long long counts[3] = { 0, 0, 0 };
+    static const char *const keys[3] = { "scheduled", "late", "dropped" };
+    for (size_t i = 0; i < n; i++) {
+        const json_t *sch = json_object_get(in[i].run, "schedule");
+        if (!json_is_object(sch))
+            return 0;
+        target += bench_json_num(sch, "target_ops_per_s", 0);
+        for (size_t k = 0; k < 3; k++)
+            counts[k] += bench_json_int(sch, keys[k], 0);
+    }
+    json_t *m = json_pack("{s:f,s:I,s:I,s:I}", "target_ops_per_s", round(target * 100) / 100, keys[0],
+                          (json_int_t)counts[0], keys[1], (json_int_t)counts[1], keys[2], (json_int_t)counts[2]);
+    return m && json_object_set_new(out, "schedule", m) == 0 ? 0 : -1;
+}
+
 /* The merged element of runs for base run `j`, matched in every input. */
 static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n, size_t j,
                          size_t *const *match, const bench_section *const *sections, char *err, size_t len)
@@ -1426,6 +1446,17 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
         if (json_object_set(out, "reason", json_object_get(base, "reason")) != 0)
             goto oom;
     }
+    /* A generator that did not keep its schedule leaves a hole in the merged
+     * latency too; the schedules' counts add up (their latencies' lower
+     * bounds, without histograms, do not). */
+    for (size_t i = 0; measured && i < n; i++)
+        if (json_is_false(json_object_get(in[i].run, "latency_complete"))) {
+            if (json_object_set_new(out, "latency_complete", json_false()) != 0)
+                goto oom;
+            break;
+        }
+    if (measured && merge_schedules(out, in, n) != 0)
+        goto oom;
     if (measured && (merge_measured(out, in, n, err, len) != 0 || merge_sections(out, in, n, sections, err, len) != 0 ||
                      merge_breakdowns(out, in, n, err, len) != 0)) {
         json_decref(out);

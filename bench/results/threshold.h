@@ -122,7 +122,11 @@ const char *bench_threshold_observed_text(const bench_threshold *t, double obser
  *       ✓ 'p99<50ms' p(99)=4.66ms
  *       ✗ 'rate>5000' rate=2877.77/s
  *
- * A threshold naming a test of which `runs` holds no run fails too.
+ * A threshold naming a test of which `runs` holds no run fails too; so
+ * does a latency threshold (of the run's latency or a side distribution)
+ * on a run whose latency_complete is false (a schedule not kept: more of
+ * its requests never started than its bound), observed null, the block
+ * saying "latency incomplete: N of M scheduled requests never started".
  * Returns the number of failed checks (0: all passed), or -1 when out of
  * memory.  The caller exits 1 when it is not 0.
  */

@@ -43,6 +43,25 @@ void bench_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+int bench_parse_pct(const char *flag, const char *text, double min, double max, const char *example,
+                    double *out_fraction)
+{
+    char *end = NULL;
+    const double v = strtod(text, &end);
+    if (end != text) {
+        while (*end == ' ')
+            end++;
+        if (*end == '%')
+            end++;
+    }
+    if (end == text || *end || !(v >= min) || !(v <= max)) {
+        bench_error("%s %s: a percentage from %g%% to %g%% (e.g. %s)", flag, text, min, max, example);
+        return -1;
+    }
+    *out_fraction = v / 100.0;
+    return 0;
+}
+
 int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
     const char *p = text;

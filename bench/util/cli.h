@@ -31,6 +31,14 @@ int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t m
 int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, uint64_t max_ns,
                          uint64_t *out_ns);
 
+/*
+ * Parse a percentage: "2%", "2", "0.5 %", within [min, max] (in percent).
+ * The value as a fraction (2% -> 0.02); -1 when it is not one, printing
+ * "FLAG TEXT: a percentage from MIN% to MAX% (e.g. EXAMPLE)".
+ */
+int bench_parse_pct(const char *flag, const char *text, double min, double max, const char *example,
+                    double *out_fraction);
+
 /* Format a duration given in ns the way k6 does: "812µs", "4.21ms", "1.02s". */
 const char *bench_fmt_ns(double ns, char *buf, unsigned len);
 /* Format a byte count: "512 B", "1.5 kB", "3.2 MB" (decimal units, as k6). */

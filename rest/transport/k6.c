@@ -180,6 +180,11 @@ void rest_k6_lines(FILE *f, const json_t *k6)
         fprintf(f, "%s %s/s\n", rest_k6_bytes((double)whole(c, "count"), a, sizeof a),
                 rest_k6_bytes(bench_json_num(c, "rate", 0), b, sizeof b));
     }
+    const json_t *dropped = json_object_get(k6, "dropped_iterations");
+    if (dropped) {
+        label(f, "dropped_iterations");
+        fprintf(f, "%-10llu %.2f/s\n", whole(dropped, "count"), bench_json_num(dropped, "rate", 0));
+    }
     rest_trend_line(f, "{ expected_response:true }",
                     metric(k6, "http_req_duration{expected_response:true}"), "no data");
     const json_t *it = metric(k6, "iterations");
@@ -282,6 +287,8 @@ void rest_k6_print(FILE *f, const json_t *k6)
         fprintf(f, "%s %s/s\n", rest_k6_bytes((double)whole(c, "count"), a, sizeof a),
                 rest_k6_bytes(bench_json_num(c, "rate", 0), b, sizeof b));
     }
+    if (json_object_get(k6, "dropped_iterations"))
+        k6_counter(f, k6, "dropped_iterations");
     /* k6's order: alphabetical, { expected_response:true } under duration. */
     k6_phase(f, k6, REST_PH_BLOCKED);
     k6_phase(f, k6, REST_PH_CONNECTING);
@@ -348,6 +355,9 @@ json_t *rest_k6_json(const bench_outcome *o, const rest_k6_ctx *c)
     json_object_set_new(k, "data_received",
                         counter(bench_side_count(t, REST_SC_BYTES_IN), o->duration_s));
     json_object_set_new(k, "data_sent", counter(bench_side_count(t, REST_SC_BYTES_OUT), o->duration_s));
+    /* k6's arrival-rate executors count the iterations the schedule could not start */
+    if (o->has_schedule && o->dropped)
+        json_object_set_new(k, "dropped_iterations", counter(o->dropped, o->duration_s));
     for (int i = 0; i < REST_PH_COUNT; i++) {
         char name[48];
         snprintf(name, sizeof name, "http_req_%s", rest_phase_name(i));

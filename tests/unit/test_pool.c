@@ -372,6 +372,41 @@ static void test_engine_window(void)
     bench_outcome_free(&o);
 }
 
+/*
+ * A schedule the workload cannot keep: 2 threads of 5 ms operations carry
+ * 400/s, the rate is 10 000/s for 1 s: the queue (4096) fills and the
+ * dispatcher waits.  Every scheduled request is either an attempt or
+ * dropped, each dropped one recorded once at its lower bound (due to the
+ * end: under the run's length), and the per-second targets are the
+ * schedule's (10 000/s), not the 4500 or so the blocked dispatcher issued.
+ */
+static void test_saturated_schedule(void)
+{
+    fake f = { .fail_open_index = ~0u, .sleep_us = 5000 };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 2, .duration_ns = BENCH_NS_PER_S, .mode = BENCH_MODE_NONBLOCKING,
+                        .rate = 10000, .max_unstarted = 0.01 };
+    bench_outcome o;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    CHECK_MSG(o.scheduled == 10000, "scheduled %llu", (unsigned long long)o.scheduled);
+    CHECK_MSG(o.ops <= 500 && o.dropped == o.scheduled - o.ops, "ops %llu dropped %llu",
+              (unsigned long long)o.ops, (unsigned long long)o.dropped);
+    CHECK_MSG(o.unstarted && bench_hist_count(o.unstarted) == o.dropped, "unstarted recorded %llu",
+              (unsigned long long)(o.unstarted ? bench_hist_count(o.unstarted) : 0));
+    CHECK(o.unstarted && bench_hist_max(o.unstarted) <= BENCH_NS_PER_S + 1000000);
+    CHECK(o.has_schedule && o.concurrency == 2 && o.max_unstarted == 0.01);
+    CHECK(bench_schedule_unkept(o.scheduled, o.dropped, o.concurrency, o.max_unstarted));
+    double target = 0;
+    for (size_t i = 0; i < o.nsamples; i++)
+        target += o.samples[i].target;
+    CHECK_MSG(target >= 9990 && target <= 10010, "per-second targets add up to %.0f", target);
+    bench_outcome_free(&o);
+    /* The rule's edges: within the bound, or no more than the threads could hold. */
+    CHECK(!bench_schedule_unkept(1000, 10, 2, 0.01) && bench_schedule_unkept(1000, 11, 2, 0.01));
+    CHECK(!bench_schedule_unkept(100, 2, 2, 0.01) && bench_schedule_unkept(100, 3, 2, 0.01));
+    CHECK(!bench_schedule_unkept(0, 0, 2, 0.01) && !bench_schedule_unkept(1000, 999, 2, 1.0));
+}
+
 /* What a live exporter sees each second: the run so far, only growing. */
 typedef struct so_far_seen {
     unsigned calls, warm_with_hist, shrank;
@@ -425,6 +460,7 @@ int main(void)
     RUN(test_bad_load_rejected);
     RUN(test_engine_rate);
     RUN(test_engine_window);
+    RUN(test_saturated_schedule);
     RUN(test_live_so_far);
     return check_finish();
 }

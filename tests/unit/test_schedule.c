@@ -202,6 +202,54 @@ static void test_start_offset(void)
     CHECK(bench_schedule_rate_at(250, NULL, 7 * S, 20 * S) == 250);
 }
 
+/* bench_schedule_count counts what walking next_due would, interval by
+ * interval, and leaves *next where the walk would be: a fixed rate above
+ * and below one request a step (counted without walking, and walked), a
+ * ramp, intervals that cut between due times, and the end. */
+static void test_count_matches_walk(void)
+{
+    bench_stages ramp = { 0 };
+    add_stage(&ramp, 2 * S, 3000);
+    add_stage(&ramp, 1 * S, 0);
+    const struct { double rate; const bench_stages *st; } cases[] = {
+        { 5000, NULL }, { 3000, NULL }, { 1000, NULL }, { 333.3, NULL }, { 7, NULL }, { 0, &ramp },
+    };
+    const uint64_t start = 123456789, end = start + 3 * S;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const double r = cases[c].rate;
+        const bench_stages *st = cases[c].st;
+        uint64_t walked = st ? bench_schedule_next_due(r, st, start, start, end) : start;
+        uint64_t next = walked, total = 0, wtotal = 0;
+        /* ticks 0.3 s apart, then one past the end */
+        for (uint64_t until = start + 300 * MS + 7; ; until += 300 * MS + 7) {
+            const uint64_t u = until > end + S / 2 ? end + S / 2 : until;
+            uint64_t n = bench_schedule_count(r, st, start, &next, u, end);
+            uint64_t w = 0;
+            while (walked != UINT64_MAX && walked < u) {
+                w++;
+                walked = bench_schedule_next_due(r, st, start, walked, end);
+            }
+            CHECK_MSG(n == w && next == walked, "rate %g until +%llu: counted %llu, walked %llu; next %llu vs %llu",
+                      r, (unsigned long long)(u - start), (unsigned long long)n, (unsigned long long)w,
+                      (unsigned long long)next, (unsigned long long)walked);
+            total += n;
+            wtotal += w;
+            if (u == end + S / 2)
+                break;
+        }
+        CHECK(total == wtotal);
+        if (!st)   /* a fixed rate: about rate x 3 s (one more at the end, due at `end`) */
+            CHECK_MSG(fabs((double)total - r * 3) <= 2, "rate %g: %llu in 3 s", r, (unsigned long long)total);
+        else       /* the ramp's area: 3000 + 1500 */
+            CHECK_MSG(fabs((double)total - 4500) <= 3, "ramp: %llu", (unsigned long long)total);
+    }
+    /* Nothing to count: before *next, and once the schedule is over. */
+    uint64_t next = 10 * S;
+    CHECK(bench_schedule_count(1000, NULL, 0, &next, 5 * S, 20 * S) == 0 && next == 10 * S);
+    next = UINT64_MAX;
+    CHECK(bench_schedule_count(1000, NULL, 0, &next, 5 * S, 20 * S) == 0);
+}
+
 int main(void)
 {
     RUN(test_constant_rate_spacing);
@@ -211,5 +259,6 @@ int main(void)
     RUN(test_zero_rate_gap);
     RUN(test_end_bound);
     RUN(test_start_offset);
+    RUN(test_count_matches_walk);
     return check_finish();
 }
