@@ -71,11 +71,9 @@ static const char menu_usage_tail[] =
     "returns to the menu, and leaves at a prompt (exit 130).  See hsmbench-menu(1).\n";
 
 /* With no --slot, --token or --uri: what the menu does. */
-static const bench_opt_group menu_choose_group = {
-    NULL, NULL, 0,
+static const bench_opt_group menu_choose_group = BENCH_OPT_NOTE(
     "                       with no token named and several initialised tokens,\n"
-    "                       a numbered list to choose from\n",
-};
+    "                       a numbered list to choose from\n");
 static const bench_opt_group *const menu_groups[] = {
     &p11_target_group, &menu_choose_group, &bench_help_group, NULL,
 };

@@ -43,14 +43,12 @@ enum {
 };
 
 /* Several tokens: said under Selection. */
-static const bench_opt_group run_tokens_group = {
-    NULL, NULL, 0,
+static const bench_opt_group run_tokens_group = BENCH_OPT_NOTE(
     "  --slot ID,ID... | --token LABEL,LABEL... | --uri URI --uri URI...\n"
     "                       several tokens of the module in one run: thread i on\n"
     "                       token i mod N, each with its own session and keys;\n"
     "                       totals and a line per token (--threads >= tokens);\n"
-    "                       the one PIN goes to every token (asked once)\n",
-};
+    "                       the one PIN goes to every token (asked once)\n");
 
 static const bench_option test_rows[] = {
     { "test", 0, BENCH_ARG_REQUIRED, "NAME[,NAME...]|all", OPT_TEST,
@@ -440,6 +438,8 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         names[t] = o->tests[t]->name;
     if (o->mix.n)
         names[0] = "mix";     /* the run's one name (--threshold mix:p99<20ms) */
+    if (bench_opts_check_files(&parser) != 0)
+        return BENCH_EXIT_USAGE;
     if (bench_out_finish(&o->out, names, o->mix.n ? 1 : o->ntests) != 0)
         return BENCH_EXIT_USAGE;
     for (size_t i = 1; i < o->ndata; i++)

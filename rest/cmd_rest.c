@@ -133,7 +133,7 @@ static const bench_opt_group rest_ekm_group = BENCH_OPT_GROUP("EKM:", ekm_rows, 
 static const bench_opt_group rest_sdkms_group = BENCH_OPT_GROUP("SDKMS:", sdkms_rows, NULL);
 static const bench_opt_group rest_verbose_group = BENCH_OPT_GROUP(NULL, verbose_rows, NULL);
 static const bench_opt_group rest_summary_group = BENCH_OPT_GROUP("Summary:", summary_rows, NULL);
-static const bench_opt_group rest_multi_group = { NULL, NULL, 0, REST_MULTI_HELP };
+static const bench_opt_group rest_multi_group = BENCH_OPT_NOTE(REST_MULTI_HELP);
 
 static const bench_opt_group *const rest_groups[] = {
     &rest_ekm_group, &rest_sdkms_group, &rest_http_group, &rest_verbose_group,
@@ -470,6 +470,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         snprintf(o->test, sizeof o->test, "sdkms-%s", rest_sdkms_op_name(o->sdkms.op));
     }
     const char *names[1] = { o->test };
+    if (bench_opts_check_files(&parser) != 0)
+        return BENCH_EXIT_USAGE;
     if (bench_out_finish(&o->out, names, 1) != 0)
         return BENCH_EXIT_USAGE;
     return 0;

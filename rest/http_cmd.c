@@ -128,11 +128,9 @@ static const bench_opt_group checks_group =
 static const bench_opt_group reports_group = BENCH_OPT_GROUP("Reports:", reports_rows, NULL);
 static const bench_opt_group matrix_group = BENCH_OPT_GROUP("TLS study:", matrix_rows, NULL);
 static const bench_opt_group verbose_group = BENCH_OPT_GROUP(NULL, verbose_rows, NULL);
-static const bench_opt_group multi_group = { NULL, NULL, 0, REST_MULTI_HELP };
-static const bench_opt_group json_note_group = {
-    NULL, NULL, 0,
-    "  (--json: one run per variant with --tls-matrix, with \"http\" and \"rest\" objects)\n",
-};
+static const bench_opt_group multi_group = BENCH_OPT_NOTE(REST_MULTI_HELP);
+static const bench_opt_group json_note_group = BENCH_OPT_NOTE(
+    "  (--json: one run per variant with --tls-matrix, with \"http\" and \"rest\" objects)\n");
 
 static const bench_opt_group *const http_groups[] = {
     &request_group, &checks_group, &reports_group, &matrix_group, &rest_http_group,
@@ -471,6 +469,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
     for (char *t = o->test; *t; t++)
         *t = (char)tolower((unsigned char)*t);
     const char *names[1] = { o->test };
+    if (bench_opts_check_files(&parser) != 0)
+        return BENCH_EXIT_USAGE;
     if (bench_out_finish(&o->out, names, 1) != 0)
         return BENCH_EXIT_USAGE;
     return 0;

@@ -42,7 +42,7 @@ static const bench_option out_rows[] = {
     { "quiet", 0, BENCH_ARG_NONE, NULL, BENCH_OPT_QUIET,
       "no per-second lines and no summary; errors only", NULL },
 };
-const bench_opt_group bench_out_group = BENCH_OPT_GROUP("Output:", out_rows, NULL);
+const bench_opt_group bench_out_group = BENCH_OPT_OUTPUTS("Output:", out_rows, NULL);
 
 void bench_out_help_more(const void *sections, int code, FILE *f)
 {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/util/cli.h"
+#include "bench/util/outfile.h"
 #include "bench/util/exit.h"
 #include "bench/results/results.h"
 #include "bench/results/target.h"
@@ -49,7 +50,7 @@ static const bench_option merge_rows[] = {
       "the number of generators started: fewer joined is said and\n"
       "makes the exit status 1 (a fleet's collection step)", NULL },
 };
-static const bench_opt_group merge_group = BENCH_OPT_GROUP(NULL, merge_rows, NULL);
+static const bench_opt_group merge_group = BENCH_OPT_OUTPUTS(NULL, merge_rows, NULL);
 static const bench_opt_group *const merge_groups[] = { &merge_group, &bench_help_group, NULL };
 const bench_cmd_opts bench_merge_options = { "merge", 0, merge_groups };
 
@@ -174,6 +175,17 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
     }
     if (strcmp(output, "-") != 0 && !bench_path_writable("-o", output))
         return BENCH_EXIT_USAGE;
+    if (strcmp(output, "-") != 0) {
+        /* -o must not be one of the files it merges (it would be replaced). */
+        bench_file_id out, in;
+        if (bench_file_id_of(output, &out) == 0)
+            for (int i = optind; i < argc; i++)
+                if (bench_file_id_of(argv[i], &in) == 0 && bench_file_id_same(&out, &in)) {
+                    bench_error("-o %s: the same file as the results file %s: refusing to overwrite an input",
+                                output, argv[i]);
+                    return BENCH_EXIT_USAGE;
+                }
+    }
 
     const char **names = calloc(n, sizeof *names);
     json_t **docs = calloc(n, sizeof *docs);

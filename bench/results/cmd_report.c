@@ -45,7 +45,7 @@ static const bench_option report_rows[] = {
       "p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;", NULL },
     { "quiet", 0, BENCH_ARG_NONE, NULL, OPT_QUIET, "print nothing but errors", NULL },
 };
-static const bench_opt_group report_group = BENCH_OPT_GROUP(NULL, report_rows, NULL);
+static const bench_opt_group report_group = BENCH_OPT_OUTPUTS(NULL, report_rows, NULL);
 static const bench_opt_group *const report_groups[] = { &report_group, &bench_help_group, NULL };
 const bench_cmd_opts bench_report_options = { "report", 0, report_groups };
 
@@ -113,6 +113,9 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         return BENCH_EXIT_USAGE;
     }
     o->input = argv[optind];
+    if (bench_opts_add_file(&parser, "the results file", o->input, 0) != 0 ||
+        bench_opts_check_files(&parser) != 0)
+        return BENCH_EXIT_USAGE;
     if (o->html && strcmp(o->html, "-") != 0 && !bench_path_writable("--html", o->html))
         return BENCH_EXIT_USAGE;
     if (o->csv && strcmp(o->csv, "-") != 0 && !bench_path_writable("--csv", o->csv))

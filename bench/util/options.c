@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "bench/util/outfile.h"
+
 static const bench_option help_rows[] = {
     { "help", 'h', BENCH_ARG_NONE, NULL, 'h', "this help", NULL },
 };
@@ -64,9 +66,93 @@ int bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd)
     return 0;
 }
 
+/* The row and group that define option `code`, or NULL. */
+static const bench_option *row_of(const bench_cmd_opts *cmd, int code, const bench_opt_group **group)
+{
+    for (const bench_opt_group *const *g = cmd->groups; *g; g++)
+        for (size_t i = 0; i < (*g)->n; i++)
+            if ((*g)->opts[i].code == code) {
+                *group = *g;
+                return &(*g)->opts[i];
+            }
+    return NULL;
+}
+
+int bench_opts_add_file(bench_opts_parser *p, const char *what, const char *path, int writes)
+{
+    if (p->nfiles == BENCH_OPT_FILES) {
+        bench_error("%s: more than %d files named", p->cmd->cmd, BENCH_OPT_FILES);
+        return -1;
+    }
+    p->files[p->nfiles++] = (bench_opt_file){ what, path, writes };
+    return 0;
+}
+
+/* A file option just taken: record its path (after "jsonl=" for --out). */
+static int note_file(bench_opts_parser *p, int code, const char *arg)
+{
+    const bench_opt_group *g = NULL;
+    const bench_option *o = row_of(p->cmd, code, &g);
+    if (!o || !o->metavar || !arg)
+        return 0;
+    const size_t m = strlen(o->metavar);
+    if (m < 4 || strcmp(o->metavar + m - 4, "FILE") != 0)
+        return 0;
+    const char *eq = strchr(o->metavar, '=');
+    const char *path = arg;
+    if (eq) {
+        /* "jsonl=FILE": the value's part after its own '=' (the option's
+         * parser refuses a value without one). */
+        const char *v = strchr(arg, '=');
+        if (!v)
+            return 0;
+        path = v + 1;
+    }
+    if (p->nfiles == BENCH_OPT_FILES)
+        return bench_opts_add_file(p, o->name, path, g->writes);   /* refused */
+    /* "--json " or "--out jsonl=": what the messages print before the path. */
+    char *flag = p->flags[p->nfiles];
+    snprintf(flag, sizeof p->flags[0], "--%s %.*s", o->name, eq ? (int)(eq - o->metavar) + 1 : 0,
+             o->metavar);
+    return bench_opts_add_file(p, flag, path, g->writes);
+}
+
 int bench_opts_next(bench_opts_parser *p, int argc, char **argv)
 {
-    return bench_getopt_long(argc, argv, p->shortopts, p->longopts, &p->gs);
+    const int c = bench_getopt_long(argc, argv, p->shortopts, p->longopts, &p->gs);
+    if (c > 0 && c != '?' && c != ':' && c != BENCH_OPT_REFUSED && note_file(p, c, optarg) != 0)
+        return BENCH_OPT_REFUSED;
+    return c;
+}
+
+/* Between a flag and its path: nothing after "--json " or "--out jsonl=",
+ * a space after an operand's name. */
+static const char *sep(const char *flag)
+{
+    const size_t n = strlen(flag);
+    return n && (flag[n - 1] == ' ' || flag[n - 1] == '=') ? "" : " ";
+}
+
+int bench_opts_check_files(const bench_opts_parser *p)
+{
+    bench_file_id id[BENCH_OPT_FILES];
+    int known[BENCH_OPT_FILES];
+    for (size_t i = 0; i < p->nfiles; i++)
+        known[i] = strcmp(p->files[i].path, "-") != 0 && bench_file_id_of(p->files[i].path, &id[i]) == 0;
+    for (size_t i = 0; i < p->nfiles; i++) {
+        if (!p->files[i].writes || !known[i])
+            continue;
+        for (size_t j = 0; j < p->nfiles; j++) {
+            if (j == i || !known[j] || (p->files[j].writes && j < i) || !bench_file_id_same(&id[i], &id[j]))
+                continue;
+            const bench_opt_file *o = &p->files[i], *other = &p->files[j];
+            bench_error("%s%s%s: the same file as %s%s%s: refusing to %s", o->flag, sep(o->flag),
+                        o->path, other->flag, sep(other->flag), other->path,
+                        other->writes ? "write one file twice" : "overwrite an input");
+            return -1;
+        }
+    }
+    return 0;
 }
 
 #define HELP_COLUMN 23    /* where the help text starts: "  " + 20 + " " */

@@ -44,9 +44,21 @@ typedef struct bench_opt_group {
     const bench_option *opts;
     size_t              n;
     const char         *note;    /* NULL or lines ending in '\n' */
+    int                 writes;  /* its FILE options name files the command writes */
 } bench_opt_group;
 
-#define BENCH_OPT_GROUP(title, rows, note) { title, rows, sizeof rows / sizeof rows[0], note }
+/*
+ * Files: a row whose metavar ends in "FILE" ("FILE", "jsonl=FILE": the path
+ * after the '=') names a file.  The command reads it, unless its group was
+ * declared with BENCH_OPT_OUTPUTS: then the command writes it.  The parser
+ * records each such option as it is taken, and bench_opts_check_files
+ * refuses an output that is another output or an input (the class of
+ * `--pin-file P --json P`, which destroyed the PIN file).
+ */
+#define BENCH_OPT_GROUP(title, rows, note) { title, rows, sizeof rows / sizeof rows[0], note, 0 }
+#define BENCH_OPT_OUTPUTS(title, rows, note) { title, rows, sizeof rows / sizeof rows[0], note, 1 }
+/* A group of no option: lines of text in the listing. */
+#define BENCH_OPT_NOTE(text) { NULL, NULL, 0, text, 0 }
 
 /* A command: its name in messages, and its groups in --help order. */
 typedef struct bench_cmd_opts {
@@ -58,12 +70,24 @@ typedef struct bench_cmd_opts {
 /* -h, --help, "this help": the last group of every command (code 'h'). */
 extern const bench_opt_group bench_help_group;
 
+/* A file an option (or an operand) names: "--json" and its path. */
+typedef struct bench_opt_file {
+    const char *flag;     /* "--json", or what an operand is ("results file") */
+    const char *path;     /* points into argv */
+    int         writes;   /* an output */
+} bench_opt_file;
+
+#define BENCH_OPT_FILES 32
+
 /* The generated getopt table, and the parse state. */
 typedef struct bench_opts_parser {
     const bench_cmd_opts *cmd;
     struct option         longopts[BENCH_OPT_MAX];
     char                  shortopts[64];
     bench_getopt          gs;
+    bench_opt_file        files[BENCH_OPT_FILES];
+    size_t                nfiles;
+    char                  flags[BENCH_OPT_FILES][48];   /* "--name" of each file option */
 } bench_opts_parser;
 
 /* Build the tables (an option named twice is taken once) and reset getopt.
@@ -72,6 +96,16 @@ int  bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd);
 /* The next option's code (optarg set), -1 at the end, or what
  * bench_option_error takes ('?', ':', BENCH_OPT_REFUSED). */
 int  bench_opts_next(bench_opts_parser *p, int argc, char **argv);
+/* Record a file the command reads or writes that no option names (an
+ * operand: report's and merge's results files).  -1 (printed) when more
+ * than BENCH_OPT_FILES files were named. */
+int  bench_opts_add_file(bench_opts_parser *p, const char *what, const char *path, int writes);
+/* After parsing: no output is the same file as another output or an input
+ * (same device and inode, links followed; for an output not yet there, the
+ * same directory and name).  Standard output ("-") and devices, FIFOs and
+ * sockets are left out: /dev/null twice is fine.  -1 with one line naming
+ * both options when one is. */
+int  bench_opts_check_files(const bench_opts_parser *p);
 /* The option listing of --help, group by group. */
 void bench_opts_help(const bench_cmd_opts *cmd, FILE *f);
 /* The same, calling more(arg, code, f) after each option's text: where a

@@ -168,3 +168,42 @@ int bench_out_write(const char *flag, const char *path, bench_out_writer write, 
     }
     return 0;
 }
+
+int bench_file_id_of(const char *path, bench_file_id *id)
+{
+    struct stat st;
+    memset(id, 0, sizeof *id);
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return -1;
+        id->dev = (unsigned long long)st.st_dev;
+        id->ino = (unsigned long long)st.st_ino;
+        return 0;
+    }
+    if (errno != ENOENT)
+        return -1;
+    /* Not there yet (or a link to nothing, which writing refuses): the
+     * directory it would be made in, and its name there. */
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) >= sizeof dir)
+        return -1;
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (!*base || strlen(base) >= sizeof id->name || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return -1;
+    id->dev = (unsigned long long)st.st_dev;
+    id->ino = (unsigned long long)st.st_ino;
+    snprintf(id->name, sizeof id->name, "%s", base);
+    return 0;
+}
+
+int bench_file_id_same(const bench_file_id *a, const bench_file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && strcmp(a->name, b->name) == 0;
+}

@@ -31,4 +31,20 @@ typedef int (*bench_out_writer)(FILE *f, const void *ctx);
  */
 int bench_out_write(const char *flag, const char *path, bench_out_writer write, const void *ctx);
 
+/*
+ * What a path names, to tell two paths for one file apart from two files:
+ * an existing regular file by device and inode (links followed); a path to
+ * nothing yet by its directory's device and inode and its last name.
+ * Devices, FIFOs and sockets are not identified (two of them may be one).
+ */
+typedef struct bench_file_id {
+    unsigned long long dev, ino;
+    char               name[256];    /* "" for an existing file */
+} bench_file_id;
+
+/* 0 and *id filled, or -1: no identity (standard output, a device, a
+ * directory that cannot be read: other checks report those). */
+int bench_file_id_of(const char *path, bench_file_id *id);
+int bench_file_id_same(const bench_file_id *a, const bench_file_id *b);
+
 #endif

@@ -93,3 +93,46 @@ run "$HSMBENCH" rest http --url http://x/ --timeout 1 --timeout 2
 check_one_line_error "rest http --timeout given twice is refused" 2 '--timeout given twice'
 quick --threshold 'rate>1' --threshold 'errors==0'
 check "--threshold stays repeatable" 0
+
+# ---- an output that is an input or another output (issue 23, item 1) ----------
+# Compared by device and inode (links followed, other spellings of the path
+# too) before anything runs; a path not there yet by its directory and name.
+mkdir -p "$T/same"
+echo 1234 >"$T/same/user.pin"
+cp "$T/same/user.pin" "$T/same/pin.copy"
+run "$HSMBENCH" run --module "$NULLP11" --pin-file "$T/same/user.pin" --test sha256-digest --iterations 20 \
+    --json "$T/same/user.pin"
+check_one_line_error "--json naming the --pin-file is refused" 2 \
+    '^hsmbench: error: --json .*user.pin: the same file as --pin-file .*user.pin: refusing to overwrite an input'
+if cmp -s "$T/same/user.pin" "$T/same/pin.copy"; then pass "the PIN file is untouched"
+else fail "the PIN file is untouched" "now: $(head -c 40 "$T/same/user.pin")"; fi
+ln -s user.pin "$T/same/pin.link"
+ln "$T/same/user.pin" "$T/same/pin.hard"
+run "$HSMBENCH" run --module "$NULLP11" --pin-file "$T/same/user.pin" --test sha256-digest --iterations 20 \
+    --csv "$T/same/pin.link"
+check_one_line_error "--csv through a link to the --pin-file is refused" 2 'pin.link: the same file as --pin-file'
+run "$HSMBENCH" run --module "$NULLP11" --pin-file "$T/same/pin.hard" --test sha256-digest --iterations 20 \
+    --html "$T/same/../same/user.pin"
+check_one_line_error "--html at a hard link of the --pin-file, spelt with ..,  is refused" 2 \
+    'the same file as --pin-file .*pin.hard'
+quick --json "$T/same/out" --csv "$T/same/out"
+check_one_line_error "--json X --csv X is refused" 2 '^hsmbench: error: --json .*out: the same file as --csv .*out: refusing to write one file twice'
+quick --json "$T/same/out2" --html "$T/same/./out2"
+check_one_line_error "--json X --html ./X is refused" 2 'the same file as --html'
+quick --json "$T/same/out3" --out "jsonl=$T/same/out3"
+check_one_line_error "--json X --out jsonl=X is refused" 2 'the same file as --out jsonl='
+[ ! -e "$T/same/out" ] && [ ! -e "$T/same/out2" ] && [ ! -e "$T/same/out3" ] &&
+    pass "a refused output is not created" || fail "a refused output is not created" "$(ls "$T/same")"
+quick --json "$T/same/r.json"
+check "a run writes r.json" 0
+run "$HSMBENCH" report "$T/same/r.json" --html "$T/same/r.json"
+check_one_line_error "report --html naming the results file it reads is refused" 2 \
+    'the same file as the results file'
+run "$HSMBENCH" merge "$T/same/r.json" "$T/same/r.json" -o "$T/same/../same/r.json"
+check_one_line_error "merge -o naming one of its inputs is refused" 2 'the same file as the results file'
+file_has "the results file is still whole" "$T/same/r.json" '"schema": "hsmbench.result/3"'
+echo body >"$T/same/body"
+run "$HSMBENCH" rest http --url http://127.0.0.1:9/ --body-file "$T/same/body" --iterations 1 --json "$T/same/body"
+check_one_line_error "rest http --json naming its --body-file is refused" 2 'the same file as --body-file'
+quick --json /dev/null --csv /dev/null --html /dev/null
+check "/dev/null for every output stays allowed" 0
