@@ -121,6 +121,43 @@ static long generators(json_t **docs, const char **names, size_t n, long expect,
     return (long)kept;
 }
 
+/*
+ * Two files that hold the same run: the same start (the document's and each
+ * run's measurement start, to the millisecond), host and generator, and
+ * each run the same operations, errors and latency.  Two generators of a
+ * fleet differ in at least their host or generator name, or their process
+ * start, and never share every latency figure; a file given twice (a copy,
+ * another spelling of its path) shares them all.  Merging it would count
+ * every operation twice.
+ */
+static int same_run(const json_t *a, const json_t *b)
+{
+    const json_t *ha = json_object_get(json_object_get(a, "environment"), "host");
+    const json_t *hb = json_object_get(json_object_get(b, "environment"), "host");
+    const json_t *ra = json_object_get(a, "runs"), *rb = json_object_get(b, "runs");
+    if (bench_json_int(a, "started_at_epoch_ms", -1) != bench_json_int(b, "started_at_epoch_ms", -2) ||
+        strcmp(bench_json_str(ha, "hostname", ""), bench_json_str(hb, "hostname", "")) != 0 ||
+        strcmp(bench_json_str(json_object_get(a, "fleet"), "generator", ""),
+               bench_json_str(json_object_get(b, "fleet"), "generator", "")) != 0 ||
+        json_array_size(ra) != json_array_size(rb))
+        return 0;
+    static const char *const counts[] = { "measure_start_epoch_ms", "ops", "errors" };
+    static const char *const lat[] = { "min", "mean", "max", "p50", "p99" };
+    for (size_t i = 0; i < json_array_size(ra); i++) {
+        const json_t *x = json_array_get(ra, i), *y = json_array_get(rb, i);
+        if (strcmp(bench_json_str(x, "test", ""), bench_json_str(y, "test", "")) != 0)
+            return 0;
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+            if (bench_json_int(x, counts[k], -1) != bench_json_int(y, counts[k], -2))
+                return 0;
+        const json_t *lx = json_object_get(x, "latency_us"), *ly = json_object_get(y, "latency_us");
+        for (size_t k = 0; k < sizeof lat / sizeof lat[0]; k++)
+            if (bench_json_num(lx, lat[k], -1) != bench_json_num(ly, lat[k], -2))
+                return 0;
+    }
+    return 1;
+}
+
 int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
 {
     const char *output = NULL;
@@ -209,6 +246,15 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
             goto done;
         }
     }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (same_run(docs[j], docs[i])) {
+                bench_error("merge: %s holds the same run as %s (the same start, host, generator, "
+                            "operations and latency): a file given twice would count every operation twice",
+                            names[i], names[j]);
+                rc = BENCH_EXIT_USAGE;
+                goto done;
+            }
     const size_t given = n;
     const long joined = generators(docs, names, n, expect, &gens);
     if (joined < 0) {

@@ -171,8 +171,18 @@ static int check_latency(const json_t *lat, const char *where, char *err, size_t
     return need(lat, where, "count", F_UINT, err, len);
 }
 
-static int check_series(const json_t *series, const char *where, char *err, size_t len)
+/*
+ * The per-second series of a measured run: each second well formed, no
+ * second past the run's own end (max_t; 0 when the run spans several
+ * generators' clocks, as a merged one does), and its operations and errors
+ * no more than the run's (they are the measured part's, so they add up to
+ * at most its totals: a series is checked as strictly as a histogram, so
+ * that merge cannot add a billion operations a file's run never had).
+ */
+static int check_series(const json_t *series, const char *where, long long max_t, long long ops,
+                        long long errors, char *err, size_t len)
 {
+    long long sum_ops = 0, sum_errors = 0;
     size_t i;
     json_t *s;
     char at[160];
@@ -191,6 +201,20 @@ static int check_series(const json_t *series, const char *where, char *err, size
             bench_seterr(err, len, "%s.target: is not a non-negative number", at);
             return -1;
         }
+        const long long t = bench_json_int(s, "t", 0);
+        if (max_t && t > max_t) {
+            bench_seterr(err, len, "%s.t: second %lld is past the run's end (its duration_s ends in second %lld)",
+                         at, t, max_t);
+            return -1;
+        }
+        const long long o = bench_json_int(s, "ops", 0), e = bench_json_int(s, "errors", 0);
+        if (o > ops - sum_ops || e > errors - sum_errors) {
+            bench_seterr(err, len, "%s: the series counts more %s than the run (%lld)", where,
+                         o > ops - sum_ops ? "operations" : "errors", o > ops - sum_ops ? ops : errors);
+            return -1;
+        }
+        sum_ops += o;
+        sum_errors += e;
     }
     return 0;
 }
@@ -316,8 +340,8 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
     return 0;
 }
 
-static int check_run(const json_t *run, size_t i, int version, bench_hist *scratch, char *err,
-                     size_t len)
+static int check_run(const json_t *run, size_t i, int version, int merged, bench_hist *scratch,
+                     char *err, size_t len)
 {
     char at[64], sub[96];
     snprintf(at, sizeof at, "runs[%zu]", i);
@@ -401,12 +425,93 @@ static int check_run(const json_t *run, size_t i, int version, bench_hist *scrat
     if (check_errors_by_code(json_object_get(run, "errors_by_code"), sub, err, len))
         return -1;
     snprintf(sub, sizeof sub, "%s.per_second", at);
-    if (check_series(json_object_get(run, "per_second"), sub, err, len))
+    /* ops counted the attempts before /3; a merged run's seconds are on
+     * several generators' clocks, bounded by merge's own span check. */
+    const long long ops = bench_json_int(run, "ops", 0), errors = bench_json_int(run, "errors", 0);
+    const long long max_t = merged ? 0 : (long long)ceil(bench_json_num(run, "duration_s", 0)) + 2;
+    if (check_series(json_object_get(run, "per_second"), sub, max_t,
+                     version >= 3 ? ops : ops + errors, errors, err, len))
         return -1;
     snprintf(sub, sizeof sub, "%s.histogram", at);
     if (check_histogram(json_object_get(run, "histogram"), scratch, sub, err, len))
         return -1;
     return check_breakdown(run, at, scratch, err, len);
+}
+
+/* obj[key], when there, is of `kind` and within [lo, hi]. */
+static int may(const json_t *obj, const char *where, const char *key, int kind, double lo, double hi,
+               char *err, size_t len)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!kind_ok(v, kind) || json_number_value(v) < lo || json_number_value(v) > hi) {
+        bench_seterr(err, len, "%s.%s: %s is not %s from %g to %g", where, key,
+                     json_is_number(v) ? "the value" : "it", kind_text(kind), lo, hi);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * The capacity search's object, as report and the page show it: a thread
+ * count of at least 1, a precision and a step that make sense, rates that
+ * are not negative, bounds in order, steps that are objects with their
+ * rate and verdict.  (A file that says -3 threads or a precision of -100 %
+ * was printed as written before.)
+ */
+static int check_capacity(const json_t *cap, char *err, size_t len)
+{
+    if (!cap)
+        return 0;
+    if (!json_is_object(cap)) {
+        bench_seterr(err, len, "capacity: is not an object");
+        return -1;
+    }
+    const double big = 1e15;
+    if (may(cap, "capacity", "threads", F_UINT, 1, 1e6, err, len) ||
+        may(cap, "capacity", "precision", F_NUM, 1e-6, 1, err, len) ||
+        may(cap, "capacity", "step_s", F_NUM, 1e-3, 1e7, err, len) ||
+        may(cap, "capacity", "ops_per_s", F_NNUM, 0, big, err, len) ||
+        may(cap, "capacity", "start_rate", F_NNUM, 0, big, err, len) ||
+        may(cap, "capacity", "probe_ops_per_s", F_NNUM, 0, big, err, len))
+        return -1;
+    const json_t *b = json_object_get(cap, "bounds");
+    if (b && !json_is_null(b)) {
+        const json_t *lo = json_array_get(b, 0), *hi = json_array_get(b, 1);
+        if (!json_is_array(b) || json_array_size(b) != 2 || !kind_ok(lo, F_NNUM) || !kind_ok(hi, F_NNUM) ||
+            json_number_value(lo) > json_number_value(hi)) {
+            bench_seterr(err, len, "capacity.bounds: is not [low, high], two rates in order");
+            return -1;
+        }
+    }
+    const json_t *steps = json_object_get(cap, "steps");
+    if (steps && !json_is_array(steps)) {
+        bench_seterr(err, len, "capacity.steps: is not an array");
+        return -1;
+    }
+    size_t i;
+    const json_t *st;
+    char at[64];
+    json_array_foreach(steps, i, st) {
+        snprintf(at, sizeof at, "capacity.steps[%zu]", i);
+        if (!json_is_object(st)) {
+            bench_seterr(err, len, "%s: is not an object", at);
+            return -1;
+        }
+        if (need(st, at, "rate", F_NNUM, err, len) || may(st, at, "achieved", F_NNUM, 0, big, err, len) ||
+            may(st, at, "error_pct", F_NNUM, 0, 100, err, len) ||
+            may(st, at, "p50_us", F_NNUM, 0, big, err, len) || may(st, at, "p99_us", F_NNUM, 0, big, err, len) ||
+            may(st, at, "scheduled", F_UINT, 0, big, err, len) || may(st, at, "late", F_UINT, 0, big, err, len) ||
+            may(st, at, "dropped", F_UINT, 0, big, err, len))
+            return -1;
+        const json_t *pass = json_object_get(st, "pass");
+        if (pass && !json_is_boolean(pass)) {
+            bench_seterr(err, len, "%s.pass: is not true or false", at);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* 3, 2 or 1 for the schemas this reads; 0 for another. */
@@ -452,6 +557,8 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
         bench_seterr(err, len, "started_at_epoch_ms: is not a non-negative integer");
         return -1;
     }
+    if (check_capacity(json_object_get(doc, "capacity"), err, len) != 0)
+        return -1;
     const json_t *runs = json_object_get(doc, "runs");
     if (!json_is_array(runs)) {
         bench_seterr(err, len, "runs: %s", runs ? "is not an array" : "missing");
@@ -466,11 +573,12 @@ int bench_results_check(const json_t *doc, char *err, size_t len)
         bench_seterr(err, len, "out of memory");
         return -1;
     }
+    const int merged = json_object_get(doc, "generators") != NULL || json_object_get(doc, "merged_from") != NULL;
     int rc = 0;
     size_t i;
     json_t *run;
     json_array_foreach(runs, i, run) {
-        if (check_run(run, i, version, scratch, err, len) != 0) {
+        if (check_run(run, i, version, merged, scratch, err, len) != 0) {
             rc = -1;
             break;
         }
@@ -963,16 +1071,21 @@ static long long floor_div(long long a, long long b)
 static json_t *merge_series(const mrun *in, size_t n, char *err, size_t len)
 {
     long long lo = 0, hi = 0;
+    size_t lo_in = 0, hi_in = 0;     /* which input holds each end */
     int any = 0;
     for (size_t i = 0; i < n; i++) {
         size_t k;
         json_t *s;
         json_array_foreach(json_object_get(in[i].run, "per_second"), k, s) {
             long long sec = floor_div(in[i].start_ms + bench_json_int(s, "t", 0) * 1000, 1000);
-            if (!any || sec < lo)
+            if (!any || sec < lo) {
                 lo = sec;
-            if (!any || sec > hi)
+                lo_in = i;
+            }
+            if (!any || sec > hi) {
                 hi = sec;
+                hi_in = i;
+            }
             any = 1;
         }
     }
@@ -980,8 +1093,9 @@ static json_t *merge_series(const mrun *in, size_t n, char *err, size_t len)
     if (!out || !any)
         return out;
     if (hi - lo >= MAX_SERIES_SECONDS) {
-        bench_seterr(err, len, "%s: %s: the per-second series span more than 8 days of wall-clock time",
-               in[0].name, bench_json_str(in[0].run, "test", "?"));
+        bench_seterr(err, len, "%s and %s: %s: their per-second series are more than 8 days of wall-clock "
+                     "time apart (measurement starts far apart?)",
+                     in[lo_in].name, in[hi_in].name, bench_json_str(in[0].run, "test", "?"));
         json_decref(out);
         return NULL;
     }

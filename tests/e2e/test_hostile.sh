@@ -51,7 +51,8 @@ check_one_line_error "merge: ops = 2^63-1 refused naming runs[0].ops, exit 2" 2 
 run "$HSMBENCH" report "$T/big-ops.json"
 check_one_line_error "report: ops = 2^63-1 refused, exit 2" 2 'runs\[0\]\.ops: .* out of range'
 tamper near-ops.json 'r["ops"] = 2**53 - 1 - r["errors"]; r["attempts"] = 2**53 - 1'
-run "$HSMBENCH" merge "$T/near-ops.json" "$T/near-ops.json" -o "$T/m.json"
+tamper near-ops2.json 'r["ops"] = 2**53 - 1 - r["errors"]; r["attempts"] = 2**53 - 1; doc["fleet"]["generator"] = "2"'
+run "$HSMBENCH" merge "$T/near-ops.json" "$T/near-ops2.json" -o "$T/m.json"
 check_one_line_error "merge: two ops of 2^53-1 overflow the sum: exit 2 naming the field" 2 'runs\[0\]\.ops: the merged sum passes 2\^53'
 if [ -e "$T/m.json" ]; then fail "merge: nothing written on an overflow" "m.json exists"
 else pass "merge: nothing written on an overflow"; fi
@@ -92,3 +93,37 @@ run "$HSMBENCH" report "$T/big.json"
 check_one_line_error "a 65 MiB file is refused at once (64 MiB limit), exit 2" 2 'larger than the 64 MiB a results file may be'
 if [ $(( $(date +%s) - start )) -le 2 ]; then pass "the size limit is checked before parsing"
 else fail "the size limit is checked before parsing" "took $(( $(date +%s) - start )) s"; fi
+
+# ---- merge: one run twice; sections checked as strictly as histograms (issue 23, item 2) ----
+mkdir -p "$T/dup"
+cp "$T/base.json" "$T/dup/a.json"
+run "$HSMBENCH" merge "$T/base.json" "$T/base.json" -o "$T/m2.json"
+check_one_line_error "merge of a file with itself is refused, exit 2" 2 'holds the same run as .*base.json.*count every operation twice'
+run "$HSMBENCH" merge "$T/dup/a.json" "$T/dup/../dup/a.json" -o "$T/m2.json"
+check_one_line_error "merge of one file spelt two ways is refused" 2 'dup/\.\./dup/a.json holds the same run as .*dup/a.json'
+run "$HSMBENCH" merge "$T/base.json" "$T/dup/a.json" -o "$T/m2.json"
+check_one_line_error "merge of a file and its copy is refused" 2 'a.json holds the same run as .*base.json'
+[ ! -e "$T/m2.json" ] && pass "merge: nothing written for a run given twice" ||
+    fail "merge: nothing written for a run given twice" "m2.json exists"
+tamper gen2.json 'doc["fleet"]["generator"] = "2"'
+run "$HSMBENCH" merge "$T/base.json" "$T/gen2.json" -o "$T/m3.json"
+check "two generators' files (another generator name) still merge" 0
+tamper future.json 'r["per_second"].append({"t": 99999, "span_s": 1, "ops": 10**9, "errors": 0, "p50_us": 1, "p99_us": 1})'
+run "$HSMBENCH" merge "$T/future.json" "$T/gen2.json" -o "$T/m4.json"
+check_one_line_error "merge: a second past the run's end is refused, naming the file and field" 2 \
+    'future.json: runs\[0\]\.per_second\[[0-9]*\]\.t: second 99999 is past the run.s end'
+tamper inflated.json 'r["per_second"][0]["ops"] += 10**9'
+run "$HSMBENCH" merge "$T/gen2.json" "$T/inflated.json" -o "$T/m4.json"
+check_one_line_error "merge: a series with more operations than its run is refused, naming the bad file" 2 \
+    'inflated.json: runs\[0\]\.per_second: the series counts more operations than the run'
+run "$HSMBENCH" report "$T/inflated.json"
+check_one_line_error "report refuses the same series" 2 'the series counts more operations than the run'
+tamper cap-threads.json 'doc["capacity"] = {"objectives": ["p99<20ms"], "precision": 0.02, "step_s": 1, "threads": -3, "ops_per_s": 10.0, "bounds": [10.0, 20.0], "steps": [{"rate": 10.0, "pass": True}]}'
+run "$HSMBENCH" report "$T/cap-threads.json"
+check_one_line_error "report: a capacity of -3 threads is refused" 2 'capacity\.threads: the value is not'
+tamper cap-prec.json 'doc["capacity"] = {"objectives": ["p99<20ms"], "precision": -1.0, "step_s": 1, "threads": 2, "ops_per_s": 10.0, "bounds": [10.0, 20.0], "steps": []}'
+run "$HSMBENCH" report "$T/cap-prec.json"
+check_one_line_error "report: a capacity precision of -100 % is refused" 2 'capacity\.precision: the value is not'
+tamper cap-bounds.json 'doc["capacity"] = {"threads": 2, "bounds": [20.0, 10.0], "steps": []}'
+run "$HSMBENCH" report "$T/cap-bounds.json"
+check_one_line_error "report: capacity bounds out of order are refused" 2 'capacity\.bounds: is not \[low, high\]'
