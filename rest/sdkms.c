@@ -1059,13 +1059,12 @@ void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots)
     w->close = sdkms_close;
     s->xw = (rest_xfer_workload){ &sdkms_ops, s };
     if (aslots)
-        rest_multi_attach(w, &s->xw, aslots);
+        rest_multi_attach(w, &s->xw, aslots, s->client->http.timeout_ms);
     w->code_name = rest_code_namer;
     rest_client_side(w);
-    /* Keys being made at the end are waited for (to the request timeout),
-     * so that each is known and deleted. */
-    if (s->cfg.op == REST_SDKMS_KEYGEN && !s->cfg.transient && aslots)
-        w->async.drain_ns = (uint64_t)s->client->http.timeout_ms * 1000000u;
+    /* Keys being made at the end are waited for (the engine waits for
+     * every request to its timeout: rest_multi_attach), so that each is
+     * known and deleted. */
     w->bytes_per_op = s->cfg.op == REST_SDKMS_ENCRYPT || s->cfg.op == REST_SDKMS_DECRYPT ||
                               s->cfg.op == REST_SDKMS_MAC
                           ? s->cfg.data_size : 0;

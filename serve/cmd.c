@@ -272,10 +272,11 @@ static void corrupt_b64(json_t *j)
 }
 
 /* Apply a body fault to a successful JSON reply. */
-static void damage(serve_reply *r, serve_fault_kind kind)
+/* Damage a 2xx JSON answer as the fault says; whether it did. */
+static int damage(serve_reply *r, serve_fault_kind kind)
 {
     if (r->status < 200 || r->status > 299 || !r->json || !r->body)
-        return;
+        return 0;
     if (kind == SERVE_FAULT_BADJSON) {
         r->len /= 2;                   /* cut inside the object: still valid UTF-8 */
         r->body[r->len] = 0;
@@ -288,6 +289,7 @@ static void damage(serve_reply *r, serve_fault_kind kind)
             serve_reply_json(r, r->status, j);
         }
     }
+    return kind == SERVE_FAULT_BADJSON || kind == SERVE_FAULT_NOFIELD || kind == SERVE_FAULT_BADB64;
 }
 
 /* ---- libmicrohttpd ------------------------------------------------------- */
@@ -455,6 +457,13 @@ static enum MHD_Result echo_header(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
+/* A fault that took effect, for --metrics-listen. */
+static void count_fault(bench_metrics *m, const char *route, const serve_fault_rule *f)
+{
+    char buf[16];
+    bench_metrics_fault(m, route, serve_fault_name(f, buf, sizeof buf));
+}
+
 static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn, const char *url,
                                 const char *method, req_ctx *rc)
 {
@@ -466,7 +475,7 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
     prof.ns[SERVE_PROF_IN_QUEUE] = prof.last - rc->t0;
     serve_req q = { method, url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
                    rc->body ? rc->body : "", rc->len, SERVE_FAULT_NONE, &prof };
-    serve_reply r = { 0, 0, NULL, 0 };
+    serve_reply r = { 0, 0, NULL, 0, 0 };
     int unwrap = 0, truncate = 0;
     const int ekm = serve_ekm_route(url, &unwrap);
     int echo_headers = 0;
@@ -491,6 +500,7 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
     if (f) {
         switch (f->kind) {
         case SERVE_FAULT_STATUS:
+            r.faulted = 1;
             if (ekm)
                 serve_reply_rpc(&r, f->status, grpc_of(f->status), "injected fault (hsmbench serve --fault)");
             else
@@ -499,10 +509,12 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
         case SERVE_FAULT_TIMEOUT:
             /* "timeout": hold the request until the client has long given up */
             hold_until(srv, bench_now_ns() + srv->fault_delay_ns);
+            r.faulted = 1;
             serve_reply_text(&r, 503, "Injected timeout (hsmbench serve --fault)");
             goto send;
         case SERVE_FAULT_RESET:
             atomic_fetch_add(&srv->served, 1);
+            count_fault(fr->metrics, route_of(url, ekm, unwrap), f);
             bench_metrics_served(fr->metrics, route_of(url, ekm, unwrap), 0);
             if (srv->verbose)
                 fprintf(stderr, "serve: %s %s -> reset (fault)\n", method, url);
@@ -527,10 +539,12 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
         json_decref(ec.headers);
     } else if (!serve_sdkms(srv, &q, &r))
         serve_reply_text(&r, 404, "Not found: %s %s", method, url);
-    if (f)
-        damage(&r, f->kind);
+    if (f && damage(&r, f->kind))
+        r.faulted = 1;
     if (truncate && (r.status < 200 || r.status > 299))
         truncate = 0;
+    if (truncate)
+        r.faulted = 1;
 send:
     if (srv->latency_ns)
         hold_until(srv, rc->t0 + srv->latency_ns);
@@ -540,6 +554,8 @@ send:
                 f ? " (fault)" : "", (double)prof.ns[SERVE_PROF_TOTAL] / 1e6);
     enum MHD_Result ok = send_reply(fr, conn, &r, truncate, &prof);
     free(r.body);
+    if (f && r.faulted)
+        count_fault(fr->metrics, route_of(url, ekm, unwrap), f);
     bench_metrics_served(fr->metrics, route_of(url, ekm, unwrap), r.status ? r.status : 500);
     atomic_fetch_add(&srv->served, 1);
     return ok;

@@ -128,15 +128,18 @@ void serve_ekm(serve_srv *srv, const serve_req *q, int unwrap, serve_reply *r)
     serve_prof_lap(q->prof, SERVE_PROF_OPERATE);
 
     if (rv == CKR_OK) {
-        if (unwrap && q->fault == SERVE_FAULT_MISMATCH && reslen)
+        const int mismatch = unwrap && q->fault == SERVE_FAULT_MISMATCH && reslen;
+        if (mismatch)
             res[0] ^= 0x5a;
         char *b = bench_b64_encode_alloc(res, reslen);
         json_t *ans = b ? json_pack("{s:s}", unwrap ? "plaintext" : "wrappedBlob", b) : NULL;
         free(b);
-        if (ans)
+        if (ans) {
             serve_reply_json(r, 200, ans);
-        else
+            r->faulted = mismatch && r->status == 200;
+        } else {
             serve_reply_rpc(r, 500, GRPC_INTERNAL, "out of memory");
+        }
     } else if (unwrap && (rv == CKR_ENCRYPTED_DATA_INVALID || rv == CKR_ENCRYPTED_DATA_LEN_RANGE ||
                           rv == CKR_DATA_INVALID || rv == CKR_DATA_LEN_RANGE)) {
         serve_reply_rpc(r, 400, GRPC_INVALID_ARGUMENT,

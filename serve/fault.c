@@ -80,6 +80,18 @@ int serve_faults_parse(const char *spec, serve_faults *out, char *err, size_t er
     return rc;
 }
 
+const char *serve_fault_name(const serve_fault_rule *r, char *buf, size_t len)
+{
+    if (r->kind == SERVE_FAULT_STATUS) {
+        snprintf(buf, len, "%u", r->status);
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].kind == r->kind)
+            return kinds[i].name;
+    return "other";
+}
+
 const serve_fault_rule *serve_faults_pick(const serve_faults *f, double u)
 {
     double acc = 0;

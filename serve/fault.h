@@ -43,6 +43,9 @@ typedef struct serve_faults {
 /* Parse a --fault value; 0, or -1 with one line in err. */
 int serve_faults_parse(const char *spec, serve_faults *out, char *err, size_t errlen);
 
+/* The rule's name as --fault spells it ("503", "reset"); buf holds a status. */
+const char *serve_fault_name(const serve_fault_rule *r, char *buf, size_t len);
+
 /* The rule a draw u in [0, 1) falls on, or NULL for none. */
 const serve_fault_rule *serve_faults_pick(const serve_faults *f, double u);
 

@@ -562,8 +562,10 @@ static void do_encrypt(call *c, int decrypt)
     }
     c->ans = json_object();
     if (decrypt) {
-        if (c->q->fault == SERVE_FAULT_MISMATCH && outlen)
+        if (c->q->fault == SERVE_FAULT_MISMATCH && outlen) {
             out[0] ^= 0x5a;
+            r->faulted = 1;
+        }
         set_b64(c->ans, "plain", out, outlen);
     } else if (gcm_mode) {
         set_b64(c->ans, "cipher", out, outlen - taglen);
@@ -724,6 +726,7 @@ static void do_sign(call *c, int verify)
         serve_prof_lap(c->q->prof, SERVE_PROF_OPERATE);
         if (rv == CKR_OK || rv == CKR_SIGNATURE_INVALID || rv == CKR_SIGNATURE_LEN_RANGE) {
             int ok = rv == CKR_OK && c->q->fault != SERVE_FAULT_MISMATCH;
+            r->faulted = rv == CKR_OK && !ok;
             c->ans = json_pack("{s:b}", "result", ok);
         } else {
             p11_error(r, rv, "Verification");

@@ -78,6 +78,7 @@ typedef struct serve_reply {
     int      json;                    /* application/json, else text/plain */
     char    *body;                    /* malloc'd; NULL for none */
     size_t   len;
+    int      faulted;                 /* the handler applied the request's fault (mismatch) */
 } serve_reply;
 
 /* Reply helpers (cmd.c). */

@@ -77,6 +77,7 @@ typedef struct merr {
 typedef struct mserved {
     char     route[64];
     unsigned status;
+    char     kind[16];    /* a fault's (bench_metrics_fault); "" for an answer */
     uint64_t count;
 } mserved;
 
@@ -339,9 +340,21 @@ char *bench_metrics_render(bench_metrics *m)
         family(&b, "hsmbench_serve_requests_total", "counter",
                "Requests hsmbench serve answered, by route and status (0: none sent).");
         for (size_t i = 0; i < m->nserved; i++)
-            put(&b, "hsmbench_serve_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
-                esc(m->served[i].route, r, sizeof r), m->served[i].status,
-                (unsigned long long)m->served[i].count);
+            if (!m->served[i].kind[0])
+                put(&b, "hsmbench_serve_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
+                    esc(m->served[i].route, r, sizeof r), m->served[i].status,
+                    (unsigned long long)m->served[i].count);
+    }
+    int faults = 0;
+    for (size_t i = 0; i < m->nserved; i++) {
+        if (!m->served[i].kind[0])
+            continue;
+        if (!faults++)
+            family(&b, "hsmbench_serve_faults_total", "counter",
+                   "Faults hsmbench serve --fault injected, by route and kind.");
+        put(&b, "hsmbench_serve_faults_total{route=\"%s\",kind=\"%s\"} %llu\n",
+            esc(m->served[i].route, r, sizeof r), m->served[i].kind,
+            (unsigned long long)m->served[i].count);
     }
     pthread_mutex_unlock(&m->mu);
     if (b.oom) {
@@ -709,13 +722,16 @@ void bench_metrics_end(bench_metrics *m, const bench_run_model *model)
     pthread_mutex_unlock(&m->mu);
 }
 
-void bench_metrics_served(bench_metrics *m, const char *route, unsigned status)
+/* Count one more of route's answers with status, or of its faults of kind
+ * (not ""). */
+static void served_add(bench_metrics *m, const char *route, unsigned status, const char *kind)
 {
     if (!m)
         return;
     pthread_mutex_lock(&m->mu);
     size_t i = 0;
-    while (i < m->nserved && (m->served[i].status != status || strcmp(m->served[i].route, route) != 0))
+    while (i < m->nserved && (m->served[i].status != status || strcmp(m->served[i].kind, kind) != 0 ||
+                              strcmp(m->served[i].route, route) != 0))
         i++;
     mserved *ns = i < m->nserved ? m->served : grow(m->served, m->nserved, &m->cap_served, sizeof *ns);
     if (ns) {
@@ -724,9 +740,20 @@ void bench_metrics_served(bench_metrics *m, const char *route, unsigned status)
             memset(&m->served[i], 0, sizeof m->served[i]);
             snprintf(m->served[i].route, sizeof m->served[i].route, "%s", route);
             m->served[i].status = status;
+            snprintf(m->served[i].kind, sizeof m->served[i].kind, "%s", kind);
             m->nserved++;
         }
         m->served[i].count++;
     }
     pthread_mutex_unlock(&m->mu);
+}
+
+void bench_metrics_served(bench_metrics *m, const char *route, unsigned status)
+{
+    served_add(m, route, status, "");
+}
+
+void bench_metrics_fault(bench_metrics *m, const char *route, const char *kind)
+{
+    served_add(m, route, 0, kind && kind[0] ? kind : "other");
 }

@@ -31,6 +31,7 @@
  *                                           target_id
  *   hsmbench_serve_requests_total{route,status} counter  requests hsmbench serve
  *                                           answered (route: a fixed set)
+ *   hsmbench_serve_faults_total{route,kind} counter  faults it injected
  *
  * The counters cover the measured run only, as the results file does, and
  * add up over the runs of one series; at a run's end they are set from the
@@ -101,6 +102,9 @@ void bench_metrics_second(bench_metrics *m, const bench_sample *s);
 void bench_metrics_end(bench_metrics *m, const bench_run_model *model);
 /* hsmbench serve answered a request on `route` with `status` (0: none sent). */
 void bench_metrics_served(bench_metrics *m, const char *route, unsigned status);
+/* hsmbench serve's --fault took effect on a request on `route` (kind: the
+ * fault's name, as --fault spells it). */
+void bench_metrics_fault(bench_metrics *m, const char *route, const char *kind);
 /*
  * Every run done: keep answering --metrics-linger (a signal cuts it short;
  * no wait when nothing ran or was served), then stop the server and free it.

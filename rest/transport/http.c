@@ -16,12 +16,14 @@
 #define BODY_MAX   (16u << 20)      /* a larger answer is TOO_LARGE, not a memory hog */
 #define PROF_MAX   2048
 #define PENDING_MAX 4               /* requests of one operation noted before a flush */
+/* libcurl 7.80 and later call CURLOPT_PREREQFUNCTION before each send. */
+#define REST_COUNT_SENDS (LIBCURL_VERSION_NUM >= 0x075000)
 
 /* What one request did, noted while the operation runs, recorded after it. */
 typedef struct pending_req {
     long        status;
     int         complete;           /* the transfer completed: the stamps are valid */
-    int         retried;            /* sent again on a new connection (see finish) */
+    unsigned    retried;            /* times libcurl sent it again (see finish) */
     rest_stamps stamps;
     uint64_t    bytes_in, bytes_out;  /* on the wire, headers included */
     int         have_prof;
@@ -39,8 +41,11 @@ struct rest_http {
     unsigned           npending;
     uint64_t           reauth;            /* re-authentications since the last flush */
     uint64_t           checks[REST_CHECK_COUNT][2];  /* [kind][failed] since the last flush */
+    unsigned           sends;             /* times libcurl sent this request (on_prereq) */
+#if !REST_COUNT_SENDS
     int                reuse;             /* connections are kept alive between requests */
     int                kept;              /* the last request left its connection alive */
+#endif
     int                close_seen;        /* this answer said "Connection: close" */
     struct curl_slist *headers;           /* holds Authorization: wiped on free */
     const struct curl_slist *base;        /* the request headers: headers, or the caller's */
@@ -94,6 +99,17 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
     h->body[h->len] = 0;
     return n;
 }
+
+#if REST_COUNT_SENDS
+/* libcurl is about to send the request, on a new connection or a kept one:
+ * once for each time it is sent, its silent re-sends included. */
+static int on_prereq(void *arg, char *primary_ip, char *local_ip, int primary_port, int local_port)
+{
+    (void)primary_ip, (void)local_ip, (void)primary_port, (void)local_port;
+    ((rest_http *)arg)->sends++;
+    return CURL_PREREQFUNC_OK;
+}
+#endif
 
 /* Only one header matters: SDKMS's server-side timings. */
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
@@ -280,7 +296,9 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     CURL *e = h->easy;
     h->worker = worker;
     h->verbose = o->verbose;
+#if !REST_COUNT_SENDS
     h->reuse = !o->no_reuse;
+#endif
     h->timeout_ms = o->timeout_ms;
     h->interrupt = o->interrupt;
     h->expect_node.data = (char *)"Expect:";
@@ -299,6 +317,10 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     curl_easy_setopt(e, CURLOPT_HEADERDATA, h);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, h->errbuf);
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+#if REST_COUNT_SENDS
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
+    curl_easy_setopt(e, CURLOPT_PREREQDATA, h);
+#endif
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
@@ -521,7 +543,7 @@ static void record_one(rest_http *h, const pending_req *p)
         rest_phases_compute(&p->stamps, r.phases_us);
     rest_stats_record(h->side, h->ok, h->ok_arg, &r);
     if (p->retried)
-        bench_side_add(h->side, REST_SC_RETRIED, 1);
+        bench_side_add(h->side, REST_SC_RETRIED, p->retried);
 }
 
 /* Record what was noted since the last flush (outside the timed path). */
@@ -556,6 +578,7 @@ void rest_http_request(rest_http *h, const char *method, const bench_url *url, c
     h->errbuf[0] = 0;
     h->in_headers = 0;
     h->header_bytes = 0;
+    h->sends = 0;
     /* The same request again (the common case) costs no option changes. */
     if (h->last_url != url) {
         curl_easy_setopt(e, CURLOPT_URL, url->text);
@@ -636,14 +659,22 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     /* Only note here (a few reads of the handle): the phases are worked
      * out and recorded by http_flush(), after the operation. */
     rest_stamps st;
-    /* A request that made a new connection although the last one left its
-     * connection alive found that connection dead: when it died under the
-     * request (a reset), libcurl sent the request again on a new one
-     * without a word, and the server saw it twice.  Count it. */
     long connects = 0;
     curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
-    const int retried = h->kept && connects > 0;
+    /* A kept connection that died under the request (a reset: closed
+     * before a byte of answer) makes libcurl send the request again on
+     * another connection without a word (Curl_retry_request), and the
+     * server saw it twice.  Count each such re-send. */
+#if REST_COUNT_SENDS
+    const unsigned retried = h->sends > 1 ? h->sends - 1 : 0;
+#else
+    /* No way to see the sends: a request that made a new connection
+     * although the last one left its own alive found it dead.  Right for
+     * a blocking handle (its own connections), not under a multi handle,
+     * whose connections any transfer may take. */
+    const unsigned retried = h->kept && connects > 0;
     h->kept = cc == CURLE_OK && h->reuse && !h->close_seen;
+#endif
     if (h->side || h->verbose) {
         /* Each getinfo is a call through libcurl's option switch: the
          * name look-up only matters on a new connection (phases.h), the

@@ -342,7 +342,16 @@ static const bench_async_ops multi_ops = {
     .side_bind = slot_side_bind, .side_flush = slot_side_flush,
 };
 
-void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots)
+/* Past a transfer's deadline, the engine's next look at it ends it. */
+#define DRAIN_MARGIN_NS (250u * 1000000u)
+
+void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots, long timeout_ms)
 {
-    w->async = (bench_async){ &multi_ops, xw, slots, 0 };
+    /* What is in flight at the stop is waited for to its --timeout (the
+     * engine ends it then), so that every request sent is counted once,
+     * finished, failed or timed out, as the blocking engine's last one is:
+     * given up after a fixed second, a request the server answered later
+     * was in the server's counts and in none of the client's. */
+    const uint64_t drain = (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u + DRAIN_MARGIN_NS;
+    w->async = (bench_async){ &multi_ops, xw, slots, drain };
 }

@@ -27,9 +27,10 @@
 
 /*
  * Let w's non-blocking runs use the multi engine: `slots` transfers in
- * flight at most, spread over the run's threads.  xw must stay valid until
- * the run is over.
+ * flight at most, spread over the run's threads, each ended at timeout_ms
+ * (--timeout), which the end of a run waits for too.  xw must stay valid
+ * until the run is over.
  */
-void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots);
+void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots, long timeout_ms);
 
 #endif
