@@ -252,3 +252,89 @@ CK_ULONG keys_rsa_modulus_len(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJE
     return a.ulValueLen;
 }
 
+
+/* An attribute of CK_ULONG size; 0 when unreadable. */
+static CK_ULONG attr_ulong(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                           CK_ATTRIBUTE_TYPE type)
+{
+    CK_ULONG v = 0;
+    CK_ATTRIBUTE a = { type, &v, sizeof v };
+    if (fn->C_GetAttributeValue(s, key, &a, 1) != CKR_OK || a.ulValueLen != sizeof v)
+        return 0;
+    return v;
+}
+
+/* The bits of an RSA modulus: CKA_MODULUS_BITS (public keys), else the modulus's. */
+static unsigned rsa_bits(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key)
+{
+    CK_ULONG bits = attr_ulong(fn, s, key, CKA_MODULUS_BITS);
+    if (bits)
+        return (unsigned)bits;
+    unsigned char mod[2048];
+    CK_ATTRIBUTE a = { CKA_MODULUS, mod, sizeof mod };
+    if (fn->C_GetAttributeValue(s, key, &a, 1) != CKR_OK || a.ulValueLen == (CK_ULONG)-1 ||
+        a.ulValueLen > sizeof mod)
+        return 0;
+    CK_ULONG i = 0;
+    while (i < a.ulValueLen && mod[i] == 0)
+        i++;
+    if (i == a.ulValueLen)
+        return 0;
+    unsigned top = 0;
+    for (unsigned char b = mod[i]; b; b >>= 1)
+        top++;
+    return (unsigned)((a.ulValueLen - i - 1) * 8 + top);
+}
+
+CK_RV keys_read_facts(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                      keys_facts *out)
+{
+    CK_KEY_TYPE kt = 0;
+    CK_ATTRIBUTE a = { CKA_KEY_TYPE, &kt, sizeof kt };
+    memset(out, 0, sizeof *out);
+    CK_RV rv = fn->C_GetAttributeValue(s, key, &a, 1);
+    if (rv != CKR_OK)
+        return rv;
+    out->ckk = kt;
+    switch (kt) {
+    case CKK_RSA:
+        out->type = KEYS_RSA;
+        out->bits = rsa_bits(fn, s, key);
+        break;
+    case CKK_EC: {
+        unsigned char der[64];
+        CK_ATTRIBUTE p = { CKA_EC_PARAMS, der, sizeof der };
+        out->type = KEYS_EC;
+        if (fn->C_GetAttributeValue(s, key, &p, 1) == CKR_OK && p.ulValueLen != (CK_ULONG)-1)
+            for (size_t i = 0; i < NCURVES; i++)
+                if (curves[i].len == p.ulValueLen && memcmp(curves[i].oid, der, curves[i].len) == 0 &&
+                    strcmp(curves[i].name, "Ed25519") != 0)
+                    out->curve = curves[i].name;
+        out->bits = keys_curve_bits(out->curve);
+        break;
+    }
+    case CKK_EC_EDWARDS:
+        out->type = KEYS_ED25519;
+        out->curve = "Ed25519";
+        out->bits = 255;
+        break;
+    case CKK_AES:
+    case CKK_GENERIC_SECRET:
+    case CKK_SHA_1_HMAC:
+    case CKK_SHA256_HMAC:
+    case CKK_SHA384_HMAC:
+    case CKK_SHA512_HMAC:
+    case CKK_SHA224_HMAC:
+        out->type = kt == CKK_AES ? KEYS_AES : KEYS_GENERIC;
+        out->bits = (unsigned)attr_ulong(fn, s, key, CKA_VALUE_LEN) * 8;
+        break;
+    case CKK_DES3:
+        out->type = KEYS_DES3;
+        out->bits = 192;
+        break;
+    default:
+        out->type = KEYS_NONE;
+        break;
+    }
+    return CKR_OK;
+}

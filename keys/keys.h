@@ -74,7 +74,9 @@ CK_RV keys_import(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_spec *sp
 /* Make fresh material in software matching spec (for --verify). NULL on failure. */
 keys_material *keys_material_new(const keys_spec *spec);
 /* Load --static-key FILE: PEM or DER private key (RSA, EC, Ed25519) for
- * pairs, raw key bytes for secret keys.  NULL with a one-line reason in err. */
+ * pairs, raw key bytes for secret keys.  NULL with a one-line reason in err.
+ * spec's bits and curve, when given (non-zero, non-NULL), must be the key's;
+ * without them any size the key type has is taken. */
 keys_material *keys_material_load(const char *path, const keys_spec *spec, char *err, size_t len);
 void keys_material_free(keys_material *m);
 
@@ -96,6 +98,21 @@ CK_RV keys_find(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_CLASS cls, 
  * CKA_PUBLIC_EXPONENT or CKA_EC_POINT).  NULL when it cannot be read. */
 EVP_PKEY *keys_export_public(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, keys_type type,
                              const char *curve, CK_OBJECT_HANDLE pub);
+
+/* What a key in the token is, read from it: its type (CKA_KEY_TYPE; KEYS_NONE
+ * for a type no test uses), its size in bits (CKA_MODULUS_BITS or the
+ * CKA_MODULUS itself, CKA_VALUE_LEN; 0 when unreadable) and, for EC, its
+ * curve (CKA_EC_PARAMS; NULL when unknown). */
+typedef struct keys_facts {
+    keys_type   type;
+    CK_KEY_TYPE ckk;
+    unsigned    bits;
+    const char *curve;
+} keys_facts;
+CK_RV keys_read_facts(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                      keys_facts *out);
+/* The same of key material we hold (--static-key): 0, or -1 when unknown. */
+int keys_material_facts(const keys_material *m, keys_type type, keys_facts *out);
 
 /* The modulus length in bytes of an RSA key in the token (0 if unknown). */
 CK_ULONG keys_rsa_modulus_len(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key);

@@ -91,7 +91,7 @@ static int pkey_matches(EVP_PKEY *pk, const keys_spec *spec, char *err, size_t l
         char group[64] = "";
         size_t glen = 0;
         if (EVP_PKEY_get_utf8_string_param(pk, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &glen) != 1 ||
-            strcmp(group, keys_curve_group(spec->curve)) != 0) {
+            (spec->curve && strcmp(group, keys_curve_group(spec->curve)) != 0)) {
             snprintf(err, len, "an EC key on %s, but the test is set for %s (use --curve)",
                      group[0] ? group : "an unknown curve", spec->curve);
             return 0;
@@ -136,6 +136,17 @@ keys_material *keys_material_load(const char *path, const keys_spec *spec, char 
     if (!keys_is_pair(spec->type)) {
         /* Secret keys are the raw bytes of the file. */
         size_t want = secret_bytes(spec);
+        if (!spec->bits && spec->type != KEYS_DES3) {
+            /* No size asked for: any length the key type has. */
+            int fits = spec->type == KEYS_AES ? n == 16 || n == 24 || n == 32
+                                              : n >= 1 && n <= sizeof m->secret;
+            if (!fits) {
+                snprintf(err, len, "%zu bytes; %s", n, spec->type == KEYS_AES
+                         ? "an AES key is 16, 24 or 32 raw bytes" : "a secret key is 1 to 64 raw bytes");
+                goto fail;
+            }
+            want = n;
+        }
         if (n != want) {
             snprintf(err, len, "%zu bytes; a %u-bit key is %zu raw bytes", n,
                      spec->type == KEYS_DES3 ? 192 : spec->bits, want);
@@ -459,4 +470,37 @@ out:
     free(a1);
     free(a2);
     return pk;
+}
+
+int keys_material_facts(const keys_material *m, keys_type type, keys_facts *out)
+{
+    static const char *const names[] = { "P-256", "P-384", "P-521", "P-192", "P-224",
+                                         "secp192k1", "secp224k1", "secp256k1" };
+    memset(out, 0, sizeof *out);
+    out->type = type;
+    if (!keys_is_pair(type)) {
+        out->bits = type == KEYS_DES3 ? 192 : (unsigned)(m->secret_len * 8);
+        return out->bits ? 0 : -1;
+    }
+    if (!m->pkey)
+        return -1;
+    if (type == KEYS_RSA) {
+        out->bits = (unsigned)EVP_PKEY_get_bits(m->pkey);
+        return 0;
+    }
+    if (type == KEYS_ED25519) {
+        out->curve = "Ed25519";
+        out->bits = 255;
+        return 0;
+    }
+    char group[64] = "";
+    size_t glen = 0;
+    if (EVP_PKEY_get_utf8_string_param(m->pkey, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group,
+                                       &glen) != 1)
+        return -1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(group, keys_curve_group(names[i])) == 0)
+            out->curve = names[i];
+    out->bits = keys_curve_bits(out->curve);
+    return out->curve ? 0 : -1;
 }

@@ -86,7 +86,18 @@ enum {
     MH_Q_DESTROY_FAIL = 256,    /* every C_DestroyObject fails */
     MH_Q_NO_CANCEL   = 512,     /* no 3.0 cancellation: NULL-mechanism Init, C_SessionCancel */
     MH_Q_CANT_LOCK   = 1024,    /* C_Initialize refuses CKF_OS_LOCKING_OK: single-threaded */
+    MH_Q_NO_KEYGEN   = 2048,    /* C_GenerateKey(Pair) answer CKR_FUNCTION_NOT_SUPPORTED */
 };
+
+#define MH_MAX_KEYS       8
+
+/* keys=: a token key made at C_Initialize on every token (mh_preload). */
+typedef struct mh_keydef {
+    char     label[64];
+    int      kind;              /* 'r' RSA, 'e' EC, 'a' AES, 'g' generic secret */
+    CK_ULONG bits;              /* RSA modulus, AES or generic secret bits */
+    int      curve;             /* EC: index in mh_curves */
+} mh_keydef;
 
 typedef struct mh_config {
     mh_svc_kind svc;
@@ -110,6 +121,8 @@ typedef struct mh_config {
     uint64_t    lost_at;                /* the device is lost this long after C_Initialize (0: never) */
     char        objects_file[256];      /* C_Finalize lists the objects left here */
     unsigned    slots;                  /* tokens, in slots MH_SLOT .. MH_SLOT+slots-1 */
+    mh_keydef   keys[MH_MAX_KEYS];      /* keys=: token keys there from C_Initialize on */
+    int         nkeys;
 } mh_config;
 
 static void mh_config_default(mh_config *c)
@@ -307,6 +320,54 @@ static int mh_parse_mechanisms(char *v, mh_config *c, const char **why)
     return 0;
 }
 
+/* keys=LABEL:rsa:BITS|LABEL:ec:CURVE|LABEL:aes:BITS|LABEL:generic:BITS[,...] */
+static int mh_parse_keys(char *v, mh_config *c, const char **why)
+{
+    static const char *const curves[] = { "P-256", "P-384", "P-521" };
+    *why = "expected LABEL:rsa:BITS, LABEL:ec:P-256|P-384|P-521, LABEL:aes:128|192|256 or "
+           "LABEL:generic:BITS, at most 8, separated by commas";
+    c->nkeys = 0;
+    for (char *save = NULL, *item = strtok_r(v, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *type = strchr(item, ':'), *size = type ? strchr(type + 1, ':') : NULL;
+        if (!size || c->nkeys == MH_MAX_KEYS || type == item || (size_t)(type - item) >= 64)
+            return -1;
+        *type++ = '\0';
+        *size++ = '\0';
+        mh_keydef *k = &c->keys[c->nkeys];
+        memset(k, 0, sizeof *k);
+        memcpy(k->label, item, strlen(item) + 1);
+        uint64_t n = 0;
+        if (strcmp(type, "ec") == 0) {
+            k->kind = 'e';
+            k->curve = -1;
+            for (int i = 0; i < 3; i++)
+                if (strcmp(size, curves[i]) == 0)
+                    k->curve = i;
+            if (k->curve < 0)
+                return -1;
+        } else if (mh_parse_u64(size, &n) != 0) {
+            return -1;
+        } else if (strcmp(type, "rsa") == 0) {
+            if (n < MH_RSA_MIN || n > MH_RSA_MAX)
+                return -1;
+            k->kind = 'r';
+        } else if (strcmp(type, "aes") == 0) {
+            if (n != 128 && n != 192 && n != 256)
+                return -1;
+            k->kind = 'a';
+        } else if (strcmp(type, "generic") == 0) {
+            if (n < 8 || n > 4096 || n % 8)
+                return -1;
+            k->kind = 'g';
+        } else {
+            return -1;
+        }
+        k->bits = (CK_ULONG)n;
+        c->nkeys++;
+    }
+    return 0;
+}
+
 /* quirks= names, as hsmbench-mock(7) lists them. */
 static const struct { const char *name; unsigned bit; } mh_quirk_names[] = {
     { "short-size-query", MH_Q_SHORT_QUERY },   { "long-size-query", MH_Q_LONG_QUERY },
@@ -314,7 +375,8 @@ static const struct { const char *name; unsigned bit; } mh_quirk_names[] = {
     { "no-import", MH_Q_NO_IMPORT },            { "capacity-length", MH_Q_CAPACITY },
     { "sticky-failure", MH_Q_STICKY },          { "destroy-fails-once", MH_Q_DESTROY_ONCE },
     { "destroy-fails", MH_Q_DESTROY_FAIL },     { "no-cancel", MH_Q_NO_CANCEL },
-    { "cant-lock", MH_Q_CANT_LOCK },            { "none", 0 },
+    { "cant-lock", MH_Q_CANT_LOCK },            { "no-keygen", MH_Q_NO_KEYGEN },
+    { "none", 0 },
 };
 
 static int mh_parse_quirks(char *v, mh_config *c)
@@ -421,7 +483,7 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
     if (strcmp(key, "quirks") == 0) {
         *why = "expected short-size-query, long-size-query, truncate, token-objects-only, "
                "no-import, capacity-length, sticky-failure, destroy-fails-once, destroy-fails, "
-               "no-cancel";
+               "no-cancel, cant-lock, no-keygen";
         return mh_parse_quirks(v, c);
     }
     if (strcmp(key, "wrap-pad") == 0) {
@@ -445,6 +507,8 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
         c->slots = (unsigned)n;
         return 0;
     }
+    if (strcmp(key, "keys") == 0)
+        return mh_parse_keys(v, c, why);
     if (strcmp(key, "objects-file") == 0) {
         size_t len = strlen(v);
         *why = "expected a file name of 1 to 255 characters";
@@ -505,6 +569,7 @@ static int mh_config_load(mh_config *c, const char *reserved)
 /* ---- time, delays, cores, stalls ------------------------------------------ */
 
 static atomic_int    g_init;            /* C_Initialize done (release/acquire) */
+static atomic_int    g_preloading;      /* C_Initialize makes the keys= keys: no delays, faults, filters */
 static pthread_mutex_t g_life_mu = PTHREAD_MUTEX_INITIALIZER;   /* C_Initialize/C_Finalize */
 static mh_config     g_cfg;             /* written by C_Initialize only */
 static uint64_t      g_t0;              /* CLOCK_MONOTONIC at C_Initialize, ns */
@@ -1329,7 +1394,7 @@ static const mh_mech *mh_mech_find(CK_MECHANISM_TYPE type)
 {
     for (size_t i = 0; i < MH_NMECHS; i++)
         if (mh_mechs[i].type == type)
-            return mh_mech_offered(i) ? &mh_mechs[i] : NULL;
+            return mh_mech_offered(i) || atomic_load(&g_preloading) ? &mh_mechs[i] : NULL;
     return NULL;
 }
 
@@ -1370,6 +1435,8 @@ static void mh_pad(CK_UTF8CHAR *dst, size_t size, const char *src)
     memset(dst, ' ', size);
     memcpy(dst, src, n < size ? n : size);
 }
+
+static CK_RV mh_preload(void);
 
 static CK_RV mh_Initialize(CK_VOID_PTR pInitArgs)
 {
@@ -1415,8 +1482,16 @@ static CK_RV mh_Initialize(CK_VOID_PTR pInitArgs)
     atomic_fetch_add(&g_epoch, 1);
     mh_sessions_reset();
     atomic_store_explicit(&g_init, 1, memory_order_release);
+    CK_RV rv = mh_preload();
+    if (rv != CKR_OK) {
+        atomic_store(&g_init, 0);
+        mh_sessions_free();
+        mh_objects_free();
+        free(g_core_free);
+        g_core_free = NULL;
+    }
     pthread_mutex_unlock(&g_life_mu);
-    return CKR_OK;
+    return rv;
 }
 
 static CK_RV mh_Finalize(CK_VOID_PTR pReserved)
@@ -2793,6 +2868,8 @@ static CK_RV mh_VerifyFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature, 
  * operation state (key generation, wrapping, random numbers, ...). */
 static CK_RV mh_work(CK_SESSION_HANDLE h)
 {
+    if (atomic_load(&g_preloading))
+        return CKR_OK;
     mh_serve();
     CK_RV rv = mh_injected();
     if (rv == CKR_SESSION_HANDLE_INVALID)
@@ -2848,6 +2925,8 @@ static CK_RV mh_GenerateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechan
     const mh_mech *m = mh_mech_find(pMechanism->mechanism);
     if (!m || !(m->flags & CKF_GENERATE))
         return CKR_MECHANISM_INVALID;
+    if ((g_cfg.quirks & MH_Q_NO_KEYGEN) && !atomic_load(&g_preloading))
+        return CKR_FUNCTION_NOT_SUPPORTED;
     if ((rv = mh_obj_from_template(pTemplate, ulCount, &o)) != CKR_OK)
         return rv;
     CK_KEY_TYPE kt = m->kind == MH_K_GEN_AES ? CKK_AES : m->kind == MH_K_GEN_DES3 ? CKK_DES3
@@ -2910,6 +2989,8 @@ static CK_RV mh_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMe
     const mh_mech *m = mh_mech_find(pMechanism->mechanism);
     if (!m || !(m->flags & CKF_GENERATE_KEY_PAIR))
         return CKR_MECHANISM_INVALID;
+    if ((g_cfg.quirks & MH_Q_NO_KEYGEN) && !atomic_load(&g_preloading))
+        return CKR_FUNCTION_NOT_SUPPORTED;
     rv = mh_obj_from_template(pPublicKeyTemplate, ulPublicKeyAttributeCount, &pub);
     if (rv == CKR_OK)
         rv = mh_obj_from_template(pPrivateKeyTemplate, ulPrivateKeyAttributeCount, &priv);
@@ -2988,6 +3069,57 @@ static CK_RV mh_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMe
     }
     if ((rv = mh_obj_insert(priv, phPrivateKey)) != CKR_OK)
         mh_obj_destroy_handle(*phPublicKey);
+    return rv;
+}
+
+/* One keys= key on the token of session h: token objects, not private (so
+ * that login=required shows them too), every use allowed. */
+static CK_RV mh_preload_key(CK_SESSION_HANDLE h, const mh_keydef *k)
+{
+    CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+    CK_ULONG bits = k->bits, bytes = k->bits / 8;
+    CK_OBJECT_HANDLE pub, priv;
+    CK_ATTRIBUTE common[4] = {
+        { CKA_TOKEN, &yes, sizeof yes }, { CKA_PRIVATE, &no, sizeof no },
+        { CKA_LABEL, (void *)k->label, (CK_ULONG)strlen(k->label) }, { 0, NULL, 0 },
+    };
+    CK_MECHANISM mech = { 0, NULL, 0 };
+    if (k->kind == 'a' || k->kind == 'g') {
+        mech.mechanism = k->kind == 'a' ? CKM_AES_KEY_GEN : CKM_GENERIC_SECRET_KEY_GEN;
+        common[3] = (CK_ATTRIBUTE){ CKA_VALUE_LEN, &bytes, sizeof bytes };
+        return mh_GenerateKey(h, &mech, common, 4, &priv);
+    }
+    CK_ATTRIBUTE pubt[4];
+    memcpy(pubt, common, sizeof pubt);
+    if (k->kind == 'r') {
+        mech.mechanism = CKM_RSA_PKCS_KEY_PAIR_GEN;
+        pubt[3] = (CK_ATTRIBUTE){ CKA_MODULUS_BITS, &bits, sizeof bits };
+    } else {
+        mech.mechanism = CKM_EC_KEY_PAIR_GEN;
+        pubt[3] = (CK_ATTRIBUTE){ CKA_EC_PARAMS, (void *)mh_curves[k->curve].der,
+                                  (CK_ULONG)mh_curves[k->curve].len };
+    }
+    return mh_GenerateKeyPair(h, &mech, pubt, 4, common, 3, &pub, &priv);
+}
+
+/* keys=: made on every token at C_Initialize, before the application sees it. */
+static CK_RV mh_preload(void)
+{
+    CK_RV rv = CKR_OK;
+    if (!g_cfg.nkeys)
+        return CKR_OK;
+    atomic_store(&g_preloading, 1);
+    for (unsigned slot = 0; rv == CKR_OK && slot < g_cfg.slots; slot++) {
+        CK_SESSION_HANDLE h;
+        rv = mh_session_open(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, &h);
+        for (int i = 0; rv == CKR_OK && i < g_cfg.nkeys; i++)
+            rv = mh_preload_key(h, &g_cfg.keys[i]);
+        if (rv == CKR_OK)
+            rv = mh_session_close(h);
+    }
+    atomic_store(&g_preloading, 0);
+    if (rv != CKR_OK)
+        fprintf(stderr, "hsmbench-mock: keys=: a key could not be made (0x%lx)\n", (unsigned long)rv);
     return rv;
 }
 

@@ -405,6 +405,73 @@ int p11_key_resolve(keys_type type, const char *what, unsigned bits, const char 
     return -1;
 }
 
+/* "--key-size 1024 --hash SHA512": the flags (or the key) that set what does not fit. */
+static const char *fit_flags(const p11_test_params *in, int with_hash, int with_data, char *buf,
+                             size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    if (in->key_origin)
+        at += (size_t)snprintf(buf + at, len - at, "%s", in->key_origin);
+    else if (in->key_bits)
+        at += (size_t)snprintf(buf + at, len - at, "--key-size %u", in->key_bits);
+    if (with_hash && in->hash != P11_HASH_NONE && at < len)
+        at += (size_t)snprintf(buf + at, len - at, "%s--hash %s", at ? " " : "", p11_hash_name(in->hash));
+    if (with_data && in->data_size && at < len)
+        snprintf(buf + at, len - at, "%s--data-size %llu", at ? " " : "",
+                 (unsigned long long)in->data_size);
+    return buf;
+}
+
+/*
+ * What RSA's encodings can hold (RFC 8017), from the modulus: PSS needs
+ * emLen >= hLen + sLen + 2 (emLen = ceil((modBits - 1) / 8), the salt as long
+ * as the hash); OAEP takes at most k - 2 hLen - 2 bytes; a PKCS#1 v1.5
+ * signature's DigestInfo at most k - 11.  -1 (printed) when they cannot.
+ */
+static int check_fit(const p11_test_def *def, const p11_test_params *in, const p11_test_params *p)
+{
+    if (def->key != KEYS_RSA || def->op == P11_OP_KEYGEN || !p->key_bits)
+        return 0;
+    if (in->keys == P11_KEYS_EXISTING && !in->key_origin)
+        return 0;    /* the key's own size is read from the token first (p11_test_key_facts) */
+    const size_t k = (p->key_bits + 7) / 8, em = (p->key_bits + 6) / 8, h = p11_hash_len(p->hash);
+    const char *hn = p11_hash_name(p->hash);
+    char fl[200];
+    if (def->param == P11_PARAM_PSS && em < 2 * h + 2) {
+        fit_flags(in, 1, 0, fl, sizeof fl);
+        bench_error("%s%s%s on RSA %u with %s cannot hold its %zu-byte salt: PSS needs emLen >= "
+                    "hLen + sLen + 2 = %zu bytes, RSA %u gives %zu (at least %zu bits)",
+                    fl, fl[0] ? ": " : "", def->name, p->key_bits, hn, h, 2 * h + 2, p->key_bits, em,
+                    16 * h + 10);
+        return -1;
+    }
+    if (def->param == P11_PARAM_OAEP) {
+        const size_t most = k > 2 * h + 2 ? k - 2 * h - 2 : 0;
+        const int wraps = def->op == P11_OP_UNWRAP;
+        const size_t n = wraps ? 32 : (size_t)p->data_size;
+        if (n <= most)
+            return 0;
+        fit_flags(in, 1, !wraps, fl, sizeof fl);
+        bench_error("%s%s%s on RSA %u with %s takes at most %zu bytes (OAEP: k - 2*hLen - 2), %s %zu",
+                    fl, fl[0] ? ": " : "", def->name, p->key_bits, hn, most,
+                    wraps ? "the AES-256 key to wrap is" : "the data is", n);
+        return -1;
+    }
+    if (def->param == P11_PARAM_NONE && def->hashes && h) {
+        /* PKCS#1 v1.5 signatures, hashed in the token or a DigestInfo made here. */
+        const size_t t = h + (h == 20 ? 15 : 19);
+        if (k >= 11 && t <= k - 11)
+            return 0;
+        fit_flags(in, 1, 0, fl, sizeof fl);
+        bench_error("%s%s%s on RSA %u with %s signs a %zu-byte DigestInfo; PKCS#1 v1.5 takes at "
+                    "most k - 11 = %zu", fl, fl[0] ? ": " : "", def->name, p->key_bits, hn, t,
+                    k >= 11 ? k - 11 : 0);
+        return -1;
+    }
+    return 0;
+}
+
 int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out)
 {
     *out = *in;
@@ -428,11 +495,15 @@ int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_tes
             return -1;
         }
         if (def->data_multiple && out->data_size % def->data_multiple) {
-            bench_error("--data-size %llu: %s needs a multiple of %u bytes",
-                        (unsigned long long)out->data_size, def->name, def->data_multiple);
+            bench_error("--data-size %llu: %s needs a multiple of %u bytes (%s without padding "
+                        "takes whole %u-byte blocks)", (unsigned long long)out->data_size,
+                        def->name, def->data_multiple, def->key == KEYS_DES3 ? "3DES" : "AES",
+                        def->data_multiple);
             return -1;
         }
     }
+    if (check_fit(def, in, out) != 0)
+        return -1;
     if (in->aad_size && def->param != P11_PARAM_GCM) {
         out->aad_size = 0;
     }

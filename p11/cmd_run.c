@@ -124,6 +124,8 @@ typedef struct run_opts {
     size_t             ndata;
     p11_mix            mix;          /* --mix (mix.n 0: none) */
     int                test_given, seed_given;
+    p11_test_params    tp[MAX_TESTS];         /* each test's: params with the facts of its key */
+    char               origin[MAX_TESTS][200]; /* tp[i].key_origin */
 } run_opts;
 
 /* "4" or "1,2,4,8": a sweep list, each value in range. */
@@ -234,6 +236,51 @@ static int check_tokens_threads(const run_opts *o)
             return -1;
         }
     return 0;
+}
+
+/* Every test at every data size, with its key's facts: 0, or -1 (printed). */
+static int check_values(const run_opts *o)
+{
+    for (size_t t = 0; t < o->ntests; t++)
+        for (size_t i = 0; i < (o->ndata ? o->ndata : 1); i++) {
+            p11_test_params in = o->tp[t], resolved;
+            if (o->ndata)
+                in.data_size = o->data_list[i];
+            if (p11_test_resolve(o->tests[t], &in, &resolved) != 0)
+                return -1;
+        }
+    return 0;
+}
+
+/* The facts of an existing key (--key-label, --key-id), read on every token
+ * before anything runs: 0, or -1 (printed) when a flag contradicts the key,
+ * the key does not suit a test, or the tokens' keys differ. */
+static int existing_key_facts(run_opts *o, const p11_target *t)
+{
+    if (o->params.keys != P11_KEYS_EXISTING)
+        return 0;
+    const unsigned n = t->ntokens > 1 ? t->ntokens : 1;
+    for (size_t i = 0; i < o->ntests; i++)
+        for (unsigned k = 0; k < n; k++) {
+            p11_test_params x;
+            char other[200];
+            if (p11_test_key_facts(o->tests[i], &o->params, t->mod->fn, p11_target_control(t, k),
+                                   k ? other : o->origin[i], k ? sizeof other : sizeof o->origin[i],
+                                   &x) != 0)
+                return -1;
+            if (k == 0) {
+                o->tp[i] = x;
+            } else if (x.key_bits != o->tp[i].key_bits ||
+                       (x.curve != o->tp[i].curve && (!x.curve || !o->tp[i].curve ||
+                                                      strcmp(x.curve, o->tp[i].curve) != 0))) {
+                bench_error("%s: the key on token '%s' is %s, on token '%s' %s: give tokens "
+                            "with the same key", o->tests[i]->name, p11_target_token(t, k)->label,
+                            x.key_origin ? x.key_origin : "unreadable", p11_target_token(t, 0)->label,
+                            o->tp[i].key_origin ? o->tp[i].key_origin : "unreadable");
+                return -1;
+            }
+        }
+    return check_values(o);
 }
 
 static int parse_args(int argc, char **argv, const bench_section *const *sections, run_opts *o)
@@ -410,29 +457,21 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         return BENCH_EXIT_USAGE;
     }
     /* Every value must fit every test named, before anything is loaded;
-     * a static key must suit each test too. */
+     * a static key must suit each test too, and sets its size. */
     for (size_t i = 0; i < o->ntests; i++) {
         if (o->params.lookup && !p11_test_has_key(o->tests[i])) {
             bench_error("--lookup: %s uses no key to look up (digests, random, key generation "
                         "and find-objects cannot take it)", o->tests[i]->name);
             return BENCH_EXIT_USAGE;
         }
-        p11_test_params resolved;
-        if (p11_test_resolve(o->tests[i], &o->params, &resolved) != 0)
+        o->tp[i] = o->params;
+        if (o->params.keys == P11_KEYS_STATIC &&
+            p11_test_key_facts(o->tests[i], &o->params, NULL, 0, o->origin[i], sizeof o->origin[i],
+                               &o->tp[i]) != 0)
             return BENCH_EXIT_USAGE;
-        if (resolved.keys == P11_KEYS_STATIC && o->tests[i]->key != KEYS_NONE &&
-            o->tests[i]->op != P11_OP_KEYGEN) {
-            char err[200];
-            keys_spec spec = { o->tests[i]->key, resolved.key_bits, resolved.curve, 0, 0, 0, NULL };
-            keys_material *m = keys_material_load(o->params.static_key, &spec, err, sizeof err);
-            if (!m) {
-                bench_error("--static-key %s: %s (test %s)", o->params.static_key, err,
-                            o->tests[i]->name);
-                return BENCH_EXIT_USAGE;
-            }
-            keys_material_free(m);
-        }
     }
+    if (check_values(o) != 0)
+        return BENCH_EXIT_USAGE;
     const char *names[MAX_TESTS];
     for (size_t t = 0; t < o->ntests; t++)
         names[t] = o->tests[t]->name;
@@ -442,13 +481,6 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         return BENCH_EXIT_USAGE;
     if (bench_out_finish(&o->out, names, o->mix.n ? 1 : o->ntests) != 0)
         return BENCH_EXIT_USAGE;
-    for (size_t i = 1; i < o->ndata; i++)
-        for (size_t t = 0; t < o->ntests; t++) {
-            p11_test_params in = o->params, resolved;
-            in.data_size = o->data_list[i];
-            if (p11_test_resolve(o->tests[t], &in, &resolved) != 0)
-                return BENCH_EXIT_USAGE;
-        }
     if (!o->ndata) {
         o->data_list[0] = 0;     /* each test's default */
         o->ndata = 1;
@@ -503,6 +535,11 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
         bench_metrics_stop(metrics, interrupt);
         return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
     }
+    if (existing_key_facts(&o, &t) != 0) {
+        bench_metrics_stop(metrics, interrupt);
+        p11_target_close(&t);
+        return BENCH_EXIT_USAGE;
+    }
     if (bench_session_init(&s, &o.out, interrupt) != 0) {
         bench_metrics_stop(metrics, interrupt);
         p11_target_close(&t);
@@ -520,7 +557,7 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
     if (o.cap.nobjectives) {
         /* The capacity search: one test, its keys prepared once. */
         bench_capacity cap;
-        p11_test_params p = o.params;
+        p11_test_params p = o.tp[0];
         p.data_size = o.data_list[0];
         cap_step_arg ca = { &r, o.tests[0], &p };
         bench_capacity_run(&cap, &s, &o.cap, &o.lo.load, cap_step, &ca);
@@ -537,7 +574,7 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
     for (size_t ti = 0; o.mix.n && ti < o.lo.nthreads && !s.interrupted && !*interrupt; ti++) {
         if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
             r.load.threads = o.lo.threads_list[ti];
-        p11_runner_mix(&r, &o.mix, &o.params);
+        p11_runner_mix(&r, &o.mix, o.tp);
     }
     /* Every test, at every thread count and data size asked for. */
     for (size_t i = 0; !o.mix.n && i < o.ntests && !s.interrupted && !*interrupt; i++) {
@@ -546,7 +583,7 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
             for (size_t di = 0; di < o.ndata && !s.interrupted && !*interrupt; di++) {
                 if (di > 0 && !takes_data)
                     break;     /* a size sweep means nothing to this test */
-                p11_test_params p = o.params;
+                p11_test_params p = o.tp[i];
                 p.data_size = o.data_list[di];
                 if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
                     r.load.threads = o.lo.threads_list[ti];

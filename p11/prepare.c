@@ -597,8 +597,9 @@ static CK_RV check_public(p11_test_ctx *ctx)
 }
 
 /* Key-generation tests make their keys in the workers: one made and
- * destroyed before the clock shows a token that refuses them, with the
- * way out, instead of a run of nothing but errors. */
+ * destroyed before the clock shows a token that refuses them (the CKR_*
+ * named, with the way out where there is one), instead of a run of
+ * nothing but errors. */
 static CK_RV probe_keygen(p11_test_ctx *ctx)
 {
     keys_spec spec;
@@ -617,9 +618,149 @@ static CK_RV probe_keygen(p11_test_ctx *ctx)
         release_key(ctx, &h);
         return CKR_OK;
     }
-    if (refuses_session_keys(rv))
-        return fail_rv(ctx, "generating a key before the run", rv), rv;
-    return CKR_OK;   /* other failures are the run's to count */
+    /* Whatever the token answers, a test whose every operation would fail
+     * the same way is not run (the others fail at preparation alike). */
+    return fail_rv(ctx, "generating a key before the run", rv), rv;
+}
+
+/* "RSA", "EC", ... for a key type. */
+static const char *type_word(keys_type t)
+{
+    switch (t) {
+    case KEYS_RSA:     return "an RSA";
+    case KEYS_EC:      return "an EC";
+    case KEYS_ED25519: return "an Ed25519";
+    case KEYS_AES:     return "an AES";
+    case KEYS_DES3:    return "a 3DES";
+    case KEYS_GENERIC: return "a generic secret (HMAC)";
+    case KEYS_NONE:    break;
+    }
+    return "an unknown";
+}
+
+/* The existing key's facts (its public half's, for a pair, when there is one);
+ * 0 and *found 0 when none matches. */
+static CK_RV existing_facts(const p11_test_def *def, const p11_test_params *in, CK_FUNCTION_LIST *fn,
+                            CK_SESSION_HANDLE s, keys_facts *f, int *found)
+{
+    CK_OBJECT_HANDLE h = 0, pub = 0;
+    int npub = 0;
+    CK_OBJECT_CLASS cls = keys_is_pair(def->key) ? CKO_PRIVATE_KEY : CKO_SECRET_KEY;
+    CK_RV rv = keys_find(fn, s, cls, in->key_label, in->key_id, in->key_id_len, &h, found);
+    if (rv != CKR_OK || !*found)
+        return rv;
+    if (keys_is_pair(def->key) &&
+        keys_find(fn, s, CKO_PUBLIC_KEY, in->key_label, in->key_id, in->key_id_len, &pub, &npub) == CKR_OK &&
+        npub && keys_read_facts(fn, s, pub, f) == CKR_OK && f->bits)
+        return CKR_OK;
+    return keys_read_facts(fn, s, h, f);
+}
+
+/* The static key's facts; -1 (printed) when it does not suit the test. */
+static int static_facts(const p11_test_def *def, const p11_test_params *in, keys_facts *f)
+{
+    char err[200];
+    keys_spec spec = { def->key, 0, NULL, 0, 0, 0, NULL };
+    if (def->key == KEYS_EC) {
+        /* What the user asked for, if anything: --curve, or --key-size as its alias. */
+        spec.curve = in->curve ? in->curve : in->key_bits == 256 ? "P-256" : in->key_bits == 384 ? "P-384"
+                   : in->key_bits == 521 ? "P-521" : NULL;
+    } else {
+        spec.bits = in->key_bits;
+    }
+    keys_material *m = keys_material_load(in->static_key, &spec, err, sizeof err);
+    if (!m) {
+        bench_error("--static-key %s: %s (test %s)", in->static_key, err, def->name);
+        return -1;
+    }
+    int rc = keys_material_facts(m, def->key, f);
+    keys_material_free(m);
+    if (rc != 0)
+        memset(f, 0, sizeof *f);
+    f->type = def->key;
+    return 0;
+}
+
+int p11_test_key_facts(const p11_test_def *def, const p11_test_params *in, CK_FUNCTION_LIST *fn,
+                       CK_SESSION_HANDLE s, char *origin, size_t olen, p11_test_params *out)
+{
+    keys_facts f;
+    char who[160];
+    *out = *in;
+    if (def->key == KEYS_NONE || def->op == P11_OP_KEYGEN || def->op == P11_OP_FIND ||
+        (in->keys != P11_KEYS_EXISTING && in->keys != P11_KEYS_STATIC))
+        return 0;
+    if (in->keys == P11_KEYS_STATIC) {
+        if (static_facts(def, in, &f) != 0)
+            return -1;
+        snprintf(who, sizeof who, "--static-key %s", in->static_key);
+    } else {
+        int found = 0;
+        if (existing_facts(def, in, fn, s, &f, &found) != CKR_OK || !found)
+            return 0;    /* preparing the test names what went wrong */
+        if (in->key_label) {
+            snprintf(who, sizeof who, "--key-label %s", in->key_label);
+        } else {
+            size_t at = (size_t)snprintf(who, sizeof who, "--key-id ");
+            for (size_t i = 0; i < in->key_id_len && at + 3 < sizeof who; i++)
+                at += (size_t)snprintf(who + at, sizeof who - at, "%02x", in->key_id[i]);
+        }
+    }
+    const char *want = type_word(def->key);
+    if (f.type != def->key) {
+        if (f.type == KEYS_NONE)
+            bench_error("%s: a key of type CKK 0x%lx; %s needs %s key", who, (unsigned long)f.ckk,
+                        def->name, want);
+        else
+            bench_error("%s: %s key; %s needs %s key", who, type_word(f.type), def->name, want);
+        return -1;
+    }
+    if (def->key == KEYS_EC) {
+        if (!f.curve)
+            return 0;    /* a curve we cannot name: the module will say */
+        if (strcmp(f.curve, "P-256") != 0 && strcmp(f.curve, "P-384") != 0 && strcmp(f.curve, "P-521") != 0) {
+            bench_error("%s: an EC key on %s; %s takes P-256, P-384 or P-521", who, f.curve, def->name);
+            return -1;
+        }
+        if (in->curve && strcmp(in->curve, f.curve) != 0) {
+            bench_error("--curve %s: the key %s is on %s (leave --curve out, or give %s)", in->curve,
+                        who, f.curve, f.curve);
+            return -1;
+        }
+        if (in->key_bits && in->key_bits != f.bits) {
+            bench_error("--key-size %u: the key %s is on %s (leave --key-size out, or give %u)",
+                        in->key_bits, who, f.curve, f.bits);
+            return -1;
+        }
+        out->curve = f.curve;
+        out->key_bits = 0;       /* p11_test_resolve takes it from the curve */
+        snprintf(origin, olen, "%s (EC %s)", who, f.curve);
+    } else if (def->key_sizes && f.bits) {
+        const char *kt = p11_test_key_type(def);
+        if (in->key_bits && in->key_bits != f.bits) {
+            bench_error("--key-size %u: the key %s is %s %u (leave --key-size out, or give %u)",
+                        in->key_bits, who, kt, f.bits, f.bits);
+            return -1;
+        }
+        const unsigned *z = def->key_sizes;
+        while (*z && *z != f.bits)
+            z++;
+        if (!*z) {
+            char list[96] = "";
+            size_t used = 0;
+            for (z = def->key_sizes; *z && used < sizeof list; z++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%u",
+                                         z == def->key_sizes ? "" : "/", *z);
+            bench_error("%s: %s %u key; %s takes %s %s", who, want, f.bits, def->name, kt, list);
+            return -1;
+        }
+        out->key_bits = f.bits;
+        snprintf(origin, olen, "%s (%s %u)", who, def->key == KEYS_GENERIC ? "HMAC" : kt, f.bits);
+    } else {
+        return 0;    /* Ed25519, 3DES: one size */
+    }
+    out->key_origin = origin;
+    return 0;
 }
 
 CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
@@ -685,7 +826,7 @@ CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
     if (ctx->out_cap < 1024)
         ctx->out_cap = 1024;
     if (params->verify)
-        ctx->verify_method = ctx->round_trip ? "round-trip in token" : "openssl";
+        ctx->verify_how = p11_verify_how(ctx, &ctx->verify_method);
     return CKR_OK;
 fail:
     if (why && whylen)

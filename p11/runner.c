@@ -185,9 +185,14 @@ static uint64_t total(const p11_test_set *set, size_t offset)
 }
 #define TOTAL(set, member) total((set), offsetof(p11_test_ctx, member))
 
-/* How --verify checked, as the summary says it: from the run's verify.method. */
-static const char *verify_how(const char *method)
+/* How --verify checked, as the summary says it: the run's verify.checked_by
+ * (files written before it have only verify.method). */
+static const char *verify_how(const json_t *v)
 {
+    const char *by = json_string_value(json_object_get(v, "checked_by"));
+    const char *method = bench_json_str(v, "method", "");
+    if (by)
+        return by;
     if (strcmp(method, "openssl") == 0)
         return "with OpenSSL";
     if (strcmp(method, "round-trip in token") == 0)
@@ -206,8 +211,8 @@ static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run
     const long long reopened = bench_json_int(run, "sessions_reopened", 0),
                     grown = bench_json_int(run, "buffers_grown", 0);
     if (json_is_object(v))
-        fprintf(f, "    verified..............: %lld results checked %s\n",
-                bench_json_int(v, "checked", 0), verify_how(bench_json_str(v, "method", "")));
+        fprintf(f, "    verified..............: %lld results checked: %s\n",
+                bench_json_int(v, "checked", 0), verify_how(v));
     if (variant)
         fprintf(f, "    mechanism variant.....: %s\n", p11_test_variant_text(variant));
     if (reopened)
@@ -216,17 +221,17 @@ static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run
         fprintf(f, "    buffers grown.........: %lld (the module asked for more room)\n", grown);
 }
 
-/* --verify's object: mode, method, checked, mismatched. */
-static json_t *verify_json(const p11_test_params *p, const char *method, uint64_t checked,
-                           uint64_t mismatched)
+/* --verify's object: mode, method, checked_by, checked, mismatched. */
+static json_t *verify_json(const p11_test_params *p, const char *method, const char *how,
+                           uint64_t checked, uint64_t mismatched)
 {
     char mode[32];
     if (p->verify_every)
         snprintf(mode, sizeof mode, "sample:%llu", (unsigned long long)p->verify_every);
     else
         snprintf(mode, sizeof mode, "first");
-    return json_pack("{s:s,s:s,s:I,s:I}", "mode", mode, "method", method, "checked",
-                     (json_int_t)checked, "mismatched", (json_int_t)mismatched);
+    return json_pack("{s:s,s:s,s:s,s:I,s:I}", "mode", mode, "method", method, "checked_by", how,
+                     "checked", (json_int_t)checked, "mismatched", (json_int_t)mismatched);
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *o)
@@ -244,7 +249,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *o)
     rc |= json_object_set_new(run, "buffers_grown", json_integer((json_int_t)grown));
     if (p->verify)
         rc |= json_object_set_new(run, "verify",
-                                  verify_json(p, x->ctx->verify_method,
+                                  verify_json(p, x->ctx->verify_method, x->ctx->verify_how,
                                               TOTAL(x->set, verified),
                                               TOTAL(x->set, mismatched)));
     if (x->ctx->variant)
@@ -396,8 +401,8 @@ static void mix_summary(void *arg, FILE *f, const json_t *run, const bench_run_m
             continue;
         fprintf(f, "    %s:", bench_json_str(e, "test", "?"));
         if (json_is_object(v))
-            fprintf(f, " %lld results checked %s, %lld wrong;", bench_json_int(v, "checked", 0),
-                    verify_how(bench_json_str(v, "method", "")), bench_json_int(v, "mismatched", 0));
+            fprintf(f, " %lld results checked (%s), %lld wrong;", bench_json_int(v, "checked", 0),
+                    verify_how(v), bench_json_int(v, "mismatched", 0));
         if (reopened)
             fprintf(f, " %lld sessions reopened;", reopened);
         if (grown)
@@ -415,7 +420,7 @@ static int mix_json(void *arg, json_t *run, const bench_outcome *o)
     json_t *arr = json_array();
     int rc = !arr || json_object_set_new(run, "mix", arr);
     uint64_t reopened = 0, grown = 0, checked = 0, wrong = 0;
-    const char *method = NULL;
+    const char *method = NULL, *how = NULL;
     for (unsigned i = 0; !rc && i < mix->n; i++) {
         const p11_test_def *def = mix->defs[i];
         const p11_test_params *p = &m->p[i];
@@ -439,8 +444,10 @@ static int mix_json(void *arg, json_t *run, const bench_outcome *o)
                 checked += atomic_load(&c->verified);
                 wrong += atomic_load(&c->mismatched);
                 method = !method || strcmp(method, c->verify_method) == 0 ? c->verify_method : "mixed";
+                how = !how || strcmp(how, c->verify_how) == 0 ? c->verify_how : "each type's own (see mix)";
                 rc |= json_object_set_new(e, "verify",
-                                          verify_json(p, c->verify_method, atomic_load(&c->verified),
+                                          verify_json(p, c->verify_method, c->verify_how,
+                                                      atomic_load(&c->verified),
                                                       atomic_load(&c->mismatched)));
             }
         }
@@ -452,8 +459,8 @@ static int mix_json(void *arg, json_t *run, const bench_outcome *o)
     rc |= json_object_set_new(run, "sessions_reopened", json_integer((json_int_t)reopened));
     rc |= json_object_set_new(run, "buffers_grown", json_integer((json_int_t)grown));
     if (m->p[0].verify)
-        rc |= json_object_set_new(run, "verify", verify_json(&m->p[0], method ? method : "openssl",
-                                                             checked, wrong));
+        rc |= json_object_set_new(run, "verify", verify_json(&m->p[0], method ? method : "none",
+                                                             how ? how : "not checked", checked, wrong));
     return rc ? -1 : 0;
 }
 
@@ -473,7 +480,7 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
     }
     m->mc.mix = mix;
     for (unsigned i = 0; i < mix->n; i++)
-        if (p11_test_resolve(mix->defs[i], in, &m->p[i]) != 0) {
+        if (p11_test_resolve(mix->defs[i], &in[i], &m->p[i]) != 0) {
             s->any_failed = 1;
             free(m);
             return;

@@ -36,7 +36,7 @@ int  p11_runner_init(p11_runner *r, p11_target *t, bench_session *s, const bench
 /* Check, prepare, run, report and clean up one test (params already resolved or not). */
 void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_params *params);
 /* One run of a --mix: every type checked and prepared, the run, every
- * type's keys destroyed after it (in every case). */
+ * type's keys destroyed after it (in every case); params[i] are type i's. */
 void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *params);
 /* Destroy the keys kept for a next run (before the token is closed). */
 void p11_runner_release(p11_runner *r);

@@ -107,9 +107,20 @@ typedef struct p11_test_params {
     int            lookup;       /* find the key by label (C_FindObjects) before each operation, timed */
     const char    *where;        /* the token, named in preparation failures when a run has
                                     several ("token 'b' (slot 2)"); NULL: not named */
+    const char    *key_origin;   /* key_bits and curve were read from the key the run uses
+                                    ("--key-label NAME", "--static-key FILE"), which messages
+                                    name; NULL: from the flags or the test's defaults */
 } p11_test_params;
 
-/* Resolve defaults; -1 (printed, naming the flag) if a value does not fit the test. */
+/*
+ * Resolve defaults; -1 (printed, naming the flag) if a value does not fit
+ * the test, or the values do not fit each other before any module is called:
+ * a PSS salt and hash the modulus cannot hold, an OAEP or PKCS#1 message
+ * longer than the key and hash allow, data that is not whole blocks.  With
+ * an existing key (--key-label, --key-id) whose size is not known yet
+ * (key_origin NULL), what depends on the key's size waits for
+ * p11_test_key_facts.
+ */
 int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out);
 
 /*
@@ -121,6 +132,21 @@ int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_tes
  */
 int p11_key_resolve(keys_type type, const char *what, unsigned bits, const char *curve,
                     unsigned *bits_out, const char **curve_out);
+
+/*
+ * Facts from the key a test uses, when the user chose it: an existing key
+ * (--key-label, --key-id; found on the control session s) or a static one
+ * (--static-key; read from the file, fn unused).  out is in with key_bits
+ * and curve those of the key and key_origin naming it ("--key-label NAME
+ * (RSA 4096)", in the caller's buffer origin), for p11_test_resolve and the
+ * run's description.  Returns 0 (out = in when the test uses no such key,
+ * or no key matches: preparing the test says so); -1, printed naming both
+ * values, when the key is of another type than the test's, of a size or
+ * curve the test does not take, or a flag (--key-size, --curve)
+ * contradicts it: bad usage.
+ */
+int p11_test_key_facts(const p11_test_def *def, const p11_test_params *in, CK_FUNCTION_LIST *fn,
+                       CK_SESSION_HANDLE s, char *origin, size_t olen, p11_test_params *out);
 
 /* The mechanism the test uses with these (resolved) parameters. */
 CK_MECHANISM_TYPE p11_test_mech(const p11_test_def *def, const p11_test_params *p);
@@ -174,8 +200,10 @@ typedef struct p11_test_ctx {
     _Atomic uint64_t    mismatched;  /* results OpenSSL found wrong (warm-up included) */
     void               *async_list;  /* the module's 3.2 function list, when async runs */
     p11_leftovers      *leftovers;   /* where objects that could not be destroyed are listed (or NULL) */
-    const char         *verify_method; /* --verify: "openssl", or "round-trip in token" when
-                                        * the token refused imported keys */
+    const char         *verify_method; /* --verify: "openssl", "round-trip in token", "read back
+                                        * from the token" or "none" (p11_verify_how) */
+    const char         *verify_how;  /* --verify: how, exactly ("signature verified with OpenSSL
+                                      * against the public key read from the token") */
     const char         *variant;     /* what the module implements, when a mechanism has two
                                       * meanings (CKM_AES_KEY_WRAP_PAD), else NULL */
     int                 round_trip;  /* --verify without key material: check in the token */
@@ -239,6 +267,13 @@ typedef struct p11_mech_state {
 void p11_mech_init(const p11_test_ctx *ctx, unsigned index, p11_mech_state *ms);
 /* Advance the per-operation IV/counter (no-op for mechanisms without one). */
 void p11_mech_next(const p11_test_ctx *ctx, p11_mech_state *ms, uint64_t counter);
+
+/* How p11_verify_result checks this prepared test's results, in words, and
+ * *method its kind: "openssl" (OpenSSL computes or checks the result),
+ * "round-trip in token" (the token undoes or checks its own result),
+ * "read back from the token" (a new key's attributes, a found handle), or
+ * "none" (nothing can check it: random bytes, a key whose value is unknown). */
+const char *p11_verify_how(const p11_test_ctx *ctx, const char **method);
 
 /* Check one result with OpenSSL: 1 right, 0 wrong (why filled), -1 cannot check. */
 int p11_verify_result(const p11_test_ctx *ctx, const p11_mech_state *ms, const unsigned char *out,

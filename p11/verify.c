@@ -560,6 +560,74 @@ static int check_keygen(const p11_test_ctx *ctx, CK_OBJECT_HANDLE made, CK_SESSI
          : fail(why, len, "the new key is on the wrong curve");
 }
 
+const char *p11_verify_how(const p11_test_ctx *ctx, const char **method)
+{
+    static const char ossl[] = "openssl", rt[] = "round-trip in token", attr[] = "read back from the token",
+                      none[] = "none";
+    const p11_test_def *def = ctx->def;
+    const int mat = ctx->material != NULL;
+    /* The branches follow p11_verify_result's, case by case. */
+#define HOW(m, text) do { *method = (m); return (text); } while (0)
+    switch (def->op) {
+    case P11_OP_SIGN:
+        if (def->key == KEYS_GENERIC && ctx->round_trip)
+            HOW(rt, "MAC verified in the token (C_Verify)");
+        if (def->key == KEYS_GENERIC)
+            HOW(mat ? ossl : none, mat ? "MAC compared with OpenSSL's HMAC under the same key"
+                                       : "not checked (the key's value is not known)");
+        if (ctx->public_key)
+            HOW(ossl, mat ? "signature verified with OpenSSL against the public key"
+                          : "signature verified with OpenSSL against the public key read from the token");
+        HOW(none, "not checked (the public key could not be read)");
+    case P11_OP_VERIFY:
+        if (mat)
+            HOW(ossl, "the token's C_Verify of a signature OpenSSL made");
+        if (ctx->round_trip)
+            HOW(rt, "the token's C_Verify of its own signature, made before the run");
+        HOW(none, "not checked (the signature is the token's own)");
+    case P11_OP_ENCRYPT:
+        if (ctx->mech == CKM_RSA_X_509)
+            HOW(ctx->public_key ? ossl : none, ctx->public_key ? "raw RSA result compared with "
+                "OpenSSL's public-key operation" : "not checked (the public key could not be read)");
+        if (ctx->round_trip)
+            HOW(rt, "decrypted in the token and compared with the plaintext");
+        if (def->key == KEYS_RSA)
+            HOW(mat ? ossl : none, mat ? "decrypted with OpenSSL and compared with the plaintext"
+                                       : "not checked (the private key's value is not known)");
+        HOW(mat ? ossl : none, mat ? "ciphertext compared with OpenSSL's under the same key and IV"
+                                   : "not checked (the key's value is not known)");
+    case P11_OP_DECRYPT:
+        if (ctx->mech == CKM_RSA_X_509)
+            HOW(ctx->public_key ? ossl : none, ctx->public_key ? "raw RSA result checked with "
+                "OpenSSL's public-key operation" : "not checked (the public key could not be read)");
+        HOW(mat ? ossl : rt, mat ? "compared with the plaintext OpenSSL encrypted before the run"
+                                 : "compared with the plaintext the token encrypted before the run");
+    case P11_OP_DIGEST:
+        HOW(ossl, "digest compared with OpenSSL's");
+    case P11_OP_DERIVE:
+        HOW(ossl, "derived secret compared with OpenSSL's ECDH result");
+    case P11_OP_WRAP:
+        if (ctx->round_trip)
+            HOW(rt, "unwrapped again in the token and compared with the wrapped key");
+        HOW(ctx->aux_material && mat ? ossl : none, ctx->aux_material && mat
+            ? "wrapped key compared with OpenSSL's key wrap" : "not checked (the keys' values are not known)");
+    case P11_OP_UNWRAP:
+        if (ctx->aux_material)
+            HOW(ossl, "unwrapped key's AES encryption compared with OpenSSL's under the original key");
+        if (ctx->round_trip)
+            HOW(rt, "unwrapped key's AES encryption compared in the token with the wrapped key's");
+        HOW(none, "not checked (the wrapped key's value is not known)");
+    case P11_OP_KEYGEN:
+        HOW(attr, "the new key's length or curve read back from the token");
+    case P11_OP_FIND:
+        HOW(attr, "the handle found compared with the key's");
+    case P11_OP_RANDOM:
+        break;
+    }
+    HOW(none, "not checked (random bytes cannot be checked from one sample)");
+#undef HOW
+}
+
 int p11_verify_result(const p11_test_ctx *ctx, const p11_mech_state *ms, const unsigned char *out,
                       CK_ULONG out_len, CK_OBJECT_HANDLE made, CK_SESSION_HANDLE s, char *why,
                       size_t len)

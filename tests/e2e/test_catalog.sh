@@ -17,8 +17,8 @@ json_check "--test all: every ok run but random had results checked by OpenSSL" 
     'all(r["verify"]["checked"] > 0 for r in runs if r["status"] == "ok" and r["test"] != "random")'
 json_check "--test all: SoftHSM lacks only ECDSA-with-hash, SHA-3 and CKM_AES_KEY_WRAP_KWP" "$T/all.json" \
     'sorted(r["test"] for r in runs if r["status"] == "skipped") == sorted(["ecdsa-sha2-sign", "ecdsa-sha2-verify", "sha3-256-digest", "sha3-384-digest", "sha3-512-digest", "aes-key-wrap-kwp", "aes-key-unwrap-kwp"])'
-json_check "--test all: every check was OpenSSL's (SoftHSM imports keys)" "$T/all.json" \
-    'all(r["verify"]["method"] == "openssl" for r in runs if r["status"] == "ok")'
+json_check "--test all: every check was OpenSSL's (SoftHSM imports keys), keygen and find read back" "$T/all.json" \
+    'all(r["verify"]["method"] == ("read back from the token" if r["test"].endswith("keygen") or r["test"] == "find-objects" else "none" if r["test"] == "random" else "openssl") for r in runs if r["status"] == "ok")'
 json_check "--test all: SoftHSM's CKM_AES_KEY_WRAP_PAD is detected as RFC 5649" "$T/all.json" \
     'all(r.get("mechanism_variant") == "rfc5649" for r in runs if r["test"] in ("aes-key-wrap-pad", "aes-key-unwrap-pad"))'
 json_check "--test all: 3DES runs are flagged deprecated" "$T/all.json" \
@@ -43,8 +43,11 @@ run "$HSMBENCH" run --test ecdsa-sign --curve P-384 --static-key "$T/ec.der" --v
 check "--static-key EC DER on P-384: verified" 0
 run "$HSMBENCH" run --test aes-gcm-decrypt,hmac-sha256 --static-key "$T/aes.key" --verify --iterations 20 --quiet
 check "--static-key raw AES/HMAC key: verified" 0
-run "$HSMBENCH" run --test ecdsa-sign --static-key "$T/ec.pem" --iterations 5 --quiet
-check_one_line_error "--static-key on the wrong curve: exit 2 naming the curve" 2 'secp384r1.*P-256'
+run "$HSMBENCH" run --test ecdsa-sign --curve P-256 --static-key "$T/ec.pem" --iterations 5 --quiet
+check_one_line_error "--static-key on another curve than --curve: exit 2 naming both" 2 'secp384r1.*P-256'
+run "$HSMBENCH" run --test ecdsa-sign --static-key "$T/ec.pem" --iterations 5 --quiet --json "$T/ec.json"
+check "--static-key without --curve: the key's curve" 0
+json_check "--static-key without --curve: runs on P-384" "$T/ec.json" 'runs[0]["key"]["curve"] == "P-384"'
 run "$HSMBENCH" run --test aes-gcm-encrypt --key-size 128 --static-key "$T/aes.key" --iterations 5 --quiet
 check_one_line_error "--static-key of the wrong length: exit 2" 2 '32 bytes; a 128-bit key is 16'
 printf 'not a key\n' >"$T/junk.pem"
