@@ -14,7 +14,8 @@
  *
  * (and/or the same string as CK_C_INITIALIZE_ARGS.pReserved, which wins
  * key by key): a service time for every operation-finishing call, a number
- * of "cores" serving at once, periodic or one-off stalls, injected errors,
+ * of "cores" serving at once, periodic or one-off stalls, rare random
+ * spikes (spike=P:D), injected errors,
  * a reduced mechanism list, an RSA size cap, a required PIN, several tokens
  * (slots=N, each with its own objects, sessions and login), PKCS#11 3.2
  * asynchronous sessions, and size-query quirks.  hsmbench-mock(7) has the
@@ -106,6 +107,8 @@ typedef struct mh_config {
     unsigned    cores;                  /* 0: unlimited */
     uint64_t    stall_d, stall_p;       /* periodic stall: D every P (0: none) */
     uint64_t    stall_at_t, stall_at_d; /* one stall from T to T+D (d 0: none) */
+    double      spike_p;                /* each operation, with this probability, ... */
+    uint64_t    spike_d;                /* ... serves this much longer (0: none) */
     struct { CK_RV rv; double p; } fail[MH_MAX_FAIL];
     int         nfail;
     uint64_t    seed;
@@ -442,6 +445,18 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
         return (mh_parse_duration(v, &c->stall_at_t) || mh_parse_duration(colon + 1, &c->stall_at_d))
                    ? -1 : 0;
     }
+    if (strcmp(key, "spike") == 0) {
+        char *colon = strchr(v, ':'), *end;
+        *why = "expected P:D (each operation, with probability P from 0 to 1, D longer)";
+        if (!colon)
+            return -1;
+        *colon = '\0';
+        errno = 0;
+        c->spike_p = strtod(mh_trim(v), &end);
+        if (errno || end == v || *end || !(c->spike_p >= 0 && c->spike_p <= 1))
+            return -1;
+        return mh_parse_duration(mh_trim(colon + 1), &c->spike_d) ? -1 : 0;
+    }
     if (strcmp(key, "fail") == 0)
         return mh_parse_fail(v, c, why);
     if (strcmp(key, "seed") == 0) {
@@ -650,8 +665,8 @@ static double mh_uniform(void)          /* [0, 1) */
     return (double)(mh_rand() >> 11) * 0x1.0p-53;
 }
 
-/* One operation's service time. */
-static uint64_t mh_service_ns(void)
+/* One operation's service time from its distribution. */
+static uint64_t mh_base_service_ns(void)
 {
     switch (g_cfg.svc) {
     case MH_SVC_FIXED:
@@ -670,6 +685,16 @@ static uint64_t mh_service_ns(void)
         break;
     }
     return 0;
+}
+
+/* One operation's service time: its distribution's, and now and then a
+ * spike (spike=P:D) that holds its core D longer. */
+static uint64_t mh_service_ns(void)
+{
+    uint64_t t = mh_base_service_ns();
+    if (g_cfg.spike_d && g_cfg.spike_p > 0 && mh_uniform() < g_cfg.spike_p)
+        t += g_cfg.spike_d;
+    return t;
 }
 
 /* The first moment at or after t that is outside every stall window:
@@ -1476,7 +1501,8 @@ static CK_RV mh_Initialize(CK_VOID_PTR pInitArgs)
         }
     }
     g_cfg = c;
-    g_timing = c.svc != MH_SVC_NONE || (c.stall_p && c.stall_d) || c.stall_at_d;
+    g_timing = c.svc != MH_SVC_NONE || (c.stall_p && c.stall_d) || c.stall_at_d ||
+               (c.spike_d && c.spike_p > 0);
     g_t0 = mh_now();
     atomic_store(&g_thread_ctr, 0);
     atomic_fetch_add(&g_epoch, 1);

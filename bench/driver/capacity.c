@@ -157,37 +157,166 @@ void bench_capsearch_init(bench_capsearch *c, double start, double precision, do
     c->start = start > c->max_rate ? c->max_rate : start > 0 ? start : 1;
     c->precision = precision > 0 ? precision : BENCH_CAP_DEFAULT_PRECISION;
     c->max_steps = max_steps ? max_steps : BENCH_CAP_DEFAULT_STEPS;
+    if (c->max_steps > BENCH_CAP_MAX_STEPS)
+        c->max_steps = BENCH_CAP_MAX_STEPS;
+}
+
+/* A rate's runs: one failure alone near the answer is pending (to be
+ * confirmed); else pass when at least half passed. */
+static int pending(const bench_cap_rate *r)
+{
+    return r->runs == 1 && r->passes == 0 && !r->far;
+}
+
+static int passes(const bench_cap_rate *r)
+{
+    return !pending(r) && 2 * r->passes >= r->runs;
+}
+
+static int clean_pass(const bench_cap_rate *r)
+{
+    return r->runs && r->passes == r->runs;
+}
+
+/* A far rate's one failure bounds the search, not the uncertainty. */
+static int clean_fail(const bench_cap_rate *r)
+{
+    return r->passes == 0 && r->runs >= 2;
+}
+
+static bench_cap_rate *rate_of(bench_capsearch *c, double rate)
+{
+    for (size_t i = 0; i < c->nrates; i++)
+        if (c->rates[i].rate == rate)
+            return &c->rates[i];
+    return NULL;
+}
+
+/* lo: the highest passing rate; hi: the lowest failing one above it. */
+static void bounds(bench_capsearch *c)
+{
+    c->lo = c->hi = 0;
+    for (size_t i = 0; i < c->nrates; i++)
+        if (passes(&c->rates[i]) && c->rates[i].rate > c->lo)
+            c->lo = c->rates[i].rate;
+    for (size_t i = 0; i < c->nrates; i++) {
+        const bench_cap_rate *r = &c->rates[i];
+        if (!pending(r) && !passes(r) && r->rate > c->lo && (c->hi == 0 || r->rate < c->hi))
+            c->hi = r->rate;
+    }
+}
+
+void bench_capsearch_spread(const bench_capsearch *c, bench_cap_spread *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    for (size_t i = 0; i < c->nrates; i++) {
+        const bench_cap_rate *r = &c->rates[i];
+        if (c->lo > 0 && r->rate <= c->lo && clean_pass(r) && r->rate > sp->low)
+            sp->low = r->rate;
+        if (c->hi > 0 && r->rate >= c->hi && clean_fail(r) && (sp->high == 0 || r->rate < sp->high))
+            sp->high = r->rate;
+        if (passes(r))
+            sp->overruled += r->runs - r->passes;
+        if (r->passes && r->passes < r->runs)
+            sp->disputed++;
+    }
+    sp->settled = c->lo > 0 && sp->low > 0 && (c->hi == 0 || sp->high > 0);
+    /* A clean verdict beyond [L, H] that contradicts the answer: a rate
+     * below L whose runs (two or more) all failed, or one above H whose runs
+     * all passed.  (Disputed rates there are transients the verdicts
+     * outvoted.) */
+    for (size_t i = 0; c->lo > 0 && i < c->nrates; i++) {
+        const bench_cap_rate *r = &c->rates[i];
+        if ((clean_fail(r) && sp->low > 0 && r->rate < sp->low) ||
+            (clean_pass(r) && sp->high > 0 && r->rate > sp->high)) {
+            sp->settled = 0;
+            sp->against = r->rate;
+            sp->against_pass = clean_pass(r);
+        }
+    }
+}
+
+/* Past a boundary whose repeats disagreed, towards the clean verdict found
+ * so far on that side (edge; 0: none): first a rate in between that failed
+ * once, far above the pass of its time (run again: its failure bounded the
+ * search, it may bound the uncertainty); else 1 + 2 x precision beyond the
+ * furthest disputed rate, when that is nearer than edge.  0: no step. */
+static double edge_rate(const bench_capsearch *c, int above, double edge)
+{
+    const double f = 1 + 2 * c->precision;
+    double far = above ? c->hi : c->lo, once = 0;
+    for (size_t i = 0; i < c->nrates; i++) {
+        const bench_cap_rate *r = &c->rates[i];
+        if (above && r->rate > c->hi && (!edge || r->rate < edge)) {
+            if (r->runs == 1 && r->passes == 0 && (!once || r->rate < once))
+                once = r->rate;
+            if (r->rate > far && !clean_fail(r))
+                far = r->rate;
+        }
+        if (!above && r->rate < far && r->rate > edge && !clean_pass(r))
+            far = r->rate;
+    }
+    if (once > 0)
+        return once;
+    const double next = above ? (far * f < c->max_rate ? far * f : c->max_rate) : far / f;
+    if (above)
+        return (!edge || next < edge) && next > far ? next : 0;
+    return next > edge ? next : 0;
 }
 
 double bench_capsearch_next(bench_capsearch *c)
 {
     if (c->end != BENCH_CAP_SEARCHING)
         return 0;
-    if (c->lo > 0 && c->hi > 0 && (c->hi - c->lo) / c->lo <= c->precision) {
-        c->end = BENCH_CAP_FOUND;
-        return 0;
-    }
-    if (c->lo > 0 && c->hi == 0 && c->lo >= c->max_rate) {
-        c->end = BENCH_CAP_CEILING;
-        return 0;
-    }
-    if (c->lo == 0 && c->hi > 0 && c->halvings >= BENCH_CAP_MAX_HALVINGS) {
-        c->end = BENCH_CAP_NONE;
-        return 0;
-    }
     if (c->steps >= c->max_steps) {
         c->end = c->lo > 0 ? BENCH_CAP_STEPS : BENCH_CAP_NONE;
         return 0;
     }
+    c->role = BENCH_CAP_ROLE_SEARCH;
+    for (size_t i = 0; i < c->nrates; i++)
+        if (pending(&c->rates[i])) {
+            c->role = BENCH_CAP_ROLE_CONFIRM;
+            return c->rates[i].rate;
+        }
     if (c->lo == 0 && c->hi == 0)
         return c->start;
     if (c->lo == 0) {
+        if (c->halvings >= BENCH_CAP_MAX_HALVINGS) {
+            c->end = BENCH_CAP_NONE;
+            return 0;
+        }
         c->halvings++;
         return c->hi / 2;
     }
-    if (c->hi == 0)
+    if (c->hi == 0) {
+        if (c->lo >= c->max_rate) {
+            c->end = BENCH_CAP_CEILING;
+            return 0;
+        }
         return c->lo * 2 < c->max_rate ? c->lo * 2 : c->max_rate;
-    return (c->lo + c->hi) / 2;
+    }
+    if ((c->hi - c->lo) / c->lo > c->precision)
+        return (c->lo + c->hi) / 2;
+    /* Within the precision: repeat the bracket, hi to three runs, lo to two. */
+    c->role = BENCH_CAP_ROLE_REPEAT;
+    if (rate_of(c, c->hi)->runs < BENCH_CAP_HI_RUNS)
+        return c->hi;
+    if (rate_of(c, c->lo)->runs < 2)
+        return c->lo;
+    bench_cap_spread sp;
+    bench_capsearch_spread(c, &sp);
+    c->role = BENCH_CAP_ROLE_EDGE;
+    double r = edge_rate(c, 1, sp.high);
+    if (!(r > 0))
+        r = edge_rate(c, 0, sp.low);
+    if (r > 0 && c->edges < BENCH_CAP_MAX_EDGES) {
+        c->edges++;
+        return r;
+    }
+    /* Settled, or the repeats disagree further than the edge steps reach:
+     * bench_capsearch_spread says which. */
+    c->end = BENCH_CAP_FOUND;
+    return 0;
 }
 
 void bench_capsearch_record(bench_capsearch *c, double rate, int pass)
@@ -195,16 +324,21 @@ void bench_capsearch_record(bench_capsearch *c, double rate, int pass)
     c->steps++;
     if (c->lowest == 0 || rate < c->lowest)
         c->lowest = rate;
-    if (pass) {
-        if (rate > c->lo)
-            c->lo = rate;
-        if (c->hi > 0 && c->hi <= c->lo)
-            c->hi = 0;            /* passed above a failure: look higher again */
-    } else if (c->hi == 0 || rate < c->hi) {
-        c->hi = rate;
-        if (c->lo >= c->hi)
-            c->lo = 0;            /* failed below a pass: the pass no longer bounds it */
+    bench_cap_rate *r = rate_of(c, rate);
+    if (!r && c->nrates < BENCH_CAP_MAX_STEPS) {
+        r = &c->rates[c->nrates++];
+        r->rate = rate;
+        /* Far above the highest pass, one failure is taken as it is: a
+         * transient there only wastes part of the bracket, and the bracket's
+         * upper rate is repeated before the search ends. */
+        r->far = c->role == BENCH_CAP_ROLE_SEARCH && c->lo > 0 &&
+                 rate > c->lo * (1 + BENCH_CAP_NEAR * c->precision);
     }
+    if (r) {
+        r->runs++;
+        r->passes += pass ? 1 : 0;
+    }
+    bounds(c);
 }
 
 /* ---- a step's verdict ---- */
@@ -289,7 +423,8 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
     const double late_frac = st->scheduled ? (double)st->late / (double)st->scheduled : 0;
     const double drop_frac = st->scheduled ? (double)st->dropped / (double)st->scheduled : 0;
     const int busy = st->utilisation >= 0.8;
-    const int grown = baseline_service_us <= 0 || st->service_p50_us > 1.5 * baseline_service_us;
+    /* No baseline (the baseline step itself): unknown, so not grown. */
+    const int grown = baseline_service_us > 0 && st->service_p50_us > 1.5 * baseline_service_us;
     if (grown)
         st->limit = "target";
     else if (busy)

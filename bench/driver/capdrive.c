@@ -80,18 +80,45 @@ static json_t *one_run(bench_capacity *c, const bench_load *load, bench_cap_step
     return run;
 }
 
+/* What a step was for, after its verdict: "" for a plain search step. */
+static const char *role_note(const bench_cap_step *st, char *buf, size_t len)
+{
+    char svc[32];
+    switch (st->role) {
+    case BENCH_CAP_ROLE_BASELINE:
+        snprintf(buf, len, "  (baseline: service p50 %s)",
+                 lat_text(st->service_p50_us, svc, sizeof svc));
+        break;
+    case BENCH_CAP_ROLE_CONFIRM:
+        snprintf(buf, len, "  (re-run of a failure: %s)", st->pass ? "transient, overruled"
+                                                                   : "confirmed");
+        break;
+    case BENCH_CAP_ROLE_REPEAT:
+        snprintf(buf, len, "  (boundary repeat)");
+        break;
+    case BENCH_CAP_ROLE_EDGE:
+        snprintf(buf, len, "  (past a boundary whose repeats disagreed)");
+        break;
+    case BENCH_CAP_ROLE_SEARCH:
+        buf[0] = 0;
+        break;
+    }
+    return buf;
+}
+
 static void print_step(const bench_cap_step *st, size_t k)
 {
-    char p50[32], p99[32];
+    char p50[32], p99[32], note[96];
     printf("step %zu: offered %.0f/s  achieved %.0f/s  p50 %s  p99 %s  errors %.2f %%  ", k,
            st->rate, st->achieved, lat_text(st->p50_us, p50, sizeof p50),
            lat_text(st->p99_us, p99, sizeof p99), st->error_pct);
+    role_note(st, note, sizeof note);
     if (st->interrupted)
         printf("interrupted\n");
     else if (st->pass)
-        printf("pass\n");
+        printf("pass%s\n", note);
     else
-        printf("fail: %s [%s]\n", st->why, st->limit ? st->limit : "?");
+        printf("fail: %s [%s]%s\n", st->why, st->limit ? st->limit : "?", note);
     fflush(stdout);
 }
 
@@ -107,18 +134,63 @@ static const char *end_name(bench_cap_end e)
     return "incomplete";
 }
 
-/* The failing step just above the answer: what limited it. */
+static const char *role_name(bench_cap_role r)
+{
+    switch (r) {
+    case BENCH_CAP_ROLE_BASELINE: return "baseline";
+    case BENCH_CAP_ROLE_CONFIRM:  return "confirm";
+    case BENCH_CAP_ROLE_REPEAT:   return "repeat";
+    case BENCH_CAP_ROLE_EDGE:     return "edge";
+    case BENCH_CAP_ROLE_SEARCH:   break;
+    }
+    return "search";
+}
+
+/* The failing bound just above the answer (its first failing step): what
+ * limited it. */
 static const bench_cap_step *limiting_step(const bench_capacity *c)
 {
-    const bench_cap_step *best = NULL;
-    for (size_t i = 0; i < c->nsteps; i++) {
+    for (size_t i = 0; c->search.hi > 0 && i < c->nsteps; i++) {
         const bench_cap_step *st = &c->steps[i];
-        if (st->pass || st->interrupted)
-            continue;
-        if (st->rate >= c->search.lo && (!best || st->rate < best->rate))
-            best = st;
+        if (!st->pass && !st->interrupted && st->role != BENCH_CAP_ROLE_BASELINE &&
+            st->rate == c->search.hi)
+            return st;
     }
-    return best;
+    return NULL;
+}
+
+/* The search's result: "unsettled" when a rate's clean verdict contradicts
+ * the answer beyond its measured uncertainty. */
+static const char *result_name(const bench_capacity *c, const bench_cap_spread *sp)
+{
+    if (c->interrupted)
+        return "interrupted";
+    if (c->run_failed)
+        return "failed";
+    if (c->search.lo > 0 && (sp->against > 0 || (c->search.end == BENCH_CAP_FOUND && !sp->settled)))
+        return "unsettled";
+    return end_name(c->search.end);
+}
+
+static json_t *rate_or_null(double v)
+{
+    return v > 0 ? json_real(v) : json_null();
+}
+
+/* The "uncertainty" member: [L, H] and their distances from the answer
+ * (null: no answer). */
+static json_t *uncertainty_json(const bench_capsearch *cs, const bench_cap_spread *sp)
+{
+    if (!(cs->lo > 0))
+        return json_null();
+    const double a = cs->lo;
+    return json_pack("{s:o,s:o,s:o,s:o,s:b,s:I,s:I}", "low", rate_or_null(sp->low), "high",
+                     rate_or_null(sp->high), "minus_pct",
+                     sp->low > 0 ? json_real(round(1000 * (a - sp->low) / a) / 10) : json_null(),
+                     "plus_pct",
+                     sp->high > 0 ? json_real(round(1000 * (sp->high - a) / a) / 10) : json_null(),
+                     "settled", sp->settled, "overruled", (json_int_t)sp->overruled, "disputed",
+                     (json_int_t)sp->disputed);
 }
 
 static json_t *capacity_json(const bench_capacity *c)
@@ -131,8 +203,8 @@ static json_t *capacity_json(const bench_capacity *c)
         rc |= json_array_append_new(objs, json_string(o->objectives[i].expr));
     for (size_t i = 0; !rc && i < c->nsteps; i++) {
         const bench_cap_step *st = &c->steps[i];
-        json_t *j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:b,s:s?,s:s?,s:f,s:I,s:I,s:I}", "rate",
-                              st->rate, "achieved", round(st->achieved * 100) / 100, "p50_us",
+        json_t *j = json_pack("{s:f,s:s,s:f,s:f,s:f,s:f,s:b,s:s?,s:s?,s:f,s:I,s:I,s:I}", "rate",
+                              st->rate, "role", role_name(st->role), "achieved", round(st->achieved * 100) / 100, "p50_us",
                               st->p50_us, "p99_us", st->p99_us, "error_pct", st->error_pct, "pass",
                               st->pass, "why", st->why[0] ? st->why : NULL, "limit", st->limit,
                               "utilisation", round(st->utilisation * 1000) / 1000, "scheduled",
@@ -142,6 +214,8 @@ static json_t *capacity_json(const bench_capacity *c)
     }
     const bench_cap_end end = c->interrupted ? BENCH_CAP_SEARCHING : cs->end;
     const bench_cap_step *lim = limiting_step(c);
+    bench_cap_spread sp;
+    bench_capsearch_spread(cs, &sp);
     const char *limited_by = end == BENCH_CAP_CEILING ? "ceiling"
                            : end == BENCH_CAP_STEPS && !cs->hi ? "steps"
                            : lim ? lim->limit : NULL;
@@ -151,14 +225,23 @@ static json_t *capacity_json(const bench_capacity *c)
         rc |= json_object_set_new(obj, "precision", json_real(o->precision));
         rc |= json_object_set_new(obj, "step_s", json_real((double)o->step_ns / 1e9));
         rc |= json_object_set_new(obj, "threads", json_integer(c->threads));
-        rc |= json_object_set_new(obj, "result", json_string(c->interrupted ? "interrupted"
-                                                              : c->run_failed ? "failed"
-                                                                              : end_name(end)));
-        rc |= json_object_set_new(obj, "ops_per_s", cs->lo > 0 ? json_real(cs->lo) : json_null());
-        rc |= json_object_set_new(obj, "bounds",
-                                  json_pack("[o,o]", cs->lo > 0 ? json_real(cs->lo) : json_null(),
-                                            cs->hi > 0 ? json_real(cs->hi) : json_null()));
+        rc |= json_object_set_new(obj, "result", json_string(result_name(c, &sp)));
+        rc |= json_object_set_new(obj, "ops_per_s", rate_or_null(cs->lo));
+        rc |= json_object_set_new(obj, "bounds", json_pack("[o,o]", rate_or_null(cs->lo),
+                                                           rate_or_null(cs->hi)));
+        rc |= json_object_set_new(obj, "bracket_pct",
+                                  cs->lo > 0 && cs->hi > 0
+                                      ? json_real(round(1000 * (cs->hi - cs->lo) / cs->lo) / 10)
+                                      : json_null());
+        rc |= json_object_set_new(obj, "uncertainty", uncertainty_json(cs, &sp));
+        if (sp.against > 0)
+            rc |= json_object_set_new(obj, "against",
+                                      json_pack("{s:f,s:b}", "rate", sp.against, "pass",
+                                                sp.against_pass));
         rc |= json_object_set_new(obj, "start_rate", json_real(cs->start));
+        rc |= json_object_set_new(obj, "baseline_service_us",
+                                  c->baseline_us > 0 ? json_real(round(c->baseline_us * 100) / 100)
+                                                     : json_null());
         rc |= json_object_set_new(obj, "probe_ops_per_s",
                                   c->probe_rate > 0 ? json_real(round(c->probe_rate * 100) / 100)
                                                     : json_null());
@@ -174,6 +257,21 @@ static json_t *capacity_json(const bench_capacity *c)
         return NULL;
     }
     return obj;
+}
+
+/* The baseline step: a quarter of the first rate, half a step (at least
+ * 100 ms, at most the step), to measure the target's service time before
+ * any step is judged: the probe ran every thread back to back, and a target
+ * with fewer engines than threads queued them inside, in its service time. */
+static double baseline_rate(double start)
+{
+    return start / 4;
+}
+
+static uint64_t baseline_ns(uint64_t step_ns)
+{
+    const uint64_t half = step_ns / 2, floor_ns = 100000000ULL;
+    return half >= floor_ns ? half : step_ns < floor_ns ? step_ns : floor_ns;
 }
 
 void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opts *o,
@@ -222,12 +320,23 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
             fflush(stdout);
         }
     }
-    bench_capsearch_init(&c->search, start, o->precision, BENCH_CAP_MAX_RATE, o->max_steps);
+    /* The baseline step counts as one of --max-steps. */
+    bench_capsearch_init(&c->search, start, o->precision, BENCH_CAP_MAX_RATE, o->max_steps - 1);
     /* As environment.host.cpus has it: what client_cpu is judged against. */
     const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     const double host_cpus = ncpu > 0 ? (double)ncpu : 0;
-    double rate;
-    while ((rate = bench_capsearch_next(&c->search)) > 0 && c->nsteps < BENCH_CAP_MAX_STEPS) {
+    if (!quiet) {
+        /* Every step, the baseline's included, is at most --step and its warm-up. */
+        char worst[32];
+        bench_fmt_ns((double)o->max_steps * (double)(base->duration_ns + base->warmup_ns), worst,
+                     sizeof worst);
+        printf("search: at most %u steps of %.4g s%s (%s at most)\n", o->max_steps,
+               (double)base->duration_ns / 1e9, base->warmup_ns ? " and the warm-up" : "", worst);
+        fflush(stdout);
+    }
+    double rate = baseline_rate(start);
+    bench_cap_role role = BENCH_CAP_ROLE_BASELINE;
+    while (rate > 0 && c->nsteps < BENCH_CAP_MAX_STEPS) {
         if (*s->interrupt) {
             c->interrupted = 1;
             break;
@@ -236,25 +345,34 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
         l.mode = BENCH_MODE_NONBLOCKING;
         l.rate = rate;
         l.stages = NULL;
+        if (role == BENCH_CAP_ROLE_BASELINE)
+            l.duration_ns = baseline_ns(base->duration_ns);
         const json_t *run = one_run(c, &l, fn, arg, (int)c->nsteps + 1);
         if (!run)
             break;
-        /* The target's service time at the lowest rate measured so far. */
-        double baseline = 0, low = 0;
-        for (size_t i = 0; i < c->nsteps; i++)
-            if (!c->steps[i].interrupted && (low == 0 || c->steps[i].rate < low)) {
-                low = c->steps[i].rate;
-                baseline = c->steps[i].service_p50_us;
-            }
         bench_cap_step *st = &c->steps[c->nsteps++];
-        bench_cap_judge(o->objectives, o->nobjectives, run, rate, baseline, host_cpus, st);
+        bench_cap_judge(o->objectives, o->nobjectives, run, rate, c->baseline_us, host_cpus, st);
+        st->role = role;
+        if (role == BENCH_CAP_ROLE_BASELINE && !st->interrupted) {
+            c->baseline_us = st->service_p50_us;
+            c->baseline_rate = rate;
+        }
         if (!quiet)
             print_step(st, c->nsteps);
         if (st->interrupted) {
             c->interrupted = 1;
             break;
         }
-        bench_capsearch_record(&c->search, rate, st->pass);
+        if (role != BENCH_CAP_ROLE_BASELINE) {
+            bench_capsearch_record(&c->search, rate, st->pass);
+            /* The target's service time at the lowest rate measured so far. */
+            if (rate < c->baseline_rate || !(c->baseline_us > 0)) {
+                c->baseline_rate = rate;
+                c->baseline_us = st->service_p50_us;
+            }
+        }
+        rate = bench_capsearch_next(&c->search);
+        role = c->search.role;
     }
 out:
     s->brief = 0;
@@ -286,12 +404,16 @@ static void table(void *arg, FILE *f, const json_t *runs)
             continue;
         }
         const char *verdict = "closed loop";
-        char offered[32];
+        char offered[32], vbuf[48];
         snprintf(offered, sizeof offered, "-");
         if (k > 0 && (size_t)k <= c->nsteps) {
             const bench_cap_step *st = &c->steps[k - 1];
             snprintf(offered, sizeof offered, "%.0f", st->rate);
             verdict = st->interrupted ? "interrupted" : st->pass ? "pass" : "fail";
+            if (st->role != BENCH_CAP_ROLE_SEARCH && !st->interrupted) {
+                snprintf(vbuf, sizeof vbuf, "%s (%s)", verdict, role_name(st->role));
+                verdict = vbuf;
+            }
         }
         fprintf(f, "%-6s %12s %12.0f %10s %10s %7.2f  %s", step, offered,
                 bench_json_num(run, "ops_per_s", 0),
@@ -330,7 +452,10 @@ int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *comman
             printf("limited by: %s (at %.0f/s: %s)\n", limit_text(lim->limit), lim->rate, lim->why);
         if (fflush(stdout) != 0 && rc == BENCH_EXIT_OK)
             rc = BENCH_EXIT_FAILED;
-        if (!(c->search.lo > 0) && rc == BENCH_EXIT_OK)
+        /* No rate passed, or the steps contradict the answer beyond its
+         * measured uncertainty. */
+        if ((!(c->search.lo > 0) ||
+             strcmp(bench_json_str(c->obj, "result", ""), "unsettled") == 0) && rc == BENCH_EXIT_OK)
             rc = BENCH_EXIT_FAILED;
     } else if (rc == BENCH_EXIT_OK) {
         rc = BENCH_EXIT_FAILED;     /* a step could not run: no answer */

@@ -76,9 +76,47 @@ static const char *rate_text(double r, char *buf, size_t len)
     return buf;
 }
 
+/* The measured uncertainty: "-0.8 %/+1.6 % by repeated steps (3 950 to 4 062 ops/s)". */
+static const char *uncertainty_text(const json_t *cap, char *buf, size_t len)
+{
+    const json_t *u = json_object_get(cap, "uncertainty");
+    char l[32], h[32];
+    if (!u) {
+        /* A file from before the repeats: its precision was all it had. */
+        snprintf(buf, len, "\xc2\xb1%g %% (the search's bracket)",
+                 100.0 * bench_json_num(cap, "precision", 0));
+        return buf;
+    }
+    const double low = bench_json_num(u, "low", 0), high = bench_json_num(u, "high", 0);
+    if (!(low > 0)) {
+        snprintf(buf, len, "uncertainty not measured");
+        return buf;
+    }
+    rate_text(low, l, sizeof l);
+    if (high > 0)
+        snprintf(buf, len, "-%g %%/+%g %% by repeated steps (%s to %s ops/s)",
+                 bench_json_num(u, "minus_pct", 0), bench_json_num(u, "plus_pct", 0), l,
+                 rate_text(high, h, sizeof h));
+    else
+        snprintf(buf, len, "-%g %% by repeated steps (at least %s ops/s)",
+                 bench_json_num(u, "minus_pct", 0), l);
+    return buf;
+}
+
+/* The search's own bracket, (hi - lo) / lo: "1.6" (older files: the precision). */
+static const char *bracket_text(const json_t *cap, const char *prec, char *buf, size_t len)
+{
+    const json_t *b = json_object_get(cap, "bracket_pct");
+    if (json_is_number(b))
+        snprintf(buf, len, "%g", json_number_value(b));
+    else
+        snprintf(buf, len, "%s", prec);
+    return buf;
+}
+
 const char *bench_cap_answer_text(const json_t *cap, char *buf, size_t len)
 {
-    char objs[600], a[32], b[32], prec[32];
+    char objs[600], a[32], b[32], prec[32], u[160], u_text[160];
     const char *result = bench_json_str(cap, "result", "?");
     const double answer = bench_json_num(cap, "ops_per_s", 0);
     const long long threads = bench_json_int(cap, "threads", 0);
@@ -112,18 +150,38 @@ const char *bench_cap_answer_text(const json_t *cap, char *buf, size_t len)
     } else if (strcmp(result, "ceiling") == 0) {
         snprintf(buf, len, "capacity at least %s ops/s at %s, %lld thread%s: every step passed, up "
                  "to the search's ceiling", a, objs, threads, threads == 1 ? "" : "s");
+    } else if (strcmp(result, "unsettled") == 0) {
+        const json_t *ag = json_object_get(cap, "against");
+        const json_t *unc = json_object_get(cap, "uncertainty");
+        char why[200];
+        if (ag)
+            snprintf(why, sizeof why, "%s/s %s, beyond %s", rate_text(bench_json_num(ag, "rate", 0),
+                     b, sizeof b), json_is_true(json_object_get(ag, "pass")) ? "passed" : "failed",
+                     uncertainty_text(cap, u_text, sizeof u_text));
+        else
+            snprintf(why, sizeof why, "its boundary's repeated steps disagree and no rate %s it "
+                     "%s every step within %d steps", bench_json_num(unc, "low", 0) > 0 ? "above"
+                                                                                      : "below",
+                     bench_json_num(unc, "low", 0) > 0 ? "failed" : "passed", BENCH_CAP_MAX_EDGES);
+        snprintf(buf, len, "capacity unsettled: %s ops/s passed %s, %lld thread%s, but %s", a, objs,
+                 threads, threads == 1 ? "" : "s", why);
     } else if (strcmp(result, "steps") == 0) {
         if (hi > 0)
-            snprintf(buf, len, "capacity %s ops/s at %s, %lld thread%s, \xc2\xb1%.2g %% (the step "
-                     "cap came before \xc2\xb1%s %%; %s/s failed)", a, objs, threads,
-                     threads == 1 ? "" : "s", 100.0 * (hi - answer) / answer, prec,
-                     rate_text(hi, b, sizeof b));
+            snprintf(buf, len, "capacity %s ops/s at %s, %lld thread%s, %s; bracket %.2g %% (the "
+                     "step cap came before %s %%; %s/s failed)", a, objs, threads,
+                     threads == 1 ? "" : "s", uncertainty_text(cap, u, sizeof u),
+                     100.0 * (hi - answer) / answer, prec, rate_text(hi, b, sizeof b));
         else
             snprintf(buf, len, "capacity at least %s ops/s at %s, %lld thread%s (the step cap came "
                      "while every step passed)", a, objs, threads, threads == 1 ? "" : "s");
+    } else if (!json_object_get(cap, "uncertainty")) {
+        /* A file from before the repeats: its precision was all it had. */
+        snprintf(buf, len, "capacity %s ops/s at %s, %lld thread%s, \xc2\xb1%s %%", a, objs,
+                 threads, threads == 1 ? "" : "s", prec);
     } else {
-        snprintf(buf, len, "capacity %s ops/s at %s, %lld thread%s, \xc2\xb1%s %%", a, objs, threads,
-                 threads == 1 ? "" : "s", prec);
+        snprintf(buf, len, "capacity %s ops/s at %s, %lld thread%s, %s; bracket %s %%", a, objs,
+                 threads, threads == 1 ? "" : "s", uncertainty_text(cap, u, sizeof u),
+                 bracket_text(cap, prec, b, sizeof b));
     }
     return buf;
 }

@@ -270,7 +270,7 @@ static void test_config_errors(void)
     static const char *const bad[] = {
         "bogus=1", "service", "service=fixed", "service=fixed:1parsec", "service=uniform:2ms:1ms",
         "service=lognormal:1ms", "service=gamma:1ms", "cores=x", "cores=-1", "stall=2s/1s",
-        "stall=1s", "stall-at=1s", "fail=CKR_NOPE:0.1", "fail=CKR_DEVICE_ERROR:2",
+        "stall=1s", "stall-at=1s", "spike=2:1ms", "spike=0.1", "spike=x:1ms", "fail=CKR_NOPE:0.1", "fail=CKR_DEVICE_ERROR:2",
         "fail=CKR_DEVICE_ERROR", "fail=CKR_DEVICE_ERROR:0.6,CKR_FUNCTION_FAILED:0.6",
         "mechanisms=CKM_NOPE", "mechanisms=CKM_SHA256,CKM_MD5", "max-rsa=100", "max-rsa=big",
         "login=maybe", "async=2", "quirks=odd", "seed=-3", "pin=", "service=fixed:1ms;cores=2;oops",
@@ -290,7 +290,7 @@ static void test_config_errors(void)
 
     static const char *const good[] = {
         "", ";;", "service=none", "service=fixed:1ms", "service = uniform:500us:2ms ; cores=2",
-        "service=lognormal:1ms:0.5", "service=fixed:0.5", "stall=100ms/5s;stall-at=2s:1s",
+        "service=lognormal:1ms:0.5", "service=fixed:0.5", "stall=100ms/5s;stall-at=2s:1s", "spike=0.0001:100ms",
         ("fail=CKR_DEVICE_ERROR:0.01,CKR_SESSION_HANDLE_INVALID:0.002,CKR_DEVICE_REMOVED:0.001,"
          "CKR_FUNCTION_FAILED:0.01;seed=7"),
         "fail=0x30:0.5", "mechanisms=CKM_SHA256,0x1082", "max-rsa=2048", "login=required;pin=1234",
