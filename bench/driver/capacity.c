@@ -24,7 +24,7 @@ static const bench_option cap_rows[] = {
       "stop when the highest passing and lowest failing rates are\n"
       "this close (default 2%)", NULL },
     { "max-steps", 0, BENCH_ARG_REQUIRED, "N", BENCH_OPT_MAX_STEPS,
-      "at most N steps (default 20)\n"
+      "at most N steps, the baseline counted (default 30)\n"
       "--rate gives the first step's rate; without it a closed-loop\n"
       "probe of --step measures one, and the search starts at half", NULL },
 };
