@@ -72,7 +72,11 @@ check "compare: the saturated run's row says its latency is incomplete" 0 \
     "⚠ latency incomplete: $dropped of [0-9]+ scheduled requests never started"
 
 # ---- merged generators: the schedules add up, the hole in the latency stays -----------------------
-run "$HSMBENCH" merge "$T/sat.json" "$T/sat.json" -o "$T/merged.json"
+# a second generator: the same run under another generator name (merge
+# refuses one run given twice)
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["fleet"]["generator"] = "2"; json.dump(d, open(sys.argv[2], "w"))' \
+    "$T/sat.json" "$T/sat2.json"
+run "$HSMBENCH" merge "$T/sat.json" "$T/sat2.json" -o "$T/merged.json"
 json_check "merge: the schedules' counts add up, latency_complete stays false" "$T/merged.json" \
     'runs[0]["latency_complete"] is False and runs[0]["schedule"]["dropped"] == 2 * '"$dropped"' and runs[0]["schedule"]["scheduled"] >= 19990'
 run "$HSMBENCH" report "$T/merged.json" --threshold 'p99<1s'

@@ -64,7 +64,9 @@ run "$HSMBENCH" report "$T/a.json" --csv "$T/link.csv"
 check "report --csv to a link exits 0" 0
 if [ -L "$T/link.csv" ] && grep -q '^operation,' "$T/real.csv"; then pass "report --csv writes through a link"
 else fail "report --csv writes through a link" "$(ls -l "$T/link.csv")"; fi
-cp "$T/a.json" "$T/b.json"
+# another generator's file (merge refuses one run given twice)
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["fleet"]["generator"] = "2"; json.dump(d, open(sys.argv[2], "w"))' \
+    "$T/a.json" "$T/b.json"
 run "$HSMBENCH" merge "$T/a.json" "$T/b.json" -o /dev/null
 check "merge -o /dev/null" 0
 run "$HSMBENCH" merge "$T/a.json" "$T/b.json" -o "$T/dangling.json"

@@ -32,7 +32,7 @@ json_check "blocking sees the stall as the few slow operations it really saw: ma
 
 # Overload: twice the capacity (4 cores x 1 ms = 4000/s).
 mock 'service=fixed:1ms;cores=4' --mode nonblocking --rate 8000 --threads 8 --duration 4 --json "$T/over.json"
-check "overload at twice capacity: exit 0" 0
+check "overload at twice capacity: the run fails, target saturated, exit 1" 1 'failed: target saturated: '
 json_check "overload: achieved rate honest (at most capacity), late and dropped counted" "$T/over.json" \
     'runs[0]["ops_per_s"] <= 4300 and runs[0]["schedule"]["late"] > 1000 and runs[0]["schedule"]["dropped"] > 1000'
 json_check "overload: latency grows over the run (last second p50 > 3x first second's)" "$T/over.json" \
