@@ -20,33 +20,6 @@
 #include "p11/names.h"
 #include "p11/verify.h"
 
-/* The DER prefix of a DigestInfo, per hash (RFC 8017, 9.2 note 1). */
-static const unsigned char *digestinfo_prefix(p11_hash h, size_t *len)
-{
-    static const unsigned char sha1[] = { 0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03,
-                                          0x02, 0x1a, 0x05, 0x00, 0x04, 0x14 };
-    static const unsigned char sha224[] = { 0x30, 0x2d, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48,
-                                            0x01, 0x65, 0x03, 0x04, 0x02, 0x04, 0x05, 0x00, 0x04,
-                                            0x1c };
-    static const unsigned char sha256[] = { 0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48,
-                                            0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04,
-                                            0x20 };
-    static const unsigned char sha384[] = { 0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48,
-                                            0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00, 0x04,
-                                            0x30 };
-    static const unsigned char sha512[] = { 0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48,
-                                            0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04,
-                                            0x40 };
-    switch (h) {
-    case P11_HASH_SHA1:   *len = sizeof sha1; return sha1;
-    case P11_HASH_SHA224: *len = sizeof sha224; return sha224;
-    case P11_HASH_SHA256: *len = sizeof sha256; return sha256;
-    case P11_HASH_SHA384: *len = sizeof sha384; return sha384;
-    case P11_HASH_SHA512: *len = sizeof sha512; return sha512;
-    default:              *len = 0; return NULL;
-    }
-}
-
 static unsigned key_uses(p11_op op)
 {
     switch (op) {
@@ -263,7 +236,7 @@ static CK_RV build_input(p11_test_ctx *ctx)
         if (def->input == P11_IN_HASH)
             return set_input(ctx, md, mdlen);
         size_t plen;
-        const unsigned char *prefix = digestinfo_prefix(ctx->params.hash, &plen);
+        const unsigned char *prefix = p11_digestinfo_prefix(ctx->params.hash, &plen);
         memcpy(buf, prefix, plen);
         memcpy(buf + plen, md, mdlen);
         return set_input(ctx, buf, plen + mdlen);

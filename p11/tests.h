@@ -82,6 +82,9 @@ const p11_test_def *p11_test_find(const char *name);
 const char *p11_hash_name(p11_hash h);
 p11_hash    p11_hash_by_name(const char *name);
 size_t      p11_hash_len(p11_hash h);
+/* The DER prefix of a DigestInfo for h (RFC 8017, 9.2 note 1), *len its
+ * length; NULL and 0 for a hash without one. */
+const unsigned char *p11_digestinfo_prefix(p11_hash h, size_t *len);
 
 /* How keys are obtained for a test. */
 typedef enum {

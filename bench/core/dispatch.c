@@ -19,12 +19,17 @@ static uint64_t next_due(const pool *p, uint64_t from, uint64_t end)
     return bench_schedule_next_due(p->load->rate, p->load->stages, p->start_ns, from, end);
 }
 
-uint64_t pool_first_due(const pool *p)
+/* The schedule runs to the end of the run (and a little past, so the
+ * last due requests are counted, issued or not). */
+static uint64_t horizon_of(const pool *p)
 {
     const bench_load *l = p->load;
-    const uint64_t horizon = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
-                                            : UINT64_MAX;
-    return l->stages ? next_due(p, p->start_ns, horizon) : p->start_ns;
+    return l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S : UINT64_MAX;
+}
+
+uint64_t pool_first_due(const pool *p)
+{
+    return p->load->stages ? next_due(p, p->start_ns, horizon_of(p)) : p->start_ns;
 }
 
 void *pool_dispatch_main(void *arg)
@@ -37,10 +42,7 @@ void *pool_dispatch_main(void *arg)
     uint64_t next = p->start_ns;
     const int by_rate = l->rate > 0 || l->stages;
 
-    /* The schedule runs to the end of the run (and a little past, so the
-     * last due requests are counted, issued or not). */
-    const uint64_t horizon = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
-                                            : UINT64_MAX;
+    const uint64_t horizon = horizon_of(p);
     if (by_rate)
         next = pool_first_due(p);
     /* Requests due from the end of the measured part on are not the run's. */
