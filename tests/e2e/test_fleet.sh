@@ -207,9 +207,13 @@ EOF
     fi
     # Prometheus has scraped every generator after its end
     want_ops=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["ops"])' "$d/results/$START/all.json")
+    # Up to 90 s (the generators linger 120 s): on a machine busy with the
+    # rest of the suite a scrape can miss its 1 s timeout several times in a
+    # row, and a failed scrape makes the target's series stale (the query
+    # answers "empty") until the next one succeeds.
     i=0
     got=
-    while [ $i -lt 60 ]; do
+    while [ $i -lt 180 ]; do
         got=$(prom_query "sum(hsmbench_latency_seconds_count{run_id=\"$RUN\"}) and on() count(hsmbench_phase{run_id=\"$RUN\",phase=\"done\"} == 1) == $n")
         [ "$got" = "$want_ops" ] && break
         sleep 0.5
@@ -218,7 +222,8 @@ EOF
     if [ "$got" = "$want_ops" ]; then
         pass "$name: Prometheus scraped the $n generators' final counts ($want_ops operations, as merged)"
     else
-        fail "$name: Prometheus scraped the generators' final counts" "$got, merged $want_ops"
+        fail "$name: Prometheus scraped the generators' final counts" \
+            "$got, merged $want_ops; counts by generator: $(prom_query "sum by (generator) (hsmbench_latency_seconds_count{run_id=\"$RUN\"})"); done: $(prom_query "count(hsmbench_phase{run_id=\"$RUN\",phase=\"done\"} == 1)"); up: $(prom_query 'up'); scrape durations: $(prom_query 'scrape_duration_seconds')"
         return 1
     fi
     return 0
