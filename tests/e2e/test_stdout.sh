@@ -65,3 +65,18 @@ case $(cat "$T/pipe.rc") in
 "130 ") pass "list tests to a closed pipe: exit 130, no error line" ;;
 *) fail "list tests to a closed pipe: exit 130, no error line" "got '$(cat "$T/pipe.rc")'" ;;
 esac
+
+# A full file system (a 64 kB tmpfs, filled): the 0-byte file is exit 1 too.
+if [ "$(id -u)" = 0 ] && mkdir -p "$T/tiny" && mount -t tmpfs -o size=64k tmpfs "$T/tiny" 2>/dev/null; then
+    dd if=/dev/zero of="$T/tiny/fill" bs=4k count=64 2>/dev/null
+    for cmd in list report; do
+        if [ $cmd = list ]; then set -- list tests; else set -- report "$T/r.json"; fi
+        timeout -s INT 60 "$HSMBENCH" "$@" >"$T/tiny/out.txt" 2>"$T/err" </dev/null
+        rc=$?
+        check_one_line_error "$cmd > a file on a full file system: exit 1, one line" 1 \
+            'cannot write to standard output: No space left on device'
+    done
+    umount "$T/tiny"
+else
+    skip "writes to a full file system" "not root, or no tmpfs mount here"
+fi
