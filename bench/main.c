@@ -4,6 +4,7 @@
  * This is the composition root, the one file in bench/ that names the
  * workloads (p11/, rest/); the timing core itself never does.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,9 +45,9 @@ static const char usage_tail[] =
     "under $HSMBENCH_HOME (default ~/.local/state/hsmbench).  See hsmbench(1).\n"
     "With no command, on a terminal, hsmbench starts the menu.\n"
     "\n"
-    "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
-    "or input; 3 module, token or login failure; 130 interrupted (Ctrl-C, SIGTERM,\n"
-    "or standard output closed).\n"
+    "Exit codes: 0 success; 1 the run finished but operations failed, or standard\n"
+    "output could not be written; 2 bad usage or input; 3 module, token or login\n"
+    "failure; 130 interrupted (Ctrl-C, SIGTERM, or standard output closed).\n"
     "Long options are known by their whole names only; an option taking a value\n"
     "is given once (--threshold and --header may repeat).\n";
 
@@ -132,7 +133,7 @@ static int dispatch(int argc, char **argv, const bench_section *const *sections)
     return BENCH_EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     /* Before any thread: no page faults for memory freed and used again
      * while measuring (bench/util/heap.c); without it only slower. */
@@ -169,4 +170,27 @@ int main(int argc, char **argv)
         return BENCH_EXIT_OK;
     }
     return dispatch(argc - 1, argv + 1, sections);
+}
+
+/*
+ * Every command's standard output is checked once here, at its end: the
+ * summaries, tables and listings printed with printf are only known to
+ * have reached a full disk or /dev/full when they are flushed.  A write
+ * that failed turns a success into 1 (a file could not be written: the
+ * command did its work, its output is lost), or 130 when the reader went
+ * away (EPIPE, as run and rest do on SIGPIPE); a failure code the command
+ * returned stands, being the more specific.
+ */
+int main(int argc, char **argv)
+{
+    int rc = run_command(argc, argv);
+    int e = bench_stdout_check(NULL);
+    if (e == 0 && fclose(stdout) != 0) {
+        e = errno ? errno : EIO;
+        if (e != EPIPE)
+            bench_error("cannot write to standard output: %s", strerror(e));
+    }
+    if (e != 0 && rc == BENCH_EXIT_OK)
+        rc = e == EPIPE ? BENCH_EXIT_INTERRUPTED : BENCH_EXIT_FAILED;
+    return rc;
 }

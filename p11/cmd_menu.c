@@ -148,7 +148,7 @@ static int ask(menu *m, const char *fmt, ...)
     va_start(ap, fmt);
     vprintf(fmt, ap);
     va_end(ap);
-    fflush(stdout);
+    bench_flush(stdout);
 
     ssize_t n = -1;
     for (int tries = 0; tries < 100; tries++) {
@@ -162,12 +162,12 @@ static int ask(menu *m, const char *fmt, ...)
     }
     if (*m->interrupt) {
         fputc('\n', stdout);
-        fflush(stdout);
+        bench_flush(stdout);
         return ASK_INTR;
     }
     if (n < 0) {
         printf("\n(end of input)\n");
-        fflush(stdout);
+        bench_flush(stdout);
         return ASK_LEAVE;
     }
     char *a = m->line, *end = m->line + n;
@@ -189,7 +189,7 @@ static int ask(menu *m, const char *fmt, ...)
             putchar(isprint((unsigned char)*p) ? *p : '?');
         putchar('\n');
     }
-    fflush(stdout);
+    bench_flush(stdout);
     /* X leaves at every prompt, as pkpspeed's eXit does at its menu. */
     if (strcasecmp(a, "X") == 0) {
         m->bad = 0;
@@ -206,7 +206,7 @@ static int bad(menu *m, const char *fmt, ...)
     vprintf(fmt, ap);
     va_end(ap);
     fputc('\n', stdout);
-    fflush(stdout);
+    bench_flush(stdout);
     if (++m->bad >= MENU_MAX_BAD) {
         bench_error("%u invalid answers in a row; leaving", m->bad);
         return ASK_GIVEUP;
@@ -879,7 +879,7 @@ static void print_equivalent(const menu *m, const p11_test_def *def, const p11_t
         printf("    %s\n", c.buf);
     if (o->pin || (o->uri && strstr(o->uri, "pin-value=")))
         printf("    (the PIN is left out: give it with --pin-env VAR or --pin-file FILE)\n");
-    fflush(stdout);
+    bench_flush(stdout);
 }
 
 static void print_running(const menu *m, const p11_test_def *def)
@@ -941,7 +941,7 @@ static int run_item(menu *m, const menu_choice *ch, int linux_order)
     /* What was typed during the run is not an answer to the menu. */
     if (m->tty && tcflush(STDIN_FILENO, TCIFLUSH) != 0)
         m->tty = isatty(STDIN_FILENO);     /* the terminal went away: reads will say so */
-    fflush(stdout);
+    bench_flush(stdout);
     return ASK_OK;
 }
 
@@ -1019,7 +1019,7 @@ static void print_header(const menu *m)
                "        equivalent and RSA_CRT is the one optimised for performance.\n",
                a->def->name, b->def->name);
     printf("\n");
-    fflush(stdout);
+    bench_flush(stdout);
 }
 
 /*
@@ -1126,7 +1126,7 @@ static int session(menu *m)
         if (rc > 0)
             return *m->interrupt ? BENCH_EXIT_INTERRUPTED : rc;
     }
-    fflush(stdout);
+    bench_flush(stdout);
     rc = p11_target_open(&m->opts, 1, P11_OPEN_LOGIN, &m->t);
     if (rc != 0)
         return *m->interrupt ? BENCH_EXIT_INTERRUPTED : rc;
@@ -1192,6 +1192,6 @@ int p11_cmd_menu(int argc, char **argv)
     free(m.line);
     if (rc == BENCH_EXIT_INTERRUPTED)
         fprintf(stderr, "hsmbench: interrupted\n");
-    fflush(stdout);
+    bench_flush(stdout);
     return rc;
 }

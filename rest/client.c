@@ -107,6 +107,42 @@ bench_code rest_setup_call(rest_http *h, const char *what, const char *method, c
     return rc;
 }
 
+bench_code rest_server_value(const char *v, size_t n, rest_into where)
+{
+    if (!v || n == 0)
+        return REST_E_BAD_VALUE;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)v[i];
+        if (c < 0x20 || c == 0x7f || (where == REST_INTO_HEADER && (c == ' ' || c > 0x7e)))
+            return REST_E_BAD_VALUE;
+    }
+    if (where == REST_INTO_PATH && ((n == 1 && v[0] == '.') || (n == 2 && v[0] == '.' && v[1] == '.')))
+        return REST_E_BAD_VALUE;
+    return BENCH_OK;
+}
+
+char *rest_path_segment(const char *v)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const size_t n = strlen(v);
+    char *out = malloc(n * 3 + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)v[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+            c == '.' || c == '_' || c == '~') {
+            *o++ = (char)c;
+        } else {
+            *o++ = '%';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        }
+    }
+    *o = 0;
+    return out;
+}
+
 json_t *rest_json_object(const char *body, size_t len, bench_code *rc)
 {
     json_t *j = json_loadb(body, len, 0, NULL);

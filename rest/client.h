@@ -72,6 +72,23 @@ bench_code rest_json_b64(const json_t *obj, const char *field, uint8_t **out, si
 /* The same for a field's text s[0..n). */
 bench_code rest_b64_text(const char *s, size_t n, uint8_t **out, size_t *outlen);
 
+/*
+ * A value a server sent that hsmbench sends back in a request: SDKMS's
+ * access_token in the Authorization header, a kid in a body and in a URL
+ * path.  Never a control character (CR LF would end the header and start
+ * another, or split the request); in a header only visible ASCII (0x21 to
+ * 0x7e: a token has no spaces); in a URL path not empty, "." nor "..",
+ * every other byte then going through rest_path_segment.  Values that are
+ * base64 (wrappedBlob, transient_key, cipher, iv, tag, signature) are
+ * checked as base64 instead, which holds no control character either.
+ * BENCH_OK or REST_E_BAD_VALUE.
+ */
+typedef enum { REST_INTO_HEADER, REST_INTO_PATH } rest_into;
+bench_code rest_server_value(const char *v, size_t n, rest_into where);
+/* v as one URL path segment, every byte but A-Z a-z 0-9 - . _ ~
+ * percent-encoded ("a/b?c" -> "a%2Fb%3Fc"): malloc'd, NULL out of memory. */
+char *rest_path_segment(const char *v);
+
 /* Parse an endpoint URL into *u (bench/util/url.h: http or https, a host,
  * a port that is one) and refuse user:password@ in it, which the token and
  * API key options carry instead.  0, or -1 with a reason in err and *u

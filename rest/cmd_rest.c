@@ -733,8 +733,8 @@ int rest_cmd_rest(int argc, char **argv)
             printf("check: ok\n");
             rc = BENCH_EXIT_OK;
         }
-        if (fflush(stdout) != 0 && rc == BENCH_EXIT_OK)
-            rc = BENCH_EXIT_USAGE;
+        if (bench_stdout_check("--check") != 0 && rc == BENCH_EXIT_OK)
+            rc = BENCH_EXIT_FAILED;
         goto out_work;
     }
     /* One request first: a wrong URL, certificate or credential is one line. */

@@ -595,11 +595,8 @@ static int print_jmeter(const bench_run_model *m)
 {
     char line[256];
     rest_jmeter_line(line, sizeof line, m);
-    if (printf("%s\n", line) < 0 || fflush(stdout) != 0) {
-        bench_error("--summary jmeter: cannot write to standard output");
-        return -1;
-    }
-    return 0;
+    const int failed = printf("%s\n", line) < 0;
+    return bench_stdout_check("--summary jmeter") != 0 || failed ? -1 : 0;
 }
 
 /* What a variant's run adds to its summary and JSON. */
@@ -906,7 +903,7 @@ static void print_table(void *arg, FILE *f, const json_t *runs)
     }
     fputs("\n  REQ/S: requests per second; P50, P95, P99: http_req_duration (sending, waiting,\n"
           "  receiving); TLS P50: the median http_req_tls_handshaking, 0 without a handshake.\n", f);
-    fflush(f);
+    bench_flush(f);
 }
 
 /* ---- the command ------------------------------------------------------------------------------ */

@@ -343,18 +343,26 @@ int rest_sdkms_session_gone(long status, const char *body)
     return status == 401 || (body && strstr(body, "Session does not exist"));
 }
 
-char *rest_sdkms_parse_auth(const char *body, size_t len)
+bench_code rest_sdkms_parse_auth(const char *body, size_t len, char **out)
 {
     json_t *j = json_loadb(body, len, 0, NULL);
     json_t *t = json_object_get(j, "access_token");
-    char *tok = json_is_string(t) && json_string_length(t) ? strdup(json_string_value(t)) : NULL;
+    char *tok = NULL;
+    bench_code rc = REST_E_MISSING_FIELD;
+    if (json_is_string(t) && json_string_length(t)) {
+        /* It goes into every later request's Authorization header. */
+        rc = rest_server_value(json_string_value(t), json_string_length(t), REST_INTO_HEADER);
+        if (rc == BENCH_OK && !(tok = strdup(json_string_value(t))))
+            rc = REST_E_MISSING_FIELD;
+    }
+    *out = tok;
     if (j) {
         /* The parsed copy held the token too. */
         if (json_is_string(t))
             explicit_bzero((char *)json_string_value(t), json_string_length(t));
         json_decref(j);
     }
-    return tok;
+    return rc;
 }
 
 bench_code rest_sdkms_check(const rest_sdkms_cfg *c, const char *body, size_t len,
@@ -477,24 +485,33 @@ typedef struct sdkms_worker {
 static bench_code check_auth(void *arg, const rest_response *r)
 {
     char **tok = arg;
-    *tok = rest_sdkms_parse_auth(r->body, r->body_len);
-    return *tok ? BENCH_OK : REST_E_MISSING_FIELD;
+    return rest_sdkms_parse_auth(r->body, r->body_len, tok);
 }
 
-/* API key -> session -> bearer. */
-static bench_code authenticate(sdkms_worker *w, char *err, size_t errlen)
+/* The one line for a set-up answer whose FIELD cannot be sent back. */
+static void bad_value(char *err, size_t errlen, const char *what, const char *field, const char *why)
+{
+    snprintf(err, errlen, "%s: the answer's %s %s: not sent back (BAD_VALUE)", what, field, why);
+}
+
+/* API key -> session -> bearer on h: BENCH_OK, or the failure with one
+ * line in err. */
+static bench_code login(rest_http *h, const rest_sdkms *s, char *err, size_t errlen)
 {
     rest_response r;
     char *tok = NULL;
-    if (rest_http_set_auth(w->http, "Basic", w->s->cfg.api_key) != 0) {
+    if (rest_http_set_auth(h, "Basic", s->cfg.api_key) != 0) {
         snprintf(err, errlen, "out of memory");
         return REST_E_MISSING_FIELD;
     }
-    bench_code rc = rest_setup_call(w->http, "SDKMS authentication", "POST", &w->s->url_auth, "", 0,
+    bench_code rc = rest_setup_call(h, "SDKMS authentication", "POST", &s->url_auth, "", 0,
                                     check_auth, &tok, &r, err, errlen);
+    if (rc == REST_E_BAD_VALUE)
+        bad_value(err, errlen, "SDKMS authentication", "access_token",
+                  "holds a control character, a space or a byte past ASCII");
     if (rc != BENCH_OK)
         return rc;
-    int set = rest_http_set_auth(w->http, "Bearer", tok);
+    int set = rest_http_set_auth(h, "Bearer", tok);
     explicit_bzero(tok, strlen(tok));
     free(tok);
     if (set != 0) {
@@ -503,6 +520,7 @@ static bench_code authenticate(sdkms_worker *w, char *err, size_t errlen)
     }
     return BENCH_OK;
 }
+
 
 static bench_code check_key(void *arg, const rest_response *r)
 {
@@ -518,7 +536,10 @@ static bench_code check_key(void *arg, const rest_response *r)
         if (rc == BENCH_OK)
             *out = json_pack("{s:O}", "transient_key", tk);
     } else if (json_is_string(kid) && json_string_length(kid)) {
-        *out = json_pack("{s:O}", "kid", kid);
+        /* It goes into the measured body and the DELETE's path. */
+        rc = rest_server_value(json_string_value(kid), json_string_length(kid), REST_INTO_PATH);
+        if (rc == BENCH_OK)
+            *out = json_pack("{s:O}", "kid", kid);
     } else {
         rc = REST_E_MISSING_FIELD;
     }
@@ -539,6 +560,8 @@ static bench_code create_key(sdkms_worker *w, char *err, size_t errlen)
     bench_code rc = rest_setup_call(w->http, "SDKMS key creation", "POST", &w->s->url_keys, body,
                                     strlen(body), check_key, &w->key, &r, err, errlen);
     free(body);
+    if (rc == REST_E_BAD_VALUE)
+        bad_value(err, errlen, "SDKMS key creation", "kid", "holds a control character or is . or ..");
     if (rc != BENCH_OK)
         return rc;
     json_t *kid = json_object_get(w->key, "kid");
@@ -639,10 +662,18 @@ static bench_code build_body(sdkms_worker *w, char *err, size_t errlen)
             }
             json_object_del(j, "plain");
             json_object_del(j, "tag_len");
+            /* Each goes back in decrypt's body: base64, whatever the mode. */
             static const char *const keep[] = { "cipher", "iv", "tag" };
-            for (size_t i = 0; i < 3; i++)
-                if (json_object_get(ans, keep[i]))
+            for (size_t i = 0; i < 3 && rc == BENCH_OK; i++) {
+                const json_t *v = json_object_get(ans, keep[i]);
+                if (v && rest_json_b64(ans, keep[i], NULL, NULL) != BENCH_OK) {
+                    rc = REST_E_BAD_BASE64;
+                    snprintf(err, errlen, "SDKMS encrypt (set-up): the answer's %s is not base64: "
+                             "not sent back", keep[i]);
+                } else if (v) {
                     json_object_set(j, keep[i], json_object_get(ans, keep[i]));
+                }
+            }
         }
         break;
     case REST_SDKMS_SIGN:
@@ -698,7 +729,10 @@ static int delete_key(sdkms_worker *w, const char *kid, int *reauthed)
     char path[1024], err[256];
     rest_response r;
     bench_url url;
-    int gone = -1, n = snprintf(path, sizeof path, "/%s", kid);
+    /* One segment under /crypto/v1/keys/ whatever the kid holds. */
+    char *seg = rest_path_segment(kid);
+    int gone = -1, n = seg ? snprintf(path, sizeof path, "/%s", seg) : -1;
+    free(seg);
     if (n < 0 || (size_t)n >= sizeof path ||
         bench_url_append(&url, &w->s->url_keys, path, err, sizeof err) != 0)
         return -1;
@@ -713,7 +747,7 @@ static int delete_key(sdkms_worker *w, const char *kid, int *reauthed)
         if (r.transport || !rest_sdkms_session_gone(r.status, r.body) || *reauthed)
             break;
         *reauthed = 1;                     /* an idle session may have expired */
-        if (authenticate(w, err, sizeof err) != BENCH_OK)
+        if (login(w->http, w->s, err, sizeof err) != BENCH_OK)
             break;
     }
     bench_url_free(&url);
@@ -788,7 +822,7 @@ static int worker_make(rest_sdkms *s, unsigned index, sdkms_worker **out, bench_
      * one made but unknown, so they finish (each within --timeout); the
      * pool stops setting up further workers instead. */
     rest_http_interruptible(w->http, 0);
-    if ((*code = authenticate(w, err, errlen)) != BENCH_OK) {
+    if ((*code = login(w->http, w->s, err, errlen)) != BENCH_OK) {
         worker_free(w);
         return -1;
     }
@@ -823,25 +857,13 @@ static int worker_make(rest_sdkms *s, unsigned index, sdkms_worker **out, bench_
 static bench_code preflight_once(rest_sdkms *s, char *err, size_t errlen)
 {
     rest_response r;
-    char *tok = NULL;
     rest_http *h = rest_http_new(&s->client->http, 0, err, errlen);
     if (!h)
         return REST_E_MISSING_FIELD;
-    bench_code rc = BENCH_OK;
-    if (rest_http_set_auth(h, "Basic", s->cfg.api_key) != 0) {
-        snprintf(err, errlen, "out of memory");
-        rc = REST_E_MISSING_FIELD;
-    } else {
-        rc = rest_setup_call(h, "SDKMS authentication", "POST", &s->url_auth, "", 0, check_auth,
-                             &tok, &r, err, errlen);
-    }
+    bench_code rc = login(h, s, err, errlen);
     if (rc == BENCH_OK) {
-        if (rest_http_set_auth(h, "Bearer", tok) == 0) {
-            rest_http_request(h, "POST", &s->url_terminate, "", 0);
-            rest_http_perform(h, &r);
-        }
-        explicit_bzero(tok, strlen(tok));
-        free(tok);
+        rest_http_request(h, "POST", &s->url_terminate, "", 0);
+        rest_http_perform(h, &r);
     }
     rest_http_free(h);
     return rc;
@@ -871,7 +893,7 @@ bench_code rest_sdkms_probe(rest_sdkms *s, FILE *f, char *err, size_t errlen)
         return REST_E_MISSING_FIELD;
     }
     rest_http_interruptible(w->http, 0);   /* a key made must be known, to delete it */
-    bench_code rc = authenticate(w, err, errlen);
+    bench_code rc = login(w->http, w->s, err, errlen);
     const int authed = rc == BENCH_OK;
     fprintf(f, "%-14s %s%s\n", "auth:", rc == BENCH_OK ? "ok: session begun" : "FAILED: ",
             rc == BENCH_OK ? "" : err);
@@ -963,6 +985,13 @@ static bench_code keep_kid(sdkms_worker *w, const rest_response *r)
         json_decref(j);
         return REST_E_MISSING_FIELD;
     }
+    /* A kid no DELETE can name: the key stays, and the user is told. */
+    rc = rest_server_value(json_string_value(kid), json_string_length(kid), REST_INTO_PATH);
+    if (rc != BENCH_OK) {
+        atomic_fetch_add(&w->s->client->cleanup_failures, 1);
+        json_decref(j);
+        return rc;
+    }
     if (w->nkids == w->capkids) {
         size_t cap = w->capkids ? w->capkids * 2 : 256;
         char **n = realloc(w->kids, cap * sizeof *n);
@@ -991,9 +1020,11 @@ static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
         return REST_STEP_DONE;
     }
     if (w->phase == PH_REAUTH) {
-        char *tok = r.status == 200 ? rest_sdkms_parse_auth(r.body, r.body_len) : NULL;
-        if (!tok) {
-            *rc = r.status == 200 ? REST_E_MISSING_FIELD : rest_code_http(r.status);
+        char *tok = NULL;
+        const bench_code got = r.status == 200 ? rest_sdkms_parse_auth(r.body, r.body_len, &tok)
+                                               : rest_code_http(r.status);
+        if (got != BENCH_OK) {
+            *rc = got;
             return REST_STEP_DONE;
         }
         int set = rest_http_set_auth(w->http, "Bearer", tok);

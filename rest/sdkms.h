@@ -110,8 +110,10 @@ void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots);
 char *rest_sdkms_key_body(const rest_sdkms_cfg *cfg, const char *name);
 /* Whether an answer says the session is gone (401, "Session does not exist"). */
 int  rest_sdkms_session_gone(long status, const char *body);
-/* The access token of an auth answer (malloc'd), or NULL. */
-char *rest_sdkms_parse_auth(const char *body, size_t len);
+/* The access token of an auth answer into *tok (malloc'd): BENCH_OK;
+ * REST_E_MISSING_FIELD (none, empty, not a string) or REST_E_BAD_VALUE (not
+ * fit for a header: rest_server_value) with *tok NULL. */
+bench_code rest_sdkms_parse_auth(const char *body, size_t len, char **tok);
 /* Judge an operation's answer (status already 2xx).  For decrypt, expect is
  * the plaintext. */
 bench_code rest_sdkms_check(const rest_sdkms_cfg *cfg, const char *body, size_t len,

@@ -1084,7 +1084,7 @@ int serve_cmd(int argc, char **argv)
                o.client_optional ? "checked when sent, optional" : "required", o.client_ca);
     if (srv->has_faults)
         printf("  faults %s%s\n", o.fault, o.fault_after ? " (after the first operations)" : "");
-    fflush(stdout);
+    bench_flush(stdout);
     if (!srv->ekm_token)
         bench_warn("no --ekm-token-env/--ekm-token-file: EKM requests are not authenticated");
 
@@ -1105,7 +1105,7 @@ int serve_cmd(int argc, char **argv)
     fr->metrics = NULL;
     printf("hsmbench serve: stopped after %llu requests\n",
            (unsigned long long)atomic_load(&srv->served));
-    fflush(stdout);
+    bench_flush(stdout);
     rc = BENCH_EXIT_OK;
 out_tok:
     serve_tok_close(&srv->tok);

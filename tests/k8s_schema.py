@@ -22,6 +22,7 @@ import sys
 KINDS = {  # apiVersion/kind -> the model's class
     "batch/v1/Job": "V1Job",
     "v1/PersistentVolumeClaim": "V1PersistentVolumeClaim",
+    "networking.k8s.io/v1/NetworkPolicy": "V1NetworkPolicy",
 }
 SCALAR = {"str": {"type": "string"}, "int": {"type": "integer"}, "bool": {"type": "boolean"},
           "float": {"type": "number"}, "datetime": {"type": "string"}, "date": {"type": "string"},

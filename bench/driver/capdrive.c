@@ -119,7 +119,7 @@ static void print_step(const bench_cap_step *st, size_t k)
         printf("pass%s\n", note);
     else
         printf("fail: %s [%s]%s\n", st->why, st->limit ? st->limit : "?", note);
-    fflush(stdout);
+    bench_flush(stdout);
 }
 
 static const char *end_name(bench_cap_end e)
@@ -297,7 +297,7 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
         if (!quiet) {
             printf("probe: closed loop, %u thread%s, %.4g s\n", base->threads,
                    base->threads == 1 ? "" : "s", (double)base->duration_ns / 1e9);
-            fflush(stdout);
+            bench_flush(stdout);
         }
         const json_t *run = one_run(c, &pl, fn, arg, 0);
         if (!run)
@@ -317,7 +317,7 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
         start = round2(c->probe_rate / 2);
         if (!quiet) {
             printf("probe: %.0f/s closed loop; first step at %.0f/s\n", c->probe_rate, start);
-            fflush(stdout);
+            bench_flush(stdout);
         }
     }
     /* The baseline step counts as one of --max-steps. */
@@ -332,7 +332,7 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
                      sizeof worst);
         printf("search: at most %u steps of %.4g s%s (%s at most)\n", o->max_steps,
                (double)base->duration_ns / 1e9, base->warmup_ns ? " and the warm-up" : "", worst);
-        fflush(stdout);
+        bench_flush(stdout);
     }
     double rate = baseline_rate(start);
     bench_cap_role role = BENCH_CAP_ROLE_BASELINE;
@@ -424,7 +424,7 @@ static void table(void *arg, FILE *f, const json_t *runs)
             fprintf(f, ": %s", c->steps[k - 1].why);
         fputc('\n', f);
     }
-    fflush(f);
+    bench_flush(f);
 }
 
 int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *command)
@@ -450,7 +450,7 @@ int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *comman
         const bench_cap_step *lim = limiting_step(c);
         if (!quiet && lim && c->search.lo > 0)
             printf("limited by: %s (at %.0f/s: %s)\n", limit_text(lim->limit), lim->rate, lim->why);
-        if (fflush(stdout) != 0 && rc == BENCH_EXIT_OK)
+        if (bench_stdout_check("--find-capacity") != 0 && rc == BENCH_EXIT_OK)
             rc = BENCH_EXIT_FAILED;
         /* No rate passed, or the steps contradict the answer beyond its
          * measured uncertainty. */

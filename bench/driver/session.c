@@ -30,7 +30,7 @@ int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_
     if (bench_out_to_stdout(out)) {
         /* Keep standard output for the document; everything else printed
          * to it (by the driver, the workloads' hooks) goes to standard error. */
-        fflush(stdout);
+        bench_flush(stdout);
         if ((s->doc_fd = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
             bench_error("cannot keep standard output for the results: %s", strerror(errno));
             json_decref(s->runs);
@@ -60,14 +60,14 @@ static int stdout_for_doc(bench_session *s, int back)
 {
     if (s->doc_fd < 0)
         return 0;
-    fflush(stdout);
+    bench_flush(stdout);
     return dup2(back ? s->doc_fd : STDERR_FILENO, STDOUT_FILENO) < 0 ? -1 : 0;
 }
 
 void bench_session_free(bench_session *s)
 {
     if (s->doc_fd >= 0) {
-        fflush(stdout);
+        bench_flush(stdout);
         if (dup2(s->doc_fd, STDOUT_FILENO) >= 0)
             close(s->doc_fd);
     }
@@ -146,7 +146,7 @@ static double wait_for_start(bench_session *s)
         if (!s->out->quiet)
             printf("waiting %.1f s for --start-at\n", (double)(at - now) / 1000.0);
     }
-    fflush(stdout);
+    bench_flush(stdout);
     while ((now = epoch_ms_now()) < at && !*s->interrupt) {
         const uint64_t left = at - now;
         struct timespec ts = { 0, (long)((left < 100 ? left : 100) * 1000000) };
@@ -290,7 +290,7 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
         bench_report_summary(stdout, d, &m);
         if (h && h->summary)
             h->summary(h->arg, stdout, run, &m);
-        fflush(stdout);
+        bench_flush(stdout);
     }
     if (h && h->done && h->done(h->arg, run, &m) != 0)
         s->any_failed = 1;
@@ -353,7 +353,7 @@ void bench_session_table(const bench_session *s, FILE *f)
             fprintf(f, " %7llu %7u %12s %10s %10s %7s  %s\n", (unsigned long long)row->data_size,
                     row->threads, "-", "-", "-", "-", status);
     }
-    fflush(f);
+    bench_flush(f);
 }
 
 /* The results file's "fleet": who this generator is and how it met the

@@ -425,10 +425,8 @@ int bench_cmd_compare(int argc, char **argv)
     }
     if (rc == BENCH_EXIT_OK) {
         compare_all(stdout, files, (size_t)n);
-        if (fflush(stdout) != 0) {
-            bench_error("compare: cannot write to standard output");
+        if (bench_stdout_check("compare") != 0)
             rc = BENCH_EXIT_FAILED;
-        }
     }
     for (int i = 0; i < n; i++) {
         json_decref(files[i].doc);

@@ -315,10 +315,8 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
                    bench_json_str(run, "test", "?"), bench_json_int(run, "threads", 0), bench_json_int(run, "ops", 0),
                    bench_json_num(run, "ops_per_s", 0), p99, bench_json_num(run, "error_pct", 0));
         }
-        if (fflush(stdout) != 0) {
-            bench_error("merge: cannot write to standard output");
+        if (bench_stdout_check("merge") != 0)
             rc = BENCH_EXIT_FAILED;
-        }
     }
     if (rc == BENCH_EXIT_OK && n < wanted)
         rc = BENCH_EXIT_FAILED;

@@ -288,10 +288,8 @@ int bench_cmd_report(int argc, char **argv, const bench_section *const *sections
     if (!o->csv && !o->html && !o->nths && !o->quiet) {
         print_table(stdout, o->input, doc);
         bench_scalability_print(stdout, scal);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            bench_error("report: cannot write to standard output");
+        if (bench_stdout_check("report") != 0)
             rc = BENCH_EXIT_FAILED;
-        }
     }
     json_decref(scal);
     json_decref(doc);

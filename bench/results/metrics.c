@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,26 @@
 #include "bench/core/hist.h"
 
 #define MAX_LINGER_NS (3600ULL * 1000000000ULL)
+
+/*
+ * The listener cannot be locked out by clients that connect and send a
+ * byte now and then (libmicrohttpd's own timeout starts again at every
+ * byte): each connection must bring a whole request within REQUEST_NS of
+ * its accept or of its last answer, whatever it sends meanwhile, or it is
+ * dropped; and CONN_KEEP connections at most wait for one: a new one past
+ * that drops the oldest of them, so a scrape always gets in.  MHD's own
+ * limit (CONN_HARD) leaves room for those being closed.
+ */
+#define CONN_KEEP  64
+#define CONN_HARD  (CONN_KEEP + 32)
+#define REQUEST_NS (5ULL * BENCH_NS_PER_S)
+#define SWEEP_NS   (BENCH_NS_PER_S / 10)
+
+typedef struct mconn {
+    int      used, busy, dropped;   /* busy: a request read, its answer not yet sent */
+    int      fd;
+    uint64_t since_ns;              /* accept, or the last answer sent */
+} mconn;
 
 /*
  * The histogram's le boundaries follow hsmbench's own HDR histogram
@@ -84,6 +105,11 @@ typedef struct mserved {
 struct bench_metrics {
     pthread_mutex_t     mu;
     struct MHD_Daemon  *d;
+    /* the connections (cmu; MHD's thread and the sweeper) */
+    pthread_mutex_t     cmu;
+    mconn               conns[CONN_HARD];
+    pthread_t           sweeper;
+    atomic_int          stop;
     uint64_t            linger_ns;
     le_table            le;
     /* labels of every series: who measures (run, generator) and what */
@@ -364,12 +390,106 @@ char *bench_metrics_render(bench_metrics *m)
     return b.p;
 }
 
+/* ---- connections --------------------------------------------------------- */
+
+/* Drop one connection (cmu held): MHD sees it end and closes it, after
+ * on_conn's CLOSED, which waits for cmu, so the fd is still this one's. */
+static void conn_drop(mconn *c)
+{
+    if (!c->dropped) {
+        c->dropped = 1;
+        (void)shutdown(c->fd, SHUT_RDWR);
+    }
+}
+
+static void on_conn(void *cls, struct MHD_Connection *conn, void **ctx,
+                    enum MHD_ConnectionNotificationCode what)
+{
+    bench_metrics *m = cls;
+    pthread_mutex_lock(&m->cmu);
+    if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+        mconn *c = *ctx;
+        if (c)
+            memset(c, 0, sizeof *c);
+        *ctx = NULL;
+        pthread_mutex_unlock(&m->cmu);
+        return;
+    }
+    const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const uint64_t now = bench_now_ns();
+    mconn *slot = NULL, *oldest = NULL;
+    size_t waiting = 0;
+    for (size_t i = 0; i < CONN_HARD; i++) {
+        mconn *c = &m->conns[i];
+        if (!c->used) {
+            if (!slot)
+                slot = c;
+            continue;
+        }
+        if (c->busy || c->dropped)
+            continue;
+        waiting++;
+        if (!oldest || c->since_ns < oldest->since_ns)
+            oldest = c;
+    }
+    if (waiting >= CONN_KEEP && oldest)
+        conn_drop(oldest);            /* room for this one: a scrape gets in */
+    if (slot && fd) {
+        *slot = (mconn){ .used = 1, .fd = fd->connect_fd, .since_ns = now };
+        *ctx = slot;
+    } else if (fd) {
+        (void)shutdown(fd->connect_fd, SHUT_RDWR);   /* no slot: MHD's limit is CONN_HARD */
+    }
+    pthread_mutex_unlock(&m->cmu);
+}
+
+/* A whole request read (busy 1), or its answer sent (busy 0, a new wait). */
+static void conn_busy(bench_metrics *m, struct MHD_Connection *conn, int busy)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    pthread_mutex_lock(&m->cmu);
+    mconn *c = ci ? ci->socket_context : NULL;
+    if (c) {
+        c->busy = busy;
+        c->since_ns = bench_now_ns();
+    }
+    pthread_mutex_unlock(&m->cmu);
+}
+
+static void on_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+                    enum MHD_RequestTerminationCode why)
+{
+    conn_busy(cls, conn, 0);
+}
+
+/* Every SWEEP_NS: drop each connection that has waited REQUEST_NS for a
+ * whole request, however many bytes it sent meanwhile. */
+static void *sweep(void *arg)
+{
+    bench_metrics *m = arg;
+    while (!atomic_load(&m->stop)) {
+        const uint64_t now = bench_now_ns();
+        pthread_mutex_lock(&m->cmu);
+        for (size_t i = 0; i < CONN_HARD; i++) {
+            mconn *c = &m->conns[i];
+            if (c->used && !c->busy && now - c->since_ns >= REQUEST_NS)
+                conn_drop(c);
+        }
+        pthread_mutex_unlock(&m->cmu);
+        bench_sleep_until_ns(bench_now_ns() + SWEEP_NS);
+    }
+    return NULL;
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_len, void **con_cls)
 {
     bench_metrics *m = cls;
     struct MHD_Response *resp;
+    conn_busy(m, conn, 1);
     unsigned status = MHD_HTTP_OK;
     const char *type = "text/plain; version=0.0.4; charset=utf-8";
     char *text = NULL;
@@ -460,6 +580,14 @@ int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
         close(fd);
         return -1;
     }
+    if (pthread_mutex_init(&m->cmu, NULL) != 0) {
+        bench_error("out of memory");
+        pthread_mutex_destroy(&m->mu);
+        free(m);
+        close(fd);
+        return -1;
+    }
+    atomic_init(&m->stop, 0);
     m->linger_ns = o->linger_ns;
     le_init(&m->le);
     snprintf(m->run_id, sizeof m->run_id, "-");
@@ -473,13 +601,20 @@ int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
     m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL,
                             on_request, m, MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_HARD,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_conn, m,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_done, m, MHD_OPTION_END);
+    const int swept = m->d ? pthread_create(&m->sweeper, NULL, sweep, m) : -1;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!m->d) {
+    if (!m->d || swept != 0) {
         bench_error("--metrics-listen %s: cannot start the metrics server", o->listen);
+        if (m->d)
+            MHD_stop_daemon(m->d);
+        else
+            close(fd);
+        pthread_mutex_destroy(&m->cmu);
         pthread_mutex_destroy(&m->mu);
         free(m);
-        close(fd);
         return -1;
     }
     fprintf(stderr, "hsmbench: metrics on http://%s%s%s:%u/metrics\n", v6 ? "[" : "", host,
@@ -506,7 +641,10 @@ void bench_metrics_stop(bench_metrics *m, const bench_flag *interrupt)
     uint64_t now;
     while ((!interrupt || !*interrupt) && (now = bench_now_ns()) < end)
         bench_sleep_until_ns(end - now > BENCH_NS_PER_S / 10 ? now + BENCH_NS_PER_S / 10 : end);
+    atomic_store(&m->stop, 1);
+    (void)pthread_join(m->sweeper, NULL);
     MHD_stop_daemon(m->d);   /* closes the listening socket too */
+    pthread_mutex_destroy(&m->cmu);
     pthread_mutex_destroy(&m->mu);
     free(m->tests);
     free(m->errs);

@@ -34,7 +34,7 @@ void bench_report_second(FILE *f, const bench_sample *s)
                 bench_fmt_ns((double)s->p99_ns, b, sizeof b));
     }
     fprintf(f, "%s\n", s->warmup ? "   (warm-up)" : "");
-    fflush(f);
+    bench_flush(f);
 }
 
 /* "data 32 B", or "block 256 B" for a raw operation on one modulus-sized block. */
@@ -75,7 +75,7 @@ void bench_report_header(FILE *f, const bench_run_desc *d)
     else if (d->engine)
         fprintf(f, " [%s]", d->engine);
     fprintf(f, "\n");
-    fflush(f);
+    bench_flush(f);
 }
 
 /* A schedule (a rate or a ramp) that was not kept (bench_schedule_unkept). */
@@ -277,7 +277,7 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_mode
     }
     for (size_t k = 0; k < m->nby; k++)
         breakdown_table(f, &m->by[k]);
-    fflush(f);
+    bench_flush(f);
 }
 
 void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t len)

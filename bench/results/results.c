@@ -871,11 +871,10 @@ static int write_job(FILE *f, const void *ctx)
 int bench_results_write_ctx(const char *path, const char *flag, bench_ctx_writer write, const void *ctx)
 {
     if (strcmp(path, "-") == 0) {
-        if (write(stdout, ctx) != 0 || fflush(stdout) != 0) {
-            bench_error("%s -: cannot write to standard output", flag);
-            return -1;
-        }
-        return 0;
+        char what[64];
+        snprintf(what, sizeof what, "%s -", flag);
+        const int failed = write(stdout, ctx) != 0;
+        return bench_stdout_check(what) != 0 || failed ? -1 : 0;
     }
     return bench_out_write(flag, path, write, ctx);
 }

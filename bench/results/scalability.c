@@ -282,5 +282,5 @@ void bench_scalability_print(FILE *f, const json_t *scal)
         fputc('\n', f);
         print_one(f, el);
     }
-    fflush(f);
+    bench_flush(f);
 }

@@ -733,7 +733,7 @@ int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, F
     }
     if (f) {
         fputc('\n', f);
-        fflush(f);
+        bench_flush(f);
     }
     free(hit);
     return failed;

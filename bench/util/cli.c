@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,40 @@ void bench_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vmsg("warning", fmt, ap);
     va_end(ap);
+}
+
+/* Why an unchecked flush of stdout failed, for bench_stdout_check. */
+static _Atomic int stdout_lost;
+
+void bench_flush(FILE *f)
+{
+    const int saved = errno;
+    errno = 0;
+    if (fflush(f) != 0 && f == stdout && errno != 0) {
+        int none = 0;
+        atomic_compare_exchange_strong(&stdout_lost, &none, errno);
+    }
+    errno = saved;
+}
+
+int bench_stdout_check(const char *what)
+{
+    errno = 0;
+    const int flushed = fflush(stdout) == 0;
+    int e = errno;
+    if (flushed || e == 0)
+        e = atomic_exchange(&stdout_lost, 0);
+    else
+        atomic_store(&stdout_lost, 0);
+    if (flushed && !ferror(stdout))
+        return 0;
+    clearerr(stdout);
+    /* Failed earlier, in a flush nobody checked or a printf's own. */
+    const int known = e != 0;
+    if (e != EPIPE)
+        bench_error("%s%scannot write to standard output%s%s", what ? what : "", what ? ": " : "",
+                    known ? ": " : "", known ? strerror(e) : "");
+    return known ? e : EIO;
 }
 
 int bench_parse_pct(const char *flag, const char *text, double min, double max, const char *example,

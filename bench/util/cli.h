@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* "hsmbench: error: ..." / "hsmbench: warning: ..." on stderr, one line. */
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -17,6 +18,20 @@ void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * print or pass on; nothing when err is NULL or len 0. */
 void bench_seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void bench_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Flush standard output and say whether every write to it got through.
+ * 0 when it did; otherwise the reason (an errno value; EIO when the failed
+ * write's own reason is gone), after one line "WHAT: cannot write to
+ * standard output: REASON" (WHAT NULL: without it) -- none for EPIPE, a
+ * reader gone ("| head"), which the caller maps to exit 130.  The stream's
+ * error flag is cleared, so a later check reports only a later failure.
+ */
+int bench_stdout_check(const char *what);
+/* fflush(f) where a failure is for the check above to report: when f is
+ * stdout, the first failed flush's reason is kept for it (stdout is the
+ * process's one standard output, so is its record). */
+void bench_flush(FILE *f);
 
 /*
  * Parse a whole unsigned decimal in [min, max].  On failure prints

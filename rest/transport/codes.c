@@ -23,6 +23,7 @@ static const char *const class_names[] = {
     [REST_E_ROUNDTRIP_MISMATCH - REST_CODE_CLASS_BASE] = "ROUNDTRIP_MISMATCH",
     [REST_E_VERIFY_FALSE - REST_CODE_CLASS_BASE] = "VERIFY_FALSE",
     [REST_E_HEADER_TOO_LARGE - REST_CODE_CLASS_BASE] = "HEADER_TOO_LARGE",
+    [REST_E_BAD_VALUE - REST_CODE_CLASS_BASE] = "BAD_VALUE",
 };
 
 /* The CURLcode names a benchmark meets; the rest print as CURLE_<n>. */

@@ -42,6 +42,7 @@ enum {
     REST_E_ROUNDTRIP_MISMATCH, /* unwrap/decrypt did not give back the plaintext */
     REST_E_VERIFY_FALSE,       /* verify answered "result": false for a good signature */
     REST_E_HEADER_TOO_LARGE,   /* a response header over libcurl's 100 KB (not "out of memory") */
+    REST_E_BAD_VALUE,          /* a value to send back (token, kid) holds a control character or what cannot go in its place */
     REST_E_CLASS_END,
 };
 

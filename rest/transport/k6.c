@@ -311,17 +311,13 @@ void rest_k6_print(FILE *f, const json_t *k6)
         k6_label(f, vus[i], 0);
         fprintf(f, "%llu min=%llu max=%llu\n", whole(v, "value"), whole(v, "min"), whole(v, "max"));
     }
-    fflush(f);
+    bench_flush(f);
 }
 
 int rest_k6_summary(const json_t *k6)
 {
     rest_k6_print(stdout, k6);
-    if (ferror(stdout) || fflush(stdout) != 0) {
-        bench_error("--summary k6: cannot write to standard output");
-        return -1;
-    }
-    return 0;
+    return bench_stdout_check("--summary k6") != 0 ? -1 : 0;
 }
 
 /* ---- the results file ------------------------------------------------------ */

@@ -151,7 +151,7 @@ void rest_stats_print(FILE *f, const json_t *http, const bench_run_model *m)
                     ? "  (the client kept this machine busy: it may be the limit, not the service)"
                     : "");
     }
-    fflush(f);
+    bench_flush(f);
 }
 
 json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns)

@@ -81,7 +81,8 @@ for f in usr/bin/hsmbench "usr/lib/$triplet/hsmbench/libhsmbench-mock.so" \
          "usr/lib/$triplet/hsmbench/libhsmbench-null.so" \
          usr/share/bash-completion/completions/hsmbench \
          usr/share/doc/hsmbench/hsmbench-job.yaml usr/share/doc/hsmbench/hsmbench-collect.yaml \
-         usr/share/doc/hsmbench/hsmbench-pvc.yaml usr/share/hsmbench/grafana/hsmbench-fleet.json \
+         usr/share/doc/hsmbench/hsmbench-pvc.yaml usr/share/doc/hsmbench/hsmbench-metrics-policy.yaml \
+         usr/share/hsmbench/grafana/hsmbench-fleet.json \
          usr/share/doc/hsmbench/copyright \
          usr/share/doc/hsmbench/README.md.gz usr/share/doc/hsmbench/multi-host.md.gz \
          usr/share/doc/hsmbench/results-schema.md.gz; do

@@ -41,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rest_sdkms_cfg c = { .op = ops[(how / 6) % 6], .transient = (int)((how / 36) & 1) };
         if (rest_sdkms_resolve(&c, err, sizeof err) == 0)
             (void)rest_sdkms_check(&c, body, n, expect, sizeof expect - 1);
-        char *tok = rest_sdkms_parse_auth(body, n);
+        char *tok = NULL;
+        (void)rest_sdkms_parse_auth(body, n, &tok);
         free(tok);
         (void)rest_sdkms_session_gone(401, body);
         break;

@@ -492,11 +492,45 @@ static void test_sdkms_session_helpers(void)
     CHECK(rest_sdkms_session_gone(400, "Session does not exist"));
     CHECK(!rest_sdkms_session_gone(403, "Forbidden"));
     const char a[] = "{\"token_type\":\"Bearer\",\"expires_in\":3600,\"access_token\":\"tok-1\"}";
-    char *t = rest_sdkms_parse_auth(a, strlen(a));
+    char *t = NULL;
+    CHECK(rest_sdkms_parse_auth(a, strlen(a), &t) == BENCH_OK);
     CHECK(t && strcmp(t, "tok-1") == 0);
     free(t);
-    CHECK(rest_sdkms_parse_auth("{}", 2) == NULL);
-    CHECK(rest_sdkms_parse_auth("{\"access_token\":\"\"}", 19) == NULL);
+    CHECK(rest_sdkms_parse_auth("{}", 2, &t) == REST_E_MISSING_FIELD && t == NULL);
+    CHECK(rest_sdkms_parse_auth("{\"access_token\":\"\"}", 19, &t) == REST_E_MISSING_FIELD && !t);
+    /* A token from the server goes into a header: CR LF, a space, a byte
+     * past ASCII are refused (issue 23, item 3). */
+    static const char *const bad[] = {
+        "{\"access_token\":\"abc\\r\\nX-Injected: yes\"}", "{\"access_token\":\"a\\nb\"}",
+        "{\"access_token\":\"a b\"}", "{\"access_token\":\"a\\u0001b\"}",
+        "{\"access_token\":\"a\\u00e9\"}", "{\"access_token\":\"a\\tb\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        t = NULL;
+        CHECK(rest_sdkms_parse_auth(bad[i], strlen(bad[i]), &t) == REST_E_BAD_VALUE && t == NULL);
+    }
+}
+
+static void test_server_values(void)
+{
+    CHECK(rest_server_value("tok-1.AZ_~+/=", 13, REST_INTO_HEADER) == BENCH_OK);
+    CHECK(rest_server_value("a\r\nb", 4, REST_INTO_HEADER) == REST_E_BAD_VALUE);
+    CHECK(rest_server_value("a\x7f", 2, REST_INTO_HEADER) == REST_E_BAD_VALUE);
+    CHECK(rest_server_value("", 0, REST_INTO_HEADER) == REST_E_BAD_VALUE);
+    CHECK(rest_server_value("a b/c?d#e%f", 11, REST_INTO_PATH) == BENCH_OK);
+    CHECK(rest_server_value("k\n1", 3, REST_INTO_PATH) == REST_E_BAD_VALUE);
+    CHECK(rest_server_value(".", 1, REST_INTO_PATH) == REST_E_BAD_VALUE);
+    CHECK(rest_server_value("..", 2, REST_INTO_PATH) == REST_E_BAD_VALUE);
+    CHECK(rest_server_value("...", 3, REST_INTO_PATH) == BENCH_OK);
+    char *p = rest_path_segment("../a b?c#d%e/f~g_h-i.j");
+    CHECK(p && strcmp(p, "..%2Fa%20b%3Fc%23d%25e%2Ff~g_h-i.j") == 0);
+    free(p);
+    p = rest_path_segment("0f5a7c1e-3b2d-4e6f-8a9b-0c1d2e3f4a5b");
+    CHECK(p && strcmp(p, "0f5a7c1e-3b2d-4e6f-8a9b-0c1d2e3f4a5b") == 0);
+    free(p);
+    char name[64];
+    rest_code_name(REST_E_BAD_VALUE, name, sizeof name);
+    CHECK(strcmp(name, "BAD_VALUE") == 0);
 }
 
 /* ---- client helpers ------------------------------------------------------- */
@@ -849,6 +883,7 @@ int main(void)
     RUN(test_sdkms_resolve_curves);
     RUN(test_sdkms_bodies_and_checks);
     RUN(test_sdkms_session_helpers);
+    RUN(test_server_values);
     RUN(test_client_helpers);
     RUN(test_stats_counts_and_json);
     RUN(test_k6_formats);
