@@ -542,10 +542,11 @@ static const char *row_label(const bench_run_model *m, size_t i, char *buf, size
     return buf;
 }
 
-/* A run's status; a capacity step's is the objectives' verdict on it. */
+/* A run's status; a capacity step's is the objectives' verdict on it (a
+ * step whose run failed, say as saturated, failed them, and says why). */
 static void status_text(FILE *f, const bench_run_model *m)
 {
-    if (m->step_judged && strcmp(m->status, "ok") == 0) {
+    if (m->step_judged && (strcmp(m->status, "ok") == 0 || !m->step_pass)) {
         fprintf(f, "<span class=\"%s\">", m->step_pass ? "ok" : "bad");
         esc(f, m->step_pass ? "passed objectives" : "failed objectives");
         if (!m->step_pass && *m->step_why) {

@@ -137,6 +137,27 @@ else fail "HTML: the probe is 'probe', each step shows its verdict of the object
 file_has "HTML: a 1 s step has no per-second charts, and says why" "$T/cap.html" 'No per-second charts: the run measured 1 second '
 file_lacks "HTML: no 1 s run drawn as per-second charts of one dot" "$T/cap.html" '>Operations per second<'
 
+# A step whose run failed as saturated (requests never started) failed its
+# objectives: the HTML says so and why, as the text table does, not a bare
+# "failed" (under a loaded machine the search above met one by chance).
+HSMBENCH_MOCK='service=fixed:5ms;cores=1' run "$HSMBENCH" run --module "$MOCK" --test sha256-digest \
+    --find-capacity 'p99<1s' --threads 1 --step 0.3s --precision 25% --max-steps 8 --json "$T/sat.json" --html "$T/sat.html"
+if python3 - "$T/sat.json" "$T/sat.html" >"$T/py" 2>&1 <<'PY'
+import html as H, json, re, sys
+d = json.load(open(sys.argv[1]))
+page = H.unescape(open(sys.argv[2]).read())
+failed = [r for r in d["runs"] if r.get("capacity_step", 0) > 0 and r["status"] == "failed"]
+assert failed, "no step run failed as saturated"
+rows = re.findall(r'<tr><td>step (\d+)</td>.*?</tr>', page)
+assert rows, "no step rows"
+for r in failed:
+    k = r["capacity_step"]
+    row = re.search(r'<tr><td>step %d</td>(.*?)</tr>' % k, page).group(1)
+    assert "failed objectives: " in row and "never started" in row, (k, row[-200:])
+PY
+then pass "HTML: a step failed as saturated says 'failed objectives' and why"
+else fail "HTML: a step failed as saturated says 'failed objectives' and why" "$(tail -n 2 "$T/py" | tr '\n' ' ')"; fi
+
 # ---- a merge: per-second percentiles labelled as upper bounds -----------------------------
 for g in 1 2 3; do
     HSMBENCH_MOCK="service=fixed:200us;seed=$g" "$HSMBENCH" run --module "$MOCK" --test sha256-digest \
