@@ -134,6 +134,19 @@ if start_serve plain --ekm-token-env EKM_SERVER_TOKEN --api-key-env SDKMS_KEY --
     file_has "-v: --secret-header's header redacted" "$T/err" '^\[w[0-9]+\] > X-Custom: \*\*\*$'
     json_check "rest http: every secret header listed as Name: ***" "$T/h.json" \
         "all(h in runs[0]['rest']['headers'] for h in ['X-Api-Key: ***', 'X-Auth-Token: ***', 'Authorization: ***', 'X-Custom: ***', 'X-From-Env: ***', 'X-From-File: ***'])"
+    # The live metrics' labels (target_id) while a run with a query runs.
+    "$HSMBENCH" rest http --url "$URL/hello?api_key=$Q" --header "X-Api-Key: $HKEY" --duration 2 \
+        --quiet --metrics-listen 127.0.0.1:0 --metrics-linger 1 >/dev/null 2>"$T/m.err" &
+    mpid=$!
+    if MURL=$(metrics_url "$T/m.err") && curl -fsS "$MURL" >"$T/metrics.txt" 2>&1 &&
+        grep -q 'target_id=' "$T/metrics.txt"; then
+        if grep -Fq -- "$Q" "$T/metrics.txt" || grep -Fq -- "$HKEY" "$T/metrics.txt"; then
+            fail "the live metrics' labels hold no query" "$(grep -F -- "$Q" "$T/metrics.txt" | head -c 300)"
+        else pass "the live metrics' labels hold no query"; fi
+    else
+        fail "the live metrics' labels hold no query" "no metrics: $(head -c 300 "$T/m.err") $(head -c 200 "$T/metrics.txt" 2>/dev/null)"
+    fi
+    wait "$mpid"
     run "$HSMBENCH" rest http --url "$URL/hello" --header-env "X-From-Env=NO_SUCH_VAR_$$" --iterations 1
     check_one_line_error "--header-env NAME=VAR with VAR unset: one line, exit 2" 2 '--header-env NO_SUCH_VAR'
     run "$HSMBENCH" rest http --url "$URL/hello" --header-file "X-From-File" --iterations 1
