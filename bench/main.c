@@ -14,6 +14,7 @@
 #include "bench/results/cmd.h"
 #include "bench/util/exit.h"
 #include "bench/util/heap.h"
+#include "bench/util/secret.h"
 #include "p11/cmd.h"
 #include "rest/cmd.h"
 #include "rest/transport/views.h"
@@ -169,7 +170,10 @@ static int run_command(int argc, char **argv)
         printf("hsmbench %s\n", HSMBENCH_VERSION);
         return BENCH_EXIT_OK;
     }
-    return dispatch(argc - 1, argv + 1, sections);
+    /* Secrets taken out of argv (bench_secret_keep) are wiped at the end. */
+    const int rc = dispatch(argc - 1, argv + 1, sections);
+    bench_secret_forget();
+    return rc;
 }
 
 /*

@@ -109,8 +109,28 @@ static const bench_option target_rows[] = {
 };
 const bench_opt_group p11_target_group = BENCH_OPT_GROUP("Selection:", target_rows, NULL);
 
-int p11_target_opt(p11_target_opts *o, int code, const char *arg)
+/* A --uri with a pin-value: the URI kept, each pin-value's value masked in
+ * argv (up to the next ';', '&', '?' or '#').  The copy, or NULL (printed). */
+static const char *take_uri_pins(char *arg)
 {
+    static const char key[] = "pin-value=";
+    if (!strstr(arg, key))
+        return arg;
+    const char *copy = bench_secret_keep(arg);
+    if (!copy)
+        return NULL;
+    for (char *p = strstr(arg, key); p; p = strstr(p, key)) {
+        p += sizeof key - 1;
+        const size_t n = strcspn(p, ";&?#");
+        bench_secret_mask(p, n);
+        p += n;
+    }
+    return copy;
+}
+
+int p11_target_opt(p11_target_opts *o, int code, char *argw)
+{
+    const char *arg = argw;
     switch (code) {
     case P11_OPT_MODULE:    o->module = arg; return 1;
     case P11_OPT_INIT_ARGS: o->init_args = arg; return 1;
@@ -121,6 +141,8 @@ int p11_target_opt(p11_target_opts *o, int code, const char *arg)
             bench_error("--uri: at most %d", P11_MAX_TOKENS);
             return -1;
         }
+        if (!(arg = take_uri_pins(argw)))
+            return -1;
         for (unsigned i = 0; i < o->nuris; i++)
             if (strcmp(o->uris[i], arg) == 0) {
                 char shown[1024];
@@ -134,7 +156,7 @@ int p11_target_opt(p11_target_opts *o, int code, const char *arg)
     case P11_OPT_PIN_FILE:  o->pin_file = arg; return 1;
     case P11_OPT_PIN:
         o->pin = arg;
-        bench_warn("--pin puts the PIN in the process list and shell history; "
+        bench_warn("--pin puts the PIN in the shell history (the process list shows '*'s); "
                    "prefer --pin-env VAR or --pin-file FILE");
         return 1;
     case P11_OPT_SLOT:
@@ -374,7 +396,8 @@ int p11_target_open(const p11_target_opts *o, unsigned threads, p11_open_level l
     }
     rc = BENCH_EXIT_MODULE;
     if (uri_pin[0] && !o->pin && !o->pin_env && !o->pin_file)
-        bench_warn("--uri carries pin-value: the PIN is in the process list and shell history");
+        bench_warn("--uri carries pin-value: the PIN is in the shell history (the process list "
+                   "shows '*'s); prefer --pin-env VAR or --pin-file FILE");
     if (o->module) {
         snprintf(spec, sizeof spec, "%s", o->module);
     } else if (!spec[0]) {

@@ -64,8 +64,10 @@ enum {
 /* The Selection group of the option table (bench/util/options.h). */
 extern const bench_opt_group p11_target_group;
 
-/* Take one selection option; 1 if it was one, 0 if not, -1 bad value (printed). */
-int p11_target_opt(p11_target_opts *o, int code, const char *arg);
+/* Take one selection option; 1 if it was one, 0 if not, -1 bad value (printed).
+ * arg is optarg, a word of argv: a --uri's pin-value is taken out of it
+ * (bench_secret_keep; '*'s in the process list) and the copy kept. */
+int p11_target_opt(p11_target_opts *o, int code, char *arg);
 /* After parsing: reject contradictory selections, a slot, label or URI
  * given twice, and several tokens for a command that has not set `many`
  * (printed); 0 when fine. */

@@ -203,11 +203,11 @@ json_t *rest_env_json(const char *service, const bench_url *url, const rest_http
     json_t *tls = plain ? json_null()
                         : json_pack("{s:b,s:b,s:b}", "verify", !h->insecure, "custom_ca", h->cacert != NULL,
                                     "client_cert", h->cert != NULL);
-    json_t *ep = json_pack("{s:s,s:s,s:s,s:o,s:s,s:b,s:f}", "service", service, "url", url->text, "scheme",
+    json_t *ep = json_pack("{s:s,s:s,s:s,s:o,s:s,s:b,s:f}", "service", service, "url", url->identity, "scheme",
                            plain ? "http" : "https", "tls", tls,
                            "http_version", h->http2 ? "2 (when offered)" : "1.1", "connection_reuse",
                            !h->no_reuse, "timeout_s", (double)h->timeout_ms / 1000.0);
-    if (ep && plain_url && json_object_set_new(ep, "plain_url", json_string(plain_url->text)) != 0) {
+    if (ep && plain_url && json_object_set_new(ep, "plain_url", json_string(plain_url->identity)) != 0) {
         json_decref(ep);
         ep = NULL;
     }

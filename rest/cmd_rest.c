@@ -175,7 +175,7 @@ typedef struct rest_opts {
     /* SDKMS */
     rest_sdkms_cfg sdkms;
     /* argv slots that held a secret, for the results file's "command" */
-    unsigned char *secret_args;      /* per argv index: 0 none, 1 whole arg, 2 after '=' */
+    unsigned char *secret_args;      /* per argv index: a BENCH_MARK_* */
 } rest_opts;
 
 static int parse_hex(const char *flag, const char *text, uint8_t **out, size_t *len)
@@ -206,16 +206,15 @@ static int parse_hex(const char *flag, const char *text, uint8_t **out, size_t *
     return 0;
 }
 
-/* Remember where a secret sat in argv (after getopt_long returned it). */
-static void mark_secret(rest_opts *o, char **argv, int optind_now, const char *arg)
+/* Remember what the argv word of the option just taken hides (the parser
+ * has masked a secret's value already): `mark` for "--flag VALUE", its
+ * "--flag=" twin for "--flag=VALUE". */
+static void mark_arg(rest_opts *o, char **argv, int optind_now, unsigned char mark)
 {
     int i = optind_now - 1;
     if (i < 0)
         return;
-    if (argv[i] == arg)
-        o->secret_args[i] = 1;
-    else if (strchr(argv[i], '=') && strchr(argv[i], '=') + 1 == arg)
-        o->secret_args[i] = 2;
+    o->secret_args[i] = bench_mark_of(argv[i], mark);
 }
 
 static int kind_only(const rest_opts *o, rest_kind want, const char *flag)
@@ -263,7 +262,9 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             o->http.verbose = 1;
             break;
         case OPT_ENDPOINT:
-            o->endpoint = optarg;
+            mark_arg(o, argv, optind, BENCH_MARK_URL);
+            if (!(o->endpoint = bench_url_take(optarg)))
+                return BENCH_EXIT_USAGE;
             break;
         case OPT_OP:
             o->op = optarg;
@@ -296,11 +297,12 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             break;
         case OPT_TOKEN:
         case OPT_API_KEY:
-            mark_secret(o, argv, optind, optarg);
+            mark_arg(o, argv, optind, BENCH_MARK_WHOLE);
             if (kind_only(o, c == OPT_TOKEN ? KIND_EKM : KIND_SDKMS,
                           c == OPT_TOKEN ? "--token" : "--api-key") != 0)
                 return BENCH_EXIT_USAGE;
-            bench_warn("%s puts the secret in the process list and shell history; prefer %s",
+            bench_warn("%s puts the secret in the shell history (the process list shows '*'s); "
+                       "prefer %s",
                        c == OPT_TOKEN ? "--token" : "--api-key",
                        c == OPT_TOKEN ? "--token-env VAR or --token-file FILE"
                                       : "--api-key-env VAR or --api-key-file FILE");
@@ -507,16 +509,6 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
     return 0;
 }
 
-/* Hide a secret given on the command line from ps, now that it is copied. */
-static void scrub_argv(int argc, char **argv, const unsigned char *marks)
-{
-    for (int i = 0; i < argc; i++) {
-        char *p = marks[i] == 1 ? argv[i] : marks[i] == 2 ? strchr(argv[i], '=') + 1 : NULL;
-        if (p)
-            memset(p, '*', strlen(p));
-    }
-}
-
 static json_t *env_json(const rest_opts *o)
 {
     return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", &o->endpoint_url, &o->http, NULL);
@@ -533,7 +525,7 @@ static void setup_error(const rest_opts *o, bench_code code, const char *msg)
         hint = o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
                                 "does the server want a client certificate: --cert/--key?)"
                               : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
-    bench_error("%s: %s%s", o->endpoint, msg, hint);
+    bench_error("%s: %s%s", o->endpoint_url.identity, msg, hint);
 }
 
 /* What the REST workload adds to a run's summary and JSON. */
@@ -655,7 +647,6 @@ int rest_cmd_rest(int argc, char **argv)
         return BENCH_EXIT_USAGE;
     }
     rc = read_secret(&o, secret, SECRET_MAX);
-    scrub_argv(argc - 1, argv + 1, o.secret_args);
     /* The live endpoint first: a port in use is bad input, before a request. */
     bench_metrics *metrics = NULL;
     if (rc == 0 && bench_metrics_start(&o.lo.metrics, &metrics) != 0)

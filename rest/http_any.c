@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "bench/util/signals.h"
+#include "rest/transport/http.h"
 #include "rest/transport/multi.h"
 
 _Static_assert((unsigned)REST_E_EXPECT_BODY > (unsigned)REST_E_CLASS_END,
@@ -238,10 +239,9 @@ int rest_header_is(const char *h, const char *name)
     return strncasecmp(h, name, n) == 0 && h[n] == ':';
 }
 
-int rest_header_is_secret(const char *h)
+int rest_header_is_secret(const char *h, const char *const *extra, size_t n)
 {
-    return rest_header_is(h, "Authorization") || rest_header_is(h, "Proxy-Authorization") ||
-           rest_header_is(h, "Cookie");
+    return rest_http_secret_header(h, strlen(h), extra, n) != 0;
 }
 
 int rest_method_check(const char *m)

@@ -87,8 +87,11 @@ const json_t *rest_jpath_get(const rest_jpath *p, const json_t *root);
 int rest_header_check(const char *h, char *err, size_t errlen);
 /* Whether the header line is named `name` (case-insensitive). */
 int rest_header_is(const char *h, const char *name);
-/* Authorization, Proxy-Authorization, Cookie: values that are secrets. */
-int rest_header_is_secret(const char *h);
+/*
+ * Whether the header's value is a secret, never written out
+ * (rest_http_secret_header's list, and the n names in extra: --secret-header).
+ */
+int rest_header_is_secret(const char *h, const char *const *extra, size_t n);
 
 /* A method: an RFC 9110 token of at most 32 characters.  0 or -1. */
 int rest_method_check(const char *m);

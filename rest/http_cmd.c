@@ -63,7 +63,8 @@ static const char usage_tail[] =
 enum {
     OPT_URL = 5000, OPT_METHOD, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
     OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON, OPT_SUMMARY,
-    OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT,
+    OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT, OPT_SECRET_HEADER, OPT_HEADER_ENV,
+    OPT_HEADER_FILE,
 };
 
 static const bench_option request_rows[] = {
@@ -75,9 +76,19 @@ static const bench_option request_rows[] = {
       "GET (default), or POST when a body is given; any method", NULL },
     { "header", 'H', BENCH_ARG_REPEATED, "'Name: value'", 'H',
       "repeatable (up to 64); 'Name:' removes a header\n"
-      "libcurl would send.  An Authorization, Proxy-Authorization\n"
-      "or Cookie value is a secret: redacted in -v and in the\n"
-      "results file, and warned about (it is on the command line)", NULL },
+      "libcurl would send.  The value of a secret header\n"
+      "(Authorization, Proxy-Authorization, Cookie, Set-Cookie,\n"
+      "X-Api-Key, X-Auth-Token, and each --secret-header) is\n"
+      "taken out of the process list, never written out, and\n"
+      "warned about (it was on the command line)", NULL },
+    { "header-env", 0, BENCH_ARG_REPEATED, "NAME=VAR", OPT_HEADER_ENV,
+      "\nsend 'NAME: value', the value from the variable or the\n"
+      "file's first line (repeatable): a secret header",
+      "--header-env NAME=VAR | --header-file NAME=FILE" },
+    { "header-file", 0, BENCH_ARG_REPEATED, "NAME=FILE", OPT_HEADER_FILE, NULL, NULL },
+    { "secret-header", 0, BENCH_ARG_REPEATED, "NAME", OPT_SECRET_HEADER,
+      "\nNAME's value is a secret too, as Authorization's\n"
+      "(repeatable)", NULL },
     { "bearer-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_BEARER_ENV,
       "send 'Authorization: Bearer <token>'", "--bearer-env VAR | --bearer-file FILE" },
     { "bearer-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_BEARER_FILE, NULL, NULL },
@@ -145,8 +156,14 @@ enum { MARK_HEADER = BENCH_MARK_HEADER };
 typedef struct http_opts {
     const char     *url, *method;
     char           *headers[REST_ANY_MAX_HEADERS];   /* copies: argv is scrubbed */
+    int             header_arg[REST_ANY_MAX_HEADERS]; /* its argv word, or -1 (--header-env/file) */
     size_t          nheaders;
     int             secret_headers;
+    /* --secret-header, and the names --header-env/--header-file give (owned) */
+    const char     *secret_names[2 * REST_ANY_MAX_HEADERS];
+    size_t          nsecret_names;
+    char           *owned_names[REST_ANY_MAX_HEADERS];
+    size_t          nowned_names;
     const char     *bearer_env, *bearer_file;
     const char     *body_text, *body_file;
     char           *body;                            /* owned: the text or the file */
@@ -198,6 +215,9 @@ static void opts_free(http_opts *o)
         free(o->headers[i]);
     }
     o->nheaders = 0;
+    for (size_t i = 0; i < o->nowned_names; i++)
+        free(o->owned_names[i]);
+    o->nowned_names = 0;
     free(o->body);
     o->body = NULL;
     rest_jpath_free(&o->jpath);
@@ -205,13 +225,34 @@ static void opts_free(http_opts *o)
     bench_url_free(&o->plain_parsed);
 }
 
-static void mark_header(http_opts *o, int optind_now)
+/* A URL option just taken: its query and credentials out of argv, its word
+ * marked for the results file's command.  What to use, or NULL (printed). */
+static const char *take_url(http_opts *o, char **argv, int optind_now)
 {
-    if (optind_now >= 1)
-        o->marks[optind_now - 1] = MARK_HEADER;
+    o->marks[optind_now - 1] = bench_mark_of(argv[optind_now - 1], BENCH_MARK_URL);
+    return bench_url_take(optarg);
 }
 
-static int add_header(http_opts *o, const char *h, int optind_now)
+/* Whether header i holds a secret: the list, --secret-header, --header-env/file. */
+static int is_secret(const http_opts *o, size_t i)
+{
+    return rest_header_is_secret(o->headers[i], o->secret_names, o->nsecret_names);
+}
+
+/* One more name whose values are secrets.  -1 (printed) when full. */
+static int add_secret_name(http_opts *o, const char *flag, const char *name)
+{
+    if (o->nsecret_names == sizeof o->secret_names / sizeof o->secret_names[0]) {
+        bench_error("%s: at most %zu secret header names", flag,
+                    sizeof o->secret_names / sizeof o->secret_names[0]);
+        return -1;
+    }
+    o->secret_names[o->nsecret_names++] = name;
+    return 0;
+}
+
+/* "--header": a copy of h, its argv word at arg (-1: not on the command line). */
+static int add_header(http_opts *o, const char *h, int arg)
 {
     char why[256];
     if (o->nheaders == REST_ANY_MAX_HEADERS) {
@@ -219,27 +260,66 @@ static int add_header(http_opts *o, const char *h, int optind_now)
         return -1;
     }
     if (rest_header_check(h, why, sizeof why) != 0) {
-        /* The reason quotes the start of the header: never a secret's. */
-        if (rest_header_is_secret(h))
-            bench_error("--header %.*s: expected 'Name: value' without line breaks",
-                        (int)strcspn(h, ":"), h);
-        else
-            bench_error("%s", why);
+        /* The reason quotes the start of the header: never a value's,
+         * which a --secret-header given later may make a secret. */
+        bench_error("--header %.*s: expected 'Name: value' without line breaks",
+                    (int)strcspn(h, ":"), h);
         return -1;
-    }
-    if (rest_header_is_secret(h)) {
-        mark_header(o, optind_now);
-        o->secret_headers++;
-        bench_warn("--header %.*s puts a secret in the process list and shell history; for a "
-                   "bearer token prefer --bearer-env VAR or --bearer-file FILE",
-                   (int)strcspn(h, ":"), h);
     }
     if (!(o->headers[o->nheaders] = strdup(h))) {
         bench_error("out of memory");
         return -1;
     }
-    o->nheaders++;
+    o->header_arg[o->nheaders++] = arg;
     return 0;
+}
+
+/* --header-env NAME=VAR, --header-file NAME=FILE: 'NAME: value', a secret. */
+static int add_header_from(http_opts *o, const char *flag, const char *arg, int env)
+{
+    const char *eq = strchr(arg, '=');
+    char name[128], line[SECRET_MAX + 160];
+    if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= sizeof name) {
+        bench_error("%s %s: expected NAME=%s", flag, arg, env ? "VAR" : "FILE");
+        return -1;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+    bench_secret_src src = { env ? eq + 1 : NULL, env ? NULL : eq + 1, NULL, "header value",
+                             "--header-env", "--header-file", NULL };
+    char value[SECRET_MAX];
+    size_t len = 0;
+    if (bench_secret_read(&src, "", value, sizeof value, &len) != BENCH_SECRET_OK)
+        return -1;
+    snprintf(line, sizeof line, "%s: %s", name, value);
+    bench_secret_wipe(value, sizeof value);
+    int rc = add_header(o, line, -1);
+    bench_secret_wipe(line, sizeof line);
+    if (rc != 0)
+        return rc;
+    /* Given as a secret: one, whatever its name (in -v too). */
+    if (!(o->owned_names[o->nowned_names] = strdup(name))) {
+        bench_error("out of memory");
+        return -1;
+    }
+    return add_secret_name(o, flag, o->owned_names[o->nowned_names++]);
+}
+
+/* After parsing, when every --secret-header is known: mark (for the
+ * results file) and warn about the secret headers given on the command line. */
+static void mark_headers(http_opts *o)
+{
+    for (size_t i = 0; i < o->nheaders; i++) {
+        if (!is_secret(o, i))
+            continue;
+        o->secret_headers++;
+        if (o->header_arg[i] < 0)
+            continue;
+        o->marks[o->header_arg[i]] = MARK_HEADER;
+        bench_warn("--header %.*s puts a secret in the shell history (the process list shows "
+                   "'*'s); "
+                   "prefer --header-env NAME=VAR or --header-file NAME=FILE",
+                   (int)strcspn(o->headers[i], ":"), o->headers[i]);
+    }
 }
 
 static int has_header(const http_opts *o, const char *name)
@@ -298,7 +378,8 @@ static int parse_args(int argc, char **argv, http_opts *o)
             o->http.verbose = 1;
             break;
         case OPT_URL:
-            o->url = optarg;
+            if (!(o->url = take_url(o, argv, optind)))
+                return BENCH_EXIT_USAGE;
             break;
         case OPT_METHOD:
             if (rest_method_check(optarg) != 0) {
@@ -308,9 +389,27 @@ static int parse_args(int argc, char **argv, http_opts *o)
             o->method = optarg;
             break;
         case 'H':
-            if (add_header(o, optarg, optind) != 0)
+            if (add_header(o, optarg, optind - 1) != 0)
                 return BENCH_EXIT_USAGE;
             break;
+        case OPT_HEADER_ENV:
+        case OPT_HEADER_FILE:
+            if (add_header_from(o, c == OPT_HEADER_ENV ? "--header-env" : "--header-file", optarg,
+                                c == OPT_HEADER_ENV) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_SECRET_HEADER: {
+            char probe[160];
+            snprintf(probe, sizeof probe, "%s: x", optarg);
+            if (!*optarg || strlen(optarg) > 100 || strchr(optarg, ':') ||
+                rest_header_check(probe, why, sizeof why) != 0) {
+                bench_error("--secret-header %s: expected a header name (a token, no ':')", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            if (add_secret_name(o, "--secret-header", optarg) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        }
         case OPT_BEARER_ENV:
             if (!*optarg) {
                 bench_error("--bearer-env: a variable name is required");
@@ -358,7 +457,10 @@ static int parse_args(int argc, char **argv, http_opts *o)
             }
             break;
         case OPT_TLS_MATRIX:  o->matrix = 1; break;
-        case OPT_PLAIN_URL:   o->plain_url = optarg; break;
+        case OPT_PLAIN_URL:
+            if (!(o->plain_url = take_url(o, argv, optind)))
+                return BENCH_EXIT_USAGE;
+            break;
         case OPT_PLAIN_PORT:
             if (bench_parse_u64("--plain-port", optarg, 1, 65535, &v) != 0)
                 return BENCH_EXIT_USAGE;
@@ -368,6 +470,9 @@ static int parse_args(int argc, char **argv, http_opts *o)
             return bench_option_error(argv, c, "rest http");
         }
     }
+    mark_headers(o);
+    o->http.secret_headers = o->secret_names;
+    o->http.nsecret_headers = o->nsecret_names;
     if (optind < argc) {
         bench_error("%s: unexpected argument (see: hsmbench rest http --help)", argv[optind]);
         return BENCH_EXIT_USAGE;
@@ -523,7 +628,7 @@ static json_t *headers_json(const http_opts *o, int bearer)
     for (size_t i = 0; arr && i < o->nheaders; i++) {
         char buf[256];
         const char *h = o->headers[i];
-        if (rest_header_is_secret(h)) {
+        if (is_secret(o, i)) {
             redact_header_arg(h, buf, sizeof buf);
             h = buf;
         }
@@ -543,7 +648,7 @@ static json_t *rest_json(const http_opts *o, const variant *v, int bearer)
 {
     char st[256];
     json_t *r = json_pack("{s:s,s:s,s:s,s:o,s:I,s:s,s:b,s:b,s:b}", "service", "http", "method",
-                          o->method, "url", v->url.text, "headers", headers_json(o, bearer),
+                          o->method, "url", v->url.identity, "headers", headers_json(o, bearer),
                           "body_size", (json_int_t)(o->body ? o->body_len : 0), "expect_status",
                           rest_status_set_text(&o->expect, st, sizeof st), "tls",
                           v->url.scheme == BENCH_URL_HTTPS, "connection_reuse",
@@ -678,7 +783,7 @@ static void run_variant(session *ss, const variant *v, const char *test)
     http_opts *o = ss->o;
     bench_run_desc d;
     char mech[URL_MAX + 40], err[1200];
-    snprintf(mech, sizeof mech, "%s %s", o->method, v->url.text);
+    snprintf(mech, sizeof mech, "%s %s", o->method, v->url.identity);
     fill_desc(&d, o, test, mech);
     http_run_extra extra = { ss, v };
     const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
@@ -864,7 +969,7 @@ static void print_table(void *arg, FILE *f, const json_t *runs)
         if (!base && bench_run_measured(r))
             base = r;
     }
-    fprintf(f, "\nTLS matrix: %s %s \xc2\xb7 %u thread%s \xc2\xb7 %s \xc2\xb7 %s", o->method, o->url,
+    fprintf(f, "\nTLS matrix: %s %s \xc2\xb7 %u thread%s \xc2\xb7 %s \xc2\xb7 %s", o->method, o->url_parsed.identity,
             o->lo.load.threads, o->lo.load.threads == 1 ? "" : "s",
             o->lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking", bound);
     if (base)

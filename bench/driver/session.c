@@ -11,6 +11,7 @@
 #include "bench/util/cli.h"
 #include "bench/util/clock.h"
 #include "bench/util/exit.h"
+#include "bench/util/url.h"
 #include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
@@ -478,9 +479,28 @@ const char *bench_redact_marks(void *arg, int i, const char *word, char *buf, si
             return "***";
         snprintf(buf, len, "%.*s ***", (int)(cut - word + 1), word);
         return buf;
+    case BENCH_MARK_URL:
+        return bench_url_identity_of(word, buf, len, NULL);
+    case BENCH_MARK_URL_VALUE: {
+        char url[2048];
+        cut = strchr(word, '=');
+        if (!cut)
+            return bench_url_identity_of(word, buf, len, NULL);
+        snprintf(buf, len, "%.*s=%s", (int)(cut - word), word,
+                 bench_url_identity_of(cut + 1, url, sizeof url, NULL));
+        return buf;
+    }
     default:
         return NULL;
     }
+}
+
+unsigned char bench_mark_of(const char *word, unsigned char mark)
+{
+    if (strncmp(word, "--", 2) != 0 || !strchr(word, '='))
+        return mark;
+    return mark == BENCH_MARK_WHOLE ? BENCH_MARK_VALUE : mark == BENCH_MARK_URL ? BENCH_MARK_URL_VALUE
+                                                                                : mark;
 }
 
 json_t *bench_command_json(int argc, char *const *argv, bench_redact_fn redact, void *arg)

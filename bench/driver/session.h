@@ -157,11 +157,19 @@ int  bench_session_finish(bench_session *s, json_t *environment, json_t *command
 typedef const char *(*bench_redact_fn)(void *arg, int i, const char *word, char *buf, size_t len);
 
 /* Marks for bench_redact_marks: what a word of argv hides. */
-enum { BENCH_MARK_NONE = 0, BENCH_MARK_WHOLE, BENCH_MARK_VALUE, BENCH_MARK_HEADER };
+enum { BENCH_MARK_NONE = 0, BENCH_MARK_WHOLE, BENCH_MARK_VALUE, BENCH_MARK_HEADER, BENCH_MARK_URL,
+       BENCH_MARK_URL_VALUE };
 
 /* arg is an array of marks indexed like argv: WHOLE "***", VALUE
- * "--flag=***", HEADER "--header=Name: ***" / "Name: ***". */
+ * "--flag=***", HEADER "--header=Name: ***" / "Name: ***"; URL a URL
+ * without its credentials, query and fragment (bench_url_identity_of),
+ * URL_VALUE the same after "--flag=". */
 const char *bench_redact_marks(void *arg, int i, const char *word, char *buf, size_t len);
+
+/* The mark of the argv word that holds an option's value: mark (WHOLE,
+ * URL) for "--flag VALUE"'s second word, its twin (VALUE, URL_VALUE) for
+ * "--flag=VALUE". */
+unsigned char bench_mark_of(const char *word, unsigned char mark);
 
 /* ["hsmbench", argv...] with secrets redacted; NULL when out of memory. */
 json_t *bench_command_json(int argc, char *const *argv, bench_redact_fn redact, void *arg);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench/util/outfile.h"
+#include "bench/util/secret.h"
 
 static const bench_option help_rows[] = {
     { "help", 'h', BENCH_ARG_NONE, NULL, 'h', "this help", NULL },
@@ -117,10 +118,36 @@ static int note_file(bench_opts_parser *p, int code, const char *arg)
     return bench_opts_add_file(p, flag, path, g->writes);
 }
 
+/* Its metavar names a secret (options.h). */
+static int is_secret(const bench_option *o)
+{
+    static const char *const secret[] = { "PIN", "SO-PIN", "TOKEN", "KEY", "SECRET" };
+    for (size_t i = 0; o->metavar && i < sizeof secret / sizeof secret[0]; i++)
+        if (strcmp(o->metavar, secret[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A secret option just taken: its value out of argv, optarg the copy. */
+static int take_secret(const bench_opts_parser *p, int code)
+{
+    const bench_opt_group *g = NULL;
+    const bench_option *o = row_of(p->cmd, code, &g);
+    if (!o || !optarg || !is_secret(o))
+        return 0;
+    char *copy = bench_secret_keep(optarg);
+    if (!copy)
+        return -1;
+    bench_secret_mask(optarg, strlen(optarg));
+    optarg = copy;
+    return 0;
+}
+
 int bench_opts_next(bench_opts_parser *p, int argc, char **argv)
 {
     const int c = bench_getopt_long(argc, argv, p->shortopts, p->longopts, &p->gs);
-    if (c > 0 && c != '?' && c != ':' && c != BENCH_OPT_REFUSED && note_file(p, c, optarg) != 0)
+    if (c > 0 && c != '?' && c != ':' && c != BENCH_OPT_REFUSED &&
+        (take_secret(p, c) != 0 || note_file(p, c, optarg) != 0))
         return BENCH_OPT_REFUSED;
     return c;
 }

@@ -60,6 +60,15 @@ typedef struct bench_opt_group {
 /* A group of no option: lines of text in the listing. */
 #define BENCH_OPT_NOTE(text) { NULL, NULL, 0, text, 0 }
 
+/*
+ * Secrets: a row whose metavar is PIN, SO-PIN, TOKEN, KEY or SECRET takes a
+ * secret on the command line.  The parser moves its value out of argv as it
+ * takes it (bench_secret_keep: /proc/PID/cmdline shows '*'s from then on)
+ * and hands the command the copy in optarg; the command warns.  A value
+ * that holds a secret in part (a PKCS#11 URI's pin-value, a secret
+ * header's value) is its command's to take out (bench_secret_keep too).
+ */
+
 /* A command: its name in messages, and its groups in --help order. */
 typedef struct bench_cmd_opts {
     const char                   *cmd;        /* "run", "rest http" */

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
@@ -16,6 +18,70 @@ void bench_secret_wipe(void *buf, size_t len)
 {
     if (buf && len)
         explicit_bzero(buf, len);
+}
+
+/* Not dumpable from now on (secret.h). */
+static int secret_hold(void)
+{
+    if (prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0)
+        return 0;
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        bench_error("prctl(PR_SET_DUMPABLE, 0): %s: a core dump could hold the secrets",
+                    strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void bench_secret_mask(char *s, size_t n)
+{
+    memset(s, '*', n);
+}
+
+/* The secret store: one mapping of pages kept out of core dumps, filled
+ * from the start; secrets from argv live as long as the process. */
+typedef struct secret_store {
+    char  *base;
+    size_t used, cap;
+} secret_store;
+
+static secret_store store;
+
+#define STORE_CAP ((size_t)1 << 20)    /* more than ARG_MAX's 128 KiB a word */
+
+char *bench_secret_keep(const char *s)
+{
+    const size_t n = strlen(s) + 1;
+    if (secret_hold() != 0)
+        return NULL;
+    if (!store.base) {
+        void *m = mmap(NULL, STORE_CAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
+            bench_error("cannot map memory for secrets: %s", strerror(errno));
+            return NULL;
+        }
+        /* Advice only: the process is undumpable already. */
+        (void)madvise(m, STORE_CAP, MADV_DONTDUMP);
+        store.base = m;
+        store.cap = STORE_CAP;
+    }
+    if (n > store.cap - store.used) {
+        bench_error("the secrets on the command line exceed %zu bytes", store.cap);
+        return NULL;
+    }
+    char *copy = store.base + store.used;
+    memcpy(copy, s, n);
+    store.used += n;
+    return copy;
+}
+
+void bench_secret_forget(void)
+{
+    if (!store.base)
+        return;
+    bench_secret_wipe(store.base, store.used);
+    (void)munmap(store.base, store.cap);
+    store = (secret_store){ NULL, 0, 0 };
 }
 
 static void chomp(char *buf, size_t *len)
@@ -131,6 +197,8 @@ int bench_secret_read(const bench_secret_src *src, const char *prompt, char *buf
 {
     *len = 0;
     buf[0] = 0;
+    if (secret_hold() != 0)
+        return BENCH_SECRET_ERROR;
     if (src->value)
         return copy_in(src->what, src->value_flag ? src->value_flag : "--pin", src->value, buf, cap,
                        len);

@@ -33,4 +33,27 @@ int bench_secret_read(const bench_secret_src *src, const char *prompt, char *buf
 /* Overwrite a secret in a way the compiler may not optimise away. */
 void bench_secret_wipe(void *buf, size_t len);
 
+/*
+ * From the first secret on (bench_secret_read, bench_secret_keep), the
+ * process is not dumpable (prctl(PR_SET_DUMPABLE, 0)): no core file, and
+ * no debugger of the same user may attach, so no copy of a secret (ours,
+ * libcurl's header lists and request buffers, jansson's, OpenSSL's, the
+ * PKCS#11 module's, the environment's) can be read from a core.  If the
+ * kernel refuses, both fail with one line.
+ */
+
+/*
+ * A secret given on the command line, taken out of it: s copied into the
+ * process's secret store (pages marked MADV_DONTDUMP, wiped at exit by bench_secret_forget), the process made
+ * undumpable; the caller then overwrites what argv
+ * shows (bench_secret_mask).  The copy, or NULL (printed) when out of memory.
+ */
+char *bench_secret_keep(const char *s);
+
+/* What /proc/PID/cmdline shows of a secret from now on: n '*'s at s. */
+void bench_secret_mask(char *s, size_t n);
+
+/* Wipe and release the secret store (at the end of main). */
+void bench_secret_forget(void);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/util/cli.h"
+#include "bench/util/secret.h"
 #include <strings.h>
 
 /* Text up to its first '?' or '#', without what sits between "://" and the
@@ -270,4 +271,23 @@ const char *bench_url_identity_of(const char *text, char *buf, size_t len, int *
         *had_query = u.query != NULL;
     bench_url_free(&u);
     return buf;
+}
+
+const char *bench_url_take(char *arg)
+{
+    char *scheme = strstr(arg, "://");
+    char *auth = scheme ? scheme + 3 : arg;
+    const size_t authlen = strcspn(auth, "/?#");
+    char *at = memchr(auth, '@', authlen);
+    char *q = strchr(arg, '?');
+    if (!at && !q)
+        return arg;
+    const char *copy = bench_secret_keep(arg);
+    if (!copy)
+        return NULL;
+    if (at)
+        bench_secret_mask(auth, (size_t)(at - auth));
+    if (q)
+        bench_secret_mask(q + 1, strcspn(q + 1, "#"));
+    return copy;
 }

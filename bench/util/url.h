@@ -76,4 +76,14 @@ void bench_url_free(bench_url *u);
  */
 const char *bench_url_identity_of(const char *text, char *buf, size_t len, int *had_query);
 
+/*
+ * A URL option's value as it is taken (optarg, a word of argv): when it
+ * has a query or credentials (either may carry a key, a signature, a
+ * password), the URL is kept whole in the secret store (bench_secret_keep)
+ * and argv shows a star for each of their characters.  Returns
+ * what the option is to use: arg itself, or the copy; NULL (printed) when
+ * out of memory.
+ */
+const char *bench_url_take(char *arg);
+
 #endif

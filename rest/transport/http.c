@@ -34,6 +34,8 @@ struct rest_http {
     CURL              *easy;
     unsigned           worker;
     int                verbose;
+    const char *const *secret_headers;    /* --secret-header (rest_http_opts) */
+    size_t             nsecret_headers;
     bench_side        *side;              /* the run's recorder; NULL: nothing noted */
     rest_status_ok_fn  ok;                /* http_req_failed's expected statuses */
     const void        *ok_arg;
@@ -153,17 +155,33 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
-/* Header lines whose values are secrets. */
-static int secret_header(const char *line, size_t n)
+static size_t named(const char *line, size_t n, const char *name)
 {
-    static const char *const names[] = { "authorization:", "proxy-authorization:", "cookie:",
-                                         "set-cookie:" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        size_t l = strlen(names[i]);
-        if (n >= l && strncasecmp(line, names[i], l) == 0)
-            return (int)l;
-    }
-    return 0;
+    const size_t l = strlen(name);
+    return n > l && strncasecmp(line, name, l) == 0 && line[l] == ':' ? l + 1 : 0;
+}
+
+size_t rest_http_secret_header(const char *line, size_t n, const char *const *extra, size_t n_extra)
+{
+    static const char *const names[] = { "Authorization", "Proxy-Authorization", "Cookie",
+                                         "Set-Cookie", "X-Api-Key", "X-Auth-Token" };
+    size_t cut = 0;
+    for (size_t i = 0; !cut && i < sizeof names / sizeof names[0]; i++)
+        cut = named(line, n, names[i]);
+    for (size_t i = 0; !cut && i < n_extra; i++)
+        cut = named(line, n, extra[i]);
+    return cut;
+}
+
+/* A request line ("GET /k?sig=S HTTP/1.1") with its query cut: its length
+ * up to the '?', or 0 when it has none. */
+static size_t query_at(const char *line, size_t n)
+{
+    const char *sp = memchr(line, ' ', n);
+    if (!sp)
+        return 0;
+    const char *q = memchr(sp, '?', n - (size_t)(sp - line));
+    return q ? (size_t)(q - line) : 0;
 }
 
 /* -v: libcurl's own commentary and the headers, never a body (bodies carry
@@ -188,9 +206,16 @@ static int on_debug(CURL *easy, curl_infotype type, char *data, size_t size, voi
         if (n && data[i + n - 1] == '\r')
             n--;
         if (n) {
-            int cut = type == CURLINFO_HEADER_OUT || type == CURLINFO_HEADER_IN
-                          ? secret_header(data + i, n) : 0;
-            if (cut) {
+            const int hdr = type == CURLINFO_HEADER_OUT || type == CURLINFO_HEADER_IN;
+            int cut = hdr ? (int)rest_http_secret_header(data + i, n, h->secret_headers,
+                                                         h->nsecret_headers) : 0;
+            const size_t q = type == CURLINFO_HEADER_OUT && !cut ? query_at(data + i, n) : 0;
+            if (q) {
+                /* The query may carry a key or a signature. */
+                const char *proto = memchr(data + i + q, ' ', n - q);
+                fprintf(stderr, "[w%u] %c %.*s?***%.*s\n", h->worker, mark, (int)q, data + i,
+                        proto ? (int)(data + i + n - proto) : 0, proto ? proto : "");
+            } else if (cut) {
                 /* Keep the scheme ("Bearer", "Basic"): it helps, and is no secret. */
                 const char *v = data + i + cut;
                 size_t vl = n - (size_t)cut, s = 0;
@@ -296,6 +321,8 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     CURL *e = h->easy;
     h->worker = worker;
     h->verbose = o->verbose;
+    h->secret_headers = o->secret_headers;
+    h->nsecret_headers = o->nsecret_headers;
 #if !REST_COUNT_SENDS
     h->reuse = !o->no_reuse;
 #endif
@@ -723,10 +750,10 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         int64_t ph[REST_PH_COUNT];
         rest_phases_compute(&st, ph);
         if (cc == CURLE_OK)
-            fprintf(stderr, "[w%u] %s %s -> %ld (%.3f ms)\n", h->worker, h->method, h->url->text,
+            fprintf(stderr, "[w%u] %s %s -> %ld (%.3f ms)\n", h->worker, h->method, h->url->identity,
                     out->status, (double)ph[REST_PH_DURATION] / 1000.0);
         else
-            fprintf(stderr, "[w%u] %s %s -> %s\n", h->worker, h->method, h->url->text, out->error);
+            fprintf(stderr, "[w%u] %s %s -> %s\n", h->worker, h->method, h->url->identity, out->error);
     }
 }
 

@@ -44,12 +44,24 @@ typedef struct rest_http_opts {
     int         insecure;     /* --insecure: no certificate or host name verification */
     int         http2;        /* --http2: HTTP/2 when the server offers it (ALPN) */
     int         no_reuse;     /* --no-connection-reuse: new connection + full handshake each time */
-    int         verbose;      /* -v: log requests to stderr, Authorization redacted */
+    int         verbose;      /* -v: log requests to stderr, secret headers and queries redacted */
+    /* More header names whose values are secrets (--secret-header), beside
+     * rest_http_secret_header's list; the strings outlive the clients. */
+    const char *const *secret_headers;
+    size_t      nsecret_headers;
     long        timeout_ms;   /* --timeout: whole request, connection included */
     /* When it becomes non-zero, a request in flight is abandoned (Ctrl-C
      * must not wait for a hung server's timeout).  May be NULL. */
     const bench_flag *interrupt;
 } rest_http_opts;
+
+/*
+ * Whether the header line (n bytes, no NUL needed) holds a secret, never
+ * written out: Authorization, Proxy-Authorization, Cookie, Set-Cookie,
+ * X-Api-Key, X-Auth-Token, or one of the n_extra names of extra (NULL
+ * when n_extra is 0), case-insensitive.  The length of "Name:", or 0.
+ */
+size_t rest_http_secret_header(const char *line, size_t n, const char *const *extra, size_t n_extra);
 
 typedef struct rest_response {
     long        status;       /* HTTP status; 0 when no response arrived */

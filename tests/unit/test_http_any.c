@@ -83,11 +83,17 @@ static void test_headers_and_methods(void)
     CHECK(rest_header_is("content-type: x", "Content-Type"));
     CHECK(!rest_header_is("Content-Typo: x", "Content-Type"));
     CHECK(!rest_header_is("Content-Type-X: x", "Content-Type"));
-    CHECK(rest_header_is_secret("Authorization: Bearer x"));
-    CHECK(rest_header_is_secret("authorization:x"));
-    CHECK(rest_header_is_secret("Proxy-Authorization: Basic x"));
-    CHECK(rest_header_is_secret("Cookie: a=b"));
-    CHECK(!rest_header_is_secret("X-Authorization-Hint: no"));
+    CHECK(rest_header_is_secret("Authorization: Bearer x", NULL, 0));
+    CHECK(rest_header_is_secret("authorization:x", NULL, 0));
+    CHECK(rest_header_is_secret("Proxy-Authorization: Basic x", NULL, 0));
+    CHECK(rest_header_is_secret("Cookie: a=b", NULL, 0));
+    CHECK(rest_header_is_secret("Set-Cookie: a=b", NULL, 0));
+    CHECK(rest_header_is_secret("x-api-key: k", NULL, 0));
+    CHECK(rest_header_is_secret("X-Auth-Token: t", NULL, 0));
+    CHECK(!rest_header_is_secret("X-Authorization-Hint: no", NULL, 0));
+    const char *const extra[] = { "X-Vault-Token", "X-Custom" };
+    CHECK(rest_header_is_secret("x-custom: s", extra, 2));
+    CHECK(!rest_header_is_secret("X-Custom-Not: s", extra, 2));
     CHECK(rest_method_check("GET") == 0 && rest_method_check("PATCH") == 0);
     CHECK(rest_method_check("M-SEARCH") == 0);
     CHECK(rest_method_check("") != 0 && rest_method_check("GE T") != 0 &&

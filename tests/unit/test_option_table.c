@@ -143,10 +143,39 @@ static void test_every_command(void)
     }
 }
 
+/* A row whose metavar names a secret: taken out of argv as it is read, for
+ * every command (the parser's, not the command's), the command given a copy. */
+static void test_secret_taken(void)
+{
+    static const bench_option srows[] = {
+        { "pin", 0, BENCH_ARG_REQUIRED, "PIN", C_ALPHA, "the PIN", NULL },
+        { "token", 0, BENCH_ARG_REQUIRED, "TOKEN", C_BETA, "a token", NULL },
+        { "label", 0, BENCH_ARG_REQUIRED, "LABEL", C_GAMMA, "not a secret", NULL },
+    };
+    static const bench_opt_group sgroup = BENCH_OPT_GROUP(NULL, srows, NULL);
+    static const bench_opt_group *const sgroups[] = { &sgroup, NULL };
+    static const bench_cmd_opts scmd = { "secret", 1, sgroups };
+    char a0[] = "secret", a1[] = "--pin", a2[] = "1234", a3[] = "--token=tk9", a4[] = "--label",
+         a5[] = "lab";
+    char *argv[] = { a0, a1, a2, a3, a4, a5, NULL };
+    const char *got[3] = { NULL, NULL, NULL };
+    bench_opts_parser p;
+    int c;
+    CHECK(bench_opts_begin(&p, &scmd) == 0);
+    while ((c = bench_opts_next(&p, 6, argv)) != -1)
+        if (c >= C_ALPHA && c <= C_GAMMA)
+            got[c - C_ALPHA] = optarg;
+    CHECK(got[0] && strcmp(got[0], "1234") == 0 && got[0] != a2);
+    CHECK(got[1] && strcmp(got[1], "tk9") == 0);
+    CHECK(strcmp(a2, "****") == 0 && strcmp(a3, "--token=***") == 0);   /* what ps shows */
+    CHECK(got[2] == a5 && strcmp(a5, "lab") == 0);                      /* left alone */
+}
+
 int main(void)
 {
     RUN(test_generated_tables);
     RUN(test_parsing);
+    RUN(test_secret_taken);
     RUN(test_help_listing);
     RUN(test_every_command);
     return check_finish();

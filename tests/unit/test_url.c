@@ -287,6 +287,21 @@ static void test_long(void)
     free(text);
 }
 
+/* A URL option's query and credentials out of argv, the whole URL kept. */
+static void test_take(void)
+{
+    char plain[] = "https://h/k1";
+    CHECK(bench_url_take(plain) == plain);
+    char q[] = "https://h/k?sig=S1#f";
+    const char *kept = bench_url_take(q);
+    CHECK(kept && strcmp(kept, "https://h/k?sig=S1#f") == 0);
+    CHECK(strcmp(q, "https://h/k?******#f") == 0);
+    char cred[] = "http://u:pw@h:81/p?a=b";
+    kept = bench_url_take(cred);
+    CHECK(kept && strcmp(kept, "http://u:pw@h:81/p?a=b") == 0);
+    CHECK(strcmp(cred, "http://****@h:81/p?***") == 0);
+}
+
 int main(void)
 {
     RUN(test_parses);
@@ -295,6 +310,7 @@ int main(void)
     RUN(test_append);
     RUN(test_rebase);
     RUN(test_identity_of);
+    RUN(test_take);
     RUN(test_long);
     return check_finish();
 }
