@@ -8,7 +8,7 @@
  * threads 2 vs 1"); a different target (environment.target: another module
  * or token, another service or URL) is flagged at the top and on every row
  * it concerns.  Each compared pair gets the verdict of verdict.c (figure by
- * figure: throughput, latency, errors, a REST run's HTTP phases), the
+ * figure: throughput, latency, errors, a workload section's distributions), the
  * --fail-on rules of rule.c are judged on it, and the comparison is also a
  * document (hsmbench.compare/1: --json, and --html from it).
  */
@@ -43,8 +43,8 @@ static const char compare_usage[] =
     "not comparable): throughput by the Mann-Whitney U test of the per-second\n"
     "rates with 8 or more each, else by a rate test of the operations; mean,\n"
     "p50 and p99 from the latency histograms; errors by a two-proportion test;\n"
-    "a REST run's HTTP phases by Welch's test.  A change is significant at\n"
-    "p < 0.05, and a verdict needs a change of 1% or more too.\n"
+    "a REST run's phases by Welch's test.  A change is significant at\n"
+    "p < 0.05, and a verdict needs a change of --min-change (3%) or more too.\n"
     "\n";
 
 static const char compare_usage_tail[] =
@@ -53,14 +53,17 @@ static const char compare_usage_tail[] =
     "rule failed, or an output could not be written; 2 bad usage or input (a bad\n"
     "rule, missing file, bad JSON, not a results file, no runs).\n";
 
-enum { OPT_FAIL_ON = 3100, OPT_JSON, OPT_HTML };
+enum { OPT_FAIL_ON = 3100, OPT_MIN_CHANGE, OPT_JSON, OPT_HTML };
 
 static const bench_option compare_rows[] = {
     { "fail-on", 0, BENCH_ARG_REPEATED, "RULE", OPT_FAIL_ON,
       "fail (exit 1) when a compared pair's change is beyond RULE and\n"
       "significant, repeatable: 'ops_per_s<-5%', 'p99>+10%', 'p50>+2ms',\n"
-      "'error_pct>+1' (points), 'http_req_waiting>+10%'; a trailing !\n"
-      "fails without significance ('p99>+10%!')", NULL },
+      "'error_pct>+1' (points), a REST run's phase by its threshold\n"
+      "name; a trailing ! fails without significance ('p99>+10%!')", NULL },
+    { "min-change", 0, BENCH_ARG_REQUIRED, "PCT", OPT_MIN_CHANGE,
+      "the smallest change a verdict calls faster or slower (default 3%):\n"
+      "the run-to-run noise the tests within each run cannot see", NULL },
     { "json", 0, BENCH_ARG_REQUIRED, "FILE", OPT_JSON,
       "the comparison as JSON, hsmbench.compare/1 (\"-\": stdout)", NULL },
     { "html", 0, BENCH_ARG_REQUIRED, "FILE", OPT_HTML,
@@ -75,6 +78,7 @@ typedef struct compare_ctx {
     const bench_section *const *sections;
     const bench_rule *rules;
     size_t            nrules;
+    double            min_change_pct;  /* --min-change */
     size_t            failed;      /* rules failed, over every pair */
     json_t           *pairs;       /* the document's "comparisons" */
 } compare_ctx;
@@ -293,7 +297,7 @@ static int print_verdict(FILE *f, compare_ctx *cx, const cfile *a, const json_t 
         return -1;
     }
     bench_pair_cmp p;
-    int rc = bench_pair_compare(&ma, &mb, ra, rb, cx->sections, &p);
+    int rc = bench_pair_compare(&ma, &mb, ra, rb, cx->sections, cx->min_change_pct, &p);
     bench_model_free(&ma);
     bench_model_free(&mb);
     if (rc != 0)
@@ -497,7 +501,7 @@ static json_t *compare_doc(const compare_ctx *cx, const cfile *files, size_t n)
     }
     return json_pack("{s:s, s:{s:s, s:s}, s:f, s:f, s:o, s:O, s:o, s:I, s:i}", "schema", BENCH_COMPARE_SCHEMA,
                      "tool", "name", "hsmbench", "version", HSMBENCH_VERSION, "alpha", BENCH_VERDICT_ALPHA,
-                     "min_change_pct", BENCH_VERDICT_MIN_CHANGE_PCT, "files", fl, "comparisons", cx->pairs,
+                     "min_change_pct", cx->min_change_pct, "files", fl, "comparisons", cx->pairs,
                      "rules", rules, "failed_rules", (json_int_t)cx->failed, "exit_status",
                      cx->failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK);
 }
@@ -517,6 +521,7 @@ int bench_cmd_compare(int argc, char **argv, const bench_section *const *section
     bench_rule rules[MAX_RULES];
     size_t nrules = 0;
     const char *json_path = NULL, *html_path = NULL;
+    double min_change = BENCH_VERDICT_MIN_CHANGE_PCT;
     if (bench_opts_begin(&parser, &bench_compare_options) != 0)
         return BENCH_EXIT_USAGE;
     while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
@@ -536,6 +541,11 @@ int bench_cmd_compare(int argc, char **argv, const bench_section *const *section
                 return BENCH_EXIT_USAGE;
             }
             nrules++;
+            break;
+        case OPT_MIN_CHANGE:
+            if (bench_parse_pct("--min-change", optarg, 0, 100, "3%", &min_change) != 0)
+                return BENCH_EXIT_USAGE;
+            min_change *= 100;
             break;
         case OPT_JSON:
             json_path = optarg;
@@ -590,7 +600,7 @@ int bench_cmd_compare(int argc, char **argv, const bench_section *const *section
             break;
         }
     }
-    compare_ctx cx = { sections, rules, nrules, 0, NULL };
+    compare_ctx cx = { sections, rules, nrules, min_change, 0, NULL };
     json_t *doc = NULL;
     if (rc == BENCH_EXIT_OK) {
         /* With an output on standard output, the table goes nowhere. */

@@ -51,8 +51,14 @@ int bench_rule_parse(const char *text, const bench_section *const *sections, ben
     r->fig[op - text] = '\0';
     int kind = fig_kind(r->fig, sections);
     if (!kind) {
-        snprintf(err, len, "--fail-on '%s': unknown figure '%s' (ops_per_s, mean, p50, p99, error_pct, or a "
-                 "REST run's http_req_duration, http_req_waiting, ...)", text, r->fig);
+        int at = snprintf(err, len, "--fail-on '%s': unknown figure '%s' (ops_per_s, mean, p50, p99, error_pct",
+                          text, r->fig);
+        for (size_t s = 0; sections && sections[s]; s++)
+            for (size_t k = 0; k < sections[s]->nmetrics; k++)
+                if (sections[s]->metrics[k].kind == BENCH_SM_DIST && at > 0 && (size_t)at < len)
+                    at += snprintf(err + at, len - (size_t)at, ", %s", sections[s]->metrics[k].name);
+        if (at > 0 && (size_t)at < len)
+            snprintf(err + at, len - (size_t)at, ")");
         return -1;
     }
     r->above = *op == '>';

@@ -4,7 +4,7 @@
  * judged on a pair's verdict (verdict.h).
  *
  * A rule is FIGURE OP BOUND[!]: FIGURE one of ops_per_s, mean, p50, p99,
- * error_pct or a workload section's distribution (http_req_waiting ...);
+ * error_pct or a workload section's distribution by its threshold name;
  * OP < (the change is below the bound) or > (above it); BOUND a signed
  * number, with % a change in percent of A's figure, without a change in the
  * figure's own unit: ops/s, points for error_pct, a duration (2ms, 500us)

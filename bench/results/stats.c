@@ -264,7 +264,8 @@ int bench_bootstrap_median_diff(const double *a, size_t na, const double *b, siz
 
 /* ---- two runs' operations --------------------------------------------------------- */
 
-double bench_z_p(double z)
+/* Two-sided p-value of a standard normal statistic z. */
+static double z_p(double z)
 {
     double p = erfc(fabs(z) / sqrt(2.0));
     return p > 1.0 ? 1.0 : p;
@@ -281,7 +282,7 @@ static void ztest_of(double diff, double se, bench_ztest *out)
         return;
     }
     out->z = diff / se;
-    out->p = bench_z_p(out->z);
+    out->p = z_p(out->z);
 }
 
 int bench_mean_test(double ma, double sa, uint64_t na, double mb, double sb, uint64_t nb,

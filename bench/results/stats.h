@@ -72,9 +72,6 @@ int bench_bootstrap_median_diff(const double *a, size_t na, const double *b, siz
 
 /* ---- two runs' operations, from what each run kept of all of them -------------- */
 
-/* Two-sided p-value of a standard normal statistic z. */
-double bench_z_p(double z);
-
 /* A two-sample test of one figure: the difference (B - A), its standard
  * error and the two-sided p-value of the normal statistic. */
 typedef struct bench_ztest {

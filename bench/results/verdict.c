@@ -47,13 +47,13 @@ static void fig_na(bench_fig_cmp *f, const char *why)
 
 /* The verdict of a tested figure: a change needs p < alpha and, but for a
  * percentage's points, a relative change of at least the floor. */
-static void fig_judge(bench_fig_cmp *f, double p)
+static void fig_judge(bench_fig_cmp *f, double p, double min_change_pct)
 {
     f->tested = 1;
     f->p = p;
     f->significant = p < BENCH_VERDICT_ALPHA;
     int big = f->unit == BENCH_UNIT_PCT ? f->delta != 0
-                                        : !f->has_pct || fabs(f->pct) >= BENCH_VERDICT_MIN_CHANGE_PCT;
+                                        : !f->has_pct || fabs(f->pct) >= min_change_pct;
     if (!f->significant || !big) {
         f->verdict = BENCH_CHANGE_NONE;
         return;
@@ -95,7 +95,7 @@ static const char *fmt_delta(double v, double scale, char *buf, size_t len)
 }
 
 /* ops/s from the per-second rates (enough of them) or the histograms. */
-static int throughput(const bench_run_model *a, const bench_run_model *b, bench_fig_cmp *f)
+static int throughput(const bench_run_model *a, const bench_run_model *b, bench_fig_cmp *f, double minch)
 {
     char p[32];
     size_t na = 0, nb = 0;
@@ -116,7 +116,7 @@ static int throughput(const bench_run_model *a, const bench_run_model *b, bench_
         }
         char lo[32], hi[32];
         double scale = fmax(fabs(ci.lo), fabs(ci.hi));
-        fig_judge(f, mw.p);
+        fig_judge(f, mw.p, minch);
         snprintf(f->method, sizeof f->method,
                  "Mann\xe2\x80\x93Whitney U of %zu and %zu per-second rates, %s; 95%% CI of \xce\x94median "
                  "%s..%s ops/s", na, nb, fmt_p(mw.p, p, sizeof p), fmt_delta(ci.lo, scale, lo, sizeof lo),
@@ -137,7 +137,7 @@ static int throughput(const bench_run_model *a, const bench_run_model *b, bench_
         fig_na(f, "too few operations for a rate test (need 2 each, with a latency)");
         goto done;
     }
-    fig_judge(f, t.p);
+    fig_judge(f, t.p, minch);
     snprintf(f->method, sizeof f->method,
              "rate test of %llu and %llu operations (latency cv %.3g and %.3g), %s; %zu and %zu per-second "
              "rates are too few for Mann\xe2\x80\x93Whitney", (unsigned long long)a->ops,
@@ -172,7 +172,7 @@ static void latency(bench_pair_cmp *out, const bench_run_model *a, const bench_r
     bench_ztest t;
     (void)bench_mean_test(a->latency.mean, a->latency.stddev, a->latency.count, b->latency.mean,
                           b->latency.stddev, b->latency.count, &t);
-    fig_judge(mean, t.p);
+    fig_judge(mean, t.p, out->min_change_pct);
     snprintf(mean->method, sizeof mean->method, "Welch test of %llu and %llu latencies, %s",
              (unsigned long long)a->latency.count, (unsigned long long)b->latency.count, fmt_p(t.p, p, sizeof p));
     bench_fig_cmp *qf[2] = { p50, p99 };
@@ -189,7 +189,7 @@ static void latency(bench_pair_cmp *out, const bench_run_model *a, const bench_r
             fig_na(qf[i], w);
             continue;
         }
-        fig_judge(qf[i], t.p);
+        fig_judge(qf[i], t.p, out->min_change_pct);
         snprintf(qf[i]->method, sizeof qf[i]->method, "quantile test of the histograms (%llu and %llu), %s",
                  (unsigned long long)bench_hist_count(a->hist), (unsigned long long)bench_hist_count(b->hist),
                  fmt_p(t.p, p, sizeof p));
@@ -209,7 +209,7 @@ static void errors(bench_pair_cmp *out, const bench_run_model *a, const bench_ru
         fig_na(f, "no attempts");
         return;
     }
-    fig_judge(f, t.p);
+    fig_judge(f, t.p, out->min_change_pct);
     snprintf(f->method, sizeof f->method, "two-proportion test of %llu of %llu and %llu of %llu attempts, %s",
              (unsigned long long)a->errors, (unsigned long long)a->attempts, (unsigned long long)b->errors,
              (unsigned long long)b->attempts, fmt_p(t.p, p, sizeof p));
@@ -245,7 +245,7 @@ static void sections_cmp(bench_pair_cmp *out, const json_t *ra, const json_t *rb
                 fig_na(f, "too few requests (need 2 each)");
                 continue;
             }
-            fig_judge(f, t.p);
+            fig_judge(f, t.p, out->min_change_pct);
             snprintf(f->method, sizeof f->method, "Welch test of the means of %llu and %llu requests, %s",
                      (unsigned long long)la.count, (unsigned long long)lb.count, fmt_p(t.p, p, sizeof p));
         }
@@ -253,9 +253,11 @@ static void sections_cmp(bench_pair_cmp *out, const json_t *ra, const json_t *rb
 }
 
 int bench_pair_compare(const bench_run_model *a, const bench_run_model *b, const json_t *run_a,
-                       const json_t *run_b, const bench_section *const *sections, bench_pair_cmp *out)
+                       const json_t *run_b, const bench_section *const *sections, double min_change_pct,
+                       bench_pair_cmp *out)
 {
     memset(out, 0, sizeof *out);
+    out->min_change_pct = min_change_pct;
     bench_fig_cmp *f = fig_new(out, "ops_per_s", "ops/s", BENCH_UNIT_RATE, 0, a->ops_per_s, b->ops_per_s);
     if (!a->measured || !b->measured) {
         char why[160];
@@ -264,7 +266,7 @@ int bench_pair_compare(const bench_run_model *a, const bench_run_model *b, const
         fig_na(f, why);
         return 0;
     }
-    if (throughput(a, b, f) != 0)
+    if (throughput(a, b, f, min_change_pct) != 0)
         return -1;
     latency(out, a, b);
     errors(out, a, b);

@@ -14,11 +14,13 @@
  *  - mean, p50, p99 of latency: Welch's test of the means; the quantile test
  *    of the two histograms (bench_quantile_test);
  *  - error_pct: the two-proportion test of errors among attempts;
- *  - each distribution of a workload section (a REST run's HTTP phases,
- *    http_req_waiting ...): Welch's test of its means.
+ *  - each distribution of a workload section (a REST run's phases), by its
+ *    threshold name: Welch's test of its means.
  * A figure changed (faster, slower, more or fewer errors) when its test says
  * p < BENCH_VERDICT_ALPHA and, but for error_pct, its change is at least
- * BENCH_VERDICT_MIN_CHANGE_PCT; else "no change".  "not comparable" names why
+ * min_change_pct (compare --min-change, BENCH_VERDICT_MIN_CHANGE_PCT by
+ * default: the tests see the noise within each run, not the run-to-run
+ * noise of a machine doing other things); else "no change".  "not comparable" names why
  * (a run not measured, a latency incomplete, too few operations, no
  * histogram).  Nothing here prints.
  */
@@ -32,7 +34,7 @@
 #include "bench/results/section.h"
 
 #define BENCH_VERDICT_ALPHA          0.05
-#define BENCH_VERDICT_MIN_CHANGE_PCT 1.0
+#define BENCH_VERDICT_MIN_CHANGE_PCT 3.0
 #define BENCH_VERDICT_MAX_FIGS       24
 
 typedef enum bench_change {
@@ -46,8 +48,8 @@ typedef enum bench_change {
 typedef enum bench_fig_unit { BENCH_UNIT_RATE, BENCH_UNIT_US, BENCH_UNIT_PCT } bench_fig_unit;
 
 typedef struct bench_fig_cmp {
-    char   name[48];          /* as a rule names it: ops_per_s, p99, http_req_waiting */
-    char   label[48];         /* as people read it: "ops/s", "p99", "http waiting (mean)" */
+    char   name[48];          /* as a rule names it: ops_per_s, p99, a section's metric */
+    char   label[48];         /* as people read it: "ops/s", "p99", "SECTION DIST" (its mean) */
     bench_fig_unit unit;
     int    lower_is_better;
     double a, b;              /* the figure in A and in B */
@@ -63,6 +65,7 @@ typedef struct bench_fig_cmp {
 } bench_fig_cmp;
 
 typedef struct bench_pair_cmp {
+    double        min_change_pct;
     bench_fig_cmp figs[BENCH_VERDICT_MAX_FIGS];
     size_t        n;
 } bench_pair_cmp;
@@ -71,11 +74,13 @@ typedef struct bench_pair_cmp {
  * Compare run b with its base a (models of measured or unmeasured runs of
  * the same test and setup; the caller matches them).  run_a and run_b are
  * the runs' elements (for the sections' distributions; NULL: none), sections
- * the NULL-terminated workload sections (or NULL).  Returns 0, -1 when out of
- * memory (a bootstrap).
+ * the NULL-terminated workload sections (or NULL), min_change_pct the
+ * smallest relative change a verdict calls a change.  Returns 0, -1 when
+ * out of memory (a bootstrap).
  */
 int bench_pair_compare(const bench_run_model *a, const bench_run_model *b, const json_t *run_a,
-                       const json_t *run_b, const bench_section *const *sections, bench_pair_cmp *out);
+                       const json_t *run_b, const bench_section *const *sections, double min_change_pct,
+                       bench_pair_cmp *out);
 
 /* "faster", "slower", "more errors", "fewer errors", "no change", "not comparable". */
 const char *bench_change_word(const bench_fig_cmp *f);

@@ -202,11 +202,11 @@ static void test_pair_words(void)
         return;
     }
     bench_pair_cmp p;
-    CHECK(bench_pair_compare(&a, &a, NULL, NULL, NULL, &p) == 0);
+    CHECK(bench_pair_compare(&a, &a, NULL, NULL, NULL, BENCH_VERDICT_MIN_CHANGE_PCT, &p) == 0);
     for (size_t i = 0; i < p.n; i++)
         CHECK_MSG(p.figs[i].verdict == BENCH_CHANGE_NONE, "%s vs itself: %s", p.figs[i].name,
                   bench_change_word(&p.figs[i]));
-    CHECK(bench_pair_compare(&a, &b, NULL, NULL, NULL, &p) == 0);
+    CHECK(bench_pair_compare(&a, &b, NULL, NULL, NULL, BENCH_VERDICT_MIN_CHANGE_PCT, &p) == 0);
     const bench_fig_cmp *ops = bench_pair_fig(&p, "ops_per_s"), *p50 = bench_pair_fig(&p, "p50");
     CHECK(ops && p50);
     if (ops && p50) {
@@ -214,14 +214,14 @@ static void test_pair_words(void)
         CHECK_MSG(strcmp(bench_change_word(p50), "slower") == 0, "p50: %s", bench_change_word(p50));
         CHECK(strstr(ops->method, "rate test") != NULL);   /* no per-second rates: the histogram's */
     }
-    CHECK(bench_pair_compare(&b, &a, NULL, NULL, NULL, &p) == 0);
+    CHECK(bench_pair_compare(&b, &a, NULL, NULL, NULL, BENCH_VERDICT_MIN_CHANGE_PCT, &p) == 0);
     ops = bench_pair_fig(&p, "ops_per_s");
     CHECK(ops && strcmp(bench_change_word(ops), "faster") == 0);
 
     /* Rules: beyond the bound and significant. */
     bench_rule r;
     char err[256], why[256];
-    CHECK(bench_pair_compare(&a, &b, NULL, NULL, NULL, &p) == 0);
+    CHECK(bench_pair_compare(&a, &b, NULL, NULL, NULL, BENCH_VERDICT_MIN_CHANGE_PCT, &p) == 0);
     CHECK(bench_rule_parse("ops_per_s<-5%", NULL, &r, err, sizeof err) == 0);
     CHECK_MSG(bench_rule_check(&r, &p, why, sizeof why) == BENCH_RULE_FAIL, "%s", why);
     CHECK(bench_rule_parse("ops_per_s<-20%", NULL, &r, err, sizeof err) == 0);
@@ -229,7 +229,7 @@ static void test_pair_words(void)
     CHECK(bench_rule_parse("p50>+50us", NULL, &r, err, sizeof err) == 0 && r.bound == 50);
     CHECK_MSG(bench_rule_check(&r, &p, why, sizeof why) == BENCH_RULE_FAIL, "%s", why);
     CHECK(bench_rule_parse("http_req_waiting>+10%", NULL, &r, err, sizeof err) == -1);   /* no sections */
-    CHECK(bench_pair_compare(&a, &a, NULL, NULL, NULL, &p) == 0);
+    CHECK(bench_pair_compare(&a, &a, NULL, NULL, NULL, BENCH_VERDICT_MIN_CHANGE_PCT, &p) == 0);
     CHECK(bench_rule_parse("p99>-1%", NULL, &r, err, sizeof err) == 0);   /* beyond, but no change at all */
     CHECK_MSG(bench_rule_check(&r, &p, why, sizeof why) == BENCH_RULE_PASS, "%s", why);
     CHECK(bench_rule_parse("p99>-1%!", NULL, &r, err, sizeof err) == 0 && r.any);
@@ -238,7 +238,7 @@ static void test_pair_words(void)
     /* Not measured: not comparable, and a rule on it fails. */
     b.measured = 0;
     snprintf(b.status, sizeof b.status, "skipped");
-    CHECK(bench_pair_compare(&a, &b, NULL, NULL, NULL, &p) == 0);
+    CHECK(bench_pair_compare(&a, &b, NULL, NULL, NULL, BENCH_VERDICT_MIN_CHANGE_PCT, &p) == 0);
     CHECK(p.n == 1 && p.figs[0].verdict == BENCH_CHANGE_NA && strstr(p.figs[0].why, "B not measured"));
     CHECK(bench_rule_parse("ops_per_s<-5%", NULL, &r, err, sizeof err) == 0);
     CHECK(bench_rule_check(&r, &p, why, sizeof why) == BENCH_RULE_FAIL);
