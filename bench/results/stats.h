@@ -91,8 +91,9 @@ int bench_mean_test(double ma, double sa, uint64_t na, double mb, double sb, uin
  * The throughput of two closed-loop runs, from their latency histograms:
  * ops / duration of a run is a renewal process's rate, whose relative
  * standard error is the latency's coefficient of variation over the root of
- * the count (cv / sqrt(n)); the difference of the two rates is tested with
- * the normal approximation.  Returns 0; -1 when a count is below 2 or a
+ * the count (cv / sqrt(n); the caller gives one thread's count: the threads
+ * of a closed loop stall together); the difference of the two rates is
+ * tested with the normal approximation.  Returns 0; -1 when a count is below 2 or a
  * rate or mean is not positive.
  */
 int bench_rate_test(double rate_a, double cv_a, uint64_t na, double rate_b, double cv_b, uint64_t nb,

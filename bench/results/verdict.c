@@ -133,15 +133,18 @@ static int throughput(const bench_run_model *a, const bench_run_model *b, bench_
     bench_ztest t;
     double cva = a->latency.mean > 0 ? a->latency.stddev / a->latency.mean : -1;
     double cvb = b->latency.mean > 0 ? b->latency.stddev / b->latency.mean : -1;
-    if (bench_rate_test(a->ops_per_s, cva, a->ops, b->ops_per_s, cvb, b->ops, &t) != 0) {
+    /* The threads of a closed loop share one machine and one target: a
+     * stall is theirs alike, so each thread's operations count, not all. */
+    uint64_t ka = a->ops / (a->threads ? a->threads : 1), kb = b->ops / (b->threads ? b->threads : 1);
+    if (bench_rate_test(a->ops_per_s, cva, ka, b->ops_per_s, cvb, kb, &t) != 0) {
         fig_na(f, "too few operations for a rate test (need 2 each, with a latency)");
         goto done;
     }
     fig_judge(f, t.p, minch);
     snprintf(f->method, sizeof f->method,
-             "rate test of %llu and %llu operations (latency cv %.3g and %.3g), %s; %zu and %zu per-second "
-             "rates are too few for Mann\xe2\x80\x93Whitney", (unsigned long long)a->ops,
-             (unsigned long long)b->ops, cva, cvb, fmt_p(t.p, p, sizeof p), na, nb);
+             "rate test of %llu and %llu operations a thread (latency cv %.3g and %.3g), %s; %zu and %zu "
+             "per-second rates are too few for Mann\xe2\x80\x93Whitney", (unsigned long long)ka,
+             (unsigned long long)kb, cva, cvb, fmt_p(t.p, p, sizeof p), na, nb);
 done:
     free(sa);
     free(sb);
@@ -169,12 +172,17 @@ static void latency(bench_pair_cmp *out, const bench_run_model *a, const bench_r
         fig_na(p99, why);
         return;
     }
+    /* As for the rate: the threads stall together, each thread's count. */
     bench_ztest t;
-    (void)bench_mean_test(a->latency.mean, a->latency.stddev, a->latency.count, b->latency.mean,
-                          b->latency.stddev, b->latency.count, &t);
-    fig_judge(mean, t.p, out->min_change_pct);
-    snprintf(mean->method, sizeof mean->method, "Welch test of %llu and %llu latencies, %s",
-             (unsigned long long)a->latency.count, (unsigned long long)b->latency.count, fmt_p(t.p, p, sizeof p));
+    uint64_t ka = a->latency.count / (a->threads ? a->threads : 1);
+    uint64_t kb = b->latency.count / (b->threads ? b->threads : 1);
+    if (bench_mean_test(a->latency.mean, a->latency.stddev, ka, b->latency.mean, b->latency.stddev, kb, &t) != 0) {
+        fig_na(mean, "too few successful operations a thread (need 2 each)");
+    } else {
+        fig_judge(mean, t.p, out->min_change_pct);
+        snprintf(mean->method, sizeof mean->method, "Welch test of %llu and %llu latencies a thread, %s",
+                 (unsigned long long)ka, (unsigned long long)kb, fmt_p(t.p, p, sizeof p));
+    }
     bench_fig_cmp *qf[2] = { p50, p99 };
     const double q[2] = { 0.50, 0.99 };
     for (int i = 0; i < 2; i++) {
@@ -216,9 +224,10 @@ static void errors(bench_pair_cmp *out, const bench_run_model *a, const bench_ru
 }
 
 /* Each distribution of each section both runs have: its mean, by Welch's test. */
-static void sections_cmp(bench_pair_cmp *out, const json_t *ra, const json_t *rb,
-                         const bench_section *const *sections)
+static void sections_cmp(bench_pair_cmp *out, const bench_run_model *a, const bench_run_model *b,
+                         const json_t *ra, const json_t *rb, const bench_section *const *sections)
 {
+    const uint64_t tha = a->threads ? a->threads : 1, thb = b->threads ? b->threads : 1;
     char p[32];
     for (size_t s = 0; sections && sections[s]; s++) {
         const bench_section *sec = sections[s];
@@ -241,13 +250,15 @@ static void sections_cmp(bench_pair_cmp *out, const json_t *ra, const json_t *rb
             if (!f)
                 return;
             bench_ztest t;
-            if (bench_mean_test(la.mean, la.stddev, la.count, lb.mean, lb.stddev, lb.count, &t) != 0) {
-                fig_na(f, "too few requests (need 2 each)");
+            /* As for the latency: each thread's count. */
+            if (bench_mean_test(la.mean, la.stddev, la.count / tha, lb.mean, lb.stddev, lb.count / thb, &t) != 0) {
+                fig_na(f, "too few requests a thread (need 2 each)");
                 continue;
             }
             fig_judge(f, t.p, out->min_change_pct);
-            snprintf(f->method, sizeof f->method, "Welch test of the means of %llu and %llu requests, %s",
-                     (unsigned long long)la.count, (unsigned long long)lb.count, fmt_p(t.p, p, sizeof p));
+            snprintf(f->method, sizeof f->method, "Welch test of the means of %llu and %llu requests a thread, %s",
+                     (unsigned long long)(la.count / tha), (unsigned long long)(lb.count / thb),
+                     fmt_p(t.p, p, sizeof p));
         }
     }
 }
@@ -270,7 +281,7 @@ int bench_pair_compare(const bench_run_model *a, const bench_run_model *b, const
         return -1;
     latency(out, a, b);
     errors(out, a, b);
-    sections_cmp(out, run_a, run_b, sections);
+    sections_cmp(out, a, b, run_a, run_b, sections);
     return 0;
 }
 

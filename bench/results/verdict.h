@@ -9,8 +9,8 @@
  *  - ops_per_s: with BENCH_STATS_MIN_N per-second rates or more in each run,
  *    the Mann-Whitney U test of those rates (with a bootstrap interval of the
  *    difference of their medians); otherwise, closed loop, the rate test of
- *    the operations (bench_rate_test, the latency histogram's coefficient of
- *    variation);
+ *    the operations (bench_rate_test, the latency's coefficient of variation,
+ *    one thread's count);
  *  - mean, p50, p99 of latency: Welch's test of the means; the quantile test
  *    of the two histograms (bench_quantile_test);
  *  - error_pct: the two-proportion test of errors among attempts;

@@ -70,7 +70,7 @@ file_lacks "compare 1 thread vs 2 threads: no verdict" "$T/out" 'no change'
 run "$HSMBENCH" compare "$T/null.json" "$T/short.json"
 check "compare against a 2 s run: a verdict" 0 'B vs A: (no change|slower|faster|mixed)'
 file_has "compare against a 2 s run: ops/s by the rate test, the too few per-second rates named" "$T/out" \
-    '^ +ops/s .*rate test of [0-9]+ and [0-9]+ operations \(latency cv [0-9.e+-]+ and [0-9.e+-]+\), p[=<][0-9.e-]+; (8|9) and [12] per-second rates are too few for Mann–Whitney$'
+    '^ +ops/s .*rate test of [0-9]+ and [0-9]+ operations a thread \(latency cv [0-9.e+-]+ and [0-9.e+-]+\), p[=<][0-9.e-]+; (8|9) and [12] per-second rates are too few for Mann–Whitney$'
 file_lacks "compare against a 2 s run: no 'too few samples'" "$T/out" 'too few samples'
 
 # ---- three files ------------------------------------------------------------------------------------
@@ -101,27 +101,29 @@ if need_mock; then
     run "$HSMBENCH" compare "$T/mock_a.json" "$T/mock_b.json" "$T/mock_c.json"
     check "compare the mock at 2 ms, 2 ms and 2.2 ms: exit 0 without rules" 0 \
         'B vs A: no change \(within noise\)$'
-    file_has "compare the mock: 2.2 ms is slower, ops/s about -9%" "$T/out" 'C vs A: slower \(ops/s -(8|9|10|11)\.[0-9]+%'
+    # The p50 is what stalls of a loaded machine move least: the rules and
+    # verdicts asserted here are on it; ops/s and mean are only named.
+    file_has "compare the mock: 2.2 ms is slower, p50 about +10%" "$T/out" 'C vs A: slower \((ops/s -[0-9.]+%, )?(mean \+[0-9.]+%, )?p50 \+(8|9|10|11|12)\.[0-9]+%'
     file_has "compare the mock: ops/s of 1.5 s runs by the rate test" "$T/out" \
-        '^ +ops/s +-(8|9|10|11)\.[0-9]+% +slower +rate test of [0-9]+ and [0-9]+ operations'
+        '^ +ops/s +-[0-9.]+% +(slower|no change) +rate test of [0-9]+ and [0-9]+ operations a thread'
     file_has "compare the mock: p50 +10% slower by the quantile test" "$T/out" \
-        '^ +p50 +\+(8|9|10|11)\.[0-9]+% +slower +quantile test of the histograms \([0-9]+ and [0-9]+\), p<0\.0001$'
-    file_has "compare the mock: mean by Welch" "$T/out" '^ +mean +\+[0-9.]+% +slower +Welch test of [0-9]+ and [0-9]+ latencies'
+        '^ +p50 +\+(8|9|10|11|12)\.[0-9]+% +slower +quantile test of the histograms \([0-9]+ and [0-9]+\), p<0\.0001$'
+    file_has "compare the mock: mean by Welch" "$T/out" '^ +mean +\+[0-9.]+% +(slower|no change) +Welch test of [0-9]+ and [0-9]+ latencies a thread'
     file_has "compare the mock: errors by two proportions" "$T/out" \
         '^ +errors +\+0\.00pp +no change +two-proportion test of 0 of [0-9]+ and 0 of [0-9]+ attempts, p=1$'
 
     # The gate: beyond the rule and significant fails (exit 1), else 0.
-    run "$HSMBENCH" compare "$T/mock_a.json" "$T/mock_c.json" --fail-on 'ops_per_s<-5%' --fail-on 'p99>+50%' \
+    run "$HSMBENCH" compare "$T/mock_a.json" "$T/mock_c.json" --fail-on 'p50>+5%' --fail-on 'p99>+50%' \
         --json "$T/cmp.json" --html "$T/cmp.html"
-    check "compare --fail-on ops_per_s<-5%: 2.2 ms fails it, exit 1" 1 \
-        '^       B vs A: --fail-on ops_per_s<-5%: fails: -[0-9.]+% < -5\.00%, p<0\.0001$'
+    check "compare --fail-on p50>+5%: 2.2 ms fails it, exit 1" 1 \
+        '^       B vs A: --fail-on p50>\+5%: fails: \+[0-9.]+% > \+5\.00%, p<0\.0001$'
     file_has "compare --fail-on p99>+50%: passes" "$T/out" 'B vs A: --fail-on p99>\+50%: passes: '
     file_has "compare --fail-on: the count and the exit status said" "$T/out" '^1 of 2 rule checks failed \(exit status 1\)$'
     json_check "compare --json: hsmbench.compare/1, the figures, the rules, exit_status 1" "$T/cmp.json" \
-        'doc["schema"] == "hsmbench.compare/1" and doc["exit_status"] == 1 and doc["failed_rules"] == 1 and [f["label"] for f in doc["files"]] == ["A", "B"] and (lambda p: p["comparable"] and p["verdict"] == "slower" and p["base"] == "A" and p["run"] == "B" and [f["name"] for f in p["figures"]] == ["ops_per_s", "mean", "p50", "p99", "error_pct"] and p["figures"][0]["verdict"] == "slower" and p["figures"][0]["test"]["significant"] is True and -12 < p["figures"][0]["change_pct"] < -7 and [r["result"] for r in p["rules"]] == ["fail", "pass"])(doc["comparisons"][0])'
+        'doc["schema"] == "hsmbench.compare/1" and doc["exit_status"] == 1 and doc["failed_rules"] == 1 and [f["label"] for f in doc["files"]] == ["A", "B"] and (lambda p: p["comparable"] and p["verdict"] == "slower" and p["base"] == "A" and p["run"] == "B" and [f["name"] for f in p["figures"]] == ["ops_per_s", "mean", "p50", "p99", "error_pct"] and p["figures"][2]["verdict"] == "slower" and p["figures"][2]["test"]["significant"] is True and 7 < p["figures"][2]["change_pct"] < 13 and p["figures"][0]["change_pct"] < 0 and [r["result"] for r in p["rules"]] == ["fail", "pass"])(doc["comparisons"][0])'
     file_has "compare --html: the page in the report's style" "$T/cmp.html" '^<title>hsmbench compare</title>$'
-    file_has "compare --html: the verdict and the failed rule" "$T/cmp.html" '<li class="bad"><code>--fail-on ops_per_s&lt;-5%</code>: fails: '
-    run "$HSMBENCH" compare "$T/mock_a.json" "$T/mock_b.json" --fail-on 'ops_per_s<-5%' --fail-on 'p99>+10%' --fail-on 'error_pct>+1'
+    file_has "compare --html: the verdict and the failed rule" "$T/cmp.html" '<li class="bad"><code>--fail-on p50&gt;\+5%</code>: fails: '
+    run "$HSMBENCH" compare "$T/mock_a.json" "$T/mock_b.json" --fail-on 'p50>+5%' --fail-on 'p99>+100%' --fail-on 'error_pct>+1'
     check "compare --fail-on on two equal runs: exit 0" 0 '^0 of 3 rule checks failed$'
     run "$HSMBENCH" compare "$T/mock_a.json" "$T/mock_b.json" --fail-on 'ops_per_s>-50%!'
     check "compare --fail-on with !: fails without significance" 1 'fails: [-+][0-9.]+% > -50\.00%, p'
@@ -152,9 +154,9 @@ fi
 # certificate, run with JMeter with 4 vCPUs and then with 2; 12000 requests
 # each ("summary = 12000 in 00:00:42 = 283.7/s Avg: 155 ... Err: 0"); "no
 # significant difference in TPS".  Here: hsmbench serve over TLS (its /hello),
-# the server's time a constant 5 ms, a tenth of the requests, JMeter's line,
+# the server's time a constant 10 ms, a tenth of the requests, JMeter's line,
 # and compare says what the seed concluded, with a verdict and a gate.
-if ekm_tls_server --latency 5ms; then
+if ekm_tls_server --latency 10ms; then
     for c in 4vcpu 2vcpu; do
         run "$HSMBENCH" rest http --url "$URL/hello" --cacert "$P/ca.pem" --threads 4 --iterations 1200 \
             --summary jmeter --quiet --json "$T/jm_$c.json"
@@ -163,7 +165,7 @@ if ekm_tls_server --latency 5ms; then
     run "$HSMBENCH" compare "$T/jm_4vcpu.json" "$T/jm_2vcpu.json" --fail-on 'ops_per_s<-5%' --fail-on 'p99>+20%' \
         --json "$T/jm.json"
     check "seed 004: compare 4 vCPU vs 2 vCPU: no change, the gate passes (exit 0)" 0 \
-        '^ +ops/s +[-+][0-9.]+% +no change +rate test of 1200 and 1200 operations'
+        '^ +ops/s +[-+][0-9.]+% +no change +rate test of 300 and 300 operations a thread'
     file_lacks "seed 004: no 'too few samples' on a short run" "$T/out" 'too few samples'
     file_has "seed 004: the HTTP phases compared" "$T/out" '^ +http waiting '
     json_check "seed 004: the JSON has the pair's verdict and both rules passed" "$T/jm.json" \

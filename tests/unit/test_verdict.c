@@ -179,6 +179,7 @@ static bench_hist *model_of(bench_run_model *m, bench_rng *rng, double scale)
     draw d = fill(h, rng, N, 1e6, scale);
     m->hist = h;
     m->ops = m->attempts = N;
+    m->threads = 1;
     m->ops_per_s = d.rate;
     m->latency.present = 1;
     m->latency.count = N;
