@@ -125,7 +125,7 @@ static int dispatch(int argc, char **argv, const bench_section *const *sections)
     if (strcmp(cmd, "report") == 0)
         return bench_cmd_report(argc, argv, sections);
     if (strcmp(cmd, "compare") == 0)
-        return bench_cmd_compare(argc, argv);
+        return bench_cmd_compare(argc, argv, sections);
     if (strcmp(cmd, "merge") == 0)
         return bench_cmd_merge(argc, argv, sections);
     if (strcmp(cmd, "__options") == 0)

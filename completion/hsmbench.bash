@@ -27,7 +27,7 @@ _hsmbench_opts_list="$_hsmbench_sel --help"
 _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
 _hsmbench_opts_menu="$_hsmbench_sel --help"
 _hsmbench_opts_report='--html --csv --threshold --quiet --help'
-_hsmbench_opts_compare='--help'
+_hsmbench_opts_compare='--fail-on --min-change --json --html --help'
 _hsmbench_opts_merge='--output -o --quiet --expect --help'
 _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
     --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --cacert --cert --key --insecure --no-connection-reuse --http2

@@ -12,7 +12,7 @@
 /* sections: the workload sections (NULL-terminated) thresholds, merges and
  * pages know (section.h). */
 int bench_cmd_report(int argc, char **argv, const bench_section *const *sections);   /* hsmbench report RESULT.json --html F --csv F */
-int bench_cmd_compare(int argc, char **argv);  /* hsmbench compare A.json B.json [C.json ...] */
+int bench_cmd_compare(int argc, char **argv, const bench_section *const *sections);  /* hsmbench compare A.json B.json [C.json ...] */
 int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections);    /* hsmbench merge A.json B.json ... -o ALL.json */
 
 /* Their option tables (bench/util/options.h), for --help and the checks. */

@@ -7,9 +7,10 @@
  * same test with other settings is shown but not compared ("not comparable:
  * threads 2 vs 1"); a different target (environment.target: another module
  * or token, another service or URL) is flagged at the top and on every row
- * it concerns.  The verdict uses each run's per-second throughput
- * samples: the Mann-Whitney U test decides (p < 0.05), and a bootstrap 95%
- * interval of the difference of the medians says how large it is.
+ * it concerns.  Each compared pair gets the verdict of verdict.c (figure by
+ * figure: throughput, latency, errors, a workload section's distributions), the
+ * --fail-on rules of rule.c are judged on it, and the comparison is also a
+ * document (hsmbench.compare/1: --json, and --html from it).
  */
 #include "bench/results/cmd.h"
 
@@ -22,36 +23,65 @@
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
 #include "bench/results/model.h"
+#include "bench/results/compare_html.h"
 #include "bench/results/results.h"
-#include "bench/results/stats.h"
+#include "bench/results/rule.h"
 #include "bench/results/target.h"
+#include "bench/results/verdict.h"
 
 #define MAX_FILES 26
-#define ALPHA 0.05
-#define CI_LEVEL 0.95
-/* Per-second intervals shorter than this (the tail of a run) are too noisy
- * to be a throughput sample. */
-#define MIN_SPAN_S 0.5
+#define MAX_RULES 32
 
 static const char compare_usage[] =
-    "Usage: hsmbench compare A.json B.json [C.json ...]\n"
+    "Usage: hsmbench compare A.json B.json [C.json ...] [--fail-on RULE]... [--json FILE] [--html FILE]\n"
     "\n"
     "Show the runs of several results files side by side: ops/s, p50, p99 and\n"
     "error rate, and each file's change against the first.  Runs are matched by\n"
     "test, key, data size, threads and mode; other differences are flagged, and\n"
     "so is a different target (module and token, or REST service and URL).\n"
-    "Whether a throughput change is significant is judged from the per-second\n"
-    "samples: two-sided Mann-Whitney U test (p < 0.05), with a bootstrap 95%\n"
-    "confidence interval of the difference of the medians (2000 resamples).\n"
+    "Each pair gets a verdict, figure by figure (faster, slower, no change,\n"
+    "not comparable): throughput by the Mann-Whitney U test of the per-second\n"
+    "rates with 8 or more each, else by a rate test of the operations; mean,\n"
+    "p50 and p99 from the latency histograms; errors by a two-proportion test;\n"
+    "a REST run's phases by Welch's test.  A change is significant at\n"
+    "p < 0.05, and a verdict needs a change of --min-change (3%) or more too.\n"
     "\n";
 
 static const char compare_usage_tail[] =
     "\n"
-    "Exit codes: 0 success; 2 bad usage or input (missing file, bad JSON, not a\n"
-    "results file, no runs).\n";
+    "Exit codes: 0 success (without --fail-on, whatever changed); 1 a --fail-on\n"
+    "rule failed, or an output could not be written; 2 bad usage or input (a bad\n"
+    "rule, missing file, bad JSON, not a results file, no runs).\n";
 
-static const bench_opt_group *const compare_groups[] = { &bench_help_group, NULL };
+enum { OPT_FAIL_ON = 3100, OPT_MIN_CHANGE, OPT_JSON, OPT_HTML };
+
+static const bench_option compare_rows[] = {
+    { "fail-on", 0, BENCH_ARG_REPEATED, "RULE", OPT_FAIL_ON,
+      "fail (exit 1) when a compared pair's change is beyond RULE and\n"
+      "significant, repeatable: 'ops_per_s<-5%', 'p99>+10%', 'p50>+2ms',\n"
+      "'error_pct>+1' (points), a REST run's phase by its threshold\n"
+      "name; a trailing ! fails without significance ('p99>+10%!')", NULL },
+    { "min-change", 0, BENCH_ARG_REQUIRED, "PCT", OPT_MIN_CHANGE,
+      "the smallest change a verdict calls faster or slower (default 3%):\n"
+      "the run-to-run noise the tests within each run cannot see", NULL },
+    { "json", 0, BENCH_ARG_REQUIRED, "FILE", OPT_JSON,
+      "the comparison as JSON, hsmbench.compare/1 (\"-\": stdout)", NULL },
+    { "html", 0, BENCH_ARG_REQUIRED, "FILE", OPT_HTML,
+      "the comparison as one self-contained HTML page (\"-\": stdout)", NULL },
+};
+static const bench_opt_group compare_group = BENCH_OPT_OUTPUTS(NULL, compare_rows, NULL);
+static const bench_opt_group *const compare_groups[] = { &compare_group, &bench_help_group, NULL };
 const bench_cmd_opts bench_compare_options = { "compare", 0, compare_groups };
+
+/* What compare was asked, and what it found so far. */
+typedef struct compare_ctx {
+    const bench_section *const *sections;
+    const bench_rule *rules;
+    size_t            nrules;
+    double            min_change_pct;  /* --min-change */
+    size_t            failed;      /* rules failed, over every pair */
+    json_t           *pairs;       /* the document's "comparisons" */
+} compare_ctx;
 
 typedef struct cfile {
     const char *path;
@@ -200,85 +230,117 @@ static void print_row(FILE *f, const cfile *cf, const json_t *run, const json_t 
     fputc('\n', f);
 }
 
-/* The run's per-second throughput samples (successes / span), short tails left out. */
-static double *samples_of(const json_t *run, size_t *n)
+/* ---- verdicts ------------------------------------------------------------------ */
+
+static const char *fig_change(const bench_fig_cmp *x, char *buf, size_t len)
 {
-    bench_run_model m;
-    *n = 0;
-    if (bench_model_from_run(run, NULL, &m) != 0)
+    if (x->unit == BENCH_UNIT_PCT)
+        snprintf(buf, len, "%+.2fpp", x->delta);
+    else if (x->has_pct)
+        snprintf(buf, len, "%+.2f%%", x->pct);
+    else if (x->delta == 0)
+        snprintf(buf, len, "+0.00%%");
+    else
+        snprintf(buf, len, "from 0");
+    return buf;
+}
+
+/* The pair's word over its figures: slower when one is worse and none is
+ * better, faster the other way, mixed when both; no change otherwise. */
+static const char *pair_word(const bench_pair_cmp *p)
+{
+    int worse = 0, better = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        worse |= p->figs[i].verdict == BENCH_CHANGE_WORSE;
+        better |= p->figs[i].verdict == BENCH_CHANGE_BETTER;
+    }
+    if (p->n == 1 && p->figs[0].verdict == BENCH_CHANGE_NA)
+        return "not comparable";
+    return worse && better ? "mixed" : worse ? "slower" : better ? "faster" : "no change (within noise)";
+}
+
+static json_t *num_or_null(int has, double v)
+{
+    return has && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *fig_json(const bench_fig_cmp *x)
+{
+    static const char *const units[] = { "ops/s", "us", "%" };
+    json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "name", x->name, "label", x->label,
+                          "unit", units[x->unit], "a", num_or_null(1, x->a), "b", num_or_null(1, x->b),
+                          "change_pct", num_or_null(x->has_pct, x->pct), "delta", num_or_null(1, x->delta),
+                          "verdict", bench_change_word(x));
+    if (!o)
         return NULL;
-    double *v = malloc((m.nseconds ? m.nseconds : 1) * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; v && i < m.nseconds; i++)
-        if (m.seconds[i].span_s >= MIN_SPAN_S)
-            v[k++] = (double)m.seconds[i].ops / m.seconds[i].span_s;
-    bench_model_free(&m);
-    *n = k;
-    return v;
+    json_t *t = x->tested ? json_pack("{s:s, s:f, s:b}", "method", x->method, "p", x->p, "significant",
+                                      x->significant)
+                          : json_null();
+    if (json_object_set_new(o, "test", t) != 0 ||
+        (*x->why && json_object_set_new(o, "why", json_string(x->why)) != 0)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
-static const char *fmt_delta(double v, double scale, char *buf, size_t len)
+/* B against A (both measured, same setup): the figures, the rules, and
+ * the pair's element of the document; -1 when out of memory. */
+static int print_verdict(FILE *f, compare_ctx *cx, const cfile *a, const json_t *ra, const cfile *b,
+                         const json_t *rb, json_t *pair)
 {
-    if (scale >= 100)
-        snprintf(buf, len, "%+.0f", v);
-    else
-        snprintf(buf, len, "%+.2f", v);
-    return buf;
-}
+    bench_run_model ma, mb;
+    if (bench_model_from_run(ra, a->doc, &ma) != 0)
+        return -1;
+    if (bench_model_from_run(rb, b->doc, &mb) != 0) {
+        bench_model_free(&ma);
+        return -1;
+    }
+    bench_pair_cmp p;
+    int rc = bench_pair_compare(&ma, &mb, ra, rb, cx->sections, cx->min_change_pct, &p);
+    bench_model_free(&ma);
+    bench_model_free(&mb);
+    if (rc != 0)
+        return -1;
 
-static const char *fmt_p(double p, char *buf, size_t len)
-{
-    if (p < 0.0001)
-        snprintf(buf, len, "p<0.0001");
-    else
-        snprintf(buf, len, "p=%.2g", p);
-    return buf;
-}
-
-/* "B vs A: significant (Mann-Whitney p=0.001; 95% CI of Δmedian +120..+180 ops/s)" */
-static void print_verdict(FILE *f, const cfile *a, const json_t *ra, const cfile *b, const json_t *rb)
-{
-    size_t na = 0, nb = 0;
-    double *sa = samples_of(ra, &na), *sb = samples_of(rb, &nb);
-    fprintf(f, "       %s vs %s: ", b->label, a->label);
-    if (!sa || !sb) {
-        fputs("out of memory\n", f);
-        goto done;
+    const char *word = pair_word(&p);
+    fprintf(f, "       %s vs %s: %s", b->label, a->label, word);
+    const char *sep = " (";
+    char c[32];
+    for (size_t i = 0; i < p.n; i++) {
+        const bench_fig_cmp *x = &p.figs[i];
+        if (x->verdict != BENCH_CHANGE_WORSE && x->verdict != BENCH_CHANGE_BETTER)
+            continue;
+        fprintf(f, "%s%s %s", sep, x->label, fig_change(x, c, sizeof c));
+        sep = ", ";
     }
-    bench_mw mw;
-    int rc = bench_mann_whitney(sa, na, sb, nb, &mw);
-    if (rc == -1) {
-        fprintf(f, "too few samples (%s: %zu, %s: %zu per-second samples; need %d each for a verdict)\n",
-                a->label, na, b->label, nb, BENCH_STATS_MIN_N);
-        goto done;
+    fputs(*sep == ',' ? ")\n" : "\n", f);
+    json_t *figs = json_array();
+    if (!figs || json_object_set_new(pair, "figures", figs) != 0 ||
+        json_object_set_new(pair, "verdict", json_string(word)) != 0)
+        return -1;
+    for (size_t i = 0; i < p.n; i++) {
+        const bench_fig_cmp *x = &p.figs[i];
+        fprintf(f, "         %-22s %9s  %-14s %s\n", x->label, x->verdict == BENCH_CHANGE_NA ? "-" : fig_change(x, c, sizeof c),
+                bench_change_word(x), x->verdict == BENCH_CHANGE_NA ? x->why : x->method);
+        if (json_array_append_new(figs, fig_json(x)) != 0)
+            return -1;
     }
-    bench_ci ci;
-    if (rc != 0 || bench_bootstrap_median_diff(sa, na, sb, nb, BENCH_STATS_RESAMPLES, CI_LEVEL,
-                                               BENCH_STATS_SEED, &ci) != 0) {
-        fputs("out of memory\n", f);
-        goto done;
+    json_t *rules = json_array();
+    if (!rules || json_object_set_new(pair, "rules", rules) != 0)
+        return -1;
+    static const char *const results[] = { "pass", "fail", "not judged" };
+    for (size_t i = 0; i < cx->nrules; i++) {
+        char why[256];
+        bench_rule_result r = bench_rule_check(&cx->rules[i], &p, why, sizeof why);
+        if (r == BENCH_RULE_FAIL)
+            cx->failed++;
+        fprintf(f, "       %s vs %s: --fail-on %s: %s\n", b->label, a->label, cx->rules[i].text, why);
+        if (json_array_append_new(rules, json_pack("{s:s, s:s, s:s}", "rule", cx->rules[i].text, "result",
+                                                   results[r], "why", why)) != 0)
+            return -1;
     }
-    char p[32], lo[32], hi[32];
-    double scale = fmax(fabs(ci.lo), fabs(ci.hi));
-    fmt_p(mw.p, p, sizeof p);
-    fmt_delta(ci.lo, scale, lo, sizeof lo);
-    fmt_delta(ci.hi, scale, hi, sizeof hi);
-    int sig = mw.p < ALPHA;
-    int ci_zero = ci.lo <= 0 && ci.hi >= 0;
-    const char *mwname = "Mann\xe2\x80\x93Whitney";
-    if (sig && !ci_zero)
-        fprintf(f, "significant (%s %s; 95%% CI of \xce\x94median %s..%s ops/s)\n", mwname, p, lo, hi);
-    else if (!sig && ci_zero)
-        fprintf(f, "not significant (%s %s; 95%% CI of \xce\x94median %s..%s ops/s)\n", mwname, p, lo, hi);
-    else if (sig)
-        fprintf(f, "significant by %s (%s), borderline: the 95%% CI of \xce\x94median %s..%s ops/s "
-                "includes 0\n", mwname, p, lo, hi);
-    else
-        fprintf(f, "not significant by %s (%s), borderline: the 95%% CI of \xce\x94median %s..%s ops/s "
-                "excludes 0\n", mwname, p, lo, hi);
-done:
-    free(sa);
-    free(sb);
+    return 0;
 }
 
 static void run_heading(FILE *f, const json_t *run)
@@ -318,7 +380,20 @@ static long find_run(const cfile *cf, const json_t *want, int *exact)
     return -1;
 }
 
-static void compare_all(FILE *f, cfile *files, size_t n)
+/* The pair's element of the document: its setup, which files; NULL when out of memory. */
+static json_t *pair_json(const json_t *base, const cfile *a, const cfile *b)
+{
+    char key[64];
+    bench_run_key_desc(base, key, sizeof key);
+    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s}", "test", bench_json_str(base, "test", "?"),
+                     "mechanism", bench_json_str(base, "mechanism", ""), "key", key, "data_size",
+                     (json_int_t)bench_json_int(base, "data_size", 0), "threads",
+                     (json_int_t)bench_json_int(base, "threads", 0), "mode", bench_json_str(base, "mode", "?"),
+                     "base", a->label, "run", b->label);
+}
+
+/* Print the comparison to f, and add its pairs to cx->pairs; -1 when out of memory. */
+static int compare_all(FILE *f, compare_ctx *cx, cfile *files, size_t n)
 {
     fputs("Files (changes are against A):\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -343,8 +418,14 @@ static void compare_all(FILE *f, cfile *files, size_t n)
         for (size_t i = 1; i < n; i++) {
             int exact = 0;
             long k = find_run(&files[i], base, &exact);
+            json_t *pair = pair_json(base, &files[0], &files[i]);
+            if (!pair || json_array_append_new(cx->pairs, pair) != 0)
+                return -1;
             if (k < 0) {
                 fprintf(f, "  %-4s  (no run of %s)\n", files[i].label, bench_json_str(base, "test", "?"));
+                if (json_object_set_new(pair, "comparable", json_false()) != 0 ||
+                    json_object_set_new(pair, "why", json_string("no run of this test")) != 0)
+                    return -1;
                 continue;
             }
             files[i].used[k] = 1;
@@ -354,11 +435,17 @@ static void compare_all(FILE *f, cfile *files, size_t n)
                 (void)bench_run_same_setup(base, r, 0, why, sizeof why);   /* 0: we want the why */
                 print_row(f, &files[i], r, NULL, 0);
                 fprintf(f, "       %s vs %s: \xe2\x9a\xa0 not comparable: %s\n", files[i].label, files[0].label, why);
+                if (json_object_set_new(pair, "comparable", json_false()) != 0 ||
+                    json_object_set_new(pair, "why", json_string(why)) != 0)
+                    return -1;
                 continue;
             }
-            print_row(f, &files[i], r, base, run_target_differs(&files[0], base, &files[i], r));
-            if (bench_run_measured(base) && bench_run_measured(r))
-                print_verdict(f, &files[0], base, &files[i], r);
+            int other = run_target_differs(&files[0], base, &files[i], r);
+            print_row(f, &files[i], r, base, other);
+            if (json_object_set_new(pair, "comparable", json_true()) != 0 ||
+                json_object_set_new(pair, "different_target", json_boolean(other)) != 0 ||
+                print_verdict(f, cx, &files[0], base, &files[i], r, pair) != 0)
+                return -1;
         }
     }
     /* Runs only the other files have. */
@@ -375,23 +462,100 @@ static void compare_all(FILE *f, cfile *files, size_t n)
             print_row(f, &files[i], r, NULL, 0);
         }
     }
+    if (cx->nrules) {
+        fprintf(f, "\n%zu of %zu rule check%s failed", cx->failed, cx->nrules * json_array_size(cx->pairs),
+                cx->nrules * json_array_size(cx->pairs) == 1 ? "" : "s");
+        fputs(cx->failed ? " (exit status 1)\n" : "\n", f);
+    }
+    return 0;
 }
 
-int bench_cmd_compare(int argc, char **argv)
+/* The comparison as a document: hsmbench.compare/1 (docs/results-schema.md). */
+static json_t *compare_doc(const compare_ctx *cx, const cfile *files, size_t n)
+{
+    json_t *fl = json_array(), *rules = json_array();
+    for (size_t i = 0; fl && i < n; i++) {
+        const json_t *d = files[i].doc;
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "label", files[i].label, "path", files[i].path,
+                              "target", files[i].target.name, "host",
+                              bench_json_str(env_part(d, "host"), "hostname", "?"));
+        const char *started = bench_json_str(d, "started_at", NULL);
+        if (o && started && json_object_set_new(o, "started_at", json_string(started)) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+        if (json_array_append_new(fl, o) != 0) {
+            json_decref(fl);
+            fl = NULL;
+        }
+    }
+    for (size_t i = 0; rules && i < cx->nrules; i++)
+        if (json_array_append_new(rules, json_string(cx->rules[i].text)) != 0) {
+            json_decref(rules);
+            rules = NULL;
+        }
+    if (!fl || !rules) {
+        json_decref(fl);
+        json_decref(rules);
+        return NULL;
+    }
+    return json_pack("{s:s, s:{s:s, s:s}, s:f, s:f, s:o, s:O, s:o, s:I, s:i}", "schema", BENCH_COMPARE_SCHEMA,
+                     "tool", "name", "hsmbench", "version", HSMBENCH_VERSION, "alpha", BENCH_VERDICT_ALPHA,
+                     "min_change_pct", cx->min_change_pct, "files", fl, "comparisons", cx->pairs,
+                     "rules", rules, "failed_rules", (json_int_t)cx->failed, "exit_status",
+                     cx->failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK);
+}
+
+static int write_json(FILE *f, const json_t *doc)
+{
+    if (json_dumpf(doc, f, JSON_INDENT(2)) != 0)
+        return -1;
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+int bench_cmd_compare(int argc, char **argv, const bench_section *const *sections)
 {
     char err[600];
     int c;
     bench_opts_parser parser;
+    bench_rule rules[MAX_RULES];
+    size_t nrules = 0;
+    const char *json_path = NULL, *html_path = NULL;
+    double min_change = BENCH_VERDICT_MIN_CHANGE_PCT;
     if (bench_opts_begin(&parser, &bench_compare_options) != 0)
         return BENCH_EXIT_USAGE;
     while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        if (c == 'h') {
+        switch (c) {
+        case 'h':
             fputs(compare_usage, stdout);
             bench_opts_help(&bench_compare_options, stdout);
             fputs(compare_usage_tail, stdout);
             return BENCH_EXIT_OK;
+        case OPT_FAIL_ON:
+            if (nrules == MAX_RULES) {
+                bench_error("--fail-on: at most %d rules", MAX_RULES);
+                return BENCH_EXIT_USAGE;
+            }
+            if (bench_rule_parse(optarg, sections, &rules[nrules], err, sizeof err) != 0) {
+                bench_error("%s", err);
+                return BENCH_EXIT_USAGE;
+            }
+            nrules++;
+            break;
+        case OPT_MIN_CHANGE:
+            if (bench_parse_pct("--min-change", optarg, 0, 100, "3%", &min_change) != 0)
+                return BENCH_EXIT_USAGE;
+            min_change *= 100;
+            break;
+        case OPT_JSON:
+            json_path = optarg;
+            break;
+        case OPT_HTML:
+            html_path = optarg;
+            break;
+        default:
+            return bench_option_error(argv, c, "compare");
         }
-        return bench_option_error(argv, c, "compare");
     }
     int n = argc - optind;
     if (n < 2) {
@@ -402,6 +566,19 @@ int bench_cmd_compare(int argc, char **argv)
         bench_error("compare: at most %d files", MAX_FILES);
         return BENCH_EXIT_USAGE;
     }
+    int to_stdout = (json_path && strcmp(json_path, "-") == 0) + (html_path && strcmp(html_path, "-") == 0);
+    if (to_stdout > 1) {
+        bench_error("--json - and --html -: only one output can go to standard output");
+        return BENCH_EXIT_USAGE;
+    }
+    for (int i = 0; i < n; i++)
+        if (bench_opts_add_file(&parser, "a results file", argv[optind + i], 0) != 0)
+            return BENCH_EXIT_USAGE;
+    if (bench_opts_check_files(&parser) != 0)
+        return BENCH_EXIT_USAGE;
+    if ((json_path && strcmp(json_path, "-") != 0 && !bench_path_writable("--json", json_path)) ||
+        (html_path && strcmp(html_path, "-") != 0 && !bench_path_writable("--html", html_path)))
+        return BENCH_EXIT_USAGE;
     cfile files[MAX_FILES];
     memset(files, 0, sizeof files);
     int rc = BENCH_EXIT_OK;
@@ -423,11 +600,32 @@ int bench_cmd_compare(int argc, char **argv)
             break;
         }
     }
+    compare_ctx cx = { sections, rules, nrules, min_change, 0, NULL };
+    json_t *doc = NULL;
     if (rc == BENCH_EXIT_OK) {
-        compare_all(stdout, files, (size_t)n);
-        if (bench_stdout_check("compare") != 0)
+        /* With an output on standard output, the table goes nowhere. */
+        FILE *txt = to_stdout ? fopen("/dev/null", "w") : stdout;
+        if (!txt || !(cx.pairs = json_array()) || compare_all(txt, &cx, files, (size_t)n) != 0 ||
+            !(doc = compare_doc(&cx, files, (size_t)n))) {
+            bench_error("compare: out of memory%s", txt ? "" : " (or /dev/null cannot be opened)");
             rc = BENCH_EXIT_FAILED;
+        } else if (txt == stdout ? bench_stdout_check("compare") != 0 : fflush(txt) != 0) {
+            if (txt != stdout)
+                bench_error("compare: cannot write to /dev/null");
+            rc = BENCH_EXIT_FAILED;
+        }
+        if (txt && txt != stdout)
+            (void)fclose(txt);
     }
+    if (rc == BENCH_EXIT_OK && json_path && bench_results_write_text(json_path, doc, "--json", write_json) != 0)
+        rc = BENCH_EXIT_FAILED;
+    if (rc == BENCH_EXIT_OK && html_path &&
+        bench_results_write_text(html_path, doc, "--html", bench_compare_html_write) != 0)
+        rc = BENCH_EXIT_FAILED;
+    if (rc == BENCH_EXIT_OK && cx.failed)
+        rc = BENCH_EXIT_FAILED;
+    json_decref(cx.pairs);     /* the document holds its own reference */
+    json_decref(doc);
     for (int i = 0; i < n; i++) {
         json_decref(files[i].doc);
         free(files[i].used);

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <jansson.h>
 
+/* The report page's style sheet (for another page in its style: compare --html). */
+const char *bench_html_style(void);
+
 /* Text or attribute content, escaped (& < > " '; control characters dropped). */
 void bench_html_esc(FILE *f, const char *s);
 

@@ -873,6 +873,11 @@ static void errors_chart(FILE *f, const json_t *run, const bench_run_model *m)
 
 /* ---- for workload sections (html.h) ------------------------------------------ */
 
+const char *bench_html_style(void)
+{
+    return style;
+}
+
 void bench_html_esc(FILE *f, const char *s)
 {
     esc(f, s);

@@ -1,6 +1,8 @@
 /* bench/results/stats.c - Mann-Whitney U and a bootstrap interval (see stats.h). */
 #include "bench/results/stats.h"
 
+#include "bench/core/hist.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,5 +259,104 @@ int bench_bootstrap_median_diff(const double *a, size_t na, const double *b, siz
     free(diffs);
     free(ra);
     free(rb);
+    return 0;
+}
+
+/* ---- two runs' operations --------------------------------------------------------- */
+
+/* Two-sided p-value of a standard normal statistic z. */
+static double z_p(double z)
+{
+    double p = erfc(fabs(z) / sqrt(2.0));
+    return p > 1.0 ? 1.0 : p;
+}
+
+/* diff and se into out, with z and p; se 0: p 1 for no difference, else 0. */
+static void ztest_of(double diff, double se, bench_ztest *out)
+{
+    out->diff = diff;
+    out->se = se;
+    if (!(se > 0)) {
+        out->z = diff == 0 ? 0 : (diff > 0 ? INFINITY : -INFINITY);
+        out->p = diff == 0 ? 1.0 : 0.0;
+        return;
+    }
+    out->z = diff / se;
+    out->p = z_p(out->z);
+}
+
+int bench_mean_test(double ma, double sa, uint64_t na, double mb, double sb, uint64_t nb,
+                    bench_ztest *out)
+{
+    memset(out, 0, sizeof *out);
+    out->p = 1.0;
+    if (na < 2 || nb < 2)
+        return -1;
+    ztest_of(mb - ma, sqrt(sa * sa / (double)na + sb * sb / (double)nb), out);
+    return 0;
+}
+
+int bench_rate_test(double rate_a, double cv_a, uint64_t na, double rate_b, double cv_b, uint64_t nb,
+                    bench_ztest *out)
+{
+    memset(out, 0, sizeof *out);
+    out->p = 1.0;
+    if (na < 2 || nb < 2 || !(rate_a > 0) || !(rate_b > 0) || cv_a < 0 || cv_b < 0)
+        return -1;
+    double ea = rate_a * cv_a, eb = rate_b * cv_b;
+    ztest_of(rate_b - rate_a, sqrt(ea * ea / (double)na + eb * eb / (double)nb), out);
+    return 0;
+}
+
+/* The value of rank k (1..n) of h, as its slot's highest equivalent. */
+static double hist_rank(const bench_hist *h, uint64_t n, uint64_t k)
+{
+    if (k < 1)
+        k = 1;
+    if (k > n)
+        k = n;
+    /* bench_hist_percentile gives the value of rank ceil(p n / 100). */
+    return (double)bench_hist_percentile(h, 100.0 * ((double)k - 0.5) / (double)n);
+}
+
+/* Quantile q of h, and its standard error: half its 95% interval over 1.96,
+ * and the width of its slot as a uniform rounding error. */
+static int quantile_se(const bench_hist *h, double q, double *value, double *se)
+{
+    uint64_t n = bench_hist_count(h);
+    double nd = (double)n;
+    if (nd * fmin(q, 1 - q) < BENCH_STATS_MIN_TAIL)
+        return -1;
+    double half = 1.959963984540054 * sqrt(nd * q * (1 - q));
+    double lo = hist_rank(h, n, (uint64_t)fmax(1.0, floor(nd * q - half)));
+    double hi = hist_rank(h, n, (uint64_t)fmin(nd, ceil(nd * q + half) + 1));
+    *value = hist_rank(h, n, (uint64_t)ceil(nd * q));
+    size_t idx = bench_hist_index((uint64_t)*value);
+    double w = (double)(bench_hist_slot_highest(idx) - bench_hist_slot_lowest(idx) + 1);
+    double s = (hi - lo) / (2 * 1.959963984540054);
+    *se = sqrt(s * s + w * w / 12.0);
+    return 0;
+}
+
+int bench_quantile_test(const bench_hist *a, const bench_hist *b, double q, bench_ztest *out)
+{
+    memset(out, 0, sizeof *out);
+    out->p = 1.0;
+    double va, sa, vb, sb;
+    if (!(q > 0 && q < 1) || !a || !b || quantile_se(a, q, &va, &sa) != 0 || quantile_se(b, q, &vb, &sb) != 0)
+        return -1;
+    ztest_of(vb - va, sqrt(sa * sa + sb * sb), out);
+    return 0;
+}
+
+int bench_prop_test(uint64_t xa, uint64_t na, uint64_t xb, uint64_t nb, bench_ztest *out)
+{
+    memset(out, 0, sizeof *out);
+    out->p = 1.0;
+    if (na == 0 || nb == 0)
+        return -1;
+    double pa = (double)xa / (double)na, pb = (double)xb / (double)nb;
+    double pool = (double)(xa + xb) / (double)(na + nb);
+    ztest_of(pb - pa, sqrt(pool * (1 - pool) * (1.0 / (double)na + 1.0 / (double)nb)), out);
     return 0;
 }

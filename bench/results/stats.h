@@ -70,4 +70,52 @@ typedef struct bench_ci {
 int bench_bootstrap_median_diff(const double *a, size_t na, const double *b, size_t nb,
                                 unsigned resamples, double level, uint64_t seed, bench_ci *out);
 
+/* ---- two runs' operations, from what each run kept of all of them -------------- */
+
+/* A two-sample test of one figure: the difference (B - A), its standard
+ * error and the two-sided p-value of the normal statistic. */
+typedef struct bench_ztest {
+    double diff, se, z, p;
+} bench_ztest;
+
+/*
+ * Welch's two-sample test of means from each sample's mean, standard
+ * deviation and count (a latency summary: mean_us, stddev_us, count), with
+ * the normal approximation (the counts are those of a run's operations).
+ * Returns 0; -1 when a count is below 2.
+ */
+int bench_mean_test(double ma, double sa, uint64_t na, double mb, double sb, uint64_t nb,
+                    bench_ztest *out);
+
+/*
+ * The throughput of two closed-loop runs, from their latency histograms:
+ * ops / duration of a run is a renewal process's rate, whose relative
+ * standard error is the latency's coefficient of variation over the root of
+ * the count (cv / sqrt(n); the caller gives one thread's count: the threads
+ * of a closed loop stall together); the difference of the two rates is
+ * tested with the normal approximation.  Returns 0; -1 when a count is below 2 or a
+ * rate or mean is not positive.
+ */
+int bench_rate_test(double rate_a, double cv_a, uint64_t na, double rate_b, double cv_b, uint64_t nb,
+                    bench_ztest *out);
+
+/*
+ * Quantile q (0 < q < 1) of two histograms: each one's standard error from
+ * its distribution-free 95% interval (the order statistics at ranks
+ * nq -+ 1.96 sqrt(nq(1-q))), the slot's width added as a uniform rounding
+ * error, the difference tested with the normal approximation.  diff is in
+ * the histograms' unit (ns).  Returns 0; -1 when either histogram holds too
+ * few values for that quantile (n min(q, 1-q) < BENCH_STATS_MIN_TAIL).
+ */
+#define BENCH_STATS_MIN_TAIL 5
+struct bench_hist;
+int bench_quantile_test(const struct bench_hist *a, const struct bench_hist *b, double q, bench_ztest *out);
+
+/*
+ * Two proportions (errors of attempts): the pooled two-proportion z test.
+ * Returns 0 (p = 1 when neither has any or both are all); -1 when a count
+ * of attempts is 0.
+ */
+int bench_prop_test(uint64_t xa, uint64_t na, uint64_t xb, uint64_t nb, bench_ztest *out);
+
 #endif
