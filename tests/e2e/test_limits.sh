@@ -122,3 +122,10 @@ check_one_line_error "--op keygen --data-size 64: both named, exit 2" 2 \
     '^hsmbench: error: --op keygen and --data-size 64: keygen sends no data'
 quick --csv - --html -
 check_one_line_error "--csv - --html -: both named, exit 2" 2 '^hsmbench: error: --csv - and --html -'
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --find-capacity 'p99<1s' --find-capacity 'p99<2s' \
+    --rate 100 --step 100ms </dev/null
+check_one_line_error "the same --find-capacity figure twice: both named, exit 2" 2 \
+    "^hsmbench: error: --find-capacity 'p99<1s' and --find-capacity 'p99<2s' bound the same figure"
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --find-capacity "p99<1s" --rate 0.001 --step 100ms </dev/null
+check_one_line_error "--rate 0.001 --step 100ms: fewer than one request a step, refused, exit 2" 2 \
+    '^hsmbench: error: --rate 0.001 and --step 100ms: a step would schedule 0.0001 requests, fewer than one'
