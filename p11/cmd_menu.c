@@ -220,14 +220,20 @@ static int good(menu *m)
     return ASK_OK;
 }
 
-/* A whole decimal number; values of more than 18 digits come back as
- * UINT64_MAX (out of any range). */
+/* A whole decimal number: 0, -1 when it is not one, 1 when it passes
+ * 2^64-1 (out of every range; leading zeros count for nothing). */
 static int parse_whole(const char *s, uint64_t *v)
 {
     size_t n = strlen(s);
     if (n == 0 || strspn(s, "0123456789") != n)
         return -1;
-    *v = n > 18 ? UINT64_MAX : strtoull(s, NULL, 10);
+    *v = 0;
+    for (; *s; s++) {
+        const unsigned d = (unsigned)(*s - '0');
+        if (*v > (UINT64_MAX - d) / 10)
+            return 1;
+        *v = *v * 10 + d;
+    }
     return 0;
 }
 
@@ -250,10 +256,11 @@ static int number_answer(menu *m, uint64_t lo, uint64_t hi, int has_def, uint64_
         return bad(m, "An answer is needed: enter a number from %llu to %llu.",
                    (unsigned long long)lo, (unsigned long long)hi);
     }
-    if (parse_whole(m->answer, &v) != 0)
+    const int pw = parse_whole(m->answer, &v);
+    if (pw < 0)
         return bad(m, "'%s' is not a number: enter a whole number from %llu to %llu.",
                    m->shown, (unsigned long long)lo, (unsigned long long)hi);
-    if (v < lo || v > hi)
+    if (pw > 0 || v < lo || v > hi)
         return bad(m, "%s is out of range: enter a number from %llu to %llu.", m->shown,
                    (unsigned long long)lo, (unsigned long long)hi);
     if (multiple && v % multiple)

@@ -441,6 +441,9 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
         return BENCH_EXIT_USAGE;
+    /* A session each thread (a network HSM's client holds a socket for it). */
+    if (bench_load_check_fds(&o->lo, 1, 0) != 0)
+        return BENCH_EXIT_USAGE;
     if (check_tokens_threads(o) != 0)
         return BENCH_EXIT_USAGE;
     if (o->ntests == 0) {

@@ -419,6 +419,12 @@ static int mix_json(void *arg, json_t *run, const bench_outcome *o)
     const p11_mix *mix = m->mc.mix;
     json_t *arr = json_array();
     int rc = !arr || json_object_set_new(run, "mix", arr);
+    /* The seed of the draw, as text: it may pass 2^53, which a JSON number
+     * does not carry exactly. */
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)mix->seed);
+    json_t *settings = json_object_get(run, "settings");
+    rc |= !settings || json_object_set_new(settings, "seed", json_string(seed));
     uint64_t reopened = 0, grown = 0, checked = 0, wrong = 0;
     const char *method = NULL, *how = NULL;
     for (unsigned i = 0; !rc && i < mix->n; i++) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/util/cli.h"
@@ -379,6 +380,16 @@ static int uris_inspect(const p11_target_opts *o, char *spec, size_t speclen, ch
     return BENCH_EXIT_OK;
 }
 
+/* Do --module's A and a URI's module B name one module: the same text, or
+ * paths to the same file? */
+static int same_module(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int p11_target_open(const p11_target_opts *o, unsigned threads, p11_open_level level,
                     p11_target *t)
 {
@@ -398,6 +409,12 @@ int p11_target_open(const p11_target_opts *o, unsigned threads, p11_open_level l
     if (uri_pin[0] && !o->pin && !o->pin_env && !o->pin_file)
         bench_warn("--uri carries pin-value: the PIN is in the shell history (the process list "
                    "shows '*'s); prefer --pin-env VAR or --pin-file FILE");
+    if (o->module && spec[0] && !same_module(o->module, spec)) {
+        bench_error("--module %s and --uri naming module %s: a run loads one module; give it once",
+                    o->module, spec);
+        bench_secret_wipe(uri_pin, sizeof uri_pin);
+        return BENCH_EXIT_USAGE;
+    }
     if (o->module) {
         snprintf(spec, sizeof spec, "%s", o->module);
     } else if (!spec[0]) {

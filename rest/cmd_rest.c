@@ -165,6 +165,7 @@ typedef struct rest_opts {
     int            check;              /* --check: the set-up check, no load */
     int            k6;                 /* --summary k6 */
     char          *file_data;          /* --filepath's contents */
+    const char    *file_path;          /* --filepath, for messages */
     size_t         file_len;
     /* the secret's source */
     const char    *secret_env, *secret_file, *secret_value;
@@ -376,6 +377,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                 bench_error("--filepath %s: the file is empty", optarg);
                 return BENCH_EXIT_USAGE;
             }
+            o->file_path = optarg;
             break;
         case OPT_CHECK:
             o->check = 1;
@@ -421,6 +423,9 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
         return BENCH_EXIT_USAGE;
+    /* A connection each slot; each thread its multi handle's wake-up pair. */
+    if (bench_load_check_fds(&o->lo, 2, 1) != 0)
+        return BENCH_EXIT_USAGE;
     if (o->lo.nthreads > 1) {
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
@@ -451,6 +456,15 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         if (rest_sdkms_op_parse(o->op, &o->sdkms.op) != 0) {
             bench_error("--op %s: SDKMS operations are keygen, encrypt, decrypt, sign, verify "
                         "and mac", o->op);
+            return BENCH_EXIT_USAGE;
+        }
+        if (o->sdkms.op == REST_SDKMS_KEYGEN && (o->file_data || o->data_size)) {
+            if (o->file_data)
+                bench_error("--op keygen and --filepath %s: keygen sends no data; leave it out",
+                            o->file_path);
+            else
+                bench_error("--op keygen and --data-size %llu: keygen sends no data; leave it out",
+                            (unsigned long long)o->data_size);
             return BENCH_EXIT_USAGE;
         }
         if (o->file_data && o->data_size) {

@@ -562,6 +562,9 @@ static int parse_args(int argc, char **argv, http_opts *o)
         return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
         return BENCH_EXIT_USAGE;
+    /* A connection each slot; each thread its multi handle's wake-up pair. */
+    if (bench_load_check_fds(&o->lo, 2, 1) != 0)
+        return BENCH_EXIT_USAGE;
     if (o->lo.nthreads > 1) {
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;

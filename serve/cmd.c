@@ -871,9 +871,10 @@ static int loopback(const struct sockaddr_storage *ss)
 
 static char *read_pem(const char *flag, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char why[128];
+    int fd = bench_open_input(path, 0, why, sizeof why);
     if (fd < 0) {
-        bench_error("%s %s: %s", flag, path, strerror(errno));
+        bench_error("%s %s: %s", flag, path, why);
         return NULL;
     }
     char *buf = malloc(PEM_MAX + 1);

@@ -115,6 +115,13 @@ int bench_cap_opt(bench_cap_opts *o, int code, const char *arg)
     }
 }
 
+/* Do two objectives bound one figure (p99 and p99, errors and errors)? */
+static int same_figure(const bench_threshold *a, const bench_threshold *b)
+{
+    return a->metric == b->metric && a->section == b->section && a->side == b->side &&
+           (a->metric != BENCH_TM_PCT || a->pct == b->pct);
+}
+
 int bench_cap_finish(bench_cap_opts *o, bench_load_opts *lo)
 {
     bench_load *l = &lo->load;
@@ -135,6 +142,24 @@ int bench_cap_finish(bench_cap_opts *o, bench_load_opts *lo)
     if (clash) {
         bench_error("--find-capacity runs open-loop steps at rates it chooses, each --step "
                     "long, at one thread count: leave out %s", clash);
+        return -1;
+    }
+    for (size_t i = 0; i < o->nobjectives; i++)
+        for (size_t k = 0; k < i; k++)
+            if (same_figure(&o->objectives[k], &o->objectives[i])) {
+                bench_error("--find-capacity '%s' and --find-capacity '%s' bound the same figure: "
+                            "give it once", o->objectives[k].expr, o->objectives[i].expr);
+                return -1;
+            }
+    const double step_s = (double)o->step_ns / 1e9;
+    if (l->rate > 0 && l->rate * step_s < 1) {
+        char st[32], longer[64] = "";
+        if (ceil(1 / l->rate) * 1e9 <= (double)MAX_STEP_NS)
+            snprintf(longer, sizeof longer, " or a --step of at least %gs", ceil(1 / l->rate));
+        bench_error("--rate %g and --step %s: a step would schedule %g requests, fewer than one; "
+                    "give a --rate of at least %g%s", l->rate,
+                    bench_fmt_ns((double)o->step_ns, st, sizeof st), l->rate * step_s, 1 / step_s,
+                    longer);
         return -1;
     }
     o->start_rate = l->rate;      /* 0: measured by the probe */
@@ -281,7 +306,7 @@ double bench_capsearch_next(bench_capsearch *c)
     if (c->lo == 0 && c->hi == 0)
         return c->start;
     if (c->lo == 0) {
-        if (c->halvings >= BENCH_CAP_MAX_HALVINGS) {
+        if (c->halvings >= BENCH_CAP_MAX_HALVINGS || c->hi / 2 < c->min_rate) {
             c->end = BENCH_CAP_NONE;
             return 0;
         }

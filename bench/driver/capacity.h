@@ -139,6 +139,7 @@ typedef struct bench_cap_rate {
 
 typedef struct bench_capsearch {
     double   start, precision, max_rate;
+    double   min_rate;    /* no halving below it: one request a step (0: none) */
     unsigned max_steps;
     double   lo;          /* highest rate whose verdict is pass (0: none yet) */
     double   hi;          /* lowest rate above lo whose verdict is fail (0: none yet) */

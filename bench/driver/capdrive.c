@@ -321,7 +321,18 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
         }
     }
     /* The baseline step counts as one of --max-steps. */
+    /* A step schedules one request at least: the search goes no lower. */
+    const double min_rate = 1e9 / (double)o->step_ns;
+    if (start < min_rate) {
+        char st[32];
+        bench_error("--find-capacity: the probe measured %g/s, fewer than one request a --step of "
+                    "%s; give a --step of at least %gs", c->probe_rate,
+                    bench_fmt_ns((double)o->step_ns, st, sizeof st), ceil(1 / start));
+        c->run_failed = 1;
+        goto out;
+    }
     bench_capsearch_init(&c->search, start, o->precision, BENCH_CAP_MAX_RATE, o->max_steps - 1);
+    c->search.min_rate = min_rate;
     /* As environment.host.cpus has it: what client_cpu is judged against. */
     const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     const double host_cpus = ncpu > 0 ? (double)ncpu : 0;

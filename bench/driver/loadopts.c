@@ -1,9 +1,11 @@
 /* bench/driver/loadopts.c - the shared load flags and their rules. */
 #include "bench/driver/loadopts.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench/util/cli.h"
 
@@ -259,4 +261,51 @@ int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
         o->nthreads = 1;
     }
     return 0;
+}
+
+int bench_load_check_fds(const bench_load_opts *o, unsigned per_thread, unsigned per_slot)
+{
+    const bench_load *l = &o->load;
+    unsigned threads = l->threads;
+    for (size_t i = 0; i < o->nthreads; i++)
+        if (o->threads_list[i] > threads)
+            threads = o->threads_list[i];
+    /* A non-blocking run's slots: --inflight, else 16 a thread (as the
+     * engines that keep several in flight size themselves). */
+    const int nb = l->mode == BENCH_MODE_NONBLOCKING;
+    const unsigned slots = !per_slot ? 0 : nb ? (l->inflight ? l->inflight : 16 * threads) : threads;
+    const uint64_t need = BENCH_FDS_BASE + (uint64_t)threads * per_thread + (uint64_t)slots * per_slot;
+    char flag[48];
+    if (nb && l->inflight && per_slot)
+        snprintf(flag, sizeof flag, "--inflight %u", l->inflight);
+    else
+        snprintf(flag, sizeof flag, "--threads %u", threads);
+
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        bench_error("getrlimit(RLIMIT_NOFILE): %s", strerror(errno));
+        return -1;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
+        const rlim_t was = rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) == 0) {
+            if (rl.rlim_max == RLIM_INFINITY)
+                bench_warn("%s needs about %llu file descriptors: raised the soft limit (ulimit -n) "
+                           "from %llu to unlimited", flag, (unsigned long long)need,
+                           (unsigned long long)was);
+            else
+                bench_warn("%s needs about %llu file descriptors: raised the soft limit (ulimit -n) "
+                           "from %llu to the hard limit, %llu", flag, (unsigned long long)need,
+                           (unsigned long long)was, (unsigned long long)rl.rlim_max);
+            return 0;
+        }
+        rl.rlim_cur = was;
+    }
+    bench_error("%s needs about %llu file descriptors; the limit (ulimit -n) is %llu%s", flag,
+                (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+                rl.rlim_max == rl.rlim_cur ? ", the hard limit too" : "");
+    return -1;
 }

@@ -60,4 +60,18 @@ int bench_load_is_mode(const char *value);
  */
 int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns);
 
+/*
+ * Before a run: are there file descriptors enough for its load?  About
+ * BENCH_FDS_BASE (the process's own: stdio, the module or libcurl, output
+ * files, metrics) + per_thread for each thread of the largest count (a
+ * --threads list's, or a blocking --stages's peak) + per_slot for each
+ * connection (a blocking thread's one; a non-blocking run's --inflight,
+ * else 16 a thread).  When the soft limit (ulimit -n) is short and the hard
+ * one would do, the soft one is raised to it, with a warning saying so;
+ * otherwise -1 with "--threads 500 needs about 532 file descriptors; the
+ * limit (ulimit -n) is 64" printed (the caller exits 2).
+ */
+#define BENCH_FDS_BASE 32
+int bench_load_check_fds(const bench_load_opts *o, unsigned per_thread, unsigned per_slot);
+
 #endif

@@ -793,6 +793,12 @@ static int upgrade(json_t *doc)
 /* A parsed document screened and checked, or NULL with why in err. */
 static json_t *checked(json_t *doc, const json_error_t *je, const char *name, char *err, size_t len)
 {
+    /* jansson reports some failed allocations as out_of_memory and others
+     * not at all (no text, line -1): neither is the file's fault. */
+    if (!doc && (json_error_code(je) == json_error_out_of_memory || !je->text[0])) {
+        bench_seterr(err, len, "out of memory reading %s", name);
+        return NULL;
+    }
     if (!doc) {
         bench_seterr(err, len, "%s: bad JSON at line %d, column %d: %s", name, je->line, je->column, je->text);
         return NULL;
@@ -805,7 +811,7 @@ static json_t *checked(json_t *doc, const json_error_t *je, const char *name, ch
         return NULL;
     }
     if (upgrade(doc) != 0) {
-        bench_seterr(err, len, "%s: out of memory", name);
+        bench_seterr(err, len, "out of memory reading %s", name);
         json_decref(doc);
         return NULL;
     }
@@ -814,9 +820,13 @@ static json_t *checked(json_t *doc, const json_error_t *je, const char *name, ch
 
 json_t *bench_results_load(const char *path, char *err, size_t len)
 {
-    FILE *f = fopen(path, "r");
+    char why[128];
+    const int fd = bench_open_input(path, 0, why, sizeof why);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
-        bench_seterr(err, len, "%s: %s", path, strerror(errno));
+        bench_seterr(err, len, "%s: %s", path, fd >= 0 ? strerror(errno) : why);
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
     struct stat st;

@@ -117,19 +117,19 @@ int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t m
         bench_error("%s: '%s' is not a number", flag, text);
         return -1;
     }
+    int overflow = 0;
     for (; *p; p++) {
         if (*p < '0' || *p > '9') {
             bench_error("%s: '%s' is not a whole number", flag, text);
             return -1;
         }
         unsigned d = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10) {
-            v = UINT64_MAX;
-            break;
-        }
-        v = v * 10 + d;
+        if (v > (UINT64_MAX - d) / 10)
+            overflow = 1; /* read on: trailing garbage is named as such */
+        else
+            v = v * 10 + d;
     }
-    if (v < min || v > max) {
+    if (overflow || v < min || v > max) {
         bench_error("%s: %s is out of range; expected %llu to %llu", flag, text,
                     (unsigned long long)min, (unsigned long long)max);
         return -1;
@@ -279,16 +279,53 @@ int bench_option_error(char **argv, int c, const char *cmd)
     return BENCH_EXIT_USAGE;
 }
 
-int bench_read_file(const char *flag, const char *path, size_t max, char **out, size_t *len)
+/* What a file that is not a regular one is, for messages. */
+static const char *kind_of(mode_t m)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) || S_ISBLK(m) ? "a device"
+           : S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
+int bench_open_input(const char *path, int allow_pipe, char *err, size_t len)
+{
+    /* O_NONBLOCK: opening a FIFO with no writer, or a device, must not
+     * wait; what it is is judged by fstat before anything is read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
     if (fd < 0) {
-        bench_error("%s %s: %s", flag, path, strerror(errno));
+        bench_seterr(err, len, "%s", strerror(errno));
         return -1;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        bench_error("%s %s: not a regular file", flag, path);
+    if (fstat(fd, &st) != 0) {
+        bench_seterr(err, len, "%s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) && !(allow_pipe && S_ISFIFO(st.st_mode))) {
+        bench_seterr(err, len, "%s, not a regular file", kind_of(st.st_mode));
+        close(fd);
+        return -1;
+    }
+    const int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        bench_seterr(err, len, "%s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int bench_read_file(const char *flag, const char *path, size_t max, char **out, size_t *len)
+{
+    char why[128];
+    int fd = bench_open_input(path, 0, why, sizeof why);
+    struct stat st;
+    if (fd < 0) {
+        bench_error("%s %s: %s", flag, path, why);
+        return -1;
+    }
+    if (fstat(fd, &st) != 0) {
+        bench_error("%s %s: %s", flag, path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -300,7 +337,7 @@ int bench_read_file(const char *flag, const char *path, size_t max, char **out, 
     size_t cap = (size_t)st.st_size + 1, n = 0;
     char *b = malloc(cap);
     if (!b) {
-        bench_error("out of memory");
+        bench_error("%s %s: out of memory reading the file (%zu bytes)", flag, path, cap - 1);
         close(fd);
         return -1;
     }

@@ -95,6 +95,12 @@ int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct
  */
 int bench_option_error(char **argv, int c, const char *cmd);
 
+/* Open an input file for reading without ever blocking in open: a FIFO
+ * (unless allow_pipe, for secrets given as <(...)), directory, device or
+ * socket is refused; the descriptor is blocking again once judged.  The fd,
+ * or -1 with why in err ("a FIFO, not a regular file", strerror). */
+int bench_open_input(const char *path, int allow_pipe, char *err, size_t len);
+
 /* A regular file's contents, at most max bytes, NUL-terminated (malloc'd,
  * *len without the NUL).  0, or -1 with one line printed naming flag. */
 int bench_read_file(const char *flag, const char *path, size_t max, char **out, size_t *len);

@@ -93,9 +93,11 @@ static void chomp(char *buf, size_t *len)
 static int from_file(const bench_secret_src *src, char *buf, size_t cap, size_t *len)
 {
     struct stat st;
-    int fd = open(src->file, O_RDONLY | O_CLOEXEC);
+    char why[128];
+    /* A pipe is a fine way to hand over a secret (--pin-file <(...)). */
+    int fd = bench_open_input(src->file, 1, why, sizeof why);
     if (fd < 0) {
-        bench_error("%s %s: %s", src->file_flag, src->file, strerror(errno));
+        bench_error("%s %s: %s", src->file_flag, src->file, why);
         return BENCH_SECRET_ERROR;
     }
     if (fstat(fd, &st) == 0 && (st.st_mode & (S_IROTH | S_IWOTH)))

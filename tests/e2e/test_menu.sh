@@ -95,6 +95,15 @@ while IFS= read -r cmd; do
 done <"$T/cmds"
 [ "$i" -eq 2 ] || fail "two equivalent commands extracted" "got $i"
 
+# ---- a number with leading zeros is its value; past 2^64-1, out of range ------
+menu_run '00000000000000000000002\n1\n\nsha256-digest\n\nX\n'
+check "threads 00000000000000000000002 (23 digits): exit 0" 0
+file_has "threads 00000000000000000000002 is 2, not out of range" "$T/out" \
+    '^Running sha256-digest \(CKM_SHA256, -, data 1024 B\): 2 threads, blocking, 1s'
+menu_run '99999999999999999999999\nX\n'
+file_has "threads 99999999999999999999999: out of range, asked again" "$T/out" \
+    '^99999999999999999999999 is out of range: enter a number from 1 to 400\.$'
+
 # ---- bad answers: each explained on one line, then the same prompt ----------
 menu_run '401\nabc\n\n1\n\nQ9\n\nsha256-digest\n\nX\n'
 check "bad answers, then X: exit 0" 0

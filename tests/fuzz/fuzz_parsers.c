@@ -6,6 +6,9 @@
  */
 #include "tests/fuzz/fuzz.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "bench/util/cli.h"
 #include "bench/driver/loadopts.h"
 #include "bench/core/stages.h"
@@ -26,7 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 0:
         (void)bench_parse_duration("--d", s, 0, UINT64_MAX, &v);
         (void)bench_parse_duration("--d", s, 1000, 3600ULL * 1000000000ULL, &v);
-        (void)bench_parse_u64("--n", s, 0, UINT64_MAX, &v);
+        if (bench_parse_u64("--n", s, 0, UINT64_MAX, &v) == 0) {
+            /* Taken only as the number it spells: never clamped (issue 23). */
+            char back[24];
+            const char *digits = s + (*s == '+');
+            while (digits[0] == '0' && digits[1])
+                digits++;
+            snprintf(back, sizeof back, "%llu", (unsigned long long)v);
+            if (strcmp(back, digits) != 0)
+                __builtin_trap();
+        }
         break;
     case 1: {
         bench_stages st;
