@@ -38,7 +38,7 @@ int p11_mix_parse(const char *text, p11_mix *mix)
             return -1;
         }
         char *end = NULL;
-        const double w = strtod(wtext, &end);
+        const double w = bench_strtod(wtext, &end);
         if (!*wtext || !end || *end || !isfinite(w) || w <= 0) {
             bench_error("--mix %s:%s: the weight must be a positive number", item, wtext);
             return -1;

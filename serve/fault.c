@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/util/cli.h"
+
 static const struct { const char *name; serve_fault_kind kind; } kinds[] = {
     { "timeout", SERVE_FAULT_TIMEOUT }, { "badjson", SERVE_FAULT_BADJSON },
     { "truncate", SERVE_FAULT_TRUNCATE }, { "nofield", SERVE_FAULT_NOFIELD },
@@ -54,7 +56,7 @@ int serve_faults_parse(const char *spec, serve_faults *out, char *err, size_t er
         }
         char *end;
         errno = 0;
-        r.p = strtod(colon + 1, &end);
+        r.p = bench_strtod(colon + 1, &end);
         if (errno || end == colon + 1 || *end || !(r.p >= 0 && r.p <= 1)) {
             snprintf(err, errlen, "'%s:%s': the probability must be 0 to 1", item, colon + 1);
             rc = -1;

@@ -37,7 +37,7 @@ int bench_stages_parse(const char *flag, const char *text, double max_target, be
             break;
         }
         char *end = NULL;
-        double v = strtod(colon + 1, &end);
+        double v = bench_strtod(colon + 1, &end);
         if (end == colon + 1 || *end || !(v >= 0) || v > max_target) {
             bench_error("%s %s: target '%s' must be a number from 0 to %g", flag, text, colon + 1,
                         max_target);

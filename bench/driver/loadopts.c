@@ -150,7 +150,7 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
         return 1;
     case BENCH_OPT_RATE: {
         char *end = NULL;
-        o->load.rate = strtod(arg, &end);
+        o->load.rate = bench_strtod(arg, &end);
         if (end == arg || *end || !(o->load.rate > 0) || o->load.rate > 10000000.0) {
             bench_error("--rate %s: operations per second, more than 0 and at most 10000000", arg);
             return -1;

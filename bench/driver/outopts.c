@@ -53,7 +53,7 @@ void bench_out_help_more(const void *sections, int code, FILE *f)
 static int parse_start_at(bench_out_opts *o, const char *arg)
 {
     char *end = NULL;
-    const double at = strtod(arg, &end);
+    const double at = bench_strtod(arg, &end);
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
     const double now = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/util/cli.h"
+
 static const char *const own_figs[] = { "ops_per_s", "mean", "p50", "p99", "error_pct" };
 
 /* 'r' rate, 'u' latency (µs), 'p' points; 0 when name is no figure. */
@@ -68,7 +70,7 @@ int bench_rule_parse(const char *text, const bench_section *const *sections, ben
         return -1;
     }
     char *end;
-    r->bound = strtod(num, &end);
+    r->bound = bench_strtod(num, &end);
     if (end == num || !isfinite(r->bound)) {
         snprintf(err, len, "--fail-on '%s': '%s' is not a signed number (e.g. -5%%, +10%%, +1, +2ms)", text, num);
         return -1;

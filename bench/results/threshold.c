@@ -63,7 +63,7 @@ static int parse_number(const char *p, const char **end, double *out)
     memcpy(buf, p, (size_t)(q - p));
     buf[q - p] = '\0';
     char *e = NULL;
-    double v = strtod(buf, &e);
+    double v = bench_strtod(buf, &e);
     if (*e != '\0' || !isfinite(v) || v < 0)
         return -1;
     *end = q;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -78,11 +79,22 @@ int bench_stdout_check(const char *what)
     return known ? e : EIO;
 }
 
+double bench_strtod(const char *text, char **end)
+{
+    const char *p = text + (*text == '+' || *text == '-');
+    const int digit = isdigit((unsigned char)p[0]) || (p[0] == '.' && isdigit((unsigned char)p[1]));
+    if (!digit || (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) {
+        *end = (char *)text;
+        return 0;
+    }
+    return strtod(text, end);
+}
+
 int bench_parse_pct(const char *flag, const char *text, double min, double max, const char *example,
                     double *out_fraction)
 {
     char *end = NULL;
-    const double v = strtod(text, &end);
+    const double v = bench_strtod(text, &end);
     if (end != text) {
         while (*end == ' ')
             end++;
@@ -153,7 +165,7 @@ int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, ui
         return -1;
     }
     errno = 0;
-    v = strtod(text, &end);
+    v = bench_strtod(text, &end);
     if (end == text || errno || !isfinite(v)) {
         bench_error("%s: '%s' is not a duration (e.g. 30, 30s, 500ms, 2m)", flag, text);
         return -1;

@@ -47,6 +47,13 @@ int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, ui
                          uint64_t *out_ns);
 
 /*
+ * strtod for what users type: a decimal number with an optional sign, and
+ * nothing strtod also takes (leading white space, hexadecimal "0x10",
+ * "inf", "nan"): for those *end is text and the result 0, as for no number.
+ */
+double bench_strtod(const char *text, char **end);
+
+/*
  * Parse a percentage: "2%", "2", "0.5 %", within [min, max] (in percent).
  * The value as a fraction (2% -> 0.02); -1 when it is not one, printing
  * "FLAG TEXT: a percentage from MIN% to MAX% (e.g. EXAMPLE)".

@@ -92,6 +92,15 @@ check_one_line_error "--slot 2^64+1,2: out of range naming the value given, exit
     '^hsmbench: error: --slot: 18446744073709551617 is out of range'
 quick --warmup 99999999999999999999it
 check_one_line_error "--warmup past 2^64 operations: refused, exit 2" 2 '^hsmbench: error: --warmup'
+# Decimal numbers only: strtod's white space, hexadecimal and inf are not numbers here.
+quick --mode nonblocking --rate 0x10
+check_one_line_error "--rate 0x10: hexadecimal refused, exit 2" 2 '^hsmbench: error: --rate 0x10: '
+quick --mix 'sha256-digest: 2,sha1-digest:1'
+check_one_line_error "--mix weight ' 2': leading space refused, exit 2" 2 '^hsmbench: error: --mix sha256-digest: 2: '
+quick --duration ' 1'
+check_one_line_error "--duration ' 1': refused, exit 2" 2 "^hsmbench: error: --duration: ' 1' is not a duration"
+quick --mode nonblocking --stages '1s:inf'
+check_one_line_error "--stages target inf: refused, exit 2" 2 '^hsmbench: error: --stages'
 run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --iterations 99999999999999999999 </dev/null
 check_one_line_error "--iterations past 2^64: out of range, exit 2" 2 \
     '^hsmbench: error: --iterations: 99999999999999999999 is out of range'

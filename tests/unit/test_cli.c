@@ -32,6 +32,21 @@ static void test_duration(void)
 {
     uint64_t ns = 0;
     const uint64_t S = 1000000000ULL;
+    /* Only decimal numbers: no white space, hexadecimal, inf or nan (strtod's). */
+    {
+        char *e = NULL;
+        CHECK(bench_strtod("2.5", &e) == 2.5 && *e == 0);
+        CHECK(bench_strtod("-0.5x", &e) == -0.5 && *e == 'x');
+        CHECK(bench_strtod("+.5", &e) == 0.5 && *e == 0);
+        CHECK(bench_strtod("1e3", &e) == 1000 && *e == 0);
+        static const char *const bad[] = { " 5", "0x10", "-0X1p3", "inf", "nan", "", "+", ".", "\t1" };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            bench_strtod(bad[i], &e);
+            CHECK(e == bad[i]);
+        }
+    }
+    CHECK(bench_parse_duration("--d", "0x10", 1, 1000 * S, &ns) != 0);
+    CHECK(bench_parse_duration("--d", " 3", 1, 1000 * S, &ns) != 0);
     CHECK(bench_parse_duration("--d", "30", 1, 1000 * S, &ns) == 0 && ns == 30 * S);
     CHECK(bench_parse_duration("--d", "30s", 1, 1000 * S, &ns) == 0 && ns == 30 * S);
     CHECK(bench_parse_duration("--d", "500ms", 1, 1000 * S, &ns) == 0 && ns == S / 2);
