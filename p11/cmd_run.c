@@ -571,16 +571,16 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
         return rc;
     }
     /* A mix: one run per thread count. */
-    for (size_t ti = 0; o.mix.n && ti < o.lo.nthreads && !s.interrupted && !*interrupt; ti++) {
+    for (size_t ti = 0; o.mix.n && ti < o.lo.nthreads && !s.interrupted && !s.stuck && !*interrupt; ti++) {
         if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
             r.load.threads = o.lo.threads_list[ti];
         p11_runner_mix(&r, &o.mix, o.tp);
     }
     /* Every test, at every thread count and data size asked for. */
-    for (size_t i = 0; !o.mix.n && i < o.ntests && !s.interrupted && !*interrupt; i++) {
+    for (size_t i = 0; !o.mix.n && i < o.ntests && !s.interrupted && !s.stuck && !*interrupt; i++) {
         int takes_data = o.tests[i]->data_max > 0;
-        for (size_t ti = 0; ti < o.lo.nthreads && !s.interrupted && !*interrupt; ti++) {
-            for (size_t di = 0; di < o.ndata && !s.interrupted && !*interrupt; di++) {
+        for (size_t ti = 0; ti < o.lo.nthreads && !s.interrupted && !s.stuck && !*interrupt; ti++) {
+            for (size_t di = 0; di < o.ndata && !s.interrupted && !s.stuck && !*interrupt; di++) {
                 if (di > 0 && !takes_data)
                     break;     /* a size sweep means nothing to this test */
                 p11_test_params p = o.tp[i];

@@ -457,6 +457,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
         return BENCH_EXIT_USAGE;
+    bench_load_stuck_floor(&o->lo, (uint64_t)o->http.timeout_ms * 1000000ULL);
     if (o->lo.nthreads > 1) {
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
