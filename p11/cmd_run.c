@@ -104,10 +104,12 @@ const bench_cmd_opts p11_run_options = { "run", 0, run_groups };
 
 static const char run_usage_tail[] =
     "\n"
-    "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
-    "or input; 3 module, token or login failure; 130 interrupted (Ctrl-C, SIGTERM,\n"
-    "or standard output closed, as by | head).  Ctrl-C in a long module call says\n"
-    "what it waits for; a second Ctrl-C stops waiting, lists the token keys left.\n";
+    "Exit codes: 0 success; 1 the run finished but operations failed, or a worker\n"
+    "was stuck in a call (--stuck-after); 2 bad usage or input; 3 module, token or\n"
+    "login failure; 130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,\n"
+    "SIGUSR2, SIGALRM, or standard output closed, as by | head).  Ctrl-C in a long\n"
+    "module call says what it waits for; a second Ctrl-C stops waiting, lists the\n"
+    "token keys left.\n";
 
 #define MAX_SWEEP 32
 

@@ -55,7 +55,8 @@ static const char rest_usage_tail[] =
     "Tokens, API keys and session tokens are never printed or written to the results.\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
     "or input; 3 the endpoint, its TLS or the credentials failed at set-up;\n"
-    "130 interrupted (Ctrl-C, SIGTERM, or standard output closed).\n";
+    "130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,\n"
+    "or standard output closed).\n";
 
 enum {
     OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,

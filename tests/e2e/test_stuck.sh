@@ -75,22 +75,34 @@ within "hung C_Sign and C_DestroyObject: ends within two bounds" 10
 json_check "hung C_Sign and C_DestroyObject: results written" "$T/s4.json" \
     "runs[0]['status'] == 'failed' and 'stuck in C_Sign' in runs[0]['reason']"
 
+# signalled MOCKCONF "SIG PAUSE SIG..." ARGS...: "hsmbench run ARGS" on the mock
+# configured so, in the background; after 2 s each word of the list in turn,
+# a signal to send or a pause in seconds; then at most 10 s for it to end:
+# $rc, $T/out, $T/err, $took (from the first signal).
+signalled() {
+    conf=$1 plan=$2
+    shift 2
+    HSMBENCH_MOCK="$conf" "$HSMBENCH" run --module "$MOCK" "$@" </dev/null >"$T/out" 2>"$T/err" &
+    bg=$!
+    sleep 2
+    t0=$(date +%s)
+    for w in $plan; do
+        case $w in
+        [0-9]*) sleep "$w" ;;
+        *) kill -"$w" "$bg" ;;
+        esac
+    done
+    n=0
+    while kill -0 "$bg" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
+    wait "$bg"
+    rc=$?
+    took=$(($(date +%s) - t0))
+}
+
 # ---- a signal while a worker is stuck: interrupted, results, keys destroyed -------
-HSMBENCH_MOCK="hang=C_Sign@1s;service=fixed:1ms;objects-file=$T/obj5" \
-    "$HSMBENCH" run --module "$MOCK" --test ecdsa-sign --threads 2 --duration 30 --token-keys \
-    --stuck-after 60s --json "$T/s5.json" </dev/null >"$T/s5.out" 2>"$T/s5.err" &
-bg=$!
-sleep 2
-kill -TERM "$bg"
-t0=$(date +%s)
-n=0
-while kill -0 "$bg" 2>/dev/null && [ "$n" -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
-if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
-wait "$bg"
-rc=$?
-took=$(($(date +%s) - t0))
-cp "$T/s5.out" "$T/out"
-cp "$T/s5.err" "$T/err"
+signalled "hang=C_Sign@1s;service=fixed:1ms;objects-file=$T/obj5" TERM --test ecdsa-sign \
+    --threads 2 --duration 30 --token-keys --stuck-after 60s --json "$T/s5.json"
 check "SIGTERM with a worker stuck: exit 130" 130 '^ +status\.+: interrupted'
 within "SIGTERM with a worker stuck: ends within the 5 s grace" 8
 json_check "SIGTERM with a worker stuck: interrupted, the stuck worker named" "$T/s5.json" \
@@ -98,6 +110,16 @@ json_check "SIGTERM with a worker stuck: interrupted, the stuck worker named" "$
 got=$(token_objects "$T/obj5")
 [ "$got" = 0 ] && pass "SIGTERM with a worker stuck: the token keys destroyed" ||
     fail "SIGTERM with a worker stuck: the token keys destroyed" "token objects left: '$got'"
+
+# ---- a second signal while the clean-up hangs: results written, keys listed ------
+# (the second gives up the stuck workers and the hung destroy at once)
+signalled "hang=C_Sign,C_DestroyObject@1s;service=fixed:1ms" "TERM 1 TERM" --test ecdsa-sign \
+    --threads 2 --duration 30 --token-keys --stuck-after 60s --json "$T/s6.json"
+check "signals while the destroy hangs: exit 130, the keys listed with the command" 130 \
+    '^ +status\.+: interrupted' '^  hsmbench keys destroy --label hsmbench-ecdsa-sign-[0-9]+ --module .* --slot 1$'
+within "signals while the destroy hangs: ends at the second signal" 3
+json_check "signals while the destroy hangs: the results file written" "$T/s6.json" \
+    "runs[0]['status'] == 'interrupted' and 'stuck in C_Sign' in runs[0]['reason']"
 
 # ---- --stuck-after's bad values ------------------------------------------------
 run "$HSMBENCH" run --module "$MOCK" --test ecdsa-sign --stuck-after soon
