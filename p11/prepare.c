@@ -835,11 +835,16 @@ const char *p11_test_variant_text(const char *variant)
     return variant ? variant : "";
 }
 
-void p11_test_release(p11_test_ctx *ctx)
+void p11_test_destroy_keys(p11_test_ctx *ctx)
 {
     keys_handle *both[2] = { &ctx->keys, &ctx->aux };
     for (size_t i = 0; i < 2; i++)
         release_key(ctx, both[i]);
+}
+
+void p11_test_release(p11_test_ctx *ctx)
+{
+    p11_test_destroy_keys(ctx);
     keys_material_free(ctx->material);
     keys_material_free(ctx->aux_material);
     EVP_PKEY_free(ctx->public_key);

@@ -85,9 +85,45 @@ static void destroy_bounded(p11_runner *r, void (*fn)(void *), void *arg, p11_te
         p11_leftovers_free(&maybe);
 }
 
+/* After a stuck worker: the keys only; the contexts stay allocated for the
+ * process's life (r->stranded), since the abandoned thread may still read
+ * their input and write their buffers. */
+typedef struct stranded_keys {
+    p11_test_ctx *const *ctx;
+    unsigned n;
+} stranded_keys;
+
+static void keys_job(void *arg)
+{
+    const stranded_keys *k = arg;
+    for (unsigned i = 0; i < k->n; i++)
+        if (k->ctx[i])
+            p11_test_destroy_keys(k->ctx[i]);
+}
+
+/* After a stuck worker: destroy the keys of the n contexts `owner` holds
+ * (a set, a mix's run), which is kept, as the job is. */
+static void strand(p11_runner *r, void *owner, p11_test_ctx *const *ctx, unsigned n)
+{
+    stranded_keys *k = malloc(sizeof *k);
+    r->stranded = owner;
+    r->stranded_job = k;
+    if (!k) {
+        bench_error("out of memory: the run's keys are not destroyed");
+        r->session->any_failed = 1;
+        return;
+    }
+    *k = (stranded_keys){ ctx, n };
+    destroy_bounded(r, keys_job, k, ctx, n);
+}
+
+/* Destroy a set (or, after a stuck worker, only its keys: strand). */
 static void discard_bounded(p11_runner *r, p11_test_set *set)
 {
-    destroy_bounded(r, discard_job, set, set->ctx, set->n);
+    if (r->session->stuck)
+        strand(r, set, set->ctx, set->n);
+    else
+        destroy_bounded(r, discard_job, set, set->ctx, set->n);
 }
 
 void p11_runner_release(p11_runner *r)
@@ -589,7 +625,10 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
         for (unsigned i = 0; i < mix->n; i++)
             if (atomic_load(&m->mc.ctx[i]->mismatched))
                 s->any_errors = 1;   /* a wrong result fails the run */
-    destroy_bounded(r, mix_free, m, m->mc.ctx, mix->n);
+    if (s->stuck)
+        strand(r, m, m->mc.ctx, mix->n);
+    else
+        destroy_bounded(r, mix_free, m, m->mc.ctx, mix->n);
 }
 
 static void mix_free(void *m)

@@ -230,6 +230,9 @@ CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
 const char *p11_test_variant_text(const char *variant);
 /* Destroy what this test created and free the input (safe to repeat). */
 void  p11_test_release(p11_test_ctx *ctx);
+/* Only the keys of p11_test_release: the input and buffers stay, for a
+ * worker abandoned inside a call that may still use them. */
+void  p11_test_destroy_keys(p11_test_ctx *ctx);
 /* The token keys the test made and has not destroyed yet, into l (the
  * list of what may remain when their destruction is given up). */
 void p11_test_note_keys(const p11_test_ctx *ctx, p11_leftovers *l);
