@@ -59,11 +59,13 @@ static void mix_free(void *m);
  * keys it had then not destroyed (all that the n contexts made: which of
  * them went cannot be known) are listed with the command that removes
  * them, and the module is left alone from then on.  After a run with a
- * stuck worker, the module is left alone in any case.
+ * stuck worker, the module is left alone in any case.  0, or -1 when given
+ * up on (arg is then the thread's).
  */
-static void destroy_bounded(p11_runner *r, void (*fn)(void *), void *arg, p11_test_ctx *const *ctx,
-                            unsigned n)
+static int destroy_bounded(p11_runner *r, void (*fn)(void *), void *arg, p11_test_ctx *const *ctx,
+                           unsigned n)
 {
+    int rc = 0;
     p11_leftovers maybe;
     const int noted = p11_leftovers_init(&maybe) == 0;
     for (unsigned i = 0; noted && i < n; i++)
@@ -72,6 +74,7 @@ static void destroy_bounded(p11_runner *r, void (*fn)(void *), void *arg, p11_te
     if (r->session->stuck)
         r->target->abandoned = 1;    /* a worker may still be inside the module */
     if (p11_bounded(fn, arg, r->load.stuck_ns, r->session->interrupt) != 0) {
+        rc = -1;
         r->target->abandoned = 1;
         bench_warn("destroying the run's keys did not end%s: given up",
                    atomic_load(r->session->interrupt) & BENCH_SIGNAL_AGAIN ? " before the second signal"
@@ -83,6 +86,7 @@ static void destroy_bounded(p11_runner *r, void (*fn)(void *), void *arg, p11_te
     }
     if (noted)
         p11_leftovers_free(&maybe);
+    return rc;
 }
 
 /* After a stuck worker: the keys only; the contexts stay allocated for the
@@ -102,8 +106,9 @@ static void keys_job(void *arg)
 }
 
 /* After a stuck worker: destroy the keys of the n contexts `owner` holds
- * (a set, a mix's run), which is kept, as the job is. */
-static void strand(p11_runner *r, void *owner, p11_test_ctx *const *ctx, unsigned n)
+ * (a set, a mix's run), which is kept, as the job is; 0 when the destroy
+ * ended (the job freed), -1 when it was given up on or could not start. */
+static int strand(p11_runner *r, void *owner, p11_test_ctx *const *ctx, unsigned n)
 {
     stranded_keys *k = malloc(sizeof *k);
     r->stranded = owner;
@@ -111,19 +116,27 @@ static void strand(p11_runner *r, void *owner, p11_test_ctx *const *ctx, unsigne
     if (!k) {
         bench_error("out of memory: the run's keys are not destroyed");
         r->session->any_failed = 1;
-        return;
+        return -1;
     }
     *k = (stranded_keys){ ctx, n };
-    destroy_bounded(r, keys_job, k, ctx, n);
+    if (destroy_bounded(r, keys_job, k, ctx, n) != 0)
+        return -1;
+    free(k);               /* done: only a job given up on is its thread's */
+    r->stranded_job = NULL;
+    return 0;
 }
 
-/* Destroy a set (or, after a stuck worker, only its keys: strand). */
+/* Destroy a set (or, after a stuck worker, only its keys: strand).  An
+ * abandoned worker uses its context, never the set (tokens_open, before
+ * the run): the set itself goes once no destroy job reads it. */
 static void discard_bounded(p11_runner *r, p11_test_set *set)
 {
-    if (r->session->stuck)
-        strand(r, set, set->ctx, set->n);
-    else
+    if (!r->session->stuck) {
         destroy_bounded(r, discard_job, set, set->ctx, set->n);
+    } else if (strand(r, set, set->ctx, set->n) == 0) {
+        free(set);
+        r->stranded = NULL;
+    }
 }
 
 void p11_runner_release(p11_runner *r)
