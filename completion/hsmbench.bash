@@ -13,7 +13,7 @@ _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --
 
 # The load, metrics and capacity options run and rest share (bench/driver).
 _hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
-    --mode --rate --inflight --stages --think --abort-on-errors --max-unstarted --metrics-listen --metrics-linger
+    --mode --rate --inflight --stages --think --abort-on-errors --max-unstarted --stuck-after --metrics-listen --metrics-linger
     --find-capacity --step --precision --max-steps'
 
 # Options of each command: the option table's ("hsmbench __options
@@ -217,7 +217,7 @@ _hsmbench()
         ;;
     --init-args | --slot | --token | --uri | --pin | --key-size | --data-size | --aad-size | --mix | --seed | \
         --key-label | --key-id | --threads | --duration | --iterations | --iterations-per-thread | \
-        --warmup | --rate | --inflight | --stages | --think | --abort-on-errors | --max-unstarted | --threshold | --start-at | \
+        --warmup | --rate | --inflight | --stages | --think | --abort-on-errors | --max-unstarted | --stuck-after | --threshold | --start-at | \
         --start-window | --run-id | --generator | --expect | \
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
         --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | --latency | \

@@ -100,6 +100,14 @@ typedef struct mh_keydef {
     int      curve;             /* EC: index in mh_curves */
 } mh_keydef;
 
+/* The operations a session can have active, one of each at a time
+ * (and hang='s names). */
+typedef enum { MH_OP_ENCRYPT, MH_OP_DECRYPT, MH_OP_DIGEST, MH_OP_SIGN, MH_OP_VERIFY, MH_OP_COUNT } mh_opkind;
+
+static const char *const mh_op_fn[MH_OP_COUNT] = {       /* the one-shot call's name */
+    "C_Encrypt", "C_Decrypt", "C_Digest", "C_Sign", "C_Verify",
+};
+
 typedef struct mh_config {
     mh_svc_kind svc;
     uint64_t    svc_a, svc_b;           /* fixed: a; uniform: a..b; lognormal: median a */
@@ -122,6 +130,8 @@ typedef struct mh_config {
     unsigned    quirks;
     int         wrap_pkcs7;             /* CKM_AES_KEY_WRAP_PAD as NSS: RFC 3394 + PKCS#7 */
     uint64_t    lost_at;                /* the device is lost this long after C_Initialize (0: never) */
+    unsigned    hang_calls;             /* hang=: bit k for mh_op_fn[k], MH_HANG_DESTROY ... */
+    uint64_t    hang_at;                /* ... never return from this long after C_Initialize */
     char        objects_file[256];      /* C_Finalize lists the objects left here */
     unsigned    slots;                  /* tokens, in slots MH_SLOT .. MH_SLOT+slots-1 */
     mh_keydef   keys[MH_MAX_KEYS];      /* keys=: token keys there from C_Initialize on */
@@ -410,6 +420,34 @@ static int mh_parse_bool(const char *v, int *out)
     return 0;
 }
 
+/* hang=FN[,FN...][@T]: from T after C_Initialize (0: at once), a call of
+ * these functions never returns (a module, or its server, gone mid-call). */
+#define MH_HANG_DESTROY (1u << MH_OP_COUNT)
+
+static int mh_parse_hang(char *v, mh_config *c, const char **why)
+{
+    *why = "expected FN[,FN...][@T]: C_Sign, C_Verify, C_Encrypt, C_Decrypt, C_Digest or "
+           "C_DestroyObject, from T after C_Initialize";
+    char *at = strchr(v, '@');
+    c->hang_calls = 0;
+    c->hang_at = 0;
+    if (at) {
+        *at = '\0';
+        if (mh_parse_duration(mh_trim(at + 1), &c->hang_at))
+            return -1;
+    }
+    for (char *save = NULL, *item = strtok_r(v, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        item = mh_trim(item);
+        unsigned k = 0;
+        while (k < MH_OP_COUNT && strcmp(item, mh_op_fn[k]) != 0)
+            k++;
+        if (k == MH_OP_COUNT && strcmp(item, "C_DestroyObject") != 0)
+            return -1;
+        c->hang_calls |= 1u << k;     /* k == MH_OP_COUNT: MH_HANG_DESTROY */
+    }
+    return c->hang_calls ? 0 : -1;
+}
+
 /* One key=value into c; -1 with *why set when the key or value is bad. */
 static int mh_config_item(mh_config *c, const char *key, char *v, const char **why)
 {
@@ -515,6 +553,8 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
         *why = "expected a time after C_Initialize (more than 0)";
         return mh_parse_duration(v, &c->lost_at) || c->lost_at == 0 ? -1 : 0;
     }
+    if (strcmp(key, "hang") == 0)
+        return mh_parse_hang(v, c, why);
     if (strcmp(key, "slots") == 0) {
         *why = "expected a number of tokens from 1 to 16";
         if (mh_parse_u64(v, &n) || n < 1 || n > MH_MAX_SLOTS)
@@ -608,6 +648,18 @@ static uint64_t mh_now(void);
 static int mh_lost(void)
 {
     return g_cfg.lost_at && mh_now() - g_t0 >= g_cfg.lost_at;
+}
+
+/* hang=FN@T: a call of FN (bit: 1 << its mh_opkind, or MH_HANG_DESTROY)
+ * from T on never returns; it holds no lock while it waits. */
+static void mh_hang(unsigned bit)
+{
+    if (!(g_cfg.hang_calls & bit) || mh_now() - g_t0 < g_cfg.hang_at)
+        return;
+    for (;;) {
+        const struct timespec hour = { 3600, 0 };
+        (void)nanosleep(&hour, NULL);     /* EINTR: asleep again */
+    }
 }
 
 static uint64_t mh_now(void)
@@ -774,13 +826,6 @@ static CK_RV mh_injected(void)
 /* ---- sessions --------------------------------------------------------------- */
 
 typedef struct mh_mech mh_mech;
-
-/* The operations a session can have active, one of each at a time. */
-typedef enum { MH_OP_ENCRYPT, MH_OP_DECRYPT, MH_OP_DIGEST, MH_OP_SIGN, MH_OP_VERIFY, MH_OP_COUNT } mh_opkind;
-
-static const char *const mh_op_fn[MH_OP_COUNT] = {       /* the one-shot call's name */
-    "C_Encrypt", "C_Decrypt", "C_Digest", "C_Sign", "C_Verify",
-};
 
 typedef struct mh_op {
     int            active;
@@ -1965,6 +2010,7 @@ static CK_RV mh_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObje
 {
     CK_FLAGS sflags;
     MH_REQUIRE_INIT();
+    mh_hang(MH_HANG_DESTROY);
     CK_RV rv = mh_session_check(hSession, &sflags);
     if (rv != CKR_OK)
         return rv;
@@ -1981,6 +2027,8 @@ static CK_RV mh_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObje
         rv = CKR_FUNCTION_FAILED;
     else
         gone = mh_obj_remove((size_t)(hObject & MH_OBJ_MASK) - 1);
+    if (gone && g_cfg.objects_file[0] && g_cfg.hang_calls)
+        mh_objects_report(g_cfg.objects_file);   /* with hang=, C_Finalize may never come */
     pthread_mutex_unlock(&g_obj_mu);
     mh_obj_free(gone);
     return rv;
@@ -2738,6 +2786,7 @@ static CK_RV mh_finish(CK_SESSION_HANDLE h, const mh_call *c)
     op->busy = 1;
     mh_session_unlock(s);
 
+    mh_hang(1u << c->kind);                 /* hang=: never returns */
     mh_serve();                             /* no lock held while in service */
     rv = mh_injected();
 

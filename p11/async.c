@@ -20,16 +20,9 @@ typedef struct p11_aslot {
 } p11_aslot;
 
 /* The function name C_AsyncComplete identifies the pending call by. */
-static const char *pending_name(p11_op op)
+static const char *pending_name(const p11_test_def *def)
 {
-    switch (op) {
-    case P11_OP_SIGN:    return "C_Sign";
-    case P11_OP_VERIFY:  return "C_Verify";
-    case P11_OP_ENCRYPT: return "C_Encrypt";
-    case P11_OP_DECRYPT: return "C_Decrypt";
-    case P11_OP_DIGEST:  return "C_Digest";
-    default:             return NULL;
-    }
+    return def->op <= P11_OP_DIGEST ? p11_op_call(def) : NULL;
 }
 
 void *p11_interface_list(const p11_module *m, unsigned major, unsigned minor)
@@ -156,7 +149,7 @@ static int slot_poll(void *v, bench_code *done)
     p11_aslot *a = v;
     CK_ASYNC_DATA data;
     memset(&data, 0, sizeof data);
-    const char *name = pending_name(a->ctx->def->op);
+    const char *name = pending_name(a->ctx->def);
     CK_RV rv = a->f->C_AsyncComplete(a->s, (CK_UTF8CHAR_PTR)name,
                                      a->ctx->def->op == P11_OP_VERIFY ? NULL : &data);
     if (rv == CKR_PENDING)
@@ -171,7 +164,7 @@ int p11_async_setup(p11_test_ctx *ctx, const p11_module *m, bench_workload *w, u
     CK_TOKEN_INFO ti;
     char rb[32];
 
-    if (!pending_name(ctx->def->op)) {
+    if (!pending_name(ctx->def)) {
         snprintf(why, len, "%s has no asynchronous form", ctx->def->name);
         return 0;
     }

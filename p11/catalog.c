@@ -288,6 +288,26 @@ CK_MECHANISM_TYPE p11_test_mech(const p11_test_def *def, const p11_test_params *
     return p->hash < P11_HASH_COUNT ? tab[p->hash] : 0;
 }
 
+const char *p11_op_call(const p11_test_def *def)
+{
+    switch (def->op) {
+    case P11_OP_SIGN:    return "C_Sign";
+    case P11_OP_VERIFY:  return "C_Verify";
+    case P11_OP_ENCRYPT: return "C_Encrypt";
+    case P11_OP_DECRYPT: return "C_Decrypt";
+    case P11_OP_DIGEST:  return "C_Digest";
+    case P11_OP_DERIVE:  return "C_DeriveKey";
+    case P11_OP_WRAP:    return "C_WrapKey";
+    case P11_OP_UNWRAP:  return "C_UnwrapKey";
+    case P11_OP_RANDOM:  return "C_GenerateRandom";
+    case P11_OP_FIND:    return "C_FindObjects";
+    case P11_OP_KEYGEN:
+        break;
+    }
+    return def->key == KEYS_RSA || def->key == KEYS_EC || def->key == KEYS_ED25519
+               ? "C_GenerateKeyPair" : "C_GenerateKey";
+}
+
 const char *p11_test_key_type(const p11_test_def *def)
 {
     switch (def->key) {

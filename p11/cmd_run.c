@@ -104,10 +104,12 @@ const bench_cmd_opts p11_run_options = { "run", 0, run_groups };
 
 static const char run_usage_tail[] =
     "\n"
-    "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
-    "or input; 3 module, token or login failure; 130 interrupted (Ctrl-C, SIGTERM,\n"
-    "or standard output closed, as by | head).  Ctrl-C in a long module call says\n"
-    "what it waits for; a second Ctrl-C stops waiting, lists the token keys left.\n";
+    "Exit codes: 0 success; 1 the run finished but operations failed, or a worker\n"
+    "was stuck in a call (--stuck-after); 2 bad usage or input; 3 module, token or\n"
+    "login failure; 130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,\n"
+    "SIGUSR2, SIGALRM, or standard output closed, as by | head).  Ctrl-C in a long\n"
+    "module call says what it waits for; a second Ctrl-C stops waiting, lists the\n"
+    "token keys left.\n";
 
 #define MAX_SWEEP 32
 
@@ -574,16 +576,16 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
         return rc;
     }
     /* A mix: one run per thread count. */
-    for (size_t ti = 0; o.mix.n && ti < o.lo.nthreads && !s.interrupted && !*interrupt; ti++) {
+    for (size_t ti = 0; o.mix.n && ti < o.lo.nthreads && !s.interrupted && !s.stuck && !*interrupt; ti++) {
         if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
             r.load.threads = o.lo.threads_list[ti];
         p11_runner_mix(&r, &o.mix, o.tp);
     }
     /* Every test, at every thread count and data size asked for. */
-    for (size_t i = 0; !o.mix.n && i < o.ntests && !s.interrupted && !*interrupt; i++) {
+    for (size_t i = 0; !o.mix.n && i < o.ntests && !s.interrupted && !s.stuck && !*interrupt; i++) {
         int takes_data = o.tests[i]->data_max > 0;
-        for (size_t ti = 0; ti < o.lo.nthreads && !s.interrupted && !*interrupt; ti++) {
-            for (size_t di = 0; di < o.ndata && !s.interrupted && !*interrupt; di++) {
+        for (size_t ti = 0; ti < o.lo.nthreads && !s.interrupted && !s.stuck && !*interrupt; ti++) {
+            for (size_t di = 0; di < o.ndata && !s.interrupted && !s.stuck && !*interrupt; di++) {
                 if (di > 0 && !takes_data)
                     break;     /* a size sweep means nothing to this test */
                 p11_test_params p = o.tp[i];

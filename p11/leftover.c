@@ -1,9 +1,13 @@
 /* p11/leftover.c - bounded destroys, and the list of what they left behind. */
 #include "p11/leftover.h"
 
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "bench/util/clock.h"
 
 int p11_leftovers_init(p11_leftovers *l)
 {
@@ -96,4 +100,63 @@ CK_RV p11_destroy(CK_FUNCTION_LIST *fn, CK_SLOT_ID slot, CK_SESSION_HANDLE s, CK
     if (fresh != CK_INVALID_HANDLE)
         fn->C_CloseSession(fresh);
     return rv;
+}
+
+/* A bounded call's job: who frees it is settled by one exchange of state. */
+enum { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
+typedef struct bounded_job {
+    void (*fn)(void *);
+    void *arg;
+    _Atomic int state;
+} bounded_job;
+
+static void *bounded_main(void *a)
+{
+    bounded_job *j = a;
+    j->fn(j->arg);
+    if (atomic_exchange(&j->state, JOB_DONE) == JOB_ABANDONED)
+        free(j);    /* given up on: nobody waits for it */
+    return NULL;
+}
+
+#define BOUNDED_POLL_NS (5ULL * 1000 * 1000)
+
+int p11_bounded(void (*fn)(void *), void *arg, uint64_t bound_ns, const bench_flag *interrupt)
+{
+    bounded_job *j = malloc(sizeof *j);
+    pthread_t tid;
+    sigset_t all, old;
+    if (!j) {
+        fn(arg);
+        return 0;
+    }
+    j->fn = fn;
+    j->arg = arg;
+    atomic_init(&j->state, JOB_RUNNING);
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);   /* the signals stay the main thread's */
+    const int err = pthread_create(&tid, NULL, bounded_main, j);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err) {
+        free(j);
+        fn(arg);
+        return 0;
+    }
+    const uint64_t until = bound_ns ? bench_now_ns() + bound_ns : UINT64_MAX;
+    for (;;) {
+        const uint64_t now = bench_now_ns();
+        if (atomic_load(&j->state) == JOB_DONE)
+            break;
+        if (now >= until || (interrupt && (atomic_load(interrupt) & BENCH_SIGNAL_AGAIN))) {
+            int running = JOB_RUNNING;
+            if (!atomic_compare_exchange_strong(&j->state, &running, JOB_ABANDONED))
+                break;          /* it finished meanwhile */
+            pthread_detach(tid);
+            return -1;
+        }
+        bench_sleep_until_ns(now + BOUNDED_POLL_NS < until ? now + BOUNDED_POLL_NS : until);
+    }
+    pthread_join(tid, NULL);
+    free(j);
+    return 0;
 }

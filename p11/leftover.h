@@ -11,8 +11,11 @@
 #define P11_LEFTOVER_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <p11-kit/pkcs11.h>
+
+#include "bench/util/signals.h"
 
 typedef struct p11_leftover {
     char label[72];
@@ -40,6 +43,13 @@ void p11_leftovers_print(const p11_leftovers *l, FILE *f, const char *module);
  * a new read-write one on `slot` for the next try (closed afterwards).
  * CKR_OK when the object is gone (CKR_OBJECT_HANDLE_INVALID counts as gone). */
 CK_RV p11_destroy(CK_FUNCTION_LIST *fn, CK_SLOT_ID slot, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE h);
+
+/* fn(arg) in a thread of its own, waited for at most bound_ns (0: no bound)
+ * and not at all once the flag has BENCH_SIGNAL_AGAIN (a second signal):
+ * 0 when it returned, -1 when it was given up on, still running; arg is
+ * then that thread's to the end (a destroy in a module that no longer
+ * answers).  A thread that cannot be made runs fn here (0). */
+int p11_bounded(void (*fn)(void *), void *arg, uint64_t bound_ns, const bench_flag *interrupt);
 
 /* Is this code a lost session (or device) after which the session must be opened again? */
 int p11_session_lost(CK_RV rv);

@@ -163,6 +163,7 @@ void p11_mix_workload(p11_mix_ctx *mc, bench_workload *w)
     w->after = mix_after;
     w->close = mix_close;
     w->code_name = mix_code_name;
+    w->call = "a module call";
     w->bytes_per_op = 0;     /* the types process different sizes: their classes' bytes add up */
     w->breakdown[0] = &mc->by;
 }

@@ -250,6 +250,11 @@ p11_module *p11_module_open(const char *spec, const char *init_args, unsigned th
     return m;
 }
 
+void p11_module_abandon(p11_module *m)
+{
+    free(m);    /* m->fn stays loaded and initialized: a thread may be inside it */
+}
+
 void p11_module_close(p11_module *m)
 {
     if (!m)

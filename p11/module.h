@@ -32,6 +32,9 @@ typedef struct p11_module {
  */
 p11_module *p11_module_open(const char *spec, const char *init_args, unsigned threads);
 void p11_module_close(p11_module *m);
+/* Forget the module without a call into it (no C_Finalize, not unloaded):
+ * a thread given up on may still be inside it (p11_target_close). */
+void p11_module_abandon(p11_module *m);
 
 
 /* Copy a blank-padded PKCS#11 string into a NUL-terminated trimmed one. */

@@ -701,5 +701,6 @@ void p11_test_workload(p11_test_ctx *ctx, bench_workload *w)
                       ctx->def->op == P11_OP_UNWRAP || ctx->def->op == P11_OP_DERIVE;
     w->close = worker_close;
     w->code_name = code_name;
+    w->call = p11_op_call(ctx->def);
     w->bytes_per_op = ctx->def->data_op ? ctx->data_len : 0;
 }

@@ -371,21 +371,40 @@ static CK_RV detect_variant(p11_test_ctx *ctx, CK_ULONG got)
  * that stays is listed at the end (ctx->leftovers); a session object goes
  * with the control session at the latest, so it only earns a warning.
  */
+/* A made token key's half i (0 private or secret, 1 public) in a list of
+ * leftovers, as release_key and p11_test_note_keys name it. */
+static void note_half(const p11_test_ctx *ctx, const keys_handle *k, int i, p11_leftovers *l)
+{
+    char type[32];
+    const char *kt = p11_test_key_type(ctx->def);
+    const char *label = k == &ctx->keys ? ctx->label : ctx->made_label;  /* else the keygen probe */
+    if (k == &ctx->aux) {
+        kt = "AES";                 /* the wrap target */
+        label = ctx->aux_label;
+    }
+    snprintf(type, sizeof type, "%s %s", kt ? kt : "",
+             i ? "public key" : k->pub ? "private key" : "secret key");
+    p11_leftovers_add(l, ctx->slot, label, type, NULL);
+}
+
+void p11_test_note_keys(const p11_test_ctx *ctx, p11_leftovers *l)
+{
+    const keys_handle *both[2] = { &ctx->keys, &ctx->aux };
+    for (size_t k = 0; ctx->params.keys == P11_KEYS_TOKEN && k < 2; k++)
+        for (int i = 0; both[k]->created && i < 2; i++)
+            if (i ? both[k]->pub : both[k]->priv)
+                note_half(ctx, both[k], i, l);
+}
+
 static void release_key(p11_test_ctx *ctx, keys_handle *k)
 {
-    char rb[32], type[32];
-    const char *kt = p11_test_key_type(ctx->def);
+    char rb[32];
     int token = ctx->params.keys == P11_KEYS_TOKEN;
     CK_OBJECT_HANDLE halves[2] = { k->priv, k->pub };
     const char *roles[2] = { k->pub ? "private key" : "secret key", "public key" };
     if (!k->created) {
         memset(k, 0, sizeof *k);    /* found, not made: never destroyed */
         return;
-    }
-    const char *label = k == &ctx->keys ? ctx->label : ctx->made_label;  /* else the keygen probe */
-    if (k == &ctx->aux) {
-        kt = "AES";                 /* the wrap target */
-        label = ctx->aux_label;
     }
     for (int i = 0; i < 2; i++) {
         if (!halves[i])
@@ -394,8 +413,7 @@ static void release_key(p11_test_ctx *ctx, keys_handle *k)
         if (rv == CKR_OK)
             continue;
         if (token && ctx->leftovers) {
-            snprintf(type, sizeof type, "%s %s", kt ? kt : "", roles[i]);
-            p11_leftovers_add(ctx->leftovers, ctx->slot, label, type, NULL);
+            note_half(ctx, k, i, ctx->leftovers);
         } else {
             bench_warn("%s: destroying a benchmark %s: %s (a session object: it goes when the "
                        "session closes)", ctx->def->name, roles[i], p11_rv_name(rv, rb, sizeof rb));
@@ -817,11 +835,16 @@ const char *p11_test_variant_text(const char *variant)
     return variant ? variant : "";
 }
 
-void p11_test_release(p11_test_ctx *ctx)
+void p11_test_destroy_keys(p11_test_ctx *ctx)
 {
     keys_handle *both[2] = { &ctx->keys, &ctx->aux };
     for (size_t i = 0; i < 2; i++)
         release_key(ctx, both[i]);
+}
+
+void p11_test_release(p11_test_ctx *ctx)
+{
+    p11_test_destroy_keys(ctx);
     keys_material_free(ctx->material);
     keys_material_free(ctx->aux_material);
     EVP_PKEY_free(ctx->public_key);

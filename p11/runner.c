@@ -45,10 +45,104 @@ static void discard(p11_test_set *set)
     free(set);
 }
 
+static void discard_job(void *set)
+{
+    discard(set);
+}
+
+/* Free a --mix's run: its types' keys destroyed. */
+static void mix_free(void *m);
+
+/*
+ * Destroy what fn(arg) destroys (a set's keys, a mix's), in a thread given
+ * up on after the run's --stuck-after, or at a second signal: the token
+ * keys it had then not destroyed (all that the n contexts made: which of
+ * them went cannot be known) are listed with the command that removes
+ * them, and the module is left alone from then on.  After a run with a
+ * stuck worker, the module is left alone in any case.  0, or -1 when given
+ * up on (arg is then the thread's).
+ */
+static int destroy_bounded(p11_runner *r, void (*fn)(void *), void *arg, p11_test_ctx *const *ctx,
+                           unsigned n)
+{
+    int rc = 0;
+    p11_leftovers maybe;
+    const int noted = p11_leftovers_init(&maybe) == 0;
+    for (unsigned i = 0; noted && i < n; i++)
+        if (ctx[i])
+            p11_test_note_keys(ctx[i], &maybe);
+    if (r->session->stuck)
+        r->target->abandoned = 1;    /* a worker may still be inside the module */
+    if (p11_bounded(fn, arg, r->load.stuck_ns, r->session->interrupt) != 0) {
+        rc = -1;
+        r->target->abandoned = 1;
+        bench_warn("destroying the run's keys did not end%s: given up",
+                   atomic_load(r->session->interrupt) & BENCH_SIGNAL_AGAIN ? " before the second signal"
+                                                                           : " within --stuck-after");
+        for (size_t i = 0; noted && i < maybe.n; i++)
+            p11_leftovers_add(&r->left, maybe.v[i].slot, maybe.v[i].label, maybe.v[i].type,
+                              maybe.v[i].id);
+        r->session->any_failed = 1;
+    }
+    if (noted)
+        p11_leftovers_free(&maybe);
+    return rc;
+}
+
+/* After a stuck worker: the keys only; the contexts stay allocated for the
+ * process's life (r->stranded), since the abandoned thread may still read
+ * their input and write their buffers. */
+typedef struct stranded_keys {
+    p11_test_ctx *const *ctx;
+    unsigned n;
+} stranded_keys;
+
+static void keys_job(void *arg)
+{
+    const stranded_keys *k = arg;
+    for (unsigned i = 0; i < k->n; i++)
+        if (k->ctx[i])
+            p11_test_destroy_keys(k->ctx[i]);
+}
+
+/* After a stuck worker: destroy the keys of the n contexts `owner` holds
+ * (a set, a mix's run), which is kept, as the job is; 0 when the destroy
+ * ended (the job freed), -1 when it was given up on or could not start. */
+static int strand(p11_runner *r, void *owner, p11_test_ctx *const *ctx, unsigned n)
+{
+    stranded_keys *k = malloc(sizeof *k);
+    r->stranded = owner;
+    r->stranded_job = k;
+    if (!k) {
+        bench_error("out of memory: the run's keys are not destroyed");
+        r->session->any_failed = 1;
+        return -1;
+    }
+    *k = (stranded_keys){ ctx, n };
+    if (destroy_bounded(r, keys_job, k, ctx, n) != 0)
+        return -1;
+    free(k);               /* done: only a job given up on is its thread's */
+    r->stranded_job = NULL;
+    return 0;
+}
+
+/* Destroy a set (or, after a stuck worker, only its keys: strand).  An
+ * abandoned worker uses its context, never the set (tokens_open, before
+ * the run): the set itself goes once no destroy job reads it. */
+static void discard_bounded(p11_runner *r, p11_test_set *set)
+{
+    if (!r->session->stuck) {
+        destroy_bounded(r, discard_job, set, set->ctx, set->n);
+    } else if (strand(r, set, set->ctx, set->n) == 0) {
+        free(set);
+        r->stranded = NULL;
+    }
+}
+
 void p11_runner_release(p11_runner *r)
 {
     if (r->kept) {
-        discard(r->kept);
+        discard_bounded(r, r->kept);
         r->kept = NULL;
     }
     if (r->left.n)
@@ -356,8 +450,8 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     }
     extra.ctx = ctx;
     extra.set = set;
-    if (bench_session_run(s, &d, &w, &r->load, &hooks) != 0) {
-        discard(set);
+    if (bench_session_run(s, &d, &w, &r->load, &hooks) != 0 || s->stuck) {
+        discard_bounded(r, set);     /* nothing runs after a stuck worker: not kept */
         return;
     }
     if (TOTAL(set, mismatched))
@@ -550,6 +644,14 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
         for (unsigned i = 0; i < mix->n; i++)
             if (atomic_load(&m->mc.ctx[i]->mismatched))
                 s->any_errors = 1;   /* a wrong result fails the run */
+    if (s->stuck)
+        strand(r, m, m->mc.ctx, mix->n);
+    else
+        destroy_bounded(r, mix_free, m, m->mc.ctx, mix->n);
+}
+
+static void mix_free(void *m)
+{
     mix_release(m);
     free(m);
 }

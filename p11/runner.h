@@ -26,6 +26,9 @@ typedef struct p11_runner {
     const p11_test_def  *kept_def;
     p11_test_params      kept_params;
     p11_leftovers        left;        /* token objects that could not be destroyed */
+    /* After a stuck worker: what it may still use, never freed (runner.c:
+     * discard_bounded) */
+    void                *stranded, *stranded_job;
     char                 why[240];    /* why the last preparation failed */
     char                 selection[4200]; /* --module M, for the commands it prints */
 } p11_runner;

@@ -498,7 +498,9 @@ static void close_token(const p11_module *mod, CK_SESSION_HANDLE control, int ha
 
 void p11_target_close(p11_target *t)
 {
-    if (t->mod) {
+    if (t->mod && t->abandoned) {
+        p11_module_abandon(t->mod);
+    } else if (t->mod) {
         for (unsigned i = t->ntokens; i-- > 1;)
             close_token(t->mod, t->more[i - 1].control, t->more[i - 1].has_control,
                         t->more[i - 1].logged_in);

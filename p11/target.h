@@ -54,6 +54,10 @@ typedef struct p11_target {
     int               demo;        /* the private SoftHSM token */
     unsigned          ntokens;     /* tokens opened (1 when one was selected) */
     p11_target_tok    more[P11_MAX_TOKENS - 1];   /* tokens 2 .. ntokens */
+    /* A thread was given up on inside the module (a stuck worker, a destroy
+     * that did not return): p11_target_close then calls nothing in it
+     * (no C_CloseSession, C_Logout nor C_Finalize) and leaves it loaded. */
+    int               abandoned;
 } p11_target;
 
 /* The codes of the selection flags. */

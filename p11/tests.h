@@ -157,7 +157,9 @@ CK_MECHANISM_TYPE p11_test_mech(const p11_test_def *def, const p11_test_params *
 /* "RSA 2048", "EC P-256", "AES 256", "-" (no key) */
 const char *p11_test_key_desc(const p11_test_def *def, const p11_test_params *p, char *buf,
                               size_t len);
-const char *p11_test_key_type(const p11_test_def *def);   /* "RSA", "EC", "AES", ... or NULL */
+const char *p11_test_key_type(const p11_test_def *def);
+/* The module function one operation of the test is ("C_Sign", "C_GenerateKeyPair", ...). */
+const char *p11_op_call(const p11_test_def *def);   /* "RSA", "EC", "AES", ... or NULL */
 
 /* Whether the test's operation uses a key --lookup can find (not digests,
  * random, key generation or find-objects). */
@@ -228,6 +230,13 @@ CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
 const char *p11_test_variant_text(const char *variant);
 /* Destroy what this test created and free the input (safe to repeat). */
 void  p11_test_release(p11_test_ctx *ctx);
+/* Only the keys of p11_test_release: the input and buffers stay, for a
+ * worker abandoned inside a call that may still use them. */
+void  p11_test_destroy_keys(p11_test_ctx *ctx);
+/* The token keys the test made and has not destroyed yet, into l (the
+ * list of what may remain when their destruction is given up). */
+void p11_test_note_keys(const p11_test_ctx *ctx, p11_leftovers *l);
+
 
 /* The workload the timing core drives for this test. */
 void  p11_test_workload(p11_test_ctx *ctx, bench_workload *w);

@@ -55,7 +55,8 @@ static const char rest_usage_tail[] =
     "Tokens, API keys and session tokens are never printed or written to the results.\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
     "or input; 3 the endpoint, its TLS or the credentials failed at set-up;\n"
-    "130 interrupted (Ctrl-C, SIGTERM, or standard output closed).\n";
+    "130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,\n"
+    "or standard output closed).\n";
 
 enum {
     OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,
@@ -426,6 +427,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     /* A connection each slot; each thread its multi handle's wake-up pair. */
     if (bench_load_check_fds(&o->lo, 2, 1) != 0)
         return BENCH_EXIT_USAGE;
+    bench_load_stuck_floor(&o->lo, (uint64_t)o->http.timeout_ms * 1000000ULL);
     if (o->lo.nthreads > 1) {
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;

@@ -436,6 +436,7 @@ void rest_ekm_workload(rest_ekm *e, bench_workload *w, unsigned aslots)
     if (aslots)
         rest_multi_attach(w, &e->xw, aslots, e->client->http.timeout_ms);
     w->code_name = rest_code_namer;
+    w->call = "an HTTP request";
     w->bytes_per_op = e->cfg.data_size;
     rest_client_side(w);
 

@@ -493,6 +493,7 @@ void rest_any_workload(rest_any *a, bench_workload *w, unsigned aslots)
     if (aslots)
         rest_multi_attach(w, &a->xw, aslots, a->client->http.timeout_ms);
     w->code_name = rest_any_code_name;
+    w->call = "an HTTP request";
     rest_client_side(w);
     w->bytes_per_op = a->cfg.body ? a->cfg.body_len : 0;
 }

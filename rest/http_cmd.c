@@ -565,6 +565,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
     /* A connection each slot; each thread its multi handle's wake-up pair. */
     if (bench_load_check_fds(&o->lo, 2, 1) != 0)
         return BENCH_EXIT_USAGE;
+    bench_load_stuck_floor(&o->lo, (uint64_t)o->http.timeout_ms * 1000000ULL);
     if (o->lo.nthreads > 1) {
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;

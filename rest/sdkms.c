@@ -1092,6 +1092,7 @@ void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots)
     if (aslots)
         rest_multi_attach(w, &s->xw, aslots, s->client->http.timeout_ms);
     w->code_name = rest_code_namer;
+    w->call = "an HTTP request";
     rest_client_side(w);
     /* Keys being made at the end are waited for (the engine waits for
      * every request to its timeout: rest_multi_attach), so that each is

@@ -67,23 +67,30 @@ static uint64_t async_take(worker *wk)
 
 /*
  * Nothing moved in the last pass: wait in the engine for an operation to
- * complete, and, when a slot is free, for a request to be queued too.
+ * complete, and, when a slot is free, for a request to be queued too.  1
+ * when the worker was abandoned in the wait (a call since `since`).
  */
-static void async_wait(worker *wk, int slot_free)
+static int async_wait(worker *wk, int slot_free, uint64_t since)
 {
     pool *p = wk->pool;
     const bench_workload *w = p->w;
     if (!slot_free) {
+        call_enter(wk, since);
         w->async.ops->await(wk->engine, -1, AWAIT_BUSY_NS);
-        return;
+        return call_leave(wk);
     }
     /* Count ourselves a sleeper, then look at the queue: a request queued
      * after that look finds the count and writes to the pipe. */
     atomic_fetch_add(&p->sleepers, 1);
     pool_wake_drain(p);
-    if (!bench_queue_has(&p->queue) && !atomic_load_explicit(&p->stop, memory_order_relaxed))
+    if (!bench_queue_has(&p->queue) && !atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        call_enter(wk, since);
         w->async.ops->await(wk->engine, p->wake[0], POLL_NS);
+        if (call_leave(wk))
+            return 1;     /* the pool is no longer ours to touch */
+    }
     atomic_fetch_sub(&p->sleepers, 1);
+    return 0;
 }
 
 /*
@@ -96,18 +103,28 @@ void pool_async_loop(worker *wk)
 {
     pool *p = wk->pool;
     const bench_workload *w = p->w;
+    const bench_async_ops *ops = w->async.ops;
     aslot *slots = wk->state;
     const int paced = p->self_paced;
 
+    /* Each hook is a call (call_enter, call_leave), entered at the pass's
+     * start: no clock read of its own; an abandoned worker returns at once. */
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         /* slot_free: a slot waits for the dispatcher's next request */
         int progress = 0, slot_free = 0;
+        const uint64_t pass = bench_now_ns();
         for (unsigned i = 0; i < wk->nslots; i++) {
             aslot *s = &slots[i];
             bench_code rc = BENCH_OK;
-            if (s->busy && w->async.ops->poll(s->st, &rc) == 0) {
-                async_done(wk, s, rc);
-                progress = 1;
+            if (s->busy) {
+                call_enter(wk, pass);
+                const int in_flight = ops->poll(s->st, &rc);
+                if (call_leave(wk))
+                    return;
+                if (in_flight == 0) {
+                    async_done(wk, s, rc);
+                    progress = 1;
+                }
             }
             if (!s->busy) {
                 uint64_t due = async_take(wk);
@@ -119,16 +136,23 @@ void pool_async_loop(worker *wk)
                 s->submitted = paced ? due : bench_now_ns();
                 s->busy = 1;
                 wk->busy++;
-                if (w->async.ops->submit(s->st, &rc) == 0)
+                call_enter(wk, s->submitted);
+                const int in_flight = ops->submit(s->st, &rc);
+                if (call_leave(wk))
+                    return;
+                if (in_flight == 0)
                     async_done(wk, s, rc);
                 progress = 1;
             }
         }
-        if (w->async.ops->await) {
-            if (progress)
-                w->async.ops->await(wk->engine, -1, 0);
-            else
-                async_wait(wk, slot_free);
+        if (ops->await && progress) {
+            call_enter(wk, pass);
+            ops->await(wk->engine, -1, 0);
+            if (call_leave(wk))
+                return;
+        } else if (ops->await) {
+            if (async_wait(wk, slot_free, pass))
+                return;
         } else if (!progress) {
             pause_ns(20000);   /* nothing due and nothing finished: yield the CPU */
         }
@@ -137,12 +161,17 @@ void pool_async_loop(worker *wk)
     uint64_t give_up = bench_now_ns() + (w->async.drain_ns ? w->async.drain_ns : BENCH_NS_PER_S);
     for (unsigned i = 0; i < wk->nslots; i++) {
         bench_code rc;
-        while (slots[i].busy && bench_now_ns() < give_up) {
-            if (w->async.ops->poll(slots[i].st, &rc) == 0)
+        uint64_t now;
+        while (slots[i].busy && (now = bench_now_ns()) < give_up) {
+            call_enter(wk, now);
+            const int in_flight = ops->poll(slots[i].st, &rc);
+            if (in_flight && ops->await)
+                ops->await(wk->engine, -1, BENCH_NS_PER_S / 100);
+            if (call_leave(wk))
+                return;
+            if (in_flight == 0)
                 async_done(wk, &slots[i], rc);
-            else if (w->async.ops->await)
-                w->async.ops->await(wk->engine, -1, BENCH_NS_PER_S / 100);
-            else
+            else if (!ops->await)
                 pause_ns(20000);
         }
     }

@@ -5,6 +5,9 @@
  * path: one do_one(), one clock read, one histogram record and two relaxed
  * counter stores, all on memory the worker owns; nothing is shared between
  * workers but the read-only stop flag (and, in a ramp, the active count).
+ * Around do_one() and after() the worker publishes that it is inside a call
+ * (a store before, an exchange after: call_enter, call_leave), so that the
+ * pool can give up a call that never returns.
  */
 #include "bench/core/pool_int.h"
 
@@ -41,6 +44,7 @@ void pool_closed_loop(worker *wk)
             t0 = bench_now_ns();
             continue;
         }
+        call_enter(wk, t0);
         bench_code rc = do_one(state);
         const uint64_t t1 = bench_now_ns();
         const uint64_t start = t0;
@@ -55,6 +59,8 @@ void pool_closed_loop(worker *wk)
             rc = after(state, rc);
             t0 = bench_now_ns();
         }
+        if (call_leave(wk))
+            return;                /* abandoned: the pool owns this worker's records now */
         if (flush) {
             /* Side metrics, untimed, recorded only for a measured operation. */
             wk->side.on = !warm;

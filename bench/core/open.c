@@ -21,10 +21,13 @@ void pool_open_loop(worker *wk)
         if (!intended)
             break;
         const uint64_t t0 = bench_now_ns();
+        call_enter(wk, t0);
         bench_code rc = w->do_one(state);
         const uint64_t t1 = bench_now_ns();
         if (w->after && (rc != BENCH_OK || w->after_always))
             rc = w->after(state, rc);
+        if (call_leave(wk))
+            return;    /* abandoned inside the call (pool_abandon_stuck) */
         if (w->side_flush) {
             wk->side.on = intended >= p->measure_ns;
             w->side_flush(state);

@@ -212,9 +212,39 @@ static int merge_results(pool *p, bench_outcome *out)
 }
 
 
+unsigned pool_abandon_stuck(pool *p, uint64_t now, uint64_t stuck_ns, int all)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < p->n; i++) {
+        worker *wk = &p->workers[i];
+        if (!wk->started || wk->abandoned)
+            continue;
+        uint64_t since = atomic_load_explicit(&wk->in_call, memory_order_acquire);
+        if (!since || since == CALL_ABANDONED)
+            continue;
+        const uint64_t age = now > since ? now - since : 0;
+        if (!all && (!stuck_ns || age < stuck_ns))
+            continue;
+        /* The worker's exchange after the call, or this: one wins. */
+        if (!atomic_compare_exchange_strong_explicit(&wk->in_call, &since, CALL_ABANDONED,
+                                                     memory_order_acq_rel, memory_order_acquire))
+            continue;
+        wk->abandoned = 1;
+        (void)pthread_detach(wk->tid);   /* it may never return: never joined */
+        if (!p->nabandoned++)
+            snprintf(p->stuck_why, sizeof p->stuck_why, "worker %u stuck in %s for %.0f s", i + 1,
+                     p->w->call ? p->w->call : "a call", (double)age / 1e9);
+        n++;
+    }
+    return n;
+}
+
+#define JOIN_POLL_NS (1000ULL * 1000)   /* the join looks at the workers this often */
+
 void pool_stop(pool *p)
 {
     atomic_store(&p->stop, 1);
+    const uint64_t stopped = bench_now_ns();
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
         bench_queue_close(&p->queue);
         if (p->wake[1] >= 0)
@@ -222,8 +252,27 @@ void pool_stop(pool *p)
         if (p->has_dispatcher)
             pthread_join(p->dispatcher, NULL);
     }
+    /* Every worker ends its call and returns; one still inside a call once
+     * that call is stuck_ns old, or, after a signal, BENCH_STOP_GRACE_NS
+     * (at most stuck_ns) after the stop, or at once at a second signal, is
+     * abandoned instead of waited for. */
+    const uint64_t grace = p->load->stuck_ns && p->load->stuck_ns < BENCH_STOP_GRACE_NS
+                               ? p->load->stuck_ns : BENCH_STOP_GRACE_NS;
+    for (;;) {
+        const uint64_t now = bench_now_ns();
+        const int sig = atomic_load(p->interrupt);
+        pool_abandon_stuck(p, now, p->load->stuck_ns,
+                           (sig & BENCH_SIGNAL_AGAIN) || (sig && now - stopped >= grace));
+        int waiting = 0;
+        for (unsigned i = 0; i < p->n && !waiting; i++)
+            waiting = p->workers[i].started && !p->workers[i].abandoned &&
+                      !atomic_load(&p->workers[i].done);
+        if (!waiting)
+            break;
+        bench_sleep_until_ns(now + JOIN_POLL_NS);
+    }
     for (unsigned i = 0; i < p->n; i++)
-        if (p->workers[i].started)
+        if (p->workers[i].started && !p->workers[i].abandoned)
             pthread_join(p->workers[i].tid, NULL);
 }
 
@@ -399,6 +448,14 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
         fail(out, "out of memory while sampling");
         goto close_states;
     }
+    if (p.nabandoned) {
+        /* Measured, and failed unless a signal stopped it: the reason names
+         * the first stuck worker either way. */
+        out->stuck = p.nabandoned;
+        if (out->status != BENCH_RUN_INTERRUPTED)
+            out->status = BENCH_RUN_FAILED;
+        snprintf(out->reason, sizeof out->reason, "%s", p.stuck_why);
+    }
     if (merge_results(&p, out) != 0) {
         fail(out, "out of memory while merging results");
         goto close_states;
@@ -407,6 +464,8 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
 
 close_states:
     for (unsigned i = 0; i < started; i++) {
+        if (p.workers[i].abandoned)
+            continue;    /* its thread is still inside the workload */
         if (pool_use_async(&p))
             pool_async_close(&p.workers[i]);
         else if (p.workers[i].state)
@@ -416,6 +475,11 @@ close_states:
     pthread_mutex_destroy(&p.gate_mu);
     bench_queue_destroy(&p.queue);
 free_hists:
+    if (p.nabandoned) {
+        /* An abandoned worker that ever returns from its call reads its own
+         * record (pool_int.h: call_leave) and perhaps the wake pipe: kept. */
+        return rc;
+    }
     for (unsigned i = 0; i < p.n; i++) {
         bench_hist_free(p.workers[i].hist);
         bench_hist_free(p.workers[i].failed);

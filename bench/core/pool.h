@@ -44,10 +44,22 @@ typedef struct bench_load {
      * to 1) that may never start before the run fails as saturated
      * (bench_schedule_unkept; --max-unstarted, default 1 %). */
     double   max_unstarted;
+    /* A worker inside one call of the workload (do_one and its after(), an
+     * asynchronous submit, poll or await) for this long is stuck: the run
+     * stops as failed, naming the worker, the call and the time, and the
+     * worker is abandoned (never joined; its figures up to its last
+     * completed operation are kept).  0: never (a stop after a signal still
+     * abandons a call BENCH_STOP_GRACE_NS after the stop). */
+    uint64_t stuck_ns;
 } bench_load;
 
 /* --max-unstarted's default: 1 % of the scheduled requests. */
 #define BENCH_MAX_UNSTARTED_DEFAULT 0.01
+
+/* After a stop by a signal, a worker still inside a call is abandoned this
+ * long after the stop (or sooner, at stuck_ns into its call), so that the
+ * run ends and its results are written whatever the module does. */
+#define BENCH_STOP_GRACE_NS (5ULL * 1000000000ULL)
 
 typedef struct bench_sample {
     uint32_t t;             /* 1-based second of the measured run; 0 during warm-up */
@@ -75,7 +87,8 @@ typedef struct bench_err {
 typedef enum {
     BENCH_RUN_OK = 0,
     BENCH_RUN_INTERRUPTED,
-    BENCH_RUN_FAILED,       /* could not start: a worker failed to open */
+    BENCH_RUN_FAILED,       /* could not start: a worker failed to open; or, measured
+                               (bench_pool_run returned 0), a worker was stuck in a call */
     BENCH_RUN_ABORTED,      /* measured, then stopped: every operation failed (abort_ns) */
 } bench_run_status;
 
@@ -115,7 +128,12 @@ static inline int bench_schedule_unkept(uint64_t scheduled, uint64_t unstarted, 
 
 typedef struct bench_outcome {
     bench_run_status status;
-    char        reason[256];    /* when status is FAILED */
+    char        reason[256];    /* when status is FAILED; with stuck, the first stuck
+                                   worker ("worker 2 stuck in C_Sign for 12.0 s") */
+    /* Workers abandoned inside a call (bench_load.stuck_ns, or after a stop
+     * by a signal): their threads still run in the workload, so it must not
+     * be closed or unloaded (0: none). */
+    unsigned    stuck;
     double      duration_s;     /* the measured part: the plan's length (a duration or
                                    stages), or, bounded by iterations, until the
                                    last operation ended; cut short by an interrupt */

@@ -87,10 +87,18 @@ typedef struct worker {
      * (pool_issued ...). */
     _Atomic uint64_t own_issued, own_measured, own_completed;
     live_err         errs[ERR_SLOTS];
+    /* Since when the worker is inside a call of the workload (0: it is not;
+     * CALL_ABANDONED: the pool gave it up).  The worker stores the call's
+     * start (release) before it and takes it back by an exchange after it;
+     * the pool abandons it by a compare-and-swap of that start, so exactly
+     * one of them wins: the worker, or the pool, which then owns every
+     * record of the worker (call_enter, call_leave, pool_abandon). */
+    _Atomic uint64_t in_call;
     /* owner only until joined */
     uint64_t    last_done_ns;
     int         open_failed;
     char        why[200];
+    int         abandoned;      /* the pool's: given up inside a call, never joined */
 } __attribute__((aligned(64))) worker;
 
 struct pool {
@@ -125,7 +133,28 @@ struct pool {
      * readable when a request was queued while some thread waited. */
     int               wake[2];
     _Atomic unsigned  sleepers;             /* threads waiting on wake[0] */
+    /* Workers abandoned inside a call, and the first one's reason (the
+     * sampler's and the join's: one thread) */
+    unsigned          nabandoned;
+    char              stuck_why[160];
 };
+
+/* ---- a worker inside a call (every engine) ---- */
+
+#define CALL_ABANDONED UINT64_MAX
+
+/* The worker enters a call of the workload at `t0` (its clock's reading). */
+static inline void call_enter(worker *wk, uint64_t t0)
+{
+    atomic_store_explicit(&wk->in_call, t0, memory_order_release);
+}
+
+/* The call returned: 0, or 1 when the pool abandoned the worker meanwhile;
+ * the worker must then return at once and touch nothing of the pool. */
+static inline int call_leave(worker *wk)
+{
+    return atomic_exchange_explicit(&wk->in_call, 0, memory_order_acq_rel) == CALL_ABANDONED;
+}
 
 /* ---- hot-path helpers (every engine) ---- */
 
@@ -356,7 +385,12 @@ int  pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interru
 
 /* ---- pool.c ---- */
 
-/* Stop the run: the stop flag, the queue closed, every thread joined. */
+/* Stop the run: the stop flag, the queue closed, every thread joined but
+ * those abandoned inside a call (pool_abandon_stuck), which are detached. */
 void pool_stop(pool *p);
+/* Abandon every worker inside a call since stuck_ns or more at `now` (the
+ * sampler, the join): how many were.  With `all`, every worker inside a
+ * call, however recently it entered. */
+unsigned pool_abandon_stuck(pool *p, uint64_t now, uint64_t stuck_ns, int all);
 
 #endif

@@ -5,7 +5,8 @@
  * (every whole second of the measured run, and of the warm-up, whose last
  * tick is clipped to its end), it reads every worker's live counters and
  * histogram without locks and reports the interval.  It decides when the
- * run is over (its length, an interrupt, every worker done), stops it, and
+ * run is over (its length, an interrupt, every worker done, a worker stuck
+ * in a call for bench_load.stuck_ns: pool_abandon_stuck), stops it, and
  * takes the last, partial interval after the join.
  */
 #include "bench/core/pool_int.h"
@@ -122,7 +123,7 @@ static int samples_push(bench_outcome *out, size_t *cap, const bench_sample *s)
 static int all_done(const pool *p)
 {
     for (unsigned i = 0; i < p->n; i++)
-        if (!atomic_load(&p->workers[i].done))
+        if (!atomic_load(&p->workers[i].done) && !p->workers[i].abandoned)
             return 0;
     return 1;
 }
@@ -165,6 +166,11 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
         int finished = 0;
         while ((now = bench_now_ns()) < tick) {
             if (*interrupt || all_done(p)) {
+                finished = 1;
+                break;
+            }
+            /* A call that never returns ends the run (bench_load.stuck_ns). */
+            if (load->stuck_ns && pool_abandon_stuck(p, now, load->stuck_ns, 0)) {
                 finished = 1;
                 break;
             }

@@ -126,6 +126,9 @@ typedef struct bench_workload {
     void (*close)(void *state);
     /* Name a non-zero code ("CKR_DEVICE_ERROR", "HTTP 503"). */
     void (*code_name)(const void *ctx, bench_code code, char *buf, size_t len);
+    /* The call an operation is, as a stuck worker's reason names it
+     * ("C_Sign", "the HTTP request"; NULL: "a call"). */
+    const char *call;
     /* Payload bytes one successful operation processes, for bytes/s (0: none). */
     uint64_t bytes_per_op;
 

@@ -68,6 +68,12 @@ static json_t *one_run(bench_capacity *c, const bench_load *load, bench_cap_step
         }
         return NULL;
     }
+    if (s->stuck) {
+        /* A worker never returned from a call: nothing more is run. */
+        c->run_failed = 1;
+        bench_error("--find-capacity: the search stops: %s", s->rows[s->nrows - 1].reason);
+        return NULL;
+    }
     json_t *run = json_array_get(s->runs, json_array_size(s->runs) - 1);
     if (!run) {
         c->run_failed = 1;   /* the run could not be recorded (out of memory, said) */

@@ -47,6 +47,10 @@ static const bench_option load_rows[] = {
       "target saturated, when more than PCT of its scheduled\n"
       "requests never started (and more than its threads or\n"
       "slots; default 1%, 100% never)", NULL },
+    { "stuck-after", 0, BENCH_ARG_REQUIRED, "TIME|off", BENCH_OPT_STUCK,
+      "a worker inside one call this long is stuck: the run\n"
+      "stops as failed, naming it, writes its results and ends\n"
+      "(default 10s; rest: --timeout + 5s if longer)", NULL },
 };
 const bench_opt_group bench_load_group = BENCH_OPT_GROUP("Load:", load_rows, NULL);
 
@@ -66,6 +70,7 @@ void bench_load_opts_init(bench_load_opts *o)
     o->load.threads = 1;
     o->load.abort_ns = BENCH_ABORT_DEFAULT_NS;
     o->load.max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT;
+    o->load.stuck_ns = BENCH_STUCK_DEFAULT_NS;
     bench_metrics_opts_init(&o->metrics);
 }
 
@@ -175,12 +180,27 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
     case BENCH_OPT_MAX_UNSTARTED:
         o->max_unstarted_given = 1;
         return bench_parse_pct("--max-unstarted", arg, 0, 100, "1%", &o->load.max_unstarted) == 0 ? 1 : -1;
+    case BENCH_OPT_STUCK:
+        o->stuck_given = 1;
+        if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
+            o->load.stuck_ns = 0;
+            return 1;
+        }
+        return bench_parse_duration("--stuck-after", arg, 100000000ULL, MAX_DURATION_NS,
+                                    &o->load.stuck_ns) == 0 ? 1 : -1;
     case BENCH_OPT_THINK:
         return bench_parse_duration("--think", arg, 0, 3600ULL * 1000000000ULL, &o->load.think_ns) == 0
                    ? 1 : -1;
     default:
         return bench_metrics_opt(&o->metrics, code, arg);
     }
+}
+
+void bench_load_stuck_floor(bench_load_opts *o, uint64_t call_bound_ns)
+{
+    const uint64_t floor = call_bound_ns + BENCH_STUCK_MARGIN_NS;
+    if (!o->stuck_given && o->load.stuck_ns < floor)
+        o->load.stuck_ns = floor;
 }
 
 int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)

@@ -27,14 +27,21 @@ typedef struct bench_load_opts {
     int          threads_given, has_duration, iter_total;
     int          mode_given;                      /* --mode blocking|nonblocking given */
     int          max_unstarted_given;             /* --max-unstarted given */
+    int          stuck_given;                     /* --stuck-after given */
     bench_metrics_opts metrics;                   /* --metrics-listen, --metrics-linger */
 } bench_load_opts;
 
 enum {
     BENCH_OPT_THREADS = 1100, BENCH_OPT_DURATION, BENCH_OPT_ITERATIONS, BENCH_OPT_ITER_THREAD,
     BENCH_OPT_WARMUP, BENCH_OPT_MODE, BENCH_OPT_RATE, BENCH_OPT_INFLIGHT, BENCH_OPT_STAGES,
-    BENCH_OPT_THINK, BENCH_OPT_ABORT, BENCH_OPT_MAX_UNSTARTED,
+    BENCH_OPT_THINK, BENCH_OPT_ABORT, BENCH_OPT_MAX_UNSTARTED, BENCH_OPT_STUCK,
 };
+
+/* --stuck-after: by default a worker inside one call for 10 s is stuck
+ * (bench_load.stuck_ns); a command whose calls have their own bound
+ * (rest's --timeout) takes that bound plus this margin when it is longer. */
+#define BENCH_STUCK_DEFAULT_NS (10ULL * 1000000000ULL)
+#define BENCH_STUCK_MARGIN_NS  (5ULL * 1000000000ULL)
 
 /* --abort-on-errors: by default a run stops once this long a stretch of
  * measured seconds had nothing but failures. */
@@ -52,6 +59,10 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg);
 
 /* Is this --mode value a load mode (blocking, nonblocking)? */
 int bench_load_is_mode(const char *value);
+
+/* A command whose every call is bounded by call_bound_ns (--timeout):
+ * --stuck-after, when not given, is at least that plus BENCH_STUCK_MARGIN_NS. */
+void bench_load_stuck_floor(bench_load_opts *o, uint64_t call_bound_ns);
 
 /*
  * After parsing: check the flags agree, apply stages and defaults

@@ -273,7 +273,9 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     char why[256];
     const char *status = bench_outcome_verdict(&out, w, why, sizeof why);
     if (out.status == BENCH_RUN_INTERRUPTED)
-        snprintf(why, sizeof why, "interrupted (%s)", bench_signal_what(*s->interrupt));
+        snprintf(why, sizeof why, "interrupted (%s)%s%.160s", bench_signal_what(*s->interrupt),
+                 out.stuck ? "; " : "", out.stuck ? out.reason : "");
+    s->stuck += out.stuck;
     const int ok = strcmp(status, "ok") == 0;
     json_t *run = element(bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
     bench_run_model m;

@@ -90,6 +90,10 @@ struct bench_session {
     int                   any_failed;     /* a run could not be measured, a file not written */
     int                   any_errors;     /* a measured run had errors */
     int                   interrupted;
+    /* Workers a run abandoned inside a call (bench_outcome.stuck): their
+     * threads may still be in the workload, so the command runs nothing
+     * more, bounds its clean-up and never unloads what they use. */
+    unsigned              stuck;
     int                   setup_failed;   /* the target failed at set-up: exit 3 */
     uint64_t              start_at_ms;    /* pending --start-at (only the first run waits) */
     /* The start gate's outcome, for the results file's "fleet": */

@@ -8,7 +8,7 @@
 #include "bench/util/exit.h"
 
 static bench_flag interrupted;
-static volatile sig_atomic_t stops;               /* SIGINT/SIGTERM received since install */
+static volatile sig_atomic_t stops;               /* stopping signals received since install */
 static _Atomic(const char *) waiting;             /* the long call in progress, or NULL */
 static atomic_int waiting_call;                   /* it is a module call (not another wait) */
 
@@ -34,13 +34,34 @@ static void say(const char *s)
     }
 }
 
+/* The list of token keys noted, for the line before an exit at once. */
+static void say_keys(void)
+{
+    int n = atomic_load(&nnoted);
+    if (n == 0) {
+        say("; exiting without clean-up\n");
+    } else {
+        say("; token keys this run made, which may remain:");
+        for (int i = 0; i < n && i < NOTED_MAX; i++) {
+            say(" ");
+            say(noted[i]);
+        }
+        say("; remove them with: hsmbench keys destroy --all\n");
+    }
+}
+
 /*
  * SIGPIPE (standard output's reader is gone) stops the run as an
  * interruption does and never escalates: later writes fail with EPIPE.
- * The first SIGINT or SIGTERM asks for a clean stop, and when the program
- * waits for a module call that has not returned, says so at once.  The
- * second stops waiting: it lists the token objects the run made, which
- * could not be destroyed, and ends the process with 130.
+ * The first stopping signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+ * SIGUSR2, SIGALRM) asks for a clean stop, and when the program waits for
+ * a module call that has not returned, says so at once.  The second, while
+ * that call still has not returned, stops waiting: it lists the token
+ * objects the run made, which could not be destroyed, and ends the process
+ * with 130.  Otherwise the program is in waits that are bounded (the join
+ * of the workers, the destruction of the keys): the second sets
+ * BENCH_SIGNAL_AGAIN, and they give up at once, so that the results are
+ * still written and the keys left listed; a third ends the process.
  */
 static void on_signal(int sig)
 {
@@ -64,22 +85,21 @@ static void on_signal(int sig)
         }
         return;
     }
+    if (stops == 2 && !call) {
+        atomic_fetch_or(&interrupted, BENCH_SIGNAL_AGAIN);
+        say("hsmbench: giving up waiting: the results follow, keys not destroyed are listed; "
+            "a third signal exits at once\n");
+        return;
+    }
     say(call ? "hsmbench: stopped waiting for " : "hsmbench: stopped at once");
     if (call)
         say(call);
-    int n = atomic_load(&nnoted);
-    if (n == 0) {
-        say("; exiting without clean-up\n");
-    } else {
-        say("; token keys this run made, which may remain:");
-        for (int i = 0; i < n && i < NOTED_MAX; i++) {
-            say(" ");
-            say(noted[i]);
-        }
-        say("; remove them with: hsmbench keys destroy --all\n");
-    }
+    say_keys();
     _exit(BENCH_EXIT_INTERRUPTED);
 }
+
+/* The signals that stop a run, SIGPIPE apart. */
+static const int stopping[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM };
 
 const bench_flag *bench_signals_install(void)
 {
@@ -88,9 +108,9 @@ const bench_flag *bench_signals_install(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGPIPE, &sa, NULL);
+    for (size_t i = 0; i < sizeof stopping / sizeof stopping[0]; i++)
+        (void)sigaction(stopping[i], &sa, NULL);   /* fails only for a bad number */
+    (void)sigaction(SIGPIPE, &sa, NULL);
     return &interrupted;
 }
 
@@ -133,8 +153,13 @@ void bench_signals_note_key(const char *label)
 
 const char *bench_signal_what(int sig)
 {
-    switch (sig) {
+    switch (sig & ~BENCH_SIGNAL_AGAIN) {
     case SIGTERM: return "SIGTERM";
+    case SIGHUP:  return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    case SIGALRM: return "SIGALRM";
     case SIGPIPE: return "standard output closed";
     default:      return "SIGINT";
     }

@@ -1,5 +1,6 @@
 /*
- * bench/util/signals.h - SIGINT/SIGTERM/SIGPIPE as a flag the sampler polls.
+ * bench/util/signals.h - the stopping signals and SIGPIPE as a flag the
+ * sampler polls.
  *
  * A signal handler can only talk to the program through globals, so this
  * file owns the only ones the program has (the flag, the long call in
@@ -9,13 +10,17 @@
  *  - SIGPIPE (standard output closed: "| head -1") sets the flag to
  *    SIGPIPE and stops the run as an interruption does (keys destroyed,
  *    files written, exit 130); the process never dies of it.
- *  - The first SIGINT or SIGTERM sets the flag; when the main thread is in
- *    a long module call (bench_signals_waiting), it prints at once
- *    "hsmbench: stopping: waiting for C_GenerateKeyPair to return; Ctrl-C
- *    again to stop waiting, keys will then be listed for removal".
- *  - The second stops waiting: it lists the token keys noted so far
- *    (bench_signals_note_key) for removal and exits with 130 at once,
- *    without clean-up.  No third is needed.
+ *  - SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM stop
+ *    it alike.  The first sets the flag; when the main thread is in a long
+ *    module call (bench_signals_waiting), it prints at once "hsmbench:
+ *    stopping: waiting for C_GenerateKeyPair to return; Ctrl-C again to
+ *    stop waiting, keys will then be listed for removal".
+ *  - The second, in such a call, stops waiting: it lists the token keys
+ *    noted so far (bench_signals_note_key) for removal and exits with 130
+ *    at once, without clean-up.  Out of one, the program's waits are
+ *    bounded (the join of the workers, the keys' destruction): the second
+ *    adds BENCH_SIGNAL_AGAIN to the flag and they give up at once, the
+ *    results are written and the keys left listed; a third exits at once.
  * The messages are written from the handler with write(2).
  */
 #ifndef BENCH_SIGNALS_H
@@ -30,6 +35,10 @@
  * written from a signal handler.
  */
 typedef _Atomic int bench_flag;
+
+/* Added to the flag (the signal's number) by a second signal out of a
+ * module call: bounded waits give up at once. */
+#define BENCH_SIGNAL_AGAIN 0x10000
 
 /* Install the handler (no SA_RESTART: blocking reads return EINTR) and
  * return the flag it sets. */
@@ -51,8 +60,8 @@ const char *bench_signals_waiting_for(const char *what);
  * Ctrl-C's list (at most 8 are kept, each cut to 200 bytes). */
 void bench_signals_note_key(const char *label);
 
-/* What stopped the run, for reasons: "SIGINT", "SIGTERM", "standard
- * output closed". */
+/* What stopped the run, for reasons: "SIGINT", "SIGTERM", "SIGHUP", ...,
+ * "standard output closed" (BENCH_SIGNAL_AGAIN ignored). */
 const char *bench_signal_what(int sig);
 
 #endif

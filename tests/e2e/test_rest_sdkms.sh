@@ -93,7 +93,7 @@ cat "$T/out" "$T/err" >>"$T/all-output"
 
 # ---- Ctrl-C: out within seconds, every key made deleted, every session ended --
 # interrupt_run WHEN TENTHS ARGS...: run "hsmbench rest sdkms ARGS" in the
-# background, send SIGINT once WHEN ("running": the first per-second line;
+# background, send SIGINT (or $SIG) once WHEN ("running": the first per-second line;
 # "keys:LOG:N": the server's LOG shows N keys made), let it end within TENTHS
 # tenths of a second; $rc.
 interrupt_run() {
@@ -121,7 +121,7 @@ interrupt_run() {
             i=$((i + 1))
         done ;;
     esac
-    kill -INT "$bg" 2>/dev/null
+    kill -"${SIG:-INT}" "$bg" 2>/dev/null
     i=0
     while kill -0 "$bg" 2>/dev/null && [ $i -lt "$limit" ]; do sleep 0.1; i=$((i + 1)); done
     if kill -0 "$bg" 2>/dev/null; then kill -KILL "$bg"; fi
@@ -162,6 +162,19 @@ for mode in blocking non-blocking; do
     keys_gone "sdkms $mode, SIGINT: a key per worker, all deleted, every session ended" \
         "$T/sdkms.err" $([ $mode = blocking ] && echo 3 || echo 8)
 done
+
+# SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM end a run as SIGINT does:
+# results written, every key made on the server deleted (issue 22: they lost both)
+for SIG in TERM HUP QUIT USR1 USR2 ALRM; do
+    count_log "$T/sdkms.err"
+    interrupt_run running 100 --endpoint "$EP" --op sign --alg EC --duration 60 --threads 2 \
+        --json "$T/sig-$SIG.json"
+    check "sdkms SIG$SIG: exit 130 within 10 s" 130 '^ +status\.+: interrupted$'
+    json_check "sdkms SIG$SIG: results written, interrupted (SIG$SIG)" "$T/sig-$SIG.json" \
+        "runs[0]['status'] == 'interrupted' and runs[0]['reason'] == 'interrupted (SIG$SIG)'"
+    keys_gone "sdkms SIG$SIG: the keys made on the server deleted, every session ended" "$T/sdkms.err" 2
+done
+SIG=INT
 
 # On a server that takes 200 ms a request: Ctrl-C while the slots are still
 # being set up (a session and a key each: 16 slots take 6 s) ends the set-up

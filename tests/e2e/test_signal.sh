@@ -110,3 +110,25 @@ cp "$T/q.err" "$T/err"
 check "SIGINT with --quiet: exit 130" 130
 if [ -s "$T/out" ]; then fail "SIGINT with --quiet: nothing on stdout" "$(head -c 200 "$T/out")"
 else pass "SIGINT with --quiet: nothing on stdout"; fi
+
+# ---- SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM stop a run as SIGINT does
+# (issue 22: they used to kill hsmbench, losing the results and the keys)
+if need_mock; then
+    for sig in TERM HUP QUIT USR1 USR2 ALRM; do
+        rm -f "$T/obj.$sig"
+        : >"$T/s.out"
+        HSMBENCH_MOCK="objects-file=$T/obj.$sig" "$HSMBENCH" run --module "$MOCK" --test ecdsa-sign \
+            --token-keys --duration 20 --json "$T/s.$sig.json" </dev/null >"$T/s.out" 2>"$T/s.err" &
+        bg=$!
+        wait_line "$T/s.out" '^OPERATIONS/second' 10 >/dev/null
+        kill -"$sig" "$bg" 2>/dev/null
+        wait_exit 10
+        cp "$T/s.out" "$T/out"
+        cp "$T/s.err" "$T/err"
+        check "SIG$sig: exit 130 within 10 s" 130
+        json_check "SIG$sig: results written, interrupted (SIG$sig)" "$T/s.$sig.json" \
+            "runs[0]['status'] == 'interrupted' and runs[0]['reason'] == 'interrupted (SIG$sig)' and runs[0]['ops'] > 0"
+        got=$(sed -n 's/^objects //p' "$T/obj.$sig" 2>/dev/null)
+        [ "$got" = 0 ] && pass "SIG$sig: the token keys destroyed" || fail "SIG$sig: the token keys destroyed" "objects left: '$got'"
+    done
+fi

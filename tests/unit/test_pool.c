@@ -25,11 +25,13 @@ typedef struct fake {
     unsigned fail_open_index;     /* open() fails for this worker (UINT_MAX: never) */
     unsigned error_every;         /* do_one returns 0x30 every k-th call (0: never) */
     unsigned sleep_us;            /* each op sleeps this long */
+    unsigned hang_after;          /* worker 0's call after this many never returns (0: never) */
     _Atomic unsigned opened, closed;
 } fake;
 
 typedef struct fake_state {
     fake *f;
+    unsigned index;
     uint64_t calls;
 } fake_state;
 
@@ -42,6 +44,7 @@ static int fake_open(void *ctx, unsigned index, void **state, char *err, size_t 
     }
     fake_state *s = calloc(1, sizeof *s);
     s->f = f;
+    s->index = index;
     *state = s;
     atomic_fetch_add(&f->opened, 1);
     return 0;
@@ -51,6 +54,11 @@ static bench_code fake_do(void *state)
 {
     fake_state *s = state;
     s->calls++;
+    if (s->f->hang_after && s->index == 0 && s->calls > s->f->hang_after)
+        for (;;) {
+            const struct timespec hour = { 3600, 0 };
+            nanosleep(&hour, NULL);     /* a call that never returns */
+        }
     if (s->f->sleep_us) {
         struct timespec ts = { 0, (long)s->f->sleep_us * 1000 };
         nanosleep(&ts, NULL);
@@ -450,6 +458,28 @@ static void test_live_so_far(void)
     bench_outcome_free(&o);
 }
 
+/* A call that never returns: the worker is abandoned after stuck_ns, the
+ * run fails naming it, the figures of the calls that returned are kept. */
+static void test_stuck_worker(void)
+{
+    fake f = { .fail_open_index = ~0u, .sleep_us = 100, .hang_after = 50 };
+    bench_workload w = workload(&f);
+    w.call = "C_Sign";
+    bench_load load = { .threads = 2, .duration_ns = 30 * BENCH_NS_PER_S,
+                        .stuck_ns = 300 * 1000000ULL };
+    bench_outcome o;
+    const uint64_t t0 = bench_now_ns();
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    const uint64_t took = bench_now_ns() - t0;
+    CHECK(o.status == BENCH_RUN_FAILED && o.stuck == 1);
+    CHECK_MSG(strcmp(o.reason, "worker 1 stuck in C_Sign for 0 s") == 0, "reason '%s'", o.reason);
+    CHECK_MSG(took < 3 * BENCH_NS_PER_S, "took %.3f s", (double)took / 1e9);
+    CHECK_MSG(o.ops > 50 && bench_hist_count(o.hist) == o.ops, "ops %llu",
+              (unsigned long long)o.ops);
+    CHECK(atomic_load(&f.closed) == 1);          /* the abandoned worker's state is not closed */
+    bench_outcome_free(&o);
+}
+
 int main(void)
 {
     RUN(test_iterations_exact);
@@ -462,5 +492,6 @@ int main(void)
     RUN(test_engine_window);
     RUN(test_saturated_schedule);
     RUN(test_live_so_far);
+    RUN(test_stuck_worker);     /* last: its abandoned thread sleeps to the end */
     return check_finish();
 }
