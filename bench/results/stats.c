@@ -7,6 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Two-sided p-value of a standard normal statistic z. */
+static double z_p(double z)
+{
+    double p = erfc(fabs(z) / sqrt(2.0));
+    return p > 1.0 ? 1.0 : p;
+}
+
+/* The standard normal quantile of a two-sided 95 % interval. */
+static const double z95 = 1.959963984540054;
+
 /* ---- Mann-Whitney U ------------------------------------------------------ */
 
 typedef struct tagged {
@@ -73,8 +83,7 @@ int bench_mann_whitney(const double *a, size_t na, const double *b, size_t nb, b
     if (z < 0)
         z = 0;
     out->z = z;
-    double p = erfc(z / sqrt(2.0));           /* 2 * (1 - Phi(z)) */
-    out->p = p > 1.0 ? 1.0 : p;
+    out->p = z_p(z);
     return few ? -1 : 0;
 }
 
@@ -264,13 +273,6 @@ int bench_bootstrap_median_diff(const double *a, size_t na, const double *b, siz
 
 /* ---- two runs' operations --------------------------------------------------------- */
 
-/* Two-sided p-value of a standard normal statistic z. */
-static double z_p(double z)
-{
-    double p = erfc(fabs(z) / sqrt(2.0));
-    return p > 1.0 ? 1.0 : p;
-}
-
 /* diff and se into out, with z and p; se 0: p 1 for no difference, else 0. */
 static void ztest_of(double diff, double se, bench_ztest *out)
 {
@@ -327,13 +329,13 @@ static int quantile_se(const bench_hist *h, double q, double *value, double *se)
     double nd = (double)n;
     if (nd * fmin(q, 1 - q) < BENCH_STATS_MIN_TAIL)
         return -1;
-    double half = 1.959963984540054 * sqrt(nd * q * (1 - q));
+    double half = z95 * sqrt(nd * q * (1 - q));
     double lo = hist_rank(h, n, (uint64_t)fmax(1.0, floor(nd * q - half)));
     double hi = hist_rank(h, n, (uint64_t)fmin(nd, ceil(nd * q + half) + 1));
     *value = hist_rank(h, n, (uint64_t)ceil(nd * q));
     size_t idx = bench_hist_index((uint64_t)*value);
     double w = (double)(bench_hist_slot_highest(idx) - bench_hist_slot_lowest(idx) + 1);
-    double s = (hi - lo) / (2 * 1.959963984540054);
+    double s = (hi - lo) / (2 * z95);
     *se = sqrt(s * s + w * w / 12.0);
     return 0;
 }
