@@ -11,7 +11,8 @@
 # Every check prints "PASS name", "FAIL name: why", or "SKIP name: why" when
 # this machine lacks what it needs (chromium, tmux, an IPv6 loopback, root:
 # lib.sh's skip, check.h's SKIP); a skip is never a PASS.  The last line is
-# "N passed, N failed, N skipped", and the exit status is non-zero when
+# "N passed, N failed, N skipped", just below a recap of every FAIL line (and
+# under CI every SKIP line), and the exit status is non-zero when
 # anything failed, or nothing ran at all.  Skips alone do not fail a run here,
 # but under CI (CI=true, as .ci/run runs) every skip fails it: CI installs
 # everything the tests need (ci/install-deps.sh), so a skip there is a check
@@ -226,7 +227,14 @@ passed=$(grep -c '^PASS' "$log/all")
 failed=$(grep -c '^FAIL' "$log/all")
 skipped=$(grep -c '^SKIP' "$log/all")
 echo
+# The failures again, just above the count, so a log's last lines name them.
+if [ "$failed" -gt 0 ]; then
+    echo "failed:"
+    grep '^FAIL' "$log/all" | cut -c 1-300
+fi
 if [ "${CI:-}" = true ] && [ "$skipped" -gt 0 ]; then
+    echo "skipped:"
+    grep '^SKIP' "$log/all" | cut -c 1-300
     echo "CI=true: $skipped skipped, and CI must skip nothing (ci/install-deps.sh installs what the tests need): the run fails"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
