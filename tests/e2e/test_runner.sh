@@ -109,6 +109,14 @@ FAIL [asan] build: build/asan/hsmbench is missing (make sanitizers)
 FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)
 FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)
 
+failed:
+FAIL [plain] test_ub: exited 3: crashed 
+FAIL [plain] test_b:b1: on purpose
+FAIL [plain] test_e: exited
+FAIL [plain] test_f: exited 1: prints no result, exits 1 
+FAIL [asan] build: build/asan/hsmbench is missing (make sanitizers)
+FAIL [tsan] build: build/tsan/hsmbench is missing (make sanitizers)
+FAIL [fuzz] build: build/fuzz/fuzzers is missing (make fuzz-build)
 9 passed, 7 failed, 3 skipped
 EOF
 
@@ -186,6 +194,12 @@ run env CI=true sh "$W/tests/run.sh"
 [ "$rc" -eq 1 ] && [ "$(last_line)" = "9 passed, 7 failed, 3 skipped" ] &&
     pass "CI=true, whole suite: the closing line has the three counts" ||
     fail "CI=true, whole suite: the closing line has the three counts" "exit $rc, '$(last_line)'"
+# The recap above the count names every failure and, under CI, every skip.
+if [ "$(sed -n '/^skipped:$/,/^CI=true: /p' "$T/out" | sed '1d;$d' | tr '\n' '|')" = \
+    'SKIP [plain] test_uc:w1: no pseudo-terminal|SKIP [plain] test_s:s2: no widget here|SKIP [plain] test_t:t1: no gadget here|' ] &&
+    [ "$(sed -n '/^failed:$/,/^skipped:$/p' "$T/out" | grep -c '^FAIL ')" -eq 7 ]; then
+    pass "CI=true, whole suite: the last lines repeat the 7 FAIL and the 3 SKIP lines"
+else fail "CI=true, whole suite: the last lines repeat the 7 FAIL and the 3 SKIP lines" "$(tail -n 14 "$T/out" | tr '\n' '|')"; fi
 
 # lib.sh's skip prints the line the runner counts.
 out=$(skip "a check" "no widget")
