@@ -38,8 +38,8 @@
 # failed.
 #
 # HSMBENCH_TEST_JOBS=1 runs everything one at a time; HSMBENCH_TEST_TIMES=1
-# adds a line "time [variant] name: S s" after each job's results (not
-# counted as a result).
+# adds a line "time [variant] name: S s, cpu C s" after each job's results
+# (its wall time and its processes' CPU time; not counted as a result).
 #
 #   sh tests/run.sh --only NAME [VARIANT]   one test file alone: a unit test
 #       (test_pool) or an e2e script (test_catalog or tests/e2e/test_catalog.sh),
@@ -112,8 +112,13 @@ if [ "${1:-}" = --job ]; then
     esac >"$log/$n.out" 2>&1
     if [ -n "${HSMBENCH_TEST_TIMES:-}" ]; then
         t1=$(ms)
-        printf 'time [%s] %s: %d.%d s\n' "$variant" "${name%%:*}" $(((t1 - t0) / 1000)) $(((t1 - t0) % 1000 / 100)) \
-            >>"$log/$n.out"
+        # times' second line: the CPU time of this job's children, user
+        # then system ("0m1.250s 0m0.310s").
+        # (times itself in this shell: in a subshell it would see none.)
+        times >"$log/$n.times"
+        cpu=$(sed -n '2{s/[ms]/ /g;p}' "$log/$n.times" | awk '{printf "%.1f", $1 * 60 + $2 + $3 * 60 + $4}')
+        printf 'time [%s] %s: %d.%d s, cpu %s s\n' "$variant" "${name%%:*}" $(((t1 - t0) / 1000)) \
+            $(((t1 - t0) % 1000 / 100)) "$cpu" >>"$log/$n.out"
     fi
     rm -rf "$work"
     : >"$log/$n.done"

@@ -18,6 +18,13 @@ fail() { echo "FAIL $1: $2"; }
 # and under CI (CI=true) a skip fails the run.  A check that does not apply
 # to this build variant is not a skip: it is simply not run.
 skip() { echo "SKIP $1: $2"; }
+# all_cases: true in the plain build, where a script runs every case.  A
+# sanitizer build runs three to ten times slower, so there a heavy script
+# (one that measures the mock's own delays, or loads both cores) runs only
+# the cases that reach code no other case reaches, for the sanitizer to see;
+# the measurements are the plain build's.  A case that does not run prints
+# nothing (it is not a skip).
+all_cases() { [ "$VARIANT" = plain ]; }
 
 # run CMD...: runs with a time limit, sets $rc, $T/out, $T/err.
 run() {

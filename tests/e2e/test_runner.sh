@@ -149,7 +149,7 @@ for j in 3 1; do
 done
 
 run env HSMBENCH_TEST_TIMES=1 sh "$W/tests/run.sh" --only test_a
-check "--only test_a: exit 0, HSMBENCH_TEST_TIMES adds a time line" 0 '^time \[plain\] test_a: [0-9]+\.[0-9] s$'
+check "--only test_a: exit 0, HSMBENCH_TEST_TIMES adds a time line (wall and CPU time)" 0 '^time \[plain\] test_a: [0-9]+\.[0-9] s, cpu [0-9]+\.[0-9] s$'
 [ "$(last_line)" = "2 passed, 0 failed, 0 skipped" ] && pass "--only test_a: the time line is not a result" ||
     fail "--only test_a: the time line is not a result" "'$(last_line)'"
 run sh "$W/tests/run.sh" --only test_b
