@@ -107,13 +107,22 @@ bench_code rest_setup_call(rest_http *h, const char *what, const char *method, c
     return rc;
 }
 
+int rest_has_control(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+            return 1;
+    }
+    return 0;
+}
+
 bench_code rest_server_value(const char *v, size_t n, rest_into where)
 {
-    if (!v || n == 0)
+    if (!v || n == 0 || rest_has_control(v, n))
         return REST_E_BAD_VALUE;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; where == REST_INTO_HEADER && i < n; i++) {
         const unsigned char c = (unsigned char)v[i];
-        if (c < 0x20 || c == 0x7f || (where == REST_INTO_HEADER && (c == ' ' || c > 0x7e)))
+        if (c == ' ' || c > 0x7e)
             return REST_E_BAD_VALUE;
     }
     if (where == REST_INTO_PATH && ((n == 1 && v[0] == '.') || (n == 2 && v[0] == '.' && v[1] == '.')))

@@ -85,6 +85,10 @@ bench_code rest_b64_text(const char *s, size_t n, uint8_t **out, size_t *outlen)
  */
 typedef enum { REST_INTO_HEADER, REST_INTO_PATH } rest_into;
 bench_code rest_server_value(const char *v, size_t n, rest_into where);
+/* 1 when v[0..n) holds a control character (below 0x20, or 0x7f): the one
+ * test for a secret the user gives (a bearer token, an API key) as for a
+ * value from a server, before either goes into a header. */
+int rest_has_control(const char *v, size_t n);
 /* v as one URL path segment, every byte but A-Z a-z 0-9 - . _ ~
  * percent-encoded ("a/b?c" -> "a%2Fb%3Fc"): malloc'd, NULL out of memory. */
 char *rest_path_segment(const char *v);

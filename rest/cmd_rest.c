@@ -516,11 +516,9 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
     }
     if (rc != BENCH_SECRET_OK)
         return BENCH_EXIT_USAGE;
-    for (size_t i = 0; i < len; i++) {
-        if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) {
-            bench_error("the %s contains a control character", src.what);
-            return BENCH_EXIT_USAGE;
-        }
+    if (rest_has_control(buf, len)) {
+        bench_error("the %s contains a control character", src.what);
+        return BENCH_EXIT_USAGE;
     }
     return 0;
 }

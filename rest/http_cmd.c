@@ -7,6 +7,7 @@
  * (options, their checks, secrets), running one variant after another, the
  * table, JMeter's summary line and the results file.
  */
+#include "rest/client.h"
 #include "rest/http_any.h"
 #include "rest/transport/k6.h"
 #include "rest/transport/multi.h"
@@ -593,11 +594,9 @@ static int read_bearer(const http_opts *o, char *buf, size_t cap)
     size_t len = 0;
     if (bench_secret_read(&src, "", buf, cap, &len) != BENCH_SECRET_OK)
         return BENCH_EXIT_USAGE;
-    for (size_t i = 0; i < len; i++) {
-        if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) {
-            bench_error("the bearer token contains a control character");
-            return BENCH_EXIT_USAGE;
-        }
+    if (rest_has_control(buf, len)) {
+        bench_error("the bearer token contains a control character");
+        return BENCH_EXIT_USAGE;
     }
     return 0;
 }

@@ -522,6 +522,11 @@ static void test_server_values(void)
     CHECK(rest_server_value(".", 1, REST_INTO_PATH) == REST_E_BAD_VALUE);
     CHECK(rest_server_value("..", 2, REST_INTO_PATH) == REST_E_BAD_VALUE);
     CHECK(rest_server_value("...", 3, REST_INTO_PATH) == BENCH_OK);
+    /* The user's secrets: control characters refused, a space or a byte past 0x7e not. */
+    CHECK(rest_has_control("Bearer a b\xc3\xa9", 12) == 0);
+    CHECK(rest_has_control("a\tb", 3) == 1);
+    CHECK(rest_has_control("ab\x7f", 3) == 1);
+    CHECK(rest_has_control("", 0) == 0);
     char *p = rest_path_segment("../a b?c#d%e/f~g_h-i.j");
     CHECK(p && strcmp(p, "..%2Fa%20b%3Fc%23d%25e%2Ff~g_h-i.j") == 0);
     free(p);
