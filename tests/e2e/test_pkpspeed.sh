@@ -2,7 +2,8 @@
 # tests/e2e/test_pkpspeed.sh - pkpspeed's own answer files and names, from its
 # documentation (seed 002): the Windows pkpspeed_blocking's order (no blocking
 # question), the Linux pkpspeed's (non-blocking, said), AES data sizes that are
-# not whole blocks, and "run --test RSA_CRT".
+# not whole blocks, "run --test RSA_CRT", and the per-second lines of a
+# stalled process, each "N/1".
 . "$TOP/tests/e2e/lib.sh"
 
 # menu_run INPUT: pipe INPUT (printf format) into hsmbench menu; sets $rc,
@@ -72,3 +73,29 @@ check "run --test B: pkpspeed_blocking's letter, said" 0 '^Running rsa-pkcs-sign
     "^hsmbench: --test B is pkpspeed_blocking's menu letter \(RSA CRT\): hsmbench's spelling is --test rsa-pkcs-sign$"
 run "$HSMBENCH" run --test AES_256 --key-size 128 --duration 1
 check_one_line_error "run --test AES_256 --key-size 128: exit 2" 2 '--test AES_256 fixes aes-cbc-encrypt.s key at 256 bits'
+
+# ---- a stalled process: one N/1 line a second, the stalled ones their own ----
+if need_mock; then
+    "$HSMBENCH" run --module "$MOCK" --test sha256-digest --threads 1 --duration 4 >"$T/stall" 2>"$T/stall.err" &
+    pid=$!
+    i=0
+    until grep -q '^OPERATIONS/second' "$T/stall" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -STOP "$pid" 2>/dev/null
+    sleep 2.2
+    kill -CONT "$pid" 2>/dev/null
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid"
+    rc=$?
+    lines=$(grep -c '^OPERATIONS/second' "$T/stall")
+    whole=$(grep -Ec '^OPERATIONS/second {16}[0-9]+/1$' "$T/stall")
+    if [ "$rc" -eq 0 ] && [ "$lines" -eq 4 ] && [ "$whole" -eq 4 ]; then
+        pass "stopped 2.2 s in a 4 s run: four lines, each pkpspeed's N/1"
+    else
+        fail "stopped 2.2 s in a 4 s run: four lines, each pkpspeed's N/1" \
+            "exit $rc, $lines lines, $whole N/1: $(grep '^OPERATIONS' "$T/stall" | tr '\n' ' ')"
+    fi
+    file_has "a second the process was stopped in shows its own count: 0/1" "$T/stall" \
+        '^OPERATIONS/second {16}0/1$'
+fi
