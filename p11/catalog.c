@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bench/util/cli.h"
 #include "p11/names.h"
@@ -189,6 +190,59 @@ const p11_test_def *p11_test_find(const char *name)
     for (size_t i = 0; i < p11_test_count(); i++)
         if (strcmp(catalogue[i].name, name) == 0)
             return &catalogue[i];
+    return NULL;
+}
+
+/*
+ * pkpspeed's names for catalogue tests, the one table of them that "run
+ * --test" and "menu" share: the Linux tool's ciphers ("Enter the cipher:")
+ * and pkpspeed_blocking's menu letters, in its order.
+ */
+static const p11_alias aliases[] = {
+    { "A", "rsa-pkcs-sign-prehashed", 0,
+      "RSA non-CRT (same operation through PKCS#11: the token decides CRT)" },
+    { "B", "rsa-pkcs-sign", 0, "RSA CRT" },
+    { "C", "des3-cbc-encrypt", 0, "Basic 3DES CBC" },
+    { "D", "aes-cbc-encrypt", 0, "Basic AES" },
+    { "H", "random", 0, "FIPS Random" },
+    { "I", "random", 0, "Random (the same as H: on a FIPS HSM all random is FIPS random)" },
+    { "K", "aes-gcm-encrypt", 0, "AES GCM" },
+    { "AES_128", "aes-cbc-encrypt", 128, NULL },
+    { "AES_256", "aes-cbc-encrypt", 256, NULL },
+    { "3DES", "des3-cbc-encrypt", 0, NULL },
+    { "RSA", "rsa-pkcs-sign-prehashed", 0, NULL },
+    { "RSA_CRT", "rsa-pkcs-sign", 0, NULL },
+};
+
+size_t p11_alias_count(void)
+{
+    return sizeof aliases / sizeof aliases[0];
+}
+
+const p11_alias *p11_alias_at(size_t i)
+{
+    return i < p11_alias_count() ? &aliases[i] : NULL;
+}
+
+const p11_test_def *p11_test_named(const char *name, const p11_alias **alias)
+{
+    const p11_test_def *def = p11_test_find(name);
+    const p11_alias *a = def ? NULL : p11_alias_find(name);
+    if (a)
+        def = p11_test_find(a->test);
+    for (size_t i = 0; !def && i < p11_test_count(); i++)
+        if (strcasecmp(catalogue[i].name, name) == 0)
+            def = &catalogue[i];
+    if (alias)
+        *alias = a;
+    return def;
+}
+
+const p11_alias *p11_alias_find(const char *name)
+{
+    for (size_t i = 0; i < p11_alias_count(); i++)
+        if (strcasecmp(aliases[i].name, name) == 0)
+            return &aliases[i];
     return NULL;
 }
 

@@ -5,10 +5,13 @@
  * logged in, then the session's load is asked once (threads, duration,
  * blocking or not), and a lettered menu of the tests the token offers is
  * shown again after every run.  pkpspeed's Linux cipher names (AES_128,
- * AES_256, 3DES, RSA, RSA_CRT) are accepted at the test prompt, and at the
- * duration prompt, where the Linux tool asks for its cipher: the dialogue
- * then follows the Linux tool's order (cipher, its size, duration), so an
- * answer file made for it replays.  Each run goes through p11_runner_test, the
+ * AES_256, 3DES, RSA, RSA_CRT: p11_alias, the table "run --test" takes too)
+ * are accepted at the test prompt, and at the duration prompt, where the
+ * Linux tool asks for its cipher: the dialogue then follows the Linux
+ * tool's order (cipher, its size, duration) and runs non-blocking, as it
+ * does.  A test at the blocking question, which pkpspeed_blocking never
+ * asks, follows pkpspeed_blocking's order, blocking.  So answer files made
+ * for either tool replay.  Each run goes through p11_runner_test, the
  * same code as "hsmbench run", and is followed by the "hsmbench run" line
  * that repeats it in batch mode.
  *
@@ -62,6 +65,12 @@ static const char menu_usage[] =
     "RSA and RSA_CRT work too).  Each run prints pkpspeed's per-second lines,\n"
     "hsmbench's summary, and the equivalent \"hsmbench run\" command.\n"
     "\n"
+    "Answer files of both pkpspeed tools replay: the Linux pkpspeed's (threads,\n"
+    "cipher, its size, duration) runs non-blocking, as that tool does;\n"
+    "pkpspeed_blocking's (threads, duration, test letter: no blocking question)\n"
+    "runs blocking, said once on standard error.  A block cipher's data size\n"
+    "that is not whole blocks is rounded up to them, and said.\n"
+    "\n"
     "\n";
 
 static const char menu_usage_tail[] =
@@ -81,6 +90,17 @@ const bench_cmd_opts p11_menu_options = { "menu", 0, menu_groups };
 
 /* What ask() and the prompts built on it return. */
 enum { ASK_OK = 0, ASK_LEAVE, ASK_INTR, ASK_GIVEUP };
+
+/* Whose order the answers follow: hsmbench's own (threads, duration,
+ * blocking or not, then tests), the Linux pkpspeed's (threads, cipher, its
+ * size, duration: non-blocking), or pkpspeed_blocking's (threads, duration,
+ * then tests: no blocking question, blocking). */
+enum { ORDER_HSMBENCH = 0, ORDER_LINUX, ORDER_WINDOWS };
+
+/* The Linux pkpspeed runs non-blocking: each thread keeps requests in
+ * flight; hsmbench keeps this many per thread, as its asynchronous engines
+ * do by default (bench_load_check_fds). */
+#define MENU_INFLIGHT_PER_THREAD 16
 
 typedef struct menu_item {
     char                code[3];
@@ -111,27 +131,20 @@ typedef struct menu {
     unsigned      max_threads, def_threads;
     unsigned      threads, seconds;
     int           nonblocking;
-    uint64_t      rate;
+    uint64_t      rate;            /* non-blocking: operations/second, or 0 with inflight */
+    unsigned      inflight;        /* non-blocking without a rate: requests kept in flight */
+    int           order;           /* whose order the dialogue follows (ORDER_*) */
+    char         *held;            /* a line read ahead (next_is_number), when has_held */
+    size_t        held_cap;
+    ssize_t       held_n;          /* its length, or -1: end of input */
+    int           has_held;
     char          static_key[4096];
 } menu;
-
-/* pkpspeed's Linux ciphers ("Enter the cipher:") and the menu letter each
- * runs; key_bits 0: the modulus length is asked ([2048/3072]). */
-typedef struct linux_cipher {
-    const char *name;
-    const char *code;
-    unsigned    key_bits;
-} linux_cipher;
-
-static const linux_cipher linux_ciphers[] = {
-    { "AES_128", "D", 128 }, { "AES_256", "D", 256 }, { "3DES", "C", 0 },
-    { "RSA", "A", 0 },       { "RSA_CRT", "B", 0 },
-};
 
 /* A test chosen at a prompt: its menu entry, and what its name fixed. */
 typedef struct menu_choice {
     const menu_item    *it;
-    const linux_cipher *cipher;    /* NULL: chosen by letter or test name */
+    const p11_alias    *cipher;    /* a Linux cipher's name (RSA_CRT); NULL: a letter or test name */
 } menu_choice;
 
 /* ------------------------------------------------------------------------ */
@@ -140,8 +153,25 @@ typedef struct menu_choice {
 static int ask(menu *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(menu *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Print the prompt, read one line.  ASK_LEAVE at end of input, ASK_INTR
- * when a signal arrived. */
+/* One line of standard input into *buf: its length, or -1 at end of input
+ * or when our signal arrived. */
+static ssize_t read_line(const menu *m, char **buf, size_t *cap)
+{
+    ssize_t n = -1;
+    for (int tries = 0; tries < 100; tries++) {
+        if (*m->interrupt)
+            break;
+        errno = 0;
+        n = getline(buf, cap, stdin);
+        if (n >= 0 || errno != EINTR || *m->interrupt)
+            break;
+        clearerr(stdin);       /* a signal that is not ours: read on */
+    }
+    return n;
+}
+
+/* Print the prompt, read one line (or take the one read ahead).
+ * ASK_LEAVE at end of input, ASK_INTR when a signal arrived. */
 static int ask(menu *m, const char *fmt, ...)
 {
     va_list ap;
@@ -150,15 +180,18 @@ static int ask(menu *m, const char *fmt, ...)
     va_end(ap);
     bench_flush(stdout);
 
-    ssize_t n = -1;
-    for (int tries = 0; tries < 100; tries++) {
-        if (*m->interrupt)
-            break;
-        errno = 0;
-        n = getline(&m->line, &m->cap, stdin);
-        if (n >= 0 || errno != EINTR || *m->interrupt)
-            break;
-        clearerr(stdin);       /* a signal that is not ours: read on */
+    ssize_t n;
+    if (m->has_held && !*m->interrupt) {
+        char *line = m->line;
+        size_t cap = m->cap;
+        m->line = m->held;
+        m->cap = m->held_cap;
+        m->held = line;
+        m->held_cap = cap;
+        n = m->held_n;
+        m->has_held = 0;
+    } else {
+        n = read_line(m, &m->line, &m->cap);
     }
     if (*m->interrupt) {
         fputc('\n', stdout);
@@ -196,6 +229,27 @@ static int ask(menu *m, const char *fmt, ...)
         return ASK_LEAVE;
     }
     return ASK_OK;
+}
+
+/* Is the next answer, read ahead without taking it, a whole number or
+ * empty?  Only an answer file is read ahead: on a terminal, 0. */
+static int next_is_number(menu *m)
+{
+    if (m->tty)
+        return 0;
+    if (!m->has_held) {
+        m->held_n = read_line(m, &m->held, &m->held_cap);
+        m->has_held = 1;
+    }
+    if (m->held_n < 0)
+        return 0;
+    const char *a = m->held;
+    const char *end = a + m->held_n;
+    while (a < end && isspace((unsigned char)*a))
+        a++;
+    while (end > a && isspace((unsigned char)end[-1]))
+        end--;
+    return strspn(a, "0123456789") >= (size_t)(end - a);
 }
 
 /* One line saying what was wrong; ASK_GIVEUP after too many in a row. */
@@ -238,12 +292,12 @@ static int parse_whole(const char *s, uint64_t *v)
 }
 
 /*
- * Check the last answer as a whole number in [lo, hi] (a multiple of
- * `multiple` when not 0); an empty answer takes def, or is refused when
- * has_def is 0.  *done is 1 with *out set, or 0 after the explanation.
+ * Check the last answer as a whole number in [lo, hi]; an empty answer
+ * takes def, or is refused when has_def is 0.  *done is 1 with *out set,
+ * or 0 after the explanation.
  */
 static int number_answer(menu *m, uint64_t lo, uint64_t hi, int has_def, uint64_t def,
-                         unsigned multiple, uint64_t *out, int *done)
+                         uint64_t *out, int *done)
 {
     uint64_t v;
     *done = 0;
@@ -263,9 +317,6 @@ static int number_answer(menu *m, uint64_t lo, uint64_t hi, int has_def, uint64_
     if (pw > 0 || v < lo || v > hi)
         return bad(m, "%s is out of range: enter a number from %llu to %llu.", m->shown,
                    (unsigned long long)lo, (unsigned long long)hi);
-    if (multiple && v % multiple)
-        return bad(m, "%s is not a multiple of %u: this test works on whole %u-byte blocks.",
-                   m->shown, multiple, multiple);
     *out = v;
     *done = 1;
     return good(m);
@@ -273,13 +324,13 @@ static int number_answer(menu *m, uint64_t lo, uint64_t hi, int has_def, uint64_
 
 /* Ask until number_answer takes the answer. */
 static int ask_number(menu *m, const char *prompt, uint64_t lo, uint64_t hi, int has_def,
-                      uint64_t def, unsigned multiple, uint64_t *out)
+                      uint64_t def, uint64_t *out)
 {
     for (;;) {
         int done, rc = ask(m, "%s", prompt);
         if (rc != ASK_OK)
             return rc;
-        rc = number_answer(m, lo, hi, has_def, def, multiple, out, &done);
+        rc = number_answer(m, lo, hi, has_def, def, out, &done);
         if (rc != ASK_OK || done)
             return rc;
     }
@@ -393,7 +444,7 @@ static int choose_token(menu *m)
     char prompt[64];
     uint64_t pick;
     snprintf(prompt, sizeof prompt, "Select the token [1-%zu]: ", count);
-    rc = ask_number(m, prompt, 1, count, 0, 0, 0, &pick);
+    rc = ask_number(m, prompt, 1, count, 0, 0, &pick);
     if (rc == ASK_OK) {
         const p11_token *c = &toks[pick - 1];
         int same = 0;
@@ -439,19 +490,8 @@ static void next_code(unsigned *seq, const char *taken, char code[3])
 
 static int build_items(menu *m)
 {
-    static const struct {
-        const char *code, *test, *label;
-    } pkp[] = {
-        { "A", "rsa-pkcs-sign-prehashed",
-          "RSA non-CRT (same operation through PKCS#11: the token decides CRT)" },
-        { "B", "rsa-pkcs-sign", "RSA CRT" },
-        { "C", "des3-cbc-encrypt", "Basic 3DES CBC" },
-        { "D", "aes-cbc-encrypt", "Basic AES" },
-        { "H", "random", "FIPS Random" },
-        { "I", "random", "Random (the same as H: on a FIPS HSM all random is FIPS random)" },
-        { "K", "aes-gcm-encrypt", "AES GCM" },
-    };
-    const size_t npkp = sizeof pkp / sizeof pkp[0];
+    /* pkpspeed_blocking's letters: the aliases with a menu label. */
+    const size_t npkp = p11_alias_count();
     size_t total = p11_test_count();
     unsigned seq = 0;
 
@@ -461,19 +501,19 @@ static int build_items(menu *m)
         return -1;
     }
     for (size_t i = 0; i < npkp; i++) {
+        const p11_alias *a = p11_alias_at(i);
         menu_item *it = &m->items[m->nitems];
-        it->def = p11_test_find(pkp[i].test);
-        if (!it->def)
+        if (!a->label || !(it->def = p11_test_find(a->test)))
             continue;
-        snprintf(it->code, sizeof it->code, "%s", pkp[i].code);
-        it->label = pkp[i].label;
+        snprintf(it->code, sizeof it->code, "%s", a->name);
+        it->label = a->label;
         m->nitems++;
     }
     for (size_t i = 0; i < total; i++) {
         const p11_test_def *def = p11_test_at(i);
         int mapped = 0;
         for (size_t j = 0; j < npkp; j++)
-            mapped |= strcmp(def->name, pkp[j].test) == 0;
+            mapped |= p11_alias_at(j)->label && strcmp(def->name, p11_alias_at(j)->test) == 0;
         if (mapped)
             continue;
         menu_item *it = &m->items[m->nitems++];
@@ -551,12 +591,10 @@ static const menu_item *find_item(const menu *m, const char *answer)
 }
 
 /* pkpspeed's Linux cipher of that name (case ignored), or NULL. */
-static const linux_cipher *find_cipher(const char *answer)
+static const p11_alias *find_cipher(const char *answer)
 {
-    for (size_t i = 0; i < sizeof linux_ciphers / sizeof linux_ciphers[0]; i++)
-        if (strcasecmp(linux_ciphers[i].name, answer) == 0)
-            return &linux_ciphers[i];
-    return NULL;
+    const p11_alias *a = p11_alias_find(answer);
+    return a && !a->label ? a : NULL;
 }
 
 /*
@@ -566,8 +604,8 @@ static const linux_cipher *find_cipher(const char *answer)
 static int test_answer(menu *m, menu_choice *out, int *done)
 {
     const char *a = m->answer;
-    const linux_cipher *c = *a ? find_cipher(a) : NULL;
-    const menu_item *it = c ? find_item(m, c->code) : *a ? find_item(m, a) : NULL;
+    const p11_alias *c = *a ? find_cipher(a) : NULL;
+    const menu_item *it = c ? find_item(m, c->test) : *a ? find_item(m, a) : NULL;
     *done = 0;
     if (!*a)
         return bad(m, "Choose a test: type its letter from the menu above (or its name), "
@@ -633,7 +671,7 @@ static int uses_key(const p11_test_def *def)
 
 /* Size of the key: RSA modulus, curve, or the sizes the test allows (none
  * when a cipher's name fixed it: AES_128, AES_256). */
-static int ask_key(menu *m, const p11_test_def *def, const linux_cipher *c, p11_test_params *in)
+static int ask_key(menu *m, const p11_test_def *def, const p11_alias *c, p11_test_params *in)
 {
     static const char *const curves[] = { "P-256|P256|256|secp256r1|prime256v1",
                                           "P-384|P384|384|secp384r1",
@@ -687,24 +725,32 @@ static int ask_key(menu *m, const p11_test_def *def, const linux_cipher *c, p11_
     return rc;
 }
 
+/*
+ * The data size.  pkpspeed takes any size from 1 to 16200, so a block
+ * mode's size that is not whole blocks is rounded up to them, as padding
+ * would make it (down at the top of the range), and said: refused, it
+ * would take an answer file's next answer for the size.
+ */
 static int ask_data(menu *m, const p11_test_def *def, p11_test_params *in)
 {
-    char prompt[160];
-    uint64_t lo = def->data_min, hi = def->data_max, v;
-    unsigned mult = def->data_multiple;
-    if (mult) {
-        lo = (lo + mult - 1) / mult * mult;
-        hi = hi / mult * mult;
-        snprintf(prompt, sizeof prompt,
-                 "Enter the data size in bytes [%llu-%llu, a multiple of %u] (default %llu): ",
-                 (unsigned long long)lo, (unsigned long long)hi, mult,
-                 (unsigned long long)def->data_default);
-    } else {
-        snprintf(prompt, sizeof prompt, "Enter the data size in bytes [%llu-%llu] (default %llu): ",
-                 (unsigned long long)lo, (unsigned long long)hi,
-                 (unsigned long long)def->data_default);
+    char prompt[160], blocks[64] = "";
+    uint64_t v;
+    const unsigned mult = def->data_multiple;
+    if (mult)
+        snprintf(blocks, sizeof blocks, ", rounded up to whole %u-byte blocks", mult);
+    snprintf(prompt, sizeof prompt, "Enter the data size in bytes [%llu-%llu%s] (default %llu): ",
+             (unsigned long long)def->data_min, (unsigned long long)def->data_max, blocks,
+             (unsigned long long)def->data_default);
+    int rc = ask_number(m, prompt, def->data_min, def->data_max, 1, def->data_default, &v);
+    if (rc == ASK_OK && mult && v % mult) {
+        uint64_t up = (v + mult - 1) / mult * mult;
+        if (up > def->data_max)
+            up -= mult;
+        printf("%llu bytes is not whole %u-byte blocks (%s): %llu bytes are %s.\n",
+               (unsigned long long)v, mult, def->name, (unsigned long long)up,
+               up > v ? "used, rounded up as padding would" : "used, the largest whole blocks");
+        v = up;
     }
-    int rc = ask_number(m, prompt, lo, hi, 1, def->data_default, mult, &v);
     if (rc == ASK_OK && v != def->data_default)
         in->data_size = v;
     return rc;
@@ -866,7 +912,10 @@ static void print_equivalent(const menu *m, const p11_test_def *def, const p11_t
     cmd_addu(&c, "--duration", m->seconds, "s");
     if (m->nonblocking) {
         cmd_add2(&c, "--mode", "nonblocking");
-        cmd_addu(&c, "--rate", (unsigned long long)m->rate, "");
+        if (m->rate)
+            cmd_addu(&c, "--rate", (unsigned long long)m->rate, "");
+        else
+            cmd_addu(&c, "--inflight", m->inflight, "");
     }
     if (in->key_bits)
         cmd_addu(&c, "--key-size", in->key_bits, "");
@@ -893,44 +942,63 @@ static void print_running(const menu *m, const p11_test_def *def)
 {
     printf("\nRunning %u thread%s for %u sec: %s", m->threads, m->threads == 1 ? "" : "s",
            m->seconds, def->name);
-    if (m->nonblocking)
+    if (m->nonblocking && m->rate)
         printf(", non-blocking at %llu operations/second", (unsigned long long)m->rate);
+    else if (m->nonblocking)
+        printf(", non-blocking, %u requests in flight", m->inflight);
     printf("\n\n");
 }
 
+/* The Linux pkpspeed's lines before a run, and what hsmbench runs for them. */
+static void print_starting(const menu *m, const p11_test_def *def, const p11_test_params *in)
+{
+    p11_test_params res;
+    if (p11_test_resolve(def, in, &res) != 0)
+        res.data_size = in->data_size;
+    printf("Starting non-blocking speed test using data length of %llu bytes...\n"
+           "[Test duration is %u seconds]\n", (unsigned long long)res.data_size, m->seconds);
+    printf("(non-blocking as the Linux pkpspeed runs: %u requests in flight, %u a thread; "
+           "pkpspeed_blocking's order, or b at hsmbench's blocking question, runs blocking)\n",
+           m->inflight, MENU_INFLIGHT_PER_THREAD);
+}
+
 /*
- * Ask the test's parameters, run it, say how to repeat it.  With
- * linux_order (a cipher named at the duration prompt), pkpspeed's Linux
- * order: the cipher's size, then the duration, then, for RSA, the static
- * key question alone.
+ * Ask the test's parameters, run it, say how to repeat it, in the order
+ * given: hsmbench's (the key size, the data size, Token key, static key);
+ * pkpspeed_blocking's, the same but for the key questions, which it asks
+ * of RSA tests only; or, for a cipher named at the duration prompt, the
+ * Linux pkpspeed's: the cipher's size, then the duration, then, for RSA,
+ * the static key question alone.
  */
-static int run_item(menu *m, const menu_choice *ch, int linux_order)
+static int run_item(menu *m, const menu_choice *ch, int order)
 {
     const p11_test_def *def = ch->it->def;
     p11_test_params in;
     int rc;
 
     memset(&in, 0, sizeof in);
-    if (!linux_order)
+    if (order != ORDER_LINUX)
         print_running(m, def);
     if (def->key != KEYS_NONE && (rc = ask_key(m, def, ch->cipher, &in)) != ASK_OK)
         return rc;
     if (takes_data(def) && (rc = ask_data(m, def, &in)) != ASK_OK)
         return rc;
-    if (linux_order) {
+    if (order == ORDER_LINUX) {
         uint64_t v;
         char prompt[96];
         snprintf(prompt, sizeof prompt, "Enter time duration in Secs [MAX=%u] (default %u): ",
                  MENU_MAX_SECONDS, MENU_DEF_SECONDS);
-        rc = ask_number(m, prompt, 1, MENU_MAX_SECONDS, 1, MENU_DEF_SECONDS, 0, &v);
+        rc = ask_number(m, prompt, 1, MENU_MAX_SECONDS, 1, MENU_DEF_SECONDS, &v);
         if (rc != ASK_OK)
             return rc;
         m->seconds = (unsigned)v;
         m->r.load.duration_ns = (uint64_t)m->seconds * 1000000000ULL;
+        print_starting(m, def, &in);
         print_running(m, def);
         if (def->key == KEYS_RSA && (rc = ask_static(m, def, &in)) != ASK_OK)
             return rc;
-    } else if (uses_key(def) && (rc = ask_keys(m, def, &in)) != ASK_OK) {
+    } else if (uses_key(def) && (order != ORDER_WINDOWS || def->key == KEYS_RSA) &&
+               (rc = ask_keys(m, def, &in)) != ASK_OK) {
         return rc;
     }
 
@@ -1030,24 +1098,66 @@ static void print_header(const menu *m)
 }
 
 /*
+ * hsmbench's question "Blocking or non-blocking test", which neither
+ * pkpspeed asks (the tool's name says which it runs).  An answer file made
+ * for pkpspeed_blocking has its first test here: a test's letter or name
+ * that is not b or n, or B (RSA CRT) followed by a number (its modulus
+ * length) or an empty line (its default), where after b (blocking) a test
+ * would come.  That test is *first, the order pkpspeed_blocking's, blocking.
+ */
+static int ask_mode(menu *m, menu_choice *first)
+{
+    for (;;) {
+        int rc = ask(m, "Blocking or non-blocking test [b/n] (default b): ");
+        if (rc != ASK_OK)
+            return rc;
+        const char *a = m->answer;
+        if (!*a || matches_word(a, "blocking") || (matches_word(a, "b") && !next_is_number(m))) {
+            m->nonblocking = 0;
+            return good(m);
+        }
+        if (matches_word(a, "n|non-blocking|nonblocking")) {
+            m->nonblocking = 1;
+            return good(m);
+        }
+        if (!matches_word(a, "b") && !find_cipher(a) && !find_item(m, a)) {
+            if ((rc = bad(m, "'%s' is not one of b/n.", m->shown)) != ASK_OK)
+                return rc;
+            continue;
+        }
+        int done;
+        if ((rc = test_answer(m, first, &done)) != ASK_OK)
+            return rc;
+        if (!done)
+            continue;
+        m->order = ORDER_WINDOWS;
+        m->nonblocking = 0;
+        fprintf(stderr, "hsmbench: '%s' at the blocking question is pkpspeed_blocking's test %s "
+                        "(%s): replaying its order, which asks no such question and runs "
+                        "blocking\n", m->shown, first->it->code, first->it->def->name);
+        return ASK_OK;
+    }
+}
+
+/*
  * Threads, duration, blocking or not: once per session, as pkpspeed_blocking
  * asks.  A Linux cipher name at the duration prompt (where the Linux
- * pkpspeed asks "Enter the cipher:") sets *linux_first: that test comes
- * first, in the Linux tool's order, blocking.
+ * pkpspeed asks "Enter the cipher:") sets *first: that test comes first,
+ * in the Linux tool's order, non-blocking as the Linux tool runs.  A test
+ * at the blocking question sets *first too, in pkpspeed_blocking's order
+ * (ask_mode).
  */
-static int ask_load(menu *m, menu_choice *linux_first)
+static int ask_load(menu *m, menu_choice *first)
 {
-    static const char *const modes[] = { "b|blocking", "n|non-blocking|nonblocking" };
     char prompt[128];
     uint64_t v;
-    size_t pick;
     int rc;
 
     if (m->max_threads == 1)
         printf("(this module cannot be called from several threads at once: 1 thread)\n");
     snprintf(prompt, sizeof prompt, "Enter the number of threads [MAX=%u] (default %u): ",
              m->max_threads, m->def_threads);
-    if ((rc = ask_number(m, prompt, 1, m->max_threads, 1, m->def_threads, 0, &v)) != ASK_OK)
+    if ((rc = ask_number(m, prompt, 1, m->max_threads, 1, m->def_threads, &v)) != ASK_OK)
         return rc;
     m->threads = (unsigned)v;
     snprintf(prompt, sizeof prompt, "Enter time duration in Secs [MAX=%u] (default %u): ",
@@ -1057,25 +1167,27 @@ static int ask_load(menu *m, menu_choice *linux_first)
             return rc;
         if (*m->answer && find_cipher(m->answer)) {
             /* Not offered: explained, and the same prompt again. */
-            if ((rc = test_answer(m, linux_first, &done)) != ASK_OK)
+            if ((rc = test_answer(m, first, &done)) != ASK_OK)
                 return rc;
             if (!done)
                 continue;
             m->seconds = MENU_DEF_SECONDS;                /* asked after the cipher's size */
+            m->order = ORDER_LINUX;
+            m->nonblocking = 1;                           /* as the Linux tool runs */
+            m->inflight = m->threads * MENU_INFLIGHT_PER_THREAD;
             return ASK_OK;
         }
-        if ((rc = number_answer(m, 1, MENU_MAX_SECONDS, 1, MENU_DEF_SECONDS, 0, &v, &done)) != ASK_OK)
+        if ((rc = number_answer(m, 1, MENU_MAX_SECONDS, 1, MENU_DEF_SECONDS, &v, &done)) != ASK_OK)
             return rc;
     }
     m->seconds = (unsigned)v;
-    if ((rc = ask_option(m, "Blocking or non-blocking test", modes, 2, 0, &pick)) != ASK_OK)
+    if ((rc = ask_mode(m, first)) != ASK_OK || m->order == ORDER_WINDOWS)
         return rc;
-    m->nonblocking = pick == 1;
     if (m->nonblocking) {
         snprintf(prompt, sizeof prompt,
                  "Enter the target rate in operations/second [1-%u] (default %u): ", MENU_MAX_RATE,
                  MENU_DEF_RATE);
-        if ((rc = ask_number(m, prompt, 1, MENU_MAX_RATE, 1, MENU_DEF_RATE, 0, &m->rate)) != ASK_OK)
+        if ((rc = ask_number(m, prompt, 1, MENU_MAX_RATE, 1, MENU_DEF_RATE, &m->rate)) != ASK_OK)
             return rc;
     }
     return ASK_OK;
@@ -1154,6 +1266,7 @@ static int session(menu *m)
     load.duration_ns = (uint64_t)m->seconds * 1000000000ULL;
     load.mode = m->nonblocking ? BENCH_MODE_NONBLOCKING : BENCH_MODE_BLOCKING;
     load.rate = m->nonblocking ? (double)m->rate : 0;
+    load.inflight = m->nonblocking ? m->inflight : 0;
     load.abort_ns = BENCH_ABORT_DEFAULT_NS;
     if (bench_session_init(&m->bs, &m->out, m->interrupt) != 0)
         return BENCH_EXIT_FAILED;
@@ -1163,13 +1276,14 @@ static int session(menu *m)
     }
     m->r_init = 1;
 
-    /* A cipher named at the duration prompt runs first, in the Linux order. */
-    rc = first.it ? run_item(m, &first, 1) : ASK_OK;
+    /* A cipher named at the duration prompt runs first, in the Linux order;
+     * a test at the blocking question, in pkpspeed_blocking's. */
+    rc = first.it ? run_item(m, &first, m->order) : ASK_OK;
     while (rc == ASK_OK) {
         menu_choice ch = { NULL, NULL };
         print_menu(m);
         if ((rc = ask_test(m, &ch)) == ASK_OK)
-            rc = run_item(m, &ch, 0);
+            rc = run_item(m, &ch, m->order == ORDER_WINDOWS ? ORDER_WINDOWS : ORDER_HSMBENCH);
     }
     if (m->bs.nrows > 1)
         bench_session_table(&m->bs, stdout);
@@ -1197,6 +1311,7 @@ int p11_cmd_menu(int argc, char **argv)
         p11_target_close(&m.t);
     free(m.items);
     free(m.line);
+    free(m.held);
     if (rc == BENCH_EXIT_INTERRUPTED)
         fprintf(stderr, "hsmbench: interrupted\n");
     bench_flush(stdout);

@@ -53,7 +53,8 @@ static const bench_opt_group run_tokens_group = BENCH_OPT_NOTE(
 static const bench_option test_rows[] = {
     { "test", 0, BENCH_ARG_REQUIRED, "NAME[,NAME...]|all", OPT_TEST,
       "tests to run in turn (see: hsmbench list tests)\n"
-      "default rsa-pkcs-sign", NULL },
+      "default rsa-pkcs-sign; pkpspeed's names work too\n"
+      "(RSA_CRT, RSA, 3DES, AES_128, AES_256, letters A-K)", NULL },
     { "key-size", 0, BENCH_ARG_REQUIRED, "BITS", OPT_KEY_SIZE,
       "RSA 1024/2048/3072/4096/8192, AES 128/192/256, HMAC key", NULL },
     { "curve", 0, BENCH_ARG_REQUIRED, "P-256|P-384|P-521", OPT_CURVE,
@@ -126,6 +127,7 @@ typedef struct run_opts {
     size_t             ndata;
     p11_mix            mix;          /* --mix (mix.n 0: none) */
     int                test_given, seed_given;
+    const p11_alias   *alias[MAX_TESTS];      /* the pkpspeed name a test was given by, or NULL */
     p11_test_params    tp[MAX_TESTS];         /* each test's: params with the facts of its key */
     char               origin[MAX_TESTS][200]; /* tp[i].key_origin */
 } run_opts;
@@ -179,6 +181,18 @@ static int parse_hex(const char *flag, const char *text, unsigned char *out, siz
     return 0;
 }
 
+/* A pkpspeed name in --test: hsmbench's spelling, once on standard error. */
+static void note_alias(const p11_alias *a)
+{
+    if (a->key_bits)
+        fprintf(stderr, "hsmbench: --test %s is pkpspeed's name: hsmbench's spelling is "
+                        "--test %s --key-size %u\n", a->name, a->test, a->key_bits);
+    else
+        fprintf(stderr, "hsmbench: --test %s is pkpspeed%s%s%s: hsmbench's spelling is --test %s\n",
+                a->name, a->label ? "_blocking's menu letter (" : "'s name", a->label ? a->label : "",
+                a->label ? ")" : "", a->test);
+}
+
 static int parse_tests(run_opts *o, const char *arg)
 {
     char *copy = strdup(arg), *save = NULL;
@@ -195,7 +209,8 @@ static int parse_tests(run_opts *o, const char *arg)
         return 0;
     }
     for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-        const p11_test_def *def = p11_test_find(name);
+        const p11_alias *alias = NULL;
+        const p11_test_def *def = p11_test_named(name, &alias);
         if (!def) {
             bench_error("--test %s: unknown test (see: hsmbench list tests)", name);
             rc = -1;
@@ -206,6 +221,7 @@ static int parse_tests(run_opts *o, const char *arg)
             rc = -1;
             break;
         }
+        o->alias[o->ntests] = alias;
         o->tests[o->ntests++] = def;
     }
     if (rc == 0 && o->ntests == 0) {
@@ -469,9 +485,19 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
                         "and find-objects cannot take it)", o->tests[i]->name);
             return BENCH_EXIT_USAGE;
         }
-        o->tp[i] = o->params;
-        if (o->params.keys == P11_KEYS_STATIC &&
-            p11_test_key_facts(o->tests[i], &o->params, NULL, 0, o->origin[i], sizeof o->origin[i],
+        p11_test_params in = o->params;
+        if (o->alias[i] && o->alias[i]->key_bits) {
+            /* AES_128 is aes-cbc-encrypt with a 128-bit key, nothing else. */
+            if (in.key_bits && in.key_bits != o->alias[i]->key_bits) {
+                bench_error("--key-size %u: --test %s fixes %s's key at %u bits", in.key_bits,
+                            o->alias[i]->name, o->tests[i]->name, o->alias[i]->key_bits);
+                return BENCH_EXIT_USAGE;
+            }
+            in.key_bits = o->alias[i]->key_bits;
+        }
+        o->tp[i] = in;
+        if (in.keys == P11_KEYS_STATIC &&
+            p11_test_key_facts(o->tests[i], &in, NULL, 0, o->origin[i], sizeof o->origin[i],
                                &o->tp[i]) != 0)
             return BENCH_EXIT_USAGE;
     }
@@ -490,6 +516,9 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         o->data_list[0] = 0;     /* each test's default */
         o->ndata = 1;
     }
+    for (size_t i = 0; i < o->ntests && !o->mix.n; i++)
+        if (o->alias[i])
+            note_alias(o->alias[i]);
     return 0;
 }
 

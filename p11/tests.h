@@ -78,6 +78,24 @@ size_t p11_test_count(void);
 const p11_test_def *p11_test_at(size_t i);
 const p11_test_def *p11_test_find(const char *name);
 
+/* A name pkpspeed gives a catalogue test: a Linux cipher (RSA_CRT, AES_128)
+ * or a pkpspeed_blocking menu letter (B), with the key size the name fixes. */
+typedef struct p11_alias {
+    const char *name;
+    const char *test;        /* the catalogue test it runs */
+    unsigned    key_bits;    /* fixed by the name (AES_128, AES_256); 0: the test's own */
+    const char *label;       /* a letter's pkpspeed_blocking menu label; NULL: a cipher */
+} p11_alias;
+
+size_t p11_alias_count(void);
+const p11_alias *p11_alias_at(size_t i);
+/* The alias of that name, case ignored, or NULL. */
+const p11_alias *p11_alias_find(const char *name);
+/* A test by every name the menu takes at its test prompt: the catalogue
+ * name, then a pkpspeed name (*alias set, else NULL), then the catalogue
+ * name in any case; NULL when none. */
+const p11_test_def *p11_test_named(const char *name, const p11_alias **alias);
+
 /* "SHA256" etc. and back; P11_HASH_NONE when unknown. */
 const char *p11_hash_name(p11_hash h);
 p11_hash    p11_hash_by_name(const char *name);

@@ -33,6 +33,7 @@
 #define POLL_NS (100ULL * 1000 * 1000)       /* sampler wakes at least this often */
 #define STAGE_NS (20ULL * 1000 * 1000)       /* blocking ramps move at least this often */
 #define LATE_NS (1000ULL * 1000)             /* issued this late counts as late */
+#define SEC_RING 16                          /* whole seconds a worker's record keeps */
 
 typedef struct pool pool;
 
@@ -87,6 +88,17 @@ typedef struct worker {
      * (pool_issued ...). */
     _Atomic uint64_t own_issued, own_measured, own_completed;
     live_err         errs[ERR_SLOTS];
+    /* The measured run's whole seconds, so that each per-second sample
+     * counts the operations that completed in its own second however late
+     * the sampler woke: at its first measured operation past a boundary
+     * (measure_ns + b seconds), the owner records its ops and errors before
+     * it, the slot tagged with b, then publishes b (release) before that
+     * operation counts (pool_second_passed, pool_at_second). */
+    uint64_t         sec_next_ns;   /* owner only: the next boundary's time (0: not yet known) */
+    _Atomic uint64_t sec_passed;    /* the last boundary passed (0: none) */
+    struct {
+        _Atomic uint64_t tag, ops, errs;
+    } sec_ring[SEC_RING];
     /* Since when the worker is inside a call of the workload (0: it is not;
      * CALL_ABANDONED: the pool gave it up).  The worker stores the call's
      * start (release) before it and takes it back by an exchange after it;
@@ -210,6 +222,10 @@ static inline void live_err_fold(bench_err *dst, const live_err *tab)
     }
 }
 
+/* sampler.c: the worker's first measured operation past one or more
+ * whole seconds of the run (t_done >= wk->sec_next_ns), before it counts. */
+void pool_second_passed(worker *wk, uint64_t t_done);
+
 /* What every measured or warm-up operation updates, in either mode. */
 static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm, uint64_t t_done)
 {
@@ -220,6 +236,8 @@ static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm
             relaxed_inc(&wk->warm_errs);
         return;
     }
+    if (t_done >= wk->sec_next_ns)
+        pool_second_passed(wk, t_done);
     relaxed_inc(&wk->ops);
     wk->last_done_ns = t_done;
     if (rc == BENCH_OK) {

@@ -30,6 +30,57 @@ typedef struct sampler {
 } sampler;
 
 
+void pool_second_passed(worker *wk, uint64_t t_done)
+{
+    if (!wk->sec_next_ns) {
+        wk->sec_next_ns = wk->pool->measure_ns + BENCH_NS_PER_S;
+        if (t_done < wk->sec_next_ns)
+            return;
+    }
+    const uint64_t ops = atomic_load_explicit(&wk->ops, memory_order_relaxed);
+    const uint64_t errs = atomic_load_explicit(&wk->errors, memory_order_relaxed);
+    uint64_t b = atomic_load_explicit(&wk->sec_passed, memory_order_relaxed);
+    while (t_done >= wk->sec_next_ns) {
+        b++;
+        wk->sec_next_ns += BENCH_NS_PER_S;
+        /* A slot being rewritten reads as no slot (tag 0) to the sampler. */
+        atomic_store_explicit(&wk->sec_ring[b % SEC_RING].tag, 0, memory_order_relaxed);
+        atomic_thread_fence(memory_order_release);
+        atomic_store_explicit(&wk->sec_ring[b % SEC_RING].ops, ops, memory_order_relaxed);
+        atomic_store_explicit(&wk->sec_ring[b % SEC_RING].errs, errs, memory_order_relaxed);
+        atomic_store_explicit(&wk->sec_ring[b % SEC_RING].tag, b, memory_order_release);
+    }
+    atomic_store_explicit(&wk->sec_passed, b, memory_order_release);
+    /* The operation that passed the boundary counts after this fence: a
+     * reader that sees it counted (pool_at_second) sees b published. */
+    atomic_thread_fence(memory_order_release);
+}
+
+/*
+ * A worker's measured operations and errors completed before boundary b
+ * (measure_ns + b seconds), read while it runs: its record of b when it
+ * passed b, else its counters now (every operation they hold ended before
+ * b).  0 with *ops and *errs set; -1 when b's slot was overwritten (the
+ * sampler more than SEC_RING seconds late): then the counters now.
+ */
+static int pool_at_second(const worker *wk, uint64_t b, uint64_t *ops, uint64_t *errs)
+{
+    *ops = atomic_load_explicit(&wk->ops, memory_order_relaxed);
+    *errs = atomic_load_explicit(&wk->errors, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&wk->sec_passed, memory_order_acquire) < b)
+        return 0;
+    const uint64_t tag = atomic_load_explicit(&wk->sec_ring[b % SEC_RING].tag, memory_order_acquire);
+    const uint64_t o = atomic_load_explicit(&wk->sec_ring[b % SEC_RING].ops, memory_order_relaxed);
+    const uint64_t e = atomic_load_explicit(&wk->sec_ring[b % SEC_RING].errs, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (tag != b || atomic_load_explicit(&wk->sec_ring[b % SEC_RING].tag, memory_order_relaxed) != b)
+        return -1;
+    *ops = o;
+    *errs = e;
+    return 0;
+}
+
 /* What the callback may see of the run so far (never kept in out->samples). */
 static void so_far(sampler *s, bench_sample *smp)
 {
@@ -42,11 +93,15 @@ static void so_far(sampler *s, bench_sample *smp)
 }
 
 /*
- * Fold every worker's live counters into one interval sample.  Warm-up
- * intervals count the warm-up counters; measured ones the measured
- * counters, so the measured series sums exactly to the run's totals.
+ * Fold every worker's counters into one interval sample, from the last
+ * tick to `tick`.  Warm-up intervals count the warm-up counters as they
+ * are; measured ones the measured counters at boundary b (measure_ns + b
+ * seconds, pool_at_second; b 0: as they are, for the last interval), so
+ * each second counts what completed in it, and the measured series sums
+ * exactly to the run's totals.
  */
-static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sample *out)
+static void sample_take(pool *p, sampler *s, uint64_t tick, int warmup, uint64_t b,
+                        bench_sample *out)
 {
     uint64_t ops = 0, errs = 0;
 
@@ -57,8 +112,20 @@ static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sam
     }
     for (unsigned i = 0; i < p->n; i++) {
         worker *wk = &p->workers[i];
-        ops += atomic_load_explicit(warmup ? &wk->warm_ops : &wk->ops, memory_order_relaxed);
-        errs += atomic_load_explicit(warmup ? &wk->warm_errs : &wk->errors, memory_order_relaxed);
+        if (warmup) {
+            ops += atomic_load_explicit(&wk->warm_ops, memory_order_relaxed);
+            errs += atomic_load_explicit(&wk->warm_errs, memory_order_relaxed);
+        } else {
+            uint64_t o, e;
+            if (b)
+                (void)pool_at_second(wk, b, &o, &e);   /* -1: the counters now, lumped */
+            else {
+                o = atomic_load_explicit(&wk->ops, memory_order_relaxed);
+                e = atomic_load_explicit(&wk->errors, memory_order_relaxed);
+            }
+            ops += o;
+            errs += e;
+        }
         if (!warmup) {
             bench_hist_add(s->sum, wk->hist);
             live_err_fold(s->errs, wk->errs);
@@ -85,7 +152,7 @@ static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sam
             const uint64_t end = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
                                                 : UINT64_MAX;
             out->target = (double)bench_schedule_count(l->rate, l->stages, p->start_ns, &s->due_next,
-                                                       now, end);
+                                                       tick, end);
         } else {
             /* A window: a request is due when it is issued. */
             uint64_t sched = pool_scheduled_now(p);
@@ -98,12 +165,15 @@ static void sample_take(pool *p, sampler *s, uint64_t now, int warmup, bench_sam
     } else if (p->load->stages) {
         out->target = (double)atomic_load(&p->active);
     }
-    out->span_s = (double)(now - s->tick_prev_ns) / 1e9;
-    out->ops = ops - s->ops_prev;
-    out->errors = errs - s->errs_prev;
-    s->ops_prev = ops;
-    s->errs_prev = errs;
-    s->tick_prev_ns = now;
+    out->span_s = (double)(tick - s->tick_prev_ns) / 1e9;
+    /* A lumped reading (b's slot lost) may pass the next boundary's record. */
+    out->ops = ops > s->ops_prev ? ops - s->ops_prev : 0;
+    out->errors = errs > s->errs_prev ? errs - s->errs_prev : 0;
+    if (out->errors > out->ops)
+        out->errors = out->ops;
+    s->ops_prev = ops > s->ops_prev ? ops : s->ops_prev;
+    s->errs_prev = errs > s->errs_prev ? errs : s->errs_prev;
+    s->tick_prev_ns = tick;
 }
 
 static int samples_push(bench_outcome *out, size_t *cap, const bench_sample *s)
@@ -148,7 +218,9 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
     out->client_cpu = -1;
     for (;;) {
         uint64_t now = bench_now_ns();
-        int in_warmup = now < p->measure_ns;
+        /* Ticks are the run's own seconds, not when this thread woke: a
+         * warm-up tick not taken yet is still warm-up, however late. */
+        int in_warmup = s.tick_prev_ns < p->measure_ns;
         if (!in_warmup && !s.cpu_taken) {
             /* The measured part begins: at the release, or at the warm-up's
              * last tick, which falls on its end. */
@@ -183,15 +255,17 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
             out->status = BENCH_RUN_INTERRUPTED;
             finished = 1;
         }
+        /* Woken past the end (or past several ticks): the whole seconds
+         * before the end are sampled first, each its own. */
         if (!finished && now >= end_ns)
-            finished = 1;
+            finished = tick >= end_ns;
         if (finished) {
             p->stop_ns = now < end_ns ? now : end_ns;
             break;
         }
 
         bench_sample smp;
-        sample_take(p, &s, now, in_warmup, &smp);
+        sample_take(p, &s, tick, in_warmup, in_warmup ? 0 : k + 1, &smp);
         if (in_warmup) {
             smp.warmup = 1;
             smp.t = 0;
@@ -242,7 +316,7 @@ stop:
         }
         if (end > p->measure_ns && (end > s.tick_prev_ns || out->nsamples == 0)) {
             bench_sample smp;
-            sample_take(p, &s, end > s.tick_prev_ns ? end : s.tick_prev_ns, 0, &smp);
+            sample_take(p, &s, end > s.tick_prev_ns ? end : s.tick_prev_ns, 0, 0, &smp);
             if (smp.ops || smp.span_s >= 0.001 || out->nsamples == 0) {
                 smp.t = ++k;
                 if (samples_push(out, &cap, &smp) != 0)

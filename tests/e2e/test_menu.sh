@@ -141,7 +141,7 @@ check "no input at all: exit 0" 0 'end of input'
 # ---- pkpspeed's Linux answer files replay: threads, cipher, its size, duration ----
 # (the Linux tool asks "Enter the cipher:" where pkpspeed_blocking asks the duration)
 menu_run '1\nRSA_CRT\n2048\n1\nn\n'
-check "Linux answer file, RSA_CRT: exit 0" 0 '^Running rsa-pkcs-sign \(CKM_SHA256_RSA_PKCS, RSA 2048, data 32 B\): 1 thread, blocking, 1s'
+check "Linux answer file, RSA_CRT: exit 0, non-blocking" 0 '^Running rsa-pkcs-sign \(CKM_SHA256_RSA_PKCS, RSA 2048, data 32 B\): 1 thread, nonblocking, 1s'
 followed_by "Linux order: the cipher at the duration prompt, then the modulus" "$T/out" \
     '^Enter time duration in Secs \[MAX=600\] \(default 10\): RSA_CRT$' '^Enter the modulus length'
 followed_by "Linux order: the modulus, then the duration" "$T/out" \
@@ -149,15 +149,15 @@ followed_by "Linux order: the modulus, then the duration" "$T/out" \
 file_has "Linux order, RSA: the static key question" "$T/out" '^Do you want to use static key \[y/n\] \(default n\): n$'
 file_lacks "Linux order: no mode or Token key question" "$T/out" '^(Blocking or non-blocking|Do you want to use Token key)'
 file_has "Linux answer file RSA_CRT: equivalent command" "$T/out" \
-    '^ +hsmbench run --test rsa-pkcs-sign --threads 1 --duration 1s$'
+    '^ +hsmbench run --test rsa-pkcs-sign --threads 1 --duration 1s --mode nonblocking --inflight 16$'
 menu_run '1\naes_256\n8192\n1\n'
 check "Linux answer file, aes_256 (any case): exit 0" 0 \
-    '^Running aes-cbc-encrypt \(CKM_AES_CBC, AES 256, data 8192 B\): 1 thread, blocking, 1s'
+    '^Running aes-cbc-encrypt \(CKM_AES_CBC, AES 256, data 8192 B\): 1 thread, nonblocking, 1s'
 file_lacks "Linux order, AES_256: the key size is the cipher's, not asked" "$T/out" '^Enter the key size'
 menu_run '1\nAES_128\n1024\n1\n'
 check "Linux answer file, AES_128: exit 0" 0 '^Running aes-cbc-encrypt \(CKM_AES_CBC, AES 128, data 1024 B\)'
 file_has "AES_128: equivalent command has --key-size 128" "$T/out" \
-    '^ +hsmbench run --test aes-cbc-encrypt --threads 1 --duration 1s --key-size 128$'
+    '^ +hsmbench run --test aes-cbc-encrypt --threads 1 --duration 1s --mode nonblocking --inflight 16 --key-size 128$'
 menu_run '1\n3DES\n1024\n1\n'
 check "Linux answer file, 3DES: exit 0" 0 '^Running des3-cbc-encrypt \(CKM_DES3_CBC, DES3 192, data 1024 B\)'
 menu_run '1\nRSA\n2048\n1\nn\n'
