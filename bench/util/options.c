@@ -301,6 +301,15 @@ static int take_old(bench_opts_parser *p, size_t k, char **argv)
     }
     const char *to = o->other && optarg && !whole_number(optarg) ? o->other : o->to;
     const bench_option *row = first_named(p->cmd, to);
+    if (to == o->other) {
+        /* Given as the other option: that one once too (--keysize NistP384 --curve X). */
+        const int t = entry_of(p, to);
+        if (p->gs.seen[t]) {
+            bench_error("--%s given twice (see: hsmbench %s --help)", to, p->cmd->cmd);
+            return BENCH_OPT_REFUSED;
+        }
+        p->gs.seen[t] = 1;
+    }
     if (o->arg == BENCH_ARG_REPEATED) {
         /* k6's --stage A --stage B is --stages A,B: the option once. */
         const int t = entry_of(p, to);

@@ -176,7 +176,7 @@ static void test_secret_taken(void)
 /* Old spellings (options.h): SAME (long and short, a value not a whole
  * number meaning another option, a repeatable one joined), VALUE, IGNORED,
  * REFUSED, each said once; the options they stand for given once. */
-enum { C_THREADS = 7100, C_STAGES, C_SIZE, C_CURVE, C_OP, C_OUT, C_QUIET };
+enum { C_THREADS = 7100, C_STAGES, C_SIZE, C_CURVE, C_OP, C_OUT, C_QUIET, C_PIN };
 static const bench_option load_rows[] = {
     { "threads", 0, BENCH_ARG_REQUIRED, "N", C_THREADS, "threads", NULL },
     { "stages", 0, BENCH_ARG_REQUIRED, "LIST", C_STAGES, "stages", NULL },
@@ -185,6 +185,7 @@ static const bench_option load_rows[] = {
     { "op", 0, BENCH_ARG_REQUIRED, "OP", C_OP, "op", NULL },
     { "out", 0, BENCH_ARG_REQUIRED, "jsonl=FILE", C_OUT, "stream", NULL },
     { "quiet", 0, BENCH_ARG_NONE, NULL, C_QUIET, "quiet", NULL },
+    { "pin", 0, BENCH_ARG_REQUIRED, "PIN", C_PIN, "the PIN", NULL },
 };
 static const bench_old_spelling old_rows[] = {
     { .tool = "k6", .kind = BENCH_OLD_SAME, .name = "vus", .short_name = 'u', .arg = BENCH_ARG_REQUIRED,
@@ -201,6 +202,7 @@ static const bench_old_spelling old_rows[] = {
     { .tool = "k6", .kind = BENCH_OLD_REFUSED, .to = "out", .value = "json=", .note = "did you mean --out?" },
     { .tool = "jm", .kind = BENCH_OLD_REFUSED, .short_name = 'l', .arg = BENCH_ARG_REQUIRED,
       .note = "did you mean --threads?" },
+    { .tool = "pkp", .kind = BENCH_OLD_SAME, .short_name = 'p', .arg = BENCH_ARG_REQUIRED, .to = "pin" },
 };
 static const bench_opt_group load_group = BENCH_OPT_GROUP("Load:", load_rows, NULL);
 static const bench_opt_group old_group = BENCH_OPT_SPELLINGS(old_rows);
@@ -285,6 +287,11 @@ static void test_old_spellings(void)
     n = parse_old(both, 5, codes, vals, 16, err, sizeof err);
     CHECK_MSG(n == 2 && codes[1] == BENCH_OPT_REFUSED && strstr(err, "--stages given twice"), "%s", err);
 
+    char n1[] = "--keysize", n2[] = "NistP256", n3[] = "--curve", n4[] = "P-384";
+    char *other[] = { a0, n1, n2, n3, n4, NULL };
+    n = parse_old(other, 5, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 2 && codes[1] == BENCH_OPT_REFUSED && strstr(err, "--curve given twice"), "%s", err);
+
     /* Refused: the unknown option's error says what to use instead. */
     char e1[] = "--summary-export", e2[] = "s.json";
     char *refused[] = { a0, e1, e2, NULL };
@@ -324,6 +331,13 @@ static void test_old_spellings(void)
     char *far[] = { a0, l1, NULL };
     n = parse_old(far, 2, codes, vals, 16, err, sizeof err);
     CHECK_MSG(strstr(err, "--zzzzzz: unknown option (see"), "%s", err);
+
+    /* An old spelling of a secret option is a secret: out of argv, given once. */
+    char m1[] = "-p", m2[] = "1234", m3[] = "--pin=99";
+    char *secret[] = { a0, m1, m2, m3, NULL };
+    n = parse_old(secret, 4, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 2 && codes[0] == C_PIN && strcmp(vals[0], "1234") == 0 && strcmp(m2, "****") == 0 &&
+              codes[1] == BENCH_OPT_REFUSED && strstr(err, "--pin given twice"), "%d %s", n, err);
 
     /* The dump lists each old spelling, the long and the short apart. */
     char *buf = NULL;
