@@ -283,9 +283,8 @@ static int whole_number(const char *v)
     return *v && strspn(v, "0123456789") == strlen(v);
 }
 
-/* Old spelling k just taken: the code of the option it is (optarg its value,
- * joined with the ones before for a repeatable one), said once; 0 when it
- * is ignored; BENCH_OPT_REFUSED (printed). */
+/* Old spelling k just taken: the code of the option it is (optarg its
+ * value), said once; 0 when it is ignored; BENCH_OPT_REFUSED (printed). */
 static int take_old(bench_opts_parser *p, size_t k, char **argv)
 {
     const bench_old_spelling *o = p->old[k];
@@ -311,7 +310,8 @@ static int take_old(bench_opts_parser *p, size_t k, char **argv)
         p->gs.seen[t] = 1;
     }
     if (o->arg == BENCH_ARG_REPEATED) {
-        /* k6's --stage A --stage B is --stages A,B: the option once. */
+        /* k6's --stage A --stage B: the option once, given each value in
+         * turn (the command adds them up); never beside the option itself. */
         const int t = entry_of(p, to);
         if (first && p->gs.seen[t]) {
             bench_error("--%s given twice (%s is %s's spelling of it; see: hsmbench %s --help)", to, word,
@@ -319,13 +319,6 @@ static int take_old(bench_opts_parser *p, size_t k, char **argv)
             return BENCH_OPT_REFUSED;
         }
         p->gs.seen[t] = 1;
-        const size_t used = strlen(p->joined);
-        if (used + strlen(optarg) + 2 > sizeof p->joined) {
-            bench_error("%s: the values given are too long together", word);
-            return BENCH_OPT_REFUSED;
-        }
-        snprintf(p->joined + used, sizeof p->joined - used, "%s%s", used ? "," : "", optarg);
-        optarg = p->joined;
     }
     if (first && to == o->other)
         bench_note("%s %s is %s's spelling of --%s %s", word, optarg, o->tool, to, optarg);

@@ -47,8 +47,10 @@ typedef struct bench_option {
  *            said once on stderr: "--vus is k6's spelling of --threads";
  *            `other`: the option a value that is not a whole number means
  *            instead (the SDKMS bench's --keysize NistP384 is --curve);
- *            arg REPEATED: its values are joined with commas, as k6 adds
- *            one --stage per flag (`to` still given once)
+ *            arg REPEATED: it may be given again, each time returned as
+ *            `to` with its value, as k6 adds one --stage a flag (the
+ *            command adds them up); `to` itself is then refused, and
+ *            there is one such spelling a command
  *   VALUE    a value of option `to` (name NULL): `value` taken as `to_value`
  *            ("--op encryption" as "--op encrypt"), said once
  *   IGNORED  taken, its value dropped, said once with `note` (pkpspeed's
@@ -145,7 +147,6 @@ typedef struct bench_opts_parser {
     size_t                nold;
     unsigned char         old_short[128];    /* 1 + the old spelling of a short letter, or 0 */
     unsigned char         noted[BENCH_OLD_MAX];          /* said once already */
-    char                  joined[512];       /* the REPEATED one's values so far (one a command) */
 } bench_opts_parser;
 
 /* Build the tables (an option named twice is taken once) and reset getopt.

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/driver/loadopts.h"
 #include "bench/results/cmd.h"
 #include "bench/util/options.h"
 #include "p11/cmd.h"
@@ -260,7 +261,7 @@ static void test_old_spellings(void)
         return;
     CHECK(codes[0] == C_THREADS && strcmp(vals[0], "3") == 0);
     CHECK(codes[1] == C_STAGES && strcmp(vals[1], "5s:2") == 0);
-    CHECK(codes[2] == C_STAGES && strcmp(vals[2], "5s:2,9s:0") == 0);     /* joined */
+    CHECK(codes[2] == C_STAGES && strcmp(vals[2], "9s:0") == 0);          /* each in turn */
     CHECK(codes[3] == C_CURVE && strcmp(vals[3], "NistP384") == 0);       /* not a number */
     CHECK(codes[4] == C_OP && strcmp(vals[4], "encrypt") == 0);
     CHECK(codes[5] == C_QUIET);                                           /* -n CU dropped */
@@ -359,6 +360,19 @@ static void test_old_spellings(void)
     free(buf);
 }
 
+/* k6's repeated --stage reaches the load flags as --stages, once a value:
+ * they add up (bench_load_opt), in a buffer of the options' own. */
+static void test_stages_add_up(void)
+{
+    bench_load_opts o;
+    bench_load_opts_init(&o);
+    char a[] = "5s:70", b[] = "30s:70", c[] = "5s:0";
+    CHECK(bench_load_opt(&o, BENCH_OPT_STAGES, a) == 1 && o.stages_text == a);
+    CHECK(bench_load_opt(&o, BENCH_OPT_STAGES, b) == 1 && bench_load_opt(&o, BENCH_OPT_STAGES, c) == 1);
+    CHECK_MSG(o.stages_text && strcmp(o.stages_text, "5s:70,30s:70,5s:0") == 0, "%s", o.stages_text);
+    CHECK(strcmp(a, "5s:70") == 0);                          /* argv untouched */
+}
+
 /* A table whose old spelling stands for an option it lacks, or names one in
  * its note, or takes a short letter of an option, is refused at the start. */
 static void test_old_spellings_checked(void)
@@ -405,6 +419,7 @@ int main(void)
     RUN(test_generated_tables);
     RUN(test_old_spellings);
     RUN(test_old_spellings_checked);
+    RUN(test_stages_add_up);
     RUN(test_parsing);
     RUN(test_secret_taken);
     RUN(test_help_listing);
