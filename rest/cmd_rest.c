@@ -400,7 +400,14 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         }
     }
     if (optind < argc) {
-        bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[optind]);
+        /* The SDKMS bench's "run encryption": an operation named as a word. */
+        const char *op = bench_opts_old_value(&rest_options, "op", argv[optind]);
+        rest_sdkms_op named;
+        if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[optind], &named) == 0))
+            bench_error("%s: unexpected argument; the SDKMS bench's 'run %s' is --op %s (see: hsmbench "
+                        "rest --help)", argv[optind], argv[optind], op ? op : argv[optind]);
+        else
+            bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[optind]);
         return BENCH_EXIT_USAGE;
     }
 

@@ -357,6 +357,17 @@ static int old_value(bench_opts_parser *p, int code)
     return 0;
 }
 
+const char *bench_opts_old_value(const bench_cmd_opts *cmd, const char *name, const char *value)
+{
+    for (const bench_opt_group *const *g = cmd->groups; *g; g++)
+        for (size_t i = 0; i < (*g)->nold; i++) {
+            const bench_old_spelling *o = &(*g)->old[i];
+            if (o->kind == BENCH_OLD_VALUE && strcmp(o->to, name) == 0 && strcmp(o->value, value) == 0)
+                return o->to_value;
+        }
+    return NULL;
+}
+
 /* Optimal string alignment distance of a (m characters) and b, both short. */
 static size_t edit_distance(const char *a, size_t m, const char *b)
 {

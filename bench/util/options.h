@@ -165,6 +165,10 @@ int  bench_opts_add_file(bench_opts_parser *p, const char *what, const char *pat
  * sockets are left out: /dev/null twice is fine.  -1 with one line naming
  * both options when one is. */
 int  bench_opts_check_files(const bench_opts_parser *p);
+/* hsmbench's value for an old tool's value of option `name` (the SDKMS
+ * bench's "encryption" of --op: "encrypt"), or NULL: for a command's
+ * messages about a word that is no option ("rest sdkms encryption"). */
+const char *bench_opts_old_value(const bench_cmd_opts *cmd, const char *name, const char *value);
 /* The option listing of --help, group by group. */
 void bench_opts_help(const bench_cmd_opts *cmd, FILE *f);
 /* The same, calling more(arg, code, f) after each option's text: where a

@@ -176,6 +176,11 @@ run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op sig
 check "seed 001: --keysize NistP384 is --curve NistP384: exit 0" 0 '' \
     "^hsmbench: --keysize NistP384 is SDKMS bench's spelling of --curve NistP384$"
 json_check "seed 001: the key is EC P-384" "$T/ec.json" 'runs[0]["key"]["curve"] == "NistP384"'
+run "$HSMBENCH" rest sdkms --endpoint "$EP" encryption --algorithm AES
+check_one_line_error "seed 001: run encryption's word: did you mean --op encrypt" 2 \
+    "^hsmbench: error: encryption: unexpected argument; the SDKMS bench's 'run encryption' is --op encrypt "
+run "$HSMBENCH" rest sdkms --endpoint "$EP" sign --algorithm RSA
+check_one_line_error "seed 001: run sign's word: --op sign" 2 "'run sign' is --op sign "
 stop_serve plain
 
 # ---- seed 002: pkpspeed -s CU -p password --------------------------------------
