@@ -13,6 +13,32 @@
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 need_mock || exit 0
 
+# once NAME TEXT: $T/err has exactly one line starting "hsmbench: TEXT".
+once() {
+    n=$(awk -v t="hsmbench: $2" 'index($0, t) == 1 { n++ } END { print n + 0 }' "$T/err")
+    if [ "$n" = 1 ]; then pass "$1"
+    else fail "$1" "$n lines start 'hsmbench: $2': $(head -c 300 "$T/err" | tr '\n' ' ')"; fi
+}
+
+# same_run NAME A.json B.json: the old spelling's run and the canonical
+# flags' are the same run (test, mode, threads, settings, key, data size,
+# the service's settings and the endpoint's).
+same_run() {
+    if python3 - "$2" "$3" >"$T/jerr" 2>&1 <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+keys = ("test", "mode", "threads", "settings", "key", "data_size", "rest")
+ra, rb = a["runs"][0], b["runs"][0]
+diff = [k for k in keys if ra.get(k) != rb.get(k)]
+ea, eb = a["environment"].get("endpoint"), b["environment"].get("endpoint")
+if ea != eb:
+    diff.append("environment.endpoint")
+print(" ".join(diff))
+sys.exit(1 if diff else 0)
+PY
+    then pass "$1"; else fail "$1" "they differ in: $(cat "$T/jerr")"; fi
+}
+
 # ---- the table against the docs, and each spelling given --------------------
 for cmd in rest "rest http" run menu; do
     # shellcheck disable=SC2086
@@ -129,12 +155,15 @@ start_serve plain --ekm-token-env EKM_SERVER_TOKEN --api-key-env SERVER_API_KEY 
 EP=$URL
 run "$HSMBENCH" rest ekm --endpoint "$EP/ekm/k1" --token-env G_TOKEN --stage 0.5s:2 -s 0.5s:0 --quiet \
     --json "$T/k6.json"
-check "seed 000: rest ekm --stage A -s B (k6's form): exit 0" 0 '' "^hsmbench: --stage is k6's spelling of --stages"
-n=$(grep -c 'spelling of --stages' "$T/err")
-if [ "$n" = 1 ]; then pass "seed 000: said once for two --stage flags"
-else fail "seed 000: said once for two --stage flags" "$n notes"; fi
+check "seed 000: rest ekm --stage A -s B (k6's form): exit 0" 0
+once "seed 000: said once for --stage and -s" "--stage is k6's spelling of --stages"
+file_lacks "seed 000: -s not said apart" "$T/err" "-s is k6's"
 json_check "seed 000: the run is --stages 0.5s:2,0.5s:0's" "$T/k6.json" \
     'runs[0]["settings"]["stages"] == "0.5s:2,0.5s:0" and runs[0]["ops"] > 0 and runs[0]["errors"] == 0'
+run "$HSMBENCH" rest ekm --endpoint "$EP/ekm/k1" --token-env G_TOKEN --stages 0.5s:2,0.5s:0 --quiet \
+    --json "$T/k6-canon.json"
+check "seed 000: the same with --stages: exit 0" 0
+same_run "seed 000: --stage A -s B runs as --stages A,B" "$T/k6.json" "$T/k6-canon.json"
 
 # ---- seed 003: k6 run --no-vu-connection-reuse --no-connection-reuse --duration 5s (OPA TLS) ----
 P="$T/pki"
@@ -146,14 +175,16 @@ if make_certs "$P"; then
     for s in "--insecure-skip-tls-verify is k6's spelling of --insecure" \
              "--no-vu-connection-reuse is k6's spelling of --no-connection-reuse" \
              "--vus is k6's spelling of --threads" "-d is k6's spelling of --duration"; do
-        n=$(grep -cF -- "hsmbench: $s" "$T/err")
-        if [ "$n" = 1 ]; then pass "seed 003: '$s', once"
-        else fail "seed 003: '$s', once" "$n times: $(head -c 300 "$T/err" | tr '\n' ' ')"; fi
+        once "seed 003: '$s', once" "$s"
     done
     json_check "seed 003: a new connection and handshake per request, not verified, 1 thread for 1 s" \
         "$T/opa.json" '(doc["environment"]["endpoint"]["connection_reuse"] is False and
         doc["environment"]["endpoint"]["tls"]["verify"] is False and runs[0]["threads"] == 1 and
         abs(runs[0]["duration_s"] - 1) < 0.5 and runs[0]["http"]["phases_us"]["tls_handshaking"]["min"] > 0)'
+    run "$HSMBENCH" rest http --url "$URL/hello" --insecure --no-connection-reuse --threads 1 --duration 1s \
+        --quiet --json "$T/opa-canon.json"
+    check "seed 003: the same with hsmbench's flags: exit 0" 0
+    same_run "seed 003: k6's flags run as hsmbench's" "$T/opa.json" "$T/opa-canon.json"
     stop_serve tls
 else
     fail "test certificates" "$(tail -c 300 "$T/openssl.log")"
@@ -165,12 +196,17 @@ run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op enc
 check "seed 001: rest sdkms with the bench's flags: exit 0" 0 '' \
     "^hsmbench: --op encryption is SDKMS bench's spelling of --op encrypt"
 for s in "--algorithm is SDKMS bench's spelling of --alg" "--keysize is SDKMS bench's spelling of --key-size" \
-         "--threadcount is SDKMS bench's spelling of --threads" "--time is SDKMS bench's spelling of --duration"; do
-    file_has "seed 001: '$s'" "$T/err" "^hsmbench: $s"
+         "--threadcount is SDKMS bench's spelling of --threads" "--time is SDKMS bench's spelling of --duration" \
+         "--op encryption is SDKMS bench's spelling of --op encrypt"; do
+    once "seed 001: '$s', once" "$s"
 done
 json_check "seed 001: AES-128 GCM encryption, 2 threads for 1 s" "$T/sdkms.json" \
     '(runs[0]["rest"]["op"] == "encrypt" and runs[0]["rest"]["alg"] == "AES" and runs[0]["key"]["bits"] == 128
      and runs[0]["threads"] == 2 and abs(runs[0]["duration_s"] - 1) < 0.5 and runs[0]["errors"] == 0)'
+run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op encrypt --alg AES \
+    --key-size 128 --mode GCM --threads 2 --duration 1 --quiet --json "$T/sdkms-canon.json"
+check "seed 001: the same with hsmbench's flags: exit 0" 0
+same_run "seed 001: the bench's flags run as hsmbench's" "$T/sdkms.json" "$T/sdkms-canon.json"
 run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op sign --algorithm EC \
     --keysize NistP384 --threadcount 1 --time 0.5 --quiet --json "$T/ec.json"
 check "seed 001: --keysize NistP384 is --curve NistP384: exit 0" 0 '' \
@@ -189,9 +225,14 @@ HSMBENCH_MOCK="pin=$PIN" run "$HSMBENCH" run --module "$MOCK" -s CU -p "$PIN" --
     --iterations 20 --quiet --json "$T/pkp.json"
 check "seed 002: run -s CU -p PASSWORD: exit 0 (logged in with the PIN)" 0 '' \
     "^hsmbench: -s CU \(pkpspeed's\): ignored; PKCS#11 has no user names"
-file_has "seed 002: -p is --pin, said" "$T/err" "^hsmbench: -p is pkpspeed's spelling of --pin$"
+once "seed 002: -p is --pin, said once" "-p is pkpspeed's spelling of --pin"
+once "seed 002: -s said once" "-s CU (pkpspeed's): ignored"
 file_has "seed 002: -p warns as --pin does" "$T/err" '^hsmbench: warning: --pin puts the PIN in the shell history'
 file_lacks "seed 002: the password is in no output" "$T/pkp.json" "$PIN"
+HSMBENCH_MOCK="pin=$PIN" run "$HSMBENCH" run --module "$MOCK" --pin "$PIN" --test sha256-digest \
+    --iterations 20 --quiet --json "$T/pkp-canon.json"
+check "seed 002: the same with --pin: exit 0" 0
+same_run "seed 002: -s CU -p PASSWORD runs as --pin PASSWORD" "$T/pkp.json" "$T/pkp-canon.json"
 HSMBENCH_MOCK="pin=$PIN" run "$HSMBENCH" run --module "$MOCK" -s CU -p wrong --test sha256-digest --iterations 5
 check "seed 002: a wrong -p is a wrong PIN: exit 3" 3 '' 'error: .*CKR_PIN_INCORRECT'
 run "$HSMBENCH" run -p 1 --pin 2
