@@ -99,7 +99,8 @@ static const bench_opt_group run_keys_group =
 
 static const bench_opt_group *const run_groups[] = {
     &p11_target_group, &run_tokens_group, &run_test_group, &run_keys_group, &bench_load_group,
-    &bench_metrics_group, &bench_cap_group, &bench_out_group, &bench_help_group, NULL,
+    &bench_metrics_group, &bench_cap_group, &bench_out_group, &bench_help_group,
+    &p11_pkpspeed_spellings, NULL,
 };
 const bench_cmd_opts p11_run_options = { "run", 0, run_groups };
 
@@ -110,7 +111,9 @@ static const char run_usage_tail[] =
     "login failure; 130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,\n"
     "SIGUSR2, SIGALRM, or standard output closed, as by | head).  Ctrl-C in a long\n"
     "module call says what it waits for; a second Ctrl-C stops waiting, lists the\n"
-    "token keys left.\n";
+    "token keys left.\n"
+    "pkpspeed's -p PASSWORD is --pin and its -s USER is ignored, each said once\n"
+    "(see: hsmbench-run(1) OLD SPELLINGS).\n";
 
 #define MAX_SWEEP 32
 

@@ -110,6 +110,17 @@ static const bench_option target_rows[] = {
 };
 const bench_opt_group p11_target_group = BENCH_OPT_GROUP("Selection:", target_rows, NULL);
 
+/* pkpspeed -s USER -p PASSWORD: the password is the PIN (a secret, as --pin's);
+ * PKCS#11 logs in as the token's user with the PIN alone. */
+static const bench_old_spelling pkpspeed_rows[] = {
+    { .tool = "pkpspeed", .kind = BENCH_OLD_SAME, .short_name = 'p', .arg = BENCH_ARG_REQUIRED,
+      .to = "pin" },
+    { .tool = "pkpspeed", .kind = BENCH_OLD_IGNORED, .short_name = 's', .arg = BENCH_ARG_REQUIRED,
+      .note = "PKCS#11 has no user names: the PIN logs in as the token's user (CKU_USER, the "
+              "crypto user; AWS CloudHSM's PKCS#11 PIN is USER:PASSWORD)" },
+};
+const bench_opt_group p11_pkpspeed_spellings = BENCH_OPT_SPELLINGS(pkpspeed_rows);
+
 /* A --uri with a pin-value: the URI kept, each pin-value's value masked in
  * argv (up to the next ';', '&', '?' or '#').  The copy, or NULL (printed). */
 static const char *take_uri_pins(char *arg)

@@ -67,6 +67,8 @@ enum {
 };
 /* The Selection group of the option table (bench/util/options.h). */
 extern const bench_opt_group p11_target_group;
+/* pkpspeed's -p PASSWORD (--pin) and -s USER (ignored), for run and menu. */
+extern const bench_opt_group p11_pkpspeed_spellings;
 
 /* Take one selection option; 1 if it was one, 0 if not, -1 bad value (printed).
  * arg is optarg, a word of argv: a --uri's pin-value is taken out of it

@@ -30,6 +30,7 @@
 #include "rest/transport/k6.h"
 #include "rest/transport/multi.h"
 #include "rest/sdkms.h"
+#include "rest/spellings.h"
 #include "rest/transport/stats.h"
 #include "rest/transport/views.h"
 
@@ -56,7 +57,10 @@ static const char rest_usage_tail[] =
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
     "or input; 3 the endpoint, its TLS or the credentials failed at set-up;\n"
     "130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,\n"
-    "or standard output closed).\n";
+    "or standard output closed).\n"
+    "k6's and the SDKMS bench's flags (--vus, --stage, --threadcount, --keysize,\n"
+    "--op encryption, ...) are taken, each said once; the others' errors say what to\n"
+    "use instead (see: hsmbench-rest(1) OLD SPELLINGS).\n";
 
 enum {
     OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,
@@ -139,7 +143,8 @@ static const bench_opt_group rest_multi_group = BENCH_OPT_NOTE(REST_MULTI_HELP);
 static const bench_opt_group *const rest_groups[] = {
     &rest_ekm_group, &rest_sdkms_group, &rest_http_group, &rest_verbose_group,
     &rest_summary_group, &bench_load_group, &rest_multi_group, &bench_metrics_group,
-    &bench_cap_group, &bench_out_group, &bench_help_group, NULL,
+    &bench_cap_group, &bench_out_group, &bench_help_group, &rest_k6_spellings,
+    &rest_k6_env_spellings, &rest_sdkms_spellings, NULL,
 };
 const bench_cmd_opts rest_options = { "rest", 1, rest_groups };
 
@@ -395,7 +400,14 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         }
     }
     if (optind < argc) {
-        bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[optind]);
+        /* The SDKMS bench's "run encryption": an operation named as a word. */
+        const char *op = bench_opts_old_value(&rest_options, "op", argv[optind]);
+        rest_sdkms_op named;
+        if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[optind], &named) == 0))
+            bench_error("%s: unexpected argument; the SDKMS bench's 'run %s' is --op %s (see: hsmbench "
+                        "rest --help)", argv[optind], argv[optind], op ? op : argv[optind]);
+        else
+            bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[optind]);
         return BENCH_EXIT_USAGE;
     }
 

@@ -11,6 +11,7 @@
 #include "rest/http_any.h"
 #include "rest/transport/k6.h"
 #include "rest/transport/multi.h"
+#include "rest/spellings.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -59,7 +60,10 @@ static const char usage_tail[] =
     "\n"
     "Exit codes: 0 success; 1 the run finished but requests failed their checks;\n"
     "2 bad usage or input; 3 the endpoint or its TLS failed at set-up; 130 interrupted\n"
-    "(Ctrl-C, SIGTERM, or standard output closed).\n";
+    "(Ctrl-C, SIGTERM, or standard output closed).\n"
+    "k6's flags (--vus, --stage, --insecure-skip-tls-verify, ...) and JMeter's -n are\n"
+    "taken, each said once; the others' errors say what to use instead (see:\n"
+    "hsmbench-rest(1) OLD SPELLINGS).\n";
 
 enum {
     OPT_URL = 5000, OPT_METHOD, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
@@ -147,7 +151,8 @@ static const bench_opt_group json_note_group = BENCH_OPT_NOTE(
 static const bench_opt_group *const http_groups[] = {
     &request_group, &checks_group, &reports_group, &matrix_group, &rest_http_group,
     &verbose_group, &bench_load_group, &multi_group, &bench_metrics_group, &bench_cap_group,
-    &bench_out_group, &json_note_group, &bench_help_group, NULL,
+    &bench_out_group, &json_note_group, &bench_help_group, &rest_k6_spellings,
+    &rest_http_old_spellings, NULL,
 };
 const bench_cmd_opts rest_http_options = { "rest http", 1, http_groups };
 

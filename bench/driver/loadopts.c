@@ -168,6 +168,20 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
         o->load.inflight = (unsigned)v;
         return 1;
     case BENCH_OPT_STAGES:
+        /* Given once as --stages (the parser's rule); again only as k6's
+         * repeated --stage, an old spelling (options.h): each adds stages. */
+        if (o->stages_text) {
+            const size_t used = strlen(o->stages_text);
+            if (used + 1 + strlen(arg) >= sizeof o->stages_buf) {
+                bench_error("--stages: the stages given are over %zu characters together",
+                            sizeof o->stages_buf - 1);
+                return -1;
+            }
+            if (o->stages_text != o->stages_buf)
+                memcpy(o->stages_buf, o->stages_text, used + 1);
+            snprintf(o->stages_buf + used, sizeof o->stages_buf - used, ",%s", arg);
+            arg = o->stages_buf;
+        }
         o->stages_text = arg;
         return 1;
     case BENCH_OPT_ABORT:

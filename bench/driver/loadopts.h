@@ -22,6 +22,7 @@ typedef struct bench_load_opts {
     bench_load   load;
     bench_stages stages;
     const char  *stages_text;
+    char         stages_buf[512];   /* k6's --stage A --stage B: "A,B" (stages_text) */
     unsigned     threads_list[BENCH_MAX_SWEEP];   /* --threads 1,2,4 */
     size_t       nthreads;
     int          threads_given, has_duration, iter_total;

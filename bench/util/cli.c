@@ -45,6 +45,19 @@ void bench_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+void bench_note(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "hsmbench: %s\n", line);
+}
+
 /* Why an unchecked flush of stdout failed, for bench_stdout_check. */
 static _Atomic int stdout_lost;
 
@@ -231,14 +244,47 @@ const char *bench_fmt_bytes(double b, char *buf, unsigned len)
     return buf;
 }
 
+/* The option getopt_long just refused, for its message: getopt's optopt is
+ * the short option it refused; for long options it is 0 (unknown) or the
+ * option's code (value missing): then the argument is named.  Its length
+ * without "=value" in *n; shortopt holds "-x". */
+static const char *refused_word(char **argv, char shortopt[3], int *n)
+{
+    const char *name = argv[optind - 1];
+    if (optopt > 0 && optopt < 128 && optopt != '?') {
+        shortopt[0] = '-';
+        shortopt[1] = (char)optopt;
+        shortopt[2] = 0;
+        name = shortopt;
+    }
+    *n = strncmp(name, "--", 2) == 0 ? (int)strcspn(name, "=") : (int)strlen(name);
+    return name;
+}
+
+/* "--thread: unknown option; did you mean --threads? (see: ...)" */
+static int refuse_unknown(const bench_getopt *st, const char *word, int n, const char *cmd)
+{
+    char hint[512] = "";
+    if (st->hint)
+        st->hint(st->hint_arg, word, (size_t)n, hint, sizeof hint);
+    bench_error("%.*s: unknown option%s (see: hsmbench %s --help)", n, word, hint, cmd);
+    return BENCH_OPT_REFUSED;
+}
+
 int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct option *longopts,
                       bench_getopt *st)
 {
     int index = -1;
     int c = getopt_long(argc, argv, shortopts, longopts, &index);
+    const char *cmd = st->cmd ? st->cmd : "COMMAND";
+    if (c == '?' && st->hint) {
+        char shortopt[3] = "";
+        int n = 0;
+        const char *word = refused_word(argv, shortopt, &n);
+        return refuse_unknown(st, word, n, cmd);
+    }
     if (c == -1 || c == '?' || c == ':')
         return c;
-    const char *cmd = st->cmd ? st->cmd : "COMMAND";
     if (index >= 0) {
         /* The word getopt_long matched: "--name", "--name=value", or the one
          * before a separate value. */
@@ -247,10 +293,8 @@ int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct
             word = argv[optind - 2];
         size_t n = strcspn(word + 2, "=");
         if (strncmp(word, "--", 2) != 0 || n != strlen(longopts[index].name) ||
-            strncmp(word + 2, longopts[index].name, n) != 0) {
-            bench_error("%.*s: unknown option (see: hsmbench %s --help)", (int)(n + 2), word, cmd);
-            return BENCH_OPT_REFUSED;
-        }
+            strncmp(word + 2, longopts[index].name, n) != 0)
+            return refuse_unknown(st, word, (int)(n + 2), cmd);
     } else {
         /* A short option counts as its long twin, when it has one. */
         for (int i = 0; longopts[i].name; i++)
@@ -258,14 +302,17 @@ int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct
                 index = i;
                 break;
             }
+        if (index < 0 && c > 0 && c < 128 && st->same_short[c])
+            index = st->same_short[c] - 1;
     }
-    if (index >= 0 && index < BENCH_OPT_MAX && longopts[index].has_arg != no_argument &&
-        !st->repeat[index]) {
-        if (st->seen[index]) {
-            bench_error("--%s given twice (see: hsmbench %s --help)", longopts[index].name, cmd);
+    /* An old spelling is its option: the two are given once. */
+    const int at = index >= 0 && index < BENCH_OPT_MAX && st->same[index] ? st->same[index] - 1 : index;
+    if (at >= 0 && at < BENCH_OPT_MAX && longopts[at].has_arg != no_argument && !st->repeat[at]) {
+        if (st->seen[at]) {
+            bench_error("--%s given twice (see: hsmbench %s --help)", longopts[at].name, cmd);
             return BENCH_OPT_REFUSED;
         }
-        st->seen[index] = 1;
+        st->seen[at] = 1;
     }
     return c;
 }
@@ -274,16 +321,9 @@ int bench_option_error(char **argv, int c, const char *cmd)
 {
     if (c == BENCH_OPT_REFUSED)
         return BENCH_EXIT_USAGE;
-    /* getopt's optopt is the short option it refused; for long options it
-     * is 0 (unknown) or the option's code (value missing): name the argument. */
     char shortopt[3] = "";
-    const char *name = argv[optind - 1];
-    if (optopt > 0 && optopt < 128 && optopt != '?') {
-        shortopt[0] = '-';
-        shortopt[1] = (char)optopt;
-        name = shortopt;
-    }
-    int n = strncmp(name, "--", 2) == 0 ? (int)strcspn(name, "=") : (int)strlen(name);
+    int n = 0;
+    const char *name = refused_word(argv, shortopt, &n);
     if (c == ':')
         bench_error("%.*s: a value is required (see: hsmbench %s --help)", n, name, cmd);
     else

@@ -18,6 +18,9 @@ void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * print or pass on; nothing when err is NULL or len 0. */
 void bench_seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void bench_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "hsmbench: ..." on stderr, one line: a remark that is neither an error
+ * nor a warning ("--vus is k6's spelling of --threads"). */
+void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Flush standard output and say whether every write to it got through.
@@ -79,17 +82,32 @@ int bench_path_writable(const char *flag, const char *path);
  * options), and an option that takes a value may be given once, unless
  * st->repeat marks it repeatable (the option table's BENCH_ARG_REPEATED:
  * --threshold, --header/-H, --summary, --find-capacity, --uri).  A refused
- * option is one line ("--time: unknown option (see: hsmbench rest --help)",
+ * option is one line ("--time: unknown option; did you
+ * mean --timeout? (see: hsmbench rest http --help)",
  * "--json given twice (see: hsmbench run --help)") and the return value
  * BENCH_OPT_REFUSED, which bench_option_error turns into exit status 2
  * without a second message.  Otherwise it returns what getopt_long does.
  */
 #define BENCH_OPT_REFUSED (-2)
 #define BENCH_OPT_MAX 256
+/*
+ * With a hint function, an unknown option is refused here too (one line,
+ * BENCH_OPT_REFUSED), the hint's text after "unknown option": word is the
+ * option as given ("--thread", "-l"), n its length without any "=value";
+ * the hint writes "; did you mean --threads?" into buf, or nothing.
+ */
+typedef void (*bench_getopt_hint_fn)(const void *arg, const char *word, size_t n, char *buf,
+                                     size_t len);
 typedef struct bench_getopt {
     const char *cmd;                    /* "run", "rest http": named in messages */
     unsigned char seen[BENCH_OPT_MAX];  /* longopts entries given so far */
     unsigned char repeat[BENCH_OPT_MAX]; /* longopts entries that may be given again */
+    /* 1 + the entry another entry, or a short letter without one, counts
+     * as (an old spelling: its option's), so the two are given once; 0: none. */
+    unsigned short same[BENCH_OPT_MAX];
+    unsigned short same_short[128];
+    bench_getopt_hint_fn hint;          /* NULL: '?' returned, as getopt_long does */
+    const void *hint_arg;
 } bench_getopt;
 int bench_getopt_long(int argc, char **argv, const char *shortopts, const struct option *longopts,
                       bench_getopt *st);

@@ -1,6 +1,7 @@
 /* bench/util/options.c - getopt tables and --help listings from the option table. */
 #include "bench/util/options.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "bench/util/outfile.h"
@@ -20,6 +21,113 @@ static const bench_option *first_named(const bench_cmd_opts *cmd, const char *na
                 return &(*g)->opts[i];
     return NULL;
 }
+
+static const int has_arg_of[] = { no_argument, required_argument, optional_argument, required_argument };
+
+/* The getopt table's entry of long name `name`, or -1. */
+static int entry_of(const bench_opts_parser *p, const char *name)
+{
+    for (int i = 0; name && p->longopts[i].name; i++)
+        if (strcmp(p->longopts[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* The next "--flag" in text from *at on: its start and length, or NULL. */
+static const char *next_flag(const char **at, size_t *len)
+{
+    for (const char *t = *at; t && (t = strstr(t, "--")) != NULL; t += 2) {
+        const size_t n = strspn(t + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        if (n && t[2] != '-') {
+            *at = t + 2 + n;
+            *len = n + 2;
+            return t;
+        }
+    }
+    return NULL;
+}
+
+/* Each --flag the note names is an option of the command (options.h). */
+static int note_flags_known(const bench_opts_parser *p, const bench_old_spelling *o)
+{
+    const char *at = o->note;
+    size_t len;
+    for (const char *f; (f = next_flag(&at, &len)) != NULL;) {
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)len - 2, f + 2);
+        if (!first_named(p->cmd, name)) {
+            bench_error("%s: %s's %s: its note names --%s, not an option of the command", p->cmd->cmd,
+                        o->tool, o->name ? o->name : o->to, name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Old spelling o of the command into the getopt table when it is an option
+ * of its own (SAME, IGNORED), after checking it against the table. */
+static int add_old(bench_opts_parser *p, const bench_old_spelling *o, size_t *n, size_t *s)
+{
+    const char *cmd = p->cmd->cmd;
+    const char *what = o->name ? o->name : o->to;
+    if (p->nold == BENCH_OLD_MAX) {
+        bench_error("%s: more than %d old spellings", cmd, BENCH_OLD_MAX);
+        return -1;
+    }
+    const size_t k = p->nold++;
+    p->old[k] = o;
+    if (note_flags_known(p, o) != 0)
+        return -1;
+    int t = -1;
+    if (o->kind != BENCH_OLD_IGNORED && (o->kind != BENCH_OLD_REFUSED || o->value)) {
+        t = entry_of(p, o->to);
+        if (t < 0 || (o->other && entry_of(p, o->other) < 0)) {
+            bench_error("%s: %s's %s stands for --%s, not an option of the command", cmd, o->tool, what,
+                        t < 0 ? o->to : o->other);
+            return -1;
+        }
+    }
+    if (o->kind == BENCH_OLD_VALUE || o->kind == BENCH_OLD_REFUSED)
+        return 0;    /* a value of an option, or still unknown: no entry */
+    if (o->arg == BENCH_ARG_REPEATED) {
+        for (size_t i = 0; i < k; i++)
+            if (p->old[i]->kind == BENCH_OLD_SAME && p->old[i]->arg == BENCH_ARG_REPEATED) {
+                bench_error("%s: two repeatable old spellings", cmd);
+                return -1;
+            }
+    }
+    const int once = o->kind == BENCH_OLD_SAME && o->arg != BENCH_ARG_REPEATED;
+    if (o->name) {
+        if (entry_of(p, o->name) >= 0 || *n + 1 >= BENCH_OPT_MAX) {
+            bench_error("%s: --%s is an option and an old spelling, or the table is too large", cmd,
+                        o->name);
+            return -1;
+        }
+        p->longopts[*n].name = o->name;
+        p->longopts[*n].has_arg = has_arg_of[o->arg];
+        p->longopts[*n].flag = NULL;
+        p->longopts[*n].val = o->short_name ? o->short_name : BENCH_OPT_OLD_CODE + (int)k;
+        p->gs.same[*n] = once ? (unsigned short)(t + 1) : 0;
+        p->gs.repeat[*n] = o->arg == BENCH_ARG_REPEATED;
+        (*n)++;
+    }
+    if (o->short_name) {
+        const int c = o->short_name;
+        if (c <= 0 || c >= 128 || !isalnum(c) || strchr(p->shortopts, c) || *s + 3 >= sizeof p->shortopts) {
+            bench_error("%s: %s's -%c is an option already, or no short option", cmd, o->tool, c);
+            return -1;
+        }
+        p->shortopts[(*s)++] = (char)c;
+        if (o->arg != BENCH_ARG_NONE)
+            p->shortopts[(*s)++] = ':';
+        p->old_short[c] = (unsigned char)(k + 1);
+        if (!o->name && once)
+            p->gs.same_short[c] = (unsigned short)(t + 1);
+    }
+    return 0;
+}
+
+static void old_hint(const void *arg, const char *word, size_t n, char *buf, size_t len);
 
 int bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd)
 {
@@ -47,10 +155,8 @@ int bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd)
                 bench_error("%s: the option table is too large", cmd->cmd);
                 return -1;
             }
-            static const int has[] = { no_argument, required_argument, optional_argument,
-                                       required_argument };
             p->longopts[n].name = o->name;
-            p->longopts[n].has_arg = has[o->arg];
+            p->longopts[n].has_arg = has_arg_of[o->arg];
             p->longopts[n].flag = NULL;
             p->longopts[n].val = o->code;
             p->gs.repeat[n] = o->arg == BENCH_ARG_REPEATED;
@@ -61,9 +167,17 @@ int bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd)
                     p->shortopts[s++] = ':';
             }
         }
+    for (const bench_opt_group *const *g = cmd->groups; *g; g++)
+        for (size_t i = 0; i < (*g)->nold; i++)
+            if (add_old(p, &(*g)->old[i], &n, &s) != 0)
+                return -1;
     p->shortopts[s] = 0;
+    p->gs.hint = old_hint;
+    p->gs.hint_arg = p;
     opterr = 0;
-    optind = 1;
+    /* 0, not 1: glibc then starts afresh, taking this table's "+" (or its
+     * absence) instead of the ordering of the last table it was given. */
+    optind = 0;
     return 0;
 }
 
@@ -143,13 +257,237 @@ static int take_secret(const bench_opts_parser *p, int code)
     return 0;
 }
 
+/* 1 + the index of the old spelling getopt returned c for, or 0. */
+static size_t old_index(const bench_opts_parser *p, int c)
+{
+    if (c >= BENCH_OPT_OLD_CODE && c < BENCH_OPT_OLD_CODE + (int)p->nold)
+        return (size_t)(c - BENCH_OPT_OLD_CODE) + 1;
+    return c > 0 && c < 128 ? p->old_short[c] : 0;
+}
+
+/* How old spelling o was given: "--vus" or "-u" (the argv word before a
+ * separate value, else the last). */
+static void old_word(const bench_old_spelling *o, char **argv, char *buf, size_t len)
+{
+    const char *w = argv[optind - 1];
+    if (optarg && optind >= 2 && optarg == argv[optind - 1])
+        w = argv[optind - 2];
+    if (o->name && (!o->short_name || strncmp(w, "--", 2) == 0))
+        snprintf(buf, len, "--%s", o->name);
+    else
+        snprintf(buf, len, "-%c", o->short_name);
+}
+
+static int whole_number(const char *v)
+{
+    return *v && strspn(v, "0123456789") == strlen(v);
+}
+
+/* Old spelling k just taken: the code of the option it is (optarg its
+ * value), said once; 0 when it is ignored; BENCH_OPT_REFUSED (printed). */
+static int take_old(bench_opts_parser *p, size_t k, char **argv)
+{
+    const bench_old_spelling *o = p->old[k];
+    char word[64];
+    old_word(o, argv, word, sizeof word);
+    const int first = !p->noted[k];
+    p->noted[k] = 1;
+    if (o->kind == BENCH_OLD_IGNORED) {
+        if (first)
+            bench_note("%s%s%s (%s's): ignored; %s", word, optarg ? " " : "", optarg ? optarg : "",
+                       o->tool, o->note);
+        return 0;
+    }
+    const char *to = o->other && optarg && !whole_number(optarg) ? o->other : o->to;
+    const bench_option *row = first_named(p->cmd, to);
+    if (to == o->other) {
+        /* Given as the other option: that one once too (--keysize NistP384 --curve X). */
+        const int t = entry_of(p, to);
+        if (p->gs.seen[t]) {
+            bench_error("--%s given twice (see: hsmbench %s --help)", to, p->cmd->cmd);
+            return BENCH_OPT_REFUSED;
+        }
+        p->gs.seen[t] = 1;
+    }
+    if (o->arg == BENCH_ARG_REPEATED) {
+        /* k6's --stage A --stage B: the option once, given each value in
+         * turn (the command adds them up); never beside the option itself. */
+        const int t = entry_of(p, to);
+        if (first && p->gs.seen[t]) {
+            bench_error("--%s given twice (%s is %s's spelling of it; see: hsmbench %s --help)", to, word,
+                        o->tool, p->cmd->cmd);
+            return BENCH_OPT_REFUSED;
+        }
+        p->gs.seen[t] = 1;
+    }
+    if (first && to == o->other)
+        bench_note("%s %s is %s's spelling of --%s %s", word, optarg, o->tool, to, optarg);
+    else if (first)
+        bench_note("%s is %s's spelling of --%s%s%s%s", word, o->tool, to, o->note ? " (" : "",
+                   o->note ? o->note : "", o->note ? ")" : "");
+    return row->code;
+}
+
+/* Option `code` just taken with optarg: an old tool's value of it is taken
+ * as hsmbench's (said once), or refused. */
+static int old_value(bench_opts_parser *p, int code)
+{
+    const bench_opt_group *g = NULL;
+    const bench_option *row = row_of(p->cmd, code, &g);
+    if (!row || !optarg)
+        return 0;
+    for (size_t k = 0; k < p->nold; k++) {
+        const bench_old_spelling *o = p->old[k];
+        if (!o->value || strcmp(o->to, row->name) != 0)
+            continue;
+        if (o->kind == BENCH_OLD_VALUE && strcmp(optarg, o->value) == 0) {
+            if (!p->noted[k])
+                bench_note("--%s %s is %s's spelling of --%s %s", row->name, o->value, o->tool, o->to,
+                           o->to_value);
+            p->noted[k] = 1;
+            optarg = (char *)o->to_value;   /* read only, as every optarg */
+            return 0;
+        }
+        if (o->kind == BENCH_OLD_REFUSED && strncmp(optarg, o->value, strlen(o->value)) == 0) {
+            bench_error("--%s %s: %s's form; %s (see: hsmbench %s --help)", row->name, optarg, o->tool,
+                        o->note, p->cmd->cmd);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+const char *bench_opts_old_value(const bench_cmd_opts *cmd, const char *name, const char *value)
+{
+    for (const bench_opt_group *const *g = cmd->groups; *g; g++)
+        for (size_t i = 0; i < (*g)->nold; i++) {
+            const bench_old_spelling *o = &(*g)->old[i];
+            if (o->kind == BENCH_OLD_VALUE && strcmp(o->to, name) == 0 && strcmp(o->value, value) == 0)
+                return o->to_value;
+        }
+    return NULL;
+}
+
+/* Optimal string alignment distance of a (m characters) and b, both short. */
+static size_t edit_distance(const char *a, size_t m, const char *b)
+{
+    const size_t nb = strlen(b);
+    size_t d[3][64];
+    if (m >= 63 || nb >= 63)
+        return 64;
+    for (size_t j = 0; j <= nb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= m; i++) {
+        size_t *cur = d[i % 3], *prev = d[(i - 1) % 3], *prev2 = d[(i + 1) % 3];
+        cur[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            const size_t cost = a[i - 1] != b[j - 1];
+            size_t v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            if (prev[j - 1] + cost < v)
+                v = prev[j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < v)
+                v = prev2[j - 2] + 1;
+            cur[j] = v;
+        }
+    }
+    return d[m % 3][nb];
+}
+
+/* How close option name cand is to what was typed (m characters): 0 for
+ * an abbreviation of it, the edit distance otherwise. */
+static size_t closeness(const char *typed, size_t m, const char *cand)
+{
+    if (m >= 3 && strlen(cand) > m && strncmp(cand, typed, m) == 0)
+        return 0;
+    return edit_distance(typed, m, cand);
+}
+
+/* The unknown option's hint (bench_getopt_hint_fn): the old tools' words
+ * for it, a value given to an option that takes none, or the options whose
+ * names are close ("; did you mean --threads?"). */
+static void old_hint(const void *arg, const char *word, size_t n, char *buf, size_t len)
+{
+    const bench_opts_parser *p = arg;
+    const int is_long = n > 2 && strncmp(word, "--", 2) == 0;
+    size_t used = 0;
+    for (size_t k = 0; k < p->nold; k++) {
+        const bench_old_spelling *o = p->old[k];
+        const int named = is_long ? o->name && strlen(o->name) == n - 2 && strncmp(o->name, word + 2, n - 2) == 0
+                                  : n == 2 && o->short_name == word[1];
+        if (o->kind != BENCH_OLD_REFUSED || o->value || !named)
+            continue;
+        snprintf(buf + used, len - used, "; %s's %.*s: %s", o->tool, (int)n, word, o->note);
+        used += strlen(buf + used);
+    }
+    if (used || !is_long)
+        return;
+    const char *typed = word + 2;
+    const size_t m = n - 2;
+    const bench_option *exact = NULL;
+    for (const bench_opt_group *const *g = p->cmd->groups; *g && !exact; g++)
+        for (size_t i = 0; i < (*g)->n; i++)
+            if (strlen((*g)->opts[i].name) == m && strncmp((*g)->opts[i].name, typed, m) == 0)
+                exact = &(*g)->opts[i];
+    if (exact) {
+        snprintf(buf, len, "; --%s takes no value", exact->name);
+        return;
+    }
+    /* The closest names, of options or old spellings (as their option). */
+    const char *best[3];
+    size_t nbest = 0, bestd = m >= 6 ? 2 : 1;
+    if (m < 3)
+        return;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; p->longopts[i].name; i++) {
+            const char *cand = p->longopts[i].name;
+            const size_t k = old_index(p, p->longopts[i].val);
+            if (k && p->old[k - 1]->kind != BENCH_OLD_SAME)
+                continue;
+            const char *as = k ? p->old[k - 1]->to : cand;
+            const size_t d = closeness(typed, m, cand);
+            if (d > bestd)
+                continue;
+            if (pass == 0) {
+                if (d < bestd)
+                    bestd = d;
+                continue;
+            }
+            if (d != bestd || nbest == 3)
+                continue;
+            int dup = 0;
+            for (size_t b = 0; b < nbest; b++)
+                dup |= strcmp(best[b], as) == 0;
+            if (!dup)
+                best[nbest++] = as;
+        }
+    if (!nbest)
+        return;
+    used = (size_t)snprintf(buf, len, "; did you mean");
+    for (size_t b = 0; b < nbest && used < len; b++) {
+        snprintf(buf + used, len - used, "%s--%s", b == 0 ? " " : b + 1 == nbest ? " or " : ", ", best[b]);
+        used += strlen(buf + used);
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, "?");
+}
+
 int bench_opts_next(bench_opts_parser *p, int argc, char **argv)
 {
-    const int c = bench_getopt_long(argc, argv, p->shortopts, p->longopts, &p->gs);
-    if (c > 0 && c != '?' && c != ':' && c != BENCH_OPT_REFUSED &&
-        (take_secret(p, c) != 0 || note_file(p, c, optarg) != 0))
-        return BENCH_OPT_REFUSED;
-    return c;
+    for (;;) {
+        int c = bench_getopt_long(argc, argv, p->shortopts, p->longopts, &p->gs);
+        const size_t old = old_index(p, c);
+        if (old) {
+            c = take_old(p, old - 1, argv);
+            if (c == 0)
+                continue;            /* ignored */
+        }
+        if (c > 0 && c != '?' && c != ':' && c != BENCH_OPT_REFUSED &&
+            (take_secret(p, c) != 0 || old_value(p, c) != 0 || note_file(p, c, optarg) != 0))
+            return BENCH_OPT_REFUSED;
+        return c;
+    }
 }
 
 /* Between a flag and its path: nothing after "--json " or "--out jsonl=",
@@ -253,5 +591,39 @@ void bench_opts_dump(const bench_cmd_opts *cmd, FILE *f)
             if (o->short_name)
                 fprintf(f, " -%c", o->short_name);
             fputc('\n', f);
+        }
+    static const char *const old_kind[] = { "same", "value", "ignored", "refused" };
+    for (const bench_opt_group *const *g = cmd->groups; *g; g++)
+        for (size_t i = 0; i < (*g)->nold; i++) {
+            const bench_old_spelling *o = &(*g)->old[i];
+            /* hsmbench's spelling, the same for each of the old ones */
+            char to[256] = "-";
+            if (o->kind == BENCH_OLD_SAME)
+                snprintf(to, sizeof to, "--%s%s%s", o->to, o->other ? " --" : "", o->other ? o->other : "");
+            else if (o->kind == BENCH_OLD_VALUE)
+                snprintf(to, sizeof to, "--%s %s", o->to, o->to_value);
+            else if (o->kind == BENCH_OLD_REFUSED) {
+                /* the options its note names, each once */
+                size_t used = 0, flen;
+                const char *at = o->note;
+                to[0] = 0;
+                for (const char *fl; (fl = next_flag(&at, &flen)) != NULL;) {
+                    char one[64];
+                    snprintf(one, sizeof one, "%.*s", (int)flen, fl);
+                    const char *dup = strstr(to, one);
+                    if (dup && (dup[flen] == ' ' || dup[flen] == 0))
+                        continue;
+                    snprintf(to + used, sizeof to - used, "%s%s", used ? " " : "", one);
+                    used += strlen(to + used);
+                }
+            }
+            if (o->kind == BENCH_OLD_VALUE || (o->kind == BENCH_OLD_REFUSED && o->value)) {
+                fprintf(f, "old\t%s\t--%s %s\t%s\t%s\n", o->tool, o->to, o->value, old_kind[o->kind], to);
+                continue;
+            }
+            if (o->name)
+                fprintf(f, "old\t%s\t--%s\t%s\t%s\n", o->tool, o->name, old_kind[o->kind], to);
+            if (o->short_name)
+                fprintf(f, "old\t%s\t-%c\t%s\t%s\n", o->tool, o->short_name, old_kind[o->kind], to);
         }
 }

@@ -38,6 +38,45 @@ typedef struct bench_option {
     const char    *left;      /* the flag column, when not "--name METAVAR" */
 } bench_option;
 
+/*
+ * Old spellings: another tool's name for an option (k6's --vus, the SDKMS
+ * bench's --threadcount, pkpspeed's -p), entries of the command's table in
+ * groups of their own (BENCH_OPT_SPELLINGS).  --help lists none of them;
+ * the dump (bench_opts_dump) and docs/migrating.md list every one.
+ *   SAME     taken as option `to` (its long name), the value as given, and
+ *            said once on stderr: "--vus is k6's spelling of --threads";
+ *            `other`: the option a value that is not a whole number means
+ *            instead (the SDKMS bench's --keysize NistP384 is --curve);
+ *            arg REPEATED: it may be given again, each time returned as
+ *            `to` with its value, as k6 adds one --stage a flag (the
+ *            command adds them up); `to` itself is then refused, and
+ *            there is one such spelling a command
+ *   VALUE    a value of option `to` (name NULL): `value` taken as `to_value`
+ *            ("--op encryption" as "--op encrypt"), said once
+ *   IGNORED  taken, its value dropped, said once with `note` (pkpspeed's
+ *            -s USER: PKCS#11 logs in without a user name)
+ *   REFUSED  no one option means the same: still an unknown option, whose
+ *            error adds `note` ("did you mean --json FILE ...?"); with
+ *            `value`, a value of option `to` that starts so ("--out json=")
+ * A note names hsmbench's options only, each an option of the command
+ * (bench_opts_begin checks), so the dump can list what a REFUSED one names.
+ * The old tool takes its value as `arg` says (NONE or REQUIRED, or REPEATED).
+ */
+typedef enum { BENCH_OLD_SAME, BENCH_OLD_VALUE, BENCH_OLD_IGNORED, BENCH_OLD_REFUSED } bench_old_kind;
+
+typedef struct bench_old_spelling {
+    const char    *tool;        /* "k6", "SDKMS bench", "pkpspeed", "JMeter" */
+    bench_old_kind kind;
+    const char    *name;        /* the old long name without "--", or NULL */
+    int            short_name;  /* the old short letter, or 0 */
+    bench_arg_kind arg;
+    const char    *to;          /* hsmbench's option, its long name */
+    const char    *value;       /* VALUE: the old value; REFUSED: the start of one */
+    const char    *to_value;    /* VALUE: hsmbench's value */
+    const char    *other;       /* SAME: a long name, for a value not a whole number */
+    const char    *note;        /* SAME: a remark or NULL; IGNORED: why; REFUSED: instead */
+} bench_old_spelling;
+
 /* Options shown under one heading ("Load:"); note is text printed after them. */
 typedef struct bench_opt_group {
     const char         *title;   /* NULL: listed under the previous heading */
@@ -45,6 +84,8 @@ typedef struct bench_opt_group {
     size_t              n;
     const char         *note;    /* NULL or lines ending in '\n' */
     int                 writes;  /* its FILE options name files the command writes */
+    const bench_old_spelling *old;  /* BENCH_OPT_SPELLINGS: old spellings, no option */
+    size_t              nold;
 } bench_opt_group;
 
 /*
@@ -55,10 +96,12 @@ typedef struct bench_opt_group {
  * refuses an output that is another output or an input (the class of
  * `--pin-file P --json P`, which destroyed the PIN file).
  */
-#define BENCH_OPT_GROUP(title, rows, note) { title, rows, sizeof rows / sizeof rows[0], note, 0 }
-#define BENCH_OPT_OUTPUTS(title, rows, note) { title, rows, sizeof rows / sizeof rows[0], note, 1 }
+#define BENCH_OPT_GROUP(title, rows, note) { title, rows, sizeof rows / sizeof rows[0], note, 0, NULL, 0 }
+#define BENCH_OPT_OUTPUTS(title, rows, note) { title, rows, sizeof rows / sizeof rows[0], note, 1, NULL, 0 }
 /* A group of no option: lines of text in the listing. */
-#define BENCH_OPT_NOTE(text) { NULL, NULL, 0, text, 0 }
+#define BENCH_OPT_NOTE(text) { NULL, NULL, 0, text, 0, NULL, 0 }
+/* A group of old spellings (bench_old_spelling rows): nothing in the listing. */
+#define BENCH_OPT_SPELLINGS(rows) { NULL, NULL, 0, NULL, 0, rows, sizeof rows / sizeof rows[0] }
 
 /*
  * Secrets: a row whose metavar is PIN, SO-PIN, TOKEN, KEY or SECRET takes a
@@ -87,6 +130,9 @@ typedef struct bench_opt_file {
 } bench_opt_file;
 
 #define BENCH_OPT_FILES 32
+#define BENCH_OLD_MAX   64
+/* What getopt returns for the command's old spelling k that has no short letter. */
+#define BENCH_OPT_OLD_CODE 0x4000000
 
 /* The generated getopt table, and the parse state. */
 typedef struct bench_opts_parser {
@@ -97,6 +143,10 @@ typedef struct bench_opts_parser {
     bench_opt_file        files[BENCH_OPT_FILES];
     size_t                nfiles;
     char                  flags[BENCH_OPT_FILES][48];   /* "--name" of each file option */
+    const bench_old_spelling *old[BENCH_OLD_MAX];       /* the command's old spellings */
+    size_t                nold;
+    unsigned char         old_short[128];    /* 1 + the old spelling of a short letter, or 0 */
+    unsigned char         noted[BENCH_OLD_MAX];          /* said once already */
 } bench_opts_parser;
 
 /* Build the tables (an option named twice is taken once) and reset getopt.
@@ -115,6 +165,10 @@ int  bench_opts_add_file(bench_opts_parser *p, const char *what, const char *pat
  * sockets are left out: /dev/null twice is fine.  -1 with one line naming
  * both options when one is. */
 int  bench_opts_check_files(const bench_opts_parser *p);
+/* hsmbench's value for an old tool's value of option `name` (the SDKMS
+ * bench's "encryption" of --op: "encrypt"), or NULL: for a command's
+ * messages about a word that is no option ("rest sdkms encryption"). */
+const char *bench_opts_old_value(const bench_cmd_opts *cmd, const char *name, const char *value);
 /* The option listing of --help, group by group. */
 void bench_opts_help(const bench_cmd_opts *cmd, FILE *f);
 /* The same, calling more(arg, code, f) after each option's text: where a
@@ -124,7 +178,12 @@ typedef void (*bench_opts_more_fn)(const void *arg, int code, FILE *f);
 void bench_opts_help_more(const bench_cmd_opts *cmd, FILE *f, bench_opts_more_fn more,
                           const void *arg);
 /* One line per option, in table order, each name once: "--name ARG" with
- * ARG one of none, required, optional, repeated, then " -x" for a short letter. */
+ * ARG one of none, required, optional, repeated, then " -x" for a short letter.
+ * Then one line per old spelling (a long and a short one each its own),
+ * its fields separated by tabs: "old", the tool, the spelling ("--vus",
+ * "-u", "--op encryption", "--out json="), its kind (same, value, ignored,
+ * refused), and hsmbench's spelling: "--threads", "--key-size --curve",
+ * "--op encrypt", "-" (ignored), the options a refusal names. */
 void bench_opts_dump(const bench_cmd_opts *cmd, FILE *f);
 
 #endif

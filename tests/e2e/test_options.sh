@@ -18,8 +18,10 @@
 comp="$TOP/completion/hsmbench.bash"
 
 # The long options of a table, "--name" a line, sorted; and its short ones.
-table_long() { "$HSMBENCH" __options "$@" | awk '{ print $1 }' | sort -u; }
-table_short() { "$HSMBENCH" __options "$@" | awk 'NF == 3 { print $3 }' | sort -u; }
+# (Its old spellings, the "old" lines, are tests/e2e/test_spellings.sh's:
+# --help, the manual pages and the completion list none of them.)
+table_long() { "$HSMBENCH" __options "$@" | awk '$1 != "old" { print $1 }' | sort -u; }
+table_short() { "$HSMBENCH" __options "$@" | awk '$1 != "old" && NF == 3 { print $3 }' | sort -u; }
 
 # The options that start a line of a --help listing (after indentation,
 # "-x, " included), and every option word the help mentions.
@@ -120,7 +122,7 @@ done
 # no value (or an optional one), and only those.
 novalue=$(printf '%s\n' "$cmds" | while IFS= read -r words; do
     # shellcheck disable=SC2086
-    "$HSMBENCH" __options $words | awk '$2 == "none" || $2 == "optional" { print $1; if (NF == 3) print $3 }'
+    "$HSMBENCH" __options $words | awk '$1 != "old" && ($2 == "none" || $2 == "optional") { print $1; if (NF == 3) print $3 }'
 done | grep -vx -- '-[hV]\|--version' | sort -u)
 flags=$(bash -c ". '$comp' && printf '%s\n' \$_hsmbench_flags" | sed '/^$/d; s/=.*//' | sort -u)
 same "completion: the options that take no value are the table's" "$novalue" "$flags"

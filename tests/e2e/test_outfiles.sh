@@ -77,8 +77,9 @@ run "$HSMBENCH" rest http --url http://127.0.0.1:1/ --json "$T" --duration 1
 check_one_line_error "rest http --json DIR is refused before set-up" 2 'is a directory'
 
 # ---- options: whole names only; single values once ---------------------------
-run "$HSMBENCH" rest sdkms --time 2
-check_one_line_error "rest sdkms --time (an abbreviation of --timeout) is refused" 2 '^hsmbench: error: --time: unknown option'
+run "$HSMBENCH" rest http --time 2
+check_one_line_error "rest http --time (an abbreviation of --timeout) is refused" 2 \
+    '^hsmbench: error: --time: unknown option; did you mean --timeout\?'
 run "$HSMBENCH" run --dur 1
 check_one_line_error "run --dur is refused" 2 '^hsmbench: error: --dur: unknown option'
 run "$HSMBENCH" run --iter=5

@@ -1,9 +1,12 @@
 /* tests/unit/test_option_table.c - the option table: getopt tables and --help
  * listings generated from it, and every command's table well formed. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bench/driver/loadopts.h"
 #include "bench/results/cmd.h"
 #include "bench/util/options.h"
 #include "p11/cmd.h"
@@ -171,9 +174,252 @@ static void test_secret_taken(void)
     CHECK(got[2] == a5 && strcmp(a5, "lab") == 0);                      /* left alone */
 }
 
+/* Old spellings (options.h): SAME (long and short, a value not a whole
+ * number meaning another option, a repeatable one joined), VALUE, IGNORED,
+ * REFUSED, each said once; the options they stand for given once. */
+enum { C_THREADS = 7100, C_STAGES, C_SIZE, C_CURVE, C_OP, C_OUT, C_QUIET, C_PIN };
+static const bench_option load_rows[] = {
+    { "threads", 0, BENCH_ARG_REQUIRED, "N", C_THREADS, "threads", NULL },
+    { "stages", 0, BENCH_ARG_REQUIRED, "LIST", C_STAGES, "stages", NULL },
+    { "key-size", 0, BENCH_ARG_REQUIRED, "BITS", C_SIZE, "bits", NULL },
+    { "curve", 0, BENCH_ARG_REQUIRED, "CURVE", C_CURVE, "curve", NULL },
+    { "op", 0, BENCH_ARG_REQUIRED, "OP", C_OP, "op", NULL },
+    { "out", 0, BENCH_ARG_REQUIRED, "jsonl=FILE", C_OUT, "stream", NULL },
+    { "quiet", 0, BENCH_ARG_NONE, NULL, C_QUIET, "quiet", NULL },
+    { "pin", 0, BENCH_ARG_REQUIRED, "PIN", C_PIN, "the PIN", NULL },
+};
+static const bench_old_spelling old_rows[] = {
+    { .tool = "k6", .kind = BENCH_OLD_SAME, .name = "vus", .short_name = 'u', .arg = BENCH_ARG_REQUIRED,
+      .to = "threads", .note = "a VU is a thread" },
+    { .tool = "k6", .kind = BENCH_OLD_SAME, .name = "stage", .short_name = 's', .arg = BENCH_ARG_REPEATED,
+      .to = "stages" },
+    { .tool = "bench", .kind = BENCH_OLD_SAME, .name = "keysize", .arg = BENCH_ARG_REQUIRED,
+      .to = "key-size", .other = "curve" },
+    { .tool = "bench", .kind = BENCH_OLD_VALUE, .to = "op", .value = "encryption", .to_value = "encrypt" },
+    { .tool = "pkp", .kind = BENCH_OLD_IGNORED, .short_name = 'n', .arg = BENCH_ARG_REQUIRED,
+      .note = "no user names" },
+    { .tool = "k6", .kind = BENCH_OLD_REFUSED, .name = "summary-export", .arg = BENCH_ARG_REQUIRED,
+      .note = "did you mean --out jsonl=FILE?" },
+    { .tool = "k6", .kind = BENCH_OLD_REFUSED, .to = "out", .value = "json=", .note = "did you mean --out?" },
+    { .tool = "jm", .kind = BENCH_OLD_REFUSED, .short_name = 'l', .arg = BENCH_ARG_REQUIRED,
+      .note = "did you mean --threads?" },
+    { .tool = "pkp", .kind = BENCH_OLD_SAME, .short_name = 'p', .arg = BENCH_ARG_REQUIRED, .to = "pin" },
+};
+static const bench_opt_group load_group = BENCH_OPT_GROUP("Load:", load_rows, NULL);
+static const bench_opt_group old_group = BENCH_OPT_SPELLINGS(old_rows);
+static const bench_opt_group *const old_groups[] = { &load_group, &old_group, NULL };
+static const bench_cmd_opts old_cmd = { "old", 0, old_groups };
+
+/* Parse argv with old_cmd: the codes (-1 ended) and values, and what went
+ * to stderr in err. */
+static int parse_old(char **argv, int argc, int *codes, const char **vals, int max, char *err, size_t len)
+{
+    static char kept[16][64];    /* the values as they were when taken */
+    bench_opts_parser p;
+    int c, n = 0;
+    fflush(stderr);
+    FILE *tmp = tmpfile();
+    const int saved = dup(2);
+    if (!tmp || saved < 0 || dup2(fileno(tmp), 2) < 0)
+        return -1;
+    if (bench_opts_begin(&p, &old_cmd) == 0)
+        while ((c = bench_opts_next(&p, argc, argv)) != -1 && n < max && n < 16) {
+            snprintf(kept[n], sizeof kept[n], "%s", optarg ? optarg : "");
+            vals[n] = kept[n];
+            codes[n++] = c;
+        }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    const size_t got = fread(err, 1, len - 1, tmp);
+    err[got] = 0;
+    fclose(tmp);
+    return n;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *at = strstr(hay, needle); at; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_old_spellings(void)
+{
+    int codes[16];
+    const char *vals[16];
+    char err[2048];
+    char a0[] = "old", a1[] = "--vus", a2[] = "3", a3[] = "-s", a4[] = "5s:2", a5[] = "--stage=9s:0",
+         a6[] = "--keysize", a7[] = "NistP384", a8[] = "--op", a9[] = "encryption", a10[] = "-n",
+         a11[] = "CU", a12[] = "--quiet";
+    char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, NULL };
+    int n = parse_old(argv, 13, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 6, "%d codes; %s", n, err);
+    if (n != 6)
+        return;
+    CHECK(codes[0] == C_THREADS && strcmp(vals[0], "3") == 0);
+    CHECK(codes[1] == C_STAGES && strcmp(vals[1], "5s:2") == 0);
+    CHECK(codes[2] == C_STAGES && strcmp(vals[2], "9s:0") == 0);          /* each in turn */
+    CHECK(codes[3] == C_CURVE && strcmp(vals[3], "NistP384") == 0);       /* not a number */
+    CHECK(codes[4] == C_OP && strcmp(vals[4], "encrypt") == 0);
+    CHECK(codes[5] == C_QUIET);                                           /* -n CU dropped */
+    CHECK_MSG(strstr(err, "hsmbench: --vus is k6's spelling of --threads (a VU is a thread)\n"), "%s", err);
+    CHECK_MSG(count_of(err, "spelling of --stages") == 1 && strstr(err, "-s is k6's"), "%s", err);
+    CHECK_MSG(strstr(err, "--keysize NistP384 is bench's spelling of --curve NistP384"), "%s", err);
+    CHECK_MSG(strstr(err, "--op encryption is bench's spelling of --op encrypt"), "%s", err);
+    CHECK_MSG(strstr(err, "-n CU (pkp's): ignored; no user names"), "%s", err);
+
+    /* The short one, and a whole number: --key-size. */
+    char b1[] = "-u", b2[] = "2", b3[] = "--keysize", b4[] = "256";
+    char *shorts[] = { a0, b1, b2, b3, b4, NULL };
+    n = parse_old(shorts, 5, codes, vals, 16, err, sizeof err);
+    CHECK(n == 2 && codes[0] == C_THREADS && codes[1] == C_SIZE && strcmp(vals[1], "256") == 0);
+    CHECK_MSG(strstr(err, "-u is k6's spelling of --threads"), "%s", err);
+
+    /* An old spelling is its option: once, either way round. */
+    char c1[] = "--threads", c2[] = "4", c3[] = "-u", c4[] = "5";
+    char *twice[] = { a0, c1, c2, c3, c4, NULL };
+    n = parse_old(twice, 5, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 2 && codes[1] == BENCH_OPT_REFUSED && strstr(err, "--threads given twice"), "%s", err);
+    char d1[] = "--stages", d2[] = "1s:1", d3[] = "--stage", d4[] = "2s:2";
+    char *both[] = { a0, d1, d2, d3, d4, NULL };
+    n = parse_old(both, 5, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 2 && codes[1] == BENCH_OPT_REFUSED && strstr(err, "--stages given twice"), "%s", err);
+
+    char n1[] = "--keysize", n2[] = "NistP256", n3[] = "--curve", n4[] = "P-384";
+    char *other[] = { a0, n1, n2, n3, n4, NULL };
+    n = parse_old(other, 5, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 2 && codes[1] == BENCH_OPT_REFUSED && strstr(err, "--curve given twice"), "%s", err);
+
+    /* Refused: the unknown option's error says what to use instead. */
+    char e1[] = "--summary-export", e2[] = "s.json";
+    char *refused[] = { a0, e1, e2, NULL };
+    n = parse_old(refused, 3, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 1 && codes[0] == BENCH_OPT_REFUSED &&
+              strstr(err, "--summary-export: unknown option; k6's --summary-export: did you mean "
+                          "--out jsonl=FILE? (see: hsmbench old --help)"), "%s", err);
+    char f1[] = "--out", f2[] = "json=x.json";
+    char *value[] = { a0, f1, f2, NULL };
+    n = parse_old(value, 3, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 1 && codes[0] == BENCH_OPT_REFUSED &&
+              strstr(err, "--out json=x.json: k6's form; did you mean --out?"), "%s", err);
+    char g1[] = "-l", g2[] = "r.jtl";
+    char *shortref[] = { a0, g1, g2, NULL };
+    n = parse_old(shortref, 3, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 1 && codes[0] == BENCH_OPT_REFUSED && strstr(err, "-l: unknown option; jm's -l: "),
+              "%s", err);
+
+    /* Close names: a misspelling, an abbreviation, a value for a flag. */
+    char h1[] = "--thread", h2[] = "2";
+    char *close1[] = { a0, h1, h2, NULL };
+    n = parse_old(close1, 3, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 1 && strstr(err, "--thread: unknown option; did you mean --threads?"), "%s", err);
+    char i1[] = "--treads";
+    char *close2[] = { a0, i1, h2, NULL };
+    n = parse_old(close2, 3, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(strstr(err, "--treads: unknown option; did you mean --threads?"), "%s", err);
+    char j1[] = "--vuss";
+    char *close3[] = { a0, j1, h2, NULL };
+    n = parse_old(close3, 3, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(strstr(err, "--vuss: unknown option; did you mean --threads?"), "%s", err);
+    char k1[] = "--quiet=yes";
+    char *flagval[] = { a0, k1, NULL };
+    n = parse_old(flagval, 2, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(strstr(err, "--quiet: unknown option; --quiet takes no value"), "%s", err);
+    char l1[] = "--zzzzzz";
+    char *far[] = { a0, l1, NULL };
+    n = parse_old(far, 2, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(strstr(err, "--zzzzzz: unknown option (see"), "%s", err);
+
+    /* An old spelling of a secret option is a secret: out of argv, given once. */
+    char m1[] = "-p", m2[] = "1234", m3[] = "--pin=99";
+    char *secret[] = { a0, m1, m2, m3, NULL };
+    n = parse_old(secret, 4, codes, vals, 16, err, sizeof err);
+    CHECK_MSG(n == 2 && codes[0] == C_PIN && strcmp(vals[0], "1234") == 0 && strcmp(m2, "****") == 0 &&
+              codes[1] == BENCH_OPT_REFUSED && strstr(err, "--pin given twice"), "%d %s", n, err);
+
+    /* The dump lists each old spelling, the long and the short apart. */
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    bench_opts_dump(&old_cmd, f);
+    fclose(f);
+    CHECK_MSG(strstr(buf, "--threads required\n") && strstr(buf, "old\tk6\t--vus\tsame\t--threads\n") &&
+              strstr(buf, "old\tk6\t-u\tsame\t--threads\n") &&
+              strstr(buf, "old\tbench\t--keysize\tsame\t--key-size --curve\n") &&
+              strstr(buf, "old\tbench\t--op encryption\tvalue\t--op encrypt\n") &&
+              strstr(buf, "old\tpkp\t-n\tignored\t-\n") &&
+              strstr(buf, "old\tk6\t--summary-export\trefused\t--out\n") &&
+              strstr(buf, "old\tk6\t--out json=\trefused\t--out\n") &&
+              strstr(buf, "old\tjm\t-l\trefused\t--threads\n"), "%s", buf);
+    free(buf);
+}
+
+/* k6's repeated --stage reaches the load flags as --stages, once a value:
+ * they add up (bench_load_opt), in a buffer of the options' own. */
+static void test_stages_add_up(void)
+{
+    bench_load_opts o;
+    bench_load_opts_init(&o);
+    char a[] = "5s:70", b[] = "30s:70", c[] = "5s:0";
+    CHECK(bench_load_opt(&o, BENCH_OPT_STAGES, a) == 1 && o.stages_text == a);
+    CHECK(bench_load_opt(&o, BENCH_OPT_STAGES, b) == 1 && bench_load_opt(&o, BENCH_OPT_STAGES, c) == 1);
+    CHECK_MSG(o.stages_text && strcmp(o.stages_text, "5s:70,30s:70,5s:0") == 0, "%s", o.stages_text);
+    CHECK(strcmp(a, "5s:70") == 0);                          /* argv untouched */
+}
+
+/* A table whose old spelling stands for an option it lacks, or names one in
+ * its note, or takes a short letter of an option, is refused at the start. */
+static void test_old_spellings_checked(void)
+{
+    static const bench_old_spelling bad_to[] = {
+        { .tool = "x", .kind = BENCH_OLD_SAME, .name = "thread-count", .arg = BENCH_ARG_REQUIRED,
+          .to = "no-such" },
+    };
+    static const bench_old_spelling bad_note[] = {
+        { .tool = "x", .kind = BENCH_OLD_REFUSED, .name = "plan", .arg = BENCH_ARG_REQUIRED,
+          .note = "did you mean --no-such?" },
+    };
+    static const bench_old_spelling bad_short[] = {
+        { .tool = "x", .kind = BENCH_OLD_SAME, .short_name = 'v', .arg = BENCH_ARG_NONE, .to = "verbose" },
+    };
+    static const bench_opt_group g_to = BENCH_OPT_SPELLINGS(bad_to);
+    static const bench_opt_group g_note = BENCH_OPT_SPELLINGS(bad_note);
+    static const bench_opt_group g_short = BENCH_OPT_SPELLINGS(bad_short);
+    static const bench_opt_group *const to_groups[] = { &group, &g_to, NULL };
+    static const bench_opt_group *const note_groups[] = { &group, &g_note, NULL };
+    static const bench_opt_group *const short_groups[] = { &group, &g_short, NULL };
+    static const bench_cmd_opts cmds[] = {
+        { "to", 0, to_groups }, { "note", 0, note_groups }, { "short", 0, short_groups },
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        bench_opts_parser p;
+        fflush(stderr);
+        const int saved = dup(2), null = open("/dev/null", O_WRONLY);
+        if (saved >= 0 && null >= 0)
+            dup2(null, 2);
+        const int rc = bench_opts_begin(&p, &cmds[i]);
+        if (saved >= 0) {
+            dup2(saved, 2);
+            close(saved);
+        }
+        if (null >= 0)
+            close(null);
+        CHECK_MSG(rc == -1, "%s", cmds[i].cmd);
+    }
+}
+
 int main(void)
 {
     RUN(test_generated_tables);
+    RUN(test_old_spellings);
+    RUN(test_old_spellings_checked);
+    RUN(test_stages_add_up);
     RUN(test_parsing);
     RUN(test_secret_taken);
     RUN(test_help_listing);
