@@ -106,7 +106,8 @@ static const char run_usage_tail[] =
     "\n"
     "Exit codes: 0 success; 1 the run finished but operations failed, or a worker\n"
     "was stuck in a call (--stuck-after); 2 bad usage or input; 3 module, token or\n"
-    "login failure; 130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,\n"
+    "login failure; 99 a --threshold failed (as k6; before 1 for failed\n"
+    "operations); 130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,\n"
     "SIGUSR2, SIGALRM, or standard output closed, as by | head).  Ctrl-C in a long\n"
     "module call says what it waits for; a second Ctrl-C stops waiting, lists the\n"
     "token keys left.\n";
