@@ -48,7 +48,8 @@ static const char usage_tail[] =
     "\n"
     "Exit codes: 0 success; 1 the run finished but operations failed, or standard\n"
     "output could not be written; 2 bad usage or input; 3 module, token or login\n"
-    "failure; 130 interrupted (Ctrl-C, SIGTERM, or standard output closed).\n"
+    "failure; 99 a --threshold failed (as k6); 130 interrupted (Ctrl-C, SIGTERM, or\n"
+    "standard output closed).\n"
     "Long options are known by their whole names only; an option taking a value\n"
     "is given once (--threshold and --header may repeat).\n";
 

@@ -56,6 +56,7 @@ static const char rest_usage_tail[] =
     "Tokens, API keys and session tokens are never printed or written to the results.\n"
     "Exit codes: 0 success; 1 the run finished but operations failed; 2 bad usage\n"
     "or input; 3 the endpoint, its TLS or the credentials failed at set-up;\n"
+    "99 a --threshold failed (as k6; before 1 for failed operations);\n"
     "130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,\n"
     "or standard output closed).\n"
     "k6's and the SDKMS bench's flags (--vus, --stage, --threadcount, --keysize,\n"

@@ -59,7 +59,8 @@ static const char usage_head[] =
 static const char usage_tail[] =
     "\n"
     "Exit codes: 0 success; 1 the run finished but requests failed their checks;\n"
-    "2 bad usage or input; 3 the endpoint or its TLS failed at set-up; 130 interrupted\n"
+    "2 bad usage or input; 3 the endpoint or its TLS failed at set-up; 99 a\n"
+    "--threshold failed (as k6; before 1 for failed requests); 130 interrupted\n"
     "(Ctrl-C, SIGTERM, or standard output closed).\n"
     "k6's flags (--vus, --stage, --insecure-skip-tls-verify, ...) and JMeter's -n are\n"
     "taken, each said once; the others' errors say what to use instead (see:\n"
@@ -738,6 +739,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     const http_run_extra *x = arg;
     rest_k6_ctx k6;
     rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
+    k6.answer_checks = 1;   /* --expect-body and --expect-json are the user's checks */
     if (out && json_object_set_new(run, rest_http_section.key, rest_stats_json(out, &k6, 0)) != 0)
         return -1;
     if (json_object_set_new(run, "rest", rest_json(x->ss->o, x->v, x->ss->bearer != NULL)) != 0)

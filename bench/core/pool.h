@@ -51,6 +51,11 @@ typedef struct bench_load {
      * completed operation are kept).  0: never (a stop after a signal still
      * abandons a call BENCH_STOP_GRACE_NS after the stop). */
     uint64_t stuck_ns;
+    /* Stop the measured run where it is, once *stop is non-zero (status
+     * BENCH_RUN_STOPPED, the figures kept): a caller's judgement of the
+     * run so far, made in its bench_second_fn (a threshold's abort).
+     * NULL: never.  Polled as the interrupt is. */
+    const bench_flag *stop;
 } bench_load;
 
 /* --max-unstarted's default: 1 % of the scheduled requests. */
@@ -90,6 +95,7 @@ typedef enum {
     BENCH_RUN_FAILED,       /* could not start: a worker failed to open; or, measured
                                (bench_pool_run returned 0), a worker was stuck in a call */
     BENCH_RUN_ABORTED,      /* measured, then stopped: every operation failed (abort_ns) */
+    BENCH_RUN_STOPPED,      /* measured, then stopped by the caller (bench_load.stop) */
 } bench_run_status;
 
 /* One class of a breakdown (bench_workload.breakdown), measured part only. */

@@ -237,7 +237,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
 
         int finished = 0;
         while ((now = bench_now_ns()) < tick) {
-            if (*interrupt || all_done(p)) {
+            if (*interrupt || (load->stop && *load->stop) || all_done(p)) {
                 finished = 1;
                 break;
             }
@@ -253,6 +253,9 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
         }
         if (*interrupt) {
             out->status = BENCH_RUN_INTERRUPTED;
+            finished = 1;
+        } else if (load->stop && *load->stop) {
+            out->status = BENCH_RUN_STOPPED;
             finished = 1;
         }
         /* Woken past the end (or past several ticks): the whole seconds

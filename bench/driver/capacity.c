@@ -47,6 +47,7 @@ static int objective_check(const bench_threshold *t, char *err, size_t len)
     case BENCH_TM_RATE:
     case BENCH_TM_SIDE_RATE:
     case BENCH_TM_SIDE_COUNT:
+    case BENCH_TM_SIDE_VALUE:
         snprintf(err, len, "--find-capacity '%s': the search finds the rate; an objective "
                  "bounds latency or errors (p99<20ms, errors<0.1%%)", t->expr);
         return -1;
@@ -119,7 +120,7 @@ int bench_cap_opt(bench_cap_opts *o, int code, const char *arg)
 static int same_figure(const bench_threshold *a, const bench_threshold *b)
 {
     return a->metric == b->metric && a->section == b->section && a->side == b->side &&
-           (a->metric != BENCH_TM_PCT || a->pct == b->pct);
+           strcmp(a->path, b->path) == 0 && (a->metric != BENCH_TM_PCT || a->pct == b->pct);
 }
 
 int bench_cap_finish(bench_cap_opts *o, bench_load_opts *lo)

@@ -19,8 +19,10 @@ static const bench_option out_rows[] = {
       "a self-contained page with charts (- for stdout)", NULL },
     { "threshold", 0, BENCH_ARG_REPEATED, "EXPR", BENCH_OPT_THRESHOLD,
       "k6-style gate, repeatable: p99<50ms, p(99.9)<1s, avg<10ms,\n"
-      "rate>1000, errors<0.1%, TEST:EXPR for one test; a failed\n"
-      "threshold makes the exit status 1", NULL },
+      "rate>1000, errors<0.1%, TEST:EXPR for one test; EXPR:abort\n"
+      "[=TIME] stops the run when it fails (k6's abortOnFail\n"
+      "[, delayAbortEval]); a failed threshold makes the exit\n"
+      "status 99, as k6's", NULL },
     { "start-at", 0, BENCH_ARG_REQUIRED, "EPOCH", BENCH_OPT_START_AT,
       "wait until this Unix time (seconds) to start measuring, so\n"
       "several load generators start together (hsmbench merge)", NULL },
@@ -40,7 +42,8 @@ static const bench_option out_rows[] = {
       "stream a JSON line per second of each run to FILE as it\n"
       "goes (- for stdout), for other tools", NULL },
     { "quiet", 0, BENCH_ARG_NONE, NULL, BENCH_OPT_QUIET,
-      "no per-second lines and no summary; errors only", NULL },
+      "no per-second lines and no summary; errors only, and\n"
+      "each failed threshold, one line on stderr", NULL },
 };
 const bench_opt_group bench_out_group = BENCH_OPT_OUTPUTS("Output:", out_rows, NULL);
 

@@ -13,6 +13,7 @@
 #include "bench/util/exit.h"
 #include "bench/util/url.h"
 #include "bench/results/model.h"
+#include "bench/results/report.h"
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
 
@@ -95,9 +96,46 @@ static void stream_second(bench_session *s, const bench_sample *smp)
     }
 }
 
+/* k6's abortOnFail: the thresholds with :abort judged on the run so far
+ * (its own figures: latency from the merged histogram, rate, errors), from
+ * their delay on; the first that fails stops the pool (bench_load.stop). */
+static void judge_abort(bench_session *s, const bench_sample *smp)
+{
+    const bench_out_opts *o = s->out;
+    if (!s->abort_test || smp->warmup || s->aborted_by)
+        return;
+    s->abort_ok += smp->ops - smp->errors;
+    s->abort_errors += smp->errors;
+    const double elapsed = s->progress_elapsed + smp->span_s;
+    const uint64_t attempts = s->abort_ok + s->abort_errors;
+    json_t *lat = smp->hist_so_far ? bench_report_latency_json(smp->hist_so_far) : json_object();
+    json_t *run = lat ? json_pack("{s:s,s:s,s:f,s:I,s:I,s:f,s:f,s:o}", "test", s->abort_test, "status", "ok",
+                                  "duration_s", elapsed, "ops", (json_int_t)s->abort_ok, "errors",
+                                  (json_int_t)s->abort_errors, "error_pct",
+                                  attempts ? 100.0 * (double)s->abort_errors / (double)attempts : 0.0,
+                                  "ops_per_s", elapsed > 0 ? (double)s->abort_ok / elapsed : 0.0,
+                                  "latency_us", lat) : NULL;
+    if (!run)
+        return;   /* out of memory: judged at the end as ever */
+    for (size_t i = 0; i < o->nthresholds; i++) {
+        const bench_threshold *t = &o->thresholds[i];
+        double v = 0;
+        if (!t->abort || !bench_threshold_applies(t, s->abort_test) ||
+            elapsed * 1e9 < (double)t->abort_delay_ns || bench_threshold_eval(t, run, &v) != 0)
+            continue;   /* holds, or no figure yet */
+        s->aborted_by = t;
+        s->aborted_at_s = elapsed;
+        (void)bench_threshold_observed_text(t, v, s->aborted_why, sizeof s->aborted_why);
+        s->abort_stop = 1;   /* _Atomic: a sequentially consistent store */
+        break;
+    }
+    json_decref(run);
+}
+
 static void print_second(void *arg, const bench_sample *smp)
 {
     bench_session *s = arg;
+    judge_abort(s, smp);
     bench_metrics_second(s->metrics, smp);
     stream_second(s, smp);
     bench_progress_clear(&s->progress);
@@ -241,6 +279,16 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
             return -1;
         }
     }
+    /* thresholds with :abort for this test: judged each second */
+    s->abort_test = NULL;
+    s->aborted_by = NULL;
+    s->abort_ok = s->abort_errors = 0;
+    s->abort_stop = 0;
+    for (size_t i = 0; i < s->out->nthresholds; i++)
+        if (s->out->thresholds[i].abort && bench_threshold_applies(&s->out->thresholds[i], d->test))
+            s->abort_test = d->test;
+    if (s->abort_test)
+        lj.stop = &s->abort_stop;
     load = &lj;
     s->stream_run = (bench_stream_run){ s->out->run_id, s->out->generator, h && h->series ? h->series : d->test,
                                         load->mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking",
@@ -278,6 +326,18 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     s->stuck += out.stuck;
     const int ok = strcmp(status, "ok") == 0;
     json_t *run = element(bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
+    if (run && out.status == BENCH_RUN_STOPPED && s->aborted_by) {
+        /* k6's "aborted by a threshold": which, when, and its figure then */
+        s->threshold_aborted = 1;
+        if (json_object_set_new(run, "aborted_by_threshold",
+                                json_pack("{s:s,s:f,s:s}", "threshold", s->aborted_by->expr, "at_s",
+                                          round(s->aborted_at_s * 1000) / 1000, "observed",
+                                          s->aborted_why)) != 0) {
+            json_decref(run);
+            run = NULL;
+            bench_error("out of memory while recording a run");
+        }
+    }
     bench_run_model m;
     if (!run || bench_model_from_run(run, NULL, &m) != 0) {
         bench_metrics_end(s->metrics, NULL);
@@ -289,6 +349,9 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
         return 0;
     }
     bench_metrics_end(s->metrics, &m);
+    if (!quiet && out.status == BENCH_RUN_STOPPED && s->aborted_by)
+        printf("stopped: threshold '%s' failed at %.0f s (%s): aborted by threshold, as k6's "
+               "abortOnFail\n", s->aborted_by->expr, s->aborted_at_s, s->aborted_why);
     if (!quiet) {
         bench_report_summary(stdout, d, &m);
         if (h && h->summary)
@@ -435,7 +498,7 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
     int thresholds_failed = 0;
     if (o->nthresholds) {
         const int nf = bench_thresholds_apply(o->thresholds, o->nthresholds, s->runs,
-                                              o->quiet ? NULL : stdout);
+                                              o->quiet ? NULL : stdout, o->quiet ? stderr : NULL);
         thresholds_failed = nf != 0;
     }
     /* Nothing recorded (a set-up failure before any run): no results file. */
@@ -455,7 +518,15 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
     }
     if (s->setup_failed)
         return BENCH_EXIT_MODULE;
-    if (s->any_failed || s->any_errors || write_failed || thresholds_failed)
+    /* k6's 99 for thresholds, so a CI gate tells them from a run that
+     * failed; a run that failed outright (nothing sound to judge) or
+     * results not written come first, errors after (a threshold on the
+     * errors is what judges them). */
+    if (s->any_failed || write_failed)
+        return BENCH_EXIT_FAILED;
+    if (thresholds_failed || s->threshold_aborted)
+        return BENCH_EXIT_THRESHOLD;
+    if (s->any_errors)
         return BENCH_EXIT_FAILED;
     return BENCH_EXIT_OK;
 }

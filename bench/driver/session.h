@@ -108,6 +108,16 @@ struct bench_session {
     time_t                started;
     bench_progress        progress;
     double                progress_elapsed;
+    /* Thresholds with :abort (k6's abortOnFail): the run's test, its
+     * successes and errors so far, the flag that stops the pool
+     * (bench_load.stop), which threshold stopped it, when and why. */
+    const char           *abort_test;
+    uint64_t              abort_ok, abort_errors;
+    bench_flag            abort_stop;
+    const bench_threshold *aborted_by;
+    double                aborted_at_s;
+    char                  aborted_why[96];
+    int                   threshold_aborted;  /* a run stopped so: exit 99 */
     /* A document asked on standard output (--json -, --csv -, --html -):
      * the real standard output, kept for it while the run's human output
      * goes to standard error (fd 1 points there); -1 otherwise. */

@@ -30,8 +30,9 @@ static const char report_usage[] =
 
 static const char report_usage_tail[] =
     "\n"
-    "Exit codes: 0 success; 1 a threshold failed or a report could not be written;\n"
-    "2 bad usage or input (missing file, bad JSON, not a results file, no runs).\n";
+    "Exit codes: 0 success; 1 a report could not be written; 2 bad usage or input\n"
+    "(missing file, bad JSON, not a results file, no runs); 99 a threshold failed\n"
+    "(as k6).\n";
 
 enum { OPT_HTML = 3000, OPT_CSV, OPT_THRESHOLD, OPT_QUIET };
 
@@ -43,7 +44,7 @@ static const bench_option report_rows[] = {
     { "threshold", 0, BENCH_ARG_REPEATED, "EXPR", OPT_THRESHOLD,
       "pass/fail criterion, repeatable: p99<50ms, avg<10ms,\n"
       "p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;", NULL },
-    { "quiet", 0, BENCH_ARG_NONE, NULL, OPT_QUIET, "print nothing but errors", NULL },
+    { "quiet", 0, BENCH_ARG_NONE, NULL, OPT_QUIET, "print nothing but errors, and each failed threshold", NULL },
 };
 static const bench_opt_group report_group = BENCH_OPT_OUTPUTS(NULL, report_rows, NULL);
 static const bench_opt_group *const report_groups[] = { &report_group, &bench_help_group, NULL };
@@ -272,13 +273,14 @@ int bench_cmd_report(int argc, char **argv, const bench_section *const *sections
         /* Thresholds go into the document first, so the HTML shows them. */
         int to_stdout = (o->csv && strcmp(o->csv, "-") == 0) || (o->html && strcmp(o->html, "-") == 0);
         FILE *out = o->quiet ? NULL : to_stdout ? stderr : stdout;
-        int failed = bench_thresholds_apply(o->ths, o->nths, json_object_get(doc, "runs"), out);
+        int failed = bench_thresholds_apply(o->ths, o->nths, json_object_get(doc, "runs"), out,
+                                            o->quiet ? stderr : NULL);
         if (failed < 0) {
             bench_error("out of memory");
             rc = BENCH_EXIT_FAILED;
         } else if (failed > 0) {
             bench_error("%d threshold check%s failed", failed, failed == 1 ? "" : "s");
-            rc = BENCH_EXIT_FAILED;
+            rc = BENCH_EXIT_THRESHOLD;
         }
     }
     if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)

@@ -118,6 +118,7 @@ const char *bench_outcome_verdict(const bench_outcome *o, const bench_workload *
                  o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0);
         return "failed";
     }
+    case BENCH_RUN_STOPPED:   /* judged as a run that ended: the caller says why it stopped */
     case BENCH_RUN_OK:
         break;
     }

@@ -30,13 +30,35 @@ typedef enum {
     /* The section's count (member `key`) per second of the run's duration;
      * NAME:rate the same, NAME:count the count itself. */
     BENCH_SM_COUNT,
+    /* The k6 kinds: a metric object at `key`, a path of members ('/'
+     * between them) in the section, as k6's summary keeps them.  A trend
+     * (the keys of a distribution): NAME:STAT as BENCH_SM_DIST. */
+    BENCH_SM_TREND,
+    /* A rate ({"rate": 0..1}): NAME:rate<0.01 a fraction, NAME<1% a percentage. */
+    BENCH_SM_RATE,
+    /* A counter ({"count"}, or the count itself): NAME and NAME:rate per
+     * second of the run's duration, NAME:count the count; a count absent
+     * from an object that is there is 0 (no request with that status). */
+    BENCH_SM_COUNTER,
+    /* A gauge ({"value", "min", "max"}): NAME or NAME:value, NAME:min, NAME:max. */
+    BENCH_SM_GAUGE,
 } bench_sm_kind;
 
 typedef struct bench_section_metric {
     const char   *name;         /* as the threshold names it */
     bench_sm_kind kind;
-    const char   *key;          /* its member (see the kinds) */
+    const char   *key;          /* its member, or its path for the k6 kinds */
+    const char   *noun;         /* a counter's: what it counts ("iterations"); NULL: count_noun */
+    const char   *rate_unit;    /* a counter's rate ("iterations/s"); NULL: rate_unit */
 } bench_section_metric;
+
+/* A tagged metric, NAME{TAG:VALUE}: the path and kind of its figure in
+ * the section, for a section's `tagged` hook to fill. */
+typedef struct bench_section_tagged {
+    char          path[128];
+    bench_sm_kind kind;
+    const char   *noun, *rate_unit;
+} bench_section_tagged;
 
 /* One input of a merge: the object of one file's run, and where it sits. */
 typedef struct bench_merge_in {
@@ -63,6 +85,12 @@ typedef struct bench_section {
     const char *absent;         /* a run without the section: why no figure */
     const char *empty;          /* a section counting nothing: why no figure */
     const char *no_dists;       /* a section without its distributions: why no figure */
+    const char *no_k6;          /* a k6 metric's object not there: why no figure */
+    /* NAME{TAG:VALUE} (NULL: no tags): 0 with *out filled, or -1 with a
+     * one-line reason in err naming the tag or value refused and the
+     * tags the metric takes. */
+    int (*tagged)(const bench_section_metric *m, const char *tag, const char *value,
+                  bench_section_tagged *out, char *err, size_t len);
     const char *threshold_help; /* lines for a --help listing the metrics, or NULL */
 
     /* The section of a merged run from the n inputs' sections (every input

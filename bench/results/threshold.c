@@ -153,10 +153,25 @@ static const bench_section *section_of_metric(const bench_section *const *sectio
                                               const char *p)
 {
     p = skip_space(p);
-    for (; sections && *sections; sections++)
-        if ((*sections)->prefix && strncmp(p, (*sections)->prefix, strlen((*sections)->prefix)) == 0)
-            return *sections;
+    for (; sections && *sections; sections++) {
+        const bench_section *sec = *sections;
+        if (sec->prefix && strncmp(p, sec->prefix, strlen(sec->prefix)) == 0)
+            return sec;
+        /* a metric's whole name, not the start of a test's ("NAME-2:") */
+        for (size_t i = 0; i < sec->nmetrics; i++) {
+            const size_t n = strlen(sec->metrics[i].name);
+            if (strncmp(p, sec->metrics[i].name, n) == 0 && !isalnum((unsigned char)p[n]) && p[n] != '_' &&
+                p[n] != '-' && p[n] != '.')
+                return sec;
+        }
+    }
     return NULL;
+}
+
+/* The metric as a message names it: tagged, or the section's name. */
+static const char *metric_name(const bench_threshold *t)
+{
+    return t->name[0] ? t->name : t->side->name;
 }
 
 /* The statistic after "DIST:": what parse_metric reads, limited to the
@@ -201,9 +216,30 @@ static void unknown_side(const bench_section *sec, const char *expr, const char 
     bench_seterr(err, len, "--threshold '%s': unknown %s metric '%s' (use %s)", expr, sec->title, name, list);
 }
 
+/* "{TAG:VALUE}" at p (at its '{'): tag and value, blanks around them
+ * trimmed; returns what follows the '}', NULL with a message. */
+static const char *parse_tag(const char *p, char *tag, size_t tlen, char *value, size_t vlen,
+                             const char *expr, char *err, size_t len)
+{
+    const char *close = strchr(p, '}');
+    const char *colon = close ? memchr(p, ':', (size_t)(close - p)) : NULL;
+    if (!colon || trimmed(p + 1, colon, tag, tlen) != 0 || trimmed(colon + 1, close, value, vlen) != 0 ||
+        !*tag || !*value) {
+        bench_seterr(err, len, "--threshold '%s': a tag is {TAG:VALUE}, after the metric's name and "
+                     "before its statistic (NAME{TAG:VALUE}:STAT)", expr);
+        return NULL;
+    }
+    if (strchr(value, ',') || strchr(value, ':')) {
+        bench_seterr(err, len, "--threshold '%s': one tag at a time: {TAG:VALUE}", expr);
+        return NULL;
+    }
+    return close + 1;
+}
+
 /* A metric of section sec at p: a distribution and its statistic, a
- * percentage [:rate] or a count [:rate|:count].  Returns what follows,
- * NULL with a message when it is not one. */
+ * percentage [:rate] or a count [:rate|:count]; k6's trends, rates,
+ * counters and gauges, with a tag or not.  Returns what follows, NULL
+ * with a message when it is not one. */
 static const char *parse_side_metric(const bench_section *sec, const char *p, bench_threshold *t,
                                      const char *expr, char *err, size_t len)
 {
@@ -212,14 +248,6 @@ static const char *parse_side_metric(const bench_section *sec, const char *p, be
         q++;
     char name[40];
     snprintf(name, sizeof name, "%.*s", (int)(q - p < 32 ? q - p : 32), p);
-    const char *after = skip_space(q);
-    int has_stat = *after == ':';
-    const char *stat = has_stat ? skip_space(after + 1) : NULL;
-    const char *stat_end = stat;
-    while (stat_end && (isalpha((unsigned char)*stat_end) || *stat_end == '_'))
-        stat_end++;
-    size_t stat_len = stat ? (size_t)(stat_end - stat) : 0;
-#define STAT_IS(word) (stat_len == strlen(word) && strncmp(stat, word, stat_len) == 0)
 
     const bench_section_metric *m = NULL;
     for (size_t i = 0; i < sec->nmetrics && !m; i++)
@@ -231,41 +259,88 @@ static const char *parse_side_metric(const bench_section *sec, const char *p, be
     }
     t->section = sec;
     t->side = m;
-    switch (m->kind) {
-    case BENCH_SM_COUNT:
+    t->kind = m->kind;
+    t->noun = m->noun ? m->noun : sec->count_noun;
+    t->rate_unit = m->rate_unit ? m->rate_unit : sec->rate_unit;
+    const char *after = skip_space(q);
+    if (*after == '{') {
+        char tag[32], value[64], why[200];
+        bench_section_tagged tg;
+        memset(&tg, 0, sizeof tg);
+        why[0] = '\0';
+        if (!(after = parse_tag(after, tag, sizeof tag, value, sizeof value, expr, err, len)))
+            return NULL;
+        if (!sec->tagged || sec->tagged(m, tag, value, &tg, why, sizeof why) != 0) {
+            bench_seterr(err, len, "--threshold '%s': %s", expr,
+                         *why ? why : "this metric takes no tag");
+            return NULL;
+        }
+        snprintf(t->path, sizeof t->path, "%s", tg.path);
+        snprintf(t->name, sizeof t->name, "%s{%s:%s}", name, tag, value);
+        t->kind = tg.kind;
+        if (tg.noun)
+            t->noun = tg.noun;
+        if (tg.rate_unit)
+            t->rate_unit = tg.rate_unit;
+        after = skip_space(after);
+    } else if (m->kind >= BENCH_SM_TREND) {
+        snprintf(t->path, sizeof t->path, "%s", m->key);
+    }
+    const int has_stat = *after == ':';
+    const char *stat = has_stat ? skip_space(after + 1) : NULL;
+    const char *stat_end = stat;
+    while (stat_end && (isalpha((unsigned char)*stat_end) || *stat_end == '_'))
+        stat_end++;
+    size_t stat_len = stat ? (size_t)(stat_end - stat) : 0;
+#define STAT_IS(word) (stat_len == strlen(word) && strncmp(stat, word, stat_len) == 0)
+    const char *shown = metric_name(t);
+    switch (t->kind) {
+    case BENCH_SM_COUNT: case BENCH_SM_COUNTER:
         t->metric = BENCH_TM_SIDE_RATE;
         if (!has_stat)
-            return q;
+            return after;
         if (STAT_IS("rate"))
             return stat_end;
         if (STAT_IS("count")) {
             t->metric = BENCH_TM_SIDE_COUNT;
             return stat_end;
         }
-        bench_seterr(err, len, "--threshold '%s': %s takes rate or count (%s>1000, %s:count>5000)", expr, name, name,
-               name);
+        bench_seterr(err, len, "--threshold '%s': %s takes rate or count (%s>1000, %s:count>5000)", expr, shown,
+                     shown, shown);
         return NULL;
-    case BENCH_SM_PCT:
+    case BENCH_SM_PCT: case BENCH_SM_RATE:
         t->metric = BENCH_TM_SIDE_PCT;
         if (!has_stat)
-            return q;
+            return after;
         if (STAT_IS("rate")) {
             t->fraction = 1;
             return stat_end;
         }
         bench_seterr(err, len, "--threshold '%s': %s takes a percentage (%s<1%%) or k6's rate, a fraction "
-               "(%s:rate<0.01)", expr, name, name, name);
+               "(%s:rate<0.01)", expr, shown, shown, shown);
         return NULL;
-    case BENCH_SM_DIST:
+    case BENCH_SM_GAUGE:
+        t->metric = BENCH_TM_SIDE_VALUE;
+        t->gauge = "value";
+        if (!has_stat)
+            return after;
+        if (STAT_IS("value") || STAT_IS("min") || STAT_IS("max")) {
+            t->gauge = STAT_IS("value") ? "value" : STAT_IS("min") ? "min" : "max";
+            return stat_end;
+        }
+        bench_seterr(err, len, "--threshold '%s': %s takes value, min or max (%s:value<=70, %s:max<80)", expr,
+                     shown, shown, shown);
+        return NULL;
+    case BENCH_SM_DIST: case BENCH_SM_TREND:
         break;
     }
 #undef STAT_IS
     if (!has_stat) {
         bench_seterr(err, len, "--threshold '%s': %s needs a statistic: %s:p95<200ms (avg, min, med, max, pNN, "
-               "p(NN))", expr, name, name);
+               "p(NN))", expr, shown, shown);
         return NULL;
     }
-    return parse_dist_stat(stat, t, name, expr, err, len);
+    return parse_dist_stat(stat, t, shown, expr, err, len);
 }
 
 static const char *parse_op(const char *p, bench_threshold_op *op)
@@ -294,6 +369,35 @@ static int valid_test_name(const char *s)
     return 1;
 }
 
+/* k6's abortOnFail and delayAbortEval at the end of an expression:
+ * ":abort" or ":abort=TIME".  Cuts it from e (0, t->abort set when there
+ * was one), or -1 with a message. */
+static int parse_abort(char *e, bench_threshold *t, char *err, size_t len)
+{
+    char *c = strrchr(e, ':');
+    const char *tail = c ? skip_space(c + 1) : NULL;
+    if (!tail || strncmp(tail, "abort", 5) != 0 || (tail[5] && tail[5] != '=' && tail[5] != ' '))
+        return 0;
+    const char *delay = skip_space(tail + 5);
+    char why[200];
+    if (*delay == '=') {
+        char text[32] = "";
+        if (trimmed(delay + 1, delay + strlen(delay), text, sizeof text) != 0 ||
+            bench_duration_of(text, 0, 7ULL * 24 * 3600 * 1000000000ULL, &t->abort_delay_ns, why,
+                              sizeof why) != 0) {
+            bench_seterr(err, len, "--threshold '%s': :abort=TIME waits TIME before judging (k6's "
+                         "delayAbortEval): %s", e, text[0] ? why : "too long");
+            return -1;
+        }
+    } else if (*delay) {
+        bench_seterr(err, len, "--threshold '%s': expected :abort or :abort=TIME at the end", e);
+        return -1;
+    }
+    t->abort = 1;
+    *c = '\0';
+    return 0;
+}
+
 int bench_threshold_parse(const char *expr, const bench_section *const *sections, bench_threshold *out,
                           char *err, size_t len)
 {
@@ -308,7 +412,12 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
                BENCH_THRESHOLD_EXPR_MAX - 1);
         return -1;
     }
-    const char *e = t.expr;
+    /* the expression without its :abort, which t.expr keeps as given */
+    char body[BENCH_THRESHOLD_EXPR_MAX];
+    snprintf(body, sizeof body, "%s", t.expr);
+    if (parse_abort(body, &t, err, len) != 0)
+        return -1;
+    const char *e = body;
     if (!*e) {
         bench_seterr(err, len, "--threshold '%s': empty; expected e.g. 'p99<50ms'", expr);
         return -1;
@@ -368,21 +477,28 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
             t.value = pct;
         } else {
             bench_seterr(err, len, "--threshold '%s': %s is a percentage of %s: %s<1%% (or k6's fraction: "
-                   "%s:rate<0.01)", e, t.side->name, t.section->count_noun, t.side->name, t.side->name);
+                   "%s:rate<0.01)", e, metric_name(&t), t.noun, metric_name(&t), metric_name(&t));
             return -1;
         }
         break;
     case BENCH_TM_SIDE_RATE:
-        if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, t.section->rate_unit) != 0) {
+        if (*unit && strcmp(unit, "/s") != 0 && strcmp(unit, t.rate_unit) != 0) {
             bench_seterr(err, len, "--threshold '%s': unknown unit '%s' for %s (%s per second: 1000 or 1000/s; a "
-                   "count: %s:count>1000)", e, unit, t.side->name, t.section->count_noun, t.side->name);
+                   "count: %s:count>1000)", e, unit, metric_name(&t), t.noun, metric_name(&t));
             return -1;
         }
         break;
     case BENCH_TM_SIDE_COUNT:
         if (*unit || t.value != floor(t.value)) {
-            bench_seterr(err, len, "--threshold '%s': %s:count takes a whole number of %s", e, t.side->name,
-                   t.section->count_noun);
+            bench_seterr(err, len, "--threshold '%s': %s:count takes a whole number of %s", e, metric_name(&t),
+                   t.noun);
+            return -1;
+        }
+        break;
+    case BENCH_TM_SIDE_VALUE:
+        if (*unit || t.value != floor(t.value)) {
+            bench_seterr(err, len, "--threshold '%s': %s:%s takes a whole number of %s", e, metric_name(&t),
+                   t.gauge, t.noun);
             return -1;
         }
         break;
@@ -413,6 +529,11 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
             return -1;
         }
         break;
+    }
+    if (t.abort && t.section) {
+        bench_seterr(err, len, "--threshold '%s': :abort judges the run's own figures while it runs "
+                     "(latency, rate, errors); %s is judged at its end", t.expr, metric_name(&t));
+        return -1;
     }
     *out = t;
     return 0;
@@ -469,6 +590,82 @@ static int percentile_us(const json_t *run, double pct, double *out)
     return rc;
 }
 
+/* A distribution's statistic (a phase's, a trend's): 0, or -1 when it is
+ * not there or empty, or the percentile is not kept. */
+static int dist_value(const bench_threshold *t, const json_t *dist, double *v)
+{
+    if (!json_is_object(dist) || bench_json_int(dist, "count", 0) <= 0)
+        return -1;
+    switch (t->metric) {
+    case BENCH_TM_AVG: *v = bench_json_num(dist, "mean", 0); return 0;
+    case BENCH_TM_MED: *v = bench_json_num(dist, "p50", 0); return 0;
+    case BENCH_TM_MIN: *v = bench_json_num(dist, "min", 0); return 0;
+    case BENCH_TM_MAX: *v = bench_json_num(dist, "max", 0); return 0;
+    case BENCH_TM_PCT: return stored_percentile(dist, t->pct, v);
+    default:           return -1;
+    }
+}
+
+/* The member at path (members separated by '/') of obj, NULL if none;
+ * *parent the object that should hold its last member (NULL if none). */
+static const json_t *at_path(const json_t *obj, const char *path, const json_t **parent)
+{
+    const json_t *cur = obj;
+    *parent = NULL;
+    for (const char *p = path; cur && *p;) {
+        const char *slash = strchr(p, '/');
+        const size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        char key[128];
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, p, n);
+        key[n] = '\0';
+        *parent = json_is_object(cur) ? cur : NULL;
+        cur = json_object_get(cur, key);
+        p += n + (slash != NULL);
+    }
+    return cur;
+}
+
+/* A k6 metric's figure (t->path in the section's object obj): 0, or -1
+ * when it has none (the object not there, a trend or a rate without data). */
+static int k6_value(const bench_threshold *t, const json_t *run, const json_t *obj, double *v)
+{
+    const json_t *parent = NULL;
+    const json_t *m = at_path(obj, t->path, &parent);
+    switch (t->kind) {
+    case BENCH_SM_RATE:
+        if (!json_is_object(m) || bench_json_int(m, "passes", 0) + bench_json_int(m, "fails", 0) <= 0)
+            return -1;
+        *v = 100.0 * bench_json_num(m, "rate", 0);
+        return 0;
+    case BENCH_SM_COUNTER: {
+        /* a count not there, in an object that is, is none: no 503 answered */
+        if (!m && !parent)
+            return -1;
+        const double n = json_is_object(m) ? (double)bench_json_int(m, "count", 0)
+                                           : json_is_integer(m) ? (double)json_integer_value(m) : 0;
+        if (t->metric == BENCH_TM_SIDE_COUNT) {
+            *v = n;
+            return 0;
+        }
+        const double d = bench_json_num(run, "duration_s", 0);
+        if (d <= 0)
+            return -1;
+        *v = n / d;
+        return 0;
+    }
+    case BENCH_SM_GAUGE:
+        if (!json_is_object(m))
+            return -1;
+        *v = (double)bench_json_int(m, t->gauge, 0);
+        return 0;
+    default:
+        break;
+    }
+    return dist_value(t, m, v);
+}
+
 /* A side threshold's figure: 0, or -1 when the run has none (no section,
  * a zero count, no distribution or an empty one). */
 static int side_value(const bench_threshold *t, const json_t *run, double *v)
@@ -478,6 +675,8 @@ static int side_value(const bench_threshold *t, const json_t *run, double *v)
     long long count = bench_json_int(obj, sec->count_key, 0);
     if (!json_is_object(obj) || count <= 0)
         return -1;
+    if (t->path[0])
+        return k6_value(t, run, obj, v);
     switch (t->metric) {
     case BENCH_TM_SIDE_PCT:
         *v = bench_json_num(obj, t->side->key, 0);
@@ -495,17 +694,7 @@ static int side_value(const bench_threshold *t, const json_t *run, double *v)
     default:
         break;
     }
-    const json_t *dist = json_object_get(json_object_get(obj, sec->dists), t->side->key);
-    if (!json_is_object(dist) || bench_json_int(dist, "count", 0) <= 0)
-        return -1;
-    switch (t->metric) {
-    case BENCH_TM_AVG: *v = bench_json_num(dist, "mean", 0); return 0;
-    case BENCH_TM_MED: *v = bench_json_num(dist, "p50", 0); return 0;
-    case BENCH_TM_MIN: *v = bench_json_num(dist, "min", 0); return 0;
-    case BENCH_TM_MAX: *v = bench_json_num(dist, "max", 0); return 0;
-    case BENCH_TM_PCT: return stored_percentile(dist, t->pct, v);
-    default:           return -1;
-    }
+    return dist_value(t, json_object_get(json_object_get(obj, sec->dists), t->side->key), v);
 }
 
 int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *observed)
@@ -565,10 +754,11 @@ static const char *side_observed_text(const bench_threshold *t, double observed,
         if (t->fraction)
             snprintf(buf, len, "rate=%.4f", observed / 100.0);
         else
-            snprintf(buf, len, "%s=%.2f%%", t->side->name, observed);
+            snprintf(buf, len, "%s=%.2f%%", metric_name(t), observed);
         break;
     case BENCH_TM_SIDE_RATE:  snprintf(buf, len, "rate=%.2f/s", observed); break;
     case BENCH_TM_SIDE_COUNT: snprintf(buf, len, "count=%.0f", observed); break;
+    case BENCH_TM_SIDE_VALUE: snprintf(buf, len, "%s=%.0f", t->gauge, observed); break;
     case BENCH_TM_PCT:        snprintf(buf, len, "p(%g)=%s", t->pct, in_unit(t, observed, v, sizeof v)); break;
     default:
         snprintf(buf, len, "%s=%s", t->metric <= BENCH_TM_MAX ? stat[t->metric] : "?",
@@ -607,8 +797,9 @@ static const char *observed_unit(const bench_threshold *t)
     case BENCH_TM_ERROR_PCT:   return "%";
     case BENCH_TM_ERROR_COUNT: return "errors";
     case BENCH_TM_SIDE_PCT:    return "%";
-    case BENCH_TM_SIDE_RATE:   return t->section->rate_unit;
-    case BENCH_TM_SIDE_COUNT:  return t->section->count_noun;
+    case BENCH_TM_SIDE_RATE:   return t->rate_unit;
+    case BENCH_TM_SIDE_COUNT:  return t->noun;
+    case BENCH_TM_SIDE_VALUE:  return t->noun;
     default:                   return "us";
     }
 }
@@ -637,28 +828,38 @@ static const char *incomplete(const bench_threshold *t, const json_t *run, char 
     return buf;
 }
 
-static void print_line(FILE *f, int ok, const bench_threshold *t, const json_t *run, int rc, double observed)
+/* What the block says of a threshold on a run: its figure, or why none. */
+static void observed_or_why(const bench_threshold *t, const json_t *run, int rc, double observed,
+                            char *obs, size_t len)
 {
-    char obs[96];
     const bench_section *sec = t->section;
     const json_t *obj = sec ? json_object_get(run, sec->key) : NULL;
-    if (rc < 0 && incomplete(t, run, obs, sizeof obs))
+    const json_t *parent = NULL;
+    if (rc < 0 && incomplete(t, run, obs, len))
         ;
     else if (rc < 0 && sec && bench_run_measured(run) && !json_is_object(obj))
-        snprintf(obs, sizeof obs, "%s", sec->absent);
+        snprintf(obs, len, "%s", sec->absent);
+    else if (rc < 0 && sec && t->path[0] && bench_run_measured(run) && bench_json_int(obj, sec->count_key, 0) > 0)
+        snprintf(obs, len, "%s", at_path(obj, t->path, &parent) ? "no data (as in k6, a threshold on a "
+                 "metric without data fails)" : sec->no_k6 ? sec->no_k6 : "not in this file");
     else if (rc < 0 && sec && t->side->kind == BENCH_SM_DIST && bench_run_measured(run) &&
              !json_is_object(json_object_get(obj, sec->dists)))
-        snprintf(obs, sizeof obs, "%s", sec->no_dists);
+        snprintf(obs, len, "%s", sec->no_dists);
     else if (rc < 0 && sec && bench_run_measured(run))
-        snprintf(obs, sizeof obs, "%s", sec->empty);
+        snprintf(obs, len, "%s", sec->empty);
     else if (rc < 0)
-        snprintf(obs, sizeof obs, "not measured");
+        snprintf(obs, len, "not measured");
     else
-        bench_threshold_observed_text(t, observed, obs, sizeof obs);
-    fprintf(f, "    %s '%s' %s\n", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97", t->expr, obs);
+        (void)bench_threshold_observed_text(t, observed, obs, len);   /* returns obs */
 }
 
-int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, FILE *f)
+/* A failed threshold as --quiet's one line on standard error. */
+static void failed_line(FILE *f, const char *test, const char *expr, const char *why)
+{
+    fprintf(f, "hsmbench: threshold failed: %s%s'%s' %s\n", test ? test : "", test ? " " : "", expr, why);
+}
+
+int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, FILE *f, FILE *failed_f)
 {
     int failed = 0;
     if (n == 0)
@@ -699,6 +900,11 @@ int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, F
                 free(hit);
                 return -1;
             }
+            char obs[96];
+            if (f || (failed_f && !ok))
+                observed_or_why(t, run, rc, observed, obs, sizeof obs);
+            if (failed_f && !ok)
+                failed_line(failed_f, test, t->expr, obs);
             if (f) {
                 if (!header) {
                     fprintf(f, "\n    %s", test);
@@ -709,7 +915,7 @@ int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, F
                     fputc('\n', f);
                     header = 1;
                 }
-                print_line(f, ok, t, run, rc, observed);
+                fprintf(f, "    %s '%s' %s\n", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97", t->expr, obs);
             }
         }
         if (arr && json_object_set_new(run, "thresholds", arr) != 0) {
@@ -722,19 +928,23 @@ int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, F
         if (hit[i])
             continue;
         failed++;
+        const char *why = ths[i].test[0] ? "no run of this test" : "no measured run";
+        if (failed_f)
+            failed_line(failed_f, NULL, ths[i].expr, why);
         if (f) {
             if (!orphan_header) {
                 fprintf(f, "\n    (no run)\n");
                 orphan_header = 1;
             }
-            fprintf(f, "    \xe2\x9c\x97 '%s' %s\n", ths[i].expr,
-                    ths[i].test[0] ? "no run of this test" : "no measured run");
+            fprintf(f, "    \xe2\x9c\x97 '%s' %s\n", ths[i].expr, why);
         }
     }
     if (f) {
         fputc('\n', f);
         bench_flush(f);
     }
+    if (failed_f)
+        fflush(failed_f);
     free(hit);
     return failed;
 }

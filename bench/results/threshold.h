@@ -27,6 +27,24 @@
  *   COUNT>1000        the count per second of the run's duration; also :rate
  *   COUNT:count>=5000 the count itself
  *
+ * A section's k6-shaped metrics (section.h's k6 kinds), by the section's
+ * names, and a tag the section splits a metric by (its `tagged` hook):
+ *
+ *   METRIC := ... | NAME [ "{" TAG ":" VALUE "}" ] [ ":" STAT ]
+ *
+ *   RATE:rate>0.99        a rate: a fraction (or RATE>99%)
+ *   TREND:p(95)<600       a trend: as DIST:STAT
+ *   COUNTER>1000          a counter: per second, or COUNTER:count>100
+ *   GAUGE:value<=70       a gauge: value (also bare), min or max
+ *   NAME{TAG:VALUE}:STAT  the figure the hook names (its own kind)
+ *
+ * A tag the section does not split the metric by is refused, naming it.
+ *
+ * EXPR ":abort" or EXPR ":abort=TIME" (k6's abortOnFail, delayAbortEval):
+ * the run driver judges the threshold on the run so far once a second,
+ * from TIME into the measured run on, and stops the run when it fails
+ * ('p99<1s:abort', 'errors<1%:abort=10s'); only for the run's own metrics
+ * (latency, rate, errors), which it has while the run goes on.
  * A side threshold on a run without the section cannot be evaluated and
  * fails, with the section's reason in the block.
  *
@@ -38,6 +56,7 @@
 #define BENCH_THRESHOLD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
 
@@ -58,6 +77,7 @@ typedef enum {
     BENCH_TM_SIDE_PCT,     /* a section's percentage (BENCH_SM_PCT) */
     BENCH_TM_SIDE_RATE,    /* a section's count / duration_s (BENCH_SM_COUNT) */
     BENCH_TM_SIDE_COUNT,   /* a section's count */
+    BENCH_TM_SIDE_VALUE,   /* a gauge's value, min or max (BENCH_SM_GAUGE): gauge */
 } bench_threshold_metric;
 
 typedef enum { BENCH_OP_LT, BENCH_OP_LE, BENCH_OP_GT, BENCH_OP_GE, BENCH_OP_EQ, BENCH_OP_NE } bench_threshold_op;
@@ -78,6 +98,21 @@ typedef struct bench_threshold {
     char   unit[16];
     double unit_us;
     int    fraction;
+    /* A k6 metric (BENCH_SM_TREND, _RATE, _COUNTER, _GAUGE), tagged or
+     * not: the path of its figure in the section (bench_section_tagged's),
+     * its kind, a counter's noun and rate unit, the metric as written
+     * without blanks ("NAME{TAG:VALUE}"), and a
+     * gauge's statistic ("value", "min", "max").  path "" otherwise. */
+    char          path[128];
+    bench_sm_kind kind;
+    const char   *noun, *rate_unit;
+    char          name[176];
+    const char   *gauge;
+    /* k6's abortOnFail (EXPR:abort) and delayAbortEval (EXPR:abort=TIME):
+     * judged once a second on the run so far, after the delay, and the
+     * run stopped when it fails (the run's own metrics only). */
+    int           abort;
+    uint64_t      abort_delay_ns;
 } bench_threshold;
 
 /*
@@ -127,9 +162,16 @@ const char *bench_threshold_observed_text(const bench_threshold *t, double obser
  * on a run whose latency_complete is false (a schedule not kept: more of
  * its requests never started than its bound), observed null, the block
  * saying "latency incomplete: N of M scheduled requests never started".
+ * When failed_f is not NULL (--quiet: f is then NULL), each threshold that
+ * failed is also one line there, the run's test, the expression and the
+ * block's figure or reason:
+ *
+ *     hsmbench: threshold failed: rsa-pkcs-sign 'rate>5000' rate=2877.77/s
+ *
  * Returns the number of failed checks (0: all passed), or -1 when out of
- * memory.  The caller exits 1 when it is not 0.
+ * memory.  The caller exits BENCH_EXIT_THRESHOLD (99, as k6) when it is
+ * not 0.
  */
-int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, FILE *f);
+int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, FILE *f, FILE *failed_f);
 
 #endif

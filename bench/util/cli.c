@@ -163,48 +163,90 @@ int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t m
     return 0;
 }
 
-int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, uint64_t max_ns,
-                         uint64_t *out_ns)
+/* The units of a duration, as k6 (Go's time.ParseDuration) spells them,
+ * largest first: a compound duration ("1h30m15s") takes them in this order,
+ * each at most once.  "ms" is tried before "m" by its length. */
+static const struct { const char *name; double ns; } duration_units[] = {
+    { "h", 3600e9 }, { "m", 60e9 }, { "s", 1e9 }, { "ms", 1e6 },
+    { "us", 1e3 }, { "\xc2\xb5s", 1e3 } /* µs */, { "ns", 1 },
+};
+
+/* The unit at p (the longest that matches), its index, or -1. */
+static int duration_unit(const char *p, size_t *len)
 {
-    char *end = NULL;
-    double v, mult = 1e9;
+    int best = -1;
+    size_t best_len = 0;
+    for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++) {
+        const size_t n = strlen(duration_units[i].name);
+        if (n > best_len && strncmp(p, duration_units[i].name, n) == 0) {
+            best = (int)i;
+            best_len = n;
+        }
+    }
+    *len = best_len;
+    return best;
+}
+
+int bench_duration_of(const char *text, uint64_t min_ns, uint64_t max_ns, uint64_t *out_ns, char *why,
+                      size_t len)
+{
+    double ns = 0;
+    int last = -1;   /* the previous part's unit: the next one must be smaller */
 
     if (!text || !*text) {
-        bench_error("%s: a duration is required (e.g. 30, 30s, 500ms, 2m)", flag);
+        bench_seterr(why, len, "a duration is required (e.g. 30, 30s, 500ms, 1m30s)");
         return -1;
     }
     if (text[0] == '-') {
-        bench_error("%s: '%s' is negative", flag, text);
+        bench_seterr(why, len, "'%s' is negative", text);
         return -1;
     }
-    errno = 0;
-    v = bench_strtod(text, &end);
-    if (end == text || errno || !isfinite(v)) {
-        bench_error("%s: '%s' is not a duration (e.g. 30, 30s, 500ms, 2m)", flag, text);
-        return -1;
+    for (const char *p = text; *p;) {
+        char *end = NULL;
+        /* each part starts with a digit or a point: no sign, no blank inside */
+        errno = 0;
+        const double v = (isdigit((unsigned char)*p) || *p == '.' || p == text) ? bench_strtod(p, &end) : 0;
+        if (!end || end == p || errno || !isfinite(v) || v < 0) {
+            bench_seterr(why, len, "'%s' is not a duration (e.g. 30, 30s, 500ms, 1m30s)", text);
+            return -1;
+        }
+        if (*end == 0 && p == text) {   /* a bare number: seconds */
+            ns = v * 1e9;
+            break;
+        }
+        size_t n = 0;
+        const int u = duration_unit(end, &n);
+        if (u < 0) {
+            bench_seterr(why, len, "'%s' has %s; use ns, us, ms, s, m or h (e.g. 1m30s)", text,
+                         *end ? "an unknown unit" : "a number without a unit");
+            return -1;
+        }
+        if (u <= last) {
+            bench_seterr(why, len, "'%s': units from largest to smallest, each once (e.g. 1h30m15s)", text);
+            return -1;
+        }
+        last = u;
+        ns += v * duration_units[u].ns;
+        p = end + n;
     }
-    if (*end == 0 || strcmp(end, "s") == 0)
-        mult = 1e9;
-    else if (strcmp(end, "ms") == 0)
-        mult = 1e6;
-    else if (strcmp(end, "us") == 0)
-        mult = 1e3;
-    else if (strcmp(end, "m") == 0)
-        mult = 60e9;
-    else if (strcmp(end, "h") == 0)
-        mult = 3600e9;
-    else {
-        bench_error("%s: '%s' has an unknown unit; use us, ms, s, m or h", flag, text);
-        return -1;
-    }
-    double ns = v * mult;
     if (ns < (double)min_ns || ns > (double)max_ns) {
         char lo[32], hi[32];
-        bench_error("%s: %s is out of range; expected %s to %s", flag, text,
-                    bench_fmt_ns((double)min_ns, lo, sizeof lo), bench_fmt_ns((double)max_ns, hi, sizeof hi));
+        bench_seterr(why, len, "%s is out of range; expected %s to %s", text,
+                     bench_fmt_ns((double)min_ns, lo, sizeof lo), bench_fmt_ns((double)max_ns, hi, sizeof hi));
         return -1;
     }
     *out_ns = (uint64_t)llround(ns);
+    return 0;
+}
+
+int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, uint64_t max_ns,
+                         uint64_t *out_ns)
+{
+    char why[256];
+    if (bench_duration_of(text, min_ns, max_ns, out_ns, why, sizeof why) != 0) {
+        bench_error("%s: %s", flag, why);
+        return -1;
+    }
     return 0;
 }
 

@@ -43,11 +43,18 @@ void bench_flush(FILE *f);
 int bench_parse_u64(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 /*
- * Parse a duration: "30" or "30s" (seconds), "500ms", "2m", "1h", "1.5s".
- * Result in nanoseconds within [min_ns, max_ns]; -1 (message printed) if not.
+ * Parse a duration: "30" or "30s" (seconds), "500ms", "2m", "1h", "1.5s", and
+ * k6's (Go's) compound forms "1m30s", "1h30m15s", "2m0.5s": parts of a
+ * number and a unit (h, m, s, ms, us or µs, ns), units from largest to
+ * smallest, each once.  Result in nanoseconds within [min_ns, max_ns]; -1
+ * (one-line message printed) if not.
  */
 int bench_parse_duration(const char *flag, const char *text, uint64_t min_ns, uint64_t max_ns,
                          uint64_t *out_ns);
+/* The same parser, printing nothing: -1 with the reason, without a flag
+ * ("'1m30' has a number without a unit; ..."), in why. */
+int bench_duration_of(const char *text, uint64_t min_ns, uint64_t max_ns, uint64_t *out_ns, char *why,
+                      size_t len);
 
 /*
  * strtod for what users type: a decimal number with an optional sign, and

@@ -6,6 +6,7 @@
 
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
+#include "bench/core/stages.h"
 #include "bench/results/report.h"
 #include "bench/results/results.h"
 #include "rest/transport/phases.h"
@@ -22,6 +23,9 @@ void rest_k6_ctx_of(rest_k6_ctx *c, const bench_load *load)
     c->slots = bench_async_slots(load);
     c->stages = load->stages && load->mode == BENCH_MODE_BLOCKING;
     c->think_ns = load->think_ns;
+    c->planned_ns = load->duration_ns;
+    if (!c->planned_ns && load->stages)
+        c->planned_ns = bench_stages_total_ns(load->stages);
 }
 
 /* k6's vus and vus_max of a run. */
@@ -62,10 +66,19 @@ static uint64_t checks_of(const bench_side *t, int kind, int failed)
     return bench_side_count(t, REST_SC_CHECK + 2u * (unsigned)kind + (unsigned)failed);
 }
 
-static void checks_total(const bench_side *t, uint64_t *pass, uint64_t *fail)
+/* A kind of check counted in k6's `checks`: the status always, the body
+ * when the user asked for it (otherwise it is the workload's verification). */
+static int check_counted(const rest_k6_ctx *c, int kind)
+{
+    return kind == REST_CHECK_STATUS || c->answer_checks;
+}
+
+static void checks_total(const bench_side *t, const rest_k6_ctx *c, uint64_t *pass, uint64_t *fail)
 {
     *pass = *fail = 0;
     for (int k = 0; k < REST_CHECK_COUNT; k++) {
+        if (!check_counted(c, k))
+            continue;
         *pass += checks_of(t, k, 0);
         *fail += checks_of(t, k, 1);
     }
@@ -172,6 +185,9 @@ void rest_k6_lines(FILE *f, const json_t *k6)
     json_object_foreach((json_t *)json_object_get(checks, "by_check"), kind, by)
         if (whole(by, "passes") + whole(by, "fails"))
             fprintf(f, "  (%s ✓ %llu ✗ %llu)", kind, whole(by, "passes"), whole(by, "fails"));
+    const json_t *ver = json_object_get(checks, "verified");
+    if (whole(ver, "passes") + whole(ver, "fails"))
+        fprintf(f, "  (answers verified ✓ %llu ✗ %llu)", whole(ver, "passes"), whole(ver, "fails"));
     fputc('\n', f);
     static const char *const wire[] = { "data_received", "data_sent" };
     for (size_t i = 0; i < 2; i++) {
@@ -260,11 +276,38 @@ static void k6_counter(FILE *f, const json_t *k6, const char *name)
     k6_rate(f, bench_json_num(c, "rate", 0));
 }
 
+const char *rest_k6_fixed_duration(double ms, double max_ms, char *buf, size_t len)
+{
+    /* k6's GetFixedLengthDuration: tenths of a second, two-digit seconds,
+     * then minutes, hours and days as the longest the run could last needs */
+    const unsigned long long tenths = ms > 0 ? (unsigned long long)llround(ms / 100.0) : 0;
+    const unsigned long long s = tenths / 10, max_s = max_ms > 0 ? (unsigned long long)llround(max_ms / 1e3) : 0;
+    char sec[48];
+    snprintf(sec, sizeof sec, "%02llu.%llus", s % 60, tenths % 10);
+    if (max_s < 60 && s < 60)
+        snprintf(buf, len, "%s", sec);
+    else if (max_s < 3600 && s < 3600)
+        snprintf(buf, len, "%02llum%s", s / 60, sec);
+    else if (max_s < 86400 && s < 86400)
+        snprintf(buf, len, "%02lluh%02llum%s", s / 3600, s / 60 % 60, sec);
+    else
+        snprintf(buf, len, "%llud%02lluh%02llum%s", s / 86400, s / 3600 % 24, s / 60 % 60, sec);
+    return buf;
+}
+
 void rest_k6_print(FILE *f, const json_t *k6)
 {
     char a[32], b[32];
     const json_t *checks = metric(k6, "checks");
+    const json_t *state = metric(k6, "state");
 
+    /* k6's last progress line, as it stays on the screen above the summary */
+    const double elapsed = bench_json_num(state, "test_run_duration_ms", 0);
+    const double planned = bench_json_num(state, "planned_duration_ms", 0);
+    fprintf(f, "running (%s), 0/%llu VUs, %llu complete and %llu interrupted iterations\n",
+            rest_k6_fixed_duration(elapsed, planned > elapsed ? planned : elapsed, a, sizeof a),
+            whole(metric(k6, "vus_max"), "value"), whole(metric(k6, "iterations"), "count"),
+            whole(state, "interrupted_iterations"));
     fputc('\n', f);
     for (int k = 0; k < REST_CHECK_COUNT; k++) {
         const json_t *by = json_object_get(json_object_get(checks, "by_check"), check_keys[k]);
@@ -341,12 +384,16 @@ json_t *rest_k6_json(const bench_outcome *o, const rest_k6_ctx *c)
     json_t *k = json_object();
     if (!k)
         return NULL;
-    checks_total(t, &pass, &fail);
+    checks_total(t, c, &pass, &fail);
     json_t *checks = rate(pass, fail);
     json_t *by = json_object();
     for (int i = 0; by && i < REST_CHECK_COUNT; i++)
-        json_object_set_new(by, check_keys[i], rate(checks_of(t, i, 0), checks_of(t, i, 1)));
+        if (check_counted(c, i))
+            json_object_set_new(by, check_keys[i], rate(checks_of(t, i, 0), checks_of(t, i, 1)));
     json_object_set_new(checks, "by_check", by);
+    if (!check_counted(c, REST_CHECK_BODY))
+        json_object_set_new(checks, "verified",
+                            rate(checks_of(t, REST_CHECK_BODY, 0), checks_of(t, REST_CHECK_BODY, 1)));
     json_object_set_new(k, "checks", checks);
     json_object_set_new(k, "data_received",
                         counter(bench_side_count(t, REST_SC_BYTES_IN), o->duration_s));
@@ -361,6 +408,9 @@ json_t *rest_k6_json(const bench_outcome *o, const rest_k6_ctx *c)
     }
     json_object_set_new(k, "http_req_duration{expected_response:true}",
                         rest_trend_json(bench_side_hist(t, REST_SH_DURATION_OK), 0));
+    /* not in k6's text summary, but a tag its thresholds take */
+    json_object_set_new(k, "http_req_duration{expected_response:false}",
+                        rest_trend_json(bench_side_hist(t, REST_SH_DURATION_FAILED), 0));
     const uint64_t requests = bench_side_count(t, REST_SC_REQUESTS),
                    failed = bench_side_count(t, REST_SC_FAILED);
     json_object_set_new(k, "http_req_failed", rate(failed, requests - failed));
@@ -372,5 +422,8 @@ json_t *rest_k6_json(const bench_outcome *o, const rest_k6_ctx *c)
                                             (json_int_t)v.min, "max", (json_int_t)v.max));
     json_object_set_new(k, "vus_max", json_pack("{s:I,s:I,s:I}", "value", (json_int_t)v.cap, "min",
                                                 (json_int_t)v.cap, "max", (json_int_t)v.cap));
+    json_object_set_new(k, "state", json_pack("{s:f,s:f,s:I}", "test_run_duration_ms", o->duration_s * 1e3,
+                                              "planned_duration_ms", (double)c->planned_ns / 1e6,
+                                              "interrupted_iterations", (json_int_t)o->stuck));
     return k;
 }

@@ -71,10 +71,9 @@ void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
         for (int i = 0; i < REST_PH_COUNT; i++)
             bench_side_record(s, REST_SH_PHASE + (unsigned)i,
                               (uint64_t)(r->phases_us[i] > 0 ? r->phases_us[i] : 0) * 1000u);
-        if (!failed)
-            bench_side_record(s, REST_SH_DURATION_OK,
-                              (uint64_t)(r->phases_us[REST_PH_DURATION] > 0
-                                             ? r->phases_us[REST_PH_DURATION] : 0) * 1000u);
+        bench_side_record(s, failed ? REST_SH_DURATION_FAILED : REST_SH_DURATION_OK,
+                          (uint64_t)(r->phases_us[REST_PH_DURATION] > 0
+                                         ? r->phases_us[REST_PH_DURATION] : 0) * 1000u);
     }
     for (int i = 0; mask && i < REST_PROF_COUNT; i++)
         if (mask & (1u << i))

@@ -36,6 +36,7 @@ enum {
 /* The distributions of a REST run's side metrics. */
 enum { REST_SH_PHASE = 0, REST_SH_PROF = REST_SH_PHASE + REST_PH_COUNT,
        REST_SH_DURATION_OK = REST_SH_PROF + REST_PROF_COUNT,  /* {expected_response:true} */
+       REST_SH_DURATION_FAILED,                               /* {expected_response:false} */
        REST_SH_COUNT };
 
 /* k6's checks on an answer: its status, then its body (the fields it must

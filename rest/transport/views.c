@@ -168,18 +168,89 @@ static void http_html(FILE *f, const json_t *http)
 
 /* ---- the section ------------------------------------------------------------ */
 
-/* k6's HTTP metrics, in the order an unknown name's message lists them. */
+/* k6's metrics, every one of its summary, in the order an unknown name's
+ * message lists them: the HTTP ones from the http object's own figures
+ * (merged files keep the counts), the others from its k6 object. */
 static const bench_section_metric http_metrics[] = {
-    { "http_req_duration", BENCH_SM_DIST, "duration" },
-    { "http_req_waiting", BENCH_SM_DIST, "waiting" },
-    { "http_req_blocked", BENCH_SM_DIST, "blocked" },
-    { "http_req_connecting", BENCH_SM_DIST, "connecting" },
-    { "http_req_tls_handshaking", BENCH_SM_DIST, "tls_handshaking" },
-    { "http_req_sending", BENCH_SM_DIST, "sending" },
-    { "http_req_receiving", BENCH_SM_DIST, "receiving" },
-    { "http_req_failed", BENCH_SM_PCT, "failed_pct" },
-    { "http_reqs", BENCH_SM_COUNT, "requests" },
+    { "http_req_duration", BENCH_SM_DIST, "duration", NULL, NULL },
+    { "http_req_waiting", BENCH_SM_DIST, "waiting", NULL, NULL },
+    { "http_req_blocked", BENCH_SM_DIST, "blocked", NULL, NULL },
+    { "http_req_connecting", BENCH_SM_DIST, "connecting", NULL, NULL },
+    { "http_req_tls_handshaking", BENCH_SM_DIST, "tls_handshaking", NULL, NULL },
+    { "http_req_sending", BENCH_SM_DIST, "sending", NULL, NULL },
+    { "http_req_receiving", BENCH_SM_DIST, "receiving", NULL, NULL },
+    { "http_req_failed", BENCH_SM_PCT, "failed_pct", NULL, NULL },
+    { "http_reqs", BENCH_SM_COUNT, "requests", NULL, NULL },
+    { "checks", BENCH_SM_RATE, "k6/checks", "checks", NULL },
+    { "iteration_duration", BENCH_SM_TREND, "k6/iteration_duration", NULL, NULL },
+    { "iterations", BENCH_SM_COUNTER, "k6/iterations", "iterations", "iterations/s" },
+    { "dropped_iterations", BENCH_SM_COUNTER, "k6/dropped_iterations", "iterations", "iterations/s" },
+    { "data_received", BENCH_SM_COUNTER, "k6/data_received", "bytes", "B/s" },
+    { "data_sent", BENCH_SM_COUNTER, "k6/data_sent", "bytes", "B/s" },
+    { "vus", BENCH_SM_GAUGE, "k6/vus", "VUs", NULL },
+    { "vus_max", BENCH_SM_GAUGE, "k6/vus_max", "VUs", NULL },
 };
+
+/* The tags k6's summary splits a metric by, as hsmbench keeps them:
+ * http_req_duration and http_reqs by expected_response, http_reqs by
+ * status (status_counts), checks by check (by_check). */
+static int http_tagged(const bench_section_metric *m, const char *tag, const char *value,
+                       bench_section_tagged *out, char *err, size_t len)
+{
+    const int er = strcmp(tag, "expected_response") == 0;
+    const int is_true = strcmp(value, "true") == 0;
+    if (er && !is_true && strcmp(value, "false") != 0) {
+        bench_seterr(err, len, "expected_response is true or false, not '%s'", value);
+        return -1;
+    }
+    if (er && strcmp(m->name, "http_req_duration") == 0) {
+        snprintf(out->path, sizeof out->path, "k6/http_req_duration{expected_response:%s}", value);
+        out->kind = BENCH_SM_TREND;
+        return 0;
+    }
+    if (er && strcmp(m->name, "http_reqs") == 0) {
+        /* k6's http_req_failed counts the failed as its passes */
+        snprintf(out->path, sizeof out->path, "k6/http_req_failed/%s", is_true ? "fails" : "passes");
+        out->kind = BENCH_SM_COUNTER;
+        return 0;
+    }
+    if (strcmp(tag, "status") == 0 && strcmp(m->name, "http_reqs") == 0) {
+        const size_t n = strspn(value, "0123456789");
+        if (n != 3 || value[n] || value[0] < '1' || value[0] > '5') {
+            bench_seterr(err, len, "status is an HTTP status, 100 to 599, not '%s'", value);
+            return -1;
+        }
+        snprintf(out->path, sizeof out->path, "status_counts/%s", value);
+        out->kind = BENCH_SM_COUNTER;
+        return 0;
+    }
+    if (strcmp(tag, "check") == 0 && strcmp(m->name, "checks") == 0) {
+        static const struct { const char *name, *key; } checks[] = {
+            { "status code", "status" }, { "status", "status" }, { "answer", "answer" },
+        };
+        for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+            if (strcmp(value, checks[i].name) == 0) {
+                snprintf(out->path, sizeof out->path, "k6/checks/by_check/%s", checks[i].key);
+                out->kind = BENCH_SM_RATE;
+                return 0;
+            }
+        }
+        bench_seterr(err, len, "check '%s' is not one hsmbench makes (status code, or answer: rest http's "
+                     "--expect-body and --expect-json)", value);
+        return -1;
+    }
+    const char *takes = strcmp(m->name, "http_req_duration") == 0 ? "expected_response"
+                      : strcmp(m->name, "http_reqs") == 0         ? "expected_response or status"
+                      : strcmp(m->name, "checks") == 0            ? "check"
+                                                                  : NULL;
+    if (takes)
+        bench_seterr(err, len, "%s is not split by tag '%s' (its tags: %s)", m->name, tag, takes);
+    else
+        bench_seterr(err, len, "%s is not split by tag '%s' (it takes no tag; tags: "
+                     "http_req_duration{expected_response:true|false}, http_reqs{status:200}, "
+                     "checks{check:status code})", m->name, tag);
+    return -1;
+}
 
 const bench_section rest_http_section = {
     .key = "http",
@@ -195,9 +266,15 @@ const bench_section rest_http_section = {
     .absent = "no HTTP requests (not a REST run)",
     .empty = "no HTTP requests measured",
     .no_dists = "no phase figures (a merged file keeps none)",
+    .no_k6 = "no k6 summary figures (a merged file keeps none)",
+    .tagged = http_tagged,
     .threshold_help =
-        "                       on REST runs k6's HTTP metrics: http_req_duration:p95<200ms,\n"
-        "                       http_req_waiting:p99<50ms, http_req_failed<1%, http_reqs>1000\n",
+        "                       on REST runs k6's metrics: http_req_duration:p95<200ms,\n"
+        "                       http_req_waiting:p99<50ms, http_req_failed<1%, http_reqs>1000,\n"
+        "                       checks:rate>0.99, iteration_duration:p(95)<600,\n"
+        "                       iterations:count>100, vus_max:value<=70, and tags:\n"
+        "                       http_req_duration{expected_response:true}:p(95)<200,\n"
+        "                       http_reqs{status:200}:count>0, checks{check:status code}:rate>0.99\n",
     .merge = http_merge,
     .html = http_html,
 };

@@ -59,7 +59,7 @@ file_has "the HTML page: the unstarted p99, a lower bound" "$T/sat.html" '<th>un
 
 # ---- the saved file says the same: report and its thresholds -------------------------------
 run "$HSMBENCH" report "$T/sat.json" --threshold 'p99<1s' --threshold 'rate>100'
-check "report: the saturated run's latency threshold fails (exit 1), its rate threshold holds" 1 \
+check "report: the saturated run's latency threshold fails (exit 99), its rate threshold holds" 99 \
     "✗ 'p99<1s' latency incomplete: [0-9]+ of [0-9]+ scheduled requests never started"
 file_has "report: the rate threshold still judged" "$T/out" "✓ 'rate>100' rate="
 run "$HSMBENCH" report "$T/sat.json"
@@ -80,7 +80,7 @@ run "$HSMBENCH" merge "$T/sat.json" "$T/sat2.json" -o "$T/merged.json"
 json_check "merge: the schedules' counts add up, latency_complete stays false" "$T/merged.json" \
     'runs[0]["latency_complete"] is False and runs[0]["schedule"]["dropped"] == 2 * '"$dropped"' and runs[0]["schedule"]["scheduled"] >= 19990'
 run "$HSMBENCH" report "$T/merged.json" --threshold 'p99<1s'
-check "merge: the merged run's latency threshold fails, with the merged counts" 1 \
+check "merge: the merged run's latency threshold fails, with the merged counts: exit 99" 99 \
     "✗ 'p99<1s' latency incomplete: $((2 * dropped)) of [0-9]+ scheduled requests never started"
 
 # ---- a quarter of capacity: ok ----------------------------------------------------------------
@@ -138,7 +138,7 @@ export G_TOKEN="openloop-$$" EKM_SERVER_TOKEN="openloop-$$"
 if start_serve plain --ekm-token-env EKM_SERVER_TOKEN --latency 20ms; then
     run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking --rate 4000 \
         --threads 2 --duration 2 --threshold 'p99<1s' --json "$T/rest.json"
-    check "rest ekm at 4000/s on 1600/s: exit 1, failed: target saturated" 1 \
+    check "rest ekm at 4000/s on 1600/s: exit 1 (a failed run before the failed threshold's 99), failed: target saturated" 1 \
         '^ +status\.+: failed: target saturated: [0-9]+ of [0-9]+ scheduled requests never started'
     json_check "rest ekm saturated: the same figures (unstarted counted once each, latency incomplete)" "$T/rest.json" \
         'runs[0]["status"] == "failed" and runs[0]["latency_complete"] is False and runs[0]["schedule"]["unstarted_latency_us"]["count"] == runs[0]["schedule"]["dropped"] > 0 and runs[0]["thresholds"][0]["ok"] is False'
@@ -146,7 +146,7 @@ if start_serve plain --ekm-token-env EKM_SERVER_TOKEN --latency 20ms; then
         'runs[0]["http"]["k6"]["dropped_iterations"]["count"] == runs[0]["schedule"]["dropped"]'
     file_has "rest ekm saturated: the k6 lines give dropped_iterations" "$T/out" '^ +dropped_iterations\.+: [0-9]+ '
     run "$HSMBENCH" report "$T/rest.json" --threshold 'http_req_duration:p99<1s'
-    check "rest ekm saturated: a side latency threshold fails too (latency incomplete)" 1 \
+    check "rest ekm saturated: a side latency threshold fails too (latency incomplete): exit 99" 99 \
         "✗ 'http_req_duration:p99<1s' latency incomplete: [0-9]+ of [0-9]+ scheduled requests never started"
     run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking --rate 200 \
         --threads 2 --duration 2 --json "$T/rest-ok.json"

@@ -68,7 +68,7 @@ run "$HSMBENCH" report "$T/m.json" --threshold 'http_req_failed<1%' --threshold 
 check "thresholds on a merged REST file's HTTP counts: exit 0" 0 "✓ 'http_reqs:count>1' count=[0-9]+$"
 file_has "HTML of a merged REST file: the statuses, and why there are no phases" "$T/m.html" 'No phase figures: a merged file keeps none'
 run "$HSMBENCH" report "$T/m.json" --threshold 'http_req_duration:p95<10s'
-check "a phase threshold on a merged file fails, named: exit 1" 1 "✗ 'http_req_duration:p95<10s' no phase figures \(a merged file keeps none\)"
+check "a phase threshold on a merged file fails, named: exit 99" 99 "✗ 'http_req_duration:p95<10s' no phase figures \(a merged file keeps none\)"
 json_check "merge: the merged file keeps the first file's target" "$T/m.json" \
     'doc["environment"]["target"]["id"].endswith("/ekm/k1") and len(doc["merged_environments"]) == 2'
 run "$HSMBENCH" merge "$T/a.json" "$T/c.json" -o "$T/m2.json"
@@ -111,7 +111,7 @@ file_has "threshold: the value in the expression's unit (no unit: ms)" "$T/out" 
     "✓ 'ekm-wrap:http_req_waiting:p\(99\)<10000' p\(99\)=[0-9.]+ms$"
 file_has "threshold: http_reqs is requests per second" "$T/out" "✓ 'http_reqs>1' rate=[0-9.]+/s$"
 run "$HSMBENCH" report "$T/a.json" --threshold 'http_req_failed<0%'
-check "report --threshold 'http_req_failed<0%': exit 1" 1 "✗ 'http_req_failed<0%' http_req_failed=0\.00%" \
+check "report --threshold 'http_req_failed<0%': exit 99" 99 "✗ 'http_req_failed<0%' http_req_failed=0\.00%" \
     'threshold check failed'
 run "$HSMBENCH" report "$T/a.json" --threshold 'http_req_duration<1s'
 check_one_line_error "an HTTP threshold without a statistic: exit 2" 2 \
@@ -126,7 +126,7 @@ json_check "PKCS#11 target: kind pkcs11, id module base name and token serial" "
 json_check "PKCS#11 files keep environment.module and token" "$T/p.json" \
     'set(doc["environment"]) >= {"target", "module", "token", "host"}'
 run "$HSMBENCH" report "$T/p.json" --threshold 'http_req_duration:p95<10s'
-check "an HTTP threshold on a PKCS#11 run fails, named: exit 1" 1 \
+check "an HTTP threshold on a PKCS#11 run fails, named: exit 99" 99 \
     "✗ 'http_req_duration:p95<10s' no HTTP requests \(not a REST run\)"
 run "$HSMBENCH" compare "$T/p.json" "$T/a.json"
 check "compare a PKCS#11 and a REST file: the targets differ" 0 '⚠ B: different target: ekm https://'

@@ -63,6 +63,19 @@ static void test_duration(void)
     CHECK(bench_parse_duration("--d", "nan", 0, 10 * S, &ns) == -1);
     CHECK(bench_parse_duration("--d", "inf", 0, 10 * S, &ns) == -1);
     CHECK(bench_parse_duration("--d", "", 0, 10 * S, &ns) == -1);
+    /* k6's compound forms (seeds 000 and 003), and what they must not take */
+    CHECK(bench_parse_duration("--d", "1m30s", 1, 4000 * S, &ns) == 0 && ns == 90 * S);
+    CHECK(bench_parse_duration("--d", "2h", 1, 8000 * S, &ns) == 0 && ns == 7200 * S);
+    CHECK(bench_parse_duration("--d", "1h30m15s", 1, 8000 * S, &ns) == 0 && ns == 5415 * S);
+    CHECK(bench_parse_duration("--d", "1m0.5s", 1, 4000 * S, &ns) == 0 && ns == 60 * S + S / 2);
+    CHECK(bench_parse_duration("--d", "1s500ms", 1, 4000 * S, &ns) == 0 && ns == 3 * S / 2);
+    CHECK(bench_parse_duration("--d", "2\xc2\xb5s", 1, S, &ns) == 0 && ns == 2000);
+    CHECK(bench_parse_duration("--d", "1m30", 1, 4000 * S, &ns) == -1);      /* a part without a unit */
+    CHECK(bench_parse_duration("--d", "30s1m", 1, 4000 * S, &ns) == -1);     /* units out of order */
+    CHECK(bench_parse_duration("--d", "1m1m", 1, 4000 * S, &ns) == -1);      /* a unit twice */
+    CHECK(bench_parse_duration("--d", "1m-30s", 1, 4000 * S, &ns) == -1);    /* a sign inside */
+    CHECK(bench_parse_duration("--d", "1m 30s", 1, 4000 * S, &ns) == -1);    /* a blank inside */
+    CHECK(bench_parse_duration("--d", "1h30m", 1, 10 * S, &ns) == -1);       /* out of range */
 }
 
 static void test_format(void)

@@ -594,6 +594,21 @@ static void test_k6_formats(void)
                                          : rest_k6_duration(cases[i].v, b, sizeof b);
         CHECK(strcmp(got, cases[i].want) == 0);
     }
+    /* k6's progress line: GetFixedLengthDuration, the fields the planned
+     * length needs (seed 003: "running (05.0s)") */
+    static const struct { double ms, max_ms; const char *want; } fixed[] = {
+        { 5000, 5000, "05.0s" }, { 5004, 5000, "05.0s" }, { 40000, 40000, "40.0s" },
+        { 0, 0, "00.0s" }, { 1234, 90000, "00m01.2s" }, { 90000, 90000, "01m30.0s" },
+        { 5000, 7200000, "00h00m05.0s" }, { 3605000, 3605000, "01h00m05.0s" },
+        { 59960, 59960, "01m00.0s" },   /* rounds up into the next minute */
+        { 90061000, 90061000, "1d01h01m01.0s" },
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        char b[32];
+        const char *got = rest_k6_fixed_duration(fixed[i].ms, fixed[i].max_ms, b, sizeof b);
+        CHECK_MSG(strcmp(got, fixed[i].want) == 0, "%g ms of %g: '%s', want '%s'", fixed[i].ms, fixed[i].max_ms,
+                  got, fixed[i].want);
+    }
 }
 
 static void test_stats_counts_and_json(void)
@@ -644,7 +659,8 @@ static void test_stats_counts_and_json(void)
     CHECK(o.hist != NULL);
     for (int i = 0; o.hist && i < 7; i++)
         bench_hist_record(o.hist, 1000000);      /* 1 ms */
-    const rest_k6_ctx k6 = { 3, 0, 0, 500000 };  /* 3 threads, --think 0.5ms */
+    /* 3 threads, --think 0.5ms; the body checks are checks (rest http --expect-body) */
+    const rest_k6_ctx k6 = { .threads = 3, .think_ns = 500000, .planned_ns = 2000000000, .answer_checks = 1 };
     json_t *j = rest_stats_json(&o, &k6, 1);
     CHECK(json_integer_value(json_object_get(j, "requests")) == 9);
     CHECK(json_integer_value(json_object_get(j, "failed")) == 2);
@@ -677,6 +693,20 @@ static void test_stats_counts_and_json(void)
           json_integer_value(json_object_get(ck, "fails")) == 2);
     CHECK(json_integer_value(json_object_get(json_object_get(json_object_get(ck, "by_check"),
                                                              "answer"), "fails")) == 1);
+    CHECK(json_object_get(ck, "verified") == NULL);
+    /* ekm, sdkms: one check a request, the status, as the EKM package's
+     * script (status 200); their own verification of the answers apart. */
+    {
+        const rest_k6_ctx own = { .threads = 3 };
+        json_t *oj = rest_k6_json(&o, &own);
+        const json_t *oc = json_object_get(oj, "checks");
+        CHECK(json_integer_value(json_object_get(oc, "passes")) == 7 &&
+              json_integer_value(json_object_get(oc, "fails")) == 1);
+        CHECK(json_object_get(json_object_get(oc, "by_check"), "answer") == NULL);
+        CHECK(json_integer_value(json_object_get(json_object_get(oc, "verified"), "passes")) == 6 &&
+              json_integer_value(json_object_get(json_object_get(oc, "verified"), "fails")) == 1);
+        json_decref(oj);
+    }
     /* bytes: 6 x (300 in, 200 out) + (100, 50) + (10, 10); none sent nothing */
     CHECK(json_integer_value(json_object_get(json_object_get(k, "data_received"), "count")) == 1910);
     CHECK(json_integer_value(json_object_get(json_object_get(k, "data_sent"), "count")) == 1260);
@@ -711,6 +741,9 @@ static void test_stats_counts_and_json(void)
             CHECK(strstr(buf, nm) != NULL);
         }
         CHECK(strstr(buf, "     checks.........................: 86.67% ✓ 13 ✗ 2\n") != NULL);
+        /* k6's closing progress line, from the k6 object's state */
+        CHECK_MSG(strstr(buf, "running (02.0s), 0/3 VUs, 8 complete and 0 interrupted iterations\n\n") != NULL,
+                  "%s", buf);
         CHECK(strstr(buf, "     data_received..................: 1.9 kB 955 B/s\n") != NULL);
         CHECK(strstr(buf, "     http_reqs......................: 9 4.5/s\n") != NULL);
         CHECK(strstr(buf, "     vus_max........................: 3 min=3 max=3\n") != NULL);

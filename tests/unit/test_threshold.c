@@ -261,7 +261,7 @@ static char *apply_block(const char *const *exprs, size_t n, json_t *runs, int *
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    *failed = bench_thresholds_apply(ths, n < 8 ? n : 8, runs, f);
+    *failed = bench_thresholds_apply(ths, n < 8 ? n : 8, runs, f, NULL);
     if (fclose(f) != 0) {
         free(text);
         return NULL;
@@ -319,8 +319,8 @@ static void test_apply(void)
     CHECK(json_is_false(json_object_get(e, "ok")) && json_is_null(json_object_get(e, "observed")));
 
     /* All passing, no output stream: 0 and nothing printed. */
-    CHECK(bench_thresholds_apply(ths, 1, runs, NULL) == 0);
-    CHECK(bench_thresholds_apply(ths, 0, runs, NULL) == 0);
+    CHECK(bench_thresholds_apply(ths, 1, runs, NULL, NULL) == 0);
+    CHECK(bench_thresholds_apply(ths, 0, runs, NULL, NULL) == 0);
     json_decref(runs);
 }
 
@@ -332,7 +332,7 @@ static void test_apply_no_measured_run(void)
     bench_threshold t;
     char err[256];
     CHECK(bench_threshold_parse("p99<1ms", SECTIONS, &t, err, sizeof err) == 0);
-    CHECK(bench_thresholds_apply(&t, 1, runs, NULL) == 1);
+    CHECK(bench_thresholds_apply(&t, 1, runs, NULL, NULL) == 1);
     json_decref(runs);
 }
 
@@ -416,6 +416,25 @@ static void test_parse_http_invalid(void)
         { "http_req_foo:p95<1", "unknown HTTP metric 'http_req_foo'" },
         { "http_req_durations:p95<1", "unknown HTTP metric" },
         { "ekm-wrap:http_req_duration<1", "needs a statistic" },
+        /* k6's other metrics, tags and :abort */
+        { "checks:p95<1", "checks takes a percentage" },
+        { "checks<0.99", "checks is a percentage of checks" },
+        { "iteration_duration<600", "iteration_duration needs a statistic" },
+        { "vus_max:p95<1", "vus_max takes value, min or max" },
+        { "vus_max<1.5", "whole number of VUs" },
+        { "iterations>5ms", "unknown unit 'ms' for iterations" },
+        { "http_req_duration{method:GET}:p(95)<200", "http_req_duration is not split by tag 'method' (its tags: expected_response)" },
+        { "http_req_waiting{expected_response:true}:p95<1", "http_req_waiting is not split by tag 'expected_response'" },
+        { "http_req_duration{expected_response:maybe}:p95<1", "expected_response is true or false, not 'maybe'" },
+        { "http_reqs{status:42}:count>1", "status is an HTTP status" },
+        { "checks{check:nope}:rate>0.9", "check 'nope' is not one hsmbench makes" },
+        { "http_req_duration{expected_response}:p95<1", "a tag is {TAG:VALUE}" },
+        { "http_req_duration{expected_response:true:p95<1", "a tag is {TAG:VALUE}" },
+        { "http_req_duration{a:b,c:d}:p95<1", "one tag at a time" },
+        { "checks:rate>0.99:abort", ":abort judges the run's own figures" },
+        { "p99<1s:abort=soon", "delayAbortEval" },
+        { "p99<1s:abortive", "is not a test name" },
+        { "p99<1s:abort now", "expected :abort or :abort=TIME" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         bench_threshold t;
@@ -550,9 +569,9 @@ static void test_apply_http(void)
 /* A section of no real workload: the parser, the evaluation and the block
  * read its names, members and reasons from its table alone. */
 static const bench_section_metric queue_metrics[] = {
-    { "q_wait", BENCH_SM_DIST, "wait" },
-    { "q_dropped", BENCH_SM_PCT, "dropped_pct" },
-    { "q_msgs", BENCH_SM_COUNT, "messages" },
+    { "q_wait", BENCH_SM_DIST, "wait", NULL, NULL },
+    { "q_dropped", BENCH_SM_PCT, "dropped_pct", NULL, NULL },
+    { "q_msgs", BENCH_SM_COUNT, "messages", NULL, NULL },
 };
 static const bench_section queue_section = {
     .key = "queue", .title = "queue", .prefix = "q_", .metrics = queue_metrics, .nmetrics = 3,
@@ -560,6 +579,122 @@ static const bench_section queue_section = {
     .dist_noun = "queue stage", .absent = "no queue here", .empty = "no message measured",
     .no_dists = "no stage figures",
 };
+
+/* ---- k6's other metrics, tags, :abort, --quiet's lines ------------------------- */
+
+/* A REST run with the k6 object its writer makes (rest/transport/k6.c). */
+static json_t *make_k6_run(const char *test)
+{
+    json_t *run = make_rest_run(test);
+    json_t *trend = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "min", 400.0, "mean", 510.0, "p50", 500.0,
+                              "p90", 560.0, "p95", 580.0, "p99", 650.0, "p999", 690.0, "max", 700.0, "count",
+                              (json_int_t)1000);
+    json_t *k6 = json_pack("{s:{s:f,s:I,s:I,s:{s:{s:f,s:I,s:I}}},s:o,s:O,s:{s:f,s:I,s:I},s:{s:I,s:f},"
+                           "s:{s:I,s:f},s:{s:I,s:I,s:I},s:{s:I,s:I,s:I},s:{s:I,s:f,s:f,s:f,s:I}}",
+                           "checks", "rate", 0.995, "passes", (json_int_t)1990, "fails", (json_int_t)10,
+                           "by_check", "status", "rate", 0.995, "passes", (json_int_t)1990, "fails", (json_int_t)10,
+                           "iteration_duration", trend, "http_req_duration{expected_response:true}", trend,
+                           "http_req_failed", "rate", 0.005, "passes", (json_int_t)10, "fails", (json_int_t)1990,
+                           "iterations", "count", (json_int_t)1000, "rate", 2000.0,
+                           "data_sent", "count", (json_int_t)500000, "rate", 1e6,
+                           "vus", "value", (json_int_t)3, "min", (json_int_t)1, "max", (json_int_t)70,
+                           "vus_max", "value", (json_int_t)70, "min", (json_int_t)70, "max", (json_int_t)70,
+                           "http_req_duration{expected_response:false}", "count", (json_int_t)0, "mean", 0.0,
+                           "p50", 0.0, "p95", 0.0, "max", (json_int_t)0);
+    json_object_set_new(json_object_get(run, "http"), "k6", k6);
+    return run;
+}
+
+static void test_k6_metrics(void)
+{
+    json_t *run = make_k6_run("ekm-wrap"), *p11 = make_run("rsa-pkcs-sign", 1);
+    double obs;
+    /* the forms (seeds 000, 003), both ways, with the figure seen */
+    static const struct { const char *pass, *fail; double observed; } cases[] = {
+        { "checks:rate>0.99", "checks:rate>0.996", 99.5 },
+        { "checks>99%", "checks>99.6%", 99.5 },
+        { "iteration_duration:p(95)<600", "iteration_duration:p(95)<0.5", 580 },
+        { "iteration_duration:avg<=510us", "iteration_duration:avg<510us", 510 },
+        { "http_req_failed:rate<0.01", "http_req_failed:rate<0.005", 0.5 },
+        { "http_reqs:count>1999", "http_reqs:count>2000", 2000 },
+        { "http_req_duration{expected_response:true}:p(95)<200", "http_req_duration{expected_response:true}:p(95)<0.58", 580 },
+        { "http_req_duration{ expected_response : true }:p99<=650us", "http_req_duration{expected_response:true}:p99<650us", 650 },
+        { "iterations:count==1000", "iterations:count>1000", 1000 },
+        { "iterations>=2000", "iterations>2000", 2000 },                  /* 1000 in 0.5 s */
+        { "data_sent:rate>=1000000B/s", "data_sent>1e6", 1e6 },
+        { "vus_max<=70", "vus_max<70", 70 },
+        { "vus:max==70", "vus:max<70", 70 },
+        { "vus:min==1", "vus:value==1", 1 },
+        { "http_reqs{status:200}:count==1990", "http_reqs{status:200}:count<1990", 1990 },
+        { "http_reqs{status:404}:count==0", "http_reqs{status:404}:count>0", 0 },   /* none answered */
+        { "http_reqs{expected_response:false}:count==10", "http_reqs{expected_response:false}:count<10", 10 },
+        { "http_reqs{expected_response:true}:count==1990", "http_reqs{expected_response:true}:count!=1990", 1990 },
+        { "checks{check:status code}:rate>=0.995", "checks{check:status}:rate>0.995", 99.5 },
+        { "dropped_iterations:count==0", "dropped_iterations:count>0", 0 },  /* none dropped: no member */
+        { "ekm-wrap:checks:rate>0.99", "ekm-wrap:checks:rate>0.999", 99.5 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = eval(cases[i].pass, run, &obs);
+        CHECK_MSG(rc == 1 && fabs(obs - cases[i].observed) < 1e-9 * fmax(1, cases[i].observed),
+                  "'%s' should pass: rc %d, observed %g", cases[i].pass, rc, obs);
+        rc = eval(cases[i].fail, run, &obs);
+        CHECK_MSG(rc == 0, "'%s' should fail: rc %d, observed %g", cases[i].fail, rc, obs);
+        CHECK_MSG(eval(cases[i].pass, p11, &obs) == -1, "'%s' on a PKCS#11 run", cases[i].pass);
+    }
+    /* no data: a trend without values, a merged file without its k6 object */
+    CHECK(eval("http_req_duration{expected_response:false}:p95<1s", run, &obs) == -1);
+    json_t *merged = make_rest_run("ekm-wrap");
+    CHECK(eval("checks:rate>0.5", merged, &obs) == -1);
+    /* the block says why, and --quiet's line names test, expression and reason */
+    bench_threshold t[2];
+    char err[256];
+    CHECK(bench_threshold_parse("checks:rate>0.5", SECTIONS, &t[0], err, sizeof err) == 0);
+    CHECK(bench_threshold_parse("http_req_duration{expected_response:false}:p95<1s", SECTIONS, &t[1], err,
+                                sizeof err) == 0);
+    json_t *runs = json_pack("[O,O]", merged, run);
+    char *buf = NULL, *qbuf = NULL;
+    size_t blen = 0, qlen = 0;
+    FILE *f = open_memstream(&buf, &blen), *q = open_memstream(&qbuf, &qlen);
+    CHECK(runs && f && q);
+    if (runs && f && q) {
+        CHECK(bench_thresholds_apply(t, 2, runs, f, q) == 3);
+        fclose(f);
+        fclose(q);
+        f = q = NULL;
+        CHECK_MSG(strstr(buf, "'checks:rate>0.5' no k6 summary figures (a merged file keeps none)") != NULL, "%s", buf);
+        CHECK_MSG(strstr(buf, "no data (as in k6") != NULL, "%s", buf);
+        CHECK_MSG(strstr(qbuf, "hsmbench: threshold failed: ekm-wrap 'checks:rate>0.5' no k6 summary figures") &&
+                      !strstr(qbuf, "ekm-wrap 'checks:rate>0.5' rate=") &&
+                      strstr(qbuf, "hsmbench: threshold failed: ekm-wrap "
+                                   "'http_req_duration{expected_response:false}:p95<1s' no data"),
+                  "%s", qbuf);
+    }
+    if (f)
+        fclose(f);
+    if (q)
+        fclose(q);
+    free(buf);
+    free(qbuf);
+    json_decref(runs);
+    json_decref(merged);
+    json_decref(run);
+    json_decref(p11);
+}
+
+/* :abort and :abort=TIME (k6's abortOnFail, delayAbortEval); the refused
+ * forms are in test_parse_http_invalid. */
+static void test_k6_abort_parse(void)
+{
+    /* :abort and :abort=TIME parse, the expression kept as given */
+    bench_threshold t;
+    char err[256] = "";
+    CHECK(bench_threshold_parse("p99<1s:abort", SECTIONS, &t, err, sizeof err) == 0 && t.abort &&
+          t.abort_delay_ns == 0 && t.value == 1e6 && strcmp(t.expr, "p99<1s:abort") == 0);
+    CHECK(bench_threshold_parse("rsa-pkcs-sign:errors<1%:abort=1m30s", SECTIONS, &t, err, sizeof err) == 0 &&
+          t.abort && t.abort_delay_ns == 90000000000ULL && strcmp(t.test, "rsa-pkcs-sign") == 0 &&
+          t.metric == BENCH_TM_ERROR_PCT);
+    CHECK(bench_threshold_parse("p99<1s", SECTIONS, &t, err, sizeof err) == 0 && !t.abort);
+}
 
 static void test_any_section(void)
 {
@@ -621,7 +756,7 @@ static void test_any_section(void)
     FILE *f = open_memstream(&text, &len);
     CHECK(f != NULL);
     if (f) {
-        CHECK(bench_thresholds_apply(&th, 1, runs, f) == 2);
+        CHECK(bench_thresholds_apply(&th, 1, runs, f, NULL) == 2);
         fclose(f);
         CHECK_MSG(text && strstr(text, "\xe2\x9c\x93 'q_wait:max<1s' max=3e-05s") &&
                   strstr(text, "\xe2\x9c\x97 'q_wait:max<1s' no queue here") &&
@@ -649,5 +784,7 @@ int main(void)
     RUN(test_http_observed_text);
     RUN(test_apply_http);
     RUN(test_any_section);
+    RUN(test_k6_metrics);
+    RUN(test_k6_abort_parse);
     return check_finish();
 }
