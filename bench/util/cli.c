@@ -45,6 +45,14 @@ void bench_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+void bench_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("note", fmt, ap);
+    va_end(ap);
+}
+
 /* Why an unchecked flush of stdout failed, for bench_stdout_check. */
 static _Atomic int stdout_lost;
 

@@ -18,6 +18,9 @@ void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * print or pass on; nothing when err is NULL or len 0. */
 void bench_seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void bench_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "hsmbench: note: ..." on stderr, one line: not a problem, a fact the user
+ * may not expect (an old tool's spelling taken, a default that differs). */
+void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Flush standard output and say whether every write to it got through.
