@@ -12,7 +12,7 @@
 _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --pin'
 
 # The load, metrics and capacity options run and rest share (bench/driver).
-_hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
+_hsmbench_load='--threads --duration --iterations --iterations-per-thread --loops --ramp-up --warmup
     --mode --rate --inflight --stages --think --abort-on-errors --max-unstarted --stuck-after --metrics-listen --metrics-linger
     --find-capacity --step --precision --max-steps'
 
@@ -34,7 +34,7 @@ _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
     --timeout --verbose -v --token-env --token-file --token --reason
     --aad --api-key-env --api-key-file --api-key --alg --key-size --curve --cipher-mode
     --hash-alg --transient --filepath --check --help --url --method --header -H --header-env --header-file --secret-header --bearer-env --bearer-file
-    --body --body-file --expect-status --expect-body --expect-json --summary --tls-matrix
+    --body --body-file --expect-status --expect-body --expect-json --summary --summary-interval --tls-matrix
     --plain-url --plain-port"
 _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
     --client-cert-optional --plain-listen
