@@ -113,11 +113,11 @@ static const bench_option checks_rows[] = {
 
 static const bench_option reports_rows[] = {
     { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", OPT_SUMMARY,
-      "also print JMeter's line (summary = N in hh:mm:ss = R/s)\n"
-      "or k6's end-of-test summary in k6's layout (repeatable)\n"
-      "Avg: ms Min: ms Max: ms Err: N (P%)  (even with --quiet);\n"
-      "JMeter's summariser: 'summary +' every --summary-interval,\n"
-      "'summary =' running totals, failed samples in Avg/Min/Max", NULL },
+      "also print JMeter's summariser in its layout ('summary +'\n"
+      "every --summary-interval, 'summary =' running totals and\n"
+      "the run's: N in hh:mm:ss = R/s Avg: Min: Max: ms Err: N (P%),\n"
+      "failed samples counted) or k6's end-of-test summary in\n"
+      "k6's layout (repeatable; even with --quiet)", NULL },
     { "summary-interval", 0, BENCH_ARG_REQUIRED, "TIME", OPT_SUMMARY_INTERVAL,
       "--summary jmeter: a 'summary +' line every TIME, whole\n"
       "seconds (JMeter's summariser.interval; default 30s)", NULL },
