@@ -63,6 +63,7 @@ enum {
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
     OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE,
     OPT_HASH, OPT_TRANSIENT, OPT_FILEPATH, OPT_CHECK, OPT_SUMMARY, OPT_CIPHER_MODE,
+    OPT_SUMMARY_INTERVAL,
 };
 
 /* The SDKMS bench's environment (seed 001), read when no flag gives these,
@@ -138,8 +139,13 @@ static const bench_option verbose_rows[] = {
 };
 
 static const bench_option summary_rows[] = {
-    { "summary", 0, BENCH_ARG_REPEATED, "k6", OPT_SUMMARY,
-      "also print k6's end-of-test summary in k6's layout", NULL },
+    { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", OPT_SUMMARY,
+      "also print JMeter's summariser, as the SDKMS bench's JMeter\n"
+      "run prints it (see: hsmbench rest http --help), or k6's\n"
+      "end-of-test summary in k6's layout (repeatable)", NULL },
+    { "summary-interval", 0, BENCH_ARG_REQUIRED, "TIME", OPT_SUMMARY_INTERVAL,
+      "--summary jmeter: a 'summary +' line every TIME, whole\n"
+      "seconds (JMeter's summariser.interval; default 30s)", NULL },
 };
 
 static const bench_opt_group rest_ekm_group = BENCH_OPT_GROUP("EKM:", ekm_rows, NULL);
@@ -177,6 +183,8 @@ typedef struct rest_opts {
     uint64_t       data_size;
     int            check;              /* --check: the set-up check, no load */
     int            k6;                 /* --summary k6 */
+    int            jmeter;             /* --summary jmeter */
+    unsigned       summary_interval_s; /* --summary-interval (0: JMeter's 30 s) */
     int            bench_defaults;     /* sdkms: no --threads nor a length given (a note) */
     char          *file_data;          /* --filepath's contents */
     const char    *file_path;          /* --filepath, for messages */
@@ -445,11 +453,19 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             o->check = 1;
             break;
         case OPT_SUMMARY:
-            if (strcmp(optarg, "k6") != 0) {
-                bench_error("--summary %s: the extra summary of rest ekm|sdkms is 'k6'", optarg);
+            if (strcmp(optarg, "k6") == 0) {
+                o->k6 = 1;
+            } else if (strcmp(optarg, "jmeter") == 0) {
+                o->jmeter = 1;
+            } else {
+                bench_error("--summary %s: the extra summaries of rest ekm|sdkms are 'jmeter' and "
+                            "'k6'", optarg);
                 return BENCH_EXIT_USAGE;
             }
-            o->k6 = 1;
+            break;
+        case OPT_SUMMARY_INTERVAL:
+            if (rest_jmeter_interval_parse(optarg, &o->summary_interval_s) != 0)
+                return BENCH_EXIT_USAGE;
             break;
         default:
             return bench_option_error(argv, c, "rest");
@@ -488,6 +504,11 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                     o->kind == KIND_EKM ? "--token-env, --token-file and --token"
                                         : "--api-key-env, --api-key-file and --api-key",
                     o->kind == KIND_EKM ? "bearer token" : "API key");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->summary_interval_s && !o->jmeter) {
+        bench_error("--summary-interval is the interval of JMeter's summariser: it needs "
+                    "--summary jmeter");
         return BENCH_EXIT_USAGE;
     }
     if (o->check && o->cap.nobjectives) {
@@ -635,7 +656,14 @@ typedef struct rest_run_extra {
     const rest_opts *o;
     rest_client     *client;
     const rest_ekm  *ekm;       /* EKM runs */
+    rest_jmeter_summariser js;  /* --summary jmeter (each run's, reset at its end) */
 } rest_run_extra;
+
+static void extra_second(void *arg, const bench_sample *smp)
+{
+    rest_run_extra *x = arg;
+    rest_jmeter_second(&x->js, smp);
+}
 
 static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
 {
@@ -645,10 +673,14 @@ static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run
 
 static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
 {
-    const rest_run_extra *x = arg;
-    (void)m;
-    return x->o->k6 ? rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6"))
-                    : 0;
+    rest_run_extra *x = arg;
+    if (x->o->k6 &&
+        rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6")) != 0)
+        return -1;
+    if (!x->o->jmeter)
+        return 0;
+    const int failed = rest_jmeter_end(&x->js, m) != 0;
+    return bench_stdout_check("--summary jmeter") != 0 || failed ? -1 : 0;
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
@@ -860,8 +892,10 @@ int rest_cmd_rest(int argc, char **argv)
 
     s.metrics = metrics;
     bench_metrics_target(metrics, metrics ? env_json(&o) : NULL);
-    rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
+    rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL, { 0 } };
+    rest_jmeter_begin(&extra.js, stdout, o.summary_interval_s);
     const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
+                                    .second = o.jmeter ? extra_second : NULL,
                                     .done = extra_done };
     rest_run_ctx step = { &o, &s, &d, &w, &hooks, &client, aslots };
     bench_capacity cap;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "bench/util/cli.h"
+#include "bench/util/clock.h"
 #include "bench/util/signals.h"
 #include "rest/transport/http.h"
 #include "rest/transport/multi.h"
@@ -580,6 +581,21 @@ void rest_jmeter_line(char *buf, size_t len, const bench_run_model *m)
     jmeter_format(buf, len, '=', m->attempts, m->duration_s,
                   any ? h->mean * 1e3 : 0, any ? h->min * 1e3 : 0, any ? h->max * 1e3 : 0,
                   m->errors, NULL);
+}
+
+int rest_jmeter_interval_parse(const char *text, unsigned *interval_s)
+{
+    uint64_t ns;
+    if (bench_parse_duration("--summary-interval", text, BENCH_NS_PER_S, 24ULL * 3600 * BENCH_NS_PER_S,
+                             &ns) != 0)
+        return -1;
+    if (ns % BENCH_NS_PER_S) {
+        bench_error("--summary-interval %s: whole seconds (the summariser adds up the run's seconds)",
+                    text);
+        return -1;
+    }
+    *interval_s = (unsigned)(ns / BENCH_NS_PER_S);
+    return 0;
 }
 
 void rest_jmeter_begin(rest_jmeter_summariser *js, FILE *f, unsigned interval_s)

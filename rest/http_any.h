@@ -177,6 +177,8 @@ typedef struct rest_jmeter_summariser {
     int             reported;            /* a "summary +" line was printed */
     int             failed;              /* a write failed */
 } rest_jmeter_summariser;
+/* --summary-interval TEXT: whole seconds, 1 s to a day.  0, or -1 (printed). */
+int  rest_jmeter_interval_parse(const char *text, unsigned *interval_s);
 void rest_jmeter_begin(rest_jmeter_summariser *js, FILE *f, unsigned interval_s);
 void rest_jmeter_second(rest_jmeter_summariser *js, const bench_sample *smp);
 /* The closing lines; -1 when a write failed (now or at an interval). */

@@ -26,7 +26,6 @@
 
 #include "bench/driver/capacity.h"
 #include "bench/util/cli.h"
-#include "bench/util/clock.h"
 #include "bench/util/exit.h"
 #include "bench/driver/loadopts.h"
 #include "bench/core/pool.h"
@@ -463,19 +462,10 @@ static int parse_args(int argc, char **argv, http_opts *o)
                 return BENCH_EXIT_USAGE;
             }
             break;
-        case OPT_SUMMARY_INTERVAL: {
-            uint64_t ns;
-            if (bench_parse_duration("--summary-interval", optarg, BENCH_NS_PER_S,
-                                     24ULL * 3600 * BENCH_NS_PER_S, &ns) != 0)
+        case OPT_SUMMARY_INTERVAL:
+            if (rest_jmeter_interval_parse(optarg, &o->summary_interval_s) != 0)
                 return BENCH_EXIT_USAGE;
-            if (ns % BENCH_NS_PER_S) {
-                bench_error("--summary-interval %s: whole seconds (the summariser adds up the "
-                            "run's seconds)", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            o->summary_interval_s = (unsigned)(ns / BENCH_NS_PER_S);
             break;
-        }
         case OPT_TLS_MATRIX:  o->matrix = 1; break;
         case OPT_PLAIN_URL:
             if (!(o->plain_url = take_url(o, argv, optind)))

@@ -119,6 +119,16 @@ file_lacks "--iterations given: no note" "$T/err" "default is 50 threads"
 note_run "$T/q.jsonl" --quiet --out jsonl="$T/q.jsonl"
 file_lacks "--quiet: no note" "$T/err" "default is 50 threads"
 
+# ---- the bench is a JMeter plan: JMeter's summariser, threads x loops ---------------
+run "$HSMBENCH" rest sdkms --op encrypt --alg AES --threads 2 --loops 15 --summary jmeter --quiet
+check "--threads 2 --loops 15 --summary jmeter: exit 0, JMeter's total" 0 \
+    '^summary = +30 in 00:00:0[0-9] = +[0-9.*]+/s Avg: +[0-9]+ Min: +[0-9]+ Max: +[0-9]+ Err: +0 \(0\.00%\)$'
+run "$HSMBENCH" rest sdkms --op encrypt --alg AES --duration 1.2s --summary jmeter --summary-interval 1s --quiet
+check "--summary jmeter --summary-interval 1s: a summary + line" 0 \
+    '^summary \+ +[0-9]+ in 00:00:01 = .* Err: +0 \(0\.00%\) Active: 1 Started: 1 Finished: 0$'
+run "$HSMBENCH" rest sdkms --op encrypt --summary-interval 1s
+check_one_line_error "--summary-interval without --summary jmeter: exit 2" 2 'needs --summary jmeter'
+
 # ---- an RSA --filepath too large names the file ---------------------------------
 head -c 4096 /dev/zero | tr '\0' 'x' >"$T/big.bin"
 run "$HSMBENCH" rest sdkms --op encrypt --alg RSA --key-size 2048 --filepath "$T/big.bin"
