@@ -12,7 +12,7 @@
 _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --pin'
 
 # The load, metrics and capacity options run and rest share (bench/driver).
-_hsmbench_load='--threads --duration --iterations --iterations-per-thread --warmup
+_hsmbench_load='--threads --duration --iterations --iterations-per-thread --loops --ramp-up --warmup
     --mode --rate --inflight --stages --think --abort-on-errors --max-unstarted --stuck-after --metrics-listen --metrics-linger
     --find-capacity --step --precision --max-steps'
 
@@ -32,9 +32,9 @@ _hsmbench_opts_merge='--output -o --quiet --expect --help'
 _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
     --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
     --timeout --verbose -v --token-env --token-file --token --reason
-    --aad --api-key-env --api-key-file --api-key --alg --key-size --curve
+    --aad --api-key-env --api-key-file --api-key --alg --key-size --curve --cipher-mode
     --hash-alg --transient --filepath --check --help --url --method --header -H --header-env --header-file --secret-header --bearer-env --bearer-file
-    --body --body-file --expect-status --expect-body --expect-json --summary --tls-matrix
+    --body --body-file --expect-status --expect-body --expect-json --summary --summary-interval --tls-matrix
     --plain-url --plain-port"
 _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
     --client-cert-optional --plain-listen
@@ -132,12 +132,14 @@ _hsmbench()
         return
         ;;
     --mode)
-        if [[ $sub == sdkms ]]; then
-            # the load mode, or the cipher's
-            _hsmbench_words 'blocking nonblocking GCM CBC OAEP PKCS1_V15 PSS' "$cur"
-        else
-            _hsmbench_words 'blocking nonblocking' "$cur"
-        fi
+        # the load mode (rest sdkms takes the SDKMS bench's --mode CBC too: --cipher-mode)
+        _hsmbench_words 'blocking nonblocking' "$cur"
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --cipher-mode)
+        # an option of rest sdkms: its service found after the flags before it
+        [[ $sub == sdkms ]] && _hsmbench_words 'GCM CBC OAEP PKCS1_V15 PSS' "$cur"
         compopt +o default 2>/dev/null
         return
         ;;

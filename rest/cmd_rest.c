@@ -67,8 +67,17 @@ enum {
     OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
     OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE,
-    OPT_HASH, OPT_TRANSIENT, OPT_FILEPATH, OPT_CHECK, OPT_SUMMARY,
+    OPT_HASH, OPT_TRANSIENT, OPT_FILEPATH, OPT_CHECK, OPT_SUMMARY, OPT_CIPHER_MODE,
+    OPT_SUMMARY_INTERVAL,
 };
+
+/* The SDKMS bench's environment (seed 001), read when no flag gives these,
+ * and its defaults, said at run time when hsmbench's differ. */
+#define SDKMS_ENV_KEY        "SDKMS_API_KEY"
+#define SDKMS_ENV_ENDPOINT   "SDKMS_API_ENDPOINT"
+#define SDKMS_BENCH_ENDPOINT "https://apps.sdkms.fortanix.com"
+#define SDKMS_BENCH_THREADS  50
+#define SDKMS_BENCH_SECONDS  300
 
 static const bench_option ekm_rows[] = {
     { "endpoint", 0, BENCH_ARG_REQUIRED, "KEY_URI", OPT_ENDPOINT,
@@ -94,10 +103,13 @@ static const bench_option ekm_rows[] = {
 
 static const bench_option sdkms_rows[] = {
     { "endpoint", 0, BENCH_ARG_REQUIRED, "URL", OPT_ENDPOINT,
-      "the service root (https://sdkms.example)", NULL },
+      "the service root (https://sdkms.example; default\n"
+      "$SDKMS_API_ENDPOINT, as the SDKMS bench reads it)", NULL },
     { "op", 0, BENCH_ARG_REQUIRED, "OP", OPT_OP, "keygen, encrypt, decrypt, sign, verify, mac", NULL },
     { "api-key-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_API_KEY_ENV,
-      "\nthe API key (base64 app_id:secret)",
+      "\nthe API key (base64 app_id:secret); with none,\n"
+      "$SDKMS_API_KEY as the SDKMS bench reads it, else asked\n"
+      "without echo on a terminal",
       "--api-key-env VAR | --api-key-file FILE | --api-key KEY (warns)" },
     { "api-key-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_API_KEY_FILE, NULL, NULL },
     { "api-key", 0, BENCH_ARG_REQUIRED, "KEY", OPT_API_KEY, NULL, NULL },
@@ -109,9 +121,10 @@ static const bench_option sdkms_rows[] = {
     { "curve", 0, BENCH_ARG_REQUIRED, "CURVE", OPT_CURVE,
       "EC curve: SecP192K1, SecP224K1, SecP256K1, NistP192,\n"
       "NistP224, NistP256 (default), NistP384, NistP521", NULL },
-    { "mode", 0, BENCH_ARG_REQUIRED, "MODE", BENCH_OPT_MODE,
-      "AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15; RSA sign: PKCS1_V15|PSS\n"
-      "(blocking|nonblocking: the load mode, under Load)", NULL },
+    { "cipher-mode", 0, BENCH_ARG_REQUIRED, "MODE", OPT_CIPHER_MODE,
+      "AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15; RSA sign:\n"
+      "PKCS1_V15|PSS.  The SDKMS bench's --mode GCM is taken\n"
+      "too, with a note; --mode is the load mode (Load)", NULL },
     { "hash-alg", 0, BENCH_ARG_REQUIRED, "SHA1|SHA256|SHA384|SHA512", OPT_HASH,
       "digest for sign/verify, MAC (default SHA256)", NULL },
     { "transient", 0, BENCH_ARG_OPTIONAL, "[=true|false]", OPT_TRANSIENT,
@@ -131,8 +144,13 @@ static const bench_option verbose_rows[] = {
 };
 
 static const bench_option summary_rows[] = {
-    { "summary", 0, BENCH_ARG_REPEATED, "k6", OPT_SUMMARY,
-      "also print k6's end-of-test summary in k6's layout", NULL },
+    { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", OPT_SUMMARY,
+      "also print JMeter's summariser, as the SDKMS bench's JMeter\n"
+      "run prints it (see: hsmbench rest http --help), or k6's\n"
+      "end-of-test summary in k6's layout (repeatable)", NULL },
+    { "summary-interval", 0, BENCH_ARG_REQUIRED, "TIME", OPT_SUMMARY_INTERVAL,
+      "--summary jmeter: a 'summary +' line every TIME, whole\n"
+      "seconds (JMeter's summariser.interval; default 30s)", NULL },
 };
 
 static const bench_opt_group rest_ekm_group = BENCH_OPT_GROUP("EKM:", ekm_rows, NULL);
@@ -171,6 +189,9 @@ typedef struct rest_opts {
     uint64_t       data_size;
     int            check;              /* --check: the set-up check, no load */
     int            k6;                 /* --summary k6 */
+    int            jmeter;             /* --summary jmeter */
+    unsigned       summary_interval_s; /* --summary-interval (0: JMeter's 30 s) */
+    int            bench_defaults;     /* sdkms: no --threads nor a length given (a note) */
     char          *file_data;          /* --filepath's contents */
     const char    *file_path;          /* --filepath, for messages */
     size_t         file_len;
@@ -235,6 +256,46 @@ static int kind_only(const rest_opts *o, rest_kind want, const char *flag)
     return 0;
 }
 
+/* The cipher mode, from --cipher-mode or the old --mode spelling: once. */
+static int set_cipher_mode(rest_opts *o, const char *flag, const char *arg)
+{
+    if (o->sdkms.mode) {
+        bench_error("%s %s: the cipher mode is given twice (--cipher-mode %s before)", flag, arg,
+                    o->sdkms.mode);
+        return -1;
+    }
+    o->sdkms.mode = arg;
+    return 0;
+}
+
+/*
+ * rest sdkms's --mode: the load mode (blocking|nonblocking, once), or the
+ * SDKMS bench's spelling of --cipher-mode when the value can only be a
+ * cipher mode.  So "--mode CBC --mode nonblocking" runs CBC open-loop.
+ * 1 taken as the cipher mode, 0 a load mode (for bench_load_opt), -1
+ * refused (printed).
+ */
+static int sdkms_mode(rest_opts *o, const char *arg)
+{
+    if (bench_load_is_mode(arg)) {
+        if (o->lo.mode_given) {
+            bench_error("--mode given twice (see: hsmbench rest --help)");
+            return -1;
+        }
+        return 0;
+    }
+    if (!rest_sdkms_is_cipher_mode(arg)) {
+        bench_error("--mode %s: the load mode is blocking or nonblocking; a cipher mode is "
+                    "--cipher-mode " REST_SDKMS_CIPHER_MODES, arg);
+        return -1;
+    }
+    if (set_cipher_mode(o, "--mode", arg) != 0)
+        return -1;
+    bench_note("--mode %s is the SDKMS bench's spelling: taken as --cipher-mode %s (hsmbench's "
+               "--mode is the load mode, blocking|nonblocking)", arg, arg);
+    return 1;
+}
+
 static int parse_args(int argc, char **argv, rest_opts *o)
 {
     uint64_t v;
@@ -248,10 +309,18 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     bench_opts_parser parser;
     if (bench_opts_begin(&parser, &rest_options) != 0)
         return BENCH_EXIT_USAGE;
+    /* sdkms: --mode twice may be a load mode and a cipher mode (sdkms_mode). */
+    if (o->kind == KIND_SDKMS && bench_opts_again(&parser, "mode") != 0)
+        return BENCH_EXIT_USAGE;
     while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        /* --mode is the load mode, or with other words the cipher's. */
-        const int cipher_mode = c == BENCH_OPT_MODE && !bench_load_is_mode(optarg);
-        int lt = cipher_mode ? 0 : bench_load_opt(&o->lo, c, optarg);
+        if (c == BENCH_OPT_MODE && o->kind == KIND_SDKMS) {
+            const int r = sdkms_mode(o, optarg);
+            if (r < 0)
+                return BENCH_EXIT_USAGE;
+            if (r > 0)
+                continue;
+        }
+        int lt = bench_load_opt(&o->lo, c, optarg);
         if (lt == 0)
             lt = rest_http_opt(&o->http, c, optarg);
         if (lt == 0)
@@ -349,10 +418,10 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                 return BENCH_EXIT_USAGE;
             o->sdkms.curve = optarg;
             break;
-        case BENCH_OPT_MODE:
-            if (kind_only(o, KIND_SDKMS, "--mode") != 0)
+        case OPT_CIPHER_MODE:
+            if (kind_only(o, KIND_SDKMS, "--cipher-mode") != 0 ||
+                set_cipher_mode(o, "--cipher-mode", optarg) != 0)
                 return BENCH_EXIT_USAGE;
-            o->sdkms.mode = optarg;
             break;
         case OPT_HASH:
             if (kind_only(o, KIND_SDKMS, "--hash-alg") != 0)
@@ -390,11 +459,19 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             o->check = 1;
             break;
         case OPT_SUMMARY:
-            if (strcmp(optarg, "k6") != 0) {
-                bench_error("--summary %s: the extra summary of rest ekm|sdkms is 'k6'", optarg);
+            if (strcmp(optarg, "k6") == 0) {
+                o->k6 = 1;
+            } else if (strcmp(optarg, "jmeter") == 0) {
+                o->jmeter = 1;
+            } else {
+                bench_error("--summary %s: the extra summaries of rest ekm|sdkms are 'jmeter' and "
+                            "'k6'", optarg);
                 return BENCH_EXIT_USAGE;
             }
-            o->k6 = 1;
+            break;
+        case OPT_SUMMARY_INTERVAL:
+            if (rest_jmeter_interval_parse(optarg, &o->summary_interval_s) != 0)
+                return BENCH_EXIT_USAGE;
             break;
         default:
             return bench_option_error(argv, c, "rest");
@@ -413,13 +490,26 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     }
 
     char why[256];
+    const char *endpoint_flag = "--endpoint";
+    if (!o->endpoint && o->kind == KIND_SDKMS) {
+        /* As the SDKMS bench: the URL from its variable (not argv: nothing to mask). */
+        const char *env = getenv(SDKMS_ENV_ENDPOINT);
+        if (env && *env) {
+            o->endpoint = env;
+            endpoint_flag = SDKMS_ENV_ENDPOINT;
+        }
+    }
     if (!o->endpoint) {
-        bench_error("--endpoint is required (the %s)",
-                    o->kind == KIND_EKM ? "EKM key URI" : "SDKMS service URL");
+        if (o->kind == KIND_EKM)
+            bench_error("--endpoint is required (the EKM key URI)");
+        else
+            bench_error("--endpoint is required (the SDKMS service URL), or " SDKMS_ENV_ENDPOINT
+                        " as the SDKMS bench reads it (its default: --endpoint "
+                        SDKMS_BENCH_ENDPOINT ")");
         return BENCH_EXIT_USAGE;
     }
     if (rest_url_parse(&o->endpoint_url, o->endpoint, why, sizeof why) != 0) {
-        bench_error("--endpoint: %s", why);
+        bench_error("%s: %s", endpoint_flag, why);
         return BENCH_EXIT_USAGE;
     }
     if (secrets > 1) {
@@ -429,10 +519,19 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                     o->kind == KIND_EKM ? "bearer token" : "API key");
         return BENCH_EXIT_USAGE;
     }
+    if (o->summary_interval_s && !o->jmeter) {
+        bench_error("--summary-interval is the interval of JMeter's summariser: it needs "
+                    "--summary jmeter");
+        return BENCH_EXIT_USAGE;
+    }
     if (o->check && o->cap.nobjectives) {
         bench_error("--check makes no load: leave out --find-capacity");
         return BENCH_EXIT_USAGE;
     }
+    /* Before the defaults are applied: did the user size the run at all? */
+    o->bench_defaults = o->kind == KIND_SDKMS && !o->check && !o->cap.nobjectives &&
+                        !o->lo.threads_given && !o->lo.has_duration && !o->lo.load.iterations &&
+                        !o->lo.stages_text;
     if (bench_cap_finish(&o->cap, &o->lo) != 0)
         return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
@@ -488,6 +587,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         }
         if (o->file_data) {
             o->sdkms.data = (const uint8_t *)o->file_data;
+            o->sdkms.data_path = o->file_path;
             o->data_size = o->file_len;
         }
         o->sdkms.data_size = (size_t)o->data_size;
@@ -512,7 +612,14 @@ static int parse_args(int argc, char **argv, rest_opts *o)
 static int read_secret(const rest_opts *o, char *buf, size_t cap)
 {
     const int ekm = o->kind == KIND_EKM;
-    bench_secret_src src = { o->secret_env, o->secret_file, o->secret_value,
+    const char *env = o->secret_env;
+    if (!ekm && !env && !o->secret_file && !o->secret_value) {
+        /* As the SDKMS bench: its variable, when set and no flag names a source. */
+        const char *v = getenv(SDKMS_ENV_KEY);
+        if (v && *v)
+            env = SDKMS_ENV_KEY;
+    }
+    bench_secret_src src = { env, o->secret_file, o->secret_value,
                              ekm ? "bearer token" : "API key",
                              ekm ? "--token-env" : "--api-key-env",
                              ekm ? "--token-file" : "--api-key-file",
@@ -524,7 +631,7 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
         bench_error("%s: give %s, or run on a terminal to be asked",
                     ekm ? "rest ekm needs a bearer token" : "rest sdkms needs an API key",
                     ekm ? "--token-env VAR or --token-file FILE"
-                        : "--api-key-env VAR or --api-key-file FILE");
+                        : "--api-key-env VAR or --api-key-file FILE (or set " SDKMS_ENV_KEY ")");
         return BENCH_EXIT_USAGE;
     }
     if (rc != BENCH_SECRET_OK)
@@ -560,7 +667,14 @@ typedef struct rest_run_extra {
     const rest_opts *o;
     rest_client     *client;
     const rest_ekm  *ekm;       /* EKM runs */
+    rest_jmeter_summariser js;  /* --summary jmeter (each run's, reset at its end) */
 } rest_run_extra;
+
+static void extra_second(void *arg, const bench_sample *smp)
+{
+    rest_run_extra *x = arg;
+    rest_jmeter_second(&x->js, smp);
+}
 
 static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
 {
@@ -570,10 +684,14 @@ static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run
 
 static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
 {
-    const rest_run_extra *x = arg;
-    (void)m;
-    return x->o->k6 ? rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6"))
-                    : 0;
+    rest_run_extra *x = arg;
+    if (x->o->k6 &&
+        rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6")) != 0)
+        return -1;
+    if (!x->o->jmeter)
+        return 0;
+    const int failed = rest_jmeter_end(&x->js, m) != 0;
+    return bench_stdout_check("--summary jmeter") != 0 || failed ? -1 : 0;
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
@@ -768,6 +886,11 @@ int rest_cmd_rest(int argc, char **argv)
         goto out_work;
     }
 
+    if (o.bench_defaults && !o.out.quiet)
+        bench_note("%u thread for %llu s (the SDKMS bench's default is %d threads for %d s: "
+                   "--threads %d --duration %d)", o.lo.load.threads,
+                   (unsigned long long)(o.lo.load.duration_ns / 1000000000ULL), SDKMS_BENCH_THREADS,
+                   SDKMS_BENCH_SECONDS, SDKMS_BENCH_THREADS, SDKMS_BENCH_SECONDS);
     /* Non-blocking: transfers in flight on curl multi handles. */
     const unsigned aslots = bench_async_slots(&o.lo.load);
     if (o.kind == KIND_EKM)
@@ -780,8 +903,10 @@ int rest_cmd_rest(int argc, char **argv)
 
     s.metrics = metrics;
     bench_metrics_target(metrics, metrics ? env_json(&o) : NULL);
-    rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL };
+    rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL, { 0 } };
+    rest_jmeter_begin(&extra.js, stdout, o.summary_interval_s);
     const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
+                                    .second = o.jmeter ? extra_second : NULL,
                                     .done = extra_done };
     rest_run_ctx step = { &o, &s, &d, &w, &hooks, &client, aslots };
     bench_capacity cap;

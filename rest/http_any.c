@@ -9,6 +9,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "bench/util/cli.h"
+#include "bench/util/clock.h"
 #include "bench/util/signals.h"
 #include "rest/transport/http.h"
 #include "rest/transport/multi.h"
@@ -550,17 +552,112 @@ static unsigned long long ms_round(double ns)
     return ns > 0 ? (unsigned long long)llround(ns / 1e6) : 0;
 }
 
+/* One summariser line as JMeter's Summariser.format lays it out; latencies
+ * in ns, type '+' or '='; active: the "+" line's thread counts, or NULL. */
+static void jmeter_format(char *buf, size_t len, char type, uint64_t n, double elapsed_s,
+                          double mean_ns, double min_ns, double max_ns, uint64_t errors,
+                          const char *active)
+{
+    unsigned long long ms = elapsed_s > 0 ? (unsigned long long)llround(elapsed_s * 1000.0) : 0;
+    unsigned long long s = (ms + 500) / 1000;          /* JMeter: rounded seconds */
+    char rate[32];
+    if (ms > 0)
+        snprintf(rate, sizeof rate, "%6.1f", (double)n * 1000.0 / (double)ms);
+    else
+        snprintf(rate, sizeof rate, "******");         /* JMeter: an infinite rate */
+    snprintf(buf, len,
+             "summary %c %6llu in %02llu:%02llu:%02llu = %s/s Avg: %5llu Min: %5llu Max: %5llu "
+             "Err: %5llu (%.2f%%)%s%s",
+             type, (unsigned long long)n, s / 3600, s / 60 % 60, s % 60, rate,
+             n ? ms_round(mean_ns) : 0ULL, n ? ms_round(min_ns) : 0ULL, n ? ms_round(max_ns) : 0ULL,
+             (unsigned long long)errors, n ? 100.0 * (double)errors / (double)n : 0.0,
+             active ? " " : "", active ? active : "");
+}
+
 void rest_jmeter_line(char *buf, size_t len, const bench_run_model *m)
 {
-    const double d = m->duration_s;
-    unsigned long long ms = d > 0 ? (unsigned long long)llround(d * 1000.0) : 0;
-    unsigned long long s = (ms + 500) / 1000;          /* JMeter: rounded seconds */
     const bench_model_latency *h = &m->attempts_latency;
-    int any = h->present && h->count > 0;
-    snprintf(buf, len,
-             "summary = %llu in %02llu:%02llu:%02llu = %.1f/s Avg: %llu Min: %llu Max: %llu "
-             "Err: %llu (%.2f%%)",
-             (unsigned long long)m->attempts, s / 3600, s / 60 % 60, s % 60, m->attempts_per_s,
-             any ? ms_round(h->mean * 1e3) : 0ULL, any ? ms_round(h->min * 1e3) : 0ULL,
-             any ? ms_round(h->max * 1e3) : 0ULL, (unsigned long long)m->errors, m->error_pct);
+    const int any = h->present && h->count > 0;
+    jmeter_format(buf, len, '=', m->attempts, m->duration_s,
+                  any ? h->mean * 1e3 : 0, any ? h->min * 1e3 : 0, any ? h->max * 1e3 : 0,
+                  m->errors, NULL);
+}
+
+int rest_jmeter_interval_parse(const char *text, unsigned *interval_s)
+{
+    uint64_t ns;
+    if (bench_parse_duration("--summary-interval", text, BENCH_NS_PER_S, 24ULL * 3600 * BENCH_NS_PER_S,
+                             &ns) != 0)
+        return -1;
+    if (ns % BENCH_NS_PER_S) {
+        bench_error("--summary-interval %s: whole seconds (the summariser adds up the run's seconds)",
+                    text);
+        return -1;
+    }
+    *interval_s = (unsigned)(ns / BENCH_NS_PER_S);
+    return 0;
+}
+
+void rest_jmeter_begin(rest_jmeter_summariser *js, FILE *f, unsigned interval_s)
+{
+    memset(js, 0, sizeof *js);
+    js->f = f;
+    js->interval_s = interval_s ? interval_s : REST_JMETER_INTERVAL_S;
+}
+
+static void acc_add(rest_jmeter_acc *a, const rest_jmeter_acc *b)
+{
+    if (b->n && (!a->n || b->min_ns < a->min_ns))
+        a->min_ns = b->min_ns;
+    if (b->max_ns > a->max_ns)
+        a->max_ns = b->max_ns;
+    a->n += b->n;
+    a->errors += b->errors;
+    a->sum_ns += b->sum_ns;
+    a->span_s += b->span_s;
+}
+
+static void acc_line(rest_jmeter_summariser *js, char type, const rest_jmeter_acc *a)
+{
+    char line[256], active[96];
+    snprintf(active, sizeof active, "Active: %u Started: %u Finished: %u",
+             js->started > js->finished ? js->started - js->finished : 0, js->started, js->finished);
+    jmeter_format(line, sizeof line, type, a->n, a->span_s, a->n ? a->sum_ns / (double)a->n : 0,
+                  (double)a->min_ns, (double)a->max_ns, a->errors, type == '+' ? active : NULL);
+    if (fprintf(js->f, "%s\n", line) < 0)
+        js->failed = 1;
+    bench_flush(js->f);
+}
+
+void rest_jmeter_second(rest_jmeter_summariser *js, const bench_sample *smp)
+{
+    const rest_jmeter_acc one = { smp->ops, smp->errors, smp->all_mean_ns * (double)smp->ops,
+                                  smp->span_s, smp->all_min_ns, smp->all_max_ns };
+    acc_add(&js->delta, &one);
+    js->started = smp->started;
+    js->finished = smp->finished;
+    /* Whole seconds of run: the interval is over at its last one. */
+    if (js->delta.span_s + 0.5 < (double)js->interval_s)
+        return;
+    if (!js->delta.n)
+        return;              /* JMeter reports when a sample comes: the next interval's does */
+    acc_line(js, '+', &js->delta);
+    acc_add(&js->total, &js->delta);
+    if (js->reported)
+        acc_line(js, '=', &js->total);      /* JMeter: only once it differs from the "+" */
+    js->reported = 1;
+    memset(&js->delta, 0, sizeof js->delta);
+}
+
+int rest_jmeter_end(rest_jmeter_summariser *js, const bench_run_model *m)
+{
+    char line[256];
+    if (js->reported && js->delta.n)
+        acc_line(js, '+', &js->delta);
+    rest_jmeter_line(line, sizeof line, m);
+    if (fprintf(js->f, "%s\n", line) < 0)
+        js->failed = 1;
+    const int failed = js->failed;
+    rest_jmeter_begin(js, js->f, js->interval_s);     /* the next run's (a capacity step) */
+    return failed ? -1 : 0;
 }

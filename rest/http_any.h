@@ -23,9 +23,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #include "bench/core/hist.h"
+#include "bench/core/pool.h"
 #include "bench/core/workload.h"
 #include "bench/results/model.h"
 #include "bench/util/url.h"
@@ -141,15 +143,46 @@ void rest_any_code_name(const void *ctx, bench_code code, char *buf, size_t len)
 /* ---- reporting -------------------------------------------------------------- */
 
 /*
- * JMeter's summariser line of a run's model:
- *   "summary = 12000 in 00:00:42 = 283.7/s Avg: 155 Min: 12 Max: 2707 Err: 0 (0.00%)"
+ * JMeter's summariser line of a run's model, in JMeter's layout (its
+ * Summariser.format: counts right-aligned in 6 and 5 columns):
+ *   "summary =  12000 in 00:00:42 =  283.7/s Avg:   155 Min:    12 Max:  2707 Err:     0 (0.00%)"
  * its attempts (JMeter counts every sample, failed ones too), its duration
  * in whole seconds (rounded, as JMeter does), the attempts' rate with one
- * decimal, the mean, minimum and maximum in whole milliseconds (rounded) of
- * the latency of every attempt (attempts_latency), and the errors with their
- * share of the attempts.
+ * decimal ("******" for no time at all, as JMeter), the mean, minimum and
+ * maximum in whole milliseconds (rounded) of the latency of every attempt
+ * (attempts_latency), and the errors with their share of the attempts.
  */
 void rest_jmeter_line(char *buf, size_t len, const bench_run_model *m);
+
+/*
+ * JMeter's summariser as it runs (seed 004's non-GUI output): fed each
+ * measured interval of the run (bench_sample, the failed operations' latency
+ * included), every interval_s seconds of run it prints
+ *   "summary +    107 in 00:00:30 =    3.6/s Avg:   276 Min:   104 Max:  1214 Err:     0 (0.00%) Active: 1 Started: 1 Finished: 0"
+ * for those seconds and, from the second such line on, "summary =" for the
+ * run so far; at the end the last seconds' "+" (when a "+" came before)
+ * and the whole run's "=" (rest_jmeter_line, from the run model).
+ */
+#define REST_JMETER_INTERVAL_S 30        /* JMeter's summariser.interval */
+typedef struct rest_jmeter_acc {
+    uint64_t n, errors;
+    double   sum_ns, span_s;
+    uint64_t min_ns, max_ns;
+} rest_jmeter_acc;
+typedef struct rest_jmeter_summariser {
+    FILE           *f;
+    unsigned        interval_s;
+    rest_jmeter_acc delta, total;
+    unsigned        started, finished;   /* threads, at the last interval */
+    int             reported;            /* a "summary +" line was printed */
+    int             failed;              /* a write failed */
+} rest_jmeter_summariser;
+/* --summary-interval TEXT: whole seconds, 1 s to a day.  0, or -1 (printed). */
+int  rest_jmeter_interval_parse(const char *text, unsigned *interval_s);
+void rest_jmeter_begin(rest_jmeter_summariser *js, FILE *f, unsigned interval_s);
+void rest_jmeter_second(rest_jmeter_summariser *js, const bench_sample *smp);
+/* The closing lines; -1 when a write failed (now or at an interval). */
+int  rest_jmeter_end(rest_jmeter_summariser *js, const bench_run_model *m);
 
 /* ---- the command ------------------------------------------------------------- */
 

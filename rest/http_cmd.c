@@ -70,7 +70,7 @@ enum {
     OPT_URL = 5000, OPT_METHOD, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
     OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON, OPT_SUMMARY,
     OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT, OPT_SECRET_HEADER, OPT_HEADER_ENV,
-    OPT_HEADER_FILE,
+    OPT_HEADER_FILE, OPT_SUMMARY_INTERVAL,
 };
 
 static const bench_option request_rows[] = {
@@ -118,9 +118,14 @@ static const bench_option checks_rows[] = {
 
 static const bench_option reports_rows[] = {
     { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", OPT_SUMMARY,
-      "also print JMeter's line (summary = N in hh:mm:ss = R/s)\n"
-      "or k6's end-of-test summary in k6's layout (repeatable)\n"
-      "Avg: ms Min: ms Max: ms Err: N (P%)  (even with --quiet)", NULL },
+      "also print JMeter's summariser in its layout ('summary +'\n"
+      "every --summary-interval, 'summary =' running totals and\n"
+      "the run's: N in hh:mm:ss = R/s Avg: Min: Max: ms Err: N (P%),\n"
+      "failed samples counted) or k6's end-of-test summary in\n"
+      "k6's layout (repeatable; even with --quiet)", NULL },
+    { "summary-interval", 0, BENCH_ARG_REQUIRED, "TIME", OPT_SUMMARY_INTERVAL,
+      "--summary jmeter: a 'summary +' line every TIME, whole\n"
+      "seconds (JMeter's summariser.interval; default 30s)", NULL },
 };
 
 static const bench_option matrix_rows[] = {
@@ -181,6 +186,7 @@ typedef struct http_opts {
     const char     *expect_json_text;
     rest_jpath      jpath;
     int             jmeter;
+    unsigned        summary_interval_s; /* --summary-interval (0: JMeter's 30 s) */
     int             k6;                /* --summary k6 */
     int             matrix;
     const char     *plain_url;
@@ -463,6 +469,10 @@ static int parse_args(int argc, char **argv, http_opts *o)
                 return BENCH_EXIT_USAGE;
             }
             break;
+        case OPT_SUMMARY_INTERVAL:
+            if (rest_jmeter_interval_parse(optarg, &o->summary_interval_s) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
         case OPT_TLS_MATRIX:  o->matrix = 1; break;
         case OPT_PLAIN_URL:
             if (!(o->plain_url = take_url(o, argv, optind)))
@@ -487,6 +497,11 @@ static int parse_args(int argc, char **argv, http_opts *o)
 
     if (!o->url) {
         bench_error("--url is required (see: hsmbench rest http --help)");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->summary_interval_s && !o->jmeter) {
+        bench_error("--summary-interval is the interval of JMeter's summariser: it needs "
+                    "--summary jmeter");
         return BENCH_EXIT_USAGE;
     }
     if (strlen(o->url) >= URL_MAX) {
@@ -705,19 +720,18 @@ static void setup_fail_line(const session *ss, const variant *v, bench_code code
         bench_error("%s", line);
 }
 
-static int print_jmeter(const bench_run_model *m)
-{
-    char line[256];
-    rest_jmeter_line(line, sizeof line, m);
-    const int failed = printf("%s\n", line) < 0;
-    return bench_stdout_check("--summary jmeter") != 0 || failed ? -1 : 0;
-}
-
 /* What a variant's run adds to its summary and JSON. */
 typedef struct http_run_extra {
     const session *ss;
     const variant *v;
+    rest_jmeter_summariser js;     /* --summary jmeter */
 } http_run_extra;
+
+static void extra_second(void *arg, const bench_sample *smp)
+{
+    http_run_extra *x = arg;
+    rest_jmeter_second(&x->js, smp);
+}
 
 static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
 {
@@ -727,11 +741,14 @@ static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run
 
 static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
 {
-    const http_run_extra *x = arg;
+    http_run_extra *x = arg;
     if (x->ss->o->k6 &&
         rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6")) != 0)
         return -1;
-    return x->ss->o->jmeter ? print_jmeter(m) : 0;
+    if (!x->ss->o->jmeter)
+        return 0;
+    const int failed = rest_jmeter_end(&x->js, m) != 0;
+    return bench_stdout_check("--summary jmeter") != 0 || failed ? -1 : 0;
 }
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
@@ -771,6 +788,7 @@ typedef struct variant_run {
     const char            *test, *mech;
     const bench_workload  *w;
     const bench_run_hooks *hooks;
+    http_run_extra        *extra;
 } variant_run;
 
 static void variant_step(void *arg, const bench_load *load)
@@ -779,6 +797,7 @@ static void variant_step(void *arg, const bench_load *load)
     http_opts *o = vr->ss->o;
     o->lo.load = *load;          /* what the description and the hooks say */
     fill_desc(vr->d, o, vr->test, vr->mech);
+    rest_jmeter_begin(&vr->extra->js, stdout, o->summary_interval_s);   /* each run its own */
     bench_session_run(vr->ss->bs, vr->d, vr->w, load, vr->hooks);
 }
 
@@ -795,9 +814,11 @@ static void run_variant(session *ss, const variant *v, const char *test)
     char mech[URL_MAX + 40], err[1200];
     snprintf(mech, sizeof mech, "%s %s", o->method, v->url.identity);
     fill_desc(&d, o, test, mech);
-    http_run_extra extra = { ss, v };
+    http_run_extra extra = { ss, v, { 0 } };
+    rest_jmeter_begin(&extra.js, stdout, o->summary_interval_s);
     const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
-                                    .done = extra_done, .series = o->matrix ? v->name : NULL };
+                                    .done = extra_done, .series = o->matrix ? v->name : NULL,
+                                    .second = o->jmeter ? extra_second : NULL };
 
     if (v->skip) {
         if (!o->out.quiet)
@@ -845,7 +866,7 @@ static void run_variant(session *ss, const variant *v, const char *test)
     bench_workload w;
     const unsigned aslots = bench_async_slots(&o->lo.load);
     rest_any_workload(&any, &w, aslots);
-    variant_run vr = { ss, &d, test, mech, &w, &hooks };
+    variant_run vr = { ss, &d, test, mech, &w, &hooks, &extra };
     if (ss->cap)
         bench_capacity_run(ss->cap, ss->bs, &o->cap, &o->lo.load, variant_step, &vr);
     else

@@ -109,12 +109,20 @@ static const char *canon_word(const char *s, const char *const *words, size_t n)
     return NULL;
 }
 
+/* Every cipher mode, in groups: AES's, RSA encryption's, RSA signatures'. */
+static const char *const cipher_modes[] = { "GCM", "CBC", "OAEP", "PKCS1_V15", "PKCS1_V15", "PSS" };
+static const char *const *const aes_modes = cipher_modes;
+static const char *const *const rsa_enc_modes = cipher_modes + 2;
+static const char *const *const rsa_sig_modes = cipher_modes + 4;
+
+int rest_sdkms_is_cipher_mode(const char *s)
+{
+    return canon_word(s, cipher_modes, sizeof cipher_modes / sizeof cipher_modes[0]) != NULL;
+}
+
 int rest_sdkms_resolve(rest_sdkms_cfg *c, char *err, size_t errlen)
 {
     static const char *const hashes[] = { "SHA1", "SHA256", "SHA384", "SHA512" };
-    static const char *const aes_modes[] = { "GCM", "CBC" };
-    static const char *const rsa_enc_modes[] = { "OAEP", "PKCS1_V15" };
-    static const char *const rsa_sig_modes[] = { "PKCS1_V15", "PSS" };
     const char *opn = rest_sdkms_op_name(c->op);
 
     if (c->alg == REST_ALG_NONE) {
@@ -215,11 +223,11 @@ int rest_sdkms_resolve(rest_sdkms_cfg *c, char *err, size_t errlen)
         else if (a == REST_ALG_RSA && sig)
             m = canon_word(c->mode, rsa_sig_modes, 2);
         else {
-            snprintf(err, errlen, "--mode: %s %s takes no mode", rest_sdkms_alg_name(a), opn);
+            snprintf(err, errlen, "--cipher-mode: %s %s takes no mode", rest_sdkms_alg_name(a), opn);
             return -1;
         }
         if (!m) {
-            snprintf(err, errlen, "--mode %s: %s %s takes %s", c->mode, rest_sdkms_alg_name(a), opn,
+            snprintf(err, errlen, "--cipher-mode %s: %s %s takes %s", c->mode, rest_sdkms_alg_name(a), opn,
                      a == REST_ALG_AES ? "GCM or CBC" : enc ? "OAEP or PKCS1_V15" : "PKCS1_V15 or PSS");
             return -1;
         }
@@ -238,6 +246,13 @@ int rest_sdkms_resolve(rest_sdkms_cfg *c, char *err, size_t errlen)
     if (a == REST_ALG_RSA && enc) {
         size_t k = c->key_bits / 8;
         size_t max = strcmp(c->mode, "OAEP") == 0 ? k - 42 : k - 11;   /* OAEP with SHA-1 */
+        if (c->data_size > max && c->data_path) {
+            /* The file gave the size: name it, not a --data-size never typed. */
+            snprintf(err, errlen, "--filepath %s: %zu bytes; RSA %u with %s encrypts at most %zu "
+                     "(a larger --key-size, or --alg AES)", c->data_path, c->data_size, c->key_bits,
+                     c->mode, max);
+            return -1;
+        }
         if (c->data_size > max) {
             snprintf(err, errlen, "--data-size %zu: RSA %u with %s encrypts at most %zu bytes",
                      c->data_size, c->key_bits, c->mode, max);

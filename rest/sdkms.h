@@ -48,10 +48,12 @@ typedef struct rest_sdkms_cfg {
     rest_sdkms_alg alg;        /* NONE: the operation's default */
     unsigned       key_bits;   /* 0: default (AES 256, RSA 2048, HMAC 256); EC: from the curve */
     const char    *curve;      /* one of REST_SDKMS_CURVES (P-256, secp256k1.. accepted) */
-    const char    *mode;       /* AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15; RSA sign: PKCS1_V15|PSS */
+    const char    *mode;       /* --cipher-mode: AES: GCM|CBC; RSA encrypt: OAEP|PKCS1_V15;
+                                  RSA sign: PKCS1_V15|PSS */
     const char    *hash;       /* SHA1|SHA256|SHA384|SHA512: sign/verify digest, MAC */
     size_t         data_size;  /* 0: default */
     const uint8_t *data;       /* --filepath: the data (data_size bytes); NULL: random */
+    const char    *data_path;  /* --filepath's FILE, for messages; NULL: --data-size's data */
     const uint8_t *aad;        /* AES-GCM "ad", or NULL */
     size_t         aadlen;
     int            transient;  /* transient keys (no kid, nothing to delete) */
@@ -69,6 +71,10 @@ typedef struct rest_sdkms {
 int rest_sdkms_op_parse(const char *s, rest_sdkms_op *out);
 const char *rest_sdkms_op_name(rest_sdkms_op op);
 int rest_sdkms_alg_parse(const char *s, rest_sdkms_alg *out);
+/* Is s a cipher mode of some algorithm (GCM, CBC, OAEP, PKCS1_V15, PSS, any
+ * case)?  The SDKMS bench's --mode took these: such a --mode is unambiguous. */
+int rest_sdkms_is_cipher_mode(const char *s);
+#define REST_SDKMS_CIPHER_MODES "GCM|CBC|OAEP|PKCS1_V15|PSS"
 const char *rest_sdkms_alg_name(rest_sdkms_alg alg);
 
 /*

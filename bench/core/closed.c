@@ -31,6 +31,13 @@ void pool_closed_loop(worker *wk)
     for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
         by |= wk->by[k] != NULL;
 
+    if (p->load->ramp_up_ns) {
+        /* JMeter's ramp-up: this thread begins its share of the way through. */
+        const uint64_t at = p->start_ns + pool_ramp_offset(p, wk->index);
+        for (uint64_t now = bench_now_ns();
+             now < at && !atomic_load_explicit(&p->stop, memory_order_relaxed); now = bench_now_ns())
+            pause_ns(at - now < STAGE_NS ? at - now : STAGE_NS);
+    }
     /* One clock read per operation: each op's end is the next one's start,
      * so the few nanoseconds of bookkeeping below fall into the next
      * measurement instead of costing a second clock read. */

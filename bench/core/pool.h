@@ -37,6 +37,10 @@ typedef struct bench_load {
     unsigned inflight;      /* non-blocking: at most this many outstanding (0: no cap) */
     const bench_stages *stages;  /* ramp of threads (blocking) or rate (non-blocking) */
     uint64_t think_ns;      /* blocking: pause after each operation, untimed */
+    /* Blocking: thread i of n begins its first operation i * ramp_up_ns / n
+     * after the release (JMeter's ramp-up: threads started evenly over it),
+     * inside the measured run as JMeter counts it; 0: all at once. */
+    uint64_t ramp_up_ns;
     /* Stop the run (status failed) once every operation of this long a
      * stretch of measured seconds failed: the device is gone (0: never). */
     uint64_t abort_ns;
@@ -76,6 +80,13 @@ typedef struct bench_sample {
     int      warmup;
     double   target;        /* stages/rate: threads or operations scheduled (0: none) */
     uint64_t in_flight;     /* non-blocking: requests issued and not completed */
+    /* Every operation of the interval, failed ones included (JMeter's
+     * summariser counts them in its Avg, Min and Max); 0 when none. */
+    double   all_mean_ns;
+    uint64_t all_min_ns, all_max_ns;
+    /* Threads begun so far (past a ramp-up's offset) and finished (their
+     * share of an iteration count done): JMeter's Started and Finished. */
+    unsigned started, finished;
     /* The measured run so far, for live exporters (bench/results/metrics.h): the
      * sampler's merged histogram and errors by code (unsorted).  Valid only
      * during the bench_second_fn call; NULL/0 in warm-up and out->samples. */
@@ -179,8 +190,12 @@ typedef struct bench_outcome {
     unsigned             nby[BENCH_BREAKDOWNS];
 } bench_outcome;
 
-/* Called by the sampler thread once a second (and for warm-up seconds). */
+/* Called by the sampler thread once a second (and for warm-up seconds),
+ * and once for the last, partial interval however short: a last interval
+ * shorter than BENCH_SLIVER_S is for running totals, not for a per-second
+ * line (its rate would mean nothing). */
 typedef void (*bench_second_fn)(void *arg, const bench_sample *s);
+#define BENCH_SLIVER_S 0.05
 
 /*
  * Run the pool.  `interrupt` is polled (at least every 100 ms) and stops the

@@ -63,8 +63,9 @@ typedef struct worker {
     int         bounded;        /* the run is bounded by iterations */
     uint64_t    quota;          /* measured operations to do when bounded (may be 0) */
     bench_hist *hist;
-    bench_hist *failed;             /* latency of failed measured operations: made at the
-                                       first (owner only, read after the join) */
+    /* latency of failed measured operations: made by the owner at the
+     * first, published (release) so the sampler can read it live */
+    bench_hist *_Atomic failed;
     int         failed_lost;        /* it could not be made */
     bench_hist *service, *queue;    /* non-blocking only */
     bench_side  side;               /* the workload's side metrics (workload.h) */
@@ -226,6 +227,13 @@ static inline void live_err_fold(bench_err *dst, const live_err *tab)
  * whole seconds of the run (t_done >= wk->sec_next_ns), before it counts. */
 void pool_second_passed(worker *wk, uint64_t t_done);
 
+/* JMeter's ramp-up (bench_load.ramp_up_ns): when worker `index` begins,
+ * in ns after the release; 0 without one. */
+static inline uint64_t pool_ramp_offset(const pool *p, unsigned index)
+{
+    return p->n > 1 ? p->load->ramp_up_ns * index / p->n : 0;
+}
+
 /* What every measured or warm-up operation updates, in either mode. */
 static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm, uint64_t t_done)
 {
@@ -246,10 +254,15 @@ static inline void account(worker *wk, bench_code rc, uint64_t latency, int warm
         relaxed_inc(&wk->errors);
         live_err_count(wk->errs, rc);
         /* JMeter counts failed samples in its Avg/Min/Max: keep their latency too */
-        if (!wk->failed && !wk->failed_lost && !(wk->failed = bench_hist_new()))
-            wk->failed_lost = 1;
-        if (wk->failed)
-            bench_hist_record(wk->failed, latency);
+        bench_hist *f = atomic_load_explicit(&wk->failed, memory_order_relaxed);
+        if (!f && !wk->failed_lost) {
+            if ((f = bench_hist_new()))
+                atomic_store_explicit(&wk->failed, f, memory_order_release);
+            else
+                wk->failed_lost = 1;
+        }
+        if (f)
+            bench_hist_record(f, latency);
     }
 }
 

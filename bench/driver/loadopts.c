@@ -23,6 +23,13 @@ static const bench_option load_rows[] = {
       "measured operations in total, instead of a duration", NULL },
     { "iterations-per-thread", 0, BENCH_ARG_REQUIRED, "N", BENCH_OPT_ITER_THREAD,
       "measured operations per thread, instead", NULL },
+    { "loops", 0, BENCH_ARG_REQUIRED, "N", BENCH_OPT_LOOPS,
+      "JMeter's loop count: each thread does N operations,\n"
+      "then stops (--iterations-per-thread N)", NULL },
+    { "ramp-up", 0, BENCH_ARG_REQUIRED, "TIME", BENCH_OPT_RAMP_UP,
+      "blocking: JMeter's ramp-up, threads started evenly\n"
+      "over TIME (thread i of N at i*TIME/N), measured as\n"
+      "JMeter counts it; with --loops, --duration or alone", NULL },
     { "warmup", 0, BENCH_ARG_REQUIRED, "TIME|Nit", BENCH_OPT_WARMUP,
       "run this long first (or each thread's first N operations),\n"
       "excluded from results (default 0)", NULL },
@@ -126,11 +133,23 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
         o->iter_total = 1;
         return 1;
     case BENCH_OPT_ITER_THREAD:
-        if (bench_parse_u64("--iterations-per-thread", arg, 1, 1000000000000ULL, &v) != 0)
+    case BENCH_OPT_LOOPS: {
+        const char *flag = code == BENCH_OPT_LOOPS ? "--loops" : "--iterations-per-thread";
+        if (o->per_thread_flag) {
+            bench_error("%s and %s each give the operations per thread: give only one",
+                        o->per_thread_flag, flag);
+            return -1;
+        }
+        if (bench_parse_u64(flag, arg, 1, 1000000000000ULL, &v) != 0)
             return -1;
         o->load.iterations = v;
         o->load.per_thread = 1;
+        o->per_thread_flag = flag;
         return 1;
+    }
+    case BENCH_OPT_RAMP_UP:
+        return bench_parse_duration("--ramp-up", arg, 0, 3600ULL * 1000000000ULL, &o->load.ramp_up_ns) == 0
+                   ? 1 : -1;
     case BENCH_OPT_WARMUP: {
         size_t n = strlen(arg);
         if (n > 2 && strcmp(arg + n - 2, "it") == 0) {
@@ -223,9 +242,19 @@ int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
     const int nb = l->mode == BENCH_MODE_NONBLOCKING;
 
     if (l->iterations && l->per_thread && o->iter_total) {
-        bench_error("--iterations and --iterations-per-thread both bound the run: give only one");
+        bench_error("--iterations and %s both bound the run: give only one", o->per_thread_flag);
         return -1;
     }
+    if (l->ramp_up_ns && nb) {
+        bench_error("--ramp-up starts the threads of a blocking run; a non-blocking run ramps its "
+                    "rate with --stages");
+        return -1;
+    }
+    if (l->ramp_up_ns && o->stages_text) {
+        bench_error("--stages ramps the threads already: leave out --ramp-up");
+        return -1;
+    }
+
     if (o->stages_text) {
         if (bench_stages_parse("--stages", o->stages_text, nb ? 10000000.0 : 1024.0, &o->stages) != 0)
             return -1;
@@ -290,6 +319,11 @@ int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
     }
     if (!o->has_duration && !l->iterations)
         l->duration_ns = default_duration_ns;
+    if (l->ramp_up_ns && l->duration_ns && l->ramp_up_ns >= l->duration_ns) {
+        bench_error("--ramp-up: its last threads would start after the run's %g s end: give a "
+                    "shorter ramp-up, or a longer --duration", (double)l->duration_ns / 1e9);
+        return -1;
+    }
     if (!o->nthreads) {
         o->threads_list[0] = l->threads;
         o->nthreads = 1;

@@ -26,6 +26,7 @@ typedef struct bench_load_opts {
     unsigned     threads_list[BENCH_MAX_SWEEP];   /* --threads 1,2,4 */
     size_t       nthreads;
     int          threads_given, has_duration, iter_total;
+    const char  *per_thread_flag;                 /* "--loops" or "--iterations-per-thread" given */
     int          mode_given;                      /* --mode blocking|nonblocking given */
     int          max_unstarted_given;             /* --max-unstarted given */
     int          stuck_given;                     /* --stuck-after given */
@@ -36,6 +37,7 @@ enum {
     BENCH_OPT_THREADS = 1100, BENCH_OPT_DURATION, BENCH_OPT_ITERATIONS, BENCH_OPT_ITER_THREAD,
     BENCH_OPT_WARMUP, BENCH_OPT_MODE, BENCH_OPT_RATE, BENCH_OPT_INFLIGHT, BENCH_OPT_STAGES,
     BENCH_OPT_THINK, BENCH_OPT_ABORT, BENCH_OPT_MAX_UNSTARTED, BENCH_OPT_STUCK,
+    BENCH_OPT_LOOPS, BENCH_OPT_RAMP_UP,
 };
 
 /* --stuck-after: by default a worker inside one call for 10 s is stuck

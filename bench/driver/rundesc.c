@@ -10,6 +10,8 @@ void bench_run_desc_load(bench_run_desc *d, const bench_load *l, const char *sta
     d->warmup_s = (double)l->warmup_ns / 1e9;
     d->duration_s = (double)l->duration_ns / 1e9;
     d->iterations = l->iterations;
+    d->per_thread = l->iterations && l->per_thread;
+    d->ramp_up_s = nb ? 0 : (double)l->ramp_up_ns / 1e9;
     d->rate = nb ? l->rate : 0;
     d->inflight = nb ? l->inflight : 0;
     d->stages = l->stages ? stages_text : NULL;

@@ -136,6 +136,10 @@ static void print_second(void *arg, const bench_sample *smp)
 {
     bench_session *s = arg;
     judge_abort(s, smp);
+    if (!smp->warmup && s->hooks && s->hooks->second)
+        s->hooks->second(s->hooks->arg, smp);
+    if (!smp->warmup && smp->span_s < BENCH_SLIVER_S)
+        return;              /* the last sliver: in the totals, on no per-second line */
     bench_metrics_second(s->metrics, smp);
     stream_second(s, smp);
     bench_progress_clear(&s->progress);
@@ -299,7 +303,9 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     bench_outcome out;
     bench_metrics_fleet(s->metrics, s->out->run_id, s->out->generator);
     bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w);
+    s->hooks = h;
     const int rc = bench_pool_run(w, load, s->interrupt, print_second, s, &out);
+    s->hooks = NULL;
     bench_progress_end(&s->progress);
     if (rc != 0) {
         bench_metrics_end(s->metrics, NULL);

@@ -58,6 +58,10 @@ typedef struct bench_run_hooks {
     int  (*done)(void *arg, const json_t *run, const bench_run_model *m);
     /* The run's name in the live metrics (NULL: the test's). */
     const char *series;
+    /* Each measured interval as the sampler took it (every second, and the
+     * last, partial one however short), quiet or not: views that keep
+     * running totals (JMeter's summariser).  On the sampler's thread. */
+    void (*second)(void *arg, const bench_sample *smp);
 } bench_run_hooks;
 
 /* How a generator met the --start-at gate. */
@@ -106,6 +110,7 @@ struct bench_session {
     int                   stream_failed;
     uint64_t              first_epoch_ms; /* measuring start of the first measured run */
     time_t                started;
+    const bench_run_hooks *hooks;         /* the run's, while its pool runs */
     bench_progress        progress;
     double                progress_elapsed;
     /* Thresholds with :abort (k6's abortOnFail): the run's test, its

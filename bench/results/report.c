@@ -56,7 +56,8 @@ void bench_report_header(FILE *f, const bench_run_desc *d)
     if (d->duration_s > 0)
         snprintf(bound, sizeof bound, "%.4gs", d->duration_s);
     else
-        snprintf(bound, sizeof bound, "%llu operations", (unsigned long long)d->iterations);
+        snprintf(bound, sizeof bound, "%llu operations%s", (unsigned long long)d->iterations,
+                 d->per_thread ? " a thread" : "");
     fprintf(f, "\nRunning %s (%s, %s, %s): %u thread%s, %s, %s", d->test,
             d->mechanism ? d->mechanism : "-", d->key_desc ? d->key_desc : "no key",
             data_text(d, data, sizeof data), d->threads, d->threads == 1 ? "" : "s", d->mode, bound);
@@ -70,6 +71,8 @@ void bench_report_header(FILE *f, const bench_run_desc *d)
         fprintf(f, ", stages %s", d->stages);
     if (d->think_s > 0)
         fprintf(f, ", think %.4gs", d->think_s);
+    if (d->ramp_up_s > 0)
+        fprintf(f, ", ramp-up %.4gs", d->ramp_up_s);
     if (d->engine && d->slots)
         fprintf(f, " [%s, %u slot%s]", d->engine, d->slots, d->slots == 1 ? "" : "s");
     else if (d->engine)
@@ -481,6 +484,10 @@ static json_t *desc_json(const bench_run_desc *d, const char *status)
         json_object_set_new(settings, "stages", json_string(d->stages));
     if (d->think_s > 0)
         json_object_set_new(settings, "think_s", json_real(d->think_s));
+    if (d->per_thread)
+        json_object_set_new(settings, "per_thread", json_true());
+    if (d->ramp_up_s > 0)
+        json_object_set_new(settings, "ramp_up_s", json_real(d->ramp_up_s));
     if (d->engine)
         json_object_set_new(settings, "engine", json_string(d->engine));
     if (d->slots)

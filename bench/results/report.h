@@ -37,6 +37,8 @@ typedef struct bench_run_desc {
     double      warmup_s;
     double      duration_s;    /* as asked; 0 when iterations bound the run */
     uint64_t    iterations;    /* as asked; 0 when the duration bounds it */
+    int         per_thread;    /* iterations is each thread's (--loops, --iterations-per-thread) */
+    double      ramp_up_s;     /* blocking: threads started evenly over this (JMeter's ramp-up) */
     double      rate;          /* non-blocking: target operations/s (0: none) */
     unsigned    inflight;      /* non-blocking: window (0: none) */
     const char *stages;        /* the --stages text, or NULL */

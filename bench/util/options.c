@@ -181,6 +181,16 @@ int bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd)
     return 0;
 }
 
+int bench_opts_again(bench_opts_parser *p, const char *name)
+{
+    for (size_t i = 0; i < BENCH_OPT_MAX && p->longopts[i].name; i++)
+        if (strcmp(p->longopts[i].name, name) == 0) {
+            p->gs.repeat[i] = 1;
+            return 0;
+        }
+    return -1;
+}
+
 /* The row and group that define option `code`, or NULL. */
 static const bench_option *row_of(const bench_cmd_opts *cmd, int code, const bench_opt_group **group)
 {

@@ -152,6 +152,10 @@ typedef struct bench_opts_parser {
 /* Build the tables (an option named twice is taken once) and reset getopt.
  * -1 with a message if the table does not fit; a programming error. */
 int  bench_opts_begin(bench_opts_parser *p, const bench_cmd_opts *cmd);
+/* After bench_opts_begin: option `name` may be given again, its command
+ * judging the repeats (rest sdkms's --mode, a load mode and the old
+ * spelling of the cipher mode, each once).  -1 when it is not in the table. */
+int  bench_opts_again(bench_opts_parser *p, const char *name);
 /* The next option's code (optarg set), -1 at the end, or what
  * bench_option_error takes ('?', ':', BENCH_OPT_REFUSED). */
 int  bench_opts_next(bench_opts_parser *p, int argc, char **argv);

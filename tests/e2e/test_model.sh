@@ -94,9 +94,9 @@ fi
 if start_serve slow --latency 20ms; then
     run "$HSMBENCH" rest http --url "$URL/status/503" --expect-status 200 --iterations 5 --summary jmeter \
         --json "$T/j.json"
-    check "rest http, every request 503: exit 1" 1 '^summary = 5 in '
+    check "rest http, every request 503: exit 1" 1 '^summary = +5 in '
     line=$(grep '^summary = ' "$T/out")
-    if python3 -c 'import re,sys; m=re.search(r"Avg: (\d+) Min: (\d+) Max: (\d+) Err: 5 \(100.00%\)$", sys.argv[1]); sys.exit(0 if m and 15 <= int(m.group(2)) <= int(m.group(1)) <= int(m.group(3)) else 1)' "$line"
+    if python3 -c 'import re,sys; m=re.search(r"Avg: +(\d+) Min: +(\d+) Max: +(\d+) Err: +5 \(100.00%\)$", sys.argv[1]); sys.exit(0 if m and 15 <= int(m.group(2)) <= int(m.group(1)) <= int(m.group(3)) else 1)' "$line"
     then pass "JMeter line: Avg/Min/Max of the failed samples (about 20 ms), not 0"
     else fail "JMeter line: Avg/Min/Max of the failed samples (about 20 ms), not 0" "$line"; fi
     json_check "JSON: attempts_latency_us counts every attempt, latency_us none" "$T/j.json" \

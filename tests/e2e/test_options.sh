@@ -128,8 +128,10 @@ flags=$(bash -c ". '$comp' && printf '%s\n' \$_hsmbench_flags" | sed '/^$/d; s/=
 same "completion: the options that take no value are the table's" "$novalue" "$flags"
 
 # An option without a value at the end of a line of the list is still one:
-# the word after it is the service, so --mode offers SDKMS's cipher modes.
-run bash -c ". '$comp' && COMP_WORDS=(hsmbench rest --tls-matrix sdkms --mode ''); COMP_CWORD=5; _hsmbench; echo \"\${COMPREPLY[*]}\""
-check "completion: the service after a flag at a line's end is found (--mode offers GCM)" 0 'GCM'
-run bash -c ". '$comp' && COMP_WORDS=(hsmbench rest --all sdkms --mode ''); COMP_CWORD=5; _hsmbench; echo \"\${COMPREPLY[*]}\""
+# the word after it is the service, so --cipher-mode offers SDKMS's cipher modes.
+run bash -c ". '$comp' && COMP_WORDS=(hsmbench rest --tls-matrix sdkms --cipher-mode ''); COMP_CWORD=5; _hsmbench; echo \"\${COMPREPLY[*]}\""
+check "completion: the service after a flag at a line's end is found (--cipher-mode offers GCM)" 0 'GCM'
+run bash -c ". '$comp' && COMP_WORDS=(hsmbench rest --all sdkms --cipher-mode ''); COMP_CWORD=5; _hsmbench; echo \"\${COMPREPLY[*]}\""
 check "completion: --all at the end of a line of the list takes no value" 0 'GCM'
+run bash -c ". '$comp' && COMP_WORDS=(hsmbench rest sdkms --mode ''); COMP_CWORD=4; _hsmbench; echo \"\${COMPREPLY[*]}\""
+check "completion: rest sdkms's --mode is the load mode" 0 '^blocking nonblocking$'

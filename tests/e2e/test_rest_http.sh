@@ -31,7 +31,7 @@ case $PLAIN in http://127.0.0.1:[0-9]*) pass "serve --plain-listen: a plain-HTTP
 http() {
     run "$HSMBENCH" rest http "$@"
 }
-JMETER='^summary = [0-9]+ in [0-9]{2}:[0-9]{2}:[0-9]{2} = [0-9]+\.[0-9]/s Avg: [0-9]+ Min: [0-9]+ Max: [0-9]+ Err: [0-9]+ \([0-9]+\.[0-9]{2}%\)$'
+JMETER='^summary = +[0-9]+ in [0-9]{2}:[0-9]{2}:[0-9]{2} = +[0-9]+\.[0-9]/s Avg: +[0-9]+ Min: +[0-9]+ Max: +[0-9]+ Err: +[0-9]+ \([0-9]+\.[0-9]{2}%\)$'
 
 # ---- GET over TLS, JMeter's line --------------------------------------------
 http --url "$URL/hello" --cacert "$P/ca.pem" --threads 2 --duration 1 --expect-json .hello \
@@ -43,7 +43,7 @@ json_check "GET: ops > 0, all 200, no errors, rest object without secrets" "$T/g
     'runs[0]["test"] == "http-get" and runs[0]["ops"] > 0 and runs[0]["errors"] == 0 and runs[0]["http"]["status_counts"] == {"200": runs[0]["ops"]} and runs[0]["rest"]["method"] == "GET" and runs[0]["rest"]["url"].endswith("/hello") and runs[0]["rest"]["expect_json"] == ".hello" and runs[0]["rest"]["expect_status"] == "200-399"'
 line=$(grep -E "$JMETER" "$T/out")
 json_check "--summary jmeter: its count, duration, rate and errors are the run's" "$T/get.json" \
-    "'$line'.startswith('summary = %d in 00:00:01 = ' % runs[0]['ops']) and abs(float('$line'.split(' = ')[2].split('/s')[0]) - runs[0]['ops_per_s']) < 0.2 and '$line'.endswith('Err: 0 (0.00%)')"
+    "'$line'.startswith('summary = %6d in 00:00:01 = ' % runs[0]['ops']) and abs(float('$line'.split(' = ')[2].split('/s')[0]) - runs[0]['ops_per_s']) < 0.2 and '$line'.endswith('Err:     0 (0.00%)')"
 cp "$T/out" "$T/get.out"
 
 http --url "$PLAIN/hello" --iterations 20 --quiet --summary jmeter
@@ -51,7 +51,7 @@ check "--quiet --summary jmeter: exit 0" 0 "$JMETER"
 lines=$(wc -l <"$T/out")
 if [ "$lines" -eq 1 ]; then pass "--quiet --summary jmeter: that line alone"
 else fail "--quiet --summary jmeter: that line alone" "$lines lines: $(head -c 200 "$T/out")"; fi
-file_has "JMeter line: 20 requests" "$T/out" '^summary = 20 in 00:00:0[0-9] = '
+file_has "JMeter line: 20 requests" "$T/out" '^summary = +20 in 00:00:0[0-9] = '
 
 # data_received is every byte of every answer, header lines included, to
 # the byte (the header lines are counted as they arrive, not asked of

@@ -106,7 +106,7 @@ run "$HSMBENCH" rest http --url "$EP/status/503" --expect-status 200 --iteration
     --json "$T/h.json" --summary k6 --summary jmeter
 check "http 503 with --summary k6 --summary jmeter: exit 1 (operations failed)" 1
 k6_names "http: every k6 metric in the summary" "$T/out"
-file_has "http: JMeter's line beside k6's block" "$T/out" '^summary = 10 in '
+file_has "http: JMeter's line beside k6's block" "$T/out" '^summary = +10 in '
 file_has "http: the status check fails, k6's style" "$T/out" '^     ✗ status code$'
 k6_json "http: every k6 metric in http.k6" "$T/h.json"
 json_check "http http.k6: 10 failed status checks, http_req_failed 100%" "$T/h.json" \

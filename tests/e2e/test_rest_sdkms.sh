@@ -36,22 +36,22 @@ json_check "keygen --transient: recorded in rest settings" "$T/s$n.json" 'runs[0
 sdkms_ok "keygen EC NistP256" --op keygen --alg EC --curve NistP256
 sdkms_ok "keygen HMAC" --op keygen --alg HMAC
 sdkms_ok "keygen RSA 1024" --op keygen --alg RSA --key-size 1024
-sdkms_ok "encrypt AES-GCM" --op encrypt --alg AES --key-size 256 --mode GCM
+sdkms_ok "encrypt AES-GCM" --op encrypt --alg AES --key-size 256 --cipher-mode GCM
 json_check "encrypt: mechanism AES-GCM, bytes/s counted" "$T/s$n.json" \
     'runs[0]["mechanism"] == "AES-GCM" and runs[0]["bytes_per_s"] > 0'
 json_check "--profiling: server_profile_us has operate and total" "$T/s$n.json" \
     '{"operate", "total", "parse_request"} <= set(runs[0]["http"]["server_profile_us"]) and runs[0]["http"]["server_profile_us"]["total"]["p50"] > 0'
 file_has "--profiling: server_operate line in the summary" "$T/out" '^ +server_operate\.+: avg='
-sdkms_ok "encrypt AES-CBC 128" --op encrypt --alg AES --key-size 128 --mode CBC
-sdkms_ok "decrypt AES-GCM (round trip checked)" --op decrypt --alg AES --mode GCM --data-size 100
-sdkms_ok "decrypt AES-CBC" --op decrypt --alg AES --mode CBC
+sdkms_ok "encrypt AES-CBC 128" --op encrypt --alg AES --key-size 128 --cipher-mode CBC
+sdkms_ok "decrypt AES-GCM (round trip checked)" --op decrypt --alg AES --cipher-mode GCM --data-size 100
+sdkms_ok "decrypt AES-CBC" --op decrypt --alg AES --cipher-mode CBC
 sdkms_ok "encrypt RSA-OAEP" --op encrypt --alg RSA --key-size 2048
 sdkms_ok "decrypt RSA-OAEP" --op decrypt --alg RSA
-sdkms_ok "decrypt RSA PKCS1_V15" --op decrypt --alg RSA --mode PKCS1_V15
+sdkms_ok "decrypt RSA PKCS1_V15" --op decrypt --alg RSA --cipher-mode PKCS1_V15
 sdkms_ok "sign RSA PKCS1_V15" --op sign --alg RSA --key-size 2048
-sdkms_ok "sign RSA-PSS SHA384" --op sign --alg RSA --mode PSS --hash-alg SHA384
+sdkms_ok "sign RSA-PSS SHA384" --op sign --alg RSA --cipher-mode PSS --hash-alg SHA384
 sdkms_ok "verify RSA PKCS1_V15" --op verify --alg RSA
-sdkms_ok "verify RSA-PSS" --op verify --alg RSA --mode PSS
+sdkms_ok "verify RSA-PSS" --op verify --alg RSA --cipher-mode PSS
 sdkms_ok "sign EC NistP256" --op sign --alg EC
 sdkms_ok "sign EC NistP384 SHA384" --op sign --alg EC --curve NistP384 --hash-alg SHA384
 sdkms_ok "verify EC NistP521" --op verify --alg EC --curve NistP521 --hash-alg SHA512

@@ -42,7 +42,7 @@ bench "keygen --algorithm RSA --keysize 1024 --transient=true" \
     --op keygen --alg RSA --key-size 1024 --transient=true
 bench "keygen --algorithm EC --transient=true" --op keygen --alg EC --transient=true
 bench "encryption --algorithm AES --keysize 128 --mode GCM --filepath F" \
-    --op encrypt --alg AES --key-size 128 --mode GCM --filepath "$T/data.txt"
+    --op encrypt --alg AES --key-size 128 --cipher-mode GCM --filepath "$T/data.txt"
 json_check "encryption --filepath: the data is the file's" "$T/m$n.json" \
     "runs[0]['data_size'] == $FSIZE and runs[0]['bytes_per_s'] > 0 and runs[0]['rest']['filepath'] is True"
 # capacity (kb/s) = bytes_per_s / 1024, as the bench's column
@@ -56,9 +56,9 @@ PY
 if [ $? -eq 0 ]; then pass "encryption --filepath: the CSV's capacity (kb/s) column is filled"
 else fail "encryption --filepath: the CSV's capacity (kb/s) column is filled" "$(head -c 300 "$T/m$n.csv" | tr '\n' ' ')"; fi
 bench "decryption --algorithm AES --keysize 128 --mode GCM --filepath F" \
-    --op decrypt --alg AES --key-size 128 --mode GCM --filepath "$T/data.txt"
+    --op decrypt --alg AES --key-size 128 --cipher-mode GCM --filepath "$T/data.txt"
 file_has "decryption --filepath: capacity filled" "$T/m$n.csv" '^sdkms-decrypt,2,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[0-9]'
-bench "encryption --algorithm AES --keysize 192 --mode CBC" --op encrypt --alg AES --key-size 192 --mode CBC
+bench "encryption --algorithm AES --keysize 192 --mode CBC" --op encrypt --alg AES --key-size 192 --cipher-mode CBC
 bench "encryption --algorithm RSA --keysize 2048 --filepath F" \
     --op encrypt --alg RSA --key-size 2048 --filepath "$T/data.txt"
 bench "encryption --algorithm RSA --keysize 2048" --op encrypt --alg RSA --key-size 2048

@@ -70,7 +70,7 @@ reads; change a label there when a view's wording changes)
         operation in this corpus), iterations attempts, http_req_failed
         "P% E of A" error_pct/errors/attempts, checks "status ✓ S ✗ E",
         http_status counts (add up to attempts)
-    JMeter (rest http --summary jmeter): "summary = N in T = R/s Avg: Min: Max:
+    JMeter (rest http --summary jmeter): "summary =  N in T =  R/s Avg: Min: Max:
         Err: E (P%)": N attempts (JMeter counts every sample), R attempts_per_s,
         E errors, P error_pct; Avg/Min/Max include the failed samples
 
@@ -360,8 +360,9 @@ def k6_block(text):
 
 
 def jmeter_line(text):
-    m = re.search(r"^summary = (\d+) in (\d\d):(\d\d):(\d\d) = ([\d.]+)/s Avg: (\d+) Min: (\d+) "
-                  r"Max: (\d+) Err: (\d+) \(([\d.]+)%\)$", text, re.M)
+    # JMeter's layout: the figures right-aligned in their columns.
+    m = re.search(r"^summary = +(\d+) in (\d\d):(\d\d):(\d\d) = +([\d.]+)/s Avg: +(\d+) Min: +(\d+) "
+                  r"Max: +(\d+) Err: +(\d+) \(([\d.]+)%\)$", text, re.M)
     if not m:
         return None
     g = m.groups()

@@ -182,24 +182,92 @@ static bench_run_model jm(uint64_t attempts, uint64_t errors, double duration_s,
 static void test_jmeter_line(void)
 {
     char buf[256];
-    /* 12 ms, 155.4 ms, 2.707 s: avg 958.1 ms */
+    /* 12 ms, 155.4 ms, 2.707 s: avg 958.1 ms; JMeter's columns (6, 6, 5 wide) */
     bench_run_model m = jm(12000, 0, 42.3, 958133.33, 12000, 2707000);
     rest_jmeter_line(buf, sizeof buf, &m);
-    CHECK_MSG(strcmp(buf, "summary = 12000 in 00:00:42 = 283.7/s Avg: 958 Min: 12 Max: 2707 "
-                          "Err: 0 (0.00%)") == 0, "%s", buf);
+    CHECK_MSG(strcmp(buf, "summary =  12000 in 00:00:42 =  283.7/s Avg:   958 Min:    12 Max:  2707 "
+                          "Err:     0 (0.00%)") == 0, "%s", buf);
     m = jm(3, 1, 3725.6, 958133.33, 12000, 2707000);
     rest_jmeter_line(buf, sizeof buf, &m);
-    CHECK_MSG(strncmp(buf, "summary = 3 in 01:02:06 = 0.0/s ", 32) == 0 &&
-              strstr(buf, "Err: 1 (33.33%)"), "%s", buf);
+    CHECK_MSG(strncmp(buf, "summary =      3 in 01:02:06 =    0.0/s ", 40) == 0 &&
+              strstr(buf, "Err:     1 (33.33%)"), "%s", buf);
     /* Every request failed: JMeter still counts their latency (no successes). */
     m = jm(2, 2, 1.0, 40000, 30000, 50000);
     rest_jmeter_line(buf, sizeof buf, &m);
-    CHECK_MSG(strcmp(buf, "summary = 2 in 00:00:01 = 2.0/s Avg: 40 Min: 30 Max: 50 Err: 2 (100.00%)") == 0,
-              "%s", buf);
+    CHECK_MSG(strcmp(buf, "summary =      2 in 00:00:01 =    2.0/s Avg:    40 Min:    30 Max:    50 "
+                          "Err:     2 (100.00%)") == 0, "%s", buf);
+    /* No time at all: JMeter's infinite rate. */
     m = jm(0, 0, 0, 0, 0, 0);
     rest_jmeter_line(buf, sizeof buf, &m);
-    CHECK_MSG(strcmp(buf, "summary = 0 in 00:00:00 = 0.0/s Avg: 0 Min: 0 Max: 0 Err: 0 (0.00%)") == 0,
-              "%s", buf);
+    CHECK_MSG(strcmp(buf, "summary =      0 in 00:00:00 = ******/s Avg:     0 Min:     0 Max:     0 "
+                          "Err:     0 (0.00%)") == 0, "%s", buf);
+}
+
+/* One measured interval as the sampler hands it over. */
+static bench_sample second_of(uint64_t ops, uint64_t errors, double mean_ms, uint64_t min_ms,
+                              uint64_t max_ms, unsigned started, unsigned finished)
+{
+    bench_sample smp;
+    memset(&smp, 0, sizeof smp);
+    smp.span_s = 1.0;
+    smp.ops = ops;
+    smp.errors = errors;
+    smp.all_mean_ns = mean_ms * 1e6;
+    smp.all_min_ns = min_ms * 1000000;
+    smp.all_max_ns = max_ms * 1000000;
+    smp.started = started;
+    smp.finished = finished;
+    return smp;
+}
+
+/* JMeter's summariser: "+" each interval, "=" from the second on, the end's "+" and "=". */
+static void test_jmeter_summariser(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    rest_jmeter_summariser js;
+    rest_jmeter_begin(&js, f, 2);
+    bench_sample a = second_of(10, 1, 5, 1, 20, 1, 0), b = second_of(20, 0, 10, 2, 30, 2, 0);
+    rest_jmeter_second(&js, &a);
+    rest_jmeter_second(&js, &b);
+    bench_sample c = second_of(30, 3, 4, 3, 40, 2, 1), d = second_of(30, 0, 4, 3, 9, 2, 1);
+    rest_jmeter_second(&js, &c);
+    rest_jmeter_second(&js, &d);
+    bench_sample e = second_of(5, 0, 2, 2, 2, 2, 2);
+    rest_jmeter_second(&js, &e);
+    bench_run_model m = jm(95, 4, 5.0, 6000, 1000, 40000);
+    CHECK(rest_jmeter_end(&js, &m) == 0);
+    fclose(f);
+    static const char want[] =
+        /* 30 in 2 s, (10 x 5 + 20 x 10) / 30 = 8.3 ms, the failed sample's 1 ms the Min */
+        "summary +     30 in 00:00:02 =   15.0/s Avg:     8 Min:     1 Max:    30 Err:     1 (3.33%) "
+        "Active: 2 Started: 2 Finished: 0\n"
+        "summary +     60 in 00:00:02 =   30.0/s Avg:     4 Min:     3 Max:    40 Err:     3 (5.00%) "
+        "Active: 1 Started: 2 Finished: 1\n"
+        "summary =     90 in 00:00:04 =   22.5/s Avg:     5 Min:     1 Max:    40 Err:     4 (4.44%)\n"
+        "summary +      5 in 00:00:01 =    5.0/s Avg:     2 Min:     2 Max:     2 Err:     0 (0.00%) "
+        "Active: 0 Started: 2 Finished: 2\n"
+        "summary =     95 in 00:00:05 =   19.0/s Avg:     6 Min:     1 Max:    40 Err:     4 (4.21%)\n";
+    CHECK_MSG(text && strcmp(text, want) == 0, "%s", text ? text : "(none)");
+    free(text);
+
+    /* A run shorter than the interval: the total alone, as JMeter prints it. */
+    f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    rest_jmeter_begin(&js, f, 30);
+    rest_jmeter_second(&js, &a);
+    m = jm(10, 1, 1.0, 5000, 1000, 20000);
+    CHECK(rest_jmeter_end(&js, &m) == 0);
+    fclose(f);
+    CHECK_MSG(text && strncmp(text, "summary =     10 in 00:00:01 = ", 31) == 0 && !strchr(text, '+'),
+              "%s", text ? text : "(none)");
+    free(text);
 }
 
 int main(void)
@@ -209,5 +277,6 @@ int main(void)
     RUN(test_headers_and_methods);
     RUN(test_check_answer);
     RUN(test_jmeter_line);
+    RUN(test_jmeter_summariser);
     return check_finish();
 }

@@ -480,6 +480,53 @@ static void test_stuck_worker(void)
     bench_outcome_free(&o);
 }
 
+/* What the summariser's callback saw: every interval's operations and their
+ * latency, failed ones included, and the threads' counts as they moved. */
+typedef struct ramp_seen {
+    uint64_t ops, with_all;
+    unsigned first_started, last_started, last_finished, calls;
+    int      all_bad;       /* an interval with operations but no latency of them */
+} ramp_seen;
+
+static void watch_ramp(void *arg, const bench_sample *s)
+{
+    ramp_seen *v = arg;
+    if (s->warmup)
+        return;
+    if (!v->calls++)
+        v->first_started = s->started;
+    v->last_started = s->started;
+    v->last_finished = s->finished;
+    v->ops += s->ops;
+    if (s->ops && !(s->all_max_ns >= s->all_min_ns && s->all_mean_ns > 0))
+        v->all_bad = 1;
+}
+
+/* JMeter's ramp-up with a loop count: 3 threads started over 1.8 s (at 0,
+ * 0.6 s and 1.2 s), 20 operations of 10 ms each; every operation counted in
+ * the intervals, the last thread starting no sooner than 1.2 s in (a lower
+ * bound: no timing is asserted from above). */
+static void test_ramp_up_loops(void)
+{
+    fake f = { .fail_open_index = ~0u, .error_every = 4, .sleep_us = 10000 };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 3, .iterations = 20, .per_thread = 1,
+                        .ramp_up_ns = 18 * BENCH_NS_PER_S / 10 };
+    bench_outcome o;
+    ramp_seen v = { 0 };
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, watch_ramp, &v, &o) == 0);
+    CHECK(o.status == BENCH_RUN_OK);
+    CHECK_MSG(o.ops == 60, "ops %llu", (unsigned long long)o.ops);
+    CHECK_MSG(v.ops == o.ops, "the intervals hold %llu of %llu", (unsigned long long)v.ops,
+              (unsigned long long)o.ops);
+    CHECK_MSG(o.duration_s >= 1.2, "duration %.3f: the last thread starts at 1.2 s", o.duration_s);
+    CHECK_MSG(v.calls >= 2 && v.first_started < 3, "first interval: %u started", v.first_started);
+    CHECK_MSG(v.last_started == 3 && v.last_finished == 3, "at the end %u started, %u finished",
+              v.last_started, v.last_finished);
+    CHECK(!v.all_bad);     /* every fourth failed: their latency is in the intervals too */
+    bench_outcome_free(&o);
+}
+
 int main(void)
 {
     RUN(test_iterations_exact);
@@ -492,6 +539,7 @@ int main(void)
     RUN(test_engine_window);
     RUN(test_saturated_schedule);
     RUN(test_live_so_far);
+    RUN(test_ramp_up_loops);
     RUN(test_stuck_worker);     /* last: its abandoned thread sleeps to the end */
     return check_finish();
 }

@@ -434,7 +434,18 @@ static void test_sdkms_resolve_rejects(void)
     rest_sdkms_cfg c = { .op = REST_SDKMS_ENCRYPT, .alg = REST_ALG_RSA, .data_size = 215 };
     CHECK(rest_sdkms_resolve(&c, err, sizeof err) != 0 && strstr(err, "214"));
     rest_sdkms_cfg d = { .op = REST_SDKMS_ENCRYPT, .mode = "CTR" };
-    CHECK(rest_sdkms_resolve(&d, err, sizeof err) != 0 && strstr(err, "--mode"));
+    CHECK(rest_sdkms_resolve(&d, err, sizeof err) != 0 && strstr(err, "--cipher-mode CTR"));
+    /* The bench's RSA --filepath too large: the file named, not a --data-size never typed. */
+    rest_sdkms_cfg c2 = { .op = REST_SDKMS_ENCRYPT, .alg = REST_ALG_RSA, .data_size = 4096,
+                          .data_path = "big.bin" };
+    CHECK(rest_sdkms_resolve(&c2, err, sizeof err) != 0 &&
+          strstr(err, "--filepath big.bin: 4096 bytes; RSA 2048 with OAEP encrypts at most 214") &&
+          !strstr(err, "--data-size"));
+    /* The SDKMS bench's --mode values are cipher modes; load modes are not. */
+    CHECK(rest_sdkms_is_cipher_mode("CBC") && rest_sdkms_is_cipher_mode("gcm") &&
+          rest_sdkms_is_cipher_mode("PKCS1_V15") && rest_sdkms_is_cipher_mode("PSS") &&
+          rest_sdkms_is_cipher_mode("OAEP"));
+    CHECK(!rest_sdkms_is_cipher_mode("nonblocking") && !rest_sdkms_is_cipher_mode("GSM"));
     rest_sdkms_cfg e = { .op = REST_SDKMS_MAC, .mode = "GCM" };
     CHECK(rest_sdkms_resolve(&e, err, sizeof err) != 0);
     rest_sdkms_cfg f = { .op = REST_SDKMS_SIGN, .alg = REST_ALG_EC, .curve = "P-256", .key_bits = 384 };
