@@ -1133,9 +1133,8 @@ static int ask_mode(menu *m, menu_choice *first)
             continue;
         m->order = ORDER_WINDOWS;
         m->nonblocking = 0;
-        fprintf(stderr, "hsmbench: '%s' at the blocking question is pkpspeed_blocking's test %s "
-                        "(%s): replaying its order, which asks no such question and runs "
-                        "blocking\n", m->shown, first->it->code, first->it->def->name);
+        bench_note("'%s' at the blocking question is pkpspeed_blocking's test %s (%s): "
+                   "replaying its order, which asks no such question and runs blocking", m->shown, first->it->code, first->it->def->name);
         return ASK_OK;
     }
 }

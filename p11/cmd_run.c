@@ -189,12 +189,12 @@ static int parse_hex(const char *flag, const char *text, unsigned char *out, siz
 static void note_alias(const p11_alias *a)
 {
     if (a->key_bits)
-        fprintf(stderr, "hsmbench: --test %s is pkpspeed's name: hsmbench's spelling is "
-                        "--test %s --key-size %u\n", a->name, a->test, a->key_bits);
+        bench_note("--test %s is pkpspeed's name: hsmbench's spelling is --test %s --key-size %u",
+                   a->name, a->test, a->key_bits);
     else
-        fprintf(stderr, "hsmbench: --test %s is pkpspeed%s%s%s: hsmbench's spelling is --test %s\n",
-                a->name, a->label ? "_blocking's menu letter (" : "'s name", a->label ? a->label : "",
-                a->label ? ")" : "", a->test);
+        bench_note("--test %s is pkpspeed%s%s%s: hsmbench's spelling is --test %s", a->name,
+                   a->label ? "_blocking's menu letter (" : "'s name", a->label ? a->label : "",
+                   a->label ? ")" : "", a->test);
 }
 
 static int parse_tests(run_opts *o, const char *arg)

@@ -112,7 +112,7 @@ static void sample_take(pool *p, sampler *s, uint64_t tick, int warmup, uint64_t
         bench_hist_reset(s->fsum);
         memset(s->errs, 0, sizeof s->errs);
     }
-    const uint64_t since = now > p->start_ns ? now - p->start_ns : 0;
+    const uint64_t since = tick > p->start_ns ? tick - p->start_ns : 0;
     for (unsigned i = 0; i < p->n; i++) {
         worker *wk = &p->workers[i];
         if (warmup) {

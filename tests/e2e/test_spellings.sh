@@ -249,5 +249,5 @@ file_has "seed 004: -n ignored, said" "$T/err" "^hsmbench: -n \(JMeter's\): igno
 start_serve h || exit 0
 run "$HSMBENCH" rest http -n --url "$URL/hello" --threads 2 --iterations 20 --summary jmeter --csv "$T/j.csv"
 check "seed 004: -n with hsmbench's flags: exit 0, JMeter's summary line" 0 \
-    '^summary = 20 in [0-9:]+ = [0-9.]+/s Avg: ' "^hsmbench: -n \(JMeter's\): ignored"
+    '^summary = +20 in [0-9:]+ = +[0-9.]+/s Avg: ' "^hsmbench: -n \(JMeter's\): ignored"
 stop_serve h
