@@ -196,6 +196,11 @@ static void test_jmeter_line(void)
     rest_jmeter_line(buf, sizeof buf, &m);
     CHECK_MSG(strcmp(buf, "summary =      2 in 00:00:01 =    2.0/s Avg:    40 Min:    30 Max:    50 "
                           "Err:     2 (100.00%)") == 0, "%s", buf);
+    /* A short run: the rate is the model's attempts_per_s (245.97/s), not
+     * 20 over a duration rounded to 81 ms (246.9/s, which test_views caught). */
+    m = jm(20, 0, 0.08131, 3000, 3000, 3000);
+    rest_jmeter_line(buf, sizeof buf, &m);
+    CHECK_MSG(strncmp(buf, "summary =     20 in 00:00:00 =  246.0/s ", 40) == 0, "%s", buf);
     /* No time at all: JMeter's infinite rate. */
     m = jm(0, 0, 0, 0, 0, 0);
     rest_jmeter_line(buf, sizeof buf, &m);
