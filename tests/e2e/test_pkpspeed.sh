@@ -96,6 +96,9 @@ if need_mock; then
         fail "stopped 2.2 s in a 4 s run: four lines, each pkpspeed's N/1" \
             "exit $rc, $lines lines, $whole N/1: $(grep '^OPERATIONS' "$T/stall" | tr '\n' ' ')"
     fi
+    # 0, or 1: a SIGSTOP landing between an operation's end and its count
+    # leaves that one (ended before the stop) to the second after the one the
+    # sampler had already read (seen once in CI on a loaded machine: 1/1).
     file_has "a second the process was stopped in shows its own count: 0/1" "$T/stall" \
-        '^OPERATIONS/second {16}0/1$'
+        '^OPERATIONS/second {16}[01]/1$'
 fi
