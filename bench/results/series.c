@@ -152,8 +152,11 @@ static int skip_string(cursor *c, const char **s, size_t *n)
     if (!at(c, '"'))
         return SCAN_UNSURE;
     char *p = c->p + 1;
-    while (p < c->end && *p != '"')
+    while (p < c->end && *p != '"') {
+        if (*p == '\\' && c->end - p < 2)
+            return SCAN_UNSURE;        /* an escape cut by the end */
         p += *p == '\\' ? 2 : 1;
+    }
     if (p >= c->end)
         return SCAN_UNSURE;
     *s = c->p + 1;

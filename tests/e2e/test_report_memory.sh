@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/e2e/test_report_memory.sh - report, report --html, merge and compare
+# tests/e2e/test_report_memory.sh - report (table, --html, --csv), merge and compare
 # of large results files (issue 23, item 6: a 60 MB file took 610 MB to
 # report) within a memory bound the old reader could not keep, their
 # outputs byte for byte those of hsmbench before the series were read
@@ -65,6 +65,10 @@ same "report" report.txt
 bounded $big report big.json --html report.html
 check "report --html under ulimit -v $big" 0
 same "report --html" report.html
+
+bounded $big report big.json --csv report.csv
+check "report --csv under ulimit -v $big" 0
+same "report --csv" report.csv
 
 bounded $two merge a.json b.json -o merged.json
 cp "$T/out" merge.txt
