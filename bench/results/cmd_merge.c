@@ -14,6 +14,7 @@
 #include "bench/util/outfile.h"
 #include "bench/util/exit.h"
 #include "bench/results/results.h"
+#include "bench/results/series.h"
 #include "bench/results/target.h"
 
 #define MAX_INPUTS 4096
@@ -56,7 +57,7 @@ const bench_cmd_opts bench_merge_options = { "merge", 0, merge_groups };
 
 static int dump_json(FILE *f, const json_t *doc)
 {
-    if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+    if (bench_series_dumpf(doc, f) != 0)     /* the merged series are held compactly */
         return -1;
     return fputc('\n', f) == EOF ? -1 : 0;
 }

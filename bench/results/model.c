@@ -8,6 +8,7 @@
 
 #include "bench/results/report.h"
 #include "bench/results/results.h"
+#include "bench/results/series.h"
 
 static void copy(char *dst, size_t len, const char *src)
 {
@@ -78,31 +79,20 @@ static int codes_of(const json_t *by, bench_model_code **out, size_t *n)
     return 0;
 }
 
-static int seconds_of(const json_t *series, bench_run_model *m)
+/* The run's per-second series, however its document holds it (series.h). */
+static int seconds_of(const json_t *run, bench_run_model *m)
 {
-    const size_t n = json_is_array(series) ? json_array_size(series) : 0;
-    if (!n)
-        return 0;
-    if (!(m->seconds = calloc(n, sizeof *m->seconds)))
+    bench_seconds s;
+    if (bench_run_seconds(run, &s) != 0)
         return -1;
-    size_t i;
-    const json_t *s;
-    json_array_foreach(series, i, s) {
-        bench_model_second *x = &m->seconds[i];
-        x->t = bench_json_num(s, "t", 0);
-        x->span_s = bench_json_num(s, "span_s", 1);
-        x->ops = count_of(s, "ops");
-        x->errors = count_of(s, "errors");
-        x->p50_us = bench_json_num(s, "p50_us", 0);
-        x->p99_us = bench_json_num(s, "p99_us", 0);
-        const json_t *t = json_object_get(s, "target");
-        x->has_target = json_is_number(t);
-        x->target = x->has_target ? json_number_value(t) : 0;
-        const json_t *f = json_object_get(s, "in_flight");
-        x->has_in_flight = json_is_integer(f);
-        x->in_flight = x->has_in_flight ? count_of(s, "in_flight") : 0;
+    if (s.n && !(m->seconds = malloc(s.n * sizeof *m->seconds))) {
+        bench_seconds_release(&s);
+        return -1;
     }
-    m->nseconds = n;
+    if (s.n)
+        memcpy(m->seconds, s.s, s.n * sizeof *m->seconds);
+    m->nseconds = s.n;
+    bench_seconds_release(&s);
     return 0;
 }
 
@@ -358,7 +348,7 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     }
     m->latency_complete = !json_is_false(json_object_get(run, "latency_complete"));
     if (codes_of(json_object_get(run, "errors_by_code"), &m->codes, &m->ncodes) != 0 ||
-        seconds_of(json_object_get(run, "per_second"), m) != 0 ||
+        seconds_of(run, m) != 0 ||
         classes_of(json_object_get(run, "breakdown"), m) != 0)
         goto oom;
     m->seconds_upper_bound = json_is_true(json_object_get(run, BENCH_MODEL_UPPER_BOUND_KEY));

@@ -20,6 +20,7 @@
 #include "bench/core/hist.h"
 #include "bench/results/model.h"
 #include "bench/results/report.h"
+#include "bench/results/series.h"
 #include "bench/results/target.h"
 
 #define SCHEMA_FAMILY "hsmbench.result/"
@@ -171,6 +172,26 @@ static int check_latency(const json_t *lat, const char *where, char *err, size_t
     return need(lat, where, "count", F_UINT, err, len);
 }
 
+/* One second's place and counts against the run's: check_series' rule. */
+static int second_fits(long long t, long long o, long long e, long long *sum_ops, long long *sum_errors,
+                       const char *where, const char *at, long long max_t, long long ops, long long errors,
+                       char *err, size_t len)
+{
+    if (max_t && t > max_t) {
+        bench_seterr(err, len, "%s.t: second %lld is past the run's end (its duration_s ends in second %lld)",
+                     at, t, max_t);
+        return -1;
+    }
+    if (o > ops - *sum_ops || e > errors - *sum_errors) {
+        bench_seterr(err, len, "%s: the series counts more %s than the run (%lld)", where,
+                     o > ops - *sum_ops ? "operations" : "errors", o > ops - *sum_ops ? ops : errors);
+        return -1;
+    }
+    *sum_ops += o;
+    *sum_errors += e;
+    return 0;
+}
+
 /*
  * The per-second series of a measured run: each second well formed, no
  * second past the run's own end (max_t; 0 when the run spans several
@@ -179,14 +200,31 @@ static int check_latency(const json_t *lat, const char *where, char *err, size_t
  * at most its totals: a series is checked as strictly as a histogram, so
  * that merge cannot add a billion operations a file's run never had).
  */
-static int check_series(const json_t *series, const char *where, long long max_t, long long ops,
+static int check_series(const json_t *run, const char *where, long long max_t, long long ops,
                         long long errors, char *err, size_t len)
 {
     long long sum_ops = 0, sum_errors = 0;
     size_t i;
     json_t *s;
     char at[160];
-    json_array_foreach(series, i, s) {
+    if (bench_run_seconds_compact(run)) {
+        /* read from the text: each second's form and range already checked */
+        bench_seconds sec;
+        if (bench_run_seconds(run, &sec) != 0) {
+            bench_seterr(err, len, "out of memory");
+            return -1;
+        }
+        int rc = 0;
+        for (i = 0; rc == 0 && i < sec.n; i++) {
+            const bench_model_second *x = &sec.s[i];
+            snprintf(at, sizeof at, "%s[%zu]", where, i);
+            rc = second_fits((long long)x->t, (long long)x->ops, (long long)x->errors, &sum_ops, &sum_errors,
+                             where, at, max_t, ops, errors, err, len);
+        }
+        bench_seconds_release(&sec);
+        return rc;
+    }
+    json_array_foreach(json_object_get(run, "per_second"), i, s) {
         snprintf(at, sizeof at, "%s[%zu]", where, i);
         if (!json_is_object(s)) {
             bench_seterr(err, len, "%s: is not an object", at);
@@ -201,20 +239,9 @@ static int check_series(const json_t *series, const char *where, long long max_t
             bench_seterr(err, len, "%s.target: is not a non-negative number", at);
             return -1;
         }
-        const long long t = bench_json_int(s, "t", 0);
-        if (max_t && t > max_t) {
-            bench_seterr(err, len, "%s.t: second %lld is past the run's end (its duration_s ends in second %lld)",
-                         at, t, max_t);
+        if (second_fits(bench_json_int(s, "t", 0), bench_json_int(s, "ops", 0), bench_json_int(s, "errors", 0),
+                        &sum_ops, &sum_errors, where, at, max_t, ops, errors, err, len) != 0)
             return -1;
-        }
-        const long long o = bench_json_int(s, "ops", 0), e = bench_json_int(s, "errors", 0);
-        if (o > ops - sum_ops || e > errors - sum_errors) {
-            bench_seterr(err, len, "%s: the series counts more %s than the run (%lld)", where,
-                         o > ops - sum_ops ? "operations" : "errors", o > ops - sum_ops ? ops : errors);
-            return -1;
-        }
-        sum_ops += o;
-        sum_errors += e;
     }
     return 0;
 }
@@ -429,7 +456,7 @@ static int check_run(const json_t *run, size_t i, int version, int merged, bench
      * several generators' clocks, bounded by merge's own span check. */
     const long long ops = bench_json_int(run, "ops", 0), errors = bench_json_int(run, "errors", 0);
     const long long max_t = merged ? 0 : (long long)ceil(bench_json_num(run, "duration_s", 0)) + 2;
-    if (check_series(json_object_get(run, "per_second"), sub, max_t,
+    if (check_series(run, sub, max_t,
                      version >= 3 ? ops : ops + errors, errors, err, len))
         return -1;
     snprintf(sub, sizeof sub, "%s.histogram", at);
@@ -711,31 +738,6 @@ static int screen(json_t *v, char *path, size_t cap, char *err, size_t len)
     return 0;
 }
 
-/* jansson's reader, stopping past the size limit (a pipe has no size). */
-typedef struct capped {
-    FILE  *f;
-    size_t read;
-    int    over;
-} capped;
-
-static size_t capped_read(void *buf, size_t n, void *arg)
-{
-    capped *c = arg;
-    if (c->read >= BENCH_RESULTS_MAX_BYTES) {
-        c->over = 1;
-        return (size_t)-1;
-    }
-    if (n > BENCH_RESULTS_MAX_BYTES - c->read)
-        n = BENCH_RESULTS_MAX_BYTES - c->read + 1;
-    size_t got = fread(buf, 1, n, c->f);
-    c->read += got;
-    if (c->read > BENCH_RESULTS_MAX_BYTES) {
-        c->over = 1;
-        return (size_t)-1;
-    }
-    return got;
-}
-
 /*
  * A /1 file's ops_per_s counted every operation, failed ones included; /2
  * counts successes there and adds attempts and attempts_per_s.  A /2 file's
@@ -749,6 +751,26 @@ static int ops_to_successes(json_t *obj)
     const long long ops = bench_json_int(obj, "ops", 0), errs = bench_json_int(obj, "errors", 0);
     return json_object_set_new(obj, "ops", json_integer(ops >= errs ? ops - errs : 0)) ||
            json_object_set_new(obj, "attempts", json_integer(ops));
+}
+
+/* The same for a series read compactly: each second's ops less its errors. */
+static int compact_to_successes(json_t *run)
+{
+    bench_seconds sec;
+    if (!bench_run_seconds_compact(run))
+        return 0;
+    if (bench_run_seconds(run, &sec) != 0)
+        return -1;
+    const size_t n = sec.n;
+    bench_model_second *up = malloc(n * sizeof *up);
+    for (size_t k = 0; up && k < n; k++) {
+        up[k] = sec.s[k];
+        up[k].ops = up[k].ops >= up[k].errors ? up[k].ops - up[k].errors : 0;
+    }
+    bench_seconds_release(&sec);
+    const int rc = up ? bench_run_seconds_set(run, up, n) : -1;
+    free(up);
+    return rc;
 }
 
 static int upgrade(json_t *doc)
@@ -778,6 +800,7 @@ static int upgrade(json_t *doc)
             const long long so = bench_json_int(sec, "ops", 0), se = bench_json_int(sec, "errors", 0);
             bad |= json_object_set_new(sec, "ops", json_integer(so >= se ? so - se : 0));
         }
+        bad |= compact_to_successes(run);
         const char *dim;
         json_t *classes;
         json_object_foreach(json_object_get(run, "breakdown"), dim, classes) {
@@ -790,22 +813,38 @@ static int upgrade(json_t *doc)
     return bad ? -1 : 0;
 }
 
-/* A parsed document screened and checked, or NULL with why in err. */
-static json_t *checked(json_t *doc, const json_error_t *je, const char *name, char *err, size_t len)
+/* A parsed document screened, given its compact series and checked, or
+ * NULL with why in err; t is emptied either way. */
+static json_t *checked(json_t *doc, const json_error_t *je, bench_series_table *t, const char *name, char *err,
+                       size_t len)
 {
     /* jansson reports some failed allocations as out_of_memory and others
      * not at all (no text, line -1): neither is the file's fault. */
     if (!doc && (json_error_code(je) == json_error_out_of_memory || !je->text[0])) {
+        bench_series_table_free(t);
         bench_seterr(err, len, "out of memory reading %s", name);
         return NULL;
     }
     if (!doc) {
+        bench_series_table_free(t);
         bench_seterr(err, len, "%s: bad JSON at line %d, column %d: %s", name, je->line, je->column, je->text);
         return NULL;
     }
     char why[512], where[256] = "";
-    if (screen(doc, where, sizeof where, why, sizeof why) != 0 ||
-        bench_results_check(doc, why, sizeof why) != 0) {
+    /* The series after the screen: they were screened as they were read,
+     * and their bytes are not text. */
+    if (screen(doc, where, sizeof where, why, sizeof why) != 0) {
+        bench_series_table_free(t);
+        bench_seterr(err, len, "%s: %s", name, why);
+        json_decref(doc);
+        return NULL;
+    }
+    if (bench_series_attach(doc, t) != 0) {
+        bench_seterr(err, len, "out of memory reading %s", name);
+        json_decref(doc);
+        return NULL;
+    }
+    if (bench_results_check(doc, why, sizeof why) != 0) {
         bench_seterr(err, len, "%s: %s", name, why);
         json_decref(doc);
         return NULL;
@@ -816,6 +855,63 @@ static json_t *checked(json_t *doc, const json_error_t *je, const char *name, ch
         return NULL;
     }
     return doc;
+}
+
+/*
+ * The document in buf[0..n-1] (taken: freed here): its runs' series read
+ * out of the text first (series.h), then the rest, much smaller, parsed by
+ * jansson, then the text freed before anything else is allocated.
+ */
+static json_t *parse_text(const char *name, char *buf, size_t n, char *err, size_t len)
+{
+    bench_series_table t;
+    if (bench_series_extract(buf, n, &t) != 0) {
+        bench_series_table_free(&t);
+        free(buf);
+        bench_seterr(err, len, "out of memory reading %s", name);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *doc = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je);
+    free(buf);
+    return checked(doc, &je, &t, name, err, len);
+}
+
+/* All of f, up to one byte past the size limit; size is the file's when
+ * known (a pipe has none).  0, -1 out of memory, -2 a read error. */
+static int read_all(FILE *f, size_t size, char **out, size_t *n)
+{
+    size_t cap = size ? size + 1 : 1 << 16, have = 0;
+    char *buf = malloc(cap);
+    *out = NULL;
+    *n = 0;
+    if (!buf)
+        return -1;
+    for (;;) {
+        if (have == cap) {
+            if (cap > BENCH_RESULTS_MAX_BYTES)
+                break;       /* past the limit: the caller says so */
+            size_t more = cap * 2 > (size_t)BENCH_RESULTS_MAX_BYTES + 1 ? (size_t)BENCH_RESULTS_MAX_BYTES + 1 : cap * 2;
+            char *p = realloc(buf, more);
+            if (!p) {
+                free(buf);
+                return -1;
+            }
+            buf = p;
+            cap = more;
+        }
+        const size_t got = fread(buf + have, 1, cap - have, f);
+        have += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        return -2;
+    }
+    *out = buf;
+    *n = have;
+    return 0;
 }
 
 json_t *bench_results_load(const char *path, char *err, size_t len)
@@ -830,28 +926,34 @@ json_t *bench_results_load(const char *path, char *err, size_t len)
         return NULL;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)BENCH_RESULTS_MAX_BYTES) {
+    const int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && st.st_size > (off_t)BENCH_RESULTS_MAX_BYTES) {
         bench_seterr(err, len, "%s: %lld bytes, larger than the %d MiB a results file may be", path,
                (long long)st.st_size, BENCH_RESULTS_MAX_BYTES >> 20);
         fclose(f);
         return NULL;
     }
-    json_error_t je;
-    capped c = { f, 0, 0 };
-    json_t *doc = json_load_callback(capped_read, &c, JSON_REJECT_DUPLICATES, &je);
-    int read_err = ferror(f);
-    if (fclose(f) != 0 || read_err) {
+    /* The whole file in one buffer: its series are read out of the text
+     * before jansson sees it (a long run's file is mostly its series). */
+    char *buf;
+    size_t n;
+    const int rc = read_all(f, regular ? (size_t)st.st_size : 0, &buf, &n);
+    if (fclose(f) != 0 || rc == -2) {
+        free(buf);
         bench_seterr(err, len, "%s: cannot read the file", path);
-        json_decref(doc);
         return NULL;
     }
-    if (c.over) {
+    if (rc == -1) {
+        bench_seterr(err, len, "out of memory reading %s", path);
+        return NULL;
+    }
+    if (n > BENCH_RESULTS_MAX_BYTES) {
+        free(buf);
         bench_seterr(err, len, "%s: larger than the %d MiB a results file may be", path,
                BENCH_RESULTS_MAX_BYTES >> 20);
-        json_decref(doc);
         return NULL;
     }
-    return checked(doc, &je, path, err, len);
+    return parse_text(path, buf, n, err, len);
 }
 
 json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *err, size_t len)
@@ -861,8 +963,14 @@ json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *e
                BENCH_RESULTS_MAX_BYTES >> 20);
         return NULL;
     }
-    json_error_t je;
-    return checked(json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je), &je, name, err, len);
+    char *copy = malloc(n ? n : 1);     /* the series are blanked in the text */
+    if (!copy) {
+        bench_seterr(err, len, "out of memory reading %s", name);
+        return NULL;
+    }
+    if (n)
+        memcpy(copy, buf, n);
+    return parse_text(name, copy, n, err, len);
 }
 
 /* ---- writing reports ---------------------------------------------------- */
@@ -1076,91 +1184,116 @@ static long long floor_div(long long a, long long b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-/* The per-second series of all inputs, aligned by wall-clock second. */
-static json_t *merge_series(const mrun *in, size_t n, char *err, size_t len)
+/* The input runs' series (bench_run_seconds), released with release_series. */
+static bench_seconds *input_series(const mrun *in, size_t n)
+{
+    bench_seconds *sec = calloc(n ? n : 1, sizeof *sec);
+    for (size_t i = 0; sec && i < n; i++)
+        if (bench_run_seconds(in[i].run, &sec[i]) != 0) {
+            while (i--)
+                bench_seconds_release(&sec[i]);
+            free(sec);
+            sec = NULL;
+        }
+    return sec;
+}
+
+static void release_series(bench_seconds *sec, size_t n)
+{
+    for (size_t i = 0; sec && i < n; i++)
+        bench_seconds_release(&sec[i]);
+    free(sec);
+}
+
+/* The per-second series of all inputs, aligned by wall-clock second, into
+ * out, compactly (its "per_second"); 0, or -1 with err set. */
+static int merge_series(json_t *out, const mrun *in, size_t n, char *err, size_t len)
 {
     long long lo = 0, hi = 0;
     size_t lo_in = 0, hi_in = 0;     /* which input holds each end */
     int any = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t k;
-        json_t *s;
-        json_array_foreach(json_object_get(in[i].run, "per_second"), k, s) {
-            long long sec = floor_div(in[i].start_ms + bench_json_int(s, "t", 0) * 1000, 1000);
-            if (!any || sec < lo) {
-                lo = sec;
+    bench_seconds *sec = input_series(in, n);
+    if (!sec) {
+        bench_seterr(err, len, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < sec[i].n; k++) {
+            long long at = floor_div(in[i].start_ms + (long long)sec[i].s[k].t * 1000, 1000);
+            if (!any || at < lo) {
+                lo = at;
                 lo_in = i;
             }
-            if (!any || sec > hi) {
-                hi = sec;
+            if (!any || at > hi) {
+                hi = at;
                 hi_in = i;
             }
             any = 1;
         }
+    if (!any) {
+        release_series(sec, n);
+        if (bench_run_seconds_set(out, NULL, 0) == 0)
+            return 0;
+        bench_seterr(err, len, "out of memory");
+        return -1;
     }
-    json_t *out = json_array();
-    if (!out || !any)
-        return out;
     if (hi - lo >= MAX_SERIES_SECONDS) {
         bench_seterr(err, len, "%s and %s: %s: their per-second series are more than 8 days of wall-clock "
                      "time apart (measurement starts far apart?)",
                      in[lo_in].name, in[hi_in].name, bench_json_str(in[0].run, "test", "?"));
-        json_decref(out);
-        return NULL;
+        release_series(sec, n);
+        return -1;
     }
     size_t nsec = (size_t)(hi - lo + 1);
     msec *secs = calloc(nsec, sizeof *secs);
-    if (!secs) {
+    bench_model_second *series = secs ? calloc(nsec, sizeof *series) : NULL;
+    if (!series) {
         bench_seterr(err, len, "out of memory");
-        json_decref(out);
-        return NULL;
+        free(secs);
+        release_series(sec, n);
+        return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t k;
-        json_t *s;
-        json_array_foreach(json_object_get(in[i].run, "per_second"), k, s) {
-            long long sec = floor_div(in[i].start_ms + bench_json_int(s, "t", 0) * 1000, 1000);
-            msec *m = &secs[sec - lo];
-            long long ops = bench_json_int(s, "ops", 0), errors = bench_json_int(s, "errors", 0);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        for (size_t k = 0; k < sec[i].n; k++) {
+            const bench_model_second *s = &sec[i].s[k];
+            msec *m = &secs[floor_div(in[i].start_ms + (long long)s->t * 1000, 1000) - lo];
+            long long ops = (long long)s->ops, errors = (long long)s->errors;
             char field[96];
             snprintf(field, sizeof field, "%s.per_second[%zu].ops", in[i].field, k);
             if (add_count(&m->ops, ops, in[i].name, field, err, len) != 0 ||
                 add_count(&m->errors, errors, in[i].name, field, err, len) != 0) {
-                free(secs);
-                json_decref(out);
-                return NULL;
+                rc = -1;
+                break;
             }
             m->used = 1;
-            m->span_s = fmax(m->span_s, bench_json_num(s, "span_s", 1.0));
+            m->span_s = fmax(m->span_s, s->span_s);
             if (ops > 0) {     /* ops are the successes, which the percentiles are of */
-                m->p50 = fmax(m->p50, bench_json_num(s, "p50_us", 0));
-                m->p99 = fmax(m->p99, bench_json_num(s, "p99_us", 0));
+                m->p50 = fmax(m->p50, s->p50_us);
+                m->p99 = fmax(m->p99, s->p99_us);
             }
-            const json_t *target = json_object_get(s, "target");
-            if (json_is_number(target)) {
-                m->target += json_number_value(target);
+            if (s->has_target) {
+                m->target += s->target;
                 m->has_target = 1;
             }
         }
     }
-    for (size_t k = 0; k < nsec; k++) {
+    release_series(sec, n);
+    for (size_t k = 0; rc == 0 && k < nsec; k++) {
         const msec *m = &secs[k];
-        json_t *e = json_pack("{s:I,s:f,s:I,s:I,s:f,s:f}", "t", (json_int_t)(k + 1), "span_s",
-                              m->used ? round(m->span_s * 1000) / 1000 : 1.0, "ops", (json_int_t)m->ops,
-                              "errors", (json_int_t)m->errors, "p50_us", m->p50, "p99_us", m->p99);
-        if (e && m->has_target && json_object_set_new(e, "target", json_real(m->target)) != 0) {
-            json_decref(e);
-            e = NULL;
-        }
-        if (!e || json_array_append_new(out, e) != 0) {
-            bench_seterr(err, len, "out of memory");
-            json_decref(out);
-            out = NULL;
-            break;
-        }
+        series[k] = (bench_model_second){ .t = (double)(k + 1),
+                                          .span_s = m->used ? round(m->span_s * 1000) / 1000 : 1.0,
+                                          .ops = (uint64_t)m->ops, .errors = (uint64_t)m->errors,
+                                          .p50_us = m->p50, .p99_us = m->p99,
+                                          .has_target = m->has_target, .target = m->target };
     }
     free(secs);
-    return out;
+    if (rc == 0 && bench_run_seconds_set(out, series, nsec) != 0) {
+        bench_seterr(err, len, "out of memory");
+        rc = -1;
+    }
+    free(series);
+    return rc;
 }
 
 /* The measured part of the merged run: counts, rates, latency, series, histogram. */
@@ -1203,15 +1336,13 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
     atomic_store_explicit(&sum->clamped, (uint64_t)clamped, memory_order_relaxed);
 
     json_t *codes = merge_codes(in, n, err, len);
-    json_t *series = codes ? merge_series(in, n, err, len) : NULL;
     json_t *lat = latency_from_hist(sum);
     json_t *hist = bench_hist_to_json(sum);
-    if (!codes || !series || !lat || !hist) {
-        /* merge_codes and merge_series explain their own failures; the rest is memory. */
+    if (!codes || !lat || !hist) {
+        /* merge_codes explains its own failures; the rest is memory. */
         if (err && !*err)
             bench_seterr(err, len, "out of memory");
         json_decref(codes);
-        json_decref(series);
         json_decref(lat);
         json_decref(hist);
         goto done;
@@ -1227,7 +1358,7 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         json_object_set_new(out, "bytes_per_s", json_real(round(bps))) ||
         json_object_set_new(out, "latency_us", lat) ||
         json_object_set_new(out, "errors_by_code", codes) ||
-        json_object_set_new(out, "per_second", series) ||
+        json_object_set_new(out, "per_second", json_array()) ||    /* its place: merge_series fills it */
         /* a merged second's p50/p99 are the largest of its inputs': an upper bound */
         json_object_set_new(out, BENCH_MODEL_UPPER_BOUND_KEY, json_true()) ||
         json_object_set_new(out, "histogram", hist) ||
@@ -1235,6 +1366,8 @@ static int merge_measured(json_t *out, const mrun *in, size_t n, char *err, size
         bench_seterr(err, len, "out of memory");
         goto done;
     }
+    if (merge_series(out, in, n, err, len) != 0)
+        goto done;
     rc = 0;
 done:
     bench_hist_free(sum);

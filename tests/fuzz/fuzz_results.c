@@ -2,7 +2,9 @@
  * tests/fuzz/fuzz_results.c - the results-file reader (what compare, report
  * and merge load): parse, screen and check a document; when it passes, write
  * its CSV and HTML reports, evaluate thresholds on its runs, match its runs,
- * and merge it with itself, whose result must pass the check too.
+ * and merge it with itself, whose result must pass the check too, and be
+ * read back as merge -o writes it (its series held compactly, written out
+ * by bench_series_dumpf).
  */
 #include "tests/fuzz/fuzz.h"
 
@@ -10,6 +12,7 @@
 
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
+#include "bench/results/series.h"
 #include "bench/results/threshold.h"
 #include "rest/transport/views.h"
 
@@ -58,6 +61,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (bench_results_check(merged, why, sizeof why) != 0) {
             fprintf(stderr, "merged document fails its own check: %s\n", why);
             abort();
+        }
+        char *text = NULL;
+        size_t n = 0;
+        FILE *mem = open_memstream(&text, &n);
+        if (mem) {
+            const int rc = bench_series_dumpf(merged, mem);
+            if (fclose(mem) == 0 && rc == 0) {
+                json_t *back = bench_results_parse("merged.json", text, n, why, sizeof why);
+                /* (a sum of rates may pass the 2^53 a file may hold: not a parse error) */
+                if (!back && strstr(why, "bad JSON")) {
+                    fprintf(stderr, "merged document, written, is not JSON: %s\n", why);
+                    abort();
+                }
+                const json_t *mr = json_object_get(merged, "runs"), *br = json_object_get(back, "runs");
+                for (size_t k = 0; back && k < json_array_size(mr); k++) {
+                    bench_seconds a, b;
+                    if (bench_run_seconds(json_array_get(mr, k), &a) == 0 &&
+                        bench_run_seconds(json_array_get(br, k), &b) == 0 && a.n != b.n) {
+                        fprintf(stderr, "merged run %zu: %zu seconds written, %zu read back\n", k, a.n, b.n);
+                        abort();
+                    }
+                    bench_seconds_release(&a);
+                    bench_seconds_release(&b);
+                }
+                json_decref(back);
+            }
+            free(text);
         }
         json_decref(merged);
     }

@@ -25,6 +25,7 @@
 #include "bench/driver/outopts.h"
 #include "bench/driver/progress.h"
 #include "bench/results/report.h"
+#include "bench/results/series.h"
 #include "bench/driver/session.h"
 #include "bench/results/stats.h"
 #include "bench/results/target.h"
@@ -376,24 +377,27 @@ static void test_merge_exact(void)
     CHECK(it && strcmp(json_object_iter_key(it), "CKR_DEVICE_ERROR") == 0 &&
           json_integer_value(json_object_iter_value(it)) == 3);
 
-    /* Per-second series aligned by wall-clock second: [A1] [A2+B1] ... [A5+B4] [B5]. */
-    const json_t *ps_m = json_object_get(r, "per_second"), *psa = json_object_get(ra, "per_second"),
-                 *psb = json_object_get(rb, "per_second");
-    CHECK_MSG(json_array_size(ps_m) == 6, "%zu seconds", json_array_size(ps_m));
+    /* Per-second series aligned by wall-clock second: [A1] [A2+B1] ... [A5+B4] [B5];
+     * the merged one held compactly (series.h), the inputs' as jansson arrays. */
+    bench_seconds ps_m, psa, psb;
+    CHECK(bench_run_seconds_compact(r) && bench_run_seconds(r, &ps_m) == 0 && bench_run_seconds(ra, &psa) == 0 &&
+          bench_run_seconds(rb, &psb) == 0);
+    CHECK_MSG(ps_m.n == 6 && psa.n == 5 && psb.n == 5, "%zu seconds", ps_m.n);
     long long total = 0;
-    for (size_t k = 0; k < json_array_size(ps_m) && k < 6; k++) {
-        long long want_ops = (k < 5 ? bench_json_int(json_array_get(psa, k), "ops", 0) : 0) +
-                             (k >= 1 ? bench_json_int(json_array_get(psb, k - 1), "ops", 0) : 0);
-        const json_t *e = json_array_get(ps_m, k);
-        CHECK_MSG(bench_json_int(e, "t", 0) == (long long)k + 1, "t %lld", bench_json_int(e, "t", 0));
-        CHECK_MSG(bench_json_int(e, "ops", -1) == want_ops, "second %zu: %lld ops, want %lld", k + 1,
-                  bench_json_int(e, "ops", -1), want_ops);
-        total += bench_json_int(e, "ops", 0);
+    for (size_t k = 0; k < ps_m.n && k < 6 && psa.n == 5 && psb.n == 5; k++) {
+        long long want_ops = (k < 5 ? (long long)psa.s[k].ops : 0) + (k >= 1 ? (long long)psb.s[k - 1].ops : 0);
+        const bench_model_second *e = &ps_m.s[k];
+        CHECK_MSG(e->t == (double)k + 1, "t %g", e->t);
+        CHECK_MSG((long long)e->ops == want_ops, "second %zu: %llu ops, want %lld", k + 1,
+                  (unsigned long long)e->ops, want_ops);
+        total += (long long)e->ops;
     }
     CHECK(total == bench_json_int(r, "ops", 0));
     /* A merged second's p99 is the larger of its inputs'. */
-    CHECK(bench_json_num(json_array_get(ps_m, 1), "p99_us", 0) ==
-          fmax(bench_json_num(json_array_get(psa, 1), "p99_us", 0), bench_json_num(json_array_get(psb, 0), "p99_us", 0)));
+    CHECK(ps_m.n > 1 && psa.n > 1 && psb.n > 0 && ps_m.s[1].p99_us == fmax(psa.s[1].p99_us, psb.s[0].p99_us));
+    bench_seconds_release(&ps_m);
+    bench_seconds_release(&psa);
+    bench_seconds_release(&psb);
 
     /* The document says where it came from. */
     const json_t *from = json_object_get(m, "merged_from");
@@ -1185,12 +1189,154 @@ static void test_progress_tty(void)
     close(master);
 }
 
+/* ---- per-second series read compactly (series.h) ----------------------------- */
+
+static int same_seconds(const bench_seconds *a, const bench_seconds *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const bench_model_second *x = &a->s[i], *y = &b->s[i];
+        if (x->t != y->t || x->span_s != y->span_s || x->ops != y->ops || x->errors != y->errors ||
+            x->p50_us != y->p50_us || x->p99_us != y->p99_us || x->has_target != y->has_target ||
+            x->target != y->target || x->has_in_flight != y->has_in_flight || x->in_flight != y->in_flight)
+            return 0;
+    }
+    return 1;
+}
+
+/* doc as merge -o writes it (bench_series_dumpf); NULL on failure. */
+static char *series_dump(const json_t *doc)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f)
+        return NULL;
+    const int rc = bench_series_dumpf(doc, f);
+    if (fclose(f) != 0 || rc != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* text parsed as a results file; err says why not. */
+static json_t *parse_text(const char *text, char *err, size_t len)
+{
+    err[0] = '\0';
+    return bench_results_parse("s.json", text, strlen(text), err, len);
+}
+
+/*
+ * A file's per_second arrays are read out of the text into structs: the
+ * same series as jansson's path, the same messages for a bad second or a
+ * broken array (line and column), a run whose seconds hold anything else
+ * left to jansson whole, and merge's writer byte for byte jansson's.
+ */
+static void test_series_compact(void)
+{
+    bench_hist *h = bench_hist_new();
+    if (!h) {
+        CHECK(!"out of memory");
+        return;
+    }
+    for (uint64_t v = 1; v <= 600; v++)
+        bench_hist_record(h, v * 1000);
+    json_t *run = mk_run("rsa-pkcs-sign", 2, h, 3, 6);
+    json_t *ps = json_object_get(run, "per_second");
+    json_object_set_new(json_array_get(ps, 1), "target", json_real(1000.5));
+    json_object_set_new(json_array_get(ps, 2), "in_flight", json_integer(7));
+    json_t *doc = mk_doc(run, 1796299484004LL, "s1");
+    /* a string that looks like a series, escapes and all, before the runs */
+    json_object_set_new(json_object_get(doc, "environment"), "note", json_string("\"per_second\": [ {\\\"t\": 1"));
+    const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
+    char *text = json_dumps(doc, flags), err[600];
+    json_t *loaded = parse_text(text, err, sizeof err);
+    CHECK_MSG(loaded != NULL, "%s", err);
+    const json_t *lr = json_array_get(json_object_get(loaded, "runs"), 0);
+    bench_seconds a, b;
+    CHECK(bench_run_seconds_compact(lr) && json_array_size(json_object_get(lr, "per_second")) == 0);
+    CHECK(bench_run_seconds(lr, &a) == 0 && bench_run_seconds(run, &b) == 0);
+    CHECK_MSG(same_seconds(&a, &b), "%zu vs %zu seconds, or their figures differ", a.n, b.n);
+    CHECK(a.n == 6 && a.s[1].has_target && a.s[1].target == 1000.5 && a.s[2].has_in_flight && a.s[2].in_flight == 7);
+    bench_seconds_release(&a);
+    bench_seconds_release(&b);
+
+    /* merge -o's writer: the series written back where they were, as jansson writes them */
+    char *back = loaded ? series_dump(loaded) : NULL;
+    CHECK_MSG(back && strcmp(back, text) == 0, "the dump differs from jansson's");
+    free(back);
+    /* a string of the document that holds the placeholder: the long way, the same bytes */
+    json_object_set_new(json_object_get(loaded, "environment"), "x", json_string("\x01series 0"));
+    json_object_set_new(json_object_get(doc, "environment"), "x", json_string("\x01series 0"));
+    char *want = json_dumps(doc, flags);
+    back = loaded ? series_dump(loaded) : NULL;
+    CHECK_MSG(back && want && strcmp(back, want) == 0, "the dump with a placeholder in a string differs");
+    free(back);
+    free(want);
+    json_object_del(json_object_get(doc, "environment"), "x");
+    json_decref(loaded);
+
+    /* a member a struct does not hold: the run's array kept as the file has it */
+    json_object_set_new(json_array_get(ps, 3), "gc_ms", json_real(1.5));
+    char *t2 = json_dumps(doc, flags);
+    loaded = parse_text(t2, err, sizeof err);
+    lr = json_array_get(json_object_get(loaded, "runs"), 0);
+    CHECK_MSG(loaded && !bench_run_seconds_compact(lr) && json_array_size(json_object_get(lr, "per_second")) == 6 &&
+              bench_json_num(json_array_get(json_object_get(lr, "per_second"), 3), "gc_ms", 0) == 1.5, "%s", err);
+    json_decref(loaded);
+    free(t2);
+    json_object_del(json_array_get(ps, 3), "gc_ms");
+
+    /* the messages of jansson's path */
+    json_object_set_new(json_array_get(ps, 4), "ops", json_real(1.5));
+    t2 = json_dumps(doc, flags);
+    CHECK(!parse_text(t2, err, sizeof err));
+    CHECK_MSG(strstr(err, "runs[0].per_second[4].ops: is not a non-negative integer"), "%s", err);
+    free(t2);
+    json_object_set_new(json_array_get(ps, 4), "ops", json_integer(1000000));
+    t2 = json_dumps(doc, flags);
+    CHECK(!parse_text(t2, err, sizeof err));
+    CHECK_MSG(strstr(err, "runs[0].per_second: the series counts more operations than the run (600)"), "%s", err);
+    free(t2);
+    json_object_set_new(json_array_get(ps, 4), "ops", json_integer(100));
+    json_object_set_new(json_array_get(ps, 5), "t", json_integer(99));
+    t2 = json_dumps(doc, flags);
+    CHECK(!parse_text(t2, err, sizeof err));
+    CHECK_MSG(strstr(err, "runs[0].per_second[5].t: second 99 is past the run's end"), "%s", err);
+    free(t2);
+    /* a broken array, and a document broken past a series taken: jansson's line and column */
+    static const char *const cuts[] = { "\"p99_us\"", "\"histogram\"" };
+    for (size_t k = 0; k < 2; k++) {
+        char *cut = strdup(text), *at = cut ? strstr(cut, cuts[k]) : NULL;
+        if (!at) {
+            CHECK(!"no place to cut");
+            free(cut);
+            continue;
+        }
+        at[0] = '}';      /* an object closed where a key was */
+        json_error_t je;
+        json_t *plain = json_loads(cut, JSON_REJECT_DUPLICATES, &je);
+        char line[300];
+        snprintf(line, sizeof line, "s.json: bad JSON at line %d, column %d: %s", je.line, je.column, je.text);
+        CHECK(!plain && !parse_text(cut, err, sizeof err));
+        CHECK_MSG(strcmp(err, line) == 0, "%s, not %s", err, line);
+        json_decref(plain);
+        free(cut);
+    }
+    free(text);
+    json_decref(doc);
+    bench_hist_free(h);
+}
+
 int main(void)
 {
     RUN(test_load_errors);
     RUN(test_validate_measured);
     RUN(test_same_setup);
     RUN(test_merge_exact);
+    RUN(test_series_compact);
     RUN(test_merge_refusals);
     RUN(test_merge_http);
     RUN(test_section_hooks);
