@@ -544,7 +544,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
     }
-    if (rest_http_check_opts(&o->http, why, sizeof why) != 0) {
+    if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0) {
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }

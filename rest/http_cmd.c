@@ -555,6 +555,11 @@ static int parse_args(int argc, char **argv, http_opts *o)
                         "--plain-url or --plain-port)");
             return BENCH_EXIT_USAGE;
         }
+        if (o->http.http2) {
+            bench_error("--http2 with --tls-matrix: HTTP/2 comes through TLS only, so the plain "
+                        "variant would run HTTP/1.1 and the matrix compare two protocols");
+            return BENCH_EXIT_USAGE;
+        }
         if (o->plain_url && o->plain_port) {
             bench_error("--plain-url and --plain-port each give the plain-HTTP variant: give "
                         "only one");
@@ -592,7 +597,7 @@ static int parse_args(int argc, char **argv, http_opts *o)
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
     }
-    if (rest_http_check_opts(&o->http, why, sizeof why) != 0) {
+    if (rest_http_check_opts(&o->http, &o->url_parsed, "--url", why, sizeof why) != 0) {
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }

@@ -24,6 +24,8 @@ static const char *const class_names[] = {
     [REST_E_VERIFY_FALSE - REST_CODE_CLASS_BASE] = "VERIFY_FALSE",
     [REST_E_HEADER_TOO_LARGE - REST_CODE_CLASS_BASE] = "HEADER_TOO_LARGE",
     [REST_E_BAD_VALUE - REST_CODE_CLASS_BASE] = "BAD_VALUE",
+    [REST_E_HTTP2_FRAMING - REST_CODE_CLASS_BASE] = "HTTP2_FRAMING",
+    [REST_E_HTTP2_STREAM - REST_CODE_CLASS_BASE] = "HTTP2_STREAM",
 };
 
 /* The CURLcode names a benchmark meets; the rest print as CURLE_<n>. */
@@ -140,6 +142,10 @@ bench_code rest_code_from_curl(int cc, long os_errno, const char *errbuf)
         return REST_E_TOO_LARGE;
     case CURLE_ABORTED_BY_CALLBACK:
         return REST_E_INTERRUPTED;
+    case CURLE_HTTP2:
+        return REST_E_HTTP2_FRAMING;
+    case CURLE_HTTP2_STREAM:
+        return REST_E_HTTP2_STREAM;
     default:
         return (bench_code)(REST_CODE_CURL_BASE + (unsigned)cc);
     }
@@ -184,6 +190,7 @@ int rest_code_is_transient(bench_code code)
     case REST_E_BAD_BASE64:
     case REST_E_ROUNDTRIP_MISMATCH:
     case REST_E_VERIFY_FALSE:
+    case REST_E_HTTP2_STREAM:
         return 1;
     default:
         return 0;

@@ -43,6 +43,9 @@ enum {
     REST_E_VERIFY_FALSE,       /* verify answered "result": false for a good signature */
     REST_E_HEADER_TOO_LARGE,   /* a response header over libcurl's 100 KB (not "out of memory") */
     REST_E_BAD_VALUE,          /* a value to send back (token, kid) holds a control character or what cannot go in its place */
+    /* HTTP/2 (--http2) */
+    REST_E_HTTP2_FRAMING,      /* the connection's HTTP/2 framing failed (CURLE_HTTP2) */
+    REST_E_HTTP2_STREAM,       /* one stream reset or broken (CURLE_HTTP2_STREAM) */
     REST_E_CLASS_END,
 };
 

@@ -256,7 +256,7 @@ static const bench_option http_rows[] = {
     { "no-connection-reuse", 0, BENCH_ARG_NONE, NULL, REST_OPT_NO_REUSE,
       "a new connection and full TLS handshake for every request", NULL },
     { "http2", 0, BENCH_ARG_NONE, NULL, REST_OPT_HTTP2,
-      "HTTP/2 when the server offers it (default HTTP/1.1 keep-alive)", NULL },
+      "HTTP/2 over TLS when the server offers it (default HTTP/1.1 keep-alive)", NULL },
     { "timeout", 0, BENCH_ARG_REQUIRED, "TIME", REST_OPT_TIMEOUT,
       "per request, connection included (default 10s)", NULL },
 };
@@ -282,7 +282,8 @@ int rest_http_opt(rest_http_opts *o, int code, const char *arg)
     }
 }
 
-int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen)
+int rest_http_check_opts(const rest_http_opts *o, const bench_url *url, const char *url_flag,
+                         char *err, size_t errlen)
 {
     const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
     if (o->key && !o->cert) {
@@ -305,6 +306,13 @@ int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen)
     }
     if (o->http2 && !(v->features & CURL_VERSION_HTTP2)) {
         snprintf(err, errlen, "--http2: this libcurl (%s) has no HTTP/2 support", v->version);
+        return -1;
+    }
+    if (o->http2 && url && url->scheme != BENCH_URL_HTTPS) {
+        snprintf(err, errlen, "--http2 with a plain http:// %s: HTTP/2 is asked for through TLS (ALPN) "
+                 "only, so this would run HTTP/1.1 (h2c fails every request after the first on a "
+                 "reused connection with this libcurl, %s): use an https:// URL, or drop --http2",
+                 url_flag, v->version);
         return -1;
     }
     return 0;

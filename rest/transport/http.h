@@ -174,8 +174,13 @@ extern const bench_opt_group rest_http_group;
 /* Take one TLS/HTTP option: 1 taken, 0 not one of them, -1 bad value (printed). */
 int rest_http_opt(rest_http_opts *o, int code, const char *arg);
 
-/* Whether a libcurl build can do what the options ask; one-line reason if not. */
-int rest_http_check_opts(const rest_http_opts *o, char *err, size_t errlen);
+/* Whether a libcurl build can do what the options ask against url (the
+ * run's target, parsed); one-line reason if not.  --http2 over plain HTTP
+ * is refused: libcurl is asked for HTTP/2 only through TLS's ALPN (h2c by
+ * prior knowledge fails every request after the first on a reused
+ * connection with Debian 12's libcurl 7.88), so it would run HTTP/1.1. */
+int rest_http_check_opts(const rest_http_opts *o, const bench_url *url, const char *url_flag,
+                         char *err, size_t errlen);
 
 /* The side-metric hooks of a workload state whose first member is its
  * rest_http *: bind the worker's recorder, record what the operation noted. */

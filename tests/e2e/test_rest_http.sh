@@ -53,6 +53,15 @@ if [ "$lines" -eq 1 ]; then pass "--quiet --summary jmeter: that line alone"
 else fail "--quiet --summary jmeter: that line alone" "$lines lines: $(head -c 200 "$T/out")"; fi
 file_has "JMeter line: 20 requests" "$T/out" '^summary = +20 in 00:00:0[0-9] = '
 
+# --http2 is HTTP/2 through TLS's ALPN only: over plain HTTP it would run
+# HTTP/1.1 (and h2c breaks on a reused connection with Debian's libcurl).
+http --url "$PLAIN/hello" --http2 --iterations 2
+check_one_line_error "--http2 with an http:// --url: refused, exit 2" 2 '^hsmbench: error: --http2 with a plain http:// --url: .*HTTP/1\.1'
+http --url "$URL/hello" --cacert "$P/ca.pem" --http2 --tls-matrix --plain-port "$PPORT" --iterations 2
+check_one_line_error "--http2 with --tls-matrix: refused, exit 2" 2 '^hsmbench: error: --http2 with --tls-matrix: '
+EKM_TOKEN=t run "$HSMBENCH" rest ekm --endpoint "$PLAIN/ekm" --token-env EKM_TOKEN --http2 --iterations 2
+check_one_line_error "rest ekm --http2 with an http:// --endpoint: refused, exit 2" 2 '^hsmbench: error: --http2 with a plain http:// --endpoint: '
+
 # data_received is every byte of every answer, header lines included, to
 # the byte (the header lines are counted as they arrive, not asked of
 # libcurl): one answer of /hello read off a raw socket, times the requests.

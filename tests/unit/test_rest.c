@@ -252,6 +252,14 @@ static void test_codes_from_curl(void)
     CHECK(rest_code_from_curl(CURLE_GOT_NOTHING, 0, NULL) == REST_E_EMPTY_REPLY);
     CHECK(rest_code_from_curl(CURLE_PARTIAL_FILE, 0, NULL) == REST_E_TRUNCATED);
     CHECK(rest_code_from_curl(CURLE_SEND_FAIL_REWIND, 0, NULL) == REST_CODE_CURL_BASE + CURLE_SEND_FAIL_REWIND);
+    /* HTTP/2's two failures under their own names, not CURLE_<n>. */
+    char name[32];
+    CHECK(rest_code_from_curl(CURLE_HTTP2, 0, NULL) == REST_E_HTTP2_FRAMING);
+    CHECK(rest_code_from_curl(CURLE_HTTP2_STREAM, 0, NULL) == REST_E_HTTP2_STREAM);
+    rest_code_name(REST_E_HTTP2_FRAMING, name, sizeof name);
+    CHECK_MSG(strcmp(name, "HTTP2_FRAMING") == 0, "%s", name);
+    rest_code_name(REST_E_HTTP2_STREAM, name, sizeof name);
+    CHECK_MSG(strcmp(name, "HTTP2_STREAM") == 0, "%s", name);
 }
 
 static void test_code_kinds(void)
