@@ -2,9 +2,9 @@
 # tests/e2e/test_until_stable.sh - --until-stable PCT (issue 26, item 1):
 # on the mock HSM with a fixed service time a run stops "stable" well
 # before its bound, with the results file's stable object; on the mock
-# drifting (drift=+50%:5s) it runs to the bound and says so; a non-blocking
-# run at a fixed rate and a rest http run against hsmbench serve stop stable
-# too; the refusals (with --iterations, --loops, --stages, PCT 0, 60, abc)
+# drifting (drift=+50%:5s) it runs to the bound and says so; non-blocking
+# runs at a fixed rate (run, and rest http against hsmbench serve) stop
+# stable too, and a blocking rest http run records its stable object; the refusals (with --iterations, --loops, --stages, PCT 0, 60, abc)
 # are one line naming the flag, exit 2; a hostile stable object is refused
 # by report.  About 25 seconds.
 # serial: asserts that the mock's rates settle within 2 % in under 10 s, which other jobs on the same cores would disturb
@@ -31,12 +31,23 @@ run "$HSMBENCH" run --module "$MOCK" --test sha256-digest --until-stable 2 --fin
 check_one_line_error "--until-stable with --find-capacity refused" 2 "--find-capacity .*leave out --until-stable"
 
 # ---- a steady target: stops stable, in under a third of --duration ---------------------------
-run env HSMBENCH_MOCK="service=fixed:1ms" "$HSMBENCH" run --module "$MOCK" --test rsa-pkcs-sign \
-    --threads 2 --until-stable 2% --duration 30 --json "$T/steady.json"
-check "steady mock: exit 0, the stable line says stopped: stable" 0 \
-    '^    stable\.+: [0-9.]+/s ±[0-9.]+ % \(95 %, [0-9]+ batch means of [0-9.]+ s.*\(MSER-5\); stopped: stable at [0-9.]+ s of 30 s$'
-json_check "steady mock: stopped stable in under 10 s, the object complete and consistent" "$T/steady.json" \
-    '(lambda r, s: s["stopped"] == "stable" and s["target_pct"] == 2 and r["duration_s"] < 10 and r["duration_s"] >= 5 and s["bound_s"] == 30 and s["method"] == "MSER-5 + batch means" and 10 <= s["batches"] <= 30 and s["half_width_pct"] <= 2 and s["ci95_low"] <= s["mean_ops_per_s"] <= s["ci95_high"] and r["status"] == "ok" and len(r["per_second"]) == round(r["duration_s"]))(runs[0], runs[0]["stable"])'
+# (the plain build's measurement; a sanitizer build's mock is too noisy to
+# be stable to 2 % in time, and there the run's object is checked alone)
+# Two cores of 1 ms and four threads: a thread always waits for a core, so
+# the true rate is the cores' 2000/s however the machine's timers wake.
+if all_cases; then
+    run env HSMBENCH_MOCK="service=fixed:1ms;cores=2" "$HSMBENCH" run --module "$MOCK" --test rsa-pkcs-sign \
+        --threads 4 --until-stable 2% --duration 30 --json "$T/steady.json"
+    check "steady mock: exit 0, the stable line says stopped: stable" 0 \
+        '^    stable\.+: [0-9.]+/s ±[0-9.]+ % \(95 %, [0-9]+ batch means of [0-9.]+ s.*\(MSER-5\); stopped: stable at [0-9.]+ s of 30 s$'
+    json_check "steady mock: stopped stable in under 10 s, the object complete and consistent" "$T/steady.json" \
+        '(lambda r, s: s["stopped"] == "stable" and s["target_pct"] == 2 and r["duration_s"] < 10 and r["duration_s"] >= 5 and s["bound_s"] == 30 and s["method"] == "MSER-5 + batch means" and 10 <= s["batches"] <= 30 and s["half_width_pct"] <= 2 and s["ci95_low"] <= s["mean_ops_per_s"] <= s["ci95_high"] and r["status"] == "ok" and len(r["per_second"]) == round(r["duration_s"]) and abs(s["mean_ops_per_s"] - 2000) < 60)(runs[0], runs[0]["stable"])'
+else
+    run env HSMBENCH_MOCK="service=fixed:1ms" "$HSMBENCH" run --module "$MOCK" --test rsa-pkcs-sign \
+        --threads 2 --until-stable 2% --duration 7 --json "$T/steady.json"
+    json_check "steady mock: the stable object, stopped stable or at the bound" "$T/steady.json" \
+        '(lambda r, s: s["stopped"] in ("stable", "bound") and s["batches"] >= 2 and s["ci95_low"] <= s["mean_ops_per_s"] <= s["ci95_high"] and r["status"] == "ok")(runs[0], runs[0]["stable"])'
+fi
 # The run's own figures are the whole measured part's: ops over duration_s.
 json_check "steady mock: ops_per_s is ops over the measured duration" "$T/steady.json" \
     '(lambda r: abs(r["ops_per_s"] - r["ops"] / r["duration_s"]) < 0.01 * r["ops_per_s"])(runs[0])'
@@ -57,13 +68,18 @@ if all_cases; then
     json_check "non-blocking --rate 400: stops stable near 400/s, its bound the default 60 s" "$T/rate.json" \
         '(lambda r, s: s["stopped"] == "stable" and s["bound_s"] == 60 and r["duration_s"] < 20 and abs(s["mean_ops_per_s"] - 400) < 8)(runs[0], runs[0]["stable"])'
 
-    # ---- REST: rest http against hsmbench serve ---------------------------------------------------
+    # ---- REST: rest http against hsmbench serve, blocking and at a fixed rate -----------------------
     if start_serve hello --latency 5ms; then
-        run "$HSMBENCH" rest http --url "$URL/hello" --threads 2 --until-stable 2% --duration 30 \
-            --json "$T/rest.json"
-        check "rest http: exit 0, stopped: stable" 0 'stopped: stable at [0-9.]+ s of 30 s$'
-        json_check "rest http: the stable object, under 10 s" "$T/rest.json" \
-            '(lambda r: r["stable"]["stopped"] == "stable" and r["duration_s"] < 10)(runs[0])'
+        run "$HSMBENCH" rest http --url "$URL/hello" --threads 2 --mode nonblocking --rate 200 \
+            --until-stable 2% --duration 30 --json "$T/rest.json"
+        check "rest http --rate 200: exit 0, stopped: stable" 0 'stopped: stable at [0-9.]+ s of 30 s$'
+        json_check "rest http --rate 200: the stable object, under 10 s, near 200/s" "$T/rest.json" \
+            '(lambda s: s["stopped"] == "stable" and runs[0]["duration_s"] < 10 and abs(s["mean_ops_per_s"] - 200) < 4)(runs[0]["stable"])'
+        # Blocking, the server's own pace: stable or at the bound, as the machine allows.
+        run "$HSMBENCH" rest http --url "$URL/hello" --threads 2 --until-stable 2% --duration 8 \
+            --json "$T/rest-b.json"
+        json_check "rest http blocking: the stable object, stable or at the bound" "$T/rest-b.json" \
+            '(lambda r, s: s["stopped"] in ("stable", "bound") and s["batches"] >= 2 and (s["stopped"] == "bound") == (abs(r["duration_s"] - 8) < 0.01))(runs[0], runs[0]["stable"])'
         rest_stop_all
     fi
 fi
