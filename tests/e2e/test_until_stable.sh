@@ -7,6 +7,7 @@
 # stable too, and a blocking rest http run records its stable object; the refusals (with --iterations, --loops, --stages, PCT 0, 60, abc)
 # are one line naming the flag, exit 2; a hostile stable object is refused
 # by report.  About 25 seconds.
+# tsan: yes (the sampler reads the workers' counters every 100 ms for the stable series)
 # serial: asserts that the mock's rates settle within 2 % in under 10 s, which other jobs on the same cores would disturb
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
