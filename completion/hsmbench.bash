@@ -12,7 +12,7 @@
 _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --pin'
 
 # The load, metrics and capacity options run and rest share (bench/driver).
-_hsmbench_load='--threads --duration --iterations --iterations-per-thread --loops --ramp-up --warmup
+_hsmbench_load='--threads --duration --iterations --iterations-per-thread --loops --ramp-up --until-stable --warmup
     --mode --rate --inflight --stages --think --abort-on-errors --max-unstarted --stuck-after --metrics-listen --metrics-linger
     --find-capacity --step --precision --max-steps'
 

@@ -15,7 +15,7 @@
  * (and/or the same string as CK_C_INITIALIZE_ARGS.pReserved, which wins
  * key by key): a service time for every operation-finishing call, a number
  * of "cores" serving at once, periodic or one-off stalls, rare random
- * spikes (spike=P:D), injected errors,
+ * spikes (spike=P:D), a slow drift (drift=PCT:T), injected errors,
  * a reduced mechanism list, an RSA size cap, a required PIN, several tokens
  * (slots=N, each with its own objects, sessions and login), PKCS#11 3.2
  * asynchronous sessions, and size-query quirks.  hsmbench-mock(7) has the
@@ -117,6 +117,8 @@ typedef struct mh_config {
     uint64_t    stall_at_t, stall_at_d; /* one stall from T to T+D (d 0: none) */
     double      spike_p;                /* each operation, with this probability, ... */
     uint64_t    spike_d;                /* ... serves this much longer (0: none) */
+    double      drift;                  /* service time grows by this share of itself ... */
+    uint64_t    drift_every;            /* ... every this long from C_Initialize (0: none) */
     struct { CK_RV rv; double p; } fail[MH_MAX_FAIL];
     int         nfail;
     uint64_t    seed;
@@ -495,6 +497,21 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
             return -1;
         return mh_parse_duration(mh_trim(colon + 1), &c->spike_d) ? -1 : 0;
     }
+    if (strcmp(key, "drift") == 0) {
+        char *colon = strchr(v, ':'), *end;
+        *why = "expected PCT:T (the service time PCT longer every T, e.g. +50%:10s)";
+        if (!colon)
+            return -1;
+        *colon = '\0';
+        char *pct = mh_trim(v);
+        errno = 0;
+        c->drift = strtod(pct, &end) / 100.0;
+        if (end != pct && *end == '%')
+            end++;
+        if (errno || end == pct || *end || !(c->drift >= 0 && c->drift <= 100))
+            return -1;
+        return mh_parse_duration(mh_trim(colon + 1), &c->drift_every) || !c->drift_every ? -1 : 0;
+    }
     if (strcmp(key, "fail") == 0)
         return mh_parse_fail(v, c, why);
     if (strcmp(key, "seed") == 0) {
@@ -744,6 +761,11 @@ static uint64_t mh_base_service_ns(void)
 static uint64_t mh_service_ns(void)
 {
     uint64_t t = mh_base_service_ns();
+    if (g_cfg.drift_every && g_cfg.drift > 0) {
+        /* drift=PCT:T: linearly longer, PCT of itself every T. */
+        const double f = 1.0 + g_cfg.drift * (double)(mh_now() - g_t0) / (double)g_cfg.drift_every;
+        t = (uint64_t)((double)t * f);
+    }
     if (g_cfg.spike_d && g_cfg.spike_p > 0 && mh_uniform() < g_cfg.spike_p)
         t += g_cfg.spike_d;
     return t;

@@ -531,7 +531,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     /* Before the defaults are applied: did the user size the run at all? */
     o->bench_defaults = o->kind == KIND_SDKMS && !o->check && !o->cap.nobjectives &&
                         !o->lo.threads_given && !o->lo.has_duration && !o->lo.load.iterations &&
-                        !o->lo.stages_text;
+                        !o->lo.stages_text && !(o->lo.load.stable_pct > 0);
     if (bench_cap_finish(&o->cap, &o->lo) != 0)
         return BENCH_EXIT_USAGE;
     if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)

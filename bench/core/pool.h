@@ -17,6 +17,7 @@
 
 #include "bench/core/hist.h"
 #include "bench/util/signals.h"
+#include "bench/core/stable.h"
 #include "bench/core/stages.h"
 #include "bench/core/workload.h"
 
@@ -60,6 +61,11 @@ typedef struct bench_load {
      * run so far, made in its bench_second_fn (a threshold's abort).
      * NULL: never.  Polled as the interrupt is. */
     const bench_flag *stop;
+    /* --until-stable: end the measured run, as its duration ends it, once
+     * the 95 % interval of its steady-state throughput is within this
+     * percentage of its mean (bench/core/stable.h); duration_ns is the
+     * bound.  0: off. */
+    double   stable_pct;
 } bench_load;
 
 /* --max-unstarted's default: 1 % of the scheduled requests. */
@@ -188,6 +194,11 @@ typedef struct bench_outcome {
      * errors.  A class's hist is never NULL (empty when it had no success). */
     bench_class_outcome *by[BENCH_BREAKDOWNS];
     unsigned             nby[BENCH_BREAKDOWNS];
+    /* --until-stable (bench_load.stable_pct): how the run ended and the
+     * steady state of its whole sub-intervals at the end (OFF: not asked). */
+    bench_stable_stop    stable_stop;
+    double               stable_pct;     /* the target */
+    bench_stable         stable;
 } bench_outcome;
 
 /* Called by the sampler thread once a second (and for warm-up seconds),

@@ -28,7 +28,57 @@ typedef struct sampler {
     bench_err   errs[ERR_SLOTS];   /* measured errors by code so far (live exporters) */
     int         cpu_taken;     /* cpu0_ns and wall0_ns hold the measured part's start */
     uint64_t    cpu0_ns, wall0_ns;
+    /* --until-stable: successes/s of each BENCH_STABLE_TICK_NS of the
+     * measured part (fine_take), for bench_stable_eval. */
+    double     *fine;
+    size_t      nfine, capfine;
+    uint64_t    fine_ok, fine_read_ns, fine_next_ns;
 } sampler;
+
+
+/*
+ * --until-stable's series: at each wake past the next sub-interval's end,
+ * the successes since the last reading over the time since it, as the rate
+ * of every sub-interval the reading covers (a late wake covers several).
+ * The counters are read as they are; the rate is over the reading's own
+ * span, so a wake a little late shifts a sub-interval, not its rate.
+ * -1 when out of memory.
+ */
+static int fine_take(pool *p, sampler *s, uint64_t now)
+{
+    if (!s->fine_next_ns) {
+        s->fine_read_ns = p->measure_ns;
+        s->fine_next_ns = p->measure_ns + BENCH_STABLE_TICK_NS;
+    }
+    if (now < s->fine_next_ns)
+        return 0;
+    uint64_t ok = 0;
+    for (unsigned i = 0; i < p->n; i++) {
+        const worker *wk = &p->workers[i];
+        const uint64_t e = atomic_load_explicit(&wk->errors, memory_order_relaxed);
+        const uint64_t o = atomic_load_explicit(&wk->ops, memory_order_relaxed);
+        ok += o > e ? o - e : 0;
+    }
+    const size_t ticks = (size_t)((now - s->fine_next_ns) / BENCH_STABLE_TICK_NS) + 1;
+    const double rate = (double)(ok > s->fine_ok ? ok - s->fine_ok : 0) /
+                        ((double)(now - s->fine_read_ns) / 1e9);
+    if (s->nfine + ticks > s->capfine) {
+        size_t ncap = s->capfine ? s->capfine * 2 : 1024;
+        while (ncap < s->nfine + ticks)
+            ncap *= 2;
+        double *nf = realloc(s->fine, ncap * sizeof *nf);
+        if (!nf)
+            return -1;
+        s->fine = nf;
+        s->capfine = ncap;
+    }
+    for (size_t t = 0; t < ticks; t++)
+        s->fine[s->nfine++] = rate;
+    s->fine_ok = ok > s->fine_ok ? ok : s->fine_ok;
+    s->fine_read_ns = now;
+    s->fine_next_ns += (uint64_t)ticks * BENCH_STABLE_TICK_NS;
+    return 0;
+}
 
 
 void pool_second_passed(worker *wk, uint64_t t_done)
@@ -221,7 +271,8 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
 {
     sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), bench_hist_new(),
                   bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
-                  load->warmup_ns > 0, 0, 0, { { 0, 0 } }, 0, 0, 0 };
+                  load->warmup_ns > 0, 0, 0, { { 0, 0 } }, 0, 0, 0, NULL, 0, 0, 0, 0, 0 };
+    const int until_stable = load->stable_pct > 0;
     size_t cap = 0;
     uint32_t warm_k = 0, k = 0;
     const uint64_t end_ns = load->duration_ns ? p->measure_ns + load->duration_ns : UINT64_MAX;
@@ -235,6 +286,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
         goto stop;
     }
     out->client_cpu = -1;
+    out->stable_pct = load->stable_pct;
     for (;;) {
         uint64_t now = bench_now_ns();
         /* Ticks are the run's own seconds, not when this thread woke: a
@@ -267,9 +319,19 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
             }
             uint64_t poll = load->stages && load->mode == BENCH_MODE_BLOCKING ? STAGE_NS : POLL_NS;
             uint64_t wake = now + poll < tick ? now + poll : tick;
+            if (until_stable && !in_warmup) {
+                if (fine_take(p, &s, now) != 0) {
+                    rc = -1;
+                    break;
+                }
+                if (s.fine_next_ns < wake)
+                    wake = s.fine_next_ns;
+            }
             bench_sleep_until_ns(wake);
             pool_set_active(p, bench_now_ns());
         }
+        if (rc != 0)
+            break;
         if (*interrupt) {
             out->status = BENCH_RUN_INTERRUPTED;
             finished = 1;
@@ -313,6 +375,20 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
             p->stop_ns = now;
             break;
         }
+        /* --until-stable: judged after each measured second, the run ends
+         * at this tick as a duration would end it. */
+        if (until_stable && !in_warmup) {
+            if (fine_take(p, &s, tick > now ? tick : now) != 0) {
+                rc = -1;
+                break;
+            }
+            bench_stable_eval(s.fine, s.nfine, load->stable_pct, &out->stable);
+            if (out->stable.stable && tick - p->measure_ns >= BENCH_STABLE_MIN_NS) {
+                out->stable_stop = BENCH_STABLE_STOPPED;
+                p->stop_ns = tick;
+                break;
+            }
+        }
     }
 stop:
     if (s.cpu_taken) {
@@ -353,6 +429,18 @@ stop:
             }
         }
     }
+    if (until_stable && rc == 0 && out->stable_stop != BENCH_STABLE_STOPPED) {
+        /* The steady state of the whole sub-intervals up to the end. */
+        const uint64_t end = pool_measured_end(p);
+        if (end > p->measure_ns && fine_take(p, &s, end) != 0)
+            rc = -1;
+        const size_t whole = end > p->measure_ns ? (size_t)((end - p->measure_ns) / BENCH_STABLE_TICK_NS) : 0;
+        bench_stable_eval(s.fine, s.nfine < whole ? s.nfine : whole, load->stable_pct, &out->stable);
+        out->stable_stop = out->status == BENCH_RUN_OK && load->duration_ns &&
+                           end >= p->measure_ns + load->duration_ns
+                               ? BENCH_STABLE_BOUND : BENCH_STABLE_CUT;
+    }
+    free(s.fine);
     bench_hist_free(s.sum);
     bench_hist_free(s.prev);
     bench_hist_free(s.delta);

@@ -135,6 +135,7 @@ int bench_cap_finish(bench_cap_opts *o, bench_load_opts *lo)
         return 0;
     }
     const char *clash = lo->stages_text ? "--stages"
+                      : l->stable_pct > 0 ? "--until-stable"
                       : lo->nthreads > 1 ? "a --threads list"
                       : lo->has_duration ? "--duration"
                       : l->iterations ? (l->per_thread ? "--iterations-per-thread" : "--iterations")

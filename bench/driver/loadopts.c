@@ -30,6 +30,11 @@ static const bench_option load_rows[] = {
       "blocking: JMeter's ramp-up, threads started evenly\n"
       "over TIME (thread i of N at i*TIME/N), measured as\n"
       "JMeter counts it; with --loops, --duration or alone", NULL },
+    { "until-stable", 0, BENCH_ARG_REQUIRED, "PCT", BENCH_OPT_UNTIL_STABLE,
+      "end the run once the 95% interval of its steady-state\n"
+      "throughput is within PCT of its mean (0 < PCT <= 50;\n"
+      "warm-up found by MSER-5, batch means; at least 5s and\n"
+      "10 batches), or at --duration (default 60s with it)", NULL },
     { "warmup", 0, BENCH_ARG_REQUIRED, "TIME|Nit", BENCH_OPT_WARMUP,
       "run this long first (or each thread's first N operations),\n"
       "excluded from results (default 0)", NULL },
@@ -145,6 +150,20 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
         o->load.iterations = v;
         o->load.per_thread = 1;
         o->per_thread_flag = flag;
+        return 1;
+    }
+    case BENCH_OPT_UNTIL_STABLE: {
+        /* "2%" or "2": more than 0 (bench_parse_pct's range includes it). */
+        char *end = NULL;
+        const double pct = bench_strtod(arg, &end);
+        if (end != arg && *end == '%')
+            end++;
+        if (end == arg || *end || !(pct > 0) || !(pct <= BENCH_STABLE_MAX_PCT)) {
+            bench_error("--until-stable %s: a percentage more than 0%% and at most %g%% (e.g. 2%%)", arg,
+                        BENCH_STABLE_MAX_PCT);
+            return -1;
+        }
+        o->load.stable_pct = pct;
         return 1;
     }
     case BENCH_OPT_RAMP_UP:
@@ -312,6 +331,19 @@ int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
     if (o->has_duration && l->iterations) {
         bench_error("--duration and --iterations both bound the run: give only one");
         return -1;
+    }
+    if (l->stable_pct > 0) {
+        /* A count or a ramp sets the run's end or its load: no steady state to wait for. */
+        const char *clash = l->iterations && o->iter_total ? "--iterations"
+                          : l->iterations ? o->per_thread_flag
+                          : o->stages_text ? "--stages" : NULL;
+        if (clash) {
+            bench_error("--until-stable ends a run bounded by --duration: leave out %s", clash);
+            return -1;
+        }
+        if (!o->has_duration)
+            l->duration_ns = BENCH_STABLE_BOUND_NS;
+        o->has_duration = 1;
     }
     if (o->nthreads > 1 && o->stages_text) {
         bench_error("--threads lists and --stages both vary the load: give one");

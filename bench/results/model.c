@@ -277,6 +277,64 @@ static void data_text(const json_t *run, bench_run_model *m)
         snprintf(m->data_text, sizeof m->data_text, "-");
 }
 
+/* The run's "stable" object (validated by bench_results_check) into st. */
+static void stable_of(const json_t *j, bench_model_stable *st)
+{
+    memset(st, 0, sizeof *st);
+    if (!json_is_object(j))
+        return;
+    st->present = 1;
+    st->target_pct = bench_json_num(j, "target_pct", 0);
+    copy(st->stopped, sizeof st->stopped, bench_json_str(j, "stopped", "?"));
+    copy(st->method, sizeof st->method, bench_json_str(j, "method", "?"));
+    st->bound_s = bench_json_num(j, "bound_s", 0);
+    st->warmup_s = bench_json_num(j, "warmup_s", 0);
+    st->batch_s = bench_json_num(j, "batch_s", 0);
+    st->lag1 = bench_json_num(j, "lag1", 0);
+    st->batches = count_of(j, "batches");
+    st->has_interval = json_is_number(json_object_get(j, "mean_ops_per_s"));
+    st->mean = bench_json_num(j, "mean_ops_per_s", 0);
+    st->low = bench_json_num(j, "ci95_low", 0);
+    st->high = bench_json_num(j, "ci95_high", 0);
+    st->half_width_pct = bench_json_num(j, "half_width_pct", -1);
+}
+
+const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t len)
+{
+    const bench_model_stable *st = &m->stable;
+    char head[200], corr[64] = "", warm[48], tail[128];
+    if (!st->present)
+        return NULL;
+    if (st->lag1 > BENCH_STABLE_MAX_LAG1)
+        snprintf(corr, sizeof corr, ", widened for a lag-1 autocorrelation of %.2f", st->lag1);
+    if (st->has_interval && st->half_width_pct >= 0)
+        snprintf(head, sizeof head, "%.2f/s ±%.2f %% (95 %%, %llu batch means of %g s%s)", st->mean,
+                 st->half_width_pct, (unsigned long long)st->batches, st->batch_s, corr);
+    else if (st->has_interval)
+        snprintf(head, sizeof head, "%.2f/s (95 %%: %.2f to %.2f, %llu batch means of %g s%s)", st->mean,
+                 st->low, st->high, (unsigned long long)st->batches, st->batch_s, corr);
+    else
+        snprintf(head, sizeof head, "too short for an interval (%llu batches of %g s)",
+                 (unsigned long long)st->batches, st->batch_s);
+    if (st->warmup_s > 0)
+        snprintf(warm, sizeof warm, " after a %g s warm-up (MSER-5)", st->warmup_s);
+    else
+        snprintf(warm, sizeof warm, ", no warm-up found (MSER-5)");
+    if (strcmp(st->stopped, "stable") == 0)
+        snprintf(tail, sizeof tail, "stopped: stable at %.1f s of %g s", m->duration_s, st->bound_s);
+    else if (strcmp(st->stopped, "bound") == 0 && st->half_width_pct >= 0 && st->has_interval)
+        snprintf(tail, sizeof tail, "stopped: at the bound, %g s, still ±%.2f %% (target %g %%)",
+                 st->bound_s, st->half_width_pct, st->target_pct);
+    else if (strcmp(st->stopped, "bound") == 0)
+        snprintf(tail, sizeof tail, "stopped: at the bound, %g s, not stable (target %g %%)", st->bound_s,
+                 st->target_pct);
+    else
+        snprintf(tail, sizeof tail, "stopped: %s at %.1f s of %g s, not stable (target %g %%)",
+                 st->stopped, m->duration_s, st->bound_s, st->target_pct);
+    snprintf(buf, len, "%s%s; %s", head, warm, tail);
+    return buf;
+}
+
 int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m)
 {
     memset(m, 0, sizeof *m);
@@ -352,6 +410,7 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
         classes_of(json_object_get(run, "breakdown"), m) != 0)
         goto oom;
     m->seconds_upper_bound = json_is_true(json_object_get(run, BENCH_MODEL_UPPER_BOUND_KEY));
+    stable_of(json_object_get(run, "stable"), &m->stable);
     return 0;
 oom:
     bench_model_free(m);

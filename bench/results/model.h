@@ -98,6 +98,19 @@ typedef struct bench_model_tls {
     int  client_cert;        /* -1 unknown */
 } bench_model_tls;
 
+/* --until-stable's steady state: the run's "stable" (results-schema.md). */
+typedef struct bench_model_stable {
+    int      present;          /* 0: the run was not asked to stop when stable */
+    double   target_pct;
+    char     stopped[16];      /* "stable", "bound", "interrupted" */
+    char     method[48];       /* "MSER-5 + batch means" */
+    double   bound_s, warmup_s, batch_s, lag1;
+    uint64_t batches;
+    int      has_interval;     /* mean, low, high (two batches or more) */
+    double   mean, low, high;  /* successes/s: the steady state's mean and 95 % interval */
+    double   half_width_pct;   /* of the mean; < 0 unknown */
+} bench_model_stable;
+
 typedef struct bench_run_model {
     /* setup */
     char     test[BENCH_MODEL_NAME_MAX];
@@ -150,6 +163,8 @@ typedef struct bench_run_model {
     bench_model_breakdown *by;
     size_t                 nby;
 
+    bench_model_stable stable;
+
     /* what was measured */
     bench_target target;
     char       **tokens;                 /* every token's label, when the run spans several */
@@ -181,6 +196,11 @@ void bench_model_latency_of(const json_t *lat, bench_model_latency *l);
  * verified: yes · own CA (--cacert): no · client certificate: no", or NULL
  * when unknown. */
 const char *bench_model_tls_text(const bench_model_tls *t, char *buf, size_t len);
+
+/* The steady state as the summary says it: "1854.18/s ±0.40 % (95 %, 10
+ * batch means of 0.5 s), no warm-up found (MSER-5); stopped: stable at 5.0 s
+ * of 30 s", or NULL when m has none. */
+const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t len);
 
 /* A run's per-second series in the JSON: its "per_second_upper_bound" flag. */
 #define BENCH_MODEL_UPPER_BOUND_KEY "per_second_upper_bound"

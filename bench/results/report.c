@@ -254,6 +254,11 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_mode
         fprintf(f, "%-10s %s/s\n", bench_fmt_bytes(m->bytes, a, sizeof a),
                 bench_fmt_bytes(m->bytes_per_s, b, sizeof b));
     }
+    char stable[384];
+    if (bench_model_stable_text(m, stable, sizeof stable)) {
+        label(f, "stable", 4);
+        fprintf(f, "%s\n", stable);
+    }
     if (m->open_loop) {
         label(f, "schedule", 4);
         fprintf(f, "target %.2f/s achieved %.2f/s; %llu late, %llu dropped of %llu scheduled\n",
@@ -457,6 +462,33 @@ static int schedule_figures(json_t *sched, const bench_outcome *o)
     return bad ? -1 : 0;
 }
 
+/* --until-stable's steady state (results-schema.md, "stable"); the
+ * interval's members only when there were two batches or more. */
+static json_t *stable_json(const bench_run_desc *d, const bench_outcome *o)
+{
+    const bench_stable *st = &o->stable;
+    const double tick_s = (double)BENCH_STABLE_TICK_NS / 1e9;
+    const char *stopped = o->stable_stop == BENCH_STABLE_STOPPED ? "stable"
+                        : o->stable_stop == BENCH_STABLE_BOUND ? "bound" : "interrupted";
+    json_t *j = json_pack("{s:f,s:s,s:s,s:f,s:f,s:f,s:I,s:f}", "target_pct", o->stable_pct,
+                          "stopped", stopped, "method", BENCH_STABLE_METHOD, "bound_s", d->duration_s,
+                          "warmup_s", round((double)st->warmup_n * tick_s * 1e3) / 1e3, "batch_s",
+                          round((double)st->batch_n * tick_s * 1e3) / 1e3, "batches",
+                          (json_int_t)st->batches, "lag1", round(st->lag1 * 1e4) / 1e4);
+    if (!j || st->batches < 2)
+        return j;
+    int bad = json_object_set_new(j, "mean_ops_per_s", json_real(round(st->mean * 100) / 100));
+    bad |= json_object_set_new(j, "ci95_low", json_real(round((st->mean - st->half_width) * 100) / 100));
+    bad |= json_object_set_new(j, "ci95_high", json_real(round((st->mean + st->half_width) * 100) / 100));
+    if (st->half_width_pct >= 0)
+        bad |= json_object_set_new(j, "half_width_pct", json_real(round(st->half_width_pct * 1e4) / 1e4));
+    if (bad) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
 static json_t *desc_json(const bench_run_desc *d, const char *status)
 {
     json_t *run = json_pack("{s:s,s:s,s:i,s:I,s:s}", "test", d->test, "mode", d->mode,
@@ -575,6 +607,10 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
         json_array_append_new(series, bench_model_second_json(&x));
     }
     json_object_set_new(run, "per_second", series);
+    if (o->stable_stop != BENCH_STABLE_OFF && json_object_set_new(run, "stable", stable_json(d, o)) != 0) {
+        json_decref(run);
+        return NULL;
+    }
     json_object_set_new(run, "histogram", bench_hist_to_json(o->hist));
     int any_by = 0;
     for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)

@@ -614,6 +614,13 @@ static void stats_table(FILE *f, const bench_run_model *m)
         fprintf(f, "<tr><th>data</th><td class=\"n\">%s</td><th>data rate</th><td class=\"n\">%s/s</td>"
                 "<th></th><td></td></tr>\n", bench_fmt_bytes(m->bytes, a, sizeof a),
                 bench_fmt_bytes(m->bytes_per_s, b, sizeof b));
+    char stable[384];
+    if (bench_model_stable_text(m, stable, sizeof stable)) {
+        /* --until-stable's steady state, as the summary says it. */
+        fputs("<tr><th>stable</th><td colspan=\"5\">", f);
+        esc(f, stable);
+        fputs("</td></tr>\n", f);
+    }
     if (m->open_loop) {
         /* The schedule, and the requests that never started: their latency
          * at least (due to the end), and every request's with them. */

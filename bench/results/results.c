@@ -367,6 +367,8 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
     return 0;
 }
 
+static int check_stable(const json_t *run, const char *at, char *err, size_t len);
+
 static int check_run(const json_t *run, size_t i, int version, int merged, bench_hist *scratch,
                      char *err, size_t len)
 {
@@ -462,7 +464,9 @@ static int check_run(const json_t *run, size_t i, int version, int merged, bench
     snprintf(sub, sizeof sub, "%s.histogram", at);
     if (check_histogram(json_object_get(run, "histogram"), scratch, sub, err, len))
         return -1;
-    return check_breakdown(run, at, scratch, err, len);
+    if (check_breakdown(run, at, scratch, err, len))
+        return -1;
+    return check_stable(run, at, err, len);
 }
 
 /* obj[key], when there, is of `kind` and within [lo, hi]. */
@@ -476,6 +480,50 @@ static int may(const json_t *obj, const char *where, const char *key, int kind, 
         bench_seterr(err, len, "%s.%s: %s is not %s from %g to %g", where, key,
                      json_is_number(v) ? "the value" : "it", kind_text(kind), lo, hi);
         return -1;
+    }
+    return 0;
+}
+
+/*
+ * --until-stable's object, as the summary and the page show it: a target
+ * from 0 to 50 %, how it stopped, times and counts that are not negative,
+ * an interval in order around its mean (a file that says "stable" with a
+ * low above the high, or a target of -3 %, is refused, not printed).
+ */
+static int check_stable(const json_t *run, const char *at, char *err, size_t len)
+{
+    const json_t *st = json_object_get(run, "stable");
+    char sub[96];
+    if (!st)
+        return 0;
+    snprintf(sub, sizeof sub, "%s.stable", at);
+    if (!json_is_object(st)) {
+        bench_seterr(err, len, "%s: is not an object", sub);
+        return -1;
+    }
+    const double big = 1e15;
+    if (need(st, sub, "target_pct", F_NUM, err, len) || need(st, sub, "stopped", F_STR, err, len) ||
+        need(st, sub, "method", F_STR, err, len) || need(st, sub, "batches", F_UINT, err, len) ||
+        may(st, sub, "target_pct", F_NUM, 1e-9, BENCH_STABLE_MAX_PCT, err, len) ||
+        may(st, sub, "bound_s", F_NNUM, 0, big, err, len) || may(st, sub, "warmup_s", F_NNUM, 0, big, err, len) ||
+        may(st, sub, "batch_s", F_NNUM, 0, big, err, len) || may(st, sub, "lag1", F_NUM, -1, 1, err, len) ||
+        may(st, sub, "mean_ops_per_s", F_NNUM, 0, big, err, len) ||
+        may(st, sub, "ci95_low", F_NUM, -big, big, err, len) || may(st, sub, "ci95_high", F_NUM, -big, big, err, len) ||
+        may(st, sub, "half_width_pct", F_NNUM, 0, big, err, len))
+        return -1;
+    const char *stopped = json_string_value(json_object_get(st, "stopped"));
+    if (strcmp(stopped, "stable") != 0 && strcmp(stopped, "bound") != 0 && strcmp(stopped, "interrupted") != 0) {
+        bench_seterr(err, len, "%s.stopped: '%.40s' is not stable, bound or interrupted", sub, stopped);
+        return -1;
+    }
+    const json_t *mean = json_object_get(st, "mean_ops_per_s");
+    if (mean) {
+        const json_t *lo = json_object_get(st, "ci95_low"), *hi = json_object_get(st, "ci95_high");
+        if (!json_is_number(lo) || !json_is_number(hi) || json_number_value(lo) > json_number_value(mean) ||
+            json_number_value(mean) > json_number_value(hi)) {
+            bench_seterr(err, len, "%s: ci95_low, mean_ops_per_s and ci95_high are not three rates in order", sub);
+            return -1;
+        }
     }
     return 0;
 }

@@ -270,7 +270,7 @@ static void test_config_errors(void)
     static const char *const bad[] = {
         "bogus=1", "service", "service=fixed", "service=fixed:1parsec", "service=uniform:2ms:1ms",
         "service=lognormal:1ms", "service=gamma:1ms", "cores=x", "cores=-1", "stall=2s/1s",
-        "stall=1s", "stall-at=1s", "spike=2:1ms", "spike=0.1", "spike=x:1ms", "fail=CKR_NOPE:0.1", "fail=CKR_DEVICE_ERROR:2",
+        "stall=1s", "stall-at=1s", "spike=2:1ms", "spike=0.1", "spike=x:1ms", "drift=50%", "drift=x:1s", "drift=50%:0", "drift=-5%:1s", "fail=CKR_NOPE:0.1", "fail=CKR_DEVICE_ERROR:2",
         "fail=CKR_DEVICE_ERROR", "fail=CKR_DEVICE_ERROR:0.6,CKR_FUNCTION_FAILED:0.6",
         "mechanisms=CKM_NOPE", "mechanisms=CKM_SHA256,CKM_MD5", "max-rsa=100", "max-rsa=big",
         "login=maybe", "async=2", "quirks=odd", "seed=-3", "pin=", "service=fixed:1ms;cores=2;oops",
@@ -291,6 +291,7 @@ static void test_config_errors(void)
     static const char *const good[] = {
         "", ";;", "service=none", "service=fixed:1ms", "service = uniform:500us:2ms ; cores=2",
         "service=lognormal:1ms:0.5", "service=fixed:0.5", "stall=100ms/5s;stall-at=2s:1s", "spike=0.0001:100ms",
+        "drift=+50%:10s", "drift=25:1s;service=fixed:1ms",
         ("fail=CKR_DEVICE_ERROR:0.01,CKR_SESSION_HANDLE_INVALID:0.002,CKR_DEVICE_REMOVED:0.001,"
          "CKR_FUNCTION_FAILED:0.01;seed=7"),
         "fail=0x30:0.5", "mechanisms=CKM_SHA256,0x1082", "max-rsa=2048", "login=required;pin=1234",
@@ -1518,6 +1519,20 @@ static void test_service_fixed(void)
     }
     avg_ms = (now_s() - t0) / 40 * 1e3;
     CHECK_MSG(avg_ms >= 1.7 && avg_ms <= 6, "average %.3f ms for uniform:1ms:3ms", avg_ms);
+    teardown();
+
+    /* drift=+100%:200ms: 300 ms after C_Initialize an operation of 2 ms
+     * takes at least 2 ms x (1 + 300/200) = 5 ms (a lower bound only). */
+    if (!setup("service=fixed:2ms;drift=+100%:200ms"))
+        return;
+    s = open_session(0);
+    sleep_s(0.3);
+    CHECK_RV(p11->C_DigestInit(s, &sha), CKR_OK);
+    len = sizeof out;
+    t0 = now_s();
+    CHECK_RV(p11->C_Digest(s, big, 16, out, &len), CKR_OK);
+    const double drift_ms = (now_s() - t0) * 1e3;
+    CHECK_MSG(drift_ms >= 4.9, "an operation took %.3f ms at 300 ms of drift=+100%%:200ms", drift_ms);
     teardown();
 }
 
