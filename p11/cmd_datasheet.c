@@ -42,10 +42,15 @@
 #define DS_DEFAULT_STEP_NS (500ULL * 1000000ULL)
 #define DS_DEFAULT_STABLE  5.0
 /* What a step costs beside its measured time (the pool's start and stop,
- * the sessions, the checkpoint), and a test's preparation (its keys): the
- * announcement counts them. */
-#define DS_STEP_OVERHEAD_NS (60ULL * 1000000ULL)
-#define DS_PREP_NS          (150ULL * 1000000ULL)
+ * the sessions, the file rewritten), and a test's preparation (its keys:
+ * an RSA key pair of 2048 bits takes about DS_RSA_PREP_NS in a software
+ * token, growing with the cube of its size): the announcement counts them. */
+#define DS_STEP_OVERHEAD_NS (70ULL * 1000000ULL)
+#define DS_PREP_NS          (30ULL * 1000000ULL)
+#define DS_RSA_PREP_NS      (300ULL * 1000000ULL)
+/* The file is rewritten after a step unless the last rewrite took more than
+ * a tenth of the time since: a large file is written every few steps. */
+#define DS_WRITE_SHARE      10
 
 static const uint64_t default_data[] = { 16, 256, 1024, 8192 };
 
@@ -382,9 +387,10 @@ static int plan_test(const ds_opts *o, const p11_test_def *def, unsigned key, ds
 }
 
 /* Every step, for the tests the token offers. */
-static int plan(ds_opts *o, const p11_target *t, ds_step *steps, size_t *n, size_t *nprep)
+static int plan(ds_opts *o, const p11_target *t, ds_step *steps, size_t *n, uint64_t *prep_ns)
 {
-    *n = *nprep = 0;
+    *n = 0;
+    *prep_ns = 0;
     if (o->all)
         for (size_t i = 0; i < p11_test_count() && o->ntests < DS_MAX_TESTS; i++)
             o->tests[o->ntests++] = p11_test_at(i);
@@ -406,7 +412,19 @@ static int plan(ds_opts *o, const p11_target *t, ds_step *steps, size_t *n, size
             }
         if (!any && plan_test(o, def, 0, steps, n) != 0)
             return -1;
-        *nprep += any ? any : 1;
+    }
+    /* What preparing the keys costs: at each test's (and key's) first step,
+     * and at each data step (new input, new keys). */
+    for (size_t k = 0; k < *n; k++) {
+        const ds_step *st = &steps[k];
+        if (st->kind == STEP_THREADS)
+            continue;
+        uint64_t ns = DS_PREP_NS;
+        if (st->def->key == steps[st->first].def->key && strncmp(st->def->name, "rsa-", 4) == 0) {
+            const double b = (st->key_bits ? st->key_bits : st->def->key_default) / 2048.0;
+            ns = (uint64_t)((double)DS_RSA_PREP_NS * b * b * b);
+        }
+        *prep_ns += ns;
     }
     return 0;
 }
@@ -555,6 +573,7 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
     for (size_t k = 0; k < d->nsteps; k++)
         left += !step_run(d->s->runs, d->steps[k].id);
     const double per_step = (double)(d->o->step_ns + DS_STEP_OVERHEAD_NS) / 1e9;
+    uint64_t last_write = 0, write_cost = 0;
     for (size_t k = 0; k < d->nsteps && !d->s->interrupted && !d->s->stuck && !*interrupt; k++) {
         const ds_step *st = &d->steps[k];
         if (step_run(d->s->runs, st->id))
@@ -589,8 +608,13 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
         }
         ran++;
         left--;
-        if (bench_session_checkpoint(d->s, d->env, d->command) != 0)
-            d->s->any_failed = 1;
+        const uint64_t now = bench_now_ns();
+        if (now - last_write >= DS_WRITE_SHARE * write_cost || left == 0) {
+            if (bench_session_checkpoint(d->s, d->env, d->command) != 0)
+                d->s->any_failed = 1;
+            last_write = bench_now_ns();
+            write_cost = last_write - now;
+        }
     }
 }
 
@@ -628,8 +652,9 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
         free(steps);
         return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
     }
-    size_t nsteps, nprep;
-    rc = plan(&o, &t, steps, &nsteps, &nprep) != 0 ? BENCH_EXIT_USAGE : 0;
+    size_t nsteps;
+    uint64_t prep_ns;
+    rc = plan(&o, &t, steps, &nsteps, &prep_ns) != 0 ? BENCH_EXIT_USAGE : 0;
     if (rc == 0 && nsteps == 0) {
         bench_error("datasheet: the token offers none of the tests asked for");
         rc = BENCH_EXIT_USAGE;
@@ -655,8 +680,8 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     size_t todo = 0;
     for (size_t k = 0; k < nsteps; k++)
         todo += !step_run(s.runs, steps[k].id);
-    const double announced = (double)todo * (double)(o.step_ns + DS_STEP_OVERHEAD_NS) / 1e9 +
-                             (double)nprep * (double)DS_PREP_NS / 1e9;
+    const double announced = ((double)todo * (double)(o.step_ns + DS_STEP_OVERHEAD_NS) +
+                              (double)prep_ns * (double)todo / (double)nsteps) / 1e9;
     size_t ntests = 0;
     for (size_t k = 0; k < nsteps; k++)
         ntests += steps[k].kind == STEP_LATENCY;
