@@ -15,7 +15,7 @@ need_mock || exit 0
 
 FAST='service=fixed:1ms;cores=2'
 SLOW='service=fixed:2ms;cores=2'
-PLAN="--test sha256-digest,aes-cbc-encrypt --data-size 16,1024,8192 --step-time 0.4s --max-threads 8"
+PLAN="--test sha256-digest,aes-cbc-encrypt --data-size 16,1024,8192 --step-time 0.4s --max-threads 16"
 OBJ="$T/objects"
 
 # ---- a datasheet of two tests ------------------------------------------------
@@ -23,26 +23,26 @@ OBJ="$T/objects"
 run env HSMBENCH_MOCK="$FAST;objects-file=$OBJ" "$HSMBENCH" datasheet --module "$MOCK" $PLAN \
     --json "$T/a.json" </dev/null
 check "datasheet on the mock: exit 0, the plan and one announced time first" 0 \
-    '^datasheet: 2 tests, 12 steps, about [0-9]+s \(steps of 0\.4s, threads up to 8\)$'
-if head -n 1 "$T/out" | grep -q '^datasheet: 2 tests, 12 steps, about'; then
+    '^datasheet: 2 tests, 14 steps, about [0-9]+s \(steps of 0\.4s, threads up to 16\)$'
+if head -n 1 "$T/out" | grep -q '^datasheet: 2 tests, 14 steps, about'; then
     pass "datasheet: the plan is the first line, before any step"
 else
     fail "datasheet: the plan is the first line, before any step" "$(head -n 2 "$T/out" | tr '\n' ' ')"
 fi
 file_has "datasheet: a progress line per step (step k of N, elapsed, left)" "$T/out" \
-    '^datasheet: step 2 of 12: sha256-digest threads, 2 threads \(elapsed [0-9]+s, about [0-9]+s left\)$'
+    '^datasheet: step 2 of 14: sha256-digest threads, 2 threads \(elapsed [0-9]+s, about [0-9]+s left\)$'
 file_has "datasheet: a data step names its size" "$T/out" \
-    '^datasheet: step [0-9]+ of 12: aes-cbc-encrypt data, 1 thread, 8192 bytes '
+    '^datasheet: step [0-9]+ of 14: aes-cbc-encrypt data, 1 thread, 8192 bytes '
 file_has "datasheet: its end says the time it took against the announced one, and the files" "$T/out" \
     "^datasheet: took [0-9]+s \\(announced [0-9]+s\\); results $T/a.json, page $T/a.html$"
 json_check "datasheet JSON: one results file, the plan and the announced time in its datasheet object" "$T/a.json" \
-    'doc["schema"].startswith("hsmbench") and doc["datasheet"]["plan"]["tests"] == ["sha256-digest", "aes-cbc-encrypt"] and doc["datasheet"]["plan"]["data_sizes"] == [16, 1024, 8192] and len(doc["datasheet"]["plan"]["steps"]) == 12 and doc["datasheet"]["announced_s"] > 0 and doc["datasheet"]["host_cpus"] >= 1'
+    'doc["schema"].startswith("hsmbench") and doc["datasheet"]["plan"]["tests"] == ["sha256-digest", "aes-cbc-encrypt"] and doc["datasheet"]["plan"]["data_sizes"] == [16, 1024, 8192] and len(doc["datasheet"]["plan"]["steps"]) == 14 and doc["datasheet"]["announced_s"] > 0 and doc["datasheet"]["host_cpus"] >= 1'
 json_check "datasheet JSON: every run tagged with its step and family" "$T/a.json" \
     'all(r["datasheet"]["step"] in ("latency", "threads", "data") and r["datasheet"]["family"] in ("Digest", "AES") and r["datasheet"]["id"] in doc["datasheet"]["plan"]["steps"] for r in runs) and len(set(r["datasheet"]["id"] for r in runs)) == len(runs)'
 json_check "datasheet JSON: latency at one thread, 16 and 8192 bytes at one thread (1024 is the latency step's)" "$T/a.json" \
     'sorted(r["data_size"] for r in runs if r["test"] == "aes-cbc-encrypt" and r["datasheet"]["step"] != "threads") == [16, 1024, 8192] and all(r["threads"] == 1 for r in runs if r["datasheet"]["step"] != "threads")'
-json_check "datasheet JSON: the sweep stopped past the knee (4 and 2 threads flat, no 8)" "$T/a.json" \
-    'sorted(r["threads"] for r in runs if r["test"] == "sha256-digest" and r["datasheet"]["step"] != "data") == [1, 2, 4]'
+json_check "datasheet JSON: the sweep stopped past the knee (4 and 8 threads flat, no 16)" "$T/a.json" \
+    'sorted(r["threads"] for r in runs if r["test"] == "sha256-digest" and r["datasheet"]["step"] != "data") == [1, 2, 4, 8]'
 if all_cases; then
     json_check "datasheet figures: latency at one thread 1 ms ±30 %" "$T/a.json" \
         'all(700 < r["latency_us"]["p50"] < 1300 for r in runs if r["datasheet"]["step"] == "latency")'
@@ -80,7 +80,7 @@ env HSMBENCH_MOCK="$FAST;objects-file=$T/objects-i" "$HSMBENCH" datasheet --modu
     --json "$T/i.json" >"$T/i.out" 2>"$T/i.err" </dev/null &
 bg=$!
 n=0
-while ! grep -q '^datasheet: step 5 of' "$T/i.out" && kill -0 "$bg" 2>/dev/null && [ "$n" -lt 150 ]; do
+while ! grep -Eq '^datasheet: step [6-9] of' "$T/i.out" && kill -0 "$bg" 2>/dev/null && [ "$n" -lt 150 ]; do
     sleep 0.1
     n=$((n + 1))
 done
@@ -92,7 +92,7 @@ cp "$T/i.err" "$T/err"
 check "SIGINT mid-datasheet: exit 130, the message says how to resume" 130 '' \
     "^datasheet: interrupted; the steps done are in $T/i.json; carry on with: hsmbench datasheet --resume $T/i.json"
 json_check "SIGINT: the steps done kept in the file, the interrupted one marked so" "$T/i.json" \
-    '3 <= len([r for r in runs if r["status"] == "ok"]) < 12 and "datasheet" in doc'
+    '3 <= len([r for r in runs if r["status"] == "ok"]) < 14 and "datasheet" in doc'
 file_has "SIGINT: no keys left on the mock" "$T/objects-i" '^objects 0$'
 python3 -c 'import json,sys; print(len([r for r in json.load(open(sys.argv[1]))["runs"] if r["status"] != "interrupted"]))' \
     "$T/i.json" >"$T/done"
@@ -100,31 +100,31 @@ python3 -c 'import json,sys; print(len([r for r in json.load(open(sys.argv[1]))[
 run env HSMBENCH_MOCK="$FAST;objects-file=$T/objects-r" "$HSMBENCH" datasheet --module "$MOCK" $PLAN \
     --resume "$T/i.json" </dev/null
 check "--resume: exit 0, the steps done skipped" 0 \
-    "^datasheet: resuming $T/i.json: $(cat "$T/done") steps done, $((12 - $(cat "$T/done"))) to run$"
-if grep -q '^datasheet: step 1 of 12:' "$T/out"; then
+    "^datasheet: resuming $T/i.json: $(cat "$T/done") steps done, $((14 - $(cat "$T/done"))) to run$"
+if grep -q '^datasheet: step 1 of 14:' "$T/out"; then
     fail "--resume: step 1 not run again" "$(grep '^datasheet: step' "$T/out" | head -n 2 | tr '\n' ' ')"
 else
     pass "--resume: step 1 not run again"
 fi
 json_check "--resume: every step once, in one file" "$T/i.json" \
-    'sorted(r["datasheet"]["id"] for r in runs) == sorted(set(r["datasheet"]["id"] for r in runs)) and all(s in [r["datasheet"]["id"] for r in runs] for s in doc["datasheet"]["plan"]["steps"] if not s.endswith("threads=8")) and all(r["status"] == "ok" for r in runs)'
+    'sorted(r["datasheet"]["id"] for r in runs) == sorted(set(r["datasheet"]["id"] for r in runs)) and all(s in [r["datasheet"]["id"] for r in runs] for s in doc["datasheet"]["plan"]["steps"] if not s.endswith("threads=16")) and all(r["status"] == "ok" for r in runs)'
 file_has "--resume: no keys left on the mock" "$T/objects-r" '^objects 0$'
 
 # ---- refused ----------------------------------------------------------------------------
 run env HSMBENCH_MOCK="$FAST" "$HSMBENCH" datasheet --module "$MOCK" --test sha256-digest --data-size 16 \
-    --step-time 0.4s --max-threads 8 --resume "$T/i.json" </dev/null
+    --step-time 0.4s --max-threads 16 --resume "$T/i.json" </dev/null
 check_one_line_error "--resume with another plan: one line naming what differs, exit 2" 2 \
-    '^hsmbench: --resume .*: the plan differs from the file.s \(tests, data_sizes, steps\)'
+    '^hsmbench: error: --resume .*: the plan differs from the file.s \(tests, data_sizes, steps\)'
 run env HSMBENCH_MOCK="$FAST" "$HSMBENCH" run --module "$MOCK" --test sha256-digest --iterations 10 \
     --json "$T/run.json" </dev/null
 run env HSMBENCH_MOCK="$FAST" "$HSMBENCH" datasheet --module "$MOCK" --resume "$T/run.json" </dev/null
 check_one_line_error "--resume of a file of hsmbench run: one line, exit 2" 2 \
-    '^hsmbench: --resume .*run\.json: not a datasheet'
+    '^hsmbench: error: --resume .*run\.json: not a datasheet'
 run "$HSMBENCH" datasheet --module "$MOCK" --test sha256-digest,nosuch </dev/null
 check_one_line_error "datasheet --test of an unknown test: one line, exit 2" 2 \
-    '^hsmbench: --test nosuch: unknown test'
+    '^hsmbench: error: --test nosuch: unknown test'
 run "$HSMBENCH" datasheet --module "$MOCK" --step-time 1ms </dev/null
-check_one_line_error "datasheet --step-time below 100ms: one line, exit 2" 2 '^hsmbench: --step-time'
+check_one_line_error "datasheet --step-time below 100ms: one line, exit 2" 2 '^hsmbench: error: --step-time'
 
 # ---- two datasheets compared --------------------------------------------------------------
 # shellcheck disable=SC2086
