@@ -86,7 +86,7 @@ static const bench_option out_rows[] = {
       "the results file (default datasheet.json)", NULL },
     { "html", 0, BENCH_ARG_REQUIRED, "FILE", OPT_HTML,
       "the page (default: the results file's name, .html)", NULL },
-    { "quiet", 'q', BENCH_ARG_NONE, NULL, 'q', "only the plan, progress and errors", NULL },
+    { "quiet", 0, BENCH_ARG_NONE, NULL, OPT_QUIET, "only the plan, progress and errors", NULL },
 };
 
 static const bench_opt_group ds_plan_group = BENCH_OPT_GROUP("Datasheet:", plan_rows, NULL);
@@ -267,7 +267,7 @@ static int parse_args(int argc, char **argv, ds_opts *o)
         case OPT_HTML:
             o->out.html = optarg;
             break;
-        case 'q':
+        case OPT_QUIET:
             o->out.quiet = 1;
             break;
         default:
@@ -584,7 +584,9 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
         }
         char el[32], rem[32];
         const double elapsed = (double)bench_now_ns() / 1e9 - t0;
-        const double mean = ran ? elapsed / (double)ran : per_step;
+        /* The plan's length a step until a few steps have been measured
+         * (the first prepares keys: alone it would mislead). */
+        const double mean = ran >= 8 ? elapsed / (double)ran : per_step;
         printf("datasheet: step %zu of %zu: %s %s", k + 1, d->nsteps, st->def->name, step_name[st->kind]);
         if (st->key_bits)
             printf(", key %u", st->key_bits);
