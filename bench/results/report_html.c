@@ -1640,6 +1640,16 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
         }
     }
     fputs("</div>\n", f);
+    if (names && nrows > 2) {
+        /* More lines than a chart's legend holds: the key under the charts. */
+        fputs("<p class=\"sub\">", f);
+        for (size_t r = 0; r < nrows; r++) {
+            fprintf(f, "%s<span style=\"color:%s\">%s</span> ", r ? " · " : "", palette[r % 5],
+                    r >= 5 ? "┄┄" : "━━");
+            esc(f, names[r]);
+        }
+        fputs("</p>\n", f);
+    }
     free(tx);
     free(ty);
     free(dx);
