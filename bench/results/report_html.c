@@ -1678,6 +1678,21 @@ static void datasheet_section(FILE *f, const json_t *doc)
             fams[nf++] = fam;
     }
     fputs("<section id=\"datasheet\"><h2>Datasheet</h2><p class=\"sub\">", f);
+    const json_t *tok = json_object_get(json_object_get(doc, "environment"), "token");
+    if (json_is_object(tok)) {
+        /* The device the figures are of, as C_GetTokenInfo names it. */
+        fputs("Token ", f);
+        esc(f, bench_json_str(tok, "label", "?"));
+        fputs(" · ", f);
+        esc(f, bench_json_str(tok, "manufacturer", "?"));
+        fputs(" ", f);
+        esc(f, bench_json_str(tok, "model", "?"));
+        fputs(" · firmware ", f);
+        esc(f, bench_json_str(tok, "firmware", "?"));
+        fputs(" · hardware ", f);
+        esc(f, bench_json_str(tok, "hardware", "?"));
+        fputs(". ", f);
+    }
     fprintf(f, "%zu steps of %s", json_array_size(json_object_get(plan, "steps")),
             fmt_num(bench_json_num(plan, "step_time_s", 0), a, sizeof a));
     fprintf(f, " s, threads up to %lld; announced %.0f s", bench_json_int(plan, "max_threads", 0),

@@ -66,6 +66,7 @@ file_has "datasheet page: a row per test with its figures" "$T/a.html" \
 file_has "datasheet page: throughput by threads, a line a test" "$T/a.html" '<title>AES: throughput by threads</title>'
 file_has "datasheet page: bytes/s by data size" "$T/a.html" '<title>Digest: bytes/s by data size \(1 thread\)</title>'
 file_has "datasheet page: the environment (module, token)" "$T/a.html" '<th>module</th>'
+file_has "datasheet page: the token's model and firmware (C_GetTokenInfo)" "$T/a.html" 'Token [^<]* · firmware [0-9.]+ · hardware [0-9.]+\. '
 run "$HSMBENCH" report "$T/a.json" --html "$T/r.html"
 if [ "$rc" -eq 0 ] && cmp -s "$T/a.html" "$T/r.html"; then
     pass "report --html of the datasheet's file gives the same page"
