@@ -24,7 +24,7 @@ _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size 
     $_hsmbench_load
     --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --help"
 _hsmbench_opts_datasheet="$_hsmbench_sel --test --key-size --data-size --step-time --max-threads --until-stable
-    --resume --json --html --quiet --help"
+    --capacity --resume --json --html --quiet --help"
 _hsmbench_opts_list="$_hsmbench_sel --help"
 _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
 _hsmbench_opts_menu="$_hsmbench_sel --help"

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench/core/stable.h"
+#include "bench/driver/capacity.h"
 #include "bench/driver/session.h"
 #include "bench/results/results.h"
 #include "bench/util/cli.h"
@@ -56,7 +57,7 @@ static const uint64_t default_data[] = { 16, 256, 1024, 8192 };
 
 enum {
     OPT_TEST = 2100, OPT_KEY_SIZE, OPT_DATA_SIZE, OPT_STEP_TIME, OPT_MAX_THREADS, OPT_UNTIL_STABLE,
-    OPT_RESUME, OPT_JSON, OPT_HTML, OPT_QUIET,
+    OPT_RESUME, OPT_JSON, OPT_HTML, OPT_QUIET, OPT_CAPACITY,
 };
 
 static const bench_option plan_rows[] = {
@@ -76,6 +77,10 @@ static const bench_option plan_rows[] = {
     { "until-stable", 0, BENCH_ARG_REQUIRED, "PCT", OPT_UNTIL_STABLE,
       "the latency step ends once stable within PCT (default\n"
       "5; 0: off), --step-time its bound", NULL },
+    { "capacity", 0, BENCH_ARG_REQUIRED, "EXPR", OPT_CAPACITY,
+      "also each test's capacity under this objective\n"
+      "('p99<20ms'): run --find-capacity's search, open-loop\n"
+      "steps --step-time long on --max-threads threads", NULL },
     { "resume", 0, BENCH_ARG_REQUIRED, "FILE", OPT_RESUME,
       "carry on an interrupted datasheet: the steps in FILE\n"
       "are kept, the others run and are added to it", NULL },
@@ -112,8 +117,8 @@ static const char ds_usage_tail[] =
     "not a datasheet or of another plan); 3 module, token or login failure; 130\n"
     "interrupted (the results so far are kept; the message says how to resume).\n";
 
-typedef enum { STEP_LATENCY, STEP_THREADS, STEP_DATA } step_kind;
-static const char *const step_name[] = { "latency", "threads", "data" };
+typedef enum { STEP_LATENCY, STEP_THREADS, STEP_DATA, STEP_CAPACITY } step_kind;
+static const char *const step_name[] = { "latency", "threads", "data", "capacity" };
 
 typedef struct ds_step {
     const p11_test_def *def;
@@ -136,6 +141,8 @@ typedef struct ds_opts {
     unsigned            max_threads;
     double              stable_pct;
     const char         *resume;
+    const char         *capacity;   /* --capacity EXPR (NULL: none) */
+    bench_cap_opts      cap;
     char                html_buf[4096];
     bench_out_opts      out;
 } ds_opts;
@@ -196,7 +203,7 @@ static int parse_tests(ds_opts *o, const char *arg)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, ds_opts *o)
+static int parse_args(int argc, char **argv, const bench_section *const *sections, ds_opts *o)
 {
     uint64_t v;
     int c;
@@ -261,6 +268,9 @@ static int parse_args(int argc, char **argv, ds_opts *o)
         case OPT_RESUME:
             o->resume = optarg;
             break;
+        case OPT_CAPACITY:
+            o->capacity = optarg;
+            break;
         case OPT_JSON:
             o->out.json = optarg;
             break;
@@ -280,6 +290,13 @@ static int parse_args(int argc, char **argv, ds_opts *o)
     }
     if (p11_target_check(&o->target) != 0)
         return BENCH_EXIT_USAGE;
+    if (o->capacity) {
+        /* run --find-capacity's search, its steps the datasheet's length. */
+        bench_cap_opts_init(&o->cap, sections);
+        if (bench_cap_opt(&o->cap, BENCH_OPT_FIND_CAPACITY, o->capacity) <= 0)
+            return BENCH_EXIT_USAGE;
+        o->cap.step_ns = o->step_ns;
+    }
     if (o->resume && o->out.json && strcmp(o->resume, o->out.json) != 0) {
         bench_error("--resume %s --json %s: a resumed datasheet is written back to its file; "
                     "give one", o->resume, o->out.json);
@@ -369,6 +386,8 @@ static int plan_test(const ds_opts *o, const p11_test_def *def, unsigned key, ds
     for (unsigned t = 2; t <= o->max_threads; t *= 2)
         if (add_step(steps, n, def, key, STEP_THREADS, t, 0, first) != 0)
             return -1;
+    if (o->capacity && add_step(steps, n, def, key, STEP_CAPACITY, o->max_threads, 0, first) != 0)
+        return -1;
     if (!def->data_op)
         return 0;
     p11_test_params in = { .key_bits = key }, dflt;
@@ -417,8 +436,8 @@ static int plan(ds_opts *o, const p11_target *t, ds_step *steps, size_t *n, uint
      * and at each data step (new input, new keys). */
     for (size_t k = 0; k < *n; k++) {
         const ds_step *st = &steps[k];
-        if (st->kind == STEP_THREADS)
-            continue;
+        if (st->kind == STEP_THREADS || st->kind == STEP_CAPACITY)
+            continue;      /* the keys of the sweep's first step */
         uint64_t ns = DS_PREP_NS;
         if (st->def->key == steps[st->first].def->key && strncmp(st->def->name, "rsa-", 4) == 0) {
             const double b = (st->key_bits ? st->key_bits : st->def->key_default) / 2048.0;
@@ -441,9 +460,10 @@ static json_t *plan_json(const ds_opts *o, const ds_step *steps, size_t n)
         json_array_append_new(data, json_integer((json_int_t)o->data[i]));
     for (size_t i = 0; i < n; i++)
         json_array_append_new(ids, json_string(steps[i].id));
-    return json_pack("{s:o,s:o,s:o,s:f,s:I,s:f,s:o}", "tests", tests, "key_sizes", keys, "data_sizes",
+    return json_pack("{s:o,s:o,s:o,s:f,s:I,s:f,s:s?,s:o}", "tests", tests, "key_sizes", keys, "data_sizes",
                      data, "step_time_s", (double)o->step_ns / 1e9, "max_threads",
-                     (json_int_t)o->max_threads, "until_stable_pct", o->stable_pct, "steps", ids);
+                     (json_int_t)o->max_threads, "until_stable_pct", o->stable_pct, "capacity",
+                     o->capacity, "steps", ids);
 }
 
 static const char *fmt_time(double s, char *buf, size_t len)
@@ -469,6 +489,17 @@ static const json_t *step_run(const json_t *runs, const char *id)
     return NULL;
 }
 
+/* The capacity search of step id in the document's datasheet.capacity, or NULL. */
+static const json_t *capacity_done(const json_t *extra, const char *id)
+{
+    size_t i;
+    const json_t *el;
+    json_array_foreach(json_object_get(json_object_get(extra, "datasheet"), "capacity"), i, el)
+        if (strcmp(bench_json_str(el, "id", ""), id) == 0)
+            return el;
+    return NULL;
+}
+
 /*
  * A thread step is left out once the sweep is past its knee: the two counts
  * before it both within DS_FLAT of the best throughput of the sweep so far.
@@ -477,7 +508,7 @@ static int sweep_done(const json_t *runs, const ds_step *steps, size_t k)
 {
     double best = 0, last[2] = { -1, -1 };
     for (size_t i = steps[k].first; i < k; i++) {
-        if (steps[i].kind == STEP_DATA)
+        if (steps[i].kind != STEP_LATENCY && steps[i].kind != STEP_THREADS)
             break;
         const json_t *run = step_run(runs, steps[i].id);
         const double x = run && strcmp(bench_json_str(run, "status", ""), "ok") == 0
@@ -515,8 +546,10 @@ static void plan_diff(const json_t *was, const json_t *now, char *buf, size_t le
     }
 }
 
-/* --resume: the file's finished steps into s->runs.  0, or a BENCH_EXIT_* (printed). */
-static int resume_load(const char *path, const json_t *plan_now, bench_session *s, size_t *kept)
+/* --resume: the file's finished steps into s->runs, its capacity searches
+ * into *caps (new).  0, or a BENCH_EXIT_* (printed). */
+static int resume_load(const char *path, const json_t *plan_now, bench_session *s, size_t *kept,
+                       json_t **caps)
 {
     char err[512], diff[256];
     json_t *doc = bench_results_load(path, err, sizeof err);
@@ -551,6 +584,9 @@ static int resume_load(const char *path, const json_t *plan_now, bench_session *
         }
         (*kept)++;
     }
+    const json_t *c = json_object_get(json_object_get(doc, "datasheet"), "capacity");
+    *caps = json_is_array(c) ? json_deep_copy(c) : NULL;
+    *kept += json_array_size(*caps);
     json_decref(doc);
     return 0;
 }
@@ -563,7 +599,47 @@ typedef struct ds_run {
     ds_step      *steps;
     size_t        nsteps;
     json_t       *env, *command, *extra;
+    bench_load    load;         /* each step's, but its threads */
 } ds_run;
+
+/*
+ * The capacity step: run --find-capacity's search on this test, its runs
+ * taken out of the file once done (the answer's steps hold them) and the
+ * answer added to datasheet.capacity.  0, or -1 when interrupted or out of
+ * memory (the search's runs then go too: it runs again on --resume).
+ */
+static int capacity_step(ds_run *d, const ds_step *st, const p11_test_params *p, const bench_flag *interrupt)
+{
+    bench_capacity *c = calloc(1, sizeof *c);
+    if (!c) {
+        bench_error("out of memory");
+        return -1;
+    }
+    const size_t before = json_array_size(d->s->runs);
+    bench_load base = d->load;
+    base.threads = st->threads;
+    base.mode = BENCH_MODE_NONBLOCKING;
+    base.rate = 1;
+    base.stable_pct = 0;
+    p11_cap_step_arg a = { d->r, st->def, p };
+    bench_capacity_run(c, d->s, &d->o->cap, &base, p11_runner_cap_step, &a);
+    int rc = c->obj && !c->interrupted && !*interrupt ? 0 : -1;
+    char key[64];
+    const json_t *first = json_array_get(d->s->runs, before);
+    json_t *el = rc ? NULL : json_pack("{s:s,s:s,s:s,s:s,s:O}", "id", st->id, "test", st->def->name,
+                                       "key", first ? bench_run_key_desc(first, key, sizeof key) : "-",
+                                       "family", family_of(st->def), "search", c->obj);
+    if (!rc && (!el || json_array_append_new(json_object_get(json_object_get(d->extra, "datasheet"),
+                                                             "capacity"), el) != 0)) {
+        bench_error("out of memory");
+        rc = -1;
+    }
+    while (json_array_size(d->s->runs) > before)
+        json_array_remove(d->s->runs, before);
+    json_decref(c->obj);
+    free(c);
+    return rc;
+}
 
 /* Every step not yet in the file; the file rewritten after each. */
 static void run_steps(ds_run *d, const bench_flag *interrupt)
@@ -576,7 +652,7 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
     uint64_t last_write = 0, write_cost = 0;
     for (size_t k = 0; k < d->nsteps && !d->s->interrupted && !d->s->stuck && !*interrupt; k++) {
         const ds_step *st = &d->steps[k];
-        if (step_run(d->s->runs, st->id))
+        if (step_run(d->s->runs, st->id) || capacity_done(d->extra, st->id))
             continue;      /* done before --resume */
         if (st->kind == STEP_THREADS && sweep_done(d->s->runs, d->steps, k)) {
             left--;
@@ -598,10 +674,15 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
         fflush(stdout);
         p11_test_params p = { .key_bits = st->key_bits, .data_size = st->data };
         const size_t before = json_array_size(d->s->runs);
+        d->r->load = d->load;       /* a capacity search leaves its own */
         d->r->load.threads = st->threads;
         d->r->load.stable_pct = st->kind == STEP_LATENCY ? d->o->stable_pct : 0;
-        p11_runner_test(d->r, st->def, &p);
-        if (*interrupt || d->s->interrupted)
+        int rc = 0;
+        if (st->kind == STEP_CAPACITY)
+            rc = capacity_step(d, st, &p, interrupt);
+        else
+            p11_runner_test(d->r, st->def, &p);
+        if (*interrupt || d->s->interrupted || rc < 0)
             break;          /* an interrupted step is not recorded as done: it runs again */
         if (tag_runs(d->s->runs, before, st) != 0) {
             bench_error("out of memory");
@@ -639,7 +720,7 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     p11_target t;
     p11_runner r;
     bench_session s;
-    int rc = parse_args(argc, argv, &o);
+    int rc = parse_args(argc, argv, sections, &o);
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
     o.out.sections = sections;
@@ -672,17 +753,33 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     }
     s.brief = 1;
     size_t kept = 0;
-    if (o.resume && (rc = resume_load(o.resume, plan_doc, &s, &kept)) != 0) {
+    json_t *caps = NULL;
+    if (o.resume && (rc = resume_load(o.resume, plan_doc, &s, &kept, &caps)) != 0) {
         json_decref(plan_doc);
         free(steps);
         bench_session_free(&s);
         p11_target_close(&t);
         return rc;
     }
-    size_t todo = 0;
-    for (size_t k = 0; k < nsteps; k++)
-        todo += !step_run(s.runs, steps[k].id);
-    const double announced = ((double)todo * (double)(o.step_ns + DS_STEP_OVERHEAD_NS) +
+    if (!caps)
+        caps = json_array();
+    size_t todo = 0, cap_todo = 0;
+    for (size_t k = 0; k < nsteps; k++) {
+        int done = !!step_run(s.runs, steps[k].id);
+        if (steps[k].kind == STEP_CAPACITY) {
+            size_t i;
+            const json_t *el;
+            json_array_foreach(caps, i, el)
+                done |= strcmp(bench_json_str(el, "id", ""), steps[k].id) == 0;
+            cap_todo += !done;
+        }
+        todo += !done;
+    }
+    /* A capacity search is counted at its bound: the probe, the baseline
+     * and every step --max-steps allows. */
+    const unsigned cap_steps = o.cap.max_steps ? o.cap.max_steps : BENCH_CAP_DEFAULT_STEPS;
+    const double announced = ((double)(todo + cap_todo * (cap_steps + 1)) *
+                              (double)(o.step_ns + DS_STEP_OVERHEAD_NS) +
                               (double)prep_ns * (double)todo / (double)nsteps) / 1e9;
     size_t ntests = 0;
     for (size_t k = 0; k < nsteps; k++)
@@ -697,12 +794,14 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     fflush(stdout);
     const double started = (double)bench_now_ns() / 1e9;
     ds_run d = { &o, &t, &r, &s, steps, nsteps, p11_target_env_json(&t),
-                 bench_command_json(argc, argv, redact_pin, argv), NULL };
+                 bench_command_json(argc, argv, redact_pin, argv), NULL, { 0 } };
     d.extra = json_pack("{s:{s:O,s:f,s:I,s:I}}", "datasheet", "plan", plan_doc, "announced_s",
                         announced, "steps_resumed", (json_int_t)(nsteps - todo), "host_cpus",
                         (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
     json_decref(plan_doc);
     s.doc_extra = d.extra;      /* the session's from here on */
+    if (!caps || !d.extra || json_object_set_new(json_object_get(d.extra, "datasheet"), "capacity", caps) != 0)
+        d.extra = NULL;
     if (!d.env || !d.command || !d.extra) {
         bench_error("out of memory");
         json_decref(d.env);
@@ -712,8 +811,9 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
         p11_target_close(&t);
         return BENCH_EXIT_FAILED;
     }
-    bench_load load = { .threads = 1, .duration_ns = o.step_ns, .abort_ns = 3000000000ULL,
-                        .max_unstarted = 0.01, .stuck_ns = 10000000000ULL };
+    const bench_load load = { .threads = 1, .duration_ns = o.step_ns, .abort_ns = BENCH_ABORT_DEFAULT_NS,
+                              .max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT, .stuck_ns = BENCH_STUCK_DEFAULT_NS };
+    d.load = load;
     if (p11_runner_init(&r, &t, &s, &load, NULL) != 0) {
         json_decref(d.env);
         json_decref(d.command);

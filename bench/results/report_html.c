@@ -1538,6 +1538,14 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
           "<th class=\"n\">p99 (1 thread)</th><th class=\"n\">ops/s (1 thread)</th>"
           "<th class=\"n\">peak ops/s</th><th class=\"n\">at threads</th><th class=\"n\">knee (threads)</th>"
           "<th class=\"n\">USL peak</th>", f);
+    const json_t *caps = json_object_get(json_object_get(doc, "datasheet"), "capacity");
+    const char *objective = json_string_value(json_object_get(json_object_get(json_object_get(doc, "datasheet"),
+                                                                              "plan"), "capacity"));
+    if (objective) {
+        fputs("<th class=\"n\">capacity ", f);
+        esc(f, objective);
+        fputs("</th>", f);
+    }
     size_t ns = has_data ? json_array_size(sizes) : 0;
     for (size_t k = 0; k < ns; k++) {
         bench_fmt_bytes((double)json_integer_value(json_array_get(sizes, k)), a, sizeof a);
@@ -1552,7 +1560,7 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
         fputs("</td><td>", f);
         esc(f, bench_run_key_desc(row, key, sizeof key));
         if (!ds_ok(row)) {
-            fprintf(f, "</td><td colspan=\"%zu\">", 7 + ns);
+            fprintf(f, "</td><td colspan=\"%zu\">", 7 + ns + (objective != NULL));
             esc(f, bench_json_str(row, "status", "?"));
             fputs(": ", f);
             esc(f, bench_json_str(row, "reason", ""));
@@ -1583,6 +1591,20 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
                     bench_json_num(peak, "threads", 0));
         else
             fputs("<td class=\"n\">-</td>", f);
+        if (objective) {
+            /* The capacity search of this test and key: its answer and how it ended. */
+            const json_t *answer = NULL, *ce;
+            size_t c;
+            json_array_foreach(caps, c, ce)
+                if (strcmp(bench_json_str(ce, "test", ""), bench_json_str(row, "test", "")) == 0 &&
+                    strcmp(bench_json_str(ce, "key", ""), key) == 0)
+                    answer = json_object_get(ce, "search");
+            if (answer && json_is_number(json_object_get(answer, "ops_per_s")))
+                fprintf(f, "<td class=\"n\">%.1f/s (%s)</td>", bench_json_num(answer, "ops_per_s", 0),
+                        bench_json_str(answer, "result", "?"));
+            else
+                fputs("<td class=\"n\">-</td>", f);
+        }
         for (size_t k = 0; k < ns; k++) {
             const json_t *dr = ds_at_size(runs, row, json_integer_value(json_array_get(sizes, k)));
             if (dr) {

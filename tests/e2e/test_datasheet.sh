@@ -6,8 +6,8 @@
 # steps in one results file, the figures against the mock's truth, the page
 # (and report --html of the file giving the same page), an interrupted
 # datasheet resumed, no keys left, a changed plan and a file of hsmbench run
-# refused, and compare of two datasheets (the second on a 2 ms mock) saying
-# slower test by test.  About 25 seconds.
+# refused, --capacity's search, and compare of two datasheets (the second on a 2 ms mock) saying
+# slower test by test.  About 30 seconds.
 # serial: the latency, peak and knee come from the mock's service time
 . "$TOP/tests/e2e/lib.sh"
 
@@ -126,6 +126,23 @@ check_one_line_error "datasheet --test of an unknown test: one line, exit 2" 2 \
     '^hsmbench: error: --test nosuch: unknown test'
 run "$HSMBENCH" datasheet --module "$MOCK" --step-time 1ms </dev/null
 check_one_line_error "datasheet --step-time below 100ms: one line, exit 2" 2 '^hsmbench: error: --step-time'
+
+# ---- --capacity: run --find-capacity's search a test ----------------------------------
+run env HSMBENCH_MOCK="$FAST;objects-file=$T/objects-c" "$HSMBENCH" datasheet --module "$MOCK" \
+    --test sha256-digest --data-size 16 --step-time 0.4s --max-threads 4 --capacity 'p99<20ms' \
+    --json "$T/cap.json" --quiet </dev/null
+check "datasheet --capacity: exit 0, the search a step of the plan" 0 \
+    '^datasheet: step 4 of 5: sha256-digest capacity, 4 threads '
+json_check "datasheet --capacity: the answer in datasheet.capacity, the search's runs not among the steps" "$T/cap.json" \
+    'len(doc["datasheet"]["capacity"]) == 1 and doc["datasheet"]["capacity"][0]["search"]["objectives"] == ["p99<20ms"] and doc["datasheet"]["plan"]["capacity"] == "p99<20ms" and all(r["mode"] == "blocking" and "capacity_step" not in r for r in runs)'
+if all_cases; then
+    json_check "datasheet --capacity: the mock's 2000/s ±25 % found" "$T/cap.json" \
+        'doc["datasheet"]["capacity"][0]["search"]["result"] == "found" and 1500 < doc["datasheet"]["capacity"][0]["search"]["ops_per_s"] <= 2500'
+fi
+file_has "datasheet --capacity: the page's capacity column" "$T/cap.html" '<th class="n">capacity p99&lt;20ms</th>'
+file_has "datasheet --capacity: no keys left on the mock" "$T/objects-c" '^objects 0$'
+run "$HSMBENCH" datasheet --module "$MOCK" --capacity 'p99<<5ms' </dev/null
+check_one_line_error "datasheet --capacity with a bad objective: one line, exit 2" 2 '^hsmbench: error: '
 
 # ---- two datasheets compared --------------------------------------------------------------
 # shellcheck disable=SC2086
