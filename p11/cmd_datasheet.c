@@ -81,7 +81,7 @@ static const bench_option plan_rows[] = {
       "also each test's capacity under this objective\n"
       "('p99<20ms'): run --find-capacity's search, open-loop\n"
       "steps --step-time long on --max-threads threads", NULL },
-    { "resume", 0, BENCH_ARG_REQUIRED, "FILE", OPT_RESUME,
+    { "resume", 0, BENCH_ARG_REQUIRED, "FILE.json", OPT_RESUME,
       "carry on an interrupted datasheet: the steps in FILE\n"
       "are kept, the others run and are added to it", NULL },
 };
@@ -302,6 +302,10 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
                     "give one", o->resume, o->out.json);
         return BENCH_EXIT_USAGE;
     }
+    /* The file --resume reads is the one written (--json, when given, names
+     * it too): checked against the other files as an output. */
+    if (o->resume && !o->out.json && bench_opts_add_file(&parser, "--resume", o->resume, 1) != 0)
+        return BENCH_EXIT_USAGE;
     if (o->resume)
         o->out.json = o->resume;
     if (!o->out.json)

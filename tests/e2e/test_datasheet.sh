@@ -99,8 +99,8 @@ python3 -c 'import json,sys; print(len([r for r in json.load(open(sys.argv[1]))[
     "$T/i.json" >"$T/done"
 # shellcheck disable=SC2086
 run env HSMBENCH_MOCK="$FAST;objects-file=$T/objects-r" "$HSMBENCH" datasheet --module "$MOCK" $PLAN \
-    --resume "$T/i.json" </dev/null
-check "--resume: exit 0, the steps done skipped" 0 \
+    --resume "$T/i.json" --json "$T/i.json" </dev/null
+check "--resume (its --json the same file): exit 0, the steps done skipped" 0 \
     "^datasheet: resuming $T/i.json: $(cat "$T/done") steps done, $((14 - $(cat "$T/done"))) to run$"
 if grep -q '^datasheet: step 1 of 14:' "$T/out"; then
     fail "--resume: step 1 not run again" "$(grep '^datasheet: step' "$T/out" | head -n 2 | tr '\n' ' ')"
@@ -116,6 +116,9 @@ run env HSMBENCH_MOCK="$FAST" "$HSMBENCH" datasheet --module "$MOCK" --test sha2
     --step-time 0.4s --max-threads 16 --resume "$T/i.json" </dev/null
 check_one_line_error "--resume with another plan: one line naming what differs, exit 2" 2 \
     '^hsmbench: error: --resume .*: the plan differs from the file.s \(tests, data_sizes, steps\)'
+run "$HSMBENCH" datasheet --module "$MOCK" --resume "$T/i.json" --json "$T/other.json" </dev/null
+check_one_line_error "--resume with --json of another file: one line, exit 2" 2 \
+    '^hsmbench: error: --resume .*i\.json --json .*other\.json: a resumed datasheet is written back'
 run env HSMBENCH_MOCK="$FAST" "$HSMBENCH" run --module "$MOCK" --test sha256-digest --iterations 10 \
     --json "$T/run.json" </dev/null
 run env HSMBENCH_MOCK="$FAST" "$HSMBENCH" datasheet --module "$MOCK" --resume "$T/run.json" </dev/null
