@@ -27,6 +27,8 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  run      batch benchmark: one or more tests on a token  (hsmbench run --help)\n"
+    "  datasheet a token's datasheet: every test's latency, thread sweep, bytes/s\n"
+    "           in an announced time, one results file and page (hsmbench datasheet --help)\n"
     "  list     modules | slots | mechanisms | tests            (hsmbench list --help)\n"
     "  menu     interactive, pkpspeed-style: tests from a lettered menu (hsmbench menu --help)\n"
     "  keys     create | list | destroy benchmark keys on a token (hsmbench keys --help)\n"
@@ -73,6 +75,7 @@ static const struct {
     const bench_cmd_opts *opts;
 } tables[] = {
     { "hsmbench", &top_options },       { "run", &p11_run_options },
+    { "datasheet", &p11_datasheet_options },
     { "list", &p11_list_options },      { "keys", &p11_keys_options },
     { "menu", &p11_menu_options },      { "report", &bench_report_options },
     { "compare", &bench_compare_options }, { "merge", &bench_merge_options },
@@ -113,6 +116,8 @@ static int dispatch(int argc, char **argv, const bench_section *const *sections)
     const char *cmd = argv[0];
     if (strcmp(cmd, "run") == 0)
         return p11_cmd_run(argc, argv, sections);
+    if (strcmp(cmd, "datasheet") == 0)
+        return p11_cmd_datasheet(argc, argv, sections);
     if (strcmp(cmd, "list") == 0)
         return p11_cmd_list(argc, argv);
     if (strcmp(cmd, "rest") == 0)

@@ -23,6 +23,8 @@ _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size 
     --mix --seed --lookup
     $_hsmbench_load
     --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --help"
+_hsmbench_opts_datasheet="$_hsmbench_sel --test --key-size --data-size --step-time --max-threads --until-stable
+    --capacity --resume --json --html --quiet --help"
 _hsmbench_opts_list="$_hsmbench_sel --help"
 _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
 _hsmbench_opts_menu="$_hsmbench_sel --help"
@@ -111,7 +113,7 @@ _hsmbench()
         if [[ $cur == -* ]]; then
             _hsmbench_words '-h --help -V --version' "$cur"
         else
-            _hsmbench_words 'run list keys menu report compare merge rest serve help' "$cur"
+            _hsmbench_words 'run datasheet list keys menu report compare merge rest serve help' "$cur"
         fi
         return
     fi
@@ -119,7 +121,7 @@ _hsmbench()
     # Values of the option before the cursor.
     case $prev in
     --test)
-        [[ $cmd == run ]] || { _hsmbench_nofiles; return; }
+        [[ $cmd == run || $cmd == datasheet ]] || { _hsmbench_nofiles; return; }
         local pre= part=$cur
         if [[ $cur == *,* ]]; then
             pre=${cur%,*},
@@ -255,6 +257,7 @@ _hsmbench()
 
     case $cmd in
     run) _hsmbench_words "$_hsmbench_opts_run" "$cur" ;;
+    datasheet) _hsmbench_words "$_hsmbench_opts_datasheet" "$cur" ;;
     list) _hsmbench_words "$_hsmbench_opts_list" "$cur" ;;
     keys) _hsmbench_words "$_hsmbench_opts_keys" "$cur" ;;
     menu) _hsmbench_words "$_hsmbench_opts_menu" "$cur" ;;

@@ -8,12 +8,15 @@
 /* argv[0] is the subcommand's name; each returns a BENCH_EXIT_* code.
  * run: sections, the workload sections its --threshold and page know. */
 int p11_cmd_run(int argc, char **argv, const bench_section *const *sections);
+/* datasheet: run's steps for every test of a token, one results file and page. */
+int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *sections);
 int p11_cmd_list(int argc, char **argv);
 int p11_cmd_keys(int argc, char **argv);
 int p11_cmd_menu(int argc, char **argv);
 
 /* Their option tables (bench/util/options.h), for --help and the checks. */
 extern const bench_cmd_opts p11_run_options;
+extern const bench_cmd_opts p11_datasheet_options;
 extern const bench_cmd_opts p11_list_options;
 extern const bench_cmd_opts p11_keys_options;
 extern const bench_cmd_opts p11_menu_options;

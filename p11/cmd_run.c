@@ -539,20 +539,6 @@ static const char *redact_pin(void *arg, int i, const char *word, char *buf, siz
     return NULL;
 }
 
-/* One step of a capacity search: the test at this load, its keys kept. */
-typedef struct cap_step_arg {
-    p11_runner            *r;
-    const p11_test_def    *def;
-    const p11_test_params *params;
-} cap_step_arg;
-
-static void cap_step(void *arg, const bench_load *load)
-{
-    cap_step_arg *a = arg;
-    a->r->load = *load;
-    p11_runner_test(a->r, a->def, a->params);
-}
-
 int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
 {
     run_opts o;
@@ -597,8 +583,8 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
         bench_capacity cap;
         p11_test_params p = o.tp[0];
         p.data_size = o.data_list[0];
-        cap_step_arg ca = { &r, o.tests[0], &p };
-        bench_capacity_run(&cap, &s, &o.cap, &o.lo.load, cap_step, &ca);
+        p11_cap_step_arg ca = { &r, o.tests[0], &p };
+        bench_capacity_run(&cap, &s, &o.cap, &o.lo.load, p11_runner_cap_step, &ca);
         p11_runner_release(&r);
         rc = bench_capacity_finish(&cap, p11_target_env_json(&t),
                                    bench_command_json(argc, argv, redact_pin, argv));

@@ -655,3 +655,10 @@ static void mix_free(void *m)
     mix_release(m);
     free(m);
 }
+
+void p11_runner_cap_step(void *arg, const bench_load *load)
+{
+    p11_cap_step_arg *a = arg;
+    a->r->load = *load;
+    p11_runner_test(a->r, a->def, a->params);
+}

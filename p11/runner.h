@@ -41,6 +41,14 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
 /* One run of a --mix: every type checked and prepared, the run, every
  * type's keys destroyed after it (in every case); params[i] are type i's. */
 void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *params);
+/* One step of a capacity search (bench_cap_step_fn): the test at this
+ * load, its keys kept between steps; arg is a p11_cap_step_arg. */
+typedef struct p11_cap_step_arg {
+    p11_runner            *r;
+    const p11_test_def    *def;
+    const p11_test_params *params;
+} p11_cap_step_arg;
+void p11_runner_cap_step(void *arg, const bench_load *load);
 /* Destroy the keys kept for a next run (before the token is closed). */
 void p11_runner_release(p11_runner *r);
 /* List what could not be destroyed (stderr), then free everything. */

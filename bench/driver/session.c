@@ -448,7 +448,8 @@ static json_t *fleet_json(const bench_session *s)
 
 /* The results document: JSON, CSV, HTML, as asked; scal, the analysis of
  * the thread sweeps, when it has any.  0, or -1 (printed). */
-static int write_files(bench_session *s, json_t *environment, json_t *command, json_t *scal)
+static int write_files(bench_session *s, json_t *environment, json_t *command, json_t *scal,
+                       int json_only)
 {
     const bench_out_opts *o = s->out;
     char when[32];
@@ -474,13 +475,27 @@ static int write_files(bench_session *s, json_t *environment, json_t *command, j
     }
     if (o->json && bench_report_write(o->json, doc) != 0)
         rc = -1;
-    if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
+    if (!json_only && o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
         rc = -1;
-    if (o->html && bench_html_write_file(o->html, doc, "--html", o->sections) != 0)
+    if (!json_only && o->html && bench_html_write_file(o->html, doc, "--html", o->sections) != 0)
         rc = -1;
     if (stdout_for_doc(s, 0) != 0)
         rc = -1;
     json_decref(doc);
+    return rc;
+}
+
+int bench_session_checkpoint(bench_session *s, json_t *environment, json_t *command)
+{
+    if (!s->out->json || !json_array_size(s->runs))
+        return 0;
+    json_t *scal = bench_scalability(s->runs);
+    if (!scal) {
+        bench_error("out of memory while analysing the thread sweeps");
+        return -1;
+    }
+    const int rc = write_files(s, environment, command, scal, 1);
+    json_decref(scal);
     return rc;
 }
 
@@ -510,7 +525,7 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
     /* Nothing recorded (a set-up failure before any run): no results file. */
     const int write = (o->json || o->csv || o->html) && json_array_size(s->runs);
     int write_failed = 0;
-    if (write && write_files(s, environment, command, scal) != 0)
+    if (write && write_files(s, environment, command, scal, 0) != 0)
         write_failed = 1;
     json_decref(scal);
     json_decref(environment);

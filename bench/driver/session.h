@@ -169,6 +169,14 @@ void bench_session_table(const bench_session *s, FILE *f);
  */
 int  bench_session_finish(bench_session *s, json_t *environment, json_t *command);
 
+/*
+ * The results file (--json) as it stands, written now (atomically, as at
+ * the end) with the runs so far: a command of many runs that can be
+ * resumed (datasheet) calls it after each.  environment and command are
+ * borrowed.  0, or -1 (printed) when it could not be written.
+ */
+int  bench_session_checkpoint(bench_session *s, json_t *environment, json_t *command);
+
 /* ---- the command line in a results file ---- */
 
 /* How word `i` of argv appears in the results file: NULL as it is, or its

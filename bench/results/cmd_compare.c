@@ -81,6 +81,7 @@ typedef struct compare_ctx {
     double            min_change_pct;  /* --min-change */
     size_t            failed;      /* rules failed, over every pair */
     json_t           *pairs;       /* the document's "comparisons" */
+    json_t           *extra;       /* more members of the document (two datasheets' "datasheet") */
 } compare_ctx;
 
 typedef struct cfile {
@@ -357,7 +358,22 @@ static void run_heading(FILE *f, const json_t *run)
             th == 1 ? "" : "s", bench_json_str(run, "mode", "?"));
 }
 
-/* A run of file cf matching `want` exactly, else one of the same test; -1 if none. */
+/* A datasheet's step of a run (runs[i].datasheet.id), or NULL. */
+static const char *ds_id(const json_t *run)
+{
+    return bench_json_str(json_object_get(run, "datasheet"), "id", NULL);
+}
+
+/* Same datasheet step, or neither of a datasheet. */
+static int same_step(const json_t *a, const json_t *b)
+{
+    const char *x = ds_id(a), *y = ds_id(b);
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+/* A run of file cf matching `want` exactly (a datasheet's: the same step
+ * too), else one of the same test (not for a datasheet's step: it is
+ * missing); -1 if none. */
 static long find_run(const cfile *cf, const json_t *want, int *exact)
 {
     const json_t *runs = json_object_get(cf->doc, "runs");
@@ -367,11 +383,11 @@ static long find_run(const cfile *cf, const json_t *want, int *exact)
             const json_t *r = json_array_get(runs, k);
             if (cf->used[k])
                 continue;
-            if (pass == 0 && bench_run_same_setup(want, r, 0, NULL, 0)) {
+            if (pass == 0 && same_step(want, r) && bench_run_same_setup(want, r, 0, NULL, 0)) {
                 *exact = 1;
                 return (long)k;
             }
-            if (pass == 1 && strcmp(bench_json_str(want, "test", ""), bench_json_str(r, "test", "")) == 0) {
+            if (pass == 1 && !ds_id(want) && strcmp(bench_json_str(want, "test", ""), bench_json_str(r, "test", "")) == 0) {
                 *exact = 0;
                 return (long)k;
             }
@@ -385,11 +401,85 @@ static json_t *pair_json(const json_t *base, const cfile *a, const cfile *b)
 {
     char key[64];
     bench_run_key_desc(base, key, sizeof key);
-    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s}", "test", bench_json_str(base, "test", "?"),
-                     "mechanism", bench_json_str(base, "mechanism", ""), "key", key, "data_size",
-                     (json_int_t)bench_json_int(base, "data_size", 0), "threads",
-                     (json_int_t)bench_json_int(base, "threads", 0), "mode", bench_json_str(base, "mode", "?"),
-                     "base", a->label, "run", b->label);
+    json_t *pair = json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s}", "test", bench_json_str(base, "test", "?"),
+                             "mechanism", bench_json_str(base, "mechanism", ""), "key", key, "data_size",
+                             (json_int_t)bench_json_int(base, "data_size", 0), "threads",
+                             (json_int_t)bench_json_int(base, "threads", 0), "mode",
+                             bench_json_str(base, "mode", "?"), "base", a->label, "run", b->label);
+    const json_t *tag = json_object_get(base, "datasheet");
+    if (pair && tag && json_object_set_new(pair, "datasheet_step",
+                                           json_string(bench_json_str(tag, "step", "?"))) != 0) {
+        json_decref(pair);
+        return NULL;
+    }
+    return pair;
+}
+
+/*
+ * Two datasheets, test by test: each test (and key) of A against each
+ * other file, from the pairs of its steps: slower when a step is slower and
+ * none faster, faster the other way, mixed when both, missing when no step
+ * of it is in the other file, else no change.  Printed, and the document's
+ * "datasheet" array; -1 when out of memory.
+ */
+static int datasheet_verdicts(FILE *f, compare_ctx *cx, const cfile *files, size_t n)
+{
+    if (!json_is_object(json_object_get(files[0].doc, "datasheet")))
+        return 0;
+    json_t *out = json_array();
+    if (!out || json_object_set_new(cx->extra, "datasheet", out) != 0)
+        return -1;
+    for (size_t fi = 1; fi < n; fi++) {
+        fprintf(f, "\nDatasheets, test by test (%s against %s):\n", files[fi].label, files[0].label);
+        size_t i;
+        json_t *p;
+        json_array_foreach(cx->pairs, i, p) {
+            if (strcmp(bench_json_str(p, "run", ""), files[fi].label) != 0 || !json_object_get(p, "datasheet_step"))
+                continue;
+            const char *test = bench_json_str(p, "test", ""), *key = bench_json_str(p, "key", "");
+            int seen = 0;
+            for (size_t k = 0; k < i && !seen; k++) {
+                const json_t *q = json_array_get(cx->pairs, k);
+                seen = strcmp(bench_json_str(q, "run", ""), files[fi].label) == 0 &&
+                       strcmp(bench_json_str(q, "test", ""), test) == 0 &&
+                       strcmp(bench_json_str(q, "key", ""), key) == 0;
+            }
+            if (seen)
+                continue;      /* its test was summed up at its first step */
+            size_t slower = 0, faster = 0, same = 0, missing = 0, other = 0, k;
+            json_t *q;
+            json_array_foreach(cx->pairs, k, q) {
+                if (strcmp(bench_json_str(q, "run", ""), files[fi].label) != 0 ||
+                    strcmp(bench_json_str(q, "test", ""), test) != 0 || strcmp(bench_json_str(q, "key", ""), key) != 0)
+                    continue;
+                const char *v = bench_json_str(q, "verdict", "");
+                if (!json_is_true(json_object_get(q, "comparable")))
+                    missing++;
+                else if (strcmp(v, "slower") == 0)
+                    slower++;
+                else if (strcmp(v, "faster") == 0)
+                    faster++;
+                else if (strcmp(v, "mixed") == 0)
+                    slower++, faster++;
+                else if (strncmp(v, "no change", 9) == 0)
+                    same++;
+                else
+                    other++;
+            }
+            const char *word = slower && faster ? "mixed" : slower ? "slower" : faster ? "faster"
+                               : same ? "no change" : "missing";
+            const size_t steps = slower + faster + same + missing + other;
+            fprintf(f, "  %-28s %-10s %-10s (%zu step%s: %zu slower, %zu faster, %zu no change, %zu missing)\n",
+                    test, key, word, steps, steps == 1 ? "" : "s", slower, faster, same, missing);
+            if (json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I}", "test", test, "key", key,
+                                                     "run", files[fi].label, "verdict", word, "slower",
+                                                     (json_int_t)slower, "faster", (json_int_t)faster,
+                                                     "no_change", (json_int_t)same, "missing",
+                                                     (json_int_t)missing)) != 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 /* Print the comparison to f, and add its pairs to cx->pairs; -1 when out of memory. */
@@ -422,9 +512,13 @@ static int compare_all(FILE *f, compare_ctx *cx, cfile *files, size_t n)
             if (!pair || json_array_append_new(cx->pairs, pair) != 0)
                 return -1;
             if (k < 0) {
-                fprintf(f, "  %-4s  (no run of %s)\n", files[i].label, bench_json_str(base, "test", "?"));
+                if (ds_id(base))
+                    fprintf(f, "  %-4s  (missing: no such step)\n", files[i].label);
+                else
+                    fprintf(f, "  %-4s  (no run of %s)\n", files[i].label, bench_json_str(base, "test", "?"));
                 if (json_object_set_new(pair, "comparable", json_false()) != 0 ||
-                    json_object_set_new(pair, "why", json_string("no run of this test")) != 0)
+                    json_object_set_new(pair, "why", json_string(ds_id(base) ? "missing: no such step"
+                                                                             : "no run of this test")) != 0)
                     return -1;
                 continue;
             }
@@ -462,6 +556,8 @@ static int compare_all(FILE *f, compare_ctx *cx, cfile *files, size_t n)
             print_row(f, &files[i], r, NULL, 0);
         }
     }
+    if (datasheet_verdicts(f, cx, files, n) != 0)
+        return -1;
     if (cx->nrules) {
         fprintf(f, "\n%zu of %zu rule check%s failed", cx->failed, cx->nrules * json_array_size(cx->pairs),
                 cx->nrules * json_array_size(cx->pairs) == 1 ? "" : "s");
@@ -600,13 +696,13 @@ int bench_cmd_compare(int argc, char **argv, const bench_section *const *section
             break;
         }
     }
-    compare_ctx cx = { sections, rules, nrules, min_change, 0, NULL };
+    compare_ctx cx = { sections, rules, nrules, min_change, 0, NULL, json_object() };
     json_t *doc = NULL;
     if (rc == BENCH_EXIT_OK) {
         /* With an output on standard output, the table goes nowhere. */
         FILE *txt = to_stdout ? fopen("/dev/null", "w") : stdout;
-        if (!txt || !(cx.pairs = json_array()) || compare_all(txt, &cx, files, (size_t)n) != 0 ||
-            !(doc = compare_doc(&cx, files, (size_t)n))) {
+        if (!txt || !cx.extra || !(cx.pairs = json_array()) || compare_all(txt, &cx, files, (size_t)n) != 0 ||
+            !(doc = compare_doc(&cx, files, (size_t)n)) || json_object_update(doc, cx.extra) != 0) {
             bench_error("compare: out of memory%s", txt ? "" : " (or /dev/null cannot be opened)");
             rc = BENCH_EXIT_FAILED;
         } else if (txt == stdout ? bench_stdout_check("compare") != 0 : fflush(txt) != 0) {
@@ -625,6 +721,7 @@ int bench_cmd_compare(int argc, char **argv, const bench_section *const *section
     if (rc == BENCH_EXIT_OK && cx.failed)
         rc = BENCH_EXIT_FAILED;
     json_decref(cx.pairs);     /* the document holds its own reference */
+    json_decref(cx.extra);
     json_decref(doc);
     for (int i = 0; i < n; i++) {
         json_decref(files[i].doc);

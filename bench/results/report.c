@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bench/results/series.h"
 #include "bench/util/cli.h"
 #include "bench/util/outfile.h"
 #include "bench/results/results.h"
@@ -638,9 +639,12 @@ json_t *bench_report_host_json(void)
                      (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+/* A document may hold runs read from a file (a resumed datasheet's), their
+ * series compact: bench_series_dumpf writes them out, and the others as
+ * json_dumpf does. */
 static int dump_doc(FILE *f, const json_t *doc)
 {
-    if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF)
+    if (bench_series_dumpf(doc, f) != 0 || fputc('\n', f) == EOF)
         return -1;
     return ferror(f) ? -1 : 0;
 }

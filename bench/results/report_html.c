@@ -1455,6 +1455,279 @@ static void capacity_section(FILE *f, const json_t *doc, const bench_section *co
 
 /* ---- the page ---------------------------------------------------------------- */
 
+/* ---- a datasheet (hsmbench datasheet): a table and two charts a family ---- */
+
+/* The datasheet step of a run ("latency", "threads", "data"), or "". */
+static const char *ds_step(const json_t *run)
+{
+    return bench_json_str(json_object_get(run, "datasheet"), "step", "");
+}
+
+/* Same row of a family's table: the same test and key. */
+static int ds_same_row(const json_t *a, const json_t *b)
+{
+    char ka[64], kb[64];
+    return strcmp(bench_json_str(a, "test", ""), bench_json_str(b, "test", "")) == 0 &&
+           strcmp(bench_run_key_desc(a, ka, sizeof ka), bench_run_key_desc(b, kb, sizeof kb)) == 0;
+}
+
+static int ds_ok(const json_t *run)
+{
+    return strcmp(bench_json_str(run, "status", ""), "ok") == 0;
+}
+
+/* The run of row `row` at one thread and this data size (latency or data step), or NULL. */
+static const json_t *ds_at_size(const json_t *runs, const json_t *row, long long size)
+{
+    size_t i;
+    const json_t *run;
+    json_array_foreach(runs, i, run)
+        if (ds_same_row(run, row) && ds_ok(run) && bench_json_int(run, "threads", 0) == 1 &&
+            bench_json_int(run, "data_size", -1) == size &&
+            (strcmp(ds_step(run), "latency") == 0 || strcmp(ds_step(run), "data") == 0))
+            return run;
+    return NULL;
+}
+
+/* The thread points of a row (latency and threads steps), sorted by threads; how many. */
+static size_t ds_threads(const json_t *runs, const json_t *row, double *x, double *y, size_t cap)
+{
+    size_t i, n = 0;
+    const json_t *run;
+    json_array_foreach(runs, i, run) {
+        const char *st = ds_step(run);
+        if (n == cap || !ds_same_row(run, row) || !ds_ok(run) ||
+            (strcmp(st, "latency") != 0 && strcmp(st, "threads") != 0))
+            continue;
+        double xv = (double)bench_json_int(run, "threads", 0), yv = bench_json_num(run, "ops_per_s", 0);
+        size_t k = n++;
+        for (; k > 0 && x[k - 1] > xv; k--) {
+            x[k] = x[k - 1];
+            y[k] = y[k - 1];
+        }
+        x[k] = xv;
+        y[k] = yv;
+    }
+    return n;
+}
+
+#define DS_MAX_ROWS   64
+#define DS_MAX_POINTS 32
+
+static void ds_family(FILE *f, const json_t *doc, const char *family, const json_t *sizes)
+{
+    const json_t *runs = json_object_get(doc, "runs"), *scal = json_object_get(doc, "scalability");
+    const json_t *rows[DS_MAX_ROWS];
+    size_t nrows = 0, i;
+    int has_data = 0;
+    const json_t *run;
+    json_array_foreach(runs, i, run) {
+        if (strcmp(bench_json_str(json_object_get(run, "datasheet"), "family", ""), family) != 0)
+            continue;
+        has_data |= strcmp(ds_step(run), "data") == 0 || bench_json_num(run, "bytes_per_s", 0) > 0;
+        if (strcmp(ds_step(run), "latency") != 0 || nrows == DS_MAX_ROWS)
+            continue;
+        rows[nrows++] = run;
+    }
+    if (!nrows)
+        return;
+    char a[48], b[48];
+    fputs("<h3>", f);
+    esc(f, family);
+    fputs("</h3>\n<table class=\"ds\"><tr><th>test</th><th>key</th><th class=\"n\">p50 (1 thread)</th>"
+          "<th class=\"n\">p99 (1 thread)</th><th class=\"n\">ops/s (1 thread)</th>"
+          "<th class=\"n\">peak ops/s</th><th class=\"n\">at threads</th><th class=\"n\">knee (threads)</th>"
+          "<th class=\"n\">USL peak</th>", f);
+    const json_t *caps = json_object_get(json_object_get(doc, "datasheet"), "capacity");
+    const char *objective = json_string_value(json_object_get(json_object_get(json_object_get(doc, "datasheet"),
+                                                                              "plan"), "capacity"));
+    if (objective) {
+        fputs("<th class=\"n\">capacity ", f);
+        esc(f, objective);
+        fputs("</th>", f);
+    }
+    size_t ns = has_data ? json_array_size(sizes) : 0;
+    for (size_t k = 0; k < ns; k++) {
+        bench_fmt_bytes((double)json_integer_value(json_array_get(sizes, k)), a, sizeof a);
+        fprintf(f, "<th class=\"n\">bytes/s %s</th>", a);
+    }
+    fputs("</tr>\n", f);
+    for (size_t r = 0; r < nrows; r++) {
+        const json_t *row = rows[r], *lat = json_object_get(row, "latency_us");
+        char key[64];
+        fputs("<tr><td>", f);
+        esc(f, bench_json_str(row, "test", "?"));
+        fputs("</td><td>", f);
+        esc(f, bench_run_key_desc(row, key, sizeof key));
+        if (!ds_ok(row)) {
+            fprintf(f, "</td><td colspan=\"%zu\">", 7 + ns + (objective != NULL));
+            esc(f, bench_json_str(row, "status", "?"));
+            fputs(": ", f);
+            esc(f, bench_json_str(row, "reason", ""));
+            fputs("</td></tr>\n", f);
+            continue;
+        }
+        fputs("</td><td class=\"n\">", f);
+        esc(f, fmt_us(bench_json_num(lat, "p50", 0), a, sizeof a));
+        fputs("</td><td class=\"n\">", f);
+        esc(f, fmt_us(bench_json_num(lat, "p99", 0), b, sizeof b));
+        double x[DS_MAX_POINTS], y[DS_MAX_POINTS], best = 0, at = 0;
+        const size_t np = ds_threads(runs, row, x, y, DS_MAX_POINTS);
+        for (size_t k = 0; k < np; k++)
+            if (y[k] > best) {
+                best = y[k];
+                at = x[k];
+            }
+        fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.0f</td>",
+                bench_json_num(row, "ops_per_s", 0), best, at);
+        const json_t *el = bench_scalability_find(scal, row);
+        const json_t *knee = json_object_get(el, "knee"), *peak = json_object_get(el, "peak");
+        if (json_is_object(knee))
+            fprintf(f, "<td class=\"n\">%lld</td>", bench_json_int(knee, "threads", 0));
+        else
+            fputs("<td class=\"n\">-</td>", f);
+        if (json_is_object(peak))
+            fprintf(f, "<td class=\"n\">%.1f at %.1f</td>", bench_json_num(peak, "ops_per_s", 0),
+                    bench_json_num(peak, "threads", 0));
+        else
+            fputs("<td class=\"n\">-</td>", f);
+        if (objective) {
+            /* The capacity search of this test and key: its answer and how it ended. */
+            const json_t *answer = NULL, *ce;
+            size_t c;
+            json_array_foreach(caps, c, ce)
+                if (strcmp(bench_json_str(ce, "test", ""), bench_json_str(row, "test", "")) == 0 &&
+                    strcmp(bench_json_str(ce, "key", ""), key) == 0)
+                    answer = json_object_get(ce, "search");
+            if (answer && json_is_number(json_object_get(answer, "ops_per_s")))
+                fprintf(f, "<td class=\"n\">%.1f/s (%s)</td>", bench_json_num(answer, "ops_per_s", 0),
+                        bench_json_str(answer, "result", "?"));
+            else
+                fputs("<td class=\"n\">-</td>", f);
+        }
+        for (size_t k = 0; k < ns; k++) {
+            const json_t *dr = ds_at_size(runs, row, json_integer_value(json_array_get(sizes, k)));
+            if (dr) {
+                bench_fmt_bytes(bench_json_num(dr, "bytes_per_s", 0), a, sizeof a);
+                fprintf(f, "<td class=\"n\">%s/s</td>", a);
+            } else {
+                fputs("<td class=\"n\">-</td>", f);
+            }
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n<div class=\"charts\">\n", f);
+    /* Throughput against threads, a line a test. */
+    double (*tx)[DS_MAX_POINTS] = calloc(nrows, sizeof *tx), (*ty)[DS_MAX_POINTS] = calloc(nrows, sizeof *ty);
+    double (*dx)[DS_MAX_POINTS] = calloc(nrows, sizeof *dx), (*dy)[DS_MAX_POINTS] = calloc(nrows, sizeof *dy);
+    series *sr = calloc(nrows, sizeof *sr);
+    char (*names)[96] = calloc(nrows, sizeof *names);
+    char (*cat)[32] = calloc(ns ? ns : 1, sizeof *cat);
+    const char **catp = calloc(ns ? ns : 1, sizeof *catp);
+    if (tx && ty && dx && dy && sr && names && cat && catp) {
+        double xmax = 1;
+        for (size_t r = 0; r < nrows; r++) {
+            char key[64];
+            bench_run_key_desc(rows[r], key, sizeof key);
+            snprintf(names[r], sizeof names[r], "%s%s%s", bench_json_str(rows[r], "test", "?"),
+                     strcmp(key, "-") ? " " : "", strcmp(key, "-") ? key : "");
+            const size_t np = ds_threads(runs, rows[r], tx[r], ty[r], DS_MAX_POINTS);
+            if (np && tx[r][np - 1] > xmax)
+                xmax = tx[r][np - 1];
+            sr[r] = (series){ tx[r], ty[r], np, names[r], palette[r % 5], r >= 5 };
+        }
+        char title[160];
+        snprintf(title, sizeof title, "%s: throughput by threads", family);
+        axis ax = { 1, xmax, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
+        axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
+        line_chart(f, title, &ax, &ay, sr, nrows);
+        if (ns) {
+            for (size_t k = 0; k < ns; k++) {
+                bench_fmt_bytes((double)json_integer_value(json_array_get(sizes, k)), cat[k], sizeof cat[k]);
+                catp[k] = cat[k];
+            }
+            for (size_t r = 0; r < nrows; r++) {
+                for (size_t k = 0; k < ns && k < DS_MAX_POINTS; k++) {
+                    const json_t *dr = ds_at_size(runs, rows[r], json_integer_value(json_array_get(sizes, k)));
+                    dx[r][k] = (double)k;
+                    dy[r][k] = dr ? bench_json_num(dr, "bytes_per_s", 0) : NAN;
+                }
+                sr[r] = (series){ dx[r], dy[r], ns < DS_MAX_POINTS ? ns : DS_MAX_POINTS, names[r],
+                                  palette[r % 5], r >= 5 };
+            }
+            snprintf(title, sizeof title, "%s: bytes/s by data size (1 thread)", family);
+            axis bx = { -0.5, (double)ns - 0.5, AX_CAT, FMT_NUM, "data size", catp, ns };
+            axis by = { 0, 1, AX_LINEAR, FMT_NUM, "bytes per second", NULL, 0 };
+            line_chart(f, title, &bx, &by, sr, nrows);
+        }
+    }
+    fputs("</div>\n", f);
+    if (names && nrows > 2) {
+        /* More lines than a chart's legend holds: the key under the charts. */
+        fputs("<p class=\"sub\">", f);
+        for (size_t r = 0; r < nrows; r++) {
+            fprintf(f, "%s<span style=\"color:%s\">%s</span> ", r ? " · " : "", palette[r % 5],
+                    r >= 5 ? "┄┄" : "━━");
+            esc(f, names[r]);
+        }
+        fputs("</p>\n", f);
+    }
+    free(tx);
+    free(ty);
+    free(dx);
+    free(dy);
+    free(sr);
+    free(names);
+    free(cat);
+    free(catp);
+}
+
+/* The datasheet: its plan and time, then each family, in the order of the file. */
+static void datasheet_section(FILE *f, const json_t *doc)
+{
+    const json_t *ds = json_object_get(doc, "datasheet"), *plan = json_object_get(ds, "plan");
+    const json_t *runs = json_object_get(doc, "runs");
+    const char *fams[64];
+    size_t nf = 0, i;
+    const json_t *run;
+    char a[48];
+    json_array_foreach(runs, i, run) {
+        const char *fam = bench_json_str(json_object_get(run, "datasheet"), "family", NULL);
+        int seen = !fam;
+        for (size_t k = 0; k < nf && !seen; k++)
+            seen = strcmp(fams[k], fam) == 0;
+        if (!seen && nf < sizeof fams / sizeof fams[0])
+            fams[nf++] = fam;
+    }
+    fputs("<section id=\"datasheet\"><h2>Datasheet</h2><p class=\"sub\">", f);
+    const json_t *tok = json_object_get(json_object_get(doc, "environment"), "token");
+    if (json_is_object(tok)) {
+        /* The device the figures are of, as C_GetTokenInfo names it. */
+        fputs("Token ", f);
+        esc(f, bench_json_str(tok, "label", "?"));
+        fputs(" · ", f);
+        esc(f, bench_json_str(tok, "manufacturer", "?"));
+        fputs(" ", f);
+        esc(f, bench_json_str(tok, "model", "?"));
+        fputs(" · firmware ", f);
+        esc(f, bench_json_str(tok, "firmware", "?"));
+        fputs(" · hardware ", f);
+        esc(f, bench_json_str(tok, "hardware", "?"));
+        fputs(". ", f);
+    }
+    fprintf(f, "%zu steps of %s", json_array_size(json_object_get(plan, "steps")),
+            fmt_num(bench_json_num(plan, "step_time_s", 0), a, sizeof a));
+    fprintf(f, " s, threads up to %lld; announced %.0f s", bench_json_int(plan, "max_threads", 0),
+            bench_json_num(ds, "announced_s", 0));
+    if (json_object_get(ds, "took_s"))
+        fprintf(f, ", took %.0f s", bench_json_num(ds, "took_s", 0));
+    fputs(". Latency at one thread; peak: the best measured throughput of the thread sweep; knee and USL "
+          "peak: the sweep's Universal Scalability Law analysis; bytes/s at one thread.</p>\n", f);
+    for (size_t k = 0; k < nf; k++)
+        ds_family(f, doc, fams[k], json_object_get(plan, "data_sizes"));
+    fputs("</section>\n", f);
+}
+
 int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sections)
 {
     const json_t *runs = json_object_get(doc, "runs");
@@ -1478,8 +1751,8 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
         fputs(" · ", f);
         esc(f, started);
     }
-    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>hsmbench report</h1><p class=\"sub\">",
-            style);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>hsmbench %s</h1><p class=\"sub\">",
+            style, json_is_object(json_object_get(doc, "datasheet")) ? "datasheet" : "report");
     size_t nruns = json_array_size(runs);
     fprintf(f, "%zu run%s", nruns, nruns == 1 ? "" : "s");
     bench_target tg;
@@ -1494,6 +1767,15 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
     fputs("</p></header>\n", f);
 
     environment(f, doc);
+    if (json_is_object(json_object_get(doc, "datasheet"))) {
+        /* A datasheet's page: its tables and charts, the runs listed after. */
+        datasheet_section(f, doc);
+        summary_table(f, doc);
+        fputs("<footer>Generated by hsmbench ", f);
+        esc(f, HSMBENCH_VERSION);
+        fputs(" from a datasheet (hsmbench datasheet).</footer>\n</body></html>\n", f);
+        return ferror(f) ? -1 : 0;
+    }
     capacity_section(f, doc, sections);
     summary_table(f, doc);
     const json_t *scal = json_object_get(doc, "scalability");

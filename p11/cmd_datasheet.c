@@ -1,0 +1,847 @@
+/*
+ * p11/cmd_datasheet.c - "hsmbench datasheet": a token's datasheet in one
+ * command.
+ *
+ * A planner over the run machinery (p11/runner.h, bench/driver/session.h):
+ * for every test the token offers (or --test LIST) and every key size, the
+ * steps are the runs "hsmbench run" would make of
+ *   latency  --threads 1 (p50/p99, --until-stable bounded by --step-time)
+ *   threads  --threads 2,4,8... up to --max-threads, stopped once two counts
+ *            in a row are within DS_FLAT of the best (past the knee)
+ *   data     --data-size LIST at one thread, for ciphers, digests and HMAC
+ * each of a fixed length (--step-time), on one loaded module and token,
+ * into ONE results file: each run tagged runs[i].datasheet = {step, family,
+ * id}, the document's "datasheet" object holding the plan and the announced
+ * time.  The file is rewritten after every step, so --resume FILE carries
+ * on after an interruption.  The page (report_html.c) is report --html's.
+ */
+#include "p11/cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/core/stable.h"
+#include "bench/driver/capacity.h"
+#include "bench/driver/session.h"
+#include "bench/results/results.h"
+#include "bench/util/cli.h"
+#include "bench/util/clock.h"
+#include "bench/util/exit.h"
+#include "bench/util/signals.h"
+#include "p11/runner.h"
+#include "p11/target.h"
+#include "p11/tests.h"
+#include "p11/token.h"
+
+#define DS_MAX_TESTS   128
+#define DS_MAX_LIST    16
+#define DS_MAX_STEPS   4096
+#define DS_FLAT        0.05     /* a thread count within 5 % of the best adds nothing */
+#define DS_DEFAULT_STEP_NS (500ULL * 1000000ULL)
+#define DS_DEFAULT_STABLE  5.0
+/* What a step costs beside its measured time (the pool's start and stop,
+ * the sessions, the file rewritten), and a test's preparation (its keys:
+ * an RSA key pair of 2048 bits takes about DS_RSA_PREP_NS in a software
+ * token, growing with the cube of its size): the announcement counts them. */
+#define DS_STEP_OVERHEAD_NS (70ULL * 1000000ULL)
+#define DS_PREP_NS          (30ULL * 1000000ULL)
+#define DS_RSA_PREP_NS      (300ULL * 1000000ULL)
+/* The file is rewritten after a step unless the last rewrite took more than
+ * a tenth of the time since: a large file is written every few steps. */
+#define DS_WRITE_SHARE      10
+
+static const uint64_t default_data[] = { 16, 256, 1024, 8192 };
+
+enum {
+    OPT_TEST = 2100, OPT_KEY_SIZE, OPT_DATA_SIZE, OPT_STEP_TIME, OPT_MAX_THREADS, OPT_UNTIL_STABLE,
+    OPT_RESUME, OPT_JSON, OPT_HTML, OPT_QUIET, OPT_CAPACITY,
+};
+
+static const bench_option plan_rows[] = {
+    { "test", 0, BENCH_ARG_REQUIRED, "NAME[,NAME...]|all", OPT_TEST,
+      "the tests (default all: every catalogue test the\n"
+      "token offers; see: hsmbench list tests)", NULL },
+    { "key-size", 0, BENCH_ARG_REQUIRED, "BITS[,BITS...]", OPT_KEY_SIZE,
+      "key sizes, each for the tests that take it (the\n"
+      "others keep their default)", NULL },
+    { "data-size", 0, BENCH_ARG_REQUIRED, "BYTES[,BYTES...]", OPT_DATA_SIZE,
+      "the bytes/s table's sizes for ciphers, digests and\n"
+      "HMAC (default 16,256,1024,8192)", NULL },
+    { "step-time", 0, BENCH_ARG_REQUIRED, "TIME", OPT_STEP_TIME,
+      "each step's measured length (default 500ms)", NULL },
+    { "max-threads", 0, BENCH_ARG_REQUIRED, "N", OPT_MAX_THREADS,
+      "the thread sweep's bound (default twice the CPUs)", NULL },
+    { "until-stable", 0, BENCH_ARG_REQUIRED, "PCT", OPT_UNTIL_STABLE,
+      "the latency step ends once stable within PCT (default\n"
+      "5; 0: off), --step-time its bound", NULL },
+    { "capacity", 0, BENCH_ARG_REQUIRED, "EXPR", OPT_CAPACITY,
+      "also each test's capacity under this objective\n"
+      "('p99<20ms'): run --find-capacity's search, open-loop\n"
+      "steps --step-time long on --max-threads threads", NULL },
+    { "resume", 0, BENCH_ARG_REQUIRED, "FILE.json", OPT_RESUME,
+      "carry on an interrupted datasheet: the steps in FILE\n"
+      "are kept, the others run and are added to it", NULL },
+};
+
+static const bench_option out_rows[] = {
+    { "json", 0, BENCH_ARG_REQUIRED, "FILE", OPT_JSON,
+      "the results file (default datasheet.json)", NULL },
+    { "html", 0, BENCH_ARG_REQUIRED, "FILE", OPT_HTML,
+      "the page (default: the results file's name, .html)", NULL },
+    { "quiet", 0, BENCH_ARG_NONE, NULL, OPT_QUIET, "only the plan, progress and errors", NULL },
+};
+
+static const bench_opt_group ds_plan_group = BENCH_OPT_GROUP("Datasheet:", plan_rows, NULL);
+static const bench_opt_group ds_out_group = BENCH_OPT_OUTPUTS("Output:", out_rows, NULL);
+static const bench_opt_group *const ds_groups[] = {
+    &p11_target_group, &ds_plan_group, &ds_out_group, &bench_help_group, NULL,
+};
+const bench_cmd_opts p11_datasheet_options = { "datasheet", 0, ds_groups };
+
+static const char ds_usage_head[] =
+    "Usage: hsmbench datasheet [selection] [datasheet] [output]\n"
+    "\n"
+    "A token's datasheet: for every test it offers (or --test), latency at one\n"
+    "thread, a thread sweep past the knee (USL peak and knee) and bytes/s over\n"
+    "data sizes, each step of a fixed length, in a time announced before it\n"
+    "starts; one results file (rewritten after every step) and one page.\n"
+    "\n";
+
+static const char ds_usage_tail[] =
+    "\n"
+    "Exit codes: 0 success; 1 a step failed or had errors, or a file could not\n"
+    "be written; 2 bad usage or input (an unknown test, a --resume file that is\n"
+    "not a datasheet or of another plan); 3 module, token or login failure; 130\n"
+    "interrupted (the results so far are kept; the message says how to resume).\n";
+
+typedef enum { STEP_LATENCY, STEP_THREADS, STEP_DATA, STEP_CAPACITY } step_kind;
+static const char *const step_name[] = { "latency", "threads", "data", "capacity" };
+
+typedef struct ds_step {
+    const p11_test_def *def;
+    unsigned            key_bits;   /* 0: the test's default */
+    step_kind           kind;
+    unsigned            threads;
+    uint64_t            data;       /* 0: the test's default */
+    size_t              first;      /* the latency step of its test and key */
+    char                id[120];
+} ds_step;
+
+typedef struct ds_opts {
+    p11_target_opts     target;
+    const p11_test_def *tests[DS_MAX_TESTS];
+    size_t              ntests;
+    int                 all;
+    uint64_t            keys[DS_MAX_LIST], data[DS_MAX_LIST];
+    size_t              nkeys, ndata;
+    uint64_t            step_ns;
+    unsigned            max_threads;
+    double              stable_pct;
+    const char         *resume;
+    const char         *capacity;   /* --capacity EXPR (NULL: none) */
+    bench_cap_opts      cap;
+    char                html_buf[4096];
+    bench_out_opts      out;
+} ds_opts;
+
+/* "16,256": each value in [min, max]. */
+static int parse_list(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out,
+                      size_t *n)
+{
+    char buf[256], *save = NULL;
+    *n = 0;
+    if (!*text || strlen(text) >= sizeof buf || text[0] == ',' || text[strlen(text) - 1] == ',' ||
+        strstr(text, ",,")) {
+        bench_error("%s %s: give a number or a comma-separated list", flag, text);
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (*n == DS_MAX_LIST) {
+            bench_error("%s: at most %d values", flag, DS_MAX_LIST);
+            return -1;
+        }
+        if (bench_parse_u64(flag, item, min, max, &out[*n]) != 0)
+            return -1;
+        (*n)++;
+    }
+    return 0;
+}
+
+static int parse_tests(ds_opts *o, const char *arg)
+{
+    char buf[4096], *save = NULL;
+    o->ntests = 0;
+    o->all = strcmp(arg, "all") == 0;
+    if (o->all)
+        return 0;
+    if (!*arg || strlen(arg) >= sizeof buf) {
+        bench_error("--test: give test names, comma-separated, or all");
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%s", arg);
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        const p11_alias *alias = NULL;
+        const p11_test_def *def = p11_test_named(name, &alias);
+        if (!def) {
+            bench_error("--test %s: unknown test (see: hsmbench list tests)", name);
+            return -1;
+        }
+        if (o->ntests == DS_MAX_TESTS) {
+            bench_error("--test: at most %d tests", DS_MAX_TESTS);
+            return -1;
+        }
+        o->tests[o->ntests++] = def;
+    }
+    if (o->ntests == 0) {
+        bench_error("--test: no test named");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, const bench_section *const *sections, ds_opts *o)
+{
+    uint64_t v;
+    int c;
+    memset(o, 0, sizeof *o);
+    o->all = 1;
+    o->step_ns = DS_DEFAULT_STEP_NS;
+    o->stable_pct = DS_DEFAULT_STABLE;
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->max_threads = cpus > 0 ? (unsigned)(2 * cpus) : 4;
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &p11_datasheet_options) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
+        const int t = p11_target_opt(&o->target, c, optarg);
+        if (t < 0)
+            return BENCH_EXIT_USAGE;
+        if (t > 0)
+            continue;
+        switch (c) {
+        case 'h':
+            fputs(ds_usage_head, stdout);
+            bench_opts_help(&p11_datasheet_options, stdout);
+            fputs(ds_usage_tail, stdout);
+            return -1;
+        case OPT_TEST:
+            if (parse_tests(o, optarg) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_KEY_SIZE:
+            if (parse_list("--key-size", optarg, 1, 65536, o->keys, &o->nkeys) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_DATA_SIZE:
+            if (parse_list("--data-size", optarg, 1, 16200, o->data, &o->ndata) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_STEP_TIME:
+            if (bench_parse_duration("--step-time", optarg, 100000000ULL, 3600ULL * 1000000000ULL,
+                                     &o->step_ns) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
+        case OPT_MAX_THREADS:
+            if (bench_parse_u64("--max-threads", optarg, 1, 1024, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            o->max_threads = (unsigned)v;
+            break;
+        case OPT_UNTIL_STABLE:
+        {
+            /* "5%" or "5"; 0 turns it off. */
+            char *end = NULL;
+            const double pct = bench_strtod(optarg, &end);
+            if (end != optarg && *end == '%')
+                end++;
+            if (end == optarg || *end || !(pct >= 0) || !(pct <= BENCH_STABLE_MAX_PCT)) {
+                bench_error("--until-stable %s: a percentage from 0 (off) to %g%% (e.g. 5%%)", optarg,
+                            BENCH_STABLE_MAX_PCT);
+                return BENCH_EXIT_USAGE;
+            }
+            o->stable_pct = pct;
+            break;
+        }
+        case OPT_RESUME:
+            o->resume = optarg;
+            break;
+        case OPT_CAPACITY:
+            o->capacity = optarg;
+            break;
+        case OPT_JSON:
+            o->out.json = optarg;
+            break;
+        case OPT_HTML:
+            o->out.html = optarg;
+            break;
+        case OPT_QUIET:
+            o->out.quiet = 1;
+            break;
+        default:
+            return bench_option_error(argv, c, "datasheet");
+        }
+    }
+    if (optind < argc) {
+        bench_error("%s: unexpected argument (see: hsmbench datasheet --help)", argv[optind]);
+        return BENCH_EXIT_USAGE;
+    }
+    if (p11_target_check(&o->target) != 0)
+        return BENCH_EXIT_USAGE;
+    if (o->capacity) {
+        /* run --find-capacity's search, its steps the datasheet's length. */
+        bench_cap_opts_init(&o->cap, sections);
+        if (bench_cap_opt(&o->cap, BENCH_OPT_FIND_CAPACITY, o->capacity) <= 0)
+            return BENCH_EXIT_USAGE;
+        o->cap.step_ns = o->step_ns;
+    }
+    if (o->resume && o->out.json && strcmp(o->resume, o->out.json) != 0) {
+        bench_error("--resume %s --json %s: a resumed datasheet is written back to its file; "
+                    "give one", o->resume, o->out.json);
+        return BENCH_EXIT_USAGE;
+    }
+    /* The file --resume reads is the one written (--json, when given, names
+     * it too): checked against the other files as an output. */
+    if (o->resume && !o->out.json && bench_opts_add_file(&parser, "--resume", o->resume, 1) != 0)
+        return BENCH_EXIT_USAGE;
+    if (o->resume)
+        o->out.json = o->resume;
+    if (!o->out.json)
+        o->out.json = "datasheet.json";
+    if (strcmp(o->out.json, "-") == 0 || (o->out.html && strcmp(o->out.html, "-") == 0)) {
+        bench_error("datasheet: the results file and the page are files (not -): the file is "
+                    "rewritten after every step");
+        return BENCH_EXIT_USAGE;
+    }
+    if (!o->out.html) {
+        const char *dot = strrchr(o->out.json, '.'), *slash = strrchr(o->out.json, '/');
+        const int stem = dot && (!slash || dot > slash) ? (int)(dot - o->out.json) : (int)strlen(o->out.json);
+        snprintf(o->html_buf, sizeof o->html_buf, "%.*s.html", stem, o->out.json);
+        o->out.html = o->html_buf;
+    }
+    if (!o->ndata) {
+        memcpy(o->data, default_data, sizeof default_data);
+        o->ndata = sizeof default_data / sizeof default_data[0];
+    }
+    if (bench_opts_check_files(&parser) != 0)
+        return BENCH_EXIT_USAGE;
+    if (!o->resume && !bench_path_writable("--json", o->out.json))
+        return BENCH_EXIT_USAGE;
+    if (!bench_path_writable("--html", o->out.html))
+        return BENCH_EXIT_USAGE;
+    if (bench_out_finish(&o->out, NULL, 0) != 0)
+        return BENCH_EXIT_USAGE;
+    return 0;
+}
+
+/* The family a test's table is in on the page. */
+static const char *family_of(const p11_test_def *d)
+{
+    static const struct { const char *prefix, *contains, *family; } map[] = {
+        { "rsa-", "sign", "RSA sign" },      { "rsa-", "verify", "RSA sign" },
+        { "rsa-", NULL, "RSA encrypt" },     { "ecdsa-", NULL, "ECDSA" },
+        { "ecdh-", NULL, "ECDH" },           { "ed25519-", NULL, "EdDSA" },
+        { "aes-key", NULL, "AES key wrap" }, { "aes-keygen", NULL, "Key generation" },
+        { "aes-", NULL, "AES" },             { "des3-", NULL, "3DES" },
+        { "hmac-", NULL, "HMAC" },           { "rsa-keygen", NULL, "Key generation" },
+        { "ec-keygen", NULL, "Key generation" }, { "random", NULL, "Random" },
+    };
+    if (strstr(d->name, "keygen"))
+        return "Key generation";
+    if (strstr(d->name, "-digest"))
+        return "Digest";
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strncmp(d->name, map[i].prefix, strlen(map[i].prefix)) == 0 &&
+            (!map[i].contains || strstr(d->name, map[i].contains)))
+            return map[i].family;
+    return "Other";
+}
+
+static int takes_key(const p11_test_def *d, uint64_t bits)
+{
+    for (const unsigned *k = d->key_sizes; k && *k; k++)
+        if (*k == bits)
+            return 1;
+    return 0;
+}
+
+static int add_step(ds_step *steps, size_t *n, const p11_test_def *def, unsigned key, step_kind kind,
+                    unsigned threads, uint64_t data, size_t first)
+{
+    if (*n == DS_MAX_STEPS) {
+        bench_error("datasheet: more than %d steps; give fewer tests, key or data sizes", DS_MAX_STEPS);
+        return -1;
+    }
+    ds_step *s = &steps[(*n)++];
+    *s = (ds_step){ def, key, kind, threads, data, first, "" };
+    snprintf(s->id, sizeof s->id, "%s %s key=%u data=%llu threads=%u", step_name[kind], def->name, key,
+             (unsigned long long)data, threads);
+    return 0;
+}
+
+/* The steps of one test at one key size. */
+static int plan_test(const ds_opts *o, const p11_test_def *def, unsigned key, ds_step *steps, size_t *n)
+{
+    const size_t first = *n;
+    if (add_step(steps, n, def, key, STEP_LATENCY, 1, 0, first) != 0)
+        return -1;
+    for (unsigned t = 2; t <= o->max_threads; t *= 2)
+        if (add_step(steps, n, def, key, STEP_THREADS, t, 0, first) != 0)
+            return -1;
+    if (o->capacity && add_step(steps, n, def, key, STEP_CAPACITY, o->max_threads, 0, first) != 0)
+        return -1;
+    if (!def->data_op)
+        return 0;
+    p11_test_params in = { .key_bits = key }, dflt;
+    if (p11_test_resolve(def, &in, &dflt) != 0)
+        return -1;
+    for (size_t i = 0; i < o->ndata; i++) {
+        const uint64_t d = o->data[i];
+        if (d < def->data_min || d > def->data_max || (def->data_multiple && d % def->data_multiple))
+            continue;      /* a size the test cannot take (AES-ECB: whole blocks) */
+        if (d == dflt.data_size)
+            continue;      /* the latency step measured it */
+        if (add_step(steps, n, def, key, STEP_DATA, 1, d, first) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every step, for the tests the token offers. */
+static int plan(ds_opts *o, const p11_target *t, ds_step *steps, size_t *n, uint64_t *prep_ns)
+{
+    *n = 0;
+    *prep_ns = 0;
+    if (o->all)
+        for (size_t i = 0; i < p11_test_count() && o->ntests < DS_MAX_TESTS; i++)
+            o->tests[o->ntests++] = p11_test_at(i);
+    for (size_t i = 0; i < o->ntests; i++) {
+        const p11_test_def *def = o->tests[i];
+        char why[256];
+        p11_test_params p = { 0 };
+        if (!p11_test_supported(t->mod, t->token.slot, def, &p, why, sizeof why)) {
+            if (!o->all && !o->out.quiet)
+                printf("datasheet: %s left out: %s\n", def->name, why);
+            continue;
+        }
+        size_t any = 0;
+        for (size_t k = 0; k < o->nkeys; k++)
+            if (takes_key(def, o->keys[k])) {
+                if (plan_test(o, def, (unsigned)o->keys[k], steps, n) != 0)
+                    return -1;
+                any++;
+            }
+        if (!any && plan_test(o, def, 0, steps, n) != 0)
+            return -1;
+    }
+    /* What preparing the keys costs: at each test's (and key's) first step,
+     * and at each data step (new input, new keys). */
+    for (size_t k = 0; k < *n; k++) {
+        const ds_step *st = &steps[k];
+        if (st->kind == STEP_THREADS || st->kind == STEP_CAPACITY)
+            continue;      /* the keys of the sweep's first step */
+        uint64_t ns = DS_PREP_NS;
+        if (st->def->key == steps[st->first].def->key && strncmp(st->def->name, "rsa-", 4) == 0) {
+            const double b = (st->key_bits ? st->key_bits : st->def->key_default) / 2048.0;
+            ns = (uint64_t)((double)DS_RSA_PREP_NS * b * b * b);
+        }
+        *prep_ns += ns;
+    }
+    return 0;
+}
+
+/* The plan as the results file records it; what --resume compares. */
+static json_t *plan_json(const ds_opts *o, const ds_step *steps, size_t n)
+{
+    json_t *tests = json_array(), *keys = json_array(), *data = json_array(), *ids = json_array();
+    for (size_t i = 0; i < o->ntests; i++)
+        json_array_append_new(tests, json_string(o->tests[i]->name));
+    for (size_t i = 0; i < o->nkeys; i++)
+        json_array_append_new(keys, json_integer((json_int_t)o->keys[i]));
+    for (size_t i = 0; i < o->ndata; i++)
+        json_array_append_new(data, json_integer((json_int_t)o->data[i]));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(ids, json_string(steps[i].id));
+    return json_pack("{s:o,s:o,s:o,s:f,s:I,s:f,s:s?,s:o}", "tests", tests, "key_sizes", keys, "data_sizes",
+                     data, "step_time_s", (double)o->step_ns / 1e9, "max_threads",
+                     (json_int_t)o->max_threads, "until_stable_pct", o->stable_pct, "capacity",
+                     o->capacity, "steps", ids);
+}
+
+static const char *fmt_time(double s, char *buf, size_t len)
+{
+    const long v = (long)(s + 0.5);
+    if (v >= 60)
+        snprintf(buf, len, "%ldm%02lds", v / 60, v % 60);
+    else
+        snprintf(buf, len, "%lds", v);
+    return buf;
+}
+
+/* The run of step id in runs, or NULL. */
+static const json_t *step_run(const json_t *runs, const char *id)
+{
+    size_t i;
+    const json_t *run;
+    json_array_foreach(runs, i, run) {
+        const json_t *tag = json_object_get(run, "datasheet");
+        if (tag && strcmp(bench_json_str(tag, "id", ""), id) == 0)
+            return run;
+    }
+    return NULL;
+}
+
+/* The capacity search of step id in the document's datasheet.capacity, or NULL. */
+static const json_t *capacity_done(const json_t *extra, const char *id)
+{
+    size_t i;
+    const json_t *el;
+    json_array_foreach(json_object_get(json_object_get(extra, "datasheet"), "capacity"), i, el)
+        if (strcmp(bench_json_str(el, "id", ""), id) == 0)
+            return el;
+    return NULL;
+}
+
+/*
+ * A thread step is left out once the sweep is past its knee: the two counts
+ * before it both within DS_FLAT of the best throughput of the sweep so far.
+ */
+static int sweep_done(const json_t *runs, const ds_step *steps, size_t k)
+{
+    double best = 0, last[2] = { -1, -1 };
+    for (size_t i = steps[k].first; i < k; i++) {
+        if (steps[i].kind != STEP_LATENCY && steps[i].kind != STEP_THREADS)
+            break;
+        const json_t *run = step_run(runs, steps[i].id);
+        const double x = run && strcmp(bench_json_str(run, "status", ""), "ok") == 0
+                             ? bench_json_num(run, "ops_per_s", 0) : -1;
+        if (x > best)
+            best = x;
+        last[0] = last[1];
+        last[1] = x;
+    }
+    return best > 0 && last[0] >= (1 - DS_FLAT) * best && last[1] >= (1 - DS_FLAT) * best;
+}
+
+/* Tag the runs runs[from..] with their step; 0, or -1 when out of memory. */
+static int tag_runs(json_t *runs, size_t from, const ds_step *st)
+{
+    for (size_t i = from; i < json_array_size(runs); i++)
+        if (json_object_set_new(json_array_get(runs, i), "datasheet",
+                                json_pack("{s:s,s:s,s:s}", "step", step_name[st->kind], "family",
+                                          family_of(st->def), "id", st->id)) != 0)
+            return -1;
+    return 0;
+}
+
+/* What of the two plans differs, by member, in buf ("" when nothing). */
+static void plan_diff(const json_t *was, const json_t *now, char *buf, size_t len)
+{
+    const char *key;
+    json_t *v;
+    buf[0] = 0;
+    json_object_foreach((json_t *)now, key, v) {
+        if (json_equal(v, json_object_get(was, key)))
+            continue;
+        const size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", used ? ", " : "", key);
+    }
+}
+
+/* --resume: the file's finished steps into s->runs, its capacity searches
+ * into *caps (new).  0, or a BENCH_EXIT_* (printed). */
+static int resume_load(const char *path, const json_t *plan_now, bench_session *s, size_t *kept,
+                       json_t **caps)
+{
+    char err[512], diff[256];
+    json_t *doc = bench_results_load(path, err, sizeof err);
+    *kept = 0;
+    if (!doc) {
+        bench_error("--resume %s", err);
+        return BENCH_EXIT_USAGE;
+    }
+    const json_t *ds = json_object_get(doc, "datasheet");
+    if (!json_is_object(ds)) {
+        bench_error("--resume %s: not a datasheet (no \"datasheet\" object; made by hsmbench run?)", path);
+        json_decref(doc);
+        return BENCH_EXIT_USAGE;
+    }
+    plan_diff(json_object_get(ds, "plan"), plan_now, diff, sizeof diff);
+    if (diff[0]) {
+        bench_error("--resume %s: the plan differs from the file's (%s): give the options it was "
+                    "made with", path, diff);
+        json_decref(doc);
+        return BENCH_EXIT_USAGE;
+    }
+    size_t i;
+    json_t *run;
+    json_array_foreach(json_object_get(doc, "runs"), i, run) {
+        const char *st = bench_json_str(run, "status", "");
+        if (!json_object_get(run, "datasheet") || strcmp(st, "interrupted") == 0)
+            continue;      /* an interrupted step runs again */
+        if (json_array_append(s->runs, run) != 0) {
+            json_decref(doc);
+            bench_error("out of memory");
+            return BENCH_EXIT_FAILED;
+        }
+        (*kept)++;
+    }
+    const json_t *c = json_object_get(json_object_get(doc, "datasheet"), "capacity");
+    *caps = json_is_array(c) ? json_deep_copy(c) : NULL;
+    *kept += json_array_size(*caps);
+    json_decref(doc);
+    return 0;
+}
+
+typedef struct ds_run {
+    ds_opts      *o;
+    p11_target   *t;
+    p11_runner   *r;
+    bench_session *s;
+    ds_step      *steps;
+    size_t        nsteps;
+    json_t       *env, *command, *extra;
+    bench_load    load;         /* each step's, but its threads */
+} ds_run;
+
+/*
+ * The capacity step: run --find-capacity's search on this test, its runs
+ * taken out of the file once done (the answer's steps hold them) and the
+ * answer added to datasheet.capacity.  0, or -1 when interrupted or out of
+ * memory (the search's runs then go too: it runs again on --resume).
+ */
+static int capacity_step(ds_run *d, const ds_step *st, const p11_test_params *p, const bench_flag *interrupt)
+{
+    bench_capacity *c = calloc(1, sizeof *c);
+    if (!c) {
+        bench_error("out of memory");
+        return -1;
+    }
+    const size_t before = json_array_size(d->s->runs);
+    bench_load base = d->load;
+    base.threads = st->threads;
+    base.mode = BENCH_MODE_NONBLOCKING;
+    base.rate = 1;
+    base.stable_pct = 0;
+    p11_cap_step_arg a = { d->r, st->def, p };
+    bench_capacity_run(c, d->s, &d->o->cap, &base, p11_runner_cap_step, &a);
+    int rc = c->obj && !c->interrupted && !*interrupt ? 0 : -1;
+    char key[64];
+    const json_t *first = json_array_get(d->s->runs, before);
+    json_t *el = rc ? NULL : json_pack("{s:s,s:s,s:s,s:s,s:O}", "id", st->id, "test", st->def->name,
+                                       "key", first ? bench_run_key_desc(first, key, sizeof key) : "-",
+                                       "family", family_of(st->def), "search", c->obj);
+    if (!rc && (!el || json_array_append_new(json_object_get(json_object_get(d->extra, "datasheet"),
+                                                             "capacity"), el) != 0)) {
+        bench_error("out of memory");
+        rc = -1;
+    }
+    while (json_array_size(d->s->runs) > before)
+        json_array_remove(d->s->runs, before);
+    json_decref(c->obj);
+    free(c);
+    return rc;
+}
+
+/* Every step not yet in the file; the file rewritten after each. */
+static void run_steps(ds_run *d, const bench_flag *interrupt)
+{
+    const double t0 = (double)bench_now_ns() / 1e9;
+    size_t ran = 0, left = 0;
+    for (size_t k = 0; k < d->nsteps; k++)
+        left += !step_run(d->s->runs, d->steps[k].id);
+    const double per_step = (double)(d->o->step_ns + DS_STEP_OVERHEAD_NS) / 1e9;
+    uint64_t last_write = 0, write_cost = 0;
+    for (size_t k = 0; k < d->nsteps && !d->s->interrupted && !d->s->stuck && !*interrupt; k++) {
+        const ds_step *st = &d->steps[k];
+        if (step_run(d->s->runs, st->id) || capacity_done(d->extra, st->id))
+            continue;      /* done before --resume */
+        if (st->kind == STEP_THREADS && sweep_done(d->s->runs, d->steps, k)) {
+            left--;
+            continue;      /* past the knee: the rest of the sweep adds nothing */
+        }
+        char el[32], rem[32];
+        const double elapsed = (double)bench_now_ns() / 1e9 - t0;
+        /* The plan's length a step until a few steps have been measured
+         * (the first prepares keys: alone it would mislead). */
+        const double mean = ran >= 8 ? elapsed / (double)ran : per_step;
+        printf("datasheet: step %zu of %zu: %s %s", k + 1, d->nsteps, st->def->name, step_name[st->kind]);
+        if (st->key_bits)
+            printf(", key %u", st->key_bits);
+        printf(", %u thread%s", st->threads, st->threads == 1 ? "" : "s");
+        if (st->data)
+            printf(", %llu bytes", (unsigned long long)st->data);
+        printf(" (elapsed %s, about %s left)\n", fmt_time(elapsed, el, sizeof el),
+               fmt_time(mean * (double)left, rem, sizeof rem));
+        fflush(stdout);
+        p11_test_params p = { .key_bits = st->key_bits, .data_size = st->data };
+        const size_t before = json_array_size(d->s->runs);
+        d->r->load = d->load;       /* a capacity search leaves its own */
+        d->r->load.threads = st->threads;
+        d->r->load.stable_pct = st->kind == STEP_LATENCY ? d->o->stable_pct : 0;
+        int rc = 0;
+        if (st->kind == STEP_CAPACITY)
+            rc = capacity_step(d, st, &p, interrupt);
+        else
+            p11_runner_test(d->r, st->def, &p);
+        if (*interrupt || d->s->interrupted || rc < 0)
+            break;          /* an interrupted step is not recorded as done: it runs again */
+        if (tag_runs(d->s->runs, before, st) != 0) {
+            bench_error("out of memory");
+            d->s->any_failed = 1;
+            break;
+        }
+        ran++;
+        left--;
+        const uint64_t now = bench_now_ns();
+        if (now - last_write >= DS_WRITE_SHARE * write_cost || left == 0) {
+            if (bench_session_checkpoint(d->s, d->env, d->command) != 0)
+                d->s->any_failed = 1;
+            last_write = bench_now_ns();
+            write_cost = last_write - now;
+        }
+    }
+}
+
+/* The command line as run, PINs replaced by "***". */
+static const char *redact_pin(void *arg, int i, const char *word, char *buf, size_t len)
+{
+    char *const *argv = arg;
+    if (i > 0 && strcmp(argv[i - 1], "--pin") == 0)
+        return "***";
+    if (strncmp(word, "--pin=", 6) == 0)
+        return "--pin=***";
+    if (strstr(word, "pin-value="))
+        return p11_uri_redact(word, buf, len);
+    return NULL;
+}
+
+int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *sections)
+{
+    ds_opts o;
+    p11_target t;
+    p11_runner r;
+    bench_session s;
+    int rc = parse_args(argc, argv, sections, &o);
+    if (rc != 0)
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    o.out.sections = sections;
+    const bench_flag *interrupt = bench_signals_install();
+    ds_step *steps = calloc(DS_MAX_STEPS, sizeof *steps);
+    if (!steps) {
+        bench_error("out of memory");
+        return BENCH_EXIT_FAILED;
+    }
+    rc = p11_target_open(&o.target, o.max_threads, P11_OPEN_LOGIN, &t);
+    if (rc != 0) {
+        free(steps);
+        return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+    }
+    size_t nsteps;
+    uint64_t prep_ns;
+    rc = plan(&o, &t, steps, &nsteps, &prep_ns) != 0 ? BENCH_EXIT_USAGE : 0;
+    if (rc == 0 && nsteps == 0) {
+        bench_error("datasheet: the token offers none of the tests asked for");
+        rc = BENCH_EXIT_USAGE;
+    }
+    json_t *plan_doc = rc ? NULL : plan_json(&o, steps, nsteps);
+    if (rc == 0 && (!plan_doc || bench_session_init(&s, &o.out, interrupt) != 0))
+        rc = BENCH_EXIT_FAILED;
+    if (rc != 0) {
+        json_decref(plan_doc);
+        free(steps);
+        p11_target_close(&t);
+        return rc;
+    }
+    s.brief = 1;
+    size_t kept = 0;
+    json_t *caps = NULL;
+    if (o.resume && (rc = resume_load(o.resume, plan_doc, &s, &kept, &caps)) != 0) {
+        json_decref(plan_doc);
+        free(steps);
+        bench_session_free(&s);
+        p11_target_close(&t);
+        return rc;
+    }
+    if (!caps)
+        caps = json_array();
+    size_t todo = 0, cap_todo = 0;
+    for (size_t k = 0; k < nsteps; k++) {
+        int done = !!step_run(s.runs, steps[k].id);
+        if (steps[k].kind == STEP_CAPACITY) {
+            size_t i;
+            const json_t *el;
+            json_array_foreach(caps, i, el)
+                done |= strcmp(bench_json_str(el, "id", ""), steps[k].id) == 0;
+            cap_todo += !done;
+        }
+        todo += !done;
+    }
+    /* A capacity search is counted at its bound: the probe, the baseline
+     * and every step --max-steps allows. */
+    const unsigned cap_steps = o.cap.max_steps ? o.cap.max_steps : BENCH_CAP_DEFAULT_STEPS;
+    const double announced = ((double)(todo + cap_todo * (cap_steps + 1)) *
+                              (double)(o.step_ns + DS_STEP_OVERHEAD_NS) +
+                              (double)prep_ns * (double)todo / (double)nsteps) / 1e9;
+    size_t ntests = 0;
+    for (size_t k = 0; k < nsteps; k++)
+        ntests += steps[k].kind == STEP_LATENCY;
+    char ann[32];
+    printf("datasheet: %zu test%s, %zu steps, about %s (steps of %.3gs, threads up to %u)\n", ntests,
+           ntests == 1 ? "" : "s", nsteps, fmt_time(announced, ann, sizeof ann),
+           (double)o.step_ns / 1e9, o.max_threads);
+    if (kept)
+        printf("datasheet: resuming %s: %zu step%s done, %zu to run\n", o.resume, nsteps - todo,
+               nsteps - todo == 1 ? "" : "s", todo);
+    fflush(stdout);
+    const double started = (double)bench_now_ns() / 1e9;
+    ds_run d = { &o, &t, &r, &s, steps, nsteps, p11_target_env_json(&t),
+                 bench_command_json(argc, argv, redact_pin, argv), NULL, { 0 } };
+    d.extra = json_pack("{s:{s:O,s:f,s:I,s:I}}", "datasheet", "plan", plan_doc, "announced_s",
+                        announced, "steps_resumed", (json_int_t)(nsteps - todo), "host_cpus",
+                        (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+    json_decref(plan_doc);
+    s.doc_extra = d.extra;      /* the session's from here on */
+    if (!caps || !d.extra || json_object_set_new(json_object_get(d.extra, "datasheet"), "capacity", caps) != 0)
+        d.extra = NULL;
+    if (!d.env || !d.command || !d.extra) {
+        bench_error("out of memory");
+        json_decref(d.env);
+        json_decref(d.command);
+        free(steps);
+        bench_session_free(&s);
+        p11_target_close(&t);
+        return BENCH_EXIT_FAILED;
+    }
+    const bench_load load = { .threads = 1, .duration_ns = o.step_ns, .abort_ns = BENCH_ABORT_DEFAULT_NS,
+                              .max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT, .stuck_ns = BENCH_STUCK_DEFAULT_NS };
+    d.load = load;
+    if (p11_runner_init(&r, &t, &s, &load, NULL) != 0) {
+        json_decref(d.env);
+        json_decref(d.command);
+        free(steps);
+        bench_session_free(&s);
+        p11_target_close(&t);
+        return BENCH_EXIT_FAILED;
+    }
+    run_steps(&d, interrupt);
+    const double took = (double)bench_now_ns() / 1e9 - started;
+    json_object_set_new(json_object_get(d.extra, "datasheet"), "took_s", json_real(took));
+    p11_runner_release(&r);
+    const int interrupted = *interrupt || s.interrupted;
+    rc = bench_session_finish(&s, d.env, d.command);   /* takes env and command */
+    p11_runner_free(&r);
+    p11_target_close(&t);
+    bench_session_free(&s);
+    char tk[32];
+    if (interrupted)
+        fprintf(stderr, "datasheet: interrupted; the steps done are in %s; carry on with: hsmbench "
+                        "datasheet --resume %s (and the same options)\n", o.out.json, o.out.json);
+    else
+        printf("datasheet: took %s (announced %s); results %s, page %s\n", fmt_time(took, tk, sizeof tk),
+               ann, o.out.json, o.out.html);
+    free(steps);
+    return rc;
+}
