@@ -42,6 +42,30 @@
 #define DS_FLAT        0.05     /* a thread count within 5 % of the best adds nothing */
 #define DS_DEFAULT_STEP_NS (500ULL * 1000000ULL)
 #define DS_DEFAULT_STABLE  5.0
+/* The latency step at one thread is judged for stability (--until-stable):
+ * it lasts at most ds_latency_bound (three steps, at least 1.5 s) and may
+ * stop stable from ds_latency_min on (two thirds of it, in whole seconds,
+ * at least 1 s: the sampler judges at each second), with batches of one
+ * 100 ms sub-interval so that ten fit in a second; the announcement counts
+ * it at the middle of the two, so a datasheet of steps that all stop early
+ * or all run to the bound still ends within a sixth of its latency steps'
+ * share of the announced time. */
+#define DS_LATENCY_FLOOR_NS (1500ULL * 1000000ULL)
+static uint64_t ds_latency_bound(uint64_t step_ns)
+{
+    return 3 * step_ns > DS_LATENCY_FLOOR_NS ? 3 * step_ns : DS_LATENCY_FLOOR_NS;
+}
+static uint64_t ds_latency_min(uint64_t step_ns)
+{
+    const uint64_t two_thirds = ds_latency_bound(step_ns) * 2 / 3 / BENCH_NS_PER_S * BENCH_NS_PER_S;
+    return two_thirds > BENCH_NS_PER_S ? two_thirds : BENCH_NS_PER_S;
+}
+/* The latency step's length as the announcement counts it. */
+static uint64_t ds_latency_expected(uint64_t step_ns, double stable_pct)
+{
+    const uint64_t b = ds_latency_bound(step_ns);
+    return stable_pct > 0 ? (ds_latency_min(step_ns) + b) / 2 : b;
+}
 /* What a step costs beside its measured time (the pool's start and stop,
  * the sessions, the file rewritten), and a test's preparation (its keys:
  * an RSA key pair of 2048 bits takes about DS_RSA_PREP_NS in a software
@@ -681,6 +705,11 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
         d->r->load = d->load;       /* a capacity search leaves its own */
         d->r->load.threads = st->threads;
         d->r->load.stable_pct = st->kind == STEP_LATENCY ? d->o->stable_pct : 0;
+        if (st->kind == STEP_LATENCY) {
+            d->r->load.duration_ns = ds_latency_bound(d->o->step_ns);
+            d->r->load.stable_min_ns = ds_latency_min(d->o->step_ns);
+            d->r->load.stable_batch = 1;
+        }
         int rc = 0;
         if (st->kind == STEP_CAPACITY)
             rc = capacity_step(d, st, &p, interrupt);
@@ -767,9 +796,10 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     }
     if (!caps)
         caps = json_array();
-    size_t todo = 0, cap_todo = 0;
+    size_t todo = 0, cap_todo = 0, lat_todo = 0;
     for (size_t k = 0; k < nsteps; k++) {
         int done = !!step_run(s.runs, steps[k].id);
+        lat_todo += steps[k].kind == STEP_LATENCY && !done;
         if (steps[k].kind == STEP_CAPACITY) {
             size_t i;
             const json_t *el;
@@ -784,6 +814,8 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     const unsigned cap_steps = o.cap.max_steps ? o.cap.max_steps : BENCH_CAP_DEFAULT_STEPS;
     const double announced = ((double)(todo + cap_todo * (cap_steps + 1)) *
                               (double)(o.step_ns + DS_STEP_OVERHEAD_NS) +
+                              (double)lat_todo * ((double)ds_latency_expected(o.step_ns, o.stable_pct) -
+                                                  (double)o.step_ns) +
                               (double)prep_ns * (double)todo / (double)nsteps) / 1e9;
     size_t ntests = 0;
     for (size_t k = 0; k < nsteps; k++)

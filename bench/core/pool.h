@@ -66,6 +66,12 @@ typedef struct bench_load {
      * percentage of its mean (bench/core/stable.h); duration_ns is the
      * bound.  0: off. */
     double   stable_pct;
+    /* With stable_pct: the measured run before a stop may end it (0:
+     * BENCH_STABLE_MIN_NS), and the sub-intervals a batch starts at (0:
+     * BENCH_STABLE_MSER_BATCH; see bench_stable_eval_batch).  A datasheet's
+     * short steps set both; the command-line flag sets neither. */
+    uint64_t stable_min_ns;
+    unsigned stable_batch;
 } bench_load;
 
 /* --max-unstarted's default: 1 % of the scheduled requests. */

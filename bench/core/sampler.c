@@ -382,8 +382,9 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
                 rc = -1;
                 break;
             }
-            bench_stable_eval(s.fine, s.nfine, load->stable_pct, &out->stable);
-            if (out->stable.stable && tick - p->measure_ns >= BENCH_STABLE_MIN_NS) {
+            bench_stable_eval_batch(s.fine, s.nfine, load->stable_pct, load->stable_batch, &out->stable);
+            if (out->stable.stable &&
+                tick - p->measure_ns >= (load->stable_min_ns ? load->stable_min_ns : BENCH_STABLE_MIN_NS)) {
                 out->stable_stop = BENCH_STABLE_STOPPED;
                 p->stop_ns = tick;
                 break;
@@ -435,7 +436,8 @@ stop:
         if (end > p->measure_ns && fine_take(p, &s, end) != 0)
             rc = -1;
         const size_t whole = end > p->measure_ns ? (size_t)((end - p->measure_ns) / BENCH_STABLE_TICK_NS) : 0;
-        bench_stable_eval(s.fine, s.nfine < whole ? s.nfine : whole, load->stable_pct, &out->stable);
+        bench_stable_eval_batch(s.fine, s.nfine < whole ? s.nfine : whole, load->stable_pct,
+                                load->stable_batch, &out->stable);
         out->stable_stop = out->status == BENCH_RUN_OK && load->duration_ns &&
                            end >= p->measure_ns + load->duration_ns
                                ? BENCH_STABLE_BOUND : BENCH_STABLE_CUT;

@@ -97,11 +97,17 @@ static void batch_stats(const double *x, size_t n, size_t len, size_t k, double 
 
 void bench_stable_eval(const double *x, size_t n, double target_pct, bench_stable *out)
 {
+    bench_stable_eval_batch(x, n, target_pct, 0, out);
+}
+
+void bench_stable_eval_batch(const double *x, size_t n, double target_pct, size_t batch,
+                             bench_stable *out)
+{
     *out = (bench_stable){ 0 };
     out->half_width_pct = -1;
     out->warmup_n = bench_stable_mser(x, n, BENCH_STABLE_MSER_BATCH) * BENCH_STABLE_MSER_BATCH;
     const size_t m = n - out->warmup_n;
-    size_t len = BENCH_STABLE_MSER_BATCH;
+    size_t len = batch ? batch : BENCH_STABLE_MSER_BATCH;
     while (m / len > BENCH_STABLE_MAX_BATCHES)
         len *= 2;
     out->batch_n = len;

@@ -72,4 +72,11 @@ double bench_stable_t975(unsigned df);
  */
 void bench_stable_eval(const double *x, size_t n, double target_pct, bench_stable *out);
 
+/* The same with batches that start at `batch` sub-intervals instead of
+ * BENCH_STABLE_MSER_BATCH (0: that): a short run (a datasheet's step) gets
+ * BENCH_STABLE_MIN_BATCHES batches sooner; the lag-1 check doubles them
+ * where that is too short.  MSER keeps its batches of 5. */
+void bench_stable_eval_batch(const double *x, size_t n, double target_pct, size_t batch,
+                             bench_stable *out);
+
 #endif

@@ -1476,6 +1476,25 @@ static int ds_ok(const json_t *run)
     return strcmp(bench_json_str(run, "status", ""), "ok") == 0;
 }
 
+/* The latency step's stability judgement (its stable object): the 95 %
+ * interval's half-width when it was judged within the target, "not: ±X %"
+ * when it was not (or too short to judge), "-" without one. */
+static void ds_stable_cell(FILE *f, const json_t *st)
+{
+    const double hw = bench_json_num(st, "half_width_pct", -1), target = bench_json_num(st, "target_pct", 0);
+    const long long batches = bench_json_int(st, "batches", 0);
+    if (!json_is_object(st) || target <= 0)
+        fputs("-", f);
+    else if (hw >= 0 && hw <= target && batches >= BENCH_STABLE_MIN_BATCHES)
+        fprintf(f, "&#177;%.1f %%", hw);
+    else if (hw >= 0 && hw <= target)
+        fprintf(f, "too short (%lld batches)", batches);
+    else if (hw >= 0)
+        fprintf(f, "not: &#177;%.1f %%", hw);
+    else
+        fputs("not judged", f);
+}
+
 /* The run of row `row` at one thread and this data size (latency or data step), or NULL. */
 static const json_t *ds_at_size(const json_t *runs, const json_t *row, long long size)
 {
@@ -1536,6 +1555,7 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
     esc(f, family);
     fputs("</h3>\n<table class=\"ds\"><tr><th>test</th><th>key</th><th class=\"n\">p50 (1 thread)</th>"
           "<th class=\"n\">p99 (1 thread)</th><th class=\"n\">ops/s (1 thread)</th>"
+          "<th class=\"n\">stable (1 thread)</th>"
           "<th class=\"n\">peak ops/s</th><th class=\"n\">at threads</th><th class=\"n\">knee (threads)</th>"
           "<th class=\"n\">USL peak</th>", f);
     const json_t *caps = json_object_get(json_object_get(doc, "datasheet"), "capacity");
@@ -1560,7 +1580,7 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
         fputs("</td><td>", f);
         esc(f, bench_run_key_desc(row, key, sizeof key));
         if (!ds_ok(row)) {
-            fprintf(f, "</td><td colspan=\"%zu\">", 7 + ns + (objective != NULL));
+            fprintf(f, "</td><td colspan=\"%zu\">", 8 + ns + (objective != NULL));
             esc(f, bench_json_str(row, "status", "?"));
             fputs(": ", f);
             esc(f, bench_json_str(row, "reason", ""));
@@ -1578,8 +1598,9 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
                 best = y[k];
                 at = x[k];
             }
-        fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.0f</td>",
-                bench_json_num(row, "ops_per_s", 0), best, at);
+        fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">", bench_json_num(row, "ops_per_s", 0));
+        ds_stable_cell(f, json_object_get(row, "stable"));
+        fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">%.0f</td>", best, at);
         const json_t *el = bench_scalability_find(scal, row);
         const json_t *knee = json_object_get(el, "knee"), *peak = json_object_get(el, "peak");
         if (json_is_object(knee))

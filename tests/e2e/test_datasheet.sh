@@ -54,10 +54,18 @@ if all_cases; then
         '0.7 < doc["datasheet"]["took_s"] / doc["datasheet"]["announced_s"] < 1.3'
 fi
 file_has "datasheet: no keys left on the mock" "$OBJ" '^objects 0$'
+# The latency step is judged for stability: at most three steps (1.5 s at
+# least), an early stop from two thirds of that at a whole second (1 s),
+# batches of 100 ms; the page says how each ended.
+json_check "datasheet: each latency step judged stable or not within 1 to 1.5 s, batches of 0.1 s" "$T/a.json" \
+    'all(r["stable"]["bound_s"] == 1.5 and r["stable"]["batch_s"] == 0.1 and r["stable"]["stopped"] in ("stable", "bound") and 0.99 < r["duration_s"] < 1.51 and r["stable"]["batches"] >= 5 for r in runs if r["datasheet"]["step"] == "latency") and all("stable" not in r for r in runs if r["datasheet"]["step"] != "latency")'
 
 # ---- the page -----------------------------------------------------------------
 file_has "datasheet page: written beside the results file" "$T/a.html" '<h1>hsmbench datasheet</h1>'
 file_has "datasheet page: a table per family" "$T/a.html" '<h3>Digest</h3>'
+file_has "datasheet page: the latency step's stability column" "$T/a.html" '<th class="n">stable \(1 thread\)</th>'
+file_has "datasheet page: each test's stability, as its latency step ended" "$T/a.html" \
+    '<td class="n">(&#177;[0-9.]+ %|not: &#177;[0-9.]+ %|too short \([0-9]+ batches\))</td>'
 file_has "datasheet page: the AES table" "$T/a.html" '<h3>AES</h3>'
 file_has "datasheet page: columns of latency, peak, knee and bytes/s per size" "$T/a.html" \
     '<th class="n">p50 \(1 thread\)</th><th class="n">p99 \(1 thread\)</th>.*<th class="n">knee \(threads\)</th>.*<th class="n">bytes/s 8.2 kB</th>'

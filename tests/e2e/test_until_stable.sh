@@ -55,6 +55,14 @@ json_check "steady mock: ops_per_s is ops over the measured duration" "$T/steady
 run "$HSMBENCH" report "$T/steady.json"
 check "report reads a file with a stable object" 0
 
+# ---- a bound too short to judge: said so, not "still" ------------------------------------------
+# Two seconds hold at most four batches of 0.5 s, fewer than the ten a
+# judgement needs, whatever the interval.
+run env HSMBENCH_MOCK="service=fixed:1ms" "$HSMBENCH" run --module "$MOCK" --test sha256-digest \
+    --until-stable 50 --duration 2
+check "a 2 s bound: too short to judge, not 'still' within the target" 0 \
+    'stopped: at the bound, 2 s, (too short to judge \([0-9] of the 10 batches a judgement needs\)|not stable \(target 50 %\))$'
+
 # ---- a drifting target: runs to the bound, saying so -------------------------------------------
 run env HSMBENCH_MOCK="service=fixed:1ms;drift=+50%:5s" "$HSMBENCH" run --module "$MOCK" \
     --test rsa-pkcs-sign --threads 2 --until-stable 2% --duration 6 --json "$T/drift.json"

@@ -144,6 +144,22 @@ static void test_short_and_empty(void)
     CHECK(!st.stable && st.batches >= BENCH_STABLE_MIN_BATCHES);
 }
 
+/* A datasheet's short step: batches of one sub-interval give a second of
+ * run its ten batch means, where the default batches give two. */
+static void test_batch_of_one(void)
+{
+    double x[10];
+    bench_stable st;
+    for (int i = 0; i < 10; i++)
+        x[i] = 1000;       /* MSER finds no warm-up in a constant series */
+    bench_stable_eval(x, 10, 5, &st);
+    CHECK_MSG(st.batches == 2 && !st.stable, "default batches: %zu, stable %d", st.batches, st.stable);
+    bench_stable_eval_batch(x, 10, 5, 1, &st);
+    CHECK_MSG(st.batch_n == 1 && st.batches == 10 && st.stable && st.half_width_pct < 5,
+              "batches of one: %zu of %zu, stable %d, ±%g %%", st.batches, st.batch_n, st.stable,
+              st.half_width_pct);
+}
+
 int main(void)
 {
     RUN(test_mser_ramp);
@@ -152,5 +168,6 @@ int main(void)
     RUN(test_cover_iid);
     RUN(test_ar1_wider);
     RUN(test_short_and_empty);
+    RUN(test_batch_of_one);
     return check_finish();
 }
