@@ -735,18 +735,6 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
 }
 
 /* The command line as run, PINs replaced by "***". */
-static const char *redact_pin(void *arg, int i, const char *word, char *buf, size_t len)
-{
-    char *const *argv = arg;
-    if (i > 0 && strcmp(argv[i - 1], "--pin") == 0)
-        return "***";
-    if (strncmp(word, "--pin=", 6) == 0)
-        return "--pin=***";
-    if (strstr(word, "pin-value="))
-        return p11_uri_redact(word, buf, len);
-    return NULL;
-}
-
 int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *sections)
 {
     ds_opts o;
@@ -830,7 +818,7 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     fflush(stdout);
     const double started = (double)bench_now_ns() / 1e9;
     ds_run d = { &o, &t, &r, &s, steps, nsteps, p11_target_env_json(&t),
-                 bench_command_json(argc, argv, redact_pin, argv), NULL, { 0 } };
+                 bench_command_json(argc, argv, p11_command_redact, argv), NULL, { 0 } };
     d.extra = json_pack("{s:{s:O,s:f,s:I,s:I}}", "datasheet", "plan", plan_doc, "announced_s",
                         announced, "steps_resumed", (json_int_t)(nsteps - todo), "host_cpus",
                         (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));

@@ -527,18 +527,6 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
 }
 
 /* The command line as run: PINs, and the PIN of a URI, replaced by "***". */
-static const char *redact_pin(void *arg, int i, const char *word, char *buf, size_t len)
-{
-    char *const *argv = arg;
-    if (i > 0 && strcmp(argv[i - 1], "--pin") == 0)
-        return "***";
-    if (strncmp(word, "--pin=", 6) == 0)
-        return "--pin=***";
-    if (strstr(word, "pin-value="))
-        return p11_uri_redact(word, buf, len);
-    return NULL;
-}
-
 int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
 {
     run_opts o;
@@ -587,7 +575,7 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
         bench_capacity_run(&cap, &s, &o.cap, &o.lo.load, p11_runner_cap_step, &ca);
         p11_runner_release(&r);
         rc = bench_capacity_finish(&cap, p11_target_env_json(&t),
-                                   bench_command_json(argc, argv, redact_pin, argv));
+                                   bench_command_json(argc, argv, p11_command_redact, argv));
         p11_runner_free(&r);
         p11_target_close(&t);
         bench_session_free(&s);
@@ -617,7 +605,7 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
     }
     p11_runner_release(&r);    /* kept keys go while the session is open */
     rc = bench_session_finish(&s, p11_target_env_json(&t),
-                              bench_command_json(argc, argv, redact_pin, argv));
+                              bench_command_json(argc, argv, p11_command_redact, argv));
     p11_runner_free(&r);       /* what stayed on the token, said last */
     p11_target_close(&t);
     bench_session_free(&s);

@@ -66,6 +66,18 @@ CK_RV p11_token_read(const p11_module *m, CK_SLOT_ID slot, p11_token *t)
     return CKR_OK;
 }
 
+const char *p11_command_redact(void *arg, int i, const char *word, char *buf, size_t len)
+{
+    char *const *argv = arg;
+    if (i > 0 && strcmp(argv[i - 1], "--pin") == 0)
+        return "***";
+    if (strncmp(word, "--pin=", 6) == 0)
+        return "--pin=***";
+    if (strstr(word, "pin-value="))
+        return p11_uri_redact(word, buf, len);
+    return NULL;
+}
+
 const char *p11_uri_redact(const char *uri, char *buf, size_t len)
 {
     static const char key[] = "pin-value=";

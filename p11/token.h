@@ -48,6 +48,11 @@ int p11_uri_inspect(const char *uri, char *module, size_t modlen, char *pin, siz
  * Cut to fit LEN, never inside a "pin-value=***". */
 const char *p11_uri_redact(const char *uri, char *buf, size_t len);
 
+/* bench_command_json's redactor for a PKCS#11 command's words (arg: its
+ * argv): the word after --pin, --pin=PIN and a URI's pin-value shown as
+ * "***"; NULL for a word kept as it is. */
+const char *p11_command_redact(void *arg, int i, const char *word, char *buf, size_t len);
+
 /* Does this token want a PIN from us (login required, no PIN pad)? */
 int p11_token_wants_pin(const p11_token *t);
 
