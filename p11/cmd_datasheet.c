@@ -25,6 +25,7 @@
 
 #include "bench/core/stable.h"
 #include "bench/driver/capacity.h"
+#include "bench/driver/loadopts.h"
 #include "bench/driver/session.h"
 #include "bench/results/results.h"
 #include "bench/util/cli.h"
@@ -275,20 +276,10 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
             o->max_threads = (unsigned)v;
             break;
         case OPT_UNTIL_STABLE:
-        {
-            /* "5%" or "5"; 0 turns it off. */
-            char *end = NULL;
-            const double pct = bench_strtod(optarg, &end);
-            if (end != optarg && *end == '%')
-                end++;
-            if (end == optarg || *end || !(pct >= 0) || !(pct <= BENCH_STABLE_MAX_PCT)) {
-                bench_error("--until-stable %s: a percentage from 0 (off) to %g%% (e.g. 5%%)", optarg,
-                            BENCH_STABLE_MAX_PCT);
+            /* 0 turns it off. */
+            if (bench_parse_stable_pct(optarg, 1, &o->stable_pct) != 0)
                 return BENCH_EXIT_USAGE;
-            }
-            o->stable_pct = pct;
             break;
-        }
         case OPT_RESUME:
             o->resume = optarg;
             break;

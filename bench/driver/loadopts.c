@@ -120,6 +120,26 @@ static int parse_threads(bench_load_opts *o, const char *text)
     return 0;
 }
 
+int bench_parse_stable_pct(const char *text, int zero_off, double *pct)
+{
+    /* Not bench_parse_pct: its range includes 0, which only a datasheet takes (off). */
+    char *end = NULL;
+    const double v = bench_strtod(text, &end);
+    if (end != text && *end == '%')
+        end++;
+    if (end == text || *end || !(zero_off ? v >= 0 : v > 0) || !(v <= BENCH_STABLE_MAX_PCT)) {
+        if (zero_off)
+            bench_error("--until-stable %s: a percentage from 0 (off) to %g%% (e.g. 5%%)", text,
+                        BENCH_STABLE_MAX_PCT);
+        else
+            bench_error("--until-stable %s: a percentage more than 0%% and at most %g%% (e.g. 2%%)", text,
+                        BENCH_STABLE_MAX_PCT);
+        return -1;
+    }
+    *pct = v;
+    return 0;
+}
+
 int bench_load_opt(bench_load_opts *o, int code, const char *arg)
 {
     uint64_t v;
@@ -152,20 +172,8 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg)
         o->per_thread_flag = flag;
         return 1;
     }
-    case BENCH_OPT_UNTIL_STABLE: {
-        /* "2%" or "2": more than 0 (bench_parse_pct's range includes it). */
-        char *end = NULL;
-        const double pct = bench_strtod(arg, &end);
-        if (end != arg && *end == '%')
-            end++;
-        if (end == arg || *end || !(pct > 0) || !(pct <= BENCH_STABLE_MAX_PCT)) {
-            bench_error("--until-stable %s: a percentage more than 0%% and at most %g%% (e.g. 2%%)", arg,
-                        BENCH_STABLE_MAX_PCT);
-            return -1;
-        }
-        o->load.stable_pct = pct;
-        return 1;
-    }
+    case BENCH_OPT_UNTIL_STABLE:
+        return bench_parse_stable_pct(arg, 0, &o->load.stable_pct) == 0 ? 1 : -1;
     case BENCH_OPT_RAMP_UP:
         return bench_parse_duration("--ramp-up", arg, 0, 3600ULL * 1000000000ULL, &o->load.ramp_up_ns) == 0
                    ? 1 : -1;

@@ -63,6 +63,11 @@ int bench_load_opt(bench_load_opts *o, int code, const char *arg);
 /* Is this --mode value a load mode (blocking, nonblocking)? */
 int bench_load_is_mode(const char *value);
 
+/* --until-stable's PCT ("2%" or "2"): more than 0 and at most
+ * BENCH_STABLE_MAX_PCT, or 0 too (off) when zero_off; -1 (printed, naming
+ * the flag and the range) otherwise. */
+int bench_parse_stable_pct(const char *text, int zero_off, double *pct);
+
 /* A command whose every call is bounded by call_bound_ns (--timeout):
  * --stuck-after, when not given, is at least that plus BENCH_STUCK_MARGIN_NS. */
 void bench_load_stuck_floor(bench_load_opts *o, uint64_t call_bound_ns);
