@@ -101,7 +101,8 @@ static const bench_option plan_rows[] = {
       "the thread sweep's bound (default twice the CPUs)", NULL },
     { "until-stable", 0, BENCH_ARG_REQUIRED, "PCT", OPT_UNTIL_STABLE,
       "the latency step ends once stable within PCT (default\n"
-      "5; 0: off), --step-time its bound", NULL },
+      "5; 0: off), from 1 s on; its bound three --step-time\n"
+      "(at least 1.5 s)", NULL },
     { "capacity", 0, BENCH_ARG_REQUIRED, "EXPR", OPT_CAPACITY,
       "also each test's capacity under this objective\n"
       "('p99<20ms'): run --find-capacity's search, open-loop\n"
