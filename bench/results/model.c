@@ -299,6 +299,15 @@ static void stable_of(const json_t *j, bench_model_stable *st)
     st->half_width_pct = bench_json_num(j, "half_width_pct", -1);
 }
 
+bench_model_stable_class bench_model_stable_judge(const bench_model_stable *st)
+{
+    if (!st->has_interval || st->half_width_pct < 0)
+        return BENCH_MODEL_STABLE_UNJUDGED;
+    if (st->half_width_pct > st->target_pct)
+        return BENCH_MODEL_STABLE_OUTSIDE;
+    return st->batches >= BENCH_STABLE_MIN_BATCHES ? BENCH_MODEL_STABLE_WITHIN : BENCH_MODEL_STABLE_TOO_SHORT;
+}
+
 const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t len)
 {
     const bench_model_stable *st = &m->stable;
@@ -322,18 +331,16 @@ const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t 
         snprintf(warm, sizeof warm, ", no warm-up found (MSER-5)");
     if (strcmp(st->stopped, "stable") == 0)
         snprintf(tail, sizeof tail, "stopped: stable at %.1f s of %g s", m->duration_s, st->bound_s);
-    else if (strcmp(st->stopped, "bound") == 0 && st->half_width_pct >= 0 && st->has_interval &&
-             st->half_width_pct <= st->target_pct && st->batches >= BENCH_STABLE_MIN_BATCHES)
+    else if (strcmp(st->stopped, "bound") == 0 && bench_model_stable_judge(st) == BENCH_MODEL_STABLE_WITHIN)
         /* Judged stable only by the bound's own last look (the batches or
          * the measured time the stop needs came with it). */
         snprintf(tail, sizeof tail, "stopped: at the bound, %g s, stable there (within the target %g %%)",
                  st->bound_s, st->target_pct);
-    else if (strcmp(st->stopped, "bound") == 0 && st->half_width_pct >= 0 && st->has_interval &&
-             st->half_width_pct <= st->target_pct)
+    else if (strcmp(st->stopped, "bound") == 0 && bench_model_stable_judge(st) == BENCH_MODEL_STABLE_TOO_SHORT)
         snprintf(tail, sizeof tail, "stopped: at the bound, %g s, too short to judge (%llu of the %d "
                  "batches a judgement needs)", st->bound_s, (unsigned long long)st->batches,
                  BENCH_STABLE_MIN_BATCHES);
-    else if (strcmp(st->stopped, "bound") == 0 && st->half_width_pct >= 0 && st->has_interval)
+    else if (strcmp(st->stopped, "bound") == 0 && bench_model_stable_judge(st) == BENCH_MODEL_STABLE_OUTSIDE)
         snprintf(tail, sizeof tail, "stopped: at the bound, %g s, still ±%.2f %% (target %g %%)",
                  st->bound_s, st->half_width_pct, st->target_pct);
     else if (strcmp(st->stopped, "bound") == 0)

@@ -202,6 +202,15 @@ const char *bench_model_tls_text(const bench_model_tls *t, char *buf, size_t len
  * of 30 s", or NULL when m has none. */
 const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t len);
 
+/* How the steady state's last judgement stands against its target: within
+ * it with the batches a stop needs, within it on too few batches, outside
+ * it, or with no interval to judge (every view says it from this). */
+typedef enum {
+    BENCH_MODEL_STABLE_WITHIN, BENCH_MODEL_STABLE_TOO_SHORT, BENCH_MODEL_STABLE_OUTSIDE,
+    BENCH_MODEL_STABLE_UNJUDGED,
+} bench_model_stable_class;
+bench_model_stable_class bench_model_stable_judge(const bench_model_stable *st);
+
 /* A run's per-second series in the JSON: its "per_second_upper_bound" flag. */
 #define BENCH_MODEL_UPPER_BOUND_KEY "per_second_upper_bound"
 

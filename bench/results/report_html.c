@@ -1476,23 +1476,29 @@ static int ds_ok(const json_t *run)
     return strcmp(bench_json_str(run, "status", ""), "ok") == 0;
 }
 
-/* The latency step's stability judgement (its stable object): the 95 %
- * interval's half-width when it was judged within the target, "not: ±X %"
- * when it was not (or too short to judge), "-" without one. */
-static void ds_stable_cell(FILE *f, const json_t *st)
+/* The latency step's stability judgement (the run model's, as the summary
+ * gives it): the 95 % interval's half-width when within the target, "not:
+ * ±X %" when outside it, "too short" on too few batches, "-" without one. */
+static void ds_stable_cell(FILE *f, const json_t *run, const json_t *doc)
 {
-    const double hw = bench_json_num(st, "half_width_pct", -1), target = bench_json_num(st, "target_pct", 0);
-    const long long batches = bench_json_int(st, "batches", 0);
-    if (!json_is_object(st) || target <= 0)
+    bench_run_model m;
+    if (bench_model_from_run(run, doc, &m) != 0 || !m.stable.present || m.stable.target_pct <= 0) {
         fputs("-", f);
-    else if (hw >= 0 && hw <= target && batches >= BENCH_STABLE_MIN_BATCHES)
-        fprintf(f, "&#177;%.1f %%", hw);
-    else if (hw >= 0 && hw <= target)
-        fprintf(f, "too short (%lld batches)", batches);
-    else if (hw >= 0)
-        fprintf(f, "not: &#177;%.1f %%", hw);
-    else
+        return;
+    }
+    switch (bench_model_stable_judge(&m.stable)) {
+    case BENCH_MODEL_STABLE_WITHIN:
+        fprintf(f, "&#177;%.1f %%", m.stable.half_width_pct);
+        break;
+    case BENCH_MODEL_STABLE_TOO_SHORT:
+        fprintf(f, "too short (%llu batches)", (unsigned long long)m.stable.batches);
+        break;
+    case BENCH_MODEL_STABLE_OUTSIDE:
+        fprintf(f, "not: &#177;%.1f %%", m.stable.half_width_pct);
+        break;
+    default:
         fputs("not judged", f);
+    }
 }
 
 /* The run of row `row` at one thread and this data size (latency or data step), or NULL. */
@@ -1599,7 +1605,7 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
                 at = x[k];
             }
         fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">", bench_json_num(row, "ops_per_s", 0));
-        ds_stable_cell(f, json_object_get(row, "stable"));
+        ds_stable_cell(f, row, doc);
         fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">%.0f</td>", best, at);
         const json_t *el = bench_scalability_find(scal, row);
         const json_t *knee = json_object_get(el, "knee"), *peak = json_object_get(el, "peak");
