@@ -1482,19 +1482,25 @@ static int ds_ok(const json_t *run)
 static void ds_stable_cell(FILE *f, const json_t *run, const json_t *doc)
 {
     bench_run_model m;
-    if (bench_model_from_run(run, doc, &m) != 0 || !m.stable.present || m.stable.target_pct <= 0) {
+    if (bench_model_from_run(run, doc, &m) != 0) {
         fputs("-", f);
         return;
     }
-    switch (bench_model_stable_judge(&m.stable)) {
+    const bench_model_stable st = m.stable;
+    bench_model_free(&m);
+    if (!st.present || st.target_pct <= 0) {
+        fputs("-", f);
+        return;
+    }
+    switch (bench_model_stable_judge(&st)) {
     case BENCH_MODEL_STABLE_WITHIN:
-        fprintf(f, "&#177;%.1f %%", m.stable.half_width_pct);
+        fprintf(f, "&#177;%.1f %%", st.half_width_pct);
         break;
     case BENCH_MODEL_STABLE_TOO_SHORT:
-        fprintf(f, "too short (%llu batches)", (unsigned long long)m.stable.batches);
+        fprintf(f, "too short (%llu batches)", (unsigned long long)st.batches);
         break;
     case BENCH_MODEL_STABLE_OUTSIDE:
-        fprintf(f, "not: &#177;%.1f %%", m.stable.half_width_pct);
+        fprintf(f, "not: &#177;%.1f %%", st.half_width_pct);
         break;
     default:
         fputs("not judged", f);
