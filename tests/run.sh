@@ -32,7 +32,9 @@
 # header comment has a line starting " * serial:" (the rest of the line says
 # why: it asserts rates or latencies against delays the mock injects, which
 # other jobs on the same cores would distort).  Mark a new test that way
-# when it times anything.  Every other e2e script runs beside others: it
+# when it times anything; a script whose timed sections run in the plain
+# build alone (all_cases) adds "# serial-variants: plain", and its sanitizer
+# runs go beside the others.  Every other e2e script runs beside others: it
 # keeps its files under lib.sh's $T and listens on port 0 (never on a port
 # chosen in advance).  A script that stops on a shell error (exit status 2
 # or more: a syntax error, a signal), or exits 1 without a result line, has
@@ -153,6 +155,14 @@ job() {
     unit) grep -q '^\(/\*\| \*\) serial:' "tests/unit/$4.c" 2>/dev/null && queue=serial ;;
     e2e) grep -q '^# serial:' "tests/e2e/$4.sh" && queue=serial ;;
     esac
+    # "# serial-variants: plain" (or a list): serial in those builds only,
+    # for a script whose sanitizer runs assert nothing timed.
+    if [ $queue = serial ] && [ "$1" = e2e ]; then
+        serial_in=$(sed -n 's/^# serial-variants: *//p' "tests/e2e/$4.sh")
+        if [ -n "$serial_in" ]; then
+            case " $serial_in " in *" $2 "*) ;; *) queue=parallel ;; esac
+        fi
+    fi
     echo "$n" >>"$log/$queue"
 }
 # variant VARIANT BUILD [NAME]: its unit tests and e2e scripts (with tsan,

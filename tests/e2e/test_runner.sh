@@ -146,6 +146,21 @@ for j in 3 1; do
     fi
 done
 
+# "# serial-variants: plain": serial in the plain build, beside the others
+# in a sanitizer's (a fake asan build here).  The order of the results says
+# which queue each job was in: the serial ones are printed first.
+W2="$T/tree2"
+mkdir -p "$W2/tests/e2e" "$W2/tests/unit" "$W2/build/tests" "$W2/build/asan/tests"
+cp "$TOP/tests/run.sh" "$W2/tests/run.sh"
+printf '#!/bin/sh\n' >"$W2/build/asan/hsmbench"
+chmod +x "$W2/build/asan/hsmbench"
+printf '# serial: times only in the plain build\n# serial-variants: plain\necho "PASS p1"\n' >"$W2/tests/e2e/test_p.sh"
+printf 'echo "PASS q1"\n' >"$W2/tests/e2e/test_q.sh"
+run sh "$W2/tests/run.sh"
+if [ "$(grep '^PASS' "$T/out" | tr '\n' ' ')" = "PASS [plain] test_p:p1 PASS [plain] test_q:q1 PASS [asan] test_p:p1 PASS [asan] test_q:q1 " ]; then
+    pass "# serial-variants: plain: serial in the plain build only"
+else fail "# serial-variants: plain: serial in the plain build only" "$(tr '\n' ' ' <"$T/out")"; fi
+
 run env HSMBENCH_TEST_TIMES=1 sh "$W/tests/run.sh" --only test_a
 check "--only test_a: exit 0, HSMBENCH_TEST_TIMES adds a time line (wall and CPU time)" 0 '^time \[plain\] test_a: [0-9]+\.[0-9] s, cpu [0-9]+\.[0-9] s$'
 [ "$(last_line)" = "2 passed, 0 failed, 0 skipped" ] && pass "--only test_a: the time line is not a result" ||
