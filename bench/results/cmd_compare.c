@@ -22,6 +22,7 @@
 
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
+#include "bench/results/capanswer.h"
 #include "bench/results/model.h"
 #include "bench/results/compare_html.h"
 #include "bench/results/results.h"
@@ -415,6 +416,79 @@ static json_t *pair_json(const json_t *base, const cfile *a, const cfile *b)
     return pair;
 }
 
+/* A datasheet's capacity answer of (test, key) in doc, or NULL. */
+static const json_t *ds_capacity(const json_t *doc, const char *test, const char *key)
+{
+    size_t i;
+    const json_t *el;
+    json_array_foreach(json_object_get(json_object_get(doc, "datasheet"), "capacity"), i, el) {
+        if (strcmp(bench_json_str(el, "test", ""), test) == 0 && strcmp(bench_json_str(el, "key", ""), key) == 0)
+            return json_object_get(el, "search");
+    }
+    return NULL;
+}
+
+/* A found answer's interval: its bracket widened by what its repeated
+ * steps saw (uncertainty.low, .high); 0, or -1 when it found no rate. */
+static int cap_interval(const json_t *search, double *rate, double *lo, double *hi)
+{
+    const json_t *b = json_object_get(search, "bounds"), *u = json_object_get(search, "uncertainty");
+    *rate = json_number_value(json_object_get(search, "ops_per_s"));
+    if (strcmp(bench_json_str(search, "result", ""), "found") != 0 || !(*rate > 0))
+        return -1;
+    *lo = *rate;
+    *hi = json_is_number(json_array_get(b, 1)) ? json_number_value(json_array_get(b, 1)) : *rate;
+    const double ul = json_number_value(json_object_get(u, "low")), uh = json_number_value(json_object_get(u, "high"));
+    if (ul > 0 && ul < *lo)
+        *lo = ul;
+    if (uh > *hi)
+        *hi = uh;
+    return 0;
+}
+
+/*
+ * The capacity answers of a test in A and B (with --capacity): "slower"
+ * when B's interval is wholly below A's and the change is beyond
+ * --min-change, "faster" the other way, "no change" when the intervals
+ * overlap or the change is within it; "missing" when B has no answer,
+ * "not comparable" when the objectives differ or either found no rate.
+ * NULL when A has no answer.  The JSON element (NULL when out of memory)
+ * in *out, the printed words in line.
+ */
+static const char *cap_verdict(const json_t *a, const json_t *b, double min_change_pct, json_t **out,
+                               char *line, size_t len)
+{
+    if (!a)
+        return NULL;
+    char objs[160];
+    bench_cap_objectives_text(json_object_get(a, "objectives"), objs, sizeof objs);
+    double ra, la, ha, rb, lb, hb;
+    const int fa = cap_interval(a, &ra, &la, &ha), fb = b ? cap_interval(b, &rb, &lb, &hb) : -1;
+    const char *word;
+    double pct = 0;
+    if (!b) {
+        word = "missing";
+        snprintf(line, len, "capacity at %s: missing", objs);
+    } else if (!json_equal(json_object_get(a, "objectives"), json_object_get(b, "objectives"))) {
+        word = "not comparable";
+        snprintf(line, len, "capacity at %s: not comparable (other objectives)", objs);
+    } else if (fa || fb) {
+        word = "not comparable";
+        snprintf(line, len, "capacity at %s: not comparable (%s: %s)", objs, fa ? "A" : "B",
+                 bench_json_str(fa ? a : b, "result", "?"));
+    } else {
+        pct = 100 * (rb - ra) / ra;
+        word = fabs(pct) <= min_change_pct ? "no change"
+             : hb < la ? "slower" : lb > ha ? "faster" : "no change";
+        snprintf(line, len, "capacity at %s: %.0f to %.0f ops/s (%+.1f%%), %s: %s", objs, ra, rb, pct,
+                 hb < la || lb > ha ? "the intervals apart" : "the intervals overlap", word);
+    }
+    *out = json_pack("{s:s,s:o,s:o,s:o}", "verdict", word, "base_ops_per_s", fa ? json_null() : json_real(ra),
+                     "ops_per_s", fb ? json_null() : json_real(rb), "change_pct",
+                     fa || fb ? json_null() : json_real(round(pct * 100) / 100));
+    return word;
+}
+
 /*
  * Two datasheets, test by test: each test (and key) of A against each
  * other file, from the pairs of its steps: slower when a step is slower and
@@ -466,17 +540,30 @@ static int datasheet_verdicts(FILE *f, compare_ctx *cx, const cfile *files, size
                 else
                     other++;
             }
-            const char *word = slower && faster ? "mixed" : slower ? "slower" : faster ? "faster"
-                               : same ? "no change" : "missing";
-            const size_t steps = slower + faster + same + missing + other;
-            fprintf(f, "  %-28s %-10s %-10s (%zu step%s: %zu slower, %zu faster, %zu no change, %zu missing)\n",
-                    test, key, word, steps, steps == 1 ? "" : "s", slower, faster, same, missing);
-            if (json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I}", "test", test, "key", key,
-                                                     "run", files[fi].label, "verdict", word, "slower",
-                                                     (json_int_t)slower, "faster", (json_int_t)faster,
-                                                     "no_change", (json_int_t)same, "missing",
-                                                     (json_int_t)missing)) != 0)
+            char capline[320] = "";
+            json_t *capj = NULL;
+            const char *cw = cap_verdict(ds_capacity(files[0].doc, test, key), ds_capacity(files[fi].doc, test, key),
+                                         cx->min_change_pct, &capj, capline, sizeof capline);
+            if (cw && !capj)
                 return -1;
+            const size_t cap_slower = cw && strcmp(cw, "slower") == 0, cap_faster = cw && strcmp(cw, "faster") == 0;
+            const size_t sl = slower + cap_slower, fa = faster + cap_faster;
+            const char *word = sl && fa ? "mixed" : sl ? "slower" : fa ? "faster"
+                               : same || (cw && strcmp(cw, "no change") == 0) ? "no change" : "missing";
+            const size_t steps = slower + faster + same + missing + other;
+            fprintf(f, "  %-28s %-10s %-10s (%zu step%s: %zu slower, %zu faster, %zu no change, %zu missing)%s%s\n",
+                    test, key, word, steps, steps == 1 ? "" : "s", slower, faster, same, missing,
+                    cw ? "; " : "", capline);
+            json_t *el = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I}", "test", test, "key", key, "run",
+                                   files[fi].label, "verdict", word, "slower", (json_int_t)slower, "faster",
+                                   (json_int_t)faster, "no_change", (json_int_t)same, "missing",
+                                   (json_int_t)missing);
+            if (!el || (capj && json_object_set_new(el, "capacity", capj) != 0) ||
+                json_array_append_new(out, el) != 0) {
+                if (!el)
+                    json_decref(capj);
+                return -1;
+            }
         }
     }
     return 0;
