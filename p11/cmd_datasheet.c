@@ -726,7 +726,6 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
     }
 }
 
-/* The command line as run, PINs replaced by "***". */
 int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *sections)
 {
     ds_opts o;

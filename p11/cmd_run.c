@@ -526,7 +526,6 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
     return 0;
 }
 
-/* The command line as run: PINs, and the PIN of a URI, replaced by "***". */
 int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
 {
     run_opts o;

@@ -478,10 +478,10 @@ static const char *cap_verdict(const json_t *a, const json_t *b, double min_chan
                  bench_json_str(fa ? a : b, "result", "?"));
     } else {
         pct = 100 * (rb - ra) / ra;
-        word = fabs(pct) <= min_change_pct ? "no change"
-             : hb < la ? "slower" : lb > ha ? "faster" : "no change";
+        const int below = hb < la, above = lb > ha;
+        word = fabs(pct) <= min_change_pct ? "no change" : below ? "slower" : above ? "faster" : "no change";
         snprintf(line, len, "capacity at %s: %.0f to %.0f ops/s (%+.1f%%), %s: %s", objs, ra, rb, pct,
-                 hb < la || lb > ha ? "the intervals apart" : "the intervals overlap", word);
+                 below || above ? "the intervals apart" : "the intervals overlap", word);
     }
     *out = json_pack("{s:s,s:o,s:o,s:o}", "verdict", word, "base_ops_per_s", fa ? json_null() : json_real(ra),
                      "ops_per_s", fb ? json_null() : json_real(rb), "change_pct",

@@ -331,21 +331,28 @@ const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t 
         snprintf(warm, sizeof warm, ", no warm-up found (MSER-5)");
     if (strcmp(st->stopped, "stable") == 0)
         snprintf(tail, sizeof tail, "stopped: stable at %.1f s of %g s", m->duration_s, st->bound_s);
-    else if (strcmp(st->stopped, "bound") == 0 && bench_model_stable_judge(st) == BENCH_MODEL_STABLE_WITHIN)
-        /* Judged stable only by the bound's own last look (the batches or
-         * the measured time the stop needs came with it). */
-        snprintf(tail, sizeof tail, "stopped: at the bound, %g s, stable there (within the target %g %%)",
-                 st->bound_s, st->target_pct);
-    else if (strcmp(st->stopped, "bound") == 0 && bench_model_stable_judge(st) == BENCH_MODEL_STABLE_TOO_SHORT)
-        snprintf(tail, sizeof tail, "stopped: at the bound, %g s, too short to judge (%llu of the %d "
-                 "batches a judgement needs)", st->bound_s, (unsigned long long)st->batches,
-                 BENCH_STABLE_MIN_BATCHES);
-    else if (strcmp(st->stopped, "bound") == 0 && bench_model_stable_judge(st) == BENCH_MODEL_STABLE_OUTSIDE)
-        snprintf(tail, sizeof tail, "stopped: at the bound, %g s, still ±%.2f %% (target %g %%)",
-                 st->bound_s, st->half_width_pct, st->target_pct);
-    else if (strcmp(st->stopped, "bound") == 0)
-        snprintf(tail, sizeof tail, "stopped: at the bound, %g s, not stable (target %g %%)", st->bound_s,
-                 st->target_pct);
+    else if (strcmp(st->stopped, "bound") == 0) {
+        switch (bench_model_stable_judge(st)) {
+        case BENCH_MODEL_STABLE_WITHIN:
+            /* Judged stable only by the bound's own last look (the batches
+             * or the measured time the stop needs came with it). */
+            snprintf(tail, sizeof tail, "stopped: at the bound, %g s, stable there (within the target %g %%)",
+                     st->bound_s, st->target_pct);
+            break;
+        case BENCH_MODEL_STABLE_TOO_SHORT:
+            snprintf(tail, sizeof tail, "stopped: at the bound, %g s, too short to judge (%llu of the %d "
+                     "batches a judgement needs)", st->bound_s, (unsigned long long)st->batches,
+                     BENCH_STABLE_MIN_BATCHES);
+            break;
+        case BENCH_MODEL_STABLE_OUTSIDE:
+            snprintf(tail, sizeof tail, "stopped: at the bound, %g s, still ±%.2f %% (target %g %%)",
+                     st->bound_s, st->half_width_pct, st->target_pct);
+            break;
+        default:
+            snprintf(tail, sizeof tail, "stopped: at the bound, %g s, not stable (target %g %%)", st->bound_s,
+                     st->target_pct);
+        }
+    }
     else
         snprintf(tail, sizeof tail, "stopped: %s at %.1f s of %g s, not stable (target %g %%)",
                  st->stopped, m->duration_s, st->bound_s, st->target_pct);
