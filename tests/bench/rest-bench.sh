@@ -11,11 +11,14 @@
 #      Goals: hsmbench >= 0.95x the libcurl loop up to 256 connections; at
 #      1024, >= 0.9x hsmbench's own rate at 64 (it must not fall with the
 #      number of transfers a thread carries).
-#   2. a new connection and a full TLS handshake for every request at 1 and
+#   2. keep-alive HTTPS at 1, 64 and 1024 connections
+#      (REST_BENCH_TLS_KA_CONNS; an empty value leaves them out) beside the
+#      loop and wrk over the same TLS connections.  Goal: >= 0.95x the loop.
+#   3. a new connection and a full TLS handshake for every request at 1 and
 #      16 connections (REST_BENCH_TLS_CONNS; hsmbench --no-connection-reuse;
 #      nginx with no session cache or tickets) beside ab without -k.
 #      Goal: hsmbench >= ab.
-#   3. instructions per request under callgrind, hsmbench against the loop
+#   4. instructions per request under callgrind, hsmbench against the loop
 #      for REST_BENCH_CALLGRIND_SECONDS (default 8; REST_BENCH_CALLGRIND=0
 #      leaves it out): the ratio the noise of a shared machine does not move.
 #
@@ -32,6 +35,8 @@
 # ratios are what to compare.  /libcurl and /other are the median of each
 # round's own ratio: within a round the tools run back to back, so a change
 # in what else loads the machine between rounds moves both sides of it.
+# cpu-us is hsmbench's CPU time per successful request, oth-us wrk's or
+# ab's (its children's rusage over the requests it counted).
 # nginx is started here with its own configuration in a temporary directory
 # and stopped (by its PID) at the end; nothing else is touched.
 set -eu
@@ -40,6 +45,7 @@ SECS=${REST_BENCH_SECONDS:-5}
 ROUNDS=${REST_BENCH_ROUNDS:-1}
 CONNS=${REST_BENCH_CONNS:-"1 16 64 256 1024"}
 TLS_CONNS=${REST_BENCH_TLS_CONNS-"1 16"}
+TLS_KA_CONNS=${REST_BENCH_TLS_KA_CONNS-"1 64 1024"}
 HSMBENCH="$BUILD/hsmbench"
 for tool in nginx wrk ab openssl python3; do
     if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
@@ -172,19 +178,31 @@ curl_rate() {  # URL CONNECTIONS [--no-connection-reuse]
     sed -n 's/.* rate \([0-9.]*\).*/\1/p' "$D/cl.out"
 }
 
-wrk_rate() {  # CONNECTIONS
-    c=$1
+# with_cpu CMD...: run CMD and write the CPU time (user + system, seconds)
+# it took to $D/ot.cpu_s, for the other tool's CPU time per request.
+with_cpu() {
+    python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[2:])
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.4f\n" % (r.ru_utime + r.ru_stime))' "$D/ot.cpu_s" "$@"
+}
+
+wrk_rate() {  # CONNECTIONS [URL]
+    c=$1 u=${2:-http://127.0.0.1:$PORT/ekm/k1:wrap}
     t=$([ "$c" -ge 2 ] && echo 2 || echo 1)
-    wrk -t "$t" -c "$c" -d "${SECS}s" -s "$D/post.lua" "http://127.0.0.1:$PORT/ekm/k1:wrap" \
-        >"$D/wrk.out" 2>&1 || true
+    with_cpu wrk -t "$t" -c "$c" -d "${SECS}s" -s "$D/post.lua" "$u" >"$D/wrk.out" 2>&1 || true
     if grep -q 'Non-2xx\|Socket errors' "$D/wrk.out"; then
         echo "rest-bench: wrk saw errors: $(grep 'Non-2xx\|Socket errors' "$D/wrk.out")" >&2
     fi
     sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$D/wrk.out"
 }
 
+wrk_tls_rate() {  # CONNECTIONS: wrk keeping TLS connections alive
+    wrk_rate "$1" "https://127.0.0.1:$TLS_PORT/ekm/k1:wrap"
+}
+
 ab_rate() {  # CONCURRENCY
-    ab -q -c "$1" -t "$SECS" -n 10000000 -p "$D/body.json" -T application/json \
+    with_cpu ab -q -c "$1" -t "$SECS" -n 10000000 -p "$D/body.json" -T application/json \
         -H "Authorization: Bearer bench-token" -H "User-Agent: $UA" "https://127.0.0.1:$TLS_PORT/ekm/k1:wrap" \
         >"$D/ab.out" 2>&1 || true
     failed=$(sed -n 's/^Failed requests: *\([0-9]*\).*/\1/p' "$D/ab.out")
@@ -218,8 +236,9 @@ median_ratio() {
 row() {
     label=$1 c=$2 goal=$3 goalfn=$4 url=$5 other=$6
     shift 6
-    hs="" cl="" ot="" rl="" ro="" hu="" rc="" i=0
+    hs="" cl="" ot="" rl="" ro="" hu="" rc="" ou="" i=0
     while [ $i -lt "$ROUNDS" ]; do
+        rm -f "$D/ot.cpu_s"
         if [ $((i % 2)) -eq 0 ]; then
             hv=$(hsmbench_rate "$url" "$c" "$@")
             cv=$(curl_rate "$url" "$c" "$@")
@@ -230,6 +249,15 @@ row() {
             hv=$(hsmbench_rate "$url" "$c" "$@")
         fi
         hc=$(cat "$D/hs.cpu" 2>/dev/null || true)
+        # The other tool's CPU time per successful request, us (its rate
+        # times the measured seconds: the requests it counted).
+        oc=$(python3 -c 'import sys
+try:
+    cpu, rate, secs = float(open(sys.argv[1]).read()), float(sys.argv[2]), float(sys.argv[3])
+    print("%.2f" % (cpu / (rate * secs) * 1e6) if rate > 0 else "")
+except (OSError, ValueError):
+    pass' "$D/ot.cpu_s" "${ov:-0}" "$SECS")
+        ou="$ou $oc"
         cc=$(cat "$D/cl.cpu" 2>/dev/null || true)
         hs="$hs $hv" cl="$cl $cv" ot="$ot $ov" hu="$hu $hc"
         rl="$rl $(ratio "$hv" "$cv")" ro="$ro $(ratio "$hv" "$ov")" rc="$rc $(ratio "$cc" "$hc")"
@@ -244,11 +272,12 @@ row() {
     ROW_RL=$(python3 -c 'import sys; print(sys.argv[1] if sys.argv[1] == "-" else "%.2f" % float(sys.argv[1]))' "$ROW_RL")
     ROW_RO=$(python3 -c 'import sys; print(sys.argv[1] if sys.argv[1] == "-" else "%.2f" % float(sys.argv[1]))' "$ROW_RO")
     hu=$(echo "$hu" | median)
+    ou=$(echo "$ou" | median)
     ROW_RC=$(echo "$rc" | median_ratio)
     ROW_RC=$(python3 -c 'import sys; print(sys.argv[1] if sys.argv[1] == "-" else "%.2f" % float(sys.argv[1]))' "$ROW_RC")
     r=$($goalfn)
-    printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s  %s\n' "$label" "$c" "$hs" "${cl:-?}" "${ot:-?}" \
-        "$ROW_RL" "$ROW_RO" "${hu:-?}" "$ROW_RC" "$goal: $r, $(verdict "$r" "${goal##*>= }")"
+    printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s %7s  %s\n' "$label" "$c" "$hs" "${cl:-?}" "${ot:-?}" \
+        "$ROW_RL" "$ROW_RO" "${hu:-?}" "$ROW_RC" "${ou:-?}" "$goal: $r, $(verdict "$r" "${goal##*>= }")"
 }
 
 vs_libcurl() { echo "$ROW_RL"; }
@@ -258,8 +287,8 @@ vs_own64() { ratio "$ROW_HS" "${HS64:-}"; }
 echo "hsmbench $("$HSMBENCH" --version | cut -d' ' -f2): REST client throughput against nginx on 127.0.0.1"
 echo "(fixed EKM wrap answer; ${SECS}s per measurement, ${ROUNDS} round(s), medians; successful requests per second)"
 echo
-printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s  %s\n' MODE CONNS "hsmbench/s" "libcurl/s" "other/s" \
-    "/libcurl" "/other" "cpu-us" "cpu-eff" "GOAL"
+printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s %7s  %s\n' MODE CONNS "hsmbench/s" "libcurl/s" "other/s" \
+    "/libcurl" "/other" "cpu-us" "cpu-eff" "oth-us" "GOAL"
 HS64=""
 for c in $CONNS; do
     if [ "$c" -ge 1024 ] && [ -n "$HS64" ]; then
@@ -268,6 +297,10 @@ for c in $CONNS; do
         row "keep-alive (other: wrk)" "$c" "/libcurl >= 0.95" vs_libcurl "http://127.0.0.1:$PORT/ekm/k1" wrk_rate
     fi
     [ "$c" -ne 64 ] || HS64=$ROW_HS
+done
+for c in $TLS_KA_CONNS; do
+    row "TLS keep-alive (other: wrk)" "$c" "/libcurl >= 0.95" vs_libcurl "https://127.0.0.1:$TLS_PORT/ekm/k1" \
+        wrk_tls_rate
 done
 for c in $TLS_CONNS; do
     row "new TLS each (other: ab)" "$c" "/other >= 1.00" vs_other "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
@@ -279,6 +312,7 @@ echo "/libcurl, /other: the median of the rounds' own ratios (the tools of a rou
 echo "/own 64: hsmbench's rate at 1024 connections over its own at 64."
 echo "cpu-us: hsmbench's CPU time (user + system) per successful request, microseconds."
 echo "cpu-eff: the loop's CPU time per request over hsmbench's (median of the rounds; 1.00: as cheap)."
+echo "oth-us: the other tool's (wrk's, ab's) CPU time per successful request, microseconds."
 echo "The clients and nginx share this machine's CPUs; run it on an idle machine."
 
 # ---- instructions per request (callgrind) -------------------------------------

@@ -4,7 +4,12 @@
 # 1. Harness overhead: for each first test at 1 and 2 threads on the demo
 #    SoftHSM token, hsmbench's ops/s beside tests/bench/minloop's (the same
 #    PKCS#11 calls on the same kind of key and input, with no harness), in
-#    interleaved rounds, medians, and their ratio (goal: >= 0.97).
+#    interleaved rounds: the medians of the rates and of each round's own
+#    ratio (goal: >= 0.97; >= 0.98 for sha256-digest, the fastest operation,
+#    where the harness's cost shows the most).  Then, under callgrind
+#    (BENCH_CALLGRIND=0 leaves it out), sha256-digest on one thread for
+#    BENCH_CALLGRIND_SECONDS (default 3), both side by side: instructions per
+#    operation, the module's and the harness's, and their ratio (goal 0.98).
 # 2. Harness ceiling: hsmbench's ops/s per thread on the do-nothing module
 #    (goal: >= 5 million per thread).
 # Ratios, not absolute times: this machine is shared and noisy.
@@ -40,30 +45,79 @@ median() {
 }
 
 echo "hsmbench $("$HSMBENCH" --version | cut -d' ' -f2): harness overhead on the demo SoftHSM token"
-echo "(${ROUNDS} interleaved rounds of ${SECS}s each; medians)"
+echo "(${ROUNDS} interleaved rounds of ${SECS}s each; medians of the rates, and of each round's own ratio)"
 echo
-printf '%-18s %7s %14s %14s %8s\n' TEST THREADS "hsmbench/s" "minloop/s" RATIO
+printf '%-18s %7s %14s %14s %8s  %s\n' TEST THREADS "hsmbench/s" "minloop/s" RATIO GOAL
 for t in $TESTS; do
+    # The fastest operation shows the harness's own cost the most: held higher.
+    goal=0.97
+    [ "$t" != sha256-digest ] || goal=0.98
     for n in 1 2; do
-        hs="" ml=""
+        hs="" ml="" rr=""
         i=0
         while [ $i -lt "$ROUNDS" ]; do
             # Alternate who goes first so drift in the machine favours neither.
             if [ $((i % 2)) -eq 0 ]; then
-                hs="$hs $(hsmbench_rate "$t" "$n")"
-                ml="$ml $(minloop_rate "$t" "$n")"
+                h=$(hsmbench_rate "$t" "$n")
+                m=$(minloop_rate "$t" "$n")
             else
-                ml="$ml $(minloop_rate "$t" "$n")"
-                hs="$hs $(hsmbench_rate "$t" "$n")"
+                m=$(minloop_rate "$t" "$n")
+                h=$(hsmbench_rate "$t" "$n")
             fi
+            hs="$hs $h" ml="$ml $m"
+            rr="$rr $(awk -v a="$h" -v b="$m" 'BEGIN { if (b > 0) print a / b }')"
             i=$((i + 1))
         done
         mh=$(echo "$hs" | median)
         mm=$(echo "$ml" | median)
-        printf '%-18s %7s %14.1f %14.1f %8.3f\n' "$t" "$n" "$mh" "$mm" \
-            "$(awk -v a="$mh" -v b="$mm" 'BEGIN { print (b > 0) ? a / b : 0 }')"
+        mr=$(echo "$rr" | median)
+        printf '%-18s %7s %14.1f %14.1f %8.3f  %s\n' "$t" "$n" "$mh" "$mm" "${mr:-0}" \
+            "$(awk -v r="${mr:-0}" -v g="$goal" 'BEGIN { printf ">= %s: %s", g, (r >= g) ? "goal met" : "below goal" }')"
     done
 done
+
+# Instructions per operation (callgrind): what the noise of a shared
+# machine does not move.  hsmbench and minloop run sha256-digest on one
+# thread side by side under callgrind; of each one's loop (its function,
+# inclusive), the module's two calls are the same work, and the rest is
+# the harness's.
+if [ "${BENCH_CALLGRIND:-1}" != 0 ] && command -v callgrind_annotate >/dev/null 2>&1; then
+    CG_SECS=${BENCH_CALLGRIND_SECONDS:-3}
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.hs" --toggle-collect=pool_closed_loop \
+        "$HSMBENCH" run --quiet --test sha256-digest --threads 1 --duration "$CG_SECS" \
+        --json "$tmp/cg.json" >/dev/null 2>"$tmp/cg.hs.err" &
+    cg_pid=$!
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.ml" --toggle-collect=loop_main \
+        "$MINLOOP" --test sha256-digest --threads 1 --duration "$CG_SECS" >/dev/null 2>"$tmp/cg.ml.err" || true
+    wait "$cg_pid" || true
+    echo
+    python3 - "$tmp/cg.hs" pool_closed_loop "$tmp/cg.ml" loop_main <<'PY'
+import re, subprocess, sys
+
+def loop(path, fn):
+    """The loop's inclusive instructions, the module calls' inside it, and
+    how many operations (C_Digest calls) it made."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", path],
+                         capture_output=True, text=True).stdout
+    def ir(name):
+        m = re.search(r"^\s*([\d,]+) .*:%s \[" % re.escape(name), out, re.M)
+        return int(m.group(1).replace(",", "")) if m else 0
+    calls = re.search(r"=> \?\?\?:C_Digest \(([\d,]+)x\)", out)
+    return ir(fn), ir("C_DigestInit") + ir("C_Digest"), int(calls.group(1).replace(",", "")) if calls else 0
+
+(ht, hm, hn), (mt, mm, mn) = loop(sys.argv[1], sys.argv[2]), loop(sys.argv[3], sys.argv[4])
+print("Instructions per operation (callgrind; sha256-digest, 1 thread, side by side):")
+if not (ht and hn and mt and mn):
+    print("  not measured (a run failed under valgrind)")
+    sys.exit(0)
+print("%-10s %12s %12s %12s %12s" % ("", "OPS", "IR/OP", "MODULE", "HARNESS"))
+print("%-10s %12d %12.0f %12.0f %12.0f" % ("hsmbench", hn, ht / hn, hm / hn, (ht - hm) / hn))
+print("%-10s %12d %12.0f %12.0f %12.0f" % ("minloop", mn, mt / mn, mm / mn, (mt - mm) / mn))
+r = (mt / mn) / (ht / hn)
+print("ir-ratio (minloop's instructions per operation over hsmbench's) %.4f  goal >= 0.98: %s"
+      % (r, "goal met" if r >= 0.98 else "below goal"))
+PY
+fi
 
 echo
 echo "Harness ceiling: sha256-digest on the do-nothing module ($NULLP11)"
