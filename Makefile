@@ -31,7 +31,9 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) -I. $(P
              -DHSMBENCH_VERSION='"$(VERSION)"' -DHSMBENCH_SOFTHSM_DEFAULT='"$(SOFTHSM_MODULE)"' \
              -DHSMBENCH_LIBDIR='"$(LIBDIR)/hsmbench"' $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
-LIBS_ALL   = $(PKG_LIBS) -lpthread -ldl -lm
+# http_parser (the lean HTTP/1.1 engine's, rest/transport/lean.c) has no
+# pkg-config file in Debian: its header is in /usr/include.
+LIBS_ALL   = $(PKG_LIBS) -lhttp_parser -lpthread -ldl -lm
 
 # The floors, each its own static library, linked top floor first: a lower
 # floor that called into a higher one would leave its symbol unresolved, so

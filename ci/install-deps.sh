@@ -4,7 +4,8 @@
 # As root it uses apt-get directly, otherwise sudo when there is one.
 set -eu
 
-# build: compiler, pkg-config and the four libraries (p11-kit, OpenSSL, libcurl, jansson);
+# build: compiler, pkg-config and the libraries (p11-kit, OpenSSL, libcurl, jansson, and
+#        http_parser, the lean HTTP/1.1 engine's response parser);
 #        clang and its runtimes for the libFuzzer harnesses (make fuzz, make check)
 # run/test: SoftHSMv2 (the demo and test token), opensc (pkcs11-tool), python3 (JSON checks),
 #           p11-kit-modules (p11-kit-trust, a module with no mechanism: test_json's skipped run),
@@ -19,7 +20,7 @@ set -eu
 # fuzzing:  clang, libclang-rt-14-dev (libFuzzer, make fuzz and make check's short runs)
 # Every test that needs one of these says SKIP without it, and under CI
 # (CI=true) a skip fails make check: this list is what CI needs to skip nothing.
-PKGS="gcc clang libclang-rt-14-dev make pkg-config libp11-kit-dev p11-kit libssl-dev libcurl4-openssl-dev libjansson-dev
+PKGS="gcc clang libclang-rt-14-dev make pkg-config libp11-kit-dev p11-kit libssl-dev libcurl4-openssl-dev libjansson-dev libhttp-parser-dev
 libmicrohttpd-dev libgnutls28-dev softhsm2 opensc python3 p11-kit-modules tmux procps openssl nginx wrk apache2-utils valgrind
 chromium fonts-dejavu-core groff-base man-db prometheus python3-yaml python3-jsonschema debhelper dpkg-dev lintian"
 

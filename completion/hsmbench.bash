@@ -33,7 +33,7 @@ _hsmbench_opts_compare='--fail-on --min-change --json --html --help'
 _hsmbench_opts_merge='--output -o --quiet --expect --help'
 _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
     --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
-    --timeout --verbose -v --token-env --token-file --token --reason
+    --timeout --engine --verbose -v --token-env --token-file --token --reason
     --aad --api-key-env --api-key-file --api-key --alg --key-size --curve --cipher-mode
     --hash-alg --transient --filepath --check --help --url --method --header -H --header-env --header-file --secret-header --bearer-env --bearer-file
     --body --body-file --expect-status --expect-body --expect-json --summary --summary-interval --tls-matrix

@@ -544,7 +544,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
     }
-    if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0) {
+    if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0 ||
+        rest_http_check_engine(&o->http, bench_async_slots(&o->lo.load) != 0, why, sizeof why) != 0) {
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }
@@ -703,9 +704,10 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     if (out && json_object_set_new(run, rest_http_section.key,
                                    rest_stats_json(out, &k6, o->kind == KIND_SDKMS)) != 0)
         return -1;
-    json_t *restj = json_pack("{s:s,s:s}", "service", o->kind == KIND_EKM ? "ekm" : "sdkms", "op",
+    json_t *restj = json_pack("{s:s,s:s,s:s}", "service", o->kind == KIND_EKM ? "ekm" : "sdkms", "op",
                               o->kind == KIND_EKM ? rest_ekm_op_name(x->ekm->cfg.op)
-                                                  : rest_sdkms_op_name(o->sdkms.op));
+                                                  : rest_sdkms_op_name(o->sdkms.op),
+                              "http_engine", rest_http_engine_name(&o->http));
     if (!restj)
         return -1;
     if (o->kind == KIND_EKM) {

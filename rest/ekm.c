@@ -361,7 +361,7 @@ static int ekm_open(void *ctx, unsigned index, void **state, char *err, size_t e
     return 0;
 }
 
-static CURL *ekm_start(void *state)
+static rest_http *ekm_start(void *state)
 {
     ekm_worker *w = state;
     if (w->e->cfg.op == REST_EKM_UNWRAP)
@@ -369,7 +369,7 @@ static CURL *ekm_start(void *state)
     else
         rest_http_request(w->http, "POST", &w->e->wrap_url, w->wrap_body, w->wrap_len);
     w->step = 0;
-    return rest_http_easy(w->http);
+    return w->http;
 }
 
 static rest_step ekm_finish(void *state, CURLcode cc, bench_code *rc)

@@ -450,10 +450,11 @@ static int any_open(void *ctx, unsigned index, void **state, char *err, size_t e
     return 0;
 }
 
-static CURL *any_start(void *state)
+static rest_http *any_start(void *state)
 {
     any_worker *w = state;
-    return prepare(w);
+    (void)prepare(w);     /* a failure to prepare is w->prep, which any_finish() reports */
+    return w->http;
 }
 
 static rest_step any_finish(void *state, CURLcode cc, bench_code *rc)

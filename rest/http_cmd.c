@@ -601,6 +601,11 @@ static int parse_args(int argc, char **argv, http_opts *o)
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }
+    if (o->http.engine == REST_ENGINE_LEAN) {
+        bench_error("--engine lean: rest http runs through libcurl (any method, header and body); "
+                    "the lean engine runs rest ekm and rest sdkms");
+        return BENCH_EXIT_USAGE;
+    }
     snprintf(o->test, sizeof o->test, "http-%s", o->method);
     for (char *t = o->test; *t; t++)
         *t = (char)tolower((unsigned char)*t);

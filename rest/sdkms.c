@@ -980,12 +980,12 @@ static void prepare_op(sdkms_worker *w)
     }
 }
 
-static CURL *sdkms_start(void *state)
+static rest_http *sdkms_start(void *state)
 {
     sdkms_worker *w = state;
     w->phase = PH_OP;
     prepare_op(w);
-    return rest_http_easy(w->http);
+    return w->http;
 }
 
 /* Keep the kid of a key made by keygen, for the tear-down. */

@@ -11,6 +11,7 @@
 #include "bench/util/cli.h"
 #include "bench/util/clock.h"
 #include "rest/transport/codes.h"
+#include "rest/transport/lean.h"
 #include "rest/transport/phases.h"
 
 #define BODY_MAX   (16u << 20)      /* a larger answer is TOO_LARGE, not a memory hog */
@@ -24,6 +25,7 @@ typedef struct pending_req {
     long        status;
     int         complete;           /* the transfer completed: the stamps are valid */
     unsigned    retried;            /* times libcurl sent it again (see finish) */
+    unsigned    stale;              /* kept connections the lean engine found closed */
     rest_stamps stamps;
     uint64_t    bytes_in, bytes_out;  /* on the wire, headers included */
     int         have_prof;
@@ -32,6 +34,13 @@ typedef struct pending_req {
 
 struct rest_http {
     CURL              *easy;
+    rest_lean         *lean;              /* the lean engine's connection, or NULL: libcurl's */
+    int                lean_last;         /* the last request went through it */
+    rest_lean_result   lr;                /* what it said of that request */
+    unsigned long      headers_gen;       /* changes with the header lines behind h->set */
+    const char        *req_body;          /* the request's body, and its length */
+    size_t             req_len;
+    long               cur_timeout_ms;    /* --timeout, or the tear-down's */
     unsigned           worker;
     int                verbose;
     const char *const *secret_headers;    /* --secret-header (rest_http_opts) */
@@ -259,6 +268,8 @@ static const bench_option http_rows[] = {
       "HTTP/2 over TLS when the server offers it (default HTTP/1.1 keep-alive)", NULL },
     { "timeout", 0, BENCH_ARG_REQUIRED, "TIME", REST_OPT_TIMEOUT,
       "per request, connection included (default 10s)", NULL },
+    { "engine", 0, BENCH_ARG_REQUIRED, "NAME", REST_OPT_ENGINE,
+      "libcurl (default), or lean: a lean HTTP/1.1 keep-alive client for blocking workers", NULL },
 };
 const bench_opt_group rest_http_group = BENCH_OPT_GROUP("TLS and HTTP:", http_rows, NULL);
 
@@ -272,6 +283,16 @@ int rest_http_opt(rest_http_opts *o, int code, const char *arg)
     case REST_OPT_INSECURE: o->insecure = 1; return 1;
     case REST_OPT_NO_REUSE: o->no_reuse = 1; return 1;
     case REST_OPT_HTTP2:    o->http2 = 1; return 1;
+    case REST_OPT_ENGINE:
+        if (strcmp(arg, "libcurl") == 0)
+            o->engine = REST_ENGINE_LIBCURL;
+        else if (strcmp(arg, "lean") == 0)
+            o->engine = REST_ENGINE_LEAN;
+        else {
+            bench_error("--engine %s: not an engine (libcurl or lean)", arg);
+            return -1;
+        }
+        return 1;
     case REST_OPT_TIMEOUT:
         if (bench_parse_duration("--timeout", arg, 1000000ULL, 3600ULL * 1000000000ULL, &ns) != 0)
             return -1;
@@ -335,7 +356,16 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     h->reuse = !o->no_reuse;
 #endif
     h->timeout_ms = o->timeout_ms;
+    h->cur_timeout_ms = o->timeout_ms;
     h->interrupt = o->interrupt;
+    if (o->engine == REST_ENGINE_LEAN) {
+        const rest_lean_tls tls = { o->cacert, o->cert, o->key, o->insecure };
+        if (!(h->lean = rest_lean_new(&tls, err, errlen))) {
+            curl_easy_cleanup(h->easy);
+            free(h);
+            return NULL;
+        }
+    }
     h->expect_node.data = (char *)"Expect:";
     if (rest_http_set_auth(h, NULL, NULL) != 0) {
         snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
@@ -410,6 +440,7 @@ void rest_http_free(rest_http *h)
         return;
     if (h->easy)
         curl_easy_cleanup(h->easy);
+    rest_lean_free(h->lean);
     wipe_list(h->headers);
     if (h->body)
         explicit_bzero(h->body, h->cap);   /* may hold a session token */
@@ -467,6 +498,7 @@ int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
     const int own = h->base == h->headers;
     struct curl_slist *old = h->headers;
     h->headers = l;
+    h->headers_gen++;
     if (own) {
         h->base = l;
         h->no_expect = 1;
@@ -482,6 +514,7 @@ void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_e
     h->base = list;
     h->no_expect = no_expect;
     h->set = NULL;
+    h->headers_gen++;
     use_headers(h, 0);
 }
 
@@ -535,6 +568,7 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms)
                                                                           : REST_TEARDOWN_TIMEOUT_MS;
     h->side = NULL;
     h->npending = 0;
+    h->cur_timeout_ms = t;
     memset(h->checks, 0, sizeof h->checks);
     rest_http_interruptible(h, 0);
     /* Options on a handle that exists take no allocation: nothing to fail. */
@@ -579,6 +613,8 @@ static void record_one(rest_http *h, const pending_req *p)
     rest_stats_record(h->side, h->ok, h->ok_arg, &r);
     if (p->retried)
         bench_side_add(h->side, REST_SC_RETRIED, p->retried);
+    if (p->stale)
+        bench_side_add(h->side, REST_SC_RECONNECTED, p->stale);
 }
 
 /* Record what was noted since the last flush (outside the timed path). */
@@ -604,6 +640,8 @@ void rest_http_request(rest_http *h, const char *method, const bench_url *url, c
     CURL *e = h->easy;
     h->method = method;
     h->url = url;
+    h->req_body = NULL;
+    h->req_len = 0;
     h->len = 0;
     if (h->body)
         h->body[0] = 0;
@@ -623,6 +661,8 @@ void rest_http_request(rest_http *h, const char *method, const bench_url *url, c
     use_headers(h, body ? len : 0);
     if (strcmp(method, "POST") == 0) {
         const char *fields = body ? body : "";
+        h->req_body = fields;
+        h->req_len = len;
         if (!h->last_post)
             curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
         /* The same body (its bytes may differ: libcurl reads them when it
@@ -653,6 +693,41 @@ CURL *rest_http_easy(rest_http *h)
     return h->easy;
 }
 
+CURLcode rest_http_run(rest_http *h)
+{
+    if (!h->lean || h->engine_owned) {
+        h->lean_last = 0;
+        return curl_easy_perform(h->easy);
+    }
+    const rest_lean_req rq = { h->method, h->url, h->set, h->headers_gen, h->req_body, h->req_len,
+                               h->cur_timeout_ms, h->abandon_ok ? h->interrupt : NULL };
+    const rest_lean_sink sink = { on_header, on_body, h->verbose ? on_debug : NULL, h };
+    h->lean_last = 1;
+    return rest_lean_perform(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf);
+}
+
+int rest_http_check_engine(const rest_http_opts *o, int nonblocking, char *err, size_t errlen)
+{
+    if (o->engine != REST_ENGINE_LEAN)
+        return 0;
+    const char *why = nonblocking ? "the non-blocking engine (--mode nonblocking, and --find-capacity's "
+                                    "open-loop steps: libcurl multi's transfers)"
+                    : o->http2    ? "--http2 (HTTP/2 is libcurl's)"
+                    : o->no_reuse ? "--no-connection-reuse (a connection per request is libcurl's)"
+                                  : NULL;
+    if (why) {
+        snprintf(err, errlen, "--engine lean: the lean engine runs HTTP/1.1 keep-alive from blocking "
+                 "workers, not with %s: drop one of them", why);
+        return -1;
+    }
+    return 0;
+}
+
+const char *rest_http_engine_name(const rest_http_opts *o)
+{
+    return o->engine == REST_ENGINE_LEAN ? "lean" : "libcurl";
+}
+
 static curl_off_t info_time(CURL *e, CURLINFO what)
 {
     curl_off_t v = 0;
@@ -675,11 +750,16 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     }
     out->body_len = h->len;
     out->profiling = h->have_prof ? h->prof : NULL;
+    const int lean = h->lean_last && !h->engine_owned;   /* a multi handle's transfer is libcurl's */
     if (cc == CURLE_OK) {
-        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &out->status);
+        if (lean)
+            out->status = h->lr.status;
+        else
+            curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &out->status);
     } else {
-        long oserr = 0;
-        curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &oserr);
+        long oserr = lean ? h->lr.os_errno : 0;
+        if (!lean)
+            curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &oserr);
         /* libcurl refuses a header line over 100 KB with CURLE_OUT_OF_MEMORY
          * (7.x) or CURLE_TOO_LARGE (8.x, code 100): inside the headers it is that. */
         if (h->too_large)
@@ -695,22 +775,28 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
      * out and recorded by http_flush(), after the operation. */
     rest_stamps st;
     long connects = 0;
-    curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
+    if (lean)
+        connects = h->lr.stamps.num_connects;
+    else
+        curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
     /* A kept connection that died under the request (a reset: closed
      * before a byte of answer) makes libcurl send the request again on
      * another connection without a word (Curl_retry_request), and the
      * server saw it twice.  Count each such re-send. */
 #if REST_COUNT_SENDS
-    const unsigned retried = h->sends > 1 ? h->sends - 1 : 0;
+    /* The lean engine never sends a request twice. */
+    const unsigned retried = !lean && h->sends > 1 ? h->sends - 1 : 0;
 #else
     /* No way to see the sends: a request that made a new connection
      * although the last one left its own alive found it dead.  Right for
      * a blocking handle (its own connections), not under a multi handle,
      * whose connections any transfer may take. */
-    const unsigned retried = h->kept && connects > 0;
+    const unsigned retried = !lean && h->kept && connects > 0;
     h->kept = cc == CURLE_OK && h->reuse && !h->close_seen;
 #endif
-    if (h->side || h->verbose) {
+    if (lean) {
+        st = h->lr.stamps;
+    } else if (h->side || h->verbose) {
         /* Each getinfo is a call through libcurl's option switch: the
          * name look-up only matters on a new connection (phases.h), the
          * TLS stamp only over https (0 on plain HTTP). */
@@ -739,17 +825,28 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         p->status = out->status;
         p->complete = cc == CURLE_OK;
         p->retried = retried;
+        p->stale = lean ? h->lr.stale : 0;
         p->stamps = st;
         /* k6's data_received / data_sent: bodies and headers. */
-        curl_off_t down = 0, up = 0;
-        long req = 0;
-        (void)curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &down);
-        (void)curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &up);
-        (void)curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &req);
-        /* The header lines are counted as on_header() sees them, as libcurl
-         * counts them for CURLINFO_HEADER_SIZE: a call saved. */
-        p->bytes_in = (uint64_t)(down > 0 ? down : 0) + h->header_bytes;
-        p->bytes_out = (uint64_t)(up > 0 ? up : 0) + (uint64_t)(req > 0 ? req : 0);
+        if (lean) {
+            p->bytes_in = h->lr.bytes_in;
+            p->bytes_out = h->lr.bytes_out;
+        } else {
+            curl_off_t down = 0, up = 0;
+            long req = 0;
+            (void)curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &down);
+            (void)curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &up);
+            (void)curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &req);
+            /* The header lines are counted as on_header() sees them, as
+             * libcurl counts them for CURLINFO_HEADER_SIZE: a call saved. */
+            p->bytes_in = (uint64_t)(down > 0 ? down : 0) + h->header_bytes;
+            /* A body small enough goes out in the request's own buffer
+             * (libcurl: under 64 KiB, without a 100-continue), and is then
+             * in REQUEST_SIZE as well as in SIZE_UPLOAD: counted once.
+             * A body sent after the head is only in SIZE_UPLOAD. */
+            const uint64_t rq = (uint64_t)(req > 0 ? req : 0), upl = (uint64_t)(up > 0 ? up : 0);
+            p->bytes_out = upl && rq > upl ? rq : rq + upl;
+        }
         p->have_prof = h->have_prof;
         if (h->have_prof)
             memcpy(p->prof, h->prof, sizeof p->prof);
@@ -767,7 +864,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
 
 void rest_http_perform(rest_http *h, rest_response *out)
 {
-    CURLcode cc = curl_easy_perform(h->easy);
+    const CURLcode cc = rest_http_run(h);
     rest_http_finish(h, cc, out);
 }
 

@@ -10,7 +10,9 @@
  *   ... curl_easy_perform(rest_http_easy(h)), or a multi handle runs it ...
  *   rest_http_finish(h, curlcode, &resp)          status, body, phases
  *
- * rest_http_perform() is the blocking pair of the last two.  The body, the
+ * rest_http_perform() is the blocking pair of the last two; rest_http_run()
+ * the blocking step between them, which goes through the lean engine
+ * (rest/transport/lean.h) when the options chose it (--engine lean).  The body, the
  * headers and the Profiling-Data value in a response stay valid until the
  * next rest_http_request().
  *
@@ -53,7 +55,12 @@ typedef struct rest_http_opts {
     /* When it becomes non-zero, a request in flight is abandoned (Ctrl-C
      * must not wait for a hung server's timeout).  May be NULL. */
     const bench_flag *interrupt;
+    int         engine;       /* --engine: REST_ENGINE_LIBCURL (the default) or REST_ENGINE_LEAN */
 } rest_http_opts;
+
+/* Who runs a blocking worker's requests: libcurl's easy handle, or the
+ * lean HTTP/1.1 engine (rest/transport/lean.h). */
+enum { REST_ENGINE_LIBCURL = 0, REST_ENGINE_LEAN };
 
 /*
  * Whether the header line (n bytes, no NUL needed) holds a secret, never
@@ -165,7 +172,7 @@ void  rest_http_perform(rest_http *h, rest_response *out);
 /* The codes of the TLS and HTTP flags every rest service takes. */
 enum {
     REST_OPT_CACERT = 1200, REST_OPT_CERT, REST_OPT_KEY, REST_OPT_INSECURE, REST_OPT_NO_REUSE,
-    REST_OPT_HTTP2, REST_OPT_TIMEOUT,
+    REST_OPT_HTTP2, REST_OPT_TIMEOUT, REST_OPT_ENGINE,
 };
 /* The "TLS and HTTP" group of the option table (without -v, which each
  * command lists after it). */
@@ -181,6 +188,22 @@ int rest_http_opt(rest_http_opts *o, int code, const char *arg);
  * connection with Debian 12's libcurl 7.88), so it would run HTTP/1.1. */
 int rest_http_check_opts(const rest_http_opts *o, const bench_url *url, const char *url_flag,
                          char *err, size_t errlen);
+
+/* Whether the engine the options name can run this run; one-line reason
+ * if not.  The lean engine runs HTTP/1.1 with keep-alive from blocking
+ * workers: it refuses nonblocking (the non-blocking engine's transfers,
+ * --mode nonblocking and --find-capacity's steps, are libcurl multi's),
+ * --http2 and --no-connection-reuse (libcurl's). */
+int rest_http_check_engine(const rest_http_opts *o, int nonblocking, char *err, size_t errlen);
+/* "libcurl" or "lean", as the results file's "http_engine" says. */
+const char *rest_http_engine_name(const rest_http_opts *o);
+
+/*
+ * Run the prepared request to its end, blocking: through the lean engine
+ * when the handle has one and no multi handle owns it, else libcurl's
+ * curl_easy_perform.  What it returns goes to rest_http_finish().
+ */
+CURLcode rest_http_run(rest_http *h);
 
 /* The side-metric hooks of a workload state whose first member is its
  * rest_http *: bind the worker's recorder, record what the operation noted. */

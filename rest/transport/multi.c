@@ -294,7 +294,7 @@ static int slot_submit(void *v, bench_code *done)
 {
     rest_slot *s = v;
     s->busy = 1;
-    s->easy = s->eng->xw->ops->start(s->state);
+    s->easy = rest_http_easy(s->eng->xw->ops->start(s->state));
     slot_go(s);
     if (s->busy)
         return 1;

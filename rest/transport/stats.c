@@ -129,6 +129,13 @@ void rest_stats_print(FILE *f, const json_t *http, const bench_run_model *m)
         fprintf(f, "%lld       sent again on a new connection after the kept one died\n",
                 bench_json_int(http, "retried", 0));
     }
+    if (bench_json_int(http, "reconnected", 0)) {
+        /* The lean engine's: a kept connection the server had closed while
+         * it was idle, replaced before the request went out (sent once). */
+        label(f, "http_req_reconnected");
+        fprintf(f, "%lld       a kept connection found closed, a new one made before sending\n",
+                bench_json_int(http, "reconnected", 0));
+    }
     if (json_is_integer(json_object_get(http, "reauth"))) {
         label(f, "sdkms_reauth");
         fprintf(f, "%lld\n", bench_json_int(http, "reauth", 0));
@@ -201,6 +208,8 @@ json_t *rest_stats_json(const bench_outcome *o, const rest_k6_ctx *k6, int track
         return NULL;
     json_object_set_new(http, "retried",
                         json_integer((json_int_t)bench_side_count(t, REST_SC_RETRIED)));
+    json_object_set_new(http, "reconnected",
+                        json_integer((json_int_t)bench_side_count(t, REST_SC_RECONNECTED)));
     if (track_reauth)
         json_object_set_new(http, "reauth",
                             json_integer((json_int_t)bench_side_count(t, REST_SC_REAUTH)));

@@ -46,7 +46,7 @@ typedef enum { REST_CHECK_STATUS, REST_CHECK_BODY, REST_CHECK_COUNT } rest_check
 /* Its counters: one per status 0..599, then the rest; the checks go
  * passed, failed for each kind. */
 enum { REST_SC_STATUS = 0, REST_SC_OTHER_STATUS = REST_MAX_STATUS, REST_SC_REQUESTS,
-       REST_SC_FAILED, REST_SC_REAUTH, REST_SC_RETRIED, REST_SC_BYTES_IN, REST_SC_BYTES_OUT,
+       REST_SC_FAILED, REST_SC_REAUTH, REST_SC_RETRIED, REST_SC_RECONNECTED, REST_SC_BYTES_IN, REST_SC_BYTES_OUT,
        REST_SC_CHECK, REST_SC_COUNT = REST_SC_CHECK + 2 * REST_CHECK_COUNT };
 
 extern const bench_side_spec rest_side_spec;

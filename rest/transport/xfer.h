@@ -8,17 +8,18 @@
  *   open(ctx, index, &state)  a worker's state: its easy handle, credentials,
  *                           keys; the set-up requests run here, blocking
  *   start(state)            prepare the operation's first request; returns
- *                           the easy handle, ready to run
+ *                           the worker's HTTP client, ready to run it
  *   finish(state, cc, &rc)  after the transfer ran with result cc: check the
  *                           answer; REST_STEP_DONE with the operation's code
  *                           in rc, or REST_STEP_AGAIN with the next request
  *                           prepared on the same handle
  *   close(state)            tear-down (blocking) and free
  *
- * The blocking pool runs an operation with rest_xfer_run() (curl_easy_perform
- * in a loop).  The non-blocking engine (rest/transport/multi.h) runs the very same
- * functions on a curl multi handle, calling finish() from its completion
- * messages; nothing in a workload assumes which.
+ * The blocking pool runs an operation with rest_xfer_run() (rest_http_run:
+ * curl_easy_perform, or the lean engine, in a loop).  The non-blocking
+ * engine (rest/transport/multi.h) runs the very same functions on a curl
+ * multi handle, calling finish() from its completion messages; nothing in
+ * a workload assumes which.
  */
 #ifndef REST_XFER_H
 #define REST_XFER_H
@@ -26,12 +27,13 @@
 #include <curl/curl.h>
 
 #include "bench/core/workload.h"
+#include "rest/transport/http.h"
 
 typedef enum { REST_STEP_DONE, REST_STEP_AGAIN } rest_step;
 
 typedef struct rest_xfer_ops {
     int       (*open)(void *ctx, unsigned index, void **state, char *err, size_t errlen);
-    CURL     *(*start)(void *state);
+    rest_http *(*start)(void *state);
     rest_step (*finish)(void *state, CURLcode cc, bench_code *rc);
     void      (*close)(void *state);
 } rest_xfer_ops;
@@ -46,8 +48,8 @@ typedef struct rest_xfer_workload {
 static inline bench_code rest_xfer_run(const rest_xfer_ops *ops, void *state)
 {
     bench_code rc = BENCH_OK;
-    CURL *easy = ops->start(state);
-    while (ops->finish(state, curl_easy_perform(easy), &rc) == REST_STEP_AGAIN)
+    rest_http *h = ops->start(state);
+    while (ops->finish(state, rest_http_run(h), &rc) == REST_STEP_AGAIN)
         ;
     return rc;
 }

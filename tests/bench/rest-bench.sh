@@ -18,7 +18,11 @@
 #      16 connections (REST_BENCH_TLS_CONNS; hsmbench --no-connection-reuse;
 #      nginx with no session cache or tickets) beside ab without -k.
 #      Goal: hsmbench >= ab.
-#   4. instructions per request under callgrind, hsmbench against the loop
+#   4. the lean HTTP/1.1 engine (--engine lean: one blocking thread a
+#      connection) keep-alive at 1, 64, 256 and 1024 connections
+#      (REST_BENCH_LEAN_CONNS), plain and over TLS (REST_BENCH_LEAN_TLS_CONNS,
+#      default 1 64 1024), beside the same loop and wrk.  Goal: >= 0.90x wrk.
+#   5. instructions per request under callgrind, hsmbench against the loop
 #      for REST_BENCH_CALLGRIND_SECONDS (default 8; REST_BENCH_CALLGRIND=0
 #      leaves it out): the ratio the noise of a shared machine does not move.
 #
@@ -46,6 +50,8 @@ ROUNDS=${REST_BENCH_ROUNDS:-1}
 CONNS=${REST_BENCH_CONNS:-"1 16 64 256 1024"}
 TLS_CONNS=${REST_BENCH_TLS_CONNS-"1 16"}
 TLS_KA_CONNS=${REST_BENCH_TLS_KA_CONNS-"1 64 1024"}
+LEAN_CONNS=${REST_BENCH_LEAN_CONNS-"1 64 256 1024"}
+LEAN_TLS_CONNS=${REST_BENCH_LEAN_TLS_CONNS-"1 64 1024"}
 HSMBENCH="$BUILD/hsmbench"
 for tool in nginx wrk ab openssl python3; do
     if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
@@ -141,17 +147,26 @@ wrk.headers["Authorization"] = "Bearer bench-token"
 wrk.headers["User-Agent"] = "$UA"
 EOF
 
-hsmbench_rate() {  # URL CONNECTIONS [extra]
-    # Also writes hsmbench's CPU time per successful request (us) to $D/hs.cpu.
+hsmbench_rate() {  # URL CONNECTIONS [extra]: libcurl; one blocking thread, or non-blocking on 2
     url=$1 n=$2
     shift 2
-    if [ "$n" -eq 1 ]; then load="--threads 1"
-    else load="--threads 2 --mode nonblocking --inflight $n"; fi
+    if [ "$n" -eq 1 ]; then hs_measure "$url" --threads 1 "$@"
+    else hs_measure "$url" --threads 2 --mode nonblocking --inflight "$n" "$@"; fi
+}
+
+lean_rate() {  # URL CONNECTIONS: --engine lean, a blocking thread a connection
+    hs_measure "$1" --engine lean --threads "$2"
+}
+
+# hs_measure URL FLAGS...: hsmbench rest ekm's successful requests per
+# second; also writes its CPU time per successful request (us) to $D/hs.cpu.
+hs_measure() {
+    url=$1
+    shift
     rm -f "$D/hs.cpu"
-    # shellcheck disable=SC2086
     "$HSMBENCH" rest ekm --endpoint "$url" --op wrap --insecure --token-env REST_BENCH_TOKEN \
-        $load --duration "$SECS" --quiet --json "$D/r.json" "$@" >/dev/null 2>"$D/hs.err" ||
-        { echo "rest-bench: hsmbench failed: $(head -c 300 "$D/hs.err")" >&2; echo 0; return 0; }
+        --duration "$SECS" --quiet --json "$D/r.json" "$@" >/dev/null 2>"$D/hs.err" ||
+        { echo "rest-bench: hsmbench $* failed: $(head -c 300 "$D/hs.err")" >&2; echo 0; return 0; }
     python3 - "$D/r.json" "$D/hs.cpu" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
@@ -229,7 +244,7 @@ median_ratio() {
 }
 
 # row LABEL CONNS GOAL_TEXT GOAL_FN URL OTHER_FN [hsmbench and libcurl loop
-# flags]: interleaved rounds (each round in another order), medians of the
+# flags]: hsmbench measured by $HS_FN (hsmbench_rate unless set); interleaved rounds (each round in another order), medians of the
 # rates and of each round's ratios; sets ROW_HS to hsmbench's median, ROW_RL
 # and ROW_RO to the ratios to the loop and to the other tool.  GOAL_FN
 # prints the ratio the goal is on.
@@ -240,13 +255,13 @@ row() {
     while [ $i -lt "$ROUNDS" ]; do
         rm -f "$D/ot.cpu_s"
         if [ $((i % 2)) -eq 0 ]; then
-            hv=$(hsmbench_rate "$url" "$c" "$@")
+            hv=$(${HS_FN:-hsmbench_rate} "$url" "$c" "$@")
             cv=$(curl_rate "$url" "$c" "$@")
             ov=$($other "$c")
         else
             ov=$($other "$c")
             cv=$(curl_rate "$url" "$c" "$@")
-            hv=$(hsmbench_rate "$url" "$c" "$@")
+            hv=$(${HS_FN:-hsmbench_rate} "$url" "$c" "$@")
         fi
         hc=$(cat "$D/hs.cpu" 2>/dev/null || true)
         # The other tool's CPU time per successful request, us (its rate
@@ -302,11 +317,22 @@ for c in $TLS_KA_CONNS; do
     row "TLS keep-alive (other: wrk)" "$c" "/libcurl >= 0.95" vs_libcurl "https://127.0.0.1:$TLS_PORT/ekm/k1" \
         wrk_tls_rate
 done
+HS_FN=lean_rate
+for c in $LEAN_CONNS; do
+    row "lean keep-alive (wrk)" "$c" "/other >= 0.90" vs_other "http://127.0.0.1:$PORT/ekm/k1" \
+        wrk_rate
+done
+for c in $LEAN_TLS_CONNS; do
+    row "lean TLS keep-alive (wrk)" "$c" "/other >= 0.90" vs_other \
+        "https://127.0.0.1:$TLS_PORT/ekm/k1" wrk_tls_rate
+done
+HS_FN=hsmbench_rate
 for c in $TLS_CONNS; do
     row "new TLS each (other: ab)" "$c" "/other >= 1.00" vs_other "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
         --no-connection-reuse
 done
 echo
+echo "lean: hsmbench --engine lean, one blocking thread a connection (hsmbench/s and cpu-us are its)."
 echo "libcurl/s: the minimal libcurl loop (same request, same libcurl, same connections and threads)."
 echo "/libcurl, /other: the median of the rounds' own ratios (the tools of a round run back to back)."
 echo "/own 64: hsmbench's rate at 1024 connections over its own at 64."
@@ -345,6 +371,15 @@ if [ "${REST_BENCH_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1 
     valgrind --tool=callgrind --callgrind-out-file="$D/cg.cl" "$CURLLOOP" "$SURL/ekm/k1:wrap" \
         "$D/body.json" "$CG_SECS" 32 1 >"$D/cg.cl.out" 2>"$D/cg.cl.err"
     wait "$cg_hs" || true
+    # The lean engine: one blocking thread, one connection, beside the loop
+    # with one transfer.
+    valgrind --tool=callgrind --callgrind-out-file="$D/cg.lean" "$HSMBENCH" rest ekm \
+        --endpoint "$SURL/ekm/k1" --op wrap --token-env REST_BENCH_TOKEN --threads 1 --engine lean \
+        --duration "$CG_SECS" --quiet --json "$D/cg.lean.json" >/dev/null 2>"$D/cg.lean.err" &
+    cg_lean=$!
+    valgrind --tool=callgrind --callgrind-out-file="$D/cg.cl1" "$CURLLOOP" "$SURL/ekm/k1:wrap" \
+        "$D/body.json" "$CG_SECS" 1 1 >"$D/cg.cl1.out" 2>"$D/cg.cl1.err"
+    wait "$cg_lean" || true
     kill -TERM "$SERVE_PID" 2>/dev/null || true
     wait "$SERVE_PID" 2>/dev/null || true
     # ir FILE FUNCTION: the function's inclusive instructions.
@@ -355,8 +390,13 @@ if [ "${REST_BENCH_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1 
     cl_ops=$(awk '{print $2}' "$D/cg.cl.out" 2>/dev/null)
     hs_ir=$(ir "$D/cg.hs" worker_main)
     cl_ir=$(ir "$D/cg.cl" run_multi)
+    lean_ops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["ops"])' "$D/cg.lean.json" 2>/dev/null || echo 0)
+    cl1_ops=$(awk '{print $2}' "$D/cg.cl1.out" 2>/dev/null)
+    lean_ir=$(ir "$D/cg.lean" worker_main)
+    cl1_ir=$(ir "$D/cg.cl1" run_easy)     # one transfer: the loop's easy-handle path
     echo
-    python3 - "${hs_ir:-0}" "${hs_ops:-0}" "${cl_ir:-0}" "${cl_ops:-0}" <<'PY'
+    python3 - "${hs_ir:-0}" "${hs_ops:-0}" "${cl_ir:-0}" "${cl_ops:-0}" "${lean_ir:-0}" "${lean_ops:-0}" \
+        "${cl1_ir:-0}" "${cl1_ops:-0}" <<'PY'
 import sys
 hi, hn, ci, cn = (float(x) for x in sys.argv[1:5])
 if not (hi and hn and ci and cn):
@@ -366,5 +406,12 @@ h, c = hi / hn, ci / cn
 print("instructions per request (callgrind; 1 thread, 32 transfers, serve --latency 5ms):")
 print("  hsmbench %.0f (%d requests), libcurl loop %.0f (%d requests)" % (h, hn, c, cn))
 print("  ir-eff (the loop's over hsmbench's) %.3f  goal >= 0.95: %s" % (c / h, "goal met" if c / h >= 0.95 else "below goal"))
+li, ln, c1i, c1n = (float(x) for x in sys.argv[5:9])
+if li and ln and c1i and c1n:
+    l, c1 = li / ln, c1i / c1n
+    print("  --engine lean, 1 thread: %.0f (%d requests), libcurl loop with 1 transfer %.0f (%d requests):"
+          " the loop costs %.2fx the lean engine's instructions" % (l, ln, c1, c1n, c1 / l))
+else:
+    print("  --engine lean: not measured (a run failed)")
 PY
 fi

@@ -28,6 +28,12 @@ json_check "ekm wrap: ops > 0, no errors" "$T/wrap.json" \
     'runs[0]["test"] == "ekm-wrap" and runs[0]["ops"] > 0 and runs[0]["errors"] == 0'
 json_check "ekm wrap: http.status_counts is {\"200\": ops}" "$T/wrap.json" \
     'runs[0]["http"]["status_counts"] == {"200": runs[0]["ops"]}'
+# The lean engine's workers, two at once over TLS (this script runs under
+# ThreadSanitizer too); its parity with libcurl is test_rest_parity.sh's.
+ekm --cacert "$P/ca.pem" --op wrap-unwrap --threads 2 --duration 1 --engine lean --json "$T/lean.json"
+check "ekm wrap-unwrap --engine lean, 2 threads over TLS: exit 0" 0 '^ +http_req_duration\.+: avg='
+json_check "ekm --engine lean: ops > 0, no errors, the engine named" "$T/lean.json" \
+    'runs[0]["ops"] > 0 and runs[0]["errors"] == 0 and runs[0]["rest"]["http_engine"] == "lean"'
 json_check "ekm wrap: phases_us has every k6 phase with the percentile keys" "$T/wrap.json" \
     'all(set(runs[0]["http"]["phases_us"][p]) >= {"min","mean","stddev","p50","p90","p95","p99","p999","max"} for p in ["blocked","connecting","tls_handshaking","sending","waiting","receiving","duration"])'
 json_check "ekm wrap: tls_handshaking p50 >= 0, duration p50 > 0" "$T/wrap.json" \

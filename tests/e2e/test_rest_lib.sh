@@ -91,6 +91,26 @@ stop_serve() {
     fi
 }
 
+# interrupt_bg PID PATTERN NAME: once $T/out has a line matching PATTERN
+# (the run started; at most 10 s) and half a second more, SIGINT to PID;
+# PASS NAME when it ends with exit 130 within 5 s (then KILLed).  Sets $rc.
+interrupt_bg() {
+    ib_pid=$1 ib_pat=$2 ib_name=$3
+    i=0
+    until grep -q "$ib_pat" "$T/out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.5
+    kill -INT "$ib_pid" 2>/dev/null
+    ib_start=$(date +%s)
+    i=0
+    while kill -0 "$ib_pid" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+    ib_took=$(($(date +%s) - ib_start))
+    kill -KILL "$ib_pid" 2>/dev/null
+    wait "$ib_pid"
+    rc=$?
+    if [ $rc -eq 130 ] && [ "$ib_took" -le 5 ]; then pass "$ib_name: exit 130 in ${ib_took}s"
+    else fail "$ib_name: exit 130 within 5 s" "exit $rc after ${ib_took}s: $(tail -c 200 "$T/err")"; fi
+}
+
 rest_stop_all() {
     for s in $SERVERS; do stop_serve "$s"; done
 }

@@ -1,0 +1,917 @@
+/* rest/transport/lean.c - HTTP/1.1 keep-alive over a socket of its own (see lean.h). */
+#include "rest/transport/lean.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <http_parser.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "bench/util/clock.h"
+
+#define IN_BUF       16384
+/* libcurl's limit on one header line (CURL_MAX_HTTP_HEADER): a longer one
+ * is a failure, HEADER_TOO_LARGE (rest/transport/codes.h). */
+#define LINE_MAX_LEN (100u * 1024)
+/* While a request may be abandoned, the longest wait between looks at the
+ * interrupt flag. */
+#define POLL_SLICE_MS 50
+
+/* The header line being put together from http_parser's pieces, and what
+ * the current answer has come to. */
+typedef struct lean_parse {
+    const rest_lean_sink *sink;
+    char    *line;
+    size_t   nline, cap;
+    int      in_value;       /* the last piece was a value */
+    int      status_sent;    /* this answer's status line went to the sink */
+    int      is_1xx;         /* an interim answer (100 Continue): another follows */
+    int      final_done;     /* the final answer is complete */
+    int      too_long;       /* a header line over LINE_MAX_LEN */
+    CURLcode fail;           /* a callback's failure, or CURLE_OK */
+    long     status;
+} lean_parse;
+
+struct rest_lean {
+    rest_lean_tls tls;
+    SSL_CTX      *ctx;               /* made at the first TLS connection */
+    int           fd;                /* the kept connection, or -1 */
+    SSL          *ssl;               /* its TLS, or NULL on plain HTTP */
+    SSL_SESSION  *session;           /* to resume at the next connection */
+    const bench_url *conn_url;       /* what fd is connected to (scheme, host, port) */
+    /* The request's head as last written, and what it was written from. */
+    char         *head;
+    size_t        head_len, head_cap;
+    const char   *k_method;
+    const bench_url *k_url;
+    const struct curl_slist *k_headers;
+    unsigned long k_gen;
+    size_t        k_len;
+    int           k_valid;
+    char         *out;               /* head + body, sent in one write */
+    size_t        out_cap;
+    lean_parse    ps;
+    char          in[IN_BUF];
+};
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static int64_t since_us(uint64_t t0)
+{
+    return (int64_t)((bench_now_ns() - t0) / 1000);
+}
+
+static void text(const rest_lean_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text(const rest_lean_sink *s, const char *fmt, ...)
+{
+    if (!s->debug)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+    (void)s->debug(NULL, CURLINFO_TEXT, buf, len, s->arg);
+}
+
+/* The host without an IPv6 address's brackets, into buf. */
+static const char *bare_host(const char *host, char *buf, size_t len)
+{
+    size_t n = strlen(host);
+    if (n >= 2 && host[0] == '[' && host[n - 1] == ']' && n - 2 < len) {
+        memcpy(buf, host + 1, n - 2);
+        buf[n - 2] = 0;
+        return buf;
+    }
+    snprintf(buf, len, "%s", host);
+    return buf;
+}
+
+/* The text of the OpenSSL error queue's oldest error, or of errno. */
+static const char *ssl_reason(char *buf, size_t len, int err)
+{
+    unsigned long e = ERR_get_error();
+    if (e)
+        ERR_error_string_n(e, buf, len);
+    else
+        snprintf(buf, len, "%s", err ? strerror(err) : "connection closed");
+    ERR_clear_error();
+    return buf;
+}
+
+/* SSL_get_error()'s code by name, as libcurl prints it. */
+static const char *ssl_error_name(int e)
+{
+    switch (e) {
+    case SSL_ERROR_SSL:         return "SSL_ERROR_SSL";
+    case SSL_ERROR_SYSCALL:     return "SSL_ERROR_SYSCALL";
+    case SSL_ERROR_ZERO_RETURN: return "SSL_ERROR_ZERO_RETURN";
+    case SSL_ERROR_WANT_READ:   return "SSL_ERROR_WANT_READ";
+    case SSL_ERROR_WANT_WRITE:  return "SSL_ERROR_WANT_WRITE";
+    default:                    return "SSL_ERROR unknown";
+    }
+}
+
+/*
+ * A failed TLS read, write or handshake in libcurl 7.88's words, so that
+ * both engines' errors read the same: the OpenSSL error queue's oldest
+ * error as "OpenSSL/3.0.x: error:...", else errno's text for a system
+ * call's failure, else the SSL_ERROR_ code's name.  *queued: whether the
+ * queue held one.
+ */
+static const char *ssl_text(char *buf, size_t len, int e, int sys, int *queued)
+{
+    const unsigned long q = ERR_get_error();
+    *queued = q != 0;
+    if (q) {
+        const int k = snprintf(buf, len, "OpenSSL/%s: ", OpenSSL_version(OPENSSL_VERSION_STRING));
+        if (k > 0 && (size_t)k < len)
+            ERR_error_string_n(q, buf + k, len - (size_t)k);
+    } else if (sys && e == SSL_ERROR_SYSCALL) {
+        snprintf(buf, len, "%s", strerror(sys));
+    } else {
+        snprintf(buf, len, "%s", ssl_error_name(e));
+    }
+    ERR_clear_error();
+    return buf;
+}
+
+/* ---- waiting ------------------------------------------------------------------- */
+
+enum { WAIT_READY, WAIT_TIMEOUT, WAIT_INTERRUPTED, WAIT_ERROR };
+
+/* Until fd is ready for events, the deadline (ns; 0: none) passes, or the
+ * interrupt flag rises. */
+static int wait_fd(int fd, short events, uint64_t deadline, const bench_flag *intr)
+{
+    for (;;) {
+        const uint64_t now = bench_now_ns();
+        if (deadline && now >= deadline)
+            return WAIT_TIMEOUT;
+        if (intr && *intr)
+            return WAIT_INTERRUPTED;
+        int ms = -1;
+        if (deadline) {
+            const uint64_t left = (deadline - now + 999999) / 1000000;
+            ms = left > 3600000 ? 3600000 : (int)left;
+        }
+        if (intr && (ms < 0 || ms > POLL_SLICE_MS))
+            ms = POLL_SLICE_MS;
+        struct pollfd p = { fd, events, 0 };
+        const int r = poll(&p, 1, ms);
+        if (r > 0)
+            return WAIT_READY;
+        if (r < 0 && errno != EINTR)
+            return WAIT_ERROR;
+    }
+}
+
+/* The failure a wait that did not end ready stands for. */
+static CURLcode wait_failed(int w, uint64_t t0, uint64_t got, char *errbuf, size_t errlen)
+{
+    if (w == WAIT_INTERRUPTED) {
+        snprintf(errbuf, errlen, "Callback aborted");
+        return CURLE_ABORTED_BY_CALLBACK;
+    }
+    if (w == WAIT_TIMEOUT) {
+        snprintf(errbuf, errlen, "Operation timed out after %lld milliseconds with %llu bytes received",
+                 (long long)(since_us(t0) / 1000), (unsigned long long)got);
+        return CURLE_OPERATION_TIMEDOUT;
+    }
+    snprintf(errbuf, errlen, "poll: %s", strerror(errno));
+    return CURLE_RECV_ERROR;
+}
+
+/* ---- the connection --------------------------------------------------------------- */
+
+static void conn_close(rest_lean *l, const rest_lean_sink *sink)
+{
+    if (l->fd < 0)
+        return;
+    if (sink)
+        text(sink, "Closing connection");
+    if (l->ssl) {
+        SSL_SESSION *s = SSL_get1_session(l->ssl);
+        if (s && SSL_SESSION_is_resumable(s)) {
+            if (l->session)
+                SSL_SESSION_free(l->session);
+            l->session = s;
+        } else if (s) {
+            SSL_SESSION_free(s);
+        }
+        SSL_free(l->ssl);               /* no close_notify: the server needs none */
+        l->ssl = NULL;
+        ERR_clear_error();
+    }
+    (void)close(l->fd);
+    l->fd = -1;
+    l->conn_url = NULL;
+}
+
+/* Whether the idle kept connection was closed by the server (or sent
+ * what nobody asked for): then it cannot carry a request. */
+static int conn_stale(rest_lean *l)
+{
+    struct pollfd p = { l->fd, POLLIN, 0 };
+    const int r = poll(&p, 1, 0);
+    if (r == 0)
+        return 0;
+    if (r < 0)
+        return 1;
+    if (l->ssl) {
+        /* A TLS 1.3 session ticket arriving late is read and is no sign. */
+        char c;
+        ERR_clear_error();
+        const int n = SSL_peek(l->ssl, &c, 1);
+        const int alive = n <= 0 && SSL_get_error(l->ssl, n) == SSL_ERROR_WANT_READ;
+        ERR_clear_error();
+        return !alive;
+    }
+    char c;
+    const ssize_t n = recv(l->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
+
+static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
+{
+    if (l->ctx)
+        return CURLE_OK;
+    SSL_CTX *c = SSL_CTX_new(TLS_client_method());
+    if (!c) {
+        snprintf(errbuf, errlen, "cannot create a TLS context (out of memory)");
+        return CURLE_OUT_OF_MEMORY;
+    }
+    /* An end of file without close_notify ends a body read to the end
+     * (the parser still tells a body cut short of its length). */
+    SSL_CTX_set_options(c, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    (void)SSL_CTX_set_alpn_protos(c, (const unsigned char *)"\x08http/1.1", 9);
+    if (!l->tls.insecure) {
+        SSL_CTX_set_verify(c, SSL_VERIFY_PEER, NULL);
+        const int ok = l->tls.cacert ? SSL_CTX_load_verify_locations(c, l->tls.cacert, NULL)
+                                     : SSL_CTX_set_default_verify_paths(c);
+        if (ok != 1) {
+            char why[256];
+            snprintf(errbuf, errlen, "error setting certificate file: %s (%s)",
+                     l->tls.cacert ? l->tls.cacert : "the system's", ssl_reason(why, sizeof why, 0));
+            SSL_CTX_free(c);
+            return CURLE_SSL_CACERT_BADFILE;
+        }
+    }
+    if (l->tls.cert) {
+        char why[256];
+        const char *key = l->tls.key ? l->tls.key : l->tls.cert;
+        if (SSL_CTX_use_certificate_chain_file(c, l->tls.cert) != 1) {
+            snprintf(errbuf, errlen, "could not load PEM client certificate from %s (%s)", l->tls.cert,
+                     ssl_reason(why, sizeof why, 0));
+            SSL_CTX_free(c);
+            return CURLE_SSL_CERTPROBLEM;
+        }
+        if (SSL_CTX_use_PrivateKey_file(c, key, SSL_FILETYPE_PEM) != 1 ||
+            SSL_CTX_check_private_key(c) != 1) {
+            snprintf(errbuf, errlen, "unable to set private key file: '%s' (%s)", key,
+                     ssl_reason(why, sizeof why, 0));
+            SSL_CTX_free(c);
+            return CURLE_SSL_CERTPROBLEM;
+        }
+    }
+    l->ctx = c;
+    return CURLE_OK;
+}
+
+static CURLcode tls_handshake(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                              uint64_t t0, uint64_t deadline, char *errbuf, size_t errlen)
+{
+    CURLcode cc = tls_context(l, errbuf, errlen);
+    if (cc != CURLE_OK)
+        return cc;
+    SSL *s = SSL_new(l->ctx);
+    if (!s || SSL_set_fd(s, l->fd) != 1) {
+        SSL_free(s);
+        snprintf(errbuf, errlen, "cannot start TLS (out of memory)");
+        return CURLE_OUT_OF_MEMORY;
+    }
+    l->ssl = s;
+    char host[256];
+    bare_host(rq->url->host, host, sizeof host);
+    unsigned char ip[16];
+    const int is_ip = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
+    /* SNI names a host, never an address (RFC 6066). */
+    if (!is_ip && SSL_set_tlsext_host_name(s, host) != 1) {
+        snprintf(errbuf, errlen, "cannot set the TLS server name %s", host);
+        return CURLE_SSL_CONNECT_ERROR;
+    }
+    if (!l->tls.insecure) {
+        X509_VERIFY_PARAM *vp = SSL_get0_param(s);
+        const int ok = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(vp, host) : SSL_set1_host(s, host);
+        if (ok != 1) {
+            snprintf(errbuf, errlen, "cannot set the TLS host name to verify, %s", host);
+            return CURLE_SSL_CONNECT_ERROR;
+        }
+    }
+    if (l->session)
+        (void)SSL_set_session(s, l->session);   /* resumed, or a full handshake */
+    for (;;) {
+        ERR_clear_error();
+        const int r = SSL_connect(s);
+        if (r == 1)
+            break;
+        const int e = SSL_get_error(s, r);
+        const int sys = errno;
+        int w;
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+            w = wait_fd(l->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline, rq->interrupt);
+            if (w == WAIT_READY)
+                continue;
+            if (w == WAIT_TIMEOUT) {
+                snprintf(errbuf, errlen, "SSL connection timeout");
+                return CURLE_OPERATION_TIMEDOUT;
+            }
+            return wait_failed(w, t0, 0, errbuf, errlen);
+        }
+        const long vr = SSL_get_verify_result(s);
+        if (vr != X509_V_OK && !l->tls.insecure) {
+            ERR_clear_error();
+            if (vr == X509_V_ERR_HOSTNAME_MISMATCH || vr == X509_V_ERR_IP_ADDRESS_MISMATCH)
+                snprintf(errbuf, errlen, "SSL: no alternative certificate subject name matches "
+                         "target host name '%s'", host);
+            else
+                snprintf(errbuf, errlen, "SSL certificate problem: %s",
+                         X509_verify_cert_error_string(vr));
+            return CURLE_PEER_FAILED_VERIFICATION;
+        }
+        char why[256];
+        int queued;
+        ssl_text(why, sizeof why, e, sys, &queued);
+        if (queued)
+            snprintf(errbuf, errlen, "%s", why);
+        else
+            snprintf(errbuf, errlen, "OpenSSL SSL_connect: %s in connection to %s:%u ", why, host,
+                     rq->url->port);
+        return CURLE_SSL_CONNECT_ERROR;
+    }
+    if (l->session && !SSL_session_reused(s)) {
+        SSL_SESSION_free(l->session);           /* refused: no use offering it again */
+        l->session = NULL;
+    }
+    text(sink, "SSL connection using %s / %s%s", SSL_get_version(s), SSL_get_cipher_name(s),
+         SSL_session_reused(s) ? " (resumed)" : "");
+    (void)t0;
+    return CURLE_OK;
+}
+
+/* A new connection to the request's endpoint, TLS included. */
+static CURLcode conn_open(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                          rest_lean_result *res, uint64_t t0, uint64_t deadline, char *errbuf,
+                          size_t errlen)
+{
+    const bench_url *u = rq->url;
+    char host[256], port[16];
+    bare_host(u->host, host, sizeof host);
+    snprintf(port, sizeof port, "%u", u->port);
+    struct addrinfo hints, *ai = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    const int g = getaddrinfo(host, port, &hints, &ai);
+    if (g != 0) {
+        snprintf(errbuf, errlen, "Could not resolve host: %s", host);
+        return CURLE_COULDNT_RESOLVE_HOST;
+    }
+    res->stamps.namelookup_us = since_us(t0);
+    int last = ECONNREFUSED, timed_out = 0;
+    for (const struct addrinfo *a = ai; a && l->fd < 0; a = a->ai_next) {
+        char addr[INET6_ADDRSTRLEN] = "";
+        const void *sa = a->ai_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr
+                                                  : (const void *)&((struct sockaddr_in *)a->ai_addr)->sin_addr;
+        (void)inet_ntop(a->ai_family, sa, addr, sizeof addr);
+        text(sink, "  Trying %s:%u...", addr, u->port);
+        const int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            last = errno;
+            continue;
+        }
+        const int one = 1;
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        int err = 0;
+        if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+            err = errno;
+            if (err == EINPROGRESS) {
+                const int w = wait_fd(fd, POLLOUT, deadline, rq->interrupt);
+                if (w != WAIT_READY) {
+                    (void)close(fd);
+                    freeaddrinfo(ai);
+                    if (w == WAIT_TIMEOUT) {
+                        snprintf(errbuf, errlen, "Connection timed out after %lld milliseconds",
+                                 (long long)(since_us(t0) / 1000));
+                        return CURLE_OPERATION_TIMEDOUT;
+                    }
+                    return wait_failed(w, t0, 0, errbuf, errlen);
+                }
+                socklen_t sl = sizeof err;
+                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) != 0)
+                    err = errno;
+            }
+        }
+        if (err) {
+            last = err;
+            timed_out |= err == ETIMEDOUT;
+            (void)close(fd);
+            continue;
+        }
+        l->fd = fd;
+        text(sink, "Connected to %s (%s) port %u", host, addr, u->port);
+    }
+    freeaddrinfo(ai);
+    (void)timed_out;
+    if (l->fd < 0) {
+        res->os_errno = last;
+        snprintf(errbuf, errlen, "Failed to connect to %s port %u after %lld ms: %s", host, u->port,
+                 (long long)(since_us(t0) / 1000), strerror(last));
+        return CURLE_COULDNT_CONNECT;
+    }
+    res->stamps.connect_us = since_us(t0);
+    res->stamps.num_connects = 1;
+    if (u->scheme == BENCH_URL_HTTPS) {
+        const CURLcode cc = tls_handshake(l, rq, sink, t0, deadline, errbuf, errlen);
+        if (cc != CURLE_OK) {
+            conn_close(l, NULL);
+            return cc;
+        }
+        res->stamps.appconnect_us = since_us(t0);
+    }
+    l->conn_url = u;
+    return CURLE_OK;
+}
+
+/* Whether the kept connection goes to the request's endpoint. */
+static int same_endpoint(const bench_url *a, const bench_url *b)
+{
+    return a == b || (a->scheme == b->scheme && a->port == b->port && strcmp(a->host, b->host) == 0);
+}
+
+/* ---- writing the request ---------------------------------------------------------- */
+
+static int grow(char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    char *nb = realloc(*buf, c);
+    if (!nb)
+        return -1;
+    *buf = nb;
+    *cap = c;
+    return 0;
+}
+
+/* The request line and headers, written once and kept while nothing they
+ * come from changes (the common case: the same request again). */
+static int build_head(rest_lean *l, const rest_lean_req *rq)
+{
+    const unsigned long gen = rq->headers_gen;
+    const int has_len = rq->len > 0 || strcmp(rq->method, "POST") == 0;
+    if (l->k_valid && l->k_method == rq->method && l->k_url == rq->url && l->k_headers == rq->headers &&
+        l->k_gen == gen && (!has_len || l->k_len == rq->len))
+        return 0;
+    const bench_url *u = rq->url;
+    size_t need = strlen(rq->method) + strlen(u->path) + (u->query ? strlen(u->query) + 1 : 0) +
+                  strlen(u->host) + 96;
+    for (const struct curl_slist *n = rq->headers; n; n = n->next)
+        need += strlen(n->data) + 2;
+    if (grow(&l->head, &l->head_cap, need) != 0)
+        return -1;
+    const int dflt = u->port == (u->scheme == BENCH_URL_HTTPS ? 443u : 80u);
+    int w = snprintf(l->head, l->head_cap, "%s %s%s%s HTTP/1.1\r\nHost: %s", rq->method,
+                     u->path[0] ? u->path : "/", u->query ? "?" : "", u->query ? u->query : "", u->host);
+    size_t o = (size_t)w;
+    if (!dflt)
+        o += (size_t)snprintf(l->head + o, l->head_cap - o, ":%u", u->port);
+    memcpy(l->head + o, "\r\n", 2);
+    o += 2;
+    for (const struct curl_slist *n = rq->headers; n; n = n->next) {
+        const char *c = strchr(n->data, ':');
+        if (c) {
+            const char *v = c + 1;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            if (!*v)
+                continue;                   /* "Name:": send none (libcurl's rule) */
+        }
+        const size_t dl = strlen(n->data);
+        memcpy(l->head + o, n->data, dl);
+        o += dl;
+        memcpy(l->head + o, "\r\n", 2);
+        o += 2;
+    }
+    if (has_len)
+        o += (size_t)snprintf(l->head + o, l->head_cap - o, "Content-Length: %zu\r\n", rq->len);
+    memcpy(l->head + o, "\r\n", 2);
+    o += 2;
+    l->head_len = o;
+    l->k_method = rq->method;
+    l->k_url = rq->url;
+    l->k_headers = rq->headers;
+    l->k_gen = gen;
+    l->k_len = rq->len;
+    l->k_valid = 1;
+    return 0;
+}
+
+static CURLcode send_all(rest_lean *l, const char *buf, size_t n, const rest_lean_req *rq,
+                         rest_lean_result *res, uint64_t t0, uint64_t deadline, char *errbuf,
+                         size_t errlen)
+{
+    size_t off = 0;
+    while (off < n) {
+        short want = POLLOUT;
+        if (l->ssl) {
+            ERR_clear_error();
+            const int r = SSL_write(l->ssl, buf + off, (int)(n - off > 1u << 30 ? 1u << 30 : n - off));
+            if (r > 0) {
+                off += (size_t)r;
+                continue;
+            }
+            const int e = SSL_get_error(l->ssl, r);
+            const int sys = errno;
+            if (e == SSL_ERROR_WANT_READ)
+                want = POLLIN;
+            else if (e != SSL_ERROR_WANT_WRITE) {
+                char why[256];
+                int queued;
+                res->os_errno = e == SSL_ERROR_SYSCALL ? sys : 0;
+                ssl_text(why, sizeof why, e, sys, &queued);
+                if (e == SSL_ERROR_SYSCALL && !queued)
+                    snprintf(errbuf, errlen, "SSL_write() returned SYSCALL, errno = %d", sys);
+                else
+                    snprintf(errbuf, errlen, "SSL_write() error: %s", why);
+                return CURLE_SEND_ERROR;
+            }
+        } else {
+            const ssize_t r = send(l->fd, buf + off, n - off, MSG_NOSIGNAL);
+            if (r > 0) {
+                off += (size_t)r;
+                continue;
+            }
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (!(r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
+                res->os_errno = errno;
+                snprintf(errbuf, errlen, "Send failure: %s", strerror(errno));
+                return CURLE_SEND_ERROR;
+            }
+        }
+        const int w = wait_fd(l->fd, want, deadline, rq->interrupt);
+        if (w != WAIT_READY)
+            return wait_failed(w, t0, 0, errbuf, errlen);
+    }
+    return CURLE_OK;
+}
+
+/* Up to cap bytes: > 0 read, 0 the end of the stream, -1 a failure in *cc. */
+static ssize_t recv_some(rest_lean *l, char *buf, size_t cap, const rest_lean_req *rq,
+                         rest_lean_result *res, uint64_t t0, uint64_t deadline, CURLcode *cc,
+                         char *errbuf, size_t errlen)
+{
+    for (;;) {
+        short want = POLLIN;
+        if (l->ssl) {
+            ERR_clear_error();
+            const int r = SSL_read(l->ssl, buf, (int)cap);
+            if (r > 0)
+                return r;
+            const int e = SSL_get_error(l->ssl, r);
+            const int sys = errno;
+            if (e == SSL_ERROR_ZERO_RETURN)
+                return 0;
+            if (e == SSL_ERROR_WANT_WRITE)
+                want = POLLOUT;
+            else if (e != SSL_ERROR_WANT_READ) {
+                if (e == SSL_ERROR_SYSCALL && sys == 0 && !ERR_peek_error())
+                    return 0;
+                char why[256];
+                int queued;
+                res->os_errno = e == SSL_ERROR_SYSCALL ? sys : 0;
+                snprintf(errbuf, errlen, "OpenSSL SSL_read: %s, errno %d",
+                         ssl_text(why, sizeof why, e, sys, &queued), sys);
+                *cc = CURLE_RECV_ERROR;
+                return -1;
+            }
+        } else {
+            const ssize_t r = recv(l->fd, buf, cap, 0);
+            if (r >= 0)
+                return r;
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                res->os_errno = errno;
+                snprintf(errbuf, errlen, "Recv failure: %s", strerror(errno));
+                *cc = CURLE_RECV_ERROR;
+                return -1;
+            }
+        }
+        const int w = wait_fd(l->fd, want, deadline, rq->interrupt);
+        if (w != WAIT_READY) {
+            *cc = wait_failed(w, t0, res->bytes_in, errbuf, errlen);
+            return -1;
+        }
+    }
+}
+
+/* ---- reading the answer ------------------------------------------------------------- */
+
+static int put(lean_parse *p, const char *s, size_t n)
+{
+    if (p->nline + n + 3 > LINE_MAX_LEN) {
+        p->too_long = 1;
+        return -1;
+    }
+    if (grow(&p->line, &p->cap, p->nline + n + 3) != 0) {
+        p->fail = CURLE_OUT_OF_MEMORY;
+        return -1;
+    }
+    memcpy(p->line + p->nline, s, n);
+    p->nline += n;
+    return 0;
+}
+
+/* The line put together goes to the sink, with its CRLF, as libcurl hands
+ * header lines over. */
+static void emit(lean_parse *p)
+{
+    memcpy(p->line + p->nline, "\r\n", 2);
+    const size_t n = p->nline + 2;
+    (void)p->sink->header(p->line, 1, n, p->sink->arg);
+    if (p->sink->debug)
+        (void)p->sink->debug(NULL, CURLINFO_HEADER_IN, p->line, n, p->sink->arg);
+    p->nline = 0;
+}
+
+/* The status line, from the parsed version and code and the reason phrase
+ * gathered so far. */
+static int emit_status(http_parser *hp, lean_parse *p)
+{
+    char pre[32];
+    const int n = snprintf(pre, sizeof pre, "HTTP/%u.%u %u ", hp->http_major, hp->http_minor,
+                           hp->status_code);
+    if (grow(&p->line, &p->cap, p->nline + (size_t)n + 3) != 0) {
+        p->fail = CURLE_OUT_OF_MEMORY;
+        return -1;
+    }
+    memmove(p->line + n, p->line, p->nline);
+    memcpy(p->line, pre, (size_t)n);
+    p->nline += (size_t)n;
+    p->status_sent = 1;
+    p->status = hp->status_code;
+    emit(p);
+    return 0;
+}
+
+static int on_status(http_parser *hp, const char *at, size_t n)
+{
+    return put(hp->data, at, n);
+}
+
+static int on_field(http_parser *hp, const char *at, size_t n)
+{
+    lean_parse *p = hp->data;
+    if (!p->status_sent && emit_status(hp, p) != 0)
+        return -1;
+    if (p->in_value) {
+        emit(p);
+        p->in_value = 0;
+    }
+    return put(p, at, n);
+}
+
+static int on_value(http_parser *hp, const char *at, size_t n)
+{
+    lean_parse *p = hp->data;
+    if (!p->in_value) {
+        if (put(p, ": ", 2) != 0)
+            return -1;
+        p->in_value = 1;
+    }
+    return put(p, at, n);
+}
+
+static int on_headers_done(http_parser *hp)
+{
+    lean_parse *p = hp->data;
+    if (!p->status_sent && emit_status(hp, p) != 0)
+        return -1;
+    if (p->in_value)
+        emit(p);
+    p->in_value = 0;
+    emit(p);                                  /* the blank line */
+    if (hp->status_code == 101) {
+        p->fail = CURLE_WEIRD_SERVER_REPLY;   /* no upgrade was asked for */
+        return -1;
+    }
+    p->is_1xx = hp->status_code / 100 == 1;
+    return 0;
+}
+
+static int on_body(http_parser *hp, const char *at, size_t n)
+{
+    lean_parse *p = hp->data;
+    if (p->sink->body((char *)at, 1, n, p->sink->arg) != n) {
+        p->fail = CURLE_WRITE_ERROR;
+        return -1;
+    }
+    return 0;
+}
+
+static int on_done(http_parser *hp)
+{
+    lean_parse *p = hp->data;
+    if (p->is_1xx) {
+        /* 100 Continue and its kind: the final answer follows. */
+        p->is_1xx = 0;
+        p->status_sent = 0;
+        p->nline = 0;
+        return 0;
+    }
+    p->final_done = 1;
+    http_parser_pause(hp, 1);               /* nothing after it belongs to this request */
+    return 0;
+}
+
+static const http_parser_settings parse_cb = {
+    .on_status = on_status,
+    .on_header_field = on_field,
+    .on_header_value = on_value,
+    .on_headers_complete = on_headers_done,
+    .on_body = on_body,
+    .on_message_complete = on_done,
+};
+
+/* Read the answer to its end; *keep: the connection may carry the next. */
+static CURLcode read_answer(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                            rest_lean_result *res, uint64_t t0, uint64_t deadline, int *keep,
+                            char *errbuf, size_t errlen)
+{
+    http_parser hp;
+    lean_parse *p = &l->ps;
+    http_parser_init(&hp, HTTP_RESPONSE);
+    hp.data = p;
+    p->sink = sink;
+    p->nline = 0;
+    p->in_value = p->status_sent = p->is_1xx = p->final_done = p->too_long = 0;
+    p->fail = CURLE_OK;
+    p->status = 0;
+    *keep = 0;
+    for (;;) {
+        CURLcode cc = CURLE_OK;
+        const ssize_t n = recv_some(l, l->in, sizeof l->in, rq, res, t0, deadline, &cc, errbuf, errlen);
+        if (n < 0)
+            return cc;
+        if (n == 0) {
+            if (res->bytes_in == 0) {
+                snprintf(errbuf, errlen, "Empty reply from server");
+                return CURLE_GOT_NOTHING;
+            }
+            (void)http_parser_execute(&hp, &parse_cb, NULL, 0);    /* the end of the stream */
+            if (p->final_done)
+                break;
+            if (p->fail != CURLE_OK)
+                return p->fail;
+            if (hp.content_length > 0 && hp.content_length != ULLONG_MAX && !(hp.flags & F_CHUNKED))
+                snprintf(errbuf, errlen, "transfer closed with %llu bytes remaining to read",
+                         (unsigned long long)hp.content_length);
+            else
+                snprintf(errbuf, errlen, "transfer closed with outstanding read data remaining");
+            return CURLE_PARTIAL_FILE;
+        }
+        if (res->bytes_in == 0)
+            res->stamps.starttransfer_us = since_us(t0);
+        res->bytes_in += (uint64_t)n;
+        const size_t used = http_parser_execute(&hp, &parse_cb, l->in, (size_t)n);
+        if (p->final_done) {
+            *keep = used == (size_t)n && http_should_keep_alive(&hp);
+            break;
+        }
+        if (p->too_long || HTTP_PARSER_ERRNO(&hp) == HPE_HEADER_OVERFLOW) {
+            snprintf(errbuf, errlen, "Response header too large (over %u bytes)",
+                     p->too_long ? LINE_MAX_LEN : (unsigned)HTTP_MAX_HEADER_SIZE);
+            return CURLE_OUT_OF_MEMORY;   /* libcurl's code for it (rest_http_finish) */
+        }
+        if (p->fail != CURLE_OK) {
+            if (p->fail == CURLE_WRITE_ERROR)
+                snprintf(errbuf, errlen, "Failure writing output to destination");
+            else if (p->fail == CURLE_WEIRD_SERVER_REPLY)
+                snprintf(errbuf, errlen, "Invalid response: status 101 (no upgrade was asked for)");
+            else
+                snprintf(errbuf, errlen, "out of memory reading the answer");
+            return p->fail;
+        }
+        if (HTTP_PARSER_ERRNO(&hp) != HPE_OK) {
+            snprintf(errbuf, errlen, "Invalid response: %s",
+                     http_errno_description(HTTP_PARSER_ERRNO(&hp)));
+            return CURLE_WEIRD_SERVER_REPLY;
+        }
+    }
+    res->status = p->status;
+    res->stamps.total_us = since_us(t0);
+    return CURLE_OK;
+}
+
+/* ---- the request --------------------------------------------------------------------- */
+
+rest_lean *rest_lean_new(const rest_lean_tls *tls, char *err, size_t errlen)
+{
+    rest_lean *l = calloc(1, sizeof *l);
+    if (!l) {
+        snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
+        return NULL;
+    }
+    l->tls = *tls;
+    l->fd = -1;
+    return l;
+}
+
+void rest_lean_free(rest_lean *l)
+{
+    if (!l)
+        return;
+    conn_close(l, NULL);
+    if (l->session)
+        SSL_SESSION_free(l->session);
+    SSL_CTX_free(l->ctx);
+    ERR_clear_error();
+    if (l->head)
+        explicit_bzero(l->head, l->head_cap);    /* holds the Authorization line */
+    if (l->out)
+        explicit_bzero(l->out, l->out_cap);
+    if (l->ps.line)
+        explicit_bzero(l->ps.line, l->ps.cap);
+    explicit_bzero(l->in, sizeof l->in);
+    free(l->head);
+    free(l->out);
+    free(l->ps.line);
+    free(l);
+}
+
+CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                           rest_lean_result *res, char *errbuf, size_t errlen)
+{
+    const uint64_t t0 = bench_now_ns();
+    const uint64_t deadline = rq->timeout_ms > 0 ? t0 + (uint64_t)rq->timeout_ms * 1000000ULL : 0;
+    memset(res, 0, sizeof *res);
+    res->stamps.posttransfer_us = -1;
+    errbuf[0] = 0;
+    if (build_head(l, rq) != 0 || grow(&l->out, &l->out_cap, l->head_len + rq->len) != 0) {
+        snprintf(errbuf, errlen, "out of memory writing the request");
+        return CURLE_OUT_OF_MEMORY;
+    }
+    if (l->fd >= 0 && !same_endpoint(l->conn_url, rq->url))
+        conn_close(l, sink);
+    if (l->fd >= 0 && conn_stale(l)) {
+        text(sink, "Connection closed by the server while idle: a new one");
+        conn_close(l, NULL);
+        res->stale = 1;
+    }
+    CURLcode cc;
+    if (l->fd >= 0) {
+        text(sink, "Re-using existing connection with host %s", rq->url->host);
+    } else if ((cc = conn_open(l, rq, sink, res, t0, deadline, errbuf, errlen)) != CURLE_OK) {
+        res->stamps.total_us = since_us(t0);
+        return cc;
+    }
+    memcpy(l->out, l->head, l->head_len);
+    if (rq->len)
+        memcpy(l->out + l->head_len, rq->body, rq->len);
+    if (sink->debug)
+        (void)sink->debug(NULL, CURLINFO_HEADER_OUT, l->head, l->head_len, sink->arg);
+    res->stamps.pretransfer_us = since_us(t0);
+    cc = send_all(l, l->out, l->head_len + rq->len, rq, res, t0, deadline, errbuf, errlen);
+    int keep = 0;
+    if (cc == CURLE_OK) {
+        res->bytes_out = l->head_len + rq->len;
+        res->stamps.posttransfer_us = since_us(t0);
+        cc = read_answer(l, rq, sink, res, t0, deadline, &keep, errbuf, errlen);
+    }
+    if (cc != CURLE_OK || !keep)
+        conn_close(l, cc == CURLE_OK ? sink : NULL);
+    if (cc != CURLE_OK)
+        res->stamps.total_us = since_us(t0);
+    return cc;
+}

@@ -1,0 +1,89 @@
+/*
+ * rest/transport/lean.h - the lean HTTP/1.1 engine: one kept-alive
+ * connection per worker, plain or TLS (OpenSSL), requests written out by
+ * the engine itself and answers read by http_parser (Debian's
+ * libhttp-parser), with none of libcurl's per-request machinery.
+ *
+ * It does one thing, the commonest load: HTTP/1.1 requests with keep-alive
+ * to one endpoint, no proxy, certificate and host name verified (unless
+ * --insecure), SNI, client certificates.  What it does not do (HTTP/2, a
+ * new connection per request, the generic `rest http` command, the
+ * non-blocking engine's multi handles) stays libcurl's; the choice between
+ * them is --engine, checked by rest_http_check_engine() (rest/transport/http.h).
+ *
+ * Its results speak libcurl's vocabulary, so one classification serves
+ * both (rest/transport/codes.c): a failure is the CURLcode libcurl gives
+ * for the same event (CURLE_COULDNT_CONNECT with the errno, CURLE_GOT_NOTHING
+ * for a connection closed without a byte of answer, CURLE_PARTIAL_FILE for
+ * a body cut short, ...), with a message in libcurl's words; the header
+ * lines, the body and the -v log go to callbacks with libcurl's signatures;
+ * the timestamps are libcurl's (rest/transport/phases.h).
+ *
+ * A kept connection the server closed while it was idle is noticed before
+ * the request is written (a poll that finds it readable: an end of file or
+ * bytes nobody asked for) and a new one is made: the request's phases
+ * show the new connection.  A request is never sent twice: a connection
+ * that breaks once the request went out is the request's failure.
+ */
+#ifndef REST_LEAN_H
+#define REST_LEAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <curl/curl.h>
+
+#include "bench/util/signals.h"
+#include "bench/util/url.h"
+#include "rest/transport/phases.h"
+
+typedef struct rest_lean rest_lean;
+
+/* TLS settings (rest_http_opts' --cacert, --cert, --key, --insecure). */
+typedef struct rest_lean_tls {
+    const char *cacert, *cert, *key;
+    int         insecure;
+} rest_lean_tls;
+
+/* Where an answer goes: libcurl's header, write and debug callbacks (the
+ * easy-handle argument of debug is NULL).  debug may be NULL: no log. */
+typedef struct rest_lean_sink {
+    size_t (*header)(char *data, size_t size, size_t nmemb, void *arg);
+    size_t (*body)(char *data, size_t size, size_t nmemb, void *arg);
+    int    (*debug)(CURL *easy, curl_infotype type, char *data, size_t size, void *arg);
+    void   *arg;
+} rest_lean_sink;
+
+/* One request.  headers: the lines to send ("Name: value"; a "Name:" with
+ * no value sends nothing, as with libcurl); Host and, with a body or for
+ * POST, Content-Length are the engine's. */
+typedef struct rest_lean_req {
+    const char              *method;
+    const bench_url         *url;
+    const struct curl_slist *headers;
+    unsigned long            headers_gen;  /* changes whenever the lines behind headers change */
+    const char              *body;
+    size_t                   len;
+    long                     timeout_ms;   /* the whole request, connection included; 0: none */
+    const bench_flag        *interrupt;    /* abandon when it becomes non-zero; NULL: never */
+} rest_lean_req;
+
+typedef struct rest_lean_result {
+    long        status;       /* the final answer's status; 0: none */
+    rest_stamps stamps;       /* microseconds from the request's start, as libcurl's */
+    uint64_t    bytes_in, bytes_out;   /* on the wire (TLS records aside), headers included */
+    long        os_errno;     /* of a failed connect, send or receive; 0 */
+    unsigned    stale;        /* kept connections found closed before this request was sent */
+} rest_lean_result;
+
+/* An engine for one worker; NULL with one line in err (a certificate or
+ * key that does not load, out of memory). */
+rest_lean *rest_lean_new(const rest_lean_tls *tls, char *err, size_t errlen);
+/* Closes its connection and frees it. */
+void rest_lean_free(rest_lean *l);
+
+/* Run one request to its end.  CURLE_OK when a final answer arrived
+ * (whatever its status), else the failure with a message in errbuf. */
+CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                           rest_lean_result *res, char *errbuf, size_t errlen);
+
+#endif

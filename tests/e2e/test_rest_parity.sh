@@ -1,0 +1,212 @@
+#!/bin/sh
+# tests/e2e/test_rest_parity.sh - the lean HTTP/1.1 engine (--engine lean,
+# rest/transport/lean.c) against libcurl's: the same scenarios run through
+# both, and both must say the same thing.  Each fault of hsmbench serve, at
+# probability 1 after the set-up's requests, gives the same exit code,
+# errors by code, statuses and bytes; TLS verification, mutual TLS and the
+# host name give the same answer or the same one-line error; an injected
+# latency is seen by both; a server that closes kept connections while
+# they are idle costs neither a request nor a re-send; Ctrl-C ends a held
+# request at once.  Where they differ by design (libcurl sends a request
+# again on a reset connection, the lean engine never does) the difference is
+# asserted.  Loopback only; every run is bounded by --iterations.
+. "$TOP/tests/e2e/lib.sh"
+REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+
+export G_TOKEN="parity-token-$$" EKM_SERVER_TOKEN="parity-token-$$"
+ENGINES="libcurl lean"
+
+# (Variables of their own: start_serve sets $name.)
+# ekm_both NAME SERVE_ARGS -- CLIENT_ARGS: for each engine a fresh serve
+# with SERVE_ARGS (so that --fault-after counts this run's requests only)
+# and rest ekm against it with CLIENT_ARGS; $T/NAME-ENGINE.json, .rc, .err.
+ekm_both() {
+    eb=$1
+    shift
+    sargs=""
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs="$sargs $1"; shift; done
+    shift
+    for e in $ENGINES; do
+        # shellcheck disable=SC2086
+        start_serve "$eb-$e" --ekm-token-env EKM_SERVER_TOKEN $sargs || return 1
+        timeout -s INT 120 "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN \
+            --engine "$e" --json "$T/$eb-$e.json" "$@" >"$T/$eb-$e.out" 2>"$T/$eb-$e.err" </dev/null
+        echo $? >"$T/$eb-$e.rc"
+        stop_serve "$eb-$e"
+    done
+}
+
+# same NAME WHAT PYEXPR: PYEXPR of run r (the lean engine's) equals it of
+# run c (libcurl's); both runs' files must exist.
+same() {
+    if python3 - "$T/$1-libcurl.json" "$T/$1-lean.json" "$3" >"$T/jerr" 2>&1 <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["runs"][0]
+l = json.load(open(sys.argv[2]))["runs"][0]
+f = eval("lambda r: " + sys.argv[3])
+a, b = f(c), f(l)
+if a != b:
+    print("libcurl:", a, " lean:", b)
+    sys.exit(1)
+PY
+    then pass "$1: $2 the same through both engines"
+    else fail "$1: $2 the same through both engines" "$(head -c 300 "$T/jerr")"; fi
+}
+
+same_rc() {
+    a=$(cat "$T/$1-libcurl.rc") b=$(cat "$T/$1-lean.rc")
+    if [ "$a" = "$2" ] && [ "$b" = "$2" ]; then pass "$1: exit $2 through both engines"
+    else fail "$1: exit $2 through both engines" "libcurl $a, lean $b: $(head -c 200 "$T/$1-lean.err")"; fi
+}
+
+# ---- each fault of hsmbench serve, every operation ---------------------------
+# The set-up's probe is spared (--fault-after 1); the 6 operations all draw
+# the fault; one thread, so the order is the same.
+for kind in 503 badjson truncate nofield badb64 timeout; do
+    ekm_both "f-$kind" --fault-after 1 --fault-delay 3s --fault "$kind:1" -- \
+        --op wrap --iterations 6 --threads 1 --timeout 1 || exit 0
+    same_rc "f-$kind" 1
+    same "f-$kind" "errors by code, attempts, status" \
+        '(r["errors_by_code"], r["attempts"], r["ops"], r["status"])'
+    same "f-$kind" "requests, statuses, retries, bytes sent and received" \
+        '(r["http"]["requests"], r["http"]["status_counts"], r["http"]["retried"], r["http"]["k6"]["data_sent"]["count"], r["http"]["k6"]["data_received"]["count"])'
+done
+json_check "f-503: every operation failed as HTTP 503" "$T/f-503-lean.json" \
+    'runs[0]["errors_by_code"] == {"HTTP 503": 6} and runs[0]["http"]["status_counts"] == {"503": 6}'
+json_check "f-timeout: each held request a TIMEOUT after --timeout 1s" "$T/f-timeout-lean.json" \
+    'list(runs[0]["errors_by_code"]) == ["TIMEOUT"] and runs[0]["errors"] == runs[0]["attempts"]'
+file_has "f-timeout: the lean engine's message is libcurl's" "$T/f-timeout-lean.out" \
+    '^ +TIMEOUT\.+: [1-9]'
+
+# A reset before any byte of answer: the same class; libcurl sends the
+# request again on a new connection (counted as retried, the server saw it
+# twice), the lean engine never does.
+ekm_both f-reset --fault-after 1 --fault reset:1 -- --op wrap --iterations 6 --threads 1 || exit 0
+same_rc f-reset 1
+same f-reset "errors by code" 'r["errors_by_code"]'
+json_check "f-reset: the lean engine sends each request once (retried 0)" "$T/f-reset-lean.json" \
+    'runs[0]["errors_by_code"] == {"EMPTY_REPLY": 6} and runs[0]["http"]["retried"] == 0'
+
+# ---- the data the requests carry: counted once ------------------------------
+# libcurl counted a small POST body twice in data_sent (it is in both
+# REQUEST_SIZE and SIZE_UPLOAD); the lean engine counts what it writes.
+ekm_both bytes -- --op wrap-unwrap --iterations 20 --threads 1 || exit 0
+same_rc bytes 0
+same bytes "requests, statuses, bytes sent and received" \
+    '(r["ops"], r["http"]["requests"], r["http"]["status_counts"], r["http"]["k6"]["data_sent"]["count"], r["http"]["k6"]["data_received"]["count"])'
+json_check "bytes: the results file names the engine" "$T/bytes-lean.json" \
+    'runs[0]["rest"]["http_engine"] == "lean"'
+json_check "bytes: libcurl's named too" "$T/bytes-libcurl.json" \
+    'runs[0]["rest"]["http_engine"] == "libcurl"'
+no_secret "bytes: the token in no results file" "$G_TOKEN" "$T/bytes-lean.json" "$T/bytes-lean.out" \
+    "$T/bytes-lean.err"
+
+# ---- an injected latency ------------------------------------------------------
+ekm_both slow --latency 20ms -- --op wrap --iterations 10 --threads 1 || exit 0
+same_rc slow 0
+for e in $ENGINES; do
+    json_check "slow ($e): p50 at least the server's 20 ms, under 200 ms" "$T/slow-$e.json" \
+        '20000 <= runs[0]["latency_us"]["p50"] < 200000'
+done
+
+# ---- connection refused ----------------------------------------------------------
+for e in $ENGINES; do
+    run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:1/ekm/k1" --token-env G_TOKEN \
+        --engine "$e" --iterations 3
+    cp "$T/err" "$T/refused-$e.err"
+    check_one_line_error "connection refused ($e): one line, exit 3" 3 'CONNECT.*[Cc]onnection refused|[Cc]ouldn.t connect'
+done
+
+# ---- TLS -----------------------------------------------------------------------
+P="$T/pki"   # ekm_tls_server makes the certificates there
+ekm_tls_server --client-ca "$P/ca.pem" --client-cert-optional || exit 0
+TLS_URL=$URL
+# A certificate for 127.0.0.1 only, served on another port: "localhost" is
+# not its name.
+(
+    cd "$P" || exit 1
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ip.key -out ip.csr \
+        -subj "/CN=127.0.0.1" &&
+    printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >ip.ext &&
+    openssl x509 -req -in ip.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out ip.pem -days 2 -extfile ip.ext
+) >>"$T/openssl.log" 2>&1 || { fail "an IP-only certificate" "$(tail -c 200 "$T/openssl.log")"; exit 0; }
+start_serve iponly --tls-cert "$P/ip.pem" --tls-key "$P/ip.key" --ekm-token-env EKM_SERVER_TOKEN || exit 0
+IP_URL=$URL
+
+tls_case() {  # NAME WANT_RC URL ARGS...
+    tc=$1 tc_want=$2 tc_url=$3
+    shift 3
+    for e in $ENGINES; do
+        run "$HSMBENCH" rest ekm --endpoint "$tc_url/ekm/k1" --token-env G_TOKEN --engine "$e" \
+            --iterations 20 --threads 1 --json "$T/$tc-$e.json" "$@"
+        cp "$T/err" "$T/$tc-$e.err"
+        echo "$rc" >"$T/$tc-$e.rc"
+        check "$tc ($e): exit $tc_want" "$tc_want"
+    done
+    # The one error line, the same words from both (the engine is not named).
+    a=$(grep -v '^hsmbench: warning:' "$T/$tc-libcurl.err") b=$(grep -v '^hsmbench: warning:' "$T/$tc-lean.err")
+    if [ "$a" = "$b" ]; then pass "$tc: the same messages from both engines"
+    else fail "$tc: the same messages from both engines" "libcurl: $a | lean: $b"; fi
+}
+tls_case tls-verified 0 "$TLS_URL" --cacert "$P/ca.pem"
+same tls-verified "operations, statuses, bytes" \
+    '(r["ops"], r["http"]["status_counts"], r["http"]["k6"]["data_sent"]["count"], r["http"]["k6"]["data_received"]["count"])'
+json_check "tls-verified: one TLS handshake (keep-alive)" "$T/tls-verified-lean.json" \
+    'runs[0]["ops"] == 20 and runs[0]["errors"] == 0'
+tls_case tls-mtls 0 "$TLS_URL" --cacert "$P/ca.pem" --cert "$P/client.pem" --key "$P/client.key"
+tls_case tls-localhost 0 "$(echo "$TLS_URL" | sed 's/127\.0\.0\.1/localhost/')" --cacert "$P/ca.pem"
+tls_case tls-rogue-ca 3 "$TLS_URL" --cacert "$P/rogue-ca.pem"
+tls_case tls-no-ca 3 "$TLS_URL"
+tls_case tls-wrong-name 3 "$(echo "$IP_URL" | sed 's/127\.0\.0\.1/localhost/')" --cacert "$P/ca.pem"
+file_has "tls-wrong-name: the host name named" "$T/tls-wrong-name-lean.err" "localhost"
+tls_case tls-insecure 0 "$TLS_URL" --insecure
+file_has "tls-insecure: warns" "$T/tls-insecure-lean.err" '^hsmbench: warning: .*insecure'
+tls_case tls-rogue-client 3 "$TLS_URL" --cacert "$P/ca.pem" --cert "$P/rogue.pem" --key "$P/rogue.key"
+
+# ---- a server that closes idle kept connections -----------------------------------
+# Every third answer on a connection is its last: the client finds the
+# connection it kept closed.  Neither engine fails a request or sends one
+# twice (the server counts what it received: the set-up's probe and the 30);
+# the lean engine says how many connections it replaced.
+for e in $ENGINES; do
+    rm -f "$T/ic.port" "$T/ic.count"
+    python3 "$TOP/tests/hostile/idle_close_server.py" "$T/ic.port" "$T/ic.count" 3 60 &
+    icpid=$!
+    i=0
+    while [ ! -s "$T/ic.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$(cat "$T/ic.port")/ekm/k1" \
+        --token-env G_TOKEN --engine "$e" --op wrap --iterations 30 --threads 1 --json "$T/ic-$e.json"
+    check "idle-closing server ($e): exit 0, no error" 0 '^ +errors\.+: 0\.00%'
+    got=$(cat "$T/ic.count" 2>/dev/null)
+    if [ "$got" = 31 ]; then pass "idle-closing server ($e): each request received once (31)"
+    else fail "idle-closing server ($e): each request received once (31)" "the server received $got"; fi
+    kill "$icpid" 2>/dev/null
+    wait "$icpid" 2>/dev/null
+done
+json_check "idle-closing server (lean): the connections replaced counted, none re-sent" "$T/ic-lean.json" \
+    'runs[0]["http"]["reconnected"] >= 5 and runs[0]["http"]["retried"] == 0'
+file_has "idle-closing server (lean): the summary says so" "$T/out" '^ +http_req_reconnected\.+: [1-9]'
+
+# ---- Ctrl-C in a held request -----------------------------------------------------
+start_serve held --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s --fault timeout:1 ||
+    exit 0
+"$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --engine lean --threads 1 \
+    --duration 30 --timeout 60 --json "$T/held.json" >"$T/out" 2>"$T/err" </dev/null &
+interrupt_bg $! '^Running ekm-wrap' "lean: SIGINT in a held request"
+json_check "lean: the held request counted INTERRUPTED" "$T/held.json" \
+    'runs[0]["errors_by_code"].get("INTERRUPTED", 0) == 1 and runs[0]["status"] == "interrupted"'
+stop_serve held
+
+# ---- what the lean engine refuses: one line, exit 2 ----------------------------------
+run "$HSMBENCH" rest ekm --endpoint "$TLS_URL/ekm/k1" --token-env G_TOKEN --engine lean \
+    --mode nonblocking --rate 100 --duration 1
+check_one_line_error "--engine lean --mode nonblocking: one line, exit 2" 2 '^hsmbench: error: --engine lean: .*nonblocking'
+run "$HSMBENCH" rest ekm --endpoint "$TLS_URL/ekm/k1" --token-env G_TOKEN --engine lean --http2 --iterations 1
+check_one_line_error "--engine lean --http2: one line, exit 2" 2 '^hsmbench: error: --engine lean: .*--http2'
+run "$HSMBENCH" rest ekm --endpoint "$TLS_URL/ekm/k1" --token-env G_TOKEN --engine lean \
+    --no-connection-reuse --iterations 1
+check_one_line_error "--engine lean --no-connection-reuse: one line, exit 2" 2 '^hsmbench: error: --engine lean: .*--no-connection-reuse'
+run "$HSMBENCH" rest http --url "$TLS_URL/hello" --engine lean --iterations 1
+check_one_line_error "rest http --engine lean: one line, exit 2" 2 '^hsmbench: error: --engine lean: rest http runs through libcurl'
+run "$HSMBENCH" rest ekm --endpoint "$TLS_URL/ekm/k1" --token-env G_TOKEN --engine curl --iterations 1
+check_one_line_error "--engine curl: one line naming the engines, exit 2" 2 '^hsmbench: error: --engine curl: not an engine \(libcurl or lean\)'
