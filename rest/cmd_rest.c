@@ -545,7 +545,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         return BENCH_EXIT_USAGE;
     }
     if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0 ||
-        rest_http_check_engine(&o->http, bench_async_slots(&o->lo.load) != 0, why, sizeof why) != 0) {
+        rest_http_pick_engine(&o->http, bench_async_slots(&o->lo.load) != 0, why, sizeof why) != 0) {
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }

@@ -37,7 +37,8 @@ struct rest_http {
     rest_lean         *lean;              /* the lean engine's connection, or NULL: libcurl's */
     int                lean_last;         /* the last request went through it */
     rest_lean_result   lr;                /* what it said of that request */
-    unsigned long      headers_gen;       /* changes with the header lines behind h->set */
+    unsigned long      headers_gen;       /* changes with the header lines behind h->set, or a URL's text */
+    int                gen_after;         /* a URL for one request: change headers_gen after it too */
     const char        *req_body;          /* the request's body, and its length */
     size_t             req_len;
     long               cur_timeout_ms;    /* --timeout, or the tear-down's */
@@ -269,7 +270,8 @@ static const bench_option http_rows[] = {
     { "timeout", 0, BENCH_ARG_REQUIRED, "TIME", REST_OPT_TIMEOUT,
       "per request, connection included (default 10s)", NULL },
     { "engine", 0, BENCH_ARG_REQUIRED, "NAME", REST_OPT_ENGINE,
-      "libcurl (default), or lean: a lean HTTP/1.1 keep-alive client for blocking workers", NULL },
+      "who sends: lean (hsmbench's HTTP/1.1 client; the default\n"
+      "for blocking keep-alive ekm and sdkms runs) or libcurl", NULL },
 };
 const bench_opt_group rest_http_group = BENCH_OPT_GROUP("TLS and HTTP:", http_rows, NULL);
 
@@ -686,6 +688,11 @@ void rest_http_request_once(rest_http *h, const char *method, const bench_url *u
 {
     rest_http_request(h, method, url, body, len);
     h->last_url = NULL;   /* the handle holds its text; the next request sets its own */
+    /* The lean engine knows its pre-built head by the URL's address and
+     * headers_gen: a URL made for one request may sit where the last one
+     * did, so this request's head and the next are built again. */
+    h->headers_gen++;
+    h->gen_after = 1;
 }
 
 CURL *rest_http_easy(rest_http *h)
@@ -703,11 +710,20 @@ CURLcode rest_http_run(rest_http *h)
                                h->cur_timeout_ms, h->abandon_ok ? h->interrupt : NULL };
     const rest_lean_sink sink = { on_header, on_body, h->verbose ? on_debug : NULL, h };
     h->lean_last = 1;
-    return rest_lean_perform(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf);
+    const CURLcode cc = rest_lean_perform(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf);
+    if (h->gen_after) {
+        h->headers_gen++;
+        h->gen_after = 0;
+    }
+    return cc;
 }
 
-int rest_http_check_engine(const rest_http_opts *o, int nonblocking, char *err, size_t errlen)
+int rest_http_pick_engine(rest_http_opts *o, int nonblocking, char *err, size_t errlen)
 {
+    if (o->engine == REST_ENGINE_AUTO) {
+        o->engine = nonblocking || o->http2 || o->no_reuse ? REST_ENGINE_LIBCURL : REST_ENGINE_LEAN;
+        return 0;
+    }
     if (o->engine != REST_ENGINE_LEAN)
         return 0;
     const char *why = nonblocking ? "the non-blocking engine (--mode nonblocking, and --find-capacity's "

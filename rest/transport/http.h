@@ -55,12 +55,12 @@ typedef struct rest_http_opts {
     /* When it becomes non-zero, a request in flight is abandoned (Ctrl-C
      * must not wait for a hung server's timeout).  May be NULL. */
     const bench_flag *interrupt;
-    int         engine;       /* --engine: REST_ENGINE_LIBCURL (the default) or REST_ENGINE_LEAN */
+    int         engine;       /* --engine: REST_ENGINE_AUTO (the default), _LIBCURL or _LEAN */
 } rest_http_opts;
 
 /* Who runs a blocking worker's requests: libcurl's easy handle, or the
  * lean HTTP/1.1 engine (rest/transport/lean.h). */
-enum { REST_ENGINE_LIBCURL = 0, REST_ENGINE_LEAN };
+enum { REST_ENGINE_AUTO = 0, REST_ENGINE_LIBCURL, REST_ENGINE_LEAN };
 
 /*
  * Whether the header line (n bytes, no NUL needed) holds a secret, never
@@ -189,12 +189,13 @@ int rest_http_opt(rest_http_opts *o, int code, const char *arg);
 int rest_http_check_opts(const rest_http_opts *o, const bench_url *url, const char *url_flag,
                          char *err, size_t errlen);
 
-/* Whether the engine the options name can run this run; one-line reason
- * if not.  The lean engine runs HTTP/1.1 with keep-alive from blocking
- * workers: it refuses nonblocking (the non-blocking engine's transfers,
- * --mode nonblocking and --find-capacity's steps, are libcurl multi's),
- * --http2 and --no-connection-reuse (libcurl's). */
-int rest_http_check_engine(const rest_http_opts *o, int nonblocking, char *err, size_t errlen);
+/* The engine of this run, in o->engine; -1 with a one-line reason when
+ * the one --engine forces cannot run it.  The lean engine runs HTTP/1.1
+ * with keep-alive from blocking workers: not the non-blocking engine's
+ * transfers (--mode nonblocking, --find-capacity's steps: libcurl multi's),
+ * --http2 or --no-connection-reuse (libcurl's).  Without --engine it is
+ * the lean one wherever it can run, else libcurl. */
+int rest_http_pick_engine(rest_http_opts *o, int nonblocking, char *err, size_t errlen);
 /* "libcurl" or "lean", as the results file's "http_engine" says. */
 const char *rest_http_engine_name(const rest_http_opts *o);
 

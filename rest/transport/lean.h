@@ -60,7 +60,11 @@ typedef struct rest_lean_req {
     const char              *method;
     const bench_url         *url;
     const struct curl_slist *headers;
-    unsigned long            headers_gen;  /* changes whenever the lines behind headers change */
+    /* The head is pre-built and known by method, url and headers' addresses
+     * and this number: it must change whenever the lines behind headers or
+     * the URL behind url change (a URL made for one request at the address
+     * of another). */
+    unsigned long            headers_gen;
     const char              *body;
     size_t                   len;
     long                     timeout_ms;   /* the whole request, connection included; 0: none */

@@ -150,7 +150,7 @@ EOF
 hsmbench_rate() {  # URL CONNECTIONS [extra]: libcurl; one blocking thread, or non-blocking on 2
     url=$1 n=$2
     shift 2
-    if [ "$n" -eq 1 ]; then hs_measure "$url" --threads 1 "$@"
+    if [ "$n" -eq 1 ]; then hs_measure "$url" --engine libcurl --threads 1 "$@"
     else hs_measure "$url" --threads 2 --mode nonblocking --inflight "$n" "$@"; fi
 }
 

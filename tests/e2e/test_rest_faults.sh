@@ -83,8 +83,10 @@ json_check "resets: EMPTY_REPLY counted" "$T/resets.json" \
 # connection without a word: each such retry is counted (http.retried), so
 # the errors and the retries add up to the resets the server made.
 start_serve resetka -v --ekm-token-env EKM_SERVER_TOKEN --fault-after 2 --fault reset:0.2 || exit 0
+# libcurl's silent re-sends (the lean engine, the default here, never
+# re-sends: its reconciliation follows).
 run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --iterations 300 \
-    --json "$T/resetka.json"
+    --engine libcurl --json "$T/resetka.json"
 stop_serve resetka
 resets=$(grep -c -- '-> reset (fault)' "$T/resetka.err")
 served=$(grep -c '^serve: POST .*/ekm/k1:wrap' "$T/resetka.err")
@@ -102,6 +104,16 @@ PY
 then pass "resets on kept connections: errors + http.retried == the server's resets ($resets)"
 else fail "resets on kept connections: errors + http.retried == the server's resets" "server resets $resets, requests $served: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; print(r["attempts"], r["errors"], r["errors_by_code"], r["http"]["retried"])' "$T/resetka.json" 2>&1)"; fi
 file_has "resets on kept connections: the summary shows http_req_retried" "$T/out" '^ +http_req_retried\.+: [1-9]'
+# The lean engine: every reset is the request's error, each request sent once.
+start_serve resetlean -v --ekm-token-env EKM_SERVER_TOKEN --fault-after 2 --fault reset:0.2 || exit 0
+run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --iterations 300 \
+    --json "$T/resetlean.json"
+stop_serve resetlean
+resets=$(grep -c -- '-> reset (fault)' "$T/resetlean.err")
+served=$(grep -c '^serve: POST .*/ekm/k1:wrap' "$T/resetlean.err")
+json_check "resets, lean engine (the default): errors == the server's resets, requests == attempts + the set-up's" \
+    "$T/resetlean.json" \
+    "runs[0]['rest']['http_engine'] == 'lean' and $resets > 10 and runs[0]['errors'] == $resets and runs[0]['http']['retried'] == 0 and $served == runs[0]['attempts'] + 1"
 
 # ---- round trips that come back wrong ----------------------------------------
 start_serve mismatch --ekm-token-env EKM_SERVER_TOKEN --api-key-env SERVER_API_KEY \
