@@ -780,9 +780,12 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
          * (7.x) or CURLE_TOO_LARGE (8.x, code 100): inside the headers it is that. */
         if (h->too_large)
             out->transport = REST_E_TOO_LARGE;
-        else if (h->in_headers && (cc == CURLE_OUT_OF_MEMORY || (int)cc == 100))
+        else if (h->in_headers && (cc == CURLE_OUT_OF_MEMORY || (int)cc == 100)) {
             out->transport = REST_E_HEADER_TOO_LARGE;
-        else
+            /* libcurl says only "Out of memory": say what it refused. */
+            if (!lean)
+                snprintf(h->errbuf, sizeof h->errbuf, "%s", REST_HEADER_TOO_LARGE_TEXT);
+        } else
             out->transport = rest_code_from_curl(cc, oserr, h->errbuf);
         out->error = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
     }

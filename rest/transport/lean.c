@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -810,8 +811,7 @@ static CURLcode read_answer(rest_lean *l, const rest_lean_req *rq, const rest_le
             break;
         }
         if (p->too_long || HTTP_PARSER_ERRNO(&hp) == HPE_HEADER_OVERFLOW) {
-            snprintf(errbuf, errlen, "Response header too large (over %u bytes)",
-                     p->too_long ? LINE_MAX_LEN : (unsigned)HTTP_MAX_HEADER_SIZE);
+            snprintf(errbuf, errlen, "%s", REST_HEADER_TOO_LARGE_TEXT);
             return CURLE_OUT_OF_MEMORY;   /* libcurl's code for it (rest_http_finish) */
         }
         if (p->fail != CURLE_OK) {
@@ -823,9 +823,19 @@ static CURLcode read_answer(rest_lean *l, const rest_lean_req *rq, const rest_le
                 snprintf(errbuf, errlen, "out of memory reading the answer");
             return p->fail;
         }
-        if (HTTP_PARSER_ERRNO(&hp) != HPE_OK) {
-            snprintf(errbuf, errlen, "Invalid response: %s",
-                     http_errno_description(HTTP_PARSER_ERRNO(&hp)));
+        const enum http_errno he = HTTP_PARSER_ERRNO(&hp);
+        if (he != HPE_OK) {
+            /* A status line that is not one is libcurl's
+             * CURLE_UNSUPPORTED_PROTOCOL, in its words: an answer that does
+             * not begin "HTTP/" would be HTTP/0.9, one that does has a
+             * version or status it cannot read. */
+            if (!p->status_sent && hp.status_code == 0 &&
+                (he == HPE_INVALID_CONSTANT || he == HPE_INVALID_VERSION || he == HPE_INVALID_STATUS)) {
+                snprintf(errbuf, errlen, "%s", he == HPE_INVALID_CONSTANT
+                         ? "Received HTTP/0.9 when not allowed" : "Unsupported HTTP version in response");
+                return CURLE_UNSUPPORTED_PROTOCOL;
+            }
+            snprintf(errbuf, errlen, "Invalid response: %s", http_errno_description(he));
             return CURLE_WEIRD_SERVER_REPLY;
         }
     }
@@ -836,8 +846,21 @@ static CURLcode read_answer(rest_lean *l, const rest_lean_req *rq, const rest_le
 
 /* ---- the request --------------------------------------------------------------------- */
 
+/* http_parser's own limit on all of an answer's header lines together (80
+ * KiB by default, a process-wide setting) lifted far above libcurl's, which
+ * has none: what refuses headers is LINE_MAX_LEN, a line, as in libcurl. */
+static void lift_header_limit(void)
+{
+    http_parser_set_max_header_size(64u << 20);
+}
+
 rest_lean *rest_lean_new(const rest_lean_tls *tls, char *err, size_t errlen)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (pthread_once(&once, lift_header_limit) != 0) {
+        snprintf(err, errlen, "cannot set up the lean HTTP engine");
+        return NULL;
+    }
     rest_lean *l = calloc(1, sizeof *l);
     if (!l) {
         snprintf(err, errlen, "cannot create an HTTP client (out of memory)");

@@ -38,6 +38,10 @@
 
 typedef struct rest_lean rest_lean;
 
+/* What both engines say of an answer with a header line over 100 KiB
+ * (libcurl's CURL_MAX_HTTP_HEADER, the lean engine's limit too). */
+#define REST_HEADER_TOO_LARGE_TEXT "Response header too large (a line over 100 KiB)"
+
 /* TLS settings (rest_http_opts' --cacert, --cert, --key, --insecure). */
 typedef struct rest_lean_tls {
     const char *cacert, *cert, *key;

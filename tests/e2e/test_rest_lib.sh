@@ -57,7 +57,10 @@ ekm_tls_server() {
 start_serve() {
     name=$1
     shift
-    "$HSMBENCH" serve --listen 127.0.0.1:0 --max-seconds 120 "$@" >"$T/$name.out" 2>"$T/$name.err" &
+    bound="--max-seconds 120"
+    case " $* " in *" --max-seconds "*) bound="" ;; esac   # (serve refuses it twice)
+    # shellcheck disable=SC2086
+    "$HSMBENCH" serve --listen 127.0.0.1:0 $bound "$@" >"$T/$name.out" 2>"$T/$name.err" &
     echo $! >"$T/$name.pid"
     SERVERS="$SERVERS $name"
     i=0

@@ -6,8 +6,9 @@
 # errors by code, statuses and bytes; TLS verification, mutual TLS and the
 # host name give the same answer or the same one-line error; an injected
 # latency is seen by both; a server that closes kept connections while
-# they are idle costs neither a request nor a re-send; Ctrl-C ends a held
-# request at once.  Where they differ by design (libcurl sends a request
+# they are idle costs neither a request nor a re-send; unusual and broken
+# HTTP answers read the same; SDKMS keys made are deleted; Ctrl-C ends a
+# held request at once.  Where they differ by design (libcurl sends a request
 # again on a reset connection, the lean engine never does) the difference is
 # asserted.  Loopback only; every run is bounded by --iterations.
 . "$TOP/tests/e2e/lib.sh"
@@ -196,6 +197,55 @@ interrupt_bg $! '^Running ekm-wrap' "lean: SIGINT in a held request"
 json_check "lean: the held request counted INTERRUPTED" "$T/held.json" \
     'runs[0]["errors_by_code"].get("INTERRUPTED", 0) == 1 and runs[0]["status"] == "interrupted"'
 stop_serve held
+
+# ---- unusual and broken HTTP answers (tests/hostile/http_answers.py) ----------------
+# Legal answers both engines must read (chunked, an interim 100, five bytes
+# at a time, a body ended by the connection, a 90 KiB header line), and
+# broken ones both must refuse the same way, in the same words, at the
+# set-up's probe (a 200 KiB header line, a status line that is not one, a
+# body cut short).
+answers_both() {  # MODE ITERATIONS
+    for e in $ENGINES; do
+        rm -f "$T/ha.port"
+        python3 "$TOP/tests/hostile/http_answers.py" "$T/ha.port" "$1" 60 &
+        hapid=$!
+        i=0
+        while [ ! -s "$T/ha.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        timeout -s INT 120 "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$(cat "$T/ha.port")/ekm/k1" \
+            --token-env G_TOKEN --engine "$e" --op wrap --iterations "$2" --threads 1 --timeout 5 \
+            --json "$T/ha-$1-$e.json" >"$T/ha-$1-$e.out" 2>"$T/ha-$1-$e.err" </dev/null
+        echo $? >"$T/ha-$1-$e.rc"
+        kill "$hapid" 2>/dev/null
+        wait "$hapid" 2>/dev/null
+    done
+}
+for mode in chunked continue dribble eof bigheader; do
+    answers_both "$mode" 20
+    same_rc "ha-$mode" 0
+    same "ha-$mode" "operations, errors, statuses" '(r["ops"], r["errors"], r["http"]["status_counts"])'
+done
+# Bytes: the same but for chunked, whose framing libcurl leaves out of its
+# count (SIZE_DOWNLOAD is the decoded body) and the lean engine, counting
+# what it read, does not.
+for mode in continue dribble eof bigheader; do
+    same "ha-$mode" "bytes received" 'r["http"]["k6"]["data_received"]["count"]'
+done
+json_check "ha-chunked: the lean engine counts the chunks' framing too" "$T/ha-chunked-lean.json" \
+    "runs[0]['http']['k6']['data_received']['count'] > $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["http"]["k6"]["data_received"]["count"])' "$T/ha-chunked-libcurl.json" 2>/dev/null || echo 0)"
+for mode in hugeheader badstatus cut; do
+    answers_both "$mode" 5
+    same_rc "ha-$mode" 3
+    # (each engine had its own server: the ports differ)
+    a=$(sed 's/127\.0\.0\.1:[0-9]*/127.0.0.1:PORT/' "$T/ha-$mode-libcurl.err")
+    b=$(sed 's/127\.0\.0\.1:[0-9]*/127.0.0.1:PORT/' "$T/ha-$mode-lean.err")
+    if [ "$a" = "$b" ]; then pass "ha-$mode: the same error line from both engines"
+    else fail "ha-$mode: the same error line from both engines" "libcurl: $a | lean: $b"; fi
+done
+file_has "ha-hugeheader: HEADER_TOO_LARGE, and why" "$T/ha-hugeheader-lean.err" \
+    'HEADER_TOO_LARGE: Response header too large \(a line over 100 KiB\)'
+file_has "ha-badstatus: libcurl's class and words" "$T/ha-badstatus-lean.err" \
+    'CURLE_UNSUPPORTED_PROTOCOL: Unsupported HTTP version in response'
+file_has "ha-cut: TRUNCATED" "$T/ha-cut-lean.err" 'TRUNCATED: transfer closed with 180 bytes remaining to read'
 
 # ---- SDKMS: sessions, keys made and deleted ------------------------------------------
 # The tear-down deletes each key with a URL made for that request: the lean

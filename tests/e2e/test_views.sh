@@ -34,8 +34,9 @@ truth() {
 # ENV (or "-" for none), writing every view of the run into C/NAME: stdout,
 # stderr, exit status, --json, --csv, --html, and the last Prometheus scrape
 # (--metrics-listen on port 0, scraped once the results file is written,
-# while the listener lingers).  Then report, and compare of the file with
-# itself (each side is the run).
+# while the listener lingers: 4 s, as 2 s were too few on a loaded
+# machine).  Then report, and compare of the file with itself (each side
+# is the run).
 measure() {
     name=$1 envset=$2
     shift 3
@@ -43,7 +44,7 @@ measure() {
     mkdir -p "$d"
     [ "$envset" = - ] && envset=HSMBENCH_VIEWS_CORPUS=1
     env "$envset" timeout -s INT 60 "$HSMBENCH" "$@" --json "$d/r.json" --csv "$d/r.csv" \
-        --html "$d/r.html" --metrics-listen 127.0.0.1:0 --metrics-linger 2 \
+        --html "$d/r.html" --metrics-listen 127.0.0.1:0 --metrics-linger 4 \
         >"$d/out" 2>"$d/err" </dev/null &
     mpid=$!
     python3 "$VIEWS" scrape "$d/err" "$d/r.json" "$d/prom" >"$d/scrape.log" 2>&1
