@@ -34,9 +34,10 @@ typedef struct pending_req {
 
 struct rest_http {
     CURL              *easy;
-    rest_lean         *lean;              /* the lean engine's connection, or NULL: libcurl's */
-    int                lean_last;         /* the last request went through it */
-    rest_lean_result   lr;                /* what it said of that request */
+    /* The lean engine's connection, or NULL: libcurl's.  It runs every
+     * request rest_http_run() runs while no multi handle owns the handle. */
+    rest_lean         *lean;
+    rest_lean_result   lr;                /* what it said of the last request */
     unsigned long      headers_gen;       /* changes with the header lines behind h->set, or a URL's text */
     int                gen_after;         /* a URL for one request: change headers_gen after it too */
     const char        *req_body;          /* the request's body, and its length */
@@ -702,14 +703,11 @@ CURL *rest_http_easy(rest_http *h)
 
 CURLcode rest_http_run(rest_http *h)
 {
-    if (!h->lean || h->engine_owned) {
-        h->lean_last = 0;
+    if (!h->lean || h->engine_owned)
         return curl_easy_perform(h->easy);
-    }
     const rest_lean_req rq = { h->method, h->url, h->set, h->headers_gen, h->req_body, h->req_len,
                                h->cur_timeout_ms, h->abandon_ok ? h->interrupt : NULL };
     const rest_lean_sink sink = { on_header, on_body, h->verbose ? on_debug : NULL, h };
-    h->lean_last = 1;
     const CURLcode cc = rest_lean_perform(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf);
     if (h->gen_after) {
         h->headers_gen++;
@@ -766,7 +764,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     }
     out->body_len = h->len;
     out->profiling = h->have_prof ? h->prof : NULL;
-    const int lean = h->lean_last && !h->engine_owned;   /* a multi handle's transfer is libcurl's */
+    const int lean = h->lean && !h->engine_owned;   /* as rest_http_run() chose */
     if (cc == CURLE_OK) {
         if (lean)
             out->status = h->lr.status;

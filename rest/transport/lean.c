@@ -43,7 +43,6 @@ typedef struct lean_parse {
     int      final_done;     /* the final answer is complete */
     int      too_long;       /* a header line over LINE_MAX_LEN */
     CURLcode fail;           /* a callback's failure, or CURLE_OK */
-    long     status;
 } lean_parse;
 
 struct rest_lean {
@@ -53,17 +52,16 @@ struct rest_lean {
     SSL          *ssl;               /* its TLS, or NULL on plain HTTP */
     SSL_SESSION  *session;           /* to resume at the next connection */
     const bench_url *conn_url;       /* what fd is connected to (scheme, host, port) */
-    /* The request's head as last written, and what it was written from. */
-    char         *head;
-    size_t        head_len, head_cap;
+    /* What is written: the request's head as last built, then the body
+     * (out_cap: its room); the head stays while what it came from does. */
+    char         *out;
+    size_t        out_cap, head_len;
     const char   *k_method;
     const bench_url *k_url;
     const struct curl_slist *k_headers;
     unsigned long k_gen;
     size_t        k_len;
     int           k_valid;
-    char         *out;               /* head + body, sent in one write */
-    size_t        out_cap;
     lean_parse    ps;
     char          in[IN_BUF];
 };
@@ -104,15 +102,22 @@ static const char *bare_host(const char *host, char *buf, size_t len)
     return buf;
 }
 
-/* The text of the OpenSSL error queue's oldest error, or of errno. */
-static const char *ssl_reason(char *buf, size_t len, int err)
+/* The OpenSSL error queue's oldest error into buf, the queue emptied;
+ * whether it held one. */
+static int queue_text(char *buf, size_t len)
 {
-    unsigned long e = ERR_get_error();
-    if (e)
-        ERR_error_string_n(e, buf, len);
-    else
-        snprintf(buf, len, "%s", err ? strerror(err) : "connection closed");
+    const unsigned long q = ERR_get_error();
+    if (q)
+        ERR_error_string_n(q, buf, len);
     ERR_clear_error();
+    return q != 0;
+}
+
+/* Why a certificate or key did not load: the queue's error. */
+static const char *ssl_reason(char *buf, size_t len)
+{
+    if (!queue_text(buf, len))
+        snprintf(buf, len, "no detail from OpenSSL");
     return buf;
 }
 
@@ -138,18 +143,14 @@ static const char *ssl_error_name(int e)
  */
 static const char *ssl_text(char *buf, size_t len, int e, int sys, int *queued)
 {
-    const unsigned long q = ERR_get_error();
-    *queued = q != 0;
-    if (q) {
-        const int k = snprintf(buf, len, "OpenSSL/%s: ", OpenSSL_version(OPENSSL_VERSION_STRING));
-        if (k > 0 && (size_t)k < len)
-            ERR_error_string_n(q, buf + k, len - (size_t)k);
-    } else if (sys && e == SSL_ERROR_SYSCALL) {
+    const int k = snprintf(buf, len, "OpenSSL/%s: ", OpenSSL_version(OPENSSL_VERSION_STRING));
+    *queued = k > 0 && (size_t)k < len && queue_text(buf + k, len - (size_t)k);
+    if (*queued)
+        return buf;
+    if (sys && e == SSL_ERROR_SYSCALL)
         snprintf(buf, len, "%s", strerror(sys));
-    } else {
+    else
         snprintf(buf, len, "%s", ssl_error_name(e));
-    }
-    ERR_clear_error();
     return buf;
 }
 
@@ -269,7 +270,7 @@ static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
         if (ok != 1) {
             char why[256];
             snprintf(errbuf, errlen, "error setting certificate file: %s (%s)",
-                     l->tls.cacert ? l->tls.cacert : "the system's", ssl_reason(why, sizeof why, 0));
+                     l->tls.cacert ? l->tls.cacert : "the system's", ssl_reason(why, sizeof why));
             SSL_CTX_free(c);
             return CURLE_SSL_CACERT_BADFILE;
         }
@@ -279,14 +280,14 @@ static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
         const char *key = l->tls.key ? l->tls.key : l->tls.cert;
         if (SSL_CTX_use_certificate_chain_file(c, l->tls.cert) != 1) {
             snprintf(errbuf, errlen, "could not load PEM client certificate from %s (%s)", l->tls.cert,
-                     ssl_reason(why, sizeof why, 0));
+                     ssl_reason(why, sizeof why));
             SSL_CTX_free(c);
             return CURLE_SSL_CERTPROBLEM;
         }
         if (SSL_CTX_use_PrivateKey_file(c, key, SSL_FILETYPE_PEM) != 1 ||
             SSL_CTX_check_private_key(c) != 1) {
             snprintf(errbuf, errlen, "unable to set private key file: '%s' (%s)", key,
-                     ssl_reason(why, sizeof why, 0));
+                     ssl_reason(why, sizeof why));
             SSL_CTX_free(c);
             return CURLE_SSL_CERTPROBLEM;
         }
@@ -372,7 +373,6 @@ static CURLcode tls_handshake(rest_lean *l, const rest_lean_req *rq, const rest_
     }
     text(sink, "SSL connection using %s / %s%s", SSL_get_version(s), SSL_get_cipher_name(s),
          SSL_session_reused(s) ? " (resumed)" : "");
-    (void)t0;
     return CURLE_OK;
 }
 
@@ -396,7 +396,7 @@ static CURLcode conn_open(rest_lean *l, const rest_lean_req *rq, const rest_lean
         return CURLE_COULDNT_RESOLVE_HOST;
     }
     res->stamps.namelookup_us = since_us(t0);
-    int last = ECONNREFUSED, timed_out = 0;
+    int last = ECONNREFUSED;
     for (const struct addrinfo *a = ai; a && l->fd < 0; a = a->ai_next) {
         char addr[INET6_ADDRSTRLEN] = "";
         const void *sa = a->ai_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr
@@ -432,7 +432,6 @@ static CURLcode conn_open(rest_lean *l, const rest_lean_req *rq, const rest_lean
         }
         if (err) {
             last = err;
-            timed_out |= err == ETIMEDOUT;
             (void)close(fd);
             continue;
         }
@@ -440,7 +439,6 @@ static CURLcode conn_open(rest_lean *l, const rest_lean_req *rq, const rest_lean
         text(sink, "Connected to %s (%s) port %u", host, addr, u->port);
     }
     freeaddrinfo(ai);
-    (void)timed_out;
     if (l->fd < 0) {
         res->os_errno = last;
         snprintf(errbuf, errlen, "Failed to connect to %s port %u after %lld ms: %s", host, u->port,
@@ -484,8 +482,9 @@ static int grow(char **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* The request line and headers, written once and kept while nothing they
- * come from changes (the common case: the same request again). */
+/* The request line and headers at the start of l->out, written once and
+ * kept while nothing they come from changes (the common case: the same
+ * request again). */
 static int build_head(rest_lean *l, const rest_lean_req *rq)
 {
     const unsigned long gen = rq->headers_gen;
@@ -498,15 +497,15 @@ static int build_head(rest_lean *l, const rest_lean_req *rq)
                   strlen(u->host) + 96;
     for (const struct curl_slist *n = rq->headers; n; n = n->next)
         need += strlen(n->data) + 2;
-    if (grow(&l->head, &l->head_cap, need) != 0)
+    if (grow(&l->out, &l->out_cap, need) != 0)
         return -1;
     const int dflt = u->port == (u->scheme == BENCH_URL_HTTPS ? 443u : 80u);
-    int w = snprintf(l->head, l->head_cap, "%s %s%s%s HTTP/1.1\r\nHost: %s", rq->method,
+    int w = snprintf(l->out, l->out_cap, "%s %s%s%s HTTP/1.1\r\nHost: %s", rq->method,
                      u->path[0] ? u->path : "/", u->query ? "?" : "", u->query ? u->query : "", u->host);
     size_t o = (size_t)w;
     if (!dflt)
-        o += (size_t)snprintf(l->head + o, l->head_cap - o, ":%u", u->port);
-    memcpy(l->head + o, "\r\n", 2);
+        o += (size_t)snprintf(l->out + o, l->out_cap - o, ":%u", u->port);
+    memcpy(l->out + o, "\r\n", 2);
     o += 2;
     for (const struct curl_slist *n = rq->headers; n; n = n->next) {
         const char *c = strchr(n->data, ':');
@@ -518,14 +517,14 @@ static int build_head(rest_lean *l, const rest_lean_req *rq)
                 continue;                   /* "Name:": send none (libcurl's rule) */
         }
         const size_t dl = strlen(n->data);
-        memcpy(l->head + o, n->data, dl);
+        memcpy(l->out + o, n->data, dl);
         o += dl;
-        memcpy(l->head + o, "\r\n", 2);
+        memcpy(l->out + o, "\r\n", 2);
         o += 2;
     }
     if (has_len)
-        o += (size_t)snprintf(l->head + o, l->head_cap - o, "Content-Length: %zu\r\n", rq->len);
-    memcpy(l->head + o, "\r\n", 2);
+        o += (size_t)snprintf(l->out + o, l->out_cap - o, "Content-Length: %zu\r\n", rq->len);
+    memcpy(l->out + o, "\r\n", 2);
     o += 2;
     l->head_len = o;
     l->k_method = rq->method;
@@ -681,7 +680,6 @@ static int emit_status(http_parser *hp, lean_parse *p)
     memcpy(p->line, pre, (size_t)n);
     p->nline += (size_t)n;
     p->status_sent = 1;
-    p->status = hp->status_code;
     emit(p);
     return 0;
 }
@@ -778,7 +776,6 @@ static CURLcode read_answer(rest_lean *l, const rest_lean_req *rq, const rest_le
     p->nline = 0;
     p->in_value = p->status_sent = p->is_1xx = p->final_done = p->too_long = 0;
     p->fail = CURLE_OK;
-    p->status = 0;
     *keep = 0;
     for (;;) {
         CURLcode cc = CURLE_OK;
@@ -839,7 +836,7 @@ static CURLcode read_answer(rest_lean *l, const rest_lean_req *rq, const rest_le
             return CURLE_WEIRD_SERVER_REPLY;
         }
     }
-    res->status = p->status;
+    res->status = hp.status_code;       /* the final answer's: a 1xx was replaced */
     res->stamps.total_us = since_us(t0);
     return CURLE_OK;
 }
@@ -880,14 +877,11 @@ void rest_lean_free(rest_lean *l)
         SSL_SESSION_free(l->session);
     SSL_CTX_free(l->ctx);
     ERR_clear_error();
-    if (l->head)
-        explicit_bzero(l->head, l->head_cap);    /* holds the Authorization line */
     if (l->out)
-        explicit_bzero(l->out, l->out_cap);
+        explicit_bzero(l->out, l->out_cap);      /* holds the Authorization line */
     if (l->ps.line)
         explicit_bzero(l->ps.line, l->ps.cap);
     explicit_bzero(l->in, sizeof l->in);
-    free(l->head);
     free(l->out);
     free(l->ps.line);
     free(l);
@@ -919,11 +913,10 @@ CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lea
         res->stamps.total_us = since_us(t0);
         return cc;
     }
-    memcpy(l->out, l->head, l->head_len);
     if (rq->len)
         memcpy(l->out + l->head_len, rq->body, rq->len);
     if (sink->debug)
-        (void)sink->debug(NULL, CURLINFO_HEADER_OUT, l->head, l->head_len, sink->arg);
+        (void)sink->debug(NULL, CURLINFO_HEADER_OUT, l->out, l->head_len, sink->arg);
     res->stamps.pretransfer_us = since_us(t0);
     cc = send_all(l, l->out, l->head_len + rq->len, rq, res, t0, deadline, errbuf, errlen);
     int keep = 0;

@@ -94,6 +94,26 @@ stop_serve() {
     fi
 }
 
+# start_hostile SCRIPT ARGS...: python3 tests/hostile/SCRIPT with a port
+# file first and ARGS after, in the background; $HOSTILE_PID, and its port
+# in $HOSTILE_PORT once it listens (at most 10 s; empty if it never does).
+# The caller ends it: stop_hostile.
+start_hostile() {
+    hs_script=$1
+    shift
+    rm -f "$T/hostile.port"
+    python3 "$TOP/tests/hostile/$hs_script" "$T/hostile.port" "$@" &
+    HOSTILE_PID=$!
+    i=0
+    while [ ! -s "$T/hostile.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    HOSTILE_PORT=$(cat "$T/hostile.port" 2>/dev/null)
+}
+
+stop_hostile() {
+    kill "$HOSTILE_PID" 2>/dev/null
+    wait "$HOSTILE_PID" 2>/dev/null
+}
+
 # interrupt_bg PID PATTERN NAME: once $T/out has a line matching PATTERN
 # (the run started; at most 10 s) and half a second more, SIGINT to PID;
 # PASS NAME when it ends with exit 130 within 5 s (then KILLed).  Sets $rc.

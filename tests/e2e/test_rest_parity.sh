@@ -170,19 +170,15 @@ tls_case tls-rogue-client 3 "$TLS_URL" --cacert "$P/ca.pem" --cert "$P/rogue.pem
 # twice (the server counts what it received: the set-up's probe and the 30);
 # the lean engine says how many connections it replaced.
 for e in $ENGINES; do
-    rm -f "$T/ic.port" "$T/ic.count"
-    python3 "$TOP/tests/hostile/idle_close_server.py" "$T/ic.port" "$T/ic.count" 3 60 &
-    icpid=$!
-    i=0
-    while [ ! -s "$T/ic.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-    run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$(cat "$T/ic.port")/ekm/k1" \
+    rm -f "$T/ic.count"
+    start_hostile idle_close_server.py "$T/ic.count" 3 60
+    run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$HOSTILE_PORT/ekm/k1" \
         --token-env G_TOKEN --engine "$e" --op wrap --iterations 30 --threads 1 --json "$T/ic-$e.json"
     check "idle-closing server ($e): exit 0, no error" 0 '^ +errors\.+: 0\.00%'
     got=$(cat "$T/ic.count" 2>/dev/null)
     if [ "$got" = 31 ]; then pass "idle-closing server ($e): each request received once (31)"
     else fail "idle-closing server ($e): each request received once (31)" "the server received $got"; fi
-    kill "$icpid" 2>/dev/null
-    wait "$icpid" 2>/dev/null
+    stop_hostile
 done
 json_check "idle-closing server (lean): the connections replaced counted, none re-sent" "$T/ic-lean.json" \
     'runs[0]["http"]["reconnected"] >= 5 and runs[0]["http"]["retried"] == 0'
@@ -206,17 +202,12 @@ stop_serve held
 # body cut short).
 answers_both() {  # MODE ITERATIONS
     for e in $ENGINES; do
-        rm -f "$T/ha.port"
-        python3 "$TOP/tests/hostile/http_answers.py" "$T/ha.port" "$1" 60 &
-        hapid=$!
-        i=0
-        while [ ! -s "$T/ha.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-        timeout -s INT 120 "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$(cat "$T/ha.port")/ekm/k1" \
+        start_hostile http_answers.py "$1" 60
+        timeout -s INT 120 "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$HOSTILE_PORT/ekm/k1" \
             --token-env G_TOKEN --engine "$e" --op wrap --iterations "$2" --threads 1 --timeout 5 \
             --json "$T/ha-$1-$e.json" >"$T/ha-$1-$e.out" 2>"$T/ha-$1-$e.err" </dev/null
         echo $? >"$T/ha-$1-$e.rc"
-        kill "$hapid" 2>/dev/null
-        wait "$hapid" 2>/dev/null
+        stop_hostile
     done
 }
 for mode in chunked continue dribble eof bigheader; do
