@@ -545,7 +545,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         return BENCH_EXIT_USAGE;
     }
     if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0 ||
-        rest_http_pick_engine(&o->http, bench_async_slots(&o->lo.load) != 0, why, sizeof why) != 0) {
+        rest_http_pick_engine(&o->http, why, sizeof why) != 0) {
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }
@@ -743,7 +743,7 @@ static void rest_run_step(void *arg, const bench_load *load)
     rest_run_ctx *st = arg;
     bench_run_desc *d = st->d;
     st->o->lo.load = *load;          /* what the hooks describe (k6's context) */
-    bench_run_desc_load(d, load, st->o->lo.stages_text, st->aslots ? REST_MULTI_ENGINE : NULL,
+    bench_run_desc_load(d, load, st->o->lo.stages_text, st->aslots ? rest_multi_engine(&st->o->http) : NULL,
                         st->aslots);
     if (bench_session_run(st->s, d, st->w, load, st->hooks) != 0 &&
         rest_code_is_fatal_setup(atomic_load(&st->client->setup_code)))

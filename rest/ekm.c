@@ -437,7 +437,7 @@ void rest_ekm_workload(rest_ekm *e, bench_workload *w, unsigned aslots)
     w->close = ekm_close;
     e->xw = (rest_xfer_workload){ &ekm_ops, e };
     if (aslots)
-        rest_multi_attach(w, &e->xw, aslots, e->client->http.timeout_ms);
+        rest_multi_attach(w, &e->xw, aslots, &e->client->http);
     w->code_name = rest_code_namer;
     w->call = "an HTTP request";
     w->bytes_per_op = e->cfg.data_size;

@@ -494,7 +494,7 @@ void rest_any_workload(rest_any *a, bench_workload *w, unsigned aslots)
     w->close = any_close;
     a->xw = (rest_xfer_workload){ &any_ops, a };
     if (aslots)
-        rest_multi_attach(w, &a->xw, aslots, a->client->http.timeout_ms);
+        rest_multi_attach(w, &a->xw, aslots, &a->client->http);
     w->code_name = rest_any_code_name;
     w->call = "an HTTP request";
     rest_client_side(w);

@@ -787,7 +787,7 @@ static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, c
     d->test = test;
     d->mechanism = mech;
     const unsigned slots = bench_async_slots(&o->lo.load);   /* curl multi transfers in flight */
-    bench_run_desc_load(d, &o->lo.load, o->lo.stages_text, slots ? REST_MULTI_ENGINE : NULL, slots);
+    bench_run_desc_load(d, &o->lo.load, o->lo.stages_text, slots ? rest_multi_engine(&o->http) : NULL, slots);
     d->data_size = o->body ? o->body_len : 0;
 }
 

@@ -1110,7 +1110,7 @@ void rest_sdkms_workload(rest_sdkms *s, bench_workload *w, unsigned aslots)
     w->close = sdkms_close;
     s->xw = (rest_xfer_workload){ &sdkms_ops, s };
     if (aslots)
-        rest_multi_attach(w, &s->xw, aslots, s->client->http.timeout_ms);
+        rest_multi_attach(w, &s->xw, aslots, &s->client->http);
     w->code_name = rest_code_namer;
     w->call = "an HTTP request";
     rest_client_side(w);

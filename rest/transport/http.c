@@ -272,7 +272,7 @@ static const bench_option http_rows[] = {
       "per request, connection included (default 10s)", NULL },
     { "engine", 0, BENCH_ARG_REQUIRED, "NAME", REST_OPT_ENGINE,
       "who sends: lean (hsmbench's HTTP/1.1 client; the default\n"
-      "for blocking keep-alive ekm and sdkms runs) or libcurl", NULL },
+      "for keep-alive ekm and sdkms runs, blocking or not) or libcurl", NULL },
 };
 const bench_opt_group rest_http_group = BENCH_OPT_GROUP("TLS and HTTP:", http_rows, NULL);
 
@@ -701,37 +701,86 @@ CURL *rest_http_easy(rest_http *h)
     return h->easy;
 }
 
-CURLcode rest_http_run(rest_http *h)
+/* The lean engine's request from what the handle was given. */
+static void lean_request(rest_http *h, rest_lean_req *rq, rest_lean_sink *sink)
 {
-    if (!h->lean || h->engine_owned)
-        return curl_easy_perform(h->easy);
-    const rest_lean_req rq = { h->method, h->url, h->set, h->headers_gen, h->req_body, h->req_len,
-                               h->cur_timeout_ms, h->abandon_ok ? h->interrupt : NULL };
-    const rest_lean_sink sink = { on_header, on_body, h->verbose ? on_debug : NULL, h };
-    const CURLcode cc = rest_lean_perform(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf);
+    *rq = (rest_lean_req){ h->method, h->url, h->set, h->headers_gen, h->req_body, h->req_len,
+                           h->cur_timeout_ms, h->abandon_ok ? h->interrupt : NULL };
+    *sink = (rest_lean_sink){ on_header, on_body, h->verbose ? on_debug : NULL, h };
+}
+
+/* The lean engine's request ended: a URL made for it is forgotten. */
+static void lean_ended(rest_http *h)
+{
     if (h->gen_after) {
         h->headers_gen++;
         h->gen_after = 0;
     }
+}
+
+CURLcode rest_http_run(rest_http *h)
+{
+    if (!h->lean)
+        return curl_easy_perform(h->easy);
+    rest_lean_req rq;
+    rest_lean_sink sink;
+    lean_request(h, &rq, &sink);
+    const CURLcode cc = rest_lean_perform(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf);
+    lean_ended(h);
     return cc;
 }
 
-int rest_http_pick_engine(rest_http_opts *o, int nonblocking, char *err, size_t errlen)
+int rest_http_is_lean(const rest_http *h)
+{
+    return h->lean != NULL;
+}
+
+int rest_http_lean_begin(rest_http *h, CURLcode *cc)
+{
+    rest_lean_req rq;
+    rest_lean_sink sink;
+    lean_request(h, &rq, &sink);
+    const int ev = rest_lean_begin(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf, cc);
+    if (!ev)
+        lean_ended(h);
+    return ev;
+}
+
+int rest_http_lean_step(rest_http *h, CURLcode *cc)
+{
+    const int ev = rest_lean_step(h->lean, cc);
+    if (!ev)
+        lean_ended(h);
+    return ev;
+}
+
+CURLcode rest_http_lean_abandon(rest_http *h, CURLcode why)
+{
+    const CURLcode cc = rest_lean_abandon(h->lean, why);
+    lean_ended(h);
+    return cc;
+}
+
+int rest_http_lean_fd(const rest_http *h, unsigned *conns)
+{
+    *conns = rest_lean_conns(h->lean);
+    return rest_lean_fd(h->lean);
+}
+
+int rest_http_pick_engine(rest_http_opts *o, char *err, size_t errlen)
 {
     if (o->engine == REST_ENGINE_AUTO) {
-        o->engine = nonblocking || o->http2 || o->no_reuse ? REST_ENGINE_LIBCURL : REST_ENGINE_LEAN;
+        o->engine = o->http2 || o->no_reuse ? REST_ENGINE_LIBCURL : REST_ENGINE_LEAN;
         return 0;
     }
     if (o->engine != REST_ENGINE_LEAN)
         return 0;
-    const char *why = nonblocking ? "the non-blocking engine (--mode nonblocking, and --find-capacity's "
-                                    "open-loop steps: libcurl multi's transfers)"
-                    : o->http2    ? "--http2 (HTTP/2 is libcurl's)"
+    const char *why = o->http2    ? "--http2 (HTTP/2 is libcurl's)"
                     : o->no_reuse ? "--no-connection-reuse (a connection per request is libcurl's)"
                                   : NULL;
     if (why) {
-        snprintf(err, errlen, "--engine lean: the lean engine runs HTTP/1.1 keep-alive from blocking "
-                 "workers, not with %s: drop one of them", why);
+        snprintf(err, errlen, "--engine lean: the lean engine runs HTTP/1.1 with kept-alive "
+                 "connections, not %s: drop one of them", why);
         return -1;
     }
     return 0;
@@ -764,7 +813,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     }
     out->body_len = h->len;
     out->profiling = h->have_prof ? h->prof : NULL;
-    const int lean = h->lean && !h->engine_owned;   /* as rest_http_run() chose */
+    const int lean = h->lean != NULL;   /* as rest_http_run() chose */
     if (cc == CURLE_OK) {
         if (lean)
             out->status = h->lr.status;

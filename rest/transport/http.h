@@ -122,7 +122,7 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms);
 void rest_http_interruptible(rest_http *h, int on);
 
 /*
- * The non-blocking engine (rest/transport/multi.c) runs this handle's requests from
+ * A non-blocking engine (rest/transport/multi.c, lean_loop.c) runs this handle's requests from
  * now on (on), or no longer (off, before a blocking tear-down).  While it
  * does, libcurl keeps no timer for --timeout and calls no progress
  * function: each costs libcurl work on every request or on every pass
@@ -191,20 +191,35 @@ int rest_http_check_opts(const rest_http_opts *o, const bench_url *url, const ch
 
 /* The engine of this run, in o->engine; -1 with a one-line reason when
  * the one --engine forces cannot run it.  The lean engine runs HTTP/1.1
- * with keep-alive from blocking workers: not the non-blocking engine's
- * transfers (--mode nonblocking, --find-capacity's steps: libcurl multi's),
- * --http2 or --no-connection-reuse (libcurl's).  Without --engine it is
- * the lean one wherever it can run, else libcurl. */
-int rest_http_pick_engine(rest_http_opts *o, int nonblocking, char *err, size_t errlen);
+ * with keep-alive, from blocking workers and from the non-blocking slots
+ * (--mode nonblocking, --find-capacity's steps) alike: not --http2 or
+ * --no-connection-reuse (libcurl's).  Without --engine it is the lean one
+ * wherever it can run, else libcurl. */
+int rest_http_pick_engine(rest_http_opts *o, char *err, size_t errlen);
 /* "libcurl" or "lean", as the results file's "http_engine" says. */
 const char *rest_http_engine_name(const rest_http_opts *o);
 
 /*
  * Run the prepared request to its end, blocking: through the lean engine
- * when the handle has one and no multi handle owns it, else libcurl's
+ * when the handle has one (the options chose it), else libcurl's
  * curl_easy_perform.  What it returns goes to rest_http_finish().
  */
 CURLcode rest_http_run(rest_http *h);
+
+/*
+ * The non-blocking lean engine (rest/transport/lean_loop.c) runs a lean
+ * handle's prepared request a step at a time, as rest_lean_begin(),
+ * rest_lean_step() and rest_lean_abandon() do (rest/transport/lean.h):
+ * each returns POLLIN or POLLOUT to wait for on the handle's socket, or 0
+ * with the outcome in *cc, which goes to rest_http_finish().
+ */
+int rest_http_is_lean(const rest_http *h);
+int rest_http_lean_begin(rest_http *h, CURLcode *cc);
+int rest_http_lean_step(rest_http *h, CURLcode *cc);
+CURLcode rest_http_lean_abandon(rest_http *h, CURLcode why);
+/* The socket (-1: none) and, in *conns, how many were made: a new count
+ * is a new socket. */
+int rest_http_lean_fd(const rest_http *h, unsigned *conns);
 
 /* The side-metric hooks of a workload state whose first member is its
  * rest_http *: bind the worker's recorder, record what the operation noted. */

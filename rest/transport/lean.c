@@ -63,8 +63,29 @@ struct rest_lean {
     size_t        k_len;
     int           k_valid;
     lean_parse    ps;
+    /* The request in flight, from rest_lean_begin() to its end (st
+     * LS_IDLE: none); rq's pointers are the caller's, valid till then. */
+    int           st;
+    rest_lean_req rq;
+    rest_lean_sink sink;
+    rest_lean_result *res;
+    char         *errbuf;
+    size_t        errlen;
+    uint64_t      t0;
+    size_t        sent;              /* of the head and body */
+    struct addrinfo *ai, *ai_next;   /* the endpoint's addresses; those not tried yet */
+    int           last_errno;        /* why the last address tried failed */
+    char          addr[INET6_ADDRSTRLEN];   /* the address being connected to */
+    unsigned      conns;             /* sockets made (rest_lean_conns) */
+    http_parser   hp;
     char          in[IN_BUF];
 };
+
+/* Where the request in flight is. */
+enum { LS_IDLE, LS_CONNECT, LS_HANDSHAKE, LS_SEND, LS_RECV };
+/* What a step returns when the request moved on to its next state (else
+ * POLLIN or POLLOUT: wait for that; 0: the request ended). */
+#define STEP_ON (-1)
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -154,7 +175,15 @@ static const char *ssl_text(char *buf, size_t len, int e, int sys, int *queued)
     return buf;
 }
 
-/* ---- waiting ------------------------------------------------------------------- */
+
+/* What an SSL_get_error() code says to wait for: POLLIN or POLLOUT, or 0
+ * when it is a failure, not a wait. */
+static int ssl_wait(int e)
+{
+    return e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+}
+
+/* ---- waiting (the blocking engine's) ------------------------------------------ */
 
 enum { WAIT_READY, WAIT_TIMEOUT, WAIT_INTERRUPTED, WAIT_ERROR };
 
@@ -182,22 +211,6 @@ static int wait_fd(int fd, short events, uint64_t deadline, const bench_flag *in
         if (r < 0 && errno != EINTR)
             return WAIT_ERROR;
     }
-}
-
-/* The failure a wait that did not end ready stands for. */
-static CURLcode wait_failed(int w, uint64_t t0, uint64_t got, char *errbuf, size_t errlen)
-{
-    if (w == WAIT_INTERRUPTED) {
-        snprintf(errbuf, errlen, "Callback aborted");
-        return CURLE_ABORTED_BY_CALLBACK;
-    }
-    if (w == WAIT_TIMEOUT) {
-        snprintf(errbuf, errlen, "Operation timed out after %lld milliseconds with %llu bytes received",
-                 (long long)(since_us(t0) / 1000), (unsigned long long)got);
-        return CURLE_OPERATION_TIMEDOUT;
-    }
-    snprintf(errbuf, errlen, "poll: %s", strerror(errno));
-    return CURLE_RECV_ERROR;
 }
 
 /* ---- the connection --------------------------------------------------------------- */
@@ -232,7 +245,8 @@ static int conn_stale(rest_lean *l)
 {
     struct pollfd p = { l->fd, POLLIN, 0 };
     const int r = poll(&p, 1, 0);
-    if (r == 0)
+    /* (TLS may hold bytes read ahead, which poll does not see.) */
+    if (r == 0 && !(l->ssl && SSL_has_pending(l->ssl)))
         return 0;
     if (r < 0)
         return 1;
@@ -262,6 +276,8 @@ static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
     /* An end of file without close_notify ends a body read to the end
      * (the parser still tells a body cut short of its length). */
     SSL_CTX_set_options(c, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    /* A record's header and body in one read, not two. */
+    SSL_CTX_set_read_ahead(c, 1);
     (void)SSL_CTX_set_alpn_protos(c, (const unsigned char *)"\x08http/1.1", 9);
     if (!l->tls.insecure) {
         SSL_CTX_set_verify(c, SSL_VERIFY_PEER, NULL);
@@ -296,170 +312,26 @@ static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
     return CURLE_OK;
 }
 
-static CURLcode tls_handshake(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
-                              uint64_t t0, uint64_t deadline, char *errbuf, size_t errlen)
+
+/* ---- the request's end ---------------------------------------------------------- */
+
+/* The request in flight ends with code (its message in errbuf already);
+ * keep: the connection may carry the next.  Returns 0, a step's "ended". */
+static int end(rest_lean *l, CURLcode *cc, CURLcode code, int keep)
 {
-    CURLcode cc = tls_context(l, errbuf, errlen);
-    if (cc != CURLE_OK)
-        return cc;
-    SSL *s = SSL_new(l->ctx);
-    if (!s || SSL_set_fd(s, l->fd) != 1) {
-        SSL_free(s);
-        snprintf(errbuf, errlen, "cannot start TLS (out of memory)");
-        return CURLE_OUT_OF_MEMORY;
+    *cc = code;
+    if (code != CURLE_OK || !keep)
+        conn_close(l, code == CURLE_OK ? &l->sink : NULL);
+    if (code != CURLE_OK)
+        l->res->stamps.total_us = since_us(l->t0);
+    if (l->ai) {
+        freeaddrinfo(l->ai);
+        l->ai = l->ai_next = NULL;
     }
-    l->ssl = s;
-    char host[256];
-    bare_host(rq->url->host, host, sizeof host);
-    unsigned char ip[16];
-    const int is_ip = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
-    /* SNI names a host, never an address (RFC 6066). */
-    if (!is_ip && SSL_set_tlsext_host_name(s, host) != 1) {
-        snprintf(errbuf, errlen, "cannot set the TLS server name %s", host);
-        return CURLE_SSL_CONNECT_ERROR;
-    }
-    if (!l->tls.insecure) {
-        X509_VERIFY_PARAM *vp = SSL_get0_param(s);
-        const int ok = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(vp, host) : SSL_set1_host(s, host);
-        if (ok != 1) {
-            snprintf(errbuf, errlen, "cannot set the TLS host name to verify, %s", host);
-            return CURLE_SSL_CONNECT_ERROR;
-        }
-    }
-    if (l->session)
-        (void)SSL_set_session(s, l->session);   /* resumed, or a full handshake */
-    for (;;) {
-        ERR_clear_error();
-        const int r = SSL_connect(s);
-        if (r == 1)
-            break;
-        const int e = SSL_get_error(s, r);
-        const int sys = errno;
-        int w;
-        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-            w = wait_fd(l->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline, rq->interrupt);
-            if (w == WAIT_READY)
-                continue;
-            if (w == WAIT_TIMEOUT) {
-                snprintf(errbuf, errlen, "SSL connection timeout");
-                return CURLE_OPERATION_TIMEDOUT;
-            }
-            return wait_failed(w, t0, 0, errbuf, errlen);
-        }
-        const long vr = SSL_get_verify_result(s);
-        if (vr != X509_V_OK && !l->tls.insecure) {
-            ERR_clear_error();
-            if (vr == X509_V_ERR_HOSTNAME_MISMATCH || vr == X509_V_ERR_IP_ADDRESS_MISMATCH)
-                snprintf(errbuf, errlen, "SSL: no alternative certificate subject name matches "
-                         "target host name '%s'", host);
-            else
-                snprintf(errbuf, errlen, "SSL certificate problem: %s",
-                         X509_verify_cert_error_string(vr));
-            return CURLE_PEER_FAILED_VERIFICATION;
-        }
-        char why[256];
-        int queued;
-        ssl_text(why, sizeof why, e, sys, &queued);
-        if (queued)
-            snprintf(errbuf, errlen, "%s", why);
-        else
-            snprintf(errbuf, errlen, "OpenSSL SSL_connect: %s in connection to %s:%u ", why, host,
-                     rq->url->port);
-        return CURLE_SSL_CONNECT_ERROR;
-    }
-    if (l->session && !SSL_session_reused(s)) {
-        SSL_SESSION_free(l->session);           /* refused: no use offering it again */
-        l->session = NULL;
-    }
-    text(sink, "SSL connection using %s / %s%s", SSL_get_version(s), SSL_get_cipher_name(s),
-         SSL_session_reused(s) ? " (resumed)" : "");
-    return CURLE_OK;
+    l->st = LS_IDLE;
+    return 0;
 }
 
-/* A new connection to the request's endpoint, TLS included. */
-static CURLcode conn_open(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
-                          rest_lean_result *res, uint64_t t0, uint64_t deadline, char *errbuf,
-                          size_t errlen)
-{
-    const bench_url *u = rq->url;
-    char host[256], port[16];
-    bare_host(u->host, host, sizeof host);
-    snprintf(port, sizeof port, "%u", u->port);
-    struct addrinfo hints, *ai = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    const int g = getaddrinfo(host, port, &hints, &ai);
-    if (g != 0) {
-        snprintf(errbuf, errlen, "Could not resolve host: %s", host);
-        return CURLE_COULDNT_RESOLVE_HOST;
-    }
-    res->stamps.namelookup_us = since_us(t0);
-    int last = ECONNREFUSED;
-    for (const struct addrinfo *a = ai; a && l->fd < 0; a = a->ai_next) {
-        char addr[INET6_ADDRSTRLEN] = "";
-        const void *sa = a->ai_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr
-                                                  : (const void *)&((struct sockaddr_in *)a->ai_addr)->sin_addr;
-        (void)inet_ntop(a->ai_family, sa, addr, sizeof addr);
-        text(sink, "  Trying %s:%u...", addr, u->port);
-        const int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            last = errno;
-            continue;
-        }
-        const int one = 1;
-        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        int err = 0;
-        if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
-            err = errno;
-            if (err == EINPROGRESS) {
-                const int w = wait_fd(fd, POLLOUT, deadline, rq->interrupt);
-                if (w != WAIT_READY) {
-                    (void)close(fd);
-                    freeaddrinfo(ai);
-                    if (w == WAIT_TIMEOUT) {
-                        snprintf(errbuf, errlen, "Connection timed out after %lld milliseconds",
-                                 (long long)(since_us(t0) / 1000));
-                        return CURLE_OPERATION_TIMEDOUT;
-                    }
-                    return wait_failed(w, t0, 0, errbuf, errlen);
-                }
-                socklen_t sl = sizeof err;
-                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) != 0)
-                    err = errno;
-            }
-        }
-        if (err) {
-            last = err;
-            (void)close(fd);
-            continue;
-        }
-        l->fd = fd;
-        text(sink, "Connected to %s (%s) port %u", host, addr, u->port);
-    }
-    freeaddrinfo(ai);
-    if (l->fd < 0) {
-        res->os_errno = last;
-        snprintf(errbuf, errlen, "Failed to connect to %s port %u after %lld ms: %s", host, u->port,
-                 (long long)(since_us(t0) / 1000), strerror(last));
-        return CURLE_COULDNT_CONNECT;
-    }
-    res->stamps.connect_us = since_us(t0);
-    res->stamps.num_connects = 1;
-    if (u->scheme == BENCH_URL_HTTPS) {
-        const CURLcode cc = tls_handshake(l, rq, sink, t0, deadline, errbuf, errlen);
-        if (cc != CURLE_OK) {
-            conn_close(l, NULL);
-            return cc;
-        }
-        res->stamps.appconnect_us = since_us(t0);
-    }
-    l->conn_url = u;
-    return CURLE_OK;
-}
-
-/* Whether the kept connection goes to the request's endpoint. */
 static int same_endpoint(const bench_url *a, const bench_url *b)
 {
     return a == b || (a->scheme == b->scheme && a->port == b->port && strcmp(a->host, b->host) == 0);
@@ -536,105 +408,271 @@ static int build_head(rest_lean *l, const rest_lean_req *rq)
     return 0;
 }
 
-static CURLcode send_all(rest_lean *l, const char *buf, size_t n, const rest_lean_req *rq,
-                         rest_lean_result *res, uint64_t t0, uint64_t deadline, char *errbuf,
-                         size_t errlen)
+
+/* The connection is up: the request goes out next. */
+static int ready(rest_lean *l)
 {
-    size_t off = 0;
-    while (off < n) {
-        short want = POLLOUT;
-        if (l->ssl) {
-            ERR_clear_error();
-            const int r = SSL_write(l->ssl, buf + off, (int)(n - off > 1u << 30 ? 1u << 30 : n - off));
-            if (r > 0) {
-                off += (size_t)r;
-                continue;
-            }
-            const int e = SSL_get_error(l->ssl, r);
-            const int sys = errno;
-            if (e == SSL_ERROR_WANT_READ)
-                want = POLLIN;
-            else if (e != SSL_ERROR_WANT_WRITE) {
-                char why[256];
-                int queued;
-                res->os_errno = e == SSL_ERROR_SYSCALL ? sys : 0;
-                ssl_text(why, sizeof why, e, sys, &queued);
-                if (e == SSL_ERROR_SYSCALL && !queued)
-                    snprintf(errbuf, errlen, "SSL_write() returned SYSCALL, errno = %d", sys);
-                else
-                    snprintf(errbuf, errlen, "SSL_write() error: %s", why);
-                return CURLE_SEND_ERROR;
-            }
-        } else {
-            const ssize_t r = send(l->fd, buf + off, n - off, MSG_NOSIGNAL);
-            if (r > 0) {
-                off += (size_t)r;
-                continue;
-            }
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (!(r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
-                res->os_errno = errno;
-                snprintf(errbuf, errlen, "Send failure: %s", strerror(errno));
-                return CURLE_SEND_ERROR;
-            }
-        }
-        const int w = wait_fd(l->fd, want, deadline, rq->interrupt);
-        if (w != WAIT_READY)
-            return wait_failed(w, t0, 0, errbuf, errlen);
-    }
-    return CURLE_OK;
+    l->conn_url = l->rq.url;
+    if (l->rq.len)
+        memcpy(l->out + l->head_len, l->rq.body, l->rq.len);
+    if (l->sink.debug)
+        (void)l->sink.debug(NULL, CURLINFO_HEADER_OUT, l->out, l->head_len, l->sink.arg);
+    l->res->stamps.pretransfer_us = since_us(l->t0);
+    l->sent = 0;
+    l->st = LS_SEND;
+    return STEP_ON;
 }
 
-/* Up to cap bytes: > 0 read, 0 the end of the stream, -1 a failure in *cc. */
-static ssize_t recv_some(rest_lean *l, char *buf, size_t cap, const rest_lean_req *rq,
-                         rest_lean_result *res, uint64_t t0, uint64_t deadline, CURLcode *cc,
-                         char *errbuf, size_t errlen)
+/* A set-up step failed: the request ended with code.  Returns -1. */
+static int fail_setup(rest_lean *l, CURLcode *cc, CURLcode code)
 {
-    for (;;) {
-        short want = POLLIN;
-        if (l->ssl) {
-            ERR_clear_error();
-            const int r = SSL_read(l->ssl, buf, (int)cap);
-            if (r > 0)
-                return r;
-            const int e = SSL_get_error(l->ssl, r);
-            const int sys = errno;
-            if (e == SSL_ERROR_ZERO_RETURN)
-                return 0;
-            if (e == SSL_ERROR_WANT_WRITE)
-                want = POLLOUT;
-            else if (e != SSL_ERROR_WANT_READ) {
-                if (e == SSL_ERROR_SYSCALL && sys == 0 && !ERR_peek_error())
-                    return 0;
-                char why[256];
-                int queued;
-                res->os_errno = e == SSL_ERROR_SYSCALL ? sys : 0;
-                snprintf(errbuf, errlen, "OpenSSL SSL_read: %s, errno %d",
-                         ssl_text(why, sizeof why, e, sys, &queued), sys);
-                *cc = CURLE_RECV_ERROR;
-                return -1;
-            }
-        } else {
-            const ssize_t r = recv(l->fd, buf, cap, 0);
-            if (r >= 0)
-                return r;
-            if (errno == EINTR)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK) {
-                res->os_errno = errno;
-                snprintf(errbuf, errlen, "Recv failure: %s", strerror(errno));
-                *cc = CURLE_RECV_ERROR;
-                return -1;
-            }
-        }
-        const int w = wait_fd(l->fd, want, deadline, rq->interrupt);
-        if (w != WAIT_READY) {
-            *cc = wait_failed(w, t0, res->bytes_in, errbuf, errlen);
-            return -1;
+    (void)end(l, cc, code, 0);
+    return -1;
+}
+
+/* ---- TLS ----------------------------------------------------------------------------- */
+
+/* The host name or address the request's URL names, without brackets. */
+static const char *url_host(const rest_lean *l, char *buf, size_t len)
+{
+    return bare_host(l->rq.url->host, buf, len);
+}
+
+/* TLS set up on the new connection, ready for its handshake; -1 when it
+ * cannot be (the request ended). */
+static int tls_begin(rest_lean *l, CURLcode *cc)
+{
+    CURLcode code = tls_context(l, l->errbuf, l->errlen);
+    if (code != CURLE_OK)
+        return fail_setup(l, cc, code);
+    SSL *s = SSL_new(l->ctx);
+    if (!s || SSL_set_fd(s, l->fd) != 1) {
+        SSL_free(s);
+        snprintf(l->errbuf, l->errlen, "cannot start TLS (out of memory)");
+        return fail_setup(l, cc, CURLE_OUT_OF_MEMORY);
+    }
+    l->ssl = s;
+    char host[256];
+    url_host(l, host, sizeof host);
+    unsigned char ip[16];
+    const int is_ip = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
+    /* SNI names a host, never an address (RFC 6066). */
+    if (!is_ip && SSL_set_tlsext_host_name(s, host) != 1) {
+        snprintf(l->errbuf, l->errlen, "cannot set the TLS server name %s", host);
+        return fail_setup(l, cc, CURLE_SSL_CONNECT_ERROR);
+    }
+    if (!l->tls.insecure) {
+        X509_VERIFY_PARAM *vp = SSL_get0_param(s);
+        const int ok = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(vp, host) : SSL_set1_host(s, host);
+        if (ok != 1) {
+            snprintf(l->errbuf, l->errlen, "cannot set the TLS host name to verify, %s", host);
+            return fail_setup(l, cc, CURLE_SSL_CONNECT_ERROR);
         }
     }
+    if (l->session)
+        (void)SSL_set_session(s, l->session);   /* resumed, or a full handshake */
+    l->st = LS_HANDSHAKE;
+    return 0;
 }
+
+static int step_handshake(rest_lean *l, CURLcode *cc)
+{
+    SSL *s = l->ssl;
+    ERR_clear_error();
+    const int r = SSL_connect(s);
+    if (r != 1) {
+        const int e = SSL_get_error(s, r);
+        const int sys = errno;
+        const int want = ssl_wait(e);
+        if (want)
+            return want;
+        char host[256];
+        url_host(l, host, sizeof host);
+        const long vr = SSL_get_verify_result(s);
+        if (vr != X509_V_OK && !l->tls.insecure) {
+            ERR_clear_error();
+            if (vr == X509_V_ERR_HOSTNAME_MISMATCH || vr == X509_V_ERR_IP_ADDRESS_MISMATCH)
+                snprintf(l->errbuf, l->errlen, "SSL: no alternative certificate subject name matches "
+                         "target host name '%s'", host);
+            else
+                snprintf(l->errbuf, l->errlen, "SSL certificate problem: %s",
+                         X509_verify_cert_error_string(vr));
+            return end(l, cc, CURLE_PEER_FAILED_VERIFICATION, 0);
+        }
+        char why[256];
+        int queued;
+        ssl_text(why, sizeof why, e, sys, &queued);
+        if (queued)
+            snprintf(l->errbuf, l->errlen, "%s", why);
+        else
+            snprintf(l->errbuf, l->errlen, "OpenSSL SSL_connect: %s in connection to %s:%u ", why, host,
+                     l->rq.url->port);
+        return end(l, cc, CURLE_SSL_CONNECT_ERROR, 0);
+    }
+    if (l->session && !SSL_session_reused(s)) {
+        SSL_SESSION_free(l->session);           /* refused: no use offering it again */
+        l->session = NULL;
+    }
+    text(&l->sink, "SSL connection using %s / %s%s", SSL_get_version(s), SSL_get_cipher_name(s),
+         SSL_session_reused(s) ? " (resumed)" : "");
+    l->res->stamps.appconnect_us = since_us(l->t0);
+    return ready(l);
+}
+
+/* ---- connecting ------------------------------------------------------------------------ */
+
+/* The endpoint's addresses, to try one after the other; -1 when the name
+ * does not resolve (the request ended). */
+static int resolve(rest_lean *l, CURLcode *cc)
+{
+    const bench_url *u = l->rq.url;
+    char host[256], port[16];
+    url_host(l, host, sizeof host);
+    snprintf(port, sizeof port, "%u", u->port);
+    struct addrinfo hints, *ai = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    if (getaddrinfo(host, port, &hints, &ai) != 0) {
+        snprintf(l->errbuf, l->errlen, "Could not resolve host: %s", host);
+        return fail_setup(l, cc, CURLE_COULDNT_RESOLVE_HOST);
+    }
+    l->res->stamps.namelookup_us = since_us(l->t0);
+    l->ai = l->ai_next = ai;
+    l->last_errno = ECONNREFUSED;
+    l->st = LS_CONNECT;
+    return 0;
+}
+
+/* The socket is connected: TLS next, or the request. */
+static int connected(rest_lean *l, CURLcode *cc)
+{
+    const bench_url *u = l->rq.url;
+    char host[256];
+    text(&l->sink, "Connected to %s (%s) port %u", url_host(l, host, sizeof host), l->addr, u->port);
+    freeaddrinfo(l->ai);
+    l->ai = l->ai_next = NULL;
+    l->res->stamps.connect_us = since_us(l->t0);
+    l->res->stamps.num_connects = 1;
+    if (u->scheme != BENCH_URL_HTTPS)
+        return ready(l);
+    return tls_begin(l, cc) == 0 ? STEP_ON : 0;
+}
+
+/* A connection to the next address: made, under way (POLLOUT), or none
+ * left (the request's failure, with the last address's reason). */
+static int step_connect(rest_lean *l, CURLcode *cc)
+{
+    const bench_url *u = l->rq.url;
+    if (l->fd >= 0) {
+        /* The connect under way came to its end, unless this step was
+         * for another socket's event (one its slot had before). */
+        struct pollfd p = { l->fd, POLLOUT, 0 };
+        if (poll(&p, 1, 0) == 0)
+            return POLLOUT;
+        int err = 0;
+        socklen_t sl = sizeof err;
+        if (getsockopt(l->fd, SOL_SOCKET, SO_ERROR, &err, &sl) != 0)
+            err = errno;
+        if (!err)
+            return connected(l, cc);
+        l->last_errno = err;
+        (void)close(l->fd);
+        l->fd = -1;
+    }
+    while (l->ai_next) {
+        const struct addrinfo *a = l->ai_next;
+        l->ai_next = a->ai_next;
+        const void *sa = a->ai_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr
+                                                  : (const void *)&((struct sockaddr_in *)a->ai_addr)->sin_addr;
+        if (!inet_ntop(a->ai_family, sa, l->addr, sizeof l->addr))
+            l->addr[0] = 0;
+        text(&l->sink, "  Trying %s:%u...", l->addr, u->port);
+        const int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            l->last_errno = errno;
+            continue;
+        }
+        const int one = 1;
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        l->fd = fd;
+        l->conns++;
+        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+            return connected(l, cc);
+        if (errno == EINPROGRESS)
+            return POLLOUT;
+        l->last_errno = errno;
+        (void)close(fd);
+        l->fd = -1;
+    }
+    char host[256];
+    l->res->os_errno = l->last_errno;
+    snprintf(l->errbuf, l->errlen, "Failed to connect to %s port %u after %lld ms: %s",
+             url_host(l, host, sizeof host), u->port, (long long)(since_us(l->t0) / 1000),
+             strerror(l->last_errno));
+    return end(l, cc, CURLE_COULDNT_CONNECT, 0);
+}
+
+/* ---- sending ---------------------------------------------------------------------------- */
+
+static int step_send(rest_lean *l, CURLcode *cc)
+{
+    const size_t n = l->head_len + l->rq.len;
+    while (l->sent < n) {
+        const char *buf = l->out + l->sent;
+        const size_t left = n - l->sent;
+        if (l->ssl) {
+            ERR_clear_error();
+            const int r = SSL_write(l->ssl, buf, (int)(left > 1u << 30 ? 1u << 30 : left));
+            if (r > 0) {
+                l->sent += (size_t)r;
+                continue;
+            }
+            const int e = SSL_get_error(l->ssl, r);
+            const int sys = errno;
+            const int want = ssl_wait(e);
+            if (want)
+                return want;
+            char why[256];
+            int queued;
+            l->res->os_errno = e == SSL_ERROR_SYSCALL ? sys : 0;
+            ssl_text(why, sizeof why, e, sys, &queued);
+            if (e == SSL_ERROR_SYSCALL && !queued)
+                snprintf(l->errbuf, l->errlen, "SSL_write() returned SYSCALL, errno = %d", sys);
+            else
+                snprintf(l->errbuf, l->errlen, "SSL_write() error: %s", why);
+            return end(l, cc, CURLE_SEND_ERROR, 0);
+        }
+        const ssize_t r = send(l->fd, buf, left, MSG_NOSIGNAL);
+        if (r > 0) {
+            l->sent += (size_t)r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return POLLOUT;
+        l->res->os_errno = errno;
+        snprintf(l->errbuf, l->errlen, "Send failure: %s", strerror(errno));
+        return end(l, cc, CURLE_SEND_ERROR, 0);
+    }
+    l->res->bytes_out = n;
+    l->res->stamps.posttransfer_us = since_us(l->t0);
+    lean_parse *p = &l->ps;
+    http_parser_init(&l->hp, HTTP_RESPONSE);
+    l->hp.data = p;
+    p->sink = &l->sink;
+    p->nline = 0;
+    p->in_value = p->status_sent = p->is_1xx = p->final_done = p->too_long = 0;
+    p->fail = CURLE_OK;
+    l->st = LS_RECV;
+    /* The answer cannot be there yet (nothing after the last one was
+     * kept): wait for it rather than read in vain, unless TLS holds bytes
+     * read ahead.  An edge-triggered wait still sees its arrival. */
+    return l->ssl && SSL_has_pending(l->ssl) ? STEP_ON : POLLIN;
+}
+
 
 /* ---- reading the answer ------------------------------------------------------------- */
 
@@ -764,81 +802,110 @@ static const http_parser_settings parse_cb = {
 };
 
 /* Read the answer to its end; *keep: the connection may carry the next. */
-static CURLcode read_answer(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
-                            rest_lean_result *res, uint64_t t0, uint64_t deadline, int *keep,
-                            char *errbuf, size_t errlen)
+
+/* The final answer is complete. */
+static int answered(rest_lean *l, CURLcode *cc, int keep)
 {
-    http_parser hp;
+    l->res->status = l->hp.status_code;       /* the final answer's: a 1xx was replaced */
+    l->res->stamps.total_us = since_us(l->t0);
+    return end(l, cc, CURLE_OK, keep);
+}
+
+/* ---- receiving -------------------------------------------------------------------------- */
+
+/* Read and parse until the answer is complete, or the socket has nothing
+ * more for now (POLLIN; POLLOUT for a TLS renegotiation's write). */
+static int step_recv(rest_lean *l, CURLcode *cc)
+{
     lean_parse *p = &l->ps;
-    http_parser_init(&hp, HTTP_RESPONSE);
-    hp.data = p;
-    p->sink = sink;
-    p->nline = 0;
-    p->in_value = p->status_sent = p->is_1xx = p->final_done = p->too_long = 0;
-    p->fail = CURLE_OK;
-    *keep = 0;
+    http_parser *hp = &l->hp;
+    rest_lean_result *res = l->res;
     for (;;) {
-        CURLcode cc = CURLE_OK;
-        const ssize_t n = recv_some(l, l->in, sizeof l->in, rq, res, t0, deadline, &cc, errbuf, errlen);
-        if (n < 0)
-            return cc;
+        ssize_t n;
+        if (l->ssl) {
+            ERR_clear_error();
+            const int r = SSL_read(l->ssl, l->in, (int)sizeof l->in);
+            n = r;
+            if (r <= 0) {
+                const int e = SSL_get_error(l->ssl, r);
+                const int sys = errno;
+                const int want = ssl_wait(e);
+                if (want)
+                    return want;
+                n = 0;
+                if (e != SSL_ERROR_ZERO_RETURN && !(e == SSL_ERROR_SYSCALL && sys == 0 && !ERR_peek_error())) {
+                    char why[256];
+                    int queued;
+                    res->os_errno = e == SSL_ERROR_SYSCALL ? sys : 0;
+                    snprintf(l->errbuf, l->errlen, "OpenSSL SSL_read: %s, errno %d",
+                             ssl_text(why, sizeof why, e, sys, &queued), sys);
+                    return end(l, cc, CURLE_RECV_ERROR, 0);
+                }
+            }
+        } else {
+            n = recv(l->fd, l->in, sizeof l->in, 0);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                if (errno == EAGAIN || errno == EWOULDBLOCK)
+                    return POLLIN;
+                res->os_errno = errno;
+                snprintf(l->errbuf, l->errlen, "Recv failure: %s", strerror(errno));
+                return end(l, cc, CURLE_RECV_ERROR, 0);
+            }
+        }
         if (n == 0) {
             if (res->bytes_in == 0) {
-                snprintf(errbuf, errlen, "Empty reply from server");
-                return CURLE_GOT_NOTHING;
+                snprintf(l->errbuf, l->errlen, "Empty reply from server");
+                return end(l, cc, CURLE_GOT_NOTHING, 0);
             }
-            (void)http_parser_execute(&hp, &parse_cb, NULL, 0);    /* the end of the stream */
+            (void)http_parser_execute(hp, &parse_cb, NULL, 0);    /* the end of the stream */
             if (p->final_done)
-                break;
+                return answered(l, cc, 0);
             if (p->fail != CURLE_OK)
-                return p->fail;
-            if (hp.content_length > 0 && hp.content_length != ULLONG_MAX && !(hp.flags & F_CHUNKED))
-                snprintf(errbuf, errlen, "transfer closed with %llu bytes remaining to read",
-                         (unsigned long long)hp.content_length);
+                return end(l, cc, p->fail, 0);
+            if (hp->content_length > 0 && hp->content_length != ULLONG_MAX && !(hp->flags & F_CHUNKED))
+                snprintf(l->errbuf, l->errlen, "transfer closed with %llu bytes remaining to read",
+                         (unsigned long long)hp->content_length);
             else
-                snprintf(errbuf, errlen, "transfer closed with outstanding read data remaining");
-            return CURLE_PARTIAL_FILE;
+                snprintf(l->errbuf, l->errlen, "transfer closed with outstanding read data remaining");
+            return end(l, cc, CURLE_PARTIAL_FILE, 0);
         }
         if (res->bytes_in == 0)
-            res->stamps.starttransfer_us = since_us(t0);
+            res->stamps.starttransfer_us = since_us(l->t0);
         res->bytes_in += (uint64_t)n;
-        const size_t used = http_parser_execute(&hp, &parse_cb, l->in, (size_t)n);
-        if (p->final_done) {
-            *keep = used == (size_t)n && http_should_keep_alive(&hp);
-            break;
-        }
-        if (p->too_long || HTTP_PARSER_ERRNO(&hp) == HPE_HEADER_OVERFLOW) {
-            snprintf(errbuf, errlen, "%s", REST_HEADER_TOO_LARGE_TEXT);
-            return CURLE_OUT_OF_MEMORY;   /* libcurl's code for it (rest_http_finish) */
+        const size_t used = http_parser_execute(hp, &parse_cb, l->in, (size_t)n);
+        if (p->final_done)
+            return answered(l, cc, used == (size_t)n && http_should_keep_alive(hp));
+        if (p->too_long || HTTP_PARSER_ERRNO(hp) == HPE_HEADER_OVERFLOW) {
+            snprintf(l->errbuf, l->errlen, "%s", REST_HEADER_TOO_LARGE_TEXT);
+            return end(l, cc, CURLE_OUT_OF_MEMORY, 0);   /* libcurl's code for it (rest_http_finish) */
         }
         if (p->fail != CURLE_OK) {
             if (p->fail == CURLE_WRITE_ERROR)
-                snprintf(errbuf, errlen, "Failure writing output to destination");
+                snprintf(l->errbuf, l->errlen, "Failure writing output to destination");
             else if (p->fail == CURLE_WEIRD_SERVER_REPLY)
-                snprintf(errbuf, errlen, "Invalid response: status 101 (no upgrade was asked for)");
+                snprintf(l->errbuf, l->errlen, "Invalid response: status 101 (no upgrade was asked for)");
             else
-                snprintf(errbuf, errlen, "out of memory reading the answer");
-            return p->fail;
+                snprintf(l->errbuf, l->errlen, "out of memory reading the answer");
+            return end(l, cc, p->fail, 0);
         }
-        const enum http_errno he = HTTP_PARSER_ERRNO(&hp);
+        const enum http_errno he = HTTP_PARSER_ERRNO(hp);
         if (he != HPE_OK) {
             /* A status line that is not one is libcurl's
              * CURLE_UNSUPPORTED_PROTOCOL, in its words: an answer that does
              * not begin "HTTP/" would be HTTP/0.9, one that does has a
              * version or status it cannot read. */
-            if (!p->status_sent && hp.status_code == 0 &&
+            if (!p->status_sent && hp->status_code == 0 &&
                 (he == HPE_INVALID_CONSTANT || he == HPE_INVALID_VERSION || he == HPE_INVALID_STATUS)) {
-                snprintf(errbuf, errlen, "%s", he == HPE_INVALID_CONSTANT
+                snprintf(l->errbuf, l->errlen, "%s", he == HPE_INVALID_CONSTANT
                          ? "Received HTTP/0.9 when not allowed" : "Unsupported HTTP version in response");
-                return CURLE_UNSUPPORTED_PROTOCOL;
+                return end(l, cc, CURLE_UNSUPPORTED_PROTOCOL, 0);
             }
-            snprintf(errbuf, errlen, "Invalid response: %s", http_errno_description(he));
-            return CURLE_WEIRD_SERVER_REPLY;
+            snprintf(l->errbuf, l->errlen, "Invalid response: %s", http_errno_description(he));
+            return end(l, cc, CURLE_WEIRD_SERVER_REPLY, 0);
         }
     }
-    res->status = hp.status_code;       /* the final answer's: a 1xx was replaced */
-    res->stamps.total_us = since_us(t0);
-    return CURLE_OK;
 }
 
 /* ---- the request --------------------------------------------------------------------- */
@@ -873,6 +940,8 @@ void rest_lean_free(rest_lean *l)
     if (!l)
         return;
     conn_close(l, NULL);
+    if (l->ai)
+        freeaddrinfo(l->ai);            /* a request abandoned while connecting */
     if (l->session)
         SSL_SESSION_free(l->session);
     SSL_CTX_free(l->ctx);
@@ -887,47 +956,104 @@ void rest_lean_free(rest_lean *l)
     free(l);
 }
 
-CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
-                           rest_lean_result *res, char *errbuf, size_t errlen)
+
+int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                    rest_lean_result *res, char *errbuf, size_t errlen, CURLcode *cc)
 {
-    const uint64_t t0 = bench_now_ns();
-    const uint64_t deadline = rq->timeout_ms > 0 ? t0 + (uint64_t)rq->timeout_ms * 1000000ULL : 0;
+    l->t0 = bench_now_ns();
+    l->rq = *rq;
+    l->sink = *sink;
+    l->res = res;
+    l->errbuf = errbuf;
+    l->errlen = errlen;
     memset(res, 0, sizeof *res);
     res->stamps.posttransfer_us = -1;
     errbuf[0] = 0;
     if (build_head(l, rq) != 0 || grow(&l->out, &l->out_cap, l->head_len + rq->len) != 0) {
         snprintf(errbuf, errlen, "out of memory writing the request");
-        return CURLE_OUT_OF_MEMORY;
+        return end(l, cc, CURLE_OUT_OF_MEMORY, 0);
     }
     if (l->fd >= 0 && !same_endpoint(l->conn_url, rq->url))
-        conn_close(l, sink);
+        conn_close(l, &l->sink);
     if (l->fd >= 0 && conn_stale(l)) {
-        text(sink, "Connection closed by the server while idle: a new one");
+        text(&l->sink, "Connection closed by the server while idle: a new one");
         conn_close(l, NULL);
         res->stale = 1;
     }
-    CURLcode cc;
     if (l->fd >= 0) {
-        text(sink, "Re-using existing connection with host %s", rq->url->host);
-    } else if ((cc = conn_open(l, rq, sink, res, t0, deadline, errbuf, errlen)) != CURLE_OK) {
-        res->stamps.total_us = since_us(t0);
+        text(&l->sink, "Re-using existing connection with host %s", rq->url->host);
+        (void)ready(l);
+    } else if (resolve(l, cc) != 0) {
+        return 0;
+    }
+    return rest_lean_step(l, cc);
+}
+
+int rest_lean_step(rest_lean *l, CURLcode *cc)
+{
+    for (;;) {
+        int ev;
+        switch (l->st) {
+        case LS_CONNECT:   ev = step_connect(l, cc); break;
+        case LS_HANDSHAKE: ev = step_handshake(l, cc); break;
+        case LS_SEND:      ev = step_send(l, cc); break;
+        case LS_RECV:      ev = step_recv(l, cc); break;
+        default:
+            *cc = CURLE_FAILED_INIT;           /* no request in flight */
+            return 0;
+        }
+        if (ev != STEP_ON)
+            return ev;
+    }
+}
+
+int rest_lean_fd(const rest_lean *l)
+{
+    return l->fd;
+}
+
+unsigned rest_lean_conns(const rest_lean *l)
+{
+    return l->conns;
+}
+
+CURLcode rest_lean_abandon(rest_lean *l, CURLcode why)
+{
+    CURLcode cc = why;
+    if (l->st == LS_IDLE)
         return cc;
+    const long long ms = (long long)(since_us(l->t0) / 1000);
+    if (why == CURLE_OPERATION_TIMEDOUT && l->st == LS_CONNECT)
+        snprintf(l->errbuf, l->errlen, "Connection timed out after %lld milliseconds", ms);
+    else if (why == CURLE_OPERATION_TIMEDOUT && l->st == LS_HANDSHAKE)
+        snprintf(l->errbuf, l->errlen, "SSL connection timeout");
+    else if (why == CURLE_OPERATION_TIMEDOUT)
+        snprintf(l->errbuf, l->errlen, "Operation timed out after %lld milliseconds with %llu bytes received",
+                 ms, (unsigned long long)l->res->bytes_in);
+    else
+        snprintf(l->errbuf, l->errlen, "Callback aborted");
+    (void)end(l, &cc, why, 0);
+    return cc;
+}
+
+CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                           rest_lean_result *res, char *errbuf, size_t errlen)
+{
+    CURLcode cc = CURLE_OK;
+    int ev = rest_lean_begin(l, rq, sink, res, errbuf, errlen, &cc);
+    const uint64_t deadline = rq->timeout_ms > 0 ? l->t0 + (uint64_t)rq->timeout_ms * 1000000ULL : 0;
+    while (ev > 0) {
+        const int w = wait_fd(l->fd, (short)ev, deadline, rq->interrupt);
+        if (w == WAIT_READY) {
+            ev = rest_lean_step(l, &cc);
+        } else if (w == WAIT_ERROR) {
+            snprintf(errbuf, errlen, "poll: %s", strerror(errno));
+            (void)end(l, &cc, CURLE_RECV_ERROR, 0);
+            return cc;
+        } else {
+            return rest_lean_abandon(l, w == WAIT_TIMEOUT ? CURLE_OPERATION_TIMEDOUT
+                                                          : CURLE_ABORTED_BY_CALLBACK);
+        }
     }
-    if (rq->len)
-        memcpy(l->out + l->head_len, rq->body, rq->len);
-    if (sink->debug)
-        (void)sink->debug(NULL, CURLINFO_HEADER_OUT, l->out, l->head_len, sink->arg);
-    res->stamps.pretransfer_us = since_us(t0);
-    cc = send_all(l, l->out, l->head_len + rq->len, rq, res, t0, deadline, errbuf, errlen);
-    int keep = 0;
-    if (cc == CURLE_OK) {
-        res->bytes_out = l->head_len + rq->len;
-        res->stamps.posttransfer_us = since_us(t0);
-        cc = read_answer(l, rq, sink, res, t0, deadline, &keep, errbuf, errlen);
-    }
-    if (cc != CURLE_OK || !keep)
-        conn_close(l, cc == CURLE_OK ? sink : NULL);
-    if (cc != CURLE_OK)
-        res->stamps.total_us = since_us(t0);
     return cc;
 }

@@ -1,15 +1,20 @@
 /*
  * rest/transport/lean.h - the lean HTTP/1.1 engine: one kept-alive
- * connection per worker, plain or TLS (OpenSSL), requests written out by
- * the engine itself and answers read by http_parser (Debian's
- * libhttp-parser), with none of libcurl's per-request machinery.
+ * connection per worker (or non-blocking slot), plain or TLS (OpenSSL),
+ * requests written out by the engine itself and answers read by
+ * http_parser (Debian's libhttp-parser), with none of libcurl's
+ * per-request machinery.
  *
  * It does one thing, the commonest load: HTTP/1.1 requests with keep-alive
  * to one endpoint, no proxy, certificate and host name verified (unless
- * --insecure), SNI, client certificates.  What it does not do (HTTP/2, a
- * new connection per request, the generic `rest http` command, the
- * non-blocking engine's multi handles) stays libcurl's; the choice between
- * them is --engine, checked by rest_http_check_engine() (rest/transport/http.h).
+ * --insecure), SNI, client certificates.  A request is a state machine
+ * (resolve, connect, TLS handshake, send, receive) over a non-blocking
+ * socket: run to its end by rest_lean_perform() for a blocking worker, or
+ * a step at a time by the non-blocking engine's epoll loop
+ * (rest/transport/lean_loop.h).  What it does not do (HTTP/2, a new
+ * connection per request, the generic `rest http` command) stays
+ * libcurl's; the choice between them is --engine, settled by
+ * rest_http_pick_engine() (rest/transport/http.h).
  *
  * Its results speak libcurl's vocabulary, so one classification serves
  * both (rest/transport/codes.c): a failure is the CURLcode libcurl gives
@@ -89,9 +94,35 @@ rest_lean *rest_lean_new(const rest_lean_tls *tls, char *err, size_t errlen);
 /* Closes its connection and frees it. */
 void rest_lean_free(rest_lean *l);
 
-/* Run one request to its end.  CURLE_OK when a final answer arrived
- * (whatever its status), else the failure with a message in errbuf. */
+/* Run one request to its end, blocking (under rq's timeout_ms and
+ * interrupt).  CURLE_OK when a final answer arrived (whatever its status),
+ * else the failure with a message in errbuf. */
 CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
                            rest_lean_result *res, char *errbuf, size_t errlen);
+
+/*
+ * The same request a step at a time, for an event loop (the non-blocking
+ * engine, rest/transport/lean_loop.c): rest_lean_begin() starts it and goes
+ * as far as it can without waiting; it and rest_lean_step() return POLLIN
+ * or POLLOUT, what the socket (rest_lean_fd) must become before the next
+ * step can go on, or 0 when the request ended, with its outcome in *cc as
+ * rest_lean_perform() would return it.  Every step goes on until the socket
+ * would block, so an edge-triggered wait sees every change.  rq's pointers,
+ * res and errbuf must stay valid until the end; timeout_ms and interrupt
+ * are the caller's to enforce, with rest_lean_abandon().
+ */
+int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                    rest_lean_result *res, char *errbuf, size_t errlen, CURLcode *cc);
+int rest_lean_step(rest_lean *l, CURLcode *cc);
+/* End the request in flight for the caller's reason: why is
+ * CURLE_OPERATION_TIMEDOUT or CURLE_ABORTED_BY_CALLBACK, with the message
+ * the blocking engine gives for it at the same point (connecting, TLS,
+ * the exchange); its connection is closed.  Returns why. */
+CURLcode rest_lean_abandon(rest_lean *l, CURLcode why);
+/* The socket of the connection (made or being made), or -1. */
+int rest_lean_fd(const rest_lean *l);
+/* How many sockets were made so far: when it changes, rest_lean_fd() is
+ * a new socket (its number may be an old one's). */
+unsigned rest_lean_conns(const rest_lean *l);
 
 #endif

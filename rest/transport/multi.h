@@ -21,16 +21,21 @@
 
 /* What --help says of it, after the load flags. */
 #define REST_MULTI_HELP \
-    "  Non-blocking, each thread keeps several requests in flight on a libcurl\n" \
-    "  multi handle: --inflight K slots in all, else 16 per thread (an SDKMS\n" \
-    "  slot has its own session and key); --inflight alone keeps them all busy.\n"
+    "  Non-blocking, each thread keeps several requests in flight, each slot on a\n" \
+    "  kept connection of its own in one epoll set (lean), or on a libcurl multi\n" \
+    "  handle: --inflight K slots in all, else 16 per thread (an SDKMS slot has\n" \
+    "  its own session and key); --inflight alone keeps them all busy.\n"
 
 /*
- * Let w's non-blocking runs use the multi engine: `slots` transfers in
- * flight at most, spread over the run's threads, each ended at timeout_ms
- * (--timeout), which the end of a run waits for too.  xw must stay valid
- * until the run is over.
+ * Let w's non-blocking runs use the engine o chose (rest_http_pick_engine):
+ * libcurl's multi handles, or the lean engine's epoll loop
+ * (rest/transport/lean_loop.h): `slots` requests in flight at most, spread
+ * over the run's threads, each ended at o's --timeout, which the end of a
+ * run waits for too.  xw must stay valid until the run is over.
  */
-void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots, long timeout_ms);
+void rest_multi_attach(bench_workload *w, rest_xfer_workload *xw, unsigned slots,
+                       const rest_http_opts *o);
+/* What the run header calls the non-blocking engine o chose. */
+const char *rest_multi_engine(const rest_http_opts *o);
 
 #endif

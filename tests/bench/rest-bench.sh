@@ -11,23 +11,27 @@
 #      Goals: hsmbench >= 0.95x the libcurl loop up to 256 connections; at
 #      1024, >= 0.9x hsmbench's own rate at 64 (it must not fall with the
 #      number of transfers a thread carries).
-#   2. keep-alive HTTPS at 1, 64 and 1024 connections
+#   2. keep-alive HTTPS at 1, 64, 256 and 1024 connections
 #      (REST_BENCH_TLS_KA_CONNS; an empty value leaves them out) beside the
 #      loop and wrk over the same TLS connections.  Goal: >= 0.95x the loop.
 #   3. a new connection and a full TLS handshake for every request at 1 and
 #      16 connections (REST_BENCH_TLS_CONNS; hsmbench --no-connection-reuse;
 #      nginx with no session cache or tickets) beside ab without -k.
 #      Goal: hsmbench >= ab.
-#   4. the lean HTTP/1.1 engine (--engine lean: one blocking thread a
-#      connection) keep-alive at 1, 64, 256 and 1024 connections
+#   4. the lean HTTP/1.1 engine (--engine lean: one blocking thread at one
+#      connection, else its epoll loop, --mode nonblocking --inflight C on
+#      2 threads) keep-alive at 1, 64, 256 and 1024 connections
 #      (REST_BENCH_LEAN_CONNS), plain and over TLS (REST_BENCH_LEAN_TLS_CONNS,
-#      default 1 64 1024), beside the same loop and wrk.  Goal: >= 0.90x wrk.
+#      the same by default), beside the same loop and wrk.  Goals: >= 0.90x
+#      wrk plain, >= 0.85x over TLS, and at 1024 connections >= 0.90x its
+#      own rate at 64.
 #   5. instructions per request under callgrind, hsmbench against the loop
 #      for REST_BENCH_CALLGRIND_SECONDS (default 8; REST_BENCH_CALLGRIND=0
 #      leaves it out): the ratio the noise of a shared machine does not move.
 #
 # One connection is one blocking thread; more are hsmbench's non-blocking
-# engine, --mode nonblocking --inflight C on 2 threads (curl multi handles),
+# engine, --mode nonblocking --inflight C on 2 threads (curl multi handles:
+# rows 1-3 force --engine libcurl),
 # as wrk runs C connections on 2 threads.  Each row also runs the minimal
 # libcurl loop (tests/bench/curlloop.c: the same request, the same libcurl,
 # nothing else): hsmbench / that loop is hsmbench's own cost, and
@@ -49,9 +53,9 @@ SECS=${REST_BENCH_SECONDS:-5}
 ROUNDS=${REST_BENCH_ROUNDS:-1}
 CONNS=${REST_BENCH_CONNS:-"1 16 64 256 1024"}
 TLS_CONNS=${REST_BENCH_TLS_CONNS-"1 16"}
-TLS_KA_CONNS=${REST_BENCH_TLS_KA_CONNS-"1 64 1024"}
+TLS_KA_CONNS=${REST_BENCH_TLS_KA_CONNS-"1 64 256 1024"}
 LEAN_CONNS=${REST_BENCH_LEAN_CONNS-"1 64 256 1024"}
-LEAN_TLS_CONNS=${REST_BENCH_LEAN_TLS_CONNS-"1 64 1024"}
+LEAN_TLS_CONNS=${REST_BENCH_LEAN_TLS_CONNS-"1 64 256 1024"}
 HSMBENCH="$BUILD/hsmbench"
 for tool in nginx wrk ab openssl python3; do
     if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
@@ -151,11 +155,12 @@ hsmbench_rate() {  # URL CONNECTIONS [extra]: libcurl; one blocking thread, or n
     url=$1 n=$2
     shift 2
     if [ "$n" -eq 1 ]; then hs_measure "$url" --engine libcurl --threads 1 "$@"
-    else hs_measure "$url" --threads 2 --mode nonblocking --inflight "$n" "$@"; fi
+    else hs_measure "$url" --engine libcurl --threads 2 --mode nonblocking --inflight "$n" "$@"; fi
 }
 
-lean_rate() {  # URL CONNECTIONS: --engine lean, a blocking thread a connection
-    hs_measure "$1" --engine lean --threads "$2"
+lean_rate() {  # URL CONNECTIONS: the lean engine; one blocking thread, or its epoll loop on 2
+    if [ "$2" -eq 1 ]; then hs_measure "$1" --engine lean --threads 1
+    else hs_measure "$1" --engine lean --threads 2 --mode nonblocking --inflight "$2"; fi
 }
 
 # hs_measure URL FLAGS...: hsmbench rest ekm's successful requests per
@@ -318,21 +323,30 @@ for c in $TLS_KA_CONNS; do
         wrk_tls_rate
 done
 HS_FN=lean_rate
+LEAN64=""
 for c in $LEAN_CONNS; do
     row "lean keep-alive (wrk)" "$c" "/other >= 0.90" vs_other "http://127.0.0.1:$PORT/ekm/k1" \
         wrk_rate
+    [ "$c" -ne 64 ] || LEAN64=$ROW_HS
+    [ "$c" -ne 1024 ] || LEAN1024=$ROW_HS
 done
 for c in $LEAN_TLS_CONNS; do
-    row "lean TLS keep-alive (wrk)" "$c" "/other >= 0.90" vs_other \
+    row "lean TLS keep-alive (wrk)" "$c" "/other >= 0.85" vs_other \
         "https://127.0.0.1:$TLS_PORT/ekm/k1" wrk_tls_rate
 done
+if [ -n "$LEAN64" ] && [ -n "${LEAN1024:-}" ]; then
+    r=$(ratio "$LEAN1024" "$LEAN64")
+    printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s %7s  %s\n' "lean 1024 over lean 64" 1024 "$LEAN1024" \
+        - - - - - - - "/own 64 >= 0.90: $r, $(verdict "$r" 0.90)"
+fi
 HS_FN=hsmbench_rate
 for c in $TLS_CONNS; do
     row "new TLS each (other: ab)" "$c" "/other >= 1.00" vs_other "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
         --no-connection-reuse
 done
 echo
-echo "lean: hsmbench --engine lean, one blocking thread a connection (hsmbench/s and cpu-us are its)."
+echo "lean: hsmbench --engine lean, one blocking thread at 1 connection, else its epoll loop on 2 threads"
+echo "      (--mode nonblocking --inflight C); hsmbench/s and cpu-us are its.  The other rows: --engine libcurl."
 echo "libcurl/s: the minimal libcurl loop (same request, same libcurl, same connections and threads)."
 echo "/libcurl, /other: the median of the rounds' own ratios (the tools of a round run back to back)."
 echo "/own 64: hsmbench's rate at 1024 connections over its own at 64."
@@ -343,7 +357,7 @@ echo "The clients and nginx share this machine's CPUs; run it on an idle machine
 
 # ---- instructions per request (callgrind) -------------------------------------
 # Throughput ratios move by several percent between rounds on a shared
-# machine; instructions do not.  hsmbench (one non-blocking thread, 32
+# machine; instructions do not.  hsmbench --engine libcurl (one non-blocking thread, 32
 # transfers) and the libcurl loop (one thread, 32 transfers) run at the same
 # time under callgrind against hsmbench serve answering 5 ms after each
 # request arrived: the pace of a real service, slow enough under valgrind
@@ -364,7 +378,7 @@ if [ "${REST_BENCH_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1 
     done
     CG_SECS=${REST_BENCH_CALLGRIND_SECONDS:-8}
     valgrind --tool=callgrind --callgrind-out-file="$D/cg.hs" "$HSMBENCH" rest ekm \
-        --endpoint "$SURL/ekm/k1" --op wrap --token-env REST_BENCH_TOKEN --threads 1 \
+        --endpoint "$SURL/ekm/k1" --op wrap --token-env REST_BENCH_TOKEN --threads 1 --engine libcurl \
         --mode nonblocking --inflight 32 --duration "$CG_SECS" --quiet --json "$D/cg.json" \
         >/dev/null 2>"$D/cg.hs.err" &
     cg_hs=$!
@@ -377,9 +391,16 @@ if [ "${REST_BENCH_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1 
         --endpoint "$SURL/ekm/k1" --op wrap --token-env REST_BENCH_TOKEN --threads 1 --engine lean \
         --duration "$CG_SECS" --quiet --json "$D/cg.lean.json" >/dev/null 2>"$D/cg.lean.err" &
     cg_lean=$!
+    # And its epoll loop: one thread, 32 slots, as the first pair.
+    valgrind --tool=callgrind --callgrind-out-file="$D/cg.leannb" "$HSMBENCH" rest ekm \
+        --endpoint "$SURL/ekm/k1" --op wrap --token-env REST_BENCH_TOKEN --threads 1 --engine lean \
+        --mode nonblocking --inflight 32 --duration "$CG_SECS" --quiet --json "$D/cg.leannb.json" \
+        >/dev/null 2>"$D/cg.leannb.err" &
+    cg_leannb=$!
     valgrind --tool=callgrind --callgrind-out-file="$D/cg.cl1" "$CURLLOOP" "$SURL/ekm/k1:wrap" \
         "$D/body.json" "$CG_SECS" 1 1 >"$D/cg.cl1.out" 2>"$D/cg.cl1.err"
     wait "$cg_lean" || true
+    wait "$cg_leannb" || true
     kill -TERM "$SERVE_PID" 2>/dev/null || true
     wait "$SERVE_PID" 2>/dev/null || true
     # ir FILE FUNCTION: the function's inclusive instructions.
@@ -394,9 +415,11 @@ if [ "${REST_BENCH_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1 
     cl1_ops=$(awk '{print $2}' "$D/cg.cl1.out" 2>/dev/null)
     lean_ir=$(ir "$D/cg.lean" worker_main)
     cl1_ir=$(ir "$D/cg.cl1" run_easy)     # one transfer: the loop's easy-handle path
+    leannb_ops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["ops"])' "$D/cg.leannb.json" 2>/dev/null || echo 0)
+    leannb_ir=$(ir "$D/cg.leannb" worker_main)
     echo
     python3 - "${hs_ir:-0}" "${hs_ops:-0}" "${cl_ir:-0}" "${cl_ops:-0}" "${lean_ir:-0}" "${lean_ops:-0}" \
-        "${cl1_ir:-0}" "${cl1_ops:-0}" <<'PY'
+        "${cl1_ir:-0}" "${cl1_ops:-0}" "${leannb_ir:-0}" "${leannb_ops:-0}" <<'PY'
 import sys
 hi, hn, ci, cn = (float(x) for x in sys.argv[1:5])
 if not (hi and hn and ci and cn):
@@ -404,7 +427,7 @@ if not (hi and hn and ci and cn):
     sys.exit(0)
 h, c = hi / hn, ci / cn
 print("instructions per request (callgrind; 1 thread, 32 transfers, serve --latency 5ms):")
-print("  hsmbench %.0f (%d requests), libcurl loop %.0f (%d requests)" % (h, hn, c, cn))
+print("  hsmbench --engine libcurl %.0f (%d requests), libcurl loop %.0f (%d requests)" % (h, hn, c, cn))
 print("  ir-eff (the loop's over hsmbench's) %.3f  goal >= 0.95: %s" % (c / h, "goal met" if c / h >= 0.95 else "below goal"))
 li, ln, c1i, c1n = (float(x) for x in sys.argv[5:9])
 if li and ln and c1i and c1n:
@@ -413,5 +436,11 @@ if li and ln and c1i and c1n:
           " the loop costs %.2fx the lean engine's instructions" % (l, ln, c1, c1n, c1 / l))
 else:
     print("  --engine lean: not measured (a run failed)")
+ni, nn = float(sys.argv[9]), float(sys.argv[10])
+if ni and nn:
+    print("  --engine lean, its epoll loop (1 thread, 32 slots): %.0f (%d requests):"
+          " the loop with 32 transfers costs %.2fx its instructions" % (ni / nn, nn, c / (ni / nn)))
+else:
+    print("  --engine lean, epoll loop: not measured (a run failed)")
 PY
 fi

@@ -123,8 +123,8 @@ if all_cases && HSMBENCH_MOCK='service=fixed:5ms;cores=2' start_serve mock --mod
     check "rest ekm --find-capacity on serve + mock (5 ms x 2 cores): exit 0" 0 \
         '^capacity [0-9 ]+ ops/s at p99 < 50 ms, 2 threads, -[0-9.]+ %/\+[0-9.]+ % by repeated steps \([0-9 ]+ to [0-9 ]+ ops/s\); bracket [0-9.]+ %$'
     within "rest ekm: the capacity found is within 10 % of the mock's 400/s" "$(answer "$T/rest.json")" 400 10
-    json_check "rest ekm: the steps ran on curl multi, each with its http object" "$T/rest.json" \
-        'all(r["settings"].get("engine") == "curl multi" and "http" in r for r in runs if r.get("capacity_step", 0) > 0)'
+    json_check "rest ekm: the steps ran on the lean engine's epoll loop, each with its http object" "$T/rest.json" \
+        'all(r["settings"].get("engine") == "lean epoll" and "http" in r for r in runs if r.get("capacity_step", 0) > 0)'
     stop_serve mock
 fi
 

@@ -31,42 +31,51 @@ json_check "faults: status ok, errors add up, some operations succeed" "$T/fault
 json_check "faults: http.failed_pct counts 4xx/5xx and transport failures" "$T/faults.json" \
     'runs[0]["http"]["failed_pct"] > 0 and runs[0]["http"]["status_counts"].get("503", 0) == runs[0]["errors_by_code"]["HTTP 503"]'
 
-# The same classes from the non-blocking engine (curl multi handles), where
-# a timed-out transfer must not hold up the others on its thread.
-start_serve nbfaulty --ekm-token-env EKM_SERVER_TOKEN --fault-after 5 --fault-delay 3s \
-    --fault 503:0.08,429:0.04,timeout:0.03,badjson:0.08,truncate:0.08,nofield:0.08,badb64:0.08 ||
-    exit 0
-run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
-    --rate 150 --threads 2 --duration 2 --timeout 1 --json "$T/nbfaults.json"
-check "faults, non-blocking: the run finishes, exit 1" 1 '^ +errors\.+: [0-9.]+% +[1-9]'
-json_check "faults, non-blocking: every class counted, the rest on schedule" "$T/nbfaults.json" \
-    'runs[0]["settings"]["engine"] == "curl multi" and all(runs[0]["errors_by_code"].get(c, 0) > 0 for c in ["HTTP 503", "TIMEOUT", "BAD_JSON", "TRUNCATED", "MISSING_FIELD", "BAD_BASE64"]) and sum(runs[0]["errors_by_code"].values()) == runs[0]["errors"] and runs[0]["attempts"] >= 240'
+# The same classes from the non-blocking engines (the lean engine's epoll
+# loop, the default, and curl multi handles), where a timed-out request
+# must not hold up the others on its thread.
+for eng in lean libcurl; do
+    start_serve nbfaulty --ekm-token-env EKM_SERVER_TOKEN --fault-after 5 --fault-delay 3s \
+        --fault 503:0.08,429:0.04,timeout:0.03,badjson:0.08,truncate:0.08,nofield:0.08,badb64:0.08 ||
+        exit 0
+    ename=$([ $eng = lean ] && echo "lean epoll" || echo "curl multi")
+    run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
+        --rate 150 --threads 2 --duration 2 --timeout 1 --engine $eng --json "$T/nbfaults.json"
+    check "faults, non-blocking ($ename): the run finishes, exit 1" 1 '^ +errors\.+: [0-9.]+% +[1-9]'
+    json_check "faults, non-blocking ($ename): every class counted, the rest on schedule" "$T/nbfaults.json" \
+        "runs[0]['settings']['engine'] == '$ename' and all(runs[0]['errors_by_code'].get(c, 0) > 0 for c in ['HTTP 503', 'TIMEOUT', 'BAD_JSON', 'TRUNCATED', 'MISSING_FIELD', 'BAD_BASE64']) and sum(runs[0]['errors_by_code'].values()) == runs[0]['errors'] and runs[0]['attempts'] >= 240"
+    stop_serve nbfaulty
+done
 
 # The engine keeps --timeout itself (libcurl holds no timer for it): on a
 # server that holds every request after the set-up's one for 20 s, each
 # transfer ends at its 300 ms, one after another on the same 4 slots (about
 # 27 in 2 s; a timeout kept a second late or early would give 8, or 50).
-start_serve holding --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s \
-    --fault timeout:1 || exit 0
-run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
-    --inflight 4 --threads 1 --duration 2 --timeout 300ms --json "$T/held.json"
-check "held requests, non-blocking --timeout 300ms: exit 1" 1 '^ +TIMEOUT\.+: '
-json_check "held requests: every one ends as TIMEOUT after its 300 ms, 4 at a time" "$T/held.json" \
-    'runs[0]["errors_by_code"] == {"TIMEOUT": runs[0]["attempts"]} and runs[0]["errors"] == runs[0]["attempts"] and runs[0]["ops"] == 0 and 16 <= runs[0]["attempts"] <= 36'
-stop_serve holding
+for eng in lean libcurl; do
+    start_serve holding --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s \
+        --fault timeout:1 || exit 0
+    run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
+        --inflight 4 --threads 1 --duration 2 --timeout 300ms --engine $eng --json "$T/held.json"
+    check "held requests, non-blocking --engine $eng --timeout 300ms: exit 1" 1 '^ +TIMEOUT\.+: '
+    json_check "held requests ($eng): every one ends as TIMEOUT after its 300 ms, 4 at a time" "$T/held.json" \
+        'runs[0]["errors_by_code"] == {"TIMEOUT": runs[0]["attempts"]} and runs[0]["errors"] == runs[0]["attempts"] and runs[0]["ops"] == 0 and 16 <= runs[0]["attempts"] <= 36'
+    stop_serve holding
+done
 # Ctrl-C abandons the requests in flight at once (they would wait out a
 # --timeout of a minute): exit 130 within seconds, the file written.
-start_serve holding2 --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s \
-    --fault timeout:1 || exit 0
-"$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
-    --inflight 4 --threads 1 --duration 30 --timeout 60 --json "$T/heldint.json" \
-    >"$T/out" 2>"$T/err" </dev/null &
-interrupt_bg $! '^OPERATIONS/second' "SIGINT with held requests in flight"
-# Abandoned, the 4 in flight count as INTERRUPTED (waited for, they would
-# end uncounted when the drain gives up after a second).
-json_check "SIGINT with held requests: the 4 in flight counted INTERRUPTED, status interrupted" "$T/heldint.json" \
-    'runs[0]["status"] == "interrupted" and set(runs[0]["errors_by_code"]) == {"INTERRUPTED"} and runs[0]["errors_by_code"]["INTERRUPTED"] >= 4'
-stop_serve holding2
+for eng in lean libcurl; do
+    start_serve holding2 --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s \
+        --fault timeout:1 || exit 0
+    "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
+        --inflight 4 --threads 1 --duration 30 --timeout 60 --engine $eng --json "$T/heldint.json" \
+        >"$T/out" 2>"$T/err" </dev/null &
+    interrupt_bg $! '^OPERATIONS/second' "SIGINT with held requests in flight ($eng)"
+    # Abandoned, the 4 in flight count as INTERRUPTED (waited for, they would
+    # end uncounted when the drain gives up after a second).
+    json_check "SIGINT with held requests ($eng): the 4 in flight counted INTERRUPTED, status interrupted" "$T/heldint.json" \
+        'runs[0]["status"] == "interrupted" and set(runs[0]["errors_by_code"]) == {"INTERRUPTED"} and runs[0]["errors_by_code"]["INTERRUPTED"] >= 4'
+    stop_serve holding2
+done
 
 # ---- connections closed without an answer ------------------------------------
 # On a kept connection libcurl takes a close before any answer for a stale

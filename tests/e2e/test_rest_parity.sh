@@ -8,9 +8,11 @@
 # latency is seen by both; a server that closes kept connections while
 # they are idle costs neither a request nor a re-send; unusual and broken
 # HTTP answers read the same; SDKMS keys made are deleted; Ctrl-C ends a
-# held request at once.  Where they differ by design (libcurl sends a request
+# held request at once.  The faults, bytes, latency, the idle-closing
+# server and TLS run through the non-blocking engines too (the lean
+# engine's epoll loop against curl multi handles).  Where they differ by design (libcurl sends a request
 # again on a reset connection, the lean engine never does) the difference is
-# asserted.  Loopback only; every run is bounded by --iterations.
+# asserted.  Loopback only; every run is bounded by --iterations or --duration.
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 
@@ -110,6 +112,43 @@ for e in $ENGINES; do
         '20000 <= runs[0]["latency_us"]["p50"] < 200000'
 done
 
+# ---- the same through the non-blocking engines ----------------------------------
+# The lean engine's epoll loop against curl multi handles: 4 slots on one
+# thread, 10 operations on a schedule (5/s for 2 s), each fault at
+# probability 1; a reset ends its connection, so every request after one
+# connects again from the loop.
+NB="--mode nonblocking --inflight 4 --threads 1 --rate 5 --duration 2"
+for kind in 503 badjson truncate nofield badb64 timeout reset; do
+    # shellcheck disable=SC2086
+    ekm_both "nb-$kind" --fault-after 1 --fault-delay 3s --fault "$kind:1" -- \
+        --op wrap $NB --timeout 1 || exit 0
+    same_rc "nb-$kind" 1
+    # (The schedule holds 10 or 11 operations, by when the run began: what
+    # is compared is what each of them came to.)
+    same "nb-$kind" "non-blocking: errors by code, every attempt failed, status" \
+        '(list(r["errors_by_code"]), r["errors"] == r["attempts"], 10 <= r["attempts"] <= 11, r["ops"], r["status"], r["settings"]["slots"])'
+    same "nb-$kind" "non-blocking: requests, statuses, retries, bytes sent and received a request" \
+        '(r["http"]["requests"] == r["attempts"], sorted(r["http"]["status_counts"]), sum(r["http"]["status_counts"].values()) in (0, r["attempts"]), r["http"]["retried"], r["http"]["k6"]["data_sent"]["count"] / r["attempts"], r["http"]["k6"]["data_received"]["count"] / r["attempts"])'
+done
+json_check "nb-503: the epoll loop ran it, every operation an HTTP 503" "$T/nb-503-lean.json" \
+    'runs[0]["settings"]["engine"] == "lean epoll" and runs[0]["errors_by_code"] == {"HTTP 503": runs[0]["attempts"]}'
+json_check "nb-503: curl multi ran libcurl's" "$T/nb-503-libcurl.json" \
+    'runs[0]["settings"]["engine"] == "curl multi"'
+json_check "nb-reset: every request connected anew and failed once, none re-sent" "$T/nb-reset-lean.json" \
+    'runs[0]["errors_by_code"] == {"EMPTY_REPLY": runs[0]["attempts"]} and runs[0]["http"]["retried"] == 0'
+# shellcheck disable=SC2086
+ekm_both nb-bytes -- --op wrap-unwrap $NB || exit 0
+same_rc nb-bytes 0
+same nb-bytes "non-blocking: requests, statuses, bytes sent and received an operation" \
+    '(10 <= r["ops"] <= 11, r["errors"], r["http"]["requests"] == 2 * r["ops"], r["http"]["status_counts"] == {"200": 2 * r["ops"]}, r["http"]["k6"]["data_sent"]["count"] / r["ops"], r["http"]["k6"]["data_received"]["count"] / r["ops"])'
+# shellcheck disable=SC2086
+ekm_both nb-slow --latency 20ms -- --op wrap $NB || exit 0
+same_rc nb-slow 0
+for e in $ENGINES; do
+    json_check "nb-slow ($e): p50 at least the server's 20 ms, under 200 ms" "$T/nb-slow-$e.json" \
+        '10 <= runs[0]["ops"] <= 11 and 20000 <= runs[0]["latency_us"]["p50"] < 200000'
+done
+
 # ---- connection refused ----------------------------------------------------------
 for e in $ENGINES; do
     run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:1/ekm/k1" --token-env G_TOKEN \
@@ -138,8 +177,9 @@ tls_case() {  # NAME WANT_RC URL ARGS...
     tc=$1 tc_want=$2 tc_url=$3
     shift 3
     for e in $ENGINES; do
+        # shellcheck disable=SC2086
         run "$HSMBENCH" rest ekm --endpoint "$tc_url/ekm/k1" --token-env G_TOKEN --engine "$e" \
-            --iterations 20 --threads 1 --json "$T/$tc-$e.json" "$@"
+            ${TC_LOAD:---iterations 20} --threads 1 --json "$T/$tc-$e.json" "$@"
         cp "$T/err" "$T/$tc-$e.err"
         echo "$rc" >"$T/$tc-$e.rc"
         check "$tc ($e): exit $tc_want" "$tc_want"
@@ -163,6 +203,26 @@ file_has "tls-wrong-name: the host name named" "$T/tls-wrong-name-lean.err" "loc
 tls_case tls-insecure 0 "$TLS_URL" --insecure
 file_has "tls-insecure: warns" "$T/tls-insecure-lean.err" '^hsmbench: warning: .*insecure'
 tls_case tls-rogue-client 3 "$TLS_URL" --cacert "$P/ca.pem" --cert "$P/rogue.pem" --key "$P/rogue.key"
+# Non-blocking over TLS and mutual TLS: the set-up's handshake is blocking,
+# the requests after it go through the epoll loop on the kept connections.
+TC_LOAD="--mode nonblocking --inflight 4 --rate 20 --duration 1" \
+    tls_case tls-nb 0 "$TLS_URL" --cacert "$P/ca.pem" --cert "$P/client.pem" --key "$P/client.key"
+same tls-nb "non-blocking over mutual TLS: errors, statuses, bytes an operation" \
+    '(20 <= r["ops"] <= 21, r["errors"], r["http"]["status_counts"] == {"200": r["ops"]}, r["http"]["k6"]["data_sent"]["count"] / r["ops"], r["http"]["k6"]["data_received"]["count"] / r["ops"])'
+# TLS handshakes from the epoll loop: a server that resets 30 % of the
+# requests ends their connections, and the next request on each slot
+# connects and shakes hands again without blocking (resuming the session).
+start_serve tlsreset -v --tls-cert "$P/server.pem" --tls-key "$P/server.key" \
+    --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault reset:0.3 || exit 0
+run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --cacert "$P/ca.pem" \
+    --engine lean --op wrap --mode nonblocking --inflight 4 --threads 1 --rate 40 --duration 2 \
+    --json "$T/tlsreset.json"
+stop_serve tlsreset
+resets=$(grep -c -- '-> reset (fault)' "$T/tlsreset.err")
+check "TLS resets, non-blocking lean: exit 1" 1
+json_check "TLS resets, non-blocking lean: each reset one EMPTY_REPLY ($resets), the rest answered" \
+    "$T/tlsreset.json" \
+    "$resets > 5 and runs[0]['errors_by_code'] == {'EMPTY_REPLY': $resets} and runs[0]['ops'] == runs[0]['attempts'] - $resets and 80 <= runs[0]['attempts'] <= 81"
 
 # ---- a server that closes idle kept connections -----------------------------------
 # Every third answer on a connection is its last: the client finds the
@@ -183,6 +243,22 @@ done
 json_check "idle-closing server (lean): the connections replaced counted, none re-sent" "$T/ic-lean.json" \
     'runs[0]["http"]["reconnected"] >= 5 and runs[0]["http"]["retried"] == 0'
 file_has "idle-closing server (lean): the summary says so" "$T/out" '^ +http_req_reconnected\.+: [1-9]'
+# The same from the non-blocking engines, 2 slots, 20 operations: the epoll
+# loop sees the close while the connection is idle, or at its next request.
+for e in $ENGINES; do
+    rm -f "$T/ic.count"
+    start_hostile idle_close_server.py "$T/ic.count" 3 60
+    run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$HOSTILE_PORT/ekm/k1" \
+        --token-env G_TOKEN --engine "$e" --op wrap --mode nonblocking --inflight 2 --threads 1 \
+        --rate 10 --duration 2 --json "$T/icnb-$e.json"
+    check "idle-closing server, non-blocking ($e): exit 0, no error" 0 '^ +errors\.+: 0\.00%'
+    got=$(cat "$T/ic.count" 2>/dev/null)
+    json_check "idle-closing server, non-blocking ($e): each request received once ($got)" "$T/icnb-$e.json" \
+        "20 <= runs[0]['ops'] <= 21 and runs[0]['attempts'] + 1 == int('${got:-0}')"
+    stop_hostile
+done
+json_check "idle-closing server, non-blocking (lean): connections replaced counted, none re-sent" \
+    "$T/icnb-lean.json" 'runs[0]["http"]["reconnected"] >= 3 and runs[0]["http"]["retried"] == 0'
 
 # ---- Ctrl-C in a held request -----------------------------------------------------
 start_serve held --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s --fault timeout:1 ||
@@ -259,9 +335,6 @@ done
 same sdkms "operations and keys made" '(r["ops"], r["errors"], r["http"]["status_counts"].get("201"))'
 
 # ---- what the lean engine refuses: one line, exit 2 ----------------------------------
-run "$HSMBENCH" rest ekm --endpoint "$TLS_URL/ekm/k1" --token-env G_TOKEN --engine lean \
-    --mode nonblocking --rate 100 --duration 1
-check_one_line_error "--engine lean --mode nonblocking: one line, exit 2" 2 '^hsmbench: error: --engine lean: .*nonblocking'
 run "$HSMBENCH" rest ekm --endpoint "$TLS_URL/ekm/k1" --token-env G_TOKEN --engine lean --http2 --iterations 1
 check_one_line_error "--engine lean --http2: one line, exit 2" 2 '^hsmbench: error: --engine lean: .*--http2'
 run "$HSMBENCH" rest ekm --endpoint "$TLS_URL/ekm/k1" --token-env G_TOKEN --engine lean \

@@ -76,22 +76,25 @@ ends=$(grep -c 'POST /sys/v1/session/terminate -> 204' "$T/sdkms.err")
 if [ "$auths" -eq "$ends" ]; then pass "every session was terminated ($ends)"
 else fail "every session was terminated" "auth $auths, terminate $ends"; fi
 
-# ---- non-blocking on curl multi handles: a session and a key per slot --------
-made0=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
-del0=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
-run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op encrypt --alg AES \
-    --mode nonblocking --inflight 6 --threads 2 --duration 1 --json "$T/nb.json"
-check "sdkms encrypt --mode nonblocking --inflight 6: exit 0" 0 '\[curl multi, 6 slots\]'
-json_check "sdkms non-blocking: engine curl multi with 6 slots, no errors" "$T/nb.json" \
-    'runs[0]["settings"]["engine"] == "curl multi" and runs[0]["settings"]["slots"] == 6 and runs[0]["ops"] > 0 and runs[0]["errors"] == 0'
-made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
-deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
-if [ $((made - made0)) -eq 6 ] && [ $((deleted - del0)) -eq 6 ]; then
-    pass "sdkms non-blocking: one key per slot made and deleted (6)"
-else
-    fail "sdkms non-blocking: one key per slot made and deleted" "made $((made - made0)), deleted $((deleted - del0))"
-fi
-cat "$T/out" "$T/err" >>"$T/all-output"
+# ---- non-blocking, both engines: a session and a key per slot ---------------
+for eng in lean libcurl; do
+    ename=$([ $eng = lean ] && echo "lean epoll" || echo "curl multi")
+    made0=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
+    del0=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
+    run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key-env SDKMS_API_KEY --op encrypt --alg AES \
+        --mode nonblocking --inflight 6 --threads 2 --duration 1 --engine $eng --json "$T/nb-$eng.json"
+    check "sdkms encrypt --mode nonblocking --inflight 6 --engine $eng: exit 0" 0 "\\[$ename, 6 slots\\]"
+    json_check "sdkms non-blocking: engine $ename with 6 slots, no errors" "$T/nb-$eng.json" \
+        "runs[0]['settings']['engine'] == '$ename' and runs[0]['settings']['slots'] == 6 and runs[0]['ops'] > 0 and runs[0]['errors'] == 0"
+    made=$(grep -c 'POST /crypto/v1/keys -> 201' "$T/sdkms.err")
+    deleted=$(grep -c 'DELETE /crypto/v1/keys/[0-9a-f-]* -> 204' "$T/sdkms.err")
+    if [ $((made - made0)) -eq 6 ] && [ $((deleted - del0)) -eq 6 ]; then
+        pass "sdkms non-blocking ($eng): one key per slot made and deleted (6)"
+    else
+        fail "sdkms non-blocking ($eng): one key per slot made and deleted" "made $((made - made0)), deleted $((deleted - del0))"
+    fi
+    cat "$T/out" "$T/err" >>"$T/all-output"
+done
 
 # ---- Ctrl-C: out within seconds, every key made deleted, every session ended --
 # interrupt_run WHEN TENTHS ARGS...: run "hsmbench rest sdkms ARGS" in the
@@ -221,18 +224,21 @@ check "expiring sessions: the run goes on, exit 0" 0 '^ +sdkms_reauth\.+: [1-9]'
 json_check "expiring sessions: re-authentications counted, no errors" "$T/ttl.json" \
     'runs[0]["http"]["reauth"] > 0 and runs[0]["errors"] == 0 and runs[0]["http"]["status_counts"].get("401", 0) == runs[0]["http"]["reauth"]'
 cat "$T/out" "$T/err" >>"$T/all-output"
-# The same on curl multi handles: the re-authentication is the operation's
-# second and third transfer on the slot's handle.
-run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op mac \
-    --mode nonblocking --rate 200 --threads 1 --duration 1 --json "$T/ttlnb.json"
-check "expiring sessions, non-blocking: the run goes on, exit 0" 0 '^ +sdkms_reauth\.+: [1-9]'
-json_check "expiring sessions, non-blocking: re-authentications counted, no errors" "$T/ttlnb.json" \
-    'runs[0]["http"]["reauth"] > 0 and runs[0]["errors"] == 0 and runs[0]["settings"]["engine"] == "curl multi"'
-cat "$T/out" "$T/err" >>"$T/all-output"
+# The same from both non-blocking engines: the re-authentication is the
+# operation's second and third request on the slot's handle.
+for eng in lean libcurl; do
+    ename=$([ $eng = lean ] && echo "lean epoll" || echo "curl multi")
+    run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op mac \
+        --mode nonblocking --rate 200 --threads 1 --duration 1 --engine $eng --json "$T/ttlnb-$eng.json"
+    check "expiring sessions, non-blocking ($eng): the run goes on, exit 0" 0 '^ +sdkms_reauth\.+: [1-9]'
+    json_check "expiring sessions, non-blocking ($eng): re-authentications counted, no errors" "$T/ttlnb-$eng.json" \
+        "runs[0]['http']['reauth'] > 0 and runs[0]['errors'] == 0 and runs[0]['settings']['engine'] == '$ename'"
+    cat "$T/out" "$T/err" >>"$T/all-output"
+done
 
 # ---- the API key and the session tokens never show ---------------------------
 no_secret "the API key is in no output or results file" "$KEY" "$T/all-output" "$T"/s*.json \
-    "$T/ttl.json" "$T/ttlnb.json" "$T/nb.json" "$T"/int-*.json "$T/sdkms.out" "$T/sdkms.err"
+    "$T/ttl.json" "$T"/ttlnb-*.json "$T"/nb-*.json "$T"/int-*.json "$T/sdkms.out" "$T/sdkms.err"
 if grep -Eq '"access_token"|Bearer [A-Za-z0-9]' "$T/all-output" "$T/sdkms.err"; then
     fail "no session token in any output" "$(grep -E 'access_token|Bearer [A-Za-z0-9]' "$T/all-output" | head -c 200)"
 else
