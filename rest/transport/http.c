@@ -407,6 +407,14 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     }
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
                      o->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+    /* HTTP/2 on a multi handle: a transfer that finds the thread's
+     * connection still being made waits for it and goes as one more stream,
+     * instead of opening a connection of its own (without this, the slots'
+     * first transfers, started together, each made one, and every stream
+     * stayed alone on its connection).  libcurl opens another connection
+     * only when the server's limit of concurrent streams is reached. */
+    if (o->http2)
+        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     if (o->no_reuse) {
         /* A new TCP connection and a full TLS handshake for every request:
          * no kept connection and no resumed TLS session either. */

@@ -25,7 +25,13 @@
 #      the same by default), beside the same loop and wrk.  Goals: >= 0.90x
 #      wrk plain, >= 0.85x over TLS, and at 1024 connections >= 0.90x its
 #      own rate at 64.
-#   5. instructions per request under callgrind, hsmbench against the loop
+#   5. HTTP/2 over TLS (REST_BENCH_H2_CONNS requests in flight, default 64
+#      and 256): hsmbench --http2 (libcurl multi, the requests as streams
+#      over a connection a thread) beside HTTP/1.1 over TLS with as many
+#      connections (lean and libcurl), each with its own CPU time and
+#      nginx's (its worker's /proc stat) per request: what HTTP/2 saves the
+#      server, and what it costs the client.
+#   6. instructions per request under callgrind, hsmbench against the loop
 #      for REST_BENCH_CALLGRIND_SECONDS (default 8; REST_BENCH_CALLGRIND=0
 #      leaves it out): the ratio the noise of a shared machine does not move.
 #
@@ -56,6 +62,7 @@ TLS_CONNS=${REST_BENCH_TLS_CONNS-"1 16"}
 TLS_KA_CONNS=${REST_BENCH_TLS_KA_CONNS-"1 64 256 1024"}
 LEAN_CONNS=${REST_BENCH_LEAN_CONNS-"1 64 256 1024"}
 LEAN_TLS_CONNS=${REST_BENCH_LEAN_TLS_CONNS-"1 64 256 1024"}
+H2_CONNS=${REST_BENCH_H2_CONNS-"64 256"}
 HSMBENCH="$BUILD/hsmbench"
 for tool in nginx wrk ab openssl python3; do
     if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
@@ -86,6 +93,7 @@ free_port() {
 }
 PORT=$(free_port)
 TLS_PORT=$(free_port)
+H2_PORT=$(free_port)
 
 # The answer: a 44-byte blob, as the emulator would wrap 32 bytes... in base64.
 BLOB="$(head -c 60 /dev/urandom | base64 | tr -d '\n')"
@@ -111,6 +119,7 @@ http {
     server {
         listen 127.0.0.1:$PORT;
         listen 127.0.0.1:$TLS_PORT ssl;
+        listen 127.0.0.1:$H2_PORT ssl http2;
         ssl_certificate $D/cert.pem;
         ssl_certificate_key $D/key.pem;
         ssl_session_cache off;
@@ -175,7 +184,7 @@ hs_measure() {
     python3 - "$D/r.json" "$D/hs.cpu" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
-ok = r["ops"] - r["errors"]
+ok = r["ops"]  # the successful operations (errors are counted apart)
 if ok > 0 and "client_cpu" in r:
     # The client's CPU time (user + system) per successful request, in us:
     # client_cpu is the CPUs it kept busy while measuring.
@@ -344,6 +353,38 @@ for c in $TLS_CONNS; do
     row "new TLS each (other: ab)" "$c" "/other >= 1.00" vs_other "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
         --no-connection-reuse
 done
+
+# ---- HTTP/2 over TLS: the server's CPU time per request ----------------------
+# nginx's worker (the master's one child): user + system clock ticks.
+srv_ticks() {
+    w=$(pgrep -P "$NGINX_PID" | head -1)
+    awk '{print $14 + $15}' "/proc/${w:-0}/stat" 2>/dev/null || echo 0
+}
+h2_row() {  # LABEL CONNS URL FLAGS...: hsmbench/s, its cpu-us, nginx's us per request
+    label=$1 c=$2 url=$3
+    shift 3
+    t0=$(srv_ticks)
+    rate=$(hs_measure "$url" --threads 2 --mode nonblocking --inflight "$c" "$@")
+    t1=$(srv_ticks)
+    python3 - "$label" "$c" "$rate" "$(cat "$D/hs.cpu" 2>/dev/null)" "$t0" "$t1" "$SECS" "$(getconf CLK_TCK)" <<'PY'
+import sys
+label, c, rate, cpu, t0, t1, secs, hz = sys.argv[1:9]
+rate = float(rate or 0)
+srv = (float(t1) - float(t0)) / float(hz) / (rate * float(secs)) * 1e6 if rate > 0 else 0
+print("%-26s %5s %11.1f %7s %7.2f" % (label, c, rate, cpu or "?", srv))
+PY
+}
+if [ -n "$H2_CONNS" ]; then
+    echo
+    printf '%-26s %5s %11s %7s %7s\n' "HTTP/2 OVER TLS" CONNS "hsmbench/s" cpu-us srv-us
+    for c in $H2_CONNS; do
+        h2_row "HTTP/2 (libcurl multi)" "$c" "https://127.0.0.1:$H2_PORT/ekm/k1" --http2
+        h2_row "HTTP/1.1 TLS (libcurl)" "$c" "https://127.0.0.1:$H2_PORT/ekm/k1" --engine libcurl
+        h2_row "HTTP/1.1 TLS (lean)" "$c" "https://127.0.0.1:$H2_PORT/ekm/k1" --engine lean
+    done
+    echo "srv-us: nginx's CPU time (its worker's user + system) per successful request, microseconds;"
+    echo "        with --http2 the C requests in flight are streams over a connection a thread."
+fi
 echo
 echo "lean: hsmbench --engine lean, one blocking thread at 1 connection, else its epoll loop on 2 threads"
 echo "      (--mode nonblocking --inflight C); hsmbench/s and cpu-us are its.  The other rows: --engine libcurl."

@@ -66,6 +66,7 @@ done
 for eng in lean libcurl; do
     start_serve holding2 --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s \
         --fault timeout:1 || exit 0
+    : >"$T/out"
     "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --mode nonblocking \
         --inflight 4 --threads 1 --duration 30 --timeout 60 --engine $eng --json "$T/heldint.json" \
         >"$T/out" 2>"$T/err" </dev/null &

@@ -59,6 +59,9 @@ start_serve() {
     shift
     bound="--max-seconds 120"
     case " $* " in *" --max-seconds "*) bound="" ;; esac   # (serve refuses it twice)
+    # Emptied here, not by the redirection below: that happens in the child,
+    # and a loop that starts NAME again could read the last server's port.
+    : >"$T/$name.out"
     # shellcheck disable=SC2086
     "$HSMBENCH" serve --listen 127.0.0.1:0 $bound "$@" >"$T/$name.out" 2>"$T/$name.err" &
     echo $! >"$T/$name.pid"
@@ -116,6 +119,8 @@ stop_hostile() {
 
 # interrupt_bg PID PATTERN NAME: once $T/out has a line matching PATTERN
 # (the run started; at most 10 s) and half a second more, SIGINT to PID;
+# the caller empties $T/out before it starts PID (a last run's line would
+# match at once);
 # PASS NAME when it ends with exit 130 within 5 s (then KILLed).  Sets $rc.
 interrupt_bg() {
     ib_pid=$1 ib_pat=$2 ib_name=$3

@@ -263,6 +263,7 @@ json_check "idle-closing server, non-blocking (lean): connections replaced count
 # ---- Ctrl-C in a held request -----------------------------------------------------
 start_serve held --ekm-token-env EKM_SERVER_TOKEN --fault-after 1 --fault-delay 20s --fault timeout:1 ||
     exit 0
+: >"$T/out"
 "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --engine lean --threads 1 \
     --duration 30 --timeout 60 --json "$T/held.json" >"$T/out" 2>"$T/err" </dev/null &
 interrupt_bg $! '^Running ekm-wrap' "lean: SIGINT in a held request"
