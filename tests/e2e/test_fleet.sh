@@ -116,6 +116,64 @@ else:
 PY
 }
 
+# prom_wait SECONDS WANT EXPR: query EXPR every half second until it answers
+# WANT (exit 0) or SECONDS have passed (exit 1); prints the last answer.
+prom_wait() {
+    python3 - "$PROM" "$@" <<'PY'
+import json, sys, time, urllib.parse, urllib.request
+prom, secs, want, expr = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+end, got = time.monotonic() + secs, "nothing yet"
+while True:
+    try:
+        d = json.load(urllib.request.urlopen(url, timeout=10))
+        r = d["data"]["result"] if d.get("status") == "success" else None
+        got = ("error: %s" % d.get("error")) if r is None else \
+              " ".join(x["value"][1] for x in r) if r else "empty"
+    except Exception as e:
+        got = "error: %s" % e
+    if got == want:
+        print(got)
+        sys.exit(0)
+    if time.monotonic() >= end:
+        print(got)
+        sys.exit(1)
+    time.sleep(0.5)
+PY
+}
+
+# gen_alive DIR N: y for each generator still running, else n and what
+# it last wrote on stderr.
+gen_alive() {
+    i=0
+    while [ $i -lt "$2" ]; do
+        if kill -0 "$(cat "$1/gen$i.pid")" 2>/dev/null; then printf 'y '
+        else printf 'n (%s) ' "$(tail -n 3 "$1/gen$i.err" | tr '\n' ' ' | tail -c 300)"; fi
+        i=$((i + 1))
+    done
+}
+
+# prom_targets: each scrape target's health, last error and last scrape's
+# duration, from Prometheus's targets API (what a failure shows).
+prom_targets() {
+    python3 - "$PROM" <<'PY'
+import json, sys, urllib.request
+try:
+    d = json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/targets", timeout=10))
+    print("; ".join("%s %s %r %.4fs" % (t["scrapeUrl"], t["health"], t["lastError"], t["lastScrapeDuration"])
+                    for t in d["data"]["activeTargets"]))
+except Exception as e:
+    print("error:", e)
+PY
+}
+
+# with_conf CONF CMD...: CMD with SOFTHSM2_CONF=CONF when CONF is not empty.
+with_conf() {
+    wc_conf=$1
+    shift
+    if [ -n "$wc_conf" ]; then SOFTHSM2_CONF=$wc_conf exec "$@"; else exec "$@"; fi
+}
+
 # fleet NAME N LATE MODULE TOKEN TEST DURATION: START a few seconds ahead; a
 # Prometheus scraping every second; the Job's pod command N times with
 # JOB_COMPLETION_INDEX 0..N-1 (index N-1 started LATE seconds after START
@@ -128,7 +186,7 @@ fleet() {
     mkdir -p "$d/tsdb"
     if ! cmd=$(pod_command "$JOB" "/opt/hsm/lib/libcryptoki.so=>$module" "--token prod=>--token $token" \
             "--test ecdsa-sign=>--test $test" "--threads 8=>--threads 2" "--duration 60=>--duration $duration" \
-            "/results/=>$d/results/" "0.0.0.0:9464=>127.0.0.1:0" "--metrics-linger 30s=>--metrics-linger 120s" \
+            "/results/=>$d/results/" "0.0.0.0:9464=>127.0.0.1:0" "--metrics-linger 30s=>--metrics-linger 600s" \
             2>"$d/cmd.err"); then
         fail "$name: the generator Job's pod command" "$(cat "$d/cmd.err")"
         return 1
@@ -140,12 +198,26 @@ fleet() {
     urls=
     i=0
     while [ $i -lt "$n" ]; do
+        # Each generator its own copy of a SoftHSM token, as each pod has its
+        # own HSM client: SoftHSM rewrites token.object at every C_Login, and
+        # a process reading the token at that moment does not see it (about
+        # 1 in 100 "pkcs11-tool -L" beside a login loop; here a generator
+        # exited 3, "--token hsmbench-demo: no token with that label").
+        if [ -n "${SOFTHSM2_CONF:-}" ]; then
+            mkdir -p "$d/hsm$i"
+            cp -R "$(sed -n 's/^directories.tokendir *= *//p' "$SOFTHSM2_CONF")" "$d/hsm$i/tokens"
+            sed "s|^directories.tokendir *=.*|directories.tokendir = $d/hsm$i/tokens|" "$SOFTHSM2_CONF" \
+                >"$d/hsm$i/softhsm2.conf"
+            gen_conf="$d/hsm$i/softhsm2.conf"
+        else
+            gen_conf=
+        fi
         if [ "$late" != 0 ] && [ $i -eq $((n - 1)) ]; then
             # the late pod: it comes up LATE seconds after START
             ( sleep $((START - $(date +%s))); sleep "$late"
-              START=$START JOB_COMPLETION_INDEX=$i exec sh -c "$cmd" ) >"$d/gen$i.out" 2>"$d/gen$i.err" &
+              START=$START JOB_COMPLETION_INDEX=$i with_conf "$gen_conf" sh -c "$cmd" ) >"$d/gen$i.out" 2>"$d/gen$i.err" &
         else
-            START=$START JOB_COMPLETION_INDEX=$i sh -c "$cmd" >"$d/gen$i.out" 2>"$d/gen$i.err" &
+            START=$START JOB_COMPLETION_INDEX=$i with_conf "$gen_conf" sh -c "$cmd" >"$d/gen$i.out" 2>"$d/gen$i.err" &
         fi
         GEN_PIDS="$GEN_PIDS $!"
         echo $! >"$d/gen$i.pid"
@@ -171,7 +243,7 @@ scrape_configs:
 EOF
     promtool check config "$d/prom.yml" >"$d/promtool.out" 2>&1 ||
         fail "$name: promtool check config" "$(head -c 300 "$d/promtool.out")"
-    timeout 300 prometheus --config.file="$d/prom.yml" --storage.tsdb.path="$d/tsdb" \
+    timeout 600 prometheus --config.file="$d/prom.yml" --storage.tsdb.path="$d/tsdb" \
         --web.listen-address=127.0.0.1:0 --storage.tsdb.retention.time=1h >"$d/prom.log" 2>&1 &
     PROM_PID=$!
     PROM=
@@ -191,6 +263,14 @@ EOF
         sleep 0.1
         i=$((i + 1))
     done
+    i=0
+    while [ $i -lt "$n" ]; do
+        if [ ! -s "$d/results/$START/$i.json" ]; then
+            fail "$name: generator $i wrote its results file" "$(gen_alive "$d" "$n")"
+            return 1
+        fi
+        i=$((i + 1))
+    done
     # the collection Job's command, as the collection pod runs it
     if ! ccmd=$(pod_command "$COLLECT" "/results/=>$d/results/" 2>"$d/ccmd.err"); then
         fail "$name: the collection Job's pod command" "$(cat "$d/ccmd.err")"
@@ -207,23 +287,18 @@ EOF
     fi
     # Prometheus has scraped every generator after its end
     want_ops=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["ops"])' "$d/results/$START/all.json")
-    # Up to 90 s (the generators linger 120 s): on a machine busy with the
-    # rest of the suite a scrape can miss its 1 s timeout several times in a
-    # row, and a failed scrape makes the target's series stale (the query
-    # answers "empty") until the next one succeeds.
-    i=0
-    got=
-    while [ $i -lt 180 ]; do
-        got=$(prom_query "sum(hsmbench_latency_seconds_count{run_id=\"$RUN\"}) and on() count(hsmbench_phase{run_id=\"$RUN\",phase=\"done\"} == 1) == $n")
-        [ "$got" = "$want_ops" ] && break
-        sleep 0.5
-        i=$((i + 1))
-    done
-    if [ "$got" = "$want_ops" ]; then
+    # Up to 120 s of the clock, not of a count of tries (a python3 a try on
+    # a machine busy with the rest of the suite took so long that 180 tries
+    # outlasted the generators' linger).  On such a machine a scrape can miss
+    # its 1 s timeout several times in a row, and a failed scrape makes a
+    # target's series stale: last_over_time reads each generator's last
+    # scraped sample (staleness markers are not samples), and the phase says
+    # that sample is from after its end.
+    if got=$(prom_wait 120 "$want_ops" "sum(last_over_time(hsmbench_latency_seconds_count{run_id=\"$RUN\"}[5m])) and on() count(last_over_time(hsmbench_phase{run_id=\"$RUN\",phase=\"done\"}[5m]) == 1) == $n"); then
         pass "$name: Prometheus scraped the $n generators' final counts ($want_ops operations, as merged)"
     else
         fail "$name: Prometheus scraped the generators' final counts" \
-            "$got, merged $want_ops; counts by generator: $(prom_query "sum by (generator) (hsmbench_latency_seconds_count{run_id=\"$RUN\"})"); done: $(prom_query "count(hsmbench_phase{run_id=\"$RUN\",phase=\"done\"} == 1)"); up: $(prom_query 'up'); scrape durations: $(prom_query 'scrape_duration_seconds')"
+            "$got, merged $want_ops; counts by generator: $(prom_query "sum by (generator) (last_over_time(hsmbench_latency_seconds_count{run_id=\"$RUN\"}[5m]))"); done: $(prom_query "count(last_over_time(hsmbench_phase{run_id=\"$RUN\",phase=\"done\"}[5m]) == 1)"); generators alive: $(gen_alive "$d" "$n"); targets: $(prom_targets)"
         return 1
     fi
     return 0
@@ -271,7 +346,9 @@ quantiles() {
     for q in 0.5 0.99; do
         key=$( [ $q = 0.5 ] && echo p50 || echo p99 )
         exact=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["latency_us"][sys.argv[2]])' "$qdir/all.json" "$key")
-        est=$(prom_query "histogram_quantile($q, sum by (le) (hsmbench_latency_seconds_bucket{run_id=\"$RUN\"}))")
+        # (each bucket's last scraped sample: a scrape that timed out since makes
+        # the series stale, not different)
+        est=$(prom_query "histogram_quantile($q, sum by (le) (last_over_time(hsmbench_latency_seconds_bucket{run_id=\"$RUN\"}[5m])))")
         if python3 - "$exact" "$est" "$ERR_BOUND" >"$T/q.out" 2>&1 <<'PY'; then
 import sys
 exact_us, est_s, bound = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
