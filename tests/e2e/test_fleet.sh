@@ -116,30 +116,17 @@ else:
 PY
 }
 
-# prom_wait SECONDS WANT EXPR: query EXPR every half second until it answers
-# WANT (exit 0) or SECONDS have passed (exit 1); prints the last answer.
+# prom_wait SECONDS WANT EXPR: prom_query EXPR every half second until it
+# answers WANT (exit 0) or SECONDS of the clock have passed (exit 1); prints
+# the last answer.
 prom_wait() {
-    python3 - "$PROM" "$@" <<'PY'
-import json, sys, time, urllib.parse, urllib.request
-prom, secs, want, expr = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
-url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-end, got = time.monotonic() + secs, "nothing yet"
-while True:
-    try:
-        d = json.load(urllib.request.urlopen(url, timeout=10))
-        r = d["data"]["result"] if d.get("status") == "success" else None
-        got = ("error: %s" % d.get("error")) if r is None else \
-              " ".join(x["value"][1] for x in r) if r else "empty"
-    except Exception as e:
-        got = "error: %s" % e
-    if got == want:
-        print(got)
-        sys.exit(0)
-    if time.monotonic() >= end:
-        print(got)
-        sys.exit(1)
-    time.sleep(0.5)
-PY
+    pw_end=$(( $(date +%s) + $1 ))
+    while :; do
+        pw_got=$(prom_query "$3")
+        [ "$pw_got" = "$2" ] && { echo "$pw_got"; return 0; }
+        [ "$(date +%s)" -ge "$pw_end" ] && { echo "$pw_got"; return 1; }
+        sleep 0.5
+    done
 }
 
 # gen_alive DIR N: y for each generator still running, else n and what
@@ -287,9 +274,9 @@ EOF
     fi
     # Prometheus has scraped every generator after its end
     want_ops=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["ops"])' "$d/results/$START/all.json")
-    # Up to 120 s of the clock, not of a count of tries (a python3 a try on
-    # a machine busy with the rest of the suite took so long that 180 tries
-    # outlasted the generators' linger).  On such a machine a scrape can miss
+    # Up to 120 s of the clock, not a count of tries (on a machine busy with
+    # the rest of the suite, 180 tries of a python3 each outlasted the
+    # generators' linger).  On such a machine a scrape can miss
     # its 1 s timeout several times in a row, and a failed scrape makes a
     # target's series stale: last_over_time reads each generator's last
     # scraped sample (staleness markers are not samples), and the phase says
