@@ -59,12 +59,13 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MOCK_SO   := $(BUILD)/libhsmbench-null.so
 MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
+TRACE_SO  := $(BUILD)/libhsmbench-trace.so
 HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
 .PHONY: check-one all check bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb fuzz fuzz-build fuzzers
 
-all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
+all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(TRACE_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
 # Header dependencies come from the compiler (-MMD), one .d file an object.
 $(BUILD)/obj/%.o: %.c
@@ -103,6 +104,12 @@ $(MOCK_SO): mock/nullp11.c
 $(MOCKHSM_SO): mock/mockhsm.c p11/pkcs11_3x.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -lpthread -lm
+
+# The call recorder: a module in front of the real one, recording every call
+# at the module boundary (hsmbench-trace(7), p11/traceformat.h).
+$(TRACE_SO): mock/trace.c p11/pkcs11_3x.h p11/traceformat.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl -lpthread
 
 # A module with a broken function list (HSMBENCH_HOSTILE; tests only, not installed).
 $(HOSTILE_SO): tests/hostile/hostilep11.c p11/used_functions.h
@@ -196,12 +203,13 @@ MAN7      := $(wildcard man/*.7)
 COMPDIR   ?= $(PREFIX)/share/bash-completion/completions
 DATADIR   ?= $(PREFIX)/share
 
-install: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO)
+install: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(TRACE_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
 	    $(DESTDIR)$(LIBDIR)/hsmbench $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DATADIR)/hsmbench/grafana
 	install -m 0755 $(BUILD)/hsmbench $(DESTDIR)$(BINDIR)/hsmbench
 	install -m 0644 $(MOCK_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
 	install -m 0644 $(MOCKHSM_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so
+	install -m 0644 $(TRACE_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-trace.so
 	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
 	$(if $(MAN7),install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/)
 	install -m 0644 completion/hsmbench.bash $(DESTDIR)$(COMPDIR)/hsmbench
@@ -210,6 +218,7 @@ install: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO)
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hsmbench $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
 	rm -f $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so
+	rm -f $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-trace.so
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 	rm -f $(DESTDIR)$(COMPDIR)/hsmbench

@@ -13,6 +13,8 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
 int p11_cmd_list(int argc, char **argv);
 int p11_cmd_keys(int argc, char **argv);
 int p11_cmd_menu(int argc, char **argv);
+/* trace: a recording of the call recorder (libhsmbench-trace.so) read back. */
+int p11_cmd_trace(int argc, char **argv);
 
 /* Their option tables (bench/util/options.h), for --help and the checks. */
 extern const bench_cmd_opts p11_run_options;
@@ -20,5 +22,6 @@ extern const bench_cmd_opts p11_datasheet_options;
 extern const bench_cmd_opts p11_list_options;
 extern const bench_cmd_opts p11_keys_options;
 extern const bench_cmd_opts p11_menu_options;
+extern const bench_cmd_opts p11_trace_options;
 
 #endif

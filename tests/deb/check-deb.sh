@@ -79,6 +79,7 @@ ok "dpkg -x into a scratch root" dpkg -x "$deb" "$R"
 miss=
 for f in usr/bin/hsmbench "usr/lib/$triplet/hsmbench/libhsmbench-mock.so" \
          "usr/lib/$triplet/hsmbench/libhsmbench-null.so" \
+         "usr/lib/$triplet/hsmbench/libhsmbench-trace.so" \
          usr/share/bash-completion/completions/hsmbench \
          usr/share/doc/hsmbench/hsmbench-job.yaml usr/share/doc/hsmbench/hsmbench-collect.yaml \
          usr/share/doc/hsmbench/hsmbench-pvc.yaml usr/share/doc/hsmbench/hsmbench-metrics-policy.yaml \

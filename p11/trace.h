@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * p11/trace.h - reading a recording of the call recorder (libhsmbench-trace.so,
+ * p11/traceformat.h) into what the application did at the module boundary:
+ * every call by function, and the operations those calls make.
+ *
+ * An operation is what a benchmark counts: for an Init-based kind (encrypt,
+ * decrypt, digest, sign, verify, sign/verify-recover, 3.2's verify-signature)
+ * the calls of one session from its Init to its last part (the one-shot
+ * call, or the Final); its time in the module is the sum of those calls'
+ * times, its span from the Init's entry to the last call's return.  PKCS#11
+ * ends an operation at any error but CKR_BUFFER_TOO_SMALL, so a failed Init
+ * or part is a failed operation; a length query (no output buffer) and a
+ * CKR_BUFFER_TOO_SMALL answer are not the end of one.  A message call
+ * (C_SignMessage, ...) is one operation, its Init not included; key
+ * generation, wrapping, unwrapping, derivation, random numbers and 3.2's
+ * encapsulation are one call each.
+ */
+#ifndef P11_TRACE_H
+#define P11_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/core/hist.h"
+#include "p11/traceformat.h"
+
+/* One function's calls. */
+typedef struct p11_trace_fn {
+    uint64_t    calls;            /* every call, unfinished ones included */
+    uint64_t    unfinished;       /* had not returned when the file was last written */
+    uint64_t    size_queries;
+    uint64_t    errors;           /* rv other than CKR_OK and CKR_BUFFER_TOO_SMALL */
+    bench_hist *time;             /* time inside the module of the finished calls */
+    unsigned    max_inside;       /* the most calls of it inside the module at once */
+} p11_trace_fn;
+
+/* One return code's count, whole (a module's own codes included). */
+typedef struct p11_trace_code {
+    uint64_t rv, count;
+} p11_trace_code;
+
+typedef struct p11_trace_sample {
+    uint64_t ops, errors;          /* operations that ended in the second */
+    uint64_t p50_ns, p99_ns;       /* of its successes' time in the module */
+    unsigned max_inside;           /* the most operation calls inside at once */
+} p11_trace_sample;
+
+/* The operations of one kind, mechanism, key and data size. */
+typedef struct p11_trace_group {
+    unsigned    kind;             /* the finishing function (HSMBENCH_TRACE_FN_Sign, ...) */
+    uint64_t    mechanism;        /* HSMBENCH_TRACE_NONE: unknown */
+    uint64_t    key_type;         /* HSMBENCH_TRACE_NONE: no key, or unknown */
+    uint32_t    key_bits;
+    uint64_t    data;             /* bytes given per operation; UINT64_MAX: mixed */
+    uint64_t    ops, errors;      /* ended operations: successes, failures */
+    p11_trace_code *codes;        /* the failures by code */
+    size_t      ncodes;
+    bench_hist *time, *failed;    /* time in the module of the successes, the failures */
+    bench_hist *span;             /* first entry to last return, successes */
+    uint64_t    first_ns, last_ns;   /* the first operation's start, the last one's end */
+    unsigned    threads;          /* threads that ended one of them */
+    unsigned    max_inside;       /* the most of their calls inside the module at once */
+    p11_trace_sample *seconds;    /* by second of the recording (from p11_trace.start_ns) */
+    size_t      nseconds;
+    /* reading state */
+    unsigned    inside;
+    uint64_t   *thread_seen;
+    size_t      nthread_seen, cap_thread_seen;
+} p11_trace_group;
+
+typedef struct p11_trace {
+    char      module[HSMBENCH_TRACE_PATH_MAX];
+    uint32_t  pid;
+    uint64_t  real_start_ns;      /* CLOCK_REALTIME when the file was made ... */
+    uint64_t  mono_start_ns;      /* ... and CLOCK_MONOTONIC then */
+    uint64_t  start_ns, end_ns;   /* the first call's entry, the last return (monotonic) */
+    uint64_t  calls, unfinished;
+    unsigned  threads, processes;
+    unsigned  max_inside;         /* the most calls inside the module at once, any function */
+    uint64_t  sessions;           /* C_OpenSession calls that succeeded */
+    p11_trace_fn fn[HSMBENCH_TRACE_FN_COUNT];
+    p11_trace_code *codes;        /* every call's failures by code */
+    size_t    ncodes;
+    p11_trace_group *groups;
+    size_t    ngroups;
+} p11_trace;
+
+/* Read path into t.  0, or -1 with a one-line reason in err (a file that is
+ * not a recording, a truncated or inconsistent one, out of memory). */
+int  p11_trace_read(const char *path, p11_trace *t, char *err, size_t errlen);
+void p11_trace_free(p11_trace *t);
+
+/* "C_Sign" for HSMBENCH_TRACE_FN_Sign. */
+const char *p11_trace_fn_name(unsigned fn);
+
+#endif
