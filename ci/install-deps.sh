@@ -8,6 +8,7 @@ set -eu
 #        http_parser, the lean HTTP/1.1 engine's response parser);
 #        clang and its runtimes for the libFuzzer harnesses (make fuzz, make check)
 # run/test: SoftHSMv2 (the demo and test token), opensc (pkcs11-tool), python3 (JSON checks),
+#           gnutls-bin (p11tool: an application of another family the call recorder records),
 #           p11-kit-modules (p11-kit-trust, a module with no mechanism: test_json's skipped run),
 #           tmux (terminal tests), libmicrohttpd + GnuTLS (the REST emulator and its mTLS),
 #           openssl (test certificates), nginx, wrk, apache2-utils (ab), valgrind (callgrind's
@@ -21,7 +22,7 @@ set -eu
 # Every test that needs one of these says SKIP without it, and under CI
 # (CI=true) a skip fails make check: this list is what CI needs to skip nothing.
 PKGS="gcc clang libclang-rt-14-dev make pkg-config libp11-kit-dev p11-kit libssl-dev libcurl4-openssl-dev libjansson-dev libhttp-parser-dev
-libmicrohttpd-dev libgnutls28-dev softhsm2 opensc python3 p11-kit-modules tmux procps openssl nginx wrk apache2-utils valgrind
+libmicrohttpd-dev libgnutls28-dev softhsm2 opensc gnutls-bin python3 p11-kit-modules tmux procps openssl nginx wrk apache2-utils valgrind
 chromium fonts-dejavu-core groff-base man-db prometheus python3-yaml python3-jsonschema debhelper dpkg-dev lintian"
 
 missing=""

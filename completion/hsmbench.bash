@@ -29,6 +29,7 @@ _hsmbench_opts_list="$_hsmbench_sel --help"
 _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
 _hsmbench_opts_menu="$_hsmbench_sel --help"
 _hsmbench_opts_report='--html --csv --threshold --quiet --help'
+_hsmbench_opts_trace='--json --csv --html --quiet --help'
 _hsmbench_opts_compare='--fail-on --min-change --json --html --help'
 _hsmbench_opts_merge='--output -o --quiet --expect --help'
 _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
@@ -113,7 +114,7 @@ _hsmbench()
         if [[ $cur == -* ]]; then
             _hsmbench_words '-h --help -V --version' "$cur"
         else
-            _hsmbench_words 'run datasheet list keys menu report compare merge rest serve help' "$cur"
+            _hsmbench_words 'run datasheet list keys menu trace report compare merge rest serve help' "$cur"
         fi
         return
     fi
@@ -244,6 +245,12 @@ _hsmbench()
         rest)
             [[ -z $sub ]] && { _hsmbench_words 'ekm sdkms http' "$cur"; return; }
             ;;
+        trace)
+            local IFS=$'\n'
+            COMPREPLY=($(compgen -f -X '!*.trace' -- "$cur") $(compgen -d -- "$cur"))
+            compopt -o filenames 2>/dev/null
+            return
+            ;;
         report | compare | merge)
             local IFS=$'\n'
             COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
@@ -262,6 +269,7 @@ _hsmbench()
     keys) _hsmbench_words "$_hsmbench_opts_keys" "$cur" ;;
     menu) _hsmbench_words "$_hsmbench_opts_menu" "$cur" ;;
     report) _hsmbench_words "$_hsmbench_opts_report" "$cur" ;;
+    trace) _hsmbench_words "$_hsmbench_opts_trace" "$cur" ;;
     compare) _hsmbench_words "$_hsmbench_opts_compare" "$cur" ;;
     merge) _hsmbench_words "$_hsmbench_opts_merge" "$cur" ;;
     rest) _hsmbench_words "$_hsmbench_opts_rest" "$cur" ;;

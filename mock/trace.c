@@ -110,10 +110,17 @@ static tr_state tr;                     /* the module's one instance: PKCS#11 ha
 static pthread_once_t tr_once = PTHREAD_ONCE_INIT;
 static CK_UTF8CHAR tr_iface_name[] = "PKCS 11";
 
-/* A thread's chunk. */
+/* A thread's window: consecutive chunks of the file, mapped at once.  The
+ * first is one chunk, each next one twice as many up to TR_WINDOW_MAX, so a
+ * short-lived program's recording stays small and a long run maps (and
+ * unmaps, which costs a TLB shoot-down on every processor the process runs
+ * on) once every TR_WINDOW_MAX * 818 calls of a thread. */
+#define TR_WINDOW_MAX 16u
 typedef struct tr_thread {
-    hsmbench_trace_chunk *chunk;        /* mapped, or NULL */
-    size_t                used;         /* records written in it */
+    unsigned char        *window;       /* mapped, or NULL */
+    size_t                nchunks;      /* chunks in it */
+    size_t                chunk;        /* the chunk of it being written */
+    size_t                used;         /* records written in that chunk */
     uint32_t              number;       /* the thread's number in the file, 1 + ...; 0: none yet */
     hsmbench_trace_record dummy;        /* where records go when nothing is recorded */
 } tr_thread;
@@ -134,54 +141,74 @@ static void tr_warn(const char *what, const char *detail)
 
 /* ---- chunks ------------------------------------------------------------------------- */
 
-static void tr_release_chunk(tr_thread *t)
+static void tr_release_window(tr_thread *t)
 {
-    if (t->chunk) {
-        (void)munmap(t->chunk, HSMBENCH_TRACE_CHUNK_SIZE);
-        t->chunk = NULL;
+    if (t->window) {
+        (void)munmap(t->window, t->nchunks * HSMBENCH_TRACE_CHUNK_SIZE);
+        t->window = NULL;
     }
-    t->used = 0;
+    t->chunk = t->used = 0;
 }
 
 static void tr_thread_exit(void *arg)
 {
-    tr_release_chunk(arg);   /* the exiting thread's own tr_self */
+    tr_release_window(arg);   /* the exiting thread's own tr_self */
 }
 
-/* Claim the next chunk of the file for this thread: the counter lives in the
- * shared header, so processes forked from one another claim distinct ones. */
-static int tr_claim_chunk(tr_thread *t)
+/* Start writing chunk t->chunk of the window: its header says whose it is.
+ * A chunk of a window never started keeps magic 0 and is read as empty. */
+static void tr_start_chunk(tr_thread *t)
 {
-    tr_release_chunk(t);
-    uint64_t k = __atomic_fetch_add(&tr.hdr->next_chunk, 1, __ATOMIC_RELAXED);
-    off_t off = (off_t)HSMBENCH_TRACE_HEADER_SIZE + (off_t)k * HSMBENCH_TRACE_CHUNK_SIZE;
-    /* posix_fallocate only ever grows the file: two processes growing it at
-     * once cannot cut each other's chunks off, as ftruncate could. */
-    if (posix_fallocate(tr.fd, off, HSMBENCH_TRACE_CHUNK_SIZE) != 0)
-        return -1;
-    void *p = mmap(NULL, HSMBENCH_TRACE_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, tr.fd, off);
-    if (p == MAP_FAILED)
-        return -1;
-    t->chunk = p;
-    t->used = 0;
-    t->chunk->pid = (uint32_t)getpid();
-    t->chunk->tid = (uint32_t)syscall(SYS_gettid);
+    hsmbench_trace_chunk *c = (hsmbench_trace_chunk *)(t->window + t->chunk * HSMBENCH_TRACE_CHUNK_SIZE);
+    c->pid = (uint32_t)getpid();
+    c->tid = (uint32_t)syscall(SYS_gettid);
     if (t->number == 0)
         t->number = 1 + (uint32_t)__atomic_fetch_add(&tr.hdr->next_thread, 1, __ATOMIC_RELAXED);
-    t->chunk->thread = t->number - 1;
-    __atomic_store_n(&t->chunk->magic, HSMBENCH_TRACE_CHUNK_MAGIC, __ATOMIC_RELEASE);
+    c->thread = t->number - 1;
+    __atomic_store_n(&c->magic, HSMBENCH_TRACE_CHUNK_MAGIC, __ATOMIC_RELEASE);
+    t->used = 0;
+}
+
+/* Claim this thread's next window of the file: the counter lives in the
+ * shared header, so processes forked from one another claim distinct ones. */
+static int tr_claim_window(tr_thread *t)
+{
+    size_t n = t->nchunks ? t->nchunks * 2 : 1;
+    if (n > TR_WINDOW_MAX)
+        n = TR_WINDOW_MAX;
+    tr_release_window(t);
+    uint64_t k = __atomic_fetch_add(&tr.hdr->next_chunk, n, __ATOMIC_RELAXED);
+    off_t off = (off_t)HSMBENCH_TRACE_HEADER_SIZE + (off_t)k * HSMBENCH_TRACE_CHUNK_SIZE;
+    size_t len = n * HSMBENCH_TRACE_CHUNK_SIZE;
+    /* posix_fallocate only ever grows the file: two processes growing it at
+     * once cannot cut each other's chunks off, as ftruncate could. */
+    if (posix_fallocate(tr.fd, off, (off_t)len) != 0)
+        return -1;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, tr.fd, off);
+    if (p == MAP_FAILED)
+        return -1;
+#ifdef MADV_POPULATE_WRITE
+    /* One system call makes every page writable, instead of two faults a
+     * page (a read fault, then the write fault that marks it dirty) while
+     * recording; a kernel without it (before 5.14) takes the faults. */
+    (void)madvise(p, len, MADV_POPULATE_WRITE);
+#endif
+    t->window = p;
+    t->nchunks = n;
+    t->chunk = 0;
+    tr_start_chunk(t);
     if (tr.tls_key_ok)
         (void)pthread_setspecific(tr.tls_key, t);   /* so that its exit unmaps it */
     return 0;
 }
 
-/* A fork's child has only the forking thread, whose chunk the parent keeps
- * writing into: the child takes chunks of its own. */
+/* A fork's child has only the forking thread, whose window the parent keeps
+ * writing into: the child takes windows of its own. */
 static void tr_atfork_child(void)
 {
-    tr_self.chunk = NULL;   /* the parent's mapping: left alone (the child's copy is
+    tr_self.window = NULL;  /* the parent's mapping: left alone (the child's copy is
                                unmapped when the child exits) */
-    tr_self.used = 0;
+    tr_self.nchunks = tr_self.chunk = tr_self.used = 0;
     tr_self.number = 0;     /* a thread of another process */
 }
 
@@ -192,11 +219,16 @@ static hsmbench_trace_record *tr_slot(void)
     tr_thread *t = &tr_self;
     if (tr.hdr == NULL)
         return &t->dummy;
-    if ((t->chunk == NULL || t->used >= TR_RECS_PER_CHUNK) && tr_claim_chunk(t) != 0) {
-        tr_release_chunk(t);
+    if (t->window && t->used >= TR_RECS_PER_CHUNK && t->chunk + 1 < t->nchunks) {
+        t->chunk++;
+        tr_start_chunk(t);
+    }
+    if ((t->window == NULL || t->used >= TR_RECS_PER_CHUNK) && tr_claim_window(t) != 0) {
+        tr_release_window(t);
         return &t->dummy;    /* the disk is full: calls go on, unrecorded */
     }
-    hsmbench_trace_record *recs = (hsmbench_trace_record *)(t->chunk + 1);
+    hsmbench_trace_record *recs = (hsmbench_trace_record *)(t->window + t->chunk * HSMBENCH_TRACE_CHUNK_SIZE +
+                                                            sizeof(hsmbench_trace_chunk));
     return &recs[t->used++];
 }
 

@@ -12,6 +12,11 @@
 #    operation, the module's and the harness's, and their ratio (goal 0.98).
 # 2. Harness ceiling: hsmbench's ops/s per thread on the do-nothing module
 #    (goal: >= 5 million per thread).
+# 3. The call recorder (libhsmbench-trace.so): its cost per call, from
+#    sha256-digest on the do-nothing module with and without it in front
+#    (two calls an operation); and the harness's cost seen from the module
+#    boundary: hsmbench's p50 and p99 minus the module's own (the recorder's
+#    times inside the module), for sha256-digest and ecdsa-sign on SoftHSM.
 # Ratios, not absolute times: this machine is shared and noisy.
 set -eu
 BUILD=${1:-build}
@@ -135,6 +140,51 @@ for n in 1 2; do
     r=$(hsmbench_rate sha256-digest "$n" --module "$NULLP11" --mode nonblocking --rate 10000000)
     printf '%7s %16.0f\n' "$n" "$r"
 done
+
+TRACE="$BUILD/libhsmbench-trace.so"
+if [ -e "$TRACE" ]; then
+    echo
+    echo "Call recorder: its cost per call (sha256-digest on the do-nothing module, 1 thread,"
+    echo "${ROUNDS} interleaved rounds of 500 000 operations, two calls each; medians)"
+    plain="" traced=""
+    i=0
+    while [ $i -lt "$ROUNDS" ]; do
+        p=$("$HSMBENCH" run --quiet --module "$NULLP11" --test sha256-digest --threads 1 --warmup 0 \
+            --iterations 500000 --json "$tmp/r.json" >/dev/null && ops_from_json "$tmp/r.json")
+        rm -f "$tmp/over.trace"
+        q=$(HSMBENCH_TRACE_MODULE="$NULLP11" HSMBENCH_TRACE_FILE="$tmp/over.trace" "$HSMBENCH" run --quiet \
+            --module "$TRACE" --test sha256-digest --threads 1 --warmup 0 --iterations 500000 \
+            --json "$tmp/r.json" >/dev/null && ops_from_json "$tmp/r.json")
+        plain="$plain $p" traced="$traced $q"
+        i=$((i + 1))
+    done
+    rm -f "$tmp/over.trace"
+    mp=$(echo "$plain" | median)
+    mq=$(echo "$traced" | median)
+    printf '%16s %16s %22s\n' "plain ops/s" "recorded ops/s" "recorder ns per call"
+    printf '%16.0f %16.0f %22.1f\n' "$mp" "$mq" "$(awk -v a="$mp" -v b="$mq" 'BEGIN { print (1e9 / b - 1e9 / a) / 2 }')"
+
+    echo
+    echo "The harness's cost at the module boundary (demo SoftHSM token, 1 thread, ${SECS}s): hsmbench's"
+    echo "latency minus the time the recorder saw inside the module (the recorder's own cost included)"
+    printf '%-16s %10s %10s %10s %10s %10s %10s\n' TEST "HS P50" "MOD P50" "DIFF" "HS P99" "MOD P99" "DIFF"
+    for t in sha256-digest ecdsa-sign; do
+        rm -f "$tmp/b.trace"
+        SOFTHSM2_CONF="$HSMBENCH_HOME/softhsm/softhsm2.conf" \
+        HSMBENCH_TRACE_MODULE=${SOFTHSM:-/usr/lib/softhsm/libsofthsm2.so} HSMBENCH_TRACE_FILE="$tmp/b.trace" "$HSMBENCH" run \
+            --quiet --module "$TRACE" --pin-file "$HSMBENCH_HOME/softhsm/user.pin" --test "$t" \
+            --threads 1 --warmup 0 --duration "$SECS" --json "$tmp/b.json" >/dev/null
+        "$HSMBENCH" trace --quiet "$tmp/b.trace" --json "$tmp/b.tj"
+        python3 - "$tmp/b.json" "$tmp/b.tj" "$t" <<'PY'
+import json, sys
+h = [r for r in json.load(open(sys.argv[1]))["runs"] if r["test"] == sys.argv[3]][0]["latency_us"]
+m = [r for r in json.load(open(sys.argv[2]))["runs"] if r["test"] == sys.argv[3]][0]["latency_us"]
+print("%-16s %8.2fµs %8.2fµs %8.2fµs %8.2fµs %8.2fµs %8.2fµs" % (sys.argv[3], h["p50"], m["p50"], h["p50"] - m["p50"],
+                                                  h["p99"], m["p99"], h["p99"] - m["p99"]))
+PY
+    done
+    rm -f "$tmp/b.trace"
+fi
 
 MOCK="$BUILD/libhsmbench-mock.so"
 if [ -e "$MOCK" ]; then
