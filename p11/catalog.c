@@ -700,8 +700,9 @@ static int mech_ok(const p11_module *m, CK_SLOT_ID slot, CK_MECHANISM_TYPE mech,
     return 1;
 }
 
-int p11_test_supported(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
-                       const p11_test_params *p, char *reason, size_t len)
+/* Whether the token offers the test with these resolved parameters. */
+static int supported(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
+                     const p11_test_params *p, char *reason, size_t len)
 {
     CK_MECHANISM_TYPE mech = p11_test_mech(def, p);
     if (def->op == P11_OP_RANDOM) {
@@ -728,4 +729,15 @@ int p11_test_supported(const p11_module *m, CK_SLOT_ID slot, const p11_test_def 
         !mech_ok(m, slot, CKM_AES_KEY_GEN, CKF_GENERATE, def, p, reason, len))
         return 0;
     return 1;
+}
+
+int p11_test_offered(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
+                     const p11_test_params *in, p11_test_params *out, char *reason, size_t len)
+{
+    /* The mechanism of a test that hashes in the token is chosen by the
+     * hash, and the key size checked is the resolved one: unresolved, a
+     * hashed test asks about mechanism 0 (CKM_RSA_PKCS_KEY_PAIR_GEN). */
+    if (p11_test_resolve(def, in, out) != 0)
+        return -1;
+    return supported(m, slot, def, out, reason, len);
 }

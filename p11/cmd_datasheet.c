@@ -3,7 +3,9 @@
  * command.
  *
  * A planner over the run machinery (p11/runner.h, bench/driver/session.h):
- * for every test the token offers (or --test LIST) and every key size, the
+ * for every test the token offers (or --test LIST) and every key size,
+ * asked as run asks (p11_test_offered: parameters resolved first; a test
+ * left out gets a line saying why, and datasheet.left_out), the
  * steps are the runs "hsmbench run" would make of
  *   latency  --threads 1 (p50/p99, --until-stable bounded by --step-time)
  *   threads  --threads 2,4,8... up to --max-threads, stopped once two counts
@@ -397,8 +399,10 @@ static int add_step(ds_step *steps, size_t *n, const p11_test_def *def, unsigned
     return 0;
 }
 
-/* The steps of one test at one key size. */
-static int plan_test(const ds_opts *o, const p11_test_def *def, unsigned key, ds_step *steps, size_t *n)
+/* The steps of one test at one key size (0: its default); dflt its
+ * parameters resolved. */
+static int plan_test(const ds_opts *o, const p11_test_def *def, unsigned key, const p11_test_params *dflt,
+                     ds_step *steps, size_t *n)
 {
     const size_t first = *n;
     if (add_step(steps, n, def, key, STEP_LATENCY, 1, 0, first) != 0)
@@ -410,14 +414,11 @@ static int plan_test(const ds_opts *o, const p11_test_def *def, unsigned key, ds
         return -1;
     if (!def->data_op)
         return 0;
-    p11_test_params in = { .key_bits = key }, dflt;
-    if (p11_test_resolve(def, &in, &dflt) != 0)
-        return -1;
     for (size_t i = 0; i < o->ndata; i++) {
         const uint64_t d = o->data[i];
         if (d < def->data_min || d > def->data_max || (def->data_multiple && d % def->data_multiple))
             continue;      /* a size the test cannot take (AES-ECB: whole blocks) */
-        if (d == dflt.data_size)
+        if (d == dflt->data_size)
             continue;      /* the latency step measured it */
         if (add_step(steps, n, def, key, STEP_DATA, 1, d, first) != 0)
             return -1;
@@ -425,8 +426,42 @@ static int plan_test(const ds_opts *o, const p11_test_def *def, unsigned key, ds
     return 0;
 }
 
-/* Every step, for the tests the token offers. */
-static int plan(ds_opts *o, const p11_target *t, ds_step *steps, size_t *n, uint64_t *prep_ns)
+/* A test (at one key) the token does not offer, into left: {test, key, why}.
+ * 0, or -1 when out of memory (printed). */
+static int left_out(json_t *left, const p11_test_def *def, const p11_test_params *p, const char *why)
+{
+    char key[48];
+    if (json_array_append_new(left, json_pack("{s:s,s:s,s:s}", "test", def->name, "key",
+                                              p11_test_key_desc(def, p, key, sizeof key), "why",
+                                              why)) != 0) {
+        bench_error("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* A line for each test left out, naming it and why. */
+static void print_left(const ds_opts *o, const json_t *left)
+{
+    size_t i;
+    const json_t *el;
+    json_array_foreach(left, i, el) {
+        const char *key = bench_json_str(el, "key", "-");
+        printf("datasheet: %s", bench_json_str(el, "test", "?"));
+        if (o->nkeys && strcmp(key, "-") != 0)
+            printf(", key %s,", key);
+        printf(" left out: %s\n", bench_json_str(el, "why", "?"));
+    }
+}
+
+/*
+ * Every step, for the tests the token offers; the others, with why, into
+ * left.  Each test at each key is asked with the parameters run would use
+ * (p11_test_offered resolves them: the hash that picks the mechanism, the
+ * key size), so the datasheet covers what run --test all runs.  -1 when a
+ * test's parameters do not resolve, or out of memory (printed).
+ */
+static int plan(ds_opts *o, const p11_target *t, ds_step *steps, size_t *n, uint64_t *prep_ns, json_t *left)
 {
     *n = 0;
     *prep_ns = 0;
@@ -435,22 +470,28 @@ static int plan(ds_opts *o, const p11_target *t, ds_step *steps, size_t *n, uint
             o->tests[o->ntests++] = p11_test_at(i);
     for (size_t i = 0; i < o->ntests; i++) {
         const p11_test_def *def = o->tests[i];
-        char why[256];
-        p11_test_params p = { 0 };
-        if (!p11_test_supported(t->mod, t->token.slot, def, &p, why, sizeof why)) {
-            if (!o->all && !o->out.quiet)
-                printf("datasheet: %s left out: %s\n", def->name, why);
-            continue;
-        }
-        size_t any = 0;
+        unsigned keys[DS_MAX_LIST];
+        size_t nk = 0;
         for (size_t k = 0; k < o->nkeys; k++)
-            if (takes_key(def, o->keys[k])) {
-                if (plan_test(o, def, (unsigned)o->keys[k], steps, n) != 0)
+            if (takes_key(def, o->keys[k]))
+                keys[nk++] = (unsigned)o->keys[k];
+        if (!nk)
+            keys[nk++] = 0;        /* its default */
+        for (size_t k = 0; k < nk; k++) {
+            char why[256];
+            const p11_test_params in = { .key_bits = keys[k] };
+            p11_test_params p;
+            const int offered = p11_test_offered(t->mod, t->token.slot, def, &in, &p, why, sizeof why);
+            if (offered < 0)
+                return -1;
+            if (!offered) {
+                if (left_out(left, def, &p, why) != 0)
                     return -1;
-                any++;
+                continue;
             }
-        if (!any && plan_test(o, def, 0, steps, n) != 0)
-            return -1;
+            if (plan_test(o, def, keys[k], &p, steps, n) != 0)
+                return -1;
+        }
     }
     /* What preparing the keys costs: at each test's (and key's) first step,
      * and at each data step (new input, new keys). */
@@ -732,49 +773,58 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     p11_target t;
     p11_runner r;
     bench_session s;
+    ds_run d;
+    int opened = 0, session = 0, runner = 0, finished = 0, interrupted = 0;
+    ds_step *steps = NULL;
+    json_t *left = NULL, *plan_doc = NULL, *caps = NULL;
+    size_t nsteps = 0, kept = 0;
+    uint64_t prep_ns = 0;
+    double took = 0;
+    char ann[32] = "";
+    memset(&d, 0, sizeof d);
     int rc = parse_args(argc, argv, sections, &o);
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
     o.out.sections = sections;
     const bench_flag *interrupt = bench_signals_install();
-    ds_step *steps = calloc(DS_MAX_STEPS, sizeof *steps);
-    if (!steps) {
+    steps = calloc(DS_MAX_STEPS, sizeof *steps);
+    left = json_array();
+    if (!steps || !left) {
         bench_error("out of memory");
-        return BENCH_EXIT_FAILED;
+        rc = BENCH_EXIT_FAILED;
+        goto cleanup;
     }
     rc = p11_target_open(&o.target, o.max_threads, P11_OPEN_LOGIN, &t);
     if (rc != 0) {
-        free(steps);
-        return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+        if (*interrupt)
+            rc = BENCH_EXIT_INTERRUPTED;
+        goto cleanup;
     }
-    size_t nsteps;
-    uint64_t prep_ns;
-    rc = plan(&o, &t, steps, &nsteps, &prep_ns) != 0 ? BENCH_EXIT_USAGE : 0;
-    if (rc == 0 && nsteps == 0) {
+    opened = 1;
+    if (plan(&o, &t, steps, &nsteps, &prep_ns, left) != 0) {
+        rc = BENCH_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (nsteps == 0) {
+        print_left(&o, left);
         bench_error("datasheet: the token offers none of the tests asked for");
         rc = BENCH_EXIT_USAGE;
+        goto cleanup;
     }
-    json_t *plan_doc = rc ? NULL : plan_json(&o, steps, nsteps);
-    if (rc == 0 && (!plan_doc || bench_session_init(&s, &o.out, interrupt) != 0))
+    plan_doc = plan_json(&o, steps, nsteps);
+    if (!plan_doc || bench_session_init(&s, &o.out, interrupt) != 0) {
         rc = BENCH_EXIT_FAILED;
-    if (rc != 0) {
-        json_decref(plan_doc);
-        free(steps);
-        p11_target_close(&t);
-        return rc;
+        goto cleanup;
     }
+    session = 1;
     s.brief = 1;
-    size_t kept = 0;
-    json_t *caps = NULL;
-    if (o.resume && (rc = resume_load(o.resume, plan_doc, &s, &kept, &caps)) != 0) {
-        json_decref(plan_doc);
-        free(steps);
-        bench_session_free(&s);
-        p11_target_close(&t);
-        return rc;
+    if (o.resume && (rc = resume_load(o.resume, plan_doc, &s, &kept, &caps)) != 0)
+        goto cleanup;
+    if (!caps && !(caps = json_array())) {
+        bench_error("out of memory");
+        rc = BENCH_EXIT_FAILED;
+        goto cleanup;
     }
-    if (!caps)
-        caps = json_array();
     size_t todo = 0, cap_todo = 0, lat_todo = 0;
     for (size_t k = 0; k < nsteps; k++) {
         int done = !!step_run(s.runs, steps[k].id);
@@ -799,60 +849,62 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     size_t ntests = 0;
     for (size_t k = 0; k < nsteps; k++)
         ntests += steps[k].kind == STEP_LATENCY;
-    char ann[32];
     printf("datasheet: %zu test%s, %zu steps, about %s (steps of %.3gs, threads up to %u)\n", ntests,
            ntests == 1 ? "" : "s", nsteps, fmt_time(announced, ann, sizeof ann),
            (double)o.step_ns / 1e9, o.max_threads);
+    print_left(&o, left);
     if (kept)
         printf("datasheet: resuming %s: %zu step%s done, %zu to run\n", o.resume, nsteps - todo,
                nsteps - todo == 1 ? "" : "s", todo);
     fflush(stdout);
     const double started = (double)bench_now_ns() / 1e9;
-    ds_run d = { &o, &t, &r, &s, steps, nsteps, p11_target_env_json(&t),
-                 bench_command_json(argc, argv, p11_command_redact, argv), NULL, { 0 } };
-    d.extra = json_pack("{s:{s:O,s:f,s:I,s:I}}", "datasheet", "plan", plan_doc, "announced_s",
+    d = (ds_run){ &o, &t, &r, &s, steps, nsteps, p11_target_env_json(&t),
+                  bench_command_json(argc, argv, p11_command_redact, argv), NULL, { 0 } };
+    d.extra = json_pack("{s:{s:O,s:f,s:I,s:I,s:O,s:O}}", "datasheet", "plan", plan_doc, "announced_s",
                         announced, "steps_resumed", (json_int_t)(nsteps - todo), "host_cpus",
-                        (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
-    json_decref(plan_doc);
+                        (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "left_out", left, "capacity", caps);
     s.doc_extra = d.extra;      /* the session's from here on */
-    if (!caps || !d.extra || json_object_set_new(json_object_get(d.extra, "datasheet"), "capacity", caps) != 0)
-        d.extra = NULL;
     if (!d.env || !d.command || !d.extra) {
         bench_error("out of memory");
-        json_decref(d.env);
-        json_decref(d.command);
-        free(steps);
-        bench_session_free(&s);
-        p11_target_close(&t);
-        return BENCH_EXIT_FAILED;
+        rc = BENCH_EXIT_FAILED;
+        goto cleanup;
     }
     const bench_load load = { .threads = 1, .duration_ns = o.step_ns, .abort_ns = BENCH_ABORT_DEFAULT_NS,
                               .max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT, .stuck_ns = BENCH_STUCK_DEFAULT_NS };
     d.load = load;
     if (p11_runner_init(&r, &t, &s, &load, NULL) != 0) {
-        json_decref(d.env);
-        json_decref(d.command);
-        free(steps);
-        bench_session_free(&s);
-        p11_target_close(&t);
-        return BENCH_EXIT_FAILED;
+        rc = BENCH_EXIT_FAILED;
+        goto cleanup;
     }
+    runner = 1;
     run_steps(&d, interrupt);
-    const double took = (double)bench_now_ns() / 1e9 - started;
+    took = (double)bench_now_ns() / 1e9 - started;
     json_object_set_new(json_object_get(d.extra, "datasheet"), "took_s", json_real(took));
     p11_runner_release(&r);
-    const int interrupted = *interrupt || s.interrupted;
+    interrupted = *interrupt || s.interrupted;
     rc = bench_session_finish(&s, d.env, d.command);   /* takes env and command */
-    p11_runner_free(&r);
-    p11_target_close(&t);
-    bench_session_free(&s);
-    char tk[32];
-    if (interrupted)
+    d.env = d.command = NULL;
+    finished = 1;
+cleanup:
+    if (runner)
+        p11_runner_free(&r);
+    if (opened)
+        p11_target_close(&t);
+    if (session)
+        bench_session_free(&s);
+    json_decref(d.env);
+    json_decref(d.command);
+    json_decref(caps);
+    json_decref(plan_doc);
+    json_decref(left);
+    free(steps);
+    if (finished && interrupted) {
         fprintf(stderr, "datasheet: interrupted; the steps done are in %s; carry on with: hsmbench "
                         "datasheet --resume %s (and the same options)\n", o.out.json, o.out.json);
-    else
+    } else if (finished) {
+        char tk[32];
         printf("datasheet: took %s (announced %s); results %s, page %s\n", fmt_time(took, tk, sizeof tk),
                ann, o.out.json, o.out.html);
-    free(steps);
+    }
     return rc;
 }

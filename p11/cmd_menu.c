@@ -526,12 +526,11 @@ static int build_items(menu *m)
         menu_item *it = &m->items[i];
         p11_test_params zero, p;
         memset(&zero, 0, sizeof zero);
-        if (p11_test_resolve(it->def, &zero, &p) != 0) {
+        const int offered = p11_test_offered(m->t.mod, m->t.token.slot, it->def, &zero, &p, it->reason,
+                                             sizeof it->reason);
+        if (offered < 0)
             snprintf(it->reason, sizeof it->reason, "its default parameters do not resolve");
-            continue;
-        }
-        it->supported = p11_test_supported(m->t.mod, m->t.token.slot, it->def, &p, it->reason,
-                                           sizeof it->reason);
+        it->supported = offered > 0;
     }
     return 0;
 }

@@ -400,8 +400,15 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
                                            token_where(tok, where, sizeof where)) : 0;
         if (at < 0 || (size_t)at >= sizeof reason)
             at = 0;
-        if (p11_test_supported(t->mod, tok->slot, def, &p, reason + at, sizeof reason - (size_t)at))
+        /* in resolves as it did into p above: the same p again. */
+        const int offered = p11_test_offered(t->mod, tok->slot, def, in, &p, reason + at,
+                                             sizeof reason - (size_t)at);
+        if (offered > 0)
             continue;
+        if (offered < 0) {
+            s->any_failed = 1;
+            return;
+        }
         if (!quiet)
             printf("\n%s: skipped: %s\n", def->name, reason);
         bench_session_not_run(s, &d, "skipped", reason, &hooks);
@@ -605,7 +612,14 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
     bench_run_hooks hooks = { .arg = m, .summary = mix_summary, .json = mix_json };
     for (unsigned i = 0; i < mix->n; i++) {
         char why[256];
-        if (!p11_test_supported(t->mod, t->token.slot, mix->defs[i], &m->p[i], why, sizeof why)) {
+        const int offered = p11_test_offered(t->mod, t->token.slot, mix->defs[i], &in[i], &m->p[i],
+                                             why, sizeof why);
+        if (offered < 0) {
+            s->any_failed = 1;
+            free(m);
+            return;
+        }
+        if (!offered) {
             snprintf(reason, sizeof reason, "%s: %s", mix->labels[i], why);
             if (!s->out->quiet)
                 printf("\nmix: skipped: %s\n", reason);

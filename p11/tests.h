@@ -183,9 +183,16 @@ const char *p11_op_call(const p11_test_def *def);   /* "RSA", "EC", "AES", ... o
  * random, key generation or find-objects). */
 int p11_test_has_key(const p11_test_def *def);
 
-/* Does the token offer what the test needs?  1 when yes; 0 with a reason. */
-int p11_test_supported(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
-                       const p11_test_params *p, char *reason, size_t len);
+/*
+ * Does the token offer what the test needs, with the parameters run uses?
+ * in is resolved into *out (p11_test_resolve: the hash that chooses the
+ * mechanism, the key size), then the mechanisms, their flags and key sizes
+ * are checked (C_GetMechanismInfo).  1 when offered; 0 with the reason;
+ * -1 when in does not resolve (printed, naming the flag).  The one check
+ * of run, menu and datasheet.
+ */
+int p11_test_offered(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
+                     const p11_test_params *in, p11_test_params *out, char *reason, size_t len);
 
 /* Everything a prepared test holds; workers only read it. */
 typedef struct p11_test_ctx {

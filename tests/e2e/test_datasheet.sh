@@ -7,7 +7,9 @@
 # (and report --html of the file giving the same page), an interrupted
 # datasheet resumed, no keys left, a changed plan and a file of hsmbench run
 # refused, --capacity's search, and compare of two datasheets (the second on a 2 ms mock) saying
-# slower test by test.  About 30 seconds.
+# slower test by test; the tests that hash in the token planned, and the
+# default plan being what run --test all runs, every other test left out
+# with run's reason (issue 41).  About 40 seconds.
 # serial: the latency, peak and knee come from the mock's service time
 . "$TOP/tests/e2e/lib.sh"
 
@@ -118,6 +120,56 @@ fi
 json_check "--resume: every step once, in one file" "$T/i.json" \
     'sorted(r["datasheet"]["id"] for r in runs) == sorted(set(r["datasheet"]["id"] for r in runs)) and all(s in [r["datasheet"]["id"] for r in runs] for s in doc["datasheet"]["plan"]["steps"] if not s.endswith("threads=16")) and all(r["status"] == "ok" for r in runs)'
 file_has "--resume: no keys left on the mock" "$T/objects-r" '^objects 0$'
+
+# ---- the tests the token offers, resolved as run resolves them (issue 41) ----------------
+# A test whose mechanism follows its hash (RSA PKCS#1 and PSS, ECDSA-SHA2)
+# was asked about with its parameters unresolved (mechanism 0) and left out.
+run env HSMBENCH_MOCK="service=fixed:1ms" "$HSMBENCH" datasheet --module "$MOCK" \
+    --test rsa-pkcs-sign,ecdsa-sha2-sign,rsa-pss-sign --step-time 0.1s --max-threads 1 --json "$T/h.json" \
+    --quiet </dev/null
+check "datasheet --test of the hashed headline tests: exit 0, all three planned" 0 \
+    '^datasheet: 3 tests, 3 steps, about '
+json_check "datasheet --test rsa-pkcs-sign,ecdsa-sha2-sign,rsa-pss-sign: all three measured, on the hash's mechanism" "$T/h.json" \
+    'sorted((r["test"], r["mechanism"], r["status"]) for r in runs) == [("ecdsa-sha2-sign", "CKM_ECDSA_SHA256", "ok"), ("rsa-pkcs-sign", "CKM_SHA256_RSA_PKCS", "ok"), ("rsa-pss-sign", "CKM_SHA256_RSA_PKCS_PSS", "ok")] and doc["datasheet"]["left_out"] == []'
+# A token that lacks most mechanisms: the default datasheet plans what run
+# --test all runs there, and says of every other test why it is left out,
+# in run's words.  The plan is in the file once the datasheet is
+# interrupted at its first step.
+FEW="service=fixed:1ms;mechanisms=CKM_RSA_PKCS_KEY_PAIR_GEN,CKM_SHA256_RSA_PKCS,CKM_SHA256_RSA_PKCS_PSS,CKM_EC_KEY_PAIR_GEN,CKM_ECDSA,CKM_SHA256"
+run env HSMBENCH_MOCK="$FEW" "$HSMBENCH" run --module "$MOCK" --test all --iterations 1 --quiet \
+    --json "$T/all-run.json" </dev/null
+check "run --test all on a mock of few mechanisms: exit 0" 0
+: >"$T/f.out"
+env HSMBENCH_MOCK="$FEW" "$HSMBENCH" datasheet --module "$MOCK" --step-time 0.1s --max-threads 1 \
+    --json "$T/f.json" >"$T/f.out" 2>"$T/f.err" </dev/null &
+bg=$!
+n=0
+while ! grep -q '^datasheet: step 1 of' "$T/f.out" && kill -0 "$bg" 2>/dev/null && [ "$n" -lt 100 ]; do
+    sleep 0.1
+    n=$((n + 1))
+done
+kill -INT "$bg" 2>/dev/null
+wait "$bg"
+rc=$?
+cp "$T/f.out" "$T/out"
+cp "$T/f.err" "$T/err"
+check "datasheet of every test on a mock of few mechanisms: interrupted at its first step" 130
+# The plan's tests: those of its latency steps ("latency NAME key=...").
+PLANNED='set(s.split()[1] for s in doc["datasheet"]["plan"]["steps"] if s.startswith("latency "))'
+RUNS="__import__('json').load(open('$T/all-run.json'))['runs']"
+json_check "datasheet (default tests): its tests are those run --test all runs on the token" "$T/f.json" \
+    "$PLANNED == {r['test'] for r in $RUNS if r['status'] == 'ok'} and 'rsa-pkcs-sign' in $PLANNED"
+json_check "datasheet (default tests): every other test left out in the file, with run's reason" "$T/f.json" \
+    "{e['test']: e['why'] for e in doc['datasheet']['left_out']} == {r['test']: r['reason'] for r in $RUNS if r['status'] == 'skipped'} and len(doc['datasheet']['left_out']) + len($PLANNED) == len(doc['datasheet']['plan']['tests'])"
+python3 -c 'import json,sys; [print("datasheet: %s left out: %s" % (r["test"], r["reason"])) for r in json.load(open(sys.argv[1]))["runs"] if r["status"] == "skipped"]' \
+    "$T/all-run.json" >"$T/left-want"
+if [ -s "$T/left-want" ] && [ "$(grep -c ' left out: ' "$T/f.out")" -eq "$(wc -l <"$T/left-want")" ] &&
+    ! grep -Fxvf "$T/f.out" "$T/left-want" | grep -q .; then
+    pass "datasheet (default tests): a line for every test left out, naming it and run's reason"
+else
+    fail "datasheet (default tests): a line for every test left out, naming it and run's reason" \
+        "$(grep -c ' left out: ' "$T/f.out") of $(wc -l <"$T/left-want") lines: $(grep -Fxvf "$T/f.out" "$T/left-want" | head -n 2 | tr '\n' ' ')"
+fi
 
 # ---- refused ----------------------------------------------------------------------------
 run env HSMBENCH_MOCK="$FAST" "$HSMBENCH" datasheet --module "$MOCK" --test sha256-digest --data-size 16 \
