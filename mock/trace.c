@@ -602,6 +602,20 @@ static void tr_load(void)
                 NULL);
         return;
     }
+    /* A bare name of a module installed beside the recorder (hsmbench-mock,
+     * hsmbench-null), as hsmbench's --module takes it; anything else as
+     * dlopen finds it. */
+    if (strchr(module, '/') == NULL) {
+        Dl_info self;
+        char beside[HSMBENCH_TRACE_PATH_MAX];
+        const char *slash;
+        if (dladdr((void *)tr_load, &self) && self.dli_fname &&
+            (slash = strrchr(self.dli_fname, '/')) != NULL &&
+            snprintf(beside, sizeof beside, "%.*s/lib%s.so", (int)(slash - self.dli_fname),
+                     self.dli_fname, module) < (int)sizeof beside &&
+            access(beside, R_OK) == 0)
+            snprintf(module, sizeof module, "%s", beside);
+    }
     tr.lib = dlopen(module, RTLD_NOW | RTLD_LOCAL);
     if (tr.lib == NULL) {
         fprintf(stderr, "hsmbench-trace: cannot load the module to trace (%s): %s\n", module,

@@ -64,12 +64,13 @@ static int resolve_registered(const char *name, char *path, size_t pathlen, char
 
 /*
  * The modules hsmbench installs beside itself, by name: hsmbench-mock,
- * hsmbench-null, in the directory compiled in, or in $HSMBENCH_LIBDIR when
+ * hsmbench-null, hsmbench-trace (the call recorder), in the directory compiled in, or in $HSMBENCH_LIBDIR when
  * it is set and not empty (a build tree, a staged install).
  */
 static int resolve_own(const char *name, char *path, size_t pathlen)
 {
-    if (strcmp(name, "hsmbench-mock") != 0 && strcmp(name, "hsmbench-null") != 0)
+    if (strcmp(name, "hsmbench-mock") != 0 && strcmp(name, "hsmbench-null") != 0 &&
+        strcmp(name, "hsmbench-trace") != 0)
         return -1;
     const char *dir = getenv("HSMBENCH_LIBDIR");
     if (!dir || !*dir)

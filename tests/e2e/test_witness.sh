@@ -205,3 +205,26 @@ check "trace --json is a results file report reads" 0 'ecdsa-sign'
 run "$HSMBENCH" compare "$T/mock-lat.json" "$T/mock-lat.tj"
 check "compare pairs a run with its recording (and says they are not the same mode)" 0 \
     'not comparable: mode recorded vs blocking'
+
+# The datasheet claims tests it ran: each test of its results reached the
+# module, as many times as its steps say (the hashed headline tests
+# included, which it once left out: issue 41).
+traced ds "$MOCK" env HSMBENCH_MOCK='service=fixed:200us;cores=4' "$HSMBENCH" datasheet --module "$TRACE" \
+    --test rsa-pkcs-sign,ecdsa-sha2-sign,rsa-pss-sign --step-time 0.2s --max-threads 2 --quiet \
+    --json "$T/ds.json"
+check "witness: a datasheet of the three hashed headline tests through the recorder" 0
+trace_json ds
+if python3 - "$T/ds.json" "$T/ds.tj" >"$T/werr" 2>&1 <<'PY'
+import json, sys
+from collections import Counter
+claimed = Counter()
+for r in json.load(open(sys.argv[1]))["runs"]:
+    claimed[r["test"]] += r.get("attempts", 0)
+seen = {r["test"]: r["attempts"] for r in json.load(open(sys.argv[2]))["runs"]}
+print(dict(claimed), seen)
+ok = set(claimed) == {"rsa-pkcs-sign", "ecdsa-sha2-sign", "rsa-pss-sign"} and \
+     all(seen.get(t) == n and n > 0 for t, n in claimed.items())
+sys.exit(0 if ok else 1)
+PY
+then pass "witness: the datasheet's tests are the ones whose mechanism reached the module, attempts equal, step by step summed"
+else fail "witness: the datasheet's tests are the ones whose mechanism reached the module" "$(head -c 500 "$T/werr")"; fi
