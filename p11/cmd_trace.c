@@ -230,8 +230,8 @@ static json_t *group_run(const p11_trace *t, const p11_trace_group *g)
     o.errs = errs;
     o.nerrs = g->ncodes;
     /* the group's seconds from its first: second 1 is the one its first operation ended in */
-    size_t first = (size_t)((g->first_ns - t->start_ns) / 1000000000ull), n = 0;
-    for (size_t s = first; s < g->nseconds; s++, n++) {
+    size_t n = 0;
+    for (size_t s = 0; s < g->nseconds; s++, n++) {
         const p11_trace_sample *x = &g->seconds[s];
         samples[n] = (bench_sample){ .t = (uint32_t)(n + 1), .span_s = 1.0, .ops = x->ops + x->errors,
                                      .errors = x->errors, .p50_ns = x->p50_ns, .p99_ns = x->p99_ns };
@@ -251,10 +251,24 @@ static json_t *group_run(const p11_trace *t, const p11_trace_group *g)
                  p11_rv_name((CK_RV)errs[0].code, top, sizeof top), (unsigned long long)errs[0].count);
     }
     run = bench_report_run_json(&d, &o, &w, status, reason);
+    json_t *slots = json_array();
+    for (size_t i = 0; slots && i < g->nslots; i++) {
+        const p11_trace_slot *sl = &g->slots[i];
+        json_t *one = sl->slot == HSMBENCH_TRACE_NONE
+                          ? json_pack("{s:n,s:I,s:I}", "slot", "ops", (json_int_t)sl->ops, "errors",
+                                      (json_int_t)sl->errors)
+                          : json_pack("{s:I,s:I,s:I}", "slot", (json_int_t)sl->slot, "ops",
+                                      (json_int_t)sl->ops, "errors", (json_int_t)sl->errors);
+        if (json_array_append_new(slots, one) != 0) {
+            json_decref(slots);
+            slots = NULL;
+        }
+    }
     if (run && json_object_set_new(run, "trace",
-                                   json_pack("{s:s,s:i,s:o}", "function", p11_trace_fn_name(g->kind),
+                                   json_pack("{s:s,s:i,s:o,s:o}", "function", p11_trace_fn_name(g->kind),
                                              "max_inside", (int)g->max_inside,
-                                             "span_us", bench_report_latency_json(g->span))) != 0) {
+                                             "span_us", bench_report_latency_json(g->span),
+                                             "by_slot", slots)) != 0) {
         json_decref(run);
         run = NULL;
     }

@@ -115,13 +115,15 @@ static int add_code(p11_trace_code **codes, size_t *n, uint64_t rv)
     return 0;
 }
 
-/* An operation under way in one session of one process. */
+/* An operation under way in one session of one process; with kind
+ * SESSION_SLOT, the slot the session was opened on (in start_ns). */
 typedef struct op_state {
-    uint64_t pid_session;        /* pid << 40 ^ session; 0 with kind 0: a free slot */
+    uint64_t pid_session;        /* pid << 40 ^ session */
     unsigned kind;
     int      used, active;
     uint64_t start_ns, module_ns, data;
 } op_state;
+#define SESSION_SLOT HSMBENCH_TRACE_FN_OpenSession
 
 typedef struct op_table {
     op_state *slot;
@@ -132,6 +134,21 @@ static uint64_t op_hash(uint64_t key, unsigned kind)
 {
     uint64_t h = (key ^ ((uint64_t)kind << 56)) * 0x9e3779b97f4a7c15ull;
     return h ^ (h >> 29);
+}
+
+/* The entry for key and kind, or NULL; never adds one (so never moves the
+ * table under a pointer the caller holds). */
+static const op_state *op_lookup(const op_table *t, uint64_t key, unsigned kind)
+{
+    if (t->cap == 0)
+        return NULL;
+    size_t j = op_hash(key, kind) & (t->cap - 1);
+    while (t->slot[j].used) {
+        if (t->slot[j].pid_session == key && t->slot[j].kind == kind)
+            return &t->slot[j];
+        j = (j + 1) & (t->cap - 1);
+    }
+    return NULL;
 }
 
 static op_state *op_find(op_table *t, uint64_t key, unsigned kind)
@@ -235,17 +252,31 @@ static void second_close(p11_trace_group *g, second_acc *a)
     a->at = SIZE_MAX;
 }
 
-static p11_trace_sample *second_of(p11_trace_group *g, second_acc *a, size_t sec)
+/* Per-second figures kept at the most, over every group: 4 million (96 MiB),
+ * a day and a half of 30 kinds of operation.  A recording past it (or a
+ * damaged one whose times jump by years) is refused, not read into all of
+ * the machine's memory. */
+#define TRACE_SECONDS_BUDGET (4u << 20)
+
+static p11_trace_sample *second_of(p11_trace_group *g, second_acc *a, size_t sec, size_t *budget,
+                                   int *too_long)
 {
+    if (g->nseconds == 0)
+        g->first_second = sec;
+    sec = sec < g->first_second ? 0 : sec - g->first_second;   /* a damaged file's time going back */
     if (sec >= g->nseconds) {
-        if (sec > 10u * 24 * 3600)
-            return NULL;                 /* ten days: not a clock this file can have */
+        size_t more = sec + 1 - g->nseconds;
+        if (more > *budget) {
+            *too_long = 1;
+            return NULL;
+        }
         p11_trace_sample *s = realloc(g->seconds, (sec + 1) * sizeof *s);
         if (!s)
             return NULL;
-        memset(s + g->nseconds, 0, (sec + 1 - g->nseconds) * sizeof *s);
+        memset(s + g->nseconds, 0, more * sizeof *s);
         g->seconds = s;
         g->nseconds = sec + 1;
+        *budget -= more;
     }
     if (a->at != sec) {
         second_close(g, a);
@@ -373,13 +404,38 @@ typedef struct reader {
     second_acc *acc;            /* one per group */
     size_t     nacc;
     unsigned   inside, fn_inside[HSMBENCH_TRACE_FN_COUNT];
+    size_t     seconds_budget;  /* per-second figures that may still be kept */
+    int        too_long;        /* the budget ran out */
 } reader;
 
 /* An operation ended: r its last call, rv how. */
+static int slot_count(p11_trace_group *g, uint64_t slot, int ok)
+{
+    size_t i = 0;
+    while (i < g->nslots && g->slots[i].slot != slot)
+        i++;
+    if (i == g->nslots) {
+        p11_trace_slot *s = realloc(g->slots, (g->nslots + 1) * sizeof *s);
+        if (!s)
+            return -1;
+        g->slots = s;
+        g->slots[g->nslots++] = (p11_trace_slot){ slot, 0, 0 };
+    }
+    if (ok)
+        g->slots[i].ops++;
+    else
+        g->slots[i].errors++;
+    return 0;
+}
+
 static int op_end(reader *rd, p11_trace_group *g, const hsmbench_trace_record *r, uint64_t who,
                   uint64_t start_ns, uint64_t module_ns)
 {
     p11_trace *t = rd->t;
+    const op_state *opened = op_lookup(&rd->ops, (who >> 32) << 40 ^ r->session, SESSION_SLOT);
+    if (slot_count(g, opened && opened->active ? opened->start_ns : HSMBENCH_TRACE_NONE,
+                   r->rv == CKR_OK) != 0)
+        return -1;
     if (rd->nacc < t->ngroups) {
         second_acc *a = realloc(rd->acc, t->ngroups * sizeof *a);
         if (!a)
@@ -393,7 +449,8 @@ static int op_end(reader *rd, p11_trace_group *g, const hsmbench_trace_record *r
                 return -1;
     }
     second_acc *acc = &rd->acc[g - t->groups];
-    p11_trace_sample *s = second_of(g, acc, (size_t)((r->t_enter - t->start_ns) / 1000000000ull));
+    p11_trace_sample *s = second_of(g, acc, (size_t)((r->t_enter - t->start_ns) / 1000000000ull),
+                                    &rd->seconds_budget, &rd->too_long);
     if (!s || group_thread(g, who) != 0)
         return -1;
     if (g->ops + g->errors == 0 || start_ns < g->first_ns)
@@ -432,6 +489,8 @@ static int one_call(reader *rd, const stream *st, const hsmbench_trace_record *r
             t->groups[ev.group].inside--;
     }
     p11_trace_fn *f = &t->fn[r->function];
+    if (!f->time && !(f->time = bench_hist_new()))     /* a function's first call */
+        return -1;
     const int finished = r->t_exit != 0 && r->t_exit >= r->t_enter;
     const uint64_t dur = finished ? r->t_exit - r->t_enter : 0;
     const int query = (r->flags & HSMBENCH_TRACE_F_SIZE_QUERY) || r->rv == CKR_BUFFER_TOO_SMALL;
@@ -453,8 +512,14 @@ static int one_call(reader *rd, const stream *st, const hsmbench_trace_record *r
             if (add_code(&t->codes, &t->ncodes, r->rv) != 0)
                 return -1;
         }
-        if (r->function == HSMBENCH_TRACE_FN_OpenSession && r->rv == CKR_OK)
+        if (r->function == HSMBENCH_TRACE_FN_OpenSession && r->rv == CKR_OK) {
             t->sessions++;
+            op_state *o = op_find(&rd->ops, (uint64_t)st->pid << 40 ^ r->object, SESSION_SLOT);
+            if (!o)
+                return -1;
+            o->active = 1;
+            o->start_ns = r->session;      /* the slot */
+        }
     }
 
     /* the operation it belongs to */
@@ -572,16 +637,12 @@ int p11_trace_read(const char *path, p11_trace *t, char *err, size_t errlen)
     memset(t, 0, sizeof *t);
     memset(&rd, 0, sizeof rd);
     rd.t = t;
+    rd.seconds_budget = TRACE_SECONDS_BUDGET;
     chunk_ref *refs = NULL;
     uint32_t *order = NULL;
     stream *streams = NULL;
     void *map = MAP_FAILED;
     size_t size = 0;
-    for (unsigned i = 0; i < HSMBENCH_TRACE_FN_COUNT; i++)
-        if (!(t->fn[i].time = bench_hist_new())) {
-            bench_seterr(err, errlen, "%s: out of memory", path);
-            goto cleanup;
-        }
 
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
@@ -662,6 +723,12 @@ int p11_trace_read(const char *path, p11_trace *t, char *err, size_t errlen)
     while (rd.h.ns) {
         stream *s = rd.h.s[0];
         int r = one_call(&rd, s, s->cur);
+        if (r < 0 && rd.too_long) {
+            bench_seterr(err, errlen, "%s: its operations span more seconds than hsmbench keeps "
+                         "per-second figures for (%u million over every kind of operation): a "
+                         "recording of days, or a damaged one", path, TRACE_SECONDS_BUDGET >> 20);
+            goto cleanup;
+        }
         if (r < 0) {
             bench_seterr(err, errlen, "%s: out of memory", path);
             goto cleanup;
@@ -707,6 +774,7 @@ void p11_trace_free(p11_trace *t)
         bench_hist_free(g->failed);
         bench_hist_free(g->span);
         free(g->codes);
+        free(g->slots);
         free(g->seconds);
         free(g->thread_seen);
     }

@@ -31,7 +31,7 @@ typedef struct p11_trace_fn {
     uint64_t    unfinished;       /* had not returned when the file was last written */
     uint64_t    size_queries;
     uint64_t    errors;           /* rv other than CKR_OK and CKR_BUFFER_TOO_SMALL */
-    bench_hist *time;             /* time inside the module of the finished calls */
+    bench_hist *time;             /* time inside the module of the finished calls (NULL: no call) */
     unsigned    max_inside;       /* the most calls of it inside the module at once */
 } p11_trace_fn;
 
@@ -45,6 +45,13 @@ typedef struct p11_trace_sample {
     uint64_t p50_ns, p99_ns;       /* of its successes' time in the module */
     unsigned max_inside;           /* the most operation calls inside at once */
 } p11_trace_sample;
+
+/* Operations of a group ended in sessions of one slot (the slot given to
+ * the C_OpenSession that made the session; HSMBENCH_TRACE_NONE when that
+ * call is not in the recording). */
+typedef struct p11_trace_slot {
+    uint64_t slot, ops, errors;
+} p11_trace_slot;
 
 /* The operations of one kind, mechanism, key and data size. */
 typedef struct p11_trace_group {
@@ -61,8 +68,10 @@ typedef struct p11_trace_group {
     uint64_t    first_ns, last_ns;   /* the first operation's start, the last one's end */
     unsigned    threads;          /* threads that ended one of them */
     unsigned    max_inside;       /* the most of their calls inside the module at once */
-    p11_trace_sample *seconds;    /* by second of the recording (from p11_trace.start_ns) */
-    size_t      nseconds;
+    p11_trace_slot *slots;        /* by slot, in order of first use */
+    size_t      nslots;
+    p11_trace_sample *seconds;    /* by second of the recording, from first_second */
+    size_t      nseconds, first_second;
     /* reading state */
     unsigned    inside;
     uint64_t   *thread_seen;

@@ -228,3 +228,57 @@ sys.exit(0 if ok else 1)
 PY
 then pass "witness: the datasheet's tests are the ones whose mechanism reached the module, attempts equal, step by step summed"
 else fail "witness: the datasheet's tests are the ones whose mechanism reached the module" "$(head -c 500 "$T/werr")"; fi
+
+# A run over several tokens: each token's count is what the module ended
+# in sessions opened on that token's slot.
+traced tokens "$MOCK" env HSMBENCH_MOCK='slots=3;service=fixed:1ms;cores=8' "$HSMBENCH" run \
+    --module "$TRACE" --slot 1,2,3 --test ecdsa-sign --threads 3 --iterations 600 --warmup 0 \
+    --token-keys --quiet --json "$T/tokens.json"
+check "witness: three tokens of the mock through the recorder" 0
+trace_json tokens
+if python3 - "$T/tokens.json" "$T/tokens.tj" >"$T/werr" 2>&1 <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+slot_of = {t["label"]: t["slot"] for t in h["environment"]["tokens"]}
+claimed = {slot_of[c["class"]]: (c["ops"], c["attempts"]) for c in h["runs"][0]["breakdown"]["token"]}
+seen = {s["slot"]: (s["ops"], s["ops"] + s["errors"])
+        for r in m["runs"] if r["test"] == "ecdsa-sign" for s in r["trace"]["by_slot"]}
+print(claimed, seen)
+sys.exit(0 if claimed == seen and len(seen) == 3 else 1)
+PY
+then pass "witness: per-token counts of a three-token run are the module's, slot by slot"
+else fail "witness: per-token counts of a three-token run are the module's" "$(head -c 500 "$T/werr")"; fi
+
+# A mix: each type's count (and so its share) is the module's.
+traced mix "$MOCK" "$HSMBENCH" run --module "$TRACE" \
+    --mix 'rsa-pkcs-sign:0.6,ecdsa-verify:0.3,aes-gcm-encrypt:0.1' --iterations 1000 --threads 2 \
+    --warmup 0 --quiet --json "$T/mix.json"
+check "witness: a mix through the recorder" 0
+trace_json mix
+if python3 - "$T/mix.json" "$T/mix.tj" >"$T/werr" 2>&1 <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1])); m = {r["test"]: r for r in json.load(open(sys.argv[2]))["runs"]}
+claimed = {c["class"]: c["attempts"] for c in h["runs"][0]["breakdown"]["type"]}
+seen = {k: m[k]["attempts"] for k in claimed if k in m}
+print(claimed, seen)
+sys.exit(0 if claimed == seen and sum(claimed.values()) == 1000 else 1)
+PY
+then pass "witness: a mix's counts by type (its shares) are the module's"
+else fail "witness: a mix's counts by type are the module's" "$(head -c 500 "$T/werr")"; fi
+
+# The menu's run (pkpspeed_blocking's answers): the operations it prints
+# are the module's.
+rm -f "$T/menu.trace"
+printf '2\n1\nD\n256\n8192\n' | env HSMBENCH_MOCK='service=fixed:1ms;cores=4' HSMBENCH_TRACE_MODULE="$MOCK" \
+    HSMBENCH_TRACE_FILE="$T/menu.trace" timeout -s INT 60 "$HSMBENCH" menu --module "$TRACE" \
+    >"$T/menu.out" 2>&1
+trace_json menu
+said=$(sed -n 's/^ *operations\.*: *\([0-9][0-9]*\) .*/\1/p' "$T/menu.out" | head -1)
+if python3 - "$T/menu.tj" "${said:-none}" >"$T/werr" 2>&1 <<'PY'
+import json, sys
+m = {r["test"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+print(sys.argv[2], m.get("aes-cbc-encrypt", {}).get("attempts"))
+sys.exit(0 if sys.argv[2].isdigit() and m["aes-cbc-encrypt"]["attempts"] == int(sys.argv[2]) > 0 else 1)
+PY
+then pass "witness: the menu's run (pkpspeed_blocking's answers): the operations it prints are the module's"
+else fail "witness: the menu's operations are the module's" "$(head -c 300 "$T/werr") $(tail -c 300 "$T/menu.out")"; fi
