@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/core/emulate.h"
 #include "bench/driver/rundesc.h"
 #include "bench/util/cli.h"
 #include "bench/results/report.h"
@@ -441,19 +442,36 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
         p11_test_workload(ctx, &w);
     if (r->load.mode == BENCH_MODE_NONBLOCKING && set->n > 1) {
         /* Each worker thread stays on its token: the worker pool. */
-        if (!quiet)
+        if (!quiet && r->load.inflight > r->load.threads)
+            printf("(non-blocking on the worker pool: the run spans %u tokens; at most %u in flight "
+                   "at the module, one a thread)\n", set->n, r->load.threads);
+        else if (!quiet)
             printf("(non-blocking on the worker pool: the run spans %u tokens)\n", set->n);
     } else if (r->load.mode == BENCH_MODE_NONBLOCKING) {
         /* Many operations in flight over few threads where the module can
          * (PKCS#11 3.2 async sessions); the worker pool otherwise. */
-        char why[160];
+        char why[160], why2[160];
         const unsigned slots = bench_async_slots(&r->load);
         if (p11_async_setup(ctx, t->mod, &w, slots, why, sizeof why)) {
             d.engine = "PKCS#11 async sessions";
             d.slots = slots;
-        }
-        else if (!quiet)
+        } else if (r->load.inflight > r->load.threads) {
+            /* A window wider than the threads: without asynchronous
+             * sessions, K requests are in flight at the module only on K
+             * sessions each called by a thread of its own. */
+            if (bench_async_emulate(&w, r->load.inflight, why2, sizeof why2)) {
+                d.engine = BENCH_EMULATED_ENGINE;
+                d.slots = r->load.inflight;
+                if (!quiet)
+                    printf("(non-blocking emulated: %s; %u sessions, each with a thread of its own)\n",
+                           why, d.slots);
+            } else if (!quiet) {
+                printf("(non-blocking on the worker pool: %s; %s; at most %u in flight at the module, "
+                       "one a thread)\n", why, why2, r->load.threads);
+            }
+        } else if (!quiet) {
             printf("(non-blocking on the worker pool: %s)\n", why);
+        }
     }
     extra.ctx = ctx;
     extra.set = set;
@@ -654,6 +672,10 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
     }
     bench_workload w;
     p11_mix_workload(&m->mc, &w);
+    if (r->load.mode == BENCH_MODE_NONBLOCKING && r->load.inflight > r->load.threads &&
+        !s->out->quiet && !s->brief)
+        printf("(non-blocking on the worker pool: a mix is counted by type; at most %u in flight at "
+               "the module, one a thread)\n", r->load.threads);
     if (bench_session_run(s, &d, &w, &r->load, &hooks) == 0)
         for (unsigned i = 0; i < mix->n; i++)
             if (atomic_load(&m->mc.ctx[i]->mismatched))

@@ -21,8 +21,10 @@ typedef struct aslot {
 
 static void async_done(worker *wk, aslot *s, bench_code rc)
 {
-    const uint64_t now = bench_now_ns();
     const bench_workload *w = wk->pool->w;
+    /* A slot that ran the operation on a thread of its own knows when it
+     * ended; otherwise it ended when it was seen. */
+    const uint64_t now = w->async.ops->ended ? w->async.ops->ended(s->st) : bench_now_ns();
     if (w->async.ops->side_flush) {
         /* Side metrics, after the completion's time is taken. */
         wk->side.on = s->intended >= wk->pool->measure_ns;
@@ -64,6 +66,18 @@ static uint64_t async_take(worker *wk)
 
 
 #define AWAIT_BUSY_NS (10ULL * 1000 * 1000)   /* every slot busy: check for the end this often */
+
+/* When the worker's current call began, for the stuck-worker rule: `now`,
+ * or the start of the oldest operation its engine's slots have inside the
+ * provider when they run them on threads of their own (inside_since). */
+static uint64_t call_since(const worker *wk, uint64_t now)
+{
+    const bench_async_ops *ops = wk->pool->w->async.ops;
+    if (!ops->inside_since)
+        return now;
+    const uint64_t t = ops->inside_since(wk->engine);
+    return t && t < now ? t : now;
+}
 
 /*
  * Nothing moved in the last pass: wait in the engine for an operation to
@@ -112,7 +126,7 @@ void pool_async_loop(worker *wk)
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         /* slot_free: a slot waits for the dispatcher's next request */
         int progress = 0, slot_free = 0;
-        const uint64_t pass = bench_now_ns();
+        const uint64_t pass = call_since(wk, bench_now_ns());
         for (unsigned i = 0; i < wk->nslots; i++) {
             aslot *s = &slots[i];
             bench_code rc = BENCH_OK;
@@ -158,12 +172,14 @@ void pool_async_loop(worker *wk)
         }
     }
     /* Let what is in flight finish (bounded), so sessions close cleanly. */
-    uint64_t give_up = bench_now_ns() + (w->async.drain_ns ? w->async.drain_ns : BENCH_NS_PER_S);
+    const uint64_t drain = w->async.drain_ns ? w->async.drain_ns : BENCH_NS_PER_S;
+    const uint64_t started = bench_now_ns();
+    const uint64_t give_up = drain > UINT64_MAX - started ? UINT64_MAX : started + drain;
     for (unsigned i = 0; i < wk->nslots; i++) {
         bench_code rc;
         uint64_t now;
         while (slots[i].busy && (now = bench_now_ns()) < give_up) {
-            call_enter(wk, now);
+            call_enter(wk, call_since(wk, now));
             const int in_flight = ops->poll(slots[i].st, &rc);
             if (in_flight && ops->await)
                 ops->await(wk->engine, -1, BENCH_NS_PER_S / 100);

@@ -94,6 +94,17 @@ typedef struct bench_async_ops {
      * side_flush(), on a slot. */
     void (*side_bind)(void *slot, bench_side *side);
     void (*side_flush)(void *slot);
+    /*
+     * Optional, for slots whose operations run on threads of their own
+     * (bench/core/emulate.h): ended(slot), when the operation poll() has
+     * just reported done ended (the clock's reading, before any after());
+     * without it the core takes the time it sees the completion.
+     * inside_since(engine), since when the oldest operation of the
+     * engine's slots has been inside the provider (0: none), so that a
+     * call that never returns makes a stuck worker (bench_load.stuck_ns).
+     */
+    uint64_t (*ended)(const void *slot);
+    uint64_t (*inside_since)(void *engine);
 } bench_async_ops;
 
 typedef struct bench_async {
