@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <p11-kit/pkcs11.h>
 
@@ -132,6 +133,7 @@ typedef struct mh_config {
     unsigned    quirks;
     int         wrap_pkcs7;             /* CKM_AES_KEY_WRAP_PAD as NSS: RFC 3394 + PKCS#7 */
     uint64_t    lost_at;                /* the device is lost this long after C_Initialize (0: never) */
+    uint64_t    sigpipe_at;             /* sigpipe=N: the Nth call in service breaks a pipe (0: none) */
     unsigned    hang_calls;             /* hang=: bit k for mh_op_fn[k], MH_HANG_DESTROY ... */
     uint64_t    hang_at;                /* ... never return from this long after C_Initialize */
     char        objects_file[256];      /* C_Finalize lists the objects left here */
@@ -572,6 +574,10 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
     }
     if (strcmp(key, "hang") == 0)
         return mh_parse_hang(v, c, why);
+    if (strcmp(key, "sigpipe") == 0) {
+        *why = "expected the number of the call that writes to a broken pipe (1 or more)";
+        return mh_parse_u64(v, &c->sigpipe_at) || c->sigpipe_at == 0 ? -1 : 0;
+    }
     if (strcmp(key, "slots") == 0) {
         *why = "expected a number of tokens from 1 to 16";
         if (mh_parse_u64(v, &n) || n < 1 || n > MH_MAX_SLOTS)
@@ -648,6 +654,7 @@ static uint64_t      g_t0;              /* CLOCK_MONOTONIC at C_Initialize, ns *
 static int           g_timing;          /* any service time, cores or stalls at all */
 static atomic_uint   g_epoch;           /* bumped by C_Initialize: thread PRNGs reseed */
 static atomic_ulong  g_thread_ctr;      /* threads that drew numbers since C_Initialize */
+static atomic_ulong  g_served;          /* blocking calls in service since C_Initialize (sigpipe=) */
 static pthread_mutex_t g_core_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t     *g_core_free;       /* per core: when it is next free (ns) */
 
@@ -843,6 +850,28 @@ static CK_RV mh_injected(void)
             return g_cfg.fail[i].rv;
     }
     return CKR_OK;
+}
+
+/*
+ * sigpipe=N: the Nth blocking call in service since C_Initialize (an
+ * operation-finishing call, C_FindObjects, a key generation, wrap, unwrap,
+ * derive or random-number call: those mh_serve serves) writes to a pipe whose reader is gone, as Caml Crush's client library
+ * writes to the socket of a server worker that died: the kernel raises a
+ * real SIGPIPE in the calling thread (the caller's disposition decides what
+ * it does: ignored, the write fails with EPIPE), and the call fails with
+ * CKR_DEVICE_ERROR.  Other calls are not touched.
+ */
+static CK_RV mh_broken_pipe(void)
+{
+    if (!g_cfg.sigpipe_at || atomic_fetch_add(&g_served, 1) + 1 != g_cfg.sigpipe_at)
+        return CKR_OK;
+    int fd[2];
+    if (pipe(fd) != 0)
+        return CKR_DEVICE_ERROR;
+    (void)close(fd[0]);                     /* nobody will read */
+    const ssize_t w = write(fd[1], "", 1);  /* SIGPIPE, then EPIPE */
+    (void)close(fd[1]);
+    return w < 0 ? CKR_DEVICE_ERROR : CKR_GENERAL_ERROR;   /* a write that got through: no broken pipe */
 }
 
 /* ---- sessions --------------------------------------------------------------- */
@@ -1572,6 +1601,7 @@ static CK_RV mh_Initialize(CK_VOID_PTR pInitArgs)
                (c.spike_d && c.spike_p > 0);
     g_t0 = mh_now();
     atomic_store(&g_thread_ctr, 0);
+    atomic_store(&g_served, 0);
     atomic_fetch_add(&g_epoch, 1);
     mh_sessions_reset();
     atomic_store_explicit(&g_init, 1, memory_order_release);
@@ -2242,7 +2272,9 @@ static CK_RV mh_FindObjects(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE_PTR phO
             return CKR_OPERATION_NOT_INITIALIZED;
     }
     mh_serve();
-    CK_RV rv = mh_injected();
+    CK_RV rv = mh_broken_pipe();
+    if (rv == CKR_OK)
+        rv = mh_injected();
     if (rv == CKR_SESSION_HANDLE_INVALID) {
         mh_session_close(hSession);
         return rv;
@@ -2810,7 +2842,9 @@ static CK_RV mh_finish(CK_SESSION_HANDLE h, const mh_call *c)
 
     mh_hang(1u << c->kind);                 /* hang=: never returns */
     mh_serve();                             /* no lock held while in service */
-    rv = mh_injected();
+    rv = mh_broken_pipe();                  /* sigpipe=: the client's socket is dead */
+    if (rv == CKR_OK)
+        rv = mh_injected();
 
     if ((s = mh_session_get(h)) == NULL)
         return CKR_SESSION_CLOSED;
@@ -2968,7 +3002,9 @@ static CK_RV mh_work(CK_SESSION_HANDLE h)
     if (atomic_load(&g_preloading))
         return CKR_OK;
     mh_serve();
-    CK_RV rv = mh_injected();
+    CK_RV rv = mh_broken_pipe();
+    if (rv == CKR_OK)
+        rv = mh_injected();
     if (rv == CKR_SESSION_HANDLE_INVALID)
         mh_session_close(h);
     else if (rv == CKR_OK && mh_session_check(h, NULL) != CKR_OK)
