@@ -427,11 +427,13 @@ static int mh_parse_bool(const char *v, int *out)
 /* hang=FN[,FN...][@T]: from T after C_Initialize (0: at once), a call of
  * these functions never returns (a module, or its server, gone mid-call). */
 #define MH_HANG_DESTROY (1u << MH_OP_COUNT)
+#define MH_HANG_KEYGEN  (1u << (MH_OP_COUNT + 1))   /* C_GenerateKey: made, then no answer */
+#define MH_HANG_KEYPAIR (1u << (MH_OP_COUNT + 2))   /* C_GenerateKeyPair: the same */
 
 static int mh_parse_hang(char *v, mh_config *c, const char **why)
 {
-    *why = "expected FN[,FN...][@T]: C_Sign, C_Verify, C_Encrypt, C_Decrypt, C_Digest or "
-           "C_DestroyObject, from T after C_Initialize";
+    *why = "expected FN[,FN...][@T]: C_Sign, C_Verify, C_Encrypt, C_Decrypt, C_Digest, "
+           "C_DestroyObject, C_GenerateKey or C_GenerateKeyPair, from T after C_Initialize";
     char *at = strchr(v, '@');
     c->hang_calls = 0;
     c->hang_at = 0;
@@ -445,7 +447,11 @@ static int mh_parse_hang(char *v, mh_config *c, const char **why)
         unsigned k = 0;
         while (k < MH_OP_COUNT && strcmp(item, mh_op_fn[k]) != 0)
             k++;
-        if (k == MH_OP_COUNT && strcmp(item, "C_DestroyObject") != 0)
+        if (k == MH_OP_COUNT && strcmp(item, "C_GenerateKey") == 0)
+            k = MH_OP_COUNT + 1;
+        else if (k == MH_OP_COUNT && strcmp(item, "C_GenerateKeyPair") == 0)
+            k = MH_OP_COUNT + 2;
+        else if (k == MH_OP_COUNT && strcmp(item, "C_DestroyObject") != 0)
             return -1;
         c->hang_calls |= 1u << k;     /* k == MH_OP_COUNT: MH_HANG_DESTROY */
     }
@@ -1392,6 +1398,21 @@ static void mh_objects_report(const char *path)
                 (unsigned long)o->cls, o->owner == 0, l ? (int)l->len : 0, l ? (const char *)l->val : "");
     }
     fclose(f);
+}
+
+/* hang=C_GenerateKey(Pair)@T: the key is made (on the token when asked)
+ * and the call never returns, as a device that made it and whose answer
+ * was lost; objects-file= lists it first, since C_Finalize will not come. */
+static void mh_hang_made(unsigned bit)
+{
+    if (!(g_cfg.hang_calls & bit) || mh_now() - g_t0 < g_cfg.hang_at)
+        return;
+    if (g_cfg.objects_file[0]) {
+        pthread_mutex_lock(&g_obj_mu);
+        mh_objects_report(g_cfg.objects_file);
+        pthread_mutex_unlock(&g_obj_mu);
+    }
+    mh_hang(bit);
 }
 
 /* C_Finalize: token objects last until here. */
@@ -3087,7 +3108,9 @@ static CK_RV mh_GenerateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechan
         mh_obj_free(o);
         return rv;
     }
-    return mh_obj_insert(o, phKey);
+    if ((rv = mh_obj_insert(o, phKey)) == CKR_OK)
+        mh_hang_made(MH_HANG_KEYGEN);       /* hang=C_GenerateKey: made, never answered */
+    return rv;
 }
 
 /* DER OCTET STRING holding an uncompressed point (or an Edwards key) of the field's size. */
@@ -3202,6 +3225,8 @@ static CK_RV mh_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMe
     }
     if ((rv = mh_obj_insert(priv, phPrivateKey)) != CKR_OK)
         mh_obj_destroy_handle(*phPublicKey);
+    else
+        mh_hang_made(MH_HANG_KEYPAIR);      /* hang=C_GenerateKeyPair: made, never answered */
     return rv;
 }
 

@@ -396,6 +396,28 @@ void p11_test_note_keys(const p11_test_ctx *ctx, p11_leftovers *l)
                 note_half(ctx, both[k], i, l);
 }
 
+unsigned p11_test_note_abandoned(const p11_test_ctx *ctx, p11_leftovers *l)
+{
+    const unsigned n = ctx->def->op == P11_OP_KEYGEN ? atomic_load(&ctx->making) : 0;
+    if (!n || ctx->params.keys != P11_KEYS_TOKEN)
+        return 0;    /* session keys go with the abandoned session */
+    const int pair = keys_is_pair(ctx->def->key);
+    const char *kt = p11_test_key_type(ctx->def);
+    bench_warn("%s: %u %s abandoned as stuck may still make %s on the token, labelled %s: "
+               "listed below", ctx->def->name, n, pair ? "C_GenerateKeyPair calls" : "C_GenerateKey calls",
+               pair ? "their key pairs" : "their keys", ctx->made_label);
+    for (unsigned i = 0; i < n; i++) {
+        char type[32];
+        snprintf(type, sizeof type, "%s %s", kt ? kt : "", pair ? "private key" : "secret key");
+        p11_leftovers_add(l, ctx->slot, ctx->made_label, type, NULL);
+        if (pair) {
+            snprintf(type, sizeof type, "%s public key", kt ? kt : "");
+            p11_leftovers_add(l, ctx->slot, ctx->made_label, type, NULL);
+        }
+    }
+    return n;
+}
+
 static void release_key(p11_test_ctx *ctx, keys_handle *k)
 {
     char rb[32];

@@ -110,6 +110,11 @@ static void keys_job(void *arg)
  * ended (the job freed), -1 when it was given up on or could not start. */
 static int strand(p11_runner *r, void *owner, p11_test_ctx *const *ctx, unsigned n)
 {
+    /* A key generation abandoned inside the call makes its keys all the
+     * same (or has made them, the answer lost): listed by their label. */
+    for (unsigned i = 0; i < n; i++)
+        if (ctx[i] && p11_test_note_abandoned(ctx[i], &r->left))
+            r->session->any_failed = 1;
     stranded_keys *k = malloc(sizeof *k);
     r->stranded = owner;
     r->stranded_job = k;

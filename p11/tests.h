@@ -228,6 +228,11 @@ typedef struct p11_test_ctx {
     _Atomic uint64_t    verified;    /* results checked with OpenSSL */
     _Atomic uint64_t    grown;       /* output buffers grown after CKR_BUFFER_TOO_SMALL */
     _Atomic uint64_t    mismatched;  /* results OpenSSL found wrong (warm-up included) */
+    /* Key-generation tests: generations whose keys are not yet destroyed,
+     * from the call until after() destroyed what it made; a worker abandoned
+     * inside the call (stuck) stays counted, and its keys are listed by
+     * made_label (p11_test_note_abandoned). */
+    _Atomic unsigned    making;
     void               *async_list;  /* the module's 3.2 function list, when async runs */
     p11_leftovers      *leftovers;   /* where objects that could not be destroyed are listed (or NULL) */
     const char         *verify_method; /* --verify: "openssl", "round-trip in token", "read back
@@ -261,6 +266,11 @@ void  p11_test_destroy_keys(p11_test_ctx *ctx);
 /* The token keys the test made and has not destroyed yet, into l (the
  * list of what may remain when their destruction is given up). */
 void p11_test_note_keys(const p11_test_ctx *ctx, p11_leftovers *l);
+/* A key-generation test whose workers were abandoned inside the call
+ * (stuck): the token keys those calls make, or made, by the label the
+ * template gave them (made_label), into l, after one warning line naming
+ * how many calls and the label; how many calls (0: none, nothing done). */
+unsigned p11_test_note_abandoned(const p11_test_ctx *ctx, p11_leftovers *l);
 
 
 /* The workload the timing core drives for this test. */

@@ -4,7 +4,10 @@
 # reproduces (issue 41), each case named after what it proves:
 #  - a SIGPIPE a module's client library raises (Caml Crush's, writing to
 #    its dead server worker: the mock's sigpipe=) is that call's failure,
-#    not a closed standard output: exit 1, not 130, and the next test runs.
+#    not a closed standard output: exit 1, not 130, and the next test runs;
+#  - a key generation abandoned as stuck (--stuck-after) whose call made its
+#    token keys but never answered (the mock's hang=C_GenerateKeyPair) has
+#    them listed by label with the command that destroys them.
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0
@@ -20,3 +23,28 @@ check "module SIGPIPE: exit 1 (a failed test), not 130 (standard output closed)"
 file_lacks "module SIGPIPE: no interruption reported" "$T/err" "interrupted"
 json_check "module SIGPIPE: the first test failed, the second ran" "$T/pipe.json" \
     'len(runs) == 2 and runs[0]["status"] == "failed" and "CKR_DEVICE_ERROR" in runs[0]["reason"] and runs[1]["status"] == "ok" and runs[1]["ops"] == 20'
+
+# ---- an abandoned key generation's keys are listed ------------------------------
+# From 1 s on every C_GenerateKeyPair makes its token key pair and never
+# returns: both workers are abandoned inside it, their 4 objects stay.
+HSMBENCH_MOCK="hang=C_GenerateKeyPair@1s;service=fixed:1ms;objects-file=$T/kg.obj" \
+    run "$HSMBENCH" run --module "$MOCK" --test ec-keygen --threads 2 --duration 10 --token-keys \
+    --stuck-after 1s
+check "abandoned keygen: exit 1, stuck in C_GenerateKeyPair" 1 'stuck in C_GenerateKeyPair' \
+    '^hsmbench: warning: ec-keygen: 2 C_GenerateKeyPair calls abandoned as stuck may still make their key pairs on the token, labelled hsmbench-ec-keygen-[0-9]+: listed below$'
+label=$(sed -n 's/^object token class [0-9]* token 1 label //p' "$T/kg.obj" | sort -u)
+left=$(grep -c '^object token' "$T/kg.obj")
+file_has "abandoned keygen: the mock's leftover key pairs' label has its destroy command" "$T/err" \
+    "^  hsmbench keys destroy --label ${label:-none} --module .* --slot 1\$"
+listed=$(grep -c "^  ${label:-none} .* \(private\|public\) key" "$T/err")
+[ "$left" = 4 ] && [ "$listed" = "$left" ] && pass "abandoned keygen: every object left is listed ($left)" ||
+    fail "abandoned keygen: every object left is listed" "the mock has $left, hsmbench lists $listed"
+
+# The same for a secret key (C_GenerateKey), one worker.
+HSMBENCH_MOCK="hang=C_GenerateKey@1s;service=fixed:1ms;objects-file=$T/kg2.obj" \
+    run "$HSMBENCH" run --module "$MOCK" --test aes-keygen --threads 1 --duration 10 --token-keys \
+    --stuck-after 1s
+check "abandoned AES keygen: the secret key listed with its destroy command" 1 '' \
+    '^  hsmbench keys destroy --label hsmbench-aes-keygen-[0-9]+ --module .* --slot 1$'
+file_has "abandoned AES keygen: one AES secret key listed" "$T/err" \
+    '^hsmbench: warning: 1 object hsmbench made could not be destroyed and remains on the token:$'
