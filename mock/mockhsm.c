@@ -125,6 +125,7 @@ typedef struct mh_config {
     uint64_t    seed;
     int         mech_filter;            /* mechanisms= given */
     unsigned char mech_on[64];          /* per mechanism-table entry, with mech_filter */
+    unsigned char mech_unlisted[64];    /* unlisted=: served, but not in the list nor info */
     CK_ULONG    max_rsa;
     int         login_required;
     int         has_pin;
@@ -337,6 +338,21 @@ static int mh_parse_mechanisms(char *v, mh_config *c, const char **why)
     return 0;
 }
 
+/* unlisted=CKM_NAME[,...]: as NSS's key slot does with its digests */
+static int mh_parse_unlisted(char *v, mh_config *c, const char **why)
+{
+    memset(c->mech_unlisted, 0, sizeof c->mech_unlisted);
+    for (char *save = NULL, *item = strtok_r(v, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        int i = mh_mech_index_by_name(mh_trim(item));
+        if (i < 0) {
+            *why = "unknown mechanism, or one the mock does not implement";
+            return -1;
+        }
+        c->mech_unlisted[i] = 1;
+    }
+    return 0;
+}
+
 /* keys=LABEL:rsa:BITS|LABEL:ec:CURVE|LABEL:aes:BITS|LABEL:generic:BITS[,...] */
 static int mh_parse_keys(char *v, mh_config *c, const char **why)
 {
@@ -528,6 +544,8 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
     }
     if (strcmp(key, "mechanisms") == 0)
         return mh_parse_mechanisms(v, c, why);
+    if (strcmp(key, "unlisted") == 0)
+        return mh_parse_unlisted(v, c, why);
     if (strcmp(key, "max-rsa") == 0) {
         *why = "expected RSA modulus bits from 512 to 16384";
         if (mh_parse_u64(v, &n) || n < MH_RSA_MIN || n > MH_RSA_MAX)
@@ -1531,6 +1549,12 @@ static int mh_mech_offered(size_t i)
     return !g_cfg.mech_filter || g_cfg.mech_on[i];
 }
 
+/* Offered and listed: in C_GetMechanismList, known to C_GetMechanismInfo. */
+static int mh_mech_listed(size_t i)
+{
+    return mh_mech_offered(i) && !g_cfg.mech_unlisted[i];
+}
+
 /* The offered mechanism of that type, or NULL. */
 static const mh_mech *mh_mech_find(CK_MECHANISM_TYPE type)
 {
@@ -1767,12 +1791,12 @@ static CK_RV mh_GetMechanismList(CK_SLOT_ID slotID, CK_MECHANISM_TYPE_PTR pMecha
         return CKR_ARGUMENTS_BAD;
     CK_ULONG n = 0;
     for (size_t i = 0; i < MH_NMECHS; i++)
-        n += (CK_ULONG)mh_mech_offered(i);
+        n += (CK_ULONG)mh_mech_listed(i);
     CK_RV rv = mh_list_out(n, pulCount, pMechanismList == NULL);
     if (rv == CKR_OK && pMechanismList) {
         n = 0;
         for (size_t i = 0; i < MH_NMECHS; i++)
-            if (mh_mech_offered(i))
+            if (mh_mech_listed(i))
                 pMechanismList[n++] = mh_mechs[i].type;
     }
     return rv;
@@ -1786,8 +1810,8 @@ static CK_RV mh_GetMechanismInfo(CK_SLOT_ID slotID, CK_MECHANISM_TYPE type, CK_M
     if (pInfo == NULL)
         return CKR_ARGUMENTS_BAD;
     const mh_mech *m = mh_mech_find(type);
-    if (!m)
-        return CKR_MECHANISM_INVALID;
+    if (!m || !mh_mech_listed((size_t)(m - mh_mechs)))
+        return CKR_MECHANISM_INVALID;       /* unlisted=: served all the same */
     pInfo->ulMinKeySize = m->min;
     pInfo->ulMaxKeySize = mh_key_max(m);
     pInfo->flags = CKF_HW | m->flags;

@@ -189,8 +189,13 @@ int p11_test_has_key(const p11_test_def *def);
  * mechanism, the key size), then the mechanisms, their flags and key sizes
  * are checked (C_GetMechanismInfo).  1 when offered; 0 with the reason;
  * -1 when in does not resolve (printed, naming the flag).  The one check
- * of run, menu and datasheet.
+ * of run, menu and datasheet.  P11_TEST_UNLISTED when its keyless
+ * mechanism (a digest) is missing from the token's mechanism list but one
+ * real call, tried here, worked (NSS's key slot lists no digests and
+ * computes them): it is run all the same, the reason then holding the
+ * note that says so.
  */
+#define P11_TEST_UNLISTED 2
 int p11_test_offered(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
                      const p11_test_params *in, p11_test_params *out, char *reason, size_t len);
 

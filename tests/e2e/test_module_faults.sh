@@ -7,7 +7,11 @@
 #    not a closed standard output: exit 1, not 130, and the next test runs;
 #  - a key generation abandoned as stuck (--stuck-after) whose call made its
 #    token keys but never answered (the mock's hang=C_GenerateKeyPair) has
-#    them listed by label with the command that destroys them.
+#    them listed by label with the command that destroys them;
+#  - a digest the token does not list but computes (NSS's key slot: the
+#    mock's unlisted=) is tried before it is called absent, and run, with a
+#    note and mechanism_unlisted in the JSON; one neither listed nor served
+#    is still skipped, naming the call tried.
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0
@@ -48,3 +52,16 @@ check "abandoned AES keygen: the secret key listed with its destroy command" 1 '
     '^  hsmbench keys destroy --label hsmbench-aes-keygen-[0-9]+ --module .* --slot 1$'
 file_has "abandoned AES keygen: one AES secret key listed" "$T/err" \
     '^hsmbench: warning: 1 object hsmbench made could not be destroyed and remains on the token:$'
+
+# ---- a digest missing from the mechanism list is tried, and run ----------------
+HSMBENCH_MOCK="unlisted=CKM_SHA256,CKM_SHA_1;mechanisms=CKM_SHA256,CKM_SHA_1,CKM_SHA384" \
+    run "$HSMBENCH" run --module "$MOCK" --test sha256-digest,sha1-digest,sha384-digest,sha512-digest \
+    --iterations 20 --json "$T/unlisted.json"
+check "unlisted digest: run, with the note, not skipped as not offered" 0 \
+    "^sha256-digest: CKM_SHA256 is not in the token's mechanism list, but a C_Digest tried before the run worked: run all the same$"
+file_has "unlisted digest: the summary says the mechanism is not listed" "$T/out" \
+    "^    mechanism listed\.+: no: not in the token's mechanism list, yet it works \(tried before the run\)$"
+file_has "unlisted digest: one neither listed nor served is still skipped, naming the call tried" "$T/out" \
+    '^sha512-digest: skipped: CKM_SHA512 not offered by this token \(not in its mechanism list; C_DigestInit tried: CKR_MECHANISM_INVALID\)$'
+json_check "unlisted digest: mechanism_unlisted in the JSON, only where so" "$T/unlisted.json" \
+    '[(r["test"], r["status"], r.get("mechanism_unlisted")) for r in runs] == [("sha256-digest", "ok", True), ("sha1-digest", "ok", True), ("sha384-digest", "ok", None), ("sha512-digest", "skipped", None)] and runs[0]["ops"] == 20'
