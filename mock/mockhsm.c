@@ -89,6 +89,7 @@ enum {
     MH_Q_NO_CANCEL   = 512,     /* no 3.0 cancellation: NULL-mechanism Init, C_SessionCancel */
     MH_Q_CANT_LOCK   = 1024,    /* C_Initialize refuses CKF_OS_LOCKING_OK: single-threaded */
     MH_Q_NO_KEYGEN   = 2048,    /* C_GenerateKey(Pair) answer CKR_FUNCTION_NOT_SUPPORTED */
+    MH_Q_HIDE_IMPORTED = 4096,  /* keys C_CreateObject made cannot be used: CKR_OBJECT_HANDLE_INVALID */
 };
 
 #define MH_MAX_KEYS       8
@@ -409,6 +410,7 @@ static const struct { const char *name; unsigned bit; } mh_quirk_names[] = {
     { "sticky-failure", MH_Q_STICKY },          { "destroy-fails-once", MH_Q_DESTROY_ONCE },
     { "destroy-fails", MH_Q_DESTROY_FAIL },     { "no-cancel", MH_Q_NO_CANCEL },
     { "cant-lock", MH_Q_CANT_LOCK },            { "no-keygen", MH_Q_NO_KEYGEN },
+    { "hide-imported", MH_Q_HIDE_IMPORTED },
     { "none", 0 },
 };
 
@@ -579,7 +581,7 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
     if (strcmp(key, "quirks") == 0) {
         *why = "expected short-size-query, long-size-query, truncate, token-objects-only, "
                "no-import, capacity-length, sticky-failure, destroy-fails-once, destroy-fails, "
-               "no-cancel, cant-lock, no-keygen";
+               "no-cancel, cant-lock, no-keygen, hide-imported";
         return mh_parse_quirks(v, c);
     }
     if (strcmp(key, "wrap-pad") == 0) {
@@ -1155,6 +1157,7 @@ typedef struct mh_object {
     CK_ULONG          key_len;  /* RSA modulus bytes, EC field bytes, secret value bytes */
     int               priv;     /* CKA_PRIVATE */
     int               destroy_tried;   /* quirks=destroy-fails-once: the first attempt failed */
+    int               imported; /* made by C_CreateObject (quirks=hide-imported) */
     struct mh_object *next;     /* objects being freed together */
 } mh_object;
 
@@ -2100,6 +2103,7 @@ static CK_RV mh_CreateObject(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTempl
         mh_obj_free(o);
         return rv;
     }
+    o->imported = !atomic_load(&g_preloading);
     return mh_obj_insert(o, phObject);
 }
 
@@ -2370,6 +2374,10 @@ static CK_RV mh_key_get(unsigned slot, CK_OBJECT_HANDLE h, CK_ATTRIBUTE_TYPE usa
     if (!o) {
         pthread_mutex_unlock(&g_obj_mu);
         return CKR_KEY_HANDLE_INVALID;
+    }
+    if (o->imported && (g_cfg.quirks & MH_Q_HIDE_IMPORTED)) {
+        pthread_mutex_unlock(&g_obj_mu);
+        return CKR_OBJECT_HANDLE_INVALID;   /* Caml Crush's filter: accepted, then hidden */
     }
     k->cls = o->cls;
     k->kt = o->kt;

@@ -11,7 +11,11 @@
 #  - a digest the token does not list but computes (NSS's key slot: the
 #    mock's unlisted=) is tried before it is called absent, and run, with a
 #    note and mechanism_unlisted in the JSON; one neither listed nor served
-#    is still skipped, naming the call tried.
+#    is still skipped, naming the call tried;
+#  - --verify on a token that accepts imported keys and then refuses to use
+#    them (Caml Crush's default filter: the mock's quirks=hide-imported)
+#    notices before the clock and falls back to keys generated in the token,
+#    saying so, instead of measuring CKR_OBJECT_HANDLE_INVALID.
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0
@@ -65,3 +69,27 @@ file_has "unlisted digest: one neither listed nor served is still skipped, namin
     '^sha512-digest: skipped: CKM_SHA512 not offered by this token \(not in its mechanism list; C_DigestInit tried: CKR_MECHANISM_INVALID\)$'
 json_check "unlisted digest: mechanism_unlisted in the JSON, only where so" "$T/unlisted.json" \
     '[(r["test"], r["status"], r.get("mechanism_unlisted")) for r in runs] == [("sha256-digest", "ok", True), ("sha1-digest", "ok", True), ("sha384-digest", "ok", None), ("sha512-digest", "skipped", None)] and runs[0]["ops"] == 20'
+
+# ---- --verify on imported keys the token hides ------------------------------------
+# The mock does no cryptography, so only the checks made in the token (HMAC,
+# a verify of its own signature) come out right; rsa-pkcs-sign is checked
+# by OpenSSL with the public key read back, which fails on the mock's
+# filler: what counts there is that its operations reach the key.
+HSMBENCH_MOCK="quirks=hide-imported" run "$HSMBENCH" run --module "$MOCK" --verify \
+    --test hmac-sha256,ecdsa-verify --iterations 20 --json "$T/hide.json"
+check "hidden imported keys: --verify falls back to generated keys, exit 0" 0 '' \
+    '^hsmbench: warning: hmac-sha256: the token accepts imported keys but refuses to use them \(C_SignInit with the imported key: CKR_OBJECT_HANDLE_INVALID\): --verify uses keys generated in the token, results checked by a round trip in the token$'
+file_has "hidden imported keys: the verify test says so too" "$T/err" \
+    '^hsmbench: warning: ecdsa-verify: the token accepts imported keys but refuses to use them \(C_VerifyInit with the imported key: CKR_OBJECT_HANDLE_INVALID\)'
+json_check "hidden imported keys: no CKR_OBJECT_HANDLE_INVALID, checked by a round trip" "$T/hide.json" \
+    'all(r["status"] == "ok" and r["errors"] == 0 and r["ops"] == 20 and r["verify"]["method"] == "round-trip in token" and r["verify"]["checked"] > 0 and r["verify"]["mismatched"] == 0 for r in runs)'
+HSMBENCH_MOCK="quirks=hide-imported" run "$HSMBENCH" run --module "$MOCK" --verify \
+    --test rsa-pkcs-sign --iterations 20 --json "$T/hide2.json"
+json_check "hidden imported keys: an RSA signature test reaches its key, checked with the public key read back" \
+    "$T/hide2.json" \
+    '"CKR_OBJECT_HANDLE_INVALID" not in runs[0].get("errors_by_code", {}) and runs[0]["verify"]["checked_by"] == "signature verified with OpenSSL against the public key read from the token"'
+head -c 32 /dev/urandom >"$T/aes.key"
+HSMBENCH_MOCK="quirks=hide-imported" run "$HSMBENCH" run --module "$MOCK" --test hmac-sha256 \
+    --static-key "$T/aes.key" --iterations 5 --json "$T/hide3.json"
+check "hidden imported keys, --static-key: failed before the clock, the way out named" 1 '' \
+    'the token took the --static-key \(C_CreateObject\) but refuses to use it \(C_SignInit: CKR_OBJECT_HANDLE_INVALID\); use --key-label'
