@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <p11-kit/pkcs11.h>
 
@@ -88,6 +89,7 @@ enum {
     MH_Q_NO_CANCEL   = 512,     /* no 3.0 cancellation: NULL-mechanism Init, C_SessionCancel */
     MH_Q_CANT_LOCK   = 1024,    /* C_Initialize refuses CKF_OS_LOCKING_OK: single-threaded */
     MH_Q_NO_KEYGEN   = 2048,    /* C_GenerateKey(Pair) answer CKR_FUNCTION_NOT_SUPPORTED */
+    MH_Q_HIDE_IMPORTED = 4096,  /* keys C_CreateObject made cannot be used: CKR_OBJECT_HANDLE_INVALID */
 };
 
 #define MH_MAX_KEYS       8
@@ -124,6 +126,7 @@ typedef struct mh_config {
     uint64_t    seed;
     int         mech_filter;            /* mechanisms= given */
     unsigned char mech_on[64];          /* per mechanism-table entry, with mech_filter */
+    unsigned char mech_unlisted[64];    /* unlisted=: served, but not in the list nor info */
     CK_ULONG    max_rsa;
     int         login_required;
     int         has_pin;
@@ -132,6 +135,7 @@ typedef struct mh_config {
     unsigned    quirks;
     int         wrap_pkcs7;             /* CKM_AES_KEY_WRAP_PAD as NSS: RFC 3394 + PKCS#7 */
     uint64_t    lost_at;                /* the device is lost this long after C_Initialize (0: never) */
+    uint64_t    sigpipe_at;             /* sigpipe=N: the Nth call in service breaks a pipe (0: none) */
     unsigned    hang_calls;             /* hang=: bit k for mh_op_fn[k], MH_HANG_DESTROY ... */
     uint64_t    hang_at;                /* ... never return from this long after C_Initialize */
     char        objects_file[256];      /* C_Finalize lists the objects left here */
@@ -335,6 +339,21 @@ static int mh_parse_mechanisms(char *v, mh_config *c, const char **why)
     return 0;
 }
 
+/* unlisted=CKM_NAME[,...]: as NSS's key slot does with its digests */
+static int mh_parse_unlisted(char *v, mh_config *c, const char **why)
+{
+    memset(c->mech_unlisted, 0, sizeof c->mech_unlisted);
+    for (char *save = NULL, *item = strtok_r(v, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        int i = mh_mech_index_by_name(mh_trim(item));
+        if (i < 0) {
+            *why = "unknown mechanism, or one the mock does not implement";
+            return -1;
+        }
+        c->mech_unlisted[i] = 1;
+    }
+    return 0;
+}
+
 /* keys=LABEL:rsa:BITS|LABEL:ec:CURVE|LABEL:aes:BITS|LABEL:generic:BITS[,...] */
 static int mh_parse_keys(char *v, mh_config *c, const char **why)
 {
@@ -391,6 +410,7 @@ static const struct { const char *name; unsigned bit; } mh_quirk_names[] = {
     { "sticky-failure", MH_Q_STICKY },          { "destroy-fails-once", MH_Q_DESTROY_ONCE },
     { "destroy-fails", MH_Q_DESTROY_FAIL },     { "no-cancel", MH_Q_NO_CANCEL },
     { "cant-lock", MH_Q_CANT_LOCK },            { "no-keygen", MH_Q_NO_KEYGEN },
+    { "hide-imported", MH_Q_HIDE_IMPORTED },
     { "none", 0 },
 };
 
@@ -425,11 +445,13 @@ static int mh_parse_bool(const char *v, int *out)
 /* hang=FN[,FN...][@T]: from T after C_Initialize (0: at once), a call of
  * these functions never returns (a module, or its server, gone mid-call). */
 #define MH_HANG_DESTROY (1u << MH_OP_COUNT)
+#define MH_HANG_KEYGEN  (1u << (MH_OP_COUNT + 1))   /* C_GenerateKey: made, then no answer */
+#define MH_HANG_KEYPAIR (1u << (MH_OP_COUNT + 2))   /* C_GenerateKeyPair: the same */
 
 static int mh_parse_hang(char *v, mh_config *c, const char **why)
 {
-    *why = "expected FN[,FN...][@T]: C_Sign, C_Verify, C_Encrypt, C_Decrypt, C_Digest or "
-           "C_DestroyObject, from T after C_Initialize";
+    *why = "expected FN[,FN...][@T]: C_Sign, C_Verify, C_Encrypt, C_Decrypt, C_Digest, "
+           "C_DestroyObject, C_GenerateKey or C_GenerateKeyPair, from T after C_Initialize";
     char *at = strchr(v, '@');
     c->hang_calls = 0;
     c->hang_at = 0;
@@ -443,7 +465,11 @@ static int mh_parse_hang(char *v, mh_config *c, const char **why)
         unsigned k = 0;
         while (k < MH_OP_COUNT && strcmp(item, mh_op_fn[k]) != 0)
             k++;
-        if (k == MH_OP_COUNT && strcmp(item, "C_DestroyObject") != 0)
+        if (k == MH_OP_COUNT && strcmp(item, "C_GenerateKey") == 0)
+            k = MH_OP_COUNT + 1;
+        else if (k == MH_OP_COUNT && strcmp(item, "C_GenerateKeyPair") == 0)
+            k = MH_OP_COUNT + 2;
+        else if (k == MH_OP_COUNT && strcmp(item, "C_DestroyObject") != 0)
             return -1;
         c->hang_calls |= 1u << k;     /* k == MH_OP_COUNT: MH_HANG_DESTROY */
     }
@@ -520,6 +546,8 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
     }
     if (strcmp(key, "mechanisms") == 0)
         return mh_parse_mechanisms(v, c, why);
+    if (strcmp(key, "unlisted") == 0)
+        return mh_parse_unlisted(v, c, why);
     if (strcmp(key, "max-rsa") == 0) {
         *why = "expected RSA modulus bits from 512 to 16384";
         if (mh_parse_u64(v, &n) || n < MH_RSA_MIN || n > MH_RSA_MAX)
@@ -553,7 +581,7 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
     if (strcmp(key, "quirks") == 0) {
         *why = "expected short-size-query, long-size-query, truncate, token-objects-only, "
                "no-import, capacity-length, sticky-failure, destroy-fails-once, destroy-fails, "
-               "no-cancel, cant-lock, no-keygen";
+               "no-cancel, cant-lock, no-keygen, hide-imported";
         return mh_parse_quirks(v, c);
     }
     if (strcmp(key, "wrap-pad") == 0) {
@@ -572,6 +600,10 @@ static int mh_config_item(mh_config *c, const char *key, char *v, const char **w
     }
     if (strcmp(key, "hang") == 0)
         return mh_parse_hang(v, c, why);
+    if (strcmp(key, "sigpipe") == 0) {
+        *why = "expected the number of the call that writes to a broken pipe (1 or more)";
+        return mh_parse_u64(v, &c->sigpipe_at) || c->sigpipe_at == 0 ? -1 : 0;
+    }
     if (strcmp(key, "slots") == 0) {
         *why = "expected a number of tokens from 1 to 16";
         if (mh_parse_u64(v, &n) || n < 1 || n > MH_MAX_SLOTS)
@@ -648,6 +680,7 @@ static uint64_t      g_t0;              /* CLOCK_MONOTONIC at C_Initialize, ns *
 static int           g_timing;          /* any service time, cores or stalls at all */
 static atomic_uint   g_epoch;           /* bumped by C_Initialize: thread PRNGs reseed */
 static atomic_ulong  g_thread_ctr;      /* threads that drew numbers since C_Initialize */
+static atomic_ulong  g_served;          /* blocking calls in service since C_Initialize (sigpipe=) */
 static pthread_mutex_t g_core_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t     *g_core_free;       /* per core: when it is next free (ns) */
 
@@ -843,6 +876,28 @@ static CK_RV mh_injected(void)
             return g_cfg.fail[i].rv;
     }
     return CKR_OK;
+}
+
+/*
+ * sigpipe=N: the Nth blocking call in service since C_Initialize (an
+ * operation-finishing call, C_FindObjects, a key generation, wrap, unwrap,
+ * derive or random-number call: those mh_serve serves) writes to a pipe whose reader is gone, as Caml Crush's client library
+ * writes to the socket of a server worker that died: the kernel raises a
+ * real SIGPIPE in the calling thread (the caller's disposition decides what
+ * it does: ignored, the write fails with EPIPE), and the call fails with
+ * CKR_DEVICE_ERROR.  Other calls are not touched.
+ */
+static CK_RV mh_broken_pipe(void)
+{
+    if (!g_cfg.sigpipe_at || atomic_fetch_add(&g_served, 1) + 1 != g_cfg.sigpipe_at)
+        return CKR_OK;
+    int fd[2];
+    if (pipe(fd) != 0)
+        return CKR_DEVICE_ERROR;
+    (void)close(fd[0]);                     /* nobody will read */
+    const ssize_t w = write(fd[1], "", 1);  /* SIGPIPE, then EPIPE */
+    (void)close(fd[1]);
+    return w < 0 ? CKR_DEVICE_ERROR : CKR_GENERAL_ERROR;   /* a write that got through: no broken pipe */
 }
 
 /* ---- sessions --------------------------------------------------------------- */
@@ -1102,6 +1157,7 @@ typedef struct mh_object {
     CK_ULONG          key_len;  /* RSA modulus bytes, EC field bytes, secret value bytes */
     int               priv;     /* CKA_PRIVATE */
     int               destroy_tried;   /* quirks=destroy-fails-once: the first attempt failed */
+    int               imported; /* made by C_CreateObject (quirks=hide-imported) */
     struct mh_object *next;     /* objects being freed together */
 } mh_object;
 
@@ -1365,6 +1421,21 @@ static void mh_objects_report(const char *path)
     fclose(f);
 }
 
+/* hang=C_GenerateKey(Pair)@T: the key is made (on the token when asked)
+ * and the call never returns, as a device that made it and whose answer
+ * was lost; objects-file= lists it first, since C_Finalize will not come. */
+static void mh_hang_made(unsigned bit)
+{
+    if (!(g_cfg.hang_calls & bit) || mh_now() - g_t0 < g_cfg.hang_at)
+        return;
+    if (g_cfg.objects_file[0]) {
+        pthread_mutex_lock(&g_obj_mu);
+        mh_objects_report(g_cfg.objects_file);
+        pthread_mutex_unlock(&g_obj_mu);
+    }
+    mh_hang(bit);
+}
+
 /* C_Finalize: token objects last until here. */
 static void mh_objects_free(void)
 {
@@ -1481,6 +1552,12 @@ static int mh_mech_offered(size_t i)
     return !g_cfg.mech_filter || g_cfg.mech_on[i];
 }
 
+/* Offered and listed: in C_GetMechanismList, known to C_GetMechanismInfo. */
+static int mh_mech_listed(size_t i)
+{
+    return mh_mech_offered(i) && !g_cfg.mech_unlisted[i];
+}
+
 /* The offered mechanism of that type, or NULL. */
 static const mh_mech *mh_mech_find(CK_MECHANISM_TYPE type)
 {
@@ -1572,6 +1649,7 @@ static CK_RV mh_Initialize(CK_VOID_PTR pInitArgs)
                (c.spike_d && c.spike_p > 0);
     g_t0 = mh_now();
     atomic_store(&g_thread_ctr, 0);
+    atomic_store(&g_served, 0);
     atomic_fetch_add(&g_epoch, 1);
     mh_sessions_reset();
     atomic_store_explicit(&g_init, 1, memory_order_release);
@@ -1716,12 +1794,12 @@ static CK_RV mh_GetMechanismList(CK_SLOT_ID slotID, CK_MECHANISM_TYPE_PTR pMecha
         return CKR_ARGUMENTS_BAD;
     CK_ULONG n = 0;
     for (size_t i = 0; i < MH_NMECHS; i++)
-        n += (CK_ULONG)mh_mech_offered(i);
+        n += (CK_ULONG)mh_mech_listed(i);
     CK_RV rv = mh_list_out(n, pulCount, pMechanismList == NULL);
     if (rv == CKR_OK && pMechanismList) {
         n = 0;
         for (size_t i = 0; i < MH_NMECHS; i++)
-            if (mh_mech_offered(i))
+            if (mh_mech_listed(i))
                 pMechanismList[n++] = mh_mechs[i].type;
     }
     return rv;
@@ -1735,8 +1813,8 @@ static CK_RV mh_GetMechanismInfo(CK_SLOT_ID slotID, CK_MECHANISM_TYPE type, CK_M
     if (pInfo == NULL)
         return CKR_ARGUMENTS_BAD;
     const mh_mech *m = mh_mech_find(type);
-    if (!m)
-        return CKR_MECHANISM_INVALID;
+    if (!m || !mh_mech_listed((size_t)(m - mh_mechs)))
+        return CKR_MECHANISM_INVALID;       /* unlisted=: served all the same */
     pInfo->ulMinKeySize = m->min;
     pInfo->ulMaxKeySize = mh_key_max(m);
     pInfo->flags = CKF_HW | m->flags;
@@ -2025,6 +2103,7 @@ static CK_RV mh_CreateObject(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTempl
         mh_obj_free(o);
         return rv;
     }
+    o->imported = !atomic_load(&g_preloading);
     return mh_obj_insert(o, phObject);
 }
 
@@ -2242,7 +2321,9 @@ static CK_RV mh_FindObjects(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE_PTR phO
             return CKR_OPERATION_NOT_INITIALIZED;
     }
     mh_serve();
-    CK_RV rv = mh_injected();
+    CK_RV rv = mh_broken_pipe();
+    if (rv == CKR_OK)
+        rv = mh_injected();
     if (rv == CKR_SESSION_HANDLE_INVALID) {
         mh_session_close(hSession);
         return rv;
@@ -2293,6 +2374,10 @@ static CK_RV mh_key_get(unsigned slot, CK_OBJECT_HANDLE h, CK_ATTRIBUTE_TYPE usa
     if (!o) {
         pthread_mutex_unlock(&g_obj_mu);
         return CKR_KEY_HANDLE_INVALID;
+    }
+    if (o->imported && (g_cfg.quirks & MH_Q_HIDE_IMPORTED)) {
+        pthread_mutex_unlock(&g_obj_mu);
+        return CKR_OBJECT_HANDLE_INVALID;   /* Caml Crush's filter: accepted, then hidden */
     }
     k->cls = o->cls;
     k->kt = o->kt;
@@ -2810,7 +2895,9 @@ static CK_RV mh_finish(CK_SESSION_HANDLE h, const mh_call *c)
 
     mh_hang(1u << c->kind);                 /* hang=: never returns */
     mh_serve();                             /* no lock held while in service */
-    rv = mh_injected();
+    rv = mh_broken_pipe();                  /* sigpipe=: the client's socket is dead */
+    if (rv == CKR_OK)
+        rv = mh_injected();
 
     if ((s = mh_session_get(h)) == NULL)
         return CKR_SESSION_CLOSED;
@@ -2968,7 +3055,9 @@ static CK_RV mh_work(CK_SESSION_HANDLE h)
     if (atomic_load(&g_preloading))
         return CKR_OK;
     mh_serve();
-    CK_RV rv = mh_injected();
+    CK_RV rv = mh_broken_pipe();
+    if (rv == CKR_OK)
+        rv = mh_injected();
     if (rv == CKR_SESSION_HANDLE_INVALID)
         mh_session_close(h);
     else if (rv == CKR_OK && mh_session_check(h, NULL) != CKR_OK)
@@ -3051,7 +3140,9 @@ static CK_RV mh_GenerateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechan
         mh_obj_free(o);
         return rv;
     }
-    return mh_obj_insert(o, phKey);
+    if ((rv = mh_obj_insert(o, phKey)) == CKR_OK)
+        mh_hang_made(MH_HANG_KEYGEN);       /* hang=C_GenerateKey: made, never answered */
+    return rv;
 }
 
 /* DER OCTET STRING holding an uncompressed point (or an Edwards key) of the field's size. */
@@ -3166,6 +3257,8 @@ static CK_RV mh_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMe
     }
     if ((rv = mh_obj_insert(priv, phPrivateKey)) != CKR_OK)
         mh_obj_destroy_handle(*phPublicKey);
+    else
+        mh_hang_made(MH_HANG_KEYPAIR);      /* hang=C_GenerateKeyPair: made, never answered */
     return rv;
 }
 

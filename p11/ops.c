@@ -148,6 +148,7 @@ typedef struct p11_worker {
     CK_ULONG          out_len;       /* length of the last result */
     CK_ULONG          needed;        /* length a CKR_BUFFER_TOO_SMALL asked for */
     CK_OBJECT_HANDLE  made, made2;   /* objects the operation created (keygen, unwrap, derive) */
+    int               making;        /* a key generation counted in ctx->making */
     CK_OBJECT_HANDLE  found;         /* find-objects: the first handle found */
     CK_ATTRIBUTE      tmpl[12];      /* template for objects operations create */
     CK_ULONG          ntmpl;
@@ -409,6 +410,10 @@ static bench_code do_op(void *state)
         return rv;
     case P11_OP_KEYGEN: {
         keys_handle h;
+        /* Counted until after() destroyed the keys: a call abandoned as
+         * stuck stays counted, and its keys are listed at the end. */
+        atomic_fetch_add_explicit(&ctx->making, 1, memory_order_relaxed);
+        wk->making = 1;
         rv = keys_generate(fn, s, &wk->gen, &h);
         wk->made = h.priv;
         wk->made2 = h.pub;
@@ -632,6 +637,10 @@ static bench_code worker_after(void *state, bench_code rc)
     /* Objects the operation made are destroyed here, untimed. */
     destroy_made(wk, &wk->made, keys_is_pair(ctx->def->key) ? "private key" : "secret key");
     destroy_made(wk, &wk->made2, "public key");
+    if (wk->making) {
+        atomic_fetch_sub_explicit(&ctx->making, 1, memory_order_relaxed);
+        wk->making = 0;
+    }
     if (rc == BENCH_OK)
         return rc;
     if (wk->session == CK_INVALID_HANDLE) {

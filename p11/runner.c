@@ -111,6 +111,11 @@ static void keys_job(void *arg)
  * ended (the job freed), -1 when it was given up on or could not start. */
 static int strand(p11_runner *r, void *owner, p11_test_ctx *const *ctx, unsigned n)
 {
+    /* A key generation abandoned inside the call makes its keys all the
+     * same (or has made them, the answer lost): listed by their label. */
+    for (unsigned i = 0; i < n; i++)
+        if (ctx[i] && p11_test_note_abandoned(ctx[i], &r->left))
+            r->session->any_failed = 1;
     stranded_keys *k = malloc(sizeof *k);
     r->stranded = owner;
     r->stranded_job = k;
@@ -268,6 +273,7 @@ typedef struct p11_run_extra {
     const p11_test_params *p;
     p11_test_ctx          *ctx;     /* the first token's; NULL: not measured */
     const p11_test_set    *set;     /* every token's */
+    int                    unlisted; /* a token's list lacks the mechanism, which works */
 } p11_run_extra;
 
 /* A counter of the run, summed over its tokens. */
@@ -303,6 +309,7 @@ static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run
     (void)m;
     const json_t *v = json_object_get(run, "verify");
     const char *variant = json_string_value(json_object_get(run, "mechanism_variant"));
+    const int unlisted = json_is_true(json_object_get(run, "mechanism_unlisted"));
     const long long reopened = bench_json_int(run, "sessions_reopened", 0),
                     grown = bench_json_int(run, "buffers_grown", 0);
     if (json_is_object(v))
@@ -310,6 +317,9 @@ static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run
                 bench_json_int(v, "checked", 0), verify_how(v));
     if (variant)
         fprintf(f, "    mechanism variant.....: %s\n", p11_test_variant_text(variant));
+    if (unlisted)
+        fprintf(f, "    mechanism listed......: no: not in the token's mechanism list, yet it works "
+                "(tried before the run)\n");
     if (reopened)
         fprintf(f, "    sessions reopened.....: %lld\n", reopened);
     if (grown)
@@ -349,6 +359,8 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *o)
                                               TOTAL(x->set, mismatched)));
     if (x->ctx->variant)
         rc |= json_object_set_new(run, "mechanism_variant", json_string(x->ctx->variant));
+    if (x->unlisted)
+        rc |= json_object_set_new(run, "mechanism_unlisted", json_true());
     return rc ? -1 : 0;
 }
 
@@ -384,7 +396,7 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     d.data_size = p.data_size;
     d.block_size = def->input == P11_IN_MODULUS ? (p.key_bits + 7) / 8 : 0;
 
-    p11_run_extra extra = { def, &p, NULL, NULL };
+    p11_run_extra extra = { def, &p, NULL, NULL, 0 };
     bench_run_hooks hooks = { .arg = &extra, .deprecated = def->deprecated, .summary = extra_summary,
                               .json = extra_json };
     if (def->deprecated) {
@@ -404,6 +416,12 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
         /* in resolves as it did into p above: the same p again. */
         const int offered = p11_test_offered(t->mod, tok->slot, def, in, &p, reason + at,
                                              sizeof reason - (size_t)at);
+        if (offered == P11_TEST_UNLISTED) {
+            /* Not listed, yet it works: run, and say so (NSS's digests). */
+            extra.unlisted = 1;
+            if (!quiet)
+                printf("\n%s: %s\n", def->name, reason);
+        }
         if (offered > 0)
             continue;
         if (offered < 0) {

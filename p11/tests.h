@@ -189,8 +189,13 @@ int p11_test_has_key(const p11_test_def *def);
  * mechanism, the key size), then the mechanisms, their flags and key sizes
  * are checked (C_GetMechanismInfo).  1 when offered; 0 with the reason;
  * -1 when in does not resolve (printed, naming the flag).  The one check
- * of run, menu and datasheet.
+ * of run, menu and datasheet.  P11_TEST_UNLISTED when its keyless
+ * mechanism (a digest) is missing from the token's mechanism list but one
+ * real call, tried here, worked (NSS's key slot lists no digests and
+ * computes them): it is run all the same, the reason then holding the
+ * note that says so.
  */
+#define P11_TEST_UNLISTED 2
 int p11_test_offered(const p11_module *m, CK_SLOT_ID slot, const p11_test_def *def,
                      const p11_test_params *in, p11_test_params *out, char *reason, size_t len);
 
@@ -228,6 +233,11 @@ typedef struct p11_test_ctx {
     _Atomic uint64_t    verified;    /* results checked with OpenSSL */
     _Atomic uint64_t    grown;       /* output buffers grown after CKR_BUFFER_TOO_SMALL */
     _Atomic uint64_t    mismatched;  /* results OpenSSL found wrong (warm-up included) */
+    /* Key-generation tests: generations whose keys are not yet destroyed,
+     * from the call until after() destroyed what it made; a worker abandoned
+     * inside the call (stuck) stays counted, and its keys are listed by
+     * made_label (p11_test_note_abandoned). */
+    _Atomic unsigned    making;
     void               *async_list;  /* the module's 3.2 function list, when async runs */
     p11_leftovers      *leftovers;   /* where objects that could not be destroyed are listed (or NULL) */
     const char         *verify_method; /* --verify: "openssl", "round-trip in token", "read back
@@ -261,6 +271,11 @@ void  p11_test_destroy_keys(p11_test_ctx *ctx);
 /* The token keys the test made and has not destroyed yet, into l (the
  * list of what may remain when their destruction is given up). */
 void p11_test_note_keys(const p11_test_ctx *ctx, p11_leftovers *l);
+/* A key-generation test whose workers were abandoned inside the call
+ * (stuck): the token keys those calls make, or made, by the label the
+ * template gave them (made_label), into l, after one warning line naming
+ * how many calls and the label; how many calls (0: none, nothing done). */
+unsigned p11_test_note_abandoned(const p11_test_ctx *ctx, p11_leftovers *l);
 
 
 /* The workload the timing core drives for this test. */

@@ -1090,7 +1090,9 @@ int serve_cmd(int argc, char **argv)
         bench_warn("no --ekm-token-env/--ekm-token-file: EKM requests are not authenticated");
 
     const uint64_t start = bench_now_ns();
-    while (!*interrupt) {
+    /* A closed standard output (its banner's reader gone: the flag is
+     * SIGPIPE) does not stop a server; a signal does. */
+    while (!*interrupt || *interrupt == SIGPIPE) {
         if (o.max_requests && atomic_load(&srv->served) >= o.max_requests)
             break;
         if (o.max_ns && bench_now_ns() - start >= o.max_ns)

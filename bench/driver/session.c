@@ -11,6 +11,7 @@
 #include "bench/util/cli.h"
 #include "bench/util/clock.h"
 #include "bench/util/exit.h"
+#include "bench/util/signals.h"
 #include "bench/util/url.h"
 #include "bench/results/model.h"
 #include "bench/results/report.h"
@@ -90,6 +91,11 @@ static void stream_second(bench_session *s, const bench_sample *smp)
     if (!s->stream || s->stream_failed)
         return;
     if (bench_stream_line(s->stream, &s->stream_run, smp, epoch_ms_now()) != 0) {
+        if (errno == EPIPE && strcmp(s->out->jsonl, "-") == 0) {
+            bench_signals_output_closed();   /* standard output's reader is gone: a stop */
+            s->stream_failed = 1;
+            return;
+        }
         bench_error("--out jsonl=%s: cannot write: %s", s->out->jsonl, strerror(errno));
         s->stream_failed = 1;
         s->any_failed = 1;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench/util/exit.h"
+#include "bench/util/signals.h"
 
 static void vmsg(const char *kind, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
@@ -68,6 +69,8 @@ void bench_flush(FILE *f)
     if (fflush(f) != 0 && f == stdout && errno != 0) {
         int none = 0;
         atomic_compare_exchange_strong(&stdout_lost, &none, errno);
+        if (errno == EPIPE)
+            bench_signals_output_closed();   /* the run stops as if interrupted */
     }
     errno = saved;
 }
@@ -86,7 +89,9 @@ int bench_stdout_check(const char *what)
     clearerr(stdout);
     /* Failed earlier, in a flush nobody checked or a printf's own. */
     const int known = e != 0;
-    if (e != EPIPE)
+    if (e == EPIPE)
+        bench_signals_output_closed();
+    else
         bench_error("%s%scannot write to standard output%s%s", what ? what : "", what ? ": " : "",
                     known ? ": " : "", known ? strerror(e) : "");
     return known ? e : EIO;

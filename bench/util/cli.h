@@ -27,13 +27,16 @@ void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * 0 when it did; otherwise the reason (an errno value; EIO when the failed
  * write's own reason is gone), after one line "WHAT: cannot write to
  * standard output: REASON" (WHAT NULL: without it) -- none for EPIPE, a
- * reader gone ("| head"), which the caller maps to exit 130.  The stream's
+ * reader gone ("| head"), which the caller maps to exit 130 (and which
+ * sets the interruption flag, bench_signals_output_closed).  The stream's
  * error flag is cleared, so a later check reports only a later failure.
  */
 int bench_stdout_check(const char *what);
 /* fflush(f) where a failure is for the check above to report: when f is
  * stdout, the first failed flush's reason is kept for it (stdout is the
- * process's one standard output, so is its record). */
+ * process's one standard output, so is its record), and EPIPE, its reader
+ * gone, stops a run as an interruption does (bench_signals_output_closed:
+ * the one way hsmbench learns that standard output is closed). */
 void bench_flush(FILE *f);
 
 /*

@@ -51,8 +51,13 @@ static void say_keys(void)
 }
 
 /*
- * SIGPIPE (standard output's reader is gone) stops the run as an
- * interruption does and never escalates: later writes fail with EPIPE.
+ * SIGPIPE is not handled here but ignored (bench_signals_install): the
+ * kernel raises it in whichever thread wrote to a pipe or socket whose
+ * reader is gone, and that is as often a module's client library writing
+ * to its dead server (Caml Crush's, inside C_Sign) as hsmbench writing to
+ * a closed standard output.  Ignored, the write fails with EPIPE where it
+ * was made: a module's call fails with the module's own code, and
+ * hsmbench's own output reports EPIPE to bench_signals_output_closed.
  * The first stopping signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
  * SIGUSR2, SIGALRM) asks for a clean stop, and when the program waits for
  * a module call that has not returned, says so at once.  The second, while
@@ -65,11 +70,6 @@ static void say_keys(void)
  */
 static void on_signal(int sig)
 {
-    if (sig == SIGPIPE) {
-        int none = 0;
-        atomic_compare_exchange_strong(&interrupted, &none, SIGPIPE);
-        return;
-    }
     const char *call = atomic_load(&waiting);
     stops = stops + 1;
     if (stops == 1) {
@@ -110,8 +110,15 @@ const bench_flag *bench_signals_install(void)
     sa.sa_flags = 0;
     for (size_t i = 0; i < sizeof stopping / sizeof stopping[0]; i++)
         (void)sigaction(stopping[i], &sa, NULL);   /* fails only for a bad number */
+    sa.sa_handler = SIG_IGN;
     (void)sigaction(SIGPIPE, &sa, NULL);
     return &interrupted;
+}
+
+void bench_signals_output_closed(void)
+{
+    int none = 0;
+    atomic_compare_exchange_strong(&interrupted, &none, SIGPIPE);
 }
 
 void bench_signals_clear(void)

@@ -1,15 +1,18 @@
 /*
- * bench/util/signals.h - the stopping signals and SIGPIPE as a flag the
- * sampler polls.
+ * bench/util/signals.h - the stopping signals and a closed standard output
+ * as a flag the sampler polls.
  *
  * A signal handler can only talk to the program through globals, so this
  * file owns the only ones the program has (the flag, the long call in
  * progress, the token keys made); everything else receives the flag's
  * address as a parameter.
  *
- *  - SIGPIPE (standard output closed: "| head -1") sets the flag to
+ *  - Standard output closed ("| head -1"), known from EPIPE on a write
+ *    of hsmbench's own (bench_signals_output_closed), sets the flag to
  *    SIGPIPE and stops the run as an interruption does (keys destroyed,
- *    files written, exit 130); the process never dies of it.
+ *    files written, exit 130).  The signal SIGPIPE itself is ignored: the
+ *    process never dies of it, and one a module's client library raises
+ *    writing to its dead server is that call's failure, not a stop.
  *  - SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM stop
  *    it alike.  The first sets the flag; when the main thread is in a long
  *    module call (bench_signals_waiting), it prints at once "hsmbench:
@@ -43,6 +46,9 @@ typedef _Atomic int bench_flag;
 /* Install the handler (no SA_RESTART: blocking reads return EINTR) and
  * return the flag it sets. */
 const bench_flag *bench_signals_install(void);
+/* Standard output's reader is gone (a write of hsmbench's own to it
+ * failed with EPIPE): the flag becomes SIGPIPE unless a signal set it. */
+void bench_signals_output_closed(void);
 /* Clear the flag (the menu does, after returning from an interrupted run). */
 void bench_signals_clear(void);
 
