@@ -97,6 +97,21 @@ static int data_call(unsigned fn)
            fn == HSMBENCH_TRACE_FN_SignMessage || fn == HSMBENCH_TRACE_FN_VerifyMessage;
 }
 
+/* Room for one more element in *p (n used of *cap, each size bytes),
+ * doubling from `first`: 0, or -1 when out of memory (*p unchanged). */
+static int grow(void *p, size_t n, size_t *cap, size_t size, size_t first)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : first;
+    void *q = realloc(*(void **)p, c * size);
+    if (!q)
+        return -1;
+    *(void **)p = q;
+    *cap = c;
+    return 0;
+}
+
 /* ---- small tables ---------------------------------------------------------------- */
 
 static int add_code(p11_trace_code **codes, size_t *n, uint64_t rv)
@@ -222,14 +237,8 @@ static int group_thread(p11_trace_group *g, uint64_t who)
     for (size_t i = 0; i < g->nthread_seen; i++)
         if (g->thread_seen[i] == who)
             return 0;
-    if (g->nthread_seen == g->cap_thread_seen) {
-        size_t cap = g->cap_thread_seen ? g->cap_thread_seen * 2 : 8;
-        uint64_t *p = realloc(g->thread_seen, cap * sizeof *p);
-        if (!p)
-            return -1;
-        g->thread_seen = p;
-        g->cap_thread_seen = cap;
-    }
+    if (grow(&g->thread_seen, g->nthread_seen, &g->cap_thread_seen, sizeof *g->thread_seen, 8) != 0)
+        return -1;
     g->thread_seen[g->nthread_seen++] = who;
     g->threads = (unsigned)g->nthread_seen;
     return 0;
@@ -358,14 +367,8 @@ static void s_down(heaps *h, size_t i)
 
 static int e_push(heaps *h, exit_ev ev)
 {
-    if (h->ne == h->cape) {
-        size_t cap = h->cape ? h->cape * 2 : 64;
-        exit_ev *p = realloc(h->e, cap * sizeof *p);
-        if (!p)
-            return -1;
-        h->e = p;
-        h->cape = cap;
-    }
+    if (grow(&h->e, h->ne, &h->cape, sizeof *h->e, 64) != 0)
+        return -1;
     size_t i = h->ne++;
     while (i > 0 && h->e[(i - 1) / 2].t > ev.t) {
         h->e[i] = h->e[(i - 1) / 2];
