@@ -191,6 +191,8 @@ static int err_cmp(const void *a, const void *b)
     return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+static json_t *codes_json(const p11_trace_code *codes, size_t n);
+
 /* One group as a run element, through the same writer a live run uses. */
 static json_t *group_run(const p11_trace *t, const p11_trace_group *g)
 {
@@ -251,6 +253,13 @@ static json_t *group_run(const p11_trace *t, const p11_trace_group *g)
                  p11_rv_name((CK_RV)errs[0].code, top, sizeof top), (unsigned long long)errs[0].count);
     }
     run = bench_report_run_json(&d, &o, &w, status, reason);
+    /* Every code named here, whole, as the module returned it: the core's
+     * code space keeps values of its own classes that a module's rv may
+     * equal (a vendor's (CK_RV)-1). */
+    if (run && json_object_set_new(run, "errors_by_code", codes_json(g->codes, g->ncodes)) != 0) {
+        json_decref(run);
+        run = NULL;
+    }
     json_t *slots = json_array();
     for (size_t i = 0; slots && i < g->nslots; i++) {
         const p11_trace_slot *sl = &g->slots[i];
