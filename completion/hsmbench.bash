@@ -20,7 +20,7 @@ _hsmbench_load='--threads --duration --iterations --iterations-per-thread --loop
 # COMMAND"; tests/e2e/test_options.sh fails when these lists differ from it).
 _hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size --aad-size
     --token-keys --static-key --key-label --key-id --verify --verify=sample:
-    --mix --seed --lookup
+    --mix --seed --lookup --repeat
     $_hsmbench_load
     --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --help"
 _hsmbench_opts_datasheet="$_hsmbench_sel --test --key-size --data-size --step-time --max-threads --until-stable

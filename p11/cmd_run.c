@@ -14,6 +14,7 @@
 #include "bench/util/exit.h"
 #include "bench/driver/loadopts.h"
 #include "bench/core/pool.h"
+#include "bench/results/repeat.h"
 #include "bench/results/report.h"
 #include "bench/util/signals.h"
 #include "p11/names.h"
@@ -39,7 +40,7 @@ static const char run_usage_head[] =
 enum {
     OPT_TEST = 2000, OPT_KEY_SIZE, OPT_CURVE, OPT_DATA_SIZE, OPT_HASH,
     OPT_AAD_SIZE, OPT_TOKEN_KEYS, OPT_STATIC_KEY, OPT_KEY_LABEL, OPT_KEY_ID, OPT_VERIFY,
-    OPT_MIX, OPT_SEED, OPT_LOOKUP,
+    OPT_MIX, OPT_SEED, OPT_LOOKUP, OPT_REPEAT,
 };
 
 /* Several tokens: said under Selection. */
@@ -76,6 +77,12 @@ static const bench_option test_rows[] = {
     { "seed", 0, BENCH_ARG_REQUIRED, "N", OPT_SEED,
       "the mix's generator seed (default 1): the same seed,\n"
       "threads and --iterations draw the same types", NULL },
+    { "repeat", 0, BENCH_ARG_REQUIRED, "N", OPT_REPEAT,
+      "run each test (each thread count, data size, mix) N\n"
+      "times in a row, 2..1000, the same keys and load, each a\n"
+      "full run; then the 95% interval of ops/s, p50 and p99\n"
+      "between the runs (Student t): the token's rate, where\n"
+      "--until-stable's interval is one run's steady state", NULL },
 };
 
 static const bench_option keys_rows[] = {
@@ -131,6 +138,7 @@ typedef struct run_opts {
     size_t             ndata;
     p11_mix            mix;          /* --mix (mix.n 0: none) */
     int                test_given, seed_given;
+    unsigned           repeat;                /* --repeat N (0: once) */
     const p11_alias   *alias[MAX_TESTS];      /* the pkpspeed name a test was given by, or NULL */
     p11_test_params    tp[MAX_TESTS];         /* each test's: params with the facts of its key */
     char               origin[MAX_TESTS][200]; /* tp[i].key_origin */
@@ -352,6 +360,16 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         case OPT_LOOKUP:
             o->params.lookup = 1;
             break;
+        case OPT_REPEAT:
+            if (bench_parse_u64("--repeat", optarg, 0, BENCH_REPEAT_MAX, &v) != 0)
+                return BENCH_EXIT_USAGE;
+            if (v < 2) {
+                bench_error("--repeat %s: at least 2 runs (one run has no interval between runs; "
+                            "leave --repeat out to run once)", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            o->repeat = (unsigned)v;
+            break;
         case OPT_SEED:
             if (bench_parse_u64("--seed", optarg, 0, UINT64_MAX, &v) != 0)
                 return BENCH_EXIT_USAGE;
@@ -472,6 +490,10 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         o->tests[0] = p11_test_find("rsa-pkcs-sign");
         o->ntests = 1;
     }
+    if (o->cap.nobjectives && o->repeat) {
+        bench_error("--find-capacity is its own series of runs, at rates it chooses: leave out --repeat");
+        return BENCH_EXIT_USAGE;
+    }
     if (o->cap.nobjectives && o->mix.n) {
         bench_error("--find-capacity searches one test; it does not take a --mix");
         return BENCH_EXIT_USAGE;
@@ -524,6 +546,29 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         if (o->alias[i])
             note_alias(o->alias[i]);
     return 0;
+}
+
+/*
+ * One point of the sweep (a test at a thread count and data size, or the
+ * mix, def NULL, at a thread count), run once, or --repeat N times in a
+ * row: the sweep's own path, so a repeat reuses the kept keys and input as
+ * a thread sweep does (runner.c: prepared; a mix prepares its types' keys
+ * for each run, as for each thread count), each a full run with its own
+ * warm-up and element, its place in the group marked by the session.
+ */
+static void sweep_point(p11_runner *r, const run_opts *o, const p11_test_def *def, const p11_test_params *p)
+{
+    bench_session *s = r->session;
+    const unsigned reps = o->repeat ? o->repeat : 1;
+    for (unsigned k = 1; k <= reps && !s->interrupted && !s->stuck && !*s->interrupt; k++) {
+        s->repeat_run = k;
+        if (def)
+            p11_runner_test(r, def, p);
+        else
+            p11_runner_mix(r, &o->mix, p);
+        if (!bench_session_last_measured(s))
+            break;     /* skipped, or failed before its pool: so would the others be */
+    }
 }
 
 int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
@@ -582,10 +627,11 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
         return rc;
     }
     /* A mix: one run per thread count. */
+    s.repeat_of = o.repeat;
     for (size_t ti = 0; o.mix.n && ti < o.lo.nthreads && !s.interrupted && !s.stuck && !*interrupt; ti++) {
         if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
             r.load.threads = o.lo.threads_list[ti];
-        p11_runner_mix(&r, &o.mix, o.tp);
+        sweep_point(&r, &o, NULL, o.tp);
     }
     /* Every test, at every thread count and data size asked for. */
     for (size_t i = 0; !o.mix.n && i < o.ntests && !s.interrupted && !s.stuck && !*interrupt; i++) {
@@ -598,7 +644,7 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
                 p.data_size = o.data_list[di];
                 if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
                     r.load.threads = o.lo.threads_list[ti];
-                p11_runner_test(&r, o.tests[i], &p);
+                sweep_point(&r, &o, o.tests[i], &p);
             }
         }
     }

@@ -38,6 +38,9 @@
 
 /* The results file's name of the method ("stable".method). */
 #define BENCH_STABLE_METHOD "MSER-5 + batch means"
+/* What the interval covers ("stable".covers, and every view's line): the
+ * noise inside one run, not the token's rate from run to run. */
+#define BENCH_STABLE_COVERS "this run's steady state"
 
 /* How a run with --until-stable ended. */
 typedef enum {

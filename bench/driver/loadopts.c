@@ -31,8 +31,8 @@ static const bench_option load_rows[] = {
       "over TIME (thread i of N at i*TIME/N), measured as\n"
       "JMeter counts it; with --loops, --duration or alone", NULL },
     { "until-stable", 0, BENCH_ARG_REQUIRED, "PCT", BENCH_OPT_UNTIL_STABLE,
-      "end the run once the 95% interval of its steady-state\n"
-      "throughput is within PCT of its mean (0 < PCT <= 50;\n"
+      "end the run once the 95% interval of this run's steady-\n"
+      "state throughput is within PCT of its mean (0 < PCT <= 50;\n"
       "warm-up found by MSER-5, batch means; at least 5s and\n"
       "10 batches), or at --duration (default 60s with it)", NULL },
     { "warmup", 0, BENCH_ARG_REQUIRED, "TIME|Nit", BENCH_OPT_WARMUP,

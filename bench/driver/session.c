@@ -16,6 +16,7 @@
 #include "bench/results/model.h"
 #include "bench/results/report.h"
 #include "bench/results/results.h"
+#include "bench/results/repeat.h"
 #include "bench/results/scalability.h"
 
 int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_flag *interrupt)
@@ -227,12 +228,15 @@ static bench_row *add_row(bench_session *s, const bench_run_desc *d, const char 
     return row;
 }
 
-/* The run element with the workload's fields; NULL (printed) when out of
- * memory. */
-static json_t *element(json_t *run, const bench_run_hooks *h, const bench_outcome *o)
+/* The run element with the workload's fields, and its place in a --repeat
+ * group; NULL (printed) when out of memory. */
+static json_t *element(const bench_session *s, json_t *run, const bench_run_hooks *h, const bench_outcome *o)
 {
     if (!run || (h && h->json && h->json(h->arg, run, o) != 0) ||
-        (h && h->deprecated && json_object_set_new(run, "deprecated", json_true()) != 0)) {
+        (h && h->deprecated && json_object_set_new(run, "deprecated", json_true()) != 0) ||
+        (s->repeat_of >= 2 &&
+         json_object_set_new(run, "repeat", json_pack("{s:I,s:I}", "run", (json_int_t)s->repeat_run, "of",
+                                                      (json_int_t)s->repeat_of)) != 0)) {
         json_decref(run);
         bench_error("out of memory while recording a run");
         return NULL;
@@ -251,7 +255,7 @@ static void keep(bench_session *s, json_t *run)
 void bench_session_not_run(bench_session *s, const bench_run_desc *d, const char *status,
                            const char *reason, const bench_run_hooks *h)
 {
-    keep(s, element(bench_report_run_json(d, NULL, NULL, status, reason), h, NULL));
+    keep(s, element(s, bench_report_run_json(d, NULL, NULL, status, reason), h, NULL));
     add_row(s, d, status, reason, h);
     if (strcmp(status, "failed") == 0)
         s->any_failed = 1;
@@ -265,6 +269,8 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     const int quiet = s->out->quiet || s->brief;
     if (!quiet) {
         bench_report_header(stdout, d);
+        if (s->repeat_of >= 2)
+            printf("(run %u of %u of the same load: --repeat)\n", s->repeat_run, s->repeat_of);
         if (h && h->note)
             printf("%s\n", h->note);
     }
@@ -337,7 +343,7 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
                  out.stuck ? "; " : "", out.stuck ? out.reason : "");
     s->stuck += out.stuck;
     const int ok = strcmp(status, "ok") == 0;
-    json_t *run = element(bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
+    json_t *run = element(s, bench_report_run_json(d, &out, w, status, ok ? NULL : why), h, &out);
     if (run && out.status == BENCH_RUN_STOPPED && s->aborted_by) {
         /* k6's "aborted by a threshold": which, when, and its figure then */
         s->threshold_aborted = 1;
@@ -392,6 +398,11 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     bench_model_free(&m);
     bench_outcome_free(&out);
     return 0;
+}
+
+int bench_session_last_measured(const bench_session *s)
+{
+    return s->nrows > 0 && s->rows[s->nrows - 1].measured;
 }
 
 void bench_session_table(const bench_session *s, FILE *f)
@@ -453,9 +464,10 @@ static json_t *fleet_json(const bench_session *s)
 }
 
 /* The results document: JSON, CSV, HTML, as asked; scal, the analysis of
- * the thread sweeps, when it has any.  0, or -1 (printed). */
+ * the thread sweeps, and reps, the intervals between repeated runs, when
+ * they have any.  0, or -1 (printed). */
 static int write_files(bench_session *s, json_t *environment, json_t *command, json_t *scal,
-                       int json_only)
+                       json_t *reps, int json_only)
 {
     const bench_out_opts *o = s->out;
     char when[32];
@@ -469,6 +481,7 @@ static int write_files(bench_session *s, json_t *environment, json_t *command, j
                             s->runs);
     if (!doc || json_object_set_new(doc, "fleet", fleet_json(s)) != 0 ||
         (json_array_size(scal) && json_object_set(doc, "scalability", scal) != 0) ||
+        (json_array_size(reps) && json_object_set(doc, "repeats", reps) != 0) ||
         (s->doc_extra && json_object_update(doc, s->doc_extra) != 0)) {
         json_decref(doc);
         bench_error("cannot build the results document (out of memory)");
@@ -495,13 +508,14 @@ int bench_session_checkpoint(bench_session *s, json_t *environment, json_t *comm
 {
     if (!s->out->json || !json_array_size(s->runs))
         return 0;
-    json_t *scal = bench_scalability(s->runs);
-    if (!scal) {
-        bench_error("out of memory while analysing the thread sweeps");
-        return -1;
-    }
-    const int rc = write_files(s, environment, command, scal, 1);
+    json_t *scal = bench_scalability(s->runs), *reps = bench_repeats(s->runs);
+    int rc = -1;
+    if (!scal || !reps)
+        bench_error("out of memory while analysing the thread sweeps and repeated runs");
+    else
+        rc = write_files(s, environment, command, scal, reps, 1);
     json_decref(scal);
+    json_decref(reps);
     return rc;
 }
 
@@ -522,6 +536,13 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
         bench_error("out of memory while analysing the thread sweeps");
     else if (!o->quiet)
         bench_scalability_print(stdout, scal);
+    /* --repeat's answer, between runs, after the table of its runs: its
+     * figures computed once, in the results floor (bench/results/repeat.c). */
+    json_t *reps = bench_repeats(s->runs);
+    if (!reps)
+        bench_error("out of memory while analysing the repeated runs");
+    else if (!o->quiet)
+        bench_repeats_print(stdout, reps);
     int thresholds_failed = 0;
     if (o->nthresholds) {
         const int nf = bench_thresholds_apply(o->thresholds, o->nthresholds, s->runs,
@@ -531,9 +552,10 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
     /* Nothing recorded (a set-up failure before any run): no results file. */
     const int write = (o->json || o->csv || o->html) && json_array_size(s->runs);
     int write_failed = 0;
-    if (write && write_files(s, environment, command, scal, 0) != 0)
+    if (write && write_files(s, environment, command, scal, reps, 0) != 0)
         write_failed = 1;
     json_decref(scal);
+    json_decref(reps);
     json_decref(environment);
     json_decref(command);
 

@@ -85,6 +85,10 @@ struct bench_session {
     /* No header, note, per-second lines or summary for each run (a capacity
      * search prints its own line per step); the progress bar stays. */
     int                   brief;
+    /* run --repeat N: the next run recorded is run repeat_run (1..N) of
+     * repeat_of runs of the same load in a row, its element marked so
+     * ("repeat"); 0: not repeated.  The command sets both before each run. */
+    unsigned              repeat_run, repeat_of;
     /* Members added to the results document beside "runs" ("capacity"),
      * or NULL. */
     json_t               *doc_extra;
@@ -156,12 +160,19 @@ int  bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wo
 void bench_session_not_run(bench_session *s, const bench_run_desc *d, const char *status,
                            const char *reason, const bench_run_hooks *h);
 
+/* Whether the last run recorded was measured (not skipped, failed before
+ * its pool, or interrupted before it started): a --repeat group goes on
+ * only while it is. */
+int  bench_session_last_measured(const bench_session *s);
+
 /* The closing table of every run so far. */
 void bench_session_table(const bench_session *s, FILE *f);
 
 /*
  * After the last run: the closing table (more than one run, not quiet),
- * thresholds, the results document (when asked, and when a run was
+ * the thread sweeps' analysis and the interval between repeated runs
+ * (bench/results/repeat.h), thresholds, the results document (when asked,
+ * and when a run was
  * recorded), the interruption notice; returns the exit status: 130
  * interrupted, 3 set-up failure, 1 a run failed or had errors, a threshold
  * failed or a file could not be written, else 0.  Takes environment and

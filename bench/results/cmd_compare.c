@@ -25,6 +25,7 @@
 #include "bench/results/capanswer.h"
 #include "bench/results/model.h"
 #include "bench/results/compare_html.h"
+#include "bench/results/repeat.h"
 #include "bench/results/results.h"
 #include "bench/results/rule.h"
 #include "bench/results/target.h"
@@ -569,6 +570,29 @@ static int datasheet_verdicts(FILE *f, compare_ctx *cx, const cfile *files, size
     return 0;
 }
 
+/* Each file's --repeat groups (bench/results/repeat.c), a line each: two
+ * intervals between runs that do not overlap are a difference of the
+ * token, not of one run.  0, or -1 when out of memory. */
+static int repeats_lines(FILE *f, const cfile *files, size_t n)
+{
+    int heading = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *reps = bench_repeats(json_object_get(files[i].doc, "runs"));
+        size_t k;
+        const json_t *el;
+        if (!reps)
+            return -1;
+        json_array_foreach(reps, k, el) {
+            char line[640];
+            if (!heading++)
+                fputs("\nBetween runs (--repeat; 95 % Student t over each file's runs):\n", f);
+            fprintf(f, "  %s  %s\n", files[i].label, bench_repeat_text(el, line, sizeof line));
+        }
+        json_decref(reps);
+    }
+    return 0;
+}
+
 /* Print the comparison to f, and add its pairs to cx->pairs; -1 when out of memory. */
 static int compare_all(FILE *f, compare_ctx *cx, cfile *files, size_t n)
 {
@@ -644,6 +668,8 @@ static int compare_all(FILE *f, compare_ctx *cx, cfile *files, size_t n)
         }
     }
     if (datasheet_verdicts(f, cx, files, n) != 0)
+        return -1;
+    if (repeats_lines(f, files, n) != 0)
         return -1;
     if (cx->nrules) {
         fprintf(f, "\n%zu of %zu rule check%s failed", cx->failed, cx->nrules * json_array_size(cx->pairs),

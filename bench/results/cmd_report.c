@@ -15,6 +15,7 @@
 #include "bench/util/exit.h"
 #include "bench/results/model.h"
 #include "bench/results/results.h"
+#include "bench/results/repeat.h"
 #include "bench/results/scalability.h"
 #include "bench/results/target.h"
 #include "bench/results/threshold.h"
@@ -290,6 +291,14 @@ int bench_cmd_report(int argc, char **argv, const bench_section *const *sections
     if (!o->csv && !o->html && !o->nths && !o->quiet) {
         print_table(stdout, o->input, doc);
         bench_scalability_print(stdout, scal);
+        /* --repeat's intervals, made afresh from the runs' marks as the sweeps' are. */
+        json_t *reps = bench_repeats(json_object_get(doc, "runs"));
+        if (!reps) {
+            bench_error("out of memory");
+            rc = BENCH_EXIT_FAILED;
+        }
+        bench_repeats_print(stdout, reps);
+        json_decref(reps);
         if (bench_stdout_check("report") != 0)
             rc = BENCH_EXIT_FAILED;
     }

@@ -316,15 +316,17 @@ const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t 
         return NULL;
     if (st->lag1 > BENCH_STABLE_MAX_LAG1)
         snprintf(corr, sizeof corr, ", widened for a lag-1 autocorrelation of %.2f", st->lag1);
+    /* The interval is of this run alone (batch means inside it), not of the
+     * token's rate from run to run (that is --repeat's): said every time. */
     if (st->has_interval && st->half_width_pct >= 0)
-        snprintf(head, sizeof head, "%.2f/s ±%.2f %% (95 %%, %llu batch means of %g s%s)", st->mean,
-                 st->half_width_pct, (unsigned long long)st->batches, st->batch_s, corr);
+        snprintf(head, sizeof head, "%.2f/s ±%.2f %% (95 %%, %s: %llu batch means of %g s%s)", st->mean,
+                 st->half_width_pct, BENCH_STABLE_COVERS, (unsigned long long)st->batches, st->batch_s, corr);
     else if (st->has_interval)
-        snprintf(head, sizeof head, "%.2f/s (95 %%: %.2f to %.2f, %llu batch means of %g s%s)", st->mean,
-                 st->low, st->high, (unsigned long long)st->batches, st->batch_s, corr);
+        snprintf(head, sizeof head, "%.2f/s (95 %%, %s: %.2f to %.2f, %llu batch means of %g s%s)", st->mean,
+                 BENCH_STABLE_COVERS, st->low, st->high, (unsigned long long)st->batches, st->batch_s, corr);
     else
-        snprintf(head, sizeof head, "too short for an interval (%llu batches of %g s)",
-                 (unsigned long long)st->batches, st->batch_s);
+        snprintf(head, sizeof head, "too short for an interval of %s (%llu batches of %g s)",
+                 BENCH_STABLE_COVERS, (unsigned long long)st->batches, st->batch_s);
     if (st->warmup_s > 0)
         snprintf(warm, sizeof warm, " after a %g s warm-up (MSER-5)", st->warmup_s);
     else

@@ -471,8 +471,9 @@ static json_t *stable_json(const bench_run_desc *d, const bench_outcome *o)
     const double tick_s = (double)BENCH_STABLE_TICK_NS / 1e9;
     const char *stopped = o->stable_stop == BENCH_STABLE_STOPPED ? "stable"
                         : o->stable_stop == BENCH_STABLE_BOUND ? "bound" : "interrupted";
-    json_t *j = json_pack("{s:f,s:s,s:s,s:f,s:f,s:f,s:I,s:f}", "target_pct", o->stable_pct,
-                          "stopped", stopped, "method", BENCH_STABLE_METHOD, "bound_s", d->duration_s,
+    json_t *j = json_pack("{s:f,s:s,s:s,s:s,s:f,s:f,s:f,s:I,s:f}", "target_pct", o->stable_pct,
+                          "stopped", stopped, "method", BENCH_STABLE_METHOD, "covers", BENCH_STABLE_COVERS,
+                          "bound_s", d->duration_s,
                           "warmup_s", round((double)st->warmup_n * tick_s * 1e3) / 1e3, "batch_s",
                           round((double)st->batch_n * tick_s * 1e3) / 1e3, "batches",
                           (json_int_t)st->batches, "lag1", round(st->lag1 * 1e4) / 1e4);

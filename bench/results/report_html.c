@@ -19,6 +19,7 @@
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
 #include "bench/results/report.h"
+#include "bench/results/repeat.h"
 #include "bench/results/scalability.h"
 #include "bench/results/target.h"
 #include "bench/results/usl.h"
@@ -599,6 +600,30 @@ static void summary_table(FILE *f, const json_t *doc)
     fputs("</table></section>\n", f);
 }
 
+/* --repeat's groups: the interval between runs, as the summary says it
+ * (bench/results/repeat.c computes it, from the runs' marks). */
+static void repeats_section(FILE *f, const json_t *runs)
+{
+    json_t *reps = bench_repeats(runs);
+    size_t i;
+    const json_t *el;
+    if (json_array_size(reps)) {
+        fputs("<section id=\"repeats\"><h2>Between runs</h2><p>Each test run several times in a row "
+              "(--repeat): the mean of the runs and its 95 % Student t interval between them, "
+              "the token's rate run to run (a run's own <em>stable</em> interval is of its steady "
+              "state alone).</p><ul>\n", f);
+        json_array_foreach(reps, i, el) {
+            char line[640];
+            fputs("<li>", f);
+            esc(f, bench_repeat_text(el, line, sizeof line));
+            fputs("</li>\n", f);
+        }
+        fputs("</ul></section>\n", f);
+    }
+    json_decref(reps);
+}
+
+
 static void stats_table(FILE *f, const bench_run_model *m)
 {
     const bench_model_latency *lat = &m->latency;
@@ -616,7 +641,8 @@ static void stats_table(FILE *f, const bench_run_model *m)
                 bench_fmt_bytes(m->bytes_per_s, b, sizeof b));
     char stable[384];
     if (bench_model_stable_text(m, stable, sizeof stable)) {
-        /* --until-stable's steady state, as the summary says it. */
+        /* --until-stable's steady state, as the summary says it: this
+         * run's, its line says so. */
         fputs("<tr><th>stable</th><td colspan=\"5\">", f);
         esc(f, stable);
         fputs("</td></tr>\n", f);
@@ -1754,8 +1780,10 @@ static void datasheet_section(FILE *f, const json_t *doc)
             bench_json_num(ds, "announced_s", 0));
     if (json_object_get(ds, "took_s"))
         fprintf(f, ", took %.0f s", bench_json_num(ds, "took_s", 0));
-    fputs(". Latency at one thread; peak: the best measured throughput of the thread sweep; knee and USL "
-          "peak: the sweep's Universal Scalability Law analysis; bytes/s at one thread.</p>\n", f);
+    fputs(". Latency at one thread; stable: the 95 % interval of " BENCH_STABLE_COVERS " at one thread "
+          "(batch means inside that one step, not the token's rate from run to run); peak: the best "
+          "measured throughput of the thread sweep; knee and USL peak: the sweep's Universal Scalability "
+          "Law analysis; bytes/s at one thread.</p>\n", f);
     for (size_t k = 0; k < nf; k++)
         ds_family(f, doc, fams[k], json_object_get(plan, "data_sizes"));
     fputs("</section>\n", f);
@@ -1811,6 +1839,7 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
     }
     capacity_section(f, doc, sections);
     summary_table(f, doc);
+    repeats_section(f, runs);
     const json_t *scal = json_object_get(doc, "scalability");
     size_t drawn = sweeps(f, runs, scal, 1, 0);
     drawn = sweeps(f, runs, scal, 0, drawn);

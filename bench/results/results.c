@@ -19,6 +19,7 @@
 #include "bench/util/outfile.h"
 #include "bench/core/hist.h"
 #include "bench/results/model.h"
+#include "bench/results/repeat.h"
 #include "bench/results/report.h"
 #include "bench/results/series.h"
 #include "bench/results/target.h"
@@ -368,6 +369,7 @@ static int check_breakdown(const json_t *run, const char *at, bench_hist *scratc
 }
 
 static int check_stable(const json_t *run, const char *at, char *err, size_t len);
+static int check_repeat(const json_t *run, const char *at, char *err, size_t len);
 
 static int check_run(const json_t *run, size_t i, int version, int merged, bench_hist *scratch,
                      char *err, size_t len)
@@ -422,6 +424,8 @@ static int check_run(const json_t *run, size_t i, int version, int merged, bench
         bench_seterr(err, len, "%s.client_cpu: is not a non-negative number", at);
         return -1;
     }
+    if (check_repeat(run, at, err, len))
+        return -1;
     if (!bench_run_measured(run))
         return 0;
 
@@ -468,6 +472,7 @@ static int check_run(const json_t *run, size_t i, int version, int merged, bench
         return -1;
     return check_stable(run, at, err, len);
 }
+
 
 /* obj[key], when there, is of `kind` and within [lo, hi]. */
 static int may(const json_t *obj, const char *where, const char *key, int kind, double lo, double hi,
@@ -525,6 +530,26 @@ static int check_stable(const json_t *run, const char *at, char *err, size_t len
             return -1;
         }
     }
+    return 0;
+}
+
+/* run --repeat's mark: run k of n, 1 <= k <= n, 2 <= n <= BENCH_REPEAT_MAX
+ * (what bench_repeats groups by). */
+static int check_repeat(const json_t *run, const char *at, char *err, size_t len)
+{
+    const json_t *rp = json_object_get(run, "repeat");
+    char sub[96];
+    if (!rp)
+        return 0;
+    snprintf(sub, sizeof sub, "%s.repeat", at);
+    if (!json_is_object(rp)) {
+        bench_seterr(err, len, "%s: is not an object", sub);
+        return -1;
+    }
+    if (need(rp, sub, "run", F_UINT, err, len) || need(rp, sub, "of", F_UINT, err, len) ||
+        may(rp, sub, "of", F_UINT, 2, BENCH_REPEAT_MAX, err, len) ||
+        may(rp, sub, "run", F_UINT, 1, (double)json_integer_value(json_object_get(rp, "of")), err, len))
+        return -1;
     return 0;
 }
 

@@ -6,7 +6,9 @@
 # runs at a fixed rate (run, and rest http against hsmbench serve) stop
 # stable too, and a blocking rest http run records its stable object; the refusals (with --iterations, --loops, --stages, PCT 0, 60, abc)
 # are one line naming the flag, exit 2; a hostile stable object is refused
-# by report.  About 25 seconds.
+# by report; the summary, the HTML page and the results file's
+# stable.covers say the interval is this run's steady state (issue 41: it
+# was read as the token's rate).  About 25 seconds.
 # tsan: yes (the sampler reads the workers' counters every 100 ms for the stable series)
 # serial: asserts that the mock's rates settle within 2 % in under 10 s, which other jobs on the same cores would disturb
 # serial-variants: plain
@@ -41,7 +43,7 @@ if all_cases; then
     run env HSMBENCH_MOCK="service=fixed:1ms;cores=2" "$HSMBENCH" run --module "$MOCK" --test rsa-pkcs-sign \
         --threads 4 --until-stable 2% --duration 30 --json "$T/steady.json"
     check "steady mock: exit 0, the stable line says stopped: stable" 0 \
-        '^    stable\.+: [0-9.]+/s ±[0-9.]+ % \(95 %, [0-9]+ batch means of [0-9.]+ s.*\(MSER-5\); stopped: stable at [0-9.]+ s of 30 s$'
+        '^    stable\.+: [0-9.]+/s ±[0-9.]+ % \(95 %, this run'"'"'s steady state: [0-9]+ batch means of [0-9.]+ s.*\(MSER-5\); stopped: stable at [0-9.]+ s of 30 s$'
     json_check "steady mock: stopped stable in under 10 s, the object complete and consistent" "$T/steady.json" \
         '(lambda r, s: s["stopped"] == "stable" and s["target_pct"] == 2 and r["duration_s"] < 10 and r["duration_s"] >= 5 and s["bound_s"] == 30 and s["method"] == "MSER-5 + batch means" and 10 <= s["batches"] <= 30 and s["half_width_pct"] <= 2 and s["ci95_low"] <= s["mean_ops_per_s"] <= s["ci95_high"] and r["status"] == "ok" and len(r["per_second"]) == round(r["duration_s"]) and abs(s["mean_ops_per_s"] - 2000) < 60)(runs[0], runs[0]["stable"])'
 else
@@ -60,9 +62,20 @@ check "report reads a file with a stable object" 0
 # Two seconds hold at most four batches of 0.5 s, fewer than the ten a
 # judgement needs, whatever the interval.
 run env HSMBENCH_MOCK="service=fixed:1ms" "$HSMBENCH" run --module "$MOCK" --test sha256-digest \
-    --until-stable 50 --duration 2
+    --until-stable 50 --duration 2 --json "$T/short.json" --html "$T/short.html"
 check "a 2 s bound: too short to judge, not 'still' within the target" 0 \
     'stopped: at the bound, 2 s, (too short to judge \([0-9] of the 10 batches a judgement needs\)|not stable \(target 50 %\)|stable there \(within the target 50 %\)|still ±([5-9][0-9]|[0-9]{3,})\.[0-9]+ % \(target 50 %\))$'
+
+# ---- what the interval covers: this run's steady state, in every view (issue 41) -------------
+# main's binary printed "stable....: 858.95/s ±3.88 % (95 %, 3 batch means
+# of 0.5 s) ..." and a stable object without "covers": nothing said whose
+# rate the interval was.
+file_has "summary: the interval is this run's steady state" "$T/out" \
+    "^    stable\.+: (too short for an interval of this run's steady state|[0-9.]+/s (±[0-9.]+ % )?\(95 %, this run's steady state: )"
+json_check "results file: stable.covers says this run's steady state" "$T/short.json" \
+    'runs[0]["stable"]["covers"] == "this run'"'"'s steady state"'
+file_has "html: the stable row says this run's steady state" "$T/short.html" \
+    "<th>stable</th><td colspan=\"5\">.*this run(&#39;|&#x27;|')s steady state"
 
 # ---- a drifting target: runs to the bound, saying so -------------------------------------------
 run env HSMBENCH_MOCK="service=fixed:1ms;drift=+50%:5s" "$HSMBENCH" run --module "$MOCK" \
