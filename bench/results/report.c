@@ -302,7 +302,7 @@ void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t
         snprintf(buf, len, "LOOKUP_NOT_FOUND");
     else if (code == BENCH_CODE_LOOKUP_AMBIGUOUS)
         snprintf(buf, len, "LOOKUP_AMBIGUOUS");
-    else if (code >= BENCH_CODE_CORE)
+    else if (code >= BENCH_CODE_CORE && code < BENCH_CODE_WORKLOAD)
         snprintf(buf, len, "OTHER");
     else if (w && w->code_name)
         w->code_name(w->ctx, code, buf, len);
