@@ -1138,13 +1138,17 @@ static void usl_chart(FILE *f, const json_t *el)
         hi = pn;
     hi *= 1.05;
     const bench_usl_model m = { bench_json_num(fit, "lambda", 0), bench_json_num(fit, "sigma", 0),
-                                bench_json_num(fit, "kappa", 0), 0, 0 };
+                                bench_json_num(fit, "kappa", 0), 0, 0, 0 };
     for (size_t i = 0; i < NCURVE; i++) {
         cx[i] = 1 + (hi - 1) * (double)i / (NCURVE - 1);
         cy[i] = bench_usl_x(&m, cx[i]);
     }
     char title[120], lk[64], lp[64];
-    snprintf(title, sizeof title, "Scalability: USL fit, R² %.3f", bench_json_num(fit, "r2", 0));
+    const json_t *r2 = json_object_get(fit, "r2");
+    if (json_is_number(r2))
+        snprintf(title, sizeof title, "Scalability: USL fit, R² %.3f", json_number_value(r2));
+    else
+        snprintf(title, sizeof title, "Scalability: USL fit, no degrees of freedom, no R²");
     axis ax = { 0, hi, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
     axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
     series s[2] = { { mx, my, n, "measured", palette[0], 0 }, { cx, cy, NCURVE, "USL fit", palette[1], 1 } };
