@@ -546,7 +546,7 @@ static const char *row_label(const bench_run_model *m, size_t i, char *buf, size
  * step whose run failed, say as saturated, failed them, and says why). */
 static void status_text(FILE *f, const bench_run_model *m)
 {
-    if (m->step_judged && (strcmp(m->status, "ok") == 0 || !m->step_pass)) {
+    if (m->step_judged && (bench_model_status_sound(m->status) || !m->step_pass)) {
         fprintf(f, "<span class=\"%s\">", m->step_pass ? "ok" : "bad");
         esc(f, m->step_pass ? "passed objectives" : "failed objectives");
         if (!m->step_pass && *m->step_why) {
@@ -1477,7 +1477,7 @@ static int ds_same_row(const json_t *a, const json_t *b)
 
 static int ds_ok(const json_t *run)
 {
-    return strcmp(bench_json_str(run, "status", ""), "ok") == 0;
+    return bench_model_status_sound(bench_json_str(run, "status", ""));
 }
 
 /* The latency step's stability judgement (the run model's, as the summary

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/util/cli.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/usl.h"
 
@@ -76,7 +77,7 @@ static json_t *analyse(const json_t *runs, const size_t *idx, size_t k)
     size_t np = 0, left_out = 0;
     for (size_t i = 0; i < k; i++) {
         const json_t *run = json_array_get(runs, idx[i]);
-        if (strcmp(bench_json_str(run, "status", ""), "ok") != 0) {
+        if (!bench_model_status_sound(bench_json_str(run, "status", ""))) {
             left_out++;
             continue;
         }
