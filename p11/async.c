@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "p11/codes.h"
 #include "p11/names.h"
 #include "p11/pkcs11_3x.h"
 
@@ -91,7 +92,7 @@ static void slot_close(void *v)
 static bench_code finished(const p11_aslot *a, CK_RV rv, CK_ULONG len)
 {
     if (rv != CKR_OK)
-        return rv;
+        return p11_code_of(a->ctx->codes, rv);   /* whole, however wide (p11/codes.h) */
     if (a->ctx->def->op != P11_OP_VERIFY && a->ctx->expect_len && len != a->ctx->expect_len)
         return BENCH_CODE_BAD_LENGTH;
     return BENCH_OK;

@@ -29,6 +29,7 @@
 #include "bench/driver/capacity.h"
 #include "bench/driver/loadopts.h"
 #include "bench/driver/session.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/util/cli.h"
 #include "bench/util/clock.h"
@@ -572,7 +573,7 @@ static int sweep_done(const json_t *runs, const ds_step *steps, size_t k)
         if (steps[i].kind != STEP_LATENCY && steps[i].kind != STEP_THREADS)
             break;
         const json_t *run = step_run(runs, steps[i].id);
-        const double x = run && strcmp(bench_json_str(run, "status", ""), "ok") == 0
+        const double x = run && bench_model_status_sound(bench_json_str(run, "status", ""))
                              ? bench_json_num(run, "ops_per_s", 0) : -1;
         if (x > best)
             best = x;

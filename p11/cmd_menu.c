@@ -49,7 +49,6 @@
 #define MENU_MAX_THREADS 400     /* pkpspeed_blocking's [MAX=400] */
 #define MENU_MAX_SECONDS 600
 #define MENU_MAX_RATE    1000000
-#define MENU_DEF_RATE    1000
 #define MENU_DEF_SECONDS 10
 #define MENU_MAX_BAD     20      /* bad answers in a row before giving up */
 #define MENU_DASHES      30      /* pkpspeed's "RSA CRT----...---->B" column */
@@ -1183,10 +1182,15 @@ static int ask_load(menu *m, menu_choice *first)
     if ((rc = ask_mode(m, first)) != ASK_OK || m->order == ORDER_WINDOWS)
         return rc;
     if (m->nonblocking) {
+        /* No rate unless the user gives one: an empty answer keeps requests
+         * in flight, as many as the Linux order keeps, as fast as the token
+         * answers.  A default rate would cap a fast token at a figure nobody
+         * chose (and report it as the token's). */
+        m->inflight = m->threads * MENU_INFLIGHT_PER_THREAD;
         snprintf(prompt, sizeof prompt,
-                 "Enter the target rate in operations/second [1-%u] (default %u): ", MENU_MAX_RATE,
-                 MENU_DEF_RATE);
-        if ((rc = ask_number(m, prompt, 1, MENU_MAX_RATE, 1, MENU_DEF_RATE, &m->rate)) != ASK_OK)
+                 "Enter the target rate in operations/second [1-%u] (default none: %u in flight): ",
+                 MENU_MAX_RATE, m->inflight);
+        if ((rc = ask_number(m, prompt, 1, MENU_MAX_RATE, 1, 0, &m->rate)) != ASK_OK)
             return rc;
     }
     return ASK_OK;

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <p11-kit/pkcs11.h>
 
+#include "p11/codes.h"
+
 typedef struct p11_module {
     CK_FUNCTION_LIST *fn;
     char  path[4096];         /* the file loaded */
@@ -22,6 +24,7 @@ typedef struct p11_module {
     int   finalize;           /* we initialised it, so we finalise it */
     int   single_threaded;    /* module refused OS locking (CKR_CANT_LOCK) */
     CK_INFO info;
+    p11_codes codes;          /* its return values of 2^48 and up (p11/codes.h) */
 } p11_module;
 
 /*

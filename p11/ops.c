@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "bench/util/cli.h"
+#include "p11/codes.h"
 #include "p11/leftover.h"
 #include "p11/names.h"
 
@@ -268,6 +269,12 @@ static void worker_close(void *state)
     free(wk);
 }
 
+/* The module's return value as the core counts it, whole (p11/codes.h). */
+static bench_code code_of(const p11_worker *wk, CK_RV rv)
+{
+    return p11_code_of(wk->ctx->codes, rv);
+}
+
 /* A "successful" result must have the length the mechanism produces. */
 static bench_code check_len(p11_worker *wk, CK_RV rv, CK_ULONG len)
 {
@@ -275,7 +282,7 @@ static bench_code check_len(p11_worker *wk, CK_RV rv, CK_ULONG len)
     if (rv == CKR_BUFFER_TOO_SMALL)
         wk->needed = len;
     if (rv != CKR_OK)
-        return rv;
+        return code_of(wk, rv);
     if (wk->ctx->expect_len && len != wk->ctx->expect_len)
         return BENCH_CODE_BAD_LENGTH;
     return BENCH_OK;
@@ -335,13 +342,13 @@ static bench_code lookup_key(p11_worker *wk, CK_OBJECT_HANDLE want, CK_OBJECT_HA
     CK_ULONG n = 0;
     CK_RV rv = fn->C_FindObjectsInit(wk->session, t, nt);
     if (rv != CKR_OK)
-        return rv;
+        return code_of(wk, rv);
     rv = fn->C_FindObjects(wk->session, h, 2, &n);
     const CK_RV fin = fn->C_FindObjectsFinal(wk->session);
     if (rv == CKR_OK)
         rv = fin;
     if (rv != CKR_OK)
-        return rv;
+        return code_of(wk, rv);
     if (n == 0)
         return BENCH_CODE_LOOKUP_NOT_FOUND;
     if (n > 1 || h[0] != want)
@@ -361,7 +368,7 @@ static bench_code do_op(void *state)
     CK_OBJECT_HANDLE key = op_key(ctx);
 
     if (s == CK_INVALID_HANDLE)
-        return wk->gone;               /* the session is gone for good (after()) */
+        return code_of(wk, wk->gone);              /* the session is gone for good (after()) */
     wk->counter++;
     p11_mech_next(ctx, &wk->ms, wk->counter);
     if (ctx->params.lookup) {
@@ -375,39 +382,39 @@ static bench_code do_op(void *state)
         rv = fn->C_SignInit(s, &wk->ms.mech, key);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Sign(s, ctx->input, ctx->input_len, wk->out, &len);
-        return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
+        return rv == CKR_OPERATION_ACTIVE ? code_of(wk, rv) : check_len(wk, rv, len);
     case P11_OP_VERIFY:
         rv = fn->C_VerifyInit(s, &wk->ms.mech, key);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Verify(s, ctx->input, ctx->input_len, ctx->sig, ctx->sig_len);
-        return rv;
+        return code_of(wk, rv);
     case P11_OP_ENCRYPT:
         rv = fn->C_EncryptInit(s, &wk->ms.mech, key);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Encrypt(s, ctx->input, ctx->input_len, wk->out, &len);
-        return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
+        return rv == CKR_OPERATION_ACTIVE ? code_of(wk, rv) : check_len(wk, rv, len);
     case P11_OP_DECRYPT:
         rv = fn->C_DecryptInit(s, &wk->ms.mech, key);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Decrypt(s, ctx->input, ctx->input_len, wk->out, &len);
-        return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
+        return rv == CKR_OPERATION_ACTIVE ? code_of(wk, rv) : check_len(wk, rv, len);
     case P11_OP_DIGEST:
         rv = fn->C_DigestInit(s, &wk->ms.mech);
         if ((wk->inited = rv == CKR_OK))
             rv = fn->C_Digest(s, ctx->input, ctx->input_len, wk->out, &len);
-        return rv == CKR_OPERATION_ACTIVE ? rv : check_len(wk, rv, len);
+        return rv == CKR_OPERATION_ACTIVE ? code_of(wk, rv) : check_len(wk, rv, len);
     case P11_OP_WRAP:
         rv = fn->C_WrapKey(s, &wk->ms.mech, key, ctx->aux.priv, wk->out, &len);
         return check_len(wk, rv, len);
     case P11_OP_UNWRAP:
-        return fn->C_UnwrapKey(s, &wk->ms.mech, key, ctx->input, ctx->input_len,
-                               wk->tmpl, wk->ntmpl, &wk->made);
+        return code_of(wk, fn->C_UnwrapKey(s, &wk->ms.mech, key, ctx->input, ctx->input_len,
+                                           wk->tmpl, wk->ntmpl, &wk->made));
     case P11_OP_DERIVE:
-        return fn->C_DeriveKey(s, &wk->ms.mech, key, wk->tmpl, wk->ntmpl, &wk->made);
+        return code_of(wk, fn->C_DeriveKey(s, &wk->ms.mech, key, wk->tmpl, wk->ntmpl, &wk->made));
     case P11_OP_RANDOM:
         rv = fn->C_GenerateRandom(s, wk->out, (CK_ULONG)ctx->data_len);
         wk->out_len = (CK_ULONG)ctx->data_len;
-        return rv;
+        return code_of(wk, rv);
     case P11_OP_KEYGEN: {
         keys_handle h;
         /* Counted until after() destroyed the keys: a call abandoned as
@@ -417,7 +424,7 @@ static bench_code do_op(void *state)
         rv = keys_generate(fn, s, &wk->gen, &h);
         wk->made = h.priv;
         wk->made2 = h.pub;
-        return rv;
+        return code_of(wk, rv);
     }
     case P11_OP_FIND: {
         /* What the key was found by (--key-label, --key-id), else our label. */
@@ -428,7 +435,7 @@ static bench_code do_op(void *state)
         CK_ULONG n = 0;
         rv = fn->C_FindObjectsInit(s, t, nt);
         if (rv != CKR_OK)
-            return rv;
+            return code_of(wk, rv);
         rv = fn->C_FindObjects(s, h, 16, &n);
         CK_RV fin = fn->C_FindObjectsFinal(s);
         if (rv == CKR_OK)
@@ -436,7 +443,7 @@ static bench_code do_op(void *state)
         if (rv == CKR_OK && n == 0)
             return BENCH_CODE_NO_RESULT;
         wk->found = n ? h[0] : 0;
-        return rv;
+        return code_of(wk, rv);
     }
     }
     return CKR_FUNCTION_FAILED;
@@ -643,6 +650,8 @@ static bench_code worker_after(void *state, bench_code rc)
     }
     if (rc == BENCH_OK)
         return rc;
+    CK_RV rv = CKR_OK;
+    const int from_module = p11_code_rv(ctx->codes, rc, &rv);  /* not a class of the core's */
     if (wk->session == CK_INVALID_HANDLE) {
         if (wk->reopen_failed < P11_REOPEN_TRIES) {
             reopen(wk, wk->gone);
@@ -651,13 +660,13 @@ static bench_code worker_after(void *state, bench_code rc)
             const struct timespec pause = { 0, 10 * 1000 * 1000 };
             nanosleep(&pause, NULL);
         }
-    } else if (rc == CKR_BUFFER_TOO_SMALL) {
+    } else if (from_module && rv == CKR_BUFFER_TOO_SMALL) {
         finish_active(wk);
-    } else if (rc == CKR_OPERATION_ACTIVE) {
+    } else if (from_module && rv == CKR_OPERATION_ACTIVE) {
         cancel_active(wk);
-    } else if (rc < BENCH_CODE_CORE && session_gone(wk, (CK_RV)rc)) {
-        reopen(wk, (CK_RV)rc);
-    } else if (wk->inited && rc < BENCH_CODE_CORE) {
+    } else if (from_module && session_gone(wk, rv)) {
+        reopen(wk, rv);
+    } else if (wk->inited && from_module) {
         end_active(wk);
     }
     return rc;
@@ -665,9 +674,13 @@ static bench_code worker_after(void *state, bench_code rc)
 
 static void code_name(const void *ctx, bench_code code, char *buf, size_t len)
 {
-    (void)ctx;
+    const p11_test_ctx *c = ctx;
     char rb[32];
-    snprintf(buf, len, "%s", p11_rv_name((CK_RV)code, rb, sizeof rb));
+    CK_RV rv;
+    if (!p11_code_rv(c->codes, code, &rv))
+        snprintf(buf, len, "OTHER");   /* the core names its own classes first */
+    else
+        snprintf(buf, len, "%s", p11_rv_name(rv, rb, sizeof rb));
 }
 
 /* Several tokens: worker `index` on token index % n, with that token's keys. */
@@ -684,6 +697,13 @@ static int tokens_open(void *vset, unsigned index, void **state, char *err, size
     return 0;
 }
 
+/* The tokens share their module, and so its book of codes. */
+static void tokens_code_name(const void *vset, bench_code code, char *buf, size_t len)
+{
+    const p11_test_set *set = vset;
+    code_name(set->ctx[0], code, buf, len);
+}
+
 static unsigned token_of(const void *state)
 {
     return ((const p11_worker *)state)->token;
@@ -694,6 +714,7 @@ void p11_tokens_workload(p11_test_set *set, bench_workload *w)
     p11_test_workload(set->ctx[0], w);
     w->ctx = set;
     w->open = tokens_open;
+    w->code_name = tokens_code_name;
     set->by_token = (bench_breakdown){ "token", set->n, set->labels, NULL, token_of, NULL };
     w->breakdown[1] = &set->by_token;
 }

@@ -851,7 +851,7 @@ int p11_test_key_facts(const p11_test_def *def, const p11_test_params *in, CK_FU
     return 0;
 }
 
-CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
+CK_RV p11_test_prepare(p11_test_ctx *ctx, p11_module *m, CK_SLOT_ID slot,
                        CK_SESSION_HANDLE control, const p11_test_def *def,
                        const p11_test_params *params, p11_leftovers *leftovers, char *why,
                        size_t whylen)
@@ -866,6 +866,7 @@ CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
     ctx->params = *params;
     ctx->mech = p11_test_mech(def, params);
     ctx->fn = m->fn;
+    ctx->codes = &m->codes;
     ctx->slot = slot;
     const CK_FUNCTION_LIST_3_0 *f30 = p11_interface_list(m, 3, 0);
     ctx->session_cancel = f30 ? f30->C_SessionCancel : NULL;

@@ -250,6 +250,7 @@ typedef struct p11_test_ctx {
     CK_RV             (*session_cancel)(CK_SESSION_HANDLE, CK_FLAGS); /* 3.0's C_SessionCancel, or NULL */
     char                why[240];    /* why preparing failed (p11_test_prepare's `why`) */
     uint32_t            run_seq;     /* runs made with these keys: IVs never repeat across them */
+    p11_codes          *codes;       /* the module's book of wide return values (p11/codes.h) */
 } p11_test_ctx;
 
 /* Make keys and the input.  On failure prints one line, puts its reason
@@ -257,7 +258,7 @@ typedef struct p11_test_ctx {
  * for a failure of another kind: an unreadable key file, an input the
  * module made wrong).  Token objects it cannot destroy later go to
  * `leftovers` (may be NULL). */
-CK_RV p11_test_prepare(p11_test_ctx *ctx, const p11_module *m, CK_SLOT_ID slot,
+CK_RV p11_test_prepare(p11_test_ctx *ctx, p11_module *m, CK_SLOT_ID slot,
                        CK_SESSION_HANDLE control, const p11_test_def *def,
                        const p11_test_params *params, p11_leftovers *leftovers, char *why,
                        size_t whylen);

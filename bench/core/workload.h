@@ -34,6 +34,11 @@ typedef uint64_t bench_code;
  * or another than the key. */
 #define BENCH_CODE_LOOKUP_NOT_FOUND (BENCH_CODE_CORE | 5)
 #define BENCH_CODE_LOOKUP_AMBIGUOUS (BENCH_CODE_CORE | 6)
+/* From here up, a workload's stand-ins for provider codes too wide to be
+ * their own (a CK_RV of 2^48 or more: p11/codes.h); its code_name() names
+ * them as the provider does.  Between BENCH_CODE_CORE and here, only the
+ * core's classes. */
+#define BENCH_CODE_WORKLOAD    (2ULL << 48)
 
 /*
  * Optional: a breakdown of a run by a class of its operations: the

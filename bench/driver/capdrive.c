@@ -9,6 +9,7 @@
 
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 
 /* A latency in µs as the summary writes it: 2.079ms, 480µs. */
@@ -313,7 +314,7 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
             goto out;
         }
         c->probe_rate = bench_json_num(run, "ops_per_s", 0);
-        if (strcmp(bench_json_str(run, "status", ""), "ok") != 0 || !(c->probe_rate > 0)) {
+        if (!bench_model_status_sound(bench_json_str(run, "status", "")) || !(c->probe_rate > 0)) {
             bench_error("--find-capacity: the closed-loop probe %s (%s); give the first rate "
                         "with --rate", c->probe_rate > 0 ? "failed" : "completed no operation",
                         bench_json_str(run, "reason", "no successes"));

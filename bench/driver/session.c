@@ -356,6 +356,13 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
             bench_error("out of memory while recording a run");
         }
     }
+    /* A finished run with failed operations is "errors", not ok: the run
+     * model's word (bench_model_settle_status), here and in every view. */
+    if (run && bench_model_settle_status(run) != 0) {
+        bench_error("out of memory while recording a run");
+        json_decref(run);
+        run = NULL;
+    }
     bench_run_model m;
     if (!run || bench_model_from_run(run, NULL, &m) != 0) {
         bench_metrics_end(s->metrics, NULL);
@@ -382,7 +389,7 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
         s->any_failed = 1;
     keep(s, run);
 
-    bench_row *row = add_row(s, d, status, ok ? NULL : why, h);
+    bench_row *row = add_row(s, d, m.status, *m.reason ? m.reason : NULL, h);
     if (row) {
         row->measured = 1;
         row->has_latency = m.latency.count > 0;
@@ -519,6 +526,40 @@ int bench_session_checkpoint(bench_session *s, json_t *environment, json_t *comm
     return rc;
 }
 
+/* A measured run judged not ok: nothing has said so on standard error (a
+ * run that could not take place has, in the line that failed it). */
+static int unsaid(const bench_row *row)
+{
+    return row->measured && (strcmp(row->status, "errors") == 0 || strcmp(row->status, "failed") == 0);
+}
+
+/* With --quiet, the one line that says why the exit status is 1: the
+ * measured runs whose status is not ok ("errors" or "failed"), with their
+ * reasons.  A run that could not take place, and a results file not
+ * written, have said so already. */
+static void say_exit_failed(const bench_session *s)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < s->nrows; i++)
+        bad += unsaid(&s->rows[i]);
+    if (!bad)
+        return;
+    fputs("hsmbench: exit 1: ", stderr);
+    if (bad > 1)
+        fprintf(stderr, "%zu runs not ok: ", bad);
+    const char *sep = "";
+    for (size_t i = 0; i < s->nrows; i++) {
+        const bench_row *row = &s->rows[i];
+        if (!unsaid(row))
+            continue;
+        fprintf(stderr, "%s%s, %u thread%s: %s%s%s", sep, row->test, row->threads,
+                row->threads == 1 ? "" : "s", row->status, row->reason[0] ? ": " : "", row->reason);
+        sep = "; ";
+    }
+    fputc('\n', stderr);
+    bench_flush(stderr);
+}
+
 int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
 {
     const bench_out_opts *o = s->out;
@@ -571,12 +612,18 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
      * failed; a run that failed outright (nothing sound to judge) or
      * results not written come first, errors after (a threshold on the
      * errors is what judges them). */
-    if (s->any_failed || write_failed)
+    if (s->any_failed || write_failed) {
+        if (o->quiet)
+            say_exit_failed(s);
         return BENCH_EXIT_FAILED;
+    }
     if (thresholds_failed || s->threshold_aborted)
         return BENCH_EXIT_THRESHOLD;
-    if (s->any_errors)
+    if (s->any_errors) {
+        if (o->quiet)
+            say_exit_failed(s);
         return BENCH_EXIT_FAILED;
+    }
     return BENCH_EXIT_OK;
 }
 

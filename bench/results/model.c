@@ -362,6 +362,64 @@ const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t 
     return buf;
 }
 
+int bench_model_status_sound(const char *status)
+{
+    return strcmp(status, "ok") == 0 || strcmp(status, "errors") == 0;
+}
+
+/*
+ * The rule of bench_model_settle_status: 1 with the status "errors" and its
+ * reason in why when a finished run has failed operations, 2 when a run
+ * says "errors" without any (then ok, no reason), 0 when the status stands.
+ */
+static int settled(const json_t *run, char *why, size_t len)
+{
+    const char *status = bench_json_str(run, "status", "");
+    const long long errors = bench_json_int(run, "errors", 0);
+    if (!bench_model_status_sound(status))
+        return 0;
+    if (errors <= 0)
+        return strcmp(status, "errors") == 0 ? 2 : 0;   /* a hand-made file */
+    const long long attempts = bench_json_int(run, "ops", 0) + errors;
+    /* The most frequent cause (ties: the first name in order). */
+    const char *top = NULL, *name;
+    long long most = 0;
+    size_t ncodes = 0;
+    json_t *v;
+    json_object_foreach((json_t *)json_object_get(run, "errors_by_code"), name, v) {
+        const long long c = json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+        ncodes++;
+        if (c > most || (c == most && top && strcmp(name, top) < 0)) {
+            most = c;
+            top = name;
+        }
+    }
+    const int n = snprintf(why, len, "%lld of %lld attempts failed (%.2f %%)", errors, attempts,
+                           100.0 * (double)errors / (double)attempts);
+    if (top && n > 0 && (size_t)n < len)
+        snprintf(why + n, len - (size_t)n, "%s%.160s", ncodes > 1 ? ", most often " : ": ", top);
+    return 1;
+}
+
+int bench_model_settle_status(json_t *run)
+{
+    char why[320];
+    switch (settled(run, why, sizeof why)) {
+    case 1:
+        if (json_object_set_new(run, "status", json_string("errors")) != 0 ||
+            json_object_set_new(run, "reason", json_string(why)) != 0)
+            return -1;
+        return 0;
+    case 2:
+        if (json_object_set_new(run, "status", json_string("ok")) != 0 ||
+            (json_object_get(run, "reason") && json_object_del(run, "reason") != 0))
+            return -1;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m)
 {
     memset(m, 0, sizeof *m);
@@ -380,6 +438,18 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     m->warmup_s = bench_json_num(json_object_get(run, "settings"), "warmup_s", 0);
     copy(m->status, sizeof m->status, bench_json_str(run, "status", "?"));
     copy(m->reason, sizeof m->reason, bench_json_str(run, "reason", ""));
+    /* The status word by the one rule, whoever wrote the element. */
+    switch (settled(run, m->reason, sizeof m->reason)) {
+    case 1:
+        copy(m->status, sizeof m->status, "errors");
+        break;
+    case 2:
+        copy(m->status, sizeof m->status, "ok");
+        m->reason[0] = '\0';
+        break;
+    default:
+        break;
+    }
 
     const json_t *env = json_object_get(doc, "environment");
     if (doc && bench_target_of_run(doc, run, &m->target) < 0)

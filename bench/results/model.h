@@ -125,7 +125,7 @@ typedef struct bench_run_model {
     double   warmup_s;
 
     /* verdict */
-    char status[16];                     /* ok, failed, interrupted, skipped */
+    char status[16];                     /* ok, errors, failed, interrupted, skipped */
     char reason[512];                    /* "" when ok */
     int  measured;                       /* the figures below hold a measurement */
 
@@ -186,6 +186,22 @@ typedef struct bench_run_model {
  */
 int  bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m);
 void bench_model_free(bench_run_model *m);
+
+/*
+ * The status word of a run that finished, decided here once: a run judged
+ * ok (bench_outcome_verdict: it finished and at least half its operations
+ * succeeded) whose operations partly failed is "errors", with its reason
+ * ("10 of 2000 attempts failed (0.50 %): CKR_DEVICE_ERROR"), so that no
+ * view says ok of a run that exits 1.  The run driver settles each run
+ * element it records, merge each run it makes, and loading each run of a
+ * file (files written before said ok); every view renders the element or
+ * the model made from it.  Returns 0, or -1 when out of memory.
+ */
+int bench_model_settle_status(json_t *run);
+
+/* A status whose figures are a finished run's (ok or errors): one that a
+ * sweep, a capacity probe or a datasheet takes as measured. */
+int bench_model_status_sound(const char *status);
 
 /* A latency summary of a results file (latency_us and any object of the
  * same members, in µs: a workload's trends) into l; l->present is 0 when lat

@@ -233,8 +233,8 @@ void bench_report_summary(FILE *f, const bench_run_desc *d, const bench_run_mode
     fprintf(f, "%s · %u thread%s · %s\n\n", data, d->threads, d->threads == 1 ? "" : "s", d->mode);
 
     label(f, "status", 4);
-    if (strcmp(m->status, "failed") == 0)
-        fprintf(f, "failed: %s\n", m->reason);
+    if (strcmp(m->status, "failed") == 0 || strcmp(m->status, "errors") == 0)
+        fprintf(f, "%s: %s\n", m->status, m->reason);
     else
         fprintf(f, "%s\n", m->status);
     label(f, "duration", 4);
@@ -302,7 +302,7 @@ void bench_code_name(const bench_workload *w, bench_code code, char *buf, size_t
         snprintf(buf, len, "LOOKUP_NOT_FOUND");
     else if (code == BENCH_CODE_LOOKUP_AMBIGUOUS)
         snprintf(buf, len, "LOOKUP_AMBIGUOUS");
-    else if (code >= BENCH_CODE_CORE)
+    else if (code >= BENCH_CODE_CORE && code < BENCH_CODE_WORKLOAD)
         snprintf(buf, len, "OTHER");
     else if (w && w->code_name)
         w->code_name(w->ctx, code, buf, len);

@@ -547,7 +547,7 @@ static const char *row_label(const bench_run_model *m, size_t i, char *buf, size
  * step whose run failed, say as saturated, failed them, and says why). */
 static void status_text(FILE *f, const bench_run_model *m)
 {
-    if (m->step_judged && (strcmp(m->status, "ok") == 0 || !m->step_pass)) {
+    if (m->step_judged && (bench_model_status_sound(m->status) || !m->step_pass)) {
         fprintf(f, "<span class=\"%s\">", m->step_pass ? "ok" : "bad");
         esc(f, m->step_pass ? "passed objectives" : "failed objectives");
         if (!m->step_pass && *m->step_why) {
@@ -1164,13 +1164,17 @@ static void usl_chart(FILE *f, const json_t *el)
         hi = pn;
     hi *= 1.05;
     const bench_usl_model m = { bench_json_num(fit, "lambda", 0), bench_json_num(fit, "sigma", 0),
-                                bench_json_num(fit, "kappa", 0), 0, 0 };
+                                bench_json_num(fit, "kappa", 0), 0, 0, 0 };
     for (size_t i = 0; i < NCURVE; i++) {
         cx[i] = 1 + (hi - 1) * (double)i / (NCURVE - 1);
         cy[i] = bench_usl_x(&m, cx[i]);
     }
     char title[120], lk[64], lp[64];
-    snprintf(title, sizeof title, "Scalability: USL fit, R² %.3f", bench_json_num(fit, "r2", 0));
+    const json_t *r2 = json_object_get(fit, "r2");
+    if (json_is_number(r2))
+        snprintf(title, sizeof title, "Scalability: USL fit, R² %.3f", json_number_value(r2));
+    else
+        snprintf(title, sizeof title, "Scalability: USL fit, no degrees of freedom, no R²");
     axis ax = { 0, hi, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
     axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
     series s[2] = { { mx, my, n, "measured", palette[0], 0 }, { cx, cy, NCURVE, "USL fit", palette[1], 1 } };
@@ -1499,7 +1503,7 @@ static int ds_same_row(const json_t *a, const json_t *b)
 
 static int ds_ok(const json_t *run)
 {
-    return strcmp(bench_json_str(run, "status", ""), "ok") == 0;
+    return bench_model_status_sound(bench_json_str(run, "status", ""));
 }
 
 /* The latency step's stability judgement (the run model's, as the summary

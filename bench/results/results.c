@@ -51,7 +51,7 @@ const char *bench_json_str(const json_t *obj, const char *key, const char *dflt)
 int bench_run_measured(const json_t *run)
 {
     const char *status = bench_json_str(run, "status", "");
-    if (strcmp(status, "ok") == 0)
+    if (bench_model_status_sound(status))
         return 1;
     /* Interrupted while measuring, or measured and then judged failed
      * (most operations failed, the run stopped early): the figures are
@@ -384,13 +384,14 @@ static int check_run(const json_t *run, size_t i, int version, int merged, bench
         need(run, at, "threads", F_UINT, err, len) || need(run, at, "data_size", F_UINT, err, len) ||
         need(run, at, "status", F_STR, err, len))
         return -1;
-    static const char *const statuses[] = { "ok", "skipped", "interrupted", "failed" };
+    static const char *const statuses[] = { "ok", "errors", "skipped", "interrupted", "failed" };
     const char *status = bench_json_str(run, "status", "");
     int known = 0;
-    for (size_t k = 0; k < 4; k++)
+    for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++)
         known |= strcmp(status, statuses[k]) == 0;
     if (!known) {
-        bench_seterr(err, len, "%s.status: \"%s\" is not ok, skipped, interrupted or failed", at, status);
+        bench_seterr(err, len, "%s.status: \"%s\" is not ok, errors, skipped, interrupted or failed", at,
+                     status);
         return -1;
     }
     const json_t *key = json_object_get(run, "key");
@@ -926,6 +927,16 @@ static json_t *checked(json_t *doc, const json_error_t *je, bench_series_table *
         bench_seterr(err, len, "out of memory reading %s", name);
         json_decref(doc);
         return NULL;
+    }
+    /* Files written before issue 41 said ok of runs with failed operations. */
+    size_t i;
+    json_t *run;
+    json_array_foreach(json_object_get(doc, "runs"), i, run) {
+        if (bench_model_settle_status(run) != 0) {
+            bench_seterr(err, len, "out of memory reading %s", name);
+            json_decref(doc);
+            return NULL;
+        }
     }
     return doc;
 }
@@ -1788,6 +1799,12 @@ static json_t *merge_run(json_t *const *docs, const char *const *names, size_t n
         goto oom;
     if (measured && (merge_measured(out, in, n, err, len) != 0 || merge_sections(out, in, n, sections, err, len) != 0 ||
                      merge_breakdowns(out, in, n, err, len) != 0)) {
+        json_decref(out);
+        out = NULL;
+    }
+    /* The generators' errors added up: the merged run's own status word. */
+    if (out && measured && bench_model_settle_status(out) != 0) {
+        bench_seterr(err, len, "out of memory");
         json_decref(out);
         out = NULL;
     }

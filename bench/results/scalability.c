@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/util/cli.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/usl.h"
 
@@ -76,7 +77,7 @@ static json_t *analyse(const json_t *runs, const size_t *idx, size_t k)
     size_t np = 0, left_out = 0;
     for (size_t i = 0; i < k; i++) {
         const json_t *run = json_array_get(runs, idx[i]);
-        if (strcmp(bench_json_str(run, "status", ""), "ok") != 0) {
+        if (!bench_model_status_sound(bench_json_str(run, "status", ""))) {
             left_out++;
             continue;
         }
@@ -118,9 +119,11 @@ static json_t *analyse(const json_t *runs, const size_t *idx, size_t k)
         json_decref(points);
         return el;
     }
+    /* No degrees of freedom: no R² (bench_usl_model), null in the file. */
     if (json_object_set_new(el, "fit",
-                            json_pack("{s:f,s:f,s:f,s:f}", "lambda", round2(m.lambda), "sigma", sig6(m.sigma),
-                                      "kappa", sig6(m.kappa), "r2", round(m.r2 * 1e4) / 1e4)))
+                            json_pack("{s:f,s:f,s:f,s:I,s:o}", "lambda", round2(m.lambda), "sigma",
+                                      sig6(m.sigma), "kappa", sig6(m.kappa), "dof", (json_int_t)m.dof,
+                                      "r2", m.dof ? json_real(round(m.r2 * 1e4) / 1e4) : json_null())))
         goto oom_up;
     double pn, px;
     json_t *peak = bench_usl_peak(&m, &pn, &px)
@@ -233,10 +236,16 @@ static void print_one(FILE *f, const json_t *el)
         return;
     }
     const double lambda = bench_json_num(fit, "lambda", 0), sigma = bench_json_num(fit, "sigma", 0),
-                 kappa = bench_json_num(fit, "kappa", 0), r2 = bench_json_num(fit, "r2", 0);
+                 kappa = bench_json_num(fit, "kappa", 0);
+    const json_t *r2 = json_object_get(fit, "r2");
     const long long left = bench_json_int(el, "left_out", 0);
-    fprintf(f, ": Universal Scalability Law fit over %zu runs, R² %.3f%s", json_array_size(points), r2,
-            r2 < 0.9 ? " (a poor fit: noisy or not USL-shaped; the figures are rough)" : "");
+    fprintf(f, ": Universal Scalability Law fit over %zu runs", json_array_size(points));
+    if (json_is_number(r2))
+        fprintf(f, ", R² %.3f%s", json_number_value(r2),
+                json_number_value(r2) < 0.9 ? " (a poor fit: noisy or not USL-shaped; the figures are rough)" : "");
+    else
+        fputs(", no degrees of freedom (3 points, 3 parameters), so no R²: such a curve can be "
+              "drawn through any 3 points and shows nothing about the law; measure more thread counts", f);
     if (left)
         fprintf(f, "; %lld run%s not ok left out", left, left == 1 ? "" : "s");
     fprintf(f, "\n  contention σ %.4g, coherency κ %.4g, one thread λ %.1f ops/s\n", sigma, kappa, lambda);

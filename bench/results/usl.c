@@ -250,6 +250,13 @@ int bench_usl_fit(const bench_usl_point *p, size_t n, bench_usl_model *fit, char
     fit->kappa = best[2];
     fit->sse = best_sse;
 
+    fit->dof = n - 3;
+    if (fit->dof == 0) {
+        /* Three points, three parameters: the curve meets every point (as
+         * near as σ, κ ≥ 0 let it), an R² that would show nothing. */
+        fit->r2 = NAN;
+        return 0;
+    }
     const double mean = xsum / (double)n;
     double sst = 0, sxx = 0;
     for (size_t i = 0; i < n; i++) {

@@ -25,6 +25,11 @@
  * minimises errors in N/C − 1, which weighs the large-N points far more than
  * the throughput a reader looks at.  Step 2 minimises what is plotted.
  * R² = 1 − SSE/SST on X (1 when the points are all equal and fitted exactly).
+ *
+ * Three parameters: a fit of three points (three thread counts, no repeat)
+ * has no degrees of freedom.  Such a curve passes through the points
+ * (as near as σ, κ ≥ 0 let it) whatever they are, so its R² shows nothing
+ * about the law: dof is 0 and r2 NaN, and every view says so and shows no R².
  */
 #ifndef BENCH_USL_H
 #define BENCH_USL_H
@@ -38,8 +43,9 @@ typedef struct bench_usl_point {
 
 typedef struct bench_usl_model {
     double lambda, sigma, kappa;
-    double r2;
+    double r2;           /* NaN when dof is 0: no evidence either way */
     double sse;          /* sum of squared residuals, (ops/s)² */
+    size_t dof;          /* degrees of freedom: points − 3 parameters */
 } bench_usl_model;
 
 /* At most this many points are fitted. */

@@ -138,6 +138,23 @@ file_lacks "end of input before the run: nothing ran" "$T/out" 'Running rsa-pkcs
 menu_run ''
 check "no input at all: exit 0" 0 'end of input'
 
+# ---- non-blocking in hsmbench's order: no rate but the one the user gives ----
+# An empty answer at the rate question once capped the run at 1000 ops/s
+# ("OPERATIONS/second 1000/1" on a token doing tens of thousands).
+menu_run '2\n1\nn\n\nK\n\n\n\n\nX\n'
+check "non-blocking, rate left empty: exit 0" 0 \
+    '^Enter the target rate in operations/second \[1-1000000\] \(default none: 32 in flight\): $'
+file_has "rate left empty: 32 requests in flight (16 a thread), no rate" "$T/out" \
+    '^Running aes-gcm-encrypt \(CKM_AES_GCM, AES 256, data 1024 B\): 2 threads, nonblocking, 1s, at most 32 in flight'
+file_lacks "rate left empty: nothing scheduled at a rate" "$T/out" 'ops/s scheduled'
+file_has "rate left empty: equivalent command has --inflight, no --rate" "$T/out" \
+    '^ +hsmbench run --test aes-gcm-encrypt --threads 2 --duration 1s --mode nonblocking --inflight 32$'
+menu_run '2\n1\nn\n500\nK\n\n\n\n\nX\n'
+check "non-blocking, rate 500 given: exit 0" 0 \
+    '^Running aes-gcm-encrypt \(CKM_AES_GCM, AES 256, data 1024 B\): 2 threads, nonblocking, 1s, 500 ops/s scheduled'
+file_has "rate 500 given: equivalent command has --rate 500" "$T/out" \
+    '^ +hsmbench run --test aes-gcm-encrypt --threads 2 --duration 1s --mode nonblocking --rate 500$'
+
 # ---- pkpspeed's Linux answer files replay: threads, cipher, its size, duration ----
 # (the Linux tool asks "Enter the cipher:" where pkpspeed_blocking asks the duration)
 menu_run '1\nRSA_CRT\n2048\n1\nn\n'

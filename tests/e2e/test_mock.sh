@@ -83,7 +83,7 @@ mock "fail=CKR_SESSION_HANDLE_INVALID:0.01;service=fixed:100us" run --module "$M
     --threads 2 --duration 2 --quiet --json "$T/g.json" </dev/null
 check "mock fail=CKR_SESSION_HANDLE_INVALID:0.01: the run completes, exit 1" 1
 json_check "mock session invalidation: sessions_reopened > 0, errors_by_code has CKR_SESSION_HANDLE_INVALID" \
-    "$T/g.json" 'runs[0]["status"] == "ok" and runs[0]["sessions_reopened"] > 0 and runs[0]["errors_by_code"].get("CKR_SESSION_HANDLE_INVALID", 0) > 0'
+    "$T/g.json" 'runs[0]["status"] == "errors" and runs[0]["sessions_reopened"] > 0 and runs[0]["errors_by_code"].get("CKR_SESSION_HANDLE_INVALID", 0) > 0'
 
 # ---- (h) a truncated "success" is an error ------------------------------------------------------
 mock "quirks=truncate" run --module "$MOCK" --test sha256-digest --iterations 50 --quiet \

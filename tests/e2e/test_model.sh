@@ -16,7 +16,7 @@ MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
 HSMBENCH_MOCK='service=fixed:200us;fail=CKR_DEVICE_ERROR:0.1;seed=3' run "$HSMBENCH" run \
     --module "$MOCK" --test sha256-digest --iterations 2000 --json "$T/e.json" --csv "$T/e.csv" \
     --html "$T/e.html" </dev/null
-check "mock with 10 % errors: exit 1 (errors), status ok" 1 '^ +status\.+: ok$'
+check "mock with 10 % errors: exit 1 (errors), status errors" 1 '^ +status\.+: errors: '
 cp "$T/out" "$T/e.out"
 json_check "JSON: ops are the successes, attempts = ops + errors = 2000" "$T/e.json" \
     'runs[0]["attempts"] == 2000 and 0 < runs[0]["errors"] < 400 and runs[0]["ops"] == 2000 - runs[0]["errors"] and runs[0]["latency_us"]["count"] == runs[0]["ops"] and sum(s["ops"] for s in runs[0]["per_second"]) == runs[0]["ops"]'
@@ -42,7 +42,7 @@ else fail "summary, CSV and HTML: operations are the JSON's ops (successes), att
 run "$HSMBENCH" report "$T/e.json"
 ops=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; print(r["ops"], r["attempts"])' "$T/e.json")
 set -- $ops
-check "report: OPS are the successes, ATTEMPTS beside them" 0 "^  sha256-digest +- +1024 B +1 ok +$1 +$2 "
+check "report: OPS are the successes, ATTEMPTS beside them" 0 "^  sha256-digest +- +1024 B +1 errors +$1 +$2 "
 
 # ---- --json -: the document on standard output, the run's own output on stderr --------
 rm -f ./- "$T/-"

@@ -136,6 +136,23 @@ mock "fail=0x202:0.5,0x201:0.5" run --module "$MOCK" --test sha256-digest --iter
 json_check "3.0 return values by name: CKR_OPERATION_CANCEL_FAILED, CKR_TOKEN_RESOURCE_EXCEEDED" "$T/names.json" \
     'sorted(runs[0]["errors_by_code"]) == ["CKR_OPERATION_CANCEL_FAILED", "CKR_TOKEN_RESOURCE_EXCEEDED"]'
 
+# A return value of 2^48 or more is the module's, kept whole in every view:
+# (CK_RV)-1, as Caml Crush answers, was counted as OTHER, and 2^48 + 1 as
+# VERIFY_MISMATCH, a check that never ran (the core's own classes sat there).
+mock "fail=0xffffffffffffffff:0.5,0x1000000000001:0.5" run --module "$MOCK" --test sha256-digest \
+    --iterations 200 --json "$T/wide.json" </dev/null
+check "wide return values: the closing table names (CK_RV)-1 as the module's" 1 \
+    '^ +CKR_VENDOR_0xffffffffffffffff\.*: [0-9]+$'
+file_has "wide return values: 2^48 + 1 in the closing table, not VERIFY_MISMATCH" "$T/out" \
+    '^ +CKR_0x1000000000001\.*: [0-9]+$'
+file_lacks "wide return values: no OTHER in the closing table" "$T/out" "OTHER"
+file_lacks "wide return values: no VERIFY_MISMATCH in the closing table" "$T/out" "VERIFY_MISMATCH"
+json_check "wide return values: errors_by_code keeps both whole, 200 in all" "$T/wide.json" \
+    'sorted(runs[0]["errors_by_code"]) == ["CKR_0x1000000000001", "CKR_VENDOR_0xffffffffffffffff"] and sum(runs[0]["errors_by_code"].values()) == 200'
+"$HSMBENCH" report "$T/wide.json" --html - >"$T/out" 2>"$T/err"
+rc=$?
+check "wide return values: report's page names them as the run did" 0 '>CKR_VENDOR_0xffffffffffffffff<'
+
 # ---- item 6: destroys retried; what stays is listed with the command that removes it ---------
 mock "quirks=destroy-fails-once" run --module "$MOCK" --test aes-keygen,rsa-keygen,aes-cbc-encrypt \
     --token-keys --iterations 20 --quiet --json "$T/m.json" </dev/null

@@ -94,6 +94,18 @@ run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --threads 1,2,4 --i
     --json "$T/th.json" --html "$T/th.html" </dev/null
 check "--think sweep: analysed, the think time named" 0 '^scalability of sha256-digest \(data 1024 B, think 1ms\): Universal Scalability Law fit over 3 runs'
 json_check "--think sweep: think_s in the element" "$T/th.json" 'doc["scalability"][0]["think_s"] == 0.001'
-file_has "--think sweep HTML: the scalability chart" "$T/th.html" '<title>Scalability: USL fit, R'
+file_has "--think sweep HTML: the scalability chart" "$T/th.html" '<title>Scalability: USL fit, '
+# Three thread counts, three parameters: no degrees of freedom.  It printed
+# "R² 1.000" for any three points, a claim the evidence cannot make.
+file_has "3 thread counts: no degrees of freedom said, no R²" "$T/out" \
+    'fit over 3 runs, no degrees of freedom \(3 points, 3 parameters\), so no R²: '
+if grep -Eq 'R² [0-9]' "$T/out"; then fail "3 thread counts: no R² figure printed" "$(grep 'R²' "$T/out")"
+else pass "3 thread counts: no R² figure printed"; fi
+json_check "3 thread counts JSON: fit with dof 0 and r2 null" "$T/th.json" \
+    'doc["scalability"][0]["fit"]["dof"] == 0 and doc["scalability"][0]["fit"]["r2"] is None'
+file_has "3 thread counts HTML: the chart says no degrees of freedom, no R²" "$T/th.html" \
+    '<title>Scalability: USL fit, no degrees of freedom, no R²</title>'
+json_check "6 thread counts JSON: 3 degrees of freedom and an R²" "$T/s.json" \
+    'doc["scalability"][0]["fit"]["dof"] == 3 and isinstance(doc["scalability"][0]["fit"]["r2"], float)'
 run "$HSMBENCH" run --help </dev/null
 check "run --help: the sweep's analysis is named" 0 'blocking sweep of 3\+ counts ends with a scalability fit'

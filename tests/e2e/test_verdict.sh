@@ -30,12 +30,43 @@ else
     fail "per-second lines keep pkpspeed's shape and add the second's errors" "$(grep OPERATIONS "$T/out" | head -3 | tr '\n' ' ')"
 fi
 
-# ---- a few failures: still ok, exit 1 (errors occurred) ------------------------------
+# ---- a few failures: status errors, never ok, exit 1 ----------------------------------
+# (issue 41: "status ok" in the closing table of a run that exits 1; with
+# --quiet nothing at all said why)
 mock "service=fixed:200us;fail=CKR_DEVICE_ERROR:0.1;seed=3" run --module "$MOCK" \
     --test sha256-digest --duration 1 --json "$T/few.json"
-check "10 % errors: exit 1, status ok" 1 '^ +status\.+: ok$'
-json_check "10 % errors: ok, attempts = successes + errors" "$T/few.json" \
-    'runs[0]["status"] == "ok" and runs[0]["errors"] > 0 and runs[0]["attempts"] == runs[0]["ops"] + runs[0]["errors"] and abs(runs[0]["ops_per_s"] * runs[0]["duration_s"] - runs[0]["ops"]) < 2 and runs[0]["latency_us"]["count"] == runs[0]["ops"]'
+check "10 % errors: exit 1, status errors with the count and the cause" 1 \
+    '^ +status\.+: errors: [0-9]+ of [0-9]+ attempts failed \([0-9]+\.[0-9]{2} %\): CKR_DEVICE_ERROR$'
+file_lacks "10 % errors: the summary never says status ok" "$T/out" "status................: ok"
+json_check "10 % errors: status errors with its reason, attempts = successes + errors" "$T/few.json" \
+    'runs[0]["status"] == "errors" and "attempts failed" in runs[0]["reason"] and runs[0]["errors"] > 0 and runs[0]["attempts"] == runs[0]["ops"] + runs[0]["errors"] and abs(runs[0]["ops_per_s"] * runs[0]["duration_s"] - runs[0]["ops"]) < 2 and runs[0]["latency_us"]["count"] == runs[0]["ops"]'
+mock "service=fixed:100us;fail=CKR_DEVICE_ERROR:0.006;seed=3" run --module "$MOCK" \
+    --test sha256-digest,sha1-digest --threads 2 --iterations 2000 --json "$T/few2.json"
+check "0.6 % errors, two tests: exit 1, the closing table says errors" 1 \
+    '^sha256-digest +- +1024 +2 +[0-9.]+ +[0-9.]+[µm]?s +[0-9.]+[µm]?s +[0-9.]+  errors: [0-9]+ of 2000 attempts failed'
+if grep -Eq '  ok$' "$T/out"; then fail "0.6 % errors: no row of the closing table says ok" "$(grep -E '  ok$' "$T/out")"
+else pass "0.6 % errors: no row of the closing table says ok"; fi
+"$HSMBENCH" report "$T/few2.json" >"$T/out" 2>"$T/err"
+rc=$?
+check "0.6 % errors: report's table says errors" 0 '^  sha256-digest +- +1024 B +2 errors '
+mock "service=fixed:100us;fail=CKR_DEVICE_ERROR:0.006;seed=3" run --module "$MOCK" \
+    --test sha256-digest --threads 2 --iterations 2000 --quiet
+check "0.6 % errors --quiet: exit 1, one line on stderr saying why" 1 '' \
+    '^hsmbench: exit 1: sha256-digest, 2 threads: errors: [0-9]+ of 2000 attempts failed \([0-9.]+ %\): CKR_DEVICE_ERROR$'
+if [ "$(wc -l <"$T/err")" -eq 1 ] && [ ! -s "$T/out" ]; then pass "0.6 % errors --quiet: that line alone"
+else fail "0.6 % errors --quiet: that line alone" "stdout $(wc -c <"$T/out") bytes, stderr: $(cat "$T/err")"; fi
+# A file written before says ok of a run with errors: read, it says errors too.
+python3 - "$T/few2.json" "$T/old.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for r in doc["runs"]:
+    r["status"] = "ok"
+    r.pop("reason", None)
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+"$HSMBENCH" report "$T/old.json" >"$T/out" 2>"$T/err"
+rc=$?
+check "an older file's ok run with errors: report says errors" 0 '^  sha256-digest +- +1024 B +2 errors '
 
 # ---- everything fails: the device is gone, the run stops early -------------------------
 start=$(date +%s)

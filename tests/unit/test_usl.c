@@ -120,7 +120,7 @@ static void test_knee_formula(void)
 {
     static const double cases[][2] = { { 0.05, 0.002 }, { 0.3, 0.0001 }, { 0, 0.01 }, { 0.9, 0.5 } };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        bench_usl_model f = { 1000, cases[c][0], cases[c][1], 1, 0 };
+        bench_usl_model f = { 1000, cases[c][0], cases[c][1], 1, 0, 1 };
         double nk;
         CHECK(bench_usl_knee(&f, &nk) == 1);
         double best = 1, bp = 0;
@@ -181,6 +181,23 @@ static void test_noisy(void)
     CHECK_MSG(near(f.lambda, 102, 0.05, 0), "lambda %g", f.lambda);
 }
 
+/* Three points, three parameters: a fit, but no degrees of freedom and no
+ * R² (it was 1.000 for any three points, evidence of nothing); a fourth
+ * point gives one degree and an R² again. */
+static void test_no_dof(void)
+{
+    bench_usl_point p[4] = { { 1, 480 }, { 2, 700 }, { 4, 1900 }, { 8, 1500 } };
+    bench_usl_model f;
+    CHECK(bench_usl_fit(p, 3, &f, NULL, 0) == 0);
+    CHECK_MSG(f.dof == 0 && isnan(f.r2), "dof %zu r2 %g", f.dof, f.r2);
+    CHECK(bench_usl_fit(p, 4, &f, NULL, 0) == 0);
+    CHECK_MSG(f.dof == 1 && f.r2 >= 0 && f.r2 <= 1, "dof %zu r2 %g", f.dof, f.r2);
+    /* Repeats count: three thread counts twice each leave three degrees. */
+    bench_usl_point r[6] = { { 1, 100 }, { 1, 104 }, { 2, 190 }, { 2, 196 }, { 4, 330 }, { 4, 340 } };
+    CHECK(bench_usl_fit(r, 6, &f, NULL, 0) == 0);
+    CHECK_MSG(f.dof == 3 && f.r2 > 0.9 && f.r2 < 1, "dof %zu r2 %g", f.dof, f.r2);
+}
+
 /* What cannot be fitted, and why. */
 static void test_degenerate(void)
 {
@@ -210,7 +227,7 @@ static void test_degenerate(void)
 /* A steep retrograde curve: the peak formula below 1 is clamped to 1. */
 static void test_peak_clamped(void)
 {
-    bench_usl_model f = { 100, 0.5, 2, 1, 0 };
+    bench_usl_model f = { 100, 0.5, 2, 1, 0, 1 };
     double a, b;
     CHECK(bench_usl_peak(&f, &a, &b) == 1 && a == 1 && near(b, 100, 1e-12, 0));
     CHECK(bench_usl_knee(&f, &a) == 1 && a == 1);
@@ -227,6 +244,7 @@ int main(void)
     RUN(test_flat);
     RUN(test_sigma_above_one);
     RUN(test_noisy);
+    RUN(test_no_dof);
     RUN(test_degenerate);
     RUN(test_peak_clamped);
     return check_finish();
