@@ -179,6 +179,15 @@ witness "witness: mock failing 10 %, hsmbench's errors by code are the module's,
     "$T/mock-err.json" "$T/mock-err.tj" \
     'h["ecdsa-sign"]["errors_by_code"] == m["ecdsa-sign"]["errors_by_code"] and h["ecdsa-sign"]["errors"] > 0 and h["ecdsa-sign"]["attempts"] == m["ecdsa-sign"]["attempts"]'
 
+# A module's own code, however wide ((CK_RV)-1, as Caml Crush returns it):
+# hsmbench names it as the module returned it, not OTHER (issue 41).
+traced mock-wide "$MOCK" env HSMBENCH_MOCK='fail=0xffffffffffffffff:0.2' "$HSMBENCH" run --module "$TRACE" \
+    --test ecdsa-sign --threads 2 --iterations 300 --warmup 0 --quiet --json "$T/mock-wide.json"
+trace_json mock-wide
+witness "witness: a module's code of 64 bits is counted whole, as the module's (CKR_VENDOR_0xffffffffffffffff)" \
+    "$T/mock-wide.json" "$T/mock-wide.tj" \
+    'h["ecdsa-sign"]["errors_by_code"] == m["ecdsa-sign"]["errors_by_code"] and list(m["ecdsa-sign"]["errors_by_code"]) == ["CKR_VENDOR_0xffffffffffffffff"]'
+
 # --verify checks results outside the timed path: the counts are the module's.
 traced sh-verify "$SOFTHSM" "$HSMBENCH" run --module "$TRACE" --pin-file "$PINFILE" --test ecdsa-sign \
     --threads 2 --iterations 100 --warmup 0 --verify --quiet --json "$T/sh-verify.json"
