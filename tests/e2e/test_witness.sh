@@ -291,3 +291,30 @@ sys.exit(0 if sys.argv[2].isdigit() and m["aes-cbc-encrypt"]["attempts"] == int(
 PY
 then pass "witness: the menu's run (pkpspeed_blocking's answers): the operations it prints are the module's"
 else fail "witness: the menu's operations are the module's" "$(head -c 300 "$T/werr") $(tail -c 300 "$T/menu.out")"; fi
+
+# A capacity search: each step's operations are the module's in that
+# step's window (read by tests/e2e/witness_steps.py, a reader of the
+# recording of its own), a step hsmbench says kept its offered rate was
+# served at that rate by the module, and one it says was not, was not.
+traced cap "$MOCK" env HSMBENCH_MOCK='service=fixed:2ms;cores=4' "$HSMBENCH" run --module "$TRACE" \
+    --test ecdsa-sign --threads 8 --find-capacity 'p99<20ms' --step 0.5s --quiet --json "$T/cap.json"
+check "witness: a capacity search through the recorder" 0
+if python3 "$TOP/tests/e2e/witness_steps.py" "$T/cap.trace" "$T/cap.json" C_Sign >"$T/steps" 2>&1 &&
+    python3 - "$T/steps" >"$T/werr" 2>&1 <<'PY'
+import json, sys
+bad = []
+for line in open(sys.argv[1]):
+    s = json.loads(line)
+    hs, mod, target = s["hs_ops"], s["module_ops"], s["target"]
+    if abs(hs - mod) > 0.02 * hs + 3:
+        bad.append(("counts", s))
+    # (a step's edges: an operation or two either side of its window)
+    if target and s["status"] == "ok" and mod < 0.97 * target * s["duration_s"] - 3:
+        bad.append(("kept, yet the module was not offered it", s))
+    if target and s["status"] == "failed" and mod >= 0.99 * target * s["duration_s"]:
+        bad.append(("failed, yet the module served it", s))
+print(bad or "ok")
+sys.exit(1 if bad else 0)
+PY
+then pass "witness: each capacity step's operations and offered rate are what the module saw in its window"
+else fail "witness: each capacity step against the module" "$(head -c 600 "$T/werr") $(head -c 300 "$T/steps")"; fi
