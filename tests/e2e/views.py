@@ -162,12 +162,14 @@ def dur_us(s):
     return Fig(float(m.group(1)) * k, half_digit(m.group(1)) * k, s)
 
 
-BYTES = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+# hsmbench's views write binary units (1.5 KiB); k6's summary, as k6, decimal (1.5 kB).
+BYTES = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+         "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4}
 
 
 def bytes_of(s):
-    """'1.6 MB/s', '370.7 kB' -> Fig in bytes (decimal units); None when not one."""
-    m = re.match(r"^(\d+(?:\.\d+)?) ?(B|kB|MB|GB|TB)(/s)?$", s.strip())
+    """'1.6 MiB/s', '370.7 KiB', k6's '1.6 MB/s' -> Fig in bytes; None when not one."""
+    m = re.match(r"^(\d+(?:\.\d+)?) ?(B|kB|MB|GB|TB|KiB|MiB|GiB|TiB)(/s)?$", s.strip())
     if not m:
         return None
     k = BYTES[m.group(2)]
