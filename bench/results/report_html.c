@@ -700,18 +700,23 @@ static void breakdown_tables(FILE *f, const bench_run_model *m)
     }
 }
 
-/* Per-second throughput (successes), with the target rate and errors when present. */
-static void throughput_chart(FILE *f, const bench_run_model *m)
+/*
+ * The per-second charts of a run, one quantity an axis: throughput
+ * (successes per second, with a non-blocking run's target rate, the same
+ * quantity); the threads of a blocking --stages run (its target is a thread
+ * count, which on the ops/s axis was a flat line at 0); errors per second
+ * when any failed (beside thousands of successes per second, 1 % of errors
+ * lay on the axis).  Each is drawn against the same time axis.
+ */
+static void per_second_charts(FILE *f, const bench_run_model *m)
 {
     const size_t n = m->nseconds;
-    double *buf = calloc(n * 4 + 1, sizeof *buf);
+    double *buf = calloc(n * 5 + 1, sizeof *buf);
     if (!buf) {
         chart_empty(f, "Operations per second", "out of memory");
         return;
     }
-    double *t = buf, *rate = buf + n, *target = buf + 2 * n, *errs = buf + 3 * n;
-    size_t nt = 0;
-    int any_err = 0;
+    double *t = buf, *rate = buf + n, *target = buf + 2 * n, *errs = buf + 3 * n, *threads = buf + 4 * n;
     double tmax = 0;
     for (size_t i = 0; i < n; i++) {
         const bench_model_second *s = &m->seconds[i];
@@ -720,21 +725,28 @@ static void throughput_chart(FILE *f, const bench_run_model *m)
         tmax = fmax(tmax, t[i]);
         rate[i] = (double)s->ops / span;
         errs[i] = (double)s->errors / span;
-        any_err |= errs[i] > 0;
         /* A second without a target (a ramp's end at 0, in older files) is 0. */
-        target[i] = s->has_target ? s->target : 0;
-        nt += s->has_target;
+        target[i] = s->has_target ? s->target / span : 0;
+        threads[i] = s->has_target ? s->target : 0;
     }
-    series sr[3];
+    axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
+    series sr[2];
     size_t ns = 0;
     sr[ns++] = (series){ t, rate, n, "operations/s", palette[0], 0 };
-    if (nt > 0)
+    if (m->target_kind == BENCH_MODEL_TARGET_REQUESTS)
         sr[ns++] = (series){ t, target, n, "target", "#6b7683", 1 };
-    if (any_err)
-        sr[ns++] = (series){ t, errs, n, "errors/s", palette[3], 0 };
-    axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
     axis y = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
     line_chart(f, "Operations per second", &x, &y, sr, ns);
+    if (m->target_kind == BENCH_MODEL_TARGET_THREADS) {
+        series st = { t, threads, n, "threads (the stages' target)", palette[2], 1 };
+        axis xt = x, yt = { 0, 1, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
+        line_chart(f, "Threads (--stages)", &xt, &yt, &st, 1);
+    }
+    if (m->errors > 0) {
+        series se = { t, errs, n, "errors/s", palette[3], 0 };
+        axis xe = x, ye = { 0, 1, AX_LINEAR, FMT_NUM, "errors per second", NULL, 0 };
+        line_chart(f, "Errors per second", &xe, &ye, &se, 1);
+    }
     free(buf);
 }
 
@@ -1045,7 +1057,7 @@ static void run_section(FILE *f, const json_t *doc, const json_t *run, size_t i,
         breakdown_tables(f, &m);
         fputs("<div class=\"charts\">\n", f);
         if (m.nseconds >= PER_SECOND_CHARTS_MIN) {
-            throughput_chart(f, &m);
+            per_second_charts(f, &m);
             latency_time_chart(f, &m);
         }
         percentile_chart(f, run);

@@ -56,7 +56,7 @@ reads; change a label there when a view's wording changes)
         section (th/td pairs: duration, operations successes, attempts, rate
         ops_per_s, errors, error rate error_pct, latency min/avg/p50/.../max,
         data bytes_per_s); its "by type"/"by token" tables; its charts (CHARTS: the
-        dots' titles "operations/s 1s: N", "errors/s", "p50", "p99" of each second,
+        dots' titles "operations/s 1s: N", "errors/s" (its own chart), "p50", "p99" of each second,
         "Errors by code"); the environment table (TLS, token(s))
     report (hsmbench report FILE; columns by header): OPS successes, ATTEMPTS,
         OPS/S, P50, P99, ERRORS error_pct, THREADS, STATUS
@@ -577,7 +577,8 @@ def parse_html(text):
 
 
 # The run section's charts: their dots' titles ("operations/s 1s: 1002").
-CHARTS = {"Operations per second": {"operations/s": "per-second successes/s", "errors/s": "per-second errors/s"},
+CHARTS = {"Operations per second": {"operations/s": "per-second successes/s"},
+          "Errors per second": {"errors/s": "per-second errors/s"},
           "Latency per second": {"p50": "per-second p50", "p99": "per-second p99"}}
 
 
