@@ -507,6 +507,10 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
         classes_of(json_object_get(run, "breakdown"), m) != 0)
         goto oom;
     m->seconds_upper_bound = json_is_true(json_object_get(run, BENCH_MODEL_UPPER_BOUND_KEY));
+    for (size_t i = 0; i < m->nseconds && m->target_kind == BENCH_MODEL_TARGET_NONE; i++)
+        if (m->seconds[i].has_target)   /* results-schema.md: per_second[].target */
+            m->target_kind = strcmp(m->mode, "blocking") == 0 ? BENCH_MODEL_TARGET_THREADS
+                                                               : BENCH_MODEL_TARGET_REQUESTS;
     stable_of(json_object_get(run, "stable"), &m->stable);
     return 0;
 oom:

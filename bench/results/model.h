@@ -65,6 +65,15 @@ void bench_model_second_of(const bench_sample *s, int open_loop, int staged, ben
  * target][, in_flight]}; NULL when out of memory. */
 json_t *bench_model_second_json(const bench_model_second *x);
 
+/* What a run's per-second target counts: the threads a blocking run's
+ * --stages let run at the second's end (not a rate: a view draws it on an
+ * axis of threads), or the requests a non-blocking run's schedule asked for
+ * in the second (a rate, beside the operations per second); NONE when its
+ * seconds have no target. */
+typedef enum bench_model_target_kind {
+    BENCH_MODEL_TARGET_NONE = 0, BENCH_MODEL_TARGET_THREADS, BENCH_MODEL_TARGET_REQUESTS
+} bench_model_target_kind;
+
 /* One class of a breakdown (a mix's operation type, a token). */
 typedef struct bench_model_class {
     char     label[BENCH_MODEL_NAME_MAX];
@@ -158,6 +167,7 @@ typedef struct bench_run_model {
 
     bench_model_second *seconds;
     size_t              nseconds;
+    bench_model_target_kind target_kind;   /* what the seconds' target counts */
     int seconds_upper_bound;             /* p50/p99 per second are upper bounds (a merge) */
 
     bench_model_breakdown *by;

@@ -80,9 +80,14 @@ static const char *fmt_us(double us, char *buf, size_t len)
 #define MB 46
 #define MAX_TICKS 12
 
-/* AX_LOG: lo and hi are powers of ten, the values are placed by log10. */
+/* AX_LOG: lo and hi on the 1-2-5 ladder (log_axis), the values placed by
+ * log10.  The rule of every chart: a latency axis is always logarithmic
+ * (latency_axis), whatever the run's range, so that two runs' charts read
+ * alike and a tail never flattens the body; a chart whose lines are
+ * different tests (a datasheet family) has a logarithmic rate axis (see
+ * ds_family); every other axis is linear from 0 and holds one quantity. */
 enum { AX_LINEAR, AX_HDR, AX_CAT, AX_LOG };
-enum { FMT_NUM, FMT_US, FMT_SEC };
+enum { FMT_NUM, FMT_US, FMT_SEC, FMT_BYTES };
 
 typedef struct axis {
     double lo, hi;
@@ -133,6 +138,70 @@ static double nice_step(double range, int want)
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * mag;
 }
 
+/* The 1-2-5 ladder: the largest of 1, 2, 5 x 10^k at or below v (up: the
+ * smallest at or above). */
+static double ladder(double v, int up)
+{
+    static const double m[] = { 1, 2, 5, 10 };
+    const double mag = pow(10, floor(log10(v)));
+    if (up) {
+        for (size_t i = 0; i < 4; i++)
+            if (m[i] * mag >= v * (1 - 1e-9))
+                return m[i] * mag;
+        return 10 * mag;
+    }
+    for (size_t i = 4; i-- > 0;)
+        if (m[i] * mag <= v * (1 + 1e-9))
+            return m[i] * mag;
+    return mag;
+}
+
+/* A log axis from the smallest positive value lo to hi: its ends on the
+ * 1-2-5 ladder, at least a step apart; label is the quantity, with "(log
+ * scale)" after it so the page says so. */
+static void log_axis(axis *a, double lo, double hi, const char *label)
+{
+    a->kind = AX_LOG;
+    a->label = label;
+    if (!(lo > 0) || !isfinite(lo))
+        lo = hi > 0 && isfinite(hi) ? hi : 1;
+    if (!(hi >= lo) || !isfinite(hi))
+        hi = lo;
+    if (a->fmt == FMT_BYTES) {    /* binary units: ends at powers of two */
+        a->lo = exp2(floor(log2(lo)));
+        a->hi = exp2(ceil(log2(hi)));
+        if (!(a->hi > a->lo))
+            a->hi = 2 * a->lo;
+        return;
+    }
+    a->lo = ladder(lo, 0);
+    a->hi = ladder(hi, 1);
+    if (!(a->hi > a->lo))
+        a->hi = ladder(a->lo * 1.5, 1);
+}
+
+/* The latency axis of every chart (µs): logarithmic, always. */
+static void latency_axis(axis *a, double lo_us, double hi_us, const char *label)
+{
+    log_axis(a, lo_us, hi_us, label ? label : "latency (log scale)");
+    a->fmt = FMT_US;
+}
+
+/* The smallest positive and the largest finite y of some series. */
+static void y_range(const series *s, size_t ns, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = 0;
+    for (size_t i = 0; i < ns; i++)
+        for (size_t k = 0; k < s[i].n; k++) {
+            const double v = s[i].y[k];
+            if (isfinite(v) && v > 0) {
+                *lo = fmin(*lo, v);
+                *hi = fmax(*hi, v);
+            }
+        }
+}
+
 static size_t linear_ticks(const axis *a, double *out)
 {
     double step = nice_step(a->hi - a->lo, 5);
@@ -166,6 +235,8 @@ static const char *tick_label(const axis *a, double v, char *buf, size_t len)
         fmt_us(v, buf, len);
     } else if (a->fmt == FMT_SEC) {
         snprintf(buf, len, "%gs", v);
+    } else if (a->fmt == FMT_BYTES) {     /* binary units, as the tables; the axis says "per second" */
+        bench_fmt_bytes(v, buf, (unsigned)len);
     } else {
         fmt_num(v, buf, len);
     }
@@ -185,16 +256,26 @@ static size_t axis_ticks(const axis *a, double *out)
             out[n++] = v;
         return n;
     }
+    if (a->kind == AX_LOG && a->fmt == FMT_BYTES) {
+        /* Powers of two, a few octaves apart: 1 KiB/s, 16 KiB/s, 256 KiB/s. */
+        const double step = exp2(fmax(1, ceil(log2(a->hi / a->lo) / 6)));
+        for (double v = a->lo; v <= a->hi * (1 + 1e-9) && n < MAX_TICKS; v *= step)
+            out[n++] = v;
+        return n;
+    }
     if (a->kind == AX_LOG) {
-        /* Each decade; with few of them, 2 and 5 times each as well. */
-        int decades = (int)llround(log10(a->hi / a->lo));
-        for (double d = a->lo; d <= a->hi * (1 + 1e-9) && n < MAX_TICKS * 4; d *= 10) {
-            out[n++] = d;
-            if (decades <= 3 && d * 2 < a->hi * (1 + 1e-9))
-                out[n++] = d * 2;
-            if (decades <= 3 && d * 5 < a->hi * (1 + 1e-9))
-                out[n++] = d * 5;
-        }
+        /* Over more than three decades each power of ten; over two or
+         * three 1 and 3 times each; over fewer the 1-2-5 ladder; within
+         * less than a step of it a finer one (some 4 to 9 labels). */
+        static const double one[] = { 1 }, three[] = { 1, 3 }, coarse[] = { 1, 2, 5 },
+                            fine[] = { 1, 1.5, 2, 3, 4, 5, 6, 8 };
+        const double decades = log10(a->hi / a->lo);
+        const double *m = decades > 3.2 ? one : decades > 1.8 ? three : decades >= 0.5 ? coarse : fine;
+        const size_t nm = decades > 3.2 ? 1 : decades > 1.8 ? 2 : decades >= 0.5 ? 3 : sizeof fine / sizeof fine[0];
+        for (double d = pow(10, floor(log10(a->lo))); d <= a->hi * (1 + 1e-9) && n < MAX_TICKS * 4; d *= 10)
+            for (size_t i = 0; i < nm && n < MAX_TICKS * 4; i++)
+                if (m[i] * d >= a->lo * (1 - 1e-9) && m[i] * d <= a->hi * (1 + 1e-9))
+                    out[n++] = m[i] * d;
         return n;
     }
     return linear_ticks(a, out);
@@ -337,7 +418,11 @@ static void line_chart_marked(FILE *f, const char *title, axis *x, axis *y, cons
     }
     if (!(x->hi > x->lo))
         x->hi = x->lo + 1;
-    if (y->kind != AX_LOG) {      /* a log axis comes with its decades */
+    if (y->kind == AX_LOG) {      /* a log axis spans the values, on the ladder */
+        double lo, hi;
+        y_range(s, ns, &lo, &hi);
+        log_axis(y, lo, hi, y->label);
+    } else {
         y->lo = 0;
         y->hi = y_top(s, ns);
     }
@@ -363,6 +448,13 @@ static void line_chart(FILE *f, const char *title, axis *x, axis *y, const serie
 {
     line_chart_marked(f, title, x, y, s, ns, NULL, 0);
 }
+
+/* The page's charts and units, stated where they are read: the footer. */
+static const char axes_rule[] =
+    " Each chart axis holds one quantity. Every latency axis is logarithmic (labelled log scale), "
+    "whatever the run's range, so that charts of different runs read alike; a datasheet family's "
+    "rate axes, a line a test, are logarithmic too; every other axis is linear from 0. Sizes and "
+    "byte rates are in binary units (1 KiB = 1024 B).";
 
 /* ---- document parts -------------------------------------------------------- */
 
@@ -726,18 +818,23 @@ static void breakdown_tables(FILE *f, const bench_run_model *m)
     }
 }
 
-/* Per-second throughput (successes), with the target rate and errors when present. */
-static void throughput_chart(FILE *f, const bench_run_model *m)
+/*
+ * The per-second charts of a run, one quantity an axis: throughput
+ * (successes per second, with a non-blocking run's target rate, the same
+ * quantity); the threads of a blocking --stages run (its target is a thread
+ * count, which on the ops/s axis was a flat line at 0); errors per second
+ * when any failed (beside thousands of successes per second, 1 % of errors
+ * lay on the axis).  Each is drawn against the same time axis.
+ */
+static void per_second_charts(FILE *f, const bench_run_model *m)
 {
     const size_t n = m->nseconds;
-    double *buf = calloc(n * 4 + 1, sizeof *buf);
+    double *buf = calloc(n * 5 + 1, sizeof *buf);
     if (!buf) {
         chart_empty(f, "Operations per second", "out of memory");
         return;
     }
-    double *t = buf, *rate = buf + n, *target = buf + 2 * n, *errs = buf + 3 * n;
-    size_t nt = 0;
-    int any_err = 0;
+    double *t = buf, *rate = buf + n, *target = buf + 2 * n, *errs = buf + 3 * n, *threads = buf + 4 * n;
     double tmax = 0;
     for (size_t i = 0; i < n; i++) {
         const bench_model_second *s = &m->seconds[i];
@@ -746,21 +843,28 @@ static void throughput_chart(FILE *f, const bench_run_model *m)
         tmax = fmax(tmax, t[i]);
         rate[i] = (double)s->ops / span;
         errs[i] = (double)s->errors / span;
-        any_err |= errs[i] > 0;
         /* A second without a target (a ramp's end at 0, in older files) is 0. */
-        target[i] = s->has_target ? s->target : 0;
-        nt += s->has_target;
+        target[i] = s->has_target ? s->target / span : 0;
+        threads[i] = s->has_target ? s->target : 0;
     }
-    series sr[3];
+    axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
+    series sr[2];
     size_t ns = 0;
     sr[ns++] = (series){ t, rate, n, "operations/s", palette[0], 0 };
-    if (nt > 0)
+    if (m->target_kind == BENCH_MODEL_TARGET_REQUESTS)
         sr[ns++] = (series){ t, target, n, "target", "#6b7683", 1 };
-    if (any_err)
-        sr[ns++] = (series){ t, errs, n, "errors/s", palette[3], 0 };
-    axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
     axis y = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
     line_chart(f, "Operations per second", &x, &y, sr, ns);
+    if (m->target_kind == BENCH_MODEL_TARGET_THREADS) {
+        series st = { t, threads, n, "threads (the stages' target)", palette[2], 1 };
+        axis xt = x, yt = { 0, 1, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
+        line_chart(f, "Threads (--stages)", &xt, &yt, &st, 1);
+    }
+    if (m->errors > 0) {
+        series se = { t, errs, n, "errors/s", palette[3], 0 };
+        axis xe = x, ye = { 0, 1, AX_LINEAR, FMT_NUM, "errors per second", NULL, 0 };
+        line_chart(f, "Errors per second", &xe, &ye, &se, 1);
+    }
     free(buf);
 }
 
@@ -792,7 +896,7 @@ static void latency_time_chart(FILE *f, const bench_run_model *m)
         { t, p50, k, ub ? "\xe2\x89\xa4 p50 (upper bound: merged)" : "p50", palette[0], 0 },
     };
     axis x = { 0, tmax, AX_LINEAR, FMT_SEC, "time (seconds of the measured run)", NULL, 0 };
-    axis y = { 0, 1, AX_LINEAR, FMT_US, "latency", NULL, 0 };
+    axis y = { 0, 0, AX_LOG, FMT_US, "latency (log scale)", NULL, 0 };
     line_chart(f, ub ? "Latency per second (upper bounds: merged)" : "Latency per second", &x, &y, sr, 2);
     free(buf);
 }
@@ -839,16 +943,11 @@ static void percentile_chart(FILE *f, const json_t *run)
     k++;
     series s = { x, y, k, "latency", palette[0], 0 };
     axis ax = { 0, xmax, AX_HDR, FMT_NUM, "percentile (HdrHistogram: 1/(1\xe2\x88\x92p) on a log scale)", NULL, 0 };
-    axis ay = { 0, 1, AX_LINEAR, FMT_US, "latency", NULL, 0 };
-    /* From the fastest to the slowest over more than two decades (11 µs to
-     * 36 ms), a linear axis flattens all but the tail: a log one, by decade. */
-    double lo = (double)bench_hist_min(h) / 1000.0, hi = y[k - 1];
-    if (lo > 0 && hi / lo > 100) {
-        ay.kind = AX_LOG;
-        ay.lo = pow(10, floor(log10(lo)));
-        ay.hi = pow(10, ceil(log10(hi)));
-        ay.label = "latency (log scale)";
-    }
+    /* Always a log latency axis (the rule above AX_LOG): it switched with
+     * the run's range before, linear below two decades and log above, so
+     * two runs' curves did not read alike; from the fastest to the slowest
+     * (11 µs to 36 ms) a linear one flattens all but the tail. */
+    axis ay = { 0, 0, AX_LOG, FMT_US, "latency (log scale)", NULL, 0 };
     line_chart(f, title, &ax, &ay, &s, 1);
     free(x);
     bench_hist_free(h);
@@ -1071,7 +1170,7 @@ static void run_section(FILE *f, const json_t *doc, const json_t *run, size_t i,
         breakdown_tables(f, &m);
         fputs("<div class=\"charts\">\n", f);
         if (m.nseconds >= PER_SECOND_CHARTS_MIN) {
-            throughput_chart(f, &m);
+            per_second_charts(f, &m);
             latency_time_chart(f, &m);
         }
         percentile_chart(f, run);
@@ -1230,8 +1329,9 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads,
         const json_t *lat = json_object_get(pts[i].run, "latency_us");
         x[i] = (double)i;
         rate[i] = bench_json_num(pts[i].run, "ops_per_s", 0);
-        p50[i] = bench_json_num(lat, "p50", 0);
-        p99[i] = bench_json_num(lat, "p99", 0);
+        /* A run without a success has no latency: no point on the log axis. */
+        p50[i] = bench_json_num(lat, "p50", 0) > 0 ? bench_json_num(lat, "p50", 0) : NAN;
+        p99[i] = bench_json_num(lat, "p99", 0) > 0 ? bench_json_num(lat, "p99", 0) : NAN;
         if (by_threads)
             snprintf(labels[i], sizeof labels[i], "%lld", pts[i].x);
         else
@@ -1262,7 +1362,7 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads,
     else
         line_chart(f, t1, &ax, &ay, &s1, 1);
     axis ax2 = ax;
-    axis ay2 = { 0, 1, AX_LINEAR, FMT_US, "latency", NULL, 0 };
+    axis ay2 = { 0, 0, AX_LOG, FMT_US, "latency (log scale)", NULL, 0 };
     series s2[2] = { { x, p99, n, "p99", palette[1], 0 }, { x, p50, n, "p50", palette[0], 0 } };
     line_chart(f, t2, &ax2, &ay2, s2, 2);
     fputs("</div>\n", f);
@@ -1403,10 +1503,8 @@ static void capacity_chart(FILE *f, const json_t *cap, const bench_section *cons
         ax.hi = nice_step(xmax * 1.08, 5) * ceil(xmax * 1.08 / nice_step(xmax * 1.08, 5));
     if (!(ax.hi > ax.lo) || !isfinite(ax.hi))
         ax.hi = 1;
-    axis ay = { pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 1.01))), AX_LOG, FMT_US,
-                "latency (from the scheduled time)", NULL, 0 };
-    if (!(ay.hi > ay.lo))
-        ay.hi = ay.lo * 10;
+    axis ay;
+    latency_axis(&ay, lo, hi, "latency (log scale, from the scheduled time)");
     series s[2] = { { x, y99, k, "p99", palette[1], 0 }, { x, y50, k, "p50", palette[0], 0 } };
     chart_begin(f, title);
     axes(f, &ax, &ay);
@@ -1699,10 +1797,17 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
                 xmax = tx[r][np - 1];
             sr[r] = (series){ tx[r], ty[r], np, names[r], palette[r % 5], r >= 5 };
         }
+        /* A line a test, and a family's tests differ by more than a decade
+         * (RSA verifies ~30 times as fast as it signs): on one linear axis
+         * the slower lines lay flat at 0.  A log axis, always (not switched
+         * by the data), keeps every line readable and shows equal ratios
+         * (doubling with the threads) as equal rises, which is what a
+         * scaling curve is read for; small multiples would give a family
+         * of a dozen tests a dozen charts and lose the side by side. */
         char title[160];
         snprintf(title, sizeof title, "%s: throughput by threads", family);
         axis ax = { 1, xmax, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
-        axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
+        axis ay = { 0, 0, AX_LOG, FMT_NUM, "operations per second (log scale)", NULL, 0 };
         line_chart(f, title, &ax, &ay, sr, nrows);
         if (ns) {
             for (size_t k = 0; k < ns; k++) {
@@ -1720,7 +1825,7 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
             }
             snprintf(title, sizeof title, "%s: bytes/s by data size (1 thread)", family);
             axis bx = { -0.5, (double)ns - 0.5, AX_CAT, FMT_NUM, "data size", catp, ns };
-            axis by = { 0, 1, AX_LINEAR, FMT_NUM, "bytes per second", NULL, 0 };
+            axis by = { 0, 0, AX_LOG, FMT_BYTES, "bytes per second (log scale)", NULL, 0 };
             line_chart(f, title, &bx, &by, sr, nrows);
         }
     }
@@ -1838,7 +1943,9 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
         summary_table(f, doc);
         fputs("<footer>Generated by hsmbench ", f);
         esc(f, HSMBENCH_VERSION);
-        fputs(" from a datasheet (hsmbench datasheet).</footer>\n</body></html>\n", f);
+        fputs(" from a datasheet (hsmbench datasheet).", f);
+        fputs(axes_rule, f);
+        fputs("</footer>\n</body></html>\n", f);
         return ferror(f) ? -1 : 0;
     }
     capacity_section(f, doc, sections);
@@ -1856,7 +1963,9 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
     fputs(" from a ", f);
     esc(f, BENCH_RESULT_SCHEMA);
     fputs(" document. Latency figures come from histograms with three significant digits; "
-          "percentile curves use the HdrHistogram convention.</footer>\n</body></html>\n", f);
+          "percentile curves use the HdrHistogram convention.", f);
+    fputs(axes_rule, f);
+    fputs("</footer>\n</body></html>\n", f);
     return ferror(f) ? -1 : 0;
 }
 

@@ -280,14 +280,21 @@ const char *bench_fmt_ns(double ns, char *buf, unsigned len)
 
 const char *bench_fmt_bytes(double b, char *buf, unsigned len)
 {
-    if (b < 1e3)
+    /* Binary units, the units data sizes are chosen in (8192 is 8 KiB, not
+     * "8.2 kB"); a whole number of the unit without a decimal, so a size
+     * reads as it was given. */
+    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+    if (!(fabs(b) >= 1024)) {
         snprintf(buf, len, "%.0f B", b);
-    else if (b < 1e6)
-        snprintf(buf, len, "%.1f kB", b / 1e3);
-    else if (b < 1e9)
-        snprintf(buf, len, "%.1f MB", b / 1e6);
-    else
-        snprintf(buf, len, "%.2f GB", b / 1e9);
+        return buf;
+    }
+    double v = b / 1024;
+    size_t u = 0;
+    while (fabs(v) >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.1f %s", v, unit[u]);
     return buf;
 }
 

@@ -76,7 +76,9 @@ int bench_parse_pct(const char *flag, const char *text, double min, double max, 
 
 /* Format a duration given in ns the way k6 does: "812µs", "4.21ms", "1.02s". */
 const char *bench_fmt_ns(double ns, char *buf, unsigned len);
-/* Format a byte count: "512 B", "1.5 kB", "3.2 MB" (decimal units, as k6). */
+/* Format a byte count in binary units (1 KiB = 1024 B), sizes and rates
+ * alike: "512 B", "8 KiB", "1.5 KiB", "3.1 MiB" (a rate: append "/s").
+ * k6's own summary keeps k6's decimal units (rest/transport/k6.c). */
 const char *bench_fmt_bytes(double bytes, char *buf, unsigned len);
 
 /* True when bench_out_write (bench/util/outfile.h) can write the path: an

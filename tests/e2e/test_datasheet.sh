@@ -70,7 +70,7 @@ file_has "datasheet page: each test's stability, as its latency step ended" "$T/
     '<td class="n">(&#177;[0-9.]+ %|not: &#177;[0-9.]+ %|too short \([0-9]+ batches\))</td>'
 file_has "datasheet page: the AES table" "$T/a.html" '<h3>AES</h3>'
 file_has "datasheet page: columns of latency, peak, knee and bytes/s per size" "$T/a.html" \
-    '<th class="n">p50 \(1 thread\)</th><th class="n">p99 \(1 thread\)</th>.*<th class="n">knee \(threads\)</th>.*<th class="n">bytes/s 8.2 kB</th>'
+    '<th class="n">p50 \(1 thread\)</th><th class="n">p99 \(1 thread\)</th>.*<th class="n">knee \(threads\)</th>.*<th class="n">bytes/s 8 KiB</th>'
 file_has "datasheet page: a row per test with its figures" "$T/a.html" \
     '<tr><td>sha256-digest</td><td>-</td><td class="n">[0-9.]+(µs|ms)</td>'
 file_has "datasheet page: throughput by threads, a line a test" "$T/a.html" '<title>AES: throughput by threads</title>'

@@ -31,8 +31,8 @@ json_check "mix: per-type counts within 5 sigma of the weights" "$T/w.json" "$WE
 # aes-gcm-encrypt processes data: the mix's bytes are its successes times its data size
 json_check "mix: bytes_per_s counts the aes-gcm-encrypt type's data" "$T/w.json" \
     'runs[0]["bytes_per_s"] > 0 and abs(runs[0]["bytes_per_s"] * runs[0]["duration_s"] - [c for c in runs[0]["breakdown"]["type"] if c["class"] == "aes-gcm-encrypt"][0]["ops"] * 1024) <= 1024 + runs[0]["bytes_per_s"] * 1e-6'
-file_has "mix: the summary's data line" "$T/w.out" '^ +data\.+: [0-9.]+ [kM]?B +[0-9.]+ [kMG]?B/s$'
-file_has "mix: the HTML page shows the data rate" "$T/w.html" '<th>data rate</th><td class="n">[0-9.]+ [kMG]?B/s'
+file_has "mix: the summary's data line (binary units)" "$T/w.out" '^ +data\.+: [0-9.]+ ([KM]i)?B +[0-9.]+ ([KMG]i)?B/s$'
+file_has "mix: the HTML page shows the data rate (binary units)" "$T/w.html" '<th>data rate</th><td class="n">[0-9.]+ ([KMG]i)?B/s'
 file_lacks "mix: the HTML page does not say data 0 B" "$T/w.html" 'data 0 B'
 file_lacks "mix: neither the header nor the summary says data 0 B" "$T/w.out" 'data 0 B'
 # The types' data sizes differ (32 B signed, 1 KiB encrypted): the header and

@@ -56,7 +56,7 @@ reads; change a label there when a view's wording changes)
         section (th/td pairs: duration, operations successes, attempts, rate
         ops_per_s, errors, error rate error_pct, latency min/avg/p50/.../max,
         data bytes_per_s); its "by type"/"by token" tables; its charts (CHARTS: the
-        dots' titles "operations/s 1s: N", "errors/s", "p50", "p99" of each second,
+        dots' titles "operations/s 1s: N", "errors/s" (its own chart), "p50", "p99" of each second,
         "Errors by code"); the environment table (TLS, token(s))
     report (hsmbench report FILE; columns by header): OPS successes, ATTEMPTS,
         OPS/S, P50, P99, ERRORS error_pct, THREADS, STATUS
@@ -162,12 +162,14 @@ def dur_us(s):
     return Fig(float(m.group(1)) * k, half_digit(m.group(1)) * k, s)
 
 
-BYTES = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+# hsmbench's views write binary units (1.5 KiB); k6's summary, as k6, decimal (1.5 kB).
+BYTES = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+         "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4}
 
 
 def bytes_of(s):
-    """'1.6 MB/s', '370.7 kB' -> Fig in bytes (decimal units); None when not one."""
-    m = re.match(r"^(\d+(?:\.\d+)?) ?(B|kB|MB|GB|TB)(/s)?$", s.strip())
+    """'1.6 MiB/s', '370.7 KiB', k6's '1.6 MB/s' -> Fig in bytes; None when not one."""
+    m = re.match(r"^(\d+(?:\.\d+)?) ?(B|kB|MB|GB|TB|KiB|MiB|GiB|TiB)(/s)?$", s.strip())
     if not m:
         return None
     k = BYTES[m.group(2)]
@@ -575,7 +577,8 @@ def parse_html(text):
 
 
 # The run section's charts: their dots' titles ("operations/s 1s: 1002").
-CHARTS = {"Operations per second": {"operations/s": "per-second successes/s", "errors/s": "per-second errors/s"},
+CHARTS = {"Operations per second": {"operations/s": "per-second successes/s"},
+          "Errors per second": {"errors/s": "per-second errors/s"},
           "Latency per second": {"p50": "per-second p50", "p99": "per-second p99"}}
 
 

@@ -86,8 +86,13 @@ static void test_format(void)
     CHECK(strcmp(bench_fmt_ns(1020000000, b, sizeof b), "1.02s") == 0);
     CHECK(strcmp(bench_fmt_ns(646800, b, sizeof b), "646.8µs") == 0);
     CHECK(strcmp(bench_fmt_bytes(512, b, sizeof b), "512 B") == 0);
-    CHECK(strcmp(bench_fmt_bytes(1500, b, sizeof b), "1.5 kB") == 0);
-    CHECK(strcmp(bench_fmt_bytes(3200000, b, sizeof b), "3.2 MB") == 0);
+    /* binary units: a data size as it was chosen (issue 41) */
+    CHECK(strcmp(bench_fmt_bytes(1024, b, sizeof b), "1 KiB") == 0);
+    CHECK(strcmp(bench_fmt_bytes(8192, b, sizeof b), "8 KiB") == 0);
+    CHECK(strcmp(bench_fmt_bytes(1500, b, sizeof b), "1.5 KiB") == 0);
+    CHECK(strcmp(bench_fmt_bytes(3200000, b, sizeof b), "3.1 MiB") == 0);
+    CHECK(strcmp(bench_fmt_bytes(1048576, b, sizeof b), "1 MiB") == 0);
+    CHECK(strcmp(bench_fmt_bytes(1.5 * 1024 * 1024 * 1024, b, sizeof b), "1.5 GiB") == 0);
 }
 
 static void test_path_writable(void)

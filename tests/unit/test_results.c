@@ -821,10 +821,14 @@ static void test_html(void)
         CHECK(strstr(text, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;") != NULL);
         CHECK(strstr(text, " src=") == NULL && strstr(text, "href=\"http") == NULL && strstr(text, "url(") == NULL);
         CHECK(count(text, "http") == count(text, "http://www.w3.org/2000/svg") + 1);   /* + the CSP meta's http-equiv */
-        /* 4 charts for each of the 3 measured runs, 2 for the threads sweep. */
-        CHECK_MSG(count(text, "<svg ") == 14, "%zu charts", count(text, "<svg "));
+        /* 4 charts for each of the 3 measured runs, 2 for the threads sweep;
+         * one quantity an axis: run 1's errors per second, run 2's threads
+         * (a blocking run's target is its --stages threads) each on its own. */
+        CHECK_MSG(count(text, "<svg ") == 16, "%zu charts", count(text, "<svg "));
         CHECK(strstr(text, "Throughput by threads") != NULL && strstr(text, "id=\"sweeps\"") != NULL);
-        CHECK(strstr(text, ">target</text>") != NULL);          /* the target series' legend */
+        CHECK(strstr(text, "<title>Threads (--stages)</title>") != NULL);
+        CHECK(strstr(text, ">threads (the stages&#39; target)</text>") != NULL);
+        CHECK(strstr(text, "<title>Errors per second</title>") != NULL);
         CHECK(strstr(text, ">errors/s</text>") != NULL);        /* run 1 had errors */
         CHECK(strstr(text, "Latency by percentile") != NULL && strstr(text, ">99.9%</text>") != NULL);
         CHECK(strstr(text, "\xe2\x9c\x93 <code>p99&lt;1ms</code>") != NULL);
