@@ -13,6 +13,20 @@
 # serial: the latency, peak and knee come from the mock's service time
 . "$TOP/tests/e2e/lib.sh"
 
+# interrupt_at ERE FILE PID TENTHS: Ctrl-C the datasheet PID once FILE has a
+# line matching ERE (or after TENTHS tenths of a second, or when it ended);
+# sets $rc to its exit status.
+interrupt_at() {
+    n=0
+    while ! grep -Eq "$1" "$2" && kill -0 "$3" 2>/dev/null && [ "$n" -lt "$4" ]; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+    kill -INT "$3" 2>/dev/null
+    wait "$3"
+    rc=$?
+}
+
 need_mock || exit 0
 
 FAST='service=fixed:1ms;cores=2'
@@ -89,15 +103,7 @@ fi
 # shellcheck disable=SC2086
 env HSMBENCH_MOCK="$FAST;objects-file=$T/objects-i" "$HSMBENCH" datasheet --module "$MOCK" $PLAN \
     --json "$T/i.json" >"$T/i.out" 2>"$T/i.err" </dev/null &
-bg=$!
-n=0
-while ! grep -Eq '^datasheet: step [6-9] of' "$T/i.out" && kill -0 "$bg" 2>/dev/null && [ "$n" -lt 150 ]; do
-    sleep 0.1
-    n=$((n + 1))
-done
-kill -INT "$bg" 2>/dev/null
-wait "$bg"
-rc=$?
+interrupt_at '^datasheet: step [6-9] of' "$T/i.out" $! 150
 cp "$T/i.out" "$T/out"
 cp "$T/i.err" "$T/err"
 check "SIGINT mid-datasheet: exit 130, the message says how to resume" 130 '' \
@@ -142,15 +148,7 @@ check "run --test all on a mock of few mechanisms: exit 0" 0
 : >"$T/f.out"
 env HSMBENCH_MOCK="$FEW" "$HSMBENCH" datasheet --module "$MOCK" --step-time 0.1s --max-threads 1 \
     --json "$T/f.json" >"$T/f.out" 2>"$T/f.err" </dev/null &
-bg=$!
-n=0
-while ! grep -q '^datasheet: step 1 of' "$T/f.out" && kill -0 "$bg" 2>/dev/null && [ "$n" -lt 100 ]; do
-    sleep 0.1
-    n=$((n + 1))
-done
-kill -INT "$bg" 2>/dev/null
-wait "$bg"
-rc=$?
+interrupt_at '^datasheet: step 1 of' "$T/f.out" $! 100
 cp "$T/f.out" "$T/out"
 cp "$T/f.err" "$T/err"
 check "datasheet of every test on a mock of few mechanisms: interrupted at its first step" 130
