@@ -4,7 +4,10 @@
 # report) within a memory bound the old reader could not keep, their
 # outputs byte for byte those of hsmbench before the series were read
 # compactly (tests/e2e/report_memory.golden: their SHA-256, made by the old
-# binary from the same files).  The files: a real run of the mock
+# binary from the same files; report.html's made again by the binary whose
+# page gave threads, errors/s and log latency axes their own charts and
+# sizes binary units, issue 41: what it reads is unchanged, the page
+# around it is not).  The files: a real run of the mock
 # (report_memory_seed.json) stretched by big_results.py to 100 000 seconds
 # (18 MB) and two generators' 50 000 (9 MB each).  Each second's text is
 # read into a struct and the document's rest parsed by jansson (see
