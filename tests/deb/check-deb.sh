@@ -93,8 +93,8 @@ for page in "$top"/man/*.[1-9]; do
     sec=${page##*.}
     [ -f "$R/usr/share/man/man$sec/$(basename "$page").gz" ] || miss="$miss man$sec/$(basename "$page")"
 done
-if [ -z "$miss" ]; then pass "the program, both modules, every manual page, the completion and the docs"
-else fail "the program, both modules, every manual page, the completion and the docs" "missing:$miss"; fi
+if [ -z "$miss" ]; then pass "the program, its three modules, every manual page, the completion and the docs"
+else fail "the program, its three modules, every manual page, the completion and the docs" "missing:$miss"; fi
 
 # The paths compiled in are the package's, not the build tree's.
 if grep -aqF "/usr/lib/$triplet/hsmbench" "$R/usr/bin/hsmbench" &&
