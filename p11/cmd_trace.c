@@ -329,7 +329,8 @@ static json_t *trace_doc(const p11_trace *t, const char *path)
                             "module", "name", slash ? slash + 1 : t->module, "path", t->module, "host",
                             bench_report_host_json());
     json_t *runs = json_array();
-    json_t *tr = json_pack("{s:s,s:I,s:I,s:I,s:i,s:i,s:i,s:I,s:f,s:o,s:o}", "recording", path, "pid",
+    json_t *tr = json_pack("{s:s,s:s,s:I,s:I,s:I,s:i,s:i,s:i,s:I,s:f,s:o,s:o}", "recording", path,
+                           "module", t->module, "pid",
                            (json_int_t)t->pid, "calls", (json_int_t)t->calls, "unfinished",
                            (json_int_t)t->unfinished, "threads", (int)t->threads, "processes",
                            (int)t->processes, "max_inside", (int)t->max_inside, "sessions_opened",
@@ -359,16 +360,6 @@ cleanup:
     json_decref(runs);
     json_decref(tr);
     return doc;
-}
-
-static void print_ns(FILE *f, int width, const bench_hist *h, double p)
-{
-    char buf[24];
-    if (bench_hist_count(h) == 0)
-        snprintf(buf, sizeof buf, "-");
-    else
-        bench_fmt_ns((double)bench_hist_percentile(h, p), buf, sizeof buf);
-    bench_fput_cell(f, buf, width, 1);
 }
 
 /* The operations from the run model of each run: what --json says. */
@@ -403,29 +394,54 @@ static void print_operations(FILE *f, const json_t *doc)
     }
 }
 
-static void print_functions(FILE *f, const p11_trace *t)
+/* A latency summary of the document (µs) as the table shows it: "-" when empty. */
+static void print_us(FILE *f, int width, const json_t *lat, const char *which)
 {
+    char buf[24] = "-";
+    if (json_integer_value(json_object_get(lat, "count")) > 0)
+        bench_fmt_ns(json_number_value(json_object_get(lat, which)) * 1000, buf, sizeof buf);
+    bench_fput_cell(f, buf, width, 1);
+}
+
+/* The recording's own figures, from the document's "trace" element: what
+ * --json says, computed once (trace_doc). */
+static void print_recording(FILE *f, const char *path, const json_t *tr)
+{
+    const long long threads = json_integer_value(json_object_get(tr, "threads"));
+    const long long processes = json_integer_value(json_object_get(tr, "processes"));
+    const long long unfinished = json_integer_value(json_object_get(tr, "unfinished"));
+    fprintf(f, "%s: %s, pid %lld: %lld calls in %.3f s, %lld thread%s in %lld process%s, at most %lld "
+            "inside the module at once", path, bench_json_str(tr, "module", "?"),
+            json_integer_value(json_object_get(tr, "pid")), json_integer_value(json_object_get(tr, "calls")),
+            json_number_value(json_object_get(tr, "duration_s")), threads, threads == 1 ? "" : "s",
+            processes, processes == 1 ? "" : "es", json_integer_value(json_object_get(tr, "max_inside")));
+    if (unfinished)
+        fprintf(f, "; %lld call%s had not returned", unfinished, unfinished == 1 ? "" : "s");
+    fputc('\n', f);
+}
+
+static void print_functions(FILE *f, const json_t *tr)
+{
+    const char *name;
+    const json_t *fn, *count;
     fprintf(f, "\n%-24s %10s %8s %8s %10s %10s %10s %7s\n", "FUNCTION", "CALLS", "ERRORS", "QUERIES",
             "UNFINISHED", "P50", "P99", "INSIDE");
-    for (unsigned i = 0; i < HSMBENCH_TRACE_FN_COUNT; i++) {
-        const p11_trace_fn *fn = &t->fn[i];
-        if (!fn->calls)
-            continue;
-        fprintf(f, "%-24s %10llu %8llu %8llu %10llu ", p11_trace_fn_name(i),
-                (unsigned long long)fn->calls, (unsigned long long)fn->errors,
-                (unsigned long long)fn->size_queries, (unsigned long long)fn->unfinished);
-        print_ns(f, 10, fn->time, 50);
+    json_object_foreach((json_t *)json_object_get(tr, "functions"), name, fn) {
+        fprintf(f, "%-24s %10lld %8lld %8lld %10lld ", name,
+                json_integer_value(json_object_get(fn, "calls")),
+                json_integer_value(json_object_get(fn, "errors")),
+                json_integer_value(json_object_get(fn, "size_queries")),
+                json_integer_value(json_object_get(fn, "unfinished")));
+        print_us(f, 10, json_object_get(fn, "time_us"), "p50");
         fputc(' ', f);
-        print_ns(f, 10, fn->time, 99);
-        fprintf(f, " %7u\n", fn->max_inside);
+        print_us(f, 10, json_object_get(fn, "time_us"), "p99");
+        fprintf(f, " %7lld\n", json_integer_value(json_object_get(fn, "max_inside")));
     }
-    if (t->ncodes) {
+    const json_t *codes = json_object_get(tr, "errors_by_code");
+    if (json_object_size(codes)) {
         fputs("\nerrors by code (every call):", f);
-        for (size_t i = 0; i < t->ncodes; i++) {
-            char name[48];
-            fprintf(f, " %s %llu", p11_rv_name((CK_RV)t->codes[i].rv, name, sizeof name),
-                    (unsigned long long)t->codes[i].count);
-        }
+        json_object_foreach((json_t *)codes, name, count)
+            fprintf(f, " %s %lld", name, json_integer_value(count));
         fputc('\n', f);
     }
 }
@@ -451,19 +467,13 @@ int p11_cmd_trace(int argc, char **argv)
     if (!o.quiet) {
         FILE *f = (o.json && !strcmp(o.json, "-")) || (o.csv && !strcmp(o.csv, "-")) ||
                           (o.html && !strcmp(o.html, "-")) ? stderr : stdout;
-        fprintf(f, "%s: %s, pid %u: %llu calls in %.3f s, %u thread%s in %u process%s, at most %u "
-                "inside the module at once", o.input, t.module, t.pid, (unsigned long long)t.calls,
-                t.end_ns > t.start_ns ? (double)(t.end_ns - t.start_ns) / 1e9 : 0.0, t.threads,
-                t.threads == 1 ? "" : "s", t.processes, t.processes == 1 ? "" : "es", t.max_inside);
-        if (t.unfinished)
-            fprintf(f, "; %llu call%s had not returned", (unsigned long long)t.unfinished,
-                    t.unfinished == 1 ? "" : "s");
-        fputc('\n', f);
+        const json_t *tr = json_object_get(doc, "trace");
+        print_recording(f, o.input, tr);
         if (t.ngroups)
             print_operations(f, doc);
         else
             fputs("no operations (no encrypt, decrypt, digest, sign, verify or key call)\n", f);
-        print_functions(f, &t);
+        print_functions(f, tr);
         bench_flush(f);
     }
     if (o.json && bench_report_write(o.json, doc) != 0)

@@ -473,8 +473,6 @@ static int op_end(reader *rd, p11_trace_group *g, const hsmbench_trace_record *r
         if (add_code(&g->codes, &g->ncodes, r->rv) != 0)
             return -1;
     }
-    if (g->inside > s->max_inside)
-        s->max_inside = g->inside;
     return 0;
 }
 
@@ -602,8 +600,6 @@ static int one_call(reader *rd, const stream *st, const hsmbench_trace_record *r
         g->inside++;
         if (g->inside > g->max_inside)
             g->max_inside = g->inside;
-        if (g->nseconds && rd->acc && g->inside > g->seconds[g->nseconds - 1].max_inside)
-            g->seconds[g->nseconds - 1].max_inside = g->inside;
     }
     return 0;
 }

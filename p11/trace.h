@@ -43,7 +43,6 @@ typedef struct p11_trace_code {
 typedef struct p11_trace_sample {
     uint64_t ops, errors;          /* operations that ended in the second */
     uint64_t p50_ns, p99_ns;       /* of its successes' time in the module */
-    unsigned max_inside;           /* the most operation calls inside at once */
 } p11_trace_sample;
 
 /* Operations of a group ended in sessions of one slot (the slot given to
