@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # hsmbench - benchmark suite for PKCS#11 modules and key-management REST services.
 #
 #   make            build into $(BUILD) (default: build/)

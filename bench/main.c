@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/main.c - the hsmbench command: dispatch to a subcommand.
  *

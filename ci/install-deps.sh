@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # ci/install-deps.sh - install what hsmbench needs to build, test and demo,
 # from Debian's archive.  Installs only what is missing; safe to re-run.
 # As root it uses apt-get directly, otherwise sudo when there is one.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bash completion for hsmbench(1)                                -*- shell-script -*-
 #
 # Installed as $(PREFIX)/share/bash-completion/completions/hsmbench; or, by

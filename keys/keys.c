@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* keys/keys.c - generate, find and destroy benchmark keys in the token. */
 #include "keys/keys.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keys/keys.h - the benchmark's own keys: generated in the token, imported
  * from key material we hold (OpenSSL), or found by label/ID.  What we made

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keys/material.c - keys we hold in software: made with OpenSSL (for
  * --verify), loaded from a file (--static-key), created in the token with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mock/mockhsm.c - a PKCS#11 module that behaves like an HSM, for
  * proving hsmbench's measurements against delays it injects itself.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mock/nullp11.c - a PKCS#11 module that does nothing, as fast as
  * possible.

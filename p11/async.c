@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/async.c - PKCS#11 3.2 asynchronous sessions (C_AsyncComplete). */
 #include "p11/async.h"
 

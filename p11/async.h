@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/async.h - PKCS#11 3.2 asynchronous sessions as the timing core's
  * asynchronous slots: with them a non-blocking run keeps many operations in

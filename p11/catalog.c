@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/catalog.c - every test hsmbench knows, and what each needs of a token. */
 #include "p11/tests.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/cmd.h - the PKCS#11 subcommands, called from bench/main.c. */
 #ifndef P11_CMD_H
 #define P11_CMD_H

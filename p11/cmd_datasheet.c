@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/cmd_datasheet.c - "hsmbench datasheet": a token's datasheet in one
  * command.

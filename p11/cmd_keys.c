@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/cmd_keys.c - "hsmbench keys create | list | destroy": benchmark keys
  * kept on the token between runs, under the label prefix "hsmbench-", so

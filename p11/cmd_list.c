@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/cmd_list.c - "hsmbench list modules | slots | mechanisms | tests". */
 #include "p11/cmd.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/cmd_menu.c - "hsmbench menu": pkpspeed's interactive dialogue.
  *

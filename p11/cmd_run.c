@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/cmd_run.c - "hsmbench run": batch benchmarks of a PKCS#11 token. */
 #include "p11/cmd.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/demo.c - a SoftHSM token of our own, made through PKCS#11 itself. */
 #include "p11/demo.h"
 

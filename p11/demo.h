@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/demo.h - the private SoftHSM token hsmbench uses when no module is
  * named.  It lives under $HSMBENCH_HOME (default $XDG_STATE_HOME/hsmbench,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/leftover.c - bounded destroys, and the list of what they left behind. */
 #include "p11/leftover.h"
 

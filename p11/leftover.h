@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/leftover.h - objects hsmbench made and could not destroy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/mix.c - a --mix: operation types drawn by weight, one run. */
 #include "p11/mix.h"
 

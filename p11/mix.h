@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/mix.h - a --mix: one run whose operations are drawn by weight from
  * several catalogue tests, each with its own prepared keys and input.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/module.c - find, load and initialise a PKCS#11 module (via p11-kit). */
 #include "p11/module.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/module.h - loading and initialising a PKCS#11 module.
  *

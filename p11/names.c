@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/names.c - PKCS#11 constants as the names people search for.
  *

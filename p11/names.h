@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/names.h - PKCS#11 return values, mechanisms and flags by name. */
 #ifndef P11_NAMES_H
 #define P11_NAMES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/ops.c - the PKCS#11 workload: one operation per do_one(), and the
  * untimed after() that cleans up, recovers and checks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/pkcs11_3x.h - the PKCS#11 3.0 and 3.2 definitions that
  * p11-kit's pkcs11.h (a v2.40 header) lacks: interfaces, the 3.0 and 3.2

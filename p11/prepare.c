@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/prepare.c - everything a test needs before the clock starts: its keys
  * (generated, imported, or found), its input, and what a right result looks

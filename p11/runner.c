@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/runner.c - one catalogue test from capability check to clean-up. */
 #include "p11/runner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/runner.h - one catalogue test on an open token, from capability check
  * to clean-up, run through the run driver (bench/driver/session.h), which keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/target.c - selection flags to a logged-in token. */
 #include "p11/target.h"
 

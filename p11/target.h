@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/target.h - from the selection flags to a token ready to benchmark:
  * the module loaded and initialised, the token chosen, a control session

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/tests.h - the test catalogue and the PKCS#11 workload behind it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p11/token.c - slots, tokens, URIs and login. */
 #include "p11/token.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/token.h - choosing the token (by slot, label or PKCS#11 URI), and
  * logging in to it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/used_functions.h - every function-list entry hsmbench calls, as an
  * X-macro: X(C_Initialize) ...  p11/module.c checks each is present before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/verify.c - results checked outside the token, with OpenSSL.
  *

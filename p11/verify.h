@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * p11/verify.h - the software side of the tests: OpenSSL makes the inputs a
  * token must accept (signatures to verify, ciphertexts to decrypt) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/client.c - shared plumbing of the REST workloads. */
 #include "rest/client.h"
 

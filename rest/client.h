@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/client.h - what the EKM and SDKMS workloads share: the run's HTTP
  * settings and statistics, set-up requests that retry what may pass on a

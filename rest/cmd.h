@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/cmd.h - the REST subcommands, called from bench/main.c. */
 #ifndef REST_CMD_H
 #define REST_CMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/cmd_rest.c - "hsmbench rest ekm|sdkms": load a key-management REST service. */
 #include "rest/cmd.h"
 

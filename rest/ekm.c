@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/ekm.c - EKM wrap/unwrap: bodies, checks, the workload. */
 #include "rest/ekm.h"
 

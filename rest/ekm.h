@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/ekm.h - the Google Cloud EKM wrap/unwrap API as a workload (the
  * endpoints Thales CipherTrust CCKM and other EKM partners serve).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/http_any.c - any HTTP(S) request: expectations, headers, the workload. */
 #include "rest/http_any.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/http_any.h - any HTTP(S) request as a workload: "hsmbench rest http".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/http_cmd.c - "hsmbench rest http": any HTTP(S) endpoint under the
  * timing core, and --tls-matrix, the same request over plain HTTP, TLS with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/jscan.c - the answer's one field, read without building the document. */
 #include "rest/jscan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/jscan.h - the answer's one field, read without building the document.
  *

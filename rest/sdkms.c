@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/sdkms.c - SDKMS sessions, keys and crypto calls as a workload. */
 #include "rest/sdkms.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/sdkms.h - the Fortanix SDKMS (DSM) REST API as a workload, the way
  * the sdkms-performance-testbench drives it:

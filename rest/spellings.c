@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/spellings.c - k6's, the SDKMS bench's and JMeter's spellings of the
  * REST commands' options (rest/spellings.h). */
 #include "rest/spellings.h"

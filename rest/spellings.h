@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/spellings.h - the old tools' spellings of the REST commands' options:
  * k6's (the Thales EKM package, the OPA TLS test), the SDKMS test bench's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/cmd.c - "hsmbench serve": a local EKM and SDKMS endpoint doing real
  * cryptography through a PKCS#11 module, for tests and for checking a set-up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve/cmd.h - "hsmbench serve", called from bench/main.c. */
 #ifndef SERVE_CMD_H
 #define SERVE_CMD_H

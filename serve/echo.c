@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve/echo.c - /hello, /echo and /status/NNN for the emulator. */
 #include "serve/echo.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/echo.h - the emulator's plain HTTP routes, for trying
  * "hsmbench rest http" (and any other HTTP client) against a known server:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve/ekm.c - the emulator's EKM: :wrap and :unwrap under a token key. */
 #include "serve/serve.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve/fault.c - parsing and drawing the emulator's faults. */
 #include "serve/fault.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/fault.h - the emulator's fault injection: "--fault 500:0.05,timeout:0.01".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve/keys.c - kids, transient blobs, references. */
 #include "serve/keys.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/keys.h - the emulator's SDKMS key store: kid -> token objects.
  *

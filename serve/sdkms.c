@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/sdkms.c - the emulator's SDKMS: sessions, keys made on the
  * token, and the crypto calls, each a PKCS#11 operation on a session of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/serve.h - the contract between the emulator's HTTP front
  * (cmd.c: options, libmicrohttpd, TLS, faults, replies) and the services

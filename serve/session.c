@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve/session.c - slot-addressed bearer sessions. */
 #include "serve/session.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/session.h - the emulator's SDKMS sessions: bearer tokens made
  * by /sys/v1/session/auth, checked on every call, ended by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve/token.c - the emulator's token: session pool, EKM key, AES-GCM. */
 #include "serve/token.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/token.h - the emulator's PKCS#11 side: the token it works on,
  * a pool of sessions so that each request thread calls the module through a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/dead.py - no exported function without a user outside its file.
 
 From the built objects (BUILD_DIR/obj/**/*.o, nm): every global function a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/examples.py FILE... - the examples of the README and the manual pages,
 one per block, for tests/e2e/test_examples.sh.
 

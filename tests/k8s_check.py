@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/k8s_check.py - check the Kubernetes manifests offline.
 
     python3 tests/k8s_check.py SCHEMA.json CONTAINERFILE MANIFEST.yaml...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/k8s_schema.py - make k8s/schema/kubernetes-1.22.json, the JSON schema
 tests/k8s_check.py validates the Kubernetes manifests (k8s/*.yaml) against.
 

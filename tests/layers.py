@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/layers.py - the house's floors, checked from the code itself.
 
 Every source file belongs to a floor; a file may include headers of its own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/run.sh - the whole suite, as `make check` runs it.
 #
 # Three builds, one runner:

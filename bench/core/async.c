@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/async.c - the asynchronous slots engine of non-blocking runs.
  *

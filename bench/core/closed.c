@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/closed.c - the blocking (closed-loop) engine.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/dispatch.c - the dispatcher of a non-blocking run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/hist.c - constant-memory log-linear latency histogram.
  *

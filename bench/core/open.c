@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/open.c - the non-blocking (open-loop) engine of blocked threads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/pool.c - bench_pool_run: a run of the worker pool from set-up to
  * results.

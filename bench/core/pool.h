@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/pool.h - the closed-loop (blocking) worker pool.
  *

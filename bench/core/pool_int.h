@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/pool_int.h - INTERNAL to the worker pool: not a public header.
  *

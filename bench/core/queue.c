@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/queue.c - the non-blocking run's bounded request queue (no lock),
  * and the pool's use of it: the push that wakes sleeping asynchronous

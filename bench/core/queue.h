@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/queue.h - INTERNAL to the worker pool: the bounded request queue of
  * non-blocking runs, without locks.

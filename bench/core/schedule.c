@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/schedule.c - due times of a rate or a ramp of rates (schedule.h).
  */

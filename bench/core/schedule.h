@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/schedule.h - when a non-blocking run's requests fall due.
  *

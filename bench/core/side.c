@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/core/side.c - per-worker side metrics, merged after the run. */
 #include "bench/core/side.h"
 

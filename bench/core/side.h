@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/side.h - side metrics: what a workload measures beside each
  * operation's latency (the stages of a request, a server's own timings,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/stable.c - MSER-5 and batch means: is the throughput stable?
  * The rules are stable.h's; the references are White (1997) for MSER and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/stable.h - when is a run's throughput stable? (--until-stable)
  *

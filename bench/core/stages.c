@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/core/stages.c - k6-style ramps. */
 #include "bench/core/stages.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/stages.h - load profiles in k6's stage syntax: "5s:70,30s:70,5s:0"
  * ramps linearly to 70 over 5 s, holds 70 for 30 s, ramps to 0 over 5 s.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/core/workload.h - the one interface between the timing core and a workload.
  *

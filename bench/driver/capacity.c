@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/driver/capacity.c - the capacity search's flags, state machine and verdicts
  * (pure: no I/O but the flags' one-line errors); the driver is capdrive.c. */
 #include "bench/driver/capacity.h"

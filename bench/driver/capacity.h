@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/driver/capacity.h - capacity under an objective: the highest open-loop
  * rate at which every objective holds (--find-capacity 'p99<20ms').

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/driver/capdrive.c - the capacity search's driver: each step a run of the
  * run driver (session.c), judged and printed; the answer (capacity.h). */
 #include "bench/driver/capacity.h"

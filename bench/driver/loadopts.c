@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/driver/loadopts.c - the shared load flags and their rules. */
 #include "bench/driver/loadopts.h"
 

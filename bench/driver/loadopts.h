@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/driver/loadopts.h - the load flags every command that drives the core
  * shares (run, rest): threads, bounds, warm-up, mode, schedule, stages,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/driver/outopts.c - the output flags of every command that runs load. */
 #include "bench/driver/outopts.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/driver/outopts.h - the output flags every command that runs load shares
  * (run, menu's equivalent command, rest ekm|sdkms|http): results files,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/driver/progress.c - the progress bar (see progress.h). */
 #include "bench/driver/progress.h"
 

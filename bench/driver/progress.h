@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/driver/progress.h - a one-line progress bar for long runs on a terminal:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/driver/rundesc.c - the run description's load fields. */
 #include "bench/driver/rundesc.h"
 

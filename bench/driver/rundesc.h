@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/driver/rundesc.h - the run description's load fields, from the load.
  *

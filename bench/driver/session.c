@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/driver/session.c - the run driver: one lifecycle for every workload. */
 #include "bench/driver/session.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/driver/session.h - the run driver: everything around a run, written once
  * for every workload.

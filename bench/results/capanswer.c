@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/capanswer.c - a capacity search's answer and objectives as
  * people read them, from the "capacity" object of a results file: what the
  * driver prints at the end of a search, and what `report` and the HTML page

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/capanswer.h - the texts of a capacity search's answer, from
  * its "capacity" JSON object (bench/driver/capacity.h runs the search).

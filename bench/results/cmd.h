@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/cmd.h - the subcommands that work on results files, not on a token:
  * report, compare and merge.  Each takes the arguments after "hsmbench"

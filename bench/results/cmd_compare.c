@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/cmd_compare.c - "hsmbench compare A.json B.json [C.json ...]": the
  * runs of several results files side by side, each against the first file,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/cmd_merge.c - "hsmbench merge A.json B.json ... -o ALL.json": the
  * results of several load generators that ran the same tests at the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/cmd_report.c - "hsmbench report RESULT.json": the CSV and HTML
  * reports (and thresholds) from a saved results file, the same code a live

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/compare_html.c - the comparison as an HTML page (see compare_html.h). */
 #include "bench/results/compare_html.h"
 

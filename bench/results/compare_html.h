@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/compare_html.h - the comparison document of `compare`
  * (hsmbench.compare/1, docs/results-schema.md) as one self-contained HTML

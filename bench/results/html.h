@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/html.h - the HTML report's building blocks, for the views of
  * workload sections (section.h) that draw their own part of a run: escaping,

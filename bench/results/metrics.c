@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/metrics.c - live metrics for Prometheus (text exposition format 0.0.4). */
 #include "bench/results/metrics.h"
 

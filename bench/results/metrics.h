@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/metrics.h - live metrics for Prometheus: --metrics-listen.
  *

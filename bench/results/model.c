@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/model.c - the run model: a run element read once into every figure its views show. */
 #include "bench/results/model.h"
 

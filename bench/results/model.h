@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/model.h - the run model: every figure a view shows of one
  * run, computed once.

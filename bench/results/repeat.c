@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/repeat.c - the interval between runs of run --repeat N. */
 #include "bench/results/repeat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/repeat.h - the interval between runs of run --repeat N.
  *

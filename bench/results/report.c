@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/report.c - the summary people read and the JSON programs read. */
 #include "bench/results/report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/report.h - what a run looks like to people (the per-second line and
  * the k6-style summary) and to programs (the hsmbench.result/3 JSON).

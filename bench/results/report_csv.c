@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/report_csv.c - the CSV report, with the columns of the Fortanix
  * SDKMS REST test bench (so its users' spreadsheets keep working) and p50 and

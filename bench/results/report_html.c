@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/report_html.c - the HTML report: one self-contained page.
  *

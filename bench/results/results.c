@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/results.c - hsmbench.result/3 documents (and /2, /1, upgraded) after the run: loading,
  * validation, matching runs, and merging the files of several load

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/results.h - hsmbench.result/3 (and /2, /1, upgraded) documents after the run: loading and
  * validating a saved file, matching runs, merging the results of several

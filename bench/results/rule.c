@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/rule.c - a comparison's regression rules (see rule.h). */
 #include "bench/results/rule.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/rule.h - the regression rules of a comparison (compare
  * --fail-on): "ops_per_s<-5%", "p99>+10%", "error_pct>+1", "p99>+2ms!",

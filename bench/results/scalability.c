@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/scalability.c - thread sweeps of a results document, fitted and judged. */
 #include "bench/results/scalability.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/scalability.h - the analysis of a blocking thread sweep: the runs of
  * a results document that differ only in thread count, fitted with the

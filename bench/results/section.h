@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/section.h - workload sections of a run: the side metrics a
  * workload writes into each run's JSON element under a key of its own, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/series.c - a run's per-second series, held compactly (see series.h). */
 #include "bench/results/series.h"
 

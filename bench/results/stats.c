@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/stats.c - Mann-Whitney U and a bootstrap interval (see stats.h). */
 #include "bench/results/stats.h"
 

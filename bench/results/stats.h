@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/stats.h - is a difference between two runs real?  Two answers from
  * the per-second throughput samples of each run:

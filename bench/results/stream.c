@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/stream.c - the --out jsonl stream: a JSON line per second. */
 #include "bench/results/stream.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/stream.h - the --out jsonl stream: one JSON line per second
  * of each run, written as the run goes, for other tools (a log shipper, a

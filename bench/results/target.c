@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/target.c - environment.target: building it, reading it, deriving it
  * from older files (see target.h). */
 #include "bench/results/target.h"

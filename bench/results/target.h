@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/target.h - what a results file measured, in one neutral place:
  * environment.target = { "kind", "name", "id" }.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/threshold.c - k6-style thresholds on run results (see threshold.h). */
 #include "bench/results/threshold.h"
 

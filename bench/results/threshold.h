@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/threshold.h - pass/fail criteria on a run's results, in the style of
  * k6's thresholds: `--threshold 'p99<50ms'`, repeatable.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/usl.c - the Universal Scalability Law fit (see usl.h for the method). */
 #include "bench/results/usl.h"
 

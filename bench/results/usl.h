@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/usl.h - the Universal Scalability Law: a fit of throughput against
  * concurrency, its predicted peak, and the knee of a thread sweep.  Pure

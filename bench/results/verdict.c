@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/results/verdict.c - the verdict of a pair of runs, figure by figure (see verdict.h). */
 #include "bench/results/verdict.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/verdict.h - has a run changed?  The verdict of one pair of
  * runs (a base A and a run B of the same test and setup), figure by figure,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/b64.c - strict base64, both alphabets in, the standard one out. */
 #include "bench/util/b64.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/util/b64.h - base64 as REST services write it (RFC 4648).
  *

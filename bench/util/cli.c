@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/cli.c - messages and number parsing for the front ends. */
 #include "bench/util/cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/util/cli.h - what every front end shares: one-line messages, and parsers
  * for the numbers users type (counts, sizes, durations) that reject what is

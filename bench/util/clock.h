@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/clock.h - the one clock every measurement uses. */
 #ifndef BENCH_CLOCK_H
 #define BENCH_CLOCK_H

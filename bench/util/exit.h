@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/exit.h - the exit codes users script against (see hsmbench(1)). */
 #ifndef BENCH_EXIT_H
 #define BENCH_EXIT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/heap.h - the process's heap while it measures. */
 #ifndef BENCH_HEAP_H
 #define BENCH_HEAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/options.c - getopt tables and --help listings from the option table. */
 #include "bench/util/options.h"
 

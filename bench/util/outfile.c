@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/outfile.c - see outfile.h for the rules. */
 #include "bench/util/outfile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/util/outfile.h - writing results files without damaging what a path
  * names: the one place every output (--json, --csv, --html, report, merge

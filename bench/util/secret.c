@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/secret.c - reading secrets without leaving them about. */
 #include "bench/util/secret.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/util/secret.h - PINs, tokens and API keys: where they may come from and
  * how they are kept.  A secret comes from an environment variable, a file,

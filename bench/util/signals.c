@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/signals.c - see signals.h for why this is where the globals are. */
 #include "bench/util/signals.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/util/signals.h - the stopping signals and a closed standard output
  * as a flag the sampler polls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench/util/url.c - an http(s) URL parsed once (see url.h). */
 #include "bench/util/url.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/util/url.h - an http(s) URL, parsed once at the edge (an option's
  * check) into the one structure every part uses: the REST workloads and

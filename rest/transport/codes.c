@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/codes.c - error classes and their names. */
 #include "rest/transport/codes.h"
 

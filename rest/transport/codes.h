@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/codes.h - why a REST operation failed, as one bench_code.
  *

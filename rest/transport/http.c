@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/http.c - libcurl easy handle per worker, phases, redacted logging. */
 #include "rest/transport/http.h"
 

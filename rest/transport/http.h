@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/http.h - one worker's HTTP client: a libcurl easy handle that keeps
  * its connection alive between requests, TLS as asked, and the k6 phase

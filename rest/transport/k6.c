@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/k6.c - k6's end-of-test summary metrics for a REST run. */
 #include "rest/transport/k6.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/k6.h - k6's end-of-test summary for REST runs: every metric of k6's
  * text summary, with k6's names and meanings.  rest_k6_json computes them once

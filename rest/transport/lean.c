@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/lean.c - HTTP/1.1 keep-alive over a socket of its own (see lean.h). */
 #include "rest/transport/lean.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/lean.h - the lean HTTP/1.1 engine: one kept-alive
  * connection per worker (or non-blocking slot), plain or TLS (OpenSSL),

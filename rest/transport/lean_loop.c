@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/lean_loop.c - the lean engine behind non-blocking REST runs (see lean_loop.h). */
 #include "rest/transport/lean_loop.h"
 

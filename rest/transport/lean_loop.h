@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/lean_loop.h - non-blocking REST runs on the lean HTTP/1.1
  * engine (rest/transport/lean.h): each worker thread waits in one epoll

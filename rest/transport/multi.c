@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/multi.c - the curl multi engine behind non-blocking REST runs. */
 #include "rest/transport/multi.h"
 #include "rest/transport/http.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/multi.h - non-blocking REST runs on libcurl's multi interface.
  *

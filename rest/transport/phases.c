@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/phases.c - curl stamps to k6 phases (see phases.h for the table). */
 #include "rest/transport/phases.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/phases.h - k6's request phases from libcurl's timestamps.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/slots.c - the non-blocking engines' slots (see slots.h). */
 #include "rest/transport/slots.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/slots.h - what the two non-blocking REST engines share:
  * the libcurl multi engine (rest/transport/multi.c) and the lean engine's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/stats.c - request phases, statuses and server timings for a run. */
 #include "rest/transport/stats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/stats.h - what the HTTP layer adds to a run's figures, as side
  * metrics of the core (bench/core/side.h): k6's request phases

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest/transport/views.c - the "http" section of REST results: thresholds, merge, HTML (see views.h). */
 #include "rest/transport/views.h"
 

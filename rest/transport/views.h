@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/views.h - the "http" section of a REST run's results (the
  * object rest_stats_json writes), as the results floor shows it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rest/transport/xfer.h - one REST operation as a sequence of transfers.
  *

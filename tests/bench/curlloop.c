@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/bench/curlloop.c - the minimal libcurl loop the REST benchmark
  * compares hsmbench against: the same request through the same libcurl,

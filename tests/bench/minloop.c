@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/bench/minloop.c - the minimal loop `make bench` holds hsmbench to.
  *

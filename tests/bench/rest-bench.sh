@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/rest-bench.sh [BUILD] - how fast the REST client itself is.
 #
 # A private nginx on 127.0.0.1 answers every POST with a fixed EKM wrap

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/run-bench.sh BUILD - what `make bench` prints.
 #
 # 1. Harness overhead: for each first test at 1 and 2 threads on the demo

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/stable-coverage.sh BUILD - does --until-stable's interval hold
 # the true rate as often as it says (issue 26, item 4)?
 #

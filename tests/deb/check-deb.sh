@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/deb/check-deb.sh BUILD - "make check-deb": build the Debian package
 # (make deb), check it with lintian, unpack it into a scratch root (dpkg -x,
 # nothing is installed on this machine) and run what it installed there:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/big_results.py RUN.json OUT.json SECONDS [SHIFT_MS] - a large,
 # valid results file made from a real run (RUN.json, one measured run): its
 # run stretched to SECONDS seconds with one per_second element a second, as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/lib.sh - helpers every end-to-end script sources.
 #
 # Environment from tests/run.sh: HSMBENCH (the binary under test), NULLP11

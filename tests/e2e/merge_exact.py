@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/merge_exact.py A.json B.json M.json - what every merge of two
 # generators' files must hold, run by run: M's histogram is the slot-by-slot
 # sum of A's and B's, its latency_us the percentiles of that one histogram

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_capacity.sh - --find-capacity against targets whose capacity
 # is known: the mock HSM (service time x cores: 2 ms on 4 cores serves
 # 2000 operations a second) for run, and hsmbench serve in front of the mock

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The whole test catalogue on SoftHSM with results checked by OpenSSL; keys
 # users control (static, existing, token); nothing left behind on any path.
 . "$TOP/tests/e2e/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_compare.sh - hsmbench compare on real runs: the null module
 # against SoftHSM (throughputs differ by orders of magnitude: slower), a file
 # against itself (no change), runs of other settings (flagged, not

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_datasheet.sh - hsmbench datasheet (issue 26) on the mock HSM,
 # whose figures are known: service=fixed:1ms;cores=2 serves one thread at
 # about 1000/s with 1 ms of latency and two threads and more at 2000/s, so

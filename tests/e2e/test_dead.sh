@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_dead.sh - no dead code exported (tests/dead.py): every
 # global function has a user outside its file (another object of the
 # program, or a unit test or fuzz harness that exercises it), and every

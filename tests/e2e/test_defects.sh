@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_defects.sh - the smaller defects of issue 13 (item 8):
 # find-objects searches what --key-label/--key-id name; HTTP 999 and a 200 KB
 # header are named; --static-key DIR and --uri 'pkcs11:token=%00x' get clear

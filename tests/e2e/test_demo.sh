@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_demo.sh - hsmbench's own SoftHSM token: made once on first
 # use under $HSMBENCH_HOME (or $XDG_STATE_HOME), reused afterwards, and made
 # exactly once even when several hsmbench processes start together.

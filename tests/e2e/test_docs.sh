@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_docs.sh - the documentation and install bits keep up with the
 # code: every manual page formats without a warning; every flag of
 # "run --help" is in the README; the completion loads in bash; "make install" installs the program,

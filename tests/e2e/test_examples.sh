@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_examples.sh - every example of the README and of the manual
 # pages' EXAMPLES sections runs as written, after the README's two set-up
 # commands.  tests/examples.py extracts them (README: the "$ " lines of its

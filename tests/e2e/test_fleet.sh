@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_fleet.sh - a fleet of load generators as the Kubernetes
 # example runs it, without a cluster:
 #  - the manifests (k8s/*.yaml) and the image (Containerfile) checked offline

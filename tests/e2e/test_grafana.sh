@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_grafana.sh - the Grafana dashboard (grafana/hsmbench-fleet.json):
 # its JSON structure (panels with unique ids, a place on the grid and a
 # Prometheus query each; the run, generator and test variables), what it

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_hostile.sh - hostile modules and results files (issue 13,
 # items 3 and 4): a function list with NULL entries, or none at all, is one
 # line and exit 3, never a crash; results files with absurd numbers,

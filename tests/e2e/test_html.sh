@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_html.sh - the HTML report of real runs (a threads sweep, a
 # target series, a hostile test name), opened in a real headless Chromium:
 # it must render without console errors, hold its SVG charts, and produce a

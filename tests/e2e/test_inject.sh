@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_inject.sh - values a server sends that hsmbench sends back
 # (issue 23, item 3): an SDKMS access_token or kid with CR LF in it is
 # refused (BAD_VALUE), never a header of a later request; a kid that would

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_jmeter.sh - the JMeter enclave test (seed 004) replayed
 # against hsmbench serve: a thread group (threads, loop count, ramp-up)
 # against GET /hello, and JMeter's non-GUI summariser output ("summary +"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_json.sh - the --json result file (schema hsmbench.result/3).
 . "$TOP/tests/e2e/lib.sh"
 

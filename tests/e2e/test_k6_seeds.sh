@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_k6_seeds.sh - the two k6 seeds replayed against hsmbench
 # serve: 000, the CipherTrust EKM package (k6 run --stage 5s:70,30s:70,5s:0
 # ekm_wrap.js, whose check is "status code" 200, read against k6's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_keyfacts.sh - facts from the key, impossible parameters
 # refused (issue 22, items 4 and 6), on the mock HSM: keys of another size
 # under a label (keys=), a module that accepts a PSS salt that cannot fit

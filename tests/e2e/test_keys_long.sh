@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_keys_long.sh - hsmbench keys with labels of any length
 # (issue 13, item 5): a 300-byte hsmbench- label is listed and destroyed by
 # --all; keys create takes run's key sizes and refuses a label the token

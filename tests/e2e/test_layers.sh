@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_layers.sh - the floors of the house hold (tests/layers.py):
 # no file includes a higher floor's header, no two folders include each
 # other, and no floor's library calls into one above it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_limits.sh - limits named, inputs that never block, numbers
 # refused on overflow, contradictions refused (issue 23, items 6, 8 and 9):
 # a descriptor limit too low for the threads is named before the run (or the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_limits_drain.sh - a REST run's total time is bounded by
 # --duration plus the drain (--timeout), and a request that times out is
 # counted once, in the per-second series and the totals alike (issue 23,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_list.sh - "hsmbench list": tests, modules, slots, mechanisms.
 . "$TOP/tests/e2e/lib.sh"
 

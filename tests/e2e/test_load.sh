@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tsan: yes
 # Load profiles: non-blocking schedules, ramps, think time, per-thread
 # bounds and counted warm-up, on the do-nothing module (timing asserted only

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_menu.sh - hsmbench menu, pkpspeed's dialogue: a piped session
 # whose equivalent commands repeat its runs, bad answers, end of input, the
 # token list, and on a terminal (tmux) the PIN prompt and Ctrl-C.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_merge.sh - hsmbench merge on the results of two load
 # generators started together (two null-module runs): counts and histograms
 # add exactly, percentiles come from the merged histogram, the result is a

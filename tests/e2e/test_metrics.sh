@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_metrics.sh - --metrics-listen: /metrics scraped while a real
 # run goes (the mock HSM with a service time, so it lasts), accepted by
 # promtool, counters that only grow, final counters equal to the results

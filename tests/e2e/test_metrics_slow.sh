@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_metrics_slow.sh - the metrics endpoint cannot be locked out
 # (issue 23, item 4): 70 connections that each send a byte a second and
 # never a whole request, each opened again when dropped, for 12 s, while a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_mix.sh - run --mix (operation types drawn by weight, one
 # run, reported per type) and --lookup (C_FindObjects before each
 # operation), on the mock HSM and on hsmbench's own SoftHSM token.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_mock.sh - hsmbench against the mock HSM (mock/mockhsm.c,
 # hsmbench-mock(7)): the mock injects service times, stalls, errors and
 # quirks itself, so what hsmbench measures can be checked against them.

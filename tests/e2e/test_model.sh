@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_model.sh - every view of a run says what the run model says
 # (issue 21): on the mock HSM with injected errors, "operations" are the
 # successes in the summary, the closing table, the JSON, the CSV, report,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_module.sh - choosing the module and the token: files, p11-kit
 # names, slots, labels, PKCS#11 URIs.  Failures to load or find: exit 3 with
 # one line; malformed input: exit 2.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_null.sh - the do-nothing module ($NULLP11): no PIN, no
 # crypto, millions of operations a second, so it exercises the threaded
 # harness itself (and is cheap enough for ThreadSanitizer).

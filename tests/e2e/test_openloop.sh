@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_openloop.sh - open-loop verdicts (issue 22, item 1): a
 # fixed-rate run whose schedule was not kept is failed, "target saturated",
 # with its counts and achieved rate, exit 1; its latency accounts for every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_options.sh - the option table (bench/util/options.h) is the
 # one truth about every command's options: "hsmbench __options COMMAND" dumps
 # it, and this script fails when anything else disagrees with it, both ways:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_outfiles.sh - results writers never damage what a path
 # names (issue 13, item 1): a device stays a device, a link stays a link and
 # is written through, a link planted at a temporary name is not followed,

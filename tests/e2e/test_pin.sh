@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_pin.sh - where the user PIN comes from, what happens when it
 # is wrong or missing, and that it is never echoed or recorded.
 . "$TOP/tests/e2e/lib.sh"

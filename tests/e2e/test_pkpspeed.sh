@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_pkpspeed.sh - pkpspeed's own answer files and names, from its
 # documentation (seed 002): the Windows pkpspeed_blocking's order (no blocking
 # question), the Linux pkpspeed's (non-blocking, said), AES data sizes that are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The measurement proofs of the load work, against delays the mock HSM
 # injects itself (wide tolerances: this runs on a busy 2-core machine).
 # serial: asserts rates and latencies against the mock's service times and stalls

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_quirks.sh - hsmbench on tokens that misbehave as real ones do
 # (issue 12), through the mock HSM's switches (hsmbench-mock(7)): failures
 # that leave operations active, encrypts answered with the buffer's capacity,

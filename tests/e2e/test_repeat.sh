@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_repeat.sh - run --repeat N (issue 41): each test run N times
 # in a row on the mock HSM, each its own run element marked {run, of}, and
 # the interval between the runs (repeats[]) whose mean is the mean of the

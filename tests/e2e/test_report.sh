@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_report.sh - hsmbench report: the CSV report and the table from
 # real results files, thresholds on saved results, and bad input (one-line
 # errors, exit 2).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_report_memory.sh - report (table, --html, --csv), merge and compare
 # of large results files (issue 23, item 6: a 60 MB file took 610 MB to
 # report) within a memory bound the old reader could not keep, their

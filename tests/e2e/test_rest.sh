@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest.sh - hsmbench rest ekm against hsmbench serve on the
 # loopback: wrap, unwrap and wrap-unwrap over TLS, mutual TLS, certificate
 # verification, connection reuse, credentials, and that no secret leaks.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_faults.sh - bad answers and broken servers: each class
 # of failure is counted under its own name in errors_by_code and the run
 # finishes (exit 1); a server that cannot be reached at set-up is one clear

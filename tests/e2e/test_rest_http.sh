@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_http.sh - hsmbench rest http against hsmbench serve on
 # the loopback: methods and bodies, headers reaching the server, expected
 # statuses, --expect-body and --expect-json, JMeter's summary line, the TLS

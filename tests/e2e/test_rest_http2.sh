@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_http2.sh - --http2 against a real HTTP/2 server (nginx
 # on the loopback, TLS with ALPN; hsmbench serve speaks HTTP/1.1 only): every
 # request goes as HTTP/2, and the non-blocking engine's requests in flight

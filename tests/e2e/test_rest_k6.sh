@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_k6.sh - k6's end-of-test summary (seeds 000 and 003):
 # every k6 metric name in the REST summary, in --summary k6 (k6's order and
 # layout) and in the results' http.k6, for rest ekm, sdkms and http; the

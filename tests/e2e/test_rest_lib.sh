@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_lib.sh - helpers the test_rest*.sh scripts source after
 # lib.sh: throwaway certificates, and hsmbench serve in the background.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_outputs.sh - REST runs go through the same run driver
 # as "hsmbench run": --csv, --html, --threshold and --start-at mean the same
 # there, with the same exit statuses; the REST figures are side metrics of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_parity.sh - the lean HTTP/1.1 engine (--engine lean,
 # rest/transport/lean.c) against libcurl's: the same scenarios run through
 # both, and both must say the same thing.  Each fault of hsmbench serve, at

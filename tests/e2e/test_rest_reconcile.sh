@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_reconcile.sh - the client's counts against the server's,
 # exactly, at scale: hsmbench rest ekm against hsmbench serve --fault, non-
 # blocking (32 and 256 in flight) and blocking (8 threads), every fault kind.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_reports.sh - what compare, merge, report and the HTML
 # page make of REST results files (rest ekm against hsmbench serve):
 # environment.target, different URLs flagged, two REST generators merged

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_sdkms.sh - hsmbench rest sdkms against hsmbench serve:
 # every operation with its algorithms, keys deleted and sessions ended after
 # the run, re-authentication when a session expires, Profiling-Data, and the

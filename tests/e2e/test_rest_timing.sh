@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_rest_timing.sh - hsmbench rest ekm's load profiles and its
 # non-blocking engine (many transfers in flight on one thread) against
 # hsmbench serve on the loopback, timed against the schedule and the

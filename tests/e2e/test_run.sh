@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_run.sh - every test runs on the demo SoftHSM token and prints
 # pkpspeed's per-second line and the k6-style summary.  Short runs only, and
 # no assertion on speed: this is real crypto on a shared machine.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_runner.sh - the test runner itself (tests/run.sh): every
 # script parses; --only runs one test file and ends
 # "N passed, N failed, N skipped" with the right exit status; and, on a

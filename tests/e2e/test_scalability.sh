@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_scalability.sh - the scalability analysis of a blocking thread sweep
 # (bench/results/scalability.c, bench/results/usl.c) against the mock HSM, whose capacity is
 # known: 4 cores of 2 ms each serve at most 2000 operations/s, so adding

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_sdkms_bench.sh - the SDKMS test bench's habits (seed 001),
 # replayed as its README gives them, against hsmbench serve: its
 # environment (export SDKMS_API_KEY=... SDKMS_API_ENDPOINT=..., no flags),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_sdkms_migration.sh - every command of the SDKMS test bench
 # (seed 001's test-bench.sh) translated as docs/sdkms-migration.md says, run
 # against hsmbench serve; scaled down: 2 threads for 1 s instead of the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_secrets.sh - no secret in the process list, a core dump, a
 # URL written out or a header (issue 23, item 7).  Each secret is a random
 # string, looked for as fixed text:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_signal.sh - Ctrl-C (SIGINT) mid-run: exit 130 promptly, the
 # partial results are written, and no benchmark key is left on the token.
 # tsan: yes

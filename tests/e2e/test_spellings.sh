@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_spellings.sh - the old tools' spellings (issue 24): the
 # option table's old spellings ("old" lines of hsmbench __options COMMAND)
 # against docs/migrating.md's table and the README's, both ways; every

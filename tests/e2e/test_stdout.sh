@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_stdout.sh - a failed write to standard output is an error
 # (issue 23, item 5): every command that prints a report or listing to a
 # full device (/dev/full) says so in one line naming standard output and

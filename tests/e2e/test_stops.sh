@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_stops.sh - how a run ends when it is not asked to (issue 13,
 # items 2 and 6): a closed standard output ("| head -1") stops it as Ctrl-C
 # does (keys destroyed, files written, exit 130), never kills it; Ctrl-C in a

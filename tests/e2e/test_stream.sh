@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_stream.sh - --out jsonl=FILE (a JSON line per second: the
 # warm-up's and the measured seconds', each the results file's per-second
 # figures, with the run and generator; to standard output alone with

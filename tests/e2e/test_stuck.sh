@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_stuck.sh - every run ends (issue 22, item 3): a worker inside
 # a module call that never returns (the mock's hang=, a p11-kit server
 # stopped or killed mid-run) ends the run within --stuck-after, as failed,

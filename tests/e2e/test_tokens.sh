@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_tokens.sh - one run spread over several tokens of one module
 # (issue 15, "many tokens"): --slot 1,2,3, --token a,b and --uri given more
 # than once, on three SoftHSM tokens in a private SOFTHSM2_CONF and on the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_until_stable.sh - --until-stable PCT (issue 26, item 1):
 # on the mock HSM with a fixed service time a run stops "stable" well
 # before its bound, with the results file's stable object; on the mock

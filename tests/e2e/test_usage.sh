@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_usage.sh - help, version, and every way to get the command
 # line wrong: exit 2 with exactly one "hsmbench: error:" line naming the
 # culprit, and nothing loaded (no module, no demo token).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_verdict.sh - the figures a run prints are what happened
 # (issue: "numbers that cannot lie"): throughput counts successes, a run
 # whose operations mostly failed is "failed" with its dominant cause, a run

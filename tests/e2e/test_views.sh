@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_views.sh - the cross-view test (issue 21, item 2): a corpus
 # of runs whose true figures are known by construction, every view of each
 # (terminal summary and closing table, JSON, CSV, HTML, report, compare, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/e2e/views.py - the cross-view test's extractors and checks (python3,
 standard library only).  tests/e2e/test_views.sh makes the corpus and calls
 

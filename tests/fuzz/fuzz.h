@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/fuzz/fuzz.h - what the libFuzzer harnesses share: a NUL-terminated
  * copy of the input, and a sink for reports nobody reads.

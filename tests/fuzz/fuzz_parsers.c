@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/fuzz/fuzz_parsers.c - the parsers of what users type: durations,
  * counts, --stages profiles (and what is computed from them), thresholds,

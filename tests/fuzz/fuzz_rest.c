@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/fuzz/fuzz_rest.c - the checks of what a REST server answers: EKM
  * wrap and unwrap answers, SDKMS answers of every operation and its

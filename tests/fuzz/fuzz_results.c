@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/fuzz/fuzz_results.c - the results-file reader (what compare, report
  * and merge load): parse, screen and check a document; when it passes, write

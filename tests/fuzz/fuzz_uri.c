@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/fuzz/fuzz_uri.c - PKCS#11 URI handling (--uri): parsing through
  * p11-kit, the %00 refusal, the module and pin-value it names, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/fuzz/fuzz_url.c - bench/util/url.h on any text: parsing (the
  * --endpoint and --url check), the URLs made from a parsed one (":wrap",

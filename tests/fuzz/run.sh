@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz/run.sh DIR SECONDS - run each libFuzzer harness in DIR
 # (build/fuzz/fuzzers/fuzz_NAME) over its seed corpus tests/fuzz/corpus/NAME
 # (the regression inputs of past findings among them), then fuzz it for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/hostile/hostilep11.c - libhsmbench-hostile.so, a PKCS#11 module with a
  * broken function list, for the tests that hsmbench refuses it in one line

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/hostile/http_answers.py - an EKM endpoint whose answers are legal
 but unusual HTTP/1.1, or broken, so that two HTTP clients (libcurl and the
 lean engine) can be held to the same reading of each

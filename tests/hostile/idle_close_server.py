@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/hostile/idle_close_server.py - an EKM endpoint that closes kept
 connections while they are idle, as a server's keep-alive timeout or a load
 balancer's does: after every EVERY-th answer on a connection it closes the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tests/hostile/loopback_http.py - what the raw-socket hostile HTTP servers
 share (idle_close_server.py, http_answers.py): reading one request off a
 connection, and a loopback listener that hands each connection to a thread

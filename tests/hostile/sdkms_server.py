@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/hostile/sdkms_server.py - an SDKMS server that answers with values
 meant to be sent back in a request and made to break it (issue 23, item 3):
 an access_token or a kid carrying CR LF and a header after it, a kid that

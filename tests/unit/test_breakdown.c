@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_breakdown.c - a run's breakdown by class (workload.h's
  * bench_breakdown) recorded by every engine and reported.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_capsearch.c - the capacity search as a pure state machine,
  * a step's verdict from a run's JSON, the flags and the answer's text.

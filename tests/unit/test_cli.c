@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_cli.c - the number and duration parsers, and formatting. */
 #include <stdio.h>
 #include <stdlib.h>

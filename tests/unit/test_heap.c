@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_heap.c - bench_heap_keep_freed: memory freed and used
  * again on a thread costs no page fault (the REST client's finding: libcurl
  * frees and allocates a 16 KiB buffer per transfer, and glibc's default

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_hist.c - bench/core/hist.c against exact answers.
  *

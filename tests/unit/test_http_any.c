@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_http_any.c - "hsmbench rest http"'s pure parts: expected
  * status sets, JSON paths, header and method checks, judging an answer,

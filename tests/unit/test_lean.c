@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_lean.c - the lean HTTP/1.1 engine's step interface
  * (rest/transport/lean.h) against a scripted server thread on 127.0.0.1:

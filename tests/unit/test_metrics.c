@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_metrics.c - bench/results/metrics.c without a pool: synthetic
  * samples and outcomes in, the exposition text out.  Counters add up over

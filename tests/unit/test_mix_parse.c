@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_mix_parse.c - parsing --mix (p11/mix.c): weights normalised,
  * the order kept, and every malformed list refused with one line.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_mockhsm.c - checks the mock HSM, mock/mockhsm.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_model.c - bench/results/model.c: a run's figures computed
  * once, from the run element, and named once: ops are the successes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_nullp11.c - checks the do-nothing module mock/nullp11.c.
  *

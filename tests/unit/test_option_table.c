@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_option_table.c - the option table: getopt tables and --help
  * listings generated from it, and every command's table well formed. */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_queue.c - the non-blocking run's request queue
  * (bench/core/queue.h): lock-free, bounded, one producer and many consumers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_rest.c - the REST shim's pure parts: base64, phases from
  * curl stamps, error codes and their names, fault specs, EKM and SDKMS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_results.c - bench/results/results.c and the reports: loading and
  * validating results files, merging several generators' files exactly, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_rundesc.c - the run description's load fields, from the load. */
 #include <string.h>
 

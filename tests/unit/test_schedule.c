@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_schedule.c - the non-blocking schedule as a pure function.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_stable.c - bench/core/stable.c (--until-stable) on
  * synthetic series: MSER-5 cuts a known warm-up ramp, within a batch in

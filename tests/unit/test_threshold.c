@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_threshold.c - bench/results/threshold.c: every expression form,
  * the invalid ones, evaluation on synthetic run objects (the JSON a run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_uri_redact.c - p11_uri_redact: every pin-value of a
  * PKCS#11 URI masked, and a cut copy never showing a part of the mask
  * (the fuzz_uri finding: a long URI cut "pin-value=***" to "pin-value=**",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_url.c - bench/util/url.h: what a URL parses into, what is
  * refused and why, the identity (no credentials, default port, query or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_usl.c - the Universal Scalability Law fit, peak and knee (bench/results/usl.c). */
 #include <math.h>
 #include <stdio.h>

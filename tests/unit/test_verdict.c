@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/unit/test_verdict.c - the tests compare judges two runs with
  * (bench/results/stats.c's two-sample tests from what a run keeps of every
