@@ -581,7 +581,7 @@ int p11_replay_seg_finish(p11_replay_seg *s, p11_replay_model *m, const char *pa
         edges[2 * i + 1] = (edge){ end, -1 };
     }
     qsort(edges, 2 * nt, sizeof *edges, edge_cmp);
-    m->span_ns = edges[2 * nt - 1].t - edges[0].t;
+    m->span_ns = edges[2 * nt - 1].t;     /* the last end (p11_replay_finish moves time 0) */
     int under = 0, most = 0;
     for (size_t i = 0; i < 2 * nt; i++) {
         under += edges[i].d;

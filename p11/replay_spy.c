@@ -133,11 +133,12 @@ static int time_line(const char *l, uint64_t *ns, uint64_t *pid, uint64_t *tid, 
 
 int p11_replay_is_spy(const char *head, size_t len)
 {
-    /* the banner, or a call line followed by its time line */
+    /* the banner, or a call line followed by its time line, anywhere in
+     * the head: a log cut at its start may begin inside a call's dump */
     char buf[SPY_LINE], name[64];
     size_t at = 0;
     int saw_call = 0;
-    for (unsigned lines = 0; at < len && lines < 64; lines++) {
+    while (at < len) {
         size_t n = 0;
         while (at + n < len && head[at + n] != '\n' && n + 1 < sizeof buf)
             n++;
@@ -146,18 +147,15 @@ int p11_replay_is_spy(const char *head, size_t len)
         at += n + 1;
         if (n && buf[n - 1] == '\r')
             buf[n - 1] = '\0';
-        if (strcmp(buf, SPY_BANNER) == 0)
+        uint64_t ns, pid, tid;
+        int who;
+        if (strcmp(buf, SPY_BANNER) == 0 || (saw_call && time_line(buf, &ns, &pid, &tid, &who))) {
+            memset(buf, 0, sizeof buf);
             return 1;
-        if (saw_call) {
-            uint64_t ns, pid, tid;
-            int who;
-            return time_line(buf, &ns, &pid, &tid, &who);
         }
-        if (call_line(buf, name, sizeof name))
-            saw_call = 1;
-        else if (buf[0] != '\0')
-            return 0;
+        saw_call = call_line(buf, name, sizeof name);
     }
+    memset(buf, 0, sizeof buf);
     return 0;
 }
 
@@ -171,6 +169,7 @@ typedef struct call {
     uint64_t session, mech, key;      /* NO_VALUE: not in the log */
     uint64_t in_len, out_len;         /* out_len NO_VALUE: none given back */
     int      query;                   /* the output was a length only */
+    int      timed;                   /* its time line was read */
     uint64_t made[2];                 /* handles it made (a session, keys); NO_VALUE */
     uint32_t bits;                    /* a key's size its template gave */
 } call;
@@ -213,6 +212,9 @@ typedef struct spy {
     size_t        nthreads, cap_threads;
     uint32_t      process;            /* banners seen: the process when the log names none */
     int           interleaved, dropped;
+    uint64_t      calls;              /* call lines read */
+    uint64_t      last_ns;            /* the latest time line's */
+    uint32_t      last_pid, last_thread;
     enum attr     want;               /* the next dump line's bytes hold this attribute */
     uint32_t      bits;               /* the key size of the template being read */
 } spy;
@@ -352,9 +354,17 @@ static int returned(spy *s, call *c, uint64_t rv)
         return give(s, 1, kind, c, p->start_ns, NO_VALUE, NO_VALUE, 0, NO_VALUE, p->rv ? p->rv : rv,
                     c->session);
     }
+    if (!p->active && kind != fn && c->mech == NO_VALUE) {
+        /* a part or the end of an operation whose Init is not in the log: its
+         * lines went to another thread's call, or the log began after it */
+        if (role == P11_TRACE_LAST && !c->query && rv != CKR_BUFFER_TOO_SMALL)
+            p11_replay_not_replayed(s->m, p11_trace_fn_name(fn),
+                                    "its Init is not in the log (threads' lines interleave)", 1);
+        return 0;
+    }
     if (!p->active) {
-        /* a part or one-shot with no Init before it in the log (a message call,
-         * a wrap: their own mechanism; else unknown) */
+        /* a one-shot call that is its own operation (a wrap, a message call:
+         * their own mechanism) */
         p->active = 1;
         p->start_ns = c->at_ns;
         p->data = 0;
@@ -493,34 +503,46 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
     char name[64];
     call *c = s->nopen ? &s->open[s->nopen - 1] : NULL;
 
-    if (*pending_time) {
-        /* the line after a call's: its time */
-        uint64_t ns = 0, pid = 0, tid = 0;
-        int who = 0;
-        if (!time_line(l, &ns, &pid, &tid, &who)) {
-            bench_seterr(err, errlen, "%s: line %llu: a call's line is not followed by its time "
-                         "(YYYY-MM-DD HH:MM:SS.mmm): not a pkcs11-spy log, or a damaged one",
-                         s->path, lineno);
-            return -1;
+    uint64_t ns = 0, pid = 0, tid = 0;
+    int who = 0;
+    if (*pending_time && time_line(l, &ns, &pid, &tid, &who)) {
+        /* a call's time: the latest call without one (threads' lines interleave) */
+        call *u = NULL;
+        for (unsigned i = s->nopen; i-- > 0 && !u;)
+            if (!s->open[i].timed)
+                u = &s->open[i];
+        if (!u) {
+            *pending_time = 0;      /* cannot be: counted with the calls */
+            return 0;
         }
-        *pending_time = 0;
-        c->at_ns = ns;
+        u->timed = 1;
+        u->at_ns = s->last_ns = ns;
+        u->pid = s->process;
+        u->thread = P11_REPLAY_NO_THREAD;
         if (who) {
             const int64_t t = thread_of(s, pid, tid);
             if (t < 0)
                 goto oom;
-            c->pid = (uint32_t)pid;
-            c->thread = (uint32_t)t;
-        } else {
-            c->pid = s->process;
-            c->thread = P11_REPLAY_NO_THREAD;
+            u->pid = (uint32_t)pid;
+            u->thread = (uint32_t)t;
         }
+        s->last_pid = u->pid;
+        s->last_thread = u->thread;
+        *pending_time -= 1;
         return 0;
+    }
+    if (*pending_time && s->nopen == 1 && l[0] != '\0' && !call_line(l, name, sizeof name)) {
+        /* one call alone, and no time after it: not a spy log's order */
+        bench_seterr(err, errlen, "%s: line %llu: a call's line is not followed by its time "
+                     "(YYYY-MM-DD HH:MM:SS.mmm): not a pkcs11-spy log, or a damaged one",
+                     s->path, lineno);
+        return -1;
     }
     if (strcmp(l, SPY_BANNER) == 0) {
         /* a process (re)loaded spy: what was open there never returns */
         s->dropped += s->nopen != 0;
         s->nopen = 0;
+        *pending_time = 0;
         s->npend = 0;
         s->process++;
         s->want = A_NONE;
@@ -528,6 +550,8 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
     }
     if (call_line(l, name, sizeof name)) {
         if (s->nopen == SPY_OPEN_MAX) {
+            if (!s->open[0].timed)
+                *pending_time -= 1;
             memmove(&s->open[0], &s->open[1], (SPY_OPEN_MAX - 1) * sizeof s->open[0]);
             s->nopen--;
             s->dropped = 1;
@@ -535,6 +559,7 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
         if (s->nopen)
             s->interleaved = 1;
         c = &s->open[s->nopen++];
+        s->calls++;
         memset(c, 0, sizeof *c);
         c->fn = p11_trace_fn_by_name(name);
         c->session = c->mech = c->key = NO_VALUE;
@@ -542,7 +567,7 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
         c->made[0] = c->made[1] = NO_VALUE;
         s->bits = 0;
         s->want = A_NONE;
-        *pending_time = 1;
+        *pending_time += 1;
         if (c->fn >= HSMBENCH_TRACE_FN_COUNT)
             p11_replay_not_replayed(s->m, "a function pkcs11-spy names that PKCS#11 3.2 does not",
                                 "needs no replay", 1);
@@ -558,6 +583,8 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
             bench_seterr(err, errlen, "%s: line %llu: a return without its value", s->path, lineno);
             return -1;
         }
+        if (!c && !s->calls)
+            return 0;       /* a log cut at its start, inside a call: read from the next */
         if (!c) {
             bench_seterr(err, errlen, "%s: line %llu: a return with no call before it: not a "
                          "pkcs11-spy log, or a damaged one", s->path, lineno);
@@ -565,6 +592,15 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
         }
         s->nopen--;
         s->want = A_NONE;
+        if (!c->timed) {
+            /* its time line lost among other threads' lines: the latest time */
+            c->timed = 1;
+            c->at_ns = s->last_ns;
+            c->pid = s->last_pid;
+            c->thread = s->last_thread;
+            *pending_time -= 1;
+            s->interleaved = 1;
+        }
         if (returned(s, c, rv) != 0)
             goto oom;
         return 0;
