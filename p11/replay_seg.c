@@ -215,7 +215,7 @@ struct p11_replay_seg {
     size_t nsigs, cap_sigs;
     life  *lives;           /* the current generation of each (pid, session) seen */
     size_t nlives, cap_lives;
-    uint64_t next_life;     /* lifetime numbers: (index in lives) << 20 | generation */
+    size_t last_life;       /* the index life_of found last */
     int   guessed_key, guessed_hash, no_thread;
     p11_replay_model skip;  /* only its skipped[] is used, until finish */
 };
@@ -252,9 +252,11 @@ void p11_replay_seg_free(p11_replay_seg *s)
  * a C_OpenSession that made it). */
 static int64_t life_of(p11_replay_seg *s, uint32_t pid, uint64_t session, int opened)
 {
-    size_t i = 0;
-    while (i < s->nlives && !(s->lives[i].pid == pid && s->lives[i].session == session))
-        i++;
+    size_t i = s->last_life;     /* most operations are in the session of the one before */
+    if (!(i < s->nlives && s->lives[i].pid == pid && s->lives[i].session == session))
+        for (i = 0; i < s->nlives && !(s->lives[i].pid == pid && s->lives[i].session == session);)
+            i++;
+    s->last_life = i;
     if (i == s->nlives) {
         if (grow(&s->lives, s->nlives, &s->cap_lives, sizeof *s->lives) != 0)
             return -1;

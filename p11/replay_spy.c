@@ -213,6 +213,7 @@ typedef struct spy {
     uint32_t      process;            /* banners seen: the process when the log names none */
     int           interleaved, dropped;
     uint64_t      calls;              /* call lines read */
+    int           started, cut;       /* a line read; the first was inside a call */
     uint64_t      last_ns;            /* the latest time line's */
     uint32_t      last_pid, last_thread;
     enum attr     want;               /* the next dump line's bytes hold this attribute */
@@ -538,6 +539,10 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
                      s->path, lineno);
         return -1;
     }
+    if (!s->started && l[0] != '\0') {
+        s->started = 1;
+        s->cut = strcmp(l, SPY_BANNER) != 0 && !call_line(l, name, sizeof name);
+    }
     if (strcmp(l, SPY_BANNER) == 0) {
         /* a process (re)loaded spy: what was open there never returns */
         s->dropped += s->nopen != 0;
@@ -583,8 +588,8 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
             bench_seterr(err, errlen, "%s: line %llu: a return without its value", s->path, lineno);
             return -1;
         }
-        if (!c && !s->calls)
-            return 0;       /* a log cut at its start, inside a call: read from the next */
+        if (!c && (!s->calls || s->cut || s->interleaved))
+            return 0;       /* a call from before the log's start (cut inside a call) */
         if (!c) {
             bench_seterr(err, errlen, "%s: line %llu: a return with no call before it: not a "
                          "pkcs11-spy log, or a damaged one", s->path, lineno);
