@@ -23,8 +23,6 @@
 
 int p11_replay_read_recording(const char *path, p11_replay_model *m, char *err, size_t errlen);
 int p11_replay_read_spy(FILE *f, const char *path, p11_replay_model *m, char *err, size_t errlen);
-int p11_replay_read_scenario(FILE *f, const char *path, p11_replay_model *m, char *err,
-                             size_t errlen);
 
 /* Does this first part of a file (up to 4 KiB) look like a pkcs11-spy log? */
 int p11_replay_is_spy(const char *head, size_t len);

@@ -434,8 +434,11 @@ static int scn_line(scn *s, char *text)
         s->m->concurrency = (unsigned)v;
         return word(&rest) ? scn_fail(s, "concurrency: one number") : 0;
     }
-    return scn_fail(s, "%s: not a scenario line (arrivals, transaction, step, think, seed, "
-                       "concurrency)", kw);
+    /* Not quoted: a file that is not a scenario at all (a log this
+     * reader does not know) may hold anything on its first line, a PIN
+     * included. */
+    return scn_fail(s, "not a scenario line: it starts with none of arrivals, transaction, step, "
+                       "think, seed, concurrency");
 }
 
 /* An exponential gap of mean 1 (inverse transform of a 53-bit uniform in (0, 1]). */
@@ -506,8 +509,7 @@ static int scn_make_arrivals(scn *s)
     return 0;
 }
 
-int p11_replay_read_scenario(FILE *f, const char *path, p11_replay_model *m, char *err,
-                             size_t errlen)
+static int read_scenario(FILE *f, const char *path, p11_replay_model *m, char *err, size_t errlen)
 {
     scn s = { .m = m, .path = path, .err = err, .errlen = errlen };
     char *buf = NULL;
@@ -584,7 +586,7 @@ int p11_replay_load(const char *path, p11_replay_model *m, char *err, size_t err
         if (p11_replay_is_spy(head, n))
             rc = p11_replay_read_spy(f, path, m, err, errlen);
         else
-            rc = p11_replay_read_scenario(f, path, m, err, errlen);
+            rc = read_scenario(f, path, m, err, errlen);
     }
     if (rc == 0)
         rc = p11_replay_finish(m, err, errlen);

@@ -121,7 +121,7 @@ static void test_refused(void)
         { "arrivals constant 10/s for 1s\ntransaction t\n step random\ntransaction t\n", "given twice" },
         { "arrivals constant 10/s for 1s\ntransaction a/b\n step random\n", "a name of letters" },
         { "arrivals constant 10/s for 1s\ntransaction t weight -1\n step random\n", "positive" },
-        { "arrivals constant 10/s for 1s\nwhat now\n", ":2: what: not a scenario line" },
+        { "arrivals constant 10/s for 1s\nwhat now\n", ":2: not a scenario line" },
         { "arrivals constant 20000000/s for 86400s\ntransaction t\n step random\n", "at most 1000000" },
         { "arrivals constant 1000000/s for 86400s\ntransaction t\n step random\n", "more than 10000000 transactions" },
     };
