@@ -145,12 +145,12 @@ fuzz-build:
 	$(MAKE) BUILD=$(FUZZ_DIR) CC=clang OPTFLAGS='-O1 -g -fno-omit-frame-pointer' SANFLAGS='$(FUZZ_SANFLAGS)' fuzzers
 
 fuzz:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	@$(MAKE) --no-print-directory fuzz-build
 	@sh tests/fuzz/run.sh $(FUZZ_DIR)/fuzzers $(FUZZ_SECONDS)
 
 deps:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 
 # The two sanitizer builds, one target each, so that make -j builds them side by side.
 sanitizers: sanitizers-asan sanitizers-tsan
@@ -167,7 +167,7 @@ sanitizers-tsan:
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	@sh -n tests/run.sh
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) --output-sync=target \
 	    all sanitizers fuzz-build
 	@sh tests/run.sh
@@ -180,7 +180,7 @@ check-one:
 	@sh tests/run.sh --only "$(T)" $(V)
 
 bench:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench/run-bench.sh $(BUILD)
 
@@ -191,7 +191,7 @@ bench:
 INSTALL_VARS = BUILD='$(BUILD)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' \
                MANDIR='$(MANDIR)' COMPDIR='$(COMPDIR)' DATADIR='$(DATADIR)' DESTDIR='$(DESTDIR)'
 demo:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	@$(MAKE) --no-print-directory all
 	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) --no-print-directory $(INSTALL_VARS) install; \
 	elif command -v sudo >/dev/null 2>&1; then sudo $(MAKE) --no-print-directory $(INSTALL_VARS) install; \
@@ -229,7 +229,7 @@ uninstall:
 # source tree stays clean): $(BUILD)/hsmbench_$(VERSION)_ARCH.deb.
 DEB_ARCH  = $(shell dpkg --print-architecture 2>/dev/null)
 deb:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
 	tar --exclude=./build --exclude=./.git -cf - . | tar -C $(BUILD)/deb/src -xf -
 	cd $(BUILD)/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD \
