@@ -11,6 +11,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deb        the Debian package, $(BUILD)/hsmbench_VERSION_ARCH.deb (debian/, dpkg-buildpackage)
 #   make check-deb  build it, lintian, install it in a scratch root, run it
+#   make check-deb-fresh  make deb in a fresh Debian 12 container: only the Build-Depends installed
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -64,7 +65,7 @@ TRACE_SO  := $(BUILD)/libhsmbench-trace.so
 HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
 
-.PHONY: check-one all check bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb fuzz fuzz-build fuzzers
+.PHONY: check-one all check bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb check-deb-fresh fuzz fuzz-build fuzzers
 
 all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(TRACE_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
@@ -240,6 +241,11 @@ deb:
 # Build the package, lintian, install it in a scratch root and run it there.
 check-deb:
 	@sh tests/deb/check-deb.sh $(BUILD)
+
+# make deb on a fresh Debian 12 (a podman container of an mmdebstrap base,
+# as root): it installs the Build-Depends alone, and they are enough.
+check-deb-fresh:
+	@sh tests/deb/fresh-build-deps.sh $(BUILD)
 
 clean:
 	rm -rf build

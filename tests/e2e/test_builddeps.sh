@@ -20,16 +20,8 @@ else
 fi
 
 # ---- what it would install on a fresh system ---------------------------------------
-# Build-Depends from debian/control: each one's alternatives, "a|b" a line.
-python3 - "$TOP/debian/control" >"$T/bdeps" <<'EOF'
-import re, sys
-text = open(sys.argv[1]).read().split("\n\n")[0]
-m = re.search(r"^Build-Depends:(.*(?:\n[ \t].*)*)", text, re.M)
-for dep in m.group(1).replace("\n", " ").split(","):
-    alts = [re.sub(r"[\s(\[<].*", "", a.strip()) for a in dep.split("|")]
-    if alts[0]:
-        print("|".join(alts))
-EOF
+. "$TOP/tests/deb/builddeps-lib.sh"
+build_depends "$TOP/debian/control" >"$T/bdeps"
 if ! command -v apt-get >/dev/null 2>&1 || ! apt-cache show libjansson-dev >/dev/null 2>&1; then
     skip "ci/build-deps.sh --simulate on a fresh system" "apt-get has no package lists here (apt-get update)"
 else
@@ -37,9 +29,7 @@ else
     if sh "$TOP/ci/build-deps.sh" --simulate -o Dir::State::status="$T/empty-status" >"$T/would" 2>"$T/would.err"; then
         n=$(wc -l <"$T/would")
         miss=
-        # debhelper-compat is a virtual package debhelper provides.
         while IFS= read -r alts; do
-            [ "$alts" = debhelper-compat ] && alts=debhelper
             found=
             for a in $(echo "$alts" | tr '|' ' '); do grep -qx "$a" "$T/would" && found=1; done
             [ -n "$found" ] || miss="$miss $alts"
@@ -47,11 +37,7 @@ else
         grep -qx build-essential "$T/would" || miss="$miss build-essential"
         if [ -z "$miss" ]; then pass "on a fresh system: every Build-Depends and build-essential ($n packages in all)"
         else fail "on a fresh system: every Build-Depends and build-essential" "not installed:$miss"; fi
-        extra=
-        for p in nginx chromium prometheus valgrind wrk clang softhsm2 lintian tmux opensc apache2-utils \
-                 python3-jsonschema python3-yaml gnutls-bin; do
-            grep -qx "$p" "$T/would" && extra="$extra $p"
-        done
+        extra=$(test_tools_in "$T/would")
         if [ -z "$extra" ]; then pass "on a fresh system: none of the test suite's tools (nginx, chromium, lintian, ...)"
         else fail "on a fresh system: none of the test suite's tools" "would install:$extra"; fi
     else
