@@ -11,6 +11,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deb        the Debian package, $(BUILD)/hsmbench_VERSION_ARCH.deb (debian/, dpkg-buildpackage)
 #   make check-deb  build it, lintian, install it in a scratch root, run it
+#   make check-deb-fresh  make deb in a fresh Debian 12 container: only the Build-Depends installed
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -64,7 +65,7 @@ TRACE_SO  := $(BUILD)/libhsmbench-trace.so
 HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop $(BUILD)/tests/replay_dump
 
-.PHONY: check-one all check bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb fuzz fuzz-build fuzzers
+.PHONY: check-one all check bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb check-deb-fresh fuzz fuzz-build fuzzers
 
 all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(TRACE_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
@@ -150,12 +151,12 @@ fuzz-build:
 	$(MAKE) BUILD=$(FUZZ_DIR) CC=clang OPTFLAGS='-O1 -g -fno-omit-frame-pointer' SANFLAGS='$(FUZZ_SANFLAGS)' fuzzers
 
 fuzz:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	@$(MAKE) --no-print-directory fuzz-build
 	@sh tests/fuzz/run.sh $(FUZZ_DIR)/fuzzers $(FUZZ_SECONDS)
 
 deps:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 
 # The two sanitizer builds, one target each, so that make -j builds them side by side.
 sanitizers: sanitizers-asan sanitizers-tsan
@@ -172,7 +173,7 @@ sanitizers-tsan:
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	@sh -n tests/run.sh
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) --output-sync=target \
 	    all sanitizers fuzz-build
 	@sh tests/run.sh
@@ -185,7 +186,7 @@ check-one:
 	@sh tests/run.sh --only "$(T)" $(V)
 
 bench:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench/run-bench.sh $(BUILD)
 
@@ -196,7 +197,7 @@ bench:
 INSTALL_VARS = BUILD='$(BUILD)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' \
                MANDIR='$(MANDIR)' COMPDIR='$(COMPDIR)' DATADIR='$(DATADIR)' DESTDIR='$(DESTDIR)'
 demo:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	@$(MAKE) --no-print-directory all
 	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) --no-print-directory $(INSTALL_VARS) install; \
 	elif command -v sudo >/dev/null 2>&1; then sudo $(MAKE) --no-print-directory $(INSTALL_VARS) install; \
@@ -241,7 +242,7 @@ uninstall:
 # source tree stays clean): $(BUILD)/hsmbench_$(VERSION)_ARCH.deb.
 DEB_ARCH  = $(shell dpkg --print-architecture 2>/dev/null)
 deb:
-	@sh ci/install-deps.sh
+	@sh ci/build-deps.sh
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
 	tar --exclude=./build --exclude=./.git -cf - . | tar -C $(BUILD)/deb/src -xf -
 	cd $(BUILD)/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD \
@@ -252,6 +253,11 @@ deb:
 # Build the package, lintian, install it in a scratch root and run it there.
 check-deb:
 	@sh tests/deb/check-deb.sh $(BUILD)
+
+# make deb on a fresh Debian 12 (a podman container of an mmdebstrap base,
+# as root): it installs the Build-Depends alone, and they are enough.
+check-deb-fresh:
+	@sh tests/deb/fresh-build-deps.sh $(BUILD)
 
 clean:
 	rm -rf build

@@ -18,7 +18,8 @@ set -eu
 #           man-db (manual page checks), prometheus (promtool checks --metrics-listen's output and
 #           the dashboard's queries; a real Prometheus scrapes a local fleet: test_fleet),
 #           python3-yaml, python3-jsonschema (the Kubernetes manifests checked offline: test_fleet)
-# package:  debhelper, dpkg-dev, lintian (make deb, make check-deb)
+# package:  debhelper, dpkg-dev, lintian (make check-deb; make deb itself installs only
+#           debian/control's Build-Depends: ci/build-deps.sh)
 # fuzzing:  clang, libclang-rt-14-dev (libFuzzer, make fuzz and make check's short runs)
 # Every test that needs one of these says SKIP without it, and under CI
 # (CI=true) a skip fails make check: this list is what CI needs to skip nothing.
@@ -35,15 +36,8 @@ done
 [ -z "$missing" ] && exit 0
 
 echo "ci/install-deps.sh: installing:$missing"
-if [ "$(id -u)" -eq 0 ]; then
-    SUDO=""
-elif command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo"
-else
-    echo "ci/install-deps.sh: not root and no sudo; please install:$missing" >&2
-    exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
+. "$(dirname "$0")/apt.sh"
+ci_sudo ci/install-deps.sh "$missing" || exit 1
 # Packages such as nginx start their service on install, listening on every
 # address.  The tests start their own servers on loopback; keep the
 # package's from starting (policy-rc.d, the Debian way), unless the machine

@@ -7,6 +7,9 @@
 # Completes the commands, every option of each command (as its getopt table
 # in the source has them), the values of the options that take a fixed set,
 # test names for --test (asked of "hsmbench list tests" at completion time),
+# module names for --module ("hsmbench list modules") besides file names, the
+# slots and token labels of the module on the line for --slot and --token
+# ("hsmbench list slots"),
 # the words of list and keys, and file names where a file is expected.  It
 # needs nothing from the bash-completion package.
 
@@ -60,6 +63,55 @@ _hsmbench_tests()
     local prog=$1
     command -v -- "$prog" >/dev/null 2>&1 || prog=hsmbench
     "$prog" list tests 2>/dev/null | awk 'NR > 1 && /^[a-z0-9]/ { print $1 }'
+}
+
+# The module names --module takes: p11-kit's registered modules and the ones
+# hsmbench ships (hsmbench-mock, hsmbench-null, hsmbench-trace), as
+# "hsmbench list modules" names them.
+_hsmbench_modules()
+{
+    local prog=$1
+    command -v -- "$prog" >/dev/null 2>&1 || prog=hsmbench
+    "$prog" list modules 2>/dev/null | awk 'NR > 1 && $1 !~ /^\(/ { print $1 }'
+}
+
+# The value of option $1 on the line before the cursor (the last one given:
+# "--module X", "--module=X", which readline splits at "="), or nothing.
+_hsmbench_value_of()
+{
+    local i w v=
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        if [[ $w == "$1" ]]; then
+            ((i + 1 < COMP_CWORD)) && v=${COMP_WORDS[i + 1]}
+            if [[ $v == = ]]; then
+                v=
+                ((i + 2 < COMP_CWORD)) && v=${COMP_WORDS[i + 2]}
+            fi
+        elif [[ $w == "$1"=* ]]; then
+            v=${w#*=}
+        fi
+    done
+    printf '%s' "${v/#\~/$HOME}"
+}
+
+# The slot IDs ($2 = slot) or token labels ($2 = label) of the module on
+# the line, from "hsmbench list slots"; nothing without a --module (the
+# default token would be made by asking), and nothing after 10 s.
+_hsmbench_slots()
+{
+    local prog=$1 mod init
+    mod=$(_hsmbench_value_of --module)
+    [[ -n $mod ]] || return 0
+    init=$(_hsmbench_value_of --init-args)
+    command -v -- "$prog" >/dev/null 2>&1 || prog=hsmbench
+    local args=(list slots --module "$mod")
+    [[ -n $init ]] && args+=(--init-args "$init")
+    if [[ $2 == slot ]]; then
+        timeout 10 "$prog" "${args[@]}" 2>/dev/null | sed -n 's/^Slot \([0-9][0-9]*\):.*/\1/p'
+    else
+        timeout 10 "$prog" "${args[@]}" 2>/dev/null | sed -n 's/^  label  *: \(.*[^ ]\) *$/\1/p'
+    fi
 }
 
 # Set COMPREPLY to the words of $1 that start with $2.
@@ -213,7 +265,27 @@ _hsmbench()
         compopt +o default 2>/dev/null
         return
         ;;
-    --module | --pin-file | --static-key | --json | --csv | --html | --output | -o | \
+    --module)
+        # a module's name (p11-kit's, hsmbench's own), or a file
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -W "$(_hsmbench_modules "${COMP_WORDS[0]}")" -- "$cur") $(compgen -f -- "$cur"))
+        compopt -o filenames 2>/dev/null
+        return
+        ;;
+    --slot | --token)
+        # the module's slots or token labels; a comma list ("--slot 1,2")
+        local pre= part=$cur what=slot
+        [[ $prev == --token ]] && what=label
+        if [[ $cur == *,* ]]; then
+            pre=${cur%,*},
+            part=${cur##*,}
+        fi
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -P "$pre" -W "$(_hsmbench_slots "${COMP_WORDS[0]}" $what)" -- "$part"))
+        compopt +o default 2>/dev/null
+        return
+        ;;
+    --pin-file | --static-key | --json | --csv | --html | --output | -o | \
         --cacert | --cert | --key | --token-file | --api-key-file | --tls-cert | --tls-key | \
         --client-ca | --ekm-token-file)
         local IFS=$'\n'
@@ -221,7 +293,7 @@ _hsmbench()
         compopt -o filenames 2>/dev/null
         return
         ;;
-    --init-args | --slot | --token | --uri | --pin | --key-size | --data-size | --aad-size | --mix | --seed | \
+    --init-args | --uri | --pin | --key-size | --data-size | --aad-size | --mix | --seed | \
         --key-label | --key-id | --threads | --duration | --iterations | --iterations-per-thread | \
         --warmup | --rate | --inflight | --stages | --think | --abort-on-errors | --max-unstarted | --stuck-after | --threshold | --start-at | \
         --start-window | --run-id | --generator | --expect | \

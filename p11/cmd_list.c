@@ -3,15 +3,18 @@
 #include "p11/cmd.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <p11-kit/p11-kit.h>
 
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
 #include "p11/demo.h"
+#include "p11/module.h"
 #include "p11/names.h"
 #include "p11/target.h"
 #include "p11/tests.h"
@@ -88,6 +91,21 @@ static int list_tests(void)
     return BENCH_EXIT_OK;
 }
 
+/* The modules hsmbench ships, marked as its own (and as missing when their
+ * file is not where --module would look). */
+static void list_own_modules(void)
+{
+    size_t n;
+    const p11_own_module *own = p11_own_modules(&n);
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        if (p11_own_module_path(own[i].name, path, sizeof path) != 0)
+            continue;
+        printf("%-20s %s  [hsmbench's own: %s%s]\n", own[i].name, path, own[i].what,
+               access(path, R_OK) == 0 ? "" : "; not installed there");
+    }
+}
+
 static int list_modules(void)
 {
     CK_FUNCTION_LIST **mods = p11_kit_modules_load(NULL, P11_KIT_MODULE_UNMANAGED);
@@ -96,16 +114,17 @@ static int list_modules(void)
     if (!mods) {
         const char *msg = p11_kit_message();
         bench_warn("p11-kit could not list registered modules: %s", msg ? msg : "unknown reason");
-        return BENCH_EXIT_OK;
     }
-    for (size_t i = 0; mods[i]; i++) {
+    for (size_t i = 0; mods && mods[i]; i++) {
         char *name = p11_kit_module_get_name(mods[i]);
         char *file = p11_kit_module_get_filename(mods[i]);
         printf("%-20s %s\n", name ? name : "?", file ? file : "?");
         free(name);
         free(file);
     }
-    p11_kit_modules_release(mods);
+    if (mods)
+        p11_kit_modules_release(mods);
+    list_own_modules();
     return BENCH_EXIT_OK;
 }
 

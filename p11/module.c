@@ -68,10 +68,24 @@ static int resolve_registered(const char *name, char *path, size_t pathlen, char
  * hsmbench-null, hsmbench-trace (the call recorder), in the directory compiled in, or in $HSMBENCH_LIBDIR when
  * it is set and not empty (a build tree, a staged install).
  */
-static int resolve_own(const char *name, char *path, size_t pathlen)
+static const p11_own_module own_modules[] = {
+    { "hsmbench-mock", "the mock HSM, which misbehaves on request (HSMBENCH_MOCK)" },
+    { "hsmbench-null", "the do-nothing module, the harness's ceiling" },
+    { "hsmbench-trace", "the call recorder, in front of HSMBENCH_TRACE_MODULE" },
+};
+
+const p11_own_module *p11_own_modules(size_t *n)
 {
-    if (strcmp(name, "hsmbench-mock") != 0 && strcmp(name, "hsmbench-null") != 0 &&
-        strcmp(name, "hsmbench-trace") != 0)
+    *n = sizeof own_modules / sizeof own_modules[0];
+    return own_modules;
+}
+
+int p11_own_module_path(const char *name, char *path, size_t pathlen)
+{
+    size_t i = 0;
+    while (i < sizeof own_modules / sizeof own_modules[0] && strcmp(name, own_modules[i].name) != 0)
+        i++;
+    if (i == sizeof own_modules / sizeof own_modules[0])
         return -1;
     const char *dir = getenv("HSMBENCH_LIBDIR");
     if (!dir || !*dir)
@@ -205,7 +219,7 @@ p11_module *p11_module_open(const char *spec, const char *init_args, unsigned th
         snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : spec);
     } else {
         if (resolve_registered(spec, m->path, sizeof m->path, &config_init) != 0 &&
-            resolve_own(spec, m->path, sizeof m->path) != 0) {
+            p11_own_module_path(spec, m->path, sizeof m->path) != 0) {
             bench_error("--module %s: no such file, and no p11-kit module registered under that "
                         "name (see: hsmbench list modules)", spec);
             free(m);

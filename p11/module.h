@@ -41,6 +41,19 @@ void p11_module_close(p11_module *m);
 void p11_module_abandon(p11_module *m);
 
 
+/* The modules hsmbench ships (hsmbench-mock, hsmbench-null,
+ * hsmbench-trace), which --module takes by name: their names and what each
+ * is, n set to how many. */
+typedef struct p11_own_module {
+    const char *name;
+    const char *what;
+} p11_own_module;
+const p11_own_module *p11_own_modules(size_t *n);
+
+/* Where the own module `name` is (HSMBENCH_LIBDIR's directory when set, else
+ * the one compiled in) into path: 0, or -1 when name is not one of them. */
+int p11_own_module_path(const char *name, char *path, size_t pathlen);
+
 /* Copy a blank-padded PKCS#11 string into a NUL-terminated trimmed one. */
 void p11_trim(char *dst, size_t dstlen, const unsigned char *src, size_t srclen);
 

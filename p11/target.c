@@ -552,7 +552,7 @@ static json_t *token_json(const p11_token *tok)
 /*
  * environment.target of a run over several tokens, from each token's own
  * (bench_target_pkcs11_json): name "MANUFACTURER · tokens a, b, c", id
- * "pkcs11:BASENAME:serial=A,serial=B,..." (each token's part of its id, in
+ * "BASENAME serial=A,serial=B,..." (each token's part of its id, in
  * the order given).
  */
 static json_t *targets_json(const p11_target *t, const char *manuf)
@@ -573,9 +573,8 @@ static json_t *targets_json(const p11_target *t, const char *manuf)
                                   cut ? (int)(cut - oname) : 1, cut ? oname : "?", tok->label);
             il = (size_t)snprintf(id, sizeof id, "%s", oid ? oid : "");
         } else {
-            /* "pkcs11:BASENAME:" is the first token's; the rest is this one's. */
-            const char *part = oid ? strchr(oid, ':') : NULL;
-            part = part ? strchr(part + 1, ':') : NULL;
+            /* "BASENAME " is the first token's; the rest is this one's. */
+            const char *part = oid ? strchr(oid, ' ') : NULL;
             if (nl < sizeof name)
                 nl += (size_t)snprintf(name + nl, sizeof name - nl, ", %s", tok->label);
             if (il < sizeof id)

@@ -24,6 +24,7 @@
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
 #include "bench/results/capanswer.h"
+#include "bench/results/jsondump.h"
 #include "bench/results/model.h"
 #include "bench/results/compare_html.h"
 #include "bench/results/repeat.h"
@@ -718,7 +719,7 @@ static json_t *compare_doc(const compare_ctx *cx, const cfile *files, size_t n)
 
 static int write_json(FILE *f, const json_t *doc)
 {
-    if (json_dumpf(doc, f, JSON_INDENT(2)) != 0)
+    if (bench_json_dumpf(doc, f, JSON_INDENT(2)) != 0)
         return -1;
     return fputc('\n', f) == EOF ? -1 : 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/results/jsondump.h"
 #include "bench/results/results.h"
 
 /* The run's member that holds its series: no file's run has it, for
@@ -475,7 +476,7 @@ static int write_series(FILE *f, const json_t *run, size_t indent)
     int rc = fputc('[', f) == EOF ? -1 : 0;
     for (size_t i = 0; rc == 0 && i < s.n; i++) {
         json_t *e = bench_model_second_json(&s.s[i]);
-        char *text = e ? json_dumps(e, DUMP_FLAGS) : NULL;
+        char *text = e ? bench_json_dumps(e, DUMP_FLAGS) : NULL;
         json_decref(e);
         if (!text || fputc('\n', f) == EOF || spaces(f, indent + 2) != 0)
             rc = -1;
@@ -567,9 +568,9 @@ int bench_series_dumpf(const json_t *doc, FILE *f)
     for (size_t i = 0; i < json_array_size(runs); i++)
         compact += (size_t)bench_run_seconds_compact(json_array_get(runs, i));
     if (!compact)
-        return json_dumpf(doc, f, DUMP_FLAGS);
+        return bench_json_dumpf(doc, f, DUMP_FLAGS);
     json_t *copy = dump_copy(doc, 0);
-    char *text = copy ? json_dumps(copy, DUMP_FLAGS) : NULL;
+    char *text = copy ? bench_json_dumps(copy, DUMP_FLAGS) : NULL;
     json_decref(copy);
     if (!text)
         return -1;
@@ -588,7 +589,7 @@ int bench_series_dumpf(const json_t *doc, FILE *f)
     if (!ok) {
         free(text);
         json_t *full = dump_copy(doc, 1);
-        rc = full ? json_dumpf(full, f, DUMP_FLAGS) : -1;
+        rc = full ? bench_json_dumpf(full, f, DUMP_FLAGS) : -1;
         json_decref(full);
         return rc;
     }

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "bench/results/jsondump.h"
 #include "bench/results/model.h"
 
 int bench_stream_line(FILE *f, const bench_stream_run *r, const bench_sample *s, uint64_t epoch_ms)
@@ -16,7 +17,7 @@ int bench_stream_line(FILE *f, const bench_stream_run *r, const bench_sample *s,
                              (json_int_t)epoch_ms);
     json_t *fig = bench_model_second_json(&x);
     int rc = line && fig && json_object_update(line, fig) == 0 ? 0 : -1;
-    if (rc == 0 && (json_dumpf(line, f, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF ||
+    if (rc == 0 && (bench_json_dumpf(line, f, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF ||
                     fflush(f) != 0))
         rc = -1;
     json_decref(fig);

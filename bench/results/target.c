@@ -41,9 +41,23 @@ static void pkcs11_target(const char *module_name, const char *module_path, cons
     put(t->kind, sizeof t->kind, "pkcs11");
     put(t->name, sizeof t->name, "%s \xc2\xb7 token %s", *who ? who : "?", label && *label ? label : "?");
     if (serial && *serial)
-        put(t->id, sizeof t->id, "pkcs11:%s:serial=%s", mod, serial);
+        put(t->id, sizeof t->id, "%s serial=%s", mod, serial);
     else
-        put(t->id, sizeof t->id, "pkcs11:%s:label=%s", mod, label ? label : "");
+        put(t->id, sizeof t->id, "%s label=%s", mod, label ? label : "");
+}
+
+/* Files written before issue 40 have "pkcs11:BASENAME:serial=..." (a
+ * look-alike of a PKCS#11 URI that --uri refused): read as "BASENAME
+ * serial=...", so they compare as the same target as newer files. */
+static void pkcs11_id_of_old(bench_target *t)
+{
+    const char *old = "pkcs11:";
+    char *sep = strncmp(t->id, old, strlen(old)) == 0 ? strchr(t->id + strlen(old), ':') : NULL;
+    if (strcmp(t->kind, "pkcs11") != 0 || !sep || (strncmp(sep + 1, "serial=", 7) != 0 &&
+                                                   strncmp(sep + 1, "label=", 6) != 0))
+        return;
+    *sep = ' ';
+    memmove(t->id, t->id + strlen(old), strlen(t->id + strlen(old)) + 1);
 }
 
 /* The REST target of a service and a URL's identity. */
@@ -100,6 +114,7 @@ int bench_target_of(const json_t *doc, bench_target *t)
         put(t->kind, sizeof t->kind, "%s", bench_json_str(tg, "kind", "?"));
         put(t->name, sizeof t->name, "%s", bench_json_str(tg, "name", "?"));
         put(t->id, sizeof t->id, "%s", bench_json_str(tg, "id", ""));
+        pkcs11_id_of_old(t);
         return 1;
     }
     const json_t *mod = json_object_get(env, "module"), *tok = json_object_get(env, "token");

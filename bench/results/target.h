@@ -7,7 +7,8 @@
  *   name  for people: "SoftHSM · token hsmbench-demo",
  *         "ekm https://127.0.0.1:8443/v0/keys/k1"
  *   id    the identity two files are compared by:
- *         "pkcs11:libsofthsm2.so:serial=0679a7c167eb4f47",
+ *         "libsofthsm2.so serial=0679a7c167eb4f47" (no URI: the module's
+ *         base name, a space, the token's serial),
  *         "ekm:https://127.0.0.1:8443/v0/keys/k1"
  *
  * The writers (p11/target.c, rest/client.c) build it with the functions
@@ -34,7 +35,7 @@ typedef struct bench_target {
 } bench_target;
 
 /* The PKCS#11 target: name "MANUFACTURER · token LABEL" (the module's name
- * when the manufacturer is blank), id "pkcs11:BASENAME:serial=SERIAL" (the
+ * when the manufacturer is blank), id "BASENAME serial=SERIAL" (the
  * base name of the module's path; "label=LABEL" when the serial is blank).
  * Returns a new object, NULL when out of memory. */
 json_t *bench_target_pkcs11_json(const char *module_name, const char *module_path,
@@ -49,7 +50,9 @@ json_t *bench_target_pkcs11_json(const char *module_name, const char *module_pat
 json_t *bench_target_rest_json(const char *service, const bench_url *url);
 
 /*
- * The target of a results document: environment.target when it is there;
+ * The target of a results document: environment.target when it is there
+ * (an older file's PKCS#11 id "pkcs11:BASENAME:serial=S" read as
+ * "BASENAME serial=S");
  * else derived as the writers would have made it, from environment.module
  * and environment.token (PKCS#11) or environment.endpoint (REST).  Returns 1
  * when read, 0 when derived, -1 when the document says nothing of its target

@@ -24,6 +24,19 @@ run "$HSMBENCH" list modules
 check "list modules exits 0" 0 '^NAME +PATH'
 file_has "list modules lists the default demo token" "$T/out" '^\(default\) .*hsmbench-demo'
 file_has "list modules lists p11-kit's softhsm2 with its path" "$T/out" '^softhsm2 +/.*libsofthsm2\.so$'
+# The modules hsmbench ships, by the names --module takes, marked as its own
+# and found where --module would look (HSMBENCH_LIBDIR: this build).
+run env HSMBENCH_LIBDIR="$(dirname "$NULLP11")" "$HSMBENCH" list modules
+for m in mock null trace; do
+    file_has "list modules shows hsmbench-$m, marked as hsmbench's own" "$T/out" \
+        "^hsmbench-$m +$(dirname "$NULLP11")/libhsmbench-$m\.so +\[hsmbench's own: [^;]*\]\$"
+done
+run env HSMBENCH_LIBDIR="$(dirname "$NULLP11")" "$HSMBENCH" run --module hsmbench-null --test sha256-digest \
+    --iterations 10 --quiet
+check "the name list modules shows is one --module takes (hsmbench-null)" 0
+run env HSMBENCH_LIBDIR="$T/nowhere" "$HSMBENCH" list modules
+file_has "list modules: an own module whose file is missing is said to be" "$T/out" \
+    "^hsmbench-mock +$T/nowhere/libhsmbench-mock\.so +\[hsmbench's own: .*; not installed there\]\$"
 
 # The demo token is made on first use (also by list).
 run "$HSMBENCH" list slots

@@ -200,7 +200,7 @@ for name, lab in series:
     if lab.get("target_kind") not in (None, "pkcs11"): errs.append(f"target_kind {lab.get('target_kind')}")
     if "threads" in lab and lab["threads"] != "2": errs.append(f"threads label {lab['threads']}")
     if "mode" in lab and lab["mode"] != "blocking": errs.append(f"mode label {lab['mode']}")
-    if "target_id" in lab and not lab["target_id"].startswith("pkcs11:libhsmbench-mock.so:"):
+    if "target_id" in lab and not lab["target_id"].startswith("libhsmbench-mock.so serial="):
         errs.append(f"target_id {lab['target_id']}")
 report(errs)
 PY

@@ -123,7 +123,7 @@ check_one_line_error "http_req_failed without %: exit 2" 2 "--threshold 'http_re
 # ---- PKCS#11 files: their target, and HTTP thresholds on them ---------------------------------------
 "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --iterations 2000 --quiet --json "$T/p.json" </dev/null >/dev/null 2>&1
 json_check "PKCS#11 target: kind pkcs11, id module base name and token serial" "$T/p.json" \
-    'doc["environment"]["target"]["kind"] == "pkcs11" and doc["environment"]["target"]["id"] == "pkcs11:libhsmbench-null.so:serial=" + doc["environment"]["token"]["serial"] and doc["environment"]["target"]["name"].endswith(" · token " + doc["environment"]["token"]["label"])'
+    'doc["environment"]["target"]["kind"] == "pkcs11" and doc["environment"]["target"]["id"] == "libhsmbench-null.so serial=" + doc["environment"]["token"]["serial"] and doc["environment"]["target"]["name"].endswith(" · token " + doc["environment"]["token"]["label"])'
 json_check "PKCS#11 files keep environment.module and token" "$T/p.json" \
     'set(doc["environment"]) >= {"target", "module", "token", "host"}'
 run "$HSMBENCH" report "$T/p.json" --threshold 'http_req_duration:p95<10s'

@@ -32,7 +32,7 @@ static void namer(const void *ctx, bench_code code, char *buf, size_t len)
     snprintf(buf, len, code == 7 ? "E\"7\" x" : "CKR_%llu", (unsigned long long)code);
 }
 
-#define L "run_id=\"r1\",generator=\"g7\",target_kind=\"pkcs11\",target_id=\"pkcs11:m.so:serial=1\"," \
+#define L "run_id=\"r1\",generator=\"g7\",target_kind=\"pkcs11\",target_id=\"m.so serial=1\"," \
           "test=\"t\\\\1\",threads=\"2\",mode=\"blocking\""
 
 /* The cumulative count of the first bucket whose le is at least `at`
@@ -116,7 +116,7 @@ static void test_runs_add_up(void)
     bench_load load = { .threads = 2, .duration_ns = 1 };
     bench_metrics_fleet(m, "r1", "g7");
     bench_metrics_target(m, json_pack("{s:{s:s,s:s,s:s}}", "target", "kind", "pkcs11", "name", "M", "id",
-                                      "pkcs11:m.so:serial=1"));
+                                      "m.so serial=1"));
     bench_hist *h = bench_hist_new();
     bench_err errs[2] = { { 7, 3 }, { 0x30, 1 } };
     for (int run = 0; run < 2; run++) {
@@ -170,7 +170,7 @@ static void test_runs_add_up(void)
         CHECK(value(text, "hsmbench_threads{" L "}") == 0);
         CHECK(value(text, "hsmbench_in_flight{" L "}") == 0);
         CHECK(value(text, "hsmbench_run_info{run_id=\"r1\",generator=\"g7\",target_kind=\"pkcs11\","
-                          "target_id=\"pkcs11:m.so:serial=1\"}") == 1);
+                          "target_id=\"m.so serial=1\"}") == 1);
         check_boundaries(text);
         CHECK(strstr(text, "# TYPE hsmbench_latency_seconds histogram\n") != NULL);
     }

@@ -11,6 +11,7 @@
  * histogram fed every value.
  */
 #include "bench/util/outfile.h"
+#include "bench/results/jsondump.h"
 #include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "tests/unit/check.h"
@@ -905,13 +906,13 @@ static void test_target_build(void)
     CHECK(t && strcmp(bench_json_str(t, "kind", ""), "pkcs11") == 0);
     CHECK_MSG(strcmp(bench_json_str(t, "name", ""), "SoftHSM \xc2\xb7 token hsmbench-demo") == 0, "%s",
               bench_json_str(t, "name", ""));
-    CHECK_MSG(strcmp(bench_json_str(t, "id", ""), "pkcs11:libsofthsm2.so:serial=1234abcd") == 0, "%s",
+    CHECK_MSG(strcmp(bench_json_str(t, "id", ""), "libsofthsm2.so serial=1234abcd") == 0, "%s",
               bench_json_str(t, "id", ""));
     json_decref(t);
     /* No manufacturer: the module's name; no serial: the label. */
     t = bench_target_pkcs11_json("libx.so", "/opt/x/libx.so", "", "tok", "");
     CHECK(t && strcmp(bench_json_str(t, "name", ""), "libx.so \xc2\xb7 token tok") == 0);
-    CHECK(t && strcmp(bench_json_str(t, "id", ""), "pkcs11:libx.so:label=tok") == 0);
+    CHECK(t && strcmp(bench_json_str(t, "id", ""), "libx.so label=tok") == 0);
     json_decref(t);
     bench_url url;
     CHECK(bench_url_parse(&url, "https://user:pw@KMS.example:443/v0/keys/k1?sig=S3CRET#f", NULL, 0) == 0);
@@ -932,10 +933,23 @@ static void test_target_of(void)
     json_t *env = json_object_get(doc, "environment");
     json_object_set_new(env, "target", json_pack("{s:s,s:s,s:s}", "kind", "pkcs11", "name", "N", "id", "I"));
     CHECK(bench_target_of(doc, &t) == 1 && strcmp(t.name, "N") == 0 && strcmp(t.id, "I") == 0);
+    /* An id no PKCS#11 URI look-alike; the old one read as the new (issue 40). */
+    static const char *const olds[][2] = {
+        { "pkcs11:libsofthsm2.so:serial=s1", "libsofthsm2.so serial=s1" },
+        { "pkcs11:libx.so:label=my tok", "libx.so label=my tok" },
+        { "pkcs11:m.so:serial=a,serial=b", "m.so serial=a,serial=b" },
+        { "pkcs11:token=x", "pkcs11:token=x" },   /* not one this tool wrote: as it is */
+    };
+    for (size_t i = 0; i < sizeof olds / sizeof olds[0]; i++) {
+        json_object_set_new(env, "target", json_pack("{s:s,s:s,s:s}", "kind", "pkcs11", "name", "N", "id", olds[i][0]));
+        CHECK_MSG(bench_target_of(doc, &t) == 1 && strcmp(t.id, olds[i][1]) == 0, "%s: %s", olds[i][0], t.id);
+    }
+    json_object_set_new(env, "target", json_pack("{s:s,s:s,s:s}", "kind", "rest", "name", "N", "id", "ekm:https://h/k"));
+    CHECK(bench_target_of(doc, &t) == 1 && strcmp(t.id, "ekm:https://h/k") == 0);
     /* Older PKCS#11 file: derived from module and token, as the writer makes it. */
     json_object_del(env, "target");
     CHECK(bench_target_of(doc, &t) == 0 && strcmp(t.kind, "pkcs11") == 0);
-    CHECK_MSG(strcmp(t.id, "pkcs11:libsofthsm2.so:serial=s1") == 0, "%s", t.id);
+    CHECK_MSG(strcmp(t.id, "libsofthsm2.so serial=s1") == 0, "%s", t.id);
     CHECK_MSG(strcmp(t.name, "libsofthsm2.so \xc2\xb7 token t") == 0, "%s", t.name);
     bench_target t2;
     json_t *other = mk_doc(NULL, 1, "s2");
@@ -1262,7 +1276,7 @@ static void test_series_compact(void)
     /* a string that looks like a series, escapes and all, before the runs */
     json_object_set_new(json_object_get(doc, "environment"), "note", json_string("\"per_second\": [ {\\\"t\": 1"));
     const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
-    char *text = json_dumps(doc, flags), err[600];
+    char *text = bench_json_dumps(doc, flags), err[600];
     json_t *loaded = parse_text(text, err, sizeof err);
     CHECK_MSG(loaded != NULL, "%s", err);
     const json_t *lr = json_array_get(json_object_get(loaded, "runs"), 0);
@@ -1274,14 +1288,14 @@ static void test_series_compact(void)
     bench_seconds_release(&a);
     bench_seconds_release(&b);
 
-    /* merge -o's writer: the series written back where they were, as jansson writes them */
+    /* merge -o's writer: the series written back where they were, as the whole document's dump writes them */
     char *back = loaded ? series_dump(loaded) : NULL;
-    CHECK_MSG(back && strcmp(back, text) == 0, "the dump differs from jansson's");
+    CHECK_MSG(back && strcmp(back, text) == 0, "the dump differs from bench_json_dumps'");
     free(back);
     /* a string of the document that holds the placeholder: the long way, the same bytes */
     json_object_set_new(json_object_get(loaded, "environment"), "x", json_string("\x01series 0"));
     json_object_set_new(json_object_get(doc, "environment"), "x", json_string("\x01series 0"));
-    char *want = json_dumps(doc, flags);
+    char *want = bench_json_dumps(doc, flags);
     back = loaded ? series_dump(loaded) : NULL;
     CHECK_MSG(back && want && strcmp(back, want) == 0, "the dump with a placeholder in a string differs");
     free(back);
