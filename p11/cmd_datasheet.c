@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "bench/util/clock.h"
 #include "bench/util/exit.h"
 #include "bench/util/signals.h"
+#include "p11/demo.h"
 #include "p11/runner.h"
 #include "p11/target.h"
 #include "p11/tests.h"
@@ -162,6 +164,7 @@ typedef struct ds_step {
 
 typedef struct ds_opts {
     p11_target_opts     target;
+    p11_inputs          inputs;     /* the files read with no option naming them */
     const p11_test_def *tests[DS_MAX_TESTS];
     size_t              ntests;
     int                 all;
@@ -231,6 +234,18 @@ static int parse_tests(ds_opts *o, const char *arg)
         return -1;
     }
     return 0;
+}
+
+/* A datasheet's files are rewritten after every step (and --resume reads
+ * the results file back): a FIFO would get a document a step and give
+ * none back.  1 (printed) for a FIFO. */
+static int is_fifo(const char *flag, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return 0;
+    bench_error("%s %s: a FIFO: a datasheet rewrites its files after every step; give a file", flag, path);
+    return 1;
 }
 
 static int parse_args(int argc, char **argv, const bench_section *const *sections, ds_opts *o)
@@ -345,7 +360,9 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         memcpy(o->data, default_data, sizeof default_data);
         o->ndata = sizeof default_data / sizeof default_data[0];
     }
-    if (bench_opts_check_files(&parser) != 0)
+    if (p11_inputs_note(o->target.module, &o->inputs, &parser) != 0 ||
+        bench_opts_check_files(&parser) != 0 || is_fifo("--json", o->out.json) ||
+        is_fifo("--html", o->out.html))
         return BENCH_EXIT_USAGE;
     if (!o->resume && !bench_path_writable("--json", o->out.json))
         return BENCH_EXIT_USAGE;
@@ -663,6 +680,7 @@ typedef struct ds_run {
     size_t        nsteps;
     json_t       *env, *command, *extra;
     bench_load    load;         /* each step's, but its threads */
+    size_t        ran;          /* steps done in this session */
 } ds_run;
 
 /*
@@ -708,7 +726,7 @@ static int capacity_step(ds_run *d, const ds_step *st, const p11_test_params *p,
 static void run_steps(ds_run *d, const bench_flag *interrupt)
 {
     const double t0 = (double)bench_now_ns() / 1e9;
-    size_t ran = 0, left = 0;
+    size_t left = 0;
     for (size_t k = 0; k < d->nsteps; k++)
         left += !step_run(d->s->runs, d->steps[k].id);
     const double per_step = (double)(d->o->step_ns + DS_STEP_OVERHEAD_NS) / 1e9;
@@ -725,7 +743,7 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
         const double elapsed = (double)bench_now_ns() / 1e9 - t0;
         /* The plan's length a step until a few steps have been measured
          * (the first prepares keys: alone it would mislead). */
-        const double mean = ran >= 8 ? elapsed / (double)ran : per_step;
+        const double mean = d->ran >= 8 ? elapsed / (double)d->ran : per_step;
         printf("datasheet: step %zu of %zu: %s %s", k + 1, d->nsteps, st->def->name, step_name[st->kind]);
         if (st->key_bits)
             printf(", key %u", st->key_bits);
@@ -757,12 +775,14 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
             d->s->any_failed = 1;
             break;
         }
-        ran++;
+        d->ran++;
         left--;
         const uint64_t now = bench_now_ns();
         if (now - last_write >= DS_WRITE_SHARE * write_cost || left == 0) {
-            if (bench_session_checkpoint(d->s, d->env, d->command) != 0)
+            if (bench_session_checkpoint(d->s, d->env, d->command) != 0) {
                 d->s->any_failed = 1;
+                break;      /* the steps after it could not be kept: measure no more */
+            }
             last_write = bench_now_ns();
             write_cost = last_write - now;
         }
@@ -776,7 +796,7 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     p11_runner r;
     bench_session s;
     ds_run d;
-    int opened = 0, session = 0, runner = 0, finished = 0, interrupted = 0;
+    int opened = 0, session = 0, runner = 0, finished = 0, interrupted = 0, written = 0;
     ds_step *steps = NULL;
     json_t *left = NULL, *plan_doc = NULL, *caps = NULL;
     size_t nsteps = 0, kept = 0;
@@ -861,7 +881,7 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     fflush(stdout);
     const double started = (double)bench_now_ns() / 1e9;
     d = (ds_run){ &o, &t, &r, &s, steps, nsteps, p11_target_env_json(&t),
-                  bench_command_json(argc, argv, p11_command_redact, argv), NULL, { 0 } };
+                  bench_command_json(argc, argv, p11_command_redact, argv), NULL, { 0 }, 0 };
     d.extra = json_pack("{s:{s:O,s:f,s:I,s:I,s:O,s:O}}", "datasheet", "plan", plan_doc, "announced_s",
                         announced, "steps_resumed", (json_int_t)(nsteps - todo), "host_cpus",
                         (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "left_out", left, "capacity", caps);
@@ -887,6 +907,8 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     rc = bench_session_finish(&s, d.env, d.command);   /* takes env and command */
     d.env = d.command = NULL;
     finished = 1;
+    /* The file holds steps to resume from (an interrupted step is run again). */
+    written = s.json_written && !s.checkpoint_failed && (kept || d.ran);
 cleanup:
     if (runner)
         p11_runner_free(&r);
@@ -900,10 +922,13 @@ cleanup:
     json_decref(plan_doc);
     json_decref(left);
     free(steps);
-    if (finished && interrupted) {
+    if (finished && interrupted && written) {
         fprintf(stderr, "datasheet: interrupted; the steps done are in %s; carry on with: hsmbench "
                         "datasheet --resume %s (and the same options)\n", o.out.json, o.out.json);
-    } else if (finished) {
+    } else if (finished && interrupted) {
+        fprintf(stderr, "datasheet: interrupted before any step was done and written to %s; "
+                        "nothing to resume\n", o.out.json);
+    } else if (finished && written) {
         char tk[32];
         printf("datasheet: took %s (announced %s); results %s, page %s\n", fmt_time(took, tk, sizeof tk),
                ann, o.out.json, o.out.html);

@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tests/e2e/test_hostile3.sh - hostile input, round three (issue 38): outputs
+# pointed at a FIFO no one reads (item 3) or at the files hsmbench reads
+# without an option naming them (item 4), datasheet --resume of a foreign,
+# padded or failing file (10), capacity objectives a PKCS#11 search cannot
+# judge (11), a datasheet whose file cannot be written (12).
+. "$TOP/tests/e2e/lib.sh"
+
+need_mock || exit 0
+quick() { run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --iterations 20 --quiet "$@" </dev/null; }
+
+# ---- item 3: a FIFO no one reads is refused before the run, never waited on ----
+mkfifo "$T/fifo"
+for flag in --json --html --csv "--out jsonl="; do
+    case $flag in *=) arg="$flag$T/fifo" ;; *) arg="$flag $T/fifo" ;; esac
+    # shellcheck disable=SC2086
+    run timeout -s KILL 20 "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --iterations 20 --quiet $arg
+    check_one_line_error "run $flag FIFO with no reader: refused at once, exit 2" 2 'a FIFO no one reads'
+done
+# A reader that is there gets the whole document (and its end of file).
+( cat "$T/fifo" >"$T/fifo.out" ) &
+reader=$!
+quick --json "$T/fifo"
+check "run --json FIFO with a reader: exit 0" 0
+wait "$reader"
+file_has "run --json FIFO: the reader got the results" "$T/fifo.out" '"schema": "hsmbench.result/3"'
+( cat "$T/fifo" >"$T/fifo.out" ) &
+reader=$!
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --duration 1500ms --quiet --out "jsonl=$T/fifo" </dev/null
+check "run --out jsonl=FIFO with a reader: exit 0" 0
+wait "$reader"
+file_has "run --out jsonl=FIFO: the reader got the stream" "$T/fifo.out" '"type":"second"'
+run timeout -s KILL 20 "$HSMBENCH" datasheet --module "$NULLP11" --test sha256-digest --json "$T/fifo"
+check_one_line_error "datasheet --json FIFO: refused, exit 2" 2 'a datasheet rewrites its files after every step'
+# Interrupted before any step was written: no promise of steps in the file.
+env HSMBENCH_MOCK='service=fixed:1ms' "$HSMBENCH" datasheet --module "$MOCK" --test sha256-digest \
+    --step-time 2s --json "$T/none.json" >"$T/ds.out" 2>"$T/ds.err" </dev/null &
+pid=$!
+n=0
+while ! grep -q '^datasheet: step 1 of' "$T/ds.out" && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+cp "$T/ds.err" "$T/err"
+check "datasheet interrupted in its first step: exit 130, nothing to resume" 130 '' 'nothing to resume'
+file_lacks "datasheet interrupted in its first step: no 'the steps done are in'" "$T/err" 'steps done are in'
+
+# ---- item 4: the demo token's own files are inputs ------------------------------
+run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet </dev/null
+check "demo token set up" 0
+D=$HSMBENCH_HOME/softhsm
+cp "$D/user.pin" "$T/user.pin.before"
+for f in user.pin so.pin softhsm2.conf; do
+    for flag in --json --csv --html "--out jsonl="; do
+        case $flag in *=) arg="$flag$D/$f" ;; *) arg="$flag $D/$f" ;; esac
+        # shellcheck disable=SC2086
+        run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet $arg </dev/null
+        check_one_line_error "run $flag onto the demo token's $f: refused, exit 2" 2 \
+            'refusing to overwrite an input'
+    done
+done
+run "$HSMBENCH" datasheet --test sha256-digest --json "$D/user.pin" </dev/null
+check_one_line_error "datasheet --json onto the demo token's user.pin: refused, exit 2" 2 \
+    "the same file as the demo token's PIN file"
+run env SOFTHSM2_CONF="$T/my.conf" "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --iterations 10 \
+    --quiet --json "$T/my.conf" </dev/null
+check_one_line_error "run --json onto SOFTHSM2_CONF's file: refused, exit 2" 2 'the same file as SOFTHSM2_CONF'
+if cmp -s "$D/user.pin" "$T/user.pin.before"; then pass "the demo token's PIN file is untouched"
+else fail "the demo token's PIN file is untouched" "it changed"; fi
+run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet </dev/null
+check "the demo token still logs in afterwards" 0
+
+# ---- item 12: a datasheet whose file cannot be written stops at once ------------
+if [ -w /dev/full ]; then
+    run "$HSMBENCH" datasheet --module "$NULLP11" --test sha256-digest --step-time 100ms --json /dev/full \
+        --html "$T/full.html" </dev/null
+    check_one_line_error "datasheet --json /dev/full: exit 1, the error said once" 1 '/dev/full: cannot write'
+    steps=$(grep -c '^datasheet: step ' "$T/out")
+    if [ "$steps" -eq 1 ]; then pass "datasheet --json /dev/full: no step measured after the failed write"
+    else fail "datasheet --json /dev/full: no step measured after the failed write" "$steps steps ran"; fi
+fi
