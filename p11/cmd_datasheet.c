@@ -327,7 +327,8 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         return BENCH_EXIT_USAGE;
     if (o->capacity) {
         /* run --find-capacity's search, its steps the datasheet's length. */
-        bench_cap_opts_init(&o->cap, sections);
+        bench_cap_opts_init(&o->cap, NULL);     /* the REST metrics are no objective here */
+        o->cap.flag = "--capacity";
         if (bench_cap_opt(&o->cap, BENCH_OPT_FIND_CAPACITY, o->capacity) <= 0)
             return BENCH_EXIT_USAGE;
         o->cap.step_ns = o->step_ns;

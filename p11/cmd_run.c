@@ -324,7 +324,7 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
     memset(o, 0, sizeof *o);
     o->target.many = 1;          /* run spreads over several tokens */
     bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap, sections);
+    bench_cap_opts_init(&o->cap, NULL);     /* the REST metrics are no objective here */
     o->out.sections = sections;
     bench_opts_parser parser;
     if (bench_opts_begin(&parser, &p11_run_options) != 0)

@@ -80,3 +80,16 @@ if [ -w /dev/full ]; then
     if [ "$steps" -eq 1 ]; then pass "datasheet --json /dev/full: no step measured after the failed write"
     else fail "datasheet --json /dev/full: no step measured after the failed write" "$steps steps ran"; fi
 fi
+
+# ---- item 11: objectives a PKCS#11 capacity search cannot judge -----------------
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --find-capacity 'http_req_failed<1%' </dev/null
+check_one_line_error "run --find-capacity with a REST metric: refused, exit 2" 2 "^hsmbench: error: --find-capacity 'http_req_failed<1%'"
+run "$HSMBENCH" datasheet --module "$NULLP11" --test sha256-digest --capacity 'http_req_duration:p99<20ms' </dev/null
+check_one_line_error "datasheet --capacity with a REST metric: refused, exit 2" 2 "^hsmbench: error: --capacity 'http_req_duration"
+run "$HSMBENCH" datasheet --module "$NULLP11" --test sha256-digest --capacity 'p99<<5ms' </dev/null
+check_one_line_error "datasheet --capacity's errors name --capacity" 2 "^hsmbench: error: --capacity 'p99<<5ms'"
+for flag in --find-capacity --capacity; do
+    case $flag in --capacity) cmd=datasheet ;; *) cmd=run ;; esac
+    run "$HSMBENCH" $cmd --module "$NULLP11" --test sha256-digest $flag 'p99<20ms:abort' </dev/null
+    check_one_line_error "$cmd $flag 'p99<20ms:abort': refused, exit 2" 2 "^hsmbench: error: $flag 'p99<20ms:abort': .*':abort' means nothing"
+done
