@@ -145,8 +145,9 @@ static const char ds_usage_head[] =
 static const char ds_usage_tail[] =
     "\n"
     "Exit codes: 0 success; 1 a step failed or had errors, or a file could not\n"
-    "be written; 2 bad usage or input (an unknown test, a --resume file that is\n"
-    "not a datasheet or of another plan); 3 module, token or login failure; 130\n"
+    "be written (kept --resume steps count); 2 bad usage or input (an unknown\n"
+    "test, a --resume file that is not a datasheet, of another plan or of another\n"
+    "token); 3 module, token or login failure; 130\n"
     "interrupted (the results so far are kept; the message says how to resume).\n";
 
 typedef enum { STEP_LATENCY, STEP_THREADS, STEP_DATA, STEP_CAPACITY } step_kind;
@@ -627,10 +628,43 @@ static void plan_diff(const json_t *was, const json_t *now, char *buf, size_t le
     }
 }
 
-/* --resume: the file's finished steps into s->runs, its capacity searches
- * into *caps (new).  0, or a BENCH_EXIT_* (printed). */
-static int resume_load(const char *path, const json_t *plan_now, bench_session *s, size_t *kept,
-                       json_t **caps)
+/* The module and token a file was made on, against this session's: 0 the
+ * same, or -1 with what differs (and the file's value) in buf. */
+static int same_target(const json_t *was, const json_t *now, char *buf, size_t len)
+{
+    static const char *const keys[][2] = {
+        { "module", "path" }, { "token", "label" }, { "token", "serial" }, { "token", "model" },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *a = bench_json_str(json_object_get(was, keys[i][0]), keys[i][1], "");
+        const char *b = bench_json_str(json_object_get(now, keys[i][0]), keys[i][1], "");
+        if (strcmp(a, b) != 0) {
+            snprintf(buf, len, "%s %s '%.80s', here '%.80s'", keys[i][0], keys[i][1], a, b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Is id one of the plan's steps? */
+static int in_plan(const json_t *plan, const char *id)
+{
+    size_t i;
+    const json_t *st;
+    json_array_foreach(json_object_get(plan, "steps"), i, st)
+        if (json_is_string(st) && strcmp(json_string_value(st), id) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * --resume: the file's finished steps into s->runs, its capacity searches
+ * into *caps (new).  The file must be of this target, each step in the plan
+ * and once; a kept step's errors count in the exit status as if run now.
+ * 0, or a BENCH_EXIT_* (printed).
+ */
+static int resume_load(const char *path, const json_t *plan_now, const json_t *env_now,
+                       bench_session *s, size_t *kept, json_t **caps)
 {
     char err[512], diff[256];
     json_t *doc = bench_results_load(path, err, sizeof err);
@@ -652,12 +686,32 @@ static int resume_load(const char *path, const json_t *plan_now, bench_session *
         json_decref(doc);
         return BENCH_EXIT_USAGE;
     }
+    if (same_target(json_object_get(doc, "environment"), env_now, diff, sizeof diff) != 0) {
+        bench_error("--resume %s: made on another module or token (%s): resume it there",
+                    path, diff);
+        json_decref(doc);
+        return BENCH_EXIT_USAGE;
+    }
     size_t i;
     json_t *run;
     json_array_foreach(json_object_get(doc, "runs"), i, run) {
         const char *st = bench_json_str(run, "status", "");
         if (!json_object_get(run, "datasheet") || strcmp(st, "interrupted") == 0)
             continue;      /* an interrupted step runs again */
+        const char *id = bench_json_str(json_object_get(run, "datasheet"), "id", "");
+        const char *why = !in_plan(plan_now, id) ? "is not a step of the plan"
+                          : step_run(s->runs, id) ? "is in the file twice"
+                                                  : NULL;
+        if (why) {
+            bench_error("--resume %s: runs[%zu]: step '%.80s' %s: not a datasheet this command "
+                        "wrote", path, i, id, why);
+            json_decref(doc);
+            return BENCH_EXIT_USAGE;
+        }
+        if (strcmp(st, "failed") == 0)
+            s->any_failed = 1;
+        else if (strcmp(st, "errors") == 0 || bench_json_num(run, "errors", 0) > 0)
+            s->any_errors = 1;
         if (json_array_append(s->runs, run) != 0) {
             json_decref(doc);
             bench_error("out of memory");
@@ -841,7 +895,13 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     }
     session = 1;
     s.brief = 1;
-    if (o.resume && (rc = resume_load(o.resume, plan_doc, &s, &kept, &caps)) != 0)
+    d.env = p11_target_env_json(&t);
+    if (!d.env) {
+        bench_error("out of memory");
+        rc = BENCH_EXIT_FAILED;
+        goto cleanup;
+    }
+    if (o.resume && (rc = resume_load(o.resume, plan_doc, d.env, &s, &kept, &caps)) != 0)
         goto cleanup;
     if (!caps && !(caps = json_array())) {
         bench_error("out of memory");
@@ -881,7 +941,7 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
                nsteps - todo == 1 ? "" : "s", todo);
     fflush(stdout);
     const double started = (double)bench_now_ns() / 1e9;
-    d = (ds_run){ &o, &t, &r, &s, steps, nsteps, p11_target_env_json(&t),
+    d = (ds_run){ &o, &t, &r, &s, steps, nsteps, d.env,
                   bench_command_json(argc, argv, p11_command_redact, argv), NULL, { 0 }, 0 };
     d.extra = json_pack("{s:{s:O,s:f,s:I,s:I,s:O,s:O}}", "datasheet", "plan", plan_doc, "announced_s",
                         announced, "steps_resumed", (json_int_t)(nsteps - todo), "host_cpus",

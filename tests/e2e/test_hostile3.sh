@@ -93,3 +93,36 @@ for flag in --find-capacity --capacity; do
     run "$HSMBENCH" $cmd --module "$NULLP11" --test sha256-digest $flag 'p99<20ms:abort' </dev/null
     check_one_line_error "$cmd $flag 'p99<20ms:abort': refused, exit 2" 2 "^hsmbench: error: $flag 'p99<20ms:abort': .*':abort' means nothing"
 done
+
+# ---- item 10: datasheet --resume of a foreign, padded or failing file ------------
+DS="--test sha256-digest --data-size 16 --step-time 0.1s --max-threads 2 --until-stable 0"
+# shellcheck disable=SC2086
+run env HSMBENCH_MOCK='service=fixed:1ms;fail=CKR_DEVICE_ERROR:0.3;seed=7' "$HSMBENCH" datasheet \
+    --module "$MOCK" $DS --json "$T/err.json" --quiet </dev/null
+check "a datasheet with 30 % errors in one go: exit 1" 1
+edit() {  # edit IN OUT PYTHON: OUT is IN's document after PYTHON (on doc)
+    python3 -c 'import json, sys
+doc = json.load(open(sys.argv[1])); runs = doc["runs"]
+exec(sys.argv[3])
+json.dump(doc, open(sys.argv[2], "w"))' "$1" "$2" "$3"
+}
+edit "$T/err.json" "$T/cut.json" 'runs.pop()'
+# shellcheck disable=SC2086
+run env HSMBENCH_MOCK='service=fixed:1ms' "$HSMBENCH" datasheet --module "$MOCK" $DS --resume "$T/cut.json" \
+    --quiet </dev/null
+check "--resume of steps that had 30 % errors: exit 1, as in one go" 1
+edit "$T/err.json" "$T/dup.json" 'runs.pop(); runs.append(json.loads(json.dumps(runs[0])))'
+# shellcheck disable=SC2086
+run env HSMBENCH_MOCK='service=fixed:1ms' "$HSMBENCH" datasheet --module "$MOCK" $DS --resume "$T/dup.json" \
+    --quiet </dev/null
+check_one_line_error "--resume of a file with a step twice: refused, exit 2" 2 'is in the file twice'
+edit "$T/err.json" "$T/alien.json" 'runs.pop(); runs[0]["datasheet"]["id"] = "nosuch/latency"'
+# shellcheck disable=SC2086
+run env HSMBENCH_MOCK='service=fixed:1ms' "$HSMBENCH" datasheet --module "$MOCK" $DS --resume "$T/alien.json" \
+    --quiet </dev/null
+check_one_line_error "--resume of a file with a step not in the plan: refused, exit 2" 2 'is not a step of the plan'
+edit "$T/err.json" "$T/other.json" 'runs.pop()'
+# shellcheck disable=SC2086
+run "$HSMBENCH" datasheet --module "$NULLP11" $DS --resume "$T/other.json" --quiet </dev/null
+check_one_line_error "--resume of the mock's file on the null module: refused, exit 2" 2 \
+    'made on another module or token \(module path '
