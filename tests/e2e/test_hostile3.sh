@@ -126,3 +126,40 @@ edit "$T/err.json" "$T/other.json" 'runs.pop()'
 run "$HSMBENCH" datasheet --module "$NULLP11" $DS --resume "$T/other.json" --quiet </dev/null
 check_one_line_error "--resume of the mock's file on the null module: refused, exit 2" 2 \
     'made on another module or token \(module path '
+
+# ---- item 5: a server that echoes the request never gets a credential quoted ----
+TOK=s3cr3tT0k3n-e2e-9f8a7b6c5d4e3f2a1b0c
+KEY=$(printf 'app-e2e:s3cr3tK3y-e2e-0123456789abcdef' | base64 | tr -d '\n')
+export TOK KEY
+for mode in text json tail 500; do
+    case $mode in 500) status=500 how=text ;; *) status=401 how=$mode ;; esac
+    rm -f "$T/echo.port"
+    python3 "$TOP/tests/hostile/echo_server.py" "$T/echo.port" "$status" "$how" 60 &
+    echo_pid=$!
+    n=0
+    while [ ! -s "$T/echo.port" ] && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    port=$(cat "$T/echo.port")
+    : >"$T/all"
+    for cmd in http ekm sdkms; do
+        rm -f "$T/echo.json"
+        case $cmd in
+        http) run "$HSMBENCH" rest http --url "http://127.0.0.1:$port/x" --bearer-env TOK --duration 1 \
+                  --json "$T/echo.json" </dev/null ;;
+        ekm) run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$port/k" --token-env TOK --duration 1 \
+                 --json "$T/echo.json" </dev/null ;;
+        sdkms) run "$HSMBENCH" rest sdkms --endpoint "http://127.0.0.1:$port" --api-key-env KEY --op encrypt \
+                   --duration 1 --json "$T/echo.json" </dev/null ;;
+        esac
+        cat "$T/out" "$T/err" >>"$T/all"
+        [ -f "$T/echo.json" ] && cat "$T/echo.json" >>"$T/all"
+        if grep -q 'HTTP \(401\|500\)' "$T/err"; then pass "rest $cmd, echoing $mode: the answer is quoted"
+        else fail "rest $cmd, echoing $mode: the answer is quoted" "$(head -c 300 "$T/err")"; fi
+    done
+    kill "$echo_pid" 2>/dev/null
+    wait "$echo_pid" 2>/dev/null
+    # The whole secret, or its start (8 characters) where a quote was cut short.
+    for s in "$TOK" "$(echo "$TOK" | cut -c1-8)" "$KEY" "$(echo "$KEY" | cut -c1-10)" s3cr3tK3y; do
+        if grep -qF -- "$s" "$T/all"; then fail "echoing $mode: no output holds '$s'" "$(grep -F -- "$s" "$T/all" | head -c 300)"
+        else pass "echoing $mode: no output holds '$s'"; fi
+    done
+done
