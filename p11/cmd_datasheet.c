@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "bench/util/clock.h"
 #include "bench/util/exit.h"
 #include "bench/util/signals.h"
+#include "p11/demo.h"
 #include "p11/runner.h"
 #include "p11/target.h"
 #include "p11/tests.h"
@@ -143,8 +145,9 @@ static const char ds_usage_head[] =
 static const char ds_usage_tail[] =
     "\n"
     "Exit codes: 0 success; 1 a step failed or had errors, or a file could not\n"
-    "be written; 2 bad usage or input (an unknown test, a --resume file that is\n"
-    "not a datasheet or of another plan); 3 module, token or login failure; 130\n"
+    "be written (kept --resume steps count); 2 bad usage or input (an unknown\n"
+    "test, a --resume file that is not a datasheet, of another plan or of another\n"
+    "token); 3 module, token or login failure; 130\n"
     "interrupted (the results so far are kept; the message says how to resume).\n";
 
 typedef enum { STEP_LATENCY, STEP_THREADS, STEP_DATA, STEP_CAPACITY } step_kind;
@@ -162,6 +165,7 @@ typedef struct ds_step {
 
 typedef struct ds_opts {
     p11_target_opts     target;
+    p11_inputs          inputs;     /* the files read with no option naming them */
     const p11_test_def *tests[DS_MAX_TESTS];
     size_t              ntests;
     int                 all;
@@ -231,6 +235,18 @@ static int parse_tests(ds_opts *o, const char *arg)
         return -1;
     }
     return 0;
+}
+
+/* A datasheet's files are rewritten after every step (and --resume reads
+ * the results file back): a FIFO would get a document a step and give
+ * none back.  1 (printed) for a FIFO. */
+static int is_fifo(const char *flag, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return 0;
+    bench_error("%s %s: a FIFO: a datasheet rewrites its files after every step; give a file", flag, path);
+    return 1;
 }
 
 static int parse_args(int argc, char **argv, const bench_section *const *sections, ds_opts *o)
@@ -312,7 +328,8 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         return BENCH_EXIT_USAGE;
     if (o->capacity) {
         /* run --find-capacity's search, its steps the datasheet's length. */
-        bench_cap_opts_init(&o->cap, sections);
+        bench_cap_opts_init(&o->cap, NULL);     /* the REST metrics are no objective here */
+        o->cap.flag = "--capacity";
         if (bench_cap_opt(&o->cap, BENCH_OPT_FIND_CAPACITY, o->capacity) <= 0)
             return BENCH_EXIT_USAGE;
         o->cap.step_ns = o->step_ns;
@@ -345,7 +362,9 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         memcpy(o->data, default_data, sizeof default_data);
         o->ndata = sizeof default_data / sizeof default_data[0];
     }
-    if (bench_opts_check_files(&parser) != 0)
+    if (p11_inputs_note(o->target.module, &o->inputs, &parser) != 0 ||
+        bench_opts_check_files(&parser) != 0 || is_fifo("--json", o->out.json) ||
+        is_fifo("--html", o->out.html))
         return BENCH_EXIT_USAGE;
     if (!o->resume && !bench_path_writable("--json", o->out.json))
         return BENCH_EXIT_USAGE;
@@ -609,10 +628,43 @@ static void plan_diff(const json_t *was, const json_t *now, char *buf, size_t le
     }
 }
 
-/* --resume: the file's finished steps into s->runs, its capacity searches
- * into *caps (new).  0, or a BENCH_EXIT_* (printed). */
-static int resume_load(const char *path, const json_t *plan_now, bench_session *s, size_t *kept,
-                       json_t **caps)
+/* The module and token a file was made on, against this session's: 0 the
+ * same, or -1 with what differs (and the file's value) in buf. */
+static int same_target(const json_t *was, const json_t *now, char *buf, size_t len)
+{
+    static const char *const keys[][2] = {
+        { "module", "path" }, { "token", "label" }, { "token", "serial" }, { "token", "model" },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *a = bench_json_str(json_object_get(was, keys[i][0]), keys[i][1], "");
+        const char *b = bench_json_str(json_object_get(now, keys[i][0]), keys[i][1], "");
+        if (strcmp(a, b) != 0) {
+            snprintf(buf, len, "%s %s '%.80s', here '%.80s'", keys[i][0], keys[i][1], a, b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Is id one of the plan's steps? */
+static int in_plan(const json_t *plan, const char *id)
+{
+    size_t i;
+    const json_t *st;
+    json_array_foreach(json_object_get(plan, "steps"), i, st)
+        if (json_is_string(st) && strcmp(json_string_value(st), id) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * --resume: the file's finished steps into s->runs, its capacity searches
+ * into *caps (new).  The file must be of this target, each step in the plan
+ * and once; a kept step's errors count in the exit status as if run now.
+ * 0, or a BENCH_EXIT_* (printed).
+ */
+static int resume_load(const char *path, const json_t *plan_now, const json_t *env_now,
+                       bench_session *s, size_t *kept, json_t **caps)
 {
     char err[512], diff[256];
     json_t *doc = bench_results_load(path, err, sizeof err);
@@ -634,12 +686,32 @@ static int resume_load(const char *path, const json_t *plan_now, bench_session *
         json_decref(doc);
         return BENCH_EXIT_USAGE;
     }
+    if (same_target(json_object_get(doc, "environment"), env_now, diff, sizeof diff) != 0) {
+        bench_error("--resume %s: made on another module or token (%s): resume it there",
+                    path, diff);
+        json_decref(doc);
+        return BENCH_EXIT_USAGE;
+    }
     size_t i;
     json_t *run;
     json_array_foreach(json_object_get(doc, "runs"), i, run) {
         const char *st = bench_json_str(run, "status", "");
         if (!json_object_get(run, "datasheet") || strcmp(st, "interrupted") == 0)
             continue;      /* an interrupted step runs again */
+        const char *id = bench_json_str(json_object_get(run, "datasheet"), "id", "");
+        const char *why = !in_plan(plan_now, id) ? "is not a step of the plan"
+                          : step_run(s->runs, id) ? "is in the file twice"
+                                                  : NULL;
+        if (why) {
+            bench_error("--resume %s: runs[%zu]: step '%.80s' %s: not a datasheet this command "
+                        "wrote", path, i, id, why);
+            json_decref(doc);
+            return BENCH_EXIT_USAGE;
+        }
+        if (strcmp(st, "failed") == 0)
+            s->any_failed = 1;
+        else if (strcmp(st, "errors") == 0 || bench_json_num(run, "errors", 0) > 0)
+            s->any_errors = 1;
         if (json_array_append(s->runs, run) != 0) {
             json_decref(doc);
             bench_error("out of memory");
@@ -663,6 +735,7 @@ typedef struct ds_run {
     size_t        nsteps;
     json_t       *env, *command, *extra;
     bench_load    load;         /* each step's, but its threads */
+    size_t        ran;          /* steps done in this session */
 } ds_run;
 
 /*
@@ -708,7 +781,7 @@ static int capacity_step(ds_run *d, const ds_step *st, const p11_test_params *p,
 static void run_steps(ds_run *d, const bench_flag *interrupt)
 {
     const double t0 = (double)bench_now_ns() / 1e9;
-    size_t ran = 0, left = 0;
+    size_t left = 0;
     for (size_t k = 0; k < d->nsteps; k++)
         left += !step_run(d->s->runs, d->steps[k].id);
     const double per_step = (double)(d->o->step_ns + DS_STEP_OVERHEAD_NS) / 1e9;
@@ -725,7 +798,7 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
         const double elapsed = (double)bench_now_ns() / 1e9 - t0;
         /* The plan's length a step until a few steps have been measured
          * (the first prepares keys: alone it would mislead). */
-        const double mean = ran >= 8 ? elapsed / (double)ran : per_step;
+        const double mean = d->ran >= 8 ? elapsed / (double)d->ran : per_step;
         printf("datasheet: step %zu of %zu: %s %s", k + 1, d->nsteps, st->def->name, step_name[st->kind]);
         if (st->key_bits)
             printf(", key %u", st->key_bits);
@@ -757,12 +830,14 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
             d->s->any_failed = 1;
             break;
         }
-        ran++;
+        d->ran++;
         left--;
         const uint64_t now = bench_now_ns();
         if (now - last_write >= DS_WRITE_SHARE * write_cost || left == 0) {
-            if (bench_session_checkpoint(d->s, d->env, d->command) != 0)
+            if (bench_session_checkpoint(d->s, d->env, d->command) != 0) {
                 d->s->any_failed = 1;
+                break;      /* the steps after it could not be kept: measure no more */
+            }
             last_write = bench_now_ns();
             write_cost = last_write - now;
         }
@@ -776,7 +851,7 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     p11_runner r;
     bench_session s;
     ds_run d;
-    int opened = 0, session = 0, runner = 0, finished = 0, interrupted = 0;
+    int opened = 0, session = 0, runner = 0, finished = 0, interrupted = 0, written = 0;
     ds_step *steps = NULL;
     json_t *left = NULL, *plan_doc = NULL, *caps = NULL;
     size_t nsteps = 0, kept = 0;
@@ -820,7 +895,13 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     }
     session = 1;
     s.brief = 1;
-    if (o.resume && (rc = resume_load(o.resume, plan_doc, &s, &kept, &caps)) != 0)
+    d.env = p11_target_env_json(&t);
+    if (!d.env) {
+        bench_error("out of memory");
+        rc = BENCH_EXIT_FAILED;
+        goto cleanup;
+    }
+    if (o.resume && (rc = resume_load(o.resume, plan_doc, d.env, &s, &kept, &caps)) != 0)
         goto cleanup;
     if (!caps && !(caps = json_array())) {
         bench_error("out of memory");
@@ -860,8 +941,8 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
                nsteps - todo == 1 ? "" : "s", todo);
     fflush(stdout);
     const double started = (double)bench_now_ns() / 1e9;
-    d = (ds_run){ &o, &t, &r, &s, steps, nsteps, p11_target_env_json(&t),
-                  bench_command_json(argc, argv, p11_command_redact, argv), NULL, { 0 } };
+    d = (ds_run){ &o, &t, &r, &s, steps, nsteps, d.env,
+                  bench_command_json(argc, argv, p11_command_redact, argv), NULL, { 0 }, 0 };
     d.extra = json_pack("{s:{s:O,s:f,s:I,s:I,s:O,s:O}}", "datasheet", "plan", plan_doc, "announced_s",
                         announced, "steps_resumed", (json_int_t)(nsteps - todo), "host_cpus",
                         (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "left_out", left, "capacity", caps);
@@ -887,6 +968,8 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     rc = bench_session_finish(&s, d.env, d.command);   /* takes env and command */
     d.env = d.command = NULL;
     finished = 1;
+    /* The file holds steps to resume from (an interrupted step is run again). */
+    written = s.json_written && !s.checkpoint_failed && (kept || d.ran);
 cleanup:
     if (runner)
         p11_runner_free(&r);
@@ -900,10 +983,13 @@ cleanup:
     json_decref(plan_doc);
     json_decref(left);
     free(steps);
-    if (finished && interrupted) {
+    if (finished && interrupted && written) {
         fprintf(stderr, "datasheet: interrupted; the steps done are in %s; carry on with: hsmbench "
                         "datasheet --resume %s (and the same options)\n", o.out.json, o.out.json);
-    } else if (finished) {
+    } else if (finished && interrupted) {
+        fprintf(stderr, "datasheet: interrupted before any step was done and written to %s; "
+                        "nothing to resume\n", o.out.json);
+    } else if (finished && written) {
         char tk[32];
         printf("datasheet: took %s (announced %s); results %s, page %s\n", fmt_time(took, tk, sizeof tk),
                ann, o.out.json, o.out.html);

@@ -202,6 +202,12 @@ static int ask(menu *m, const char *fmt, ...)
     if (n < 0) {
         printf("\n(end of input)\n");
         bench_flush(stdout);
+        /* An answer file that ends on an answer it had wrong asked for
+         * something it did not get: that is a usage error, not a leave. */
+        if (m->bad) {
+            bench_error("the answers ended after an invalid answer ('%s'); nothing was run", m->shown);
+            return ASK_GIVEUP;
+        }
         return ASK_LEAVE;
     }
     char *a = m->line, *end = m->line + n;

@@ -25,6 +25,7 @@
 #include "bench/driver/outopts.h"
 #include "bench/driver/session.h"
 #include "bench/results/threshold.h"
+#include "p11/demo.h"
 #include "p11/runner.h"
 #include "p11/tests.h"
 
@@ -128,6 +129,7 @@ static const char run_usage_tail[] =
 
 typedef struct run_opts {
     p11_target_opts    target;
+    p11_inputs         inputs;      /* the files read with no option naming them */
     const p11_test_def *tests[MAX_TESTS];
     size_t             ntests;
     p11_test_params    params;
@@ -322,7 +324,7 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
     memset(o, 0, sizeof *o);
     o->target.many = 1;          /* run spreads over several tokens */
     bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap, sections);
+    bench_cap_opts_init(&o->cap, NULL);     /* the REST metrics are no objective here */
     o->out.sections = sections;
     bench_opts_parser parser;
     if (bench_opts_begin(&parser, &p11_run_options) != 0)
@@ -535,7 +537,8 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         names[t] = o->tests[t]->name;
     if (o->mix.n)
         names[0] = "mix";     /* the run's one name (--threshold mix:p99<20ms) */
-    if (bench_opts_check_files(&parser) != 0)
+    if (p11_inputs_note(o->target.module, &o->inputs, &parser) != 0 ||
+        bench_opts_check_files(&parser) != 0)
         return BENCH_EXIT_USAGE;
     if (bench_out_finish(&o->out, names, o->mix.n ? 1 : o->ntests) != 0)
         return BENCH_EXIT_USAGE;

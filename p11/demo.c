@@ -23,8 +23,9 @@
 #define HSMBENCH_SOFTHSM_DEFAULT "/usr/lib/softhsm/libsofthsm2.so"
 #endif
 
-/* The directory is found anew each time from the environment (no global). */
-static int demo_dir(char *dir, size_t len)
+/* The directory, found anew each time from the environment (no global):
+ * 0, -1 with no place to put it, -2 when the path is too long. */
+static int find_dir(char *dir, size_t len)
 {
     const char *home = getenv("HSMBENCH_HOME");
     const char *xdg = getenv("XDG_STATE_HOME");
@@ -37,14 +38,51 @@ static int demo_dir(char *dir, size_t len)
         n = snprintf(dir, len, "%s/hsmbench/softhsm", xdg);
     else if (user && *user)
         n = snprintf(dir, len, "%s/.local/state/hsmbench/softhsm", user);
-    else {
+    else
+        return -1;
+    return n < 0 || (size_t)n >= len - 32 ? -2 : 0;
+}
+
+static int demo_dir(char *dir, size_t len)
+{
+    const int rc = find_dir(dir, len);
+    if (rc == -1)
         bench_error("no place for the demo token: set HSMBENCH_HOME or HOME");
-        return -1;
-    }
-    if (n < 0 || (size_t)n >= len - 32) {
+    else if (rc != 0)
         bench_error("the demo token directory path is too long");
-        return -1;
+    return rc ? -1 : 0;
+}
+
+/* path, or dir/name: one more file in *in (none when it does not fit). */
+static void add_input(p11_inputs *in, const char *what, const char *path, const char *name)
+{
+    if (in->n >= P11_INPUTS_MAX || !path || !*path)
+        return;
+    const int n = name ? snprintf(in->path[in->n], sizeof in->path[in->n], "%s/%s", path, name)
+                       : snprintf(in->path[in->n], sizeof in->path[in->n], "%s", path);
+    if (n > 0 && (size_t)n < sizeof in->path[in->n])
+        in->what[in->n++] = what;
+}
+
+int p11_inputs_note(const char *module, p11_inputs *in, bench_opts_parser *p)
+{
+    char dir[PATH_MAX];
+    in->n = 0;
+    if (!module && find_dir(dir, sizeof dir) == 0) {
+        const char *mod = getenv("HSMBENCH_SOFTHSM_MODULE");
+        add_input(in, "the demo token's PIN file", dir, "user.pin");
+        add_input(in, "the demo token's SO PIN file", dir, "so.pin");
+        add_input(in, "the demo token's SoftHSM configuration", dir, "softhsm2.conf");
+        add_input(in, "the SoftHSM module", mod && *mod ? mod : HSMBENCH_SOFTHSM_DEFAULT, NULL);
     }
+    if (module && strchr(module, '/'))
+        add_input(in, "--module", module, NULL);
+    add_input(in, "SOFTHSM2_CONF", getenv("SOFTHSM2_CONF"), NULL);
+    add_input(in, "HSMBENCH_TRACE_CONFIG", getenv("HSMBENCH_TRACE_CONFIG"), NULL);
+    add_input(in, "HSMBENCH_TRACE_MODULE", getenv("HSMBENCH_TRACE_MODULE"), NULL);
+    for (size_t i = 0; i < in->n; i++)
+        if (bench_opts_add_file(p, in->what[i], in->path[i], 0) != 0)
+            return -1;
     return 0;
 }
 

@@ -9,8 +9,10 @@
 #ifndef P11_DEMO_H
 #define P11_DEMO_H
 
+#include <limits.h>
 #include <stddef.h>
 
+#include "bench/util/options.h"
 #include "p11/module.h"
 
 #define P11_DEMO_LABEL "hsmbench-demo"
@@ -35,5 +37,23 @@ int p11_demo_ensure_token(const p11_module *m);
 
 /* Release the lock p11_demo_prepare took (-1 is ignored). */
 void p11_demo_unlock(int lock_fd);
+
+/*
+ * The files a command reads without an option naming them, which no output
+ * may overwrite (writing --json onto the demo token's user.pin destroyed
+ * the token): with no --module, the demo token's PIN files, configuration
+ * and SoftHSM module; a --module given as a path; the files SOFTHSM2_CONF,
+ * HSMBENCH_TRACE_CONFIG and HSMBENCH_TRACE_MODULE name.  Found, not
+ * created; what[i] names path[i] in a message.  p11_inputs_note records
+ * them in p as inputs, for bench_opts_check_files (in must live until
+ * then); -1 (printed) when the parser has no room left.
+ */
+#define P11_INPUTS_MAX 8
+typedef struct p11_inputs {
+    char        path[P11_INPUTS_MAX][PATH_MAX];
+    const char *what[P11_INPUTS_MAX];
+    size_t      n;
+} p11_inputs;
+int p11_inputs_note(const char *module, p11_inputs *in, bench_opts_parser *p);
 
 #endif

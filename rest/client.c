@@ -73,6 +73,27 @@ const char *rest_error_text(const char *body, size_t len, char *buf, size_t cap)
     return buf;
 }
 
+const char *rest_error_excerpt(const rest_http *h, const char *body, size_t len, char *buf, size_t cap)
+{
+    /* The body first (a secret whole before the line shortens it), then
+     * the line (a JSON message unescaped may show one again). */
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        snprintf(buf, cap, "(an answer of %zu bytes)", len);
+        return buf;
+    }
+    memcpy(copy, body, len);
+    copy[len] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (!copy[i])
+            copy[i] = ' ';       /* a NUL in the answer would hide what follows it */
+    rest_http_scrub(h, copy);
+    rest_error_text(copy, strlen(copy), buf, cap);
+    free(copy);
+    rest_http_scrub(h, buf);
+    return buf;
+}
+
 bench_code rest_setup_call(rest_http *h, const char *what, const char *method, const bench_url *url,
                            const char *body, size_t len, rest_check_fn check, void *arg,
                            rest_response *resp, char *err, size_t errlen)
@@ -102,7 +123,7 @@ bench_code rest_setup_call(rest_http *h, const char *what, const char *method, c
         snprintf(err, errlen, "%s: %s: %s", what, name, resp->error);
     else if (rest_code_http_status(rc))
         snprintf(err, errlen, "%s: %s%s%s", what, name, resp->body_len ? ": " : "",
-                 rest_error_text(resp->body, resp->body_len, text, sizeof text));
+                 rest_error_excerpt(h, resp->body, resp->body_len, text, sizeof text));
     else
         snprintf(err, errlen, "%s: unexpected answer (%s)", what, name);
     return rc;

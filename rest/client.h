@@ -60,6 +60,10 @@ bench_code rest_setup_call(rest_http *h, const char *what, const char *method, c
 /* One readable line from an error answer: a google.rpc.Status "message",
  * an "error"/"message" field, or the text itself, shortened and cleaned. */
 const char *rest_error_text(const char *body, size_t len, char *buf, size_t cap);
+/* The same from an answer to h's request, every credential h sends taken
+ * out (rest_http_scrub) of the body and of the line: what every message
+ * quoting a server's answer uses. */
+const char *rest_error_excerpt(const rest_http *h, const char *body, size_t len, char *buf, size_t cap);
 
 /* Parse an answer as a JSON object; NULL with *rc = REST_E_BAD_JSON if not. */
 json_t *rest_json_object(const char *body, size_t len, bench_code *rc);

@@ -295,7 +295,7 @@ static bench_code probe_call(ekm_worker *w, FILE *f, const char *what, const ben
     fprintf(f, "%-12s HTTP %ld\n", what, r->status);
     if (r->status != 200) {
         if (r->body_len)
-            fprintf(f, "%-12s %s\n", "", rest_error_text(r->body, r->body_len, text, sizeof text));
+            fprintf(f, "%-12s %s\n", "", rest_error_excerpt(w->http, r->body, r->body_len, text, sizeof text));
         return rest_code_http(r->status);
     }
     return BENCH_OK;

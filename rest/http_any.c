@@ -530,7 +530,7 @@ static bench_code preflight_once(rest_any *a, long *status, char *err, size_t er
             snprintf(err, errlen, "%s %s: %s: %s", c->method, c->url->identity, name, r.error);
         else if (rest_code_http_status(rc))
             snprintf(err, errlen, "%s %s: %s%s%s", c->method, c->url->identity, name,
-                     r.body_len ? ": " : "", rest_error_text(r.body, r.body_len, text, sizeof text));
+                     r.body_len ? ": " : "", rest_error_excerpt(w->http, r.body, r.body_len, text, sizeof text));
         else
             snprintf(err, errlen, "%s %s: %s", c->method, c->url->identity, name);
     }

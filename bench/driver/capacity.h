@@ -58,6 +58,7 @@
 
 typedef struct bench_cap_opts {
     const bench_section *const *sections;   /* whose side metrics an objective may name */
+    const char     *flag;            /* the objective's option, in messages ("--capacity") */
     bench_threshold objectives[BENCH_CAP_MAX_OBJECTIVES];
     size_t          nobjectives;     /* 0: no capacity search */
     uint64_t        step_ns;         /* measured length of each step */
@@ -72,7 +73,9 @@ enum { BENCH_OPT_FIND_CAPACITY = 1400, BENCH_OPT_STEP, BENCH_OPT_PRECISION, BENC
 /* The Capacity group of the option table. */
 extern const bench_opt_group bench_cap_group;
 
-/* sections: whose side metrics an objective may name (NULL: none). */
+/* sections: whose side metrics an objective may name (NULL: none, as for
+ * PKCS#11, which has no REST metrics to judge).  flag is --find-capacity
+ * until the command names its own. */
 void bench_cap_opts_init(bench_cap_opts *o, const bench_section *const *sections);
 
 /* Take one capacity option: 1 taken, 0 not one, -1 bad value (printed; a

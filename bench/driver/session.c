@@ -12,6 +12,7 @@
 #include "bench/util/cli.h"
 #include "bench/util/clock.h"
 #include "bench/util/exit.h"
+#include "bench/util/outfile.h"
 #include "bench/util/signals.h"
 #include "bench/util/url.h"
 #include "bench/results/model.h"
@@ -46,9 +47,11 @@ int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_
     if (out->jsonl) {
         const int to_stdout = strcmp(out->jsonl, "-") == 0;
         int fd = to_stdout ? dup(s->doc_fd) : -1;
-        s->stream = to_stdout ? (fd >= 0 ? fdopen(fd, "w") : NULL) : fopen(out->jsonl, "w");
+        s->stream = to_stdout ? (fd >= 0 ? fdopen(fd, "w") : NULL)
+                              : bench_out_open_stream("--out jsonl=", out->jsonl);
         if (!s->stream) {
-            bench_error("--out jsonl=%s: %s", out->jsonl, strerror(errno));
+            if (to_stdout)
+                bench_error("--out jsonl=%s: %s", out->jsonl, strerror(errno));
             if (fd >= 0)
                 close(fd);
             json_decref(s->runs);
@@ -502,6 +505,8 @@ static int write_files(bench_session *s, json_t *environment, json_t *command, j
     }
     if (o->json && bench_report_write(o->json, doc) != 0)
         rc = -1;
+    else if (o->json)
+        s->json_written = 1;
     if (!json_only && o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
         rc = -1;
     if (!json_only && o->html && bench_html_write_file(o->html, doc, "--html", o->sections) != 0)
@@ -524,6 +529,8 @@ int bench_session_checkpoint(bench_session *s, json_t *environment, json_t *comm
         rc = write_files(s, environment, command, scal, reps, 1);
     json_decref(scal);
     json_decref(reps);
+    if (rc != 0)
+        s->checkpoint_failed = 1;
     return rc;
 }
 
@@ -592,8 +599,8 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
         thresholds_failed = nf != 0;
     }
     /* Nothing recorded (a set-up failure before any run): no results file. */
-    const int write = (o->json || o->csv || o->html) && json_array_size(s->runs);
-    int write_failed = 0;
+    const int write = (o->json || o->csv || o->html) && json_array_size(s->runs) && !s->checkpoint_failed;
+    int write_failed = s->checkpoint_failed;
     if (write && write_files(s, environment, command, scal, reps, 0) != 0)
         write_failed = 1;
     json_decref(scal);

@@ -98,6 +98,10 @@ struct bench_session {
     size_t                nrows, cap;
     int                   any_failed;     /* a run could not be measured, a file not written */
     int                   any_errors;     /* a measured run had errors */
+    /* A checkpoint's results file could not be written: the command stops,
+     * and bench_session_finish does not try (and say) it again. */
+    int                   checkpoint_failed;
+    int                   json_written;   /* the results file holds this session's runs */
     int                   interrupted;
     /* Workers a run abandoned inside a call (bench_outcome.stuck): their
      * threads may still be in the workload, so the command runs nothing

@@ -5,6 +5,7 @@
  * show of a saved one. */
 #include "bench/results/capanswer.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,15 @@ static void pretty_expr(const char *e, char *buf, size_t len)
             buf[k++] = ' ';
             p--;
             in_value = 1;
+            continue;
+        }
+        /* An exponent is the number's ("1e308ms" is "1e308 ms", not "1 e308ms"). */
+        if (in_value == 1 && digits && (*p == 'e' || *p == 'E') &&
+            (isdigit((unsigned char)p[1]) ||
+             ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
+            buf[k++] = *p;
+            if (!isdigit((unsigned char)p[1]))
+                buf[k++] = *++p;
             continue;
         }
         if (in_value && digits && !(*p >= '0' && *p <= '9') && *p != '.') {

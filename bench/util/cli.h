@@ -86,7 +86,9 @@ const char *bench_fmt_bytes(double bytes, char *buf, unsigned len);
  * existing device or FIFO that is writable (/dev/null), or a regular file or
  * new name in a writable directory, a symbolic link judged by what it
  * points at; never a directory or a link to nothing.  The one check every
- * output flag gets before a run; on false prints "FLAG PATH: why". */
+ * output flag gets before a run; on false prints "FLAG PATH: why".
+ * A FIFO must have a reader now; its fd is kept open (until exit) so that
+ * reader does not see end of file before the results. */
 int bench_path_writable(const char *flag, const char *path);
 
 /*

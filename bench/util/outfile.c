@@ -29,6 +29,35 @@ static int write_close(FILE *f, bench_out_writer write, const void *ctx)
     return 0;
 }
 
+/*
+ * Open path for writing in place without waiting: a FIFO no one reads
+ * would block open() forever (and write() after it), so it is opened
+ * O_NONBLOCK, which fails with ENXIO then, and made blocking again once a
+ * reader is known.  The fd, or -1 with errno set (ENXIO: no reader).
+ */
+static int open_in_place(const char *path, int flags)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | flags, 0666);
+    if (fd < 0)
+        return -1;
+    const int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        const int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/* The message for an open_in_place that failed. */
+static const char *in_place_error(int err)
+{
+    return err == ENXIO ? "a FIFO no one reads: start its reader first (the results would wait for "
+                          "one forever)"
+                        : strerror(err);
+}
+
 /* Open a new file in dir exclusively, with a name no one can guess. */
 static int create_temp(const char *dir, const char *base, char *tmp, size_t len)
 {
@@ -102,8 +131,18 @@ int bench_path_writable(const char *flag, const char *path)
         bench_error("%s %s: not writable: %s", flag, path, strerror(errno));
         return 0;
     }
+    if (exists && S_ISFIFO(st.st_mode)) {
+        /* Written in place after the run: a reader must be there now.  The
+         * fd stays open until hsmbench exits, on purpose: closing it would
+         * give that reader its end of file before the results come. */
+        if (open_in_place(target, 0) < 0) {
+            bench_error("%s %s: %s", flag, path, in_place_error(errno));
+            return 0;
+        }
+        return 1;
+    }
     if (exists && !S_ISREG(st.st_mode))
-        return 1;              /* a device or FIFO: written in place */
+        return 1;              /* a device: written in place */
     if (stat(dir, &st) != 0) {
         bench_error("%s %s: directory %s: %s", flag, path, dir, strerror(errno));
         return 0;
@@ -127,10 +166,10 @@ int bench_out_write(const char *flag, const char *path, bench_out_writer write, 
         return -1;
     if (exists && !S_ISREG(st.st_mode)) {
         /* A device or a FIFO: written in place, never replaced. */
-        int fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        int fd = open_in_place(target, 0);
         FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (!f) {
-            bench_error("%s %s: %s", flag, path, strerror(errno));
+            bench_error("%s %s: %s", flag, path, in_place_error(errno));
             if (fd >= 0)
                 close(fd);
             return -1;
@@ -168,6 +207,18 @@ int bench_out_write(const char *flag, const char *path, bench_out_writer write, 
         return -1;
     }
     return 0;
+}
+
+FILE *bench_out_open_stream(const char *flag, const char *path)
+{
+    int fd = open_in_place(path, O_CREAT | O_TRUNC);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        bench_error("%s%s: %s", flag, path, in_place_error(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
 }
 
 int bench_file_id_of(const char *path, bench_file_id *id)

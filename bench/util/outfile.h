@@ -14,7 +14,9 @@
  *    P, so a reader sees the old file or the whole new one, and a link
  *    planted at a guessable name is never followed.
  *  - P is an existing device, FIFO or socket (/dev/null, /dev/stdout, a
- *    pipe): it is opened and written in place, never replaced.
+ *    pipe): it is opened and written in place, never replaced; a FIFO no
+ *    one reads is refused by bench_path_writable before the run, and
+ *    never waited for when written.
  *  - P is a directory: refused.
  */
 #ifndef BENCH_OUTFILE_H
@@ -31,6 +33,14 @@ typedef int (*bench_out_writer)(FILE *f, const void *ctx);
  * (message printed; no temporary file left behind).
  */
 int bench_out_write(const char *flag, const char *path, bench_out_writer write, const void *ctx);
+/*
+ * A stream written while the run goes (--out jsonl=FILE): PATH truncated
+ * or made, or a FIFO or device opened in place; never waiting for a FIFO's
+ * reader (refused with one line when it has none).  flag prefixes the
+ * path in the message as given ("--out jsonl=").  NULL (printed) or the
+ * stream.
+ */
+FILE *bench_out_open_stream(const char *flag, const char *path);
 
 /*
  * What a path names, to tell two paths for one file apart from two files:

@@ -185,6 +185,60 @@ size_t rest_http_secret_header(const char *line, size_t n, const char *const *ex
     return cut;
 }
 
+/* Every occurrence of the n bytes s in text (a C string) made "***". */
+static void scrub_one(char *text, const char *s, size_t n)
+{
+    char *p = text;
+    while ((p = memmem(p, strlen(p), s, n)) != NULL) {
+        memcpy(p, "***", 3);
+        memmove(p + 3, p + n, strlen(p + n) + 1);
+        p += 3;
+    }
+    /* Cut short on its start: "... Bearer eyJhbGciOi..." */
+    const size_t len = strlen(text);
+    if (len < 3 || strcmp(text + len - 3, "...") != 0)
+        return;
+    for (size_t k = n - 1; k >= 6; k--) {
+        if (k <= len - 3 && memcmp(text + len - 3 - k, s, k) == 0) {
+            memcpy(text + len - 3 - k, "***...", 7);
+            return;
+        }
+    }
+}
+
+/* The secret values of one header list in text. */
+static void scrub_list(const rest_http *h, const struct curl_slist *l, char *text)
+{
+    for (; l; l = l->next) {
+        const char *line = l->data;
+        const size_t n = strlen(line), cut = rest_http_secret_header(line, n, h->secret_headers,
+                                                                     h->nsecret_headers);
+        if (!cut)
+            continue;
+        const char *v = line + cut;
+        while (*v == ' ')
+            v++;
+        if (strlen(v) >= 4)
+            scrub_one(text, v, strlen(v));
+        for (const char *w = v; *w;) {
+            const size_t wl = strcspn(w, " ,;");
+            if (wl >= 8)
+                scrub_one(text, w, wl);
+            w += wl;
+            w += strspn(w, " ,;");
+        }
+    }
+}
+
+void rest_http_scrub(const rest_http *h, char *text)
+{
+    if (!h || !text)
+        return;
+    scrub_list(h, h->headers, text);
+    if (h->base != h->headers)
+        scrub_list(h, h->base, text);
+}
+
 /* A request line ("GET /k?sig=S HTTP/1.1") with its query cut: its length
  * up to the '?', or 0 when it has none. */
 static size_t query_at(const char *line, size_t n)

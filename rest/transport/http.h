@@ -71,6 +71,7 @@ enum { REST_ENGINE_AUTO = 0, REST_ENGINE_LIBCURL, REST_ENGINE_LEAN };
  */
 size_t rest_http_secret_header(const char *line, size_t n, const char *const *extra, size_t n_extra);
 
+
 typedef struct rest_response {
     long        status;       /* HTTP status; 0 when no response arrived */
     bench_code  transport;    /* 0 when a response arrived, else its class (rest/transport/codes.h) */
@@ -87,6 +88,16 @@ typedef struct rest_http rest_http;
 rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, size_t errlen);
 /* Frees the handle and wipes the credentials it held. */
 void rest_http_free(rest_http *h);
+
+/*
+ * Take every credential the handle sends out of text (NUL-terminated, in
+ * place): the value of each secret header line it holds (as above), and
+ * each word of it of 8 bytes or more (the token after "Bearer "), become
+ * "***"; so does a text's end cut short ("...") on the start of one (at
+ * least 6 bytes of it).  For any excerpt of a server's answer (an echo of
+ * the request carries them) before it reaches an output.
+ */
+void rest_http_scrub(const rest_http *h, char *text);
 
 /* The User-Agent line every request carries (rest http: unless the user's
  * headers name one). */

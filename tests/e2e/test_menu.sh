@@ -138,6 +138,11 @@ check "end of input at the modulus prompt: exit 0" 0 '^Enter the modulus length'
 file_lacks "end of input before the run: nothing ran" "$T/out" 'Running rsa-pkcs-sign ('
 menu_run ''
 check "no input at all: exit 0" 0 'end of input'
+# An answer file that ends on an invalid answer asked for something it did
+# not get (issue 38, item 13): once exit 0 with nothing run.
+menu_run '1\nAES_256\n8192\n99999\n'
+check_one_line_error "answers ending on an invalid one: exit 2, naming it" 2 "invalid answer \('99999'\)"
+file_lacks "answers ending on an invalid one: nothing ran" "$T/out" '^Running '
 
 # ---- non-blocking in hsmbench's order: no rate but the one the user gives ----
 # An empty answer at the rate question once capped the run at 1000 ops/s

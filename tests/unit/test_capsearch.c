@@ -413,6 +413,12 @@ static void test_flags(void)
     CHECK(bench_cap_opt(&o, BENCH_OPT_PRECISION, "0") == -1);
     CHECK(bench_cap_opt(&o, BENCH_OPT_PRECISION, "60%") == -1);
     CHECK(o.nobjectives == 2);
+    /* Issue 38, item 11: ':abort' means nothing to a search; with no
+     * sections (PKCS#11), a REST metric is no objective. */
+    fprintf(stderr, "(the next two errors are expected)\n");
+    CHECK(bench_cap_opt(&o, BENCH_OPT_FIND_CAPACITY, "p99<20ms:abort") == -1);
+    CHECK(bench_cap_opt(&o, BENCH_OPT_FIND_CAPACITY, "http_req_failed<1%") == -1);
+    CHECK(o.nobjectives == 2);
 
     lo.load.rate = 500;
     CHECK(bench_cap_finish(&o, &lo) == 0);
@@ -443,6 +449,10 @@ static void test_texts(void)
     json_t *objs = json_pack("[s,s]", "p99<20ms", "errors<0.1%");
     CHECK_MSG(strcmp(bench_cap_objectives_text(objs, buf, sizeof buf),
                      "p99 < 20 ms, errors < 0.1 %") == 0, "%s", buf);
+    json_t *big = json_pack("[s,s]", "p99<1e308ms", "avg<2.5E-3s");    /* issue 38, item 11 */
+    CHECK_MSG(strcmp(bench_cap_objectives_text(big, buf, sizeof buf),
+                     "p99 < 1e308 ms, avg < 2.5E-3 s") == 0, "%s", buf);
+    json_decref(big);
     json_t *cap = json_pack("{s:O,s:f,s:i,s:s,s:f,s:[f,f],s:[]}", "objectives", objs, "precision",
                             0.02, "threads", 8, "result", "found", "ops_per_s", 3720.0, "bounds",
                             3720.0, 3790.0, "steps");
