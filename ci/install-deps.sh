@@ -20,12 +20,14 @@ set -eu
 #           python3-yaml, python3-jsonschema (the Kubernetes manifests checked offline: test_fleet)
 # package:  debhelper, dpkg-dev, lintian (make check-deb; make deb itself installs only
 #           debian/control's Build-Depends: ci/build-deps.sh)
+# fleet:    podman, runc, mmdebstrap (make check-fleet: the image on a Debian 12 base, its pods)
 # fuzzing:  clang, libclang-rt-14-dev (libFuzzer, make fuzz and make check's short runs)
 # Every test that needs one of these says SKIP without it, and under CI
 # (CI=true) a skip fails make check: this list is what CI needs to skip nothing.
 PKGS="gcc clang libclang-rt-14-dev make pkg-config libp11-kit-dev p11-kit libssl-dev libcurl4-openssl-dev libjansson-dev libhttp-parser-dev
 libmicrohttpd-dev libgnutls28-dev softhsm2 opensc gnutls-bin python3 p11-kit-modules tmux procps openssl nginx wrk apache2-utils valgrind
-chromium fonts-dejavu-core groff-base man-db prometheus python3-yaml python3-jsonschema debhelper dpkg-dev lintian"
+chromium fonts-dejavu-core groff-base man-db prometheus python3-yaml python3-jsonschema debhelper dpkg-dev lintian
+podman runc mmdebstrap"
 
 missing=""
 for p in $PKGS; do

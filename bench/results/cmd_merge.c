@@ -33,7 +33,7 @@ static const char merge_usage[] =
     "token, or REST service and URL) than the first file's.  A generator that\n"
     "missed its --start-at window (its file's fleet.joined is false) is left\n"
     "out; the merged file's \"generators\" says how many joined, which were left\n"
-    "out and which joined late.\n"
+    "out, which joined late and, with --expect, which sent no file.\n"
     "\n";
 
 static const char merge_usage_tail[] =
@@ -80,15 +80,49 @@ static void warn_targets(json_t *const *docs, const char *const *names, size_t n
     }
 }
 
+/* The generators of 0 .. expect-1 (a Kubernetes Indexed Job's completion
+ * indexes, --generator "$JOB_COMPLETION_INDEX") that no file names, as
+ * strings into missing; 0 when one was, -1 when out of memory.  When a file
+ * names a generator that is not such an index, which are missing cannot be
+ * told, and none is listed (the count of files still says how many). */
+static int missing_indexes(json_t *const *docs, size_t n, long expect, json_t *missing)
+{
+    if (expect <= 0 || (size_t)expect <= n)
+        return 0;
+    unsigned char *seen = calloc((size_t)expect, 1);
+    if (!seen)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *g = bench_json_str(json_object_get(docs[i], "fleet"), "generator", "");
+        char *end;
+        long k = strtol(g, &end, 10);
+        if (!*g || *end || k < 0 || k >= expect || (g[0] == '0' && g[1])) {
+            free(seen);
+            return 0;
+        }
+        seen[k] = 1;
+    }
+    for (long k = 0; rc == 0 && k < expect; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "%ld", k);
+        if (!seen[k])
+            rc = json_array_append_new(missing, json_string(name)) != 0 ? -1 : 0;
+    }
+    free(seen);
+    return rc;
+}
+
 /* The merged file's "generators": joined (the files merged), expected
  * (--expect, else the files given), left_out and late (file and why or by
- * how much).  Files that missed the start window are moved out of docs and
- * names; returns the count left, or -1 when out of memory. */
+ * how much), missing (the generators of --expect with no file, when the
+ * files name them by index).  Files that missed the start window are moved
+ * out of docs and names; returns the count left, or -1 when out of memory. */
 static long generators(json_t **docs, const char **names, size_t n, long expect, json_t **out)
 {
-    json_t *g = json_object(), *left = json_array(), *late = json_array();
+    json_t *g = json_object(), *left = json_array(), *late = json_array(), *missing = json_array();
     size_t kept = 0;
-    int bad = !g || !left || !late;
+    int bad = !g || !left || !late || !missing || missing_indexes(docs, n, expect, missing) != 0;
     for (size_t i = 0; !bad && i < n; i++) {
         const json_t *f = json_object_get(docs[i], "fleet");
         const json_t *joined = json_object_get(f, "joined");
@@ -112,9 +146,11 @@ static long generators(json_t **docs, const char **names, size_t n, long expect,
     if (!bad)
         bad = json_object_set_new(g, "joined", json_integer((json_int_t)kept)) ||
               json_object_set_new(g, "expected", json_integer(expect > 0 ? expect : (json_int_t)n)) ||
-              json_object_set(g, "left_out", left) || json_object_set(g, "late", late);
+              json_object_set(g, "left_out", left) || json_object_set(g, "late", late) ||
+              json_object_set(g, "missing", missing);
     json_decref(left);
     json_decref(late);
+    json_decref(missing);
     if (bad) {
         json_decref(g);
         return -1;
@@ -284,6 +320,10 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
         bench_warn("%zu of %zu generators joined", n, wanted);
         json_array_foreach(json_object_get(gens, "left_out"), k, lo)
             bench_warn("%s: %s", bench_json_str(lo, "file", "?"), bench_json_str(lo, "reason", "?"));
+        json_array_foreach(json_object_get(gens, "missing"), k, lo)
+            bench_warn("generator %s: no results file (it failed, or never started)", json_string_value(lo));
+        if (wanted > given && json_array_size(json_object_get(gens, "missing")) == 0)
+            bench_warn("%zu generators sent no results file", wanted - given);
     }
 
     /* The command that made the file, as run's "command" records its own. */

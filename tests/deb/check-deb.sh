@@ -16,16 +16,8 @@ case $build in /*) ;; *) build="$top/$build" ;; esac
 T=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-deb.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export HSMBENCH_HOME="$T/home"
-passed=0 failed=0
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-finish() {
-    echo
-    echo "check-deb took $(($(date +%s) - t0)) s"
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-    exit $?
-}
+CHECK=check-deb
+. "$top/tests/checks.sh"
 # ok NAME CMD...: PASS when CMD succeeds, else FAIL with its output's tail.
 ok() {
     name=$1

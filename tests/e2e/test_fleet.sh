@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_fleet.sh - a fleet of load generators as the Kubernetes
 # example runs it, without a cluster:
-#  - the manifests (k8s/*.yaml) and the image (Containerfile) checked offline
-#    against the Kubernetes API schema and the securityContext rules
-#    (tests/k8s_check.py), and the checks shown to catch what the kubelet
-#    refuses (a named USER, runAsNonRoot without runAsUser) and misspelt fields;
+#  - what "kubectl apply -k k8s/" creates and the image (Containerfile)
+#    checked offline against the Kubernetes API schema, the restricted Pod
+#    Security Standard and what the kubelet refuses (tests/k8s_check.py),
+#    and the checks shown to catch a named USER, runAsNonRoot without
+#    runAsUser, misspelt fields, each restricted rule broken, and two
+#    manifests joined without "---" (the old launch's stream);
 #  - the generator Job's pod command, taken from k8s/hsmbench-job.yaml, run
 #    three times as local processes with their indexes and the shared START
 #    (the third one late: it joins at the next whole second), then the
@@ -30,10 +32,40 @@ if ! python3 -c 'import yaml, jsonschema' 2>/dev/null; then
 fi
 
 # ---- the manifests, offline -------------------------------------------------
-if python3 "$TOP/tests/k8s_check.py" "$SCHEMA" "$TOP/Containerfile" "$TOP"/k8s/*.yaml >"$T/k8s.out" 2>&1; then
-    pass "k8s/*.yaml valid against the Kubernetes 1.22 API schema, securityContext rules kept, image USER numeric ($(grep -c '^ok' "$T/k8s.out") checks)"
+OBJECTS=ConfigMap/hsmbench-start,PersistentVolumeClaim/hsmbench-results,NetworkPolicy/hsmbench-metrics,Job/hsmbench,Job/hsmbench-collect
+if python3 "$TOP/tests/k8s_check.py" "$SCHEMA" "$TOP/Containerfile" --objects "$OBJECTS" -k "$TOP/k8s" \
+        >"$T/k8s.out" 2>&1; then
+    pass "kubectl apply -k k8s/ creates every object ($OBJECTS), each valid against the Kubernetes API schema, the pods restricted, image USER numeric ($(grep -c '^ok' "$T/k8s.out") checks)"
 else
-    fail "k8s/*.yaml valid against the Kubernetes API schema and securityContext rules" "$(grep FAIL "$T/k8s.out" | head -n 3 | tr '\n' ' ')"
+    fail "kubectl apply -k k8s/: every object, valid, restricted" "$(grep FAIL "$T/k8s.out" | head -n 3 | tr '\n' ' ')"
+fi
+unlisted=$(for f in "$TOP"/k8s/*.yaml; do
+    b=$(basename "$f")
+    [ "$b" = kustomization.yaml ] || grep -qx "  - $b" "$TOP/k8s/kustomization.yaml" || printf '%s ' "$b"
+done)
+[ -z "$unlisted" ] && pass "k8s/kustomization.yaml lists every manifest of k8s/" ||
+    fail "k8s/kustomization.yaml lists every manifest of k8s/" "not: $unlisted"
+# The stream the old launch made (sed over two files, no "---" between
+# them): one document, kubectl keeping only the second Job; refused now.
+sed 's/x/x/' "$JOB" "$COLLECT" >"$T/joined.yaml"
+if python3 "$TOP/tests/k8s_check.py" "$SCHEMA" "$TOP/Containerfile" --objects Job/hsmbench,Job/hsmbench-collect - \
+        <"$T/joined.yaml" >"$T/joined.out" 2>&1; then
+    fail "refused: two manifests joined without ---" "accepted"
+elif grep -q "duplicate key 'apiVersion'" "$T/joined.out" && grep -q "FAIL the objects created: none" "$T/joined.out"; then
+    pass "refused: two manifests joined without --- (one document to kubectl: a duplicate key, not the two Jobs)"
+else
+    fail "refused: two manifests joined without ---" "$(grep FAIL "$T/joined.out" | head -n 2 | tr '\n' ' ')"
+fi
+# Where a kubectl is installed, its kustomize builds the objects the offline build does.
+if command -v kubectl >/dev/null 2>&1 && kubectl kustomize "$TOP/k8s" >"$T/kust.yaml" 2>"$T/kust.err"; then
+    python3 "$TOP/tests/k8s_stream.py" objects "$T/kust.yaml" | sed 's/-[0-9a-z]\{10\}$//' | sort >"$T/kust.objs"
+    python3 "$TOP/tests/k8s_stream.py" build "$TOP/k8s" | python3 "$TOP/tests/k8s_stream.py" objects - |
+        sed 's/-[0-9a-z]\{10\}$//' | sort >"$T/mine.objs"
+    if cmp -s "$T/kust.objs" "$T/mine.objs"; then
+        pass "kubectl kustomize k8s/ creates the objects the offline build does ($(tr '\n' ' ' <"$T/kust.objs"))"
+    else
+        fail "kubectl kustomize k8s/ creates the objects the offline build does" "$(tr '\n' ' ' <"$T/kust.objs") vs $(tr '\n' ' ' <"$T/mine.objs")"
+    fi
 fi
 # k8s_bad NAME PATTERN SED [CONTAINERFILE_SED]: the checker refuses a changed manifest, naming why.
 k8s_bad() {
@@ -58,6 +90,18 @@ k8s_bad "refused: a field the API does not know (completionsMode)" \
 k8s_bad "refused: a container without its required name" "'name' is a required property" 's/^        - name: hsmbench$/        - tty: false/'
 k8s_bad "refused: a container allowed to escalate privileges" "allowPrivilegeEscalation is not false" \
     's/allowPrivilegeEscalation: false/allowPrivilegeEscalation: true/'
+# the restricted Pod Security Standard
+k8s_bad "refused (restricted): no seccomp profile" "seccompProfile unset (restricted: RuntimeDefault" \
+    '/^ *seccompProfile:$/,/^ *type: RuntimeDefault$/d'
+k8s_bad "refused (restricted): seccomp Unconfined" "seccompProfile Unconfined" 's/type: RuntimeDefault/type: Unconfined/'
+k8s_bad "refused (restricted): capabilities not all dropped" "capabilities do not drop ALL" 's/drop: \["ALL"\]/drop: ["NET_RAW"]/'
+k8s_bad "refused (restricted): a capability added" "capabilities add SYS_ADMIN" \
+    's/drop: \["ALL"\]/drop: ["ALL"]\n              add: ["SYS_ADMIN", "NET_BIND_SERVICE"]/'
+k8s_bad "refused (restricted): a hostPath volume" "volume results: hostPath" \
+    '/^ *persistentVolumeClaim:$/{N;s/persistentVolumeClaim:\n *claimName:.*/hostPath: {path: \/srv\/results}/}'
+k8s_bad "refused (baseline): the host's network" "hostNetwork: true" 's/^      restartPolicy: Never$/&\n      hostNetwork: true/'
+k8s_bad "refused (baseline): a privileged container" "privileged (baseline)" \
+    's/allowPrivilegeEscalation: false/&\n            privileged: true/'
 
 # ---- the pod commands, as local processes ------------------------------------
 mkdir -p "$T/bin"
@@ -172,7 +216,10 @@ fleet() {
     name=$1 n=$2 late=$3 module=$4 token=$5 test=$6 duration=$7
     d="$T/$name"
     mkdir -p "$d/tsdb"
+    mkdir -p "$d"
+    (umask 077 && printf '%s\n' "$HSM_PIN" >"$d/pin")
     if ! cmd=$(pod_command "$JOB" "/opt/hsm/lib/libcryptoki.so=>$module" "--token prod=>--token $token" \
+            "--pin-file /etc/hsm/pin/pin=>--pin-file $d/pin" \
             "--test ecdsa-sign=>--test $test" "--threads 8=>--threads 2" "--duration 60=>--duration $duration" \
             "/results/=>$d/results/" "0.0.0.0:9464=>127.0.0.1:0" "--metrics-linger 30s=>--metrics-linger 600s" \
             2>"$d/cmd.err"); then
@@ -294,33 +341,7 @@ EOF
 
 # union_check NAME DIR N: the merged file equals the union of its parts.
 union_check() {
-    if python3 - "$2" "$3" >"$T/union.out" 2>&1 <<'PY'; then
-import glob, json, sys
-d, n = sys.argv[1], int(sys.argv[2])
-parts = [json.load(open(f"{d}/{i}.json")) for i in range(n)]
-m = json.load(open(f"{d}/all.json"))
-errs = []
-if len(m["merged_from"]) != n: errs.append(f"merged_from {m['merged_from']}")
-for j, run in enumerate(m["runs"]):
-    ps = [p["runs"][j] for p in parts]
-    for k in ("ops", "errors", "attempts", "threads"):
-        if run[k] != sum(p[k] for p in ps): errs.append(f"{k}: {run[k]} != {[p[k] for p in ps]}")
-    codes = {}
-    for p in ps:
-        for c, v in p["errors_by_code"].items(): codes[c] = codes.get(c, 0) + v
-    if run["errors_by_code"] != codes: errs.append(f"errors_by_code {run['errors_by_code']} != {codes}")
-    slots = {}
-    for p in ps:
-        for i, c in p["histogram"]["counts"]: slots[i] = slots.get(i, 0) + c
-    if {i: c for i, c in run["histogram"]["counts"]} != slots: errs.append("histogram is not the slot-by-slot sum")
-    if run["histogram"]["total"] != sum(p["histogram"]["total"] for p in ps): errs.append("histogram total")
-    if run["histogram"]["min"] != min(p["histogram"]["min"] for p in ps): errs.append("histogram min")
-    if run["histogram"]["max"] != max(p["histogram"]["max"] for p in ps): errs.append("histogram max")
-    if sum(s["ops"] for s in run["per_second"]) != sum(s["ops"] for p in ps for s in p["per_second"]):
-        errs.append("per-second ops do not add up")
-print("\n".join(errs))
-sys.exit(1 if errs else 0)
-PY
+    if python3 "$TOP/tests/e2e/merge_union.py" "$2" "$3" >"$T/union.out" 2>&1; then
         pass "$1: the merged result is the union of its parts (operations, errors by code, histogram slot by slot, per second)"
     else
         fail "$1: the merged result is the union of its parts" "$(head -c 500 "$T/union.out" | tr '\n' ' ')"

@@ -105,6 +105,16 @@ run "$HSMBENCH" merge --expect 1 "$T/on.json" -o "$T/m1.json"
 check "merge --expect 1 of one file: exit 0" 0 '1 of 1 generators joined'
 run "$HSMBENCH" merge --expect 3 "$T/on.json" -o "$T/m3.json"
 check "merge --expect 3 of one file: written, exit 1" 1 '1 of 3 generators joined'
+# a fleet's generator that failed sends no file: merge names it by its index
+check "merge --expect 3 of generator 0's file: names generators 1 and 2 as sending no file" 1 \
+    '1 of 3 generators joined' 'generator 1: no results file \(it failed, or never started\)'
+grep -q 'generator 2: no results file' "$T/err" || fail "merge names generator 2 as sending no file" "$(cat "$T/err")"
+json_check "the merged file lists them in generators.missing" "$T/m3.json" \
+    "doc['generators']['missing'] == ['1', '2'] and doc['generators']['joined'] == 1"
+run "$HSMBENCH" merge --expect 3 "$T/on.json" "$T/missed.json" -o "$T/m4.json"
+check "merge --expect 3 of generators 0 and 1 (1 missed its window): generator 2 named, 1 left out" 1 \
+    '1 of 3 generators joined' 'generator 2: no results file'
+json_check "generators.missing holds only the generator with no file" "$T/m4.json" "doc['generators']['missing'] == ['2']"
 run "$HSMBENCH" merge "$T/missed.json" "$T/missed.json" -o "$T/m0.json"
 check_one_line_error "merge of files that all missed the window: one line, exit 2" 2 'no generator joined'
 run "$HSMBENCH" merge --expect 0 "$T/on.json" -o "$T/mx.json"
