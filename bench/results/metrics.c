@@ -339,9 +339,10 @@ static void render_tests(sbuf *b, const bench_metrics *m)
             code_label(e->code, c, sizeof c), (unsigned long long)(e->done + e->live));
     }
     family(b, "hsmbench_latency_seconds", "histogram",
-           m->le.n > BENCH_METRICS_COARSE_COUNT
-               ? "Latency of successful measured operations (hsmbench's HDR histogram, 16 buckets an octave)."
-               : "Latency of successful measured operations (hsmbench's HDR histogram, 4 buckets a decade).");
+           /* one help for both bucket sets: a Pushgateway refuses a family
+            * whose help differs between two groups */
+           "Latency of successful measured operations (hsmbench's HDR histogram; "
+           "buckets: --metrics-buckets).");
     for (size_t i = 0; i < m->ntests; i++) {
         const mtest *x = &m->tests[i];
         uint64_t cum = 0;

@@ -156,10 +156,11 @@ metrics_url() {
 
 # prom_start CONFIG DIR: a Prometheus (Debian's) with CONFIG, its data in
 # DIR/tsdb and its log in DIR/prom.log, on a free loopback port; sets
-# $PROM (its URL) and $PROM_PID (the caller kills it).  Exit 1 when it did
-# not listen within 20 s.
+# $PROM (its URL) and $PROM_PID (the caller kills it; the timeout is only a
+# net, long enough for a sanitizer build on a busy machine).  Exit 1 when it
+# did not listen within 20 s.
 prom_start() {
-    timeout 600 prometheus --config.file="$1" --storage.tsdb.path="$2/tsdb" \
+    timeout 1800 prometheus --config.file="$1" --storage.tsdb.path="$2/tsdb" \
         --web.listen-address=127.0.0.1:0 --storage.tsdb.retention.time=1h >"$2/prom.log" 2>&1 &
     PROM_PID=$!
     PROM=
