@@ -18,7 +18,7 @@ _hsmbench_sel='--module --init-args --slot --token --uri --pin-env --pin-file --
 # The load, metrics and capacity options run and rest share (bench/driver).
 _hsmbench_load='--threads --duration --iterations --iterations-per-thread --loops --ramp-up --until-stable --warmup
     --mode --rate --inflight --stages --think --abort-on-errors --max-unstarted --stuck-after --metrics-listen --metrics-linger
-    --find-capacity --step --precision --max-steps'
+    --metrics-buckets --metrics-push --find-capacity --step --precision --max-steps'
 
 # Options of each command: the option table's ("hsmbench __options
 # COMMAND"; tests/e2e/test_options.sh fails when these lists differ from it).
@@ -47,7 +47,7 @@ _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
     --client-cert-optional --plain-listen
     --connection-limit --ekm-token-env --ekm-token-file --api-key-env --api-key-file
     --session-ttl --profiling --fault --fault-after --fault-delay --latency --max-keys
-    --max-transient --max-requests --max-seconds --metrics-listen --metrics-linger
+    --max-transient --max-requests --max-seconds --metrics-listen --metrics-linger --metrics-buckets --metrics-push
     --verbose -v --help"
 
 # Options that take no value.
@@ -187,6 +187,11 @@ _hsmbench()
         compopt +o default 2>/dev/null
         return
         ;;
+    --metrics-buckets)
+        _hsmbench_words 'coarse fine' "$cur"
+        compopt +o default 2>/dev/null
+        return
+        ;;
     --mode)
         # the load mode (rest sdkms takes the SDKMS bench's --mode CBC too: --cipher-mode)
         _hsmbench_words 'blocking nonblocking' "$cur"
@@ -300,7 +305,7 @@ _hsmbench()
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
         --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | --latency | \
         --max-keys | --max-transient | --max-requests | --max-seconds | --metrics-listen | \
-        --metrics-linger | --find-capacity | --step | --precision | --max-steps)
+        --metrics-linger | --metrics-push | --find-capacity | --step | --precision | --max-steps)
         _hsmbench_nofiles
         return
         ;;

@@ -74,6 +74,14 @@ static const bench_option metrics_rows[] = {
       "0.0.0.0:9464 for a scraper on another machine)", NULL },
     { "metrics-linger", 0, BENCH_ARG_REQUIRED, "TIME", BENCH_OPT_METRICS_LINGER,
       "keep answering this long after the end (default 5s)", NULL },
+    { "metrics-buckets", 0, BENCH_ARG_REQUIRED, "coarse|fine", BENCH_OPT_METRICS_BUCKETS,
+      "the latency histogram's buckets: coarse, 25, 4 a decade\n"
+      "from 10us to 10s (default); fine, 416, 16 an octave\n"
+      "from 1us to 60s (a scrape 10 times the size)", NULL },
+    { "metrics-push", 0, BENCH_ARG_REQUIRED, "URL", BENCH_OPT_METRICS_PUSH,
+      "push the metrics to a Prometheus Pushgateway at URL\n"
+      "every 5s and at the end (group: job hsmbench, run_id,\n"
+      "generator)", NULL },
 };
 const bench_opt_group bench_metrics_group = BENCH_OPT_GROUP("Metrics:", metrics_rows, NULL);
 
@@ -141,7 +149,7 @@ int bench_parse_stable_pct(const char *text, int zero_off, double *pct)
     return 0;
 }
 
-int bench_load_opt(bench_load_opts *o, int code, const char *arg)
+int bench_load_opt(bench_load_opts *o, int code, char *arg)
 {
     uint64_t v;
     switch (code) {

@@ -58,8 +58,9 @@ extern const bench_opt_group bench_metrics_group;
 
 void bench_load_opts_init(bench_load_opts *o);
 
-/* Take one load option: 1 taken, 0 not a load option, -1 bad value (printed). */
-int bench_load_opt(bench_load_opts *o, int code, const char *arg);
+/* Take one load option: 1 taken, 0 not a load option, -1 bad value (printed);
+ * arg is argv's own text (bench_metrics_opt masks a push URL's secrets in it). */
+int bench_load_opt(bench_load_opts *o, int code, char *arg);
 
 /* Is this --mode value a load mode (blocking, nonblocking)? */
 int bench_load_is_mode(const char *value);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,10 @@
 
 #include "bench/util/cli.h"
 #include "bench/util/clock.h"
+#include "bench/util/procstat.h"
+#include "bench/util/url.h"
 #include "bench/core/hist.h"
+#include "bench/results/push.h"
 
 #define MAX_LINGER_NS (3600ULL * 1000000000ULL)
 
@@ -47,13 +51,24 @@ typedef struct mconn {
 
 /*
  * The histogram's le boundaries follow hsmbench's own HDR histogram
- * (bench/core/hist.h): 16 a power of two, geometric (a ratio of 2^(1/16),
- * 4.4 %), each moved to the top of the HDR slot it falls in, so that every
- * slot lands whole in one bucket and the folding is exact.  From 1 us to
- * 60 s (BENCH_METRICS_LE_*); values above the last go to +Inf.  Between two
+ * (bench/core/hist.h): geometric, each moved to the top of the HDR slot it
+ * falls in, so that every slot lands whole in one bucket and the folding
+ * is exact; values above the last go to +Inf.
+ *
+ * By default 25 boundaries, 4 a decade (a ratio of 10^(1/4), 1.78) from
+ * 10 us to 10 s: a scrape of a test is about 40 lines, not 430, and a fleet
+ * of 100 generators x 10 tests stores 28 k latency series, not 417 k.  A
+ * histogram_quantile() (linear within a bucket) is then off by at most a
+ * bucket's width (-44 % .. +78 %) on a distribution narrower than a
+ * bucket, and by a few per cent on the wide ones real devices show: the
+ * figures, measured by tests/unit/test_metrics_quantile.c, are in
+ * docs/multi-host.md.  --metrics-buckets fine: 16 a power of two (a ratio
+ * of 2^(1/16), 4.4 %) from 1 us to 60 s (BENCH_METRICS_LE_*); between two
  * boundaries lies at most 4.4 % + one slot (0.1 %) of the lower one, so a
- * histogram_quantile() (linear within a bucket) is within 4.6 % of the exact
- * quantile of the same operations, the one hsmbench merge computes.
+ * histogram_quantile() is within 4.6 % of the exact quantile.  Native
+ * histograms would make both unnecessary, but Debian 12's Prometheus (2.42)
+ * takes them only over protobuf behind a feature flag, and its Pushgateway
+ * (1.5) not at all.
  */
 #define LE_PER_OCTAVE 16
 #define LE_MAX 448   /* log2(60 s / 1 us) * 16 = 413, and room */
@@ -88,6 +103,8 @@ typedef struct mtest {
     int      has_target;
     uint64_t scheduled_done, unstarted_done;   /* a schedule's requests and those that never
                                                   started, of its finished runs */
+    double   client_cpu;                       /* CPUs busy: the last second's, then the
+                                                  run's (-1: not known) */
 } mtest;
 
 typedef struct merr {
@@ -113,6 +130,14 @@ struct bench_metrics {
     atomic_int          stop;
     uint64_t            linger_ns;
     le_table            le;
+    /* --metrics-push: the pusher thread every BENCH_METRICS_PUSH_EVERY_NS,
+     * and once more at the end (pmu: one push at a time) */
+    bench_push         *push;
+    pthread_t           pusher;
+    int                 pushing;
+    atomic_int          push_stop;
+    pthread_mutex_t     pmu;
+    unsigned            push_failures;
     /* labels of every series: who measures (run, generator) and what */
     char                run_id[64], generator[32];
     char                target_kind[BENCH_TARGET_KIND_MAX], target_id[BENCH_TARGET_TEXT_MAX];
@@ -127,6 +152,7 @@ struct bench_metrics {
     int                 running;
     const bench_workload *w;
     const bench_load   *load;
+    uint64_t            cpu_prev_ns, wall_prev_ns;   /* the client CPU's last reading */
 };
 
 /* ---- options ------------------------------------------------------------ */
@@ -135,14 +161,26 @@ void bench_metrics_opts_init(bench_metrics_opts *o)
 {
     o->listen = NULL;
     o->linger_ns = BENCH_METRICS_LINGER_DEFAULT_NS;
+    o->fine = 0;
+    o->push = NULL;
 }
 
-int bench_metrics_opt(bench_metrics_opts *o, int code, const char *arg)
+int bench_metrics_opt(bench_metrics_opts *o, int code, char *arg)
 {
     switch (code) {
     case BENCH_OPT_METRICS_LISTEN:
         o->listen = arg;
         return 1;
+    case BENCH_OPT_METRICS_BUCKETS:
+        if (strcmp(arg, "coarse") == 0 || strcmp(arg, "fine") == 0) {
+            o->fine = arg[0] == 'f';
+            return 1;
+        }
+        bench_error("--metrics-buckets %s: expected coarse (25 buckets, the default) or fine (416)", arg);
+        return -1;
+    case BENCH_OPT_METRICS_PUSH:
+        /* credentials and query masked in argv; the URL is checked at the start */
+        return (o->push = bench_url_take(arg)) != NULL ? 1 : -1;
     case BENCH_OPT_METRICS_LINGER:
         return bench_parse_duration("--metrics-linger", arg, 0, MAX_LINGER_NS, &o->linger_ns) == 0
                    ? 1 : -1;
@@ -301,7 +339,10 @@ static void render_tests(sbuf *b, const bench_metrics *m)
             code_label(e->code, c, sizeof c), (unsigned long long)(e->done + e->live));
     }
     family(b, "hsmbench_latency_seconds", "histogram",
-           "Latency of successful measured operations (hsmbench's HDR histogram, 16 buckets an octave).");
+           /* one help for both bucket sets: a Pushgateway refuses a family
+            * whose help differs between two groups */
+           "Latency of successful measured operations (hsmbench's HDR histogram; "
+           "buckets: --metrics-buckets).");
     for (size_t i = 0; i < m->ntests; i++) {
         const mtest *x = &m->tests[i];
         uint64_t cum = 0;
@@ -341,11 +382,50 @@ static void render_tests(sbuf *b, const bench_metrics *m)
         if (m->tests[i].has_target)
             put(b, "hsmbench_unstarted_requests_total{%s} %llu\n", labels(m, i, l, sizeof l),
                 (unsigned long long)m->tests[i].unstarted_done);
+    family(b, "hsmbench_client_cpu", "gauge",
+           "CPUs hsmbench keeps busy: over the last second while the test runs, the results file's "
+           "client_cpu once it ended.");
+    for (size_t i = 0; i < m->ntests; i++)
+        if (m->tests[i].client_cpu >= 0)
+            put(b, "hsmbench_client_cpu{%s} %.4g\n", labels(m, i, l, sizeof l), m->tests[i].client_cpu);
     family(b, "hsmbench_phase", "gauge", "1 for the phase the test is in: warmup, measured or done.");
     for (size_t i = 0; i < m->ntests; i++) {
         labels(m, i, l, sizeof l);
         for (int p = 0; p < PH_COUNT; p++)
             put(b, "hsmbench_phase{%s,phase=\"%s\"} %d\n", l, phase_name[p], m->tests[i].phase == p);
+    }
+}
+
+/* process_*, by the names and help texts of Prometheus's Go client (the
+ * Pushgateway, itself a Go program, refuses a family whose help differs
+ * from its own). */
+static void render_process(sbuf *b)
+{
+    static const struct {
+        const char *name, *type, *help;
+        size_t      at;
+    } rows[] = {
+        { "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.",
+          offsetof(bench_procstat, cpu_seconds) },
+        { "process_open_fds", "gauge", "Number of open file descriptors.", offsetof(bench_procstat, open_fds) },
+        { "process_max_fds", "gauge", "Maximum number of open file descriptors.",
+          offsetof(bench_procstat, max_fds) },
+        { "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
+          offsetof(bench_procstat, virtual_bytes) },
+        { "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+          offsetof(bench_procstat, resident_bytes) },
+        { "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
+          offsetof(bench_procstat, start_time_seconds) },
+    };
+    bench_procstat ps;
+    bench_procstat_read(&ps);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double v;
+        memcpy(&v, (const char *)&ps + rows[i].at, sizeof v);
+        if (v < 0)
+            continue;   /* not known here: left out */
+        family(b, rows[i].name, rows[i].type, rows[i].help);
+        put(b, "%s %.10g\n", rows[i].name, v);
     }
 }
 
@@ -363,6 +443,7 @@ char *bench_metrics_render(bench_metrics *m)
         esc(m->run_id, ri, sizeof ri), esc(m->generator, gi, sizeof gi),
         esc(m->target_kind, ki, sizeof ki), esc(m->target_id, ti, sizeof ti));
     render_tests(&b, m);
+    render_process(&b);
     if (m->nserved) {
         family(&b, "hsmbench_serve_requests_total", "counter",
                "Requests hsmbench serve answered, by route and status (0: none sent).");
@@ -521,30 +602,74 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 /* ---- the server --------------------------------------------------------- */
 
-/* The boundaries: 1 us * 2^(i/16), each the top of its HDR slot, to 60 s. */
-static void le_init(le_table *t)
+/* The boundaries, each the top of its HDR slot: fine, 1 us * 2^(i/16) to
+ * 60 s; coarse, 10 us * 10^(i/4) to 10 s. */
+static void le_init(le_table *t, int fine)
 {
+    const double lowest = fine ? (double)BENCH_METRICS_LE_LOWEST_NS : (double)BENCH_METRICS_COARSE_LOWEST_NS;
+    const size_t count = fine ? LE_MAX : BENCH_METRICS_COARSE_COUNT;
     t->n = 0;
-    for (unsigned i = 0; t->n < LE_MAX; i++) {
-        const double want = (double)BENCH_METRICS_LE_LOWEST_NS * exp2((double)i / LE_PER_OCTAVE);
+    for (unsigned i = 0; t->n < count; i++) {
+        const double want = fine ? lowest * exp2((double)i / LE_PER_OCTAVE)
+                                 : lowest * pow(10.0, (double)i / BENCH_METRICS_COARSE_PER_DECADE);
         const uint64_t top = bench_hist_slot_highest(bench_hist_index((uint64_t)llround(want)));
         if (t->n && top <= t->ns[t->n - 1])
             continue;   /* below 2048 ns a slot is one value: no two boundaries alike */
         t->ns[t->n] = top;
         snprintf(t->text[t->n], sizeof t->text[t->n], "%.9g", (double)top / 1e9);
         t->n++;
-        if (top >= BENCH_METRICS_LE_HIGHEST_NS)
+        if (fine && top >= BENCH_METRICS_LE_HIGHEST_NS)
             break;
     }
 }
 
-int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
+/* One push of the whole text to the group; a failure is one line, the
+ * first of a run of them only (the next success says so). */
+static void push_now(bench_metrics *m)
+{
+    char err[512], run[64], gen[32];
+    pthread_mutex_lock(&m->pmu);
+    char *text = bench_metrics_render(m);
+    pthread_mutex_lock(&m->mu);
+    snprintf(run, sizeof run, "%s", m->run_id);
+    snprintf(gen, sizeof gen, "%s", m->generator);
+    pthread_mutex_unlock(&m->mu);
+    if (!text)
+        snprintf(err, sizeof err, "--metrics-push: out of memory");
+    if (text && bench_push_put(m->push, run, gen, text, err, sizeof err) == 0) {
+        if (m->push_failures)
+            bench_warn("--metrics-push %s: pushed again, after %u failed pushes",
+                       bench_push_identity(m->push), m->push_failures);
+        m->push_failures = 0;
+    } else if (!m->push_failures++) {
+        bench_warn("%s", err);
+    }
+    free(text);
+    pthread_mutex_unlock(&m->pmu);
+}
+
+/* Every BENCH_METRICS_PUSH_EVERY_NS until stop; the final push is
+ * bench_metrics_stop's. */
+static void *pusher(void *arg)
+{
+    bench_metrics *m = arg;
+    uint64_t next = bench_now_ns() + BENCH_METRICS_PUSH_EVERY_NS;
+    while (!atomic_load(&m->push_stop)) {
+        if (bench_now_ns() >= next) {
+            push_now(m);
+            next += BENCH_METRICS_PUSH_EVERY_NS;
+        }
+        bench_sleep_until_ns(bench_now_ns() + SWEEP_NS);
+    }
+    return NULL;
+}
+
+/* Listen as --metrics-listen asks (m->d, the sweeper); prints the URL.
+ * 0, or -1 (printed). */
+static int listen_on(bench_metrics *m, const bench_metrics_opts *o)
 {
     struct sockaddr_storage ss;
     socklen_t len;
-    *out = NULL;
-    if (!o->listen)
-        return 0;
     if (parse_addr(o->listen, &ss, &len) != 0) {
         bench_error("--metrics-listen %s: expected a port or a numeric ADDRESS:PORT "
                     "(9464, 127.0.0.1:9464, [::1]:9464)", o->listen);
@@ -574,27 +699,6 @@ int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
                    host, sizeof host))
         snprintf(host, sizeof host, "?");
 
-    bench_metrics *m = calloc(1, sizeof *m);
-    if (!m || pthread_mutex_init(&m->mu, NULL) != 0) {
-        bench_error("out of memory");
-        free(m);
-        close(fd);
-        return -1;
-    }
-    if (pthread_mutex_init(&m->cmu, NULL) != 0) {
-        bench_error("out of memory");
-        pthread_mutex_destroy(&m->mu);
-        free(m);
-        close(fd);
-        return -1;
-    }
-    atomic_init(&m->stop, 0);
-    m->linger_ns = o->linger_ns;
-    le_init(&m->le);
-    snprintf(m->run_id, sizeof m->run_id, "-");
-    snprintf(m->generator, sizeof m->generator, "0");
-    snprintf(m->target_kind, sizeof m->target_kind, "-");
-    snprintf(m->target_id, sizeof m->target_id, "-");
     /* The server's thread takes no signals: Ctrl-C reaches the sampler. */
     sigset_t block, old;
     sigfillset(&block);
@@ -613,15 +717,73 @@ int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
             MHD_stop_daemon(m->d);
         else
             close(fd);
-        pthread_mutex_destroy(&m->cmu);
-        pthread_mutex_destroy(&m->mu);
-        free(m);
+        m->d = NULL;
         return -1;
     }
     fprintf(stderr, "hsmbench: metrics on http://%s%s%s:%u/metrics\n", v6 ? "[" : "", host,
             v6 ? "]" : "", port);
+    return 0;
+}
+
+int bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out)
+{
+    *out = NULL;
+    if (!o->listen && !o->push)
+        return 0;
+    bench_metrics *m = calloc(1, sizeof *m);
+    if (!m) {
+        bench_error("out of memory");
+        return -1;
+    }
+    int inited = 0;
+    if (pthread_mutex_init(&m->mu, NULL) != 0 || (inited++, pthread_mutex_init(&m->cmu, NULL) != 0) ||
+        (inited++, pthread_mutex_init(&m->pmu, NULL) != 0)) {
+        bench_error("out of memory");
+        goto fail;
+    }
+    inited++;
+    atomic_init(&m->stop, 0);
+    atomic_init(&m->push_stop, 0);
+    m->linger_ns = o->linger_ns;
+    le_init(&m->le, o->fine);
+    snprintf(m->run_id, sizeof m->run_id, "-");
+    snprintf(m->generator, sizeof m->generator, "0");
+    snprintf(m->target_kind, sizeof m->target_kind, "-");
+    snprintf(m->target_id, sizeof m->target_id, "-");
+    if (o->push && bench_push_new(o->push, &m->push) != 0)
+        goto fail;
+    if (o->listen && listen_on(m, o) != 0)
+        goto fail;
+    if (m->push) {
+        sigset_t block, old;
+        sigfillset(&block);
+        pthread_sigmask(SIG_BLOCK, &block, &old);
+        m->pushing = pthread_create(&m->pusher, NULL, pusher, m) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (!m->pushing) {
+            bench_error("--metrics-push %s: cannot start the pusher", bench_push_identity(m->push));
+            goto fail;
+        }
+        fprintf(stderr, "hsmbench: metrics pushed to %s every %.3g s and at the end\n",
+                bench_push_identity(m->push), (double)BENCH_METRICS_PUSH_EVERY_NS / 1e9);
+    }
     *out = m;
     return 0;
+fail:
+    if (m->d) {
+        atomic_store(&m->stop, 1);
+        (void)pthread_join(m->sweeper, NULL);
+        MHD_stop_daemon(m->d);
+    }
+    bench_push_free(m->push);
+    if (inited > 2)
+        pthread_mutex_destroy(&m->pmu);
+    if (inited > 1)
+        pthread_mutex_destroy(&m->cmu);
+    if (inited > 0)
+        pthread_mutex_destroy(&m->mu);
+    free(m);
+    return -1;
 }
 
 void bench_metrics_stop(bench_metrics *m, const bench_flag *interrupt)
@@ -633,18 +795,28 @@ void bench_metrics_stop(bench_metrics *m, const bench_flag *interrupt)
         m->tests[i].phase = PH_DONE;
     const int ran = m->ntests || m->nserved;
     pthread_mutex_unlock(&m->mu);
+    if (m->pushing) {
+        atomic_store(&m->push_stop, 1);
+        (void)pthread_join(m->pusher, NULL);
+        if (ran)
+            push_now(m);   /* the final figures, which outlive this process */
+    }
     /* A last scrape sees the final figures; Ctrl-C does not wait for it,
      * nor an error before anything ran. */
-    const uint64_t end = bench_now_ns() + (ran ? m->linger_ns : 0);
-    if (ran && m->linger_ns && (!interrupt || !*interrupt))
+    const uint64_t end = bench_now_ns() + (ran && m->d ? m->linger_ns : 0);
+    if (ran && m->d && m->linger_ns && (!interrupt || !*interrupt))
         fprintf(stderr, "hsmbench: metrics answer for %.3g s more (--metrics-linger)\n",
                 (double)m->linger_ns / 1e9);
     uint64_t now;
     while ((!interrupt || !*interrupt) && (now = bench_now_ns()) < end)
         bench_sleep_until_ns(end - now > BENCH_NS_PER_S / 10 ? now + BENCH_NS_PER_S / 10 : end);
     atomic_store(&m->stop, 1);
-    (void)pthread_join(m->sweeper, NULL);
-    MHD_stop_daemon(m->d);   /* closes the listening socket too */
+    if (m->d) {
+        (void)pthread_join(m->sweeper, NULL);
+        MHD_stop_daemon(m->d);   /* closes the listening socket too */
+    }
+    bench_push_free(m->push);
+    pthread_mutex_destroy(&m->pmu);
     pthread_mutex_destroy(&m->cmu);
     pthread_mutex_destroy(&m->mu);
     free(m->tests);
@@ -744,6 +916,7 @@ void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *l
         snprintf(m->tests[i].name, sizeof m->tests[i].name, "%s", test);
         snprintf(m->tests[i].mode, sizeof m->tests[i].mode, "%s", mode);
         m->tests[i].nthreads = load->threads;
+        m->tests[i].client_cpu = -1;
         m->ntests++;
     }
     mtest *x = &m->tests[i];
@@ -754,6 +927,8 @@ void bench_metrics_begin(bench_metrics *m, const char *test, const bench_load *l
     x->target = load->rate;
     m->cur = i;
     m->running = 1;
+    m->cpu_prev_ns = bench_process_cpu_ns();
+    m->wall_prev_ns = bench_now_ns();
     m->w = w;
     m->load = load;
     pthread_mutex_unlock(&m->mu);
@@ -798,8 +973,13 @@ void bench_metrics_second(bench_metrics *m, const bench_sample *s)
     buckets b;
     if (!s->warmup)
         fold_hist(&b, &m->le, s->hist_so_far);    /* outside the lock: the sampler owns it */
+    const uint64_t cpu = bench_process_cpu_ns(), wall = bench_now_ns();
     pthread_mutex_lock(&m->mu);
     mtest *x = &m->tests[m->cur];
+    if (cpu && m->cpu_prev_ns && cpu >= m->cpu_prev_ns && wall > m->wall_prev_ns)
+        x->client_cpu = (double)(cpu - m->cpu_prev_ns) / (double)(wall - m->wall_prev_ns);
+    m->cpu_prev_ns = cpu;
+    m->wall_prev_ns = wall;
     x->phase = s->warmup ? PH_WARMUP : PH_MEASURED;
     if (!s->warmup) {
         x->ops_live += s->ops - s->errors;
@@ -839,6 +1019,7 @@ void bench_metrics_end(bench_metrics *m, const bench_run_model *model)
             m->errs[k].live = 0;
     if (model) {
         /* the results file's figures, from the one run model */
+        x->client_cpu = model->client_cpu;
         x->ops_done += model->ops;
         x->attempts_done += model->attempts;
         if (model->open_loop) {

@@ -19,11 +19,15 @@
  *   hsmbench_errors_total{code}    counter  failed ones, by the provider's code,
  *                                           spaces as underscores (HTTP_503)
  *   hsmbench_latency_seconds       histogram successful operations, from the
- *                                           core's HDR histogram: 16 boundaries an
- *                                           octave from 1 us to 60 s, each the top
- *                                           of an HDR slot (exact folding); a
- *                                           histogram_quantile() is within 4.6 %
- *                                           of the exact quantile (docs/measuring.md)
+ *                                           core's HDR histogram, each boundary the
+ *                                           top of an HDR slot (exact folding): by
+ *                                           default 25, 4 a decade from 10 us to
+ *                                           10 s; --metrics-buckets fine: 416, 16 an
+ *                                           octave from 1 us to 60 s (the errors of
+ *                                           histogram_quantile: docs/multi-host.md)
+ *   hsmbench_client_cpu            gauge    CPUs hsmbench keeps busy: over the last
+ *                                           second while the test runs, the results
+ *                                           file's client_cpu once it ended
  *   hsmbench_threads / _in_flight / _target_operations_per_second  gauges, 0 once
  *                                           the run ended
  *   hsmbench_phase{phase}          gauge    1 for the run's phase: warmup,
@@ -33,6 +37,14 @@
  *   hsmbench_serve_requests_total{route,status} counter  requests hsmbench serve
  *                                           answered (route: a fixed set)
  *   hsmbench_serve_faults_total{route,kind} counter  faults it injected
+ *   process_*                      the process's CPU, memory, descriptors and
+ *                                           start, as Prometheus's client libraries
+ *                                           name them (bench/util/procstat.h)
+ *
+ * --metrics-push URL sends the same text to a Prometheus Pushgateway every
+ * BENCH_METRICS_PUSH_EVERY_NS while the command runs and once at its end,
+ * with PUT to URL/metrics/job/hsmbench/run_id@base64/R/generator@base64/G,
+ * so a short-lived generator's last figures outlive it (docs/multi-host.md).
  *
  * The counters cover the measured run only, as the results file does, and
  * add up over the runs of one series; at a run's end they are set from the
@@ -61,26 +73,39 @@
 /* The latency histogram's range: its first and last finite boundary. */
 #define BENCH_METRICS_LE_LOWEST_NS  1000ULL
 #define BENCH_METRICS_LE_HIGHEST_NS 60000000000ULL
+/* The default (coarse) histogram's: 4 a decade from 10 us to 10 s. */
+#define BENCH_METRICS_COARSE_LOWEST_NS  10000ULL
+#define BENCH_METRICS_COARSE_PER_DECADE 4
+#define BENCH_METRICS_COARSE_COUNT      25
+#define BENCH_METRICS_PUSH_EVERY_NS (5ULL * 1000000000ULL)
 
 typedef struct bench_metrics bench_metrics;
 
 typedef struct bench_metrics_opts {
     const char *listen;      /* --metrics-listen [ADDR:]PORT; NULL: no server */
     uint64_t    linger_ns;   /* --metrics-linger: keep answering this long after the end */
+    int         fine;        /* --metrics-buckets fine: 16 buckets an octave */
+    const char *push;        /* --metrics-push URL (the secret store's copy when it has
+                                credentials or a query); NULL: no push */
 } bench_metrics_opts;
 
-enum { BENCH_OPT_METRICS_LISTEN = 1150, BENCH_OPT_METRICS_LINGER };
+enum { BENCH_OPT_METRICS_LISTEN = 1150, BENCH_OPT_METRICS_LINGER, BENCH_OPT_METRICS_BUCKETS,
+       BENCH_OPT_METRICS_PUSH };
 
 /* Their rows of the option table: bench_metrics_group (bench/driver/loadopts.h). */
 
 void bench_metrics_opts_init(bench_metrics_opts *o);
-/* Take one metrics option: 1 taken, 0 not one, -1 bad value (printed). */
-int  bench_metrics_opt(bench_metrics_opts *o, int code, const char *arg);
+/* Take one metrics option: 1 taken, 0 not one, -1 bad value (printed).
+ * arg is argv's own text: a --metrics-push URL's credentials and query
+ * are masked in it (bench_url_take), so ps does not show them. */
+int  bench_metrics_opt(bench_metrics_opts *o, int code, char *arg);
 
 /*
- * Listen, before anything runs.  0 with *out NULL when no --metrics-listen
- * was given, 0 with a running server, -1 (one line printed: a bad address,
- * the port in use) otherwise.  Prints the URL on standard error.
+ * Listen and get ready to push, before anything runs.  0 with *out NULL
+ * when neither --metrics-listen nor --metrics-push was given, 0 with a
+ * running server or pusher, -1 (one line printed: a bad address, the port
+ * in use, a bad push URL) otherwise.  Prints the URLs on standard error
+ * (the push URL without credentials or query).
  */
 int  bench_metrics_start(const bench_metrics_opts *o, bench_metrics **out);
 
@@ -107,8 +132,9 @@ void bench_metrics_served(bench_metrics *m, const char *route, unsigned status);
  * fault's name, as --fault spells it). */
 void bench_metrics_fault(bench_metrics *m, const char *route, const char *kind);
 /*
- * Every run done: keep answering --metrics-linger (a signal cuts it short;
- * no wait when nothing ran or was served), then stop the server and free it.
+ * Every run done: push the final figures (--metrics-push), keep answering
+ * --metrics-linger (a signal cuts it short; no wait when nothing ran or was
+ * served), then stop the server and free it.
  */
 void bench_metrics_stop(bench_metrics *m, const bench_flag *interrupt);
 

@@ -153,3 +153,46 @@ metrics_url() {
     done
     return 1
 }
+
+# prom_start CONFIG DIR: a Prometheus (Debian's) with CONFIG, its data in
+# DIR/tsdb and its log in DIR/prom.log, on a free loopback port; sets
+# $PROM (its URL) and $PROM_PID (the caller kills it; the timeout is only a
+# net, long enough for a sanitizer build on a busy machine).  Exit 1 when it
+# did not listen within 20 s.
+prom_start() {
+    timeout 1800 prometheus --config.file="$1" --storage.tsdb.path="$2/tsdb" \
+        --web.listen-address=127.0.0.1:0 --storage.tsdb.retention.time=1h >"$2/prom.log" 2>&1 &
+    PROM_PID=$!
+    PROM=
+    ps_i=0
+    while [ -z "$PROM" ] && [ $ps_i -lt 200 ]; do
+        PROM=$(sed -n 's/.*msg="Listening on" address=\(127\.0\.0\.1:[0-9]*\).*/http:\/\/\1/p' "$2/prom.log")
+        sleep 0.1
+        ps_i=$((ps_i + 1))
+    done
+    [ -n "$PROM" ]
+}
+
+# prom_query EXPR: the value of an instant query at Prometheus ($PROM), or
+# "error: ..." / "empty"; a vector's values joined by spaces.
+prom_query() {
+    python3 - "$PROM" "$1" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url = sys.argv[1] + "/api/v1/query?" + urllib.parse.urlencode({"query": sys.argv[2]})
+try:
+    d = json.load(urllib.request.urlopen(url, timeout=10))
+except Exception as e:
+    body = getattr(e, "read", lambda: b"")().decode(errors="replace")
+    print("error:", e, body[:200])
+    sys.exit(0)
+if d.get("status") != "success":
+    print("error:", d.get("error"))
+elif not d["data"]["result"]:
+    print("empty")
+elif d["data"]["resultType"] == "scalar":
+    print(d["data"]["result"][1])
+else:
+    print(" ".join(r["value"][1] for r in d["data"]["result"]))
+PY
+}
+

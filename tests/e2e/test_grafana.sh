@@ -3,15 +3,17 @@
 # tests/e2e/test_grafana.sh - the Grafana dashboard (grafana/hsmbench-fleet.json):
 # its JSON structure (panels with unique ids, a place on the grid and a
 # Prometheus query each; the run, generator and test variables), what it
-# shows (throughput, errors by code, latency quantiles from the histogram,
-# per generator and summed over them), every query parsed by promtool (as a
+# shows (throughput, errors by code, latency quantiles from the histogram
+# per test, never pooled, per generator and summed over them; one quantity
+# a panel; saturation and generator CPU), the check refusing broken ones, every query parsed by promtool (as a
 # rule of a rules file, the variables filled in), and only series and labels
 # the live metrics have.  test_fleet runs each query on a real Prometheus.
 . "$TOP/tests/e2e/lib.sh"
 [ "$VARIANT" = plain ] || exit 0
 D="$TOP/grafana/hsmbench-fleet.json"
 
-if python3 - "$D" "$TOP/bench/results/metrics.c" >"$T/struct.out" 2>&1 <<'PY'; then
+cat >"$T/struct.py" <<'PY'
+
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 src = open(sys.argv[2]).read()
@@ -52,13 +54,52 @@ allq = " ".join(e for _, e in exprs)
 if "histogram_quantile(" not in allq or "hsmbench_latency_seconds_bucket" not in allq: errs.append("no quantile from the histogram")
 if "by (generator" not in allq: errs.append("nothing per generator")
 if "sum by (test, code)" not in allq: errs.append("no errors by code")
+# p99 (every quantile) per test: a quantile of pooled tests means nothing
+for title, e in exprs:
+    for by in re.findall(r"histogram_quantile\([0-9.]+, sum by \(([^)]*)\)", e):
+        if "test" not in [x.strip() for x in by.split(",")]: errs.append(f"{title}: a quantile pooling tests: {e}")
+    if "_sum" in e and "_count" in e and not re.search(r"sum by \([^)]*test", e):
+        errs.append(f"{title}: a mean pooling tests: {e}")
+# one quantity per axis: every query of a panel measures the same kind of thing
+KIND = {"hsmbench_operations_total": "rate", "hsmbench_errors_total": "rate", "hsmbench_attempts_total": "rate",
+        "hsmbench_target_operations_per_second": "rate", "hsmbench_threads": "count", "hsmbench_in_flight": "count",
+        "hsmbench_latency_seconds": "seconds", "hsmbench_client_cpu": "cpus", "hsmbench_phase": "phase",
+        "hsmbench_unstarted_requests_total": "share", "hsmbench_run_info": "count"}
+for p in d["panels"]:
+    kinds = set()
+    for t in p.get("targets", []):
+        e = t.get("expr", "")
+        names = [re.sub(r"_(bucket|sum|count)$", "", m) if m.startswith("hsmbench_latency_seconds") else m
+                 for m in re.findall(r"hsmbench_[a-z_]+", e)]
+        k = "share" if "hsmbench_unstarted_requests_total" in names else \
+            "share" if "hsmbench_errors_total" in names and "hsmbench_attempts_total" in names else \
+            KIND.get(names[0], names[0]) if names else "?"
+        kinds.add(k)
+    if len(kinds) > 1: errs.append(f"{p['title']}: one axis for {sorted(kinds)}")
+if "hsmbench_unstarted_requests_total" not in allq or "saturation" not in titles:
+    errs.append("no saturation panel (unstarted requests)")
+if "hsmbench_client_cpu" not in allq or "generator cpu" not in titles:
+    errs.append("no generator-CPU panel")
 print("\n".join(errs))
 sys.exit(1 if errs else 0)
 PY
-    pass "the dashboard's JSON: panels placed, each a Prometheus query; run, generator and test variables; throughput, errors by code, quantiles per generator and summed"
+if python3 - "$D" "$TOP/bench/results/metrics.c" <"$T/struct.py" >"$T/struct.out" 2>&1; then
+    pass "the dashboard's JSON: panels placed, each a Prometheus query of series the live metrics have; run, generator and test variables; throughput, errors by code, quantiles per test (never pooled) per generator and summed; one quantity a panel; saturation and generator-CPU panels"
 else
     fail "the dashboard's JSON structure" "$(head -c 600 "$T/struct.out" | tr '\n' ' ')"
 fi
+
+# The structural check can fail: a p99 pooling the tests, a panel mixing
+# threads with ops/s, a series the metrics lack are each refused.
+for bad in 's/sum by (test, le)/sum by (le)/' 's/hsmbench_in_flight{/hsmbench_operations_total{/' \
+    's/hsmbench_client_cpu{/hsmbench_client_cpu_seconds{/'; do
+    sed "$bad" "$D" >"$T/bad.json"
+    if python3 - "$T/bad.json" "$TOP/bench/results/metrics.c" <"$T/struct.py" >/dev/null 2>&1; then
+        fail "the dashboard check refuses a broken dashboard ($bad)" "accepted"
+    else
+        pass "the dashboard check refuses a broken dashboard ($bad)"
+    fi
+done
 
 # Every query as a recording rule: promtool parses each one.
 python3 - "$D" >"$T/rules.yml" <<'PY'

@@ -96,11 +96,12 @@ static double value(const char *text, const char *line)
     return -1;
 }
 
-static bench_metrics *server(void)
+static bench_metrics *server(int fine)
 {
     bench_metrics_opts o;
     bench_metrics *m = NULL;
     bench_metrics_opts_init(&o);
+    o.fine = fine;
     o.listen = "127.0.0.1:0";
     o.linger_ns = 0;
     return bench_metrics_start(&o, &m) == 0 ? m : NULL;
@@ -108,7 +109,7 @@ static bench_metrics *server(void)
 
 static void test_runs_add_up(void)
 {
-    bench_metrics *m = server();
+    bench_metrics *m = server(1);
     CHECK(m != NULL);
     if (!m)
         return;
@@ -172,6 +173,13 @@ static void test_runs_add_up(void)
         CHECK(value(text, "hsmbench_run_info{run_id=\"r1\",generator=\"g7\",target_kind=\"pkcs11\","
                           "target_id=\"m.so serial=1\"}") == 1);
         check_boundaries(text);
+        /* the process's own figures, by the client libraries' names */
+        CHECK(strstr(text, "# TYPE process_cpu_seconds_total counter\n") != NULL);
+        CHECK(value(text, "process_resident_memory_bytes") > 1e5);
+        CHECK(value(text, "process_open_fds") >= 3);
+        CHECK(value(text, "process_start_time_seconds") > 1.6e9);
+        /* the client CPU, as the results file has it once the run ended */
+        CHECK(value(text, "hsmbench_client_cpu{" L "}") == 0);   /* the outcome's 0 */
         CHECK(strstr(text, "# TYPE hsmbench_latency_seconds histogram\n") != NULL);
     }
     free(text);
@@ -190,6 +198,44 @@ static void test_runs_add_up(void)
     CHECK(text && value(text, "hsmbench_serve_requests_total{route=\"/hello\",status=\"200\"}") == 2);
     free(text);
     bench_hist_free(h);
+    bench_metrics_stop(m, NULL);
+}
+
+/* The default buckets: 25, from 10 us, 10^(1/4) apart, to 10 s. */
+static void test_coarse_buckets(void)
+{
+    bench_metrics *m = server(0);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    bench_workload w = { .code_name = namer };
+    bench_load load = { .threads = 1, .duration_ns = 1 };
+    bench_metrics_begin(m, "c", &load, &w);
+    char *text = bench_metrics_render(m);
+    double prev = 0, worst = 0, first = 0;
+    size_t n = 0;
+    const char *key = "hsmbench_latency_seconds_bucket{";
+    for (const char *p = text ? strstr(text, key) : NULL; p; p = strstr(p + 1, key)) {
+        const char *q = strstr(p, ",le=\"") + 5;
+        if (strncmp(q, "+Inf", 4) == 0)
+            break;
+        const double le = strtod(q, NULL);
+        if (!n)
+            first = le;
+        else if (le / prev > worst)
+            worst = le / prev;
+        prev = le;
+        n++;
+    }
+    CHECK_MSG(n == BENCH_METRICS_COARSE_COUNT, "%zu boundaries", n);
+    CHECK_MSG(first >= 10e-6 && first < 10.02e-6, "first %g", first);
+    CHECK_MSG(prev >= 10 && prev < 10.02, "last %g", prev);
+    CHECK_MSG(worst < 1.7783 * 1.002, "widest step %g", worst);
+    /* the same help as the fine buckets' (a Pushgateway holds generators of both) */
+    CHECK(text && strstr(text, "# HELP hsmbench_latency_seconds Latency of successful measured operations "
+                               "(hsmbench's HDR histogram; buckets: --metrics-buckets).\n") != NULL);
+    free(text);
+    bench_metrics_end(m, NULL);
     bench_metrics_stop(m, NULL);
 }
 
@@ -212,6 +258,15 @@ static void test_null_and_bad_options(void)
     CHECK(bench_metrics_opt(&o, BENCH_OPT_METRICS_LINGER, "2s") == 1 && o.linger_ns == 2000000000ULL);
     CHECK(bench_metrics_opt(&o, 'x', "2s") == 0);
     CHECK(bench_metrics_opt(&o, BENCH_OPT_METRICS_LINGER, "soon") == -1);
+    char fine[] = "fine", wrong[] = "medium";
+    CHECK(bench_metrics_opt(&o, BENCH_OPT_METRICS_BUCKETS, fine) == 1 && o.fine == 1);
+    CHECK(bench_metrics_opt(&o, BENCH_OPT_METRICS_BUCKETS, wrong) == -1);
+    char url[] = "http://user:pw@127.0.0.1:9/p";
+    CHECK(bench_metrics_opt(&o, BENCH_OPT_METRICS_PUSH, url) == 1 && o.push && strcmp(o.push, "http://user:pw@127.0.0.1:9/p") == 0);
+    CHECK(strstr(url, "pw") == NULL);   /* masked in argv */
+    o.push = "ftp://h/x";
+    CHECK(bench_metrics_start(&o, &m) == -1 && m == NULL);
+    o.push = NULL;
     o.listen = "not-an-address";
     CHECK(bench_metrics_start(&o, &m) == -1 && m == NULL);
 }
@@ -219,6 +274,7 @@ static void test_null_and_bad_options(void)
 int main(void)
 {
     RUN(test_runs_add_up);
+    RUN(test_coarse_buckets);
     RUN(test_null_and_bad_options);
     return check_finish();
 }
