@@ -78,6 +78,7 @@ struct rest_http {
     char              *body;              /* response body, NUL-terminated */
     size_t             len, cap;
     int                too_large;
+    int                headers_refused;   /* over REST_HEADER_BYTES_MAX of headers and trailers */
     int                in_headers;        /* a status line came, the blank line not yet */
     uint64_t           header_bytes;      /* of this answer's header lines (CURLINFO_HEADER_SIZE) */
     int                interruptible;     /* the options named an interrupt flag */
@@ -137,6 +138,13 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
      * Content-* lines (no library call for them). */
     const char c0 = n ? (char)(data[0] | 0x20) : 0;
     h->header_bytes += n;
+    if (h->header_bytes > REST_HEADER_BYTES_MAX) {
+        /* libcurl bounds the headers, not the trailers that follow a
+         * chunked body: a server sending them forever would take all
+         * the memory there is. */
+        h->headers_refused = 1;
+        return 0;                          /* CURLE_WRITE_ERROR */
+    }
     if (c0 != 'h' && c0 != 'c' && c0 != 'p' && c0 != ('\r' | 0x20) && c0 != ('\n' | 0x20))
         return n;
     if (n >= 5 && memcmp(data, "HTTP/", 5) == 0)
@@ -566,8 +574,14 @@ int rest_http_abandon_now(const rest_http *h)
 
 void rest_http_abandoned(rest_http *h, CURLcode why, uint64_t waited_ms)
 {
-    /* The words libcurl uses for the same ends. */
-    if (why == CURLE_OPERATION_TIMEDOUT)
+    /* The words libcurl uses for the same ends: connecting (a TLS
+     * handshake included) or after. */
+    curl_off_t pre = 0;
+    if (why == CURLE_OPERATION_TIMEDOUT &&
+        curl_easy_getinfo(h->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) == CURLE_OK && pre == 0)
+        snprintf(h->errbuf, sizeof h->errbuf, "Connection timed out after %llu milliseconds",
+                 (unsigned long long)waited_ms);
+    else if (why == CURLE_OPERATION_TIMEDOUT)
         snprintf(h->errbuf, sizeof h->errbuf, "Operation timed out after %llu milliseconds",
                  (unsigned long long)waited_ms);
     else
@@ -658,6 +672,7 @@ void rest_http_request(rest_http *h, const char *method, const bench_url *url, c
     if (h->body)
         h->body[0] = 0;
     h->too_large = 0;
+    h->headers_refused = 0;
     h->have_prof = 0;
     h->close_seen = 0;
     h->errbuf[0] = 0;
@@ -834,9 +849,17 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
             curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &oserr);
         /* libcurl refuses a header line over 100 KB with CURLE_OUT_OF_MEMORY
          * (7.x) or CURLE_TOO_LARGE (8.x, code 100): inside the headers it is that. */
-        if (h->too_large)
+        if (h->too_large) {
             out->transport = REST_E_TOO_LARGE;
-        else if (h->in_headers && (cc == CURLE_OUT_OF_MEMORY || (int)cc == 100)) {
+        } else if (h->headers_refused) {
+            out->transport = REST_E_HEADER_TOO_LARGE;
+            snprintf(h->errbuf, sizeof h->errbuf, REST_HEADERS_TOO_LARGE_FMT,
+                     (unsigned long long)h->header_bytes, REST_HEADER_BYTES_MAX);
+        } else if ((cc == CURLE_OUT_OF_MEMORY || (int)cc == 100) &&
+                   (lean ? strcmp(h->errbuf, REST_HEADER_TOO_LARGE_TEXT) == 0
+                         : h->in_headers || h->len == 0)) {
+            /* (A status line over the limit comes before any header line:
+             * libcurl has delivered no byte of the answer.) */
             out->transport = REST_E_HEADER_TOO_LARGE;
             /* libcurl says only "Out of memory": say what it refused. */
             if (!lean)
