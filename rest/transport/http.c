@@ -3,10 +3,12 @@
 #include "rest/transport/http.h"
 
 #include <ctype.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "bench/util/cli.h"
@@ -27,6 +29,7 @@ typedef struct pending_req {
     int         complete;           /* the transfer completed: the stamps are valid */
     unsigned    retried;            /* times libcurl sent it again (see finish) */
     unsigned    stale;              /* kept connections the lean engine found closed */
+    unsigned    unsolicited;        /* kept connections found holding an answer before the request */
     rest_stamps stamps;
     uint64_t    bytes_in, bytes_out;  /* on the wire, headers included */
     int         have_prof;
@@ -79,6 +82,7 @@ struct rest_http {
     size_t             len, cap;
     int                too_large;
     int                headers_refused;   /* over REST_HEADER_BYTES_MAX of headers and trailers */
+    unsigned           unsolicited;       /* libcurl: its kept connection held an answer before the request */
     int                in_headers;        /* a status line came, the blank line not yet */
     uint64_t           header_bytes;      /* of this answer's header lines (CURLINFO_HEADER_SIZE) */
     int                interruptible;     /* the options named an interrupt flag */
@@ -641,6 +645,8 @@ static void record_one(rest_http *h, const pending_req *p)
         bench_side_add(h->side, REST_SC_RETRIED, p->retried);
     if (p->stale)
         bench_side_add(h->side, REST_SC_RECONNECTED, p->stale);
+    if (p->unsolicited)
+        bench_side_add(h->side, REST_SC_UNSOLICITED, p->unsolicited);
 }
 
 /* Record what was noted since the last flush (outside the timed path). */
@@ -673,6 +679,7 @@ void rest_http_request(rest_http *h, const char *method, const bench_url *url, c
         h->body[0] = 0;
     h->too_large = 0;
     h->headers_refused = 0;
+    h->unsolicited = 0;
     h->have_prof = 0;
     h->close_seen = 0;
     h->errbuf[0] = 0;
@@ -742,10 +749,26 @@ static void lean_ended(rest_http *h)
     }
 }
 
+/* Whether libcurl's kept plain-HTTP connection holds bytes before the
+ * request is sent: an answer nobody asked for.  libcurl then finds it dead
+ * and makes a new one without a word; it is counted here.  (Over TLS the
+ * bytes may be a session ticket or a close_notify: not looked at.) */
+static unsigned curl_unsolicited(rest_http *h)
+{
+    curl_socket_t s = CURL_SOCKET_BAD;
+    if (h->tls || curl_easy_getinfo(h->easy, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK || s == CURL_SOCKET_BAD)
+        return 0;
+    struct pollfd p = { s, POLLIN, 0 };
+    char c;
+    return poll(&p, 1, 0) > 0 && recv(s, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
 CURLcode rest_http_run(rest_http *h)
 {
-    if (!h->lean)
+    if (!h->lean) {
+        h->unsolicited = curl_unsolicited(h);
         return curl_easy_perform(h->easy);
+    }
     rest_lean_req rq;
     rest_lean_sink sink;
     lean_request(h, &rq, &sink);
@@ -924,6 +947,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         p->complete = cc == CURLE_OK;
         p->retried = retried;
         p->stale = lean ? h->lr.stale : 0;
+        p->unsolicited = lean ? h->lr.unsolicited : h->unsolicited;
         p->stamps = st;
         /* k6's data_received / data_sent: bodies and headers. */
         if (lean) {

@@ -28,6 +28,8 @@
 /* libcurl's limit on one header line (CURL_MAX_HTTP_HEADER): a longer one
  * is a failure, HEADER_TOO_LARGE (rest/transport/codes.h). */
 #define LINE_MAX_LEN (100u * 1024)
+/* The most bytes read (and dropped) from a connection before it is closed. */
+#define DRAIN_MAX    (256u * 1024)
 /* While a request may be abandoned, the longest wait between looks at the
  * interrupt flag. */
 #define POLL_SLICE_MS 50
@@ -238,13 +240,25 @@ static void conn_close(rest_lean *l, const rest_lean_sink *sink)
         l->ssl = NULL;
         ERR_clear_error();
     }
+    /* What came and was not read is read first (a bounded amount): closed
+     * with bytes unread, the socket would end with a reset, and a reset
+     * makes the server drop the requests it has not read yet, which it then
+     * never counts. */
+    for (size_t drained = 0; drained < DRAIN_MAX;) {
+        const ssize_t r = recv(l->fd, l->in, sizeof l->in, MSG_DONTWAIT);
+        if (r <= 0 && !(r < 0 && errno == EINTR))
+            break;
+        drained += r > 0 ? (size_t)r : 0;
+    }
     (void)close(l->fd);
     l->fd = -1;
     l->conn_url = NULL;
 }
 
-/* Whether the idle kept connection was closed by the server (or sent
- * what nobody asked for): then it cannot carry a request. */
+/* Whether the idle kept connection was closed by the server (1) or sent
+ * what nobody asked for (STALE_UNSOLICITED): then it cannot carry a
+ * request; 0 when it can. */
+#define STALE_UNSOLICITED 2
 static int conn_stale(rest_lean *l)
 {
     struct pollfd p = { l->fd, POLLIN, 0 };
@@ -261,11 +275,11 @@ static int conn_stale(rest_lean *l)
         const int n = SSL_peek(l->ssl, &c, 1);
         const int alive = n <= 0 && SSL_get_error(l->ssl, n) == SSL_ERROR_WANT_READ;
         ERR_clear_error();
-        return !alive;
+        return n > 0 ? STALE_UNSOLICITED : !alive;
     }
     char c;
     const ssize_t n = recv(l->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    return n > 0 ? STALE_UNSOLICITED : !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
 static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
@@ -1064,7 +1078,14 @@ int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink 
     }
     if (l->fd >= 0 && !same_endpoint(l->conn_url, rq->url))
         conn_close(l, &l->sink);
-    if (l->fd >= 0 && conn_stale(l)) {
+    const int stale = l->fd >= 0 ? conn_stale(l) : 0;
+    if (stale == STALE_UNSOLICITED) {
+        /* An answer before its request was sent: no request of this
+         * connection can be matched to its answer any more. */
+        text(&l->sink, "An answer nobody asked for on the kept connection: a new one");
+        conn_close(l, NULL);
+        res->unsolicited = 1;
+    } else if (stale) {
         text(&l->sink, "Connection closed by the server while idle: a new one");
         conn_close(l, NULL);
         res->stale = 1;
