@@ -947,6 +947,8 @@ static int step_recv(rest_lean *l, CURLcode *cc)
             res->stamps.starttransfer_us = since_us(l->t0);
         res->bytes_in += (uint64_t)n;
         const size_t used = http_parser_execute(hp, &parse_cb, l->in, (size_t)n);
+        if (p->final_done && used < (size_t)n)
+            res->unsolicited = 1;     /* bytes after the answer: no request of ours asked for them */
         if (p->final_done)
             return answered(l, cc, used == (size_t)n && http_should_keep_alive(hp) &&
                             (hp->flags & (F_CHUNKED | F_CONTENTLENGTH)) != (F_CHUNKED | F_CONTENTLENGTH));

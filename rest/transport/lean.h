@@ -96,7 +96,7 @@ typedef struct rest_lean_result {
     uint64_t    bytes_in, bytes_out;   /* on the wire (TLS records aside), headers included */
     long        os_errno;     /* of a failed connect, send or receive; 0 */
     unsigned    stale;        /* kept connections found closed before this request was sent */
-    unsigned    unsolicited;  /* kept connections found holding an answer before it was sent */
+    unsigned    unsolicited;  /* an answer nobody asked for: held by the kept connection, or after this answer */
 } rest_lean_result;
 
 /* An engine for one worker; NULL with one line in err (a certificate or
