@@ -27,6 +27,7 @@ static const char *const class_names[] = {
     [REST_E_BAD_VALUE - REST_CODE_CLASS_BASE] = "BAD_VALUE",
     [REST_E_HTTP2_FRAMING - REST_CODE_CLASS_BASE] = "HTTP2_FRAMING",
     [REST_E_HTTP2_STREAM - REST_CODE_CLASS_BASE] = "HTTP2_STREAM",
+    [REST_E_BAD_CHUNK - REST_CODE_CLASS_BASE] = "BAD_CHUNK",
 };
 
 /* The CURLcode names a benchmark meets; the rest print as CURLE_<n>. */
@@ -132,8 +133,15 @@ bench_code rest_code_from_curl(int cc, long os_errno, const char *errbuf)
     case CURLE_SSL_CLIENTCERT:
     case CURLE_SSL_CRL_BADFILE:
         return REST_E_TLS;
-    case CURLE_SEND_ERROR:
     case CURLE_RECV_ERROR:
+        /* libcurl's receive errors that are the answer's, not the
+         * connection's (the lean engine's say the same). */
+        if (errbuf && strncmp(errbuf, "Too large response headers", 26) == 0)
+            return REST_E_HEADER_TOO_LARGE;
+        if (errbuf && strstr(errbuf, " in chunked-encoding"))
+            return REST_E_BAD_CHUNK;
+        return tls_text(errbuf) ? REST_E_TLS : REST_E_CONNECTION_RESET;
+    case CURLE_SEND_ERROR:
         return tls_text(errbuf) ? REST_E_TLS : REST_E_CONNECTION_RESET;
     case CURLE_GOT_NOTHING:
         return REST_E_EMPTY_REPLY;

@@ -42,11 +42,12 @@ enum {
     REST_E_BAD_BASE64,         /* a binary field is not valid base64 */
     REST_E_ROUNDTRIP_MISMATCH, /* unwrap/decrypt did not give back the plaintext */
     REST_E_VERIFY_FALSE,       /* verify answered "result": false for a good signature */
-    REST_E_HEADER_TOO_LARGE,   /* a response header over libcurl's 100 KB (not "out of memory") */
+    REST_E_HEADER_TOO_LARGE,   /* a header line over 100 KiB, or 300 KiB of headers and trailers (not "out of memory") */
     REST_E_BAD_VALUE,          /* a value to send back (token, kid) holds a control character or what cannot go in its place */
     /* HTTP/2 (--http2) */
     REST_E_HTTP2_FRAMING,      /* the connection's HTTP/2 framing failed (CURLE_HTTP2) */
     REST_E_HTTP2_STREAM,       /* one stream reset or broken (CURLE_HTTP2_STREAM) */
+    REST_E_BAD_CHUNK,          /* a chunk size that is not one, too large, or a size line past the limit */
     REST_E_CLASS_END,
 };
 

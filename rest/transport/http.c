@@ -3,10 +3,12 @@
 #include "rest/transport/http.h"
 
 #include <ctype.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "bench/util/cli.h"
@@ -27,6 +29,7 @@ typedef struct pending_req {
     int         complete;           /* the transfer completed: the stamps are valid */
     unsigned    retried;            /* times libcurl sent it again (see finish) */
     unsigned    stale;              /* kept connections the lean engine found closed */
+    unsigned    unsolicited;        /* kept connections found holding an answer before the request */
     rest_stamps stamps;
     uint64_t    bytes_in, bytes_out;  /* on the wire, headers included */
     int         have_prof;
@@ -78,6 +81,8 @@ struct rest_http {
     char              *body;              /* response body, NUL-terminated */
     size_t             len, cap;
     int                too_large;
+    int                headers_refused;   /* over REST_HEADER_BYTES_MAX of headers and trailers */
+    unsigned           unsolicited;       /* libcurl: its kept connection held an answer before the request */
     int                in_headers;        /* a status line came, the blank line not yet */
     uint64_t           header_bytes;      /* of this answer's header lines (CURLINFO_HEADER_SIZE) */
     int                interruptible;     /* the options named an interrupt flag */
@@ -137,6 +142,13 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
      * Content-* lines (no library call for them). */
     const char c0 = n ? (char)(data[0] | 0x20) : 0;
     h->header_bytes += n;
+    if (h->header_bytes > REST_HEADER_BYTES_MAX) {
+        /* libcurl bounds the headers, not the trailers that follow a
+         * chunked body: a server sending them forever would take all
+         * the memory there is. */
+        h->headers_refused = 1;
+        return 0;                          /* CURLE_WRITE_ERROR */
+    }
     if (c0 != 'h' && c0 != 'c' && c0 != 'p' && c0 != ('\r' | 0x20) && c0 != ('\n' | 0x20))
         return n;
     if (n >= 5 && memcmp(data, "HTTP/", 5) == 0)
@@ -620,8 +632,14 @@ int rest_http_abandon_now(const rest_http *h)
 
 void rest_http_abandoned(rest_http *h, CURLcode why, uint64_t waited_ms)
 {
-    /* The words libcurl uses for the same ends. */
-    if (why == CURLE_OPERATION_TIMEDOUT)
+    /* The words libcurl uses for the same ends: connecting (a TLS
+     * handshake included) or after. */
+    curl_off_t pre = 0;
+    if (why == CURLE_OPERATION_TIMEDOUT &&
+        curl_easy_getinfo(h->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) == CURLE_OK && pre == 0)
+        snprintf(h->errbuf, sizeof h->errbuf, "Connection timed out after %llu milliseconds",
+                 (unsigned long long)waited_ms);
+    else if (why == CURLE_OPERATION_TIMEDOUT)
         snprintf(h->errbuf, sizeof h->errbuf, "Operation timed out after %llu milliseconds",
                  (unsigned long long)waited_ms);
     else
@@ -681,6 +699,8 @@ static void record_one(rest_http *h, const pending_req *p)
         bench_side_add(h->side, REST_SC_RETRIED, p->retried);
     if (p->stale)
         bench_side_add(h->side, REST_SC_RECONNECTED, p->stale);
+    if (p->unsolicited)
+        bench_side_add(h->side, REST_SC_UNSOLICITED, p->unsolicited);
 }
 
 /* Record what was noted since the last flush (outside the timed path). */
@@ -712,6 +732,8 @@ void rest_http_request(rest_http *h, const char *method, const bench_url *url, c
     if (h->body)
         h->body[0] = 0;
     h->too_large = 0;
+    h->headers_refused = 0;
+    h->unsolicited = 0;
     h->have_prof = 0;
     h->close_seen = 0;
     h->errbuf[0] = 0;
@@ -781,10 +803,26 @@ static void lean_ended(rest_http *h)
     }
 }
 
+/* Whether libcurl's kept plain-HTTP connection holds bytes before the
+ * request is sent: an answer nobody asked for.  libcurl then finds it dead
+ * and makes a new one without a word; it is counted here.  (Over TLS the
+ * bytes may be a session ticket or a close_notify: not looked at.) */
+static unsigned curl_unsolicited(rest_http *h)
+{
+    curl_socket_t s = CURL_SOCKET_BAD;
+    if (h->tls || curl_easy_getinfo(h->easy, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK || s == CURL_SOCKET_BAD)
+        return 0;
+    struct pollfd p = { s, POLLIN, 0 };
+    char c;
+    return poll(&p, 1, 0) > 0 && recv(s, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
 CURLcode rest_http_run(rest_http *h)
 {
-    if (!h->lean)
+    if (!h->lean) {
+        h->unsolicited = curl_unsolicited(h);
         return curl_easy_perform(h->easy);
+    }
     rest_lean_req rq;
     rest_lean_sink sink;
     lean_request(h, &rq, &sink);
@@ -888,9 +926,17 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
             curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &oserr);
         /* libcurl refuses a header line over 100 KB with CURLE_OUT_OF_MEMORY
          * (7.x) or CURLE_TOO_LARGE (8.x, code 100): inside the headers it is that. */
-        if (h->too_large)
+        if (h->too_large) {
             out->transport = REST_E_TOO_LARGE;
-        else if (h->in_headers && (cc == CURLE_OUT_OF_MEMORY || (int)cc == 100)) {
+        } else if (h->headers_refused) {
+            out->transport = REST_E_HEADER_TOO_LARGE;
+            snprintf(h->errbuf, sizeof h->errbuf, REST_HEADERS_TOO_LARGE_FMT,
+                     (unsigned long long)h->header_bytes, REST_HEADER_BYTES_MAX);
+        } else if ((cc == CURLE_OUT_OF_MEMORY || (int)cc == 100) &&
+                   (lean ? strcmp(h->errbuf, REST_HEADER_TOO_LARGE_TEXT) == 0
+                         : h->in_headers || h->len == 0)) {
+            /* (A status line over the limit comes before any header line:
+             * libcurl has delivered no byte of the answer.) */
             out->transport = REST_E_HEADER_TOO_LARGE;
             /* libcurl says only "Out of memory": say what it refused. */
             if (!lean)
@@ -955,6 +1001,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         p->complete = cc == CURLE_OK;
         p->retried = retried;
         p->stale = lean ? h->lr.stale : 0;
+        p->unsolicited = lean ? h->lr.unsolicited : h->unsolicited;
         p->stamps = st;
         /* k6's data_received / data_sent: bodies and headers. */
         if (lean) {

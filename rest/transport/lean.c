@@ -28,6 +28,8 @@
 /* libcurl's limit on one header line (CURL_MAX_HTTP_HEADER): a longer one
  * is a failure, HEADER_TOO_LARGE (rest/transport/codes.h). */
 #define LINE_MAX_LEN (100u * 1024)
+/* The most bytes read (and dropped) from a connection before it is closed. */
+#define DRAIN_MAX    (256u * 1024)
 /* While a request may be abandoned, the longest wait between looks at the
  * interrupt flag. */
 #define POLL_SLICE_MS 50
@@ -43,6 +45,9 @@ typedef struct lean_parse {
     int      is_1xx;         /* an interim answer (100 Continue): another follows */
     int      final_done;     /* the final answer is complete */
     int      too_long;       /* a header line over LINE_MAX_LEN */
+    int      in_body;        /* the final answer's headers are done */
+    int      in_trailers;    /* its last chunk came: trailer lines follow */
+    uint64_t hdr_bytes;      /* header and trailer bytes of this request's answers */
     CURLcode fail;           /* a callback's failure, or CURLE_OK */
 } lean_parse;
 
@@ -235,13 +240,25 @@ static void conn_close(rest_lean *l, const rest_lean_sink *sink)
         l->ssl = NULL;
         ERR_clear_error();
     }
+    /* What came and was not read is read first (a bounded amount): closed
+     * with bytes unread, the socket would end with a reset, and a reset
+     * makes the server drop the requests it has not read yet, which it then
+     * never counts. */
+    for (size_t drained = 0; drained < DRAIN_MAX;) {
+        const ssize_t r = recv(l->fd, l->in, sizeof l->in, MSG_DONTWAIT);
+        if (r <= 0 && !(r < 0 && errno == EINTR))
+            break;
+        drained += r > 0 ? (size_t)r : 0;
+    }
     (void)close(l->fd);
     l->fd = -1;
     l->conn_url = NULL;
 }
 
-/* Whether the idle kept connection was closed by the server (or sent
- * what nobody asked for): then it cannot carry a request. */
+/* Whether the idle kept connection was closed by the server (1) or sent
+ * what nobody asked for (STALE_UNSOLICITED): then it cannot carry a
+ * request; 0 when it can. */
+#define STALE_UNSOLICITED 2
 static int conn_stale(rest_lean *l)
 {
     struct pollfd p = { l->fd, POLLIN, 0 };
@@ -258,11 +275,11 @@ static int conn_stale(rest_lean *l)
         const int n = SSL_peek(l->ssl, &c, 1);
         const int alive = n <= 0 && SSL_get_error(l->ssl, n) == SSL_ERROR_WANT_READ;
         ERR_clear_error();
-        return !alive;
+        return n > 0 ? STALE_UNSOLICITED : !alive;
     }
     char c;
     const ssize_t n = recv(l->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    return n > 0 ? STALE_UNSOLICITED : !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
 static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
@@ -663,9 +680,18 @@ static int step_send(rest_lean *l, CURLcode *cc)
     lean_parse *p = &l->ps;
     http_parser_init(&l->hp, HTTP_RESPONSE);
     l->hp.data = p;
+    /* Content-Length beside chunked: chunked frames the body, and the
+     * connection is not kept (RFC 9112, 6.3), as libcurl reads it. */
+    l->hp.allow_chunked_length = 1;
+    /* A control character in a header value (ESC, BEL) is kept, as
+     * libcurl keeps it (RFC 9110, 5.5 allows it; CR, LF and NUL still end
+     * or break the line). */
+    l->hp.lenient_http_headers = 1;
     p->sink = &l->sink;
     p->nline = 0;
-    p->in_value = p->status_sent = p->is_1xx = p->final_done = p->too_long = 0;
+    p->in_value = p->status_sent = p->is_1xx = p->final_done = p->too_long = p->in_body = 0;
+    p->in_trailers = 0;
+    p->hdr_bytes = 0;
     p->fail = CURLE_OK;
     l->st = LS_RECV;
     /* The answer cannot be there yet (nothing after the last one was
@@ -693,15 +719,22 @@ static int put(lean_parse *p, const char *s, size_t n)
 }
 
 /* The line put together goes to the sink, with its CRLF, as libcurl hands
- * header lines over. */
-static void emit(lean_parse *p)
+ * header lines over; -1 when it would pass REST_HEADER_BYTES_MAX over the
+ * request's answers and trailers (counted as libcurl counts them). */
+static int emit(lean_parse *p)
 {
     memcpy(p->line + p->nline, "\r\n", 2);
     const size_t n = p->nline + 2;
+    p->hdr_bytes += n;
+    if (p->hdr_bytes > REST_HEADER_BYTES_MAX) {
+        p->fail = CURLE_RECV_ERROR;
+        return -1;
+    }
     (void)p->sink->header(p->line, 1, n, p->sink->arg);
     if (p->sink->debug)
         (void)p->sink->debug(NULL, CURLINFO_HEADER_IN, p->line, n, p->sink->arg);
     p->nline = 0;
+    return 0;
 }
 
 /* The status line, from the parsed version and code and the reason phrase
@@ -719,8 +752,7 @@ static int emit_status(http_parser *hp, lean_parse *p)
     memcpy(p->line, pre, (size_t)n);
     p->nline += (size_t)n;
     p->status_sent = 1;
-    emit(p);
-    return 0;
+    return emit(p);
 }
 
 static int on_status(http_parser *hp, const char *at, size_t n)
@@ -734,8 +766,9 @@ static int on_field(http_parser *hp, const char *at, size_t n)
     if (!p->status_sent && emit_status(hp, p) != 0)
         return -1;
     if (p->in_value) {
-        emit(p);
         p->in_value = 0;
+        if (emit(p) != 0)
+            return -1;
     }
     return put(p, at, n);
 }
@@ -756,16 +789,23 @@ static int on_headers_done(http_parser *hp)
     lean_parse *p = hp->data;
     if (!p->status_sent && emit_status(hp, p) != 0)
         return -1;
-    if (p->in_value)
-        emit(p);
+    const int was_value = p->in_value;
     p->in_value = 0;
-    emit(p);                                  /* the blank line */
+    if ((was_value && emit(p) != 0) || emit(p) != 0)   /* the last line, the blank line */
+        return -1;
     if (hp->status_code == 101) {
         p->fail = CURLE_WEIRD_SERVER_REPLY;   /* no upgrade was asked for */
         return -1;
     }
+    if (hp->status_code < 100 || hp->http_major != 1 || hp->http_minor > 1) {
+        p->fail = CURLE_UNSUPPORTED_PROTOCOL; /* "000", "HTTP/9.9": libcurl's refusals too */
+        return -1;
+    }
     p->is_1xx = hp->status_code / 100 == 1;
-    return 0;
+    p->in_body = !p->is_1xx;
+    /* An interim answer has no body whatever its headers say (RFC 9110,
+     * 15.2): what follows it is the next answer's status line. */
+    return p->is_1xx ? 1 : 0;
 }
 
 static int on_body(http_parser *hp, const char *at, size_t n)
@@ -778,6 +818,16 @@ static int on_body(http_parser *hp, const char *at, size_t n)
     return 0;
 }
 
+/* A chunk's size line was read: the last (size 0) is followed by the
+ * trailer lines. */
+static int on_chunk(http_parser *hp)
+{
+    lean_parse *p = hp->data;
+    if (hp->content_length == 0)
+        p->in_trailers = 1;
+    return 0;
+}
+
 static int on_done(http_parser *hp)
 {
     lean_parse *p = hp->data;
@@ -786,6 +836,7 @@ static int on_done(http_parser *hp)
         p->is_1xx = 0;
         p->status_sent = 0;
         p->nline = 0;
+        hp->status_code = 0;                /* none yet of the next answer */
         return 0;
     }
     p->final_done = 1;
@@ -799,6 +850,7 @@ static const http_parser_settings parse_cb = {
     .on_header_value = on_value,
     .on_headers_complete = on_headers_done,
     .on_body = on_body,
+    .on_chunk_header = on_chunk,
     .on_message_complete = on_done,
 };
 
@@ -814,6 +866,18 @@ static int answered(rest_lean *l, CURLcode *cc, int keep)
 
 /* ---- receiving -------------------------------------------------------------------------- */
 
+/* Why the request in flight must end now: its time is up
+ * (CURLE_OPERATION_TIMEDOUT) or Ctrl-C (CURLE_ABORTED_BY_CALLBACK); else
+ * CURLE_OK. */
+static CURLcode overdue(const rest_lean *l)
+{
+    if (l->rq.interrupt && *l->rq.interrupt)
+        return CURLE_ABORTED_BY_CALLBACK;
+    if (l->rq.timeout_ms > 0 && since_us(l->t0) >= (int64_t)l->rq.timeout_ms * 1000)
+        return CURLE_OPERATION_TIMEDOUT;
+    return CURLE_OK;
+}
+
 /* Read and parse until the answer is complete, or the socket has nothing
  * more for now (POLLIN; POLLOUT for a TLS renegotiation's write). */
 static int step_recv(rest_lean *l, CURLcode *cc)
@@ -821,7 +885,14 @@ static int step_recv(rest_lean *l, CURLcode *cc)
     lean_parse *p = &l->ps;
     http_parser *hp = &l->hp;
     rest_lean_result *res = l->res;
-    for (;;) {
+    for (unsigned reads = 0;; reads++) {
+        /* A server that keeps sending never lets a read find the socket
+         * empty: the request's time and Ctrl-C are looked at here too. */
+        const CURLcode over = reads ? overdue(l) : CURLE_OK;
+        if (over != CURLE_OK) {
+            *cc = rest_lean_abandon(l, over);
+            return 0;
+        }
         ssize_t n;
         if (l->ssl) {
             ERR_clear_error();
@@ -876,27 +947,58 @@ static int step_recv(rest_lean *l, CURLcode *cc)
             res->stamps.starttransfer_us = since_us(l->t0);
         res->bytes_in += (uint64_t)n;
         const size_t used = http_parser_execute(hp, &parse_cb, l->in, (size_t)n);
+        if (p->final_done && used < (size_t)n)
+            res->unsolicited = 1;     /* bytes after the answer: no request of ours asked for them */
         if (p->final_done)
-            return answered(l, cc, used == (size_t)n && http_should_keep_alive(hp));
-        if (p->too_long || HTTP_PARSER_ERRNO(hp) == HPE_HEADER_OVERFLOW) {
+            return answered(l, cc, used == (size_t)n && http_should_keep_alive(hp) &&
+                            (hp->flags & (F_CHUNKED | F_CONTENTLENGTH)) != (F_CHUNKED | F_CONTENTLENGTH));
+        const enum http_errno he = HTTP_PARSER_ERRNO(hp);
+        if (p->too_long) {
             snprintf(l->errbuf, l->errlen, "%s", REST_HEADER_TOO_LARGE_TEXT);
             return end(l, cc, CURLE_OUT_OF_MEMORY, 0);   /* libcurl's code for it (rest_http_finish) */
+        }
+        if (he == HPE_HEADER_OVERFLOW && p->in_body && !p->in_trailers) {
+            /* http_parser counts a chunk's size line (its extensions) as
+             * header bytes: libcurl reads them without a limit. */
+            snprintf(l->errbuf, l->errlen, "Chunk size line over %u bytes in chunked-encoding",
+                     REST_HEADER_BYTES_MAX);
+            return end(l, cc, CURLE_RECV_ERROR, 0);
+        }
+        if (he == HPE_HEADER_OVERFLOW || (p->fail == CURLE_RECV_ERROR && p->hdr_bytes > REST_HEADER_BYTES_MAX)) {
+            snprintf(l->errbuf, l->errlen, REST_HEADERS_TOO_LARGE_FMT,
+                     (unsigned long long)p->hdr_bytes, REST_HEADER_BYTES_MAX);
+            return end(l, cc, CURLE_RECV_ERROR, 0);
         }
         if (p->fail != CURLE_OK) {
             if (p->fail == CURLE_WRITE_ERROR)
                 snprintf(l->errbuf, l->errlen, "Failure writing output to destination");
             else if (p->fail == CURLE_WEIRD_SERVER_REPLY)
                 snprintf(l->errbuf, l->errlen, "Invalid response: status 101 (no upgrade was asked for)");
+            else if (p->fail == CURLE_UNSUPPORTED_PROTOCOL && hp->status_code >= 100)
+                snprintf(l->errbuf, l->errlen, "Unsupported HTTP version (%u.%u) in response",
+                         hp->http_major, hp->http_minor);
+            else if (p->fail == CURLE_UNSUPPORTED_PROTOCOL)
+                snprintf(l->errbuf, l->errlen, "Unsupported response code in HTTP response");
             else
                 snprintf(l->errbuf, l->errlen, "out of memory reading the answer");
             return end(l, cc, p->fail, 0);
         }
-        const enum http_errno he = HTTP_PARSER_ERRNO(hp);
+        if (p->in_body && (hp->flags & F_CHUNKED) &&
+            (he == HPE_INVALID_CHUNK_SIZE || he == HPE_INVALID_CONTENT_LENGTH)) {
+            /* A chunk size that is not hexadecimal, or too large a number. */
+            snprintf(l->errbuf, l->errlen, "%s in chunked-encoding", he == HPE_INVALID_CHUNK_SIZE
+                     ? "Illegal or missing hexadecimal sequence" : "Too long hexadecimal number");
+            return end(l, cc, CURLE_RECV_ERROR, 0);
+        }
         if (he != HPE_OK) {
             /* A status line that is not one is libcurl's
              * CURLE_UNSUPPORTED_PROTOCOL, in its words: an answer that does
              * not begin "HTTP/" would be HTTP/0.9, one that does has a
              * version or status it cannot read. */
+            if (!p->status_sent && he == HPE_INVALID_STATUS && hp->status_code > 0) {
+                snprintf(l->errbuf, l->errlen, "Unsupported response code in HTTP response");
+                return end(l, cc, CURLE_UNSUPPORTED_PROTOCOL, 0);
+            }
             if (!p->status_sent && hp->status_code == 0 &&
                 (he == HPE_INVALID_CONSTANT || he == HPE_INVALID_VERSION || he == HPE_INVALID_STATUS)) {
                 snprintf(l->errbuf, l->errlen, "%s", he == HPE_INVALID_CONSTANT
@@ -912,11 +1014,13 @@ static int step_recv(rest_lean *l, CURLcode *cc)
 /* ---- the request --------------------------------------------------------------------- */
 
 /* http_parser's own limit on all of an answer's header lines together (80
- * KiB by default, a process-wide setting) lifted far above libcurl's, which
- * has none: what refuses headers is LINE_MAX_LEN, a line, as in libcurl. */
+ * KiB by default, a process-wide setting) set to libcurl's: what refuses
+ * headers is LINE_MAX_LEN, a line, and REST_HEADER_BYTES_MAX over the
+ * request's answers (put()), as in libcurl; http_parser's is what bounds a
+ * chunk size line. */
 static void lift_header_limit(void)
 {
-    http_parser_set_max_header_size(64u << 20);
+    http_parser_set_max_header_size(REST_HEADER_BYTES_MAX);
 }
 
 rest_lean *rest_lean_new(const rest_lean_tls *tls, char *err, size_t errlen)
@@ -976,7 +1080,14 @@ int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink 
     }
     if (l->fd >= 0 && !same_endpoint(l->conn_url, rq->url))
         conn_close(l, &l->sink);
-    if (l->fd >= 0 && conn_stale(l)) {
+    const int stale = l->fd >= 0 ? conn_stale(l) : 0;
+    if (stale == STALE_UNSOLICITED) {
+        /* An answer before its request was sent: no request of this
+         * connection can be matched to its answer any more. */
+        text(&l->sink, "An answer nobody asked for on the kept connection: a new one");
+        conn_close(l, NULL);
+        res->unsolicited = 1;
+    } else if (stale) {
         text(&l->sink, "Connection closed by the server while idle: a new one");
         conn_close(l, NULL);
         res->stale = 1;
@@ -1024,10 +1135,10 @@ CURLcode rest_lean_abandon(rest_lean *l, CURLcode why)
     if (l->st == LS_IDLE)
         return cc;
     const long long ms = (long long)(since_us(l->t0) / 1000);
-    if (why == CURLE_OPERATION_TIMEDOUT && l->st == LS_CONNECT)
+    /* (A TLS handshake too: libcurl's words under --timeout, which sets
+     * its connect timeout and its whole one alike.) */
+    if (why == CURLE_OPERATION_TIMEDOUT && (l->st == LS_CONNECT || l->st == LS_HANDSHAKE))
         snprintf(l->errbuf, l->errlen, "Connection timed out after %lld milliseconds", ms);
-    else if (why == CURLE_OPERATION_TIMEDOUT && l->st == LS_HANDSHAKE)
-        snprintf(l->errbuf, l->errlen, "SSL connection timeout");
     else if (why == CURLE_OPERATION_TIMEDOUT)
         snprintf(l->errbuf, l->errlen, "Operation timed out after %lld milliseconds with %llu bytes received",
                  ms, (unsigned long long)l->res->bytes_in);

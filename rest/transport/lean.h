@@ -48,6 +48,15 @@ typedef struct rest_lean rest_lean;
  * (libcurl's CURL_MAX_HTTP_HEADER, the lean engine's limit too). */
 #define REST_HEADER_TOO_LARGE_TEXT "Response header too large (a line over 100 KiB)"
 
+/* The most header bytes one request may take in, over all its answers
+ * (interim 1xx ones included) and a chunked body's trailer lines: libcurl's
+ * MAX_HTTP_RESP_HEADER_SIZE, which it applies to the headers (not to the
+ * trailers: hsmbench's header callback does), and the lean engine's.  Past
+ * it the request fails, in libcurl's words, REST_HEADERS_TOO_LARGE_FMT
+ * (the bytes, the limit): HEADER_TOO_LARGE (rest/transport/codes.h). */
+#define REST_HEADER_BYTES_MAX (300u * 1024)
+#define REST_HEADERS_TOO_LARGE_FMT "Too large response headers: %llu > %u"
+
 /* TLS settings (rest_http_opts' --cacert, --cert, --key, --insecure). */
 typedef struct rest_lean_tls {
     const char *cacert, *cert, *key;
@@ -87,6 +96,7 @@ typedef struct rest_lean_result {
     uint64_t    bytes_in, bytes_out;   /* on the wire (TLS records aside), headers included */
     long        os_errno;     /* of a failed connect, send or receive; 0 */
     unsigned    stale;        /* kept connections found closed before this request was sent */
+    unsigned    unsolicited;  /* an answer nobody asked for: held by the kept connection, or after this answer */
 } rest_lean_result;
 
 /* An engine for one worker; NULL with one line in err (a certificate or

@@ -137,6 +137,13 @@ void rest_stats_print(FILE *f, const json_t *http, const bench_run_model *m)
         fprintf(f, "%lld       a kept connection found closed, a new one made before sending\n",
                 bench_json_int(http, "reconnected", 0));
     }
+    if (bench_json_int(http, "unsolicited", 0)) {
+        /* An answer on a kept connection before its request went out: that
+         * connection closed, the request sent on a new one. */
+        label(f, "http_req_unsolicited");
+        fprintf(f, "%lld       an answer before its request was sent: its connection closed\n",
+                bench_json_int(http, "unsolicited", 0));
+    }
     if (json_is_integer(json_object_get(http, "reauth"))) {
         label(f, "sdkms_reauth");
         fprintf(f, "%lld\n", bench_json_int(http, "reauth", 0));
@@ -211,6 +218,8 @@ json_t *rest_stats_json(const bench_outcome *o, const rest_k6_ctx *k6, int track
                         json_integer((json_int_t)bench_side_count(t, REST_SC_RETRIED)));
     json_object_set_new(http, "reconnected",
                         json_integer((json_int_t)bench_side_count(t, REST_SC_RECONNECTED)));
+    json_object_set_new(http, "unsolicited",
+                        json_integer((json_int_t)bench_side_count(t, REST_SC_UNSOLICITED)));
     if (track_reauth)
         json_object_set_new(http, "reauth",
                             json_integer((json_int_t)bench_side_count(t, REST_SC_REAUTH)));

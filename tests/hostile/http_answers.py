@@ -20,6 +20,16 @@ wrap answer.  MODE:
   hugeheader  a header line of 200 KiB
   badstatus   a status line that is not one ("HTTP/1.1 OK")
   cut         Content-Length 200, 20 bytes of body, then the connection closes
+  bigstatus   a status line of 1 MiB
+  status000   the status "000"
+  status1000  the status "1000"
+  chunk-zzzz  a chunk size "ZZZZ"
+  chunk-neg   a chunk size "-5"
+  chunk-long  a chunk size of 17 "F"s (past 2^64)
+  version99   the status line "HTTP/9.9 200 OK"
+  contbody    a "100 Continue" with a Content-Length and 3 bytes after it
+  clchunked   Content-Length beside Transfer-Encoding: chunked (chunked frames it)
+  ctlvalue    a header value holding ESC and BEL
 """
 import base64
 import json
@@ -53,6 +63,23 @@ def answer():
         return b"HTTP/1.1 OK\r\nContent-Length: %d\r\n\r\n" % len(BODY) + BODY, True
     if MODE == "cut":
         return ok + b"Content-Length: 200\r\n\r\n" + BODY[:20], True
+    if MODE == "bigstatus":
+        return b"HTTP/1.1 200 " + b"O" * (1 << 20) + b"\r\nContent-Length: %d\r\n\r\n" % len(BODY) + BODY, True
+    if MODE in ("status000", "status1000"):
+        return (b"HTTP/1.1 %s X\r\nContent-Length: %d\r\n\r\n" % (MODE[6:].encode(), len(BODY)) + BODY), True
+    if MODE == "version99":
+        return b"HTTP/9.9 200 OK\r\nContent-Length: %d\r\n\r\n" % len(BODY) + BODY, True
+    if MODE == "contbody":
+        return (b"HTTP/1.1 100 Continue\r\nContent-Length: 3\r\n\r\nabc" + ok +
+                b"Content-Length: %d\r\n\r\n" % len(BODY) + BODY), True
+    if MODE == "ctlvalue":
+        return ok + b"X-Ctl: a\x1bb\x07c\r\nContent-Length: %d\r\n\r\n" % len(BODY) + BODY, False
+    if MODE == "clchunked":
+        return (ok + b"Content-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n" % len(BODY) +
+                BODY + b"\r\n0\r\n\r\n"), False
+    if MODE.startswith("chunk-"):
+        size = {"chunk-zzzz": b"ZZZZ", "chunk-neg": b"-5", "chunk-long": b"F" * 17}[MODE]
+        return ok + b"Transfer-Encoding: chunked\r\n\r\n" + size + b"\r\n" + BODY + b"\r\n0\r\n\r\n", True
     return ok + b"Content-Length: %d\r\n\r\n" % len(BODY) + BODY, False
 
 

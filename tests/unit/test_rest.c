@@ -232,6 +232,7 @@ static void test_code_names(void)
     name_is(rest_code_http(999), "HTTP 999");
     name_is(rest_code_http(600), "HTTP 600");
     name_is(REST_E_HEADER_TOO_LARGE, "HEADER_TOO_LARGE");
+    name_is(REST_E_BAD_CHUNK, "BAD_CHUNK");
     CHECK(rest_code_http_status(rest_code_http(404)) == 404);
     CHECK(rest_code_http_status(REST_E_TIMEOUT) == 0);
     /* Every code stays below the core's own range. */
@@ -248,6 +249,14 @@ static void test_codes_from_curl(void)
     CHECK(rest_code_from_curl(CURLE_PEER_FAILED_VERIFICATION, 0, NULL) == REST_E_TLS);
     CHECK(rest_code_from_curl(CURLE_SSL_CONNECT_ERROR, 0, NULL) == REST_E_TLS);
     CHECK(rest_code_from_curl(CURLE_RECV_ERROR, 0, "Connection reset by peer") == REST_E_CONNECTION_RESET);
+    /* libcurl's receive errors that are the answer's (issue 38, item 8). */
+    CHECK(rest_code_from_curl(CURLE_RECV_ERROR, 0, "Too large response headers: 307223 > 307200") ==
+          REST_E_HEADER_TOO_LARGE);
+    CHECK(rest_code_from_curl(CURLE_RECV_ERROR, 0,
+                              "Illegal or missing hexadecimal sequence in chunked-encoding") == REST_E_BAD_CHUNK);
+    CHECK(rest_code_from_curl(CURLE_RECV_ERROR, 0, "Too long hexadecimal number in chunked-encoding") ==
+          REST_E_BAD_CHUNK);
+    CHECK(rest_code_from_curl(CURLE_SEND_ERROR, 0, "Too large response headers") == REST_E_CONNECTION_RESET);
     CHECK(rest_code_from_curl(CURLE_RECV_ERROR, 0,
                               "OpenSSL SSL_read: error:0A00045C:SSL routines::tlsv13 alert certificate required") == REST_E_TLS);
     CHECK(rest_code_from_curl(CURLE_GOT_NOTHING, 0, NULL) == REST_E_EMPTY_REPLY);
