@@ -200,30 +200,37 @@ demo:
 	@echo "hsmbench is installed in $(DESTDIR)$(BINDIR) ('make uninstall' removes it); try: hsmbench run --test ecdsa-sign --duration 2"
 
 MAN1      := $(wildcard man/*.1)
+MAN5      := $(wildcard man/*.5)
 MAN7      := $(wildcard man/*.7)
+SCENARIOS := $(wildcard scenarios/*.scn)
 COMPDIR   ?= $(PREFIX)/share/bash-completion/completions
 DATADIR   ?= $(PREFIX)/share
 
 install: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(TRACE_SO)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
-	    $(DESTDIR)$(LIBDIR)/hsmbench $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DATADIR)/hsmbench/grafana
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+	    $(DESTDIR)$(LIBDIR)/hsmbench $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DATADIR)/hsmbench/grafana \
+	    $(DESTDIR)$(DATADIR)/hsmbench/scenarios
 	install -m 0755 $(BUILD)/hsmbench $(DESTDIR)$(BINDIR)/hsmbench
 	install -m 0644 $(MOCK_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
 	install -m 0644 $(MOCKHSM_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so
 	install -m 0644 $(TRACE_SO) $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-trace.so
 	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(MAN5),install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
 	$(if $(MAN7),install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/)
 	install -m 0644 completion/hsmbench.bash $(DESTDIR)$(COMPDIR)/hsmbench
 	install -m 0644 grafana/hsmbench-fleet.json $(DESTDIR)$(DATADIR)/hsmbench/grafana/hsmbench-fleet.json
+	install -m 0644 $(SCENARIOS) $(DESTDIR)$(DATADIR)/hsmbench/scenarios/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hsmbench $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-null.so
 	rm -f $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-mock.so
 	rm -f $(DESTDIR)$(LIBDIR)/hsmbench/libhsmbench-trace.so
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 	rm -f $(DESTDIR)$(COMPDIR)/hsmbench
 	rm -f $(DESTDIR)$(DATADIR)/hsmbench/grafana/hsmbench-fleet.json
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/hsmbench/scenarios/,$(notdir $(SCENARIOS)))
 
 # The Debian package, built by Debian's tools on a copy of the tree (the
 # source tree stays clean): $(BUILD)/hsmbench_$(VERSION)_ARCH.deb.

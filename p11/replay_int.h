@@ -35,7 +35,7 @@ int p11_replay_add_arrival(p11_replay_model *m, uint64_t at_ns, uint32_t kind, u
                            char *err, size_t errlen);
 /* Add n to the skipped line (what, why), made when new (the last line
  * collects the rest when the table is full: "other calls"). */
-void p11_replay_skip(p11_replay_model *m, const char *what, const char *why, uint64_t n);
+void p11_replay_not_replayed(p11_replay_model *m, const char *what, const char *why, uint64_t n);
 /* Note a limit of the source (a constant sentence), once. */
 void p11_replay_limit(p11_replay_model *m, const char *sentence);
 
