@@ -302,9 +302,10 @@ static const char *base_name(const char *path)
     return slash && slash[1] ? slash + 1 : path;
 }
 
-/* The arrivals at `speed` into x->arr: one pass, or looped when the load's
- * duration is longer than the pass.  0, or -1 when out of memory. */
-static int schedule(replay_run *x, const p11_replay_model *m, bench_load *load)
+/* The arrivals at `speed` into x->arr: one pass, or, with `loop`, looped
+ * when the load's duration is longer than the pass.  0, or -1 when out of
+ * memory. */
+static int schedule(replay_run *x, const p11_replay_model *m, bench_load *load, int loop)
 {
     if (!(x->at = malloc(m->narrivals * sizeof *x->at)))
         return -1;
@@ -314,7 +315,7 @@ static int schedule(replay_run *x, const p11_replay_model *m, bench_load *load)
     if (period <= x->at[m->narrivals - 1])
         period = x->at[m->narrivals - 1] + 1;
     x->arr = (bench_arrivals){ x->at, m->narrivals, 0 };
-    if (load->duration_ns > period)
+    if (loop && load->duration_ns > period)
         x->arr.period_ns = period;
     load->arrivals = &x->arr;
     load->rate = 0;
@@ -346,9 +347,13 @@ void p11_replay_run(p11_runner *r, const p11_replay_model *m, double speed)
     x->closed = r->load.mode == BENCH_MODE_BLOCKING;
     snprintf(x->test, sizeof x->test, "replay:%.80s", base_name(m->path));
     const bench_load saved = r->load;
-    if (!r->load.duration_ns)    /* one pass, at most as long as the model at this speed */
-        r->load.duration_ns = (uint64_t)((double)m->span_ns / speed);
-    if (!x->closed && schedule(x, m, &r->load) != 0) {
+    if (!r->load.duration_ns) {
+        /* One pass: it ends when its last transaction has; this bounds it
+         * when the token cannot keep up (a tenth and a second past it). */
+        const double pass_ns = (double)m->span_ns / speed;
+        r->load.duration_ns = (uint64_t)(pass_ns * 1.1) + 1000000000ULL;
+    }
+    if (!x->closed && schedule(x, m, &r->load, saved.duration_ns != 0) != 0) {
         bench_error("out of memory for %zu arrivals", m->narrivals);
         s->any_failed = 1;
         free(x);

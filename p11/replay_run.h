@@ -69,8 +69,9 @@ void p11_replay_workload(p11_replay_ctx *rc, bench_workload *w);
  * r->load is the load: a blocking one is the closed loop as it is; a
  * non-blocking one replays the arrivals at `speed` (the model's times
  * divided by it), one pass when r->load.duration_ns is 0 (the run ends
- * when the last transaction has), looped every span / speed when the
- * duration is longer than that, cut when shorter.
+ * when its last transaction has, bounded by the pass's length, a tenth
+ * and a second), looped every span / speed when a duration longer than
+ * that is given, cut when shorter.
  */
 void p11_replay_run(p11_runner *r, const p11_replay_model *m, double speed);
 
