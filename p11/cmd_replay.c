@@ -72,12 +72,18 @@ static const bench_option replay_rows[] = {
       "'errors<0.1%'; repeatable): --find-capacity's search over\n"
       "the model's rate x speed, each step a replay at its speed;\n"
       "--step, --precision, --max-steps as for run", NULL },
+    /* The search's own options, parsed by bench_cap_opt as run's are. */
+    { "step", 0, BENCH_ARG_REQUIRED, "TIME", BENCH_OPT_STEP,
+      "--find-speed: each step's length (default 10s)", NULL },
+    { "precision", 0, BENCH_ARG_REQUIRED, "PCT", BENCH_OPT_PRECISION,
+      "--find-speed: the bracket to stop at (default 2%)", NULL },
+    { "max-steps", 0, BENCH_ARG_REQUIRED, "N", BENCH_OPT_MAX_STEPS,
+      "--find-speed: at most N steps (default 30)", NULL },
 };
 static const bench_opt_group replay_group = BENCH_OPT_GROUP("Replay:", replay_rows, NULL);
 
-/* --step, --precision, --max-steps: the capacity group's own rows. */
 static const bench_opt_group *const replay_groups[] = {
-    &p11_target_group, &replay_group, &bench_cap_group, &bench_out_group, &bench_help_group, NULL,
+    &p11_target_group, &replay_group, &bench_out_group, &bench_help_group, NULL,
 };
 const bench_cmd_opts p11_replay_options = { "replay", 0, replay_groups };
 
@@ -107,7 +113,7 @@ static int parse_args(int argc, char **argv, replay_opts *o)
         int t = p11_target_opt(&o->target, c, optarg);
         if (t == 0)
             t = bench_out_opt(&o->out, c, optarg);
-        if (t == 0 && c != BENCH_OPT_FIND_CAPACITY)
+        if (t == 0 && c != OPT_FIND_SPEED)
             t = bench_cap_opt(&o->cap, c, optarg);
         if (t < 0)
             return BENCH_EXIT_USAGE;
