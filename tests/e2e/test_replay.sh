@@ -134,7 +134,7 @@ fi
 if all_cases; then
     printf 'arrivals constant 100/s for 2s\ntransaction sign\n  step ecdsa-sign\n' >"$T/s.scn"
     run env HSMBENCH_MOCK='service=fixed:2ms;cores=2' timeout -s INT 110 "$HSMBENCH" replay "$T/s.scn" \
-        --module "$MOCK" --find-speed 'p99<20ms' --step 1s --json "$T/fs.json"
+        --module "$MOCK" --find-speed 'p99<20ms' --step 1s --precision 5% --max-steps 16 --json "$T/fs.json"
     check "--find-speed: exit 0, the answer in speeds" 0 \
         '^this token carries [0-9.]+x \([0-9.]+-[0-9.]+x\) the recorded traffic at p99 < 20 ms; the first transaction to break is sign$'
     json_check "--find-speed: the known 10x within the stated uncertainty (5 % for the mock's timers)" "$T/fs.json" \
