@@ -106,6 +106,7 @@ static int parse_args(int argc, char **argv, replay_opts *o)
     memset(o, 0, sizeof *o);
     o->speed = 1;
     bench_cap_opts_init(&o->cap, NULL);
+    o->cap.flag = "--find-speed";
     bench_opts_parser parser;
     if (bench_opts_begin(&parser, &p11_replay_options) != 0)
         return BENCH_EXIT_USAGE;

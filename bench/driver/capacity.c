@@ -36,33 +36,34 @@ void bench_cap_opts_init(bench_cap_opts *o, const bench_section *const *sections
 {
     memset(o, 0, sizeof *o);
     o->sections = sections;
+    o->flag = "--find-capacity";
     o->step_ns = BENCH_CAP_DEFAULT_STEP_NS;
     o->precision = BENCH_CAP_DEFAULT_PRECISION;
     o->max_steps = BENCH_CAP_DEFAULT_STEPS;
 }
 
 /* An objective must bound what the search can break: latency or errors. */
-static int objective_check(const bench_threshold *t, char *err, size_t len)
+static int objective_check(const char *flag, const bench_threshold *t, char *err, size_t len)
 {
     switch (t->metric) {
     case BENCH_TM_RATE:
     case BENCH_TM_SIDE_RATE:
     case BENCH_TM_SIDE_COUNT:
     case BENCH_TM_SIDE_VALUE:
-        snprintf(err, len, "--find-capacity '%s': the search finds the rate; an objective "
-                 "bounds latency or errors (p99<20ms, errors<0.1%%)", t->expr);
+        snprintf(err, len, "%s '%s': the search finds the rate; an objective "
+                 "bounds latency or errors (p99<20ms, errors<0.1%%)", flag, t->expr);
         return -1;
     default:
         break;
     }
     if (t->op != BENCH_OP_LT && t->op != BENCH_OP_LE) {
-        snprintf(err, len, "--find-capacity '%s': an objective is an upper bound: use < or <=",
+        snprintf(err, len, "%s '%s': an objective is an upper bound: use < or <=", flag,
                  t->expr);
         return -1;
     }
     if (t->test[0]) {
-        snprintf(err, len, "--find-capacity '%s': an objective applies to the one test searched; "
-                 "leave out '%s:'", t->expr, t->test);
+        snprintf(err, len, "%s '%s': an objective applies to the one test searched; "
+                 "leave out '%s:'", flag, t->expr, t->test);
         return -1;
     }
     return 0;
@@ -72,7 +73,7 @@ static int parse_objective(bench_cap_opts *o, const char *arg)
 {
     char err[300];
     if (o->nobjectives == BENCH_CAP_MAX_OBJECTIVES) {
-        bench_error("--find-capacity: at most %d objectives", BENCH_CAP_MAX_OBJECTIVES);
+        bench_error("%s: at most %d objectives", o->flag, BENCH_CAP_MAX_OBJECTIVES);
         return -1;
     }
     bench_threshold *t = &o->objectives[o->nobjectives];
@@ -80,12 +81,12 @@ static int parse_objective(bench_cap_opts *o, const char *arg)
         /* The threshold parser names its flag; this is another. */
         static const char th[] = "--threshold ";
         if (strncmp(err, th, sizeof th - 1) == 0)
-            bench_error("--find-capacity %s", err + sizeof th - 1);
+            bench_error("%s %s", o->flag, err + sizeof th - 1);
         else
-            bench_error("--find-capacity: %s", err);
+            bench_error("%s: %s", o->flag, err);
         return -1;
     }
-    if (objective_check(t, err, sizeof err) != 0) {
+    if (objective_check(o->flag, t, err, sizeof err) != 0) {
         bench_error("%s", err);
         return -1;
     }
@@ -150,8 +151,8 @@ int bench_cap_finish(bench_cap_opts *o, bench_load_opts *lo)
     for (size_t i = 0; i < o->nobjectives; i++)
         for (size_t k = 0; k < i; k++)
             if (same_figure(&o->objectives[k], &o->objectives[i])) {
-                bench_error("--find-capacity '%s' and --find-capacity '%s' bound the same figure: "
-                            "give it once", o->objectives[k].expr, o->objectives[i].expr);
+                bench_error("%s '%s' and %s '%s' bound the same figure: give it once", o->flag,
+                            o->objectives[k].expr, o->flag, o->objectives[i].expr);
                 return -1;
             }
     const double step_s = (double)o->step_ns / 1e9;

@@ -42,6 +42,8 @@ run "$HSMBENCH" replay "$T/t.scn" --step 1s
 check_one_line_error "--step without --find-speed: one line, exit 2" 2 '--step applies to --find-speed'
 run "$HSMBENCH" replay
 check_one_line_error "no file: one line, exit 2" 2 'a recording, pkcs11-spy log or scenario is required'
+run "$HSMBENCH" replay "$T/t.scn" --find-speed 'rate>5'
+check_one_line_error "--find-speed on a rate: one line naming --find-speed, exit 2" 2 "^hsmbench: error: --find-speed 'rate>5': the search finds the rate"
 
 # replay SPEED NAME [ARGS...]: the scenario replayed through the recorder at
 # SPEED, into $T/NAME.json (hsmbench's results) and $T/NAME.trace (the
