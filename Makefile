@@ -62,7 +62,7 @@ MOCK_SO   := $(BUILD)/libhsmbench-null.so
 MOCKHSM_SO := $(BUILD)/libhsmbench-mock.so
 TRACE_SO  := $(BUILD)/libhsmbench-trace.so
 HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
-TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop
+TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop $(BUILD)/tests/replay_dump
 
 .PHONY: check-one all check bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb fuzz fuzz-build fuzzers
 
@@ -119,6 +119,11 @@ $(HOSTILE_SO): tests/hostile/hostilep11.c p11/used_functions.h
 
 # The minimal loop make bench compares hsmbench against: same calls, no harness.
 $(BUILD)/tests/minloop: tests/bench/minloop.c $(FLOOR_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(FLOOR_LIBS) $(LIBS_ALL)
+
+# The replay model of a file, printed or as JSON (tests/e2e/test_replay_model.sh).
+$(BUILD)/tests/replay_dump: tests/unit/replay_dump.c $(FLOOR_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(FLOOR_LIBS) $(LIBS_ALL)
 

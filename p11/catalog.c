@@ -401,7 +401,8 @@ static int takes_data(const p11_test_def *def)
            def->input == P11_IN_DIGESTINFO;
 }
 
-static int resolve_curve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out)
+static int resolve_curve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out,
+                         char *why, size_t wl)
 {
     if (in->key_bits) {
         /* --key-size 256/384/521 is accepted as a curve alias. */
@@ -411,12 +412,12 @@ static int resolve_curve(const p11_test_def *def, const p11_test_params *in, p11
             if (keys_curve_bits(by_bits[i]) == in->key_bits)
                 c = by_bits[i];
         if (!c) {
-            bench_error("--key-size %u: not a curve size for %s (use --curve P-256|P-384|P-521)",
+            bench_seterr(why, wl, "--key-size %u: not a curve size for %s (use --curve P-256|P-384|P-521)",
                         in->key_bits, def->name);
             return -1;
         }
         if (in->curve && strcmp(in->curve, c) != 0) {
-            bench_error("--key-size %u and --curve %s disagree; give one of them", in->key_bits,
+            bench_seterr(why, wl, "--key-size %u and --curve %s disagree; give one of them", in->key_bits,
                         in->curve);
             return -1;
         }
@@ -425,22 +426,23 @@ static int resolve_curve(const p11_test_def *def, const p11_test_params *in, p11
     if (!out->curve)
         out->curve = "P-256";
     if (!keys_curve_bits(out->curve) || strcmp(out->curve, "Ed25519") == 0) {
-        bench_error("--curve %s: unknown curve; use P-256, P-384 or P-521", out->curve);
+        bench_seterr(why, wl, "--curve %s: unknown curve; use P-256, P-384 or P-521", out->curve);
         return -1;
     }
     out->key_bits = keys_curve_bits(out->curve);
     return 0;
 }
 
-static int resolve_size(const p11_test_def *def, const p11_test_params *in, p11_test_params *out)
+static int resolve_size(const p11_test_def *def, const p11_test_params *in, p11_test_params *out,
+                        char *why, size_t wl)
 {
     if (in->curve) {
-        bench_error("--curve: %s takes no curve", def->name);
+        bench_seterr(why, wl, "--curve: %s takes no curve", def->name);
         return -1;
     }
     if (!def->key_sizes) {
         if (in->key_bits) {
-            bench_error("--key-size: %s takes no key size", def->name);
+            bench_seterr(why, wl, "--key-size: %s takes no key size", def->name);
             return -1;
         }
         out->key_bits = def->key == KEYS_ED25519 ? 255 : 0;
@@ -457,17 +459,18 @@ static int resolve_size(const p11_test_def *def, const p11_test_params *in, p11_
             return 0;
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", s == def->key_sizes ? "" : "/", *s);
     }
-    bench_error("--key-size %u: %s takes %s", in->key_bits, def->name, list);
+    bench_seterr(why, wl, "--key-size %u: %s takes %s", in->key_bits, def->name, list);
     return -1;
 }
 
-static int resolve_hash(const p11_test_def *def, const p11_test_params *in, p11_test_params *out)
+static int resolve_hash(const p11_test_def *def, const p11_test_params *in, p11_test_params *out,
+                        char *why, size_t wl)
 {
     if (in->hash != P11_HASH_NONE && !(def->hashes & P11_H(in->hash))) {
         if (!def->hashes)
-            bench_error("--hash: %s takes no hash", def->name);
+            bench_seterr(why, wl, "--hash: %s takes no hash", def->name);
         else
-            bench_error("--hash %s: %s does not take it", p11_hash_name(in->hash), def->name);
+            bench_seterr(why, wl, "--hash %s: %s does not take it", p11_hash_name(in->hash), def->name);
         return -1;
     }
     if (in->hash != P11_HASH_NONE)
@@ -497,8 +500,12 @@ int p11_key_resolve(keys_type type, const char *what, unsigned bits, const char 
         in.key_bits = bits;
         in.curve = curve;
         out = in;
-        if ((type == KEYS_EC ? resolve_curve(&d, &in, &out) : resolve_size(&d, &in, &out)) != 0)
+        char why[512];
+        if ((type == KEYS_EC ? resolve_curve(&d, &in, &out, why, sizeof why)
+                             : resolve_size(&d, &in, &out, why, sizeof why)) != 0) {
+            bench_error("%s", why);
             return -1;
+        }
         *bits_out = out.key_bits;
         *curve_out = out.curve;
         return 0;
@@ -531,7 +538,8 @@ static const char *fit_flags(const p11_test_params *in, int with_hash, int with_
  * as the hash); OAEP takes at most k - 2 hLen - 2 bytes; a PKCS#1 v1.5
  * signature's DigestInfo at most k - 11.  -1 (printed) when they cannot.
  */
-static int check_fit(const p11_test_def *def, const p11_test_params *in, const p11_test_params *p)
+static int check_fit(const p11_test_def *def, const p11_test_params *in, const p11_test_params *p,
+                     char *why, size_t wl)
 {
     if (def->key != KEYS_RSA || def->op == P11_OP_KEYGEN || !p->key_bits)
         return 0;
@@ -542,7 +550,7 @@ static int check_fit(const p11_test_def *def, const p11_test_params *in, const p
     char fl[200];
     if (def->param == P11_PARAM_PSS && em < 2 * h + 2) {
         fit_flags(in, 1, 0, fl, sizeof fl);
-        bench_error("%s%s%s on RSA %u with %s cannot hold its %zu-byte salt: PSS needs emLen >= "
+        bench_seterr(why, wl, "%s%s%s on RSA %u with %s cannot hold its %zu-byte salt: PSS needs emLen >= "
                     "hLen + sLen + 2 = %zu bytes, RSA %u gives %zu (at least %zu bits)",
                     fl, fl[0] ? ": " : "", def->name, p->key_bits, hn, h, 2 * h + 2, p->key_bits, em,
                     16 * h + 10);
@@ -555,7 +563,7 @@ static int check_fit(const p11_test_def *def, const p11_test_params *in, const p
         if (n <= most)
             return 0;
         fit_flags(in, 1, !wraps, fl, sizeof fl);
-        bench_error("%s%s%s on RSA %u with %s takes at most %zu bytes (OAEP: k - 2*hLen - 2), %s %zu",
+        bench_seterr(why, wl, "%s%s%s on RSA %u with %s takes at most %zu bytes (OAEP: k - 2*hLen - 2), %s %zu",
                     fl, fl[0] ? ": " : "", def->name, p->key_bits, hn, most,
                     wraps ? "the AES-256 key to wrap is" : "the data is", n);
         return -1;
@@ -568,7 +576,7 @@ static int check_fit(const p11_test_def *def, const p11_test_params *in, const p
         if (k >= 11 && t <= k - 11)
             return 0;
         fit_flags(in, 1, 0, fl, sizeof fl);
-        bench_error("%s%s%s on RSA %u with %s signs a %zu-byte DigestInfo; PKCS#1 v1.5 takes at "
+        bench_seterr(why, wl, "%s%s%s on RSA %u with %s signs a %zu-byte DigestInfo; PKCS#1 v1.5 takes at "
                     "most k - 11 = %zu", fl, fl[0] ? ": " : "", def->name, p->key_bits, hn, t,
                     k >= 11 ? k - 11 : 0);
         return -1;
@@ -578,14 +586,24 @@ static int check_fit(const p11_test_def *def, const p11_test_params *in, const p
 
 int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out)
 {
+    char why[512];
+    if (p11_test_resolve_why(def, in, out, why, sizeof why) == 0)
+        return 0;
+    bench_error("%s", why);
+    return -1;
+}
+
+int p11_test_resolve_why(const p11_test_def *def, const p11_test_params *in, p11_test_params *out,
+                         char *why, size_t wl)
+{
     *out = *in;
     if (def->key == KEYS_EC) {
-        if (resolve_curve(def, in, out) != 0)
+        if (resolve_curve(def, in, out, why, wl) != 0)
             return -1;
-    } else if (resolve_size(def, in, out) != 0) {
+    } else if (resolve_size(def, in, out, why, wl) != 0) {
         return -1;
     }
-    if (resolve_hash(def, in, out) != 0)
+    if (resolve_hash(def, in, out, why, wl) != 0)
         return -1;
     if (!takes_data(def)) {
         out->data_size = 0;
@@ -593,20 +611,20 @@ int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_tes
         if (!in->data_size)
             out->data_size = def->data_default;
         if (out->data_size < def->data_min || out->data_size > def->data_max) {
-            bench_error("--data-size %llu: %s takes %llu to %llu bytes",
+            bench_seterr(why, wl, "--data-size %llu: %s takes %llu to %llu bytes",
                         (unsigned long long)out->data_size, def->name,
                         (unsigned long long)def->data_min, (unsigned long long)def->data_max);
             return -1;
         }
         if (def->data_multiple && out->data_size % def->data_multiple) {
-            bench_error("--data-size %llu: %s needs a multiple of %u bytes (%s without padding "
+            bench_seterr(why, wl, "--data-size %llu: %s needs a multiple of %u bytes (%s without padding "
                         "takes whole %u-byte blocks)", (unsigned long long)out->data_size,
                         def->name, def->data_multiple, def->key == KEYS_DES3 ? "3DES" : "AES",
                         def->data_multiple);
             return -1;
         }
     }
-    if (check_fit(def, in, out) != 0)
+    if (check_fit(def, in, out, why, wl) != 0)
         return -1;
     if (in->aad_size && def->param != P11_PARAM_GCM) {
         out->aad_size = 0;

@@ -10,6 +10,7 @@
 #include "p11/pkcs11_3x.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct { unsigned long value; const char *name; } p11_name;
@@ -590,6 +591,24 @@ const char *p11_mech_name(CK_MECHANISM_TYPE m, char *buf, size_t len)
         return n;
     snprintf(buf, len, "%s0x%08lx", m & CKM_VENDOR_DEFINED ? "CKM_VENDOR_" : "CKM_", (unsigned long)m);
     return buf;
+}
+
+int p11_mech_by_name(const char *name, CK_MECHANISM_TYPE *m)
+{
+    for (size_t i = 0; i < sizeof mech_names / sizeof mech_names[0]; i++)
+        if (strcmp(mech_names[i].name, name) == 0) {
+            *m = mech_names[i].value;
+            return 0;
+        }
+    char *end = NULL;
+    if (name[0] == '0' && (name[1] == 'x' || name[1] == 'X') && name[2]) {
+        unsigned long long v = strtoull(name + 2, &end, 16);
+        if (*end == '\0') {
+            *m = (CK_MECHANISM_TYPE)v;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 typedef struct { CK_FLAGS bit; const char *name; } flag_name;

@@ -144,6 +144,9 @@ typedef struct p11_test_params {
  * p11_test_key_facts.
  */
 int p11_test_resolve(const p11_test_def *def, const p11_test_params *in, p11_test_params *out);
+/* The same, printing nothing: -1 with the line it would print in why. */
+int p11_test_resolve_why(const p11_test_def *def, const p11_test_params *in, p11_test_params *out,
+                         char *why, size_t len);
 
 /*
  * The key size and curve of a key of `type` as run's rules have them (the

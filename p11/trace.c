@@ -87,6 +87,35 @@ static fn_role role_of(unsigned fn)
 #undef F
 }
 
+static int data_call(unsigned fn);
+
+unsigned p11_trace_fn_by_name(const char *name)
+{
+    for (unsigned fn = 0; fn < HSMBENCH_TRACE_FN_COUNT; fn++)
+        if (strcmp(fn_names[fn], name) == 0)
+            return fn;
+    return HSMBENCH_TRACE_FN_COUNT;
+}
+
+p11_trace_role p11_trace_role_of(unsigned fn, unsigned *kind)
+{
+    const fn_role r = role_of(fn);
+    *kind = r.kind;
+    switch (r.role) {
+    case R_INIT:      return P11_TRACE_INIT;
+    case R_PART:      return P11_TRACE_PART;
+    case R_QUERYABLE: return P11_TRACE_LAST;
+    case R_SINGLE:    return P11_TRACE_SINGLE;
+    case R_NONE:      break;
+    }
+    return P11_TRACE_NOT_OP;
+}
+
+int p11_trace_data_call(unsigned fn)
+{
+    return data_call(fn);
+}
+
 /* Does a one-call operation's in_len count data (a wrapped key, random bytes
  * asked for), rather than a template's attributes? */
 static int data_call(unsigned fn)
@@ -137,6 +166,7 @@ typedef struct op_state {
     unsigned kind;
     int      used, active;
     uint64_t start_ns, module_ns, data;
+    uint64_t rv;                 /* a find's first failure (0: none) */
 } op_state;
 #define SESSION_SLOT HSMBENCH_TRACE_FN_OpenSession
 
@@ -189,7 +219,7 @@ static op_state *op_find(op_table *t, uint64_t key, unsigned kind)
     while (t->slot[j].used && !(t->slot[j].pid_session == key && t->slot[j].kind == kind))
         j = (j + 1) & (t->cap - 1);
     if (!t->slot[j].used) {
-        t->slot[j] = (op_state){ key, kind, 1, 0, 0, 0, 0 };
+        t->slot[j] = (op_state){ key, kind, 1, 0, 0, 0, 0, 0 };
         t->n++;
     }
     return &t->slot[j];
@@ -409,7 +439,27 @@ typedef struct reader {
     unsigned   inside, fn_inside[HSMBENCH_TRACE_FN_COUNT];
     size_t     seconds_budget;  /* per-second figures that may still be kept */
     int        too_long;        /* the budget ran out */
+    p11_trace_event_fn ev_fn;   /* p11_trace_read_ex's listener, or NULL */
+    void      *ev_ctx;
 } reader;
+
+/* Tell the listener of an operation that ended (op 1) or a call part of
+ * none (op 0): r is its last call. */
+static int tell(reader *rd, int op, unsigned fn, uint64_t who, const hsmbench_trace_record *r,
+                uint64_t session, uint64_t start_ns, uint64_t data, uint64_t rv)
+{
+    if (!rd->ev_fn)
+        return 0;
+    const int key = (r->flags & HSMBENCH_TRACE_F_KEY) != 0;
+    p11_trace_event ev = {
+        .op = op, .fn = fn, .pid = (uint32_t)(who >> 32), .thread = (uint32_t)who,
+        .session = session, .mechanism = r->mechanism,
+        .key_type = key ? r->key_type : HSMBENCH_TRACE_NONE, .key_bits = key ? r->key_bits : 0,
+        .in_len = data, .out_len = (r->flags & HSMBENCH_TRACE_F_OUT) ? r->out_len : UINT64_MAX,
+        .start_ns = start_ns, .end_ns = r->t_exit, .rv = rv,
+    };
+    return rd->ev_fn(rd->ev_ctx, &ev);
+}
 
 /* An operation ended: r its last call, rv how. */
 static int slot_count(p11_trace_group *g, uint64_t slot, int ok)
@@ -432,9 +482,11 @@ static int slot_count(p11_trace_group *g, uint64_t slot, int ok)
 }
 
 static int op_end(reader *rd, p11_trace_group *g, const hsmbench_trace_record *r, uint64_t who,
-                  uint64_t start_ns, uint64_t module_ns)
+                  uint64_t start_ns, uint64_t module_ns, uint64_t data)
 {
     p11_trace *t = rd->t;
+    if (tell(rd, 1, g->kind, who, r, r->session, start_ns, data, r->rv) != 0)
+        return -1;
     const op_state *opened = op_lookup(&rd->ops, (who >> 32) << 40 ^ r->session, SESSION_SLOT);
     if (slot_count(g, opened && opened->active ? opened->start_ns : HSMBENCH_TRACE_NONE,
                    r->rv == CKR_OK) != 0)
@@ -474,6 +526,42 @@ static int op_end(reader *rd, p11_trace_group *g, const hsmbench_trace_record *r
             return -1;
     }
     return 0;
+}
+
+/* For the listener only: a session's C_FindObjectsInit .. C_FindObjectsFinal
+ * as one operation (its first failure, if any, is how it ended), and each
+ * call that is part of no operation. */
+static int find_or_call(reader *rd, const stream *st, const hsmbench_trace_record *r, uint64_t who)
+{
+    const unsigned fn = r->function;
+    const int find = fn == HSMBENCH_TRACE_FN_FindObjectsInit || fn == HSMBENCH_TRACE_FN_FindObjects ||
+                     fn == HSMBENCH_TRACE_FN_FindObjectsFinal;
+    if (!find) {
+        if (role_of(fn).role != R_NONE)
+            return 0;
+        return tell(rd, 0, fn, who, r, fn == HSMBENCH_TRACE_FN_OpenSession ? r->object : r->session,
+                    r->t_enter, 0, r->rv);
+    }
+    op_state *o = op_find(&rd->ops, (uint64_t)st->pid << 40 ^ r->session, HSMBENCH_TRACE_FN_FindObjects);
+    if (!o)
+        return -1;
+    if (fn == HSMBENCH_TRACE_FN_FindObjectsInit) {
+        o->active = r->rv == CKR_OK;
+        o->start_ns = r->t_enter;
+        o->rv = 0;
+        if (r->rv != CKR_OK)
+            return tell(rd, 1, HSMBENCH_TRACE_FN_FindObjects, who, r, r->session, r->t_enter, 0, r->rv);
+        return 0;
+    }
+    if (!o->active)
+        return tell(rd, 0, fn, who, r, r->session, r->t_enter, 0, r->rv);
+    if (r->rv != CKR_OK && o->rv == 0)
+        o->rv = r->rv;
+    if (fn != HSMBENCH_TRACE_FN_FindObjectsFinal)
+        return 0;
+    o->active = 0;
+    return tell(rd, 1, HSMBENCH_TRACE_FN_FindObjects, who, r, r->session, o->start_ns, 0,
+                o->rv ? o->rv : r->rv);
 }
 
 static int one_call(reader *rd, const stream *st, const hsmbench_trace_record *r)
@@ -523,6 +611,9 @@ static int one_call(reader *rd, const stream *st, const hsmbench_trace_record *r
         }
     }
 
+    if (rd->ev_fn && finished && find_or_call(rd, st, r, who) != 0)
+        return -1;
+
     /* the operation it belongs to */
     const fn_role ro = role_of(r->function);
     p11_trace_group *g = NULL;
@@ -540,7 +631,7 @@ static int one_call(reader *rd, const stream *st, const hsmbench_trace_record *r
             o->data = 0;
             if (finished && r->rv != CKR_OK) {
                 g = group_of(t, ro.kind, r, 0);
-                if (!g || op_end(rd, g, r, who, r->t_enter, dur) != 0)
+                if (!g || op_end(rd, g, r, who, r->t_enter, dur, 0) != 0)
                     return -1;
             }
             g = NULL;    /* an Init is not counted inside as the operation's call */
@@ -560,7 +651,7 @@ static int one_call(reader *rd, const stream *st, const hsmbench_trace_record *r
             o->data += r->in_len;
             if (r->rv != CKR_OK && r->rv != CKR_BUFFER_TOO_SMALL) {
                 g = group_of(t, ro.kind, r, o->data);
-                if (!g || op_end(rd, g, r, who, o->start_ns, o->module_ns) != 0)
+                if (!g || op_end(rd, g, r, who, o->start_ns, o->module_ns, o->data) != 0)
                     return -1;
                 o->active = 0;
             }
@@ -575,14 +666,14 @@ static int one_call(reader *rd, const stream *st, const hsmbench_trace_record *r
             o->module_ns += dur;
             if (!query) {
                 g = group_of(t, ro.kind, r, o->data + r->in_len);
-                if (!g || op_end(rd, g, r, who, o->start_ns, o->module_ns) != 0)
+                if (!g || op_end(rd, g, r, who, o->start_ns, o->module_ns, o->data + r->in_len) != 0)
                     return -1;
                 o->active = 0;
             }
         } else if (!query) {
             /* a call that is an operation of its own; in_len is data only for these */
             g = group_of(t, ro.kind, r, data_call(r->function) ? r->in_len : 0);
-            if (!g || op_end(rd, g, r, who, r->t_enter, dur) != 0)
+            if (!g || op_end(rd, g, r, who, r->t_enter, dur, data_call(r->function) ? r->in_len : 0) != 0)
                 return -1;
         }
     }
@@ -631,11 +722,19 @@ static int check_header(const hsmbench_trace_header *h, size_t size, const char 
 
 int p11_trace_read(const char *path, p11_trace *t, char *err, size_t errlen)
 {
+    return p11_trace_read_ex(path, t, NULL, NULL, err, errlen);
+}
+
+int p11_trace_read_ex(const char *path, p11_trace *t, p11_trace_event_fn fn, void *ctx, char *err,
+                      size_t errlen)
+{
     int rc = -1;
     reader rd;
     memset(t, 0, sizeof *t);
     memset(&rd, 0, sizeof rd);
     rd.t = t;
+    rd.ev_fn = fn;
+    rd.ev_ctx = ctx;
     rd.seconds_budget = TRACE_SECONDS_BUDGET;
     chunk_ref *refs = NULL;
     uint32_t *order = NULL;

@@ -97,9 +97,58 @@ typedef struct p11_trace {
 /* Read path into t.  0, or -1 with a one-line reason in err (a file that is
  * not a recording, a truncated or inconsistent one, out of memory). */
 int  p11_trace_read(const char *path, p11_trace *t, char *err, size_t errlen);
+
+/*
+ * What the same pass rebuilt, one at a time, for a reader that wants the
+ * application's sequence rather than its totals (`hsmbench replay`): every
+ * operation that ended (as the groups count them, plus a session's
+ * C_FindObjectsInit .. C_FindObjectsFinal as one operation of kind
+ * C_FindObjects, which the groups leave out), and every finished call that
+ * is part of no operation.  Given in the order of the calls that end them
+ * (the merge's entry order); unfinished calls and operations never ended
+ * are not given.  No data, PIN or template: the recording has none.
+ */
+typedef struct p11_trace_event {
+    int      op;                  /* 1: an operation; 0: a call that is part of none */
+    unsigned fn;                  /* the operation's kind (its one-shot function: C_Sign for
+                                     C_SignInit .. C_SignFinal, C_FindObjects), or the call's */
+    uint32_t pid, thread;         /* the process, and the recorder's thread number */
+    uint64_t session;             /* the session (C_OpenSession: the one it made); NONE */
+    uint64_t mechanism;           /* NONE: none or unknown */
+    uint64_t key_type;            /* NONE: no key, or unknown */
+    uint32_t key_bits;            /* 0: unknown */
+    uint64_t in_len;              /* bytes given over the operation's calls (random: asked) */
+    uint64_t out_len;             /* bytes its last call gave back; UINT64_MAX: not known */
+    uint64_t start_ns, end_ns;    /* first call's entry, last call's return (monotonic) */
+    uint64_t rv;                  /* how it ended */
+} p11_trace_event;
+
+/* Called for each event; 0 to go on, -1 to stop the read (out of memory). */
+typedef int (*p11_trace_event_fn)(void *ctx, const p11_trace_event *ev);
+
+/* p11_trace_read, telling each event to fn (NULL: none) on the way. */
+int  p11_trace_read_ex(const char *path, p11_trace *t, p11_trace_event_fn fn, void *ctx, char *err,
+                       size_t errlen);
 void p11_trace_free(p11_trace *t);
 
 /* "C_Sign" for HSMBENCH_TRACE_FN_Sign. */
 const char *p11_trace_fn_name(unsigned fn);
+/* HSMBENCH_TRACE_FN_Sign for "C_Sign"; HSMBENCH_TRACE_FN_COUNT when none. */
+unsigned p11_trace_fn_by_name(const char *name);
+
+/* What a call is to an operation, by the rule the groups above follow, for
+ * another reader of calls (a pkcs11-spy log): *kind the operation's one-shot
+ * function (C_Sign for C_SignInit, C_SignUpdate, C_SignFinal). */
+typedef enum {
+    P11_TRACE_NOT_OP,     /* part of no operation */
+    P11_TRACE_INIT,       /* starts one */
+    P11_TRACE_PART,       /* a part of one under way */
+    P11_TRACE_LAST,       /* ends one (a one-shot call, a Final), unless a length query */
+    P11_TRACE_SINGLE,     /* an operation of its own: key generation, unwrap, derive, random */
+} p11_trace_role;
+p11_trace_role p11_trace_role_of(unsigned fn, unsigned *kind);
+/* Does a one-call operation's input count data (a wrapped key, random bytes
+ * asked for) rather than a template's attributes? */
+int p11_trace_data_call(unsigned fn);
 
 #endif
