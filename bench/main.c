@@ -37,6 +37,8 @@ static const char usage[] =
     "  compare  A.json B.json [...]: runs side by side, with significance\n"
     "  trace    RECORDING: what an application did at the module boundary, from\n"
     "           the call recorder libhsmbench-trace.so   (hsmbench trace --help)\n"
+    "  replay   FILE: an application's recorded traffic or a scenario, replayed at\n"
+    "           N x speed against a module, with its headroom (hsmbench replay --help)\n"
     "  merge    A.json B.json [...] -o ALL.json: several load generators as one\n"
     "  rest     ekm | sdkms: benchmark a key-management REST service (hsmbench rest --help)\n"
     "  rest     http --url URL: benchmark any HTTP(S) endpoint   (hsmbench rest http --help)\n"
@@ -81,6 +83,7 @@ static const struct {
     { "datasheet", &p11_datasheet_options },
     { "list", &p11_list_options },      { "keys", &p11_keys_options },
     { "menu", &p11_menu_options },      { "trace", &p11_trace_options },
+    { "replay", &p11_replay_options },
     { "report", &bench_report_options },
     { "compare", &bench_compare_options }, { "merge", &bench_merge_options },
     { "rest", &rest_options },          { "rest http", &rest_http_options },
@@ -134,6 +137,8 @@ static int dispatch(int argc, char **argv, const bench_section *const *sections)
         return p11_cmd_keys(argc, argv);
     if (strcmp(cmd, "trace") == 0)
         return p11_cmd_trace(argc, argv);
+    if (strcmp(cmd, "replay") == 0)
+        return p11_cmd_replay(argc, argv);
     if (strcmp(cmd, "report") == 0)
         return bench_cmd_report(argc, argv, sections);
     if (strcmp(cmd, "compare") == 0)

@@ -34,6 +34,9 @@ _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --
 _hsmbench_opts_menu="$_hsmbench_sel --help"
 _hsmbench_opts_report='--html --csv --threshold --quiet --help'
 _hsmbench_opts_trace='--json --csv --html --quiet --help'
+_hsmbench_opts_replay="$_hsmbench_sel --speed --closed --threads --duration --model-only --find-speed
+    --step --precision --max-steps
+    --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --help"
 _hsmbench_opts_compare='--fail-on --min-change --json --html --help'
 _hsmbench_opts_merge='--output -o --quiet --expect --help'
 _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
@@ -53,7 +56,7 @@ _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
 # Options that take no value.
 _hsmbench_flags=' --quiet --help --token-keys --verify --verify=sample: --force --all --lookup
     --insecure --no-connection-reuse --http2 --verbose -v --transient --check --profiling
-    --tls-matrix --client-cert-optional '
+    --tls-matrix --client-cert-optional --closed --model-only '
 # One space between words, and around them, for the " --name " match below.
 _hsmbench_flags=" ${_hsmbench_flags//[$'\n\t ']/ } "
 
@@ -167,7 +170,7 @@ _hsmbench()
         if [[ $cur == -* ]]; then
             _hsmbench_words '-h --help -V --version' "$cur"
         else
-            _hsmbench_words 'run datasheet list keys menu trace report compare merge rest serve help' "$cur"
+            _hsmbench_words 'run datasheet list keys menu trace replay report compare merge rest serve help' "$cur"
         fi
         return
     fi
@@ -329,6 +332,13 @@ _hsmbench()
             compopt -o filenames 2>/dev/null
             return
             ;;
+        replay)
+            # a recording, a pkcs11-spy log or a scenario: any file
+            local IFS=$'\n'
+            COMPREPLY=($(compgen -f -- "$cur"))
+            compopt -o filenames 2>/dev/null
+            return
+            ;;
         report | compare | merge)
             local IFS=$'\n'
             COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
@@ -348,6 +358,7 @@ _hsmbench()
     menu) _hsmbench_words "$_hsmbench_opts_menu" "$cur" ;;
     report) _hsmbench_words "$_hsmbench_opts_report" "$cur" ;;
     trace) _hsmbench_words "$_hsmbench_opts_trace" "$cur" ;;
+    replay) _hsmbench_words "$_hsmbench_opts_replay" "$cur" ;;
     compare) _hsmbench_words "$_hsmbench_opts_compare" "$cur" ;;
     merge) _hsmbench_words "$_hsmbench_opts_merge" "$cur" ;;
     rest) _hsmbench_words "$_hsmbench_opts_rest" "$cur" ;;

@@ -16,6 +16,8 @@ int p11_cmd_keys(int argc, char **argv);
 int p11_cmd_menu(int argc, char **argv);
 /* trace: a recording of the call recorder (libhsmbench-trace.so) read back. */
 int p11_cmd_trace(int argc, char **argv);
+/* replay: an application's recorded traffic or a scenario, against a module. */
+int p11_cmd_replay(int argc, char **argv);
 
 /* Their option tables (bench/util/options.h), for --help and the checks. */
 extern const bench_cmd_opts p11_run_options;
@@ -24,5 +26,6 @@ extern const bench_cmd_opts p11_list_options;
 extern const bench_cmd_opts p11_keys_options;
 extern const bench_cmd_opts p11_menu_options;
 extern const bench_cmd_opts p11_trace_options;
+extern const bench_cmd_opts p11_replay_options;
 
 #endif

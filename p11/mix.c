@@ -77,12 +77,34 @@ typedef struct mix_worker {
     unsigned           cur;               /* the type of the operation under way */
 } mix_worker;
 
+void p11_states_close(const bench_workload *inner, unsigned n, void **st)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (st[i]) {
+            inner[i].close(st[i]);
+            st[i] = NULL;
+        }
+}
+
+int p11_states_open(const bench_workload *inner, const char *const *labels, unsigned n,
+                    unsigned index, void **st, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < n; i++) {
+        char why[200];
+        if (inner[i].open(inner[i].ctx, index, &st[i], why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: %s", labels[i], why);
+            st[i] = NULL;
+            p11_states_close(inner, i, st);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static void mix_close(void *state)
 {
     mix_worker *mw = state;
-    for (unsigned i = 0; i < mw->mc->mix->n; i++)
-        if (mw->st[i])
-            mw->mc->inner[i].close(mw->st[i]);
+    p11_states_close(mw->mc->inner, mw->mc->mix->n, mw->st);
     free(mw);
 }
 
@@ -97,14 +119,9 @@ static int mix_open(void *ctx, unsigned index, void **state, char *err, size_t e
     mw->mc = mc;
     /* Each worker its own sequence, fixed by the seed and its index. */
     bench_rng_seed(&mw->rng, mc->mix->seed + 0x9e3779b97f4a7c15ULL * (index + 1ULL));
-    for (unsigned i = 0; i < mc->mix->n; i++) {
-        char why[200];
-        if (mc->inner[i].open(mc->inner[i].ctx, index, &mw->st[i], why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s: %s", mc->mix->labels[i], why);
-            mw->st[i] = NULL;
-            mix_close(mw);
-            return -1;
-        }
+    if (p11_states_open(mc->inner, mc->mix->labels, mc->mix->n, index, mw->st, err, errlen) != 0) {
+        free(mw);
+        return -1;
     }
     *state = mw;
     return 0;

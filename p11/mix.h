@@ -47,6 +47,13 @@ typedef struct p11_mix_ctx {
     uint64_t        bytes[P11_MIX_MAX];     /* each type's bytes per operation */
 } p11_mix_ctx;
 
+/* Worker `index`'s state of each of n workloads into st[] (a mix's
+ * types, a replay's steps): 0, or -1 with err naming labels[i], the one
+ * that failed, and those opened closed again.  Closing sets st[i] NULL. */
+int  p11_states_open(const bench_workload *inner, const char *const *labels, unsigned n,
+                     unsigned index, void **st, char *err, size_t errlen);
+void p11_states_close(const bench_workload *inner, unsigned n, void **st);
+
 /* The mix's workload, after mc->mix and mc->ctx[] are set: fills
  * mc->inner, mc->cum and mc->by, and w. */
 void p11_mix_workload(p11_mix_ctx *mc, bench_workload *w);

@@ -514,15 +514,6 @@ typedef struct mix_run {
     p11_test_params p[P11_MIX_MAX];
 } mix_run;
 
-static void mix_release(mix_run *m)
-{
-    for (unsigned i = 0; i < m->mc.mix->n; i++)
-        if (m->mc.ctx[i]) {
-            p11_test_release(m->mc.ctx[i]);
-            free(m->mc.ctx[i]);
-            m->mc.ctx[i] = NULL;
-        }
-}
 
 /* Each type's PKCS#11 line, from the run's mix entries. */
 static void mix_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
@@ -608,11 +599,93 @@ static int mix_json(void *arg, json_t *run, const bench_outcome *o)
     return rc ? -1 : 0;
 }
 
-void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in)
+int p11_runner_offered_all(p11_runner *r, const bench_run_desc *d, const bench_run_hooks *h,
+                           unsigned n, const p11_test_def *const *defs, const char *const *labels,
+                           const p11_test_params *in, p11_test_params *out)
 {
     p11_target *t = r->target;
     bench_session *s = r->session;
-    char reason[300], rb[32], keydesc[48];
+    char reason[300];
+    for (unsigned i = 0; i < n; i++) {
+        char why[256];
+        const int offered = p11_test_offered(t->mod, t->token.slot, defs[i], &in[i], &out[i], why,
+                                             sizeof why);
+        if (offered < 0) {
+            s->any_failed = 1;
+            return -1;
+        }
+        if (!offered) {
+            snprintf(reason, sizeof reason, "%s: %s", labels[i], why);
+            if (!s->out->quiet)
+                printf("\n%s: skipped: %s\n", d->test, reason);
+            bench_session_not_run(s, d, "skipped", reason, h);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void release_all(p11_test_ctx **ctx, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (ctx[i]) {
+            p11_test_release(ctx[i]);
+            free(ctx[i]);
+            ctx[i] = NULL;
+        }
+}
+
+int p11_runner_prepare_all(p11_runner *r, const bench_run_desc *d, const bench_run_hooks *h,
+                           unsigned n, const p11_test_def *const *defs, const char *const *labels,
+                           const p11_test_params *p, p11_test_ctx **ctx)
+{
+    p11_target *t = r->target;
+    bench_session *s = r->session;
+    char reason[300], rb[32];
+    for (unsigned i = 0; i < n && !*s->interrupt; i++) {
+        p11_test_ctx *c = malloc(sizeof *c);
+        const CK_RV rv = c ? p11_test_prepare(c, t->mod, t->token.slot, t->control, defs[i], &p[i],
+                                              &r->left, r->why, sizeof r->why)
+                           : CKR_HOST_MEMORY;
+        if (rv != CKR_OK) {
+            free(c);
+            snprintf(reason, sizeof reason, "%s: %s", labels[i],
+                     r->why[0] ? r->why : p11_rv_name(rv, rb, sizeof rb));
+            release_all(ctx, n);
+            bench_session_not_run(s, d, "failed", reason, h);
+            return -1;
+        }
+        ctx[i] = c;
+    }
+    if (*s->interrupt) {
+        release_all(ctx, n);
+        bench_session_not_run(s, d, "interrupted", "interrupted before the run started", h);
+        return -1;
+    }
+    return 0;
+}
+
+int p11_runner_run_prepared(p11_runner *r, const bench_run_desc *d, const bench_workload *w,
+                            const bench_run_hooks *h, p11_test_ctx *const *ctx, unsigned n,
+                            void (*free_owner)(void *), void *owner)
+{
+    bench_session *s = r->session;
+    const int rc = bench_session_run(s, d, w, &r->load, h);
+    if (rc == 0)
+        for (unsigned i = 0; i < n; i++)
+            if (atomic_load(&ctx[i]->mismatched))
+                s->any_errors = 1;   /* a wrong result fails the run */
+    if (s->stuck)
+        strand(r, owner, ctx, n);
+    else
+        destroy_bounded(r, free_owner, owner, ctx, n);
+    return rc;
+}
+
+void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in)
+{
+    bench_session *s = r->session;
+    char keydesc[48];
     bench_run_desc d;
     mix_run *m = calloc(1, sizeof *m);
 
@@ -647,45 +720,9 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
     }
     d.data_desc = datadesc;
     bench_run_hooks hooks = { .arg = m, .summary = mix_summary, .json = mix_json };
-    for (unsigned i = 0; i < mix->n; i++) {
-        char why[256];
-        const int offered = p11_test_offered(t->mod, t->token.slot, mix->defs[i], &in[i], &m->p[i],
-                                             why, sizeof why);
-        if (offered < 0) {
-            s->any_failed = 1;
-            free(m);
-            return;
-        }
-        if (!offered) {
-            snprintf(reason, sizeof reason, "%s: %s", mix->labels[i], why);
-            if (!s->out->quiet)
-                printf("\nmix: skipped: %s\n", reason);
-            bench_session_not_run(s, &d, "skipped", reason, &hooks);
-            free(m);
-            return;
-        }
-    }
-    /* Every type's keys and input, before the clock. */
-    for (unsigned i = 0; i < mix->n && !*s->interrupt; i++) {
-        CK_RV rv;
-        p11_test_ctx *ctx = malloc(sizeof *ctx);
-        rv = ctx ? p11_test_prepare(ctx, t->mod, t->token.slot, t->control, mix->defs[i], &m->p[i],
-                                    &r->left, r->why, sizeof r->why)
-                 : CKR_HOST_MEMORY;
-        if (rv != CKR_OK) {
-            free(ctx);
-            snprintf(reason, sizeof reason, "%s: %s", mix->labels[i],
-                     r->why[0] ? r->why : p11_rv_name(rv, rb, sizeof rb));
-            mix_release(m);
-            bench_session_not_run(s, &d, "failed", reason, &hooks);
-            free(m);
-            return;
-        }
-        m->mc.ctx[i] = ctx;
-    }
-    if (*s->interrupt) {
-        mix_release(m);
-        bench_session_not_run(s, &d, "interrupted", "interrupted before the run started", &hooks);
+    /* Every type offered, then its keys and input, before the clock. */
+    if (p11_runner_offered_all(r, &d, &hooks, mix->n, mix->defs, mix->labels, in, m->p) <= 0 ||
+        p11_runner_prepare_all(r, &d, &hooks, mix->n, mix->defs, mix->labels, m->p, m->mc.ctx) != 0) {
         free(m);
         return;
     }
@@ -695,19 +732,13 @@ void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *in
         !s->out->quiet && !s->brief)
         printf("(non-blocking on the worker pool: a mix is counted by type; at most %u in flight at "
                "the module, one a thread)\n", r->load.threads);
-    if (bench_session_run(s, &d, &w, &r->load, &hooks) == 0)
-        for (unsigned i = 0; i < mix->n; i++)
-            if (atomic_load(&m->mc.ctx[i]->mismatched))
-                s->any_errors = 1;   /* a wrong result fails the run */
-    if (s->stuck)
-        strand(r, m, m->mc.ctx, mix->n);
-    else
-        destroy_bounded(r, mix_free, m, m->mc.ctx, mix->n);
+    (void)p11_runner_run_prepared(r, &d, &w, &hooks, m->mc.ctx, mix->n, mix_free, m);
 }
 
-static void mix_free(void *m)
+static void mix_free(void *arg)
 {
-    mix_release(m);
+    mix_run *m = arg;
+    release_all(m->mc.ctx, m->mc.mix->n);
     free(m);
 }
 

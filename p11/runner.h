@@ -42,6 +42,27 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
 /* One run of a --mix: every type checked and prepared, the run, every
  * type's keys destroyed after it (in every case); params[i] are type i's. */
 void p11_runner_mix(p11_runner *r, const p11_mix *mix, const p11_test_params *params);
+/*
+ * Several tests in one run (a --mix's types, a replay's steps), in three
+ * parts.  p11_runner_offered_all: does the token offer each of the n tests
+ * (in[i] resolved into out[i])?  1 when it does; 0 after the run was
+ * recorded as skipped (d, h), naming labels[i]; -1 on bad usage (printed).
+ * p11_runner_prepare_all: each test's keys and input into ctx[i], before
+ * the clock: 0, or -1 after what was made was destroyed and the run was
+ * recorded as failed or interrupted.  p11_runner_run_prepared: the run of
+ * w, then the contexts' keys destroyed whatever happened (only the keys,
+ * owner kept, after a stuck worker), free_owner(owner) releasing ctx and
+ * owner; returns bench_session_run's value.
+ */
+int p11_runner_offered_all(p11_runner *r, const bench_run_desc *d, const bench_run_hooks *h,
+                           unsigned n, const p11_test_def *const *defs, const char *const *labels,
+                           const p11_test_params *in, p11_test_params *out);
+int p11_runner_prepare_all(p11_runner *r, const bench_run_desc *d, const bench_run_hooks *h,
+                           unsigned n, const p11_test_def *const *defs, const char *const *labels,
+                           const p11_test_params *p, p11_test_ctx **ctx);
+int p11_runner_run_prepared(p11_runner *r, const bench_run_desc *d, const bench_workload *w,
+                            const bench_run_hooks *h, p11_test_ctx *const *ctx, unsigned n,
+                            void (*free_owner)(void *), void *owner);
 /* One step of a capacity search (bench_cap_step_fn): the test at this
  * load, its keys kept between steps; arg is a p11_cap_step_arg. */
 typedef struct p11_cap_step_arg {

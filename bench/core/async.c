@@ -40,13 +40,13 @@ static void async_done(worker *wk, aslot *s, bench_code rc)
  * A window of K outstanding requests and no rate, on asynchronous slots:
  * no dispatcher, each thread keeps its share of the window full itself,
  * a request falling due the moment a slot frees (as the dispatcher would
- * issue it).  A rate or a ramp needs the dispatcher's schedule.
+ * issue it).  A rate, a ramp or arrivals need the dispatcher's schedule.
  */
 int pool_is_self_paced(const pool *p)
 {
     const bench_load *l = p->load;
     return l->mode == BENCH_MODE_NONBLOCKING && p->w->async.ops != NULL && l->inflight &&
-           l->rate <= 0 && !l->stages;
+           !pool_by_schedule(l);
 }
 
 /* The next request for a free slot: its due time, or 0 when none is due. */

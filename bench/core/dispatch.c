@@ -3,7 +3,8 @@
  * bench/core/dispatch.c - the dispatcher of a non-blocking run.
  *
  * One thread issues requests into the queue: on the schedule's due times
- * (a rate or a ramp, bench/core/schedule.h), or whenever fewer than --inflight
+ * (a rate, a ramp or recorded arrivals, bench/core/schedule.h; arrivals are
+ * walked by index, so ties stay apart), or whenever fewer than --inflight
  * are outstanding, or both.  It counts the measured run's scheduled
  * requests and those issued late, and leaves the first due time it never
  * issued for the tally of the dropped (pool.c).
@@ -14,7 +15,7 @@
 
 #include "bench/core/schedule.h"
 
-/* The run's next due time after `from`, up to `end`. */
+/* The run's next due time after `from`, up to `end` (a rate or a ramp). */
 static uint64_t next_due(const pool *p, uint64_t from, uint64_t end)
 {
     return bench_schedule_next_due(p->load->rate, p->load->stages, p->start_ns, from, end);
@@ -30,6 +31,8 @@ static uint64_t horizon_of(const pool *p)
 
 uint64_t pool_first_due(const pool *p)
 {
+    if (p->load->arrivals)
+        return pool_arrival_due(p, 0);
     return p->load->stages ? next_due(p, p->start_ns, horizon_of(p)) : p->start_ns;
 }
 
@@ -40,8 +43,8 @@ void *pool_dispatch_main(void *arg)
      * (Linux adds 50 µs by default).  Best effort. */
     (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     const bench_load *l = p->load;
-    uint64_t next = p->start_ns;
-    const int by_rate = l->rate > 0 || l->stages;
+    uint64_t next = p->start_ns, idx = 0;   /* idx: arrivals' index of next */
+    const int by_rate = pool_by_schedule(l);
 
     const uint64_t horizon = horizon_of(p);
     if (by_rate)
@@ -80,11 +83,17 @@ void *pool_dispatch_main(void *arg)
             if (issue_at > next + LATE_NS)
                 atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
         }
-        if (by_rate)
+        if (l->arrivals) {
+            next = pool_arrival_due(p, ++idx);
+            if (next == UINT64_MAX)   /* a single pass is over */
+                atomic_store_explicit(&p->disp_over, 1, memory_order_release);
+        } else if (by_rate) {
             next = next_due(p, next, horizon);
+        }
     }
     /* Requests due before the end but never issued are dropped, not lost:
      * pool.c counts them from the schedule, from here, after the join. */
     p->disp_next = by_rate ? next : UINT64_MAX;
+    p->disp_idx = idx;
     return NULL;
 }

@@ -73,7 +73,8 @@ uint64_t pool_measured_end(const pool *p)
 {
     /* Bounded by iterations: until the last operation ended.  Otherwise the
      * plan's end (a duration, the stages), or when the run was stopped. */
-    if (!p->load->duration_ns || !p->stop_ns) {
+    /* Arrivals that ran out end with the last completion too. */
+    if (!p->load->duration_ns || !p->stop_ns || p->ran_out) {
         uint64_t last = 0;
         for (unsigned i = 0; i < p->n; i++)
             if (p->workers[i].last_done_ns > last)
@@ -146,7 +147,14 @@ static uint64_t tally_unstarted(pool *p, uint64_t end, bench_outcome *out)
 {
     const bench_load *l = p->load;
     uint64_t never = 0, due;
-    if (p->has_dispatcher && (l->rate > 0 || l->stages)) {
+    if (p->has_dispatcher && l->arrivals) {
+        for (uint64_t i = p->disp_idx; (due = pool_arrival_due(p, i)) < end; i++) {
+            if (due < p->measure_ns)
+                continue;
+            bench_hist_record(out->unstarted, end - due);
+            never++;
+        }
+    } else if (p->has_dispatcher && (l->rate > 0 || l->stages)) {
         for (due = p->disp_next; due < end;
              due = bench_schedule_next_due(l->rate, l->stages, p->start_ns, due, end)) {
             if (due < p->measure_ns)
@@ -203,7 +211,7 @@ static int merge_results(pool *p, bench_outcome *out)
         out->late = atomic_load(&p->late);
         out->dropped = out->scheduled > out->ops ? out->scheduled - out->ops : 0;
         out->target_rate = out->duration_s > 0 ? (double)out->scheduled / out->duration_s : 0;
-        out->has_schedule = l->rate > 0 || l->stages;
+        out->has_schedule = pool_by_schedule(l);
         out->max_unstarted = l->max_unstarted;
         out->concurrency = p->n;
         if (pool_use_async(p) && p->w->async.slots > p->n)
@@ -294,8 +302,16 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     memset(out, 0, sizeof *out);
     out->client_cpu = -1;
     memset(&p, 0, sizeof p);
-    if (load->threads == 0 || (!load->duration_ns && !load->iterations)) {
+    /* A single pass of recorded arrivals bounds its run by itself. */
+    const int once = load->arrivals && !load->arrivals->period_ns;
+    if (load->threads == 0 || (!load->duration_ns && !load->iterations && !once)) {
         fail(out, "internal: a run needs threads and a duration or iteration bound");
+        return -1;
+    }
+    if (load->arrivals && (load->mode != BENCH_MODE_NONBLOCKING || load->rate > 0 || load->stages ||
+                           !bench_arrivals_valid(load->arrivals))) {
+        fail(out, "internal: recorded arrivals need a non-blocking run without a rate or stages, "
+                  "in ascending order, any period past the last");
         return -1;
     }
     for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++) {

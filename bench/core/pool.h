@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "bench/core/hist.h"
+#include "bench/core/schedule.h"
 #include "bench/util/signals.h"
 #include "bench/core/stable.h"
 #include "bench/core/stages.h"
@@ -38,6 +39,12 @@ typedef struct bench_load {
     double   rate;          /* non-blocking: operations/s in total (0: by window) */
     unsigned inflight;      /* non-blocking: at most this many outstanding (0: no cap) */
     const bench_stages *stages;  /* ramp of threads (blocking) or rate (non-blocking) */
+    /* Non-blocking, instead of a rate or a ramp: requests due at recorded
+     * offsets from the run's start (bench/core/schedule.h; hsmbench
+     * replay).  The measured part ends when the last of a single pass has
+     * completed (its end is that completion), or at duration_ns, which may
+     * then be 0; a looped one (period_ns) needs duration_ns. */
+    const bench_arrivals *arrivals;
     uint64_t think_ns;      /* blocking: pause after each operation, untimed */
     /* Blocking: thread i of n begins its first operation i * ramp_up_ns / n
      * after the release (JMeter's ramp-up: threads started evenly over it),
@@ -188,7 +195,8 @@ typedef struct bench_outcome {
     unsigned    concurrency;    /* operations it could have in service at once: the threads,
                                    or an asynchronous engine's slots */
     double      max_unstarted;  /* the load's bound on dropped / scheduled */
-    int         has_schedule;   /* a rate or a ramp set the due times (not a window alone) */
+    int         has_schedule;   /* a rate, a ramp or arrivals set the due times (not a
+                                   window alone) */
     double      target_rate;    /* scheduled requests / duration */
     uint64_t    measure_start_epoch_ms;  /* wall clock when measuring began (merging) */
     double      client_cpu;     /* CPUs this process kept busy in the measured part (user

@@ -29,6 +29,7 @@
 #include "bench/core/hist.h"
 #include "bench/core/pool.h"
 #include "bench/core/queue.h"
+#include "bench/core/schedule.h"
 
 #define ERR_SLOTS 32                         /* distinct codes kept per worker */
 #define POLL_NS (100ULL * 1000 * 1000)       /* sampler wakes at least this often */
@@ -143,6 +144,12 @@ struct pool {
     _Atomic uint64_t  scheduled_now;        /* issued so far: a window's per-second targets */
     uint64_t          disp_next;            /* the dispatcher's first due time not issued
                                                (UINT64_MAX: none); read after the join */
+    uint64_t          disp_idx;             /* arrivals: disp_next's index */
+    /* Arrivals of a single pass: the dispatcher has issued the last
+     * (release); once every issued request completed, the sampler ends the
+     * run (ran_out) and the measured part ends with the last completion. */
+    _Atomic int       disp_over;
+    int               ran_out;
     /* Asynchronous engines that wait (await): a pipe whose read end is
      * readable when a request was queued while some thread waited. */
     int               wake[2];
@@ -168,6 +175,22 @@ static inline void call_enter(worker *wk, uint64_t t0)
 static inline int call_leave(worker *wk)
 {
     return atomic_exchange_explicit(&wk->in_call, 0, memory_order_acq_rel) == CALL_ABANDONED;
+}
+
+/* ---- the schedule ---- */
+
+/* Whether a non-blocking run's due times come from a schedule (a rate, a
+ * ramp, recorded arrivals), not from a window alone. */
+static inline int pool_by_schedule(const bench_load *l)
+{
+    return l->rate > 0 || l->stages || l->arrivals;
+}
+
+/* The run's i-th recorded arrival, on the clock (UINT64_MAX: none). */
+static inline uint64_t pool_arrival_due(const pool *p, uint64_t i)
+{
+    const uint64_t d = bench_arrivals_due(p->load->arrivals, i);
+    return d > UINT64_MAX - p->start_ns ? UINT64_MAX : p->start_ns + d;
 }
 
 /* ---- hot-path helpers (every engine) ---- */

@@ -34,6 +34,7 @@ typedef struct sampler {
     double     *fine;
     size_t      nfine, capfine;
     uint64_t    fine_ok, fine_read_ns, fine_next_ns;
+    uint64_t    arr_counted;   /* arrivals: the requests due before the last tick */
 } sampler;
 
 
@@ -216,7 +217,12 @@ static void sample_take(pool *p, sampler *s, uint64_t tick, int warmup, uint64_t
     }
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
         const bench_load *l = p->load;
-        if (l->rate > 0 || l->stages) {
+        if (l->arrivals) {
+            /* What the recording asked for in the interval, issued or not. */
+            const uint64_t due = bench_arrivals_before(l->arrivals, tick - p->start_ns);
+            out->target = (double)(due > s->arr_counted ? due - s->arr_counted : 0);
+            s->arr_counted = due;
+        } else if (l->rate > 0 || l->stages) {
             /* What the schedule asked for in the interval, issued or not. */
             const uint64_t end = l->duration_ns ? p->measure_ns + l->duration_ns + BENCH_NS_PER_S
                                                 : UINT64_MAX;
@@ -259,6 +265,16 @@ static int samples_push(bench_outcome *out, size_t *cap, const bench_sample *s)
     return 0;
 }
 
+/* A single pass of arrivals: the last issued, and every issued request
+ * completed (read in that order: completed only grows past issued). */
+static int ran_out(const pool *p)
+{
+    if (!atomic_load_explicit(&p->disp_over, memory_order_acquire))
+        return 0;
+    const uint64_t issued = pool_issued(p);
+    return pool_completed(p) >= issued;
+}
+
 static int all_done(const pool *p)
 {
     for (unsigned i = 0; i < p->n; i++)
@@ -272,7 +288,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
 {
     sampler s = { bench_hist_new(), bench_hist_new(), bench_hist_new(), bench_hist_new(),
                   bench_hist_new(), bench_hist_new(), 0, 0, p->start_ns,
-                  load->warmup_ns > 0, 0, 0, { { 0, 0 } }, 0, 0, 0, NULL, 0, 0, 0, 0, 0 };
+                  load->warmup_ns > 0, 0, 0, { { 0, 0 } }, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0 };
     const int until_stable = load->stable_pct > 0;
     size_t cap = 0;
     uint32_t warm_k = 0, k = 0;
@@ -282,6 +298,7 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
 
     if (load->mode == BENCH_MODE_NONBLOCKING && (load->rate > 0 || load->stages))
         s.due_next = pool_first_due(p);
+    const int arrivals_once = load->arrivals && !load->arrivals->period_ns;
     if (!s.sum || !s.prev || !s.delta || !s.fsum || !s.fprev || !s.all) {
         rc = -1;
         goto stop;
@@ -310,6 +327,11 @@ int pool_sample_loop(pool *p, const bench_load *load, const bench_flag *interrup
         int finished = 0;
         while ((now = bench_now_ns()) < tick) {
             if (*interrupt || (load->stop && *load->stop) || all_done(p)) {
+                finished = 1;
+                break;
+            }
+            if (arrivals_once && ran_out(p)) {
+                p->ran_out = 1;
                 finished = 1;
                 break;
             }

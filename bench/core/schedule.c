@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bench/core/schedule.c - due times of a rate or a ramp of rates (schedule.h).
+ * bench/core/schedule.c - due times of a rate, a ramp of rates or recorded
+ * arrivals (schedule.h).
  */
 #include "bench/core/schedule.h"
 
@@ -49,4 +50,45 @@ uint64_t bench_schedule_count(double rate, const bench_stages *stages, uint64_t 
         *next = bench_schedule_next_due(rate, stages, start_ns, *next, end);
     }
     return n;
+}
+
+int bench_arrivals_valid(const bench_arrivals *a)
+{
+    if (!a || !a->at_ns || a->n == 0)
+        return 0;
+    for (size_t i = 1; i < a->n; i++)
+        if (a->at_ns[i] < a->at_ns[i - 1])
+            return 0;
+    return a->period_ns == 0 || a->period_ns > a->at_ns[a->n - 1];
+}
+
+uint64_t bench_arrivals_due(const bench_arrivals *a, uint64_t i)
+{
+    if (!a->period_ns)
+        return i < a->n ? a->at_ns[i] : UINT64_MAX;
+    const uint64_t pass = i / a->n;
+    if (pass > (UINT64_MAX - a->at_ns[a->n - 1]) / a->period_ns)
+        return UINT64_MAX;   /* past what a clock reads */
+    return a->at_ns[i % a->n] + pass * a->period_ns;
+}
+
+/* Offsets of one pass before t: the first index whose offset is >= t. */
+static uint64_t pass_before(const bench_arrivals *a, uint64_t t)
+{
+    size_t lo = 0, hi = a->n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (a->at_ns[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+uint64_t bench_arrivals_before(const bench_arrivals *a, uint64_t t)
+{
+    if (!a->period_ns)
+        return pass_before(a, t);
+    return (t / a->period_ns) * a->n + pass_before(a, t % a->period_ns);
 }

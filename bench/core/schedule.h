@@ -5,7 +5,8 @@
  * A pure function of its parameters (no pool, no clock): the dispatcher
  * asks it for each next due time, and the unit tests ask it directly.
  * The schedule is a fixed rate, or a ramp of rates (bench/core/stages.h) whose
- * time 0 is `start_ns`.
+ * time 0 is `start_ns`, or recorded arrivals (bench_arrivals: hsmbench
+ * replay), each request due at its own offset from the run's start.
  */
 #ifndef BENCH_SCHEDULE_H
 #define BENCH_SCHEDULE_H
@@ -45,5 +46,30 @@ uint64_t bench_schedule_next_due(double rate, const bench_stages *stages, uint64
  */
 uint64_t bench_schedule_count(double rate, const bench_stages *stages, uint64_t start_ns,
                               uint64_t *next, uint64_t until, uint64_t end);
+
+/*
+ * Recorded arrivals: the run's requests fall due at these offsets from its
+ * start (ascending, ties allowed, already divided by any speed factor),
+ * once, or again every period_ns (pass q's request j at at_ns[j] + q *
+ * period_ns; the period is longer than the last offset).  Requests are
+ * counted by index, not by time, so ties are kept apart.
+ */
+typedef struct bench_arrivals {
+    const uint64_t *at_ns;
+    size_t          n;          /* at least 1 */
+    uint64_t        period_ns;  /* 0: one pass */
+} bench_arrivals;
+
+/* Whether a holds a schedule the core can run: n > 0, ascending, and a
+ * period (when any) past the last offset. */
+int bench_arrivals_valid(const bench_arrivals *a);
+
+/* The i-th request's due time (from the run's start, 0-based); UINT64_MAX
+ * past the last of a single pass. */
+uint64_t bench_arrivals_due(const bench_arrivals *a, uint64_t i);
+
+/* How many requests fall due before t (from the run's start): the index of
+ * the first due at or after it. */
+uint64_t bench_arrivals_before(const bench_arrivals *a, uint64_t t);
 
 #endif

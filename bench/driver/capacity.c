@@ -157,8 +157,8 @@ int bench_cap_finish(bench_cap_opts *o, bench_load_opts *lo)
     for (size_t i = 0; i < o->nobjectives; i++)
         for (size_t k = 0; k < i; k++)
             if (same_figure(&o->objectives[k], &o->objectives[i])) {
-                bench_error("--find-capacity '%s' and --find-capacity '%s' bound the same figure: "
-                            "give it once", o->objectives[k].expr, o->objectives[i].expr);
+                bench_error("%s '%s' and %s '%s' bound the same figure: give it once", o->flag,
+                            o->objectives[k].expr, o->flag, o->objectives[i].expr);
                 return -1;
             }
     const double step_s = (double)o->step_ns / 1e9;

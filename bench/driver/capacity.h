@@ -58,7 +58,9 @@
 
 typedef struct bench_cap_opts {
     const bench_section *const *sections;   /* whose side metrics an objective may name */
-    const char     *flag;            /* the objective's option, in messages ("--capacity") */
+    const char     *flag;            /* the objectives' flag, as messages name it:
+                                        "--find-capacity" (set by init), "--capacity",
+                                        "--find-speed" */
     bench_threshold objectives[BENCH_CAP_MAX_OBJECTIVES];
     size_t          nobjectives;     /* 0: no capacity search */
     uint64_t        step_ns;         /* measured length of each step */

@@ -289,10 +289,24 @@ static json_t *fig_json(const bench_fig_cmp *x)
     return o;
 }
 
-/* B against A (both measured, same setup): the figures, the rules, and
- * the pair's element of the document; -1 when out of memory. */
-static int print_verdict(FILE *f, compare_ctx *cx, const cfile *a, const json_t *ra, const cfile *b,
-                         const json_t *rb, json_t *pair)
+/* The pair's changed figures after its word: " (p50 +58.32%, ...)". */
+static void print_changed(FILE *f, const bench_pair_cmp *p)
+{
+    const char *sep = " (";
+    char c[32];
+    for (size_t i = 0; i < p->n; i++) {
+        const bench_fig_cmp *x = &p->figs[i];
+        if (x->verdict != BENCH_CHANGE_WORSE && x->verdict != BENCH_CHANGE_BETTER)
+            continue;
+        fprintf(f, "%s%s %s", sep, x->label, fig_change(x, c, sizeof c));
+        sep = ", ";
+    }
+    fputs(*sep == ',' ? ")\n" : "\n", f);
+}
+
+/* Two runs' models and their pair's verdict: 0, or -1 when out of memory. */
+static int pair_of(compare_ctx *cx, const cfile *a, const json_t *ra, const cfile *b, const json_t *rb,
+                   bench_pair_cmp *p)
 {
     bench_run_model ma, mb;
     if (bench_model_from_run(ra, a->doc, &ma) != 0)
@@ -301,25 +315,97 @@ static int print_verdict(FILE *f, compare_ctx *cx, const cfile *a, const json_t 
         bench_model_free(&ma);
         return -1;
     }
-    bench_pair_cmp p;
-    int rc = bench_pair_compare(&ma, &mb, ra, rb, cx->sections, cx->min_change_pct, &p);
+    int rc = bench_pair_compare(&ma, &mb, ra, rb, cx->sections, cx->min_change_pct, p);
     bench_model_free(&ma);
     bench_model_free(&mb);
-    if (rc != 0)
+    return rc;
+}
+
+/* A class of a run's breakdown as a run of its own: the run's element with
+ * the class's counts, rates, latency and histogram, without the per-second
+ * series and the parts that are the whole run's.  NULL when out of memory. */
+static json_t *class_as_run(const json_t *run, const json_t *cls)
+{
+    static const char *const whole[] = { "breakdown", "per_second", "attempts_latency_us", "service_us",
+                                         "queue_us", "replay", "mix" };
+    static const char *const own[] = { "ops", "attempts", "errors", "error_pct", "ops_per_s",
+                                       "attempts_per_s", "latency_us", "errors_by_code", "histogram" };
+    json_t *x = json_copy((json_t *)run);
+    if (!x)
+        return NULL;
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
+        json_object_del(x, whole[i]);
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        json_t *v = json_object_get(cls, own[i]);
+        if (!v) {
+            (void)json_object_del(x, own[i]);   /* -1: it was not there either */
+        } else if (json_object_set(x, own[i], v) != 0) {
+            json_decref(x);
+            return NULL;
+        }
+    }
+    return x;
+}
+
+/*
+ * Each class both runs' breakdowns have (a replay's transactions, a mix's
+ * types, a run's tokens): its own verdict, from its figures as a run's, a
+ * line each and the pair's "classes".  -1 when out of memory.
+ */
+static int class_verdicts(FILE *f, compare_ctx *cx, const cfile *a, const json_t *ra, const cfile *b,
+                          const json_t *rb, json_t *pair)
+{
+    const json_t *bb = json_object_get(rb, "breakdown"), *arr;
+    const char *dim;
+    json_t *out = json_array();
+    if (!out || json_object_set_new(pair, "classes", out) != 0)
+        return -1;
+    json_object_foreach((json_t *)json_object_get(ra, "breakdown"), dim, arr) {
+        size_t i, k;
+        const json_t *ca, *cb = NULL, *c;
+        json_array_foreach(arr, i, ca) {
+            const char *name = bench_json_str(ca, "class", "?");
+            cb = NULL;
+            json_array_foreach(json_object_get(bb, dim), k, c)
+                if (!cb && strcmp(bench_json_str(c, "class", ""), name) == 0)
+                    cb = c;
+            if (!cb)
+                continue;
+            json_t *xa = class_as_run(ra, ca), *xb = class_as_run(rb, cb), *figs = json_array();
+            bench_pair_cmp p;
+            int rc = !xa || !xb || !figs || pair_of(cx, a, xa, b, xb, &p) != 0;
+            json_decref(xa);
+            json_decref(xb);
+            if (rc) {
+                json_decref(figs);
+                return -1;
+            }
+            fprintf(f, "       %s vs %s, %s %s: %s", b->label, a->label, dim, name, pair_word(&p));
+            print_changed(f, &p);
+            for (size_t j = 0; j < p.n; j++)
+                rc |= json_array_append_new(figs, fig_json(&p.figs[j]));
+            if (rc || json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:o}", "dimension", dim, "class",
+                                                           name, "verdict", pair_word(&p), "figures",
+                                                           figs)) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* B against A (both measured, same setup): the figures, the rules, and
+ * the pair's element of the document; -1 when out of memory. */
+static int print_verdict(FILE *f, compare_ctx *cx, const cfile *a, const json_t *ra, const cfile *b,
+                         const json_t *rb, json_t *pair)
+{
+    bench_pair_cmp p;
+    if (pair_of(cx, a, ra, b, rb, &p) != 0)
         return -1;
 
     const char *word = pair_word(&p);
-    fprintf(f, "       %s vs %s: %s", b->label, a->label, word);
-    const char *sep = " (";
     char c[32];
-    for (size_t i = 0; i < p.n; i++) {
-        const bench_fig_cmp *x = &p.figs[i];
-        if (x->verdict != BENCH_CHANGE_WORSE && x->verdict != BENCH_CHANGE_BETTER)
-            continue;
-        fprintf(f, "%s%s %s", sep, x->label, fig_change(x, c, sizeof c));
-        sep = ", ";
-    }
-    fputs(*sep == ',' ? ")\n" : "\n", f);
+    fprintf(f, "       %s vs %s: %s", b->label, a->label, word);
+    print_changed(f, &p);
     json_t *figs = json_array();
     if (!figs || json_object_set_new(pair, "figures", figs) != 0 ||
         json_object_set_new(pair, "verdict", json_string(word)) != 0)
@@ -345,7 +431,7 @@ static int print_verdict(FILE *f, compare_ctx *cx, const cfile *a, const json_t 
                                                    results[r], "why", why)) != 0)
             return -1;
     }
-    return 0;
+    return class_verdicts(f, cx, a, ra, b, rb, pair);
 }
 
 static void run_heading(FILE *f, const json_t *run)

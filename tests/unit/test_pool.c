@@ -416,6 +416,105 @@ static void test_saturated_schedule(void)
     CHECK(!bench_schedule_unkept(0, 0, 2, 0.01) && !bench_schedule_unkept(1000, 999, 2, 1.0));
 }
 
+/*
+ * Recorded arrivals, one pass: 20 bursts of 10 requests due at the same
+ * nanosecond, 25 ms apart, on 2 threads of 1 ms operations.  Every arrival
+ * is scheduled and done, the per-second targets add up to them, the run
+ * ends when the last has completed (not at its 10-s bound), and a burst's
+ * last request counts its wait behind the others (from its due time: 4
+ * operations of 1 ms or more before it on its thread).
+ */
+static void test_arrivals_once(void)
+{
+    static uint64_t at[200];
+    for (size_t i = 0; i < 200; i++)
+        at[i] = (i / 10) * 25 * 1000000ULL;
+    const bench_arrivals arr = { at, 200, 0 };
+    fake f = { .fail_open_index = ~0u, .sleep_us = 1000 };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 2, .duration_ns = 10 * BENCH_NS_PER_S, .mode = BENCH_MODE_NONBLOCKING,
+                        .arrivals = &arr, .max_unstarted = 0.01 };
+    bench_outcome o;
+    const uint64_t t0 = bench_now_ns();
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    const double wall_s = (double)(bench_now_ns() - t0) / 1e9;
+    CHECK(o.status == BENCH_RUN_OK && o.has_schedule);
+    CHECK_MSG(o.scheduled == 200 && o.ops == 200 && o.dropped == 0, "scheduled %llu ops %llu dropped %llu",
+              (unsigned long long)o.scheduled, (unsigned long long)o.ops, (unsigned long long)o.dropped);
+    double target = 0;
+    uint64_t ops = 0;
+    for (size_t i = 0; i < o.nsamples; i++) {
+        target += o.samples[i].target;
+        ops += o.samples[i].ops;
+    }
+    CHECK_MSG(target == 200 && ops == 200, "per-second targets %.0f, ops %llu", target,
+              (unsigned long long)ops);
+    CHECK_MSG(o.duration_s >= 0.475 && o.duration_s < 5 && wall_s < 6, "measured %.3f s, ran %.3f s",
+              o.duration_s, wall_s);
+    CHECK_MSG(bench_hist_max(o.hist) >= 4000000, "a burst's last waited %llu ns",
+              (unsigned long long)bench_hist_max(o.hist));
+    bench_outcome_free(&o);
+}
+
+/* n arrivals `gap` apart from 0, in a[]. */
+static bench_arrivals spaced(uint64_t *a, size_t n, uint64_t gap)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = i * gap;
+    return (bench_arrivals){ a, n, 0 };
+}
+
+/* Looped arrivals (a period) run to the duration; a single pass longer
+ * than the duration is cut there; the core refuses what it cannot run. */
+static void test_arrivals_loop_and_cut(void)
+{
+    const uint64_t ms = 1000000ULL;
+    const uint64_t at[] = { 0, 10 * ms, 10 * ms, 50 * ms };
+    const bench_arrivals loop = { at, 4, 100 * ms };
+    fake f = { .fail_open_index = ~0u };
+    bench_workload w = workload(&f);
+    bench_load load = { .threads = 2, .duration_ns = BENCH_NS_PER_S, .mode = BENCH_MODE_NONBLOCKING,
+                        .arrivals = &loop, .max_unstarted = 0.01 };
+    bench_outcome o;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    CHECK_MSG(o.scheduled == 40 && o.ops + o.dropped == 40 && o.ops > 0, "scheduled %llu ops %llu dropped %llu",
+              (unsigned long long)o.scheduled, (unsigned long long)o.ops, (unsigned long long)o.dropped);
+    CHECK_MSG(o.duration_s > 0.999 && o.duration_s < 1.001, "measured %.4f s", o.duration_s);
+    bench_outcome_free(&o);
+
+    static uint64_t every[20];
+    const bench_arrivals pass = spaced(every, 20, 100 * ms);
+    load.arrivals = &pass;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    CHECK_MSG(o.scheduled == 10 && o.ops + o.dropped == 10, "cut: scheduled %llu ops %llu",
+              (unsigned long long)o.scheduled, (unsigned long long)o.ops);
+    CHECK_MSG(o.duration_s > 0.999 && o.duration_s < 1.001, "cut: measured %.4f s", o.duration_s);
+    bench_outcome_free(&o);
+
+    const uint64_t back[] = { 5 * ms, 3 * ms };
+    const bench_arrivals bad = { back, 2, 0 };
+    load.arrivals = &bad;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == -1 && o.status == BENCH_RUN_FAILED);
+    bench_outcome_free(&o);
+    load.arrivals = &pass;
+    load.mode = BENCH_MODE_BLOCKING;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == -1);
+    bench_outcome_free(&o);
+    /* A single pass needs no duration; a loop does. */
+    load.mode = BENCH_MODE_NONBLOCKING;
+    load.duration_ns = 0;
+    load.arrivals = &loop;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == -1);
+    bench_outcome_free(&o);
+    static uint64_t quick[5];
+    const bench_arrivals q = spaced(quick, 5, 10 * ms);
+    load.arrivals = &q;
+    CHECK(bench_pool_run(&w, &load, &no_interrupt, NULL, NULL, &o) == 0);
+    CHECK_MSG(o.scheduled == 5 && o.ops == 5, "unbounded pass: scheduled %llu ops %llu",
+              (unsigned long long)o.scheduled, (unsigned long long)o.ops);
+    bench_outcome_free(&o);
+}
+
 /* What a live exporter sees each second: the run so far, only growing. */
 typedef struct so_far_seen {
     unsigned calls, warm_with_hist, shrank;
@@ -539,6 +638,8 @@ int main(void)
     RUN(test_engine_rate);
     RUN(test_engine_window);
     RUN(test_saturated_schedule);
+    RUN(test_arrivals_once);
+    RUN(test_arrivals_loop_and_cut);
     RUN(test_live_so_far);
     RUN(test_ramp_up_loops);
     RUN(test_stuck_worker);     /* last: its abandoned thread sleeps to the end */

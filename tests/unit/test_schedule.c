@@ -5,7 +5,9 @@
  * bench_schedule_next_due() decides every due time of a --rate or --stages
  * run.  No threads and no clock here: constant spacing, truncation to the
  * nanosecond, ramps up and down integrated (arrivals follow the area under
- * the rate), a stage of rate 0 leaves a gap, and `end` bounds the search.
+ * the rate), a stage of rate 0 leaves a gap, and `end` bounds the search;
+ * recorded arrivals (hsmbench replay) by index, ties kept, looped by a
+ * period, counted by time.
  */
 #include <math.h>
 #include <stdint.h>
@@ -251,8 +253,55 @@ static void test_count_matches_walk(void)
     CHECK(bench_schedule_count(1000, NULL, 0, &next, 5 * S, 20 * S) == 0);
 }
 
+/* Recorded arrivals: each due at its own offset, ties apart (by index),
+ * a single pass ending, a period repeating it, and the count before a time
+ * agreeing with the due times, across passes. */
+static void test_arrivals(void)
+{
+    const uint64_t at[] = { 0, 10 * MS, 10 * MS, 10 * MS, 250 * MS, 900 * MS };
+    bench_arrivals once = { at, 6, 0 };
+    CHECK(bench_arrivals_valid(&once));
+    for (uint64_t i = 0; i < 6; i++)
+        CHECK(bench_arrivals_due(&once, i) == at[i]);
+    CHECK(bench_arrivals_due(&once, 6) == UINT64_MAX);
+    CHECK(bench_arrivals_before(&once, 0) == 0);
+    CHECK(bench_arrivals_before(&once, 1) == 1);
+    CHECK(bench_arrivals_before(&once, 10 * MS) == 1);       /* the ties: all at once */
+    CHECK(bench_arrivals_before(&once, 10 * MS + 1) == 4);
+    CHECK(bench_arrivals_before(&once, 900 * MS + 1) == 6);
+    CHECK(bench_arrivals_before(&once, 100 * S) == 6);
+
+    bench_arrivals loop = { at, 6, S };
+    CHECK(bench_arrivals_valid(&loop));
+    CHECK(bench_arrivals_due(&loop, 6) == S);
+    CHECK(bench_arrivals_due(&loop, 9) == S + 10 * MS);
+    CHECK(bench_arrivals_due(&loop, 6 * 5 + 4) == 5 * S + 250 * MS);
+    CHECK(bench_arrivals_before(&loop, S) == 6);
+    CHECK(bench_arrivals_before(&loop, 3 * S + 10 * MS + 1) == 3 * 6 + 4);
+    /* before() is the index of the first due at or after t, at every t
+     * around every due time of four passes. */
+    for (uint64_t i = 0; i < 24; i++) {
+        const uint64_t d = bench_arrivals_due(&loop, i);
+        const uint64_t first = bench_arrivals_before(&loop, d);
+        CHECK_MSG(first <= i && bench_arrivals_due(&loop, first) == d,
+                  "due %llu of #%llu: before() %llu", (unsigned long long)d,
+                  (unsigned long long)i, (unsigned long long)first);
+        CHECK(bench_arrivals_before(&loop, d + 1) > i);
+    }
+    /* What the core refuses: nothing, out of order, a period within the pass. */
+    const uint64_t back[] = { 5, 3 };
+    bench_arrivals bad = { back, 2, 0 };
+    CHECK(!bench_arrivals_valid(&bad));
+    bad = (bench_arrivals){ at, 0, 0 };
+    CHECK(!bench_arrivals_valid(&bad));
+    bad = (bench_arrivals){ at, 6, 900 * MS };
+    CHECK(!bench_arrivals_valid(&bad));
+    CHECK(!bench_arrivals_valid(NULL));
+}
+
 int main(void)
 {
+    RUN(test_arrivals);
     RUN(test_constant_rate_spacing);
     RUN(test_rounding);
     RUN(test_ramp_up_integrated);
