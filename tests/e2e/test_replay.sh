@@ -137,25 +137,26 @@ if all_cases; then
         '[c["class"] for c in doc["comparisons"][0]["classes"]] == ["signer", "jwe"]'
 fi
 
-# ---- --find-speed: 10 signs/s on a mock of 2 cores of 20 ms carries 10x -------
-# At 100/s the harness is nowhere near its own limit on a busy machine, and
-# the objective (4 service times) over 2-s steps lets a step through at most
-# 4 % past the mock's capacity before its backlog breaks it.
+# ---- --find-speed: 4 signs/s on a mock of 2 cores of 50 ms carries 10x --------
+# At 40/s the harness is nowhere near its own limit on a busy machine, the
+# objective (4 service times, 200 ms) is far above a busy machine's stalls,
+# and over 2-s steps it lets a step through at most a few % past the mock's
+# capacity before its backlog breaks it.
 if all_cases; then
-    printf 'arrivals constant 10/s for 2s\ntransaction sign\n  step ecdsa-sign\n' >"$T/s.scn"
-    run env HSMBENCH_MOCK='service=fixed:20ms;cores=2' timeout -s INT 110 "$HSMBENCH" replay "$T/s.scn" \
-        --module "$MOCK" --find-speed 'p99<80ms' --step 2s --precision 5% --max-steps 16 --json "$T/fs.json"
+    printf 'arrivals constant 4/s for 2s\ntransaction sign\n  step ecdsa-sign\n' >"$T/s.scn"
+    run env HSMBENCH_MOCK='service=fixed:50ms;cores=2' timeout -s INT 110 "$HSMBENCH" replay "$T/s.scn" \
+        --module "$MOCK" --find-speed 'p99<200ms' --step 2s --precision 5% --max-steps 16 --json "$T/fs.json"
     want=0
     grep -q '^no speed met' "$T/out" && want=1    # exit 1: no speed held
     check "--find-speed: an answer in speeds (exit 0, or 1 when no speed held)" "$want" \
-        '^(this token carries [0-9.]+x|no speed met p99 < 80 ms)'
+        '^(this token carries [0-9.]+x|no speed met p99 < 200 ms)'
     # Only a search the mock itself limited measured the mock: one that a
     # stall of this machine ended (limited_by "generator", or no step
     # passed) measured this machine, and is not judged.
     if python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["capacity"]["limited_by"] != "target")' \
         "$T/fs.json" 2>/dev/null; then
         file_has "--find-speed: the answer names the first transaction to break" "$T/out" \
-            '^this token carries [0-9.]+x \([0-9.]+-[0-9.]+x\) the recorded traffic at p99 < 80 ms; the first transaction to break is sign$'
+            '^this token carries [0-9.]+x \([0-9.]+-[0-9.]+x\) the recorded traffic at p99 < 200 ms; the first transaction to break is sign$'
         json_check "--find-speed: the known 10x within the stated uncertainty (5 % for the mock's timers)" "$T/fs.json" \
             'doc["capacity"]["replay"]["low"] * 0.95 <= 10 <= doc["capacity"]["replay"]["high"] * 1.05 and doc["capacity"]["replay"]["first_to_break"] == "sign"'
     else
