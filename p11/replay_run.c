@@ -156,7 +156,9 @@ static void replay_code_name(const void *ctx, bench_code code, char *buf, size_t
     rc->inner[0].code_name(rc->inner[0].ctx, code, buf, len);
 }
 
-void p11_replay_workload(p11_replay_ctx *rc, bench_workload *w)
+/* The workload, once rc->ctx[] are prepared: fills rc->inner, the
+ * breakdown, and w. */
+static void p11_replay_workload(p11_replay_ctx *rc, bench_workload *w)
 {
     const p11_replay_model *m = rc->m;
     memset(w, 0, sizeof *w);

@@ -59,9 +59,6 @@ typedef struct p11_replay_ctx {
  * distinct steps than P11_REPLAY_MAX_PREPARED.
  */
 int  p11_replay_plan(const p11_replay_model *m, p11_replay_ctx *rc, char *err, size_t errlen);
-/* The workload, once rc->ctx[] are prepared: fills rc->inner, the
- * breakdown, and w. */
-void p11_replay_workload(p11_replay_ctx *rc, bench_workload *w);
 
 /*
  * One replay run through the runner, recorded as test "replay:<base name>"

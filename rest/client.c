@@ -22,6 +22,53 @@ void rest_client_init(rest_client *c, const rest_http_opts *http)
     c->http = *http;
     atomic_init(&c->setup_code, BENCH_OK);
     atomic_init(&c->cleanup_failures, 0);
+    /* Only fails for want of resources, and then not on Linux's futexes. */
+    (void)pthread_mutex_init(&c->left_lock, NULL);
+}
+
+void rest_client_fini(rest_client *c)
+{
+    for (size_t i = 0; i < c->nleft; i++)
+        free(c->left[i]);
+    free(c->left);
+    c->left = NULL;
+    c->nleft = c->capleft = 0;
+    (void)pthread_mutex_destroy(&c->left_lock);
+}
+
+void rest_client_left(rest_client *c, const char *url)
+{
+    atomic_fetch_add(&c->cleanup_failures, 1);
+    char *copy = strdup(url);
+    if (!copy)
+        return;                       /* counted, not listed: the warning says how many */
+    pthread_mutex_lock(&c->left_lock);
+    if (c->nleft == c->capleft) {
+        const size_t cap = c->capleft ? c->capleft * 2 : 16;
+        char **n = realloc(c->left, cap * sizeof *n);
+        if (n) {
+            c->left = n;
+            c->capleft = cap;
+        }
+    }
+    if (c->nleft < c->capleft) {
+        c->left[c->nleft++] = copy;
+        copy = NULL;
+    }
+    pthread_mutex_unlock(&c->left_lock);
+    free(copy);
+}
+
+void rest_client_left_print(rest_client *c, FILE *out)
+{
+    pthread_mutex_lock(&c->left_lock);
+    if (c->nleft) {
+        fprintf(out, "hsmbench: the keys not deleted, each deleted by an authenticated DELETE of its URL "
+                     "(the credentials the run used):\n");
+        for (size_t i = 0; i < c->nleft; i++)
+            fprintf(out, "  DELETE %s\n", c->left[i]);
+    }
+    pthread_mutex_unlock(&c->left_lock);
 }
 
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen)

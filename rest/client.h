@@ -7,7 +7,9 @@
 #ifndef REST_CLIENT_H
 #define REST_CLIENT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -27,10 +29,25 @@ typedef struct rest_client {
     _Atomic bench_code setup_code;
     /* Clean-up that failed after the run (keys left behind, sessions). */
     _Atomic uint64_t cleanup_failures;
+    /* The keys among them a DELETE can still name: the URL of each (no
+     * credentials), listed after the run (rest_client_left_print).  Workers
+     * add to it as their clean-up gives up, so it has its own lock. */
+    pthread_mutex_t left_lock;
+    char          **left;
+    size_t          nleft, capleft;
 } rest_client;
 
-/* A client with these HTTP settings and no failure recorded yet. */
+/* A client with these HTTP settings and no failure recorded yet;
+ * rest_client_fini frees what the run left in it. */
 void rest_client_init(rest_client *c, const rest_http_opts *http);
+void rest_client_fini(rest_client *c);
+
+/* A key the clean-up could not delete: counted in cleanup_failures, and
+ * its URL (as DELETE names it, without credentials) kept for the list. */
+void rest_client_left(rest_client *c, const char *url);
+/* The list of those keys, one "  DELETE URL" line each, after a line
+ * saying how many there are (nothing when none). */
+void rest_client_left_print(rest_client *c, FILE *out);
 
 /* A worker's HTTP client, judging failed requests as the client says. */
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen);

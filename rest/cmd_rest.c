@@ -922,6 +922,7 @@ int rest_cmd_rest(int argc, char **argv)
     if (left)
         bench_warn("%llu benchmark key%s could not be deleted; look for keys named %s-*",
                    (unsigned long long)left, left == 1 ? "" : "s", sdkms.name_prefix);
+    rest_client_left_print(&client, stderr);
     json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
     rc = o.cap.nobjectives ? bench_capacity_finish(&cap, env_json(&o), cmd)
                            : bench_session_finish(&s, env_json(&o), cmd);
@@ -933,6 +934,7 @@ out_work:
     else
         rest_sdkms_fini(&sdkms);
 out_curl:
+    rest_client_fini(&client);
     curl_global_cleanup();
 out_secret:
     bench_metrics_stop(metrics, o.http.interrupt);

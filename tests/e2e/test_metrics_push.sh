@@ -31,7 +31,10 @@ get() {
 }
 
 PGPORT=$(free_port)
-timeout 1800 prometheus-pushgateway --web.listen-address="127.0.0.1:$PGPORT" >"$T/pg.log" 2>&1 &
+# its own store: Debian's pushgateway keeps every group in /var/lib/prometheus
+# by default, which another run (this script's other variant) would share
+timeout 1800 prometheus-pushgateway --web.listen-address="127.0.0.1:$PGPORT" \
+    --persistence.file="$T/pushgateway.data" >"$T/pg.log" 2>&1 &
 PG_PID=$!
 i=0
 until get "http://127.0.0.1:$PGPORT/-/ready" >/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done

@@ -19,6 +19,10 @@ injected header.  Ends by itself after SECONDS (default 60).  MODE:
   kid-crlf      the key's kid is "k1\\r\\nX-Injected: yes"
   kid-path      the key's kid is "../../sys/v1/session/terminate?x=1#f"
   iv-crlf       encrypt answers an iv of "AAAA\\r\\nX-Injected: yes"
+  slow-delete   every key its own kid (k1, k2, ...); a DELETE answers after
+                1 s, and only then is the key deleted, logged as
+                {"deleted": KID} (a DELETE its client gave up on first is
+                not done)
 """
 import json
 import sys
@@ -66,8 +70,23 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(204)
         if p == "/crypto/v1/keys" and self.command == "POST":
             kid = {"kid-crlf": "k1" + BAD, "kid-path": "../../sys/v1/session/terminate?x=1#f"}.get(MODE, "k1")
+            if MODE == "slow-delete":
+                with lock:
+                    state["made"] = state.get("made", 0) + 1
+                    kid = "k%d" % state["made"]
             return self.answer(201, {"kid": kid, "name": "n", "obj_type": "EC"})
         if p.startswith("/crypto/v1/keys/") and self.command == "DELETE":
+            if MODE == "slow-delete":
+                time.sleep(1.0)
+                try:
+                    self.answer(204)
+                    self.wfile.flush()
+                except OSError:
+                    return None           # the client gave up: the key stays
+                with lock:
+                    with open(LOGFILE, "a") as f:
+                        f.write(json.dumps({"deleted": p.rsplit("/", 1)[1]}) + "\n")
+                return None
             return self.answer(204)
         if p.startswith("/crypto/v1/"):
             with lock:
