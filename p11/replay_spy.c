@@ -27,9 +27,13 @@
  * What the log cannot give (said in the model's limits): return times
  * (a call's end is taken at its entry, so a think time holds the previous
  * step's time in the module), times finer than a millisecond, threads
- * before OpenSC 0.24, which call a return belongs to when threads'
- * calls interleave (the latest one still open), and a key's size when no
- * attribute in the log says it.
+ * before OpenSC 0.24, and a key's size when no attribute in the log says
+ * it.  When threads' calls interleave, spy writes each call's lines a piece
+ * at a time, and another thread's pieces come between them, even inside a
+ * line; some lines are missing altogether.  Lines are then given to the
+ * call they fit (owner_of, returning), and an operation some of whose lines
+ * cannot be told from another call's is listed as not replayed rather than
+ * rebuilt with another call's data or session.
  */
 #include "p11/replay_int.h"
 
@@ -172,9 +176,102 @@ typedef struct call {
     int      timed;                   /* its time line was read */
     uint64_t made[2];                 /* handles it made (a session, keys); NO_VALUE */
     uint32_t bits;                    /* a key's size its template gave */
+    unsigned got;                     /* the F_* fields read for it */
+    uint64_t seq;                     /* its place among the log's calls */
 } call;
 
-/* An operation under way in a session of a process. */
+/* The fields of a call the reader takes, one line each.  When threads' calls
+ * interleave (pkcs11-spy before OpenSC 0.24 names no thread, and writes a
+ * call's lines a piece at a time), a field's line goes to an open call that
+ * takes that field and has not had it yet (owner_of), and a return to a
+ * call that has had every field it takes (returning): a signature's data
+ * line never lands on the call beside it, whose own data it would double. */
+enum { F_SESSION = 1, F_MECH = 2, F_KEY = 4, F_IN = 8, F_OUT = 16, F_MADE = 32, F_ANY = 63 };
+
+/* The fields fn's call takes (F_ANY: a function this reader does not
+ * follow field by field); *before_return: the fields a call that succeeded
+ * has had read before its return. */
+static unsigned fields_of(unsigned fn, unsigned *before_return)
+{
+#define F(x) HSMBENCH_TRACE_FN_##x
+    unsigned kind = 0;
+    const p11_trace_role role = fn < HSMBENCH_TRACE_FN_COUNT ? p11_trace_role_of(fn, &kind) : P11_TRACE_NOT_OP;
+    unsigned f = F_ANY, ret = 0;
+    if (role == P11_TRACE_INIT) {
+        f = fn == F(DigestInit) ? F_SESSION | F_MECH : F_SESSION | F_MECH | F_KEY;
+        ret = f;
+    } else if (fn == F(EncryptFinal) || fn == F(DecryptFinal) || fn == F(DigestFinal) || fn == F(SignFinal)) {
+        f = F_SESSION | F_OUT;
+        ret = f;
+    } else if (fn == F(VerifyFinal) || fn == F(VerifySignatureFinal)) {
+        f = ret = F_SESSION;
+    } else if (fn == F(Sign) || fn == F(Encrypt) || fn == F(Decrypt) || fn == F(Digest) ||
+               fn == F(SignRecover) || fn == F(VerifyRecover) || fn == F(EncryptUpdate) ||
+               fn == F(DecryptUpdate)) {
+        f = ret = F_SESSION | F_IN | F_OUT;
+    } else if (fn == F(SignUpdate) || fn == F(VerifyUpdate) || fn == F(DigestUpdate) || fn == F(Verify) ||
+               fn == F(VerifySignatureUpdate) || fn == F(VerifySignature)) {
+        f = ret = F_SESSION | F_IN;
+    } else if (fn == F(OpenSession)) {
+        f = F_MADE;
+        ret = F_MADE;
+    }
+    *before_return = ret;
+    return f;
+#undef F
+}
+
+/* The call a field's line belongs to: the call the previous line went to,
+ * when it takes the field and lacks it (a thread writes its call's lines in
+ * order, and is most often not interrupted between two of them); else the
+ * earliest open one that takes it and lacks it (the one that entered first
+ * is most often ahead), a session being the first line of a call; else
+ * NULL: the line is nobody's that can be told. */
+static call *owner_of(call *open, unsigned nopen, unsigned field, uint64_t last_seq)
+{
+    unsigned ret;
+    for (unsigned i = 0; i < nopen; i++)
+        if (open[i].seq == last_seq && (fields_of(open[i].fn, &ret) & field) && !(open[i].got & field))
+            return &open[i];
+    if (field == F_SESSION)
+        for (unsigned i = 0; i < nopen; i++)
+            if (open[i].timed && open[i].got == 0 && (fields_of(open[i].fn, &ret) & field))
+                return &open[i];
+    for (unsigned i = 0; i < nopen; i++)
+        if ((fields_of(open[i].fn, &ret) & field) && !(open[i].got & field))
+            return &open[i];
+    /* of one, it unless it has had this field and takes it once (the line
+     * is then another call's, whose own lines are lost); of several, none */
+    if (nopen == 1 && (field == F_KEY || !(open[0].got & field) || fields_of(open[0].fn, &ret) == F_ANY))
+        return &open[0];
+    return NULL;
+}
+
+/* The call a return belongs to: of the open calls that have given back what
+ * they give (their module call is over), the one the previous line went to,
+ * else the earliest; else likewise of those that have had every field they
+ * take; else the latest; and of two calls of one session (one thread's),
+ * the earlier. */
+static call *returning(call *open, unsigned nopen, uint64_t last_seq)
+{
+    unsigned ret;
+    call *c = NULL;
+    for (int pass = 0; pass < 2 && !c; pass++)
+        for (unsigned i = 0; i < nopen; i++) {
+            (void)fields_of(open[i].fn, &ret);
+            if ((pass == 0 && !(ret & F_OUT)) || (open[i].got & ret) != ret)
+                continue;
+            if (!c || open[i].seq == last_seq)
+                c = &open[i];
+        }
+    if (!c)
+        c = &open[nopen - 1];
+    for (unsigned i = 0; &open[i] < c; i++)
+        if ((open[i].got & F_SESSION) && (c->got & F_SESSION) && open[i].session == c->session)
+            return &open[i];
+    return c;
+}
+
 typedef struct pending {
     uint32_t pid;
     uint64_t session;
@@ -216,6 +313,9 @@ typedef struct spy {
     int           started, cut;       /* a line read; the first was inside a call */
     uint64_t      last_ns;            /* the latest time line's */
     uint32_t      last_pid, last_thread;
+    uint64_t      last_seq;           /* the call the latest line went to */
+    uint64_t      float_session;      /* a session line whose call is not yet known */
+    int           floating;
     enum attr     want;               /* the next dump line's bytes hold this attribute */
     uint32_t      bits;               /* the key size of the template being read */
 } spy;
@@ -313,6 +413,22 @@ static int returned(spy *s, call *c, uint64_t rv)
     }
     const int find = fn == HSMBENCH_TRACE_FN_FindObjectsInit || fn == HSMBENCH_TRACE_FN_FindObjects ||
                      fn == HSMBENCH_TRACE_FN_FindObjectsFinal;
+    unsigned need;
+    (void)fields_of(fn, &need);
+    if (rv != CKR_OK)
+        need &= ~(unsigned)F_OUT;     /* nothing is given back */
+    if (s->interleaved && role != P11_TRACE_NOT_OP && (c->got & need) != need) {
+        /* some of its lines went where they cannot be told from another
+         * call's: its operation is not rebuilt (said at its end) */
+        pending *p = pending_of(s, c->pid, c->session, kind);
+        if (!p)
+            return -1;
+        p->active = 0;
+        if (role == P11_TRACE_LAST || role == P11_TRACE_SINGLE)
+            p11_replay_not_replayed(s->m, p11_trace_fn_name(fn),
+                                    "its lines are not all in the log (threads' lines interleave)", 1);
+        return 0;
+    }
     if (role == P11_TRACE_NOT_OP && !find) {
         const uint64_t session = fn == HSMBENCH_TRACE_FN_OpenSession ? c->made[0] : c->session;
         return give(s, 0, fn, c, c->at_ns, NO_VALUE, NO_VALUE, 0, NO_VALUE, rv, session);
@@ -355,7 +471,13 @@ static int returned(spy *s, call *c, uint64_t rv)
         return give(s, 1, kind, c, p->start_ns, NO_VALUE, NO_VALUE, 0, NO_VALUE, p->rv ? p->rv : rv,
                     c->session);
     }
-    if (!p->active && kind != fn && c->mech == NO_VALUE) {
+    /* a call that is an operation of its own names its mechanism (a wrap);
+     * a message call's is its session's (C_MessageEncryptInit) */
+    const int own = fn == HSMBENCH_TRACE_FN_WrapKey || fn == HSMBENCH_TRACE_FN_WrapKeyAuthenticated ||
+                    fn == HSMBENCH_TRACE_FN_EncapsulateKey || fn == HSMBENCH_TRACE_FN_EncryptMessage ||
+                    fn == HSMBENCH_TRACE_FN_DecryptMessage || fn == HSMBENCH_TRACE_FN_SignMessage ||
+                    fn == HSMBENCH_TRACE_FN_VerifyMessage;
+    if (!p->active && !own && c->mech == NO_VALUE) {
         /* a part or the end of an operation whose Init is not in the log: its
          * lines went to another thread's call, or the log began after it */
         if (role == P11_TRACE_LAST && !c->query && rv != CKR_BUFFER_TOO_SMALL)
@@ -496,6 +618,89 @@ static enum attr attr_line(const char *l, uint64_t *len)
     return A_NONE;
 }
 
+/* The oldest n open calls never return in the log: each said in the model,
+ * by its function. */
+static void never_returned(spy *s, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p11_replay_not_replayed(s->m, s->open[i].fn < HSMBENCH_TRACE_FN_COUNT ? p11_trace_fn_name(s->open[i].fn)
+                                                                           : "a function PKCS#11 3.2 does not name",
+                                "no return of it in the log can be told apart (its process or the log ended, or threads' lines interleave)", 1);
+    memmove(&s->open[0], &s->open[n], (s->nopen - n) * sizeof s->open[0]);
+    s->nopen -= n;
+    s->dropped += n != 0;
+}
+
+/* The open call field's line belongs to, marked as having had it.  A
+ * session whose call is not plain (several calls await their first line)
+ * floats until the call's next line says whose it is: a mechanism is an
+ * Init's, data a data call's. */
+static call *field_owner(spy *s, unsigned field);
+
+/* Calls awaiting their first field's line, the session; the last touched
+ * when it is one of them, else the earliest; NULL when none. */
+static call *awaiting_session(spy *s, unsigned *n)
+{
+    unsigned ret;
+    call *first = NULL, *last = NULL;
+    *n = 0;
+    for (unsigned i = 0; i < s->nopen; i++)
+        if (s->open[i].got == 0 && (fields_of(s->open[i].fn, &ret) & F_SESSION)) {
+            (*n)++;
+            if (!first)
+                first = &s->open[i];
+            if (s->open[i].seq == s->last_seq)
+                last = &s->open[i];
+        }
+    return last ? last : first;
+}
+
+/* A floating session settles on the likeliest call awaiting one. */
+static void settle(spy *s)
+{
+    if (!s->floating)
+        return;
+    s->floating = 0;
+    unsigned n;
+    call *c = awaiting_session(s, &n);
+    if (!c && s->nopen)
+        c = owner_of(s->open, s->nopen, F_SESSION, s->last_seq);
+    if (c && !(c->got & F_SESSION)) {
+        c->session = s->float_session;
+        c->got |= F_SESSION;
+    }
+}
+
+static call *field_owner(spy *s, unsigned field)
+{
+    if (field == F_SESSION) {
+        settle(s);
+        unsigned n;
+        if (awaiting_session(s, &n) && n > 1) {
+            s->floating = 1;
+            return NULL;
+        }
+    }
+    call *c = owner_of(s->open, s->nopen, field, s->last_seq);
+    if (!c) {
+        s->interleaved = 1;       /* a line of a call whose other lines are lost */
+        return NULL;
+    }
+    if (s->floating) {
+        unsigned ret;
+        if (!(c->got & F_SESSION) && (fields_of(c->fn, &ret) & F_SESSION)) {
+            c->session = s->float_session;
+            c->got |= F_SESSION;
+            s->floating = 0;
+        } else {
+            settle(s);
+        }
+    }
+    c->got |= field;
+    s->last_seq = c->seq;
+    return c;
+}
+
 /* One line of the log (at most SPY_LINE - 1 bytes of it, newline gone);
  * 0, or -1 with err set. */
 static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pending_time,
@@ -507,16 +712,18 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
     uint64_t ns = 0, pid = 0, tid = 0;
     int who = 0;
     if (*pending_time && time_line(l, &ns, &pid, &tid, &who)) {
-        /* a call's time: the latest call without one (threads' lines interleave) */
+        /* a call's time: the earliest call without one (threads' lines interleave) */
         call *u = NULL;
-        for (unsigned i = s->nopen; i-- > 0 && !u;)
-            if (!s->open[i].timed)
+        settle(s);
+        for (unsigned i = 0; i < s->nopen; i++)
+            if (!s->open[i].timed && (!u || s->open[i].seq == s->last_seq))
                 u = &s->open[i];
         if (!u) {
             *pending_time = 0;      /* cannot be: counted with the calls */
             return 0;
         }
         u->timed = 1;
+        s->last_seq = u->seq;
         u->at_ns = s->last_ns = ns;
         u->pid = s->process;
         u->thread = P11_REPLAY_NO_THREAD;
@@ -532,8 +739,9 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
         *pending_time -= 1;
         return 0;
     }
-    if (*pending_time && s->nopen == 1 && l[0] != '\0' && !call_line(l, name, sizeof name)) {
-        /* one call alone, and no time after it: not a spy log's order */
+    if (*pending_time && s->nopen == 1 && !s->interleaved && l[0] != '\0' && !call_line(l, name, sizeof name)) {
+        /* one call alone, and no time after it: not a spy log's order (when
+         * threads interleave, its time may have gone to another call) */
         bench_seterr(err, errlen, "%s: line %llu: a call's line is not followed by its time "
                      "(YYYY-MM-DD HH:MM:SS.mmm): not a pkcs11-spy log, or a damaged one",
                      s->path, lineno);
@@ -545,8 +753,7 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
     }
     if (strcmp(l, SPY_BANNER) == 0) {
         /* a process (re)loaded spy: what was open there never returns */
-        s->dropped += s->nopen != 0;
-        s->nopen = 0;
+        never_returned(s, s->nopen);
         *pending_time = 0;
         s->npend = 0;
         s->process++;
@@ -554,12 +761,11 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
         return 0;
     }
     if (call_line(l, name, sizeof name)) {
+        settle(s);
         if (s->nopen == SPY_OPEN_MAX) {
             if (!s->open[0].timed)
                 *pending_time -= 1;
-            memmove(&s->open[0], &s->open[1], (SPY_OPEN_MAX - 1) * sizeof s->open[0]);
-            s->nopen--;
-            s->dropped = 1;
+            never_returned(s, 1);
         }
         if (s->nopen)
             s->interleaved = 1;
@@ -567,6 +773,7 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
         s->calls++;
         memset(c, 0, sizeof *c);
         c->fn = p11_trace_fn_by_name(name);
+        c->seq = s->last_seq = s->calls;
         c->session = c->mech = c->key = NO_VALUE;
         c->out_len = NO_VALUE;
         c->made[0] = c->made[1] = NO_VALUE;
@@ -588,14 +795,25 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
             bench_seterr(err, errlen, "%s: line %llu: a return without its value", s->path, lineno);
             return -1;
         }
-        if (!c && (!s->calls || s->cut || s->interleaved))
+        if (!c && !s->calls)
             return 0;       /* a call from before the log's start (cut inside a call) */
+        if (!c && (s->cut || s->interleaved)) {
+            /* its call's line went into another line, or before the log's start */
+            p11_replay_not_replayed(s->m, "a call whose line is not in the log",
+                                    "its return is (threads' lines interleave, or the log was cut)", 1);
+            return 0;
+        }
         if (!c) {
             bench_seterr(err, errlen, "%s: line %llu: a return with no call before it: not a "
                          "pkcs11-spy log, or a damaged one", s->path, lineno);
             return -1;
         }
+        settle(s);
+        const size_t at = (size_t)(returning(s->open, s->nopen, s->last_seq) - s->open);
+        call done = s->open[at];
+        memmove(&s->open[at], &s->open[at + 1], (s->nopen - 1 - at) * sizeof s->open[0]);
         s->nopen--;
+        c = &done;
         s->want = A_NONE;
         if (!c->timed) {
             /* its time line lost among other threads' lines: the latest time */
@@ -628,18 +846,26 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
     }
     uint64_t v, n;
     int null;
-    if (ulong_value(l, "[in] hSession = 0x", &v))
-        c->session = v;
-    else if (ulong_value(l, "[in] hKey = 0x", &v) || ulong_value(l, "[in] hWrappingKey = 0x", &v) ||
-             ulong_value(l, "[in] hUnwrappingKey = 0x", &v) || ulong_value(l, "[in] hBaseKey = 0x", &v) ||
-             ulong_value(l, "[in] hObject = 0x", &v))
-        c->key = v;
-    else if (ulong_value(l, "[out] *phSession = 0x", &v) || ulong_value(l, "[out] hKey = 0x", &v) ||
-             ulong_value(l, "[out] hPrivateKey = 0x", &v))
-        c->made[0] = v;
-    else if (ulong_value(l, "[out] hPublicKey = 0x", &v))
+    if (ulong_value(l, "[in] hSession = 0x", &v)) {
+        s->float_session = v;
+        c = field_owner(s, F_SESSION);
+        if (c)
+            c->session = v;
+    } else if (ulong_value(l, "[in] hKey = 0x", &v) || ulong_value(l, "[in] hWrappingKey = 0x", &v) ||
+               ulong_value(l, "[in] hUnwrappingKey = 0x", &v) || ulong_value(l, "[in] hBaseKey = 0x", &v) ||
+               ulong_value(l, "[in] hObject = 0x", &v)) {
+        c = field_owner(s, F_KEY);
+        if (c)
+            c->key = v;
+    } else if (ulong_value(l, "[out] *phSession = 0x", &v) || ulong_value(l, "[out] hKey = 0x", &v) ||
+               ulong_value(l, "[out] hPrivateKey = 0x", &v)) {
+        c = field_owner(s, F_MADE);
+        if (c)
+            c->made[0] = v;
+    } else if (ulong_value(l, "[out] hPublicKey = 0x", &v))
         c->made[1] = v;
     else if (strncmp(l, "[in] pMechanism->type = ", 24) == 0) {
+        c = field_owner(s, F_MECH);
         char mech[64];
         size_t k = 0;
         const char *p = l + 24;
@@ -649,24 +875,31 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
         }
         mech[k] = '\0';
         CK_MECHANISM_TYPE mt;
-        c->mech = p11_mech_by_name(mech, &mt) == 0 ? (uint64_t)mt : NO_VALUE;
+        if (c)
+            c->mech = p11_mech_by_name(mech, &mt) == 0 ? (uint64_t)mt : NO_VALUE;
     } else if (strncmp(l, "[in] ", 5) == 0) {
         static const char *const data_in[] = { "pData[", "pPart[", "pEncryptedData[", "pEncryptedPart[",
                                                "pWrappedKey[" };
         for (size_t i = 0; i < sizeof data_in / sizeof data_in[0]; i++)
             if (strncmp(l + 5, data_in[i], strlen(data_in[i])) == 0) {
                 const char *rest = strchr(l + 5, ' ');
-                if (rest && buffer_len(rest, &n, &null))
+                c = field_owner(s, F_IN);
+                if (c && rest && buffer_len(rest, &n, &null))
                     c->in_len += n;
                 break;
             }
     } else if (strncmp(l, "[out] ", 6) == 0) {
         const char *rest = strchr(l + 6, ' ');
         if (rest && strchr(l + 6, '[') && strchr(l + 6, '[') < rest && buffer_len(rest, &n, &null)) {
-            c->out_len = n;
-            c->query = null;
+            c = field_owner(s, F_OUT);
+            if (c) {
+                c->out_len = n;
+                c->query = null;
+            }
         } else if (strncmp(l + 6, "pul", 3) == 0) {
-            c->query = 1;    /* CKR_BUFFER_TOO_SMALL: the length it needs */
+            c = field_owner(s, F_OUT);
+            if (c)
+                c->query = 1;    /* CKR_BUFFER_TOO_SMALL: the length it needs */
         }
     } else {
         uint64_t len = 0;
@@ -683,6 +916,45 @@ static int one_line(spy *s, char *l, unsigned long long lineno, uint64_t *pendin
 oom:
     bench_seterr(err, errlen, "%s: out of memory", s->path);
     return -1;
+}
+
+/* A dump line's width: "    00000010  " (14), 16 bytes "4D " (48), a space,
+ * 16 characters; spy pads a short last line to it. */
+#define SPY_DUMP_WIDTH 79
+
+/* Where in line l another thread's piece begins, written into it before
+ * its newline: pkcs11-spy writes a line in pieces (an argument's name, its
+ * value; a dump's bytes; a time line with no newline before it).  After a
+ * dump line's fixed width; in an argument's line, at "[in] ", "[out] ",
+ * "Returned:"; in either, at a time stamp ending the line.  NULL when none. */
+static char *glued(char *l)
+{
+    const size_t len = strlen(l);
+    unsigned char b[16];
+    if (len > SPY_DUMP_WIDTH && dump_bytes(l, b) > 0) {
+        memset(b, 0, sizeof b);
+        return l + SPY_DUMP_WIDTH;
+    }
+    memset(b, 0, sizeof b);
+    if (strncmp(l, "[in] ", 5) != 0 && strncmp(l, "[out] ", 6) != 0)
+        return NULL;
+    static const char *const starts[] = { "[in] ", "[out] ", "Returned:" };
+    char *first = NULL;
+    for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+        char *p = strstr(l + 1, starts[i]);
+        if (p && (!first || p < first))
+            first = p;
+    }
+    /* "... / 322026-12-06 19:20:52.727" or "... / 32P:4242; T:0x1 2026-...": a
+     * time line has the end of the line to itself */
+    uint64_t ns, pid, tid;
+    int who;
+    for (char *p = l + 1; *p && (!first || p < first); p++)
+        if ((*p == 'P' && p[1] == ':') || (isdigit((unsigned char)*p) && len - (size_t)(p - l) >= 23 &&
+                                           p[4] == '-' && p[7] == '-' && p[10] == ' '))
+            if (time_line(p, &ns, &pid, &tid, &who))
+                return p;
+    return first;
 }
 
 int p11_replay_read_spy(FILE *f, const char *path, p11_replay_model *m, char *err, size_t errlen)
@@ -711,9 +983,22 @@ int p11_replay_read_spy(FILE *f, const char *path, p11_replay_model *m, char *er
         lineno++;
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = '\0';
-        if (one_line(&s, line, lineno, &pending_time, err, errlen) != 0)
+        /* a line another thread's piece was written into the middle of: each
+         * piece on its own */
+        char *piece = line, *next;
+        while ((next = glued(piece)) != NULL) {
+            const char keep = *next;
+            *next = '\0';
+            const int r = one_line(&s, piece, lineno, &pending_time, err, errlen);
+            *next = keep;
+            if (r != 0)
+                goto cleanup;
+            piece = next;
+        }
+        if (one_line(&s, piece, lineno, &pending_time, err, errlen) != 0)
             goto cleanup;
     }
+    never_returned(&s, s.nopen);
     if (ferror(f)) {
         bench_seterr(err, errlen, "%s: cannot read it", path);
         goto cleanup;
@@ -724,8 +1009,9 @@ int p11_replay_read_spy(FILE *f, const char *path, p11_replay_model *m, char *er
     p11_replay_limit(m, "the log has no return times: a call ends when it entered, so a step's "
                         "think time holds the previous step's time in the module");
     if (s.interleaved)
-        p11_replay_limit(m, "calls of several threads interleave in the log: a return is taken "
-                            "for the latest call still open");
+        p11_replay_limit(m, "calls of several threads interleave in the log: each line is taken for "
+                            "the call it fits, and an operation whose lines cannot all be told apart "
+                            "is not replayed (said above)");
     if (s.dropped)
         p11_replay_limit(m, "calls that never returned in the log are left out");
     rc = p11_replay_seg_finish(s.seg, m, path, err, errlen);

@@ -124,8 +124,19 @@ for n in 1 2; do
         'kinds["ecdsa-sign"]["count"] == 30 and kinds["ecdsa-sign"]["steps"][0]["key"] == "EC P-256" and "ec-keygen" in kinds and any(n["what"] == "C_DestroyObject" for n in m["not_replayed"])'
 done
 same hb1-rec hb1-spy "hsmbench, one thread, through spy and recorder at once: the same kinds, steps and counts"
-expect hb2-spy "hsmbench, two threads, through spy: the same kinds and steps; each signature rebuilt or said not to be" \
-    'sorted(kinds) == ["ec-keygen", "ecdsa-sign"] and kinds["ecdsa-sign"]["steps"][0]["key"] == "EC P-256" and kinds["ecdsa-sign"]["count"] + sum(n["count"] for n in m["not_replayed"] if "interleave" in n["why"] or n["what"].startswith("C_Sign")) >= 30'
+# each signature once: rebuilt as the 32-byte signature it was, or listed as
+# not replayed because its lines cannot be told apart; never rebuilt with the
+# data of the call beside it (a 64-byte sign, a two-sign transaction) or with
+# no mechanism (issue 42: CI saw 28 rebuilt and 2 gone without a word)
+SIGNS_ONCE='sorted(kinds) == ["ec-keygen", "ecdsa-sign"] and all(s["key"] == "EC P-256" and s["data_bytes"] == 32 for s in kinds["ecdsa-sign"]["steps"]) and kinds["ecdsa-sign"]["count"] + sum(n["count"] for n in m["not_replayed"] if n["what"] == "C_Sign" and "interleave" in n["why"]) == 30'
+expect hb2-spy "hsmbench, two threads, through spy: each of the 30 signatures rebuilt or listed as not, once" "$SIGNS_ONCE"
+# two logs of four threads (OpenSC 0.23's spy, no thread named), whose lines
+# interleave even inside a line and where a call's lines are missing: each
+# of their 30 signatures rebuilt or listed as not, once
+for f in hsmbench-4threads-a hsmbench-4threads-b; do
+    model "$f" "$TOP/tests/fuzz/corpus/spy/$f"
+    expect "$f" "tests/fuzz/corpus/spy/$f: each of the 30 signatures rebuilt or listed as not, once" "$SIGNS_ONCE"
+done
 
 # ---- a spy log with a PIN and data never lets them out ---------------------------------
 MARKPIN=PinMark-7f3a91   # under 16: the spy dumps 16 bytes a line
