@@ -87,6 +87,7 @@ struct rest_http {
     uint64_t           header_bytes;      /* of this answer's header lines (CURLINFO_HEADER_SIZE) */
     int                interruptible;     /* the options named an interrupt flag */
     int                abandon_ok;        /* interruptible, and rest_http_interruptible on */
+    int                teardown;          /* rest_http_teardown_mode: a second signal abandons */
     int                engine_owned;      /* rest_http_engine_owned: the engine's limits */
     long               timeout_ms;        /* --timeout */
     const bench_flag  *interrupt;         /* Ctrl-C, or NULL */
@@ -321,6 +322,16 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     const bench_flag *interrupt = arg;
     (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
     return *interrupt != 0;
+}
+
+/* In the clean-up, only a second signal abandons a request (the first
+ * stopped the run, not the clean-up). */
+static int on_progress_again(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                             curl_off_t ulnow)
+{
+    const bench_flag *interrupt = arg;
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    return (*interrupt & BENCH_SIGNAL_AGAIN) != 0;
 }
 
 static const bench_option http_rows[] = {
@@ -598,6 +609,10 @@ void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_e
 
 void rest_http_interruptible(rest_http *h, int on)
 {
+    if (on && h->teardown) {
+        h->teardown = 0;
+        (void)curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION, on_progress);
+    }
     h->abandon_ok = on && h->interruptible;
     /* NOPROGRESS 0 calls on_progress, which abandons on the flag; under
      * the engine, the engine does. */
@@ -655,9 +670,16 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms)
     h->cur_timeout_ms = t;
     memset(h->checks, 0, sizeof h->checks);
     rest_http_interruptible(h, 0);
-    /* Options on a handle that exists take no allocation: nothing to fail. */
+    /* Options on a handle that exists take no allocation: nothing to fail.
+     * A second signal gives up on the clean-up at once: each request then
+     * ends, and what it was to remove is listed by its caller. */
     (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
     (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
+    h->teardown = h->interruptible;
+    if (h->teardown) {
+        (void)curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION, on_progress_again);
+        (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, 0L);
+    }
 }
 
 void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg)
@@ -790,7 +812,8 @@ CURL *rest_http_easy(rest_http *h)
 static void lean_request(rest_http *h, rest_lean_req *rq, rest_lean_sink *sink)
 {
     *rq = (rest_lean_req){ h->method, h->url, h->set, h->headers_gen, h->req_body, h->req_len,
-                           h->cur_timeout_ms, h->abandon_ok ? h->interrupt : NULL };
+                           h->cur_timeout_ms, h->abandon_ok || h->teardown ? h->interrupt : NULL,
+                           h->abandon_ok ? 0 : BENCH_SIGNAL_AGAIN };
     *sink = (rest_lean_sink){ on_header, on_body, h->verbose ? on_debug : NULL, h };
 }
 

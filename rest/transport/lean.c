@@ -193,15 +193,25 @@ static int ssl_wait(int e)
 
 enum { WAIT_READY, WAIT_TIMEOUT, WAIT_INTERRUPTED, WAIT_ERROR };
 
-/* Until fd is ready for events, the deadline (ns; 0: none) passes, or the
- * interrupt flag rises. */
-static int wait_fd(int fd, short events, uint64_t deadline, const bench_flag *intr)
+/* Has the request's interrupt flag risen (the bits it watches)? */
+static int interrupted(const rest_lean_req *rq)
 {
+    if (!rq->interrupt)
+        return 0;
+    const int v = *rq->interrupt;
+    return rq->interrupt_bits ? (v & rq->interrupt_bits) != 0 : v != 0;
+}
+
+/* Until fd is ready for events, the deadline (ns; 0: none) passes, or the
+ * request's interrupt flag rises. */
+static int wait_fd(int fd, short events, uint64_t deadline, const rest_lean_req *rq)
+{
+    const bench_flag *intr = rq ? rq->interrupt : NULL;
     for (;;) {
         const uint64_t now = bench_now_ns();
         if (deadline && now >= deadline)
             return WAIT_TIMEOUT;
-        if (intr && *intr)
+        if (rq && interrupted(rq))
             return WAIT_INTERRUPTED;
         int ms = -1;
         if (deadline) {
@@ -871,7 +881,7 @@ static int answered(rest_lean *l, CURLcode *cc, int keep)
  * CURLE_OK. */
 static CURLcode overdue(const rest_lean *l)
 {
-    if (l->rq.interrupt && *l->rq.interrupt)
+    if (interrupted(&l->rq))
         return CURLE_ABORTED_BY_CALLBACK;
     if (l->rq.timeout_ms > 0 && since_us(l->t0) >= (int64_t)l->rq.timeout_ms * 1000)
         return CURLE_OPERATION_TIMEDOUT;
@@ -1155,7 +1165,7 @@ CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lea
     int ev = rest_lean_begin(l, rq, sink, res, errbuf, errlen, &cc);
     const uint64_t deadline = rq->timeout_ms > 0 ? l->t0 + (uint64_t)rq->timeout_ms * 1000000ULL : 0;
     while (ev > 0) {
-        const int w = wait_fd(l->fd, (short)ev, deadline, rq->interrupt);
+        const int w = wait_fd(l->fd, (short)ev, deadline, rq);
         if (w == WAIT_READY) {
             ev = rest_lean_step(l, &cc);
         } else if (w == WAIT_ERROR) {

@@ -88,6 +88,7 @@ typedef struct rest_lean_req {
     size_t                   len;
     long                     timeout_ms;   /* the whole request, connection included; 0: none */
     const bench_flag        *interrupt;    /* abandon when it becomes non-zero; NULL: never */
+    int                      interrupt_bits; /* only when these bits of it rise (0: any) */
 } rest_lean_req;
 
 typedef struct rest_lean_result {

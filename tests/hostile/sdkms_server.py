@@ -5,7 +5,7 @@ meant to be sent back in a request and made to break it (issue 23, item 3):
 an access_token or a kid carrying CR LF and a header after it, a kid that
 would climb out of /crypto/v1/keys/ or end the path with ? and #.
 
-    sdkms_server.py PORTFILE LOGFILE MODE [SECONDS]
+    sdkms_server.py PORTFILE LOGFILE MODE [SECONDS [DELETE_SECONDS]]
 
 Listens on 127.0.0.1, port 0, writes the port to PORTFILE, and appends one
 JSON line per request to LOGFILE: {"method", "path", "headers": [[name,
@@ -20,11 +20,13 @@ injected header.  Ends by itself after SECONDS (default 60).  MODE:
   kid-path      the key's kid is "../../sys/v1/session/terminate?x=1#f"
   iv-crlf       encrypt answers an iv of "AAAA\\r\\nX-Injected: yes"
   slow-delete   every key its own kid (k1, k2, ...); a DELETE answers after
-                1 s, and only then is the key deleted, logged as
-                {"deleted": KID} (a DELETE its client gave up on first is
-                not done)
+                DELETE_SECONDS (default 1), and only then is the key deleted, logged as
+                {"deleted": KID}; a DELETE whose client closed the
+                connection first is not done (the key stays)
 """
 import json
+import select
+import socket
 import sys
 import threading
 import time
@@ -32,9 +34,24 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORTFILE, LOGFILE, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 SECONDS = float(sys.argv[4]) if len(sys.argv) > 4 else 60.0
+DELETE_SECONDS = float(sys.argv[5]) if len(sys.argv) > 5 else 1.0
 BAD = "\r\nX-Injected: yes"
 lock = threading.Lock()
 state = {"ops": 0, "gone": False}
+
+
+def client_gone(sock):
+    """Has the client closed its end (an end of file waiting to be read)?
+    A server that deletes a key only for a client still there, as one that
+    rolls back a request whose client left: the key stays, and only the
+    client's list can say so."""
+    r, _, _ = select.select([sock], [], [], 0)
+    if not r:
+        return False
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -77,12 +94,14 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(201, {"kid": kid, "name": "n", "obj_type": "EC"})
         if p.startswith("/crypto/v1/keys/") and self.command == "DELETE":
             if MODE == "slow-delete":
-                time.sleep(1.0)
+                time.sleep(DELETE_SECONDS)
+                if client_gone(self.connection):
+                    return None           # the client gave up: the key stays
                 try:
                     self.answer(204)
                     self.wfile.flush()
                 except OSError:
-                    return None           # the client gave up: the key stays
+                    return None
                 with lock:
                     with open(LOGFILE, "a") as f:
                         f.write(json.dumps({"deleted": p.rsplit("/", 1)[1]}) + "\n")
