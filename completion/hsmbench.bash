@@ -32,7 +32,7 @@ _hsmbench_opts_datasheet="$_hsmbench_sel --test --key-size --data-size --step-ti
 _hsmbench_opts_list="$_hsmbench_sel --help"
 _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
 _hsmbench_opts_menu="$_hsmbench_sel --help"
-_hsmbench_opts_report='--html --csv --threshold --quiet --help'
+_hsmbench_opts_report='--html --csv --csv-layout --threshold --quiet --help'
 _hsmbench_opts_trace='--json --csv --html --quiet --help'
 _hsmbench_opts_replay="$_hsmbench_sel --speed --closed --threads --duration --model-only --find-speed
     --step --precision --max-steps
@@ -259,6 +259,11 @@ _hsmbench()
             _hsmbench_words 'jsonl=' "$cur"
             compopt -o nospace 2>/dev/null
         fi
+        return
+        ;;
+    --csv-layout)
+        _hsmbench_words 'sdkms tidy' "$cur"
+        compopt +o default 2>/dev/null
         return
         ;;
     --summary)

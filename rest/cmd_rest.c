@@ -482,9 +482,15 @@ static int parse_args(int argc, char **argv, rest_opts *o)
         /* The SDKMS bench's "run encryption": an operation named as a word. */
         const char *op = bench_opts_old_value(&rest_options, "op", argv[optind]);
         rest_sdkms_op named;
+        const size_t alen = strlen(argv[optind]);
         if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[optind], &named) == 0))
             bench_error("%s: unexpected argument; the SDKMS bench's 'run %s' is --op %s (see: hsmbench "
                         "rest --help)", argv[optind], argv[optind], op ? op : argv[optind]);
+        else if (o->kind == KIND_EKM && alen > 3 && strcmp(argv[optind] + alen - 3, ".js") == 0)
+            /* k6's script, as the EKM package runs it: its load is its pause. */
+            bench_error("%s: unexpected argument; hsmbench runs no k6 script: the EKM package's "
+                        "ekm_wrap.js is --op wrap with --think 500ms (it sleeps 0.5 s after each request; "
+                        "see docs/migrating.md)", argv[optind]);
         else
             bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[optind]);
         return BENCH_EXIT_USAGE;

@@ -628,7 +628,7 @@ static void acc_line(rest_jmeter_summariser *js, char type, const rest_jmeter_ac
     snprintf(active, sizeof active, "Active: %u Started: %u Finished: %u",
              js->started > js->finished ? js->started - js->finished : 0, js->started, js->finished);
     jmeter_format(line, sizeof line, type, a->n, a->span_s,
-                  a->span_s > 0 ? (double)a->n / a->span_s : -1, a->n ? a->sum_ns / (double)a->n : 0,
+                  a->span_s > 0 ? bench_model_rate(a->n, a->span_s) : -1, a->n ? a->sum_ns / (double)a->n : 0,
                   (double)a->min_ns, (double)a->max_ns, a->errors, type == '+' ? active : NULL);
     if (fprintf(js->f, "%s\n", line) < 0)
         js->failed = 1;
@@ -639,18 +639,23 @@ void rest_jmeter_second(rest_jmeter_summariser *js, const bench_sample *smp)
 {
     const rest_jmeter_acc one = { smp->ops, smp->errors, smp->all_mean_ns * (double)smp->ops,
                                   smp->span_s, smp->all_min_ns, smp->all_max_ns };
+    if (js->held) {
+        acc_line(js, '=', &js->total);      /* the run went on: the running total was not the last */
+        js->held = 0;
+    }
     acc_add(&js->delta, &one);
     js->started = smp->started;
     js->finished = smp->finished;
-    /* Whole seconds of run: the interval is over at its last one. */
-    if (js->delta.span_s + 0.5 < (double)js->interval_s)
+    /* The interval is over when its seconds add up to it (the ticks fall on
+     * whole seconds of run, so only a rounding error is forgiven): a run's
+     * last, partial second does not complete it. */
+    if (js->delta.span_s + 1e-3 < (double)js->interval_s)
         return;
     if (!js->delta.n)
         return;              /* JMeter reports when a sample comes: the next interval's does */
     acc_line(js, '+', &js->delta);
     acc_add(&js->total, &js->delta);
-    if (js->reported)
-        acc_line(js, '=', &js->total);      /* JMeter: only once it differs from the "+" */
+    js->held = js->reported;               /* JMeter: only once it differs from the "+" */
     js->reported = 1;
     memset(&js->delta, 0, sizeof js->delta);
 }
@@ -658,6 +663,8 @@ void rest_jmeter_second(rest_jmeter_summariser *js, const bench_sample *smp)
 int rest_jmeter_end(rest_jmeter_summariser *js, const bench_run_model *m)
 {
     char line[256];
+    /* A held running total is the whole run's: the model's line replaces it. */
+    js->held = 0;
     if (js->reported && js->delta.n)
         acc_line(js, '+', &js->delta);
     rest_jmeter_line(line, sizeof line, m);

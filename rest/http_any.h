@@ -162,7 +162,12 @@ void rest_jmeter_line(char *buf, size_t len, const bench_run_model *m);
  *   "summary +    107 in 00:00:30 =    3.6/s Avg:   276 Min:   104 Max:  1214 Err:     0 (0.00%) Active: 1 Started: 1 Finished: 0"
  * for those seconds and, from the second such line on, "summary =" for the
  * run so far; at the end the last seconds' "+" (when a "+" came before)
- * and the whole run's "=" (rest_jmeter_line, from the run model).
+ * and the whole run's "=" (rest_jmeter_line, from the run model), once.
+ * An interval is over when its seconds of run add up to interval_s (a run
+ * shorter than the interval prints its "=" alone, as JMeter does); the
+ * running "=" is held until the run goes on (the next second), so a run
+ * that ends at an interval's end prints the model's "=" in its place, not
+ * a second "=" of the same samples.  Every rate is bench_model_rate's.
  */
 #define REST_JMETER_INTERVAL_S 30        /* JMeter's summariser.interval */
 typedef struct rest_jmeter_acc {
@@ -176,6 +181,7 @@ typedef struct rest_jmeter_summariser {
     rest_jmeter_acc delta, total;
     unsigned        started, finished;   /* threads, at the last interval */
     int             reported;            /* a "summary +" line was printed */
+    int             held;                /* the running "=" waits for the next second */
     int             failed;              /* a write failed */
 } rest_jmeter_summariser;
 /* --summary-interval TEXT: whole seconds, 1 s to a day.  0, or -1 (printed). */

@@ -24,7 +24,8 @@
 #define MAX_THRESHOLDS 64
 
 static const char report_usage[] =
-    "Usage: hsmbench report RESULT.json [--html FILE] [--csv FILE] [--threshold EXPR]... [--quiet]\n"
+    "Usage: hsmbench report RESULT.json [--html FILE] [--csv FILE [--csv-layout sdkms|tidy]]\n"
+    "                       [--threshold EXPR]... [--quiet]\n"
     "\n"
     "Reports from a results file written by hsmbench run --json (or merge).\n"
     "With no --html or --csv, prints a table of the runs.\n"
@@ -36,13 +37,17 @@ static const char report_usage_tail[] =
     "(missing file, bad JSON, not a results file, no runs); 99 a threshold failed\n"
     "(as k6).\n";
 
-enum { OPT_HTML = 3000, OPT_CSV, OPT_THRESHOLD, OPT_QUIET };
+enum { OPT_HTML = 3000, OPT_CSV, OPT_CSV_LAYOUT, OPT_THRESHOLD, OPT_QUIET };
 
 static const bench_option report_rows[] = {
     { "html", 0, BENCH_ARG_REQUIRED, "FILE", OPT_HTML,
       "one self-contained HTML page with charts (\"-\": stdout)", NULL },
     { "csv", 0, BENCH_ARG_REQUIRED, "FILE", OPT_CSV,
       "one CSV row per run, SDKMS test bench columns (\"-\": stdout)", NULL },
+    { "csv-layout", 0, BENCH_ARG_REQUIRED, "sdkms|tidy", OPT_CSV_LAYOUT,
+      "--csv's columns: sdkms (the default: the SDKMS bench's,\n"
+      "counting failed requests as JMeter does) or tidy (one\n"
+      "row a run, a column each, plain numbers, for analysis)", NULL },
     { "threshold", 0, BENCH_ARG_REPEATED, "EXPR", OPT_THRESHOLD,
       "pass/fail criterion, repeatable: p99<50ms, avg<10ms,\n"
       "p(99.9)<100ms, rate>1000, errors<0.1%, TEST:EXPR, ...;", NULL },
@@ -54,6 +59,8 @@ const bench_cmd_opts bench_report_options = { "report", 0, report_groups };
 
 typedef struct report_opts {
     const char     *input, *html, *csv;
+    int             tidy;                /* --csv-layout tidy */
+    int             layout_given;        /* --csv-layout, which needs --csv */
     bench_threshold ths[MAX_THRESHOLDS];
     size_t          nths;
     int             quiet;
@@ -87,6 +94,14 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
             break;
         case OPT_CSV:
             o->csv = optarg;
+            break;
+        case OPT_CSV_LAYOUT:
+            if (strcmp(optarg, "tidy") != 0 && strcmp(optarg, "sdkms") != 0) {
+                bench_error("--csv-layout %s: the layouts are 'sdkms' and 'tidy'", optarg);
+                return BENCH_EXIT_USAGE;
+            }
+            o->tidy = strcmp(optarg, "tidy") == 0;
+            o->layout_given = 1;
             break;
         case OPT_THRESHOLD:
             if (o->nths == MAX_THRESHOLDS) {
@@ -123,6 +138,10 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         return BENCH_EXIT_USAGE;
     if (o->csv && strcmp(o->csv, "-") != 0 && !bench_path_writable("--csv", o->csv))
         return BENCH_EXIT_USAGE;
+    if (o->layout_given && !o->csv) {
+        bench_error("--csv-layout needs --csv FILE (the layout of that file)");
+        return BENCH_EXIT_USAGE;
+    }
     if (o->html && o->csv && strcmp(o->html, "-") == 0 && strcmp(o->csv, "-") == 0) {
         bench_error("--html - and --csv -: only one report can go to standard output");
         return BENCH_EXIT_USAGE;
@@ -285,7 +304,8 @@ int bench_cmd_report(int argc, char **argv, const bench_section *const *sections
             rc = BENCH_EXIT_THRESHOLD;
         }
     }
-    if (o->csv && bench_csv_write_file(o->csv, doc, "--csv") != 0)
+    if (o->csv && (o->tidy ? bench_csv_tidy_write_file(o->csv, doc, "--csv")
+                           : bench_csv_write_file(o->csv, doc, "--csv")) != 0)
         rc = BENCH_EXIT_FAILED;
     if (o->html && bench_html_write_file(o->html, doc, "--html", sections) != 0)
         rc = BENCH_EXIT_FAILED;

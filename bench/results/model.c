@@ -421,6 +421,11 @@ int bench_model_settle_status(json_t *run)
     }
 }
 
+double bench_model_rate(uint64_t n, double span_s)
+{
+    return span_s > 0 ? round((double)n / span_s * 100) / 100 : 0.0;
+}
+
 int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m)
 {
     memset(m, 0, sizeof *m);

@@ -196,6 +196,16 @@ typedef struct bench_run_model {
  * empty).  Release with bench_model_free.
  */
 int  bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m);
+
+/*
+ * The rate of n operations in span_s seconds as every view shows it: the
+ * results file's ops_per_s and attempts_per_s, the JMeter summariser's
+ * lines (rest/http_any.h).  Rounded to hundredths, as the file stores it,
+ * so the same operations over the same span give the same figure in every
+ * line and every view (2 398.6/s and 2 398.7/s for one run's 2 000 samples
+ * were a rate rounded twice against one rounded once).  0 when span_s <= 0.
+ */
+double bench_model_rate(uint64_t n, double span_s);
 void bench_model_free(bench_run_model *m);
 
 /*

@@ -12,6 +12,7 @@
 #include "bench/results/series.h"
 #include "bench/util/cli.h"
 #include "bench/util/outfile.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 
 void bench_report_second(FILE *f, const bench_sample *s)
@@ -540,8 +541,6 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     if (!o)
         return run;
 
-    const double rate = o->duration_s > 0 ? (double)(o->ops - o->errors) / o->duration_s : 0;
-    const double attempts_rate = o->duration_s > 0 ? (double)o->ops / o->duration_s : 0;
     double bps = o->duration_s > 0 && w->bytes_per_op
                      ? (double)(o->ops - o->errors) * (double)w->bytes_per_op / o->duration_s : 0;
     /* A mix of data sizes: each class's successes times its own bytes. */
@@ -562,9 +561,9 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     json_object_set_new(run, "errors", json_integer((json_int_t)o->errors));
     json_object_set_new(run, "error_pct",
                         json_real(o->ops ? 100.0 * (double)o->errors / (double)o->ops : 0.0));
-    json_object_set_new(run, "ops_per_s", json_real(round(rate * 100) / 100));
+    json_object_set_new(run, "ops_per_s", json_real(bench_model_rate(o->ops - o->errors, o->duration_s)));
     json_object_set_new(run, "attempts", json_integer((json_int_t)o->ops));
-    json_object_set_new(run, "attempts_per_s", json_real(round(attempts_rate * 100) / 100));
+    json_object_set_new(run, "attempts_per_s", json_real(bench_model_rate(o->ops, o->duration_s)));
     json_object_set_new(run, "bytes_per_s", json_real(round(bps)));
     if (o->client_cpu >= 0)
         json_object_set_new(run, "client_cpu", json_real(round(o->client_cpu * 1000) / 1000));
@@ -582,7 +581,7 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
         json_object_set_new(run, "queue_us", bench_report_latency_json(o->queue));
         json_t *sched = json_pack("{s:f,s:f,s:I,s:I,s:I}", "target_ops_per_s",
                                   round(o->target_rate * 100) / 100, "achieved_ops_per_s",
-                                  round(rate * 100) / 100, "scheduled", (json_int_t)o->scheduled,
+                                  bench_model_rate(o->ops - o->errors, o->duration_s), "scheduled", (json_int_t)o->scheduled,
                                   "late", (json_int_t)o->late, "dropped", (json_int_t)o->dropped);
         if (sched && o->unstarted && schedule_figures(sched, o) != 0) {
             json_decref(run);

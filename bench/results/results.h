@@ -110,15 +110,39 @@ json_t *bench_results_merge(json_t *const *docs, const char *const *names, size_
  *   operation,threads,duration(sec),total operations,average latency(ms),
  *   p90 latency(ms),p99 latency(ms),min latency (ms),max latency (ms),
  *   Error %,Throughput per sec,capacity (kb/s),p50 latency(ms),p95 latency(ms),
- *   attempts
+ *   attempts,successes,successes per sec,success average latency(ms),
+ *   success p99 latency(ms)
  *
- * total operations are the successes (the run's ops), attempts the
- * successes and the errors; capacity is bytes_per_s / 1024, or NA for a run
- * that processes no data.  Every figure comes from the run model (model.h).
+ * The bench's columns mean what they mean in the bench (a JMeter plan):
+ * total operations, Throughput per sec and the latencies count every
+ * attempt, failed ones included, Error % is the errors of the attempts;
+ * capacity is bytes_per_s / 1024 (KiB/s, JMeter's KB/sec), or NA for a run
+ * that processes no data; the successes' figures are in the last four
+ * columns.  Every figure comes from the run model (model.h).
  * Runs that were not measured (skipped, failed) have their name and threads
  * and empty cells.  Returns 0, -1 on a write error.
  */
 int bench_csv_write(FILE *f, const json_t *doc);
+
+/*
+ * The tidy CSV report (report --csv-layout tidy; report_tidy.c): a header,
+ * then one row a run, each setting and figure its own column, numbers as
+ * plain numbers in the unit the header names, an empty cell for nothing:
+ *
+ *   test,key,data_size_bytes,threads,mode,status,reason,duration_s,attempts,
+ *   successes,errors,error_pct,attempts_per_s,successes_per_s,bytes_per_s,
+ *   latency_mean_ms,latency_min_ms,latency_p50_ms,latency_p90_ms,
+ *   latency_p95_ms,latency_p99_ms,latency_max_ms,success_latency_mean_ms,
+ *   success_latency_p99_ms
+ *
+ * Returns 0, -1 on a write error.
+ */
+int bench_csv_tidy_write(FILE *f, const json_t *doc);
+int bench_csv_tidy_write_file(const char *path, const json_t *doc, const char *flag);
+
+/* One RFC 4180 field: a comma before it unless first, quoted when it holds
+ * a comma, a quote or a line break, quotes doubled (both CSV layouts). */
+void bench_csv_field(FILE *f, const char *s, int first);
 
 /*
  * The HTML report: one self-contained page (inline CSS and SVG, no script,

@@ -33,7 +33,8 @@ assert m and int(m.group(1)) == att, ("summary attempts", m and m.groups())
 m = re.search(r"^ +errors\.+: [0-9.]+% +(\d+) of (\d+)$", out, re.M)
 assert m and int(m.group(1)) == r["errors"] and int(m.group(2)) == att, ("summary errors", m and m.groups())
 row = list(csv.reader(open(sys.argv[3], newline="")))[1]
-assert int(row[3]) == ops and int(row[14]) == att, ("csv", row)
+# the bench's "total operations" counts every attempt (JMeter's samples); successes after
+assert int(row[3]) == att and int(row[14]) == att and int(row[15]) == ops, ("csv", row)
 html = open(sys.argv[4]).read()
 assert re.search(r"<th>operations</th><td class=\"n\">%d</td>" % ops, html), "html operations"
 assert re.search(r"<th>attempts</th><td class=\"n\">%d " % att, html), "html attempts"

@@ -21,19 +21,24 @@ assert raw.endswith("\r\n") and "\n" not in raw.replace("\r\n", ""), "lines must
 rows = list(csv.reader(open(sys.argv[2], newline="")))
 header = ["operation", "threads", "duration(sec)", "total operations", "average latency(ms)",
           "p90 latency(ms)", "p99 latency(ms)", "min latency (ms)", "max latency (ms)", "Error %",
-          "Throughput per sec", "capacity (kb/s)", "p50 latency(ms)", "p95 latency(ms)", "attempts"]
+          "Throughput per sec", "capacity (kb/s)", "p50 latency(ms)", "p95 latency(ms)", "attempts",
+          "successes", "successes per sec", "success average latency(ms)", "success p99 latency(ms)"]
 assert rows[0] == header, rows[0]
 assert len(rows) == 1 + len(doc["runs"]), len(rows)
 for row, run in zip(rows[1:], doc["runs"]):
-    assert len(row) == 15, row
+    assert len(row) == 19, row
     assert row[0] == run["test"] and int(row[1]) == run["threads"], row
-    # total operations are the successes (ops); attempts count the errors too
-    assert int(row[3]) == run["ops"] and int(row[14]) == run["attempts"] == run["ops"] + run["errors"], row
-    lat = run["latency_us"]
+    # total operations are the attempts, as in JMeter; successes the ops
+    assert int(row[3]) == int(row[14]) == run["attempts"] == run["ops"] + run["errors"], row
+    assert int(row[15]) == run["ops"], row
+    lat = run.get("attempts_latency_us", run["latency_us"])
     for col, key in ((4, "mean"), (5, "p90"), (6, "p99"), (7, "min"), (8, "max"), (12, "p50"), (13, "p95")):
         assert abs(float(row[col]) - lat[key] / 1000) < 1e-5, (col, row[col], lat[key])
+    for col, key in ((17, "mean"), (18, "p99")):
+        assert abs(float(row[col]) - run["latency_us"][key] / 1000) < 1e-5, (col, row[col])
     assert row[9] == "%.2f%%" % run["error_pct"], row[9]
-    assert abs(float(row[10]) - run["ops_per_s"]) < 0.006, row[10]
+    assert abs(float(row[10]) - run["attempts_per_s"]) < 0.006, row[10]
+    assert abs(float(row[16]) - run["ops_per_s"]) < 0.006, row[16]
     if run["bytes_per_s"] > 0:
         assert abs(float(row[11]) - run["bytes_per_s"] / 1024) < 0.006, row[11]
     else:
@@ -59,7 +64,7 @@ json.dump(doc, open(sys.argv[2], "w"))
 PY
 run "$HSMBENCH" report "$T/q.json" --csv "$T/q.csv"
 check "report --csv on a file with a comma and quotes in a name: exit 0" 0
-if python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1], newline=""))); sys.exit(0 if rows[1][0] == "say \"hi\", then sign" and len(rows[1]) == 15 else 1)' "$T/q.csv"
+if python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1], newline=""))); sys.exit(0 if rows[1][0] == "say \"hi\", then sign" and len(rows[1]) == 19 else 1)' "$T/q.csv"
 then pass "CSV: RFC 4180 quoting round-trips a comma and quotes"
 else fail "CSV: RFC 4180 quoting round-trips a comma and quotes" "$(sed -n 2p "$T/q.csv")"; fi
 file_has "CSV: quotes doubled inside a quoted field" "$T/q.csv" '^"say ""hi"", then sign",'

@@ -150,7 +150,7 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 want=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; print(r["ops"], r["attempts"])' "$T/most.json")
 run "$HSMBENCH" report "$T/v2.json" --csv -
-got=$(python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1])))[1]; print(r[3], r[14])' "$T/out" 2>&1)
+got=$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[0]; print(r["successes"], r["attempts"])' "$T/out" 2>&1)
 if [ "$got" = "$want" ]; then pass "a /2 file's ops (attempts then) are read as successes, attempts beside them ($want)"
 else fail "a /2 file's ops (attempts then) are read as successes, attempts beside them ($want)" "$got"; fi
 json_check "blocking stages: every second has its target, the last (ramp to 0) too" "$T/stages.json" \

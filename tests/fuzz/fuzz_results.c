@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *sink = fuzz_sink();
     if (sink) {
         (void)bench_csv_write(sink, doc);
+        (void)bench_csv_tidy_write(sink, doc);
         (void)bench_html_write(sink, doc, rest_sections());
         /* The thread sweeps' analysis, as report makes it from the runs. */
         json_t *scal = bench_scalability(json_object_get(doc, "runs"));

@@ -730,41 +730,90 @@ static char *render(int (*fn)(FILE *, const json_t *), const json_t *doc)
     return text;
 }
 
-static void test_csv(void)
+/* A CSV layout's text of doc, checked to start with header (NULL, said,
+ * when it could not be made). */
+static char *render_csv(int (*write)(FILE *, const json_t *), const json_t *doc, const char *header)
+{
+    char *text = render(write, doc);
+    CHECK(text != NULL);
+    if (text)
+        CHECK_MSG(strncmp(text, header, strlen(header)) == 0, "header: %s", text);
+    return text;
+}
+
+/* The CSV tests' latencies: 1 µs .. 1 ms, a thousand of them (NULL, said,
+ * when out of memory). */
+static bench_hist *csv_hist(void)
 {
     bench_hist *h = bench_hist_new();
     if (!h) {
         CHECK(!"out of memory");
-        return;
+        return NULL;
     }
     for (uint64_t v = 1; v <= 1000; v++)
-        bench_hist_record(h, v * 1000);   /* 1 µs .. 1 ms */
+        bench_hist_record(h, v * 1000);
+    return h;
+}
+
+/* The CSV tests' document: an RSA signature run of 1000 successes and 10
+ * failures in 4 s, a run of data_test that processes 2 MB a second, and a
+ * skipped run. */
+static json_t *csv_doc(const bench_hist *h, const char *data_test)
+{
     json_t *doc = mk_doc(mk_run("rsa-pkcs-sign", 2, h, 10, 4), 1, "s");
-    json_t *data = mk_run("say \"hi\", digest", 1, h, 0, 4);
+    json_object_set_new(run0(doc), "attempts_per_s", json_real(252.44));
+    json_t *data = mk_run(data_test, 1, h, 0, 4);
     json_object_set_new(data, "bytes_per_s", json_real(2048000));
     json_array_append_new(json_object_get(doc, "runs"), data);
     json_array_append_new(json_object_get(doc, "runs"),
                           json_pack("{s:s,s:s,s:i,s:i,s:s,s:s}", "test", "ecdsa-sign", "mode", "blocking", "threads", 4,
                                     "data_size", 32, "status", "skipped", "reason", "no EC"));
-    char *text = render(bench_csv_write, doc);
-    CHECK(text != NULL);
+    return doc;
+}
+
+static void test_csv(void)
+{
+    bench_hist *h = csv_hist();
+    if (!h)
+        return;
+    json_t *doc = csv_doc(h, "say \"hi\", digest");
+    /* Its 10 failures took 2 ms each: every attempt's latency is another
+     * distribution, and the bench's columns are every attempt's (JMeter's). */
+    bench_hist *all = bench_hist_new();
+    if (!all) {
+        CHECK(!"out of memory");
+        json_decref(doc);
+        bench_hist_free(h);
+        return;
+    }
+    bench_hist_add(all, h);
+    for (int k = 0; k < 10; k++)
+        bench_hist_record(all, 2000000);
+    json_object_set_new(run0(doc), "attempts_latency_us", latency_json(all));
+    char *text = render_csv(bench_csv_write, doc,
+                            "operation,threads,duration(sec),total operations,average latency(ms),p90 latency(ms),"
+                            "p99 latency(ms),min latency (ms),max latency (ms),Error %,Throughput per sec,"
+                            "capacity (kb/s),p50 latency(ms),p95 latency(ms),attempts,successes,successes per sec,"
+                            "success average latency(ms),success p99 latency(ms)\r\n");
     if (text) {
-        const char *want_header =
-            "operation,threads,duration(sec),total operations,average latency(ms),p90 latency(ms),p99 latency(ms),"
-            "min latency (ms),max latency (ms),Error %,Throughput per sec,capacity (kb/s),p50 latency(ms),"
-            "p95 latency(ms),attempts\r\n";
-        CHECK_MSG(strncmp(text, want_header, strlen(want_header)) == 0, "header: %s", text);
         char row1[512];
-        const json_t *lat = json_object_get(run0(doc), "latency_us");
-        snprintf(row1, sizeof row1, "rsa-pkcs-sign,2,4.00,1000,%.5f,%.5f,%.5f,%.5f,%.5f,0.99%%,%.2f,NA,%.5f,%.5f,1010\r\n",
+        const json_t *lat = json_object_get(run0(doc), "attempts_latency_us");
+        const json_t *ok = json_object_get(run0(doc), "latency_us");
+        /* total operations, the latencies, Throughput per sec: every attempt's;
+         * then successes, their rate and latency. */
+        snprintf(row1, sizeof row1,
+                 "rsa-pkcs-sign,2,4.00,1010,%.5f,%.5f,%.5f,%.5f,%.5f,0.99%%,252.44,NA,%.5f,%.5f,1010,1000,%.2f,"
+                 "%.5f,%.5f\r\n",
                  bench_json_num(lat, "mean", 0) / 1000, bench_json_num(lat, "p90", 0) / 1000,
                  bench_json_num(lat, "p99", 0) / 1000, bench_json_num(lat, "min", 0) / 1000,
-                 bench_json_num(lat, "max", 0) / 1000, bench_json_num(run0(doc), "ops_per_s", 0),
-                 bench_json_num(lat, "p50", 0) / 1000, bench_json_num(lat, "p95", 0) / 1000);
+                 bench_json_num(lat, "max", 0) / 1000, bench_json_num(lat, "p50", 0) / 1000,
+                 bench_json_num(lat, "p95", 0) / 1000, bench_json_num(run0(doc), "ops_per_s", 0),
+                 bench_json_num(ok, "mean", 0) / 1000, bench_json_num(ok, "p99", 0) / 1000);
+        CHECK_MSG(bench_json_num(lat, "max", 0) >= 2000 * 0.99, "the failures' 2 ms in the attempts' max");
         CHECK_MSG(strstr(text, row1) != NULL, "want row %s in:\n%s", row1, text);
         CHECK_MSG(strstr(text, "\r\n\"say \"\"hi\"\", digest\",1,4.00,1000,") != NULL, "quoted name: %s", text);
         CHECK_MSG(strstr(text, ",2000.00,") != NULL, "capacity 2048000/1024: %s", text);
-        CHECK_MSG(strstr(text, "\r\necdsa-sign,4,,,,,,,,,,,,,\r\n") != NULL, "skipped row: %s", text);
+        CHECK_MSG(strstr(text, "\r\necdsa-sign,4,,,,,,,,,,,,,,,,,\r\n") != NULL, "skipped row: %s", text);
         /* Every line ends in CRLF, and there are 4. */
         int lines = 0, bare = 0;
         for (const char *p = text; *p; p++) {
@@ -772,6 +821,44 @@ static void test_csv(void)
             bare += *p == '\n' && (p == text || p[-1] != '\r');
         }
         CHECK_MSG(lines == 4 && bare == 0, "%d lines, %d without CR", lines, bare);
+        free(text);
+    }
+    json_decref(doc);
+    bench_hist_free(all);
+    bench_hist_free(h);
+}
+
+/* The tidy layout (report --csv-layout tidy): one row a run, a column each,
+ * plain numbers (no "0.99%"), an empty cell for nothing (issue 39, item 13). */
+static void test_csv_tidy(void)
+{
+    bench_hist *h = csv_hist();
+    if (!h)
+        return;
+    json_t *doc = csv_doc(h, "sha256-digest");
+    json_object_set_new(run0(doc), "status", json_string("errors"));
+    json_object_set_new(run0(doc), "reason", json_string("10 of 1010 attempts failed (0.99 %): CKR_DEVICE_ERROR"));
+    json_object_set_new(json_array_get(json_object_get(doc, "runs"), 1), "key", json_null());
+    char *text = render_csv(bench_csv_tidy_write, doc,
+                            "test,key,data_size_bytes,threads,mode,status,reason,duration_s,attempts,successes,"
+                            "errors,error_pct,attempts_per_s,successes_per_s,bytes_per_s,latency_mean_ms,"
+                            "latency_min_ms,latency_p50_ms,latency_p90_ms,latency_p95_ms,latency_p99_ms,"
+                            "latency_max_ms,success_latency_mean_ms,success_latency_p99_ms\r\n");
+    if (text) {
+        char head[256];
+        /* The reason as the model words it; no attempts_latency_us in this file
+         * and 10 failures: no every-attempt latency (empty), the successes' in
+         * the success_ columns. */
+        snprintf(head, sizeof head,
+                 "\r\nrsa-pkcs-sign,RSA 2048,32,2,blocking,errors,10 of 1010 attempts failed (0.99 %%),"
+                 "4.001000,1010,1000,10,0.9901,252.44,%.2f,,,,,,,,,",
+                 bench_json_num(run0(doc), "ops_per_s", 0));
+        CHECK_MSG(strstr(text, head) != NULL, "want %s in:\n%s", head, text);
+        CHECK_MSG(strstr(text, "\r\nsha256-digest,,32,1,blocking,ok,,") != NULL, "no key: empty: %s", text);
+        CHECK_MSG(strstr(text, ",2048000,") != NULL, "bytes_per_s in bytes: %s", text);
+        CHECK_MSG(strstr(text, "\r\necdsa-sign,,32,4,blocking,skipped,no EC,,,,,,,,,,,,,,,,,\r\n") != NULL,
+                  "skipped row: %s", text);
+        CHECK_MSG(strchr(strchr(text, '\n'), '%') == strstr(text, "%)"), "one percent sign, the reason's: %s", text);
         free(text);
     }
     json_decref(doc);
@@ -1367,6 +1454,7 @@ int main(void)
     RUN(test_section_hooks);
     RUN(test_session_table_long_names);
     RUN(test_csv);
+    RUN(test_csv_tidy);
     RUN(test_html);
     RUN(test_write_file);
     RUN(test_html_rest);
