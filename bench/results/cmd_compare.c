@@ -130,7 +130,10 @@ static void env_flags(FILE *f, const cfile *files, size_t n)
                 flagged = 1;
             }
         }
-        if (!flagged && bench_target_differs(g0, g)) {
+        if (!flagged && bench_target_tls_pair(g0, g)) {
+            fprintf(f, "  %s: the same endpoint with TLS %s (%s vs %s): compared as a setting\n", files[i].label,
+                    strstr(g->id, ":https://") ? "on" : "off", g->name, g0->name);
+        } else if (!flagged && bench_target_differs(g0, g)) {
             int same_name = strcmp(g0->name, g->name) == 0;   /* then only the ids tell them apart */
             fprintf(f, "  \xe2\x9a\xa0 %s: different target: %s vs %s\n", files[i].label,
                     same_name ? g->id : g->name, same_name ? g0->id : g0->name);
@@ -148,7 +151,7 @@ static int run_target_differs(const cfile *a, const json_t *base, const cfile *c
     bench_target ta, tb;
     (void)bench_target_of_run(a->doc, base, &ta);
     (void)bench_target_of_run(cf->doc, r, &tb);
-    return bench_target_differs(&ta, &tb);
+    return bench_target_differs(&ta, &tb) && !bench_target_tls_pair(&ta, &tb);
 }
 
 /* ---- figures ------------------------------------------------------------------ */
@@ -233,6 +236,36 @@ static void print_row(FILE *f, const cfile *cf, const json_t *run, const json_t 
                 (unsigned long long)m.dropped, (unsigned long long)m.scheduled);
     bench_model_free(&m);
     fputc('\n', f);
+}
+
+/* Under a row, each section's peer latency (a peer load tool's request
+ * duration) where the run has it, against base's when base has it too:
+ * what that tool's summary of the same run would have compared. */
+static void print_peer_rows(FILE *f, const bench_section *const *sections, const json_t *run, const json_t *base)
+{
+    for (size_t s = 0; sections && sections[s]; s++) {
+        const bench_section *sec = sections[s];
+        if (!sec->peer_latency)
+            continue;
+        bench_model_latency l, b;
+        bench_model_latency_of(json_object_get(json_object_get(json_object_get(run, sec->key), sec->dists),
+                                               sec->peer_latency), &l);
+        if (!l.present || !l.count)
+            continue;
+        memset(&b, 0, sizeof b);
+        if (base && base != run)
+            bench_model_latency_of(json_object_get(json_object_get(json_object_get(base, sec->key), sec->dists),
+                                                   sec->peer_latency), &b);
+        char p50[32], p99[32], c50[32] = "", c99[32] = "";
+        bench_fmt_ns(l.p50 * 1000.0, p50, sizeof p50);
+        bench_fmt_ns(l.p99 * 1000.0, p99, sizeof p99);
+        if (b.present && b.count) {
+            c50[0] = c99[0] = ' ';
+            pct_change(b.p50, l.p50, c50 + 1, sizeof c50 - 1);
+            pct_change(b.p99, l.p99, c99 + 1, sizeof c99 - 1);
+        }
+        fprintf(f, "        %s: p50 %s%s, p99 %s%s\n", sec->peer_latency_name, p50, c50, p99, c99);
+    }
 }
 
 /* ---- verdicts ------------------------------------------------------------------ */
@@ -704,6 +737,7 @@ static int compare_all(FILE *f, compare_ctx *cx, cfile *files, size_t n)
         run_heading(f, base);
         print_header(f);
         print_row(f, &files[0], base, base, 0);
+        print_peer_rows(f, cx->sections, base, NULL);
         for (size_t i = 1; i < n; i++) {
             int exact = 0;
             long k = find_run(&files[i], base, &exact);
@@ -735,6 +769,7 @@ static int compare_all(FILE *f, compare_ctx *cx, cfile *files, size_t n)
             }
             int other = run_target_differs(&files[0], base, &files[i], r);
             print_row(f, &files[i], r, base, other);
+            print_peer_rows(f, cx->sections, r, base);
             if (json_object_set_new(pair, "comparable", json_true()) != 0 ||
                 json_object_set_new(pair, "different_target", json_boolean(other)) != 0 ||
                 print_verdict(f, cx, &files[0], base, &files[i], r, pair) != 0)

@@ -160,7 +160,7 @@ static void table_cells(const json_t *doc, const json_t *run, char cell[NCOLS][1
         snprintf(cell[0], sizeof cell[0], "%s", "(out of memory)");
         return;
     }
-    snprintf(cell[0], sizeof cell[0], "%s", m.test);
+    snprintf(cell[0], sizeof cell[0], "%s", m.name);
     snprintf(cell[1], sizeof cell[1], "%s", m.key);
     snprintf(cell[2], sizeof cell[2], "%s", m.data_text);
     snprintf(cell[3], sizeof cell[3], "%u", m.threads);
@@ -239,7 +239,7 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
         if (m.measured && !m.latency_complete) {
             if (!noted++)
                 fputs("\n  latency incomplete (target saturated: the schedule was not kept):\n", f);
-            fprintf(f, "    %s · %u thread%s: %llu of %llu scheduled requests never started\n", m.test, m.threads,
+            fprintf(f, "    %s · %u thread%s: %llu of %llu scheduled requests never started\n", m.name, m.threads,
                     m.threads == 1 ? "" : "s", (unsigned long long)m.dropped, (unsigned long long)m.scheduled);
         }
         bench_model_free(&m);

@@ -434,6 +434,8 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     m->max_unstarted_pct = -1;
     m->latency_complete = 1;
     copy(m->test, sizeof m->test, bench_json_str(run, "test", "?"));
+    copy(m->variant, sizeof m->variant, bench_json_str(run, "variant", ""));
+    snprintf(m->name, sizeof m->name, "%s%s%s", m->test, *m->variant ? " " : "", m->variant);
     copy(m->mechanism, sizeof m->mechanism, bench_json_str(run, "mechanism", ""));
     copy(m->mode, sizeof m->mode, bench_json_str(run, "mode", "?"));
     bench_run_key_desc(run, m->key, sizeof m->key);

@@ -124,6 +124,12 @@ typedef struct bench_model_stable {
 typedef struct bench_run_model {
     /* setup */
     char     test[BENCH_MODEL_NAME_MAX];
+    /* rest http --tls-matrix's variant ("plain", "tls", "tls-no-reuse",
+     * "mtls"); "" when the run is none: every variant has the same test */
+    char     variant[24];
+    /* the run's name in a table or a list: its test, and its variant when
+     * it has one ("http-get tls-no-reuse") */
+    char     name[BENCH_MODEL_NAME_MAX + 24];
     char     mechanism[BENCH_MODEL_NAME_MAX];   /* "" when none */
     char     mode[16];
     char     key[BENCH_MODEL_NAME_MAX];         /* "RSA 2048", "-" */

@@ -144,9 +144,9 @@ int bench_csv_write(FILE *f, const json_t *doc)
             return -1;
         char op[256];
         if (data_sizes_vary(runs, run))
-            snprintf(op, sizeof op, "%s %llu B", m.test, (unsigned long long)m.data_size);
+            snprintf(op, sizeof op, "%s %llu B", m.name, (unsigned long long)m.data_size);
         else
-            snprintf(op, sizeof op, "%s", m.test);
+            snprintf(op, sizeof op, "%s", m.name);
         snprintf(cells[1], sizeof cells[1], "%u", m.threads);
         if (m.measured)
             figures(cells, &m, NULL);

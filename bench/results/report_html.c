@@ -619,7 +619,7 @@ static void run_title(const bench_run_model *m, char *buf, size_t len)
         snprintf(data, sizeof data, " · block %llu B", (unsigned long long)m->block_size);
     else if (strcmp(m->data_text, "-") != 0)
         snprintf(data, sizeof data, " · data %s", m->data_text);
-    snprintf(buf, len, "%s%s%s%s%s%s · %u thread%s · %s", m->test, *m->mechanism ? " · " : "",
+    snprintf(buf, len, "%s%s%s%s%s%s · %u thread%s · %s", m->name, *m->mechanism ? " · " : "",
              m->mechanism, strcmp(m->key, "-") ? " · " : "", strcmp(m->key, "-") ? m->key : "", data,
              m->threads, m->threads == 1 ? "" : "s", m->mode);
 }
@@ -668,7 +668,7 @@ static void summary_table(FILE *f, const json_t *doc)
         if (bench_model_from_run(run, doc, &m) != 0)
             continue;
         fprintf(f, "<tr><td>%s</td><td><a href=\"#run-%zu\">", row_label(&m, i, a, sizeof a), i + 1);
-        esc(f, m.test);
+        esc(f, m.name);
         fputs("</a></td><td>", f);
         esc(f, m.key);
         fputs("</td><td class=\"n\">", f);
@@ -1155,7 +1155,7 @@ static void run_section(FILE *f, const json_t *doc, const json_t *run, size_t i,
     run_title(&m, title, sizeof title);
     row_label(&m, i, lbl, sizeof lbl);
     fprintf(f, "<section class=\"run\" id=\"run-%zu\"><h2>%s · ", i + 1, lbl);
-    esc(f, m.test);
+    esc(f, m.name);
     fputs("</h2><p class=\"sub\">", f);
     esc(f, title);
     fputs(" · status <b>", f);

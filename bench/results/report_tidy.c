@@ -3,7 +3,8 @@
  * bench/results/report_tidy.c - the tidy CSV report (report --csv-layout
  * tidy): one row a run, one variable a column, for analysis tools (pandas,
  * R, a spreadsheet's pivot table).  The run's setting each in its own column
- * (test, key, data size, threads, mode, status, reason), and every figure a
+ * (test, its --tls-matrix variant, key, data size, threads, mode, status,
+ * reason), and every figure a
  * plain number in the unit its header names: error_pct is 1.12, not
  * "1.12%"; bytes_per_s is bytes a second.  A cell with nothing to say (no
  * key, a run that was not measured, no data processed, no latency) is empty.
@@ -18,7 +19,7 @@
 #include <string.h>
 
 static const char *const tidy_header[] = {
-    "test", "key", "data_size_bytes", "threads", "mode", "status", "reason",
+    "test", "variant", "key", "data_size_bytes", "threads", "mode", "status", "reason",
     "duration_s", "attempts", "successes", "errors", "error_pct", "attempts_per_s", "successes_per_s",
     "bytes_per_s", "latency_mean_ms", "latency_min_ms", "latency_p50_ms", "latency_p90_ms",
     "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "success_latency_mean_ms",
@@ -39,21 +40,21 @@ static void tidy_figures(char cells[][TIDY_CELL], const bench_run_model *m)
     const bench_model_latency *ok = &m->latency;
     const bench_model_latency *all = m->errors == 0 ? ok : m->attempts_latency.present ? &m->attempts_latency
                                                                                      : NULL;
-    snprintf(cells[7], TIDY_CELL, "%.6f", m->duration_s);
-    snprintf(cells[8], TIDY_CELL, "%llu", (unsigned long long)m->attempts);
-    snprintf(cells[9], TIDY_CELL, "%llu", (unsigned long long)m->ops);
-    snprintf(cells[10], TIDY_CELL, "%llu", (unsigned long long)m->errors);
-    snprintf(cells[11], TIDY_CELL, "%.4f", m->error_pct);
-    snprintf(cells[12], TIDY_CELL, "%.2f", m->attempts_per_s);
-    snprintf(cells[13], TIDY_CELL, "%.2f", m->ops_per_s);
+    snprintf(cells[8], TIDY_CELL, "%.6f", m->duration_s);
+    snprintf(cells[9], TIDY_CELL, "%llu", (unsigned long long)m->attempts);
+    snprintf(cells[10], TIDY_CELL, "%llu", (unsigned long long)m->ops);
+    snprintf(cells[11], TIDY_CELL, "%llu", (unsigned long long)m->errors);
+    snprintf(cells[12], TIDY_CELL, "%.4f", m->error_pct);
+    snprintf(cells[13], TIDY_CELL, "%.2f", m->attempts_per_s);
+    snprintf(cells[14], TIDY_CELL, "%.2f", m->ops_per_s);
     if (m->bytes_per_s > 0)
-        snprintf(cells[14], TIDY_CELL, "%.0f", m->bytes_per_s);
+        snprintf(cells[15], TIDY_CELL, "%.0f", m->bytes_per_s);
     const double us[] = { all ? all->mean : 0, all ? all->min : 0, all ? all->p50 : 0, all ? all->p90 : 0,
                           all ? all->p95 : 0, all ? all->p99 : 0, all ? all->max : 0 };
     for (size_t k = 0; k < sizeof us / sizeof us[0]; k++)
-        ms_cell(cells[15 + k], all, us[k]);
-    ms_cell(cells[22], ok, ok->mean);
-    ms_cell(cells[23], ok, ok->p99);
+        ms_cell(cells[16 + k], all, us[k]);
+    ms_cell(cells[23], ok, ok->mean);
+    ms_cell(cells[24], ok, ok->p99);
 }
 
 int bench_csv_tidy_write(FILE *f, const json_t *doc)
@@ -71,15 +72,15 @@ int bench_csv_tidy_write(FILE *f, const json_t *doc)
         bench_run_model m;
         if (bench_model_from_run(run, doc, &m) != 0)
             return -1;
-        snprintf(cells[2], TIDY_CELL, "%llu", (unsigned long long)m.data_size);
-        snprintf(cells[3], TIDY_CELL, "%u", m.threads);
+        snprintf(cells[3], TIDY_CELL, "%llu", (unsigned long long)m.data_size);
+        snprintf(cells[4], TIDY_CELL, "%u", m.threads);
         if (m.measured)
             tidy_figures(cells, &m);
         /* The run's words as the model has them ("-": no key, an empty cell). */
-        const char *const words[7] = { m.test, strcmp(m.key, "-") != 0 ? m.key : "", NULL, NULL,
+        const char *const words[8] = { m.test, m.variant, strcmp(m.key, "-") != 0 ? m.key : "", NULL, NULL,
                                        m.mode, m.status, m.reason };
         for (size_t c = 0; c < TIDY_NCOLS; c++)
-            bench_csv_field(f, c < 7 && words[c] ? words[c] : cells[c], c == 0);
+            bench_csv_field(f, c < 8 && words[c] ? words[c] : cells[c], c == 0);
         fputs("\r\n", f);
         bench_model_free(&m);
     }

@@ -87,6 +87,11 @@ typedef struct bench_section {
     const char *empty;          /* a section counting nothing: why no figure */
     const char *no_dists;       /* a section without its distributions: why no figure */
     const char *no_k6;          /* a k6 metric's object not there: why no figure */
+    /* The distribution a peer tool calls its request latency, and that
+     * tool's name for it (a load tool's request duration, which may leave
+     * out set-up that hsmbench's latency holds, such as a connection a
+     * request opens), shown under hsmbench's own by compare; NULL: none. */
+    const char *peer_latency, *peer_latency_name;
     /* NAME{TAG:VALUE} (NULL: no tags): 0 with *out filled, or -1 with a
      * one-line reason in err naming the tag or value refused and the
      * tags the metric takes. */

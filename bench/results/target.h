@@ -67,6 +67,14 @@ int bench_target_of(const json_t *doc, bench_target *t);
  */
 int bench_target_of_run(const json_t *doc, const json_t *run, bench_target *t);
 
+/*
+ * 1 when a and b are one REST service's same host and path, one over plain
+ * HTTP and the other over TLS (any ports): the same endpoint with TLS on
+ * and off, as a TLS comparison runs it (rest http --tls-matrix, or the OPA
+ * write-up's four runs), a setting compared rather than another target.
+ */
+int bench_target_tls_pair(const bench_target *a, const bench_target *b);
+
 /* True when both targets are known and their ids differ. */
 int bench_target_differs(const bench_target *a, const bench_target *b);
 

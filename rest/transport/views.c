@@ -268,6 +268,8 @@ const bench_section rest_http_section = {
     .empty = "no HTTP requests measured",
     .no_dists = "no phase figures (a merged file keeps none)",
     .no_k6 = "no k6 summary figures (a merged file keeps none)",
+    .peer_latency = "duration",
+    .peer_latency_name = "k6 http_req_duration (no connect, no TLS handshake)",
     .tagged = http_tagged,
     .threshold_help =
         "                       on REST runs k6's metrics: http_req_duration:p95<200ms,\n"

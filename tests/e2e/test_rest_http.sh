@@ -230,6 +230,56 @@ json_check "matrix JSON: each run's rest object says what it was" "$T/matrix.jso
 json_check "matrix JSON: same test in every run (comparable), the plain URL recorded" "$T/matrix.json" \
     'len({r["test"] for r in runs}) == 1 and doc["environment"]["endpoint"]["plain_url"].endswith("/hello")'
 
+# The matrix's file in every view names each run's variant (issue 39, item
+# 11: report showed four identical http-get rows)
+run "$HSMBENCH" report "$T/matrix.json"
+check "report of a --tls-matrix file: exit 0" 0
+for v in plain tls tls-no-reuse mtls; do
+    file_has "report: the $v variant's row is named" "$T/out" "^  http-get $v +- +0 B +1 ok "
+done
+run "$HSMBENCH" report --csv - "$T/matrix.json"
+check "report --csv of a --tls-matrix file: exit 0" 0
+if [ "$(cut -d, -f1 "$T/out" | tail -n +2 | tr -d '\r' | tr '\n' '|')" = "http-get plain|http-get tls|http-get tls-no-reuse|http-get mtls|" ]; then
+    pass "report --csv: one row per variant, named, in the matrix's order"
+else fail "report --csv: one row per variant, named, in the matrix's order" "$(cut -d, -f1 "$T/out" | tr '\n' ' ')"; fi
+run "$HSMBENCH" report --csv-layout tidy --csv - "$T/matrix.json"
+if [ "$(cut -d, -f1,2 "$T/out" | tr -d '\r' | tr '\n' '|')" = "test,variant|http-get,plain|http-get,tls|http-get,tls-no-reuse|http-get,mtls|" ]; then
+    pass "report --csv-layout tidy: the variant in its own column"
+else fail "report --csv-layout tidy: the variant in its own column" "$(cut -d, -f1,2 "$T/out" | tr '\n' ' ')"; fi
+run "$HSMBENCH" report --html "$T/matrix.html" "$T/matrix.json"
+if [ "$(grep -o 'http-get tls-no-reuse' "$T/matrix.html" | wc -l)" -ge 2 ]; then pass "report --html: the variant names its row and its section"
+else fail "report --html: the variant names its row and its section" "$(grep -c 'http-get' "$T/matrix.html") http-get"; fi
+
+# The OPA write-up's runs, each its own file (k6 --no-connection-reuse): plain
+# HTTP, then TLS, on one service's same path.  compare takes TLS on as a
+# setting of the same endpoint, not another target, and shows k6's
+# http_req_duration (no connect, no handshake) beside hsmbench's latency,
+# as the write-up compares it.
+http --url "$PLAIN/hello" --no-connection-reuse --iterations 200 --json "$T/opa1.json"
+http --url "$URL/hello" --cacert "$P/ca.pem" --no-connection-reuse --iterations 200 --json "$T/opa2.json"
+run "$HSMBENCH" compare "$T/opa1.json" "$T/opa2.json" --json "$T/opa.json"
+check "compare plain vs TLS of one endpoint: exit 0" 0 '^  B: the same endpoint with TLS on \(http https://127\.0\.0\.1:[0-9]+/hello vs http http://127\.0\.0\.1:[0-9]+/hello\): compared as a setting$'
+file_lacks "compare plain vs TLS of one endpoint: no 'different target'" "$T/out" "different target"
+json_check "compare plain vs TLS: the pair is comparable, not another target" "$T/opa.json" \
+    'doc["comparisons"][0]["comparable"] is True and doc["comparisons"][0]["different_target"] is False'
+python3 - "$T/opa1.json" "$T/opa2.json" "$T/out" >"$T/peer" 2>&1 <<'PY'
+import json, re, sys
+lines = [l for l in open(sys.argv[3]) if "k6 http_req_duration" in l]
+want = []
+for f in sys.argv[1:3]:
+    d = json.load(open(f))["runs"][0]["http"]["phases_us"]["duration"]
+    want.append(d["p50"])
+def us(t):
+    v, u = re.match(r"([0-9.]+)(µs|ms|s|ns)", t).groups()
+    return float(v) * {"ns": 0.001, "µs": 1, "ms": 1000, "s": 1e6}[u]
+got = [us(re.search(r"p50 ([0-9.]+(?:µs|ms|ns|s))", l).group(1)) for l in lines]
+print(got, want)
+ok = len(got) == 2 and all(abs(g - w) <= max(0.01 * w, 0.1) for g, w in zip(got, want)) and "%" in lines[1]
+sys.exit(0 if ok else 1)
+PY
+if [ $? -eq 0 ]; then pass "compare: k6's http_req_duration p50 under each row, as the files hold it, B's change against A's"
+else fail "compare: k6's http_req_duration p50 under each row, as the files hold it, B's change against A's" "$(head -c 300 "$T/peer")"; fi
+
 http --url "$URL/hello" --cacert "$P/ca.pem" --tls-matrix --plain-port "$PPORT" --iterations 30 \
     --json "$T/matrix2.json"
 check "--tls-matrix --plain-port, no client certificate: exit 0" 0
@@ -251,7 +301,7 @@ json_check "matrix, TLS not trusted: plain measured, the others failed with the 
 
 # ---- reports and comparisons from the saved files ----------------------------------------
 run "$HSMBENCH" report "$T/matrix.json" --csv - --quiet
-check "hsmbench report --csv on a matrix file" 0 '^http-get,1,'
+check "hsmbench report --csv on a matrix file" 0 '^http-get plain,1,'
 run "$HSMBENCH" compare "$T/404.json" "$T/get.json"
 check "hsmbench compare reads rest http files" 0
 

@@ -128,7 +128,7 @@ raw = open(sys.argv[1], newline="").read()
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 run = json.load(open(sys.argv[2]))["runs"][0]
 served, s500 = int(sys.argv[3]), int(sys.argv[4])
-want = ["test", "key", "data_size_bytes", "threads", "mode", "status", "reason", "duration_s", "attempts",
+want = ["test", "variant", "key", "data_size_bytes", "threads", "mode", "status", "reason", "duration_s", "attempts",
         "successes", "errors", "error_pct", "attempts_per_s", "successes_per_s", "bytes_per_s",
         "latency_mean_ms", "latency_min_ms", "latency_p50_ms", "latency_p90_ms", "latency_p95_ms",
         "latency_p99_ms", "latency_max_ms", "success_latency_mean_ms", "success_latency_p99_ms"]
@@ -143,7 +143,7 @@ need("test, key, size, threads, mode, status each its own column: %s" % r,
      r["test"] == "sdkms-sign" and r["key"] == "RSA 2048" and r["threads"] == "2" and r["mode"] == "blocking"
      and r["status"] == "errors" and int(r["data_size_bytes"]) == run["data_size"])
 need("the reason in its own column: %r" % r["reason"], "HTTP 500" in r["reason"])
-for k in want[7:]:
+for k in want[8:]:
     if r[k] != "":
         try:
             float(r[k])

@@ -840,7 +840,7 @@ static void test_csv_tidy(void)
     json_object_set_new(run0(doc), "reason", json_string("10 of 1010 attempts failed (0.99 %): CKR_DEVICE_ERROR"));
     json_object_set_new(json_array_get(json_object_get(doc, "runs"), 1), "key", json_null());
     char *text = render_csv(bench_csv_tidy_write, doc,
-                            "test,key,data_size_bytes,threads,mode,status,reason,duration_s,attempts,successes,"
+                            "test,variant,key,data_size_bytes,threads,mode,status,reason,duration_s,attempts,successes,"
                             "errors,error_pct,attempts_per_s,successes_per_s,bytes_per_s,latency_mean_ms,"
                             "latency_min_ms,latency_p50_ms,latency_p90_ms,latency_p95_ms,latency_p99_ms,"
                             "latency_max_ms,success_latency_mean_ms,success_latency_p99_ms\r\n");
@@ -850,13 +850,13 @@ static void test_csv_tidy(void)
          * and 10 failures: no every-attempt latency (empty), the successes' in
          * the success_ columns. */
         snprintf(head, sizeof head,
-                 "\r\nrsa-pkcs-sign,RSA 2048,32,2,blocking,errors,10 of 1010 attempts failed (0.99 %%),"
+                 "\r\nrsa-pkcs-sign,,RSA 2048,32,2,blocking,errors,10 of 1010 attempts failed (0.99 %%),"
                  "4.001000,1010,1000,10,0.9901,252.44,%.2f,,,,,,,,,",
                  bench_json_num(run0(doc), "ops_per_s", 0));
         CHECK_MSG(strstr(text, head) != NULL, "want %s in:\n%s", head, text);
-        CHECK_MSG(strstr(text, "\r\nsha256-digest,,32,1,blocking,ok,,") != NULL, "no key: empty: %s", text);
+        CHECK_MSG(strstr(text, "\r\nsha256-digest,,,32,1,blocking,ok,,") != NULL, "no key: empty: %s", text);
         CHECK_MSG(strstr(text, ",2048000,") != NULL, "bytes_per_s in bytes: %s", text);
-        CHECK_MSG(strstr(text, "\r\necdsa-sign,,32,4,blocking,skipped,no EC,,,,,,,,,,,,,,,,,\r\n") != NULL,
+        CHECK_MSG(strstr(text, "\r\necdsa-sign,,,32,4,blocking,skipped,no EC,,,,,,,,,,,,,,,,,\r\n") != NULL,
                   "skipped row: %s", text);
         CHECK_MSG(strchr(strchr(text, '\n'), '%') == strstr(text, "%)"), "one percent sign, the reason's: %s", text);
         free(text);
