@@ -542,6 +542,11 @@ void bench_model_free(bench_run_model *m)
     m->capacity_step = -1;
 }
 
+void bench_model_doc_tls(const json_t *doc, bench_model_tls *t)
+{
+    tls_of(json_object_get(doc, "environment"), NULL, t);
+}
+
 static const char *yes_no(int v)
 {
     return v < 0 ? "?" : v ? "yes" : "no";

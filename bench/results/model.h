@@ -239,6 +239,9 @@ void bench_model_latency_of(const json_t *lat, bench_model_latency *l);
  * verified: yes · own CA (--cacert): no · client certificate: no", or NULL
  * when unknown. */
 const char *bench_model_tls_text(const bench_model_tls *t, char *buf, size_t len);
+/* The TLS of a REST document's endpoint (its --url), whatever its runs'
+ * own URLs (a --tls-matrix's plain variant): what the environment names. */
+void bench_model_doc_tls(const json_t *doc, bench_model_tls *t);
 
 /* The steady state as the summary says it: "1854.18/s ±0.40 % (95 %, 10
  * batch means of 0.5 s), no warm-up found (MSER-5); stopped: stable at 5.0 s

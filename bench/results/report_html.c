@@ -504,7 +504,7 @@ static const char *yes_no(const json_t *obj, const char *key)
 
 /* What was measured (environment.target, or derived for older files), and
  * for REST files the endpoint: URL, service, TLS and HTTP settings, client. */
-static void target_rows(FILE *f, const json_t *doc, const bench_run_model *m)
+static void target_rows(FILE *f, const json_t *doc)
 {
     const json_t *env = json_object_get(doc, "environment");
     const json_t *ep = json_object_get(env, "endpoint"), *client = json_object_get(env, "client");
@@ -525,7 +525,9 @@ static void target_rows(FILE *f, const json_t *doc, const bench_run_model *m)
         fputs("</code></td></tr>\n", f);
         kv(f, "service", bench_json_str(ep, "service", NULL));
         kv(f, "plain URL", bench_json_str(ep, "plain_url", NULL));
-        kv(f, "TLS", m ? bench_model_tls_text(&m->tls, buf, sizeof buf) : NULL);
+        bench_model_tls tls;
+        bench_model_doc_tls(doc, &tls);
+        kv(f, "TLS", bench_model_tls_text(&tls, buf, sizeof buf));
         snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", bench_json_str(ep, "http_version", "?"),
                  yes_no(ep, "connection_reuse"), bench_json_num(ep, "timeout_s", 0));
         kv(f, "HTTP", buf);
@@ -548,7 +550,7 @@ static void environment(FILE *f, const json_t *doc)
     bench_run_model m;
     const int have = bench_model_from_run(json_array_get(json_object_get(doc, "runs"), 0), doc, &m) == 0;
     fputs("<section id=\"environment\"><h2>Environment</h2><table class=\"kv\">\n", f);
-    target_rows(f, doc, have ? &m : NULL);
+    target_rows(f, doc);
     if (mod) {
         snprintf(buf, sizeof buf, "%s (%s)", bench_json_str(mod, "name", "?"), bench_json_str(mod, "path", "?"));
         kv(f, "module", buf);

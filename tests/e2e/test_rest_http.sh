@@ -249,6 +249,9 @@ else fail "report --csv-layout tidy: the variant in its own column" "$(cut -d, -
 run "$HSMBENCH" report --html "$T/matrix.html" "$T/matrix.json"
 if [ "$(grep -o 'http-get tls-no-reuse' "$T/matrix.html" | wc -l)" -ge 2 ]; then pass "report --html: the variant names its row and its section"
 else fail "report --html: the variant names its row and its section" "$(grep -c 'http-get' "$T/matrix.html") http-get"; fi
+# the environment's TLS is the endpoint's (--url https://), not the first
+# variant's (plain): it said "none (plain HTTP)"
+file_has "report --html: the environment's TLS is the https:// endpoint's" "$T/matrix.html" '<th>TLS</th><td>certificate verified: yes'
 
 # The OPA write-up's runs, each its own file (k6 --no-connection-reuse): plain
 # HTTP, then TLS, on one service's same path.  compare takes TLS on as a
