@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tests/e2e/test_migrating2.sh - issue 39's last gaps between the old tools'
+# own texts (../shared/seeds/) and hsmbench, each from the seed's wording:
+# a fixed rate is an open loop as k6's constant-arrival-rate (item 12); the
+# EKM package's environment and verify step (item 8); pkpspeed's -s CU -p
+# password, its exponent and the rsa-x509 block (item 10); the k6 summary's
+# vus and interrupted iterations (item 4); the SDKMS bench's trust store,
+# default endpoint and command forms (item 9).
+. "$TOP/tests/e2e/lib.sh"
+REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+
+need_mock || exit 0
+TRACE="$(dirname "$NULLP11")/libhsmbench-trace.so"
+
+# ---- item 12: --rate alone is an open loop (k6's constant-arrival-rate) -------------------
+# The mock serves each digest in 2 ms and stops serving for 400 ms at 0.8 s
+# (stall-at): an open loop at 100/s keeps issuing while the module stalls,
+# and every request due in the stall waits for it, its latency counted from
+# when it was due; the call recorder in front of the mock is the observer of
+# the offered rate.
+rm -f "$T/rate.trace"
+run env HSMBENCH_MOCK='service=fixed:2ms;stall-at=800ms:400ms' HSMBENCH_TRACE_MODULE="$MOCK" \
+    HSMBENCH_TRACE_FILE="$T/rate.trace" "$HSMBENCH" run --module "$TRACE" --test sha256-digest \
+    --rate 100 --duration 2 --json "$T/rate.json"
+check "run --rate 100 without --mode: accepted, run open-loop (nonblocking), exit 0" 0 \
+    '^Running sha256-digest .*nonblocking, 2s, 100 ops/s scheduled'
+json_check "--rate 100: the schedule kept (about 200 scheduled over 2 s, none dropped)" "$T/rate.json" \
+    'runs[0]["mode"] == "nonblocking" and runs[0]["status"] == "ok" and 196 <= runs[0]["schedule"]["scheduled"] <= 204 and runs[0]["schedule"]["dropped"] <= 2'
+json_check "--rate 100: latency from each request's due time: the 400 ms stall shows in p90 (>= 50 ms), not in the service time's" "$T/rate.json" \
+    'runs[0]["latency_us"]["p90"] >= 50000 and runs[0]["latency_us"]["max"] >= 250000 and runs[0]["service_us"]["p90"] < 50000'
+"$HSMBENCH" trace --quiet "$T/rate.trace" --json "$T/rate.tj" 2>"$T/trace.err" ||
+    echo "{}" >"$T/rate.tj"
+if python3 - "$T/rate.json" "$T/rate.tj" >"$T/werr" 2>&1 <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["runs"][0]
+m = [r for r in json.load(open(sys.argv[2]))["runs"] if r["test"] == "sha256-digest"][0]
+rate = m["attempts"] / m["duration_s"]
+print(h["attempts"], m["attempts"], m["duration_s"], rate)
+sys.exit(0 if m["attempts"] == h["attempts"] and 95 <= rate <= 105 else 1)
+PY
+then pass "--rate 100: the module saw hsmbench's attempts, at 95 to 105 calls/s"
+else fail "--rate 100: the module saw hsmbench's attempts, at 95 to 105 calls/s" "$(head -c 300 "$T/werr") $(head -c 200 "$T/trace.err")"; fi
+run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --mode blocking --rate 100 --duration 1
+check_one_line_error "--rate with --mode blocking: exit 2, one line saying why" 2 \
+    '^hsmbench: error: --rate is an open loop, .*leave out --mode$'
