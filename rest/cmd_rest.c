@@ -77,17 +77,24 @@ enum {
 #define SDKMS_ENV_KEY        "SDKMS_API_KEY"
 #define SDKMS_ENV_ENDPOINT   "SDKMS_API_ENDPOINT"
 #define SDKMS_BENCH_ENDPOINT "https://apps.sdkms.fortanix.com"
+/* The EKM package's (seed 000): its set-up script leaves these in .env for
+ * `k6 run ... -e G_TOKEN=$G_TOKEN -e ENDPOINT_URL=$ENDPOINT_URL`. */
+#define EKM_ENV_TOKEN        "G_TOKEN"
+#define EKM_ENV_ENDPOINT     "ENDPOINT_URL"
 #define SDKMS_BENCH_THREADS  50
 #define SDKMS_BENCH_SECONDS  300
 
 static const bench_option ekm_rows[] = {
     { "endpoint", 0, BENCH_ARG_REQUIRED, "KEY_URI", OPT_ENDPOINT,
-      "the key's URI (as the Thales k6 package's ENDPOINT_URL)", NULL },
+      "the key's URI (default $ENDPOINT_URL, as the Thales\n"
+      "k6 package's script reads it)", NULL },
     { "op", 0, BENCH_ARG_REQUIRED, "wrap|unwrap|wrap-unwrap", OPT_OP,
       "(default wrap); unwrap uses blobs wrapped at set-up,\n"
       "wrap-unwrap checks the plaintext comes back", NULL },
     { "token-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_TOKEN_ENV,
-      "\nthe bearer token; with none, asked without echo on a terminal",
+      "\nthe bearer token; with none, $G_TOKEN as the Thales k6\n"
+      "package's script reads it, else asked without echo on a\n"
+      "terminal",
       "--token-env VAR | --token-file FILE | --token TOKEN (warns)" },
     { "token-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_TOKEN_FILE, NULL, NULL },
     { "token", 0, BENCH_ARG_REQUIRED, "TOKEN", OPT_TOKEN, NULL, NULL },
@@ -492,17 +499,19 @@ static int parse_args(int argc, char **argv, rest_opts *o)
 
     char why[256];
     const char *endpoint_flag = "--endpoint";
-    if (!o->endpoint && o->kind == KIND_SDKMS) {
-        /* As the SDKMS bench: the URL from its variable (not argv: nothing to mask). */
-        const char *env = getenv(SDKMS_ENV_ENDPOINT);
+    if (!o->endpoint) {
+        /* As the old tool: the URL from its variable (not argv: nothing to mask). */
+        const char *var = o->kind == KIND_EKM ? EKM_ENV_ENDPOINT : SDKMS_ENV_ENDPOINT;
+        const char *env = getenv(var);
         if (env && *env) {
             o->endpoint = env;
-            endpoint_flag = SDKMS_ENV_ENDPOINT;
+            endpoint_flag = var;
         }
     }
     if (!o->endpoint) {
         if (o->kind == KIND_EKM)
-            bench_error("--endpoint is required (the EKM key URI)");
+            bench_error("--endpoint is required (the EKM key URI), or " EKM_ENV_ENDPOINT
+                        " as the EKM package's k6 script reads it");
         else
             bench_error("--endpoint is required (the SDKMS service URL), or " SDKMS_ENV_ENDPOINT
                         " as the SDKMS bench reads it (its default: --endpoint "
@@ -615,11 +624,12 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
 {
     const int ekm = o->kind == KIND_EKM;
     const char *env = o->secret_env;
-    if (!ekm && !env && !o->secret_file && !o->secret_value) {
-        /* As the SDKMS bench: its variable, when set and no flag names a source. */
-        const char *v = getenv(SDKMS_ENV_KEY);
+    if (!env && !o->secret_file && !o->secret_value) {
+        /* As the old tool: its variable, when set and no flag names a source. */
+        const char *var = ekm ? EKM_ENV_TOKEN : SDKMS_ENV_KEY;
+        const char *v = getenv(var);
         if (v && *v)
-            env = SDKMS_ENV_KEY;
+            env = var;
     }
     bench_secret_src src = { env, o->secret_file, o->secret_value,
                              ekm ? "bearer token" : "API key",
@@ -632,7 +642,7 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
     if (rc == BENCH_SECRET_NONE) {
         bench_error("%s: give %s, or run on a terminal to be asked",
                     ekm ? "rest ekm needs a bearer token" : "rest sdkms needs an API key",
-                    ekm ? "--token-env VAR or --token-file FILE"
+                    ekm ? "--token-env VAR or --token-file FILE (or set " EKM_ENV_TOKEN ")"
                         : "--api-key-env VAR or --api-key-file FILE (or set " SDKMS_ENV_KEY ")");
         return BENCH_EXIT_USAGE;
     }
@@ -650,18 +660,23 @@ static json_t *env_json(const rest_opts *o)
     return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", &o->endpoint_url, &o->http, NULL);
 }
 
+/* The hint a set-up failure's line ends with, where one helps ("" else). */
+static const char *setup_hint(const rest_opts *o, bench_code code)
+{
+    long status = rest_code_http_status(code);
+    if (status == 401 || status == 403)
+        return o->kind == KIND_EKM ? " (check the bearer token)" : " (check the API key)";
+    if (code == REST_E_TLS && !o->http.insecure)
+        return o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
+                                "does the server want a client certificate: --cert/--key?)"
+                              : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
+    return "";
+}
+
 /* One line for a set-up failure, with a hint where one helps. */
 static void setup_error(const rest_opts *o, bench_code code, const char *msg)
 {
-    const char *hint = "";
-    long status = rest_code_http_status(code);
-    if (status == 401 || status == 403)
-        hint = o->kind == KIND_EKM ? " (check the bearer token)" : " (check the API key)";
-    else if (code == REST_E_TLS && !o->http.insecure)
-        hint = o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
-                                "does the server want a client certificate: --cert/--key?)"
-                              : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
-    bench_error("%s: %s%s", o->endpoint_url.identity, msg, hint);
+    bench_error("%s: %s%s", o->endpoint_url.identity, msg, setup_hint(o, code));
 }
 
 /* What the REST workload adds to a run's summary and JSON. */
@@ -859,13 +874,18 @@ int rest_cmd_rest(int argc, char **argv)
     if (o.check) {
         /* --check: the set-up check alone, no load, no results file. */
         err[0] = 0;
-        bench_code cc = o.kind == KIND_EKM ? rest_ekm_probe(&ekm, stdout, err, sizeof err)
+        /* --op wrap given: the wrap alone (the package's script sends wraps only). */
+        const int wrap_only = o.kind == KIND_EKM && o.op && ekm.cfg.op == REST_EKM_WRAP;
+        bench_code cc = o.kind == KIND_EKM ? rest_ekm_probe(&ekm, wrap_only, stdout, err, sizeof err)
                                            : rest_sdkms_probe(&sdkms, stdout, err, sizeof err);
         if (*interrupt) {
             rc = BENCH_EXIT_INTERRUPTED;
         } else if (cc != BENCH_OK) {
+            /* A run's TLS hint too: the check is where a private CA shows first. */
             if (o.kind == KIND_EKM && err[0])
-                bench_error("%s: %s", o.endpoint, err);
+                bench_error("%s: %s%s", o.endpoint, err, setup_hint(&o, cc));
+            else if (cc == REST_E_TLS && *setup_hint(&o, cc))
+                setup_error(&o, cc, "the TLS handshake failed");
             printf("check: FAILED\n");
             rc = BENCH_EXIT_MODULE;
         } else {

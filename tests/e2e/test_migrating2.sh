@@ -44,3 +44,48 @@ else fail "--rate 100: the module saw hsmbench's attempts, at 95 to 105 calls/s"
 run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --mode blocking --rate 100 --duration 1
 check_one_line_error "--rate with --mode blocking: exit 2, one line saying why" 2 \
     '^hsmbench: error: --rate is an open loop, .*leave out --mode$'
+
+# ---- item 8: the EKM package's environment, and its verify step ---------------------------
+# Seed 000: "Above command would generate Google token and EKM endpoint URL
+# as below environment variables: G_TOKEN ENDPOINT_URL", then "k6 run ...
+# ekm_wrap.js -e G_TOKEN=$G_TOKEN -e ENDPOINT_URL=$ENDPOINT_URL".
+if ekm_tls_server; then
+    run env ENDPOINT_URL="$URL/ekm/k1" "$HSMBENCH" rest ekm --cacert "$P/ca.pem" --iterations 20 \
+        --json "$T/env.json"
+    check "rest ekm with G_TOKEN and ENDPOINT_URL set, no --endpoint/--token-env: exit 0" 0 \
+        '^ +status\.+: ok$'
+    json_check "rest ekm from the package's environment: 20 wraps at ENDPOINT_URL" "$T/env.json" \
+        'runs[0]["ops"] == 20 and runs[0]["test"] == "ekm-wrap"'
+    no_secret "rest ekm from G_TOKEN: the token appears in no output" "$TOKEN" "$T/out" "$T/err" "$T/env.json"
+    run env -u G_TOKEN ENDPOINT_URL="$URL/ekm/k1" "$HSMBENCH" rest ekm --cacert "$P/ca.pem" \
+        --iterations 5 </dev/null
+    check_one_line_error "rest ekm, neither G_TOKEN nor a flag: exit 2, naming G_TOKEN" 2 \
+        'needs a bearer token: .*\(or set G_TOKEN\)'
+    run env -u ENDPOINT_URL "$HSMBENCH" rest ekm --cacert "$P/ca.pem" --iterations 5
+    check_one_line_error "rest ekm, neither ENDPOINT_URL nor --endpoint: exit 2, naming ENDPOINT_URL" 2 \
+        '^hsmbench: error: --endpoint is required .*ENDPOINT_URL'
+    # verify_setup.sh's check, against a private CA without --cacert: a run's hint.
+    run env ENDPOINT_URL="$URL/ekm/k1" "$HSMBENCH" rest ekm --check
+    check "rest ekm --check, a private CA and no --cacert: exit 3, check: FAILED" 3 '^check: FAILED$' \
+        ": the TLS handshake failed \(a private CA: --cacert FILE; not verifying at all: --insecure\)$"
+    run env ENDPOINT_URL="$URL/ekm/k1" "$HSMBENCH" rest ekm --check --cacert "$P/ca.pem"
+    check "rest ekm --check from the environment, with --cacert: the round trip, exit 0" 0 '^round trip: +ok'
+    no_secret "rest ekm --check from G_TOKEN: the token is not printed" "$TOKEN" "$T/out" "$T/err"
+fi
+# The package's script only wraps: --check --op wrap checks the wrap alone,
+# against an endpoint that has no :unwrap.
+start_hostile http_answers.py wraponly 60
+if [ -n "$HOSTILE_PORT" ]; then
+    run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$HOSTILE_PORT/ekm/k1" --token-env G_TOKEN --check --op wrap
+    check "rest ekm --check --op wrap on a wrap-only endpoint: exit 0, check: ok" 0 '^check: ok$'
+    file_has "--check --op wrap: the wrap's status and blob, the unwrap said not checked" "$T/out" \
+        '^unwrap: +not checked \(--op wrap'
+    file_lacks "--check --op wrap: no unwrap request's status" "$T/out" "HTTP 404"
+    run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$HOSTILE_PORT/ekm/k1" --token-env G_TOKEN --check
+    check "rest ekm --check (the round trip) on the wrap-only endpoint: exit 3, the unwrap's 404" 3 \
+        '^unwrap: +HTTP 404$'
+else
+    fail "wrap-only endpoint starts" "no port"
+fi
+stop_hostile
+rest_stop_all
