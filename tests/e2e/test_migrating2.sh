@@ -88,4 +88,45 @@ else
     fail "wrap-only endpoint starts" "no port"
 fi
 stop_hostile
+
+# ---- item 10: pkpspeed -s CU -p password ---------------------------------------------------
+# Seed 002: "/opt/cloudhsm/bin/pkpspeed -s CU user name -p password"; AWS
+# CloudHSM's PKCS#11 PIN is CU:password.  A SoftHSM token of this script's
+# own whose PIN has that shape stands in for it.
+run "$HSMBENCH" run --test sha256-digest --iterations 10 --quiet
+check "demo token set up (the script's SoftHSM configuration)" 0
+softhsm_env
+CUPASS="pkp-Secret-$$"
+if softhsm2-util --init-token --free --label cloudhsm --so-pin 12345678 --pin "CU:$CUPASS" \
+    >"$T/init.out" 2>&1; then
+    run "$HSMBENCH" run --module "$SOFTHSM" --token cloudhsm -s CU -p "$CUPASS" --test sha256-digest \
+        --iterations 5 --json "$T/cus.json"
+    check "run -s CU -p PASSWORD on a token whose PIN is CU:PASSWORD: exit 0" 0 '' \
+        "^hsmbench: -s is pkpspeed's spelling of --pin-user"
+    no_secret "-s CU -p PASSWORD: the password appears in no output" "$CUPASS" "$T/out" "$T/err" "$T/cus.json"
+    # The seed's RSA test, with the whole PIN (which worked before -s did).
+    run "$HSMBENCH" run --module "$SOFTHSM" --token cloudhsm -p "CU:$CUPASS" \
+        --test rsa-x509-encrypt,rsa-x509-decrypt --iterations 20 --json "$T/cu.json"
+    check "-p CU:PASSWORD, the raw RSA tests: exit 0" 0
+    file_has "pkpspeed's exponent line, from the key" "$T/out" '^For RSA, Exponent will be 65537$'
+    file_has "the closing table: rsa-x509-encrypt's 256-byte block, not 0" "$T/out" \
+        '^rsa-x509-encrypt +RSA 2048 +256 +1 '
+    file_has "the closing table: rsa-x509-decrypt's 256-byte block, not 0" "$T/out" \
+        '^rsa-x509-decrypt +RSA 2048 +256 +1 '
+    run "$HSMBENCH" report "$T/cu.json"
+    check "report: rsa-x509-encrypt's data is its 256-byte block" 0 '^  rsa-x509-encrypt +RSA 2048 +256 B '
+    run "$HSMBENCH" run --module "$SOFTHSM" --token cloudhsm -s CU -p "CU:$CUPASS" --test sha256-digest \
+        --iterations 5 --quiet
+    check "-s CU -p CU:PASSWORD: the user not put in twice, exit 0" 0
+    run env CU_PIN="$CUPASS" "$HSMBENCH" run --module "$SOFTHSM" --token cloudhsm --pin-user CU \
+        --pin-env CU_PIN --test sha256-digest --iterations 5 --quiet
+    check "--pin-user CU --pin-env VAR: exit 0" 0
+    run "$HSMBENCH" run --module "$SOFTHSM" --token cloudhsm -p "$CUPASS" --test sha256-digest --iterations 5
+    check "-p PASSWORD alone on the CU:PASSWORD token: CKR_PIN_INCORRECT, exit 3" 3 '' \
+        "^hsmbench: error: login to token 'cloudhsm': CKR_PIN_INCORRECT"
+    run "$HSMBENCH" run --module "$SOFTHSM" --token cloudhsm --pin-user CU:x -p "$CUPASS" --test sha256-digest
+    check_one_line_error "--pin-user with a ':': exit 2, one line" 2 '^hsmbench: error: --pin-user CU:x: '
+else
+    fail "SoftHSM token with a CU:PASSWORD PIN" "$(head -c 300 "$T/init.out")"
+fi
 rest_stop_all
