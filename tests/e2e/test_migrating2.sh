@@ -129,4 +129,27 @@ if softhsm2-util --init-token --free --label cloudhsm --so-pin 12345678 --pin "C
 else
     fail "SoftHSM token with a CU:PASSWORD PIN" "$(head -c 300 "$T/init.out")"
 fi
+
+# ---- item 4: k6's vus on a short staged run, and its interrupted iterations ----------------
+# Seed 000's summary: "vus....: 3 min=3 max=50", and k6's closing "running
+# (...), 0/N VUs, N complete and M interrupted iterations".
+export G_TOKEN="mig4-$$" EKM_SERVER_TOKEN="mig4-$$"
+if start_serve quick --ekm-token-env EKM_SERVER_TOKEN; then
+    run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --stage 0.3s:8,0.3s:8,0.3s:0 --summary k6 \
+        --json "$T/short.json"
+    check "a staged run of 0.9 s: exit 0" 0 '^ +status\.+: ok$'
+    json_check "0.9 s staged to 8: vus max is the 8 the ramp reached, min the 0 it started from" "$T/short.json" \
+        'runs[0]["http"]["k6"]["vus"]["max"] == 8 and runs[0]["http"]["k6"]["vus"]["min"] == 0 and runs[0]["http"]["k6"]["vus_max"]["value"] == 8 and runs[0]["ops"] > 0'
+    file_has "k6's vus line: max=8" "$T/out" '^ +vus\.+: [0-9]+ +min=0 max=8$'
+fi
+if start_serve slow --ekm-token-env EKM_SERVER_TOKEN --latency 1s; then
+    : >"$T/out"
+    "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --threads 4 --duration 20 --summary k6 \
+        --json "$T/int.json" >"$T/out" 2>"$T/err" </dev/null &
+    interrupt_bg $! '^Running ekm-wrap' "rest ekm --summary k6, Ctrl-C with 4 requests in flight"
+    json_check "Ctrl-C: the requests cut in flight are k6's interrupted iterations, not failed checks" "$T/int.json" \
+        '(lambda k6, n: n >= 1 and k6["state"]["interrupted_iterations"] == n and k6["checks"]["fails"] == 0 and k6["state"]["complete_iterations"] == runs[0]["attempts"] - n)(runs[0]["http"]["k6"], runs[0]["errors_by_code"].get("INTERRUPTED", 0))'
+    file_has "Ctrl-C: k6's closing line counts them interrupted" "$T/out" \
+        '^running \([0-9.]+s\), 0/4 VUs, [0-9]+ complete and [1-9][0-9]* interrupted iterations$'
+fi
 rest_stop_all
