@@ -33,6 +33,7 @@
 #include "rest/sdkms.h"
 #include "rest/spellings.h"
 #include "rest/transport/stats.h"
+#include "rest/transport/truststore.h"
 #include "rest/transport/views.h"
 
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
@@ -76,6 +77,7 @@ enum {
  * and its defaults, said at run time when hsmbench's differ. */
 #define SDKMS_ENV_KEY        "SDKMS_API_KEY"
 #define SDKMS_ENV_ENDPOINT   "SDKMS_API_ENDPOINT"
+#define SDKMS_ENV_TRUST      "SDKMS_SSL_TRUST_STORE"
 #define SDKMS_BENCH_ENDPOINT "https://apps.sdkms.fortanix.com"
 /* The EKM package's (seed 000): its set-up script leaves these in .env for
  * `k6 run ... -e G_TOKEN=$G_TOKEN -e ENDPOINT_URL=$ENDPOINT_URL`. */
@@ -211,6 +213,7 @@ typedef struct rest_opts {
     size_t         aadlen;
     /* SDKMS */
     rest_sdkms_cfg sdkms;
+    rest_trust_store trust;            /* sdkms: $SDKMS_SSL_TRUST_STORE, when read */
     /* argv slots that held a secret, for the results file's "command" */
     unsigned char *secret_args;      /* per argv index: a BENCH_MARK_* */
 } rest_opts;
@@ -487,9 +490,29 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     }
     if (optind < argc) {
         /* The SDKMS bench's "run encryption": an operation named as a word. */
-        const char *op = bench_opts_old_value(&rest_options, "op", argv[optind]);
+        const char *word = argv[optind], *script = NULL;
+        if (strcmp(word, "run") == 0 && optind + 1 < argc)
+            word = argv[optind + 1];      /* test-bench.sh run keygen, k6 run script.js */
+        /* Parsing stops at the first word: k6's script may come later. */
+        for (int i = optind; i < argc && !script; i++) {
+            const size_t n = strlen(argv[i]);
+            if (n > 3 && argv[i][0] != '-' && strcmp(argv[i] + n - 3, ".js") == 0)
+                script = argv[i];
+        }
+        const char *op = bench_opts_old_value(&rest_options, "op", word);
         rest_sdkms_op named;
-        if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[optind], &named) == 0))
+        if (script)
+            bench_error("%s: a k6 script; hsmbench rest %s is the script itself (the EKM package's "
+                        "ekm_wrap.js is hsmbench rest ekm --op wrap): leave its name out (see: hsmbench "
+                        "rest --help)", script, o->kind == KIND_EKM ? "ekm" : "sdkms");
+        else if (word != argv[optind] && o->kind == KIND_SDKMS &&
+                 (op || rest_sdkms_op_parse(word, &named) == 0))
+            bench_error("run %s: the SDKMS bench's 'test-bench.sh run %s' is hsmbench rest sdkms --op %s "
+                        "(see: hsmbench rest --help)", word, word, op ? op : word);
+        else if (word != argv[optind])
+            bench_error("run %s: unexpected arguments; hsmbench rest %s runs as it is, its operation "
+                        "given by --op (see: hsmbench rest --help)", word, o->kind == KIND_EKM ? "ekm" : "sdkms");
+        else if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[optind], &named) == 0))
             bench_error("%s: unexpected argument; the SDKMS bench's 'run %s' is --op %s (see: hsmbench "
                         "rest --help)", argv[optind], argv[optind], op ? op : argv[optind]);
         else
@@ -508,14 +531,16 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             endpoint_flag = var;
         }
     }
+    if (!o->endpoint && o->kind == KIND_SDKMS) {
+        /* The bench's own default: said, since the API key goes there. */
+        o->endpoint = SDKMS_BENCH_ENDPOINT;
+        endpoint_flag = "the SDKMS bench's default endpoint";
+        bench_note("neither --endpoint nor " SDKMS_ENV_ENDPOINT ": " SDKMS_BENCH_ENDPOINT
+                   ", the SDKMS bench's default (the SaaS service)");
+    }
     if (!o->endpoint) {
-        if (o->kind == KIND_EKM)
-            bench_error("--endpoint is required (the EKM key URI), or " EKM_ENV_ENDPOINT
-                        " as the EKM package's k6 script reads it");
-        else
-            bench_error("--endpoint is required (the SDKMS service URL), or " SDKMS_ENV_ENDPOINT
-                        " as the SDKMS bench reads it (its default: --endpoint "
-                        SDKMS_BENCH_ENDPOINT ")");
+        bench_error("--endpoint is required (the EKM key URI), or " EKM_ENV_ENDPOINT
+                    " as the EKM package's k6 script reads it");
         return BENCH_EXIT_USAGE;
     }
     if (rest_url_parse(&o->endpoint_url, o->endpoint, why, sizeof why) != 0) {
@@ -553,6 +578,21 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     if (o->lo.nthreads > 1) {
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
+    }
+    if (o->http.cacert && rest_trust_jks_hint("--cacert", o->http.cacert, why, sizeof why)) {
+        bench_error("%s", why);
+        return BENCH_EXIT_USAGE;
+    }
+    const char *store = o->kind == KIND_SDKMS && !o->http.cacert && !o->http.insecure
+                            ? getenv(SDKMS_ENV_TRUST) : NULL;
+    if (store && *store) {
+        /* As the SDKMS bench: its trust store, when no flag names the CAs. */
+        if (rest_trust_store_open(SDKMS_ENV_TRUST, store, &o->trust) != 0)
+            return BENCH_EXIT_USAGE;
+        o->http.cacert = o->trust.path;
+        if (!o->check)
+            bench_note(SDKMS_ENV_TRUST " %s: its CAs are trusted (a %s store; --cacert FILE "
+                       "overrides it)", store, o->trust.kind);
     }
     if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0 ||
         rest_http_pick_engine(&o->http, why, sizeof why) != 0) {
@@ -667,7 +707,9 @@ static const char *setup_hint(const rest_opts *o, bench_code code)
     if (status == 401 || status == 403)
         return o->kind == KIND_EKM ? " (check the bearer token)" : " (check the API key)";
     if (code == REST_E_TLS && !o->http.insecure)
-        return o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
+        return o->trust.kind ? " (is " SDKMS_ENV_TRUST "'s CA the one that signed the server's "
+                               "certificate? does the server want a client certificate: --cert/--key?)"
+             : o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
                                 "does the server want a client certificate: --cert/--key?)"
                               : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
     return "";
@@ -793,6 +835,7 @@ int rest_cmd_rest(int argc, char **argv)
     o.secret_args = marks + 1;
     int rc = parse_args(argc - 1, argv + 1, &o);
     if (rc != 0) {
+        rest_trust_store_close(&o.trust);
         bench_url_free(&o.endpoint_url);
         free(o.aad);
         free(o.file_data);
@@ -803,6 +846,7 @@ int rest_cmd_rest(int argc, char **argv)
     char *secret = malloc(SECRET_MAX);
     if (!secret) {
         bench_error("out of memory");
+        rest_trust_store_close(&o.trust);
         bench_url_free(&o.endpoint_url);
         free(o.aad);
         free(o.file_data);
@@ -960,6 +1004,7 @@ out_secret:
     bench_metrics_stop(metrics, o.http.interrupt);
     bench_secret_wipe(secret, SECRET_MAX);
     free(secret);
+    rest_trust_store_close(&o.trust);
     bench_url_free(&o.endpoint_url);
     free(o.aad);
     free(o.file_data);

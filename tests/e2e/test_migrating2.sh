@@ -152,4 +152,60 @@ if start_serve slow --ekm-token-env EKM_SERVER_TOKEN --latency 1s; then
     file_has "Ctrl-C: k6's closing line counts them interrupted" "$T/out" \
         '^running \([0-9.]+s\), 0/4 VUs, [0-9]+ complete and [1-9][0-9]* interrupted iterations$'
 fi
+
+# ---- item 9: the SDKMS bench's trust store, default endpoint and command forms ------------
+# Seed 001: "[Optional] SDKMS_SSL_TRUST_STORE=", "SDKMS_API_ENDPOINT is optional
+# and default to https://apps.sdkms.fortanix.com", "# test-bench.sh run keygen
+# --algorithm AES --keysize 128"; seed 000: "k6 run ... ekm_wrap.js".
+P9="$T/pki9"
+mkdir -p "$T/tmp"
+if make_certs "$P9"; then
+    export SDKMS_API_KEY SERVER_API_KEY
+    SDKMS_API_KEY=$(printf 'mig9-app:mig9-secret-%s' "$$" | base64)
+    SERVER_API_KEY=$SDKMS_API_KEY
+    if start_serve sdkms9 --tls-cert "$P9/server.pem" --tls-key "$P9/server.key" --api-key-env SERVER_API_KEY; then
+        EP9=$URL
+        openssl pkcs12 -export -nokeys -in "$P9/ca.pem" -out "$T/store.p12" -passout pass: 2>/dev/null
+        openssl pkcs12 -export -nokeys -in "$P9/ca.pem" -out "$T/locked.p12" -passout pass:changeit 2>/dev/null
+        printf '\376\355\376\355\000\000\000\002\000\000\000\001' >"$T/store.jks"
+        for e in libcurl lean; do
+            run env SDKMS_API_ENDPOINT="$EP9" SDKMS_SSL_TRUST_STORE="$P9/ca.pem" "$HSMBENCH" rest sdkms \
+                --op keygen --alg AES --iterations 5 --engine $e
+            check "SDKMS_SSL_TRUST_STORE, a PEM CA, --engine $e: trusted, exit 0" 0 '^ +status\.+: ok$' \
+                "^hsmbench: SDKMS_SSL_TRUST_STORE .*: its CAs are trusted \(a PEM store"
+            run env TMPDIR="$T/tmp" SDKMS_API_ENDPOINT="$EP9" SDKMS_SSL_TRUST_STORE="$T/store.p12" \
+                "$HSMBENCH" rest sdkms --op keygen --alg AES --iterations 5 --engine $e
+            check "SDKMS_SSL_TRUST_STORE, a PKCS#12 store, --engine $e: trusted, exit 0" 0 '^ +status\.+: ok$' \
+                "its CAs are trusted \(a PKCS#12 store"
+        done
+        if [ -z "$(ls -A "$T/tmp")" ]; then pass "the PKCS#12 store's PEM copy is removed at the end"
+        else fail "the PKCS#12 store's PEM copy is removed at the end" "left: $(ls "$T/tmp")"; fi
+        run env SDKMS_API_ENDPOINT="$EP9" SDKMS_SSL_TRUST_STORE="$T/locked.p12" "$HSMBENCH" rest sdkms \
+            --op keygen --iterations 5
+        check_one_line_error "a PKCS#12 store with a password: exit 2, one line saying how to convert it" 2 \
+            '^hsmbench: error: SDKMS_SSL_TRUST_STORE .*: a PKCS#12 store with a password: openssl pkcs12 -in '
+        run env SDKMS_API_ENDPOINT="$EP9" SDKMS_SSL_TRUST_STORE="$T/store.jks" "$HSMBENCH" rest sdkms \
+            --op keygen --iterations 5
+        check_one_line_error "a Java keystore (JKS) as the trust store: exit 2, keytool's conversion" 2 \
+            'a Java keystore \(JKS\).*keytool -importkeystore -srckeystore .*store\.jks -destkeystore store\.p12 -deststoretype PKCS12'
+        run env SDKMS_API_ENDPOINT="$EP9" "$HSMBENCH" rest sdkms --cacert "$T/store.jks" --op keygen --iterations 5
+        check_one_line_error "--cacert X.jks: exit 2, keytool's conversion, not 'is --cacert the CA'" 2 \
+            '^hsmbench: error: --cacert .*store\.jks: a Java keystore \(JKS\).*keytool -importkeystore'
+        run env SDKMS_API_ENDPOINT="$EP9" "$HSMBENCH" rest sdkms --op keygen --iterations 5
+        check_one_line_error "no trust store, a private CA: the run's hint, exit 3" 3 'a private CA: --cacert FILE'
+        no_secret "SDKMS runs: the API key appears in no output" "$SDKMS_API_KEY" "$T/out" "$T/err"
+    fi
+fi
+run env -u SDKMS_API_ENDPOINT -u SDKMS_API_KEY "$HSMBENCH" rest sdkms --op keygen </dev/null
+check "no SDKMS_API_ENDPOINT: the bench's default, said (here the missing API key stops it first), exit 2" 2 '' \
+    '^hsmbench: neither --endpoint nor SDKMS_API_ENDPOINT: https://apps\.sdkms\.fortanix\.com, the SDKMS bench.s default'
+file_has "no SDKMS_API_ENDPOINT: not refused for it" "$T/err" 'needs an API key'
+run "$HSMBENCH" rest sdkms run keygen --algorithm AES --keysize 128 --transient=true
+check_one_line_error "the bench's positional form 'run keygen': exit 2, naming --op keygen" 2 \
+    "^hsmbench: error: run keygen: the SDKMS bench's 'test-bench.sh run keygen' is hsmbench rest sdkms --op keygen"
+run "$HSMBENCH" rest ekm ekm_wrap.js --token-env G_TOKEN
+check_one_line_error "the k6 script's name as an argument: exit 2, naming rest ekm --op wrap" 2 \
+    '^hsmbench: error: ekm_wrap\.js: a k6 script; .*hsmbench rest ekm --op wrap'
+run "$HSMBENCH" rest ekm run --stage 5s:70,30s:70,5s:0 ekm_wrap.js --token-env G_TOKEN
+check_one_line_error "k6's 'run ... ekm_wrap.js' form: exit 2, the same hint" 2 '^hsmbench: error: ekm_wrap\.js: a k6 script'
 rest_stop_all
