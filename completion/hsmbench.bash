@@ -22,7 +22,7 @@ _hsmbench_load='--threads --duration --iterations --iterations-per-thread --loop
 
 # Options of each command: the option table's ("hsmbench __options
 # COMMAND"; tests/e2e/test_options.sh fails when these lists differ from it).
-_hsmbench_opts_run="$_hsmbench_sel --test --key-size --curve --hash --data-size --aad-size
+_hsmbench_opts_run="$_hsmbench_sel --pin-user --test --key-size --curve --hash --data-size --aad-size
     --token-keys --static-key --key-label --key-id --verify --verify=sample:
     --mix --seed --lookup --repeat
     $_hsmbench_load
@@ -31,7 +31,7 @@ _hsmbench_opts_datasheet="$_hsmbench_sel --test --key-size --data-size --step-ti
     --capacity --resume --json --html --quiet --help"
 _hsmbench_opts_list="$_hsmbench_sel --help"
 _hsmbench_opts_keys="$_hsmbench_sel --type --label --key-size --curve --force --all --help"
-_hsmbench_opts_menu="$_hsmbench_sel --help"
+_hsmbench_opts_menu="$_hsmbench_sel --pin-user --help"
 _hsmbench_opts_report='--html --csv --csv-layout --threshold --quiet --help'
 _hsmbench_opts_trace='--json --csv --html --quiet --help'
 _hsmbench_opts_replay="$_hsmbench_sel --speed --closed --threads --duration --model-only --find-speed

@@ -245,6 +245,24 @@ CK_RV keys_find(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_CLASS cls, 
     return fin;
 }
 
+uint64_t keys_rsa_exponent(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_handle *k)
+{
+    const CK_OBJECT_HANDLE objs[2] = { k->pub, k->priv };
+    for (size_t i = 0; i < 2; i++) {
+        CK_BYTE e[8];
+        CK_ATTRIBUTE a = { CKA_PUBLIC_EXPONENT, e, sizeof e };
+        if (!objs[i] || fn->C_GetAttributeValue(s, objs[i], &a, 1) != CKR_OK ||
+            a.ulValueLen == (CK_ULONG)-1 || a.ulValueLen == 0 || a.ulValueLen > sizeof e)
+            continue;
+        uint64_t v = 0;
+        for (CK_ULONG j = 0; j < a.ulValueLen; j++)      /* big-endian */
+            v = v << 8 | e[j];
+        if (v)
+            return v;
+    }
+    return 0;
+}
+
 CK_ULONG keys_rsa_modulus_len(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key)
 {
     CK_ATTRIBUTE a = { CKA_MODULUS, NULL, 0 };

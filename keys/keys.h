@@ -8,6 +8,7 @@
 #define KEYS_KEYS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <openssl/evp.h>
 #include <p11-kit/pkcs11.h>
 
@@ -114,6 +115,10 @@ CK_RV keys_read_facts(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDL
                       keys_facts *out);
 /* The same of key material we hold (--static-key): 0, or -1 when unknown. */
 int keys_material_facts(const keys_material *m, keys_type type, keys_facts *out);
+
+/* The public exponent of an RSA key in the token (CKA_PUBLIC_EXPONENT of
+ * its public key, else of its private key); 0 if unknown or past 64 bits. */
+uint64_t keys_rsa_exponent(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, const keys_handle *k);
 
 /* The modulus length in bytes of an RSA key in the token (0 if unknown). */
 CK_ULONG keys_rsa_modulus_len(CK_FUNCTION_LIST *fn, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key);

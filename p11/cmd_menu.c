@@ -78,14 +78,14 @@ static const char menu_usage_tail[] =
     "Answers may be piped on standard input: the same dialogue then runs\n"
     "unattended.  End of input, or X at any prompt, leaves (exit 0); Ctrl-C stops a run and\n"
     "returns to the menu, and leaves at a prompt (exit 130).  See hsmbench-menu(1).\n"
-    "pkpspeed's -p PASSWORD is --pin and its -s USER is ignored, each said once.\n";
+    "pkpspeed's -p PASSWORD is --pin and its -s USER is --pin-user, each said once.\n";
 
 /* With no --slot, --token or --uri: what the menu does. */
 static const bench_opt_group menu_choose_group = BENCH_OPT_NOTE(
     "                       with no token named and several initialised tokens,\n"
     "                       a numbered list to choose from\n");
 static const bench_opt_group *const menu_groups[] = {
-    &p11_target_group, &menu_choose_group, &bench_help_group, &p11_pkpspeed_spellings, NULL,
+    &p11_target_group, &p11_pin_user_group, &menu_choose_group, &bench_help_group, &p11_pkpspeed_spellings, NULL,
 };
 const bench_cmd_opts p11_menu_options = { "menu", 0, menu_groups };
 

@@ -107,7 +107,7 @@ static const bench_opt_group run_keys_group =
     BENCH_OPT_GROUP("Keys (default: session keys generated for the run, destroyed after):", keys_rows, NULL);
 
 static const bench_opt_group *const run_groups[] = {
-    &p11_target_group, &run_tokens_group, &run_test_group, &run_keys_group, &bench_load_group,
+    &p11_target_group, &p11_pin_user_group, &run_tokens_group, &run_test_group, &run_keys_group, &bench_load_group,
     &bench_metrics_group, &bench_cap_group, &bench_out_group, &bench_help_group,
     &p11_pkpspeed_spellings, NULL,
 };
@@ -122,7 +122,7 @@ static const char run_usage_tail[] =
     "SIGUSR2, SIGALRM, or standard output closed, as by | head).  Ctrl-C in a long\n"
     "module call says what it waits for; a second Ctrl-C stops waiting, lists the\n"
     "token keys left.\n"
-    "pkpspeed's -p PASSWORD is --pin and its -s USER is ignored, each said once\n"
+    "pkpspeed's -p PASSWORD is --pin and its -s USER is --pin-user, each said once\n"
     "(see: hsmbench-run(1) OLD SPELLINGS).\n";
 
 #define MAX_SWEEP 32

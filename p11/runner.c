@@ -454,6 +454,12 @@ void p11_runner_test(p11_runner *r, const p11_test_def *def, const p11_test_para
     }
 
     p11_test_ctx *const ctx = set->ctx[0];
+    if (def->key == KEYS_RSA && !quiet) {
+        /* pkpspeed's banner line, from the key the run uses. */
+        const uint64_t e = keys_rsa_exponent(ctx->fn, ctx->control, &ctx->keys);
+        if (e)
+            printf("\nFor RSA, Exponent will be %llu\n", (unsigned long long)e);
+    }
     bench_workload w;
     if (set->n > 1)
         p11_tokens_workload(set, &w);

@@ -111,14 +111,23 @@ static const bench_option target_rows[] = {
 };
 const bench_opt_group p11_target_group = BENCH_OPT_GROUP("Selection:", target_rows, NULL);
 
-/* pkpspeed -s USER -p PASSWORD: the password is the PIN (a secret, as --pin's);
- * PKCS#11 logs in as the token's user with the PIN alone. */
+/* AWS CloudHSM's PKCS#11 PIN is the crypto user's name and password,
+ * USER:PASSWORD; pkpspeed takes them apart (-s USER -p PASSWORD). */
+static const bench_option pin_user_rows[] = {
+    { "pin-user", 0, BENCH_ARG_REQUIRED, "USER", P11_OPT_PIN_USER,
+      "AWS CloudHSM's crypto user: the PIN sent is USER:PIN\n"
+      "(pkpspeed's -s USER -p PASSWORD); a PIN that starts\n"
+      "with USER: already is sent as it is", NULL },
+};
+const bench_opt_group p11_pin_user_group = BENCH_OPT_GROUP(NULL, pin_user_rows, NULL);
+
+/* pkpspeed -s USER -p PASSWORD: the password is the PIN (a secret, as --pin's)
+ * and the user goes in front of it, as CloudHSM's PKCS#11 library wants. */
 static const bench_old_spelling pkpspeed_rows[] = {
     { .tool = "pkpspeed", .kind = BENCH_OLD_SAME, .short_name = 'p', .arg = BENCH_ARG_REQUIRED,
       .to = "pin" },
-    { .tool = "pkpspeed", .kind = BENCH_OLD_IGNORED, .short_name = 's', .arg = BENCH_ARG_REQUIRED,
-      .note = "PKCS#11 has no user names: the PIN logs in as the token's user (CKU_USER, the "
-              "crypto user; AWS CloudHSM's PKCS#11 PIN is USER:PASSWORD)" },
+    { .tool = "pkpspeed", .kind = BENCH_OLD_SAME, .short_name = 's', .arg = BENCH_ARG_REQUIRED,
+      .to = "pin-user", .note = "AWS CloudHSM's PKCS#11 PIN is USER:PASSWORD: the PIN sent is USER:PIN" },
 };
 const bench_opt_group p11_pkpspeed_spellings = BENCH_OPT_SPELLINGS(pkpspeed_rows);
 
@@ -167,6 +176,13 @@ int p11_target_opt(p11_target_opts *o, int code, char *argw)
         return 1;
     case P11_OPT_PIN_ENV:   o->pin_env = arg; return 1;
     case P11_OPT_PIN_FILE:  o->pin_file = arg; return 1;
+    case P11_OPT_PIN_USER:
+        if (!*arg || strchr(arg, ':')) {
+            bench_error("--pin-user %s: a user name, without ':' (the PIN sent is USER:PIN)", arg);
+            return -1;
+        }
+        o->pin_user = arg;
+        return 1;
     case P11_OPT_PIN:
         o->pin = arg;
         bench_warn("--pin puts the PIN in the shell history (the process list shows '*'s); "
@@ -228,6 +244,26 @@ unsigned p11_target_count(const p11_target_opts *o)
     return 1;
 }
 
+/* --pin-user: pin (len bytes, of cap) becomes USER:pin, unless it starts
+ * with USER: already.  A BENCH_EXIT_* code (printed). */
+static int join_user(const char *user, char *pin, size_t cap, size_t *len)
+{
+    const size_t ulen = strlen(user);
+    if (*len > ulen && memcmp(pin, user, ulen) == 0 && pin[ulen] == ':')
+        return 0;
+    if (ulen + 1 + *len >= cap) {
+        bench_error("--pin-user %s: the PIN with the user in front is longer than %zu bytes", user,
+                    cap - 1);
+        return BENCH_EXIT_USAGE;
+    }
+    memmove(pin + ulen + 1, pin, *len);
+    memcpy(pin, user, ulen);
+    pin[ulen] = ':';
+    *len += ulen + 1;
+    pin[*len] = 0;
+    return 0;
+}
+
 static int get_pin(const p11_target_opts *o, const char *uri_pin, const char *demo_pin_file,
                    const p11_token *tok, int many, char *pin, size_t cap, size_t *len)
 {
@@ -251,7 +287,12 @@ static int get_pin(const p11_target_opts *o, const char *uri_pin, const char *de
                     "or run on a terminal to be asked", tok->label);
         return BENCH_EXIT_USAGE;
     }
-    return rc == BENCH_SECRET_OK ? 0 : BENCH_EXIT_USAGE;
+    if (rc != BENCH_SECRET_OK)
+        return BENCH_EXIT_USAGE;
+    /* The demo token's own PIN file is whole: the user goes before the user's PIN. */
+    if (o->pin_user && !(demo_pin_file && src.file == demo_pin_file))
+        return join_user(o->pin_user, pin, cap, len);
+    return 0;
 }
 
 /* The one PIN of a run over several tokens: read once, sent to each. */

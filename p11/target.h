@@ -36,6 +36,7 @@ typedef struct p11_target_opts {
     const char *pin_env;     /* --pin-env VAR */
     const char *pin_file;    /* --pin-file FILE */
     const char *pin;         /* --pin PIN (warned about) */
+    const char *pin_user;    /* --pin-user USER: the PIN sent is USER:PIN (run, menu) */
 } p11_target_opts;
 
 /* A token beyond the first of a target of several. */
@@ -64,11 +65,13 @@ typedef struct p11_target {
 /* The codes of the selection flags. */
 enum {
     P11_OPT_MODULE = 1000, P11_OPT_INIT_ARGS, P11_OPT_SLOT, P11_OPT_TOKEN, P11_OPT_URI,
-    P11_OPT_PIN_ENV, P11_OPT_PIN_FILE, P11_OPT_PIN,
+    P11_OPT_PIN_ENV, P11_OPT_PIN_FILE, P11_OPT_PIN, P11_OPT_PIN_USER,
 };
 /* The Selection group of the option table (bench/util/options.h). */
 extern const bench_opt_group p11_target_group;
-/* pkpspeed's -p PASSWORD (--pin) and -s USER (ignored), for run and menu. */
+/* --pin-user USER (AWS CloudHSM's USER:PASSWORD PIN), for run and menu. */
+extern const bench_opt_group p11_pin_user_group;
+/* pkpspeed's -p PASSWORD (--pin) and -s USER (--pin-user), for run and menu. */
 extern const bench_opt_group p11_pkpspeed_spellings;
 
 /* Take one selection option; 1 if it was one, 0 if not, -1 bad value (printed).

@@ -33,6 +33,7 @@
 #include "rest/sdkms.h"
 #include "rest/spellings.h"
 #include "rest/transport/stats.h"
+#include "rest/transport/truststore.h"
 #include "rest/transport/views.h"
 
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
@@ -76,18 +77,26 @@ enum {
  * and its defaults, said at run time when hsmbench's differ. */
 #define SDKMS_ENV_KEY        "SDKMS_API_KEY"
 #define SDKMS_ENV_ENDPOINT   "SDKMS_API_ENDPOINT"
+#define SDKMS_ENV_TRUST      "SDKMS_SSL_TRUST_STORE"
 #define SDKMS_BENCH_ENDPOINT "https://apps.sdkms.fortanix.com"
+/* The EKM package's (seed 000): its set-up script leaves these in .env for
+ * `k6 run ... -e G_TOKEN=$G_TOKEN -e ENDPOINT_URL=$ENDPOINT_URL`. */
+#define EKM_ENV_TOKEN        "G_TOKEN"
+#define EKM_ENV_ENDPOINT     "ENDPOINT_URL"
 #define SDKMS_BENCH_THREADS  50
 #define SDKMS_BENCH_SECONDS  300
 
 static const bench_option ekm_rows[] = {
     { "endpoint", 0, BENCH_ARG_REQUIRED, "KEY_URI", OPT_ENDPOINT,
-      "the key's URI (as the Thales k6 package's ENDPOINT_URL)", NULL },
+      "the key's URI (default $ENDPOINT_URL, as the Thales\n"
+      "k6 package's script reads it)", NULL },
     { "op", 0, BENCH_ARG_REQUIRED, "wrap|unwrap|wrap-unwrap", OPT_OP,
       "(default wrap); unwrap uses blobs wrapped at set-up,\n"
       "wrap-unwrap checks the plaintext comes back", NULL },
     { "token-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_TOKEN_ENV,
-      "\nthe bearer token; with none, asked without echo on a terminal",
+      "\nthe bearer token; with none, $G_TOKEN as the Thales k6\n"
+      "package's script reads it, else asked without echo on a\n"
+      "terminal",
       "--token-env VAR | --token-file FILE | --token TOKEN (warns)" },
     { "token-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_TOKEN_FILE, NULL, NULL },
     { "token", 0, BENCH_ARG_REQUIRED, "TOKEN", OPT_TOKEN, NULL, NULL },
@@ -204,6 +213,7 @@ typedef struct rest_opts {
     size_t         aadlen;
     /* SDKMS */
     rest_sdkms_cfg sdkms;
+    rest_trust_store trust;            /* sdkms: $SDKMS_SSL_TRUST_STORE, when read */
     /* argv slots that held a secret, for the results file's "command" */
     unsigned char *secret_args;      /* per argv index: a BENCH_MARK_* */
 } rest_opts;
@@ -480,17 +490,35 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     }
     if (optind < argc) {
         /* The SDKMS bench's "run encryption": an operation named as a word. */
-        const char *op = bench_opts_old_value(&rest_options, "op", argv[optind]);
+        const char *word = argv[optind], *script = NULL;
+        if (strcmp(word, "run") == 0 && optind + 1 < argc)
+            word = argv[optind + 1];      /* test-bench.sh run keygen, k6 run script.js */
+        /* Parsing stops at the first word: k6's script may come later. */
+        for (int i = optind; i < argc && !script; i++) {
+            const size_t n = strlen(argv[i]);
+            if (n > 3 && argv[i][0] != '-' && strcmp(argv[i] + n - 3, ".js") == 0)
+                script = argv[i];
+        }
+        const char *op = bench_opts_old_value(&rest_options, "op", word);
         rest_sdkms_op named;
-        const size_t alen = strlen(argv[optind]);
-        if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[optind], &named) == 0))
+        if (script && o->kind == KIND_EKM)
+            /* k6's script, as the EKM package runs it: its load is its pause. */
+            bench_error("%s: a k6 script; hsmbench runs none: the EKM package's ekm_wrap.js is hsmbench rest "
+                        "ekm --op wrap with --think 500ms (it sleeps 0.5 s after each request; see "
+                        "docs/migrating.md)", script);
+        else if (script)
+            bench_error("%s: a k6 script; hsmbench rest sdkms is the script itself: leave its name out (see: "
+                        "hsmbench rest --help)", script);
+        else if (word != argv[optind] && o->kind == KIND_SDKMS &&
+                 (op || rest_sdkms_op_parse(word, &named) == 0))
+            bench_error("run %s: the SDKMS bench's 'test-bench.sh run %s' is hsmbench rest sdkms --op %s "
+                        "(see: hsmbench rest --help)", word, word, op ? op : word);
+        else if (word != argv[optind])
+            bench_error("run %s: unexpected arguments; hsmbench rest %s runs as it is, its operation "
+                        "given by --op (see: hsmbench rest --help)", word, o->kind == KIND_EKM ? "ekm" : "sdkms");
+        else if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[optind], &named) == 0))
             bench_error("%s: unexpected argument; the SDKMS bench's 'run %s' is --op %s (see: hsmbench "
                         "rest --help)", argv[optind], argv[optind], op ? op : argv[optind]);
-        else if (o->kind == KIND_EKM && alen > 3 && strcmp(argv[optind] + alen - 3, ".js") == 0)
-            /* k6's script, as the EKM package runs it: its load is its pause. */
-            bench_error("%s: unexpected argument; hsmbench runs no k6 script: the EKM package's "
-                        "ekm_wrap.js is --op wrap with --think 500ms (it sleeps 0.5 s after each request; "
-                        "see docs/migrating.md)", argv[optind]);
         else
             bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[optind]);
         return BENCH_EXIT_USAGE;
@@ -498,21 +526,25 @@ static int parse_args(int argc, char **argv, rest_opts *o)
 
     char why[256];
     const char *endpoint_flag = "--endpoint";
-    if (!o->endpoint && o->kind == KIND_SDKMS) {
-        /* As the SDKMS bench: the URL from its variable (not argv: nothing to mask). */
-        const char *env = getenv(SDKMS_ENV_ENDPOINT);
+    if (!o->endpoint) {
+        /* As the old tool: the URL from its variable (not argv: nothing to mask). */
+        const char *var = o->kind == KIND_EKM ? EKM_ENV_ENDPOINT : SDKMS_ENV_ENDPOINT;
+        const char *env = getenv(var);
         if (env && *env) {
             o->endpoint = env;
-            endpoint_flag = SDKMS_ENV_ENDPOINT;
+            endpoint_flag = var;
         }
     }
+    if (!o->endpoint && o->kind == KIND_SDKMS) {
+        /* The bench's own default: said, since the API key goes there. */
+        o->endpoint = SDKMS_BENCH_ENDPOINT;
+        endpoint_flag = "the SDKMS bench's default endpoint";
+        bench_note("neither --endpoint nor " SDKMS_ENV_ENDPOINT ": " SDKMS_BENCH_ENDPOINT
+                   ", the SDKMS bench's default (the SaaS service)");
+    }
     if (!o->endpoint) {
-        if (o->kind == KIND_EKM)
-            bench_error("--endpoint is required (the EKM key URI)");
-        else
-            bench_error("--endpoint is required (the SDKMS service URL), or " SDKMS_ENV_ENDPOINT
-                        " as the SDKMS bench reads it (its default: --endpoint "
-                        SDKMS_BENCH_ENDPOINT ")");
+        bench_error("--endpoint is required (the EKM key URI), or " EKM_ENV_ENDPOINT
+                    " as the EKM package's k6 script reads it");
         return BENCH_EXIT_USAGE;
     }
     if (rest_url_parse(&o->endpoint_url, o->endpoint, why, sizeof why) != 0) {
@@ -550,6 +582,21 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     if (o->lo.nthreads > 1) {
         bench_error("--threads: rest runs one thread count at a time (no sweeps)");
         return BENCH_EXIT_USAGE;
+    }
+    if (o->http.cacert && rest_trust_jks_hint("--cacert", o->http.cacert, why, sizeof why)) {
+        bench_error("%s", why);
+        return BENCH_EXIT_USAGE;
+    }
+    const char *store = o->kind == KIND_SDKMS && !o->http.cacert && !o->http.insecure
+                            ? getenv(SDKMS_ENV_TRUST) : NULL;
+    if (store && *store) {
+        /* As the SDKMS bench: its trust store, when no flag names the CAs. */
+        if (rest_trust_store_open(SDKMS_ENV_TRUST, store, &o->trust) != 0)
+            return BENCH_EXIT_USAGE;
+        o->http.cacert = o->trust.path;
+        if (!o->check)
+            bench_note(SDKMS_ENV_TRUST " %s: its CAs are trusted (a %s store; --cacert FILE "
+                       "overrides it)", store, o->trust.kind);
     }
     if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0 ||
         rest_http_pick_engine(&o->http, why, sizeof why) != 0) {
@@ -621,11 +668,12 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
 {
     const int ekm = o->kind == KIND_EKM;
     const char *env = o->secret_env;
-    if (!ekm && !env && !o->secret_file && !o->secret_value) {
-        /* As the SDKMS bench: its variable, when set and no flag names a source. */
-        const char *v = getenv(SDKMS_ENV_KEY);
+    if (!env && !o->secret_file && !o->secret_value) {
+        /* As the old tool: its variable, when set and no flag names a source. */
+        const char *var = ekm ? EKM_ENV_TOKEN : SDKMS_ENV_KEY;
+        const char *v = getenv(var);
         if (v && *v)
-            env = SDKMS_ENV_KEY;
+            env = var;
     }
     bench_secret_src src = { env, o->secret_file, o->secret_value,
                              ekm ? "bearer token" : "API key",
@@ -638,7 +686,7 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
     if (rc == BENCH_SECRET_NONE) {
         bench_error("%s: give %s, or run on a terminal to be asked",
                     ekm ? "rest ekm needs a bearer token" : "rest sdkms needs an API key",
-                    ekm ? "--token-env VAR or --token-file FILE"
+                    ekm ? "--token-env VAR or --token-file FILE (or set " EKM_ENV_TOKEN ")"
                         : "--api-key-env VAR or --api-key-file FILE (or set " SDKMS_ENV_KEY ")");
         return BENCH_EXIT_USAGE;
     }
@@ -656,18 +704,25 @@ static json_t *env_json(const rest_opts *o)
     return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", &o->endpoint_url, &o->http, NULL);
 }
 
+/* The hint a set-up failure's line ends with, where one helps ("" else). */
+static const char *setup_hint(const rest_opts *o, bench_code code)
+{
+    long status = rest_code_http_status(code);
+    if (status == 401 || status == 403)
+        return o->kind == KIND_EKM ? " (check the bearer token)" : " (check the API key)";
+    if (code == REST_E_TLS && !o->http.insecure)
+        return o->trust.kind ? " (is " SDKMS_ENV_TRUST "'s CA the one that signed the server's "
+                               "certificate? does the server want a client certificate: --cert/--key?)"
+             : o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
+                                "does the server want a client certificate: --cert/--key?)"
+                              : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
+    return "";
+}
+
 /* One line for a set-up failure, with a hint where one helps. */
 static void setup_error(const rest_opts *o, bench_code code, const char *msg)
 {
-    const char *hint = "";
-    long status = rest_code_http_status(code);
-    if (status == 401 || status == 403)
-        hint = o->kind == KIND_EKM ? " (check the bearer token)" : " (check the API key)";
-    else if (code == REST_E_TLS && !o->http.insecure)
-        hint = o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
-                                "does the server want a client certificate: --cert/--key?)"
-                              : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
-    bench_error("%s: %s%s", o->endpoint_url.identity, msg, hint);
+    bench_error("%s: %s%s", o->endpoint_url.identity, msg, setup_hint(o, code));
 }
 
 /* What the REST workload adds to a run's summary and JSON. */
@@ -784,6 +839,7 @@ int rest_cmd_rest(int argc, char **argv)
     o.secret_args = marks + 1;
     int rc = parse_args(argc - 1, argv + 1, &o);
     if (rc != 0) {
+        rest_trust_store_close(&o.trust);
         bench_url_free(&o.endpoint_url);
         free(o.aad);
         free(o.file_data);
@@ -794,6 +850,7 @@ int rest_cmd_rest(int argc, char **argv)
     char *secret = malloc(SECRET_MAX);
     if (!secret) {
         bench_error("out of memory");
+        rest_trust_store_close(&o.trust);
         bench_url_free(&o.endpoint_url);
         free(o.aad);
         free(o.file_data);
@@ -865,13 +922,18 @@ int rest_cmd_rest(int argc, char **argv)
     if (o.check) {
         /* --check: the set-up check alone, no load, no results file. */
         err[0] = 0;
-        bench_code cc = o.kind == KIND_EKM ? rest_ekm_probe(&ekm, stdout, err, sizeof err)
+        /* --op wrap given: the wrap alone (the package's script sends wraps only). */
+        const int wrap_only = o.kind == KIND_EKM && o.op && ekm.cfg.op == REST_EKM_WRAP;
+        bench_code cc = o.kind == KIND_EKM ? rest_ekm_probe(&ekm, wrap_only, stdout, err, sizeof err)
                                            : rest_sdkms_probe(&sdkms, stdout, err, sizeof err);
         if (*interrupt) {
             rc = BENCH_EXIT_INTERRUPTED;
         } else if (cc != BENCH_OK) {
+            /* A run's TLS hint too: the check is where a private CA shows first. */
             if (o.kind == KIND_EKM && err[0])
-                bench_error("%s: %s", o.endpoint, err);
+                bench_error("%s: %s%s", o.endpoint, err, setup_hint(&o, cc));
+            else if (cc == REST_E_TLS && *setup_hint(&o, cc))
+                setup_error(&o, cc, "the TLS handshake failed");
             printf("check: FAILED\n");
             rc = BENCH_EXIT_MODULE;
         } else {
@@ -946,6 +1008,7 @@ out_secret:
     bench_metrics_stop(metrics, o.http.interrupt);
     bench_secret_wipe(secret, SECRET_MAX);
     free(secret);
+    rest_trust_store_close(&o.trust);
     bench_url_free(&o.endpoint_url);
     free(o.aad);
     free(o.file_data);

@@ -67,9 +67,10 @@ bench_code rest_ekm_preflight(rest_ekm *e, char *err, size_t errlen);
 
 /* --check (the k6 package's verify_setup.sh): one wrap, one unwrap of its
  * blob, each status, the wrappedBlob and whether the plaintext came back,
- * on f.  BENCH_OK when it all worked, else the failure's code (err says
- * why when no request could be made). */
-bench_code rest_ekm_probe(rest_ekm *e, FILE *f, char *err, size_t errlen);
+ * on f; with wrap_only (--op wrap given), the wrap alone, as the package's
+ * script sends only wraps.  BENCH_OK when it all worked, else the
+ * failure's code (err says why when no request could be made). */
+bench_code rest_ekm_probe(rest_ekm *e, int wrap_only, FILE *f, char *err, size_t errlen);
 
 /* The workload the timing core drives; ctx is e.  aslots: transfers in
  * flight at most in non-blocking runs (rest/transport/multi.h); 0: blocking only. */

@@ -34,8 +34,9 @@ const bench_opt_group rest_k6_spellings = BENCH_OPT_SPELLINGS(k6_rows);
 
 static const bench_old_spelling k6_env_rows[] = {
     { .tool = "k6", .kind = BENCH_OLD_REFUSED, .name = "env", .short_name = 'e', .arg = BENCH_ARG_REQUIRED,
-      .note = "no script reads variables: did you mean --endpoint KEY_URI (the package's ENDPOINT_URL) "
-              "and --token-env G_TOKEN (the variable holding the token)?" },
+      .note = "no script reads variables: rest ekm reads ENDPOINT_URL and G_TOKEN itself when they "
+              "are set; else did you mean --endpoint KEY_URI and --token-env VAR (the variable holding "
+              "the token)?" },
 };
 const bench_opt_group rest_k6_env_spellings = BENCH_OPT_SPELLINGS(k6_env_rows);
 

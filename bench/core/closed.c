@@ -95,5 +95,14 @@ void pool_set_active(pool *p, uint64_t now)
         return;
     double v = bench_stages_at(l->stages, now > p->start_ns ? now - p->start_ns : 0);
     unsigned n = (unsigned)(v + 0.5);
-    atomic_store(&p->active, n > p->n ? p->n : n);
+    if (n > p->n)
+        n = p->n;
+    atomic_store(&p->active, n);
+    if (now >= p->measure_ns && (!p->stop_ns || now <= p->stop_ns)) {
+        if (!p->ramp_seen || n < p->ramp_min)
+            p->ramp_min = n;
+        if (!p->ramp_seen || n > p->ramp_max)
+            p->ramp_max = n;
+        p->ramp_seen = 1;
+    }
 }

@@ -205,6 +205,10 @@ static int merge_results(pool *p, bench_outcome *out)
     }
     const uint64_t end = pool_measured_end(p);
     out->duration_s = end > p->measure_ns ? (double)(end - p->measure_ns) / 1e9 : 0.0;
+    if (p->ramp_seen) {
+        out->ramp_min = p->ramp_min;
+        out->ramp_max = p->ramp_max;
+    }
     if (p->load->mode == BENCH_MODE_NONBLOCKING) {
         const bench_load *l = p->load;
         out->scheduled = pool_scheduled_measured(p) + tally_unstarted(p, end, out);

@@ -214,6 +214,11 @@ typedef struct bench_outcome {
     bench_stable_stop    stable_stop;
     double               stable_pct;     /* the target */
     bench_stable         stable;
+    /* Blocking ramps (stages): the fewest and most workers the ramp let run
+     * in the measured part, at every step of the gate (about 20 ms), its
+     * start and its end included; a run shorter than a second has no
+     * whole sample, but these hold.  0 and 0 without a ramp. */
+    unsigned             ramp_min, ramp_max;
 } bench_outcome;
 
 /* Called by the sampler thread once a second (and for warm-up seconds),

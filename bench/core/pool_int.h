@@ -134,6 +134,10 @@ struct pool {
     const bench_load *load;
     const bench_flag *interrupt;     /* Ctrl-C */
     _Atomic unsigned  active;        /* blocking ramps: workers allowed to run */
+    /* blocking ramps: the fewest and most workers allowed in the measured
+     * part (pool_set_active's thread alone writes them; read after the join) */
+    unsigned          ramp_min, ramp_max;
+    int               ramp_seen;
     int               self_paced;    /* asynchronous window without a dispatcher */
     /* non-blocking: the request queue (intended start times, ns; no lock) */
     bench_queue       queue;

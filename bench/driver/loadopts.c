@@ -44,7 +44,8 @@ static const bench_option load_rows[] = {
       "schedule and executed by the threads; latency then counts\n"
       "from when each request was due (coordinated omission)", NULL },
     { "rate", 0, BENCH_ARG_REQUIRED, "OPS_PER_S", BENCH_OPT_RATE,
-      "non-blocking: requests per second in total", NULL },
+      "requests per second in total: an open loop (k6's\n"
+      "constant-arrival-rate), --mode nonblocking implied", NULL },
     { "inflight", 0, BENCH_ARG_REQUIRED, "K", BENCH_OPT_INFLIGHT,
       "non-blocking: at most K requests outstanding", NULL },
     { "stages", 0, BENCH_ARG_REQUIRED, "5s:70,30s:70,5s:0", BENCH_OPT_STAGES,
@@ -275,6 +276,12 @@ void bench_load_stuck_floor(bench_load_opts *o, uint64_t call_bound_ns)
 int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
 {
     bench_load *l = &o->load;
+
+    /* A fixed rate is an open loop (k6's constant-arrival-rate): requests
+     * are issued when due whatever the target's answers, so --rate alone
+     * chooses the non-blocking schedule. */
+    if (l->rate > 0 && !o->mode_given)
+        l->mode = BENCH_MODE_NONBLOCKING;
     const int nb = l->mode == BENCH_MODE_NONBLOCKING;
 
     if (l->iterations && l->per_thread && o->iter_total) {
@@ -332,8 +339,12 @@ int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
             bench_error("--warmup Nit applies to blocking runs; give a non-blocking run a warm-up time");
             return -1;
         }
-    } else if (l->rate || l->inflight) {
-        bench_error("%s needs --mode nonblocking", l->rate ? "--rate" : "--inflight");
+    } else if (l->rate) {
+        bench_error("--rate is an open loop, requests issued when due: it cannot run with --mode "
+                    "blocking (a closed loop paces itself: use --think); leave out --mode");
+        return -1;
+    } else if (l->inflight) {
+        bench_error("--inflight needs --mode nonblocking");
         return -1;
     }
     if (o->max_unstarted_given && !(nb && (l->rate > 0 || o->stages_text))) {

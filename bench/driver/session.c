@@ -226,7 +226,8 @@ static bench_row *add_row(bench_session *s, const bench_run_desc *d, const char 
     snprintf(row->key, sizeof row->key, "%s", d->key_desc ? d->key_desc : "-");
     snprintf(row->status, sizeof row->status, "%s", status);
     snprintf(row->reason, sizeof row->reason, "%s", reason ? reason : "");
-    row->data_size = d->data_size;
+    /* A raw RSA operation's input is one modulus-sized block (rsa-x509-*). */
+    row->data_size = d->data_size ? d->data_size : d->block_size;
     row->threads = d->threads;
     row->deprecated = h && h->deprecated;
     return row;

@@ -257,7 +257,9 @@ static void data_text(const json_t *run, bench_run_model *m)
     const json_t *mix = json_object_get(run, "mix"), *t;
     size_t i;
     if (!json_is_array(mix)) {
-        snprintf(m->data_text, sizeof m->data_text, "%llu B", (unsigned long long)m->data_size);
+        /* A raw RSA operation's input is one modulus-sized block (rsa-x509-*). */
+        snprintf(m->data_text, sizeof m->data_text, "%llu B",
+                 (unsigned long long)(m->data_size ? m->data_size : m->block_size));
         return;
     }
     uint64_t size = 0;

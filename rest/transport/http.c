@@ -81,6 +81,7 @@ struct rest_http {
     char              *body;              /* response body, NUL-terminated */
     size_t             len, cap;
     int                too_large;
+    int                interrupted;       /* the last transfer was cut by Ctrl-C */
     int                headers_refused;   /* over REST_HEADER_BYTES_MAX of headers and trailers */
     unsigned           unsolicited;       /* libcurl: its kept connection held an answer before the request */
     int                in_headers;        /* a status line came, the blank line not yet */
@@ -700,6 +701,10 @@ static void http_bind(rest_http *h, bench_side *side)
 
 void rest_http_note_check(rest_http *h, rest_check kind, int passed)
 {
+    /* k6 runs no check in an iteration it interrupted: it counts the
+     * iteration as interrupted instead (rest_k6_json). */
+    if (h->interrupted)
+        return;
     if (h->side && (unsigned)kind < REST_CHECK_COUNT)
         h->checks[kind][!passed]++;
 }
@@ -968,6 +973,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
             out->transport = rest_code_from_curl(cc, oserr, h->errbuf);
         out->error = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
     }
+    h->interrupted = out->transport == REST_E_INTERRUPTED;
 
     /* Only note here (a few reads of the handle): the phases are worked
      * out and recorded by http_flush(), after the operation. */

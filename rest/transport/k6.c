@@ -10,6 +10,7 @@
 #include "bench/core/stages.h"
 #include "bench/results/report.h"
 #include "bench/results/results.h"
+#include "rest/transport/codes.h"
 #include "rest/transport/phases.h"
 #include "rest/transport/stats.h"
 
@@ -55,11 +56,31 @@ static void vus_of(const bench_outcome *o, const rest_k6_ctx *c, rest_k6_vus *v)
             v->last = n;
             any = 1;
         }
+        if (c->stages && o->ramp_max) {
+            /* What the ramp reached between the samples, and before the
+             * first whole one: a staged run shorter than a second has none. */
+            if (!any || o->ramp_min < v->min)
+                v->min = o->ramp_min;
+            if (!any || o->ramp_max > v->max)
+                v->max = o->ramp_max;
+            if (!any)
+                v->last = o->ramp_min;
+            any = 1;
+        }
         if (c->stages && any && v->max > v->cap)
             v->cap = v->max;
     }
     if (!any)
         v->last = v->min = v->max = fixed;
+}
+
+/* Operations the interrupt cut short in flight (their code INTERRUPTED). */
+static uint64_t cut_by_interrupt(const bench_outcome *o)
+{
+    for (size_t i = 0; i < o->nerrs; i++)
+        if (o->errs[i].code == REST_E_INTERRUPTED)
+            return o->errs[i].count;
+    return 0;
 }
 
 static uint64_t checks_of(const bench_side *t, int kind, int failed)
@@ -307,7 +328,9 @@ void rest_k6_print(FILE *f, const json_t *k6)
     const double planned = bench_json_num(state, "planned_duration_ms", 0);
     fprintf(f, "running (%s), 0/%llu VUs, %llu complete and %llu interrupted iterations\n",
             rest_k6_fixed_duration(elapsed, planned > elapsed ? planned : elapsed, a, sizeof a),
-            whole(metric(k6, "vus_max"), "value"), whole(metric(k6, "iterations"), "count"),
+            whole(metric(k6, "vus_max"), "value"),
+            json_object_get(state, "complete_iterations") ? whole(state, "complete_iterations")
+                                                          : whole(metric(k6, "iterations"), "count"),
             whole(state, "interrupted_iterations"));
     fputc('\n', f);
     for (int k = 0; k < REST_CHECK_COUNT; k++) {
@@ -423,8 +446,13 @@ json_t *rest_k6_json(const bench_outcome *o, const rest_k6_ctx *c)
                                             (json_int_t)v.min, "max", (json_int_t)v.max));
     json_object_set_new(k, "vus_max", json_pack("{s:I,s:I,s:I}", "value", (json_int_t)v.cap, "min",
                                                 (json_int_t)v.cap, "max", (json_int_t)v.cap));
-    json_object_set_new(k, "state", json_pack("{s:f,s:f,s:I}", "test_run_duration_ms", o->duration_s * 1e3,
-                                              "planned_duration_ms", (double)c->planned_ns / 1e6,
-                                              "interrupted_iterations", (json_int_t)o->stuck));
+    /* k6's interrupted iterations: those in flight when the run was
+     * stopped, whether their call was abandoned (stuck) or cut short. */
+    const uint64_t cut = cut_by_interrupt(o);
+    json_object_set_new(k, "state", json_pack("{s:f,s:f,s:I,s:I}", "test_run_duration_ms",
+                                              o->duration_s * 1e3, "planned_duration_ms",
+                                              (double)c->planned_ns / 1e6, "interrupted_iterations",
+                                              (json_int_t)(o->stuck + cut), "complete_iterations",
+                                              (json_int_t)(o->ops - cut)));
     return k;
 }

@@ -28,8 +28,10 @@
  *   state               not a metric: what k6's closing "running (05.0s),
  *                       0/1 VUs, N complete and 0 interrupted iterations"
  *                       line says (the measured and the planned length in
- *                       ms, the operations abandoned inside a call)
- *   vus, vus_max        threads (their stage targets in staged runs), or
+ *                       ms, the iterations complete and those interrupted:
+ *                       abandoned inside a call or cut short by Ctrl-C)
+ *   vus, vus_max        threads (their stage targets in staged runs, with
+ *                       the fewest and most the ramp let run), or
  *                       requests in flight in non-blocking runs, from the
  *                       per-second samples: the last value with min and max;
  *                       vus_max is the most there could be (threads, slots)

@@ -87,7 +87,7 @@ G_TOKEN=wrong-token run "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKE
 check_one_line_error "wrong bearer token: exit 3, one line" 3 'HTTP 401.*bearer token'
 run env -u G_TOKEN "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --cacert "$P/ca.pem" --iterations 5
 check_one_line_error "--token-env of an unset variable: exit 2" 2 'G_TOKEN'
-run "$HSMBENCH" rest ekm --endpoint "$EP" --cacert "$P/ca.pem" --iterations 5 </dev/null
+run env -u G_TOKEN "$HSMBENCH" rest ekm --endpoint "$EP" --cacert "$P/ca.pem" --iterations 5 </dev/null
 check_one_line_error "no token and no terminal: exit 2" 2 'needs a bearer token'
 printf '%s\n' "$TOKEN" >"$T/token"
 chmod 600 "$T/token"

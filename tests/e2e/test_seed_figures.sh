@@ -66,7 +66,7 @@ fi
 # The k6 command pasted whole: the script's name carries its pause as a hint.
 run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:1/ekm/k1" --token-env G_TOKEN --stages 1s:5 ekm_wrap.js
 check_one_line_error "item 1: ekm_wrap.js pasted from k6's command: exit 2, naming --think 500ms" 2 \
-    "ekm_wrap.js: unexpected argument; hsmbench runs no k6 script: .* --op wrap with --think 500ms"
+    "ekm_wrap.js: a k6 script; hsmbench runs none: .* --op wrap with --think 500ms"
 
 # ---- item 2: the SDKMS bench's CSV and JMeter's line, against 20 % of 500s ----------
 KEY=$(printf 'app-%s:secret-%s' "$$" "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" | base64 | tr -d '\n')

@@ -222,23 +222,24 @@ stop_serve plain
 
 # ---- seed 002: pkpspeed -s CU -p password --------------------------------------
 PIN="pin-$$"
-HSMBENCH_MOCK="pin=$PIN" run "$HSMBENCH" run --module "$MOCK" -s CU -p "$PIN" --test sha256-digest \
+# AWS CloudHSM's PKCS#11 PIN is CU:password: the mock's PIN has that shape.
+HSMBENCH_MOCK="pin=CU:$PIN" run "$HSMBENCH" run --module "$MOCK" -s CU -p "$PIN" --test sha256-digest \
     --iterations 20 --quiet --json "$T/pkp.json"
-check "seed 002: run -s CU -p PASSWORD: exit 0 (logged in with the PIN)" 0 '' \
-    "^hsmbench: -s CU \(pkpspeed's\): ignored; PKCS#11 has no user names"
+check "seed 002: run -s CU -p PASSWORD: exit 0 (logged in with the PIN CU:PASSWORD)" 0 '' \
+    "^hsmbench: -s is pkpspeed's spelling of --pin-user \(AWS CloudHSM's PKCS#11 PIN is USER:PASSWORD"
 once "seed 002: -p is --pin, said once" "-p is pkpspeed's spelling of --pin"
-once "seed 002: -s said once" "-s CU (pkpspeed's): ignored"
+once "seed 002: -s said once" "-s is pkpspeed's spelling of --pin-user"
 file_has "seed 002: -p warns as --pin does" "$T/err" '^hsmbench: warning: --pin puts the PIN in the shell history'
 file_lacks "seed 002: the password is in no output" "$T/pkp.json" "$PIN"
-HSMBENCH_MOCK="pin=$PIN" run "$HSMBENCH" run --module "$MOCK" --pin "$PIN" --test sha256-digest \
+HSMBENCH_MOCK="pin=CU:$PIN" run "$HSMBENCH" run --module "$MOCK" --pin "CU:$PIN" --test sha256-digest \
     --iterations 20 --quiet --json "$T/pkp-canon.json"
-check "seed 002: the same with --pin: exit 0" 0
-same_run "seed 002: -s CU -p PASSWORD runs as --pin PASSWORD" "$T/pkp.json" "$T/pkp-canon.json"
-HSMBENCH_MOCK="pin=$PIN" run "$HSMBENCH" run --module "$MOCK" -s CU -p wrong --test sha256-digest --iterations 5
+check "seed 002: the same with --pin CU:PASSWORD: exit 0" 0
+same_run "seed 002: -s CU -p PASSWORD runs as --pin CU:PASSWORD" "$T/pkp.json" "$T/pkp-canon.json"
+HSMBENCH_MOCK="pin=CU:$PIN" run "$HSMBENCH" run --module "$MOCK" -s CU -p wrong --test sha256-digest --iterations 5
 check "seed 002: a wrong -p is a wrong PIN: exit 3" 3 '' 'error: .*CKR_PIN_INCORRECT'
 run "$HSMBENCH" run -p 1 --pin 2
 check "seed 002: -p and --pin: --pin given twice" 2 '' '^hsmbench: error: --pin given twice'
-printf 'X\n' | HSMBENCH_MOCK="pin=$PIN" timeout 60 "$HSMBENCH" menu --module "$MOCK" -s CU -p "$PIN" \
+printf 'X\n' | HSMBENCH_MOCK="pin=CU:$PIN" timeout 60 "$HSMBENCH" menu --module "$MOCK" -s CU -p "$PIN" \
     >"$T/out" 2>"$T/err"
 rc=$?
 check "seed 002: menu -s CU -p PASSWORD, then X: exit 0" 0 '' "^hsmbench: -p is pkpspeed's spelling of --pin$"

@@ -30,6 +30,7 @@ wrap answer.  MODE:
   contbody    a "100 Continue" with a Content-Length and 3 bytes after it
   clchunked   Content-Length beside Transfer-Encoding: chunked (chunked frames it)
   ctlvalue    a header value holding ESC and BEL
+  wraponly    an endpoint that wraps and has no :unwrap (404 to it)
 """
 import base64
 import json
@@ -44,9 +45,13 @@ SECONDS = float(sys.argv[3]) if len(sys.argv) > 3 else 60.0
 BODY = json.dumps({"wrappedBlob": base64.b64encode(b"\x02" * 60).decode()}).encode()
 
 
-def answer():
+def answer(head):
     """(bytes to send, close the connection after them)."""
     ok = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    if MODE == "wraponly" and b":unwrap" in head.split(b"\r\n", 1)[0]:
+        err = json.dumps({"code": 5, "message": "not found", "details": []}).encode()
+        return (b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(err) + err), False
     if MODE == "chunked":
         a, b = BODY[:10], BODY[10:30]
         c = BODY[30:]
@@ -85,7 +90,7 @@ def answer():
 
 def on_request(conn, head):
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    data, close = answer()
+    data, close = answer(head)
     if MODE == "dribble":
         for i in range(0, len(data), 5):
             conn.sendall(data[i:i + 5])
