@@ -15,7 +15,7 @@
 # The runner's own knobs, from the suite that runs this script: not for the
 # runners started here, whose output is checked line by line (CI is set
 # where a case is about it).
-unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES CI
+unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES HSMBENCH_TEST_LOAD CI
 
 # ---- every script of the suite parses ----------------------------------------
 bad=
@@ -155,12 +155,48 @@ mkdir -p "$W2/tests/e2e" "$W2/tests/unit" "$W2/build/tests" "$W2/build/asan/test
 cp "$TOP/tests/run.sh" "$W2/tests/run.sh"
 printf '#!/bin/sh\n' >"$W2/build/asan/hsmbench"
 chmod +x "$W2/build/asan/hsmbench"
-printf '# serial: times only in the plain build\n# serial-variants: plain\necho "PASS p1"\n' >"$W2/tests/e2e/test_p.sh"
-printf 'echo "PASS q1"\n' >"$W2/tests/e2e/test_q.sh"
+printf '# serial: times only in the plain build\n# serial-variants: plain\n# asan: yes (a fake)\necho "PASS p1"\n' >"$W2/tests/e2e/test_p.sh"
+printf '# asan: yes (a fake)\necho "PASS q1"\n' >"$W2/tests/e2e/test_q.sh"
+printf '# asan: no, a sanitizer finds nothing new here\necho "PASS r1"\n' >"$W2/tests/e2e/test_r.sh"
 run sh "$W2/tests/run.sh"
-if [ "$(grep '^PASS' "$T/out" | tr '\n' ' ')" = "PASS [plain] test_p:p1 PASS [plain] test_q:q1 PASS [asan] test_p:p1 PASS [asan] test_q:q1 " ]; then
+if [ "$(grep '^PASS' "$T/out" | tr '\n' ' ')" = "PASS [plain] test_p:p1 PASS [plain] test_q:q1 PASS [plain] test_r:r1 PASS [asan] test_p:p1 PASS [asan] test_q:q1 " ]; then
     pass "# serial-variants: plain: serial in the plain build only"
-else fail "# serial-variants: plain: serial in the plain build only" "$(tr '\n' ' ' <"$T/out")"; fi
+    pass "# asan: yes: the whole suite runs a script under ASan only when its line says so"
+else
+    fail "# serial-variants: plain: serial in the plain build only" "$(tr '\n' ' ' <"$T/out")"
+    fail "# asan: yes: the whole suite runs a script under ASan only when its line says so" "$(tr '\n' ' ' <"$T/out")"
+fi
+run sh "$W2/tests/run.sh" --only test_r asan
+check "--only test_r asan: a script without '# asan: yes' runs there when asked" 0 '^PASS \[asan\] test_r:r1$'
+
+# ---- HSMBENCH_TEST_LOAD (make check-load): a busy loop beside the run ----------
+# The fake script lists the processes while it runs; the runner names its
+# busy loop on stderr.  The loop must run beside the script and be gone once
+# the runner is, whether it ended, or was killed outright (no trap runs).
+printf 'ps -eo pid=,args= >"$TRACE.ps"\nsleep "${LOAD_SLEEP:-0}"\necho "PASS l1"\n' >"$W2/tests/e2e/test_l.sh"
+hog_pid() { sed -n 's/^tests\/run.sh: HSMBENCH_TEST_LOAD: a busy loop (pid \([0-9]*\)) beside the run$/\1/p' "$1"; }
+gone() {    # gone PID: true once PID has ended (at most 5 s)
+    g=0
+    while kill -0 "$1" 2>/dev/null && [ $g -lt 50 ]; do sleep 0.1; g=$((g + 1)); done
+    ! kill -0 "$1" 2>/dev/null
+}
+run env HSMBENCH_TEST_LOAD=1 sh "$W2/tests/run.sh" --only test_l
+hog=$(hog_pid "$T/err")
+if [ "$rc" -eq 0 ] && [ -n "$hog" ] && grep -Eq "^ *$hog sh -c while :; do :; done$" "$TRACE.ps" && gone "$hog"; then
+    pass "HSMBENCH_TEST_LOAD=1: one busy loop beside the script, gone when the runner ends"
+else fail "HSMBENCH_TEST_LOAD=1: one busy loop beside the script, gone when the runner ends" \
+    "exit $rc, pid '$hog': $(grep -F 'while :' "$TRACE.ps" | tr '\n' ' ')"; fi
+LOAD_SLEEP=5 HSMBENCH_TEST_LOAD=1 sh "$W2/tests/run.sh" --only test_l >/dev/null 2>"$T/load.err" &
+runner=$!
+i=0
+until [ -n "$(hog_pid "$T/load.err")" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+hog=$(hog_pid "$T/load.err")
+kill -KILL "$runner" 2>/dev/null
+wait "$runner" 2>/dev/null
+if [ -n "$hog" ] && gone "$hog"; then pass "HSMBENCH_TEST_LOAD=1: the busy loop ends when the runner is killed outright"
+else fail "HSMBENCH_TEST_LOAD=1: the busy loop ends when the runner is killed outright" "pid '$hog' still there"
+    [ -n "$hog" ] && kill "$hog" 2>/dev/null
+fi
 
 run env HSMBENCH_TEST_TIMES=1 sh "$W/tests/run.sh" --only test_a
 check "--only test_a: exit 0, HSMBENCH_TEST_TIMES adds a time line (wall and CPU time)" 0 '^time \[plain\] test_a: [0-9]+\.[0-9] s, cpu [0-9]+\.[0-9] s$'

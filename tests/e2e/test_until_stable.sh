@@ -97,8 +97,12 @@ if all_cases; then
         run "$HSMBENCH" rest http --url "$URL/hello" --threads 2 --mode nonblocking --rate 200 \
             --until-stable 2% --duration 30 --json "$T/rest.json"
         check "rest http --rate 200: exit 0, stopped: stable" 0 'stopped: stable at [0-9.]+ s of 30 s$'
-        json_check "rest http --rate 200: the stable object, under 10 s, near 200/s" "$T/rest.json" \
-            '(lambda s: s["stopped"] == "stable" and runs[0]["duration_s"] < 10 and abs(s["mean_ops_per_s"] - 200) < 4)(runs[0]["stable"])'
+        # Stable well before its 30 s bound: about 5 s on a quiet machine,
+        # 7 to 8 s beside a busy loop (each stall of the client's process
+        # moves a batch, and the judgement waits for ten that agree), so
+        # under 20 s, as the run's --rate 400 above.
+        json_check "rest http --rate 200: the stable object, under 20 s, near 200/s" "$T/rest.json" \
+            '(lambda s: s["stopped"] == "stable" and runs[0]["duration_s"] < 20 and abs(s["mean_ops_per_s"] - 200) < 4)(runs[0]["stable"])'
         # Blocking, the server's own pace: stable or at the bound, as the machine allows.
         run "$HSMBENCH" rest http --url "$URL/hello" --threads 2 --until-stable 2% --duration 8 \
             --json "$T/rest-b.json"
