@@ -11,7 +11,6 @@
 # every key the replay made destroyed, and compare of two tokens' replays
 # with a verdict per transaction.
 # serial: asserts replayed rates against recorded ones
-# asan: yes (recordings of other applications (pkcs11-tool, p11tool) read and replayed)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

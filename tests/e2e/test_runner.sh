@@ -251,6 +251,36 @@ if [ "$(sed -n '/^skipped:$/,/^CI=true: /p' "$T/out" | sed '1d;$d' | tr '\n' '|'
     pass "CI=true, whole suite: the last lines repeat the 7 FAIL and the 3 SKIP lines"
 else fail "CI=true, whole suite: the last lines repeat the 7 FAIL and the 3 SKIP lines" "$(tail -n 14 "$T/out" | tr '\n' '|')"; fi
 
+# ---- start_serve (test_rest_lib.sh): a server lives as long as its script --------
+# A fixed --max-seconds 120 ended servers while a ThreadSanitizer build's
+# script still used them on a busy machine (test_rest_http, 150 s and more);
+# now the script's end ends its server, even a script killed outright.
+cat >"$T/srvscript.sh" <<'EOF'
+. "$TOP/tests/e2e/lib.sh"
+REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+start_serve s || exit 1
+tr '\0' ' ' <"/proc/$(cat "$T/s.pid")/cmdline" >"$SRVPID.cmdline"
+cat "$T/s.pid" >"$SRVPID"
+sleep 20
+EOF
+mkdir -p "$T/srvtmp"
+TMPDIR="$T/srvtmp" SRVPID="$T/srv.pid" sh "$T/srvscript.sh" >"$T/srv.out" 2>&1 &
+sp=$!
+i=0
+until [ -s "$T/srv.pid" ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
+spid=$(cat "$T/srv.pid" 2>/dev/null)
+kill -KILL "$sp" 2>/dev/null
+wait "$sp" 2>/dev/null
+if [ -n "$spid" ] && gone "$spid"; then
+    pass "start_serve: the server ends within seconds of its script killed outright"
+else fail "start_serve: the server ends within seconds of its script killed outright" \
+    "pid '$spid' still there: $(head -c 300 "$T/srv.out")"
+    [ -n "$spid" ] && kill "$spid" 2>/dev/null
+fi
+if grep -q -- '--max-seconds 1800 ' "$T/srv.pid.cmdline" 2>/dev/null; then
+    pass "start_serve: no fixed lifetime shorter than a sanitizer build's script (--max-seconds 1800, a net)"
+else fail "start_serve: no fixed lifetime shorter than a sanitizer build's script" "$(cat "$T/srv.pid.cmdline" 2>/dev/null)"; fi
+
 # lib.sh's skip prints the line the runner counts.
 out=$(skip "a check" "no widget")
 [ "$out" = "SKIP a check: no widget" ] && pass "lib.sh: skip NAME WHY prints 'SKIP NAME: WHY'" ||
