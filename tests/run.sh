@@ -273,7 +273,7 @@ wait "$printing"
 passed=$(grep -c '^PASS' "$log/all")
 failed=$(grep -c '^FAIL' "$log/all")
 skipped=$(grep -c '^SKIP' "$log/all")
-# The whole run's wall time, for the figures of issue 37 (not a result).
+# The whole run's wall time, to compare runs by (not a result).
 if [ -n "${HSMBENCH_TEST_TIMES:-}" ]; then
     t1=$(ms)
     printf 'time all: %d s\n' $(((t1 - t_start) / 1000))
