@@ -152,7 +152,7 @@ esac
 
 log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX") || exit 2
 printing= hog=
-trap 'rm -rf "$log"; [ -n "$hog" ] && kill "$hog" 2>/dev/null' EXIT
+trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$log"' EXIT
 trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; exit 130' INT TERM
 t_start=$(ms)
 
