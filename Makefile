@@ -4,6 +4,8 @@
 #   make            build into $(BUILD) (default: build/)
 #   make check      the test suite: normal build, ASan+UBSan build, ThreadSanitizer build,
 #                   the libFuzzer harnesses (a few seconds each)
+#   make check-load the same beside a busy loop that keeps one core busy (killed at the end,
+#                   whatever happens): checks whose margins need a quiet machine fail here first
 #   make fuzz       the libFuzzer harnesses, each for FUZZ_SECONDS (default 60)
 #   make bench      harness overhead and ceiling figures on the demo SoftHSM token
 #   make demo       install what is missing, build everything, make install (PREFIX=/usr/local),
@@ -67,7 +69,7 @@ TRACE_SO  := $(BUILD)/libhsmbench-trace.so
 HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop $(BUILD)/tests/replay_dump
 
-.PHONY: check-one all check bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb check-deb-fresh check-fleet fuzz fuzz-build fuzzers
+.PHONY: check-one all check check-load bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb check-deb-fresh check-fleet fuzz fuzz-build fuzzers
 
 all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(TRACE_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
@@ -179,6 +181,13 @@ check:
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) --output-sync=target \
 	    all sanitizers fuzz-build
 	@sh tests/run.sh
+
+# The suite as CI's busy neighbours have it: tests/run.sh starts the busy
+# loop itself (HSMBENCH_TEST_LOAD) and ends it with the run, however the run
+# ends.  HSMBENCH_TEST_LOAD=1 sh tests/run.sh --only NAME [VARIANT] does the
+# same for one test file.
+check-load:
+	@HSMBENCH_TEST_LOAD=1 $(MAKE) --no-print-directory check
 
 # One test file alone, for working on it: make check-one T=test_rest [V=asan|tsan]
 # (a unit test's name, or an e2e script's, with or without tests/e2e/ and .sh).

@@ -4,9 +4,22 @@
 #
 # Three builds, one runner:
 #   build/       unit tests and every end-to-end script
-#   build/asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   build/asan   unit tests, and the e2e scripts marked "# asan: yes (why)",
+#                under AddressSanitizer + UndefinedBehaviorSanitizer
 #   build/tsan   the threaded core (unit tests, and the e2e scripts marked
-#                "tsan: yes") under ThreadSanitizer
+#                "# tsan: yes (why)") under ThreadSanitizer
+# A sanitizer run of an e2e script earns its place by what it can find that
+# the plain run cannot.  The rule for "# asan: yes": the script drives, in
+# the real binary, code that handles memory the input or the timing decides
+# (bytes from a server, a module, a recording or a results file; buffers
+# sized by what a module or server answers; threads, slots and transfers
+# torn down mid-flight by stops, signals, stuck calls), and no unit test or
+# fuzzer already runs that code under ASan.  A script that checks documents,
+# packaging, the option table, usage errors, output text or timing, or that
+# reaches only code a tagged script, a unit test or a fuzzer runs under
+# ASan, runs in the plain build alone: there a sanitizer would find nothing
+# new, and each such run cost a sanitizer build's three to ten times the
+# plain one's time.  The unit tests and fuzzers always run under ASan.
 # and the libFuzzer harnesses (build/fuzz/fuzzers, make fuzz-build), each
 # over its seed corpus and then briefly (FUZZ_CHECK_SECONDS, default 3).
 # Every check prints "PASS name", "FAIL name: why", or "SKIP name: why" when
@@ -138,9 +151,23 @@ case $jobs in
 esac
 
 log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX") || exit 2
-printing=
-trap 'rm -rf "$log"' EXIT
-trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; rm -rf "$log"; exit 130' INT TERM
+printing= hog=
+trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$log"' EXIT
+trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; exit 130' INT TERM
+t_start=$(ms)
+
+# HSMBENCH_TEST_LOAD=1 (make check-load): one process that keeps a core
+# busy beside the whole run, as CI's neighbours do, so that a check whose
+# margins do not hold on a busy machine fails here first.  It ends with
+# this shell: the EXIT trap above, or, should this shell be killed outright
+# (no trap runs then), the watcher below within a second.
+if [ -n "${HSMBENCH_TEST_LOAD:-}" ]; then
+    sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
+    hog=$!
+    runner=$$
+    (while kill -0 "$runner" 2>/dev/null; do sleep 1; done; kill "$hog" 2>/dev/null) </dev/null >/dev/null 2>&1 &
+    echo "tests/run.sh: HSMBENCH_TEST_LOAD: a busy loop (pid $hog) beside the run" >&2
+fi
 
 # The plan: one file per job, and the order they run in: the serial ones
 # ($log/serial), then the others ($log/parallel).
@@ -174,7 +201,10 @@ variant() {
     done
     for script in tests/e2e/${3:-test_*}.sh; do
         [ -f "$script" ] || continue
-        if [ -z "${3:-}" ] && [ "$1" = tsan ] && ! grep -q '^# tsan: yes' "$script"; then
+        # The whole suite runs a script in a sanitizer build only where
+        # its line "# asan: yes (why)" or "# tsan: yes (why)" asks for it;
+        # --only runs it in any build asked.
+        if [ -z "${3:-}" ] && [ "$1" != plain ] && ! grep -q "^# $1: yes" "$script"; then
             continue
         fi
         job e2e "$1" "$2" "$(basename "$script" .sh)"
@@ -234,8 +264,24 @@ printing=$!
 for i in $(cat "$log/serial"); do
     sh "$top/tests/run.sh" --job "$log" "$i"
 done
+# The others start longest first, as far as the kind of job tells: a
+# sanitizer build's e2e script takes minutes (ThreadSanitizer's most), the
+# fuzzers about one, a unit test seconds; a long job started last would run
+# on alone at the end.  Their lines still print in the plan's order.
 if [ -s "$log/parallel" ]; then
-    xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/parallel"
+    : >"$log/start.tsan"
+    : >"$log/start.asan"
+    : >"$log/start.fuzz"
+    : >"$log/start.rest"
+    for i in $(cat "$log/parallel"); do
+        read -r kind variant dir name <"$log/$i.job"
+        case $kind.$variant in
+        e2e.tsan | e2e.asan | fuzz.fuzz) echo "$i" >>"$log/start.$variant" ;;
+        *) echo "$i" >>"$log/start.rest" ;;
+        esac
+    done
+    cat "$log/start.tsan" "$log/start.asan" "$log/start.fuzz" "$log/start.rest" |
+        xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
 fi
 : >"$log/ran"
 wait "$printing"
@@ -243,6 +289,11 @@ wait "$printing"
 passed=$(grep -c '^PASS' "$log/all")
 failed=$(grep -c '^FAIL' "$log/all")
 skipped=$(grep -c '^SKIP' "$log/all")
+# The whole run's wall time, to compare runs by (not a result).
+if [ -n "${HSMBENCH_TEST_TIMES:-}" ]; then
+    t1=$(ms)
+    printf 'time all: %d s\n' $(((t1 - t_start) / 1000))
+fi
 echo
 # The failures again, just above the count, so a log's last lines name them.
 if [ "$failed" -gt 0 ]; then

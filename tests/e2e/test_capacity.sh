@@ -84,8 +84,10 @@ json_check "--rate gives the first step; halved four times; result none" "$T/non
 HSMBENCH_MOCK='service=fixed:2ms;cores=4;fail=CKR_DEVICE_ERROR:0.3;seed=7' run "$HSMBENCH" run \
     --module "$MOCK" --test sha256-digest --find-capacity 'p99<20ms' --find-capacity 'errors<1%' \
     --threads 2 --step 0.5s --rate 800 --json "$T/err.json"
+# The errors fail every step whatever the machine; a busy one can push the
+# last step's p99 past 20 ms too, and then the line names that first.
 check "30 % CKR_DEVICE_ERROR against errors<1%: exit 1, the errors named" 1 \
-    "^no rate met the objectives: even 50/s failed p99 < 20 ms, errors < 1 % \\('errors<1%' errors=[0-9.]+%"
+    "^no rate met the objectives: even 50/s failed p99 < 20 ms, errors < 1 % \\(('p99<20ms' p\\(99\\)=[0-9.]+ms; )?'errors<1%' errors=[0-9.]+%"
 json_check "every step failed the errors objective; the errors are counted in each run" "$T/err.json" \
     'all(chr(39) + "errors<1%" + chr(39) + " errors=" in s["why"] and s["error_pct"] > 1 for s in doc["capacity"]["steps"]) and all(r["errors_by_code"].get("CKR_DEVICE_ERROR", 0) > 0 for r in runs)'
 

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The whole test catalogue on SoftHSM with results checked by OpenSSL; keys
 # users control (static, existing, token); nothing left behind on any path.
+# asan: yes (every catalogue entry's input and output buffers on SoftHSM, checked by OpenSSL)
 . "$TOP/tests/e2e/lib.sh"
 SOFTHSM=${SOFTHSM:-/usr/lib/softhsm/libsofthsm2.so}
 

@@ -5,6 +5,7 @@
 # header are named; --static-key DIR and --uri 'pkcs11:token=%00x' get clear
 # lines; serve -v prints no libmicrohttpd complaint; a module with no slots
 # says so.
+# asan: yes (a 200 KB header line, HTTP 999, odd URIs and a module without slots)
 . "$TOP/tests/e2e/lib.sh"
 
 HOSTILE="$(dirname "$NULLP11")/libhsmbench-hostile.so"

@@ -6,6 +6,7 @@
 # overflowing sums, control characters or a size past the limit are
 # refused (exit 2, naming the field) or printed escaped.
 # tsan: yes
+# asan: yes (modules with NULL or missing function lists and hostile results files, end to end)
 . "$TOP/tests/e2e/lib.sh"
 
 HOSTILE="$(dirname "$NULLP11")/libhsmbench-hostile.so"

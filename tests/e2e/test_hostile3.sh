@@ -5,6 +5,7 @@
 # without an option naming them (item 4), datasheet --resume of a foreign,
 # padded or failing file (10), capacity objectives a PKCS#11 search cannot
 # judge (11), a datasheet whose file cannot be written (12).
+# asan: yes (outputs on FIFOs and read files, foreign --resume files, failing writes mid-datasheet)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

@@ -6,6 +6,7 @@
 # emulated slots (a session and a thread each); one with them keeps its own.
 # serial: asserts rates against the mock's service time (wide margins)
 # serial-variants: plain
+# asan: yes (emulated asynchronous slots (a session and a thread each) and the module's own)
 . "$TOP/tests/e2e/lib.sh"
 need_mock || exit 0
 TRACE="$(dirname "$NULLP11")/libhsmbench-trace.so"

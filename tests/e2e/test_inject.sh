@@ -7,6 +7,7 @@
 # an iv going back into a body is checked as the base64 it must be.  The
 # server is tests/hostile/sdkms_server.py, which logs every request's
 # headers as received.
+# asan: yes (values a hostile server sends that go back into requests)
 . "$TOP/tests/e2e/lib.sh"
 
 HOSTILE_SDKMS="$TOP/tests/hostile/sdkms_server.py"

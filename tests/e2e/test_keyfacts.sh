@@ -8,6 +8,7 @@
 # reports the objects left at C_Finalize (objects-file=): a refused run made
 # none.  About 10 seconds.
 # tsan: yes
+# asan: yes (buffers sized by the key a label names (other sizes), PSS salts that cannot fit)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

@@ -4,6 +4,7 @@
 # (issue 13, item 5): a 300-byte hsmbench- label is listed and destroyed by
 # --all; keys create takes run's key sizes and refuses a label the token
 # already holds unless --force.
+# asan: yes (labels longer than any fixed buffer, listed and destroyed)
 . "$TOP/tests/e2e/lib.sh"
 
 

@@ -3,6 +3,7 @@
 # tests/e2e/test_menu.sh - hsmbench menu, pkpspeed's dialogue: a piped session
 # whose equivalent commands repeat its runs, bad answers, end of input, the
 # token list, and on a terminal (tmux) the PIN prompt and Ctrl-C.
+# asan: yes (the dialogue's line reader on bad answers and end of input, and the PIN prompt on a terminal)
 . "$TOP/tests/e2e/lib.sh"
 
 # menu_run INPUT [ARGS...]: pipe INPUT (printf format) into hsmbench menu;

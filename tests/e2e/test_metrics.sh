@@ -6,6 +6,7 @@
 # file; the phase gauge; a second listener on the same port refused before
 # anything runs; rest http's statuses and serve's routes.
 # tsan: yes
+# asan: yes (the metrics endpoint answering scrapes while a run's workers update what it reads)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"

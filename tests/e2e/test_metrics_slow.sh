@@ -9,6 +9,7 @@
 # it sent, not kept while it dribbles.  Bounded: the run lasts 30 s at
 # most, each client phase 12 s and 1000 connections.
 # serial: asserts scrape times and a drop deadline while 70 connections are held
+# asan: yes (connections that trickle bytes, held and dropped, against the metrics endpoint)
 . "$TOP/tests/e2e/lib.sh"
 need_mock || exit 0
 

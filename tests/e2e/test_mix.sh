@@ -4,6 +4,7 @@
 # run, reported per type) and --lookup (C_FindObjects before each
 # operation), on the mock HSM and on hsmbench's own SoftHSM token.
 # About 25 seconds.
+# asan: yes (per-type histograms filled by many threads, blocking and on the worker pool, and merged)
 . "$TOP/tests/e2e/lib.sh"
 
 MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"
@@ -82,8 +83,14 @@ if [ -n "$c" ] && [ "$c" != "$a" ]; then pass "mix --seed 8: another draw ($c)"
 else fail "mix --seed 8: another draw" "'$c' vs '$a'"; fi
 
 # ---- non-blocking, on the worker pool --------------------------------------------
+# What is checked here is the mix's bookkeeping on the pool, not whether the
+# client kept its schedule (test_openloop's verdicts, timed in the plain
+# build alone).  By default 1 % of 1200 requests left unstarted fails the
+# run: 15 ms of the process not scheduled near the end, which an ASan build
+# beside a busy neighbour does not promise.  --max-unstarted 50 % keeps the
+# verdict for a pool that starts little, with a margin a busy machine keeps.
 mock "service=fixed:1ms;cores=4" run --module "$MOCK" --mix "$MIX" --mode nonblocking --rate 800 \
-    --threads 4 --duration 1.5 --quiet --json "$T/nb.json" </dev/null
+    --threads 4 --duration 1.5 --max-unstarted 50% --quiet --json "$T/nb.json" </dev/null
 check "mix non-blocking on the mock: exit 0" 0
 json_check "mix non-blocking: the worker pool, per-type counts add up" "$T/nb.json" \
     "runs[0]['mode'] == 'nonblocking' and runs[0]['settings']['engine'] == 'worker pool' and $ADDS_UP"

@@ -16,6 +16,7 @@
 #    them (Caml Crush's default filter: the mock's quirks=hide-imported)
 #    notices before the clock and falls back to keys generated in the token,
 #    saying so, instead of measuring CKR_OBJECT_HANDLE_INVALID.
+# asan: yes (modules that raise SIGPIPE, fail mid-call or answer out of turn)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

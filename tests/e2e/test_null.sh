@@ -4,6 +4,7 @@
 # crypto, millions of operations a second, so it exercises the threaded
 # harness itself (and is cheap enough for ThreadSanitizer).
 # tsan: yes
+# asan: yes (the threaded harness at millions of calls a second, started and stopped)
 . "$TOP/tests/e2e/lib.sh"
 
 run "$HSMBENCH" list slots --module "$NULLP11"

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_pin.sh - where the user PIN comes from, what happens when it
 # is wrong or missing, and that it is never echoed or recorded.
+# asan: yes (the PIN readers at their buffers' edges: empty files, a lone newline, a directory, the terminal prompt)
 . "$TOP/tests/e2e/lib.sh"
 
 FAST="--test sha256-digest --iterations 20"

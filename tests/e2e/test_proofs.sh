@@ -55,8 +55,11 @@ json_check "invalidated sessions are reopened and counted" "$T/sess.json" \
 
 # PKCS#11 3.2 asynchronous sessions: many operations in flight over one
 # thread.  A blocked thread could do at most 1000/s at 1 ms each.
+# A stall of the machine near the run's end leaves requests unstarted (one
+# beside a busy loop: 100 ms, 400 requests, over the default 1 %): the
+# verdict's margin is the rate's own below, 7.5 % (3700 of 4000/s).
 env HSMBENCH_MOCK='service=fixed:1ms;cores=64;async=1' "$HSMBENCH" run --module "$MOCK" --test rsa-pkcs-sign \
-    --mode nonblocking --rate 4000 --inflight 32 --threads 1 --duration 3 --json "$T/async.json" \
+    --mode nonblocking --rate 4000 --inflight 32 --threads 1 --duration 3 --max-unstarted 7.5% --json "$T/async.json" \
     >"$T/out" 2>"$T/err" </dev/null
 rc=$?
 check "async sessions: exit 0, the engine named in the header" 0 '\[PKCS#11 async sessions, [0-9]+ slots\]'

@@ -8,6 +8,7 @@
 # reports the objects left at C_Finalize (objects-file=), so each case also
 # checks what stayed on the token.  About 15 seconds.
 # tsan: yes
+# asan: yes (buffers sized by what a misbehaving module answers: lengths, active operations, lost devices)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

@@ -9,6 +9,7 @@
 # --find-speed on the mock with a known service time and core count finds
 # the known factor within its stated uncertainty.  About 80 seconds.
 # serial: asserts a replay's achieved rate and a capacity search's answer
+# asan: yes (the replay engine and the call recorder in front of the mock)
 . "$TOP/tests/e2e/lib.sh"
 need_mock || exit 0
 TRACE="$(dirname "$NULLP11")/libhsmbench-trace.so"

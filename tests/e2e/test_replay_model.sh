@@ -9,6 +9,7 @@
 # inputs are one line and a non-zero exit, never a crash.  The models are
 # printed by build/tests/replay_dump (tests/unit/replay_dump.c).
 # tsan: no
+# asan: yes (the recording and pkcs11-spy log readers on real traffic)
 . "$TOP/tests/e2e/lib.sh"
 
 BUILD=$(dirname "$HSMBENCH")

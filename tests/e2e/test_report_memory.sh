@@ -16,6 +16,7 @@
 # read into a struct and the document's rest parsed by jansson (see
 # bench/results/series.h); peak RSS of report on a 53 MB file: 315 MB
 # before, 85 MB after (docs/internals.md).
+# asan: yes (results files past the fuzzer's size read compactly: report, merge and compare)
 . "$TOP/tests/e2e/lib.sh"
 
 S="$TOP/tests/e2e"

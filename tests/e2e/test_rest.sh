@@ -6,6 +6,7 @@
 # Every run is bounded (--iterations or a 1-second --duration).  The load
 # profiles and the non-blocking engine's rates are test_rest_timing.sh's.
 # tsan: yes
+# asan: yes (the REST engines over TLS and mutual TLS, connections reused and refused, serve's EKM routes)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

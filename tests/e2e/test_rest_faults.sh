@@ -6,6 +6,7 @@
 # error (exit 3).  Loopback only; every run and every helper server is
 # bounded in time.
 # tsan: yes
+# asan: yes (both engines' error paths on every broken answer serve can give: resets, truncated bodies, bad statuses)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

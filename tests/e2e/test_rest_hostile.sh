@@ -11,6 +11,7 @@
 # counted once.  Loopback only; every run bounded by --duration or
 # --iterations, every server by its own SECONDS.
 # serial-variants: plain (the runs' lengths are held to their bounds)
+# asan: yes (servers that never stop talking: the bounds both engines put on what they read)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

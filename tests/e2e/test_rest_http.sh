@@ -7,6 +7,7 @@
 # --cert/--key), and that no credential leaks.  Every run is bounded
 # (--iterations, or --duration 1).
 # tsan: yes
+# asan: yes (rest http's bodies, headers and --expect-body/--expect-json checks over TLS and mutual TLS)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

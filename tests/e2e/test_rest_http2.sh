@@ -7,6 +7,7 @@
 # (nginx's access log names each request's protocol and connection).  Every
 # run is bounded (--iterations, --duration 1), and so is nginx (timeout).
 # tsan: yes
+# asan: yes (libcurl's HTTP/2 streams sharing one connection under the non-blocking engine, against nginx)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

@@ -53,12 +53,17 @@ ekm_tls_server() {
 }
 
 # start_serve NAME ARGS...: hsmbench serve on a free loopback port (it picks
-# port 0 and prints the URL); sets $URL.  Bounded: --max-seconds 120 unless
-# ARGS say otherwise.  Returns 1 (with a FAIL line) when it does not come up.
+# port 0 and prints the URL); sets $URL.  Its lifetime is the script's: the
+# script stops it (stop_serve, rest_stop_all at exit), and a watcher stops it
+# within a second of the script ending any other way (killed outright).  A
+# fixed lifetime was wrong both ways: 120 s ended servers while a sanitizer
+# build's script still needed them on a busy machine.  --max-seconds 1800
+# stays as a net unless ARGS give their own.  Returns 1 (with a FAIL line)
+# when it does not come up.
 start_serve() {
     name=$1
     shift
-    bound="--max-seconds 120"
+    bound="--max-seconds 1800"
     case " $* " in *" --max-seconds "*) bound="" ;; esac   # (serve refuses it twice)
     # Emptied here, not by the redirection below: that happens in the child,
     # and a loop that starts NAME again could read the last server's port.
@@ -66,6 +71,7 @@ start_serve() {
     # shellcheck disable=SC2086
     "$HSMBENCH" serve --listen 127.0.0.1:0 $bound "$@" >"$T/$name.out" 2>"$T/$name.err" &
     echo $! >"$T/$name.pid"
+    follow_script $!
     SERVERS="$SERVERS $name"
     i=0
     while [ $i -lt 300 ]; do
@@ -77,6 +83,14 @@ start_serve() {
     done
     fail "serve $name starts" "$(head -c 300 "$T/$name.err" | tr '\n' ' ')"
     return 1
+}
+
+# follow_script PID: PID ends (SIGTERM) within a second of this script's
+# shell ending, however it ends; the watcher holds none of the script's
+# output, so the runner does not wait for it.
+follow_script() {
+    (while kill -0 "$$" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done
+     kill -TERM "$1" 2>/dev/null) </dev/null >/dev/null 2>&1 &
 }
 
 # stop_serve NAME: SIGTERM, then wait for it to end (it must within

@@ -14,6 +14,7 @@
 # engine's epoll loop against curl multi handles).  Where they differ by design (libcurl sends a request
 # again on a reset connection, the lean engine never does) the difference is
 # asserted.  Loopback only; every run is bounded by --iterations or --duration.
+# asan: yes (the lean engine's parser on every fault serve injects, beside libcurl's)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

@@ -14,6 +14,7 @@
 # Not serial: it counts, it does not time, so load beside it changes nothing
 # it checks (it is heavy: each case loads both cores).  A sanitizer build
 # runs three of the cases, one of each kind and engine.
+# asan: yes (transfers held, timed out and freed with 32 and 256 in flight, every fault kind)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

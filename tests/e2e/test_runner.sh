@@ -15,7 +15,7 @@
 # The runner's own knobs, from the suite that runs this script: not for the
 # runners started here, whose output is checked line by line (CI is set
 # where a case is about it).
-unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES CI
+unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES HSMBENCH_TEST_LOAD CI
 
 # ---- every script of the suite parses ----------------------------------------
 bad=
@@ -155,12 +155,48 @@ mkdir -p "$W2/tests/e2e" "$W2/tests/unit" "$W2/build/tests" "$W2/build/asan/test
 cp "$TOP/tests/run.sh" "$W2/tests/run.sh"
 printf '#!/bin/sh\n' >"$W2/build/asan/hsmbench"
 chmod +x "$W2/build/asan/hsmbench"
-printf '# serial: times only in the plain build\n# serial-variants: plain\necho "PASS p1"\n' >"$W2/tests/e2e/test_p.sh"
-printf 'echo "PASS q1"\n' >"$W2/tests/e2e/test_q.sh"
+printf '# serial: times only in the plain build\n# serial-variants: plain\n# asan: yes (a fake)\necho "PASS p1"\n' >"$W2/tests/e2e/test_p.sh"
+printf '# asan: yes (a fake)\necho "PASS q1"\n' >"$W2/tests/e2e/test_q.sh"
+printf '# asan: no, a sanitizer finds nothing new here\necho "PASS r1"\n' >"$W2/tests/e2e/test_r.sh"
 run sh "$W2/tests/run.sh"
-if [ "$(grep '^PASS' "$T/out" | tr '\n' ' ')" = "PASS [plain] test_p:p1 PASS [plain] test_q:q1 PASS [asan] test_p:p1 PASS [asan] test_q:q1 " ]; then
+if [ "$(grep '^PASS' "$T/out" | tr '\n' ' ')" = "PASS [plain] test_p:p1 PASS [plain] test_q:q1 PASS [plain] test_r:r1 PASS [asan] test_p:p1 PASS [asan] test_q:q1 " ]; then
     pass "# serial-variants: plain: serial in the plain build only"
-else fail "# serial-variants: plain: serial in the plain build only" "$(tr '\n' ' ' <"$T/out")"; fi
+    pass "# asan: yes: the whole suite runs a script under ASan only when its line says so"
+else
+    fail "# serial-variants: plain: serial in the plain build only" "$(tr '\n' ' ' <"$T/out")"
+    fail "# asan: yes: the whole suite runs a script under ASan only when its line says so" "$(tr '\n' ' ' <"$T/out")"
+fi
+run sh "$W2/tests/run.sh" --only test_r asan
+check "--only test_r asan: a script without '# asan: yes' runs there when asked" 0 '^PASS \[asan\] test_r:r1$'
+
+# ---- HSMBENCH_TEST_LOAD (make check-load): a busy loop beside the run ----------
+# The fake script lists the processes while it runs; the runner names its
+# busy loop on stderr.  The loop must run beside the script and be gone once
+# the runner is, whether it ended, or was killed outright (no trap runs).
+printf 'ps -eo pid=,args= >"$TRACE.ps"\nsleep "${LOAD_SLEEP:-0}"\necho "PASS l1"\n' >"$W2/tests/e2e/test_l.sh"
+hog_pid() { sed -n 's/^tests\/run.sh: HSMBENCH_TEST_LOAD: a busy loop (pid \([0-9]*\)) beside the run$/\1/p' "$1"; }
+gone() {    # gone PID: true once PID has ended (at most 5 s)
+    g=0
+    while kill -0 "$1" 2>/dev/null && [ $g -lt 50 ]; do sleep 0.1; g=$((g + 1)); done
+    ! kill -0 "$1" 2>/dev/null
+}
+run env HSMBENCH_TEST_LOAD=1 sh "$W2/tests/run.sh" --only test_l
+hog=$(hog_pid "$T/err")
+if [ "$rc" -eq 0 ] && [ -n "$hog" ] && grep -Eq "^ *$hog sh -c while :; do :; done$" "$TRACE.ps" && gone "$hog"; then
+    pass "HSMBENCH_TEST_LOAD=1: one busy loop beside the script, gone when the runner ends"
+else fail "HSMBENCH_TEST_LOAD=1: one busy loop beside the script, gone when the runner ends" \
+    "exit $rc, pid '$hog': $(grep -F 'while :' "$TRACE.ps" | tr '\n' ' ')"; fi
+LOAD_SLEEP=5 HSMBENCH_TEST_LOAD=1 sh "$W2/tests/run.sh" --only test_l >/dev/null 2>"$T/load.err" &
+runner=$!
+i=0
+until [ -n "$(hog_pid "$T/load.err")" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+hog=$(hog_pid "$T/load.err")
+kill -KILL "$runner" 2>/dev/null
+wait "$runner" 2>/dev/null
+if [ -n "$hog" ] && gone "$hog"; then pass "HSMBENCH_TEST_LOAD=1: the busy loop ends when the runner is killed outright"
+else fail "HSMBENCH_TEST_LOAD=1: the busy loop ends when the runner is killed outright" "pid '$hog' still there"
+    [ -n "$hog" ] && kill "$hog" 2>/dev/null
+fi
 
 run env HSMBENCH_TEST_TIMES=1 sh "$W/tests/run.sh" --only test_a
 check "--only test_a: exit 0, HSMBENCH_TEST_TIMES adds a time line (wall and CPU time)" 0 '^time \[plain\] test_a: [0-9]+\.[0-9] s, cpu [0-9]+\.[0-9] s$'
@@ -214,6 +250,36 @@ if [ "$(sed -n '/^skipped:$/,/^CI=true: /p' "$T/out" | sed '1d;$d' | tr '\n' '|'
     [ "$(sed -n '/^failed:$/,/^skipped:$/p' "$T/out" | grep -c '^FAIL ')" -eq 7 ]; then
     pass "CI=true, whole suite: the last lines repeat the 7 FAIL and the 3 SKIP lines"
 else fail "CI=true, whole suite: the last lines repeat the 7 FAIL and the 3 SKIP lines" "$(tail -n 14 "$T/out" | tr '\n' '|')"; fi
+
+# ---- start_serve (test_rest_lib.sh): a server lives as long as its script --------
+# A fixed --max-seconds 120 ended servers while a ThreadSanitizer build's
+# script still used them on a busy machine (test_rest_http, 150 s and more);
+# now the script's end ends its server, even a script killed outright.
+cat >"$T/srvscript.sh" <<'EOF'
+. "$TOP/tests/e2e/lib.sh"
+REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+start_serve s || exit 1
+tr '\0' ' ' <"/proc/$(cat "$T/s.pid")/cmdline" >"$SRVPID.cmdline"
+cat "$T/s.pid" >"$SRVPID"
+sleep 20
+EOF
+mkdir -p "$T/srvtmp"
+TMPDIR="$T/srvtmp" SRVPID="$T/srv.pid" sh "$T/srvscript.sh" >"$T/srv.out" 2>&1 &
+sp=$!
+i=0
+until [ -s "$T/srv.pid" ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
+spid=$(cat "$T/srv.pid" 2>/dev/null)
+kill -KILL "$sp" 2>/dev/null
+wait "$sp" 2>/dev/null
+if [ -n "$spid" ] && gone "$spid"; then
+    pass "start_serve: the server ends within seconds of its script killed outright"
+else fail "start_serve: the server ends within seconds of its script killed outright" \
+    "pid '$spid' still there: $(head -c 300 "$T/srv.out")"
+    [ -n "$spid" ] && kill "$spid" 2>/dev/null
+fi
+if grep -q -- '--max-seconds 1800 ' "$T/srv.pid.cmdline" 2>/dev/null; then
+    pass "start_serve: no fixed lifetime shorter than a sanitizer build's script (--max-seconds 1800, a net)"
+else fail "start_serve: no fixed lifetime shorter than a sanitizer build's script" "$(cat "$T/srv.pid.cmdline" 2>/dev/null)"; fi
 
 # lib.sh's skip prints the line the runner counts.
 out=$(skip "a check" "no widget")

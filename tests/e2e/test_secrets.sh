@@ -14,7 +14,6 @@
 #       mechanism and headers, CSV, HTML, the summary, -v, report's HTML)
 #       holds neither the URL's query nor a secret header's value, and
 #       --header-env / --header-file send a header whose value is redacted.
-# serial: reads /proc/PID/cmdline one second into two-second runs, and aborts runs one second in
 . "$(dirname "$0")/lib.sh"
 REST_LIB_SOURCE=1
 . "$(dirname "$0")/test_rest_lib.sh"
@@ -33,15 +32,23 @@ HENV=$(rnd fromenv)
 HFILE=$(rnd fromfile)
 
 # cmdline_while NAME SECRETS -- CMD...: start CMD, read its /proc/PID/cmdline
-# after a second, wait for it; every secret must be absent and '*'s there.
+# until it shows the '*'s that replace a secret (at most 10 s, while CMD
+# runs), wait for it; every secret must be absent from what was read then.
+# (It polled once, a second in: a busy machine could end a short run first
+# or not have reached the options yet, so the script had to run alone.)
 cmdline_while() {
     name=$1 secrets=$2
     shift 3
     "$@" >"$T/cl.out" 2>"$T/cl.err" &
     pid=$!
-    sleep 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" >"$T/cmdline" 2>/dev/null
-    running=$?
+    running=1 i=0
+    while [ $i -lt 100 ]; do
+        tr '\0' ' ' <"/proc/$pid/cmdline" >"$T/cmdline" 2>/dev/null || break
+        running=0
+        grep -q '\*\*\*' "$T/cmdline" && break
+        sleep 0.1
+        i=$((i + 1))
+    done
     wait "$pid"
     crc=$?
     if [ "$running" -ne 0 ] || [ ! -s "$T/cmdline" ]; then

@@ -5,6 +5,7 @@
 # does (keys destroyed, files written, exit 130), never kills it; Ctrl-C in a
 # long module call says at once what it waits for, and a second one stops
 # waiting and lists the token keys for removal; the same for REST set-up.
+# asan: yes (a closed standard output and Ctrl-C in long module and REST set-up calls)
 . "$TOP/tests/e2e/lib.sh"
 
 MOCK="$(dirname "$NULLP11")/libhsmbench-mock.so"

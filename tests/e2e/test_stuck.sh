@@ -7,6 +7,7 @@
 # and its token keys destroyed, or listed with the command that removes them.
 # serial: asserts that runs end within bounds (seconds) the mock's hang sets
 # tsan: yes
+# asan: yes (calls abandoned inside a module that never returns, and a p11-kit server killed mid-call)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

@@ -8,6 +8,7 @@
 # what it was before, and the bad selections are one-line errors.  About
 # 10 seconds.
 # tsan: yes
+# asan: yes (sessions and per-token counters over several tokens, blocking and non-blocking)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

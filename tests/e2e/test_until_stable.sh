@@ -11,7 +11,7 @@
 # stable.covers say the interval is this run's steady state (issue 41: it
 # was read as the token's rate).  About 25 seconds.
 # tsan: yes (the sampler reads the workers' counters every 100 ms for the stable series)
-# serial: asserts that the mock's rates settle within 2 % in under 10 s, which other jobs on the same cores would disturb
+# serial: asserts that the mock's rates settle within 2 % well before the bound, which other jobs on the same cores would disturb
 # serial-variants: plain
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
@@ -35,7 +35,7 @@ check_one_line_error "rest http: --until-stable with --loops refused" 2 "--until
 run "$HSMBENCH" run --module "$MOCK" --test sha256-digest --until-stable 2 --find-capacity 'p99<10ms'
 check_one_line_error "--until-stable with --find-capacity refused" 2 "--find-capacity .*leave out --until-stable"
 
-# ---- a steady target: stops stable, in under a third of --duration ---------------------------
+# ---- a steady target: stops stable, well before --duration ---------------------------
 # (the plain build's measurement; a sanitizer build's mock is too noisy to
 # be stable to 2 % in time, and there the run's object is checked alone)
 # Two cores of 1 ms and four threads: a thread always waits for a core, so
@@ -45,8 +45,10 @@ if all_cases; then
         --threads 4 --until-stable 2% --duration 30 --json "$T/steady.json"
     check "steady mock: exit 0, the stable line says stopped: stable" 0 \
         '^    stable\.+: [0-9.]+/s ±[0-9.]+ % \(95 %, this run'"'"'s steady state: [0-9]+ batch means of [0-9.]+ s.*\(MSER-5\); stopped: stable at [0-9.]+ s of 30 s$'
-    json_check "steady mock: stopped stable in under 10 s, the object complete and consistent" "$T/steady.json" \
-        '(lambda r, s: s["stopped"] == "stable" and s["target_pct"] == 2 and r["duration_s"] < 10 and r["duration_s"] >= 5 and s["bound_s"] == 30 and s["method"] == "MSER-5 + batch means" and 10 <= s["batches"] <= 30 and s["half_width_pct"] <= 2 and s["ci95_low"] <= s["mean_ops_per_s"] <= s["ci95_high"] and r["status"] == "ok" and len(r["per_second"]) == round(r["duration_s"]) and abs(s["mean_ops_per_s"] - 2000) < 60)(runs[0], runs[0]["stable"])'
+    # Under 20 s of its 30: about 5 s on a quiet machine, but each stall of
+    # a busy one moves a batch mean, and the judgement waits for ten that agree.
+    json_check "steady mock: stopped stable in under 20 s, the object complete and consistent" "$T/steady.json" \
+        '(lambda r, s: s["stopped"] == "stable" and s["target_pct"] == 2 and r["duration_s"] < 20 and r["duration_s"] >= 5 and s["bound_s"] == 30 and s["method"] == "MSER-5 + batch means" and 10 <= s["batches"] <= 30 and s["half_width_pct"] <= 2 and s["ci95_low"] <= s["mean_ops_per_s"] <= s["ci95_high"] and r["status"] == "ok" and len(r["per_second"]) == round(r["duration_s"]) and abs(s["mean_ops_per_s"] - 2000) < 60)(runs[0], runs[0]["stable"])'
 else
     run env HSMBENCH_MOCK="service=fixed:1ms" "$HSMBENCH" run --module "$MOCK" --test rsa-pkcs-sign \
         --threads 2 --until-stable 2% --duration 7 --json "$T/steady.json"
@@ -97,8 +99,12 @@ if all_cases; then
         run "$HSMBENCH" rest http --url "$URL/hello" --threads 2 --mode nonblocking --rate 200 \
             --until-stable 2% --duration 30 --json "$T/rest.json"
         check "rest http --rate 200: exit 0, stopped: stable" 0 'stopped: stable at [0-9.]+ s of 30 s$'
-        json_check "rest http --rate 200: the stable object, under 10 s, near 200/s" "$T/rest.json" \
-            '(lambda s: s["stopped"] == "stable" and runs[0]["duration_s"] < 10 and abs(s["mean_ops_per_s"] - 200) < 4)(runs[0]["stable"])'
+        # Stable well before its 30 s bound: about 5 s on a quiet machine,
+        # 7 to 8 s beside a busy loop (each stall of the client's process
+        # moves a batch, and the judgement waits for ten that agree), so
+        # under 20 s, as the run's --rate 400 above.
+        json_check "rest http --rate 200: the stable object, under 20 s, near 200/s" "$T/rest.json" \
+            '(lambda s: s["stopped"] == "stable" and runs[0]["duration_s"] < 20 and abs(s["mean_ops_per_s"] - 200) < 4)(runs[0]["stable"])'
         # Blocking, the server's own pace: stable or at the bound, as the machine allows.
         run "$HSMBENCH" rest http --url "$URL/hello" --threads 2 --until-stable 2% --duration 8 \
             --json "$T/rest-b.json"

@@ -14,6 +14,7 @@
 # over http and https with injected faults (rest ekm) and a route that
 # always fails (rest http, JMeter's line).  Every run is bounded; servers
 # listen on 127.0.0.1 port 0.  About 40 seconds.
+# asan: yes (every view of a corpus of real runs: terminal, CSV, HTML, report, compare, Prometheus, k6, JMeter)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

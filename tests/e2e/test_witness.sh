@@ -8,6 +8,7 @@
 # pkcs11-tool, GnuTLS's p11tool) and under abuse; then each figure hsmbench
 # prints, against what the module saw.
 # tsan: yes
+# asan: yes (the call recorder interposed in front of SoftHSM and the mock, and its reader)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0
