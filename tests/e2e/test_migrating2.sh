@@ -7,6 +7,7 @@
 # password, its exponent and the rsa-x509 block (item 10); the k6 summary's
 # vus and interrupted iterations (item 4); the SDKMS bench's trust store,
 # default endpoint and command forms (item 9).
+# asan: yes (a trust store read from SDKMS_SSL_TRUST_STORE: PEM, PKCS#12 turned into PEM in memory, a Java keystore recognised by its bytes)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 
