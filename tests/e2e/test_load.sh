@@ -50,7 +50,7 @@ run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --warmup 10it --ite
 check "--warmup 10it: exit 0" 0
 json_check "--warmup 10it: warm-up operations excluded, 10 measured" "$T/wit.json" 'runs[0]["ops"] == 10'
 
-for bad in "--rate 100" "--inflight 3" "--mode nonblocking" "--mode fast" "--mode nonblocking --rate 0" \
+for bad in "--mode blocking --rate 100" "--inflight 3" "--mode nonblocking" "--mode fast" "--mode nonblocking --rate 0" \
     "--mode nonblocking --rate 10 --iterations 5" "--mode nonblocking --rate 10 --think 1s" \
     "--stages 5s" "--stages 5s:x" "--stages 1s:2 --duration 3" "--stages 1s:2 --threads 4" \
     "--iterations 5 --iterations-per-thread 5" "--warmup 5xit" "--stages 1s:2000" \
