@@ -599,7 +599,8 @@ static int parse_args(int argc, char **argv, rest_opts *o)
                        "overrides it)", store, o->trust.kind);
     }
     if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0 ||
-        rest_http_pick_engine(&o->http, why, sizeof why) != 0) {
+        rest_http_pick_engine(&o->http, why, sizeof why) != 0 ||
+        rest_http_load_files(&o->http, why, sizeof why) != 0) {
         bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }
@@ -840,6 +841,7 @@ int rest_cmd_rest(int argc, char **argv)
     int rc = parse_args(argc - 1, argv + 1, &o);
     if (rc != 0) {
         rest_trust_store_close(&o.trust);
+        rest_http_release_files(&o.http);
         bench_url_free(&o.endpoint_url);
         free(o.aad);
         free(o.file_data);
@@ -851,6 +853,7 @@ int rest_cmd_rest(int argc, char **argv)
     if (!secret) {
         bench_error("out of memory");
         rest_trust_store_close(&o.trust);
+        rest_http_release_files(&o.http);
         bench_url_free(&o.endpoint_url);
         free(o.aad);
         free(o.file_data);
@@ -1009,6 +1012,7 @@ out_secret:
     bench_secret_wipe(secret, SECRET_MAX);
     free(secret);
     rest_trust_store_close(&o.trust);
+    rest_http_release_files(&o.http);
     bench_url_free(&o.endpoint_url);
     free(o.aad);
     free(o.file_data);

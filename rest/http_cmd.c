@@ -237,6 +237,7 @@ static void opts_free(http_opts *o)
     rest_jpath_free(&o->jpath);
     bench_url_free(&o->url_parsed);
     bench_url_free(&o->plain_parsed);
+    rest_http_release_files(&o->http);
 }
 
 /* A URL option just taken: its query and credentials out of argv, its word
@@ -605,6 +606,10 @@ static int parse_args(int argc, char **argv, http_opts *o)
     if (o->http.engine == REST_ENGINE_LEAN) {
         bench_error("--engine lean: rest http runs through libcurl (any method, header and body); "
                     "the lean engine runs rest ekm and rest sdkms");
+        return BENCH_EXIT_USAGE;
+    }
+    if (rest_http_load_files(&o->http, why, sizeof why) != 0) {
+        bench_error("%s", why);
         return BENCH_EXIT_USAGE;
     }
     snprintf(o->test, sizeof o->test, "http-%s", o->method);

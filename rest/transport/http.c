@@ -13,6 +13,7 @@
 
 #include "bench/util/cli.h"
 #include "bench/util/clock.h"
+#include "bench/util/secret.h"
 #include "rest/transport/codes.h"
 #include "rest/transport/lean.h"
 #include "rest/transport/phases.h"
@@ -385,6 +386,98 @@ int rest_http_opt(rest_http_opts *o, int code, const char *arg)
     }
 }
 
+/* The files' bytes for libcurl (CURLOPT_*_BLOB: no file read at a
+ * handshake). */
+typedef struct rest_http_files {
+    char  *data[3];           /* --cacert, --cert, --key; NULL: not given */
+    size_t len[3];
+} rest_http_files;
+
+#define REST_TLS_FILE_MAX (16u << 20)   /* a CA bundle is well under 1 MB */
+
+int rest_http_load_files(rest_http_opts *o, char *err, size_t errlen)
+{
+    const char *const paths[3] = { o->cacert, o->cert, o->key };
+    static const char *const flags[3] = { "--cacert", "--cert", "--key" };
+    rest_http_files *f = calloc(1, sizeof *f);
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    o->files = f;
+    for (int i = 0; i < 3; i++) {
+        if (!paths[i])
+            continue;
+        char why[256];
+        const int fd = bench_open_input(paths[i], 1, why, sizeof why);
+        if (fd < 0) {
+            snprintf(err, errlen, "%s %s: cannot read the file: %s", flags[i], paths[i], why);
+            goto fail;
+        }
+        FILE *in = fdopen(fd, "rb");
+        if (!in) {
+            close(fd);
+            snprintf(err, errlen, "%s %s: cannot read the file", flags[i], paths[i]);
+            goto fail;
+        }
+        size_t cap = 4096, n = 0;
+        char *buf = malloc(cap);
+        int full = 0;
+        for (;;) {
+            if (!buf)
+                break;
+            if (n == cap) {
+                if (cap >= REST_TLS_FILE_MAX) {
+                    full = 1;
+                    break;
+                }
+                char *bigger = malloc(cap * 2);
+                if (bigger)
+                    memcpy(bigger, buf, n);
+                bench_secret_wipe(buf, n);      /* a key's bytes leave no copy behind */
+                free(buf);
+                buf = bigger;
+                cap *= 2;
+                continue;
+            }
+            const size_t got = fread(buf + n, 1, cap - n, in);
+            n += got;
+            if (got == 0)
+                break;
+        }
+        const int bad = !buf || ferror(in) || full;
+        fclose(in);
+        if (bad) {
+            if (buf)
+                bench_secret_wipe(buf, n);
+            free(buf);
+            snprintf(err, errlen, "%s %s: cannot read the file%s", flags[i], paths[i],
+                     full ? " (over 16 MiB)" : !buf ? " (out of memory)" : "");
+            goto fail;
+        }
+        f->data[i] = buf;
+        f->len[i] = n;
+    }
+    return 0;
+fail:
+    rest_http_release_files(o);
+    return -1;
+}
+
+void rest_http_release_files(rest_http_opts *o)
+{
+    rest_http_files *f = o->files;
+    if (!f)
+        return;
+    for (int i = 0; i < 3; i++) {
+        if (f->data[i])
+            bench_secret_wipe(f->data[i], f->len[i]);   /* the key's bytes above all */
+        free(f->data[i]);
+    }
+    free(f);
+    o->files = NULL;
+}
+
 int rest_http_check_opts(const rest_http_opts *o, const bench_url *url, const char *url_flag,
                          char *err, size_t errlen)
 {
@@ -474,12 +567,22 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
     /* Straight to the endpoint: a proxy would be measured too, and libcurl
      * would read the proxy variables of the environment on every request. */
     curl_easy_setopt(e, CURLOPT_PROXY, "");
-    if (o->cacert)
-        curl_easy_setopt(e, CURLOPT_CAINFO, o->cacert);
-    if (o->cert)
-        curl_easy_setopt(e, CURLOPT_SSLCERT, o->cert);
-    if (o->key)
-        curl_easy_setopt(e, CURLOPT_SSLKEY, o->key);
+    /* The files' bytes read once for the run when there (libcurl keeps
+     * a pointer: they outlive the clients); else their names. */
+    const rest_http_files *fl = o->files;
+    static const CURLoption blob_opt[3] = { CURLOPT_CAINFO_BLOB, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLKEY_BLOB };
+    static const CURLoption path_opt[3] = { CURLOPT_CAINFO, CURLOPT_SSLCERT, CURLOPT_SSLKEY };
+    const char *const paths[3] = { o->cacert, o->cert, o->key };
+    for (int i = 0; i < 3; i++) {
+        if (!paths[i])
+            continue;
+        if (fl && fl->data[i]) {
+            struct curl_blob b = { fl->data[i], fl->len[i], CURL_BLOB_NOCOPY };
+            curl_easy_setopt(e, blob_opt[i], &b);
+        } else {
+            curl_easy_setopt(e, path_opt[i], paths[i]);
+        }
+    }
     if (o->insecure) {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);

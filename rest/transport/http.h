@@ -57,6 +57,11 @@ typedef struct rest_http_opts {
      * must not wait for a hung server's timeout).  May be NULL. */
     const bench_flag *interrupt;
     int         engine;       /* --engine: REST_ENGINE_AUTO (the default), _LIBCURL or _LEAN */
+    /* The --cacert, --cert and --key files' bytes, read once for the run
+     * (rest_http_load_files): libcurl reads a file it is given by name
+     * again for every new connection, inside the handshake it times (11
+     * opens of each in 10 requests without reuse).  NULL: not read. */
+    struct rest_http_files *files;
 } rest_http_opts;
 
 /* Who runs a blocking worker's requests: libcurl's easy handle, or the
@@ -198,6 +203,13 @@ int rest_http_opt(rest_http_opts *o, int code, const char *arg);
  * is refused: libcurl is asked for HTTP/2 only through TLS's ALPN (h2c by
  * prior knowledge fails every request after the first on a reused
  * connection with Debian 12's libcurl 7.88), so it would run HTTP/1.1. */
+/* Read the --cacert, --cert and --key files into o->files, once for the
+ * run, for every client libcurl runs: 0, or -1 with err naming the flag
+ * and the file.  rest_http_release_files frees them (the key's bytes
+ * wiped); both may be called when nothing was read. */
+int rest_http_load_files(rest_http_opts *o, char *err, size_t errlen);
+void rest_http_release_files(rest_http_opts *o);
+
 int rest_http_check_opts(const rest_http_opts *o, const bench_url *url, const char *url_flag,
                          char *err, size_t errlen);
 
