@@ -16,7 +16,6 @@
 
 #include "bench/driver/capacity.h"
 #include "bench/util/cli.h"
-#include "bench/util/clock.h"
 #include "bench/util/exit.h"
 #include "bench/driver/loadopts.h"
 #include "bench/core/pool.h"
@@ -414,8 +413,7 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             break;
         case OPT_TOKEN_TTL:
             if (kind_only(o, KIND_EKM, "--token-ttl") != 0 ||
-                bench_parse_duration("--token-ttl", optarg, BENCH_NS_PER_S,
-                                     30ULL * 24 * 3600 * BENCH_NS_PER_S, &o->token_ttl_ns) != 0)
+                rest_tokcmd_ttl_opt(optarg, &o->token_ttl_ns) != 0)
                 return BENCH_EXIT_USAGE;
             break;
         case OPT_REASON:
@@ -720,25 +718,8 @@ static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run
 {
     const rest_run_extra *x = arg;
     rest_stats_print(f, json_object_get(run, rest_http_section.key), m);
-    if (x->tokens) {
-        rest_tokcmd_counts c;
-        rest_tokcmd_counts_get(x->tokens, &c);
-        fprintf(f, "  token refreshes:   %llu (%llu after a 401; %llu requests sent again with "
-                "the new token; %llu runs of --token-cmd failed)\n",
-                (unsigned long long)c.refreshes, (unsigned long long)c.after_401,
-                (unsigned long long)c.retries, (unsigned long long)c.failures);
-    }
-}
-
-/* --token-cmd's counts in the results' "rest" object. */
-static int tokens_json(json_t *restj, rest_tokcmd *t)
-{
-    rest_tokcmd_counts c;
-    rest_tokcmd_counts_get(t, &c);
-    json_t *j = json_pack("{s:I,s:I,s:I,s:I}", "refreshes", (json_int_t)c.refreshes, "after_401",
-                          (json_int_t)c.after_401, "retried_requests", (json_int_t)c.retries,
-                          "failed", (json_int_t)c.failures);
-    return j && json_object_set_new(restj, "token_refreshes", j) == 0 ? 0 : -1;
+    if (x->tokens)
+        rest_tokcmd_print(x->tokens, f);
 }
 
 static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
@@ -771,7 +752,8 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     if (o->kind == KIND_EKM) {
         json_object_set_new(restj, "reason", json_string(o->reason));
         json_object_set_new(restj, "aad_size", json_integer((json_int_t)o->aadlen));
-        if (x->tokens && tokens_json(restj, x->tokens) != 0) {
+        if (x->tokens &&
+            json_object_set_new(restj, "token_refreshes", rest_tokcmd_json(x->tokens)) != 0) {
             json_decref(restj);
             return -1;
         }
@@ -890,18 +872,9 @@ int rest_cmd_rest(int argc, char **argv)
     int inited = 0;
     memset(&d, 0, sizeof d);
     rest_tokcmd *tokens = NULL;
-    if (o.token_cmd) {
-        /* The first token before anything else: without one, no run. */
-        const rest_tokcmd_cfg tc = { o.token_cmd,
-                                     o.token_ttl_ns ? o.token_ttl_ns : REST_TOKCMD_DEFAULT_TTL,
-                                     REST_TOKCMD_TIMEOUT_NS, interrupt };
-        if (!(tokens = rest_tokcmd_start(&tc, err, sizeof err))) {
-            rc = *interrupt ? BENCH_EXIT_INTERRUPTED : BENCH_EXIT_MODULE;
-            if (!*interrupt)
-                bench_error("%s", err);
-            goto out_curl;
-        }
-    }
+    /* --token-cmd's first token before anything else: without one, no run. */
+    if (o.token_cmd && !(tokens = rest_tokcmd_open(o.token_cmd, o.token_ttl_ns, interrupt, &rc)))
+        goto out_curl;
     if (o.kind == KIND_EKM) {
         rest_ekm_cfg cfg = { &o.endpoint_url, REST_EKM_WRAP, (size_t)o.data_size, o.aad, o.aadlen,
                              o.reason, secret, tokens };
@@ -997,15 +970,8 @@ int rest_cmd_rest(int argc, char **argv)
         bench_warn("%llu benchmark key%s could not be deleted; look for keys named %s-*",
                    (unsigned long long)left, left == 1 ? "" : "s", sdkms.name_prefix);
     rest_client_left_print(&client, stderr);
-    if (tokens) {
-        rest_tokcmd_counts tcn;
-        rest_tokcmd_counts_get(tokens, &tcn);
-        if (tcn.failures) {
-            rest_tokcmd_last_error(tokens, err, sizeof err);
-            bench_warn("%llu run%s of --token-cmd gave no token (the last: %s)",
-                       (unsigned long long)tcn.failures, tcn.failures == 1 ? "" : "s", err);
-        }
-    }
+    if (tokens)
+        rest_tokcmd_warn(tokens);
     json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
     rc = o.cap.nobjectives ? bench_capacity_finish(&cap, env_json(&o), cmd)
                            : bench_session_finish(&s, env_json(&o), cmd);

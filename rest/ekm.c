@@ -154,13 +154,10 @@ static int take_token(ekm_worker *w)
     rest_tokcmd *t = w->e->cfg.tokens;
     if (!t)
         return rest_http_set_auth(w->http, "Bearer", w->e->cfg.token);
-    char *buf = malloc(REST_TOKCMD_MAX);
-    if (!buf)
-        return -1;
-    const unsigned long g = rest_tokcmd_get(t, buf, REST_TOKCMD_MAX);
-    const int rc = rest_http_set_auth(w->http, "Bearer", buf);
-    explicit_bzero(buf, REST_TOKCMD_MAX);
-    free(buf);
+    unsigned long g = 0;
+    char *tok = rest_tokcmd_copy(t, &g);
+    const int rc = tok ? rest_http_set_auth(w->http, "Bearer", tok) : -1;
+    rest_tokcmd_wipe(tok);
     if (rc == 0)
         w->tgen = g;
     return rc;

@@ -18,6 +18,8 @@
 
 #include "bench/util/b64.h"
 #include "bench/util/clock.h"
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
 
 #define ERR_LINE      160          /* the command's stderr line, at most */
 #define TOKEN_WORD    20           /* a word this long of a token's alphabet is cut out */
@@ -431,6 +433,22 @@ unsigned long rest_tokcmd_get(rest_tokcmd *t, char *buf, size_t cap)
     return g;
 }
 
+char *rest_tokcmd_copy(rest_tokcmd *t, unsigned long *gen)
+{
+    pthread_mutex_lock(&t->mu);
+    char *c = strdup(t->token);
+    *gen = atomic_load(&t->gen);
+    pthread_mutex_unlock(&t->mu);
+    return c;
+}
+
+void rest_tokcmd_wipe(char *copy)
+{
+    if (copy)
+        explicit_bzero(copy, strlen(copy));
+    free(copy);
+}
+
 int rest_tokcmd_renew(rest_tokcmd *t, unsigned long seen)
 {
     pthread_mutex_lock(&t->mu);
@@ -477,4 +495,59 @@ void rest_tokcmd_last_error(rest_tokcmd *t, char *buf, size_t cap)
     pthread_mutex_lock(&t->mu);
     snprintf(buf, cap, "%s", t->last_err);
     pthread_mutex_unlock(&t->mu);
+}
+
+void rest_tokcmd_print(rest_tokcmd *t, FILE *f)
+{
+    rest_tokcmd_counts c;
+    rest_tokcmd_counts_get(t, &c);
+    fprintf(f, "  token refreshes:   %llu (%llu after a 401; %llu requests sent again with the "
+            "new token; %llu runs of --token-cmd failed)\n",
+            (unsigned long long)c.refreshes, (unsigned long long)c.after_401,
+            (unsigned long long)c.retries, (unsigned long long)c.failures);
+}
+
+json_t *rest_tokcmd_json(rest_tokcmd *t)
+{
+    rest_tokcmd_counts c;
+    rest_tokcmd_counts_get(t, &c);
+    return json_pack("{s:I,s:I,s:I,s:I}", "refreshes", (json_int_t)c.refreshes, "after_401",
+                     (json_int_t)c.after_401, "retried_requests", (json_int_t)c.retries, "failed",
+                     (json_int_t)c.failures);
+}
+
+void rest_tokcmd_warn(rest_tokcmd *t)
+{
+    rest_tokcmd_counts c;
+    char last[256];
+    rest_tokcmd_counts_get(t, &c);
+    if (!c.failures)
+        return;
+    rest_tokcmd_last_error(t, last, sizeof last);
+    bench_warn("%llu run%s of --token-cmd gave no token (the last: %s)",
+               (unsigned long long)c.failures, c.failures == 1 ? "" : "s", last);
+}
+
+rest_tokcmd *rest_tokcmd_open(const char *cmd, uint64_t ttl_ns, const bench_flag *interrupt,
+                              int *exit_code)
+{
+    char err[512];
+    const rest_tokcmd_cfg tc = { cmd, ttl_ns ? ttl_ns : REST_TOKCMD_DEFAULT_TTL,
+                                 REST_TOKCMD_TIMEOUT_NS, interrupt };
+    rest_tokcmd *t = rest_tokcmd_start(&tc, err, sizeof err);
+    if (t)
+        return t;
+    if (interrupt && *interrupt) {
+        *exit_code = BENCH_EXIT_INTERRUPTED;
+    } else {
+        *exit_code = BENCH_EXIT_MODULE;
+        bench_error("%s", err);
+    }
+    return NULL;
+}
+
+int rest_tokcmd_ttl_opt(const char *arg, uint64_t *ttl_ns)
+{
+    return bench_parse_duration("--token-ttl", arg, BENCH_NS_PER_S,
+                                30ULL * 24 * 3600 * BENCH_NS_PER_S, ttl_ns);
 }

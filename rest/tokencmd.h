@@ -24,6 +24,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
 
 #include "bench/util/signals.h"
 
@@ -59,6 +61,10 @@ unsigned long rest_tokcmd_gen(const rest_tokcmd *t);
 /* A copy of the current token in buf (cut to cap - 1 bytes: cap of
  * REST_TOKCMD_MAX holds any); its generation. */
 unsigned long rest_tokcmd_get(rest_tokcmd *t, char *buf, size_t cap);
+/* A copy of the current token (malloc'd; give it back with
+ * rest_tokcmd_wipe) and its generation in *gen; NULL when out of memory. */
+char *rest_tokcmd_copy(rest_tokcmd *t, unsigned long *gen);
+void  rest_tokcmd_wipe(char *copy);
 /* A request sent with the token of generation `seen` was refused with 401:
  * wait (at most the command's timeout) for a newer token.  0 when one is
  * in (it may already have been), -1 when the refresh failed. */
@@ -68,6 +74,20 @@ void rest_tokcmd_note_retry(rest_tokcmd *t);
 void rest_tokcmd_counts_get(rest_tokcmd *t, rest_tokcmd_counts *out);
 /* The last refresh failure's line ("" when none failed). */
 void rest_tokcmd_last_error(rest_tokcmd *t, char *buf, size_t cap);
+
+/* --token-ttl's value, 1s to 30 days: 0, or -1 (printed). */
+int rest_tokcmd_ttl_opt(const char *arg, uint64_t *ttl_ns);
+/* For a command's main: the first token of --token-cmd CMD (ttl_ns: --token-ttl,
+ * 0 for the default), or NULL with one line printed and *exit_code set
+ * (BENCH_EXIT_MODULE, or BENCH_EXIT_INTERRUPTED after Ctrl-C). */
+rest_tokcmd *rest_tokcmd_open(const char *cmd, uint64_t ttl_ns, const bench_flag *interrupt,
+                              int *exit_code);
+/* The summary's line ("  token refreshes:   ...") on f. */
+void rest_tokcmd_print(rest_tokcmd *t, FILE *f);
+/* The results' rest.token_refreshes object (NULL when out of memory). */
+json_t *rest_tokcmd_json(rest_tokcmd *t);
+/* After the run: a warning naming the last failure, when a refresh failed. */
+void rest_tokcmd_warn(rest_tokcmd *t);
 
 /* ---- exposed for tests ---------------------------------------------------- */
 

@@ -41,13 +41,20 @@ jget() {
 
 # expiring NAME TTL_S RUN_S CLIENT-ARGS...: serve issuing TTL_S tokens, a
 # run of RUN_S seconds taking them from --token-cmd; then every count.
+# The client is rest ekm, or rest http POSTing an EKM wrap when $VIA is http.
+VIA=ekm
 expiring() {
     name=$1 ttl=$2 secs=$3
     shift 3
     start_serve "$name" --ekm-token-ttl "${ttl}s" || return 0
+    if [ "$VIA" = http ]; then
+        set -- http --url "$URL/ekm/k1:wrap" --body '{"plaintext":"AAECAwQFBgc="}' "$@"
+    else
+        set -- ekm --endpoint "$URL/ekm/k1" "$@"
+    fi
     t0=$(date +%s.%N)
-    "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-cmd "curl -sf -X POST $URL/token" \
-        --duration "$secs" --json "$T/$name.json" "$@" >"$T/$name.cout" 2>"$T/$name.cerr" </dev/null
+    "$HSMBENCH" rest "$@" --token-cmd "curl -sf -X POST $URL/token" \
+        --duration "$secs" --json "$T/$name.json" >"$T/$name.cout" 2>"$T/$name.cerr" </dev/null
     crc=$?
     t1=$(date +%s.%N)
     stop_serve "$name"
@@ -96,11 +103,23 @@ if all_cases; then
     expiring libcurl_blocking 2 6 --engine libcurl --threads 2 --think 100ms
     expiring libcurl_nb 2 6 --engine libcurl --mode nonblocking --rate 10
 fi
+# rest http takes it too, where a bearer token is sent (an EKM wrap here).
+VIA=http
+expiring http_nb 2 6 --mode nonblocking --rate 10
+all_cases && expiring http_libcurl_blocking 2 6 --engine libcurl --threads 2 --think 100ms
+VIA=ekm
 
 # An opaque token (no exp) with a --token-ttl longer than its life: hsmbench
-# cannot know it expires; the 401 renews it and the request goes again.
-start_serve opaque --ekm-token-ttl 2s && {
-    "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-cmd "curl -sf -X POST $URL/token/opaque" \
+# cannot know it expires; the 401 renews it and the request goes again
+# (rest http, and rest ekm in the plain build).
+opaque() {
+    start_serve opaque --ekm-token-ttl 2s || return 0
+    if [ "$1" = http ]; then
+        set -- http --url "$URL/ekm/k1:wrap" --body '{"plaintext":"AAECAwQFBgc="}'
+    else
+        set -- ekm --endpoint "$URL/ekm/k1"
+    fi
+    "$HSMBENCH" rest "$@" --token-cmd "curl -sf -X POST $URL/token/opaque" \
         --token-ttl 1h --duration 5 --mode nonblocking --rate 10 --json "$T/opaque.json" \
         >"$T/opaque.cout" 2>"$T/opaque.cerr" </dev/null
     crc=$?
@@ -113,16 +132,18 @@ start_serve opaque --ekm-token-ttl 2s && {
         errors=$(jget "$T/opaque.json" 'r["errors"]')
         if [ "$errors" -eq 0 ] && [ "$after" -ge 1 ] && [ "$after" -le 3 ] && [ "$after" -eq "$refreshes" ] &&
             [ "$expired" -eq "$retried" ] && [ "$valid" -eq $((ops + 1)) ] && [ "$issued" -eq $((refreshes + 1)) ]; then
-            pass "opaque token: renewed on its 401 ($after times), every request sent again succeeded"
+            pass "opaque token ($1): renewed on its 401 ($after times), every request sent again succeeded"
         else
-            fail "opaque token: renewed on its 401" "errors $errors after_401 $after refreshes $refreshes retried $retried; serve: issued $issued valid $valid expired $expired ops $ops"
+            fail "opaque token ($1): renewed on its 401" "errors $errors after_401 $after refreshes $refreshes retried $retried; serve: issued $issued valid $valid expired $expired ops $ops"
         fi
-        json_check "opaque token: the results count the 401s in http" "$T/opaque.json" \
+        json_check "opaque token ($1): the results count the 401s in http" "$T/opaque.json" \
             'runs[0]["http"]["status_counts"].get("401", 0) == runs[0]["rest"]["token_refreshes"]["retried_requests"]'
     else
-        fail "opaque token: the run completes" "exit $crc: $(head -c 300 "$T/opaque.cerr" | tr '\n' ' ')"
+        fail "opaque token ($1): the run completes" "exit $crc: $(head -c 300 "$T/opaque.cerr" | tr '\n' ' ')"
     fi
 }
+opaque http
+all_cases && opaque ekm
 
 # A command that fails at start: one line, exit 3 (a set-up failure), its
 # exit status and the first line of its stderr, the token-like word cut out.
@@ -133,6 +154,10 @@ file_lacks "failing --token-cmd: the token-like word is cut out" "$T/err" "ya29"
 file_lacks "failing --token-cmd: only the first line of its stderr" "$T/err" "second"
 run "$HSMBENCH" rest ekm --endpoint http://127.0.0.1:9/ekm/k1 --duration 1 --token-cmd "printf ''"
 check_one_line_error "--token-cmd printing nothing: one line, exit 3" 3 "printed no token"
+run "$HSMBENCH" rest http --url http://127.0.0.1:9/ekm/k1:wrap --duration 1 --token-cmd "exit 2"
+check_one_line_error "rest http, failing --token-cmd: one line, exit 3" 3 "--token-cmd: the command exited with status 2$"
+run "$HSMBENCH" rest http --url http://127.0.0.1:9/ekm/k1:wrap --token-cmd "echo x" --bearer-env G_TOKEN
+check_one_line_error "rest http, --token-cmd with --bearer-env: exit 2" 2 "give only one"
 run "$HSMBENCH" rest ekm --endpoint http://127.0.0.1:9/ekm/k1 --token-ttl 10m --token-env G_TOKEN
 check_one_line_error "--token-ttl without --token-cmd: exit 2" 2 "needs --token-cmd"
 run "$HSMBENCH" rest ekm --endpoint http://127.0.0.1:9/ekm/k1 --token-cmd "echo x" --token-env G_TOKEN
