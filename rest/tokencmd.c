@@ -41,6 +41,7 @@ struct rest_tokcmd {
     unsigned long     fail_seq;        /* failed refreshes, for waiters */
     int               want;            /* a 401 asked for a refresh */
     int               stop;
+    bench_flag        cancel;          /* set by stop: a refresh in progress is killed */
     rest_tokcmd_counts counts;         /* under mu, but retries */
     _Atomic uint64_t  retries;
     char              last_err[256];
@@ -331,7 +332,7 @@ static void *refresher(void *arg)
         uint64_t at = 0;
         if (!tok)
             snprintf(err, sizeof err, "--token-cmd: out of memory");
-        else if ((rc = rest_tokcmd_exec(t->cfg.cmd, t->cfg.timeout_ns, t->cfg.interrupt, tok,
+        else if ((rc = rest_tokcmd_exec(t->cfg.cmd, t->cfg.timeout_ns, &t->cancel, tok,
                                         REST_TOKCMD_MAX, err, sizeof err)) == 0)
             rc = plan(&t->cfg, tok, bench_now_ns(), &at, err, sizeof err);
         pthread_mutex_lock(&t->mu);
@@ -408,6 +409,9 @@ void rest_tokcmd_stop(rest_tokcmd *t)
 {
     if (!t)
         return;
+    /* The run is over (or interrupted): a refresh in progress is killed
+     * rather than waited for. */
+    atomic_store(&t->cancel, 1);
     pthread_mutex_lock(&t->mu);
     t->stop = 1;
     pthread_cond_broadcast(&t->cv);

@@ -53,7 +53,8 @@ typedef struct rest_tokcmd rest_tokcmd;
 /* Run the command once and start the refresher: NULL with one line in err
  * (the command's failure, or out of resources). */
 rest_tokcmd *rest_tokcmd_start(const rest_tokcmd_cfg *cfg, char *err, size_t errlen);
-/* Stop the refresher and wipe the token (NULL: nothing). */
+/* Stop the refresher (a refresh in progress killed) and wipe the token
+ * (NULL: nothing). */
 void rest_tokcmd_stop(rest_tokcmd *t);
 
 /* The generation of the current token: it changes with each new token. */

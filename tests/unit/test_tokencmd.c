@@ -174,11 +174,32 @@ static void test_renew(void)
     CHECK_MSG(strstr(err, "expired already") != NULL, "%s", err);
 }
 
+/* Stopping does not wait for a refresh that hangs: it is killed. */
+static void test_stop_bounded(void)
+{
+    char err[512], path[64], cmd[256];
+    snprintf(path, sizeof path, "/tmp/hsmbench-tokcmd-stop-%d", (int)getpid());
+    unlink(path);
+    snprintf(cmd, sizeof cmd, "if test -e %s; then exec sleep 60; fi; touch %s; echo tok-1", path,
+             path);
+    rest_tokcmd_cfg cfg = { cmd, BENCH_NS_PER_S, 60 * BENCH_NS_PER_S, NULL };
+    rest_tokcmd *t = rest_tokcmd_start(&cfg, err, sizeof err);
+    CHECK_MSG(t != NULL, "%s", err);
+    if (!t)
+        return;
+    usleep(1500 * 1000);             /* the refresh (at 0.9 s) hangs in sleep 60 */
+    const uint64_t t0 = bench_now_ns();
+    rest_tokcmd_stop(t);
+    CHECK(bench_now_ns() - t0 < 30 * BENCH_NS_PER_S);
+    unlink(path);
+}
+
 int main(void)
 {
     RUN(test_jwt_exp);
     RUN(test_exec);
     RUN(test_refresher);
     RUN(test_renew);
+    RUN(test_stop_bounded);
     return check_finish();
 }
