@@ -41,14 +41,14 @@ _hsmbench_opts_compare='--fail-on --min-change --json --html --help'
 _hsmbench_opts_merge='--output -o --quiet --expect --help'
 _hsmbench_opts_rest="$_hsmbench_load --endpoint --op --data-size
     --json --csv --html --threshold --start-at --start-window --run-id --generator --out --quiet --cacert --cert --key --insecure --no-connection-reuse --http2
-    --timeout --engine --verbose -v --token-env --token-file --token --reason
+    --timeout --engine --verbose -v --token-env --token-file --token --token-cmd --token-ttl --reason
     --aad --api-key-env --api-key-file --api-key --alg --key-size --curve --cipher-mode
     --hash-alg --transient --filepath --check --help --url --method --header -H --header-env --header-file --secret-header --bearer-env --bearer-file
     --body --body-file --expect-status --expect-body --expect-json --summary --summary-interval --tls-matrix
     --plain-url --plain-port"
 _hsmbench_opts_serve="$_hsmbench_sel --listen --tls-cert --tls-key --client-ca
     --client-cert-optional --plain-listen
-    --connection-limit --ekm-token-env --ekm-token-file --api-key-env --api-key-file
+    --connection-limit --ekm-token-env --ekm-token-file --ekm-token-ttl --api-key-env --api-key-file
     --session-ttl --profiling --fault --fault-after --fault-delay --latency --max-keys
     --max-transient --max-requests --max-seconds --metrics-listen --metrics-linger --metrics-buckets --metrics-push
     --verbose -v --help"
@@ -278,6 +278,13 @@ _hsmbench()
         compopt +o default 2>/dev/null
         return
         ;;
+    --token-cmd)
+        # a shell command: its first word from the PATH
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -c -- "$cur"))
+        compopt +o default 2>/dev/null
+        return
+        ;;
     --module)
         # a module's name (p11-kit's, hsmbench's own), or a file
         local IFS=$'\n'
@@ -311,7 +318,7 @@ _hsmbench()
         --warmup | --rate | --inflight | --stages | --think | --abort-on-errors | --max-unstarted | --stuck-after | --threshold | --start-at | \
         --start-window | --run-id | --generator | --expect | \
         --label | --endpoint | --timeout | --reason | --aad | --api-key | --listen | \
-        --connection-limit | --session-ttl | --fault | --fault-after | --fault-delay | --latency | \
+        --connection-limit | --session-ttl | --ekm-token-ttl | --token-ttl | --fault | --fault-after | --fault-delay | --latency | \
         --max-keys | --max-transient | --max-requests | --max-seconds | --metrics-listen | \
         --metrics-linger | --metrics-push | --find-capacity | --step | --precision | --max-steps)
         _hsmbench_nofiles

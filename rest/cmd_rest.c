@@ -32,6 +32,7 @@
 #include "rest/transport/multi.h"
 #include "rest/sdkms.h"
 #include "rest/spellings.h"
+#include "rest/tokencmd.h"
 #include "rest/transport/stats.h"
 #include "rest/transport/truststore.h"
 #include "rest/transport/views.h"
@@ -70,7 +71,7 @@ enum {
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
     OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE,
     OPT_HASH, OPT_TRANSIENT, OPT_FILEPATH, OPT_CHECK, OPT_SUMMARY, OPT_CIPHER_MODE,
-    OPT_SUMMARY_INTERVAL,
+    OPT_SUMMARY_INTERVAL, OPT_TOKEN_CMD, OPT_TOKEN_TTL,
 };
 
 /* The SDKMS bench's environment (seed 001), read when no flag gives these,
@@ -100,6 +101,13 @@ static const bench_option ekm_rows[] = {
       "--token-env VAR | --token-file FILE | --token TOKEN (warns)" },
     { "token-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_TOKEN_FILE, NULL, NULL },
     { "token", 0, BENCH_ARG_REQUIRED, "TOKEN", OPT_TOKEN, NULL, NULL },
+    { "token-cmd", 0, BENCH_ARG_REQUIRED, "CMD", OPT_TOKEN_CMD,
+      "the bearer token is what CMD (run by /bin/sh) prints, one\n"
+      "line; run again before the token expires and on a 401\n"
+      "(e.g. 'gcloud auth print-access-token'); at most 30 s a run", NULL },
+    { "token-ttl", 0, BENCH_ARG_REQUIRED, "TIME", OPT_TOKEN_TTL,
+      "--token-cmd: the lifetime of a token that is no JWT with\n"
+      "an exp (default 55m); renewed at 90 % of it", NULL },
     { "reason", 0, BENCH_ARG_REQUIRED, "REASON", OPT_REASON,
       "accessReasonContext.reason (default CUSTOMER_INITIATED_ACCESS)", NULL },
     { "aad", 0, BENCH_ARG_REQUIRED, "HEX", OPT_AAD, "additionalAuthenticatedData", NULL },
@@ -208,6 +216,8 @@ typedef struct rest_opts {
     /* the secret's source */
     const char    *secret_env, *secret_file, *secret_value;
     /* EKM */
+    const char    *token_cmd;          /* --token-cmd */
+    uint64_t       token_ttl_ns;       /* --token-ttl (0: not given) */
     const char    *reason;
     uint8_t       *aad;
     size_t         aadlen;
@@ -401,6 +411,21 @@ static int parse_args(int argc, char **argv, rest_opts *o)
             o->secret_value = optarg;
             secrets++;
             break;
+        case OPT_TOKEN_CMD:
+            if (kind_only(o, KIND_EKM, "--token-cmd") != 0)
+                return BENCH_EXIT_USAGE;
+            if (!*optarg) {
+                bench_error("--token-cmd: the command is empty");
+                return BENCH_EXIT_USAGE;
+            }
+            o->token_cmd = optarg;
+            secrets++;
+            break;
+        case OPT_TOKEN_TTL:
+            if (kind_only(o, KIND_EKM, "--token-ttl") != 0 ||
+                rest_tokcmd_ttl_opt(optarg, &o->token_ttl_ns) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
         case OPT_REASON:
             if (kind_only(o, KIND_EKM, "--reason") != 0)
                 return BENCH_EXIT_USAGE;
@@ -553,9 +578,13 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     }
     if (secrets > 1) {
         bench_error("%s each give the %s: give only one",
-                    o->kind == KIND_EKM ? "--token-env, --token-file and --token"
+                    o->kind == KIND_EKM ? "--token-env, --token-file, --token-cmd and --token"
                                         : "--api-key-env, --api-key-file and --api-key",
                     o->kind == KIND_EKM ? "bearer token" : "API key");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->token_ttl_ns && !o->token_cmd) {
+        bench_error("--token-ttl is the lifetime of --token-cmd's tokens: it needs --token-cmd");
         return BENCH_EXIT_USAGE;
     }
     if (o->summary_interval_s && !o->jmeter) {
@@ -731,6 +760,7 @@ typedef struct rest_run_extra {
     const rest_opts *o;
     rest_client     *client;
     const rest_ekm  *ekm;       /* EKM runs */
+    rest_tokcmd     *tokens;    /* --token-cmd, or NULL */
     rest_jmeter_summariser js;  /* --summary jmeter (each run's, reset at its end) */
 } rest_run_extra;
 
@@ -742,8 +772,10 @@ static void extra_second(void *arg, const bench_sample *smp)
 
 static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
 {
-    (void)arg;
+    const rest_run_extra *x = arg;
     rest_stats_print(f, json_object_get(run, rest_http_section.key), m);
+    if (x->tokens)
+        rest_tokcmd_print(x->tokens, f);
 }
 
 static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
@@ -776,6 +808,11 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     if (o->kind == KIND_EKM) {
         json_object_set_new(restj, "reason", json_string(o->reason));
         json_object_set_new(restj, "aad_size", json_integer((json_int_t)o->aadlen));
+        if (x->tokens &&
+            json_object_set_new(restj, "token_refreshes", rest_tokcmd_json(x->tokens)) != 0) {
+            json_decref(restj);
+            return -1;
+        }
     } else {
         json_object_set_new(restj, "alg", json_string(rest_sdkms_alg_name(o->sdkms.alg)));
         if (o->sdkms.mode)
@@ -860,7 +897,7 @@ int rest_cmd_rest(int argc, char **argv)
         free(marks);
         return BENCH_EXIT_USAGE;
     }
-    rc = read_secret(&o, secret, SECRET_MAX);
+    rc = o.token_cmd ? 0 : read_secret(&o, secret, SECRET_MAX);
     /* The live endpoint first: a port in use is bad input, before a request. */
     bench_metrics *metrics = NULL;
     if (rc == 0 && bench_metrics_start(&o.lo.metrics, &metrics) != 0)
@@ -894,9 +931,13 @@ int rest_cmd_rest(int argc, char **argv)
     char mech[64], keydesc[64], err[512];
     int inited = 0;
     memset(&d, 0, sizeof d);
+    rest_tokcmd *tokens = NULL;
+    /* --token-cmd's first token before anything else: without one, no run. */
+    if (o.token_cmd && !(tokens = rest_tokcmd_open(o.token_cmd, o.token_ttl_ns, interrupt, &rc)))
+        goto out_curl;
     if (o.kind == KIND_EKM) {
         rest_ekm_cfg cfg = { &o.endpoint_url, REST_EKM_WRAP, (size_t)o.data_size, o.aad, o.aadlen,
-                             o.reason, secret };
+                             o.reason, secret, tokens };
         if (o.op)
             rest_ekm_op_parse(o.op, &cfg.op);
         inited = rest_ekm_init(&ekm, &cfg, &client, err, sizeof err) == 0;
@@ -977,7 +1018,7 @@ int rest_cmd_rest(int argc, char **argv)
 
     s.metrics = metrics;
     bench_metrics_target(metrics, metrics ? env_json(&o) : NULL);
-    rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL, { 0 } };
+    rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL, tokens, { 0 } };
     rest_jmeter_begin(&extra.js, stdout, o.summary_interval_s);
     const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
                                     .second = o.jmeter ? extra_second : NULL,
@@ -994,6 +1035,8 @@ int rest_cmd_rest(int argc, char **argv)
         bench_warn("%llu benchmark key%s could not be deleted; look for keys named %s-*",
                    (unsigned long long)left, left == 1 ? "" : "s", sdkms.name_prefix);
     rest_client_left_print(&client, stderr);
+    if (tokens)
+        rest_tokcmd_warn(tokens);
     json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
     rc = o.cap.nobjectives ? bench_capacity_finish(&cap, env_json(&o), cmd)
                            : bench_session_finish(&s, env_json(&o), cmd);
@@ -1005,6 +1048,7 @@ out_work:
     else
         rest_sdkms_fini(&sdkms);
 out_curl:
+    rest_tokcmd_stop(tokens);
     rest_client_fini(&client);
     curl_global_cleanup();
 out_secret:

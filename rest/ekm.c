@@ -11,6 +11,7 @@
 #include "bench/util/signals.h"
 #include "rest/transport/codes.h"
 #include "rest/jscan.h"
+#include "rest/tokencmd.h"
 #include "rest/transport/multi.h"
 
 int rest_ekm_op_parse(const char *s, rest_ekm_op *out)
@@ -142,7 +143,25 @@ typedef struct ekm_worker {
     size_t     wrap_len;
     char      *unwrap_body;          /* unwrap: the blob made at set-up; wrap-unwrap: this op's */
     size_t     unwrap_len;
+    unsigned long tgen;              /* --token-cmd: the generation of the token it sends */
+    int        renewed;              /* this operation sent a request again after a 401 */
 } ekm_worker;
+
+/* The bearer the worker sends: --token-cmd's current token, or the fixed one.
+ * 0, or -1 when out of memory (the old one stays). */
+static int take_token(ekm_worker *w)
+{
+    rest_tokcmd *t = w->e->cfg.tokens;
+    if (!t)
+        return rest_http_set_auth(w->http, "Bearer", w->e->cfg.token);
+    unsigned long g = 0;
+    char *tok = rest_tokcmd_copy(t, &g);
+    const int rc = tok ? rest_http_set_auth(w->http, "Bearer", tok) : -1;
+    rest_tokcmd_wipe(tok);
+    if (rc == 0)
+        w->tgen = g;
+    return rc;
+}
 
 int rest_ekm_init(rest_ekm *e, const rest_ekm_cfg *cfg, rest_client *client, char *err,
                   size_t errlen)
@@ -236,8 +255,7 @@ static int worker_make(rest_ekm *e, unsigned index, ekm_worker **out, bench_code
         return -1;
     }
     w->wrap_len = strlen(w->wrap_body);
-    if (!(w->http = rest_client_http(e->client, index, err, errlen)) ||
-        rest_http_set_auth(w->http, "Bearer", e->cfg.token) != 0) {
+    if (!(w->http = rest_client_http(e->client, index, err, errlen)) || take_token(w) != 0) {
         if (w->http)
             snprintf(err, errlen, "out of memory");
         worker_free(w);
@@ -367,6 +385,11 @@ static int ekm_open(void *ctx, unsigned index, void **state, char *err, size_t e
 static rest_http *ekm_start(void *state)
 {
     ekm_worker *w = state;
+    /* A new token from --token-cmd: one atomic load when there is none.
+     * Out of memory keeps the old one, tried again at the next request. */
+    if (w->e->cfg.tokens && rest_tokcmd_gen(w->e->cfg.tokens) != w->tgen)
+        (void)take_token(w);
+    w->renewed = 0;
     if (w->e->cfg.op == REST_EKM_UNWRAP)
         rest_http_request(w->http, "POST", &w->e->unwrap_url, w->unwrap_body, w->unwrap_len);
     else
@@ -389,6 +412,21 @@ static rest_step ekm_finish(void *state, CURLcode cc, bench_code *rc)
         rest_http_note_check(w->http, REST_CHECK_STATUS, 0);
         *rc = r.transport;
         return REST_STEP_DONE;
+    }
+    if (r.status == 401 && e->cfg.tokens && !w->renewed) {
+        /* Refused (the token expired before its refresh, or the server
+         * revoked it): a new token, and the same request once more.  The
+         * 401 stays in the HTTP figures (k6 counts every request); the
+         * operation is judged by the second answer. */
+        w->renewed = 1;
+        if (rest_tokcmd_renew(e->cfg.tokens, w->tgen) == 0 && take_token(w) == 0) {
+            rest_tokcmd_note_retry(e->cfg.tokens);
+            if (e->cfg.op == REST_EKM_UNWRAP || w->step == 1)
+                rest_http_request(w->http, "POST", &e->unwrap_url, w->unwrap_body, w->unwrap_len);
+            else
+                rest_http_request(w->http, "POST", &e->wrap_url, w->wrap_body, w->wrap_len);
+            return REST_STEP_AGAIN;
+        }
     }
     rest_http_note_check(w->http, REST_CHECK_STATUS, r.status == 200);
     if (r.status != 200) {

@@ -42,6 +42,9 @@ typedef struct rest_ekm_cfg {
     size_t         aadlen;
     const char    *reason;       /* accessReasonContext.reason */
     const char    *token;        /* bearer token (not owned, never copied into output) */
+    /* --token-cmd: the token comes from here instead, and a request refused
+     * with 401 is sent once more with a new one (NULL: token above). */
+    struct rest_tokcmd *tokens;
 } rest_ekm_cfg;
 
 typedef struct rest_ekm {

@@ -14,6 +14,7 @@
 #include "bench/util/clock.h"
 #include "bench/util/signals.h"
 #include "rest/transport/http.h"
+#include "rest/tokencmd.h"
 #include "rest/transport/multi.h"
 
 _Static_assert((unsigned)REST_E_EXPECT_BODY > (unsigned)REST_E_CLASS_END,
@@ -297,6 +298,8 @@ typedef struct any_worker {
     struct curl_slist *headers;      /* may hold the bearer: wiped on close */
     send_kind          send;
     CURLcode           prep;         /* preparing the request failed: this, not the transfer's */
+    unsigned long      tgen;         /* --token-cmd: the generation of the token it sends */
+    int                renewed;      /* this operation sent its request again after a 401 */
 } any_worker;
 
 void rest_any_init(rest_any *a, const rest_any_cfg *cfg, rest_client *client)
@@ -331,18 +334,18 @@ static int append(struct curl_slist **l, const char *line)
 }
 
 /* The worker's header list: the user's, the bearer, the defaults. */
-static struct curl_slist *make_headers(const rest_any_cfg *c)
+static struct curl_slist *make_headers(const rest_any_cfg *c, const char *bearer)
 {
     struct curl_slist *l = NULL;
     for (size_t i = 0; i < c->nheaders; i++)
         if (append(&l, c->headers[i]) != 0)
             goto oom;
-    if (c->bearer) {
-        size_t n = strlen(c->bearer) + 32;
+    if (bearer) {
+        size_t n = strlen(bearer) + 32;
         char *line = malloc(n);
         if (!line)
             goto oom;
-        snprintf(line, n, "Authorization: Bearer %s", c->bearer);
+        snprintf(line, n, "Authorization: Bearer %s", bearer);
         int rc = append(&l, line);
         explicit_bzero(line, n);
         free(line);
@@ -377,6 +380,24 @@ static void worker_free(any_worker *w)
     free(w);
 }
 
+/* The worker's headers with the bearer of --token-cmd, or the fixed one;
+ * the old list wiped.  0, or -1 when out of memory (the old list stays). */
+static int take_headers(any_worker *w)
+{
+    const rest_any_cfg *c = &w->a->cfg;
+    unsigned long g = 0;
+    char *tok = c->tokens ? rest_tokcmd_copy(c->tokens, &g) : NULL;
+    struct curl_slist *l = !c->tokens || tok ? make_headers(c, c->tokens ? tok : c->bearer) : NULL;
+    rest_tokcmd_wipe(tok);
+    if (!l)
+        return -1;
+    rest_http_set_headers(w->http, l, 0);
+    wipe_list(w->headers);
+    w->headers = l;
+    w->tgen = g;
+    return 0;
+}
+
 static any_worker *worker_make(rest_any *a, unsigned index, char *err, size_t errlen)
 {
     const rest_any_cfg *c = &a->cfg;
@@ -390,12 +411,11 @@ static any_worker *worker_make(rest_any *a, unsigned index, char *err, size_t er
         free(w);
         return NULL;
     }
-    if (!(w->headers = make_headers(c))) {
+    if (take_headers(w) != 0) {
         snprintf(err, errlen, "out of memory");
         worker_free(w);
         return NULL;
     }
-    rest_http_set_headers(w->http, w->headers, 0);
     if (strcmp(c->method, "HEAD") == 0)
         w->send = SEND_HEAD;
     else if (strcmp(c->method, "POST") == 0)
@@ -454,6 +474,11 @@ static int any_open(void *ctx, unsigned index, void **state, char *err, size_t e
 static rest_http *any_start(void *state)
 {
     any_worker *w = state;
+    /* A new token from --token-cmd (one atomic load when there is none);
+     * out of memory keeps the old one, tried again at the next request. */
+    if (w->a->cfg.tokens && rest_tokcmd_gen(w->a->cfg.tokens) != w->tgen)
+        (void)take_headers(w);
+    w->renewed = 0;
     (void)prepare(w);     /* a failure to prepare is w->prep, which any_finish() reports */
     return w->http;
 }
@@ -463,6 +488,18 @@ static rest_step any_finish(void *state, CURLcode cc, bench_code *rc)
     any_worker *w = state;
     rest_response r;
     rest_http_finish(w->http, w->prep != CURLE_OK ? w->prep : cc, &r);
+    rest_tokcmd *t = w->a->cfg.tokens;
+    if (t && !w->renewed && !r.transport && r.status == 401 &&
+        !rest_status_set_has(&w->a->cfg.expect, 401)) {
+        /* As rest ekm: a new token and the same request once more; the
+         * operation is judged by the second answer. */
+        w->renewed = 1;
+        if (rest_tokcmd_renew(t, w->tgen) == 0 && take_headers(w) == 0) {
+            rest_tokcmd_note_retry(t);
+            (void)prepare(w);
+            return REST_STEP_AGAIN;
+        }
+    }
     *rc = rest_any_check(&w->a->cfg, &r);
     /* k6's checks: the status (--expect), then the body (--expect-body,
      * --expect-json) when one is asked for. */

@@ -113,6 +113,10 @@ typedef struct rest_any_cfg {
     rest_status_set    expect;
     const char        *expect_body;    /* NULL: not checked */
     const rest_jpath  *expect_json;    /* NULL: not checked */
+    /* --token-cmd: the bearer comes from here instead, and a request
+     * refused with 401 (not an --expect-status) is sent once more with a
+     * new one (NULL: bearer above). */
+    struct rest_tokcmd *tokens;
 } rest_any_cfg;
 
 typedef struct rest_any {

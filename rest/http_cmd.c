@@ -38,6 +38,7 @@
 #include "bench/results/results.h"
 #include "bench/util/secret.h"
 #include "bench/util/signals.h"
+#include "rest/tokencmd.h"
 #include "rest/transport/stats.h"
 #include "rest/transport/views.h"
 
@@ -71,7 +72,7 @@ enum {
     OPT_URL = 5000, OPT_METHOD, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
     OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON, OPT_SUMMARY,
     OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT, OPT_SECRET_HEADER, OPT_HEADER_ENV,
-    OPT_HEADER_FILE, OPT_SUMMARY_INTERVAL,
+    OPT_HEADER_FILE, OPT_SUMMARY_INTERVAL, OPT_TOKEN_CMD, OPT_TOKEN_TTL,
 };
 
 static const bench_option request_rows[] = {
@@ -99,6 +100,12 @@ static const bench_option request_rows[] = {
     { "bearer-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_BEARER_ENV,
       "send 'Authorization: Bearer <token>'", "--bearer-env VAR | --bearer-file FILE" },
     { "bearer-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_BEARER_FILE, NULL, NULL },
+    { "token-cmd", 0, BENCH_ARG_REQUIRED, "CMD", OPT_TOKEN_CMD,
+      "the bearer token is what CMD (run by /bin/sh) prints, one\n"
+      "line; run again before it expires and on a 401 (as rest ekm's)", NULL },
+    { "token-ttl", 0, BENCH_ARG_REQUIRED, "TIME", OPT_TOKEN_TTL,
+      "--token-cmd: the lifetime of a token that is no JWT with\n"
+      "an exp (default 55m); renewed at 90 % of it", NULL },
     { "body", 0, BENCH_ARG_REQUIRED, "TEXT", OPT_BODY,
       "the request body; Content-Type defaults to\n"
       "application/json when it is JSON, else application/octet-stream",
@@ -178,6 +185,8 @@ typedef struct http_opts {
     char           *owned_names[REST_ANY_MAX_HEADERS];
     size_t          nowned_names;
     const char     *bearer_env, *bearer_file;
+    const char     *token_cmd;                       /* --token-cmd */
+    uint64_t        token_ttl_ns;                    /* --token-ttl (0: not given) */
     const char     *body_text, *body_file;
     char           *body;                            /* owned: the text or the file */
     size_t          body_len;
@@ -215,6 +224,7 @@ typedef struct variant {
 typedef struct session {
     http_opts                    *o;
     const char                   *bearer;
+    rest_tokcmd                  *tokens;  /* --token-cmd, or NULL */
     const bench_flag             *interrupt;
     bench_session                *bs;
     bench_capacity               *cap;     /* --find-capacity: the search (NULL: none) */
@@ -435,6 +445,17 @@ static int parse_args(int argc, char **argv, http_opts *o)
         case OPT_BEARER_FILE:
             o->bearer_file = optarg;
             break;
+        case OPT_TOKEN_CMD:
+            if (!*optarg) {
+                bench_error("--token-cmd: the command is empty");
+                return BENCH_EXIT_USAGE;
+            }
+            o->token_cmd = optarg;
+            break;
+        case OPT_TOKEN_TTL:
+            if (rest_tokcmd_ttl_opt(optarg, &o->token_ttl_ns) != 0)
+                return BENCH_EXIT_USAGE;
+            break;
         case OPT_BODY:
             o->body_text = optarg;
             break;
@@ -514,13 +535,18 @@ static int parse_args(int argc, char **argv, http_opts *o)
         bench_error("--url: %s", why);
         return BENCH_EXIT_USAGE;
     }
-    if (o->bearer_env && o->bearer_file) {
-        bench_error("--bearer-env and --bearer-file each give the token: give only one");
+    if (!!o->bearer_env + !!o->bearer_file + !!o->token_cmd > 1) {
+        bench_error("--bearer-env, --bearer-file and --token-cmd each give the token: give only one");
         return BENCH_EXIT_USAGE;
     }
-    if ((o->bearer_env || o->bearer_file) && has_header(o, "Authorization")) {
-        bench_error("--bearer-%s and --header Authorization both set the Authorization header: "
-                    "give only one", o->bearer_env ? "env" : "file");
+    if ((o->bearer_env || o->bearer_file || o->token_cmd) && has_header(o, "Authorization")) {
+        bench_error("--%s and --header Authorization both set the Authorization header: "
+                    "give only one", o->bearer_env ? "bearer-env" : o->bearer_file ? "bearer-file"
+                                                                   : "token-cmd");
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->token_ttl_ns && !o->token_cmd) {
+        bench_error("--token-ttl is the lifetime of --token-cmd's tokens: it needs --token-cmd");
         return BENCH_EXIT_USAGE;
     }
     if (o->body_text && o->body_file) {
@@ -721,7 +747,7 @@ static void setup_fail_line(const session *ss, const variant *v, bench_code code
     const char *hint = "";
     long status = rest_code_http_status(code);
     if (status == 401 || status == 403)
-        hint = ss->bearer || ss->o->secret_headers
+        hint = ss->bearer || ss->tokens || ss->o->secret_headers
                    ? " (check the token or Authorization header; --expect-status to expect it)"
                    : " (the endpoint wants credentials: --bearer-env, --bearer-file or --header; "
                      "--expect-status to expect it)";
@@ -751,8 +777,10 @@ static void extra_second(void *arg, const bench_sample *smp)
 
 static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
 {
-    (void)arg;
+    const http_run_extra *x = arg;
     rest_stats_print(f, json_object_get(run, rest_http_section.key), m);
+    if (x->ss->tokens)
+        rest_tokcmd_print(x->ss->tokens, f);
 }
 
 static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
@@ -775,7 +803,13 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     k6.answer_checks = 1;   /* --expect-body and --expect-json are the user's checks */
     if (out && json_object_set_new(run, rest_http_section.key, rest_stats_json(out, &k6, 0)) != 0)
         return -1;
-    if (json_object_set_new(run, "rest", rest_json(x->ss->o, x->v, x->ss->bearer != NULL)) != 0)
+    json_t *restj = rest_json(x->ss->o, x->v, x->ss->bearer || x->ss->tokens);
+    if (restj && x->ss->tokens &&
+        json_object_set_new(restj, "token_refreshes", rest_tokcmd_json(x->ss->tokens)) != 0) {
+        json_decref(restj);
+        return -1;
+    }
+    if (json_object_set_new(run, "rest", restj) != 0)
         return -1;
     if (x->ss->o->matrix && json_object_set_new(run, "variant", json_string(x->v->name)) != 0)
         return -1;
@@ -850,7 +884,7 @@ static void run_variant(session *ss, const variant *v, const char *test)
 
     rest_any_cfg cfg = {
         .method = o->method, .url = &v->url, .headers = o->headers, .nheaders = o->nheaders,
-        .bearer = ss->bearer, .content_type = o->content_type, .body = o->body,
+        .bearer = ss->bearer, .tokens = ss->tokens, .content_type = o->content_type, .body = o->body,
         .body_len = o->body_len, .expect = o->expect, .expect_body = o->expect_body,
         .expect_json = o->expect_json_text ? &o->jpath : NULL,
     };
@@ -1093,9 +1127,10 @@ int rest_cmd_http(int argc, char **argv)
     }
     if (o.http.insecure)
         bench_warn("--insecure: the server's certificate is not verified%s",
-                   bearer || o.secret_headers ? "; anyone on the path can read the credentials"
+                   bearer || o.token_cmd || o.secret_headers
+                       ? "; anyone on the path can read the credentials"
                                               : "");
-    if (o.url_parsed.scheme == BENCH_URL_HTTP && (bearer || o.secret_headers))
+    if (o.url_parsed.scheme == BENCH_URL_HTTP && (bearer || o.token_cmd || o.secret_headers))
         bench_warn("--url is plain http://: the credentials cross the network unencrypted");
     /* The live endpoint first: a port in use is bad input, before a request. */
     if (bench_metrics_start(&o.lo.metrics, &metrics) != 0) {
@@ -1121,6 +1156,8 @@ int rest_cmd_http(int argc, char **argv)
     variant vs[MAX_VARIANTS];
     size_t nv = 0;
     memset(vs, 0, sizeof vs);
+    session ss;
+    memset(&ss, 0, sizeof ss);
     int mv = make_variants(&o, vs, &nv);
     if (mv != 0) {
         if (mv == -1)
@@ -1129,11 +1166,12 @@ int rest_cmd_http(int argc, char **argv)
         goto out_variants;
     }
 
-    session ss;
     bench_session bs;
-    memset(&ss, 0, sizeof ss);
     ss.o = &o;
     ss.bearer = bearer;
+    /* --token-cmd's first token before anything else: without one, no run. */
+    if (o.token_cmd && !(ss.tokens = rest_tokcmd_open(o.token_cmd, o.token_ttl_ns, interrupt, &rc)))
+        goto out_variants;
     ss.interrupt = interrupt;
     ss.bs = &bs;
     bench_capacity cap;
@@ -1157,6 +1195,8 @@ int rest_cmd_http(int argc, char **argv)
             break;
     }
     const bench_url *plain = o.matrix && nv && !vs[0].skip ? &vs[0].url : NULL;
+    if (ss.tokens)
+        rest_tokcmd_warn(ss.tokens);
     json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
     /* A search that never began (the endpoint failed at set-up) ends as a plain run. */
     rc = ss.cap && cap.s ? bench_capacity_finish(&cap, env_json(&o, plain), cmd)
@@ -1164,6 +1204,7 @@ int rest_cmd_http(int argc, char **argv)
     bench_session_free(&bs);
 
 out_variants:
+    rest_tokcmd_stop(ss.tokens);
     for (size_t i = 0; i < MAX_VARIANTS; i++)
         bench_url_free(&vs[i].url);
     curl_global_cleanup();

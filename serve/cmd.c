@@ -74,6 +74,7 @@ enum {
     OPT_EKM_TOKEN_FILE, OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_SESSION_TTL, OPT_PROFILING,
     OPT_FAULT, OPT_FAULT_AFTER, OPT_FAULT_DELAY, OPT_MAX_KEYS, OPT_MAX_TRANSIENT,
     OPT_MAX_REQUESTS, OPT_MAX_SECONDS, OPT_CLIENT_OPTIONAL, OPT_PLAIN_LISTEN, OPT_LATENCY,
+    OPT_EKM_TOKEN_TTL,
 };
 
 static const bench_option listen_rows[] = {
@@ -101,6 +102,10 @@ static const bench_option cred_rows[] = {
       "(without one, EKM requests are not authenticated)",
       "--ekm-token-env VAR | --ekm-token-file FILE" },
     { "ekm-token-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_EKM_TOKEN_FILE, NULL, NULL },
+    { "ekm-token-ttl", 0, BENCH_ARG_REQUIRED, "TIME", OPT_EKM_TOKEN_TTL,
+      "issue EKM tokens that expire after TIME: POST /token answers\n"
+      "a new one (a JWT with exp); the EKM then refuses with 401\n"
+      "a token expired or not issued (counted when serve stops)", NULL },
     { "api-key-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_API_KEY_ENV,
       "the SDKMS API key (without one,\n"
       "the SDKMS API is off)", "--api-key-env VAR | --api-key-file FILE" },
@@ -159,6 +164,7 @@ typedef struct serve_opts {
     unsigned    conn_limit;
     const char *ekm_env, *ekm_file, *key_env, *key_file;
     uint64_t    session_ttl_ns;
+    uint64_t    ekm_token_ttl_ns;   /* --ekm-token-ttl (0: no issuer) */
     int         profiling, verbose;
     const char *fault;
     uint64_t    fault_after, fault_delay_ns;
@@ -381,7 +387,7 @@ static enum MHD_Result send_reply(front *fr, struct MHD_Connection *conn, serve_
 static const char *route_of(const char *url, int ekm, int unwrap)
 {
     static const char *const fixed[] = {
-        "/hello", "/echo", "/sys/v1/session/auth", "/sys/v1/session/terminate", "/crypto/v1/keys",
+        "/hello", "/echo", "/token", "/sys/v1/session/auth", "/sys/v1/session/terminate", "/crypto/v1/keys",
         "/crypto/v1/encrypt", "/crypto/v1/decrypt", "/crypto/v1/sign", "/crypto/v1/verify",
         "/crypto/v1/mac",
     };
@@ -390,7 +396,8 @@ static const char *route_of(const char *url, int ekm, int unwrap)
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (strcmp(url, fixed[i]) == 0)
             return fixed[i];
-    return strncmp(url, "/echo/", 6) == 0             ? "/echo"
+    return strncmp(url, "/token/", 7) == 0            ? "/token"
+           : strncmp(url, "/echo/", 6) == 0           ? "/echo"
            : strncmp(url, "/status/", 8) == 0         ? "/status/NNN"
            : strncmp(url, "/crypto/v1/keys/", 16) == 0 ? "/crypto/v1/keys/KID"
                                                        : "other";
@@ -532,6 +539,8 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
     }
     if (ekm) {
         serve_ekm(srv, &q, unwrap, &r);
+    } else if (srv->issuer.ttl_ms && (strcmp(url, "/token") == 0 || strcmp(url, "/token/opaque") == 0)) {
+        serve_token_issue(srv, &q, &r);
     } else if (echo) {
         serve_echo_conn ec = { echo_headers ? json_object() : NULL, ls->tls, cert_ok };
         if (ec.headers)
@@ -731,6 +740,11 @@ static int parse_args(int argc, char **argv, serve_opts *o)
             if (bench_parse_u64("--connection-limit", optarg, 1, 65536, &v) != 0)
                 return BENCH_EXIT_USAGE;
             o->conn_limit = (unsigned)v;
+            break;
+        case OPT_EKM_TOKEN_TTL:
+            if (bench_parse_duration("--ekm-token-ttl", optarg, 100ULL * 1000000ULL,
+                                     7ULL * 24 * 3600 * 1000000000ULL, &o->ekm_token_ttl_ns) != 0)
+                return BENCH_EXIT_USAGE;
             break;
         case OPT_SESSION_TTL:
             if (bench_parse_duration("--session-ttl", optarg, 0, 7ULL * 24 * 3600 * 1000000000ULL,
@@ -967,6 +981,11 @@ int serve_cmd(int argc, char **argv)
     }
     serve_srv *srv = &fr->srv;
     rc = BENCH_EXIT_USAGE;
+    if (serve_issuer_init(&srv->issuer, o.ekm_token_ttl_ns / 1000000ULL) != 0) {
+        bench_error("cannot make the token issuer's lock");
+        free(fr);
+        return BENCH_EXIT_USAGE;
+    }
     if (bench_metrics_start(&o.metrics, &fr->metrics) != 0)
         goto out;
     if (o.fault) {
@@ -1075,7 +1094,10 @@ int serve_cmd(int argc, char **argv)
         printf("hsmbench serve: plain HTTP on http://%s:%u\n", phost, pport);
     printf("  EKM    POST %s://%s:%u/<key path>:wrap | :unwrap  (e.g. --endpoint %s://%s:%u/ekm/k1)%s\n",
            scheme, host, port, scheme, host, port,
-           srv->ekm_token ? "" : "  [no bearer token checked]");
+           srv->ekm_token || srv->issuer.ttl_ms ? "" : "  [no bearer token checked]");
+    if (srv->issuer.ttl_ms)
+        printf("  tokens POST %s://%s:%u/token | /token/opaque  (EKM bearer tokens valid %llu ms)\n", scheme, host,
+               port, (unsigned long long)srv->issuer.ttl_ms);
     if (srv->api_key)
         printf("  SDKMS  %s://%s:%u  (/sys/v1/session/auth, /crypto/v1/...)\n", scheme, host, port);
     else
@@ -1087,7 +1109,7 @@ int serve_cmd(int argc, char **argv)
     if (srv->has_faults)
         printf("  faults %s%s\n", o.fault, o.fault_after ? " (after the first operations)" : "");
     bench_flush(stdout);
-    if (!srv->ekm_token)
+    if (!srv->ekm_token && !srv->issuer.ttl_ms)
         bench_warn("no --ekm-token-env/--ekm-token-file: EKM requests are not authenticated");
 
     const uint64_t start = bench_now_ns();
@@ -1109,6 +1131,13 @@ int serve_cmd(int argc, char **argv)
     fr->metrics = NULL;
     printf("hsmbench serve: stopped after %llu requests\n",
            (unsigned long long)atomic_load(&srv->served));
+    if (srv->issuer.ttl_ms)
+        printf("hsmbench serve: EKM tokens: %llu issued; EKM requests with a valid token %llu, "
+               "refused: %llu expired, %llu unknown\n",
+               (unsigned long long)atomic_load(&srv->issuer.issued),
+               (unsigned long long)atomic_load(&srv->issuer.valid),
+               (unsigned long long)atomic_load(&srv->issuer.expired),
+               (unsigned long long)atomic_load(&srv->issuer.unknown));
     bench_flush(stdout);
     rc = BENCH_EXIT_OK;
 out_tok:
@@ -1119,6 +1148,7 @@ out:
     serve_sessions_free(srv->sessions);
     free_cred(srv->ekm_token);
     free_cred(srv->api_key);
+    serve_issuer_fini(&srv->issuer);
     if (key)
         OPENSSL_cleanse(key, strlen(key));
     free(cert);

@@ -28,14 +28,34 @@ int serve_ekm_route(const char *path, int *unwrap)
     return 0;
 }
 
-static int authorized(const serve_srv *srv, const char *authz)
+static int authorized(serve_srv *srv, const char *authz)
 {
-    if (!srv->ekm_token)
+    if (!srv->ekm_token && !srv->issuer.ttl_ms)
         return 1;
-    if (!authz || strncasecmp(authz, "Bearer ", 7) != 0)
+    if (!authz || strncasecmp(authz, "Bearer ", 7) != 0) {
+        if (srv->issuer.ttl_ms)
+            atomic_fetch_add(&srv->issuer.unknown, 1);
         return 0;
+    }
     const char *tok = authz + 7;
-    return serve_secret_eq(tok, strlen(tok), srv->ekm_token, srv->ekm_token_len);
+    if (srv->ekm_token && serve_secret_eq(tok, strlen(tok), srv->ekm_token, srv->ekm_token_len))
+        return 1;
+    return srv->issuer.ttl_ms && serve_issuer_check(&srv->issuer, tok) == SERVE_TOKEN_VALID;
+}
+
+void serve_token_issue(serve_srv *srv, const serve_req *q, serve_reply *r)
+{
+    if (strcmp(q->method, "POST") != 0) {
+        serve_reply_text(r, 405, "/token takes POST");
+        return;
+    }
+    char *tok = serve_issuer_issue(&srv->issuer, strcmp(q->path, "/token/opaque") == 0);
+    if (!tok) {
+        serve_reply_text(r, 500, "cannot make a token");
+        return;
+    }
+    serve_reply_text(r, 200, "%s\n", tok);
+    free(tok);
 }
 
 /* A base64 field: 1 with a new buffer, 0 when absent, -1 when invalid. */

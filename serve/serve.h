@@ -18,6 +18,7 @@
 
 #include "bench/util/clock.h"
 #include "serve/fault.h"
+#include "serve/issuer.h"
 #include "serve/keys.h"
 #include "serve/session.h"
 #include "serve/token.h"
@@ -48,6 +49,7 @@ typedef struct serve_srv {
     serve_tok        tok;
     char           *ekm_token;        /* bearer the EKM wants; NULL: no check */
     size_t          ekm_token_len;
+    serve_issuer     issuer;          /* --ekm-token-ttl: tokens that expire */
     char           *api_key;          /* SDKMS API key; NULL: SDKMS is off */
     size_t          api_key_len;
     serve_sessions  *sessions;
@@ -96,6 +98,8 @@ int serve_secret_eq(const char *a, size_t alen, const char *b, size_t blen);
 /* EKM: whether path is "...:wrap" or "...:unwrap"; *unwrap says which. */
 int  serve_ekm_route(const char *path, int *unwrap);
 void serve_ekm(serve_srv *srv, const serve_req *q, int unwrap, serve_reply *r);
+/* POST /token (--ekm-token-ttl): a new EKM bearer token, one line of text. */
+void serve_token_issue(serve_srv *srv, const serve_req *q, serve_reply *r);
 
 /* SDKMS: 0 when the path is not one of its routes (nothing is written). */
 int  serve_sdkms(serve_srv *srv, const serve_req *q, serve_reply *r);

@@ -1,0 +1,186 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tests/e2e/test_token_cmd.sh - bearer tokens that expire (issue 39, item 7):
+# the Thales EKM k6 package's Google token lasts an hour and its set-up is
+# re-run to renew it; hsmbench rest ekm --token-cmd runs a command for a
+# fresh one before expiry and on a 401.  Simulated with hsmbench serve
+# --ekm-token-ttl issuing tokens of 2-3 s (POST /token, a JWT with exp;
+# /token/opaque, one without), a run three times as long:
+#   every operation authenticated, counted by serve's own issuer (valid
+#     tokens == the set-up request + operations; tokens issued == 1 + the
+#     refreshes hsmbench reports; 401s == the requests it sent again);
+#   the refreshes are what the lifetimes imply (within 1), both engines,
+#     blocking and non-blocking;
+#   an opaque token with a long --token-ttl is renewed on its 401 instead;
+#   a command that fails at start: one line, exit 3, its stderr redacted;
+#     that fails later: the run goes on with the old token, then fails
+#     (exit 1) with a line naming the command's exit status;
+#   no token reaches any output.
+# Every run bounded (--duration, --rate or --think); serve on port 0.
+# tsan: yes
+. "$TOP/tests/e2e/lib.sh"
+REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+
+command -v curl >/dev/null || { skip "token command" "no curl"; exit 0; }
+
+# witness NAME: serve NAME's own counts, from its closing line, in $issued,
+# $valid, $expired, $unknown (after stop_serve).
+witness() {
+    line=$(grep '^hsmbench serve: EKM tokens:' "$T/$1.out")
+    issued=$(printf '%s\n' "$line" | sed -n 's/.*tokens: \([0-9]*\) issued.*/\1/p')
+    valid=$(printf '%s\n' "$line" | sed -n 's/.*valid token \([0-9]*\),.*/\1/p')
+    expired=$(printf '%s\n' "$line" | sed -n 's/.*refused: \([0-9]*\) expired.*/\1/p')
+    unknown=$(printf '%s\n' "$line" | sed -n 's/.*expired, \([0-9]*\) unknown.*/\1/p')
+    [ -n "$issued" ] && [ -n "$valid" ] && [ -n "$expired" ] && [ -n "$unknown" ]
+}
+
+# jget FILE EXPR: a value of the results file (runs[0] as r).
+jget() {
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# expiring NAME TTL_S RUN_S CLIENT-ARGS...: serve issuing TTL_S tokens, a
+# run of RUN_S seconds taking them from --token-cmd; then every count.
+# The client is rest ekm, or rest http POSTing an EKM wrap when $VIA is http.
+VIA=ekm
+expiring() {
+    name=$1 ttl=$2 secs=$3
+    shift 3
+    start_serve "$name" --ekm-token-ttl "${ttl}s" || return 0
+    if [ "$VIA" = http ]; then
+        set -- http --url "$URL/ekm/k1:wrap" --body '{"plaintext":"AAECAwQFBgc="}' "$@"
+    else
+        set -- ekm --endpoint "$URL/ekm/k1" "$@"
+    fi
+    t0=$(date +%s.%N)
+    "$HSMBENCH" rest "$@" --token-cmd "curl -sf -X POST $URL/token" \
+        --duration "$secs" --json "$T/$name.json" >"$T/$name.cout" 2>"$T/$name.cerr" </dev/null
+    crc=$?
+    t1=$(date +%s.%N)
+    stop_serve "$name"
+    if [ $crc -ne 0 ]; then
+        fail "$name: the run completes" "exit $crc: $(head -c 300 "$T/$name.cerr" | tr '\n' ' ')"
+        return 0
+    fi
+    witness "$name" || { fail "$name: serve's token counts" "$(cat "$T/$name.out")"; return 0; }
+    ops=$(jget "$T/$name.json" 'r["ops"]')
+    errors=$(jget "$T/$name.json" 'r["errors"]')
+    refreshes=$(jget "$T/$name.json" 'r["rest"]["token_refreshes"]["refreshes"]')
+    retried=$(jget "$T/$name.json" 'r["rest"]["token_refreshes"]["retried_requests"]')
+    # Every operation authenticated, as serve counted: the set-up's wrap
+    # and each operation's request; a 401 (a refresh slower than the last
+    # tenth of a lifetime, on a busy machine) only where hsmbench sent the
+    # request again with the new token.
+    if [ "$errors" -eq 0 ] && [ "$ops" -gt 0 ] && [ "$valid" -eq $((ops + 1)) ] &&
+        [ "$expired" -eq "$retried" ] && [ "$unknown" -eq 0 ]; then
+        pass "$name: all $ops operations authenticated (serve: $valid valid, $expired expired and sent again)"
+    else
+        fail "$name: all operations authenticated" "ops $ops errors $errors retried $retried; serve: valid $valid expired $expired unknown $unknown"
+    fi
+    if [ "$issued" -eq $((refreshes + 1)) ]; then
+        pass "$name: serve issued $issued tokens = 1 + $refreshes refreshes"
+    else
+        fail "$name: tokens issued = 1 + refreshes" "serve issued $issued, hsmbench says $refreshes refreshes"
+    fi
+    # A token lives ttl s and is renewed at 90 % of it: the run's wall time
+    # (set-up and tear-down included) implies this many refreshes.
+    implied=$(python3 -c "import sys; print(int((float(sys.argv[2]) - float(sys.argv[1])) / (0.9 * $ttl)))" "$t0" "$t1")
+    if [ $((refreshes - implied)) -le 1 ] && [ $((implied - refreshes)) -le 1 ]; then
+        pass "$name: $refreshes refreshes, $implied implied by the lifetimes"
+    else
+        fail "$name: refreshes as the lifetimes imply (within 1)" "$refreshes, implied $implied"
+    fi
+    file_has "$name: the summary shows the refreshes" "$T/$name.cout" "token refreshes: +$refreshes "
+    file_lacks "$name: no token in the summary" "$T/$name.cout" "eyJ"
+    file_lacks "$name: no token on stderr" "$T/$name.cerr" "eyJ"
+    file_lacks "$name: no token in the results" "$T/$name.json" "eyJ"
+}
+
+# The 2-hour-token scenario in small: tokens of 3 s, a run of 9 s.
+expiring lean_nb 3 9 --mode nonblocking --rate 10
+# The libcurl engine and blocking workers take the new token too.
+if all_cases; then
+    expiring libcurl_blocking 2 6 --engine libcurl --threads 2 --think 100ms
+    expiring libcurl_nb 2 6 --engine libcurl --mode nonblocking --rate 10
+fi
+# rest http takes it too, where a bearer token is sent (an EKM wrap here).
+VIA=http
+expiring http_nb 2 6 --mode nonblocking --rate 10
+all_cases && expiring http_libcurl_blocking 2 6 --engine libcurl --threads 2 --think 100ms
+VIA=ekm
+
+# An opaque token (no exp) with a --token-ttl longer than its life: hsmbench
+# cannot know it expires; the 401 renews it and the request goes again
+# (rest http, and rest ekm in the plain build).
+opaque() {
+    start_serve opaque --ekm-token-ttl 2s || return 0
+    if [ "$1" = http ]; then
+        set -- http --url "$URL/ekm/k1:wrap" --body '{"plaintext":"AAECAwQFBgc="}'
+    else
+        set -- ekm --endpoint "$URL/ekm/k1"
+    fi
+    "$HSMBENCH" rest "$@" --token-cmd "curl -sf -X POST $URL/token/opaque" \
+        --token-ttl 1h --duration 5 --mode nonblocking --rate 10 --json "$T/opaque.json" \
+        >"$T/opaque.cout" 2>"$T/opaque.cerr" </dev/null
+    crc=$?
+    stop_serve opaque
+    if [ $crc -eq 0 ] && witness opaque; then
+        ops=$(jget "$T/opaque.json" 'r["ops"]')
+        after=$(jget "$T/opaque.json" 'r["rest"]["token_refreshes"]["after_401"]')
+        refreshes=$(jget "$T/opaque.json" 'r["rest"]["token_refreshes"]["refreshes"]')
+        retried=$(jget "$T/opaque.json" 'r["rest"]["token_refreshes"]["retried_requests"]')
+        errors=$(jget "$T/opaque.json" 'r["errors"]')
+        if [ "$errors" -eq 0 ] && [ "$after" -ge 1 ] && [ "$after" -le 3 ] && [ "$after" -eq "$refreshes" ] &&
+            [ "$expired" -eq "$retried" ] && [ "$valid" -eq $((ops + 1)) ] && [ "$issued" -eq $((refreshes + 1)) ]; then
+            pass "opaque token ($1): renewed on its 401 ($after times), every request sent again succeeded"
+        else
+            fail "opaque token ($1): renewed on its 401" "errors $errors after_401 $after refreshes $refreshes retried $retried; serve: issued $issued valid $valid expired $expired ops $ops"
+        fi
+        json_check "opaque token ($1): the results count the 401s in http" "$T/opaque.json" \
+            'runs[0]["http"]["status_counts"].get("401", 0) == runs[0]["rest"]["token_refreshes"]["retried_requests"]'
+    else
+        fail "opaque token ($1): the run completes" "exit $crc: $(head -c 300 "$T/opaque.cerr" | tr '\n' ' ')"
+    fi
+}
+opaque http
+all_cases && opaque ekm
+
+# A command that fails at start: one line, exit 3 (a set-up failure), its
+# exit status and the first line of its stderr, the token-like word cut out.
+run "$HSMBENCH" rest ekm --endpoint http://127.0.0.1:9/ekm/k1 --duration 1 \
+    --token-cmd "echo 'ERROR: (gcloud.auth) expired ya29.a0AfB_byC4secretsecretsecret' >&2; echo second >&2; exit 1"
+check_one_line_error "failing --token-cmd: one line, exit 3" 3 "--token-cmd: the command exited with status 1: ERROR: \(gcloud.auth\) expired \*\*\*$"
+file_lacks "failing --token-cmd: the token-like word is cut out" "$T/err" "ya29"
+file_lacks "failing --token-cmd: only the first line of its stderr" "$T/err" "second"
+run "$HSMBENCH" rest ekm --endpoint http://127.0.0.1:9/ekm/k1 --duration 1 --token-cmd "printf ''"
+check_one_line_error "--token-cmd printing nothing: one line, exit 3" 3 "printed no token"
+run "$HSMBENCH" rest http --url http://127.0.0.1:9/ekm/k1:wrap --duration 1 --token-cmd "exit 2"
+check_one_line_error "rest http, failing --token-cmd: one line, exit 3" 3 "--token-cmd: the command exited with status 2$"
+run "$HSMBENCH" rest http --url http://127.0.0.1:9/ekm/k1:wrap --token-cmd "echo x" --bearer-env G_TOKEN
+check_one_line_error "rest http, --token-cmd with --bearer-env: exit 2" 2 "give only one"
+run "$HSMBENCH" rest ekm --endpoint http://127.0.0.1:9/ekm/k1 --token-ttl 10m --token-env G_TOKEN
+check_one_line_error "--token-ttl without --token-cmd: exit 2" 2 "needs --token-cmd"
+run "$HSMBENCH" rest ekm --endpoint http://127.0.0.1:9/ekm/k1 --token-cmd "echo x" --token-env G_TOKEN
+check_one_line_error "--token-cmd with --token-env: exit 2" 2 "give only one"
+run "$HSMBENCH" rest ekm --endpoint http://127.0.0.1:9/ekm/k1 --token-cmd "echo x" --token-ttl 0.5s
+check_one_line_error "--token-ttl under a second: exit 2" 2 "--token-ttl"
+
+# A command that works once, then fails: the run keeps the last token until
+# it expires, then its operations fail (401) and the run says why (exit 1).
+if all_cases; then
+    start_serve later --ekm-token-ttl 2s && {
+        flag="$T/later.flag"
+        "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --duration 4 --mode nonblocking --rate 10 \
+            --token-cmd "if test -e $flag; then echo 'refused: account disabled' >&2; exit 7; fi; touch $flag; curl -sf -X POST $URL/token" \
+            --json "$T/later.json" >"$T/later.cout" 2>"$T/later.cerr" </dev/null
+        crc=$?
+        stop_serve later
+        if [ $crc -eq 1 ] && grep -q 'run.* of --token-cmd gave no token (the last: --token-cmd: the command exited with status 7: refused: account disabled)' "$T/later.cerr"; then
+            pass "a refresh that fails: the run goes on, then exit 1 with the command's status"
+        else
+            fail "a refresh that fails: exit 1 and why" "exit $crc: $(head -c 400 "$T/later.cerr" | tr '\n' ' ')"
+        fi
+        json_check "a refresh that fails: operations before the expiry succeeded, after it 401" "$T/later.json" \
+            'runs[0]["ops"] > 0 and runs[0]["errors"] > 0 and runs[0]["rest"]["token_refreshes"]["failed"] >= 1'
+    }
+fi
