@@ -10,7 +10,10 @@
 # sizes binary units, issue 41: what it reads is unchanged, the page
 # around it is not; report.html and merged.json made again by the binary
 # that writes each real in its shortest text and the target's id without
-# "pkcs11:", issue 40: the same values, checked equal when remade).  The files: a real run of the mock
+# "pkcs11:", issue 40: the same values, checked equal when remade;
+# report.csv's made again by the binary whose SDKMS columns count every
+# attempt as JMeter does and add four success-only columns, issue 39, item
+# 2).  The files: a real run of the mock
 # (report_memory_seed.json) stretched by big_results.py to 100 000 seconds
 # (18 MB) and two generators' 50 000 (9 MB each).  Each second's text is
 # read into a struct and the document's rest parsed by jansson (see
