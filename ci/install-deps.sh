@@ -18,7 +18,8 @@ set -eu
 #           man-db (manual page checks), prometheus (promtool checks --metrics-listen's output and
 #           the dashboard's queries; a real Prometheus scrapes a local fleet: test_fleet),
 #           prometheus-pushgateway (--metrics-push pushes to it, Prometheus scrapes it: test_metrics_push),
-#           python3-yaml, python3-jsonschema (the Kubernetes manifests checked offline: test_fleet)
+#           python3-yaml, python3-jsonschema (the Kubernetes manifests checked offline: test_fleet),
+#           curl (the command --token-cmd runs in test_token_cmd, as a user's would fetch a token)
 # package:  debhelper, dpkg-dev, lintian (make check-deb; make deb itself installs only
 #           debian/control's Build-Depends: ci/build-deps.sh)
 # fleet:    podman, runc, mmdebstrap (make check-fleet: the image on a Debian 12 base, its pods)
@@ -27,7 +28,7 @@ set -eu
 # (CI=true) a skip fails make check: this list is what CI needs to skip nothing.
 PKGS="gcc clang libclang-rt-14-dev make pkg-config libp11-kit-dev p11-kit libssl-dev libcurl4-openssl-dev libjansson-dev libhttp-parser-dev
 libmicrohttpd-dev libgnutls28-dev softhsm2 opensc gnutls-bin python3 p11-kit-modules tmux procps openssl nginx wrk apache2-utils valgrind
-chromium fonts-dejavu-core groff-base man-db prometheus prometheus-pushgateway python3-yaml python3-jsonschema debhelper dpkg-dev lintian
+chromium fonts-dejavu-core groff-base man-db prometheus prometheus-pushgateway python3-yaml python3-jsonschema curl debhelper dpkg-dev lintian
 podman runc mmdebstrap"
 
 missing=""
