@@ -147,44 +147,21 @@ int bench_target_of_run(const json_t *doc, const json_t *run, bench_target *t)
     return rc;
 }
 
-/* "SERVICE:SCHEME://HOST[:PORT]/PATH": the service (up to the colon), the
- * scheme, the host and the path; 0 when id is not of that form. */
-static int rest_id_parts(const char *id, size_t *svc, const char **scheme, size_t *slen, const char **host,
-                         size_t *hlen, const char **path)
-{
-    const char *colon = strchr(id, ':');
-    if (!colon)
-        return 0;
-    const char *sep = strstr(colon + 1, "://");
-    if (!sep)
-        return 0;
-    *svc = (size_t)(colon - id);
-    *scheme = colon + 1;
-    *slen = (size_t)(sep - *scheme);
-    *host = sep + 3;
-    const char *slash = strchr(*host, '/');
-    *path = slash ? slash : "";
-    const char *end = slash ? slash : *host + strlen(*host);
-    const char *port = *host;
-    if (**host == '[')                       /* an IPv6 literal, then its port */
-        port = memchr(*host, ']', (size_t)(end - *host));
-    port = port ? memchr(port, ':', (size_t)(end - port)) : NULL;
-    *hlen = (size_t)((port ? port : end) - *host);
-    return 1;
-}
-
 int bench_target_tls_pair(const bench_target *a, const bench_target *b)
 {
-    size_t sa, sb, la, lb, ha, hb;
-    const char *ca, *cb, *hosta, *hostb, *pa, *pb;
-    if (strcmp(a->kind, "rest") != 0 || strcmp(b->kind, "rest") != 0 ||
-        !rest_id_parts(a->id, &sa, &ca, &la, &hosta, &ha, &pa) ||
-        !rest_id_parts(b->id, &sb, &cb, &lb, &hostb, &hb, &pb))
+    /* a REST id is "SERVICE:URL" (bench_target_rest_json) */
+    const char *ca = strchr(a->id, ':'), *cb = strchr(b->id, ':');
+    if (strcmp(a->kind, "rest") != 0 || strcmp(b->kind, "rest") != 0 || !ca || !cb ||
+        ca - a->id != cb - b->id || strncmp(a->id, b->id, (size_t)(ca - a->id)) != 0)
         return 0;
-    const int a_tls = la == 5 && strncmp(ca, "https", 5) == 0, b_tls = lb == 5 && strncmp(cb, "https", 5) == 0;
-    const int a_plain = la == 4 && strncmp(ca, "http", 4) == 0, b_plain = lb == 4 && strncmp(cb, "http", 4) == 0;
-    return sa == sb && strncmp(a->id, b->id, sa) == 0 && ha == hb && strncmp(hosta, hostb, ha) == 0 &&
-           strcmp(pa, pb) == 0 && ((a_tls && b_plain) || (a_plain && b_tls));
+    bench_url ua = { 0 }, ub = { 0 };
+    char err[160];
+    const int pair = bench_url_parse(&ua, ca + 1, err, sizeof err) == 0 &&
+                     bench_url_parse(&ub, cb + 1, err, sizeof err) == 0 && ua.scheme != ub.scheme &&
+                     strcmp(ua.host, ub.host) == 0 && strcmp(ua.path, ub.path) == 0;
+    bench_url_free(&ua);
+    bench_url_free(&ub);
+    return pair;
 }
 
 int bench_target_differs(const bench_target *a, const bench_target *b)
