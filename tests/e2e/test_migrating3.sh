@@ -96,5 +96,72 @@ if start_serve ekm --ekm-token-env EKM_SERVER_TOKEN; then
     fi
 fi
 
+# ---- seed 001: SDKMS_SSL_TRUST_STORE, a Java bench's Java keystore -------------------------
+# "[Optional] SDKMS_SSL_TRUST_STORE= ... needed only for on-premises
+# deployments": the bench is Java, its trust store a JKS (or JCEKS) file.
+# Java reads a trust store's trusted certificates without its password (the
+# digest is checked only with one); so does hsmbench.  The stores are made
+# here in keytool's layout (a test needs no Java).
+jks() {
+    python3 - "$@" <<'PY'
+import base64, hashlib, re, struct, sys
+out, mode, pems = sys.argv[1], sys.argv[2], sys.argv[3:]
+def utf(s): b = s.encode(); return struct.pack(">H", len(b)) + b
+def der(p): return base64.b64decode("".join(re.search(r"-----BEGIN CERTIFICATE-----(.*?)-----END", open(p).read(), re.S).group(1).split()))
+head = lambda tag, alias: struct.pack(">I", tag) + utf(alias) + struct.pack(">Q", 1733500000000)
+ents = []
+if mode == "keyfirst":   # a PrivateKeyEntry (its key bytes and chain are stepped over)
+    c = der(pems[0])
+    ents.append(head(1, "key") + struct.pack(">I", 9) + b"sealedkey" + struct.pack(">I", 1) + utf("X.509") + struct.pack(">I", len(c)) + c)
+if mode == "secret":     # a JCEKS SecretKeyEntry: a serialised Java object
+    ents.append(head(3, "aes") + b"\xac\xed\x00\x05sr\x00\x19javax.crypto.SealedObject")
+for i, p in enumerate(pems):
+    c = der(p)
+    ents.append(head(2, "ca%d" % i) + utf("X.509") + struct.pack(">I", len(c)) + c)
+magic = 0xCECECECE if mode == "secret" else 0xFEEDFEED
+body = struct.pack(">III", magic, 2, len(ents)) + b"".join(ents)
+body += hashlib.sha1("changeit".encode("utf-16-be") + b"Mighty Aphrodite" + body).digest()
+open(out, "wb").write(body[:-60] if mode == "cut" else body)
+PY
+}
+P1="$T/pki1"
+mkdir -p "$T/tmp"
+if make_certs "$P1"; then
+    export SDKMS_API_KEY SERVER_API_KEY
+    SDKMS_API_KEY=$(printf 'mig3-app:mig3-secret-%s' "$$" | base64)
+    SERVER_API_KEY=$SDKMS_API_KEY
+    if start_serve sdkms --tls-cert "$P1/server.pem" --tls-key "$P1/server.key" --api-key-env SERVER_API_KEY; then
+        jks "$T/trust.jks" plain "$P1/rogue-ca.pem" "$P1/ca.pem"
+        jks "$T/key.jks" keyfirst "$P1/ca.pem"
+        jks "$T/secret.jceks" secret "$P1/ca.pem"
+        jks "$T/cut.jks" cut "$P1/ca.pem"
+        jks "$T/rogue.jks" plain "$P1/rogue-ca.pem"
+        sdkms() {
+            store=$1
+            shift
+            run env TMPDIR="$T/tmp" SDKMS_API_ENDPOINT="$URL" SDKMS_SSL_TRUST_STORE="$store" "$HSMBENCH" rest sdkms \
+                --op keygen --iterations 5 "$@"
+        }
+        for e in lean libcurl; do
+            sdkms "$T/trust.jks" --engine $e
+            check "a JKS trust store (two trusted CAs), --engine $e: the CA trusted, exit 0" 0 '^ +status\.+: ok$' \
+                "^hsmbench: SDKMS_SSL_TRUST_STORE .*trust\.jks: its CAs are trusted \(a JKS store"
+        done
+        sdkms "$T/key.jks"
+        check "a JKS with a private key's entry before the CA: the key stepped over, exit 0" 0 '^ +status\.+: ok$'
+        sdkms "$T/rogue.jks"
+        check "a JKS whose CA did not sign the server: refused, exit 3" 3 '' 'SDKMS_SSL_TRUST_STORE'
+        sdkms "$T/secret.jceks"
+        check_one_line_error "a JCEKS store with a secret key: exit 2, one line, keytool's conversion" 2 \
+            "^hsmbench: error: SDKMS_SSL_TRUST_STORE .*secret\.jceks: a Java keystore \(JCEKS\) hsmbench cannot read \(entry 1 of 2: a secret key.*keytool -importkeystore"
+        sdkms "$T/cut.jks"
+        check_one_line_error "a JKS cut short: exit 2, one line" 2 \
+            "^hsmbench: error: SDKMS_SSL_TRUST_STORE .*cut\.jks: a Java keystore \(JKS\) hsmbench cannot read \(entry 1 of 1: cut short\)"
+        if [ -z "$(ls -A "$T/tmp")" ]; then pass "the Java stores' PEM copies are removed at the end"
+        else fail "the Java stores' PEM copies are removed at the end" "left: $(ls "$T/tmp")"; fi
+        no_secret "SDKMS runs: the API key appears in no output" "$SDKMS_API_KEY" "$T/out" "$T/err"
+    fi
+fi
+
 rest_stop_all
 SERVERS=""
