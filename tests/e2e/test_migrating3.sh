@@ -47,6 +47,14 @@ if openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout 
     check "seed 004: the page's JMeter line, against a self-signed server: exit 0" 0 \
         '^summary = +200 in [0-9:]+ = .* Err: +0 \(0\.00%\)$' '--insecure'
     file_has "seed 004: its CSV written, 200 requests" "$T/results.csv" '^http-get,4,[0-9.]+,200,'
+    # "could you also include what VM instance type you used": the results say
+    # the CPU's model (and the firmware's product name: EC2's instance type).
+    run "$HSMBENCH" rest http --url "$URL/hello" --insecure --iterations 5 --quiet --json "$T/host.json"
+    check "seed 004: a run with --json: exit 0" 0
+    if grep -q '^model name' /proc/cpuinfo; then
+        json_check "seed 004: environment.host.cpu_model is /proc/cpuinfo's model name" "$T/host.json" \
+            "doc['environment']['host'].get('cpu_model') == [l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')][0]"
+    fi
     stop_serve self
 fi
 
