@@ -169,6 +169,28 @@ fi
 run sh "$W2/tests/run.sh" --only test_r asan
 check "--only test_r asan: a script without '# asan: yes' runs there when asked" 0 '^PASS \[asan\] test_r:r1$'
 
+# ---- python3: the interpreter itself, not a shim in front of it ----------------
+# A shim first on the PATH, as a version manager's is (pyenv's costs 0.4 s
+# of CPU a start), notes each start: the runner finds the interpreter
+# through it once, and the script's own two starts go to the interpreter.
+W3="$T/tree3"
+mkdir -p "$W3/tests/e2e" "$W3/build/tests" "$T/shim"
+cp "$TOP/tests/run.sh" "$W3/tests/run.sh"
+printf '#!/bin/sh\necho start >>"%s"\nexec "%s" "$@"\n' "$T/shim.calls" \
+    "$(python3 -c 'import sys; print(sys.executable)')" >"$T/shim/python3"
+chmod +x "$T/shim/python3"
+cat >"$W3/tests/e2e/test_y.sh" <<'EOF'
+python3 -c 'print("PASS y1")'
+python3 -c 'print("PASS y2")'
+EOF
+: >"$T/shim.calls"
+run env PATH="$T/shim:$PATH" sh "$W3/tests/run.sh" --only test_y
+calls=$(wc -l <"$T/shim.calls")
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^PASS \[plain\] test_y:y[12]$' "$T/out")" = 2 ] && [ "$calls" -le 1 ]; then
+    pass "python3: the scripts start the interpreter itself, not a shim first on the PATH"
+else fail "python3: the scripts start the interpreter itself, not a shim first on the PATH" \
+    "exit $rc, the shim started $calls times: $(tr '\n' ' ' <"$T/out" | head -c 200)"; fi
+
 # ---- HSMBENCH_TEST_LOAD (make check-load): a busy loop beside the run ----------
 # The fake script lists the processes while it runs; the runner names its
 # busy loop on stderr.  The loop must run beside the script and be gone once
