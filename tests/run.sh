@@ -44,8 +44,10 @@
 # Each test file of each variant is one job: a unit-test binary, an e2e
 # script, or the fuzzers.  HSMBENCH_TEST_JOBS (default: twice the number
 # of processors plus one, since most scripts spend their time waiting on
-# servers and timers: measured with HSMBENCH_TEST_TIMES, the jobs beside
-# each other took 828 s of CPU in 2290 s) jobs run at a time, each with its output collected in
+# servers and timers: measured with HSMBENCH_TEST_TIMES beside a busy
+# loop, the jobs' CPU came to a third of their wall time, 2 497 s in
+# 7 900 s, and about half that CPU once python3 was found once, below)
+# jobs run at a time, each with its output collected in
 # its own file; a job's lines are printed whole, in a fixed order (the
 # order the jobs start in), once it and the jobs before it have finished.
 #

@@ -73,9 +73,14 @@ same_rc() {
 # nothing but failures, after 4 attempts or 5 by how the seconds fell (CI
 # saw libcurl make 5 and lean 4), and the counts compared would be the
 # clock's, not the engines'.
+# --timeout 1 for the held answers alone: the other faults answer at once,
+# and there a bound of 1 s timed out the set-up's probe on a busy machine
+# (under ASan at load 25: exit 3 from one engine, not the fault's 1).
 for kind in 503 badjson truncate nofield badb64 timeout; do
+    to=10
+    [ "$kind" = timeout ] && to=1
     ekm_both "f-$kind" --fault-after 1 --fault-delay 3s --fault "$kind:1" -- \
-        --op wrap --iterations 6 --threads 1 --timeout 1 --abort-on-errors off || exit 0
+        --op wrap --iterations 6 --threads 1 --timeout $to --abort-on-errors off || exit 0
     same_rc "f-$kind" 1
     same "f-$kind" "errors by code, attempts, status" \
         '(r["errors_by_code"], r["attempts"], r["ops"], r["status"])'
@@ -127,9 +132,11 @@ done
 # connects again from the loop.
 NB="--mode nonblocking --inflight 4 --threads 1 --rate 5 --duration 2"
 for kind in 503 badjson truncate nofield badb64 timeout reset; do
+    to=10
+    [ "$kind" = timeout ] && to=1
     # shellcheck disable=SC2086
     ekm_both "nb-$kind" --fault-after 1 --fault-delay 3s --fault "$kind:1" -- \
-        --op wrap $NB --timeout 1 || exit 0
+        --op wrap $NB --timeout $to || exit 0
     same_rc "nb-$kind" 1
     # (The schedule holds 10 or 11 operations, by when the run began: what
     # is compared is what each of them came to.)
@@ -239,9 +246,14 @@ run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --cacert "
 stop_serve tlsreset
 resets=$(grep -c -- '-> reset (fault)' "$T/tlsreset.err")
 check "TLS resets, non-blocking lean: exit 1" 1
+# (The schedule holds 80 or 81 requests, by the clock.  A machine too busy
+# to start them all before the run ends leaves a few unstarted, counted in
+# schedule.dropped: at load 30 the attempts fell under 80.  Fewer than a
+# quarter may be; what is held is that every reset was one error, the rest
+# answered.)
 json_check "TLS resets, non-blocking lean: each reset one EMPTY_REPLY ($resets), the rest answered" \
     "$T/tlsreset.json" \
-    "$resets > 5 and runs[0]['errors_by_code'] == {'EMPTY_REPLY': $resets} and runs[0]['ops'] == runs[0]['attempts'] - $resets and 80 <= runs[0]['attempts'] <= 81"
+    "$resets > 5 and runs[0]['errors_by_code'] == {'EMPTY_REPLY': $resets} and runs[0]['ops'] == runs[0]['attempts'] - $resets and 80 <= runs[0]['schedule']['scheduled'] <= 81 and runs[0]['schedule']['dropped'] < 20"
 
 # ---- a server that closes idle kept connections -----------------------------------
 # Every third answer on a connection is its last: the client finds the
