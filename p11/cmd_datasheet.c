@@ -988,10 +988,9 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
         rc = BENCH_EXIT_FAILED;
         goto cleanup;
     }
-    const bench_load load = { .threads = 1, .duration_ns = o.step_ns, .abort_ns = BENCH_ABORT_DEFAULT_NS,
-                              .max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT, .stuck_ns = BENCH_STUCK_DEFAULT_NS };
-    d.load = load;
-    if (p11_runner_init(&r, &t, &s, &load, NULL) != 0) {
+    d.load = (bench_load){ .threads = 1, .duration_ns = o.step_ns, .abort_ns = BENCH_ABORT_DEFAULT_NS,
+                           .max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT, .stuck_ns = BENCH_STUCK_DEFAULT_NS };
+    if (p11_runner_init(&r, &t, &s, &d.load, NULL) != 0) {
         rc = BENCH_EXIT_FAILED;
         goto cleanup;
     }
