@@ -376,7 +376,7 @@ static inline void pool_emit(worker *wk, const void *st, void (*describe)(const 
                    : p->sink_threads;
     r.workload = p->w;
     r.code_text[0] = 0;
-    r.message = r.failure = r.url = NULL;
+    r.label = r.message = r.failure = r.url = NULL;
     r.bytes_in = r.bytes_out = r.first_byte_ns = r.connect_ns = 0;
     if (describe)
         describe(st, &r);

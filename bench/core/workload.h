@@ -86,6 +86,7 @@ typedef struct bench_request {
     unsigned    active;         /* threads (slots) running at the time */
     const struct bench_workload *workload;   /* whose request (its codes' names) */
     /* the workload's, preset by the core */
+    const char *label;          /* the operation's own name (a mix's type), or NULL: the run's */
     char        code_text[BENCH_REQ_TEXT];   /* "": the code's name (bench_code_name) */
     const char *message;        /* a response message ("OK", "Internal Server Error"), or NULL */
     const char *failure;        /* why it failed, or NULL (the code's name is then the reason) */
@@ -93,6 +94,7 @@ typedef struct bench_request {
     uint64_t    bytes_in, bytes_out;   /* received, sent */
     uint64_t    first_byte_ns;  /* time to its first byte of answer (0: elapsed_ns) */
     uint64_t    connect_ns;     /* connecting it took (0: a connection already open) */
+    char        text[BENCH_REQ_TEXT * 4];   /* room for describe()'s texts */
 } bench_request;
 
 /*

@@ -108,7 +108,7 @@ size_t bench_jtl_line(char *buf, size_t cap, const char *label, uint64_t epoch_m
     put_bytes(&o, ",", 1);
     put_u64(&o, ms_of(r->elapsed_ns));
     put_bytes(&o, ",", 1);
-    put_field(&o, label);
+    put_field(&o, r->label ? r->label : label);
     put_bytes(&o, ",", 1);
     put_field(&o, code);
     put_bytes(&o, ",", 1);
