@@ -135,7 +135,10 @@ size_t bench_jtl_line(char *buf, size_t cap, const char *label, uint64_t epoch_m
     put_str(&o, ",0,");
     put_u64(&o, ms_of(connect));
     put_bytes(&o, "\n", 1);
-    return o.full ? 0 : cap - o.left;
+    if (o.full)
+        return 0;
+    *o.p = 0;   /* put_bytes always leaves a byte */
+    return cap - o.left;
 }
 
 /* ---- the file ---- */
@@ -214,10 +217,22 @@ bench_jtl *bench_jtl_open(const char *flag, const char *path)
     return j;
 }
 
+/* -1 and the failure said, once, when a write has failed; else 0. */
+static int failed(bench_jtl *j)
+{
+    const int err = atomic_load(&j->failed_errno);
+    if (!err)
+        return 0;
+    if (!j->said)
+        bench_error("%s%s: cannot write: %s", j->flag, j->path, strerror(err));
+    j->said = 1;
+    return -1;
+}
+
 const bench_request_sink *bench_jtl_begin(bench_jtl *j, const char *label, unsigned workers)
 {
-    if (atomic_load(&j->failed_errno))
-        return NULL;   /* said by bench_jtl_end already */
+    if (failed(j))
+        return NULL;
     if (workers > j->nbufs) {
         jtl_buf *nb = aligned_alloc(64, sizeof *nb * workers);
         if (!nb) {
@@ -249,13 +264,7 @@ int bench_jtl_end(bench_jtl *j)
 {
     for (unsigned i = 0; i < j->nbufs; i++)
         drain(j, &j->bufs[i]);
-    const int err = atomic_load(&j->failed_errno);
-    if (!err)
-        return 0;
-    if (!j->said)
-        bench_error("%s%s: cannot write: %s", j->flag, j->path, strerror(err));
-    j->said = 1;
-    return -1;
+    return failed(j);
 }
 
 void bench_jtl_close(bench_jtl *j)

@@ -33,9 +33,9 @@
 #define BENCH_JTL_BUF (64u * 1024u)
 
 /*
- * One line of request r (its start at epoch_ms) under `label`, with its
- * newline, into buf: its length, or 0 when it does not fit in cap (nothing
- * useful is then in buf).
+ * One line of request r (its start at epoch_ms) under `label` (or r's
+ * own), with its newline and a NUL after it, into buf: its length, or 0
+ * when it does not fit in cap (nothing useful is then in buf).
  */
 size_t bench_jtl_line(char *buf, size_t cap, const char *label, uint64_t epoch_ms, const bench_request *r);
 
