@@ -110,15 +110,6 @@ traced_jtl open --threads 3 --mode nonblocking --rate 1500 --duration 1
 traced_jtl slots --threads 2 --mode nonblocking --inflight 8 --duration 1
 
 # ---- REST, against the server's own counters ---------------------------------------
-# prom_count FILE ROUTE [STATUS]: what serve's metrics FILE counted on ROUTE.
-prom_count() {
-    awk -v r="$2" -v s="${3:-}" '
-        $1 ~ /^hsmbench_serve_requests_total\{/ {
-            if (index($1, "route=\"" r "\"") == 0) next
-            if (s != "" && index($1, "status=\"" s "\"") == 0) next
-            n += $2 }
-        END { print n + 0 }' "$1"
-}
 KEY=$(printf 'app-%s:secret-%s' "$$" "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" | base64 | tr -d '\n')
 export SDKMS_API_KEY="$KEY" SERVER_API_KEY="$KEY"
 # rest_jtl NAME ARGS...: one rest sdkms sign run against a fresh server failing 20 %.
