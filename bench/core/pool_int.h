@@ -139,6 +139,10 @@ struct pool {
     unsigned          ramp_min, ramp_max;
     int               ramp_seen;
     int               self_paced;    /* asynchronous window without a dispatcher */
+    /* --out jtl: load->sink (NULL: none), and the threads (slots) a request
+     * names as running when no blocking ramp sets them */
+    const bench_request_sink *sink;
+    unsigned          sink_threads;
     /* non-blocking: the request queue (intended start times, ns; no lock) */
     bench_queue       queue;
     pthread_t         dispatcher;
@@ -375,6 +379,34 @@ static inline void account_scheduled(worker *wk, bench_code rc, uint64_t due, ui
         bench_hist_record(wk->service, done - started);
         bench_hist_record(wk->queue, started > due ? started - due : 0);
     }
+}
+
+/*
+ * A measured request to the run's sink (pool->sink set): the core's part of
+ * its record, then the workload's describe() on the state or slot st that
+ * did it (describe: w->describe or the slots' one, or NULL).  After the
+ * accounting, outside the timed path.
+ */
+static inline void pool_emit(worker *wk, const void *st, void (*describe)(const void *, bench_request *),
+                             bench_code rc, uint64_t start, uint64_t elapsed, unsigned thread)
+{
+    const pool *p = wk->pool;
+    bench_request r;
+    r.start_ns = start;
+    r.elapsed_ns = elapsed;
+    r.code = rc;
+    r.worker = wk->index;
+    r.thread = thread;
+    r.active = p->load->stages && p->load->mode == BENCH_MODE_BLOCKING
+                   ? atomic_load_explicit(&((pool *)p)->active, memory_order_relaxed)
+                   : p->sink_threads;
+    r.workload = p->w;
+    r.code_text[0] = 0;
+    r.label = r.message = r.failure = r.url = NULL;
+    r.bytes_in = r.bytes_out = r.first_byte_ns = r.connect_ns = 0;
+    if (describe)
+        describe(st, &r);
+    p->sink->put(p->sink->arg, &r);
 }
 
 static inline void pause_ns(uint64_t ns)

@@ -229,7 +229,7 @@ static int note_file(bench_opts_parser *p, int code, const char *arg)
     const char *eq = strchr(o->metavar, '=');
     const char *path = arg;
     if (eq) {
-        /* "jsonl=FILE": the value's part after its own '=' (the option's
+        /* "KIND=FILE": the value's part after its own '=' (the option's
          * parser refuses a value without one). */
         const char *v = strchr(arg, '=');
         if (!v)
@@ -238,10 +238,10 @@ static int note_file(bench_opts_parser *p, int code, const char *arg)
     }
     if (p->nfiles == BENCH_OPT_FILES)
         return bench_opts_add_file(p, o->name, path, g->writes);   /* refused */
-    /* "--json " or "--out jsonl=": what the messages print before the path. */
+    /* "--json " or "--out jsonl=": what the messages print before the path,
+     * the value's own kind. */
     char *flag = p->flags[p->nfiles];
-    snprintf(flag, sizeof p->flags[0], "--%s %.*s", o->name, eq ? (int)(eq - o->metavar) + 1 : 0,
-             o->metavar);
+    snprintf(flag, sizeof p->flags[0], "--%s %.*s", o->name, eq ? (int)(path - arg) : 0, arg);
     return bench_opts_add_file(p, flag, path, g->writes);
 }
 
