@@ -4,7 +4,6 @@
 
 #include <ctype.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -41,7 +41,9 @@
 #include "bench/util/signals.h"
 #include "serve/serve.h"
 #include "serve/echo.h"
+#include "serve/ekm.h"
 #include "serve/reply.h"
+#include "serve/sdkms.h"
 
 #define BODY_MAX       (2u << 20)      /* a larger request is refused with 413 */
 #define PEM_MAX        (1u << 20)

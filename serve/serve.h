@@ -2,7 +2,8 @@
 /*
  * serve/serve.h - the contract between the emulator's HTTP front
  * (cmd.c: options, libmicrohttpd, TLS, faults) and the services behind it
- * (ekm.c, sdkms.c, echo.c); the replies they build are serve/reply.h's.
+ * (ekm.c, sdkms.c, echo.c), each with its own header; the replies they
+ * build are serve/reply.h's.
  *
  * A handler gets a complete request (method, path, Authorization header,
  * body) and fills a reply (status, JSON or text body).  It never talks to
@@ -76,14 +77,5 @@ typedef struct serve_req {
     serve_fault_kind fault;            /* a fault the handler itself must apply (mismatch) */
     serve_prof      *prof;
 } serve_req;
-
-/* EKM: whether path is "...:wrap" or "...:unwrap"; *unwrap says which. */
-int  serve_ekm_route(const char *path, int *unwrap);
-void serve_ekm(serve_srv *srv, const serve_req *q, int unwrap, serve_reply *r);
-/* POST /token (--ekm-token-ttl): a new EKM bearer token, one line of text. */
-void serve_token_issue(serve_srv *srv, const serve_req *q, serve_reply *r);
-
-/* SDKMS: 0 when the path is not one of its routes (nothing is written). */
-int  serve_sdkms(serve_srv *srv, const serve_req *q, serve_reply *r);
 
 #endif
