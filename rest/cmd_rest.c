@@ -4,7 +4,6 @@
 
 #include <ctype.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "bench/util/secret.h"
 #include "bench/util/signals.h"
 #include "rest/client.h"
+#include "rest/cmdline.h"
 #include "rest/transport/codes.h"
 #include "rest/ekm.h"
 #include "rest/http_any.h"
@@ -37,8 +37,6 @@
 #include "rest/transport/truststore.h"
 #include "rest/transport/views.h"
 
-#define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
-#define DEFAULT_TIMEOUT_NS  (10ULL * 1000000000ULL)
 #define SECRET_MAX          16384            /* an ID token (JWT) is a few kB */
 #define AAD_MAX             65536
 
@@ -70,8 +68,7 @@ enum {
     OPT_ENDPOINT = 3000, OPT_OP, OPT_DATA_SIZE,
     OPT_TOKEN_ENV, OPT_TOKEN_FILE, OPT_TOKEN, OPT_REASON, OPT_AAD,
     OPT_API_KEY_ENV, OPT_API_KEY_FILE, OPT_API_KEY, OPT_ALG, OPT_KEY_SIZE, OPT_CURVE,
-    OPT_HASH, OPT_TRANSIENT, OPT_FILEPATH, OPT_CHECK, OPT_SUMMARY, OPT_CIPHER_MODE,
-    OPT_SUMMARY_INTERVAL, OPT_TOKEN_CMD, OPT_TOKEN_TTL,
+    OPT_HASH, OPT_TRANSIENT, OPT_FILEPATH, OPT_CHECK, OPT_CIPHER_MODE,
 };
 
 /* The SDKMS bench's environment (seed 001), read when no flag gives these,
@@ -101,13 +98,10 @@ static const bench_option ekm_rows[] = {
       "--token-env VAR | --token-file FILE | --token TOKEN (warns)" },
     { "token-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_TOKEN_FILE, NULL, NULL },
     { "token", 0, BENCH_ARG_REQUIRED, "TOKEN", OPT_TOKEN, NULL, NULL },
-    { "token-cmd", 0, BENCH_ARG_REQUIRED, "CMD", OPT_TOKEN_CMD,
-      "the bearer token is what CMD (run by /bin/sh) prints, one\n"
-      "line; run again before the token expires and on a 401\n"
-      "(e.g. 'gcloud auth print-access-token'); at most 30 s a run", NULL },
-    { "token-ttl", 0, BENCH_ARG_REQUIRED, "TIME", OPT_TOKEN_TTL,
-      "--token-cmd: the lifetime of a token that is no JWT with\n"
-      "an exp (default 55m); renewed at 90 % of it", NULL },
+};
+
+/* After --token-cmd and --token-ttl (rest_cmd_token_group). */
+static const bench_option ekm_more_rows[] = {
     { "reason", 0, BENCH_ARG_REQUIRED, "REASON", OPT_REASON,
       "accessReasonContext.reason (default CUSTOMER_INITIATED_ACCESS)", NULL },
     { "aad", 0, BENCH_ARG_REQUIRED, "HEX", OPT_AAD, "additionalAuthenticatedData", NULL },
@@ -162,24 +156,23 @@ static const bench_option verbose_rows[] = {
 };
 
 static const bench_option summary_rows[] = {
-    { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", OPT_SUMMARY,
+    { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", REST_CMD_OPT_SUMMARY,
       "also print JMeter's summariser, as the SDKMS bench's JMeter\n"
       "run prints it (see: hsmbench rest http --help), or k6's\n"
       "end-of-test summary in k6's layout (repeatable)", NULL },
-    { "summary-interval", 0, BENCH_ARG_REQUIRED, "TIME", OPT_SUMMARY_INTERVAL,
-      "--summary jmeter: a 'summary +' line every TIME, whole\n"
-      "seconds (JMeter's summariser.interval; default 30s)", NULL },
 };
 
 static const bench_opt_group rest_ekm_group = BENCH_OPT_GROUP("EKM:", ekm_rows, NULL);
+static const bench_opt_group rest_ekm_more_group = BENCH_OPT_GROUP(NULL, ekm_more_rows, NULL);
 static const bench_opt_group rest_sdkms_group = BENCH_OPT_GROUP("SDKMS:", sdkms_rows, NULL);
 static const bench_opt_group rest_verbose_group = BENCH_OPT_GROUP(NULL, verbose_rows, NULL);
 static const bench_opt_group rest_summary_group = BENCH_OPT_GROUP("Summary:", summary_rows, NULL);
 static const bench_opt_group rest_multi_group = BENCH_OPT_NOTE(REST_MULTI_HELP);
 
 static const bench_opt_group *const rest_groups[] = {
-    &rest_ekm_group, &rest_sdkms_group, &rest_http_group, &rest_verbose_group,
-    &rest_summary_group, &bench_load_group, &rest_multi_group, &bench_metrics_group,
+    &rest_ekm_group, &rest_cmd_token_group, &rest_ekm_more_group, &rest_sdkms_group,
+    &rest_http_group, &rest_verbose_group, &rest_summary_group, &rest_cmd_interval_group,
+    &bench_load_group, &rest_multi_group, &bench_metrics_group,
     &bench_cap_group, &bench_out_group, &bench_help_group, &rest_k6_spellings,
     &rest_k6_env_spellings, &rest_sdkms_spellings, NULL,
 };
@@ -199,16 +192,10 @@ typedef struct rest_opts {
     const char    *endpoint;
     bench_url      endpoint_url;       /* --endpoint, parsed once at the check */
     const char    *op;
-    rest_http_opts http;
-    bench_load_opts lo;
-    bench_out_opts out;
-    bench_cap_opts cap;
+    rest_cmdline   c;                  /* what rest http takes too */
     char           test[64];           /* "ekm-wrap", "sdkms-encrypt" */
     uint64_t       data_size;
     int            check;              /* --check: the set-up check, no load */
-    int            k6;                 /* --summary k6 */
-    int            jmeter;             /* --summary jmeter */
-    unsigned       summary_interval_s; /* --summary-interval (0: JMeter's 30 s) */
     int            bench_defaults;     /* sdkms: no --threads nor a length given (a note) */
     char          *file_data;          /* --filepath's contents */
     const char    *file_path;          /* --filepath, for messages */
@@ -216,8 +203,6 @@ typedef struct rest_opts {
     /* the secret's source */
     const char    *secret_env, *secret_file, *secret_value;
     /* EKM */
-    const char    *token_cmd;          /* --token-cmd */
-    uint64_t       token_ttl_ns;       /* --token-ttl (0: not given) */
     const char    *reason;
     uint8_t       *aad;
     size_t         aadlen;
@@ -267,11 +252,32 @@ static void mark_arg(rest_opts *o, char **argv, int optind_now, unsigned char ma
     o->secret_args[i] = bench_mark_of(argv[i], mark);
 }
 
-static int kind_only(const rest_opts *o, rest_kind want, const char *flag)
+/* The options of one service only: refused by the other one's command. */
+static int kind_only(const rest_opts *o, int code)
 {
-    if (o->kind != want) {
-        bench_error("%s: an option of 'hsmbench rest %s' (see: hsmbench rest --help)", flag,
-                    want == KIND_EKM ? "ekm" : "sdkms");
+    static const struct { int code; rest_kind kind; const char *flag; } only[] = {
+        { OPT_TOKEN_ENV, KIND_EKM, "--token-env" },
+        { OPT_TOKEN_FILE, KIND_EKM, "--token-file" },
+        { OPT_TOKEN, KIND_EKM, "--token" },
+        { REST_CMD_OPT_TOKEN_CMD, KIND_EKM, "--token-cmd" },
+        { REST_CMD_OPT_TOKEN_TTL, KIND_EKM, "--token-ttl" },
+        { OPT_REASON, KIND_EKM, "--reason" },
+        { OPT_API_KEY_ENV, KIND_SDKMS, "--api-key-env" },
+        { OPT_API_KEY_FILE, KIND_SDKMS, "--api-key-file" },
+        { OPT_API_KEY, KIND_SDKMS, "--api-key" },
+        { OPT_ALG, KIND_SDKMS, "--alg" },
+        { OPT_KEY_SIZE, KIND_SDKMS, "--key-size" },
+        { OPT_CURVE, KIND_SDKMS, "--curve" },
+        { OPT_CIPHER_MODE, KIND_SDKMS, "--cipher-mode" },
+        { OPT_HASH, KIND_SDKMS, "--hash-alg" },
+        { OPT_TRANSIENT, KIND_SDKMS, "--transient" },
+        { OPT_FILEPATH, KIND_SDKMS, "--filepath" },
+    };
+    for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) {
+        if (only[i].code != code || only[i].kind == o->kind)
+            continue;
+        bench_error("%s: an option of 'hsmbench rest %s' (see: hsmbench rest --help)", only[i].flag,
+                    only[i].kind == KIND_EKM ? "ekm" : "sdkms");
         return -1;
     }
     return 0;
@@ -299,7 +305,7 @@ static int set_cipher_mode(rest_opts *o, const char *flag, const char *arg)
 static int sdkms_mode(rest_opts *o, const char *arg)
 {
     if (bench_load_is_mode(arg)) {
-        if (o->lo.mode_given) {
+        if (o->c.lo.mode_given) {
             bench_error("--mode given twice (see: hsmbench rest --help)");
             return -1;
         }
@@ -317,15 +323,332 @@ static int sdkms_mode(rest_opts *o, const char *arg)
     return 1;
 }
 
+/* A secret's source: the flag and its value checked, the source kept. */
+static int take_secret(rest_opts *o, int c, const char *arg)
+{
+    const int ekm = c == OPT_TOKEN_ENV || c == OPT_TOKEN_FILE || c == OPT_TOKEN;
+    if (c == OPT_TOKEN_ENV || c == OPT_API_KEY_ENV) {
+        if (!*arg) {
+            bench_error("%s: a variable name is required", ekm ? "--token-env" : "--api-key-env");
+            return -1;
+        }
+        o->secret_env = arg;
+    } else if (c == OPT_TOKEN_FILE || c == OPT_API_KEY_FILE) {
+        o->secret_file = arg;
+    } else {
+        bench_warn("%s puts the secret in the shell history (the process list shows '*'s); "
+                   "prefer %s", ekm ? "--token" : "--api-key",
+                   ekm ? "--token-env VAR or --token-file FILE"
+                       : "--api-key-env VAR or --api-key-file FILE");
+        if (!*arg) {
+            bench_error("%s: the value is empty", ekm ? "--token" : "--api-key");
+            return -1;
+        }
+        o->secret_value = arg;
+    }
+    return 0;
+}
+
+/* --filepath: the file's bytes, read once. */
+static int take_file(rest_opts *o, const char *arg)
+{
+    free(o->file_data);
+    o->file_data = NULL;
+    if (bench_read_file("--filepath", arg, REST_EKM_MAX_DATA, &o->file_data, &o->file_len) != 0)
+        return -1;
+    if (!o->file_len) {
+        bench_error("--filepath %s: the file is empty", arg);
+        return -1;
+    }
+    o->file_path = arg;
+    return 0;
+}
+
+/* One of rest ekm|sdkms's own options, its value stored (checked alone).
+ * 0, or an exit code (printed). */
+static int take_opt(void *arg, int c, char **argv)
+{
+    rest_opts *o = arg;
+    uint64_t v = 0;
+    int bad = 0;
+    switch (c) {
+    case OPT_ENDPOINT:
+        mark_arg(o, argv, optind, BENCH_MARK_URL);
+        bad = !(o->endpoint = bench_url_take(optarg));
+        break;
+    case OPT_OP:          o->op = optarg; break;
+    case OPT_REASON:      o->reason = optarg; break;
+    case OPT_CURVE:       o->sdkms.curve = optarg; break;
+    case OPT_HASH:        o->sdkms.hash = optarg; break;
+    case OPT_CHECK:       o->check = 1; break;
+    case OPT_DATA_SIZE:
+        bad = bench_parse_u64("--data-size", optarg, 1, REST_EKM_MAX_DATA, &v) != 0;
+        o->data_size = v;
+        break;
+    case OPT_TOKEN:
+    case OPT_API_KEY:
+        mark_arg(o, argv, optind, BENCH_MARK_WHOLE);
+        /* fall through */
+    case OPT_TOKEN_ENV:
+    case OPT_API_KEY_ENV:
+    case OPT_TOKEN_FILE:
+    case OPT_API_KEY_FILE:
+        bad = take_secret(o, c, optarg) != 0;
+        break;
+    case OPT_AAD:
+        bad = parse_hex("--aad", optarg, &o->aad, &o->aadlen) != 0;
+        break;
+    case OPT_ALG:
+        if ((bad = rest_sdkms_alg_parse(optarg, &o->sdkms.alg) != 0))
+            bench_error("--alg %s: expected AES, RSA, EC or HMAC", optarg);
+        break;
+    case OPT_KEY_SIZE:
+        bad = bench_parse_u64("--key-size", optarg, 1, 65536, &v) != 0;
+        o->sdkms.key_bits = (unsigned)v;
+        break;
+    case OPT_CIPHER_MODE:
+        bad = set_cipher_mode(o, "--cipher-mode", optarg) != 0;
+        break;
+    case OPT_TRANSIENT:
+        /* The test bench's --transient=true|false, or the bare flag. */
+        if (!optarg || strcasecmp(optarg, "true") == 0)
+            o->sdkms.transient = 1;
+        else if (strcasecmp(optarg, "false") == 0)
+            o->sdkms.transient = 0;
+        else {
+            bench_error("--transient=%s: expected true or false", optarg);
+            bad = 1;
+        }
+        break;
+    case OPT_FILEPATH:
+        bad = take_file(o, optarg) != 0;
+        break;
+    default:
+        return bench_option_error(argv, c, "rest");
+    }
+    return bad ? BENCH_EXIT_USAGE : 0;
+}
+
+/* Words after the options: what the old tools' users type, each with one
+ * line saying what hsmbench wants instead.  Always BENCH_EXIT_USAGE. */
+static int refuse_words(const rest_opts *o, int argc, char **argv, int first)
+{
+    /* The SDKMS bench's "run encryption": an operation named as a word. */
+    const char *word = argv[first], *script = NULL;
+    if (strcmp(word, "run") == 0 && first + 1 < argc)
+        word = argv[first + 1];      /* test-bench.sh run keygen, k6 run script.js */
+    /* Parsing stops at the first word: k6's script may come later. */
+    for (int i = first; i < argc && !script; i++) {
+        const size_t n = strlen(argv[i]);
+        if (n > 3 && argv[i][0] != '-' && strcmp(argv[i] + n - 3, ".js") == 0)
+            script = argv[i];
+    }
+    const char *op = bench_opts_old_value(&rest_options, "op", word);
+    rest_sdkms_op named;
+    if (script && o->kind == KIND_EKM)
+        /* k6's script, as the EKM package runs it: its load is its pause. */
+        bench_error("%s: a k6 script; hsmbench runs none: the EKM package's ekm_wrap.js is hsmbench rest "
+                    "ekm --op wrap with --think 500ms (it sleeps 0.5 s after each request; see "
+                    "docs/migrating.md)", script);
+    else if (script)
+        bench_error("%s: a k6 script; hsmbench rest sdkms is the script itself: leave its name out (see: "
+                    "hsmbench rest --help)", script);
+    else if (word != argv[first] && o->kind == KIND_SDKMS &&
+             (op || rest_sdkms_op_parse(word, &named) == 0))
+        bench_error("run %s: the SDKMS bench's 'test-bench.sh run %s' is hsmbench rest sdkms --op %s "
+                    "(see: hsmbench rest --help)", word, word, op ? op : word);
+    else if (word != argv[first])
+        bench_error("run %s: unexpected arguments; hsmbench rest %s runs as it is, its operation "
+                    "given by --op (see: hsmbench rest --help)", word, o->kind == KIND_EKM ? "ekm" : "sdkms");
+    else if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[first], &named) == 0))
+        bench_error("%s: unexpected argument; the SDKMS bench's 'run %s' is --op %s (see: hsmbench "
+                    "rest --help)", argv[first], argv[first], op ? op : argv[first]);
+    else
+        bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[first]);
+    return BENCH_EXIT_USAGE;
+}
+
+/* The endpoint: --endpoint, else the old tool's variable, else (sdkms) the
+ * SDKMS bench's default; parsed once.  *flag names where it came from. */
+static int check_endpoint(rest_opts *o, const char **flag)
+{
+    char why[256];
+    *flag = "--endpoint";
+    if (!o->endpoint) {
+        /* As the old tool: the URL from its variable (not argv: nothing to mask). */
+        const char *var = o->kind == KIND_EKM ? EKM_ENV_ENDPOINT : SDKMS_ENV_ENDPOINT;
+        const char *env = getenv(var);
+        if (env && *env) {
+            o->endpoint = env;
+            *flag = var;
+        }
+    }
+    if (!o->endpoint && o->kind == KIND_SDKMS) {
+        /* The bench's own default: said, since the API key goes there. */
+        o->endpoint = SDKMS_BENCH_ENDPOINT;
+        *flag = "the SDKMS bench's default endpoint";
+        bench_note("neither --endpoint nor " SDKMS_ENV_ENDPOINT ": " SDKMS_BENCH_ENDPOINT
+                   ", the SDKMS bench's default (the SaaS service)");
+    }
+    if (!o->endpoint) {
+        bench_error("--endpoint is required (the EKM key URI), or " EKM_ENV_ENDPOINT
+                    " as the EKM package's k6 script reads it");
+        return -1;
+    }
+    if (rest_url_parse(&o->endpoint_url, o->endpoint, why, sizeof why) != 0) {
+        bench_error("%s: %s", *flag, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* TLS: --cacert not a Java store; else (sdkms) the SDKMS bench's trust
+ * store; the files read, the engine chosen. */
+static int check_tls(rest_opts *o, const char *endpoint_flag)
+{
+    char why[256];
+    rest_http_opts *h = &o->c.http;
+    if (h->cacert && rest_trust_jks_hint("--cacert", h->cacert, why, sizeof why)) {
+        bench_error("%s", why);
+        return -1;
+    }
+    const char *store = o->kind == KIND_SDKMS && !h->cacert && !h->insecure
+                            ? getenv(SDKMS_ENV_TRUST) : NULL;
+    if (store && *store) {
+        /* As the SDKMS bench: its trust store, when no flag names the CAs. */
+        if (rest_trust_store_open(SDKMS_ENV_TRUST, store, &o->trust) != 0)
+            return -1;
+        h->cacert = o->trust.path;
+        if (!o->check)
+            bench_note(SDKMS_ENV_TRUST " %s: its CAs are trusted (a %s store; --cacert FILE "
+                       "overrides it)", store, o->trust.kind);
+    }
+    if (rest_http_check_opts(h, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0 ||
+        rest_http_pick_engine(h, why, sizeof why) != 0 ||
+        rest_http_load_files(h, why, sizeof why) != 0) {
+        bench_error("%s", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* rest ekm: the operation and the defaults. */
+static int finish_ekm(rest_opts *o)
+{
+    rest_ekm_op op = REST_EKM_WRAP;
+    if (o->op && rest_ekm_op_parse(o->op, &op) != 0) {
+        bench_error("--op %s: EKM operations are wrap, unwrap and wrap-unwrap", o->op);
+        return -1;
+    }
+    if (!o->reason)
+        o->reason = REST_EKM_DEFAULT_REASON;
+    if (!o->data_size)
+        o->data_size = REST_EKM_DEFAULT_DATA;
+    snprintf(o->test, sizeof o->test, "ekm-%s", rest_ekm_op_name(op));
+    return 0;
+}
+
+/* rest sdkms: the operation, its data (--data-size or --filepath) and the
+ * key's settings resolved. */
+static int finish_sdkms(rest_opts *o)
+{
+    char why[256];
+    if (!o->op && o->check)
+        o->op = "keygen";                 /* --check makes a key of --alg (AES) */
+    if (!o->op) {
+        bench_error("--op is required: keygen, encrypt, decrypt, sign, verify or mac");
+        return -1;
+    }
+    if (rest_sdkms_op_parse(o->op, &o->sdkms.op) != 0) {
+        bench_error("--op %s: SDKMS operations are keygen, encrypt, decrypt, sign, verify "
+                    "and mac", o->op);
+        return -1;
+    }
+    if (o->sdkms.op == REST_SDKMS_KEYGEN && (o->file_data || o->data_size)) {
+        if (o->file_data)
+            bench_error("--op keygen and --filepath %s: keygen sends no data; leave it out",
+                        o->file_path);
+        else
+            bench_error("--op keygen and --data-size %llu: keygen sends no data; leave it out",
+                        (unsigned long long)o->data_size);
+        return -1;
+    }
+    if (o->file_data && o->data_size) {
+        bench_error("--filepath and --data-size each give the data: give only one");
+        return -1;
+    }
+    if (o->file_data) {
+        o->sdkms.data = (const uint8_t *)o->file_data;
+        o->sdkms.data_path = o->file_path;
+        o->data_size = o->file_len;
+    }
+    o->sdkms.data_size = (size_t)o->data_size;
+    o->sdkms.aad = o->aad;
+    o->sdkms.aadlen = o->aadlen;
+    if (rest_sdkms_resolve(&o->sdkms, why, sizeof why) != 0) {
+        bench_error("%s", why);
+        return -1;
+    }
+    o->data_size = o->sdkms.data_size;
+    snprintf(o->test, sizeof o->test, "sdkms-%s", rest_sdkms_op_name(o->sdkms.op));
+    return 0;
+}
+
+/* The rules between options, once every one is taken: 0 or -1 (printed). */
+static int check_opts(rest_opts *o, const bench_opts_parser *parser)
+{
+    const char *endpoint_flag;
+    if (check_endpoint(o, &endpoint_flag) != 0)
+        return -1;
+    if (!!o->secret_env + !!o->secret_file + !!o->secret_value + !!o->c.token_cmd > 1) {
+        bench_error("%s each give the %s: give only one",
+                    o->kind == KIND_EKM ? "--token-env, --token-file, --token-cmd and --token"
+                                        : "--api-key-env, --api-key-file and --api-key",
+                    o->kind == KIND_EKM ? "bearer token" : "API key");
+        return -1;
+    }
+    if (rest_cmdline_check(&o->c) != 0)
+        return -1;
+    if (o->check && o->c.cap.nobjectives) {
+        bench_error("--check makes no load: leave out --find-capacity");
+        return -1;
+    }
+    /* Before the defaults are applied: did the user size the run at all? */
+    const bench_load_opts *lo = &o->c.lo;
+    o->bench_defaults = o->kind == KIND_SDKMS && !o->check && !o->c.cap.nobjectives &&
+                        !lo->threads_given && !lo->has_duration && !lo->load.iterations &&
+                        !lo->stages_text && !(lo->load.stable_pct > 0);
+    if (rest_cmdline_finish_load(&o->c) != 0 || check_tls(o, endpoint_flag) != 0)
+        return -1;
+    if ((o->kind == KIND_EKM ? finish_ekm(o) : finish_sdkms(o)) != 0)
+        return -1;
+    return rest_cmdline_finish_out(&o->c, parser, o->test);
+}
+
+/* Before the shared takers: rest sdkms's --mode, and the options of the
+ * other service refused.  1 taken, 0 not, -1 refused (printed). */
+static int pre_opt(void *arg, int c, const char *value)
+{
+    rest_opts *o = arg;
+    if (c == BENCH_OPT_MODE && o->kind == KIND_SDKMS) {
+        const int r = sdkms_mode(o, value);
+        if (r != 0)
+            return r;
+    }
+    return kind_only(o, c);
+}
+
+static void help(const void *arg)
+{
+    (void)arg;
+    rest_usage(stdout);
+}
+
+/* 0, -1 after --help, or an exit code (printed). */
 static int parse_args(int argc, char **argv, rest_opts *o)
 {
-    uint64_t v;
-    int c, secrets = 0;
-
-    bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap, rest_sections());
-    o->out.sections = rest_sections();
-    o->http.timeout_ms = (long)(DEFAULT_TIMEOUT_NS / 1000000);
+    const rest_cmd_takers takers = { pre_opt, take_opt, help, o };
+    rest_cmdline_init(&o->c, " of rest ekm|sdkms");
     /* In order (no reordering), so the positions of secret arguments stay put. */
     bench_opts_parser parser;
     if (bench_opts_begin(&parser, &rest_options) != 0)
@@ -333,364 +656,12 @@ static int parse_args(int argc, char **argv, rest_opts *o)
     /* sdkms: --mode twice may be a load mode and a cipher mode (sdkms_mode). */
     if (o->kind == KIND_SDKMS && bench_opts_again(&parser, "mode") != 0)
         return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        if (c == BENCH_OPT_MODE && o->kind == KIND_SDKMS) {
-            const int r = sdkms_mode(o, optarg);
-            if (r < 0)
-                return BENCH_EXIT_USAGE;
-            if (r > 0)
-                continue;
-        }
-        int lt = bench_load_opt(&o->lo, c, optarg);
-        if (lt == 0)
-            lt = rest_http_opt(&o->http, c, optarg);
-        if (lt == 0)
-            lt = bench_out_opt(&o->out, c, optarg);
-        if (lt == 0)
-            lt = bench_cap_opt(&o->cap, c, optarg);
-        if (lt < 0)
-            return BENCH_EXIT_USAGE;
-        if (lt > 0)
-            continue;
-        switch (c) {
-        case 'h':
-            rest_usage(stdout);
-            return -1;
-        case 'v':
-            o->http.verbose = 1;
-            break;
-        case OPT_ENDPOINT:
-            mark_arg(o, argv, optind, BENCH_MARK_URL);
-            if (!(o->endpoint = bench_url_take(optarg)))
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_OP:
-            o->op = optarg;
-            break;
-        case OPT_DATA_SIZE:
-            if (bench_parse_u64("--data-size", optarg, 1, REST_EKM_MAX_DATA, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->data_size = v;
-            break;
-        case OPT_TOKEN_ENV:
-        case OPT_API_KEY_ENV:
-            if (kind_only(o, c == OPT_TOKEN_ENV ? KIND_EKM : KIND_SDKMS,
-                          c == OPT_TOKEN_ENV ? "--token-env" : "--api-key-env") != 0)
-                return BENCH_EXIT_USAGE;
-            if (!*optarg) {
-                bench_error("%s: a variable name is required",
-                            c == OPT_TOKEN_ENV ? "--token-env" : "--api-key-env");
-                return BENCH_EXIT_USAGE;
-            }
-            o->secret_env = optarg;
-            secrets++;
-            break;
-        case OPT_TOKEN_FILE:
-        case OPT_API_KEY_FILE:
-            if (kind_only(o, c == OPT_TOKEN_FILE ? KIND_EKM : KIND_SDKMS,
-                          c == OPT_TOKEN_FILE ? "--token-file" : "--api-key-file") != 0)
-                return BENCH_EXIT_USAGE;
-            o->secret_file = optarg;
-            secrets++;
-            break;
-        case OPT_TOKEN:
-        case OPT_API_KEY:
-            mark_arg(o, argv, optind, BENCH_MARK_WHOLE);
-            if (kind_only(o, c == OPT_TOKEN ? KIND_EKM : KIND_SDKMS,
-                          c == OPT_TOKEN ? "--token" : "--api-key") != 0)
-                return BENCH_EXIT_USAGE;
-            bench_warn("%s puts the secret in the shell history (the process list shows '*'s); "
-                       "prefer %s",
-                       c == OPT_TOKEN ? "--token" : "--api-key",
-                       c == OPT_TOKEN ? "--token-env VAR or --token-file FILE"
-                                      : "--api-key-env VAR or --api-key-file FILE");
-            if (!*optarg) {
-                bench_error("%s: the value is empty", c == OPT_TOKEN ? "--token" : "--api-key");
-                return BENCH_EXIT_USAGE;
-            }
-            o->secret_value = optarg;
-            secrets++;
-            break;
-        case OPT_TOKEN_CMD:
-            if (kind_only(o, KIND_EKM, "--token-cmd") != 0)
-                return BENCH_EXIT_USAGE;
-            if (!*optarg) {
-                bench_error("--token-cmd: the command is empty");
-                return BENCH_EXIT_USAGE;
-            }
-            o->token_cmd = optarg;
-            secrets++;
-            break;
-        case OPT_TOKEN_TTL:
-            if (kind_only(o, KIND_EKM, "--token-ttl") != 0 ||
-                rest_tokcmd_ttl_opt(optarg, &o->token_ttl_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_REASON:
-            if (kind_only(o, KIND_EKM, "--reason") != 0)
-                return BENCH_EXIT_USAGE;
-            o->reason = optarg;
-            break;
-        case OPT_AAD:
-            if (parse_hex("--aad", optarg, &o->aad, &o->aadlen) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_ALG:
-            if (kind_only(o, KIND_SDKMS, "--alg") != 0)
-                return BENCH_EXIT_USAGE;
-            if (rest_sdkms_alg_parse(optarg, &o->sdkms.alg) != 0) {
-                bench_error("--alg %s: expected AES, RSA, EC or HMAC", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_KEY_SIZE:
-            if (kind_only(o, KIND_SDKMS, "--key-size") != 0 ||
-                bench_parse_u64("--key-size", optarg, 1, 65536, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->sdkms.key_bits = (unsigned)v;
-            break;
-        case OPT_CURVE:
-            if (kind_only(o, KIND_SDKMS, "--curve") != 0)
-                return BENCH_EXIT_USAGE;
-            o->sdkms.curve = optarg;
-            break;
-        case OPT_CIPHER_MODE:
-            if (kind_only(o, KIND_SDKMS, "--cipher-mode") != 0 ||
-                set_cipher_mode(o, "--cipher-mode", optarg) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_HASH:
-            if (kind_only(o, KIND_SDKMS, "--hash-alg") != 0)
-                return BENCH_EXIT_USAGE;
-            o->sdkms.hash = optarg;
-            break;
-        case OPT_TRANSIENT:
-            if (kind_only(o, KIND_SDKMS, "--transient") != 0)
-                return BENCH_EXIT_USAGE;
-            /* The test bench's --transient=true|false, or the bare flag. */
-            if (!optarg || strcasecmp(optarg, "true") == 0) {
-                o->sdkms.transient = 1;
-            } else if (strcasecmp(optarg, "false") == 0) {
-                o->sdkms.transient = 0;
-            } else {
-                bench_error("--transient=%s: expected true or false", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_FILEPATH:
-            if (kind_only(o, KIND_SDKMS, "--filepath") != 0)
-                return BENCH_EXIT_USAGE;
-            free(o->file_data);
-            o->file_data = NULL;
-            if (bench_read_file("--filepath", optarg, REST_EKM_MAX_DATA, &o->file_data,
-                                &o->file_len) != 0)
-                return BENCH_EXIT_USAGE;
-            if (!o->file_len) {
-                bench_error("--filepath %s: the file is empty", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            o->file_path = optarg;
-            break;
-        case OPT_CHECK:
-            o->check = 1;
-            break;
-        case OPT_SUMMARY:
-            if (strcmp(optarg, "k6") == 0) {
-                o->k6 = 1;
-            } else if (strcmp(optarg, "jmeter") == 0) {
-                o->jmeter = 1;
-            } else {
-                bench_error("--summary %s: the extra summaries of rest ekm|sdkms are 'jmeter' and "
-                            "'k6'", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_SUMMARY_INTERVAL:
-            if (rest_jmeter_interval_parse(optarg, &o->summary_interval_s) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        default:
-            return bench_option_error(argv, c, "rest");
-        }
-    }
-    if (optind < argc) {
-        /* The SDKMS bench's "run encryption": an operation named as a word. */
-        const char *word = argv[optind], *script = NULL;
-        if (strcmp(word, "run") == 0 && optind + 1 < argc)
-            word = argv[optind + 1];      /* test-bench.sh run keygen, k6 run script.js */
-        /* Parsing stops at the first word: k6's script may come later. */
-        for (int i = optind; i < argc && !script; i++) {
-            const size_t n = strlen(argv[i]);
-            if (n > 3 && argv[i][0] != '-' && strcmp(argv[i] + n - 3, ".js") == 0)
-                script = argv[i];
-        }
-        const char *op = bench_opts_old_value(&rest_options, "op", word);
-        rest_sdkms_op named;
-        if (script && o->kind == KIND_EKM)
-            /* k6's script, as the EKM package runs it: its load is its pause. */
-            bench_error("%s: a k6 script; hsmbench runs none: the EKM package's ekm_wrap.js is hsmbench rest "
-                        "ekm --op wrap with --think 500ms (it sleeps 0.5 s after each request; see "
-                        "docs/migrating.md)", script);
-        else if (script)
-            bench_error("%s: a k6 script; hsmbench rest sdkms is the script itself: leave its name out (see: "
-                        "hsmbench rest --help)", script);
-        else if (word != argv[optind] && o->kind == KIND_SDKMS &&
-                 (op || rest_sdkms_op_parse(word, &named) == 0))
-            bench_error("run %s: the SDKMS bench's 'test-bench.sh run %s' is hsmbench rest sdkms --op %s "
-                        "(see: hsmbench rest --help)", word, word, op ? op : word);
-        else if (word != argv[optind])
-            bench_error("run %s: unexpected arguments; hsmbench rest %s runs as it is, its operation "
-                        "given by --op (see: hsmbench rest --help)", word, o->kind == KIND_EKM ? "ekm" : "sdkms");
-        else if (o->kind == KIND_SDKMS && (op || rest_sdkms_op_parse(argv[optind], &named) == 0))
-            bench_error("%s: unexpected argument; the SDKMS bench's 'run %s' is --op %s (see: hsmbench "
-                        "rest --help)", argv[optind], argv[optind], op ? op : argv[optind]);
-        else
-            bench_error("%s: unexpected argument (see: hsmbench rest --help)", argv[optind]);
-        return BENCH_EXIT_USAGE;
-    }
-
-    char why[256];
-    const char *endpoint_flag = "--endpoint";
-    if (!o->endpoint) {
-        /* As the old tool: the URL from its variable (not argv: nothing to mask). */
-        const char *var = o->kind == KIND_EKM ? EKM_ENV_ENDPOINT : SDKMS_ENV_ENDPOINT;
-        const char *env = getenv(var);
-        if (env && *env) {
-            o->endpoint = env;
-            endpoint_flag = var;
-        }
-    }
-    if (!o->endpoint && o->kind == KIND_SDKMS) {
-        /* The bench's own default: said, since the API key goes there. */
-        o->endpoint = SDKMS_BENCH_ENDPOINT;
-        endpoint_flag = "the SDKMS bench's default endpoint";
-        bench_note("neither --endpoint nor " SDKMS_ENV_ENDPOINT ": " SDKMS_BENCH_ENDPOINT
-                   ", the SDKMS bench's default (the SaaS service)");
-    }
-    if (!o->endpoint) {
-        bench_error("--endpoint is required (the EKM key URI), or " EKM_ENV_ENDPOINT
-                    " as the EKM package's k6 script reads it");
-        return BENCH_EXIT_USAGE;
-    }
-    if (rest_url_parse(&o->endpoint_url, o->endpoint, why, sizeof why) != 0) {
-        bench_error("%s: %s", endpoint_flag, why);
-        return BENCH_EXIT_USAGE;
-    }
-    if (secrets > 1) {
-        bench_error("%s each give the %s: give only one",
-                    o->kind == KIND_EKM ? "--token-env, --token-file, --token-cmd and --token"
-                                        : "--api-key-env, --api-key-file and --api-key",
-                    o->kind == KIND_EKM ? "bearer token" : "API key");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->token_ttl_ns && !o->token_cmd) {
-        bench_error("--token-ttl is the lifetime of --token-cmd's tokens: it needs --token-cmd");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->summary_interval_s && !o->jmeter) {
-        bench_error("--summary-interval is the interval of JMeter's summariser: it needs "
-                    "--summary jmeter");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->check && o->cap.nobjectives) {
-        bench_error("--check makes no load: leave out --find-capacity");
-        return BENCH_EXIT_USAGE;
-    }
-    /* Before the defaults are applied: did the user size the run at all? */
-    o->bench_defaults = o->kind == KIND_SDKMS && !o->check && !o->cap.nobjectives &&
-                        !o->lo.threads_given && !o->lo.has_duration && !o->lo.load.iterations &&
-                        !o->lo.stages_text && !(o->lo.load.stable_pct > 0);
-    if (bench_cap_finish(&o->cap, &o->lo) != 0)
-        return BENCH_EXIT_USAGE;
-    if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
-        return BENCH_EXIT_USAGE;
-    /* A connection each slot; each thread its multi handle's wake-up pair. */
-    if (bench_load_check_fds(&o->lo, 2, 1) != 0)
-        return BENCH_EXIT_USAGE;
-    bench_load_stuck_floor(&o->lo, (uint64_t)o->http.timeout_ms * 1000000ULL);
-    if (o->lo.nthreads > 1) {
-        bench_error("--threads: rest runs one thread count at a time (no sweeps)");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->http.cacert && rest_trust_jks_hint("--cacert", o->http.cacert, why, sizeof why)) {
-        bench_error("%s", why);
-        return BENCH_EXIT_USAGE;
-    }
-    const char *store = o->kind == KIND_SDKMS && !o->http.cacert && !o->http.insecure
-                            ? getenv(SDKMS_ENV_TRUST) : NULL;
-    if (store && *store) {
-        /* As the SDKMS bench: its trust store, when no flag names the CAs. */
-        if (rest_trust_store_open(SDKMS_ENV_TRUST, store, &o->trust) != 0)
-            return BENCH_EXIT_USAGE;
-        o->http.cacert = o->trust.path;
-        if (!o->check)
-            bench_note(SDKMS_ENV_TRUST " %s: its CAs are trusted (a %s store; --cacert FILE "
-                       "overrides it)", store, o->trust.kind);
-    }
-    if (rest_http_check_opts(&o->http, &o->endpoint_url, endpoint_flag, why, sizeof why) != 0 ||
-        rest_http_pick_engine(&o->http, why, sizeof why) != 0 ||
-        rest_http_load_files(&o->http, why, sizeof why) != 0) {
-        bench_error("%s", why);
-        return BENCH_EXIT_USAGE;
-    }
-
-    if (o->kind == KIND_EKM) {
-        rest_ekm_op op = REST_EKM_WRAP;
-        if (o->op && rest_ekm_op_parse(o->op, &op) != 0) {
-            bench_error("--op %s: EKM operations are wrap, unwrap and wrap-unwrap", o->op);
-            return BENCH_EXIT_USAGE;
-        }
-        if (!o->reason)
-            o->reason = REST_EKM_DEFAULT_REASON;
-        if (!o->data_size)
-            o->data_size = REST_EKM_DEFAULT_DATA;
-        snprintf(o->test, sizeof o->test, "ekm-%s", rest_ekm_op_name(op));
-    } else {
-        if (!o->op && o->check)
-            o->op = "keygen";                 /* --check makes a key of --alg (AES) */
-        if (!o->op) {
-            bench_error("--op is required: keygen, encrypt, decrypt, sign, verify or mac");
-            return BENCH_EXIT_USAGE;
-        }
-        if (rest_sdkms_op_parse(o->op, &o->sdkms.op) != 0) {
-            bench_error("--op %s: SDKMS operations are keygen, encrypt, decrypt, sign, verify "
-                        "and mac", o->op);
-            return BENCH_EXIT_USAGE;
-        }
-        if (o->sdkms.op == REST_SDKMS_KEYGEN && (o->file_data || o->data_size)) {
-            if (o->file_data)
-                bench_error("--op keygen and --filepath %s: keygen sends no data; leave it out",
-                            o->file_path);
-            else
-                bench_error("--op keygen and --data-size %llu: keygen sends no data; leave it out",
-                            (unsigned long long)o->data_size);
-            return BENCH_EXIT_USAGE;
-        }
-        if (o->file_data && o->data_size) {
-            bench_error("--filepath and --data-size each give the data: give only one");
-            return BENCH_EXIT_USAGE;
-        }
-        if (o->file_data) {
-            o->sdkms.data = (const uint8_t *)o->file_data;
-            o->sdkms.data_path = o->file_path;
-            o->data_size = o->file_len;
-        }
-        o->sdkms.data_size = (size_t)o->data_size;
-        o->sdkms.aad = o->aad;
-        o->sdkms.aadlen = o->aadlen;
-        if (rest_sdkms_resolve(&o->sdkms, why, sizeof why) != 0) {
-            bench_error("%s", why);
-            return BENCH_EXIT_USAGE;
-        }
-        o->data_size = o->sdkms.data_size;
-        snprintf(o->test, sizeof o->test, "sdkms-%s", rest_sdkms_op_name(o->sdkms.op));
-    }
-    const char *names[1] = { o->test };
-    if (bench_opts_check_files(&parser) != 0)
-        return BENCH_EXIT_USAGE;
-    if (bench_out_finish(&o->out, names, 1) != 0)
-        return BENCH_EXIT_USAGE;
-    return 0;
+    const int rc = rest_cmdline_take_all(&o->c, &parser, argc, argv, &takers);
+    if (rc != 0)
+        return rc;
+    if (optind < argc)
+        return refuse_words(o, argc, argv, optind);
+    return check_opts(o, &parser) != 0 ? BENCH_EXIT_USAGE : 0;
 }
 
 /* The secret, from its source; BENCH_EXIT_USAGE (printed) when there is none. */
@@ -731,7 +702,7 @@ static int read_secret(const rest_opts *o, char *buf, size_t cap)
 
 static json_t *env_json(const rest_opts *o)
 {
-    return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", &o->endpoint_url, &o->http, NULL);
+    return rest_env_json(o->kind == KIND_EKM ? "ekm" : "sdkms", &o->endpoint_url, &o->c.http, NULL);
 }
 
 /* The hint a set-up failure's line ends with, where one helps ("" else). */
@@ -740,12 +711,10 @@ static const char *setup_hint(const rest_opts *o, bench_code code)
     long status = rest_code_http_status(code);
     if (status == 401 || status == 403)
         return o->kind == KIND_EKM ? " (check the bearer token)" : " (check the API key)";
-    if (code == REST_E_TLS && !o->http.insecure)
+    if (code == REST_E_TLS && !o->c.http.insecure)
         return o->trust.kind ? " (is " SDKMS_ENV_TRUST "'s CA the one that signed the server's "
                                "certificate? does the server want a client certificate: --cert/--key?)"
-             : o->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
-                                "does the server want a client certificate: --cert/--key?)"
-                              : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
+                             : rest_cmdline_tls_hint(&o->c.http);
     return "";
 }
 
@@ -757,59 +726,31 @@ static void setup_error(const rest_opts *o, bench_code code, const char *msg)
 
 /* What the REST workload adds to a run's summary and JSON. */
 typedef struct rest_run_extra {
+    rest_cmd_extra   base;      /* first: the shared hooks (rest/cmdline.h) take it */
     const rest_opts *o;
-    rest_client     *client;
     const rest_ekm  *ekm;       /* EKM runs */
-    rest_tokcmd     *tokens;    /* --token-cmd, or NULL */
-    rest_jmeter_summariser js;  /* --summary jmeter (each run's, reset at its end) */
 } rest_run_extra;
-
-static void extra_second(void *arg, const bench_sample *smp)
-{
-    rest_run_extra *x = arg;
-    rest_jmeter_second(&x->js, smp);
-}
-
-static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
-{
-    const rest_run_extra *x = arg;
-    rest_stats_print(f, json_object_get(run, rest_http_section.key), m);
-    if (x->tokens)
-        rest_tokcmd_print(x->tokens, f);
-}
-
-static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
-{
-    rest_run_extra *x = arg;
-    if (x->o->k6 &&
-        rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6")) != 0)
-        return -1;
-    if (!x->o->jmeter)
-        return 0;
-    const int failed = rest_jmeter_end(&x->js, m) != 0;
-    return bench_stdout_check("--summary jmeter") != 0 || failed ? -1 : 0;
-}
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
 {
     const rest_run_extra *x = arg;
     const rest_opts *const o = x->o;
     rest_k6_ctx k6;
-    rest_k6_ctx_of(&k6, &o->lo.load);
+    rest_k6_ctx_of(&k6, &o->c.lo.load);
     if (out && json_object_set_new(run, rest_http_section.key,
                                    rest_stats_json(out, &k6, o->kind == KIND_SDKMS)) != 0)
         return -1;
     json_t *restj = json_pack("{s:s,s:s,s:s}", "service", o->kind == KIND_EKM ? "ekm" : "sdkms", "op",
                               o->kind == KIND_EKM ? rest_ekm_op_name(x->ekm->cfg.op)
                                                   : rest_sdkms_op_name(o->sdkms.op),
-                              "http_engine", rest_http_engine_name(&o->http));
+                              "http_engine", rest_http_engine_name(&o->c.http));
     if (!restj)
         return -1;
     if (o->kind == KIND_EKM) {
         json_object_set_new(restj, "reason", json_string(o->reason));
         json_object_set_new(restj, "aad_size", json_integer((json_int_t)o->aadlen));
-        if (x->tokens &&
-            json_object_set_new(restj, "token_refreshes", rest_tokcmd_json(x->tokens)) != 0) {
+        if (x->base.tokens &&
+            json_object_set_new(restj, "token_refreshes", rest_tokcmd_json(x->base.tokens)) != 0) {
             json_decref(restj);
             return -1;
         }
@@ -827,239 +768,247 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     return json_object_set_new(run, "rest", restj);
 }
 
+/* What one rest ekm|sdkms command holds from its set-up to its end. */
+typedef struct rest_job {
+    rest_opts         o;
+    char             *secret;
+    bench_metrics    *metrics;     /* --metrics-listen, or NULL */
+    const bench_flag *interrupt;
+    rest_client       client;
+    rest_tokcmd      *tokens;      /* --token-cmd, or NULL */
+    rest_ekm          ekm;
+    rest_sdkms        sdkms;
+    bench_workload    w;
+    bench_run_desc    d;
+    bench_session     s;
+    char              mech[64], keydesc[64], err[512];
+} rest_job;
+
 /* One run (a capacity step, or the only run) at this load. */
 typedef struct rest_run_ctx {
-    rest_opts             *o;
-    bench_session         *s;
-    bench_run_desc        *d;
-    const bench_workload  *w;
+    rest_job              *j;
     const bench_run_hooks *hooks;
-    rest_client           *client;
     unsigned               aslots;
 } rest_run_ctx;
 
 static void rest_run_step(void *arg, const bench_load *load)
 {
     rest_run_ctx *st = arg;
-    bench_run_desc *d = st->d;
-    st->o->lo.load = *load;          /* what the hooks describe (k6's context) */
-    bench_run_desc_load(d, load, st->o->lo.stages_text, st->aslots ? rest_multi_engine(&st->o->http) : NULL,
-                        st->aslots);
-    if (bench_session_run(st->s, d, st->w, load, st->hooks) != 0 &&
-        rest_code_is_fatal_setup(atomic_load(&st->client->setup_code)))
-        st->s->setup_failed = 1;
+    rest_job *j = st->j;
+    j->o.c.lo.load = *load;          /* what the hooks describe (k6's context) */
+    bench_run_desc_load(&j->d, load, j->o.c.lo.stages_text,
+                        st->aslots ? rest_multi_engine(&j->o.c.http) : NULL, st->aslots);
+    if (bench_session_run(&j->s, &j->d, &j->w, load, st->hooks) != 0 &&
+        rest_code_is_fatal_setup(atomic_load(&j->client.setup_code)))
+        j->s.setup_failed = 1;
+}
+
+/* The service's workload set up (no request yet): 0, or -1 with the
+ * reason in j->err. */
+static int init_workload(rest_job *j)
+{
+    rest_opts *o = &j->o;
+    if (o->kind == KIND_EKM) {
+        rest_ekm_cfg cfg = { &o->endpoint_url, REST_EKM_WRAP, (size_t)o->data_size, o->aad,
+                             o->aadlen, o->reason, j->secret, j->tokens };
+        if (o->op)
+            rest_ekm_op_parse(o->op, &cfg.op);
+        if (rest_ekm_init(&j->ekm, &cfg, &j->client, j->err, sizeof j->err) != 0)
+            return -1;
+        snprintf(j->mech, sizeof j->mech, "EKM %s",
+                 cfg.op == REST_EKM_WRAP_UNWRAP ? ":wrap+:unwrap"
+                 : cfg.op == REST_EKM_WRAP      ? ":wrap" : ":unwrap");
+        j->d.key_desc = "server key";
+        return 0;
+    }
+    o->sdkms.endpoint = &o->endpoint_url;
+    o->sdkms.api_key = j->secret;
+    if (rest_sdkms_init(&j->sdkms, &o->sdkms, &j->client, j->err, sizeof j->err) != 0)
+        return -1;
+    rest_sdkms_mech_desc(&o->sdkms, j->mech, sizeof j->mech);
+    j->d.key_desc = rest_sdkms_key_desc(&o->sdkms, j->keydesc, sizeof j->keydesc);
+    j->d.key_type = rest_sdkms_alg_name(o->sdkms.alg);
+    j->d.key_bits = o->sdkms.key_bits;
+    j->d.curve = o->sdkms.alg == REST_ALG_EC ? o->sdkms.curve : NULL;
+    return 0;
+}
+
+/* --check: the set-up check alone, no load, no results file. */
+static int run_check(rest_job *j)
+{
+    const rest_opts *o = &j->o;
+    int rc;
+    j->err[0] = 0;
+    /* --op wrap given: the wrap alone (the package's script sends wraps only). */
+    const int wrap_only = o->kind == KIND_EKM && o->op && j->ekm.cfg.op == REST_EKM_WRAP;
+    bench_code cc = o->kind == KIND_EKM
+                        ? rest_ekm_probe(&j->ekm, wrap_only, stdout, j->err, sizeof j->err)
+                        : rest_sdkms_probe(&j->sdkms, stdout, j->err, sizeof j->err);
+    if (*j->interrupt) {
+        rc = BENCH_EXIT_INTERRUPTED;
+    } else if (cc != BENCH_OK) {
+        /* A run's TLS hint too: the check is where a private CA shows first. */
+        if (o->kind == KIND_EKM && j->err[0])
+            bench_error("%s: %s%s", o->endpoint, j->err, setup_hint(o, cc));
+        else if (cc == REST_E_TLS && *setup_hint(o, cc))
+            setup_error(o, cc, "the TLS handshake failed");
+        printf("check: FAILED\n");
+        rc = BENCH_EXIT_MODULE;
+    } else {
+        printf("check: ok\n");
+        rc = BENCH_EXIT_OK;
+    }
+    if (bench_stdout_check("--check") != 0 && rc == BENCH_EXIT_OK)
+        rc = BENCH_EXIT_FAILED;
+    return rc;
+}
+
+/* The load: one request first, then the run (or the capacity search), then
+ * the results.  An exit code. */
+static int run_load(rest_job *j, int argc, char **argv, unsigned char *marks)
+{
+    rest_opts *o = &j->o;
+    /* One request first: a wrong URL, certificate or credential is one line. */
+    bench_code code = o->kind == KIND_EKM ? rest_ekm_preflight(&j->ekm, j->err, sizeof j->err)
+                                          : rest_sdkms_preflight(&j->sdkms, j->err, sizeof j->err);
+    if (code != BENCH_OK) {
+        if (*j->interrupt)
+            return BENCH_EXIT_INTERRUPTED;
+        setup_error(o, code, j->err);
+        return BENCH_EXIT_MODULE;
+    }
+    const bench_load *load = &o->c.lo.load;
+    if (o->bench_defaults && !o->c.out.quiet)
+        bench_note("%u thread for %llu s (the SDKMS bench's default is %d threads for %d s: "
+                   "--threads %d --duration %d)", load->threads,
+                   (unsigned long long)(load->duration_ns / 1000000000ULL), SDKMS_BENCH_THREADS,
+                   SDKMS_BENCH_SECONDS, SDKMS_BENCH_THREADS, SDKMS_BENCH_SECONDS);
+    /* Non-blocking: transfers in flight on curl multi handles. */
+    const unsigned aslots = bench_async_slots(load);
+    if (o->kind == KIND_EKM)
+        rest_ekm_workload(&j->ekm, &j->w, aslots);
+    else
+        rest_sdkms_workload(&j->sdkms, &j->w, aslots);
+    j->d.test = o->test;
+    j->d.mechanism = j->mech;
+    j->d.data_size = o->data_size;     /* the load's fields: rest_run_step, at each run's load */
+
+    j->s.metrics = j->metrics;
+    bench_metrics_target(j->metrics, j->metrics ? env_json(o) : NULL);
+    rest_run_extra extra = { { &o->c, j->tokens, { 0 } }, o, o->kind == KIND_EKM ? &j->ekm : NULL };
+    rest_jmeter_begin(&extra.base.js, stdout, o->c.summary_interval_s);
+    const bench_run_hooks hooks = { .arg = &extra, .summary = rest_cmd_extra_summary,
+                                    .json = extra_json,
+                                    .second = o->c.jmeter ? rest_cmd_extra_second : NULL,
+                                    .done = rest_cmd_extra_done };
+    rest_run_ctx step = { j, &hooks, aslots };
+    bench_capacity cap;
+    if (o->c.cap.nobjectives)
+        bench_capacity_run(&cap, &j->s, &o->c.cap, load, rest_run_step, &step);
+    else
+        rest_run_step(&step, load);
+
+    const uint64_t left = atomic_load(&j->client.cleanup_failures);
+    if (left)
+        bench_warn("%llu benchmark key%s could not be deleted; look for keys named %s-*",
+                   (unsigned long long)left, left == 1 ? "" : "s", j->sdkms.name_prefix);
+    rest_client_left_print(&j->client, stderr);
+    if (j->tokens)
+        rest_tokcmd_warn(j->tokens);
+    json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
+    return o->c.cap.nobjectives ? bench_capacity_finish(&cap, env_json(o), cmd)
+                                : bench_session_finish(&j->s, env_json(o), cmd);
+}
+
+/* "rest ekm" or "rest sdkms" after its options are taken; j->o holds them. */
+static int run_service(rest_job *j, int argc, char **argv, unsigned char *marks)
+{
+    rest_opts *o = &j->o;
+    int rc;
+    if (!(j->secret = malloc(SECRET_MAX))) {
+        bench_error("out of memory");
+        return BENCH_EXIT_USAGE;
+    }
+    rc = o->c.token_cmd ? 0 : read_secret(o, j->secret, SECRET_MAX);
+    /* The live endpoint first: a port in use is bad input, before a request. */
+    if (rc == 0 && bench_metrics_start(&o->c.lo.metrics, &j->metrics) != 0)
+        rc = BENCH_EXIT_USAGE;
+    if (rc != 0)
+        goto out_secret;
+    if (o->c.http.insecure)
+        bench_warn("--insecure: the server's certificate is not verified; anyone on the path "
+                   "can read the %s", o->kind == KIND_EKM ? "bearer token" : "API key");
+    if ((rc = rest_cmdline_begin(&o->c, &j->interrupt)) != 0)
+        goto out_secret;
+    rest_client_init(&j->client, &o->c.http);
+    /* --token-cmd's first token before anything else: without one, no run. */
+    if (o->c.token_cmd &&
+        !(j->tokens = rest_tokcmd_open(o->c.token_cmd, o->c.token_ttl_ns, j->interrupt, &rc)))
+        goto out_curl;
+    if (init_workload(j) != 0) {
+        bench_error("--endpoint: %s", j->err);
+        rc = BENCH_EXIT_USAGE;
+        goto out_curl;
+    }
+    if (bench_session_init(&j->s, &o->c.out, j->interrupt) != 0)
+        rc = BENCH_EXIT_USAGE;
+    else
+        rc = o->check ? run_check(j) : run_load(j, argc, argv, marks);
+    bench_session_free(&j->s);
+    if (o->kind == KIND_EKM)
+        rest_ekm_fini(&j->ekm);
+    else
+        rest_sdkms_fini(&j->sdkms);
+out_curl:
+    rest_tokcmd_stop(j->tokens);
+    rest_client_fini(&j->client);
+    curl_global_cleanup();
+out_secret:
+    bench_metrics_stop(j->metrics, o->c.http.interrupt);
+    bench_secret_wipe(j->secret, SECRET_MAX);
+    free(j->secret);
+    return rc;
 }
 
 int rest_cmd_rest(int argc, char **argv, const struct bench_section *const *sections)
 {
-    rest_opts o;
-    memset(&o, 0, sizeof o);
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         rest_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }
     if (strcmp(argv[1], "http") == 0)
         return rest_cmd_http(argc, argv);
+    rest_kind kind;
     if (strcmp(argv[1], "ekm") == 0)
-        o.kind = KIND_EKM;
+        kind = KIND_EKM;
     else if (strcmp(argv[1], "sdkms") == 0)
-        o.kind = KIND_SDKMS;
+        kind = KIND_SDKMS;
     else {
         bench_error("rest %s: unknown service; expected ekm, sdkms or http", argv[1]);
         return BENCH_EXIT_USAGE;
     }
+    rest_job *j = calloc(1, sizeof *j);
     /* getopt sees "ekm" as argv[0]; the marks index the full argv. */
     unsigned char *marks = calloc((size_t)argc + 1, 1);
-    if (!marks) {
+    int rc = BENCH_EXIT_USAGE;
+    if (!j || !marks) {
         bench_error("out of memory");
-        return BENCH_EXIT_USAGE;
+        goto out;
     }
-    o.secret_args = marks + 1;
-    int rc = parse_args(argc - 1, argv + 1, &o);
-    if (rc != 0) {
-        rest_trust_store_close(&o.trust);
-        rest_http_release_files(&o.http);
-        bench_url_free(&o.endpoint_url);
-        free(o.aad);
-        free(o.file_data);
-        free(marks);
-        return rc < 0 ? BENCH_EXIT_OK : rc;
-    }
-
-    char *secret = malloc(SECRET_MAX);
-    if (!secret) {
-        bench_error("out of memory");
-        rest_trust_store_close(&o.trust);
-        rest_http_release_files(&o.http);
-        bench_url_free(&o.endpoint_url);
-        free(o.aad);
-        free(o.file_data);
-        free(marks);
-        return BENCH_EXIT_USAGE;
-    }
-    rc = o.token_cmd ? 0 : read_secret(&o, secret, SECRET_MAX);
-    /* The live endpoint first: a port in use is bad input, before a request. */
-    bench_metrics *metrics = NULL;
-    if (rc == 0 && bench_metrics_start(&o.lo.metrics, &metrics) != 0)
-        rc = BENCH_EXIT_USAGE;
-    if (rc != 0)
-        goto out_secret;
-    if (o.http.insecure)
-        bench_warn("--insecure: the server's certificate is not verified; anyone on the path "
-                   "can read the %s", o.kind == KIND_EKM ? "bearer token" : "API key");
-
-    const bench_flag *interrupt = bench_signals_install();
-    o.http.interrupt = interrupt;
-    /* libcurl runs with CURLOPT_NOSIGNAL (threads), so it does not shield
-     * writes to a connection the server closed: a lost connection must be
-     * an error class, not the end of the process. */
-    signal(SIGPIPE, SIG_IGN);
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        bench_error("cannot initialise libcurl");
-        rc = BENCH_EXIT_MODULE;
-        goto out_secret;
-    }
-
-    rest_client client;
-    rest_client_init(&client, &o.http);
-
-    rest_ekm ekm;
-    rest_sdkms sdkms;
-    bench_workload w;
-    bench_run_desc d;
-    bench_session s;
-    char mech[64], keydesc[64], err[512];
-    int inited = 0;
-    memset(&d, 0, sizeof d);
-    rest_tokcmd *tokens = NULL;
-    /* --token-cmd's first token before anything else: without one, no run. */
-    if (o.token_cmd && !(tokens = rest_tokcmd_open(o.token_cmd, o.token_ttl_ns, interrupt, &rc)))
-        goto out_curl;
-    if (o.kind == KIND_EKM) {
-        rest_ekm_cfg cfg = { &o.endpoint_url, REST_EKM_WRAP, (size_t)o.data_size, o.aad, o.aadlen,
-                             o.reason, secret, tokens };
-        if (o.op)
-            rest_ekm_op_parse(o.op, &cfg.op);
-        inited = rest_ekm_init(&ekm, &cfg, &client, err, sizeof err) == 0;
-        snprintf(mech, sizeof mech, "EKM %s", cfg.op == REST_EKM_WRAP_UNWRAP ? ":wrap+:unwrap"
-                                              : cfg.op == REST_EKM_WRAP ? ":wrap" : ":unwrap");
-        d.key_desc = "server key";
-    } else {
-        o.sdkms.endpoint = &o.endpoint_url;
-        o.sdkms.api_key = secret;
-        inited = rest_sdkms_init(&sdkms, &o.sdkms, &client, err, sizeof err) == 0;
-        rest_sdkms_mech_desc(&o.sdkms, mech, sizeof mech);
-        d.key_desc = rest_sdkms_key_desc(&o.sdkms, keydesc, sizeof keydesc);
-        d.key_type = rest_sdkms_alg_name(o.sdkms.alg);
-        d.key_bits = o.sdkms.key_bits;
-        d.curve = o.sdkms.alg == REST_ALG_EC ? o.sdkms.curve : NULL;
-    }
-    if (!inited || bench_session_init(&s, &o.out, interrupt) != 0) {
-        if (!inited)
-            bench_error("--endpoint: %s", err);
-        rc = BENCH_EXIT_USAGE;
-        if (inited)
-            goto out_work;
-        goto out_curl;
-    }
-
-    if (o.check) {
-        /* --check: the set-up check alone, no load, no results file. */
-        err[0] = 0;
-        /* --op wrap given: the wrap alone (the package's script sends wraps only). */
-        const int wrap_only = o.kind == KIND_EKM && o.op && ekm.cfg.op == REST_EKM_WRAP;
-        bench_code cc = o.kind == KIND_EKM ? rest_ekm_probe(&ekm, wrap_only, stdout, err, sizeof err)
-                                           : rest_sdkms_probe(&sdkms, stdout, err, sizeof err);
-        if (*interrupt) {
-            rc = BENCH_EXIT_INTERRUPTED;
-        } else if (cc != BENCH_OK) {
-            /* A run's TLS hint too: the check is where a private CA shows first. */
-            if (o.kind == KIND_EKM && err[0])
-                bench_error("%s: %s%s", o.endpoint, err, setup_hint(&o, cc));
-            else if (cc == REST_E_TLS && *setup_hint(&o, cc))
-                setup_error(&o, cc, "the TLS handshake failed");
-            printf("check: FAILED\n");
-            rc = BENCH_EXIT_MODULE;
-        } else {
-            printf("check: ok\n");
-            rc = BENCH_EXIT_OK;
-        }
-        if (bench_stdout_check("--check") != 0 && rc == BENCH_EXIT_OK)
-            rc = BENCH_EXIT_FAILED;
-        goto out_work;
-    }
-    /* One request first: a wrong URL, certificate or credential is one line. */
-    bench_code code = o.kind == KIND_EKM ? rest_ekm_preflight(&ekm, err, sizeof err)
-                                         : rest_sdkms_preflight(&sdkms, err, sizeof err);
-    if (code != BENCH_OK) {
-        if (*interrupt) {
-            rc = BENCH_EXIT_INTERRUPTED;
-        } else {
-            setup_error(&o, code, err);
-            rc = BENCH_EXIT_MODULE;
-        }
-        goto out_work;
-    }
-
-    if (o.bench_defaults && !o.out.quiet)
-        bench_note("%u thread for %llu s (the SDKMS bench's default is %d threads for %d s: "
-                   "--threads %d --duration %d)", o.lo.load.threads,
-                   (unsigned long long)(o.lo.load.duration_ns / 1000000000ULL), SDKMS_BENCH_THREADS,
-                   SDKMS_BENCH_SECONDS, SDKMS_BENCH_THREADS, SDKMS_BENCH_SECONDS);
-    /* Non-blocking: transfers in flight on curl multi handles. */
-    const unsigned aslots = bench_async_slots(&o.lo.load);
-    if (o.kind == KIND_EKM)
-        rest_ekm_workload(&ekm, &w, aslots);
-    else
-        rest_sdkms_workload(&sdkms, &w, aslots);
-    d.test = o.test;
-    d.mechanism = mech;
-    d.data_size = o.data_size;     /* the load's fields: rest_run_step, at each run's load */
-
-    s.metrics = metrics;
-    bench_metrics_target(metrics, metrics ? env_json(&o) : NULL);
-    rest_run_extra extra = { &o, &client, o.kind == KIND_EKM ? &ekm : NULL, tokens, { 0 } };
-    rest_jmeter_begin(&extra.js, stdout, o.summary_interval_s);
-    const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
-                                    .second = o.jmeter ? extra_second : NULL,
-                                    .done = extra_done };
-    rest_run_ctx step = { &o, &s, &d, &w, &hooks, &client, aslots };
-    bench_capacity cap;
-    if (o.cap.nobjectives)
-        bench_capacity_run(&cap, &s, &o.cap, &o.lo.load, rest_run_step, &step);
-    else
-        rest_run_step(&step, &o.lo.load);
-
-    const uint64_t left = atomic_load(&client.cleanup_failures);
-    if (left)
-        bench_warn("%llu benchmark key%s could not be deleted; look for keys named %s-*",
-                   (unsigned long long)left, left == 1 ? "" : "s", sdkms.name_prefix);
-    rest_client_left_print(&client, stderr);
-    if (tokens)
-        rest_tokcmd_warn(tokens);
-    json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
-    rc = o.cap.nobjectives ? bench_capacity_finish(&cap, env_json(&o), cmd)
-                           : bench_session_finish(&s, env_json(&o), cmd);
-
-out_work:
-    bench_session_free(&s);
-    if (o.kind == KIND_EKM)
-        rest_ekm_fini(&ekm);
-    else
-        rest_sdkms_fini(&sdkms);
-out_curl:
-    rest_tokcmd_stop(tokens);
-    rest_client_fini(&client);
-    curl_global_cleanup();
-out_secret:
-    bench_metrics_stop(metrics, o.http.interrupt);
-    bench_secret_wipe(secret, SECRET_MAX);
-    free(secret);
-    rest_trust_store_close(&o.trust);
-    rest_http_release_files(&o.http);
-    bench_url_free(&o.endpoint_url);
-    free(o.aad);
-    free(o.file_data);
+    j->o.kind = kind;
+    j->o.secret_args = marks + 1;
+    rc = parse_args(argc - 1, argv + 1, &j->o);
+    if (rc == 0)
+        rc = run_service(j, argc, argv, marks);
+    else if (rc < 0)
+        rc = BENCH_EXIT_OK;
+    rest_trust_store_close(&j->o.trust);
+    rest_http_release_files(&j->o.c.http);
+    bench_url_free(&j->o.endpoint_url);
+    free(j->o.aad);
+    free(j->o.file_data);
+out:
     free(marks);
+    free(j);
     return rc;
 }

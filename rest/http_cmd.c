@@ -9,6 +9,7 @@
  * table, JMeter's summary line and the results file.
  */
 #include "rest/client.h"
+#include "rest/cmdline.h"
 #include "rest/http_any.h"
 #include "rest/transport/k6.h"
 #include "rest/transport/multi.h"
@@ -18,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +42,6 @@
 #include "rest/transport/stats.h"
 #include "rest/transport/views.h"
 
-#define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
-#define DEFAULT_TIMEOUT_MS  10000L
 #define SECRET_MAX          16384
 #define URL_MAX             8192
 #define MAX_VARIANTS        4
@@ -70,9 +68,9 @@ static const char usage_tail[] =
 
 enum {
     OPT_URL = 5000, OPT_METHOD, OPT_BEARER_ENV, OPT_BEARER_FILE, OPT_BODY,
-    OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON, OPT_SUMMARY,
+    OPT_BODY_FILE, OPT_EXPECT_STATUS, OPT_EXPECT_BODY, OPT_EXPECT_JSON,
     OPT_TLS_MATRIX, OPT_PLAIN_URL, OPT_PLAIN_PORT, OPT_SECRET_HEADER, OPT_HEADER_ENV,
-    OPT_HEADER_FILE, OPT_SUMMARY_INTERVAL, OPT_TOKEN_CMD, OPT_TOKEN_TTL,
+    OPT_HEADER_FILE,
 };
 
 static const bench_option request_rows[] = {
@@ -100,12 +98,10 @@ static const bench_option request_rows[] = {
     { "bearer-env", 0, BENCH_ARG_REQUIRED, "VAR", OPT_BEARER_ENV,
       "send 'Authorization: Bearer <token>'", "--bearer-env VAR | --bearer-file FILE" },
     { "bearer-file", 0, BENCH_ARG_REQUIRED, "FILE", OPT_BEARER_FILE, NULL, NULL },
-    { "token-cmd", 0, BENCH_ARG_REQUIRED, "CMD", OPT_TOKEN_CMD,
-      "the bearer token is what CMD (run by /bin/sh) prints, one\n"
-      "line; run again before it expires and on a 401 (as rest ekm's)", NULL },
-    { "token-ttl", 0, BENCH_ARG_REQUIRED, "TIME", OPT_TOKEN_TTL,
-      "--token-cmd: the lifetime of a token that is no JWT with\n"
-      "an exp (default 55m); renewed at 90 % of it", NULL },
+};
+
+/* After --token-cmd and --token-ttl (rest_cmd_token_group). */
+static const bench_option body_rows[] = {
     { "body", 0, BENCH_ARG_REQUIRED, "TEXT", OPT_BODY,
       "the request body; Content-Type defaults to\n"
       "application/json when it is JSON, else application/octet-stream",
@@ -125,15 +121,12 @@ static const bench_option checks_rows[] = {
 };
 
 static const bench_option reports_rows[] = {
-    { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", OPT_SUMMARY,
+    { "summary", 0, BENCH_ARG_REPEATED, "jmeter|k6", REST_CMD_OPT_SUMMARY,
       "also print JMeter's summariser in its layout ('summary +'\n"
       "every --summary-interval, 'summary =' running totals and\n"
       "the run's: N in hh:mm:ss = R/s Avg: Min: Max: ms Err: N (P%),\n"
       "failed samples counted) or k6's end-of-test summary in\n"
       "k6's layout (repeatable; even with --quiet)", NULL },
-    { "summary-interval", 0, BENCH_ARG_REQUIRED, "TIME", OPT_SUMMARY_INTERVAL,
-      "--summary jmeter: a 'summary +' line every TIME, whole\n"
-      "seconds (JMeter's summariser.interval; default 30s)", NULL },
 };
 
 static const bench_option matrix_rows[] = {
@@ -153,6 +146,7 @@ static const bench_option verbose_rows[] = {
 };
 
 static const bench_opt_group request_group = BENCH_OPT_GROUP("Request:", request_rows, NULL);
+static const bench_opt_group body_group = BENCH_OPT_GROUP(NULL, body_rows, NULL);
 static const bench_opt_group checks_group =
     BENCH_OPT_GROUP("Checks (each failure counted under its own class):", checks_rows, NULL);
 static const bench_opt_group reports_group = BENCH_OPT_GROUP("Reports:", reports_rows, NULL);
@@ -163,7 +157,8 @@ static const bench_opt_group json_note_group = BENCH_OPT_NOTE(
     "  (--json: one run per variant with --tls-matrix, with \"http\" and \"rest\" objects)\n");
 
 static const bench_opt_group *const http_groups[] = {
-    &request_group, &checks_group, &reports_group, &matrix_group, &rest_http_group,
+    &request_group, &rest_cmd_token_group, &body_group, &checks_group, &reports_group,
+    &rest_cmd_interval_group, &matrix_group, &rest_http_group,
     &verbose_group, &bench_load_group, &multi_group, &bench_metrics_group, &bench_cap_group,
     &bench_out_group, &json_note_group, &bench_help_group, &rest_k6_spellings,
     &rest_http_old_spellings, NULL,
@@ -185,8 +180,6 @@ typedef struct http_opts {
     char           *owned_names[REST_ANY_MAX_HEADERS];
     size_t          nowned_names;
     const char     *bearer_env, *bearer_file;
-    const char     *token_cmd;                       /* --token-cmd */
-    uint64_t        token_ttl_ns;                    /* --token-ttl (0: not given) */
     const char     *body_text, *body_file;
     char           *body;                            /* owned: the text or the file */
     size_t          body_len;
@@ -195,18 +188,12 @@ typedef struct http_opts {
     const char     *expect_body;
     const char     *expect_json_text;
     rest_jpath      jpath;
-    int             jmeter;
-    unsigned        summary_interval_s; /* --summary-interval (0: JMeter's 30 s) */
-    int             k6;                /* --summary k6 */
     int             matrix;
     const char     *plain_url;
     unsigned        plain_port;
     bench_url       url_parsed;        /* --url and --plain-url, parsed once at the check */
     bench_url       plain_parsed;
-    rest_http_opts  http;
-    bench_load_opts lo;
-    bench_out_opts  out;
-    bench_cap_opts  cap;
+    rest_cmdline    c;                 /* what rest ekm|sdkms takes too */
     char            test[48];          /* "http-get" */
     unsigned char  *marks;
 } http_opts;
@@ -247,7 +234,7 @@ static void opts_free(http_opts *o)
     rest_jpath_free(&o->jpath);
     bench_url_free(&o->url_parsed);
     bench_url_free(&o->plain_parsed);
-    rest_http_release_files(&o->http);
+    rest_http_release_files(&o->c.http);
 }
 
 /* A URL option just taken: its query and credentials out of argv, its word
@@ -366,287 +353,250 @@ static int read_body_file(http_opts *o)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, http_opts *o)
+/* --secret-header NAME: a header name (a token, no ':'), kept. */
+static int take_secret_header(http_opts *o, const char *arg)
+{
+    char probe[160], why[512];
+    snprintf(probe, sizeof probe, "%s: x", arg);
+    if (!*arg || strlen(arg) > 100 || strchr(arg, ':') ||
+        rest_header_check(probe, why, sizeof why) != 0) {
+        bench_error("--secret-header %s: expected a header name (a token, no ':')", arg);
+        return -1;
+    }
+    return add_secret_name(o, "--secret-header", arg);
+}
+
+/* A check of the answers: --expect-status, --expect-body, --expect-json. */
+static int take_expect(http_opts *o, int c, const char *arg)
 {
     char why[512];
-    uint64_t v;
-    int c;
-
-    bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap, rest_sections());
-    o->out.sections = rest_sections();
-    rest_status_set_default(&o->expect);
-    o->http.timeout_ms = DEFAULT_TIMEOUT_MS;
-    /* In order (no reordering), so the marks on secret arguments stay put. */
-    bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &rest_http_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        int lt = bench_load_opt(&o->lo, c, optarg);
-        if (lt == 0)
-            lt = rest_http_opt(&o->http, c, optarg);
-        if (lt == 0)
-            lt = bench_out_opt(&o->out, c, optarg);
-        if (lt == 0)
-            lt = bench_cap_opt(&o->cap, c, optarg);
-        if (lt < 0)
-            return BENCH_EXIT_USAGE;
-        if (lt > 0)
-            continue;
-        switch (c) {
-        case 'h':
-            fputs(usage_head, stdout);
-            bench_opts_help_more(&rest_http_options, stdout, bench_out_help_more, o->out.sections);
-            fputs(usage_tail, stdout);
+    if (c == OPT_EXPECT_BODY) {
+        if (!*arg) {
+            bench_error("--expect-body: the text is empty");
             return -1;
-        case 'v':
-            o->http.verbose = 1;
-            break;
-        case OPT_URL:
-            if (!(o->url = take_url(o, argv, optind)))
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_METHOD:
-            if (rest_method_check(optarg) != 0) {
-                bench_error("--method %s: not an HTTP method (GET, POST, PUT, ...)", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            o->method = optarg;
-            break;
-        case 'H':
-            if (add_header(o, optarg, optind - 1) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_HEADER_ENV:
-        case OPT_HEADER_FILE:
-            if (add_header_from(o, c == OPT_HEADER_ENV ? "--header-env" : "--header-file", optarg,
-                                c == OPT_HEADER_ENV) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_SECRET_HEADER: {
-            char probe[160];
-            snprintf(probe, sizeof probe, "%s: x", optarg);
-            if (!*optarg || strlen(optarg) > 100 || strchr(optarg, ':') ||
-                rest_header_check(probe, why, sizeof why) != 0) {
-                bench_error("--secret-header %s: expected a header name (a token, no ':')", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            if (add_secret_name(o, "--secret-header", optarg) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
         }
-        case OPT_BEARER_ENV:
-            if (!*optarg) {
-                bench_error("--bearer-env: a variable name is required");
-                return BENCH_EXIT_USAGE;
-            }
-            o->bearer_env = optarg;
-            break;
-        case OPT_BEARER_FILE:
-            o->bearer_file = optarg;
-            break;
-        case OPT_TOKEN_CMD:
-            if (!*optarg) {
-                bench_error("--token-cmd: the command is empty");
-                return BENCH_EXIT_USAGE;
-            }
-            o->token_cmd = optarg;
-            break;
-        case OPT_TOKEN_TTL:
-            if (rest_tokcmd_ttl_opt(optarg, &o->token_ttl_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_BODY:
-            o->body_text = optarg;
-            break;
-        case OPT_BODY_FILE:
-            o->body_file = optarg;
-            break;
-        case OPT_EXPECT_STATUS:
-            if (rest_status_set_parse(optarg, &o->expect, why, sizeof why) != 0) {
-                bench_error("%s", why);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_EXPECT_BODY:
-            if (!*optarg) {
-                bench_error("--expect-body: the text is empty");
-                return BENCH_EXIT_USAGE;
-            }
-            o->expect_body = optarg;
-            break;
-        case OPT_EXPECT_JSON:
-            if (rest_jpath_parse(optarg, &o->jpath, why, sizeof why) != 0) {
-                bench_error("%s", why);
-                return BENCH_EXIT_USAGE;
-            }
-            o->expect_json_text = optarg;
-            break;
-        case OPT_SUMMARY:
-            if (strcmp(optarg, "jmeter") == 0) {
-                o->jmeter = 1;
-            } else if (strcmp(optarg, "k6") == 0) {
-                o->k6 = 1;
-            } else {
-                bench_error("--summary %s: the extra summaries are 'jmeter' and 'k6'", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_SUMMARY_INTERVAL:
-            if (rest_jmeter_interval_parse(optarg, &o->summary_interval_s) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_TLS_MATRIX:  o->matrix = 1; break;
-        case OPT_PLAIN_URL:
-            if (!(o->plain_url = take_url(o, argv, optind)))
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_PLAIN_PORT:
-            if (bench_parse_u64("--plain-port", optarg, 1, 65535, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->plain_port = (unsigned)v;
-            break;
-        default:
-            return bench_option_error(argv, c, "rest http");
-        }
+        o->expect_body = arg;
+        return 0;
     }
-    mark_headers(o);
-    o->http.secret_headers = o->secret_names;
-    o->http.nsecret_headers = o->nsecret_names;
-    if (optind < argc) {
-        bench_error("%s: unexpected argument (see: hsmbench rest http --help)", argv[optind]);
-        return BENCH_EXIT_USAGE;
+    if (c == OPT_EXPECT_STATUS ? rest_status_set_parse(arg, &o->expect, why, sizeof why) != 0
+                               : rest_jpath_parse(arg, &o->jpath, why, sizeof why) != 0) {
+        bench_error("%s", why);
+        return -1;
     }
+    if (c == OPT_EXPECT_JSON)
+        o->expect_json_text = arg;
+    return 0;
+}
 
-    if (!o->url) {
-        bench_error("--url is required (see: hsmbench rest http --help)");
-        return BENCH_EXIT_USAGE;
+/* One of rest http's own options, its value stored (checked alone).
+ * 0, or an exit code (printed). */
+static int take_opt(void *arg, int c, char **argv)
+{
+    http_opts *o = arg;
+    uint64_t v = 0;
+    int bad = 0;
+    switch (c) {
+    case OPT_URL:         bad = !(o->url = take_url(o, argv, optind)); break;
+    case OPT_PLAIN_URL:   bad = !(o->plain_url = take_url(o, argv, optind)); break;
+    case OPT_BEARER_FILE: o->bearer_file = optarg; break;
+    case OPT_BODY:        o->body_text = optarg; break;
+    case OPT_BODY_FILE:   o->body_file = optarg; break;
+    case OPT_TLS_MATRIX:  o->matrix = 1; break;
+    case 'H':             bad = add_header(o, optarg, optind - 1) != 0; break;
+    case OPT_SECRET_HEADER: bad = take_secret_header(o, optarg) != 0; break;
+    case OPT_METHOD:
+        if ((bad = rest_method_check(optarg) != 0))
+            bench_error("--method %s: not an HTTP method (GET, POST, PUT, ...)", optarg);
+        o->method = optarg;
+        break;
+    case OPT_HEADER_ENV:
+    case OPT_HEADER_FILE:
+        bad = add_header_from(o, c == OPT_HEADER_ENV ? "--header-env" : "--header-file", optarg,
+                              c == OPT_HEADER_ENV) != 0;
+        break;
+    case OPT_BEARER_ENV:
+        if ((bad = !*optarg))
+            bench_error("--bearer-env: a variable name is required");
+        o->bearer_env = optarg;
+        break;
+    case OPT_EXPECT_STATUS:
+    case OPT_EXPECT_BODY:
+    case OPT_EXPECT_JSON:
+        bad = take_expect(o, c, optarg) != 0;
+        break;
+    case OPT_PLAIN_PORT:
+        bad = bench_parse_u64("--plain-port", optarg, 1, 65535, &v) != 0;
+        o->plain_port = (unsigned)v;
+        break;
+    default:
+        return bench_option_error(argv, c, "rest http");
     }
-    if (o->summary_interval_s && !o->jmeter) {
-        bench_error("--summary-interval is the interval of JMeter's summariser: it needs "
-                    "--summary jmeter");
-        return BENCH_EXIT_USAGE;
-    }
-    if (strlen(o->url) >= URL_MAX) {
-        bench_error("--url: longer than %d characters", URL_MAX - 1);
-        return BENCH_EXIT_USAGE;
-    }
-    if (rest_url_parse(&o->url_parsed, o->url, why, sizeof why) != 0) {
-        bench_error("--url: %s", why);
-        return BENCH_EXIT_USAGE;
-    }
-    if (!!o->bearer_env + !!o->bearer_file + !!o->token_cmd > 1) {
+    return bad ? BENCH_EXIT_USAGE : 0;
+}
+
+/* The credentials: one source of the token, not beside an Authorization header. */
+static int check_bearer(const http_opts *o)
+{
+    if (!!o->bearer_env + !!o->bearer_file + !!o->c.token_cmd > 1) {
         bench_error("--bearer-env, --bearer-file and --token-cmd each give the token: give only one");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    if ((o->bearer_env || o->bearer_file || o->token_cmd) && has_header(o, "Authorization")) {
+    if ((o->bearer_env || o->bearer_file || o->c.token_cmd) && has_header(o, "Authorization")) {
         bench_error("--%s and --header Authorization both set the Authorization header: "
                     "give only one", o->bearer_env ? "bearer-env" : o->bearer_file ? "bearer-file"
                                                                    : "token-cmd");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    if (o->token_ttl_ns && !o->token_cmd) {
-        bench_error("--token-ttl is the lifetime of --token-cmd's tokens: it needs --token-cmd");
-        return BENCH_EXIT_USAGE;
-    }
+    return 0;
+}
+
+/* The body (--body or --body-file, read once), the method and the
+ * Content-Type that go with it. */
+static int check_body(http_opts *o)
+{
     if (o->body_text && o->body_file) {
         bench_error("--body and --body-file each give the body: give only one");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->body_file && read_body_file(o) != 0)
-        return BENCH_EXIT_USAGE;
+        return -1;
     if (o->body_text) {
         o->body_len = strlen(o->body_text);
         if (!(o->body = strdup(o->body_text))) {
             bench_error("out of memory");
-            return BENCH_EXIT_USAGE;
+            return -1;
         }
     }
     if (!o->method)
         o->method = o->body ? "POST" : "GET";
     if (o->body && strcmp(o->method, "HEAD") == 0) {
         bench_error("--method HEAD takes no body");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->body && !has_header(o, "Content-Type")) {
         json_t *j = json_loadb(o->body, o->body_len, JSON_DECODE_ANY, NULL);
         o->content_type = j ? "application/json" : "application/octet-stream";
         json_decref(j);
     }
+    return 0;
+}
+
+/* --tls-matrix and its plain variant's URL. */
+static int check_matrix(http_opts *o)
+{
+    char why[512];
     if (!o->matrix && (o->plain_url || o->plain_port)) {
         bench_error("%s: an option of --tls-matrix", o->plain_url ? "--plain-url" : "--plain-port");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    if (o->matrix) {
-        if (o->url_parsed.scheme != BENCH_URL_HTTPS) {
-            bench_error("--tls-matrix needs an https:// --url (the plain variant comes from "
-                        "--plain-url or --plain-port)");
-            return BENCH_EXIT_USAGE;
+    if (!o->matrix)
+        return 0;
+    if (o->url_parsed.scheme != BENCH_URL_HTTPS) {
+        bench_error("--tls-matrix needs an https:// --url (the plain variant comes from "
+                    "--plain-url or --plain-port)");
+        return -1;
+    }
+    if (o->c.http.http2) {
+        bench_error("--http2 with --tls-matrix: HTTP/2 comes through TLS only, so the plain "
+                    "variant would run HTTP/1.1 and the matrix compare two protocols");
+        return -1;
+    }
+    if (o->plain_url && o->plain_port) {
+        bench_error("--plain-url and --plain-port each give the plain-HTTP variant: give "
+                    "only one");
+        return -1;
+    }
+    if (o->plain_url) {
+        if (rest_url_parse(&o->plain_parsed, o->plain_url, why, sizeof why) != 0) {
+            bench_error("--plain-url: %s", why);
+            return -1;
         }
-        if (o->http.http2) {
-            bench_error("--http2 with --tls-matrix: HTTP/2 comes through TLS only, so the plain "
-                        "variant would run HTTP/1.1 and the matrix compare two protocols");
-            return BENCH_EXIT_USAGE;
+        if (o->plain_parsed.scheme != BENCH_URL_HTTP) {
+            bench_error("--plain-url %s: expected an http:// URL", o->plain_parsed.identity);
+            return -1;
         }
-        if (o->plain_url && o->plain_port) {
-            bench_error("--plain-url and --plain-port each give the plain-HTTP variant: give "
-                        "only one");
-            return BENCH_EXIT_USAGE;
-        }
-        if (o->plain_url) {
-            if (rest_url_parse(&o->plain_parsed, o->plain_url, why, sizeof why) != 0) {
-                bench_error("--plain-url: %s", why);
-                return BENCH_EXIT_USAGE;
-            }
-            if (o->plain_parsed.scheme != BENCH_URL_HTTP) {
-                bench_error("--plain-url %s: expected an http:// URL", o->plain_parsed.identity);
-                return BENCH_EXIT_USAGE;
-            }
-            if (strlen(o->plain_url) >= URL_MAX) {
-                bench_error("--plain-url: longer than %d characters", URL_MAX - 1);
-                return BENCH_EXIT_USAGE;
-            }
+        if (strlen(o->plain_url) >= URL_MAX) {
+            bench_error("--plain-url: longer than %d characters", URL_MAX - 1);
+            return -1;
         }
     }
-    if (o->matrix && o->cap.nobjectives) {
+    if (o->c.cap.nobjectives) {
         bench_error("--tls-matrix runs each variant once: leave out --find-capacity (search one "
                     "variant at a time)");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    if (bench_cap_finish(&o->cap, &o->lo) != 0)
-        return BENCH_EXIT_USAGE;
-    if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
-        return BENCH_EXIT_USAGE;
-    /* A connection each slot; each thread its multi handle's wake-up pair. */
-    if (bench_load_check_fds(&o->lo, 2, 1) != 0)
-        return BENCH_EXIT_USAGE;
-    bench_load_stuck_floor(&o->lo, (uint64_t)o->http.timeout_ms * 1000000ULL);
-    if (o->lo.nthreads > 1) {
-        bench_error("--threads: rest runs one thread count at a time (no sweeps)");
-        return BENCH_EXIT_USAGE;
+    return 0;
+}
+
+/* The rules between options, once every one is taken: 0 or -1 (printed). */
+static int check_opts(http_opts *o, const bench_opts_parser *parser)
+{
+    char why[512];
+    if (!o->url) {
+        bench_error("--url is required (see: hsmbench rest http --help)");
+        return -1;
     }
-    if (rest_http_check_opts(&o->http, &o->url_parsed, "--url", why, sizeof why) != 0) {
+    if (rest_cmdline_check(&o->c) != 0)
+        return -1;
+    if (strlen(o->url) >= URL_MAX) {
+        bench_error("--url: longer than %d characters", URL_MAX - 1);
+        return -1;
+    }
+    if (rest_url_parse(&o->url_parsed, o->url, why, sizeof why) != 0) {
+        bench_error("--url: %s", why);
+        return -1;
+    }
+    if (check_bearer(o) != 0 || check_body(o) != 0 || check_matrix(o) != 0 ||
+        rest_cmdline_finish_load(&o->c) != 0)
+        return -1;
+    if (rest_http_check_opts(&o->c.http, &o->url_parsed, "--url", why, sizeof why) != 0) {
         bench_error("%s", why);
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    if (o->http.engine == REST_ENGINE_LEAN) {
+    if (o->c.http.engine == REST_ENGINE_LEAN) {
         bench_error("--engine lean: rest http runs through libcurl (any method, header and body); "
                     "the lean engine runs rest ekm and rest sdkms");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    if (rest_http_load_files(&o->http, why, sizeof why) != 0) {
+    if (rest_http_load_files(&o->c.http, why, sizeof why) != 0) {
         bench_error("%s", why);
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     snprintf(o->test, sizeof o->test, "http-%s", o->method);
     for (char *t = o->test; *t; t++)
         *t = (char)tolower((unsigned char)*t);
-    const char *names[1] = { o->test };
-    if (bench_opts_check_files(&parser) != 0)
+    return rest_cmdline_finish_out(&o->c, parser, o->test);
+}
+
+static void help(const void *arg)
+{
+    const http_opts *o = arg;
+    fputs(usage_head, stdout);
+    bench_opts_help_more(&rest_http_options, stdout, bench_out_help_more, o->c.out.sections);
+    fputs(usage_tail, stdout);
+}
+
+/* 0, -1 after --help, or an exit code (printed). */
+static int parse_args(int argc, char **argv, http_opts *o)
+{
+    const rest_cmd_takers takers = { NULL, take_opt, help, o };
+    rest_cmdline_init(&o->c, "");
+    rest_status_set_default(&o->expect);
+    /* In order (no reordering), so the marks on secret arguments stay put. */
+    bench_opts_parser parser;
+    if (bench_opts_begin(&parser, &rest_http_options) != 0)
         return BENCH_EXIT_USAGE;
-    if (bench_out_finish(&o->out, names, 1) != 0)
+    const int rc = rest_cmdline_take_all(&o->c, &parser, argc, argv, &takers);
+    if (rc != 0)
+        return rc;
+    mark_headers(o);
+    o->c.http.secret_headers = o->secret_names;
+    o->c.http.nsecret_headers = o->nsecret_names;
+    if (optind < argc) {
+        bench_error("%s: unexpected argument (see: hsmbench rest http --help)", argv[optind]);
         return BENCH_EXIT_USAGE;
-    return 0;
+    }
+    return check_opts(o, &parser) != 0 ? BENCH_EXIT_USAGE : 0;
 }
 
 /* The bearer token, when a source was given. */
@@ -735,7 +685,7 @@ static json_t *rest_json(const http_opts *o, const variant *v, int bearer)
 
 static json_t *env_json(const http_opts *o, const bench_url *plain)
 {
-    return rest_env_json("http", &o->url_parsed, &o->http, plain);
+    return rest_env_json("http", &o->url_parsed, &o->c.http, plain);
 }
 
 /* ---- one run ------------------------------------------------------------------------------- */
@@ -752,9 +702,7 @@ static void setup_fail_line(const session *ss, const variant *v, bench_code code
                    : " (the endpoint wants credentials: --bearer-env, --bearer-file or --header; "
                      "--expect-status to expect it)";
     else if (code == REST_E_TLS && !v->http.insecure)
-        hint = v->http.cacert ? " (is --cacert the CA that signed the server's certificate? "
-                                "does the server want a client certificate: --cert/--key?)"
-                              : " (a private CA: --cacert FILE; not verifying at all: --insecure)";
+        hint = rest_cmdline_tls_hint(&v->http);
     snprintf(line, sizeof line, "%s%s", msg, hint);
     if (ss->o->matrix)
         bench_error("%s: %s", v->name, line);
@@ -764,42 +712,16 @@ static void setup_fail_line(const session *ss, const variant *v, bench_code code
 
 /* What a variant's run adds to its summary and JSON. */
 typedef struct http_run_extra {
+    rest_cmd_extra base;           /* first: the shared hooks (rest/cmdline.h) take it */
     const session *ss;
     const variant *v;
-    rest_jmeter_summariser js;     /* --summary jmeter */
 } http_run_extra;
-
-static void extra_second(void *arg, const bench_sample *smp)
-{
-    http_run_extra *x = arg;
-    rest_jmeter_second(&x->js, smp);
-}
-
-static void extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m)
-{
-    const http_run_extra *x = arg;
-    rest_stats_print(f, json_object_get(run, rest_http_section.key), m);
-    if (x->ss->tokens)
-        rest_tokcmd_print(x->ss->tokens, f);
-}
-
-static int extra_done(void *arg, const json_t *run, const bench_run_model *m)
-{
-    http_run_extra *x = arg;
-    if (x->ss->o->k6 &&
-        rest_k6_summary(json_object_get(json_object_get(run, rest_http_section.key), "k6")) != 0)
-        return -1;
-    if (!x->ss->o->jmeter)
-        return 0;
-    const int failed = rest_jmeter_end(&x->js, m) != 0;
-    return bench_stdout_check("--summary jmeter") != 0 || failed ? -1 : 0;
-}
 
 static int extra_json(void *arg, json_t *run, const bench_outcome *out)
 {
     const http_run_extra *x = arg;
     rest_k6_ctx k6;
-    rest_k6_ctx_of(&k6, &x->ss->o->lo.load);
+    rest_k6_ctx_of(&k6, &x->ss->o->c.lo.load);
     k6.answer_checks = 1;   /* --expect-body and --expect-json are the user's checks */
     if (out && json_object_set_new(run, rest_http_section.key, rest_stats_json(out, &k6, 0)) != 0)
         return -1;
@@ -826,8 +748,8 @@ static void fill_desc(bench_run_desc *d, const http_opts *o, const char *test, c
     memset(d, 0, sizeof *d);
     d->test = test;
     d->mechanism = mech;
-    const unsigned slots = bench_async_slots(&o->lo.load);   /* curl multi transfers in flight */
-    bench_run_desc_load(d, &o->lo.load, o->lo.stages_text, slots ? rest_multi_engine(&o->http) : NULL, slots);
+    const unsigned slots = bench_async_slots(&o->c.lo.load);   /* curl multi transfers in flight */
+    bench_run_desc_load(d, &o->c.lo.load, o->c.lo.stages_text, slots ? rest_multi_engine(&o->c.http) : NULL, slots);
     d->data_size = o->body ? o->body_len : 0;
 }
 
@@ -845,9 +767,9 @@ static void variant_step(void *arg, const bench_load *load)
 {
     variant_run *vr = arg;
     http_opts *o = vr->ss->o;
-    o->lo.load = *load;          /* what the description and the hooks say */
+    o->c.lo.load = *load;          /* what the description and the hooks say */
     fill_desc(vr->d, o, vr->test, vr->mech);
-    rest_jmeter_begin(&vr->extra->js, stdout, o->summary_interval_s);   /* each run its own */
+    rest_jmeter_begin(&vr->extra->base.js, stdout, o->c.summary_interval_s);   /* each run its own */
     bench_session_run(vr->ss->bs, vr->d, vr->w, load, vr->hooks);
 }
 
@@ -864,19 +786,20 @@ static void run_variant(session *ss, const variant *v, const char *test)
     char mech[URL_MAX + 40], err[1200];
     snprintf(mech, sizeof mech, "%s %s", o->method, v->url.identity);
     fill_desc(&d, o, test, mech);
-    http_run_extra extra = { ss, v, { 0 } };
-    rest_jmeter_begin(&extra.js, stdout, o->summary_interval_s);
-    const bench_run_hooks hooks = { .arg = &extra, .summary = extra_summary, .json = extra_json,
-                                    .done = extra_done, .series = o->matrix ? v->name : NULL,
-                                    .second = o->jmeter ? extra_second : NULL };
+    http_run_extra extra = { { &o->c, ss->tokens, { 0 } }, ss, v };
+    rest_jmeter_begin(&extra.base.js, stdout, o->c.summary_interval_s);
+    const bench_run_hooks hooks = { .arg = &extra, .summary = rest_cmd_extra_summary,
+                                    .json = extra_json, .done = rest_cmd_extra_done,
+                                    .series = o->matrix ? v->name : NULL,
+                                    .second = o->c.jmeter ? rest_cmd_extra_second : NULL };
 
     if (v->skip) {
-        if (!o->out.quiet)
+        if (!o->c.out.quiet)
             printf("\nVariant %s: skipped: %s\n", v->name, v->skip);
         bench_session_not_run(ss->bs, &d, "skipped", v->skip, &hooks);
         return;
     }
-    if (o->matrix && !o->out.quiet)
+    if (o->matrix && !o->c.out.quiet)
         printf("\nVariant %s: %s\n", v->name, v->what);
 
     rest_client client;
@@ -914,13 +837,13 @@ static void run_variant(session *ss, const variant *v, const char *test)
     }
 
     bench_workload w;
-    const unsigned aslots = bench_async_slots(&o->lo.load);
+    const unsigned aslots = bench_async_slots(&o->c.lo.load);
     rest_any_workload(&any, &w, aslots);
     variant_run vr = { ss, &d, test, mech, &w, &hooks, &extra };
     if (ss->cap)
-        bench_capacity_run(ss->cap, ss->bs, &o->cap, &o->lo.load, variant_step, &vr);
+        bench_capacity_run(ss->cap, ss->bs, &o->c.cap, &o->c.lo.load, variant_step, &vr);
     else
-        variant_step(&vr, &o->lo.load);
+        variant_step(&vr, &o->c.lo.load);
 }
 
 /* ---- the matrix ----------------------------------------------------------------------------- */
@@ -928,15 +851,15 @@ static void run_variant(session *ss, const variant *v, const char *test)
 static int make_variants(const http_opts *o, variant *vs, size_t *n)
 {
     size_t k = 0;
-    const int reuse = !o->http.no_reuse;
+    const int reuse = !o->c.http.no_reuse;
     const char *suffix = reuse ? "" : "-no-reuse";
-    rest_http_opts server_only = o->http;
+    rest_http_opts server_only = o->c.http;
     server_only.cert = NULL;
     server_only.key = NULL;
 
     if (!o->matrix) {
         vs[0].name[0] = 0;
-        vs[0].http = o->http;
+        vs[0].http = o->c.http;
         if (bench_url_copy(&vs[0].url, &o->url_parsed) != 0)
             return -1;
         *n = 1;
@@ -981,13 +904,13 @@ static int make_variants(const http_opts *o, variant *vs, size_t *n)
     if (bench_url_copy(&v->url, &o->url_parsed) != 0)
         return -1;
     /* mutual TLS */
-    if (o->http.cert) {
+    if (o->c.http.cert) {
         v = &vs[k++];
         snprintf(v->name, sizeof v->name, "mtls%s", suffix);
         snprintf(v->what, sizeof v->what, "mutual TLS (client certificate), %s",
                  reuse ? "connections kept alive" : "a new connection and full handshake per "
                                                     "request");
-        v->http = o->http;
+        v->http = o->c.http;
         if (bench_url_copy(&v->url, &o->url_parsed) != 0)
             return -1;
     }
@@ -1041,18 +964,18 @@ static void print_table(void *arg, FILE *f, const json_t *runs)
     const json_t *base = NULL, *r;
     size_t i;
     char bound[64];
-    if (o->lo.load.duration_ns)
-        snprintf(bound, sizeof bound, "%.4gs each", (double)o->lo.load.duration_ns / 1e9);
+    if (o->c.lo.load.duration_ns)
+        snprintf(bound, sizeof bound, "%.4gs each", (double)o->c.lo.load.duration_ns / 1e9);
     else
         snprintf(bound, sizeof bound, "%llu requests each",
-                 (unsigned long long)o->lo.load.iterations);
+                 (unsigned long long)o->c.lo.load.iterations);
     json_array_foreach(runs, i, r) {
         if (!base && bench_run_measured(r))
             base = r;
     }
     fprintf(f, "\nTLS matrix: %s %s \xc2\xb7 %u thread%s \xc2\xb7 %s \xc2\xb7 %s", o->method, o->url_parsed.identity,
-            o->lo.load.threads, o->lo.load.threads == 1 ? "" : "s",
-            o->lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking", bound);
+            o->c.lo.load.threads, o->c.lo.load.threads == 1 ? "" : "s",
+            o->c.lo.load.mode == BENCH_MODE_NONBLOCKING ? "nonblocking" : "blocking", bound);
     if (base)
         fprintf(f, " (changes against %s)", bench_json_str(base, "variant", "?"));
     fputs("\n\n", f);
@@ -1094,12 +1017,93 @@ static void print_table(void *arg, FILE *f, const json_t *runs)
 
 /* ---- the command ------------------------------------------------------------------------------ */
 
+/* The bearer token (--bearer-env, --bearer-file) read, and the warnings
+ * about credentials others may read.  0, or an exit code (printed). */
+static int read_credentials(const http_opts *o, char **bearer)
+{
+    int rc;
+    if (o->bearer_env || o->bearer_file) {
+        if (!(*bearer = malloc(SECRET_MAX))) {
+            bench_error("out of memory");
+            return BENCH_EXIT_USAGE;
+        }
+        if ((rc = read_bearer(o, *bearer, SECRET_MAX)) != 0)
+            return rc;
+    }
+    const int creds = *bearer || o->c.token_cmd || o->secret_headers;
+    if (o->c.http.insecure)
+        bench_warn("--insecure: the server's certificate is not verified%s",
+                   creds ? "; anyone on the path can read the credentials" : "");
+    if (o->url_parsed.scheme == BENCH_URL_HTTP && creds)
+        bench_warn("--url is plain http://: the credentials cross the network unencrypted");
+    return 0;
+}
+
+/* The variants run one after another, then the results: an exit code. */
+static int run_variants(session *ss, bench_metrics *metrics, int argc, char **argv,
+                        unsigned char *marks)
+{
+    http_opts *o = ss->o;
+    variant vs[MAX_VARIANTS];
+    size_t nv = 0;
+    bench_session bs;
+    bench_capacity cap;
+    int rc;
+    memset(vs, 0, sizeof vs);
+    memset(&cap, 0, sizeof cap);
+    int mv = make_variants(o, vs, &nv);
+    if (mv != 0) {
+        if (mv == -1)
+            bench_error("out of memory");
+        rc = mv == -1 ? BENCH_EXIT_FAILED : BENCH_EXIT_USAGE;
+        goto out;
+    }
+    /* --token-cmd's first token before anything else: without one, no run. */
+    if (o->c.token_cmd &&
+        !(ss->tokens = rest_tokcmd_open(o->c.token_cmd, o->c.token_ttl_ns, ss->interrupt, &rc)))
+        goto out;
+    ss->bs = &bs;
+    ss->cap = o->c.cap.nobjectives ? &cap : NULL;
+    if (bench_session_init(&bs, &o->c.out, ss->interrupt) != 0) {
+        rc = BENCH_EXIT_FAILED;
+        goto out;
+    }
+    bs.metrics = metrics;
+    bench_metrics_target(metrics, metrics ? env_json(o, NULL) : NULL);
+    if (o->matrix) {
+        bs.table = print_table;
+        bs.table_arg = o;
+    }
+    for (size_t i = 0; i < nv && !bs.interrupted && !*ss->interrupt; i++) {
+        run_variant(ss, &vs[i], o->test);
+        /* Without the matrix, a failure at set-up ends it all (nothing measured). */
+        if (!o->matrix && bs.setup_failed)
+            break;
+    }
+    const bench_url *plain = o->matrix && nv && !vs[0].skip ? &vs[0].url : NULL;
+    if (ss->tokens)
+        rest_tokcmd_warn(ss->tokens);
+    json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
+    /* A search that never began (the endpoint failed at set-up) ends as a plain run. */
+    rc = ss->cap && cap.s ? bench_capacity_finish(&cap, env_json(o, plain), cmd)
+                          : bench_session_finish(&bs, env_json(o, plain), cmd);
+    bench_session_free(&bs);
+out:
+    rest_tokcmd_stop(ss->tokens);
+    for (size_t i = 0; i < MAX_VARIANTS; i++)
+        bench_url_free(&vs[i].url);
+    return rc;
+}
+
 int rest_cmd_http(int argc, char **argv)
 {
     bench_metrics *metrics = NULL;
-    /* getopt sees "http" as argv[0]; the marks index the full argv. */
+    char *bearer = NULL;
+    session ss;
     http_opts o;
+    memset(&ss, 0, sizeof ss);
     memset(&o, 0, sizeof o);
+    /* getopt sees "http" as argv[0]; the marks index the full argv. */
     unsigned char *marks = calloc((size_t)argc + 1, 1);
     if (!marks) {
         bench_error("out of memory");
@@ -1109,111 +1113,29 @@ int rest_cmd_http(int argc, char **argv)
     int rc = parse_args(argc - 1, argv + 1, &o);
     scrub_argv(argc - 1, argv + 1, o.marks);
     if (rc != 0) {
-        opts_free(&o);
-        free(marks);
-        return rc < 0 ? BENCH_EXIT_OK : rc;
+        rc = rc < 0 ? BENCH_EXIT_OK : rc;
+        goto out_opts;
     }
-
-    char *bearer = NULL;
-    if (o.bearer_env || o.bearer_file) {
-        if (!(bearer = malloc(SECRET_MAX))) {
-            bench_error("out of memory");
-            opts_free(&o);
-            free(marks);
-            return BENCH_EXIT_USAGE;
-        }
-        if ((rc = read_bearer(&o, bearer, SECRET_MAX)) != 0)
-            goto out_secret;
-    }
-    if (o.http.insecure)
-        bench_warn("--insecure: the server's certificate is not verified%s",
-                   bearer || o.token_cmd || o.secret_headers
-                       ? "; anyone on the path can read the credentials"
-                                              : "");
-    if (o.url_parsed.scheme == BENCH_URL_HTTP && (bearer || o.token_cmd || o.secret_headers))
-        bench_warn("--url is plain http://: the credentials cross the network unencrypted");
+    if ((rc = read_credentials(&o, &bearer)) != 0)
+        goto out_secret;
     /* The live endpoint first: a port in use is bad input, before a request. */
-    if (bench_metrics_start(&o.lo.metrics, &metrics) != 0) {
+    if (bench_metrics_start(&o.c.lo.metrics, &metrics) != 0) {
         rc = BENCH_EXIT_USAGE;
         goto out_secret;
     }
-
-    const bench_flag *interrupt = bench_signals_install();
-    o.http.interrupt = interrupt;
-    /* libcurl runs with CURLOPT_NOSIGNAL: a write to a closed connection
-     * must be an error class, not the end of the process. */
-    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-        bench_error("cannot ignore SIGPIPE");
-        rc = BENCH_EXIT_FAILED;
-        goto out_secret;
-    }
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        bench_error("cannot initialise libcurl");
-        rc = BENCH_EXIT_MODULE;
-        goto out_secret;
-    }
-
-    variant vs[MAX_VARIANTS];
-    size_t nv = 0;
-    memset(vs, 0, sizeof vs);
-    session ss;
-    memset(&ss, 0, sizeof ss);
-    int mv = make_variants(&o, vs, &nv);
-    if (mv != 0) {
-        if (mv == -1)
-            bench_error("out of memory");
-        rc = mv == -1 ? BENCH_EXIT_FAILED : BENCH_EXIT_USAGE;
-        goto out_variants;
-    }
-
-    bench_session bs;
     ss.o = &o;
     ss.bearer = bearer;
-    /* --token-cmd's first token before anything else: without one, no run. */
-    if (o.token_cmd && !(ss.tokens = rest_tokcmd_open(o.token_cmd, o.token_ttl_ns, interrupt, &rc)))
-        goto out_variants;
-    ss.interrupt = interrupt;
-    ss.bs = &bs;
-    bench_capacity cap;
-    memset(&cap, 0, sizeof cap);
-    if (o.cap.nobjectives)
-        ss.cap = &cap;
-    if (bench_session_init(&bs, &o.out, interrupt) != 0) {
-        rc = BENCH_EXIT_FAILED;
-        goto out_variants;
-    }
-    bs.metrics = metrics;
-    bench_metrics_target(metrics, metrics ? env_json(&o, NULL) : NULL);
-    if (o.matrix) {
-        bs.table = print_table;
-        bs.table_arg = &o;
-    }
-    for (size_t i = 0; i < nv && !bs.interrupted && !*interrupt; i++) {
-        run_variant(&ss, &vs[i], o.test);
-        /* Without the matrix, a failure at set-up ends it all (nothing measured). */
-        if (!o.matrix && bs.setup_failed)
-            break;
-    }
-    const bench_url *plain = o.matrix && nv && !vs[0].skip ? &vs[0].url : NULL;
-    if (ss.tokens)
-        rest_tokcmd_warn(ss.tokens);
-    json_t *cmd = bench_command_json(argc, argv, bench_redact_marks, marks);
-    /* A search that never began (the endpoint failed at set-up) ends as a plain run. */
-    rc = ss.cap && cap.s ? bench_capacity_finish(&cap, env_json(&o, plain), cmd)
-                         : bench_session_finish(&bs, env_json(&o, plain), cmd);
-    bench_session_free(&bs);
-
-out_variants:
-    rest_tokcmd_stop(ss.tokens);
-    for (size_t i = 0; i < MAX_VARIANTS; i++)
-        bench_url_free(&vs[i].url);
+    if ((rc = rest_cmdline_begin(&o.c, &ss.interrupt)) != 0)
+        goto out_secret;
+    rc = run_variants(&ss, metrics, argc, argv, marks);
     curl_global_cleanup();
 out_secret:
-    bench_metrics_stop(metrics, o.http.interrupt);
+    bench_metrics_stop(metrics, o.c.http.interrupt);
     if (bearer) {
         bench_secret_wipe(bearer, SECRET_MAX);
         free(bearer);
     }
+out_opts:
     opts_free(&o);
     free(marks);
     return rc;

@@ -41,6 +41,9 @@
 #include "bench/util/signals.h"
 #include "serve/serve.h"
 #include "serve/echo.h"
+#include "serve/ekm.h"
+#include "serve/reply.h"
+#include "serve/sdkms.h"
 
 #define BODY_MAX       (2u << 20)      /* a larger request is refused with 413 */
 #define PEM_MAX        (1u << 20)
@@ -188,48 +191,6 @@ typedef struct listener {
     int    tls;
 } listener;
 
-/* ---- replies ------------------------------------------------------------- */
-
-void serve_reply_text(serve_reply *r, unsigned status, const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-    va_start(ap, fmt);
-    int n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    free(r->body);
-    r->status = status;
-    r->json = 0;
-    r->body = n >= 0 ? s : NULL;
-    r->len = n >= 0 ? (size_t)n : 0;
-}
-
-void serve_reply_json(serve_reply *r, unsigned status, json_t *body)
-{
-    char *s = body ? json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(body);
-    free(r->body);
-    r->status = s ? status : 500;
-    r->json = s != NULL;
-    r->body = s;
-    r->len = s ? strlen(s) : 0;
-}
-
-void serve_reply_rpc(serve_reply *r, unsigned status, int grpc, const char *fmt, ...)
-{
-    va_list ap;
-    char msg[512];
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    serve_reply_json(r, status, json_pack("{s:i,s:s,s:[]}", "code", grpc, "message", msg, "details"));
-}
-
-int serve_secret_eq(const char *a, size_t alen, const char *b, size_t blen)
-{
-    return alen == blen && CRYPTO_memcmp(a, b, alen) == 0;
-}
-
 /* ---- faults -------------------------------------------------------------- */
 
 static double draw(void)
@@ -238,23 +199,6 @@ static double draw(void)
     if (RAND_bytes((unsigned char *)&v, sizeof v) != 1)
         return 1.0;                    /* no randomness: no fault */
     return (double)(v >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* gRPC code for an HTTP status, the grpc-gateway way round. */
-static int grpc_of(unsigned status)
-{
-    switch (status) {
-    case 400: return 3;
-    case 401: return 16;
-    case 403: return 7;
-    case 404: return 5;
-    case 409: return 10;
-    case 429: return 8;
-    case 501: return 12;
-    case 503: return 14;
-    case 504: return 4;
-    default:  return status >= 500 ? 13 : 2;
-    }
 }
 
 /* Hold the request until `end` (bench_now_ns), or until the server stops. */
@@ -266,37 +210,6 @@ static void hold_until(serve_srv *srv, uint64_t end)
         const uint64_t step = 20ULL * 1000 * 1000;
         bench_sleep_until_ns(end - now < step ? end : now + step);
     }
-}
-
-/* Every string field that carries base64 becomes something that is not. */
-static void corrupt_b64(json_t *j)
-{
-    static const char *const fields[] = { "wrappedBlob", "plaintext", "cipher", "plain", "iv",
-                                          "tag", "signature", "mac", "transient_key" };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (json_is_string(json_object_get(j, fields[i])))
-            json_object_set_new(j, fields[i], json_string("@@not*base64@@"));
-}
-
-/* Apply a body fault to a successful JSON reply. */
-/* Damage a 2xx JSON answer as the fault says; whether it did. */
-static int damage(serve_reply *r, serve_fault_kind kind)
-{
-    if (r->status < 200 || r->status > 299 || !r->json || !r->body)
-        return 0;
-    if (kind == SERVE_FAULT_BADJSON) {
-        r->len /= 2;                   /* cut inside the object: still valid UTF-8 */
-        r->body[r->len] = 0;
-    } else if (kind == SERVE_FAULT_NOFIELD) {
-        serve_reply_json(r, r->status, json_pack("{s:s}", "hsmbench_fault", "nofield"));
-    } else if (kind == SERVE_FAULT_BADB64) {
-        json_t *j = json_loadb(r->body, r->len, 0, NULL);
-        if (j) {
-            corrupt_b64(j);
-            serve_reply_json(r, r->status, j);
-        }
-    }
-    return kind == SERVE_FAULT_BADJSON || kind == SERVE_FAULT_NOFIELD || kind == SERVE_FAULT_BADB64;
 }
 
 /* ---- libmicrohttpd ------------------------------------------------------- */
@@ -510,7 +423,7 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
         case SERVE_FAULT_STATUS:
             r.faulted = 1;
             if (ekm)
-                serve_reply_rpc(&r, f->status, grpc_of(f->status), "injected fault (hsmbench serve --fault)");
+                serve_reply_rpc(&r, f->status, serve_reply_grpc_of(f->status), "injected fault (hsmbench serve --fault)");
             else
                 serve_reply_text(&r, f->status, "Injected fault (hsmbench serve --fault)");
             goto send;
@@ -549,7 +462,7 @@ static enum MHD_Result dispatch(const listener *ls, struct MHD_Connection *conn,
         json_decref(ec.headers);
     } else if (!serve_sdkms(srv, &q, &r))
         serve_reply_text(&r, 404, "Not found: %s %s", method, url);
-    if (f && damage(&r, f->kind))
+    if (f && serve_reply_damage(&r, f->kind))
         r.faulted = 1;
     if (truncate && (r.status < 200 || r.status > 299))
         truncate = 0;
@@ -694,11 +607,8 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- options ------------------------------------------------------------- */
 
-static int parse_args(int argc, char **argv, serve_opts *o)
+static void opts_init(serve_opts *o)
 {
-    uint64_t v;
-    int c;
-
     memset(o, 0, sizeof *o);
     o->listen = DEFAULT_LISTEN;
     o->conn_limit = 1024;
@@ -706,6 +616,105 @@ static int parse_args(int argc, char **argv, serve_opts *o)
     o->max_keys = 100000;
     o->max_transient = 10000;
     bench_metrics_opts_init(&o->metrics);
+}
+
+/* One of serve's own options: its value stored (a number or a time read
+ * first).  0, or the exit code of a refusal (printed). */
+static int take_opt(serve_opts *o, int c, const char *arg, char **argv)
+{
+    uint64_t v = 0;
+    int bad = 0;
+    switch (c) {
+    case 'v':                 o->verbose = 1; break;
+    case OPT_LISTEN:          o->listen = arg; break;
+    case OPT_TLS_CERT:        o->tls_cert = arg; break;
+    case OPT_TLS_KEY:         o->tls_key = arg; break;
+    case OPT_CLIENT_CA:       o->client_ca = arg; break;
+    case OPT_CLIENT_OPTIONAL: o->client_optional = 1; break;
+    case OPT_PLAIN_LISTEN:    o->plain_listen = arg; break;
+    case OPT_EKM_TOKEN_ENV:   o->ekm_env = arg; break;
+    case OPT_EKM_TOKEN_FILE:  o->ekm_file = arg; break;
+    case OPT_API_KEY_ENV:     o->key_env = arg; break;
+    case OPT_API_KEY_FILE:    o->key_file = arg; break;
+    case OPT_PROFILING:       o->profiling = 1; break;
+    case OPT_FAULT:           o->fault = arg; break;
+    case OPT_CONN_LIMIT:
+        bad = bench_parse_u64("--connection-limit", arg, 1, 65536, &v);
+        o->conn_limit = (unsigned)v;
+        break;
+    case OPT_EKM_TOKEN_TTL:
+        bad = bench_parse_duration("--ekm-token-ttl", arg, 100ULL * 1000000ULL,
+                                   7ULL * 24 * 3600 * 1000000000ULL, &o->ekm_token_ttl_ns);
+        break;
+    case OPT_SESSION_TTL:
+        bad = bench_parse_duration("--session-ttl", arg, 0, 7ULL * 24 * 3600 * 1000000000ULL,
+                                   &o->session_ttl_ns);
+        break;
+    case OPT_FAULT_AFTER:
+        bad = bench_parse_u64("--fault-after", arg, 0, UINT64_MAX / 2, &o->fault_after);
+        break;
+    case OPT_FAULT_DELAY:
+        bad = bench_parse_duration("--fault-delay", arg, 1000000ULL, 3600ULL * 1000000000ULL,
+                                   &o->fault_delay_ns);
+        break;
+    case OPT_LATENCY:
+        bad = bench_parse_duration("--latency", arg, 0, 60ULL * 1000000000ULL, &o->latency_ns);
+        break;
+    case OPT_MAX_KEYS:
+        bad = bench_parse_u64("--max-keys", arg, 1, 10000000, &o->max_keys);
+        break;
+    case OPT_MAX_TRANSIENT:
+        bad = bench_parse_u64("--max-transient", arg, 0, 10000000, &o->max_transient);
+        break;
+    case OPT_MAX_REQUESTS:
+        bad = bench_parse_u64("--max-requests", arg, 1, UINT64_MAX / 2, &o->max_requests);
+        break;
+    case OPT_MAX_SECONDS:
+        bad = bench_parse_duration("--max-seconds", arg, 1000000ULL,
+                                   365ULL * 24 * 3600 * 1000000000ULL, &o->max_ns);
+        break;
+    default:
+        return bench_option_error(argv, c, "serve");
+    }
+    return bad ? BENCH_EXIT_USAGE : 0;
+}
+
+/* The rules between options, once every one is taken. */
+static int check_opts(const serve_opts *o)
+{
+    const char *why = NULL;
+    if (p11_target_check(&o->target) != 0)
+        return BENCH_EXIT_USAGE;
+    if (!o->tls_cert != !o->tls_key)
+        why = "--tls-cert and --tls-key go together";
+    else if (o->client_ca && !o->tls_cert)
+        why = "--client-ca needs TLS: give --tls-cert and --tls-key too";
+    else if (o->client_optional && !o->client_ca)
+        why = "--client-cert-optional goes with --client-ca FILE";
+    else if (o->plain_listen && !o->tls_cert)
+        why = "--plain-listen is a second, plain-HTTP listener beside TLS: give "
+              "--tls-cert and --tls-key too (or use --listen alone)";
+    else if (o->ekm_env && o->ekm_file)
+        why = "--ekm-token-env and --ekm-token-file each give the token: give only one";
+    else if (o->key_env && o->key_file)
+        why = "--api-key-env and --api-key-file each give the key: give only one";
+    if (why) {
+        bench_error("%s", why);
+        return BENCH_EXIT_USAGE;
+    }
+    if (o->max_transient > o->max_keys) {
+        bench_error("--max-transient %llu is more than --max-keys %llu",
+                    (unsigned long long)o->max_transient, (unsigned long long)o->max_keys);
+        return BENCH_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* 0, -1 after --help, or an exit code (printed). */
+static int parse_args(int argc, char **argv, serve_opts *o)
+{
+    int c, rc;
+    opts_init(o);
     bench_opts_parser parser;
     if (bench_opts_begin(&parser, &serve_options) != 0)
         return BENCH_EXIT_USAGE;
@@ -717,112 +726,20 @@ static int parse_args(int argc, char **argv, serve_opts *o)
             return BENCH_EXIT_USAGE;
         if (t > 0)
             continue;
-        switch (c) {
-        case 'h':
+        if (c == 'h') {
             fputs(serve_usage, stdout);
             bench_opts_help(&serve_options, stdout);
             fputs(serve_usage_tail, stdout);
             return -1;
-        case 'v':                 o->verbose = 1; break;
-        case OPT_LISTEN:          o->listen = optarg; break;
-        case OPT_TLS_CERT:        o->tls_cert = optarg; break;
-        case OPT_TLS_KEY:         o->tls_key = optarg; break;
-        case OPT_CLIENT_CA:       o->client_ca = optarg; break;
-        case OPT_CLIENT_OPTIONAL: o->client_optional = 1; break;
-        case OPT_PLAIN_LISTEN:    o->plain_listen = optarg; break;
-        case OPT_EKM_TOKEN_ENV:   o->ekm_env = optarg; break;
-        case OPT_EKM_TOKEN_FILE:  o->ekm_file = optarg; break;
-        case OPT_API_KEY_ENV:     o->key_env = optarg; break;
-        case OPT_API_KEY_FILE:    o->key_file = optarg; break;
-        case OPT_PROFILING:       o->profiling = 1; break;
-        case OPT_FAULT:           o->fault = optarg; break;
-        case OPT_CONN_LIMIT:
-            if (bench_parse_u64("--connection-limit", optarg, 1, 65536, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->conn_limit = (unsigned)v;
-            break;
-        case OPT_EKM_TOKEN_TTL:
-            if (bench_parse_duration("--ekm-token-ttl", optarg, 100ULL * 1000000ULL,
-                                     7ULL * 24 * 3600 * 1000000000ULL, &o->ekm_token_ttl_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_SESSION_TTL:
-            if (bench_parse_duration("--session-ttl", optarg, 0, 7ULL * 24 * 3600 * 1000000000ULL,
-                                     &o->session_ttl_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_FAULT_AFTER:
-            if (bench_parse_u64("--fault-after", optarg, 0, UINT64_MAX / 2, &o->fault_after) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_FAULT_DELAY:
-            if (bench_parse_duration("--fault-delay", optarg, 1000000ULL, 3600ULL * 1000000000ULL,
-                                     &o->fault_delay_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_LATENCY:
-            if (bench_parse_duration("--latency", optarg, 0, 60ULL * 1000000000ULL,
-                                     &o->latency_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_MAX_KEYS:
-            if (bench_parse_u64("--max-keys", optarg, 1, 10000000, &o->max_keys) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_MAX_TRANSIENT:
-            if (bench_parse_u64("--max-transient", optarg, 0, 10000000, &o->max_transient) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_MAX_REQUESTS:
-            if (bench_parse_u64("--max-requests", optarg, 1, UINT64_MAX / 2, &o->max_requests) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_MAX_SECONDS:
-            if (bench_parse_duration("--max-seconds", optarg, 1000000ULL,
-                                     365ULL * 24 * 3600 * 1000000000ULL, &o->max_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        default:
-            return bench_option_error(argv, c, "serve");
         }
+        if ((rc = take_opt(o, c, optarg, argv)) != 0)
+            return rc;
     }
     if (optind < argc) {
         bench_error("%s: unexpected argument (see: hsmbench serve --help)", argv[optind]);
         return BENCH_EXIT_USAGE;
     }
-    if (p11_target_check(&o->target) != 0)
-        return BENCH_EXIT_USAGE;
-    if (!o->tls_cert != !o->tls_key) {
-        bench_error("--tls-cert and --tls-key go together");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->client_ca && !o->tls_cert) {
-        bench_error("--client-ca needs TLS: give --tls-cert and --tls-key too");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->client_optional && !o->client_ca) {
-        bench_error("--client-cert-optional goes with --client-ca FILE");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->plain_listen && !o->tls_cert) {
-        bench_error("--plain-listen is a second, plain-HTTP listener beside TLS: give "
-                    "--tls-cert and --tls-key too (or use --listen alone)");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->ekm_env && o->ekm_file) {
-        bench_error("--ekm-token-env and --ekm-token-file each give the token: give only one");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->key_env && o->key_file) {
-        bench_error("--api-key-env and --api-key-file each give the key: give only one");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->max_transient > o->max_keys) {
-        bench_error("--max-transient %llu is more than --max-keys %llu",
-                    (unsigned long long)o->max_transient, (unsigned long long)o->max_keys);
-        return BENCH_EXIT_USAGE;
-    }
-    return 0;
+    return check_opts(o);
 }
 
 /* A numeric address: "127.0.0.1:8443", "[::1]:8443". */
@@ -936,105 +853,113 @@ static void free_cred(char *s)
     free(s);
 }
 
-int serve_cmd(int argc, char **argv, const struct bench_section *const *sections)
-{
-    serve_opts o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc != 0)
-        return rc < 0 ? BENCH_EXIT_OK : rc;
-
+/* A listening address, as --listen or --plain-listen gives it. */
+typedef struct listen_addr {
     struct sockaddr_storage ss;
-    socklen_t sslen;
-    int v6;
-    char host[160], err[256];
-    unsigned port;
-    if (parse_listen(o.listen, &ss, &sslen, &v6, host, sizeof host, &port) != 0) {
-        bench_error("--listen %s: expected a numeric ADDRESS:PORT (127.0.0.1:8443, [::1]:8443)",
-                    o.listen);
-        return BENCH_EXIT_USAGE;
-    }
-    if (!loopback(&ss))
-        bench_warn("--listen %s: not a loopback address; this test server is then reachable "
-                   "from other machines", o.listen);
-    struct sockaddr_storage pss;
-    socklen_t psslen = 0;
-    int pv6 = 0;
-    char phost[160];
-    unsigned pport = 0;
-    if (o.plain_listen) {
-        if (parse_listen(o.plain_listen, &pss, &psslen, &pv6, phost, sizeof phost, &pport) != 0) {
-            bench_error("--plain-listen %s: expected a numeric ADDRESS:PORT (127.0.0.1:8080, "
-                        "[::1]:8080)", o.plain_listen);
-            return BENCH_EXIT_USAGE;
-        }
-        if (!loopback(&pss))
-            bench_warn("--plain-listen %s: not a loopback address; this test server is then "
-                       "reachable from other machines", o.plain_listen);
-    }
+    socklen_t               len;
+    int                     v6;
+    char                    host[160];
+    unsigned                port;          /* the one bound, once listening */
+} listen_addr;
 
-    front *fr = calloc(1, sizeof *fr);
-    char *cert = NULL, *key = NULL, *ca = NULL;
-    struct MHD_Daemon *d = NULL, *pd = NULL;
-    if (!fr) {
-        bench_error("out of memory");
+/* What serve_cmd holds while it serves. */
+typedef struct server {
+    front             *fr;                 /* the daemons' threads read it */
+    char              *cert, *key, *ca;    /* PEM texts */
+    listen_addr        at, plain_at;
+    listener           tls_ls, plain_ls;
+    struct MHD_Daemon *d, *pd;
+} server;
+
+/* --listen and --plain-listen read: 0 or BENCH_EXIT_USAGE (printed). */
+static int take_addresses(const serve_opts *o, server *sv)
+{
+    listen_addr *a = &sv->at, *p = &sv->plain_at;
+    if (parse_listen(o->listen, &a->ss, &a->len, &a->v6, a->host, sizeof a->host, &a->port) != 0) {
+        bench_error("--listen %s: expected a numeric ADDRESS:PORT (127.0.0.1:8443, [::1]:8443)",
+                    o->listen);
         return BENCH_EXIT_USAGE;
     }
+    if (!loopback(&a->ss))
+        bench_warn("--listen %s: not a loopback address; this test server is then reachable "
+                   "from other machines", o->listen);
+    if (!o->plain_listen)
+        return 0;
+    if (parse_listen(o->plain_listen, &p->ss, &p->len, &p->v6, p->host, sizeof p->host,
+                     &p->port) != 0) {
+        bench_error("--plain-listen %s: expected a numeric ADDRESS:PORT (127.0.0.1:8080, "
+                    "[::1]:8080)", o->plain_listen);
+        return BENCH_EXIT_USAGE;
+    }
+    if (!loopback(&p->ss))
+        bench_warn("--plain-listen %s: not a loopback address; this test server is then "
+                   "reachable from other machines", o->plain_listen);
+    return 0;
+}
+
+/* The services' state from the options: faults, TLS files, credentials,
+ * sessions and keys.  0, or -1 (printed); serve_cmd frees what was made. */
+static int set_up(const serve_opts *o, server *sv)
+{
+    front *fr = sv->fr;
     serve_srv *srv = &fr->srv;
-    rc = BENCH_EXIT_USAGE;
-    if (serve_issuer_init(&srv->issuer, o.ekm_token_ttl_ns / 1000000ULL) != 0) {
-        bench_error("cannot make the token issuer's lock");
-        free(fr);
-        return BENCH_EXIT_USAGE;
-    }
-    if (bench_metrics_start(&o.metrics, &fr->metrics) != 0)
-        goto out;
-    if (o.fault) {
-        if (serve_faults_parse(o.fault, &srv->faults, err, sizeof err) != 0) {
+    char err[256];
+    if (bench_metrics_start(&o->metrics, &fr->metrics) != 0)
+        return -1;
+    if (o->fault) {
+        if (serve_faults_parse(o->fault, &srv->faults, err, sizeof err) != 0) {
             bench_error("--fault: %s", err);
-            goto out;
+            return -1;
         }
         srv->has_faults = 1;
     }
-    if (o.tls_cert && (!(cert = read_pem("--tls-cert", o.tls_cert)) ||
-                       !(key = read_pem("--tls-key", o.tls_key))))
-        goto out;
-    if (o.client_ca && !(ca = read_pem("--client-ca", o.client_ca)))
-        goto out;
-    if (read_cred(o.ekm_env, o.ekm_file, "EKM token", "--ekm-token-env", "--ekm-token-file",
+    if (o->tls_cert && (!(sv->cert = read_pem("--tls-cert", o->tls_cert)) ||
+                        !(sv->key = read_pem("--tls-key", o->tls_key))))
+        return -1;
+    if (o->client_ca && !(sv->ca = read_pem("--client-ca", o->client_ca)))
+        return -1;
+    if (read_cred(o->ekm_env, o->ekm_file, "EKM token", "--ekm-token-env", "--ekm-token-file",
                   &srv->ekm_token, &srv->ekm_token_len) != 0 ||
-        read_cred(o.key_env, o.key_file, "API key", "--api-key-env", "--api-key-file",
+        read_cred(o->key_env, o->key_file, "API key", "--api-key-env", "--api-key-file",
                   &srv->api_key, &srv->api_key_len) != 0)
-        goto out;
-    srv->profiling = o.profiling;
-    srv->verbose = o.verbose;
-    srv->fault_after = o.fault_after;
-    srv->fault_delay_ns = o.fault_delay_ns;
-    srv->latency_ns = o.latency_ns;
-    fr->client_ca = o.client_ca != NULL;
-    fr->client_optional = o.client_optional;
-    listener tls_ls = { fr, cert != NULL }, plain_ls = { fr, 0 };
-    if (!(srv->sessions = serve_sessions_new(4096, o.session_ttl_ns)) ||
-        !(srv->keys = serve_keys_new((unsigned)o.max_keys, (unsigned)o.max_transient))) {
+        return -1;
+    srv->profiling = o->profiling;
+    srv->verbose = o->verbose;
+    srv->fault_after = o->fault_after;
+    srv->fault_delay_ns = o->fault_delay_ns;
+    srv->latency_ns = o->latency_ns;
+    fr->client_ca = o->client_ca != NULL;
+    fr->client_optional = o->client_optional;
+    sv->tls_ls = (listener){ fr, sv->cert != NULL };
+    sv->plain_ls = (listener){ fr, 0 };
+    if (!(srv->sessions = serve_sessions_new(4096, o->session_ttl_ns)) ||
+        !(srv->keys = serve_keys_new((unsigned)o->max_keys, (unsigned)o->max_transient))) {
         bench_error("out of memory");
-        goto out;
+        return -1;
     }
+    return 0;
+}
 
-    const bench_flag *interrupt = bench_signals_install();
-    signal(SIGPIPE, SIG_IGN);
-    rc = serve_tok_open(&srv->tok, &o.target);
-    if (rc != 0) {
-        if (*interrupt)
-            rc = BENCH_EXIT_INTERRUPTED;
-        goto out;
-    }
+/* The port a daemon bound (port 0 picks one). */
+static void bound_port(struct MHD_Daemon *d, unsigned *port)
+{
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    if (di && di->port)
+        *port = di->port;
+}
 
+/* The daemons: TLS (or plain) on --listen, plain beside it on --plain-listen.
+ * 0, or BENCH_EXIT_MODULE (printed) with none left running. */
+static int start_daemons(const serve_opts *o, server *sv)
+{
+    front *fr = sv->fr;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                     (cert ? MHD_USE_TLS : 0) | (v6 ? MHD_USE_IPv6 : 0) |
-                     (o.verbose ? MHD_USE_ERROR_LOG : 0);
+                     (sv->cert ? MHD_USE_TLS : 0) | (sv->at.v6 ? MHD_USE_IPv6 : 0) |
+                     (o->verbose ? MHD_USE_ERROR_LOG : 0);
     struct MHD_OptionItem tls_opts[] = {
-        { cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, cert },
-        { cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, key },
-        { ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, ca },
+        { sv->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, sv->cert },
+        { sv->cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, sv->key },
+        { sv->ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, sv->ca },
         { MHD_OPTION_END, 0, NULL },
     };
     /* MHD_OPTION_ARRAY stops at the first END: compact the list. */
@@ -1046,52 +971,54 @@ int serve_cmd(int argc, char **argv, const struct bench_section *const *sections
     arr[na] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
     /* The logger first: libmicrohttpd complains (through it) otherwise. */
-    d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_access, &tls_ls,
-                         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
-                         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-                         MHD_OPTION_CONNECTION_LIMIT, o.conn_limit,
-                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, fr,
-                         MHD_OPTION_NOTIFY_CONNECTION, on_connection, fr,
-                         MHD_OPTION_ARRAY, arr,
-                         MHD_OPTION_END);
-    if (!d) {
+    sv->d = MHD_start_daemon(flags, (uint16_t)sv->at.port, NULL, NULL, on_access, &sv->tls_ls,
+                             MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
+                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sv->at.ss,
+                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                             MHD_OPTION_CONNECTION_LIMIT, o->conn_limit,
+                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, fr,
+                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, fr,
+                             MHD_OPTION_ARRAY, arr,
+                             MHD_OPTION_END);
+    if (!sv->d) {
         bench_error("--listen %s: cannot listen there (in use, not an address of this machine, "
-                    "or the certificate and key do not load)", o.listen);
-        rc = BENCH_EXIT_MODULE;
-        goto out_tok;
+                    "or the certificate and key do not load)", o->listen);
+        return BENCH_EXIT_MODULE;
     }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-    if (di && di->port)
-        port = di->port;
-    if (o.plain_listen) {
-        unsigned pflags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                          (pv6 ? MHD_USE_IPv6 : 0) | (o.verbose ? MHD_USE_ERROR_LOG : 0);
-        pd = MHD_start_daemon(pflags, (uint16_t)pport, NULL, NULL, on_access, &plain_ls,
-                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
-                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&pss,
+    bound_port(sv->d, &sv->at.port);
+    if (!o->plain_listen)
+        return 0;
+    unsigned pflags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                      (sv->plain_at.v6 ? MHD_USE_IPv6 : 0) | (o->verbose ? MHD_USE_ERROR_LOG : 0);
+    sv->pd = MHD_start_daemon(pflags, (uint16_t)sv->plain_at.port, NULL, NULL, on_access,
+                              &sv->plain_ls, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, fr,
+                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sv->plain_at.ss,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-                              MHD_OPTION_CONNECTION_LIMIT, o.conn_limit,
+                              MHD_OPTION_CONNECTION_LIMIT, o->conn_limit,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, fr,
                               MHD_OPTION_END);
-        if (!pd) {
-            bench_error("--plain-listen %s: cannot listen there (in use, or not an address of "
-                        "this machine)", o.plain_listen);
-            MHD_stop_daemon(d);
-            rc = BENCH_EXIT_MODULE;
-            goto out_tok;
-        }
-        const union MHD_DaemonInfo *pdi = MHD_get_daemon_info(pd, MHD_DAEMON_INFO_BIND_PORT);
-        if (pdi && pdi->port)
-            pport = pdi->port;
+    if (!sv->pd) {
+        bench_error("--plain-listen %s: cannot listen there (in use, or not an address of "
+                    "this machine)", o->plain_listen);
+        MHD_stop_daemon(sv->d);
+        sv->d = NULL;
+        return BENCH_EXIT_MODULE;
     }
+    bound_port(sv->pd, &sv->plain_at.port);
+    return 0;
+}
 
-    const char *scheme = cert ? "https" : "http";
+/* What is served where, on standard output (scripts read the URL there). */
+static void print_banner(const serve_opts *o, const server *sv)
+{
+    const serve_srv *srv = &sv->fr->srv;
+    const char *scheme = sv->cert ? "https" : "http", *host = sv->at.host;
+    const unsigned port = sv->at.port;
     printf("hsmbench serve: a test and validation server, not a product\n");
     printf("hsmbench serve: token '%s' (%s)\n", srv->tok.t.token.label, srv->tok.t.mod->name);
     printf("hsmbench serve: listening on %s://%s:%u\n", scheme, host, port);
-    if (pd)
-        printf("hsmbench serve: plain HTTP on http://%s:%u\n", phost, pport);
+    if (sv->pd)
+        printf("hsmbench serve: plain HTTP on http://%s:%u\n", sv->plain_at.host, sv->plain_at.port);
     printf("  EKM    POST %s://%s:%u/<key path>:wrap | :unwrap  (e.g. --endpoint %s://%s:%u/ekm/k1)%s\n",
            scheme, host, port, scheme, host, port,
            srv->ekm_token || srv->issuer.ttl_ms ? "" : "  [no bearer token checked]");
@@ -1103,32 +1030,38 @@ int serve_cmd(int argc, char **argv, const struct bench_section *const *sections
     else
         printf("  SDKMS  off (no --api-key-env / --api-key-file)\n");
     printf("  HTTP   GET %s://%s:%u/hello, any /echo, any /status/NNN\n", scheme, host, port);
-    if (ca)
+    if (sv->ca)
         printf("  TLS    client certificates %s (signed by %s)\n",
-               o.client_optional ? "checked when sent, optional" : "required", o.client_ca);
+               o->client_optional ? "checked when sent, optional" : "required", o->client_ca);
     if (srv->has_faults)
-        printf("  faults %s%s\n", o.fault, o.fault_after ? " (after the first operations)" : "");
+        printf("  faults %s%s\n", o->fault, o->fault_after ? " (after the first operations)" : "");
     bench_flush(stdout);
     if (!srv->ekm_token && !srv->issuer.ttl_ms)
         bench_warn("no --ekm-token-env/--ekm-token-file: EKM requests are not authenticated");
+}
 
+/* Serve until a signal, --max-requests or --max-seconds; then stop the
+ * daemons and say what was served. */
+static void serve_until_stopped(const serve_opts *o, server *sv, const bench_flag *interrupt)
+{
+    serve_srv *srv = &sv->fr->srv;
     const uint64_t start = bench_now_ns();
     /* A closed standard output (its banner's reader gone: the flag is
      * SIGPIPE) does not stop a server; a signal does. */
     while (!*interrupt || *interrupt == SIGPIPE) {
-        if (o.max_requests && atomic_load(&srv->served) >= o.max_requests)
+        if (o->max_requests && atomic_load(&srv->served) >= o->max_requests)
             break;
-        if (o.max_ns && bench_now_ns() - start >= o.max_ns)
+        if (o->max_ns && bench_now_ns() - start >= o->max_ns)
             break;
         struct timespec ts = { 0, 20 * 1000 * 1000 };
         nanosleep(&ts, NULL);
     }
     atomic_store(&srv->stopping, 1);
-    if (pd)
-        MHD_stop_daemon(pd);
-    MHD_stop_daemon(d);
-    bench_metrics_stop(fr->metrics, interrupt);
-    fr->metrics = NULL;
+    if (sv->pd)
+        MHD_stop_daemon(sv->pd);
+    MHD_stop_daemon(sv->d);
+    bench_metrics_stop(sv->fr->metrics, interrupt);
+    sv->fr->metrics = NULL;
     printf("hsmbench serve: stopped after %llu requests\n",
            (unsigned long long)atomic_load(&srv->served));
     if (srv->issuer.ttl_ms)
@@ -1139,21 +1072,59 @@ int serve_cmd(int argc, char **argv, const struct bench_section *const *sections
                (unsigned long long)atomic_load(&srv->issuer.expired),
                (unsigned long long)atomic_load(&srv->issuer.unknown));
     bench_flush(stdout);
+}
+
+int serve_cmd(int argc, char **argv, const struct bench_section *const *sections)
+{
+    serve_opts o;
+    server sv;
+    memset(&sv, 0, sizeof sv);
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    if ((rc = take_addresses(&o, &sv)) != 0)
+        return rc;
+    if (!(sv.fr = calloc(1, sizeof *sv.fr))) {
+        bench_error("out of memory");
+        return BENCH_EXIT_USAGE;
+    }
+    serve_srv *srv = &sv.fr->srv;
+    rc = BENCH_EXIT_USAGE;
+    if (serve_issuer_init(&srv->issuer, o.ekm_token_ttl_ns / 1000000ULL) != 0) {
+        bench_error("cannot make the token issuer's lock");
+        goto out_front;
+    }
+    if (set_up(&o, &sv) != 0)
+        goto out;
+
+    const bench_flag *interrupt = bench_signals_install();
+    signal(SIGPIPE, SIG_IGN);
+    rc = serve_tok_open(&srv->tok, &o.target);
+    if (rc != 0) {
+        if (*interrupt)
+            rc = BENCH_EXIT_INTERRUPTED;
+        goto out;
+    }
+    if ((rc = start_daemons(&o, &sv)) != 0)
+        goto out_tok;
+    print_banner(&o, &sv);
+    serve_until_stopped(&o, &sv, interrupt);
     rc = BENCH_EXIT_OK;
 out_tok:
     serve_tok_close(&srv->tok);
 out:
-    bench_metrics_stop(fr->metrics, NULL);
+    bench_metrics_stop(sv.fr->metrics, NULL);
     serve_keys_free(srv->keys);
     serve_sessions_free(srv->sessions);
     free_cred(srv->ekm_token);
     free_cred(srv->api_key);
     serve_issuer_fini(&srv->issuer);
-    if (key)
-        OPENSSL_cleanse(key, strlen(key));
-    free(cert);
-    free(key);
-    free(ca);
-    free(fr);
+    if (sv.key)
+        OPENSSL_cleanse(sv.key, strlen(sv.key));
+    free(sv.cert);
+    free(sv.key);
+    free(sv.ca);
+out_front:
+    free(sv.fr);
     return rc;
 }

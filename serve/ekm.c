@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* serve/ekm.c - the emulator's EKM: :wrap and :unwrap under a token key. */
-#include "serve/serve.h"
+#include "serve/ekm.h"
 
 #include <stdlib.h>
 #include <string.h>

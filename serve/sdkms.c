@@ -4,7 +4,7 @@
  * token, and the crypto calls, each a PKCS#11 operation on a session of the
  * request's own.  Errors are plain text, as SDKMS writes them.
  */
-#include "serve/serve.h"
+#include "serve/sdkms.h"
 
 #include <stdio.h>
 #include <stdlib.h>

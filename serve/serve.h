@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * serve/serve.h - the contract between the emulator's HTTP front
- * (cmd.c: options, libmicrohttpd, TLS, faults, replies) and the services
- * behind it (ekm.c, sdkms.c, echo.c).
+ * (cmd.c: options, libmicrohttpd, TLS, faults) and the services behind it
+ * (ekm.c, sdkms.c, echo.c), each with its own header; the replies they
+ * build are serve/reply.h's.
  *
  * A handler gets a complete request (method, path, Authorization header,
  * body) and fills a reply (status, JSON or text body).  It never talks to
@@ -20,6 +21,7 @@
 #include "serve/fault.h"
 #include "serve/issuer.h"
 #include "serve/keys.h"
+#include "serve/reply.h"
 #include "serve/session.h"
 #include "serve/token.h"
 
@@ -75,33 +77,5 @@ typedef struct serve_req {
     serve_fault_kind fault;            /* a fault the handler itself must apply (mismatch) */
     serve_prof      *prof;
 } serve_req;
-
-typedef struct serve_reply {
-    unsigned status;
-    int      json;                    /* application/json, else text/plain */
-    char    *body;                    /* malloc'd; NULL for none */
-    size_t   len;
-    int      faulted;                 /* the handler applied the request's fault (mismatch) */
-} serve_reply;
-
-/* Reply helpers (cmd.c). */
-void serve_reply_text(serve_reply *r, unsigned status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void serve_reply_json(serve_reply *r, unsigned status, json_t *body);   /* takes the reference */
-/* google.rpc.Status: {"code": grpc, "message": msg, "details": []}. */
-void serve_reply_rpc(serve_reply *r, unsigned status, int grpc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Compare a secret in constant time (lengths may differ). */
-int serve_secret_eq(const char *a, size_t alen, const char *b, size_t blen);
-
-/* EKM: whether path is "...:wrap" or "...:unwrap"; *unwrap says which. */
-int  serve_ekm_route(const char *path, int *unwrap);
-void serve_ekm(serve_srv *srv, const serve_req *q, int unwrap, serve_reply *r);
-/* POST /token (--ekm-token-ttl): a new EKM bearer token, one line of text. */
-void serve_token_issue(serve_srv *srv, const serve_req *q, serve_reply *r);
-
-/* SDKMS: 0 when the path is not one of its routes (nothing is written). */
-int  serve_sdkms(serve_srv *srv, const serve_req *q, serve_reply *r);
 
 #endif

@@ -24,6 +24,7 @@
 #include "rest/transport/phases.h"
 #include "rest/sdkms.h"
 #include "serve/keys.h"
+#include "serve/reply.h"
 #include "serve/session.h"
 #include "rest/transport/stats.h"
 
@@ -309,6 +310,34 @@ static void test_fault_parse(void)
     CHECK(serve_faults_parse("500:2", &f, err, sizeof err) != 0);
     CHECK(serve_faults_parse("500:0.6,503:0.6", &f, err, sizeof err) != 0 && strstr(err, "more than 1"));
     CHECK(serve_faults_parse("500:x", &f, err, sizeof err) != 0);
+}
+
+/* The emulator's replies, built apart from its HTTP front: an EKM error is
+ * a google.rpc.Status, and a body fault damages only a 2xx JSON answer. */
+static void test_reply_faults(void)
+{
+    serve_reply r = { 0, 0, NULL, 0, 0 };
+    serve_reply_rpc(&r, 503, serve_reply_grpc_of(503), "down %d", 1);
+    CHECK(r.status == 503 && r.json);
+    CHECK(strcmp(r.body, "{\"code\":14,\"message\":\"down 1\",\"details\":[]}") == 0);
+    CHECK(serve_reply_grpc_of(401) == 16 && serve_reply_grpc_of(502) == 13 &&
+          serve_reply_grpc_of(418) == 2);
+    /* Not a 2xx: left as it is. */
+    CHECK(!serve_reply_damage(&r, SERVE_FAULT_BADJSON) && strstr(r.body, "down 1"));
+    serve_reply_json(&r, 200, json_pack("{s:s,s:i}", "wrappedBlob", "QUJD", "n", 1));
+    CHECK(serve_reply_damage(&r, SERVE_FAULT_BADB64));
+    CHECK(strcmp(r.body, "{\"wrappedBlob\":\"@@not*base64@@\",\"n\":1}") == 0);
+    CHECK(serve_reply_damage(&r, SERVE_FAULT_BADJSON) && json_loadb(r.body, r.len, 0, NULL) == NULL);
+    serve_reply_json(&r, 200, json_pack("{s:s}", "plaintext", "QUJD"));
+    CHECK(serve_reply_damage(&r, SERVE_FAULT_NOFIELD) && strstr(r.body, "hsmbench_fault"));
+    /* A text answer is never damaged; nor is one by a fault of another kind. */
+    serve_reply_text(&r, 200, "hello %s", "world");
+    CHECK(!r.json && r.len == 11 && !serve_reply_damage(&r, SERVE_FAULT_BADJSON));
+    serve_reply_json(&r, 200, json_pack("{s:s}", "mac", "QUJD"));
+    CHECK(!serve_reply_damage(&r, SERVE_FAULT_TIMEOUT) && strstr(r.body, "QUJD"));
+    free(r.body);
+    CHECK(serve_secret_eq("abc", 3, "abc", 3) && !serve_secret_eq("abc", 3, "abd", 3) &&
+          !serve_secret_eq("abc", 3, "abcd", 4));
 }
 
 /* ---- EKM bodies and checks ------------------------------------------------ */
@@ -942,6 +971,7 @@ int main(void)
     RUN(test_codes_from_curl);
     RUN(test_code_kinds);
     RUN(test_fault_parse);
+    RUN(test_reply_faults);
     RUN(test_ekm_wrap_body);
     RUN(test_ekm_checks);
     RUN(test_jscan);
