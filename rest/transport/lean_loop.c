@@ -89,29 +89,29 @@ static int slot_watch(lean_slot *s, int ev)
 
 /* The request on s starts; returns what it waits for, or 0 with its
  * outcome in *cc. */
-static int slot_begin(lean_slot *s, CURLcode *cc)
+static int slot_begin(lean_slot *s, rest_lean_rc *rc)
 {
     rest_slot_started(&s->eng->set, &s->c);
-    return rest_http_lean_begin(s->c.http, cc);
+    return rest_http_lean_begin(s->c.http, rc);
 }
 
 /*
  * The request on s went as far as it could: ev to wait for, or ended with
- * cc (ev 0).  An ended request goes to the workload, which ends the
+ * lrc (ev 0).  An ended request goes to the workload, which ends the
  * operation or prepares its next request, started at once.
  */
-static void slot_moved(lean_slot *s, int ev, CURLcode cc)
+static void slot_moved(lean_slot *s, int ev, rest_lean_rc lrc)
 {
     const rest_xfer_ops *ops = s->eng->set.xw->ops;
     for (;;) {
         if (ev > 0) {
             if (slot_watch(s, ev) == 0)
                 return;
-            cc = rest_http_lean_abandon(s->c.http, CURLE_RECV_ERROR);
+            lrc = rest_http_lean_abandon(s->c.http, REST_LEAN_RECV);
         }
         bench_code rc = BENCH_OK;
-        if (ops->finish(s->c.state, cc, &rc) == REST_STEP_AGAIN) {
-            ev = slot_begin(s, &cc);
+        if (ops->finish(s->c.state, lrc, &rc) == REST_STEP_AGAIN) {
+            ev = slot_begin(s, &lrc);
             continue;
         }
         s->c.rc = rc;
@@ -122,9 +122,10 @@ static void slot_moved(lean_slot *s, int ev, CURLcode cc)
 
 /* A deadline passed, or Ctrl-C: the request ends in the blocking engine's
  * words for the point it was at, its connection closed. */
-static void slot_end(rest_slot_core *c, CURLcode why)
+static void slot_end(rest_slot_core *c, rest_slot_why why)
 {
-    slot_moved((lean_slot *)c, 0, rest_http_lean_abandon(c->http, why));
+    const rest_lean_rc lrc = why == REST_SLOT_TIMEOUT ? REST_LEAN_TIMEOUT : REST_LEAN_ABORTED;
+    slot_moved((lean_slot *)c, 0, rest_http_lean_abandon(c->http, lrc));
 }
 
 /* Whether an event is one the slot waits for: a hang-up or an error is
@@ -158,9 +159,9 @@ static void engine_await(void *v, int wake_fd, uint64_t max_ns)
          * request to find: the lean engine looks before it sends. */
         if (!s->c.busy || !wanted(s, evs[i].events))
             continue;
-        CURLcode cc = CURLE_OK;
-        const int ev = rest_http_lean_step(s->c.http, &cc);
-        slot_moved(s, ev, cc);
+        rest_lean_rc lrc = REST_LEAN_OK;
+        const int ev = rest_http_lean_step(s->c.http, &lrc);
+        slot_moved(s, ev, lrc);
     }
     rest_slot_ends(&e->set, slot_end);
 }
@@ -197,9 +198,9 @@ static int slot_submit(void *v, bench_code *done)
     lean_slot *s = v;
     s->c.busy = 1;
     (void)s->eng->set.xw->ops->start(s->c.state);    /* the request, prepared on its handle */
-    CURLcode cc = CURLE_OK;
-    const int ev = slot_begin(s, &cc);
-    slot_moved(s, ev, cc);
+    rest_lean_rc lrc = REST_LEAN_OK;
+    const int ev = slot_begin(s, &lrc);
+    slot_moved(s, ev, lrc);
     if (s->c.busy)
         return 1;
     *done = s->c.rc;
@@ -212,7 +213,7 @@ static void slot_close(void *v)
     /* Still in flight at the end (a hung server): its connection goes
      * (and leaves the set) before the tear-down uses the handle again. */
     if (s->c.busy)
-        (void)rest_http_lean_abandon(s->c.http, CURLE_ABORTED_BY_CALLBACK);
+        (void)rest_http_lean_abandon(s->c.http, REST_LEAN_ABORTED);
     rest_slot_close(&s->eng->set, &s->c);
     free(s);
 }
