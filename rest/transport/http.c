@@ -1055,7 +1055,7 @@ static void lean_request(rest_http *h, rest_lean_req *rq, rest_lean_sink *sink)
 {
     *rq = (rest_lean_req){ h->method, h->url, h->set, h->headers_gen, h->req_body, h->req_len,
                            h->cur_timeout_ms, h->abandon_ok || h->teardown ? h->interrupt : NULL,
-                           h->abandon_ok ? 0 : BENCH_SIGNAL_AGAIN };
+                           h->abandon_ok ? 0 : BENCH_SIGNAL_AGAIN, 0 };
     *sink = (rest_lean_sink){ on_header, on_body, h->verbose ? on_debug : NULL, h };
 }
 
@@ -1109,11 +1109,12 @@ int rest_http_is_lean(const rest_http *h)
     return h->eng == &lean_engine;
 }
 
-int rest_http_lean_begin(rest_http *h, rest_lean_rc *rc)
+int rest_http_lean_begin(rest_http *h, int idle_watched, rest_lean_rc *rc)
 {
     rest_lean_req rq;
     rest_lean_sink sink;
     lean_request(h, &rq, &sink);
+    rq.idle_watched = idle_watched;
     const int ev = rest_lean_begin(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf, rc);
     if (!ev)
         lean_ended(h);

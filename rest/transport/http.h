@@ -250,7 +250,8 @@ rest_xfer_rc rest_http_run(rest_http *h);
  * with the outcome in *rc, which goes to rest_http_finish().
  */
 int rest_http_is_lean(const rest_http *h);
-int rest_http_lean_begin(rest_http *h, rest_lean_rc *rc);
+/* idle_watched: as rest_lean_req's (the loop watched the kept connection). */
+int rest_http_lean_begin(rest_http *h, int idle_watched, rest_lean_rc *rc);
 int rest_http_lean_step(rest_http *h, rest_lean_rc *rc);
 rest_lean_rc rest_http_lean_abandon(rest_http *h, rest_lean_rc why);
 /* The socket (-1: none) and, in *conns, how many were made: a new count

@@ -1118,7 +1118,11 @@ int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink 
     }
     if (l->fd >= 0 && !same_endpoint(l->conn_url, rq->url))
         conn_close(l, &l->sink);
-    const int stale = l->fd >= 0 ? conn_stale(l) : 0;
+    /* A connection the caller watched while it was idle, with nothing
+     * arriving on it, is not looked at again: a syscall a request saved
+     * (TLS bytes read ahead still are). */
+    const int watched = rq->idle_watched && !(l->ssl && SSL_has_pending(l->ssl));
+    const int stale = l->fd >= 0 && !watched ? conn_stale(l) : 0;
     if (stale == STALE_UNSOLICITED) {
         /* An answer before its request was sent: no request of this
          * connection can be matched to its answer any more. */

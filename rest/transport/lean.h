@@ -27,7 +27,8 @@
  *
  * A kept connection the server closed while it was idle is noticed before
  * the request is written (a poll that finds it readable: an end of file or
- * bytes nobody asked for) and a new one is made: the request's phases
+ * bytes nobody asked for; or, in the epoll loop, the wait that saw it) and
+ * a new one is made: the request's phases
  * show the new connection.  A request is never sent twice: a connection
  * that breaks once the request went out is the request's failure.
  */
@@ -119,6 +120,11 @@ typedef struct rest_lean_req {
     long                     timeout_ms;   /* the whole request, connection included; 0: none */
     const bench_flag        *interrupt;    /* abandon when it becomes non-zero; NULL: never */
     int                      interrupt_bits; /* only when these bits of it rise (0: any) */
+    /* The caller watched the kept connection since its last answer ended
+     * (an edge-triggered wait for reading and hang-ups) and nothing came:
+     * rest_lean_begin() need not look at it before sending (a poll and a
+     * peek for each request otherwise).  0: it looks. */
+    int                      idle_watched;
 } rest_lean_req;
 
 typedef struct rest_lean_result {

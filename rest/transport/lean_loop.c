@@ -20,6 +20,10 @@
  * for a request on a kept connection.  The lean engine's steps go on until
  * the socket would block (rest/transport/lean.h), so an edge is never
  * missed; a slot looks at an event only for the direction it waits in.
+ * The same wait watches a kept connection while it is idle: when nothing
+ * came on it since its last answer (no bytes, no hang-up), the next request
+ * is sent without the lean engine's look at it first (a poll and a peek a
+ * request: the one syscall beyond a send and a receive that wrk makes).
  *
  * --timeout and Ctrl-C are the engine's, as with the curl multi engine
  * (rest/transport/slots.h): no wait passes the earliest deadline in flight.
@@ -36,7 +40,16 @@ typedef struct lean_slot {
     int            want;      /* POLLIN or POLLOUT: what the request in flight waits for */
     int            fd;        /* the socket in epfd (-1: none yet) */
     unsigned       conns;     /* the lean engine's count of sockets when it joined */
+    /* Something came on the connection since its last answer ended (bytes,
+     * a hang-up, an error), or it was not watched: the next request looks
+     * at it before sending. */
+    int            news;
 } lean_slot;
+
+/* What an event says happened on an idle connection. */
+#define IDLE_NEWS (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)
+/* ... and on one whose answer just ended: the bytes were the answer's. */
+#define END_NEWS (EPOLLRDHUP | EPOLLHUP | EPOLLERR)
 
 /* At most this many events are read from one epoll_wait. */
 #define EVENT_BATCH 256
@@ -88,11 +101,15 @@ static int slot_watch(lean_slot *s, int ev)
 }
 
 /* The request on s starts; returns what it waits for, or 0 with its
- * outcome in *cc. */
+ * outcome in *rc. */
 static int slot_begin(lean_slot *s, rest_lean_rc *rc)
 {
     rest_slot_started(&s->eng->set, &s->c);
-    return rest_http_lean_begin(s->c.http, rc);
+    unsigned conns = 0;
+    const int watched = !s->news && s->fd >= 0 && rest_http_lean_fd(s->c.http, &conns) == s->fd &&
+                        conns == s->conns;
+    s->news = 0;
+    return rest_http_lean_begin(s->c.http, watched, rc);
 }
 
 /*
@@ -156,9 +173,15 @@ static void engine_await(void *v, int wake_fd, uint64_t max_ns)
             continue;                         /* the wake-up: the core's to read */
         lean_slot *s = evs[i].data.ptr;
         /* An idle connection's news (a close, say) is for its next
-         * request to find: the lean engine looks before it sends. */
-        if (!s->c.busy || !wanted(s, evs[i].events))
+         * request to find: the lean engine then looks before it sends. */
+        if (!s->c.busy) {
+            s->news |= (evs[i].events & IDLE_NEWS) != 0;
             continue;
+        }
+        if (!wanted(s, evs[i].events))
+            continue;
+        /* Should the request end in this step, what came with its end. */
+        s->news = (evs[i].events & END_NEWS) != 0;
         rest_lean_rc lrc = REST_LEAN_OK;
         const int ev = rest_http_lean_step(s->c.http, &lrc);
         slot_moved(s, ev, lrc);
@@ -177,6 +200,7 @@ static int slot_open(void *actx, void *engine, unsigned index, void **out, char 
     }
     s->eng = engine;
     s->fd = -1;
+    s->news = 1;
     if (rest_slot_open(&s->eng->set, &s->c, index, err, errlen) != 0) {
         free(s);
         return -1;

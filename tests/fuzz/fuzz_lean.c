@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rest_lean *l = rest_lean_new(&tls, err, sizeof err);
     if (!l)
         return 0;
-    const rest_lean_req rq = { "POST", &url, NULL, 1, "{}", 2, 5000, NULL, 0 };
+    const rest_lean_req rq = { "POST", &url, NULL, 1, "{}", 2, 5000, NULL, 0, 0 };
     const rest_lean_sink sink = { take, take, NULL, NULL };
     rest_lean_result res;
     rest_lean_rc cc = REST_LEAN_OK;

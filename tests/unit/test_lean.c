@@ -167,7 +167,7 @@ static int client_open(client *c, const char *scheme, unsigned port)
     const rest_lean_tls tls = { NULL, NULL, NULL, 1 };
     if (!(c->l = rest_lean_new(&tls, err, sizeof err)))
         return -1;
-    c->rq = (rest_lean_req){ "GET", &c->url, NULL, 1, NULL, 0, 0, NULL, 0 };
+    c->rq = (rest_lean_req){ "GET", &c->url, NULL, 1, NULL, 0, 0, NULL, 0, 0 };
     c->sink = (rest_lean_sink){ on_header, on_body, NULL, c };
     return 0;
 }
