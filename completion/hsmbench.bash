@@ -250,13 +250,13 @@ _hsmbench()
         return
         ;;
     --out)
-        # jsonl=FILE: the kind, then a file name after it
-        if [[ $cur == jsonl=* ]]; then
-            local IFS=$'\n'
-            COMPREPLY=($(compgen -f -P jsonl= -- "${cur#jsonl=}"))
+        # jsonl=FILE, jtl=FILE: the kind, then a file name after it
+        if [[ $cur == jsonl=* || $cur == jtl=* ]]; then
+            local IFS=$'\n' kind=${cur%%=*}=
+            COMPREPLY=($(compgen -f -P "$kind" -- "${cur#*=}"))
             compopt -o filenames 2>/dev/null
         else
-            _hsmbench_words 'jsonl=' "$cur"
+            _hsmbench_words 'jsonl= jtl=' "$cur"
             compopt -o nospace 2>/dev/null
         fi
         return

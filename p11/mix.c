@@ -154,6 +154,16 @@ static unsigned mix_class_of(const void *state)
     return ((const mix_worker *)state)->cur;
 }
 
+/* --out jtl: the type's own description, under the type's name. */
+static void mix_describe(const void *state, bench_request *r)
+{
+    const mix_worker *mw = state;
+    const bench_workload *in = &mw->mc->inner[mw->cur];
+    r->label = mw->mc->mix->labels[mw->cur];
+    if (in->describe)
+        in->describe(mw->st[mw->cur], r);
+}
+
 static void mix_code_name(const void *ctx, bench_code code, char *buf, size_t len)
 {
     const p11_mix_ctx *mc = ctx;
@@ -181,6 +191,7 @@ void p11_mix_workload(p11_mix_ctx *mc, bench_workload *w)
     w->after = mix_after;
     w->close = mix_close;
     w->code_name = mix_code_name;
+    w->describe = mix_describe;
     w->call = "a module call";
     w->bytes_per_op = 0;     /* the types process different sizes: their classes' bytes add up */
     w->breakdown[0] = &mc->by;

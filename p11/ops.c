@@ -720,6 +720,19 @@ void p11_tokens_workload(p11_test_set *set, bench_workload *w)
     w->breakdown[1] = &set->by_token;
 }
 
+/* --out jtl: PKCS#11's name of the outcome (CKR_OK too), and the bytes
+ * the call took in and gave back. */
+static void worker_describe(const void *state, bench_request *r)
+{
+    const p11_worker *wk = state;
+    const p11_test_ctx *ctx = wk->ctx;
+    if (r->code == BENCH_OK) {
+        memcpy(r->code_text, "CKR_OK", sizeof "CKR_OK");
+        r->bytes_in = wk->out_len;
+    }
+    r->bytes_out = ctx->def->data_op ? ctx->data_len : 0;
+}
+
 void p11_test_workload(p11_test_ctx *ctx, bench_workload *w)
 {
     memset(w, 0, sizeof *w);
@@ -732,6 +745,7 @@ void p11_test_workload(p11_test_ctx *ctx, bench_workload *w)
                       ctx->def->op == P11_OP_UNWRAP || ctx->def->op == P11_OP_DERIVE;
     w->close = worker_close;
     w->code_name = code_name;
+    w->describe = worker_describe;
     w->call = p11_op_call(ctx->def);
     w->bytes_per_op = ctx->def->data_op ? ctx->data_len : 0;
 }

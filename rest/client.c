@@ -84,6 +84,7 @@ void rest_client_side(bench_workload *w)
     w->side = &rest_side_spec;
     w->side_bind = rest_state_side_bind;
     w->side_flush = rest_state_side_flush;
+    w->describe = rest_state_describe;
 }
 
 const char *rest_error_text(const char *body, size_t len, char *buf, size_t cap)

@@ -26,6 +26,9 @@ static const bench_old_spelling k6_rows[] = {
     { .tool = "k6", .kind = BENCH_OLD_REFUSED, .arg = BENCH_ARG_REQUIRED, .to = "out", .value = "json=",
       .note = "did you mean --out jsonl=FILE (a JSON line a second, not k6's metric points) or "
               "--json FILE (the results)?" },
+    { .tool = "k6", .kind = BENCH_OLD_REFUSED, .arg = BENCH_ARG_REQUIRED, .to = "out", .value = "csv=",
+      .note = "did you mean --out jtl=FILE (a CSV line a request, in JMeter's columns, not k6's metric "
+              "points) or --csv FILE (a row a run)?" },
     { .tool = "k6", .kind = BENCH_OLD_REFUSED, .name = "rps", .arg = BENCH_ARG_REQUIRED,
       .note = "did you mean --mode nonblocking --rate N (requests a second on a schedule; k6 only "
               "caps its VUs' rate)?" },
@@ -69,7 +72,8 @@ static const bench_old_spelling http_rows[] = {
       .note = "no test plan: did you mean --url URL (with --method, --header, --body) and --threads N "
               "with --duration TIME or --iterations N?" },
     { .tool = "JMeter", .kind = BENCH_OLD_REFUSED, .short_name = 'l', .arg = BENCH_ARG_REQUIRED,
-      .note = "did you mean --csv FILE (a row a run) or --json FILE (the results, every figure)?" },
+      .note = "did you mean --out jtl=FILE (JMeter's CSV, a line a request), --csv FILE (a row a run) "
+              "or --json FILE (the results, every figure)?" },
     { .tool = "JMeter", .kind = BENCH_OLD_REFUSED, .short_name = 'e', .arg = BENCH_ARG_NONE,
       .note = "did you mean --html FILE (the report page, written after the run)?" },
     { .tool = "JMeter", .kind = BENCH_OLD_REFUSED, .short_name = 'o', .arg = BENCH_ARG_REQUIRED,

@@ -16,6 +16,7 @@
 /* One operation in flight on an asynchronous slot. */
 typedef struct aslot {
     void    *st;
+    unsigned index;     /* the slot's number in the run, 1-based (--out jtl's thread) */
     int      busy;
     uint64_t intended, submitted;
 } aslot;
@@ -32,6 +33,8 @@ static void async_done(worker *wk, aslot *s, bench_code rc)
         w->async.ops->side_flush(s->st);
     }
     account_scheduled(wk, rc, s->intended, s->submitted, now, s->st);
+    if (wk->pool->sink && s->intended >= wk->pool->measure_ns)
+        pool_emit(wk, s->st, w->async.ops->describe, rc, s->intended, now - s->intended, s->index);
     s->busy = 0;
     wk->busy--;
 }
@@ -95,7 +98,13 @@ static int async_wait(worker *wk, int slot_free, uint64_t since)
         return call_leave(wk);
     }
     /* Count ourselves a sleeper, then look at the queue: a request queued
-     * after that look finds the count and writes to the pipe. */
+     * after that look finds the count and writes to the pipe.  No wake-up
+     * is lost, without a lock to order the two sides: this increment is
+     * sequentially consistent and comes before the look (bench_queue_has,
+     * seq_cst loads), and the push publishes the request with a seq_cst
+     * store before it reads `sleepers`; in the one total order of seq_cst
+     * operations either this look sees the request, or the dispatcher sees
+     * the sleeper and writes a byte to the pipe this thread waits on. */
     atomic_fetch_add(&p->sleepers, 1);
     pool_wake_drain(p);
     if (!bench_queue_has(&p->queue) && !atomic_load_explicit(&p->stop, memory_order_relaxed)) {
@@ -236,6 +245,7 @@ int pool_async_open(worker *wk)
          * at Ctrl-C, or when another worker could not open. */
         if (*p->interrupt || atomic_load(&p->abandon))
             return 1;   /* stopped, not failed: the reason is elsewhere */
+        slots[i].index = first + i + 1;
         if (w->async.ops->open(w->async.ctx, wk->engine, first + i, &slots[i].st, wk->why, sizeof wk->why) != 0)
             return -1;
         if (w->async.ops->side_bind)

@@ -27,6 +27,7 @@ void pool_closed_loop(worker *wk)
     bench_code (*const after)(void *, bench_code) = w->after;
     void (*const flush)(void *) = w->side_flush;
     const int after_always = w->after_always;
+    const int sink = p->sink != NULL;
     void *const state = wk->state;
     int by = 0;                        /* the run has a breakdown */
     for (unsigned k = 0; k < BENCH_BREAKDOWNS; k++)
@@ -80,6 +81,11 @@ void pool_closed_loop(worker *wk)
         account(wk, rc, t1 - start, warm, t1);
         if (!warm && by && account_by(wk, state, rc, t1 - start))
             t0 = bench_now_ns();   /* a class's first histogram: not the next op's time */
+        if (sink && !warm) {
+            /* --out jtl: the request's line, untimed as after() is */
+            pool_emit(wk, state, w->describe, rc, start, t1 - start, wk->index + 1);
+            t0 = bench_now_ns();
+        }
         if (think) {
             pause_ns(think);       /* k6's sleep(): not part of any operation */
             t0 = bench_now_ns();

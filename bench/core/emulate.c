@@ -202,6 +202,14 @@ static void emu_side_flush(void *slot)
         s->w->side_flush(s->state);
 }
 
+/* --out jtl: the slot's last operation, as its state describes it. */
+static void emu_describe(const void *slot, bench_request *r)
+{
+    const emu_slot *s = slot;
+    if (s->w->describe)
+        s->w->describe(s->state, r);
+}
+
 static int emu_engine_open(void *ctx, unsigned worker, void **out, char *err, size_t errlen)
 {
     (void)ctx;
@@ -275,7 +283,7 @@ int bench_async_emulate(bench_workload *w, unsigned slots, char *why, size_t len
         .open = emu_open, .submit = emu_submit, .poll = emu_poll, .close = emu_close,
         .engine_open = emu_engine_open, .engine_close = emu_engine_close, .await = emu_await,
         .side_bind = emu_side_bind, .side_flush = emu_side_flush,
-        .ended = emu_ended, .inside_since = emu_inside_since,
+        .ended = emu_ended, .inside_since = emu_inside_since, .describe = emu_describe,
     };
     if (slots > BENCH_EMULATED_MAX_SLOTS) {
         snprintf(why, len, "%u in flight would take %u service threads, more than %u", slots, slots,

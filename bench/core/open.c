@@ -34,5 +34,7 @@ void pool_open_loop(worker *wk)
             w->side_flush(state);
         }
         account_scheduled(wk, rc, intended, t0, t1, state);
+        if (p->sink && intended >= p->measure_ns)
+            pool_emit(wk, state, w->describe, rc, intended, t1 - intended, wk->index + 1);
     }
 }

@@ -353,6 +353,8 @@ int bench_pool_run(const bench_workload *w, const bench_load *load,
     p.w = w;
     p.n = load->threads;
     p.self_paced = pool_is_self_paced(&p);
+    p.sink = load->sink;
+    p.sink_threads = pool_use_async(&p) && w->async.slots > p.n ? w->async.slots : p.n;
     p.wake[0] = p.wake[1] = -1;
     if (pool_use_async(&p) && w->async.ops->await && pipe2(p.wake, O_NONBLOCK | O_CLOEXEC) != 0) {
         fail(out, "cannot create the wake-up pipe");

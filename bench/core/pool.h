@@ -80,7 +80,20 @@ typedef struct bench_load {
      * short steps set both; the command-line flag sets neither. */
     uint64_t stable_min_ns;
     unsigned stable_batch;
+    /* Per-request results (--out jtl): each measured operation, described
+     * (bench_request), handed to sink->put by the worker that did it, after
+     * the operation and outside its timing; NULL: none (one predictable
+     * branch a request). */
+    const struct bench_request_sink *sink;
 } bench_load;
+
+/* Where the measured requests go, one call each, from the worker threads
+ * at once: put() must keep each worker's (r->worker) apart and lock
+ * nothing a request. */
+typedef struct bench_request_sink {
+    void (*put)(void *arg, const bench_request *r);
+    void *arg;
+} bench_request_sink;
 
 /* --max-unstarted's default: 1 % of the scheduled requests. */
 #define BENCH_MAX_UNSTARTED_DEFAULT 0.01

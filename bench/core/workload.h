@@ -66,6 +66,38 @@ typedef struct bench_breakdown {
 } bench_breakdown;
 
 /*
+ * Optional: one request described, for per-request results (--out jtl,
+ * bench/core/pool.h's bench_request_sink).  After each measured operation,
+ * outside the timed path and only when the run has a sink, the core fills
+ * the first members and asks the workload's describe() (on the state, or
+ * the asynchronous slot, that did it) for the rest; what describe() leaves
+ * untouched stays as the core set it.  Its strings must live until the
+ * next operation on that state.  Nothing here is the provider's secret:
+ * a workload's texts are taken out of credentials before they are set.
+ */
+#define BENCH_REQ_TEXT 64
+typedef struct bench_request {
+    /* the core's */
+    uint64_t    start_ns;       /* bench_now_ns(): its start (a scheduled request: when it was due) */
+    uint64_t    elapsed_ns;     /* its latency, as the run counts it */
+    bench_code  code;           /* the outcome the run counts (0: success) */
+    unsigned    worker;         /* the pool's worker (0-based) */
+    unsigned    thread;         /* who did it, 1-based: the worker, or the asynchronous slot */
+    unsigned    active;         /* threads (slots) running at the time */
+    const struct bench_workload *workload;   /* whose request (its codes' names) */
+    /* the workload's, preset by the core */
+    const char *label;          /* the operation's own name (a mix's type), or NULL: the run's */
+    char        code_text[BENCH_REQ_TEXT];   /* "": the code's name (bench_code_name) */
+    const char *message;        /* a response message ("OK", "Internal Server Error"), or NULL */
+    const char *failure;        /* why it failed, or NULL (the code's name is then the reason) */
+    const char *url;            /* or NULL */
+    uint64_t    bytes_in, bytes_out;   /* received, sent */
+    uint64_t    first_byte_ns;  /* time to its first byte of answer (0: elapsed_ns) */
+    uint64_t    connect_ns;     /* connecting it took (0: a connection already open) */
+    char        text[BENCH_REQ_TEXT * 4];   /* room for describe()'s texts */
+} bench_request;
+
+/*
  * Optional: the asynchronous half, for non-blocking runs on providers that
  * keep many operations in flight per thread (PKCS#11 3.2 async sessions,
  * libcurl's multi interface).  A "slot" carries one operation at a time (a
@@ -111,6 +143,8 @@ typedef struct bench_async_ops {
      */
     uint64_t (*ended)(const void *slot);
     uint64_t (*inside_since)(void *engine);
+    /* Optional: a slot's last operation described (bench_request). */
+    void (*describe)(const void *slot, bench_request *r);
 } bench_async_ops;
 
 typedef struct bench_async {
@@ -162,6 +196,10 @@ typedef struct bench_workload {
     const bench_side_spec *side;
     void (*side_bind)(void *state, bench_side *side);
     void (*side_flush)(void *state);
+
+    /* Optional: the operation that has just ended on state, described
+     * (bench_request). */
+    void (*describe)(const void *state, bench_request *r);
 
     /* Optional: the run's breakdowns (NULL: none); see bench_breakdown. */
     const bench_breakdown *breakdown[BENCH_BREAKDOWNS];

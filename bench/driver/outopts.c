@@ -39,9 +39,12 @@ static const bench_option out_rows[] = {
     { "generator", 0, BENCH_ARG_REQUIRED, "NAME", BENCH_OPT_GENERATOR,
       "this load generator's name in a fleet, e.g. its index\n"
       "(letters, digits, . _ -; default 0): the generator label", NULL },
-    { "out", 0, BENCH_ARG_REQUIRED, "jsonl=FILE", BENCH_OPT_OUT,
-      "stream a JSON line per second of each run to FILE as it\n"
-      "goes (- for stdout), for other tools", NULL },
+    { "out", 0, BENCH_ARG_REPEATED, "KIND=FILE", BENCH_OPT_OUT,
+      "jsonl=FILE: stream a JSON line per second of each run to\n"
+      "FILE as it goes (- for stdout), for other tools;\n"
+      "jtl=FILE: a line per measured request in JMeter's CSV\n"
+      "results format (jmeter -g FILE -o DIR reads it); each\n"
+      "kind once", NULL },
     { "quiet", 0, BENCH_ARG_NONE, NULL, BENCH_OPT_QUIET,
       "no per-second lines and no summary; errors only, and\n"
       "each failed threshold, one line on stderr", NULL },
@@ -94,11 +97,26 @@ static int parse_name(const char *flag, const char *arg, size_t max, const char 
 
 static int parse_out(bench_out_opts *o, const char *arg)
 {
-    if (strncmp(arg, "jsonl=", 6) != 0 || !arg[6]) {
-        bench_error("--out %s: expected jsonl=FILE (a JSON line per second; - for stdout)", arg);
+    const char **kind = NULL;
+    if (strncmp(arg, "jsonl=", 6) == 0)
+        kind = &o->jsonl;
+    else if (strncmp(arg, "jtl=", 4) == 0)
+        kind = &o->jtl;
+    const char *path = kind ? strchr(arg, '=') + 1 : NULL;
+    if (!kind || !*path) {
+        bench_error("--out %s: expected jsonl=FILE (a JSON line per second; - for stdout) or jtl=FILE "
+                    "(a JMeter CSV line per request)", arg);
         return -1;
     }
-    o->jsonl = arg + 6;
+    if (*kind) {
+        bench_error("--out %s: --out %.*s given twice; each kind once", arg, (int)(path - arg), arg);
+        return -1;
+    }
+    if (kind == &o->jtl && strcmp(path, "-") == 0) {
+        bench_error("--out jtl=-: a file, not standard output (the run's summary goes there)");
+        return -1;
+    }
+    *kind = path;
     return 0;
 }
 
@@ -181,6 +199,8 @@ int bench_out_finish(bench_out_opts *o, const char *const *tests, size_t ntests)
         o->run_id = o->run_id_buf;
     }
     if (o->jsonl && strcmp(o->jsonl, "-") != 0 && !bench_path_writable("--out jsonl=", o->jsonl))
+        return -1;
+    if (o->jtl && !bench_path_writable("--out jtl=", o->jtl))
         return -1;
     for (size_t i = 0; i < o->nthresholds; i++) {
         const char *name = o->thresholds[i].test;

@@ -31,6 +31,7 @@ typedef struct bench_out_opts {
     const char     *run_id;                    /* --run-id; bench_out_finish fills the default */
     const char     *generator;                 /* --generator; "0" when not given */
     const char     *jsonl;                     /* --out jsonl=FILE: the per-second stream (NULL: none) */
+    const char     *jtl;                       /* --out jtl=FILE: a JMeter CSV line a request (NULL: none) */
     char            run_id_buf[64];            /* the default run id */
     int             quiet;
 } bench_out_opts;

@@ -59,6 +59,14 @@ int bench_session_init(bench_session *s, const bench_out_opts *out, const bench_
             return -1;
         }
     }
+    if (out->jtl && !(s->jtl = bench_jtl_open("--out jtl=", out->jtl))) {
+        if (s->stream)
+            fclose(s->stream);
+        s->stream = NULL;
+        json_decref(s->runs);
+        s->runs = NULL;
+        return -1;
+    }
     return 0;
 }
 
@@ -81,6 +89,7 @@ void bench_session_free(bench_session *s)
     }
     if (s->stream)
         fclose(s->stream);
+    bench_jtl_close(s->jtl);
     json_decref(s->runs);
     json_decref(s->doc_extra);
     free(s->rows);
@@ -320,9 +329,13 @@ int bench_session_run(bench_session *s, const bench_run_desc *d, const bench_wor
     bench_outcome out;
     bench_metrics_fleet(s->metrics, s->out->run_id, s->out->generator);
     bench_metrics_begin(s->metrics, h && h->series ? h->series : d->test, load, w);
+    if (s->jtl && !(lj.sink = bench_jtl_begin(s->jtl, h && h->series ? h->series : d->test, load->threads)))
+        s->any_failed = 1;   /* said; the run goes on without its lines */
     s->hooks = h;
     const int rc = bench_pool_run(w, load, s->interrupt, print_second, s, &out);
     s->hooks = NULL;
+    if (lj.sink && bench_jtl_end(s->jtl) != 0)
+        s->any_failed = 1;
     bench_progress_end(&s->progress);
     if (rc != 0) {
         bench_metrics_end(s->metrics, NULL);

@@ -28,6 +28,7 @@
 #include "bench/core/pool.h"
 #include "bench/driver/progress.h"
 #include "bench/results/report.h"
+#include "bench/results/jtl.h"
 #include "bench/results/stream.h"
 
 /* A row of the closing table. */
@@ -117,6 +118,7 @@ struct bench_session {
     FILE                 *stream;
     bench_stream_run      stream_run;
     int                   stream_failed;
+    bench_jtl            *jtl;            /* --out jtl=FILE (NULL: none) */
     uint64_t              first_epoch_ms; /* measuring start of the first measured run */
     time_t                started;
     const bench_run_hooks *hooks;         /* the run's, while its pool runs */

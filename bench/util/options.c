@@ -5,6 +5,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
 #include "bench/util/outfile.h"
 #include "bench/util/secret.h"
 
@@ -227,7 +229,7 @@ static int note_file(bench_opts_parser *p, int code, const char *arg)
     const char *eq = strchr(o->metavar, '=');
     const char *path = arg;
     if (eq) {
-        /* "jsonl=FILE": the value's part after its own '=' (the option's
+        /* "KIND=FILE": the value's part after its own '=' (the option's
          * parser refuses a value without one). */
         const char *v = strchr(arg, '=');
         if (!v)
@@ -236,10 +238,10 @@ static int note_file(bench_opts_parser *p, int code, const char *arg)
     }
     if (p->nfiles == BENCH_OPT_FILES)
         return bench_opts_add_file(p, o->name, path, g->writes);   /* refused */
-    /* "--json " or "--out jsonl=": what the messages print before the path. */
+    /* "--json " or "--out jsonl=": what the messages print before the path,
+     * the value's own kind. */
     char *flag = p->flags[p->nfiles];
-    snprintf(flag, sizeof p->flags[0], "--%s %.*s", o->name, eq ? (int)(eq - o->metavar) + 1 : 0,
-             o->metavar);
+    snprintf(flag, sizeof p->flags[0], "--%s %.*s", o->name, eq ? (int)(path - arg) : 0, arg);
     return bench_opts_add_file(p, flag, path, g->writes);
 }
 
@@ -499,6 +501,29 @@ int bench_opts_next(bench_opts_parser *p, int argc, char **argv)
             return BENCH_OPT_REFUSED;
         return c;
     }
+}
+
+int bench_opts_take_all(bench_opts_parser *p, const bench_cmd_opts *cmd, const bench_cmd_help *help,
+                        int argc, char **argv, bench_opts_take_fn take, void *opts)
+{
+    int c;
+    if (bench_opts_begin(p, cmd) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(p, argc, argv)) != -1) {
+        if (c == 'h') {
+            fputs(help->head, stdout);
+            bench_opts_help_more(cmd, stdout, help->more, help->more_arg);
+            if (help->tail)
+                fputs(help->tail, stdout);
+            return -1;
+        }
+        const int t = take(opts, c, optarg);
+        if (t < 0)
+            return BENCH_EXIT_USAGE;
+        if (t == 0)
+            return bench_option_error(argv, c, cmd->cmd);
+    }
+    return 0;
 }
 
 /* Between a flag and its path: nothing after "--json " or "--out jsonl=",

@@ -60,6 +60,7 @@ struct rest_http {
     const void        *ok_arg;
     pending_req        pending[PENDING_MAX];
     unsigned           npending;
+    unsigned           nlast;             /* the requests of the last operation flushed (--out jtl) */
     uint64_t           reauth;            /* re-authentications since the last flush */
     uint64_t           checks[REST_CHECK_COUNT][2];  /* [kind][failed] since the last flush */
     unsigned           sends;             /* times libcurl sent this request (on_prereq) */
@@ -919,6 +920,7 @@ static void http_flush(rest_http *h)
         bench_side_add(h->side, REST_SC_CHECK + 2 * k + 1, h->checks[k][1]);
     }
     memset(h->checks, 0, sizeof h->checks);
+    h->nlast = h->npending;
     h->npending = 0;
     h->reauth = 0;
 }
@@ -1341,6 +1343,83 @@ void rest_state_side_bind(void *state, bench_side *side)
 void rest_state_side_flush(void *state)
 {
     http_flush(*(rest_http **)state);
+}
+
+/* HTTP's reason phrase of a status, as JMeter's responseMessage has it. */
+static const char *reason_phrase(long status)
+{
+    static const struct { long status; const char *text; } known[] = {
+        { 200, "OK" }, { 201, "Created" }, { 202, "Accepted" }, { 204, "No Content" },
+        { 301, "Moved Permanently" }, { 302, "Found" }, { 304, "Not Modified" },
+        { 400, "Bad Request" }, { 401, "Unauthorized" }, { 403, "Forbidden" }, { 404, "Not Found" },
+        { 405, "Method Not Allowed" }, { 408, "Request Timeout" }, { 409, "Conflict" },
+        { 413, "Content Too Large" }, { 429, "Too Many Requests" }, { 500, "Internal Server Error" },
+        { 501, "Not Implemented" }, { 502, "Bad Gateway" }, { 503, "Service Unavailable" },
+        { 504, "Gateway Timeout" },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].status == status)
+            return known[i].text;
+    return "";
+}
+
+/*
+ * --out jtl: the operation's requests (those the last flush recorded) as
+ * JMeter describes an HTTP sample: the last one's status, reason and URL
+ * (its identity: no credential), the bytes of all of them, the connecting
+ * they did, and the time to the last answer's first byte.  A request with
+ * no answer gets JMeter's "Non HTTP response code: ..." and libcurl's
+ * message with any secret header's value taken out.  Never a body.
+ */
+void rest_state_describe(const void *state, bench_request *r)
+{
+    rest_http *h = *(rest_http *const *)state;
+    if (!h->nlast)
+        return;
+    const pending_req *last = &h->pending[h->nlast - 1];
+    uint64_t connect_us = 0;
+    for (unsigned i = 0; i < h->nlast; i++) {
+        const pending_req *p = &h->pending[i];
+        r->bytes_in += p->bytes_in;
+        r->bytes_out += p->bytes_out;
+        if (p->stamps.num_connects > 0 && p->complete)
+            connect_us += (uint64_t)(p->stamps.appconnect_us > 0 ? p->stamps.appconnect_us
+                                                                 : p->stamps.connect_us > 0 ? p->stamps.connect_us : 0);
+    }
+    r->connect_ns = connect_us * 1000u;
+    if (h->url)
+        r->url = h->url->identity;
+    const int64_t tail_us = last->stamps.total_us - last->stamps.starttransfer_us;
+    if (last->complete && last->stamps.starttransfer_us > 0 && tail_us >= 0 &&
+        (uint64_t)tail_us * 1000u < r->elapsed_ns)
+        r->first_byte_ns = r->elapsed_ns - (uint64_t)tail_us * 1000u;
+    char name[BENCH_REQ_TEXT];
+    if (last->status > 0) {
+        snprintf(r->code_text, sizeof r->code_text, "%ld", last->status);
+        r->message = reason_phrase(last->status);
+        if (r->code != BENCH_OK) {
+            rest_code_name(r->code, r->text, sizeof r->text);
+            r->failure = r->text;
+        }
+        return;
+    }
+    /* No answer: JMeter's words for a sample that got none. */
+    rest_code_name(r->code, name, sizeof name);
+    snprintf(r->code_text, sizeof r->code_text, "Non HTTP response code: %.39s", name);
+    /* the error in the first half of r->text, the message in the second */
+    static const char said[] = "Non HTTP response message: ";
+    const size_t half = sizeof r->text / 2;
+    char *failure = r->text, *message = r->text + half;
+    const char *why = h->errbuf[0] ? h->errbuf : name;
+    size_t n = strnlen(why, half - sizeof said);
+    memcpy(failure, why, n);
+    failure[n] = 0;
+    rest_http_scrub(h, failure);
+    n = strlen(failure);
+    memcpy(message, said, sizeof said - 1);
+    memcpy(message + sizeof said - 1, failure, n + 1);
+    r->message = message;
+    r->failure = failure;
 }
 
 static const http_engine curl_engine = {

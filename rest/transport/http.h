@@ -262,5 +262,8 @@ int rest_http_lean_fd(const rest_http *h, unsigned *conns);
  * rest_http *: bind the worker's recorder, record what the operation noted. */
 void rest_state_side_bind(void *state, bench_side *side);
 void rest_state_side_flush(void *state);
+/* --out jtl: the operation that has just ended on such a state, described
+ * (bench_request; after its side_flush). */
+void rest_state_describe(const void *state, bench_request *r);
 
 #endif

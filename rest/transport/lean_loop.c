@@ -246,6 +246,7 @@ static const bench_async_ops lean_loop_ops = {
     .open = slot_open, .submit = slot_submit, .poll = rest_slot_poll, .close = slot_close,
     .engine_open = engine_open, .engine_close = engine_close, .await = engine_await,
     .side_bind = rest_slot_side_bind, .side_flush = rest_slot_side_flush,
+    .describe = rest_slot_describe,
 };
 
 const bench_async_ops *rest_lean_loop_ops(void)

@@ -99,3 +99,8 @@ void rest_slot_side_flush(void *slot)
 {
     rest_state_side_flush(((rest_slot_core *)slot)->state);
 }
+
+void rest_slot_describe(const void *slot, bench_request *r)
+{
+    rest_state_describe(((const rest_slot_core *)slot)->state, r);
+}

@@ -61,10 +61,11 @@ typedef enum { REST_SLOT_TIMEOUT, REST_SLOT_INTERRUPTED } rest_slot_why;
  * engine says it in its own codes. */
 void rest_slot_ends(rest_slot_set *set, void (*end)(rest_slot_core *s, rest_slot_why why));
 
-/* bench_async_ops' poll, side_bind and side_flush for a slot that begins
- * with its rest_slot_core. */
+/* bench_async_ops' poll, side_bind, side_flush and describe for a slot
+ * that begins with its rest_slot_core. */
 int rest_slot_poll(void *slot, bench_code *done);
 void rest_slot_side_bind(void *slot, bench_side *side);
 void rest_slot_side_flush(void *slot);
+void rest_slot_describe(const void *slot, bench_request *r);
 
 #endif

@@ -13,7 +13,10 @@
 #    operation, the module's and the harness's, and their ratio (goal 0.98).
 # 2. Harness ceiling: hsmbench's ops/s per thread on the do-nothing module
 #    (goal: >= 5 million per thread).
-# 3. The call recorder (libhsmbench-trace.so): its cost per call, from
+# 3. --out jtl: its cost per request, from sha256-digest on the do-nothing
+#    module with and without it, and the ratio of the two rates (the same
+#    run's rounds, interleaved).
+# 4. The call recorder (libhsmbench-trace.so): its cost per call, from
 #    sha256-digest on the do-nothing module with and without it in front
 #    (two calls an operation); and the harness's cost seen from the module
 #    boundary: hsmbench's p50 and p99 minus the module's own (the recorder's
@@ -141,6 +144,34 @@ for n in 1 2; do
     r=$(hsmbench_rate sha256-digest "$n" --module "$NULLP11" --mode nonblocking --rate 10000000)
     printf '%7s %16.0f\n' "$n" "$r"
 done
+
+echo
+echo "jtl cost: --out jtl=FILE's cost per request (sha256-digest on the do-nothing module, 1 thread,"
+echo "${ROUNDS} interleaved rounds of 500 000 operations with and without it; medians).  The rate's"
+echo "ratio is what a run loses; the CPU's is what a request costs, the machine's load left out"
+# rate_cpu [args]: the run's ops/s, and its CPU ns per operation (client_cpu)
+rate_cpu() {
+    "$HSMBENCH" run --quiet --module "$NULLP11" --test sha256-digest --threads 1 --warmup 0 \
+        --iterations 500000 --json "$tmp/r.json" "$@" >/dev/null &&
+        python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["runs"][0]
+print(r["ops_per_s"], r.get("client_cpu", 0) * r["duration_s"] * 1e9 / max(r["attempts"], 1))' "$tmp/r.json"
+}
+plain="" jtl="" ratios="" cpu=""
+i=0
+while [ $i -lt "$ROUNDS" ]; do
+    set -- $(rate_cpu)
+    p=$1 pc=$2
+    set -- $(rate_cpu --out "jtl=$tmp/c.jtl")
+    q=$1 qc=$2
+    rm -f "$tmp/c.jtl"
+    plain="$plain $p" jtl="$jtl $q"
+    ratios="$ratios $(awk -v a="$p" -v b="$q" 'BEGIN { if (a > 0) print b / a }')"
+    cpu="$cpu $(awk -v a="$pc" -v b="$qc" 'BEGIN { print b - a }')"
+    i=$((i + 1))
+done
+printf '%16s %16s %10s %22s\n' "plain ops/s" "--out jtl ops/s" RATIO "CPU ns per request"
+printf '%16.0f %16.0f %10.3f %22.1f\n' "$(echo "$plain" | median)" "$(echo "$jtl" | median)" \
+    "$(echo "$ratios" | median)" "$(echo "$cpu" | median)"
 
 TRACE="$BUILD/libhsmbench-trace.so"
 if [ -e "$TRACE" ]; then

@@ -141,6 +141,17 @@ demo_with_user_key() {
     else fail "object count works (one user key on the token)" "count '$before': $(head -c 300 "$T/keygen.out")"; fi
 }
 
+# prom_count FILE ROUTE [STATUS]: what serve's metrics FILE counted on ROUTE
+# (every status, or STATUS alone).
+prom_count() {
+    awk -v r="$2" -v s="${3:-}" '
+        $1 ~ /^hsmbench_serve_requests_total\{/ {
+            if (index($1, "route=\"" r "\"") == 0) next
+            if (s != "" && index($1, "status=\"" s "\"") == 0) next
+            n += $2 }
+        END { print n + 0 }' "$1"
+}
+
 # metrics_url FILE: the URL hsmbench printed on stderr for --metrics-listen
 # (waits for it, at most 30 s).
 metrics_url() {

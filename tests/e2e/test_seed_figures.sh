@@ -20,20 +20,9 @@
 #   item 13: report --csv-layout tidy: one row a run, a column each, plain
 #     numbers, bytes_per_s in bytes a second.
 # Counts only; the one rate (item 1) is a pause's, with wide margins.
-# tsan: yes
+# tsan: no (seeds replayed through the engines test_rest and test_rest_faults run under TSan)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
-
-# prom_count FILE ROUTE [STATUS]: what serve's metrics FILE counted on ROUTE
-# (every status, or STATUS alone).
-prom_count() {
-    awk -v r="$2" -v s="${3:-}" '
-        $1 ~ /^hsmbench_serve_requests_total\{/ {
-            if (index($1, "route=\"" r "\"") == 0) next
-            if (s != "" && index($1, "status=\"" s "\"") == 0) next
-            n += $2 }
-        END { print n + 0 }' "$1"
-}
 
 # ---- item 1: seed 000's command, as docs/migrating.md translates it ---------------
 TOKEN="ekm-token-$$-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"

@@ -113,7 +113,7 @@ for cmd, tool, spelling, kind, to in old:
         want = "hsmbench: %s (%s's): ignored; " % (" ".join(args), tool)
     else:
         args = [spelling + "x.json"] if spelling.endswith("=") else [spelling, "x"]
-        args = ["--out", "json=x.json"] if spelling == "--out json=" else args
+        args = ["--out", spelling[6:] + "x"] if spelling.startswith("--out ") else args
     if kind != "refused":
         # --help ends the parse (exit 0); a repeatable one given twice is said once.
         if kind == "same" and target == "--stages":
