@@ -18,7 +18,7 @@
 #include "bench/util/secret.h"
 #include "p11/cmd.h"
 #include "rest/cmd.h"
-#include "rest/transport/views.h"
+#include "rest/views/views.h"
 #include "serve/cmd.h"
 
 static const char usage[] =

@@ -17,7 +17,7 @@
 #include "bench/core/workload.h"
 #include "bench/util/url.h"
 #include "rest/transport/http.h"
-#include "rest/transport/stats.h"
+#include "rest/transport/side.h"
 
 typedef struct rest_client {
     rest_http_opts http;
@@ -53,7 +53,7 @@ void rest_client_left_print(rest_client *c, FILE *out);
 rest_http *rest_client_http(rest_client *c, unsigned worker, char *err, size_t errlen);
 
 /*
- * Side metrics of every REST workload (rest/transport/stats.h).  A REST workload's
+ * Side metrics of every REST workload (rest/transport/side.h).  A REST workload's
  * state (a worker's, or the one a non-blocking slot carries) begins with
  * its rest_http pointer, so one pair of hooks serves them all: bind gives
  * the handle the thread's recorder, flush records what its requests noted.

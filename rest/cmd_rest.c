@@ -28,14 +28,14 @@
 #include "rest/transport/codes.h"
 #include "rest/ekm.h"
 #include "rest/http_any.h"
-#include "rest/transport/k6.h"
+#include "rest/views/k6.h"
 #include "rest/transport/multi.h"
 #include "rest/sdkms.h"
 #include "rest/spellings.h"
 #include "rest/tokencmd.h"
-#include "rest/transport/stats.h"
+#include "rest/views/stats.h"
 #include "rest/transport/truststore.h"
-#include "rest/transport/views.h"
+#include "rest/views/views.h"
 
 #define SECRET_MAX          16384            /* an ID token (JWT) is a few kB */
 #define AAD_MAX             65536

@@ -398,7 +398,7 @@ static rest_http *ekm_start(void *state)
     return w->http;
 }
 
-static rest_step ekm_finish(void *state, CURLcode cc, bench_code *rc)
+static rest_step ekm_finish(void *state, rest_xfer_rc cc, bench_code *rc)
 {
     ekm_worker *w = state;
     rest_ekm *e = w->e;

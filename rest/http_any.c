@@ -483,11 +483,11 @@ static rest_http *any_start(void *state)
     return w->http;
 }
 
-static rest_step any_finish(void *state, CURLcode cc, bench_code *rc)
+static rest_step any_finish(void *state, rest_xfer_rc cc, bench_code *rc)
 {
     any_worker *w = state;
     rest_response r;
-    rest_http_finish(w->http, w->prep != CURLE_OK ? w->prep : cc, &r);
+    rest_http_finish(w->http, w->prep != CURLE_OK ? (rest_xfer_rc)w->prep : cc, &r);
     rest_tokcmd *t = w->a->cfg.tokens;
     if (t && !w->renewed && !r.transport && r.status == 401 &&
         !rest_status_set_has(&w->a->cfg.expect, 401)) {
@@ -550,8 +550,8 @@ static bench_code preflight_once(rest_any *a, long *status, char *err, size_t er
         return rc;
     for (int attempt = 1; attempt <= PREFLIGHT_TRIES; attempt++) {
         CURL *e = prepare(w);
-        CURLcode cc = curl_easy_perform(e);
-        rest_http_finish(w->http, w->prep != CURLE_OK ? w->prep : cc, &r);
+        const rest_xfer_rc cc = curl_easy_perform(e);
+        rest_http_finish(w->http, w->prep != CURLE_OK ? (rest_xfer_rc)w->prep : cc, &r);
         *status = r.status;
         rc = rest_any_check(c, &r);
         if (rc == BENCH_OK || !rest_code_is_transient(rc) || rc == REST_E_TIMEOUT ||

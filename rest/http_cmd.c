@@ -11,7 +11,7 @@
 #include "rest/client.h"
 #include "rest/cmdline.h"
 #include "rest/http_any.h"
-#include "rest/transport/k6.h"
+#include "rest/views/k6.h"
 #include "rest/transport/multi.h"
 #include "rest/spellings.h"
 
@@ -39,8 +39,8 @@
 #include "bench/util/secret.h"
 #include "bench/util/signals.h"
 #include "rest/tokencmd.h"
-#include "rest/transport/stats.h"
-#include "rest/transport/views.h"
+#include "rest/views/stats.h"
+#include "rest/views/views.h"
 
 #define SECRET_MAX          16384
 #define URL_MAX             8192

@@ -1036,7 +1036,7 @@ static bench_code keep_kid(sdkms_worker *w, const rest_response *r)
     return BENCH_OK;
 }
 
-static rest_step sdkms_finish(void *state, CURLcode cc, bench_code *rc)
+static rest_step sdkms_finish(void *state, rest_xfer_rc cc, bench_code *rc)
 {
     sdkms_worker *w = state;
     rest_sdkms *s = w->s;

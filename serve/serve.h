@@ -26,7 +26,7 @@
 #include "serve/token.h"
 
 /* The server's laps, nanoseconds, in the order of SDKMS's Profiling-Data
- * header (cmd.c writes it; the client reads it in rest/transport/stats.c). */
+ * header (cmd.c writes it; the client reads it in rest/transport/side.c). */
 enum {
     SERVE_PROF_IN_QUEUE, SERVE_PROF_PARSE_REQUEST, SERVE_PROF_SESSION_LOOKUP,
     SERVE_PROF_VALIDATE_INPUT, SERVE_PROF_CHECK_ACCESS, SERVE_PROF_OPERATE, SERVE_PROF_DB_FLUSH,

@@ -4,7 +4,8 @@
 
 Every source file belongs to a floor; a file may include headers of its own
 floor or of a lower one, never of a higher one; two folders never include
-each other; and, from the built static libraries, no floor's objects call a
+each other, nor two files (one's code including the other's header and the
+other way round); and, from the built static libraries, no floor's objects call a
 function another floor defines above it.  Prints one line per violation and
 exits 1 when there is any (tests/e2e/test_layers.sh runs it).
 
@@ -21,7 +22,7 @@ FLOORS = [
     ("bench/core", 1),
     ("bench/results", 2),
     ("bench/driver", 3),
-    ("keys", 4), ("p11", 5), ("rest/transport", 4), ("rest", 5),
+    ("keys", 4), ("p11", 5), ("rest/transport", 4), ("rest/views", 5), ("rest", 5),
     ("serve", 6),
     ("cli", 7),            # cli/main.c, the composition root
 ]
@@ -29,7 +30,11 @@ FLOORS = [
 APART = {("rest", "p11"), ("rest", "keys"), ("rest", "serve"), ("p11", "serve"),
          ("keys", "serve"), ("rest/transport", "p11"), ("rest/transport", "keys"),
          ("p11", "rest"), ("p11", "rest/transport"), ("serve", "rest"),
-         ("serve", "rest/transport"), ("keys", "rest"), ("keys", "rest/transport")}
+         ("serve", "rest/transport"), ("keys", "rest"), ("keys", "rest/transport"),
+         ("rest/views", "p11"), ("rest/views", "keys"), ("rest/views", "serve"),
+         ("p11", "rest/views"), ("keys", "rest/views"), ("serve", "rest/views")}
+# Folders where no two files include each other (see main).
+FILES_APART = {"rest", "rest/transport", "rest/views", "serve", "p11", "keys"}
 LIBS = ["util", "core", "results", "driver", "p11", "rest", "serve"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -48,6 +53,7 @@ def main():
     os.chdir(top)
     bad = []
     edges = set()
+    uses = {}      # a file's stem ("rest/views/k6") -> the stems of the headers it includes
     for folder, _ in FLOORS:
         for name in sorted(os.listdir(folder)):
             if not name.endswith((".c", ".h")):
@@ -56,6 +62,8 @@ def main():
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             for inc in INCLUDE.findall(text):
+                if inc.endswith(".h"):
+                    uses.setdefault(path[:-2], set()).add(inc[:-2])
                 to = folder_of(inc)
                 if to is None or to == folder:
                     continue
@@ -67,6 +75,12 @@ def main():
     for a, b in sorted(edges):
         if (b, a) in edges and a < b:
             bad.append("%s and %s include each other" % (a, b))
+    # Nor two files: a.c (or a.h) including b.h while b.c (or b.h) includes a.h
+    # (in the folders of FILES_APART: bench/'s floors still hold such pairs).
+    for a in sorted(uses):
+        for b in sorted(uses[a]):
+            if a < b and a in uses.get(b, ()) and os.path.dirname(a) in FILES_APART:
+                bad.append("%s and %s include each other" % (a, b))
     build = sys.argv[1] if len(sys.argv) > 1 else None
     if build:
         defined = {}

@@ -79,7 +79,7 @@ int bench_parse_pct(const char *flag, const char *text, double min, double max, 
 const char *bench_fmt_ns(double ns, char *buf, unsigned len);
 /* Format a byte count in binary units (1 KiB = 1024 B), sizes and rates
  * alike: "512 B", "8 KiB", "1.5 KiB", "3.1 MiB" (a rate: append "/s").
- * k6's own summary keeps k6's decimal units (rest/transport/k6.c). */
+ * k6's own summary keeps k6's decimal units (rest/views/k6.c). */
 const char *bench_fmt_bytes(double bytes, char *buf, unsigned len);
 
 /* True when bench_out_write (bench/util/outfile.h) can write the path: an

@@ -135,7 +135,7 @@ bench_code rest_code_from_curl(int cc, long os_errno, const char *errbuf)
         return REST_E_TLS;
     case CURLE_RECV_ERROR:
         /* libcurl's receive errors that are the answer's, not the
-         * connection's (the lean engine's say the same). */
+         * connection's (the lean engine has codes of its own for them). */
         if (errbuf && strncmp(errbuf, "Too large response headers", 26) == 0)
             return REST_E_HEADER_TOO_LARGE;
         if (errbuf && strstr(errbuf, " in chunked-encoding"))
@@ -158,6 +158,35 @@ bench_code rest_code_from_curl(int cc, long os_errno, const char *errbuf)
     default:
         return (bench_code)(REST_CODE_CURL_BASE + (unsigned)cc);
     }
+}
+
+bench_code rest_code_from_lean(rest_lean_rc rc, long os_errno, const char *errbuf)
+{
+    switch (rc) {
+    case REST_LEAN_OK:               return BENCH_OK;
+    case REST_LEAN_TIMEOUT:          return REST_E_TIMEOUT;
+    case REST_LEAN_CONNECT:
+        return os_errno == ECONNREFUSED ? REST_E_CONNECT_REFUSED : REST_E_CONNECT_FAILED;
+    case REST_LEAN_RESOLVE:          return REST_E_DNS;
+    case REST_LEAN_TLS:
+    case REST_LEAN_PEER_UNVERIFIED:
+    case REST_LEAN_CA_FILE:
+    case REST_LEAN_CLIENT_CERT:      return REST_E_TLS;
+    case REST_LEAN_RECV:
+    case REST_LEAN_SEND:             return tls_text(errbuf) ? REST_E_TLS : REST_E_CONNECTION_RESET;
+    case REST_LEAN_EMPTY:            return REST_E_EMPTY_REPLY;
+    case REST_LEAN_PARTIAL:          return REST_E_TRUNCATED;
+    case REST_LEAN_HEADER_TOO_LARGE: return REST_E_HEADER_TOO_LARGE;
+    case REST_LEAN_BAD_CHUNK:        return REST_E_BAD_CHUNK;
+    case REST_LEAN_ABORTED:          return REST_E_INTERRUPTED;
+    /* No class of their own: libcurl's code for the same, named as libcurl names it. */
+    case REST_LEAN_NO_MEMORY:        return REST_CODE_CURL_BASE + CURLE_OUT_OF_MEMORY;
+    case REST_LEAN_BAD_VERSION:      return REST_CODE_CURL_BASE + CURLE_UNSUPPORTED_PROTOCOL;
+    case REST_LEAN_BAD_ANSWER:       return REST_CODE_CURL_BASE + CURLE_WEIRD_SERVER_REPLY;
+    case REST_LEAN_SINK:             return REST_CODE_CURL_BASE + CURLE_WRITE_ERROR;
+    case REST_LEAN_IDLE:             return REST_CODE_CURL_BASE + CURLE_FAILED_INIT;
+    }
+    return REST_CODE_CURL_BASE + CURLE_FAILED_INIT;
 }
 
 void rest_code_name(bench_code code, char *buf, size_t len)

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "bench/core/workload.h"
+#include "rest/transport/lean.h"
 
 #define REST_CODE_HTTP_BASE  1000u
 #define REST_CODE_CURL_BASE  2000u
@@ -66,6 +67,12 @@ long rest_code_http_status(bench_code code);
  * CURLOPT_ERRORBUFFER text or NULL (tells a TLS alert from a plain reset).
  */
 bench_code rest_code_from_curl(int curlcode, long os_errno, const char *errbuf);
+/*
+ * Classify the lean engine's failure (rest/transport/lean.h) into the same
+ * codes libcurl's gets for the same event, so that a run's errors read the
+ * same whichever engine sent: os_errno and errbuf as above.
+ */
+bench_code rest_code_from_lean(rest_lean_rc rc, long os_errno, const char *errbuf);
 
 /* "HTTP 503", "TIMEOUT", "CURLE_SEND_FAIL_REWIND", "code 42". */
 void rest_code_name(bench_code code, char *buf, size_t len);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rest/transport/http.c - libcurl easy handle per worker, phases, redacted logging. */
+/* rest/transport/http.c - one worker's HTTP client over its engine (libcurl's or the lean one), phases, redacted logging. */
 #include "rest/transport/http.h"
 
 #include <ctype.h>
@@ -37,12 +37,15 @@ typedef struct pending_req {
     char        prof[PROF_MAX];
 } pending_req;
 
+typedef struct http_engine http_engine;
+
 struct rest_http {
+    /* Who sends, chosen once by rest_http_new(): libcurl's easy handle
+     * (easy), or the lean engine's connection (lean, lr); the other NULL. */
+    const http_engine *eng;
     CURL              *easy;
-    /* The lean engine's connection, or NULL: libcurl's.  It runs every
-     * request rest_http_run() runs while no multi handle owns the handle. */
     rest_lean         *lean;
-    rest_lean_result   lr;                /* what it said of the last request */
+    rest_lean_result   lr;                /* what the lean engine said of the last request */
     unsigned long      headers_gen;       /* changes with the header lines behind h->set, or a URL's text */
     int                gen_after;         /* a URL for one request: change headers_gen after it too */
     const char        *req_body;          /* the request's body, and its length */
@@ -92,12 +95,51 @@ struct rest_http {
     int                abandon_ok;        /* interruptible, and rest_http_interruptible on */
     int                teardown;          /* rest_http_teardown_mode: a second signal abandons */
     int                engine_owned;      /* rest_http_engine_owned: the engine's limits */
+    long               curl_timeout_ms;   /* libcurl's: the timeout its handle holds */
+    int                curl_progress;     /* ... and its progress function (curl_limits) */
     long               timeout_ms;        /* --timeout */
     const bench_flag  *interrupt;         /* Ctrl-C, or NULL */
     char               prof[PROF_MAX];
     int                have_prof;
     char               errbuf[CURL_ERROR_SIZE];
 };
+
+/* What one ended request leaves to note of itself, as its engine saw it. */
+typedef struct http_note {
+    rest_stamps stamps;          /* libcurl's timestamps (for the side metrics and -v) */
+    unsigned    retried;         /* times it was sent again (libcurl's silent re-sends) */
+    unsigned    stale;           /* kept connections found closed before it was sent */
+    unsigned    unsolicited;     /* an answer nobody asked for, on its connection */
+    uint64_t    bytes_in, bytes_out;   /* on the wire, headers included (for the side metrics) */
+} http_note;
+
+/*
+ * An engine's share of a handle's work, chosen once by rest_http_new():
+ * what libcurl and the lean engine do differently is here and nowhere
+ * else, so no call asks which engine it has.
+ */
+struct http_engine {
+    /* Make the engine's part of h (the common fields are set), or say why not. */
+    int          (*open)(rest_http *h, const rest_http_opts *o, char *err, size_t errlen);
+    void         (*close)(rest_http *h);
+    /* The request set on h (method, url, req_body and req_len) is the next. */
+    void         (*prepare)(rest_http *h);
+    /* The header list to send from now on. */
+    void         (*headers)(rest_http *h, const struct curl_slist *list);
+    /* h's limits changed: cur_timeout_ms, abandon_ok, teardown, engine_owned. */
+    void         (*limits)(rest_http *h);
+    /* Run the prepared request to its end, blocking. */
+    rest_xfer_rc (*run)(rest_http *h);
+    /* The request ended: with rc 0, its status; else the class of its
+     * failure and the words for it when errbuf holds none. */
+    long         (*status)(rest_http *h);
+    bench_code   (*classify)(rest_http *h, rest_xfer_rc rc);
+    const char  *(*strerror)(rest_xfer_rc rc);
+    /* What is noted of it: stamps only when h->side or -v asks, bytes when h->side does. */
+    void         (*note)(rest_http *h, rest_xfer_rc rc, http_note *n);
+};
+
+static const http_engine curl_engine, lean_engine;
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
@@ -515,43 +557,21 @@ int rest_http_check_opts(const rest_http_opts *o, const bench_url *url, const ch
     return 0;
 }
 
-rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, size_t errlen)
+/* ---- libcurl's engine ----------------------------------------------------------- */
+
+/* An easy handle with the run's options, for the handle's requests. */
+static int curl_open(rest_http *h, const rest_http_opts *o, char *err, size_t errlen)
 {
-    rest_http *h = calloc(1, sizeof *h);
-    if (!h || !(h->easy = curl_easy_init())) {
+    CURL *e = h->easy = curl_easy_init();
+    if (!e) {
         snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
-        free(h);
-        return NULL;
-    }
-    CURL *e = h->easy;
-    h->worker = worker;
-    h->verbose = o->verbose;
-    h->secret_headers = o->secret_headers;
-    h->nsecret_headers = o->nsecret_headers;
-#if !REST_COUNT_SENDS
-    h->reuse = !o->no_reuse;
-#endif
-    h->timeout_ms = o->timeout_ms;
-    h->cur_timeout_ms = o->timeout_ms;
-    h->interrupt = o->interrupt;
-    if (o->engine == REST_ENGINE_LEAN) {
-        const rest_lean_tls tls = { o->cacert, o->cert, o->key, o->insecure };
-        if (!(h->lean = rest_lean_new(&tls, err, errlen))) {
-            curl_easy_cleanup(h->easy);
-            free(h);
-            return NULL;
-        }
-    }
-    h->expect_node.data = (char *)"Expect:";
-    if (rest_http_set_auth(h, NULL, NULL) != 0) {
-        snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
-        rest_http_free(h);
-        return NULL;
+        return -1;
     }
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);        /* threads: no SIGALRM for timeouts */
     curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, o->timeout_ms);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, o->timeout_ms);
+    h->curl_timeout_ms = o->timeout_ms;
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, h);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -606,16 +626,53 @@ rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, si
         curl_easy_setopt(e, CURLOPT_SSL_SESSIONID_CACHE, 0L);
     }
     if (o->interrupt) {
-        h->interruptible = 1;
-        h->abandon_ok = 1;
         curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)o->interrupt);
         curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+        h->curl_progress = 1;
     }
     if (o->verbose) {
         curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
         curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
         curl_easy_setopt(e, CURLOPT_DEBUGDATA, h);
+    }
+    return 0;
+}
+
+static void curl_close(rest_http *h)
+{
+    curl_easy_cleanup(h->easy);
+}
+
+rest_http *rest_http_new(const rest_http_opts *o, unsigned worker, char *err, size_t errlen)
+{
+    rest_http *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
+        return NULL;
+    }
+    h->worker = worker;
+    h->verbose = o->verbose;
+    h->secret_headers = o->secret_headers;
+    h->nsecret_headers = o->nsecret_headers;
+#if !REST_COUNT_SENDS
+    h->reuse = !o->no_reuse;
+#endif
+    h->timeout_ms = o->timeout_ms;
+    h->cur_timeout_ms = o->timeout_ms;
+    h->interrupt = o->interrupt;
+    h->interruptible = o->interrupt != NULL;
+    h->abandon_ok = h->interruptible;
+    h->expect_node.data = (char *)"Expect:";
+    h->eng = o->engine == REST_ENGINE_LEAN ? &lean_engine : &curl_engine;
+    if (h->eng->open(h, o, err, errlen) != 0) {
+        free(h);
+        return NULL;
+    }
+    if (rest_http_set_auth(h, NULL, NULL) != 0) {
+        snprintf(err, errlen, "cannot create an HTTP client (out of memory)");
+        rest_http_free(h);
+        return NULL;
     }
     return h;
 }
@@ -632,9 +689,7 @@ void rest_http_free(rest_http *h)
 {
     if (!h)
         return;
-    if (h->easy)
-        curl_easy_cleanup(h->easy);
-    rest_lean_free(h->lean);
+    h->eng->close(h);
     wipe_list(h->headers);
     if (h->body)
         explicit_bzero(h->body, h->cap);   /* may hold a session token */
@@ -651,10 +706,15 @@ static void use_headers(rest_http *h, size_t len)
     h->expect_node.next = (struct curl_slist *)h->base;
     const struct curl_slist *want = h->no_expect && len > REST_EXPECT_MIN ? &h->expect_node : h->base;
     if (want != h->set) {
-        /* Setting a list takes no allocation: nothing to fail. */
-        (void)curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, want);
+        h->eng->headers(h, want);
         h->set = want;
     }
+}
+
+static void curl_headers(rest_http *h, const struct curl_slist *list)
+{
+    /* Setting a list takes no allocation: nothing to fail. */
+    (void)curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, list);
 }
 
 int rest_http_set_auth(rest_http *h, const char *scheme, const char *secret)
@@ -714,25 +774,44 @@ void rest_http_set_headers(rest_http *h, const struct curl_slist *list, int no_e
 
 void rest_http_interruptible(rest_http *h, int on)
 {
-    if (on && h->teardown) {
+    if (on)
         h->teardown = 0;
-        (void)curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION, on_progress);
-    }
     h->abandon_ok = on && h->interruptible;
-    /* NOPROGRESS 0 calls on_progress, which abandons on the flag; under
-     * the engine, the engine does. */
-    (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS,
-                           h->abandon_ok && !h->engine_owned ? 0L : 1L);
+    h->eng->limits(h);
 }
 
 void rest_http_engine_owned(rest_http *h, int on)
 {
     h->engine_owned = on != 0;
-    /* Options on a handle that exists take no allocation: nothing to fail. */
-    const long t = on ? 0L : h->timeout_ms;
-    (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
-    (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
-    rest_http_interruptible(h, h->abandon_ok);
+    h->eng->limits(h);
+}
+
+/* libcurl's timer and progress function as the limits say: none of either
+ * while an engine owns the handle (it enforces both); Ctrl-C abandons a
+ * request through on_progress, and in the tear-down only a second signal
+ * does (on_progress_again). */
+static void curl_limits(rest_http *h)
+{
+    /* Options on a handle that exists take no allocation: nothing to fail.
+     * Only what changed is set (a workload may say interruptible at every
+     * operation). */
+    const long t = h->engine_owned ? 0L : h->cur_timeout_ms;
+    if (t != h->curl_timeout_ms) {
+        (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
+        (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
+        h->curl_timeout_ms = t;
+    }
+    if (!h->interruptible)
+        return;
+    /* 0: no progress function; 1: on_progress; 2: on_progress_again. */
+    const int progress = h->teardown ? 2 : h->abandon_ok && !h->engine_owned ? 1 : 0;
+    if (progress == h->curl_progress)
+        return;
+    if (progress)
+        (void)curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION,
+                               progress == 2 ? on_progress_again : on_progress);
+    (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, progress ? 0L : 1L);
+    h->curl_progress = progress;
 }
 
 long rest_http_timeout_ms(const rest_http *h)
@@ -774,17 +853,11 @@ void rest_http_teardown_mode(rest_http *h, long timeout_ms)
     h->npending = 0;
     h->cur_timeout_ms = t;
     memset(h->checks, 0, sizeof h->checks);
-    rest_http_interruptible(h, 0);
-    /* Options on a handle that exists take no allocation: nothing to fail.
-     * A second signal gives up on the clean-up at once: each request then
+    h->abandon_ok = 0;
+    /* A second signal gives up on the clean-up at once: each request then
      * ends, and what it was to remove is listed by its caller. */
-    (void)curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, t);
-    (void)curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, t);
     h->teardown = h->interruptible;
-    if (h->teardown) {
-        (void)curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION, on_progress_again);
-        (void)curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, 0L);
-    }
+    h->eng->limits(h);
 }
 
 void rest_http_expect(rest_http *h, rest_status_ok_fn ok, const void *ok_arg)
@@ -855,11 +928,11 @@ static void http_flush(rest_http *h)
 void rest_http_request(rest_http *h, const char *method, const bench_url *url, const char *body,
                        size_t len)
 {
-    CURL *e = h->easy;
+    const int post = strcmp(method, "POST") == 0;
     h->method = method;
     h->url = url;
-    h->req_body = NULL;
-    h->req_len = 0;
+    h->req_body = post ? (body ? body : "") : NULL;
+    h->req_len = post ? len : 0;
     h->len = 0;
     if (h->body)
         h->body[0] = 0;
@@ -872,17 +945,23 @@ void rest_http_request(rest_http *h, const char *method, const bench_url *url, c
     h->in_headers = 0;
     h->header_bytes = 0;
     h->sends = 0;
-    /* The same request again (the common case) costs no option changes. */
-    if (h->last_url != url) {
-        curl_easy_setopt(e, CURLOPT_URL, url->text);
-        h->last_url = url;
-        h->tls = url->scheme == BENCH_URL_HTTPS;
-    }
     use_headers(h, body ? len : 0);
-    if (strcmp(method, "POST") == 0) {
-        const char *fields = body ? body : "";
-        h->req_body = fields;
-        h->req_len = len;
+    h->eng->prepare(h);
+}
+
+/* The request as libcurl's options: the same request again (the common
+ * case) costs no option changes. */
+static void curl_prepare(rest_http *h)
+{
+    CURL *e = h->easy;
+    if (h->last_url != h->url) {
+        curl_easy_setopt(e, CURLOPT_URL, h->url->text);
+        h->last_url = h->url;
+        h->tls = h->url->scheme == BENCH_URL_HTTPS;
+    }
+    if (h->req_body) {
+        const char *fields = h->req_body;
+        const size_t len = h->req_len;
         if (!h->last_post)
             curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
         /* The same body (its bytes may differ: libcurl reads them when it
@@ -896,7 +975,7 @@ void rest_http_request(rest_http *h, const char *method, const bench_url *url, c
         h->last_post = 1;
     } else {
         curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ? NULL : method);
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, strcmp(h->method, "GET") == 0 ? NULL : h->method);
         h->last_post = 0;
     }
 }
@@ -918,24 +997,6 @@ CURL *rest_http_easy(rest_http *h)
     return h->easy;
 }
 
-/* The lean engine's request from what the handle was given. */
-static void lean_request(rest_http *h, rest_lean_req *rq, rest_lean_sink *sink)
-{
-    *rq = (rest_lean_req){ h->method, h->url, h->set, h->headers_gen, h->req_body, h->req_len,
-                           h->cur_timeout_ms, h->abandon_ok || h->teardown ? h->interrupt : NULL,
-                           h->abandon_ok ? 0 : BENCH_SIGNAL_AGAIN };
-    *sink = (rest_lean_sink){ on_header, on_body, h->verbose ? on_debug : NULL, h };
-}
-
-/* The lean engine's request ended: a URL made for it is forgotten. */
-static void lean_ended(rest_http *h)
-{
-    if (h->gen_after) {
-        h->headers_gen++;
-        h->gen_after = 0;
-    }
-}
-
 /* Whether libcurl's kept plain-HTTP connection holds bytes before the
  * request is sent: an answer nobody asked for.  libcurl then finds it dead
  * and makes a new one without a word; it is counted here.  (Over TLS the
@@ -950,49 +1011,131 @@ static unsigned curl_unsolicited(rest_http *h)
     return poll(&p, 1, 0) > 0 && recv(s, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
-CURLcode rest_http_run(rest_http *h)
+static rest_xfer_rc curl_run(rest_http *h)
 {
-    if (!h->lean) {
-        h->unsolicited = curl_unsolicited(h);
-        return curl_easy_perform(h->easy);
+    h->unsolicited = curl_unsolicited(h);
+    return curl_easy_perform(h->easy);
+}
+
+rest_xfer_rc rest_http_run(rest_http *h)
+{
+    return h->eng->run(h);
+}
+
+/* ---- the lean engine ------------------------------------------------------------ */
+
+static int lean_open(rest_http *h, const rest_http_opts *o, char *err, size_t errlen)
+{
+    const rest_lean_tls tls = { o->cacert, o->cert, o->key, o->insecure };
+    return (h->lean = rest_lean_new(&tls, err, errlen)) != NULL ? 0 : -1;
+}
+
+static void lean_close(rest_http *h)
+{
+    rest_lean_free(h->lean);
+}
+
+/* The lean engine reads the request, its header list and its limits from
+ * the handle when it starts it (lean_request): nothing to set before. */
+static void lean_prepare(rest_http *h)
+{
+    (void)h;
+}
+
+static void lean_headers(rest_http *h, const struct curl_slist *list)
+{
+    (void)h, (void)list;
+}
+
+static void lean_limits(rest_http *h)
+{
+    (void)h;
+}
+
+/* The lean engine's request from what the handle was given. */
+static void lean_request(rest_http *h, rest_lean_req *rq, rest_lean_sink *sink)
+{
+    *rq = (rest_lean_req){ h->method, h->url, h->set, h->headers_gen, h->req_body, h->req_len,
+                           h->cur_timeout_ms, h->abandon_ok || h->teardown ? h->interrupt : NULL,
+                           h->abandon_ok ? 0 : BENCH_SIGNAL_AGAIN, 0 };
+    *sink = (rest_lean_sink){ on_header, on_body, h->verbose ? on_debug : NULL, h };
+}
+
+/* The lean engine's request ended: a URL made for it is forgotten. */
+static void lean_ended(rest_http *h)
+{
+    if (h->gen_after) {
+        h->headers_gen++;
+        h->gen_after = 0;
     }
+}
+
+static rest_xfer_rc lean_run(rest_http *h)
+{
     rest_lean_req rq;
     rest_lean_sink sink;
     lean_request(h, &rq, &sink);
-    const CURLcode cc = rest_lean_perform(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf);
+    const rest_lean_rc rc = rest_lean_perform(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf);
     lean_ended(h);
-    return cc;
+    return rc;
+}
+
+static long lean_status(rest_http *h)
+{
+    return h->lr.status;
+}
+
+static bench_code lean_classify(rest_http *h, rest_xfer_rc rc)
+{
+    return rest_code_from_lean((rest_lean_rc)rc, h->lr.os_errno, h->errbuf);
+}
+
+static const char *lean_strerror(rest_xfer_rc rc)
+{
+    return rest_lean_strerror((rest_lean_rc)rc);
+}
+
+static void lean_note(rest_http *h, rest_xfer_rc rc, http_note *n)
+{
+    (void)rc;
+    n->stamps = h->lr.stamps;
+    n->retried = 0;                       /* the lean engine never sends a request twice */
+    n->stale = h->lr.stale;
+    n->unsolicited = h->lr.unsolicited;
+    n->bytes_in = h->lr.bytes_in;
+    n->bytes_out = h->lr.bytes_out;
 }
 
 int rest_http_is_lean(const rest_http *h)
 {
-    return h->lean != NULL;
+    return h->eng == &lean_engine;
 }
 
-int rest_http_lean_begin(rest_http *h, CURLcode *cc)
+int rest_http_lean_begin(rest_http *h, int idle_watched, rest_lean_rc *rc)
 {
     rest_lean_req rq;
     rest_lean_sink sink;
     lean_request(h, &rq, &sink);
-    const int ev = rest_lean_begin(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf, cc);
+    rq.idle_watched = idle_watched;
+    const int ev = rest_lean_begin(h->lean, &rq, &sink, &h->lr, h->errbuf, sizeof h->errbuf, rc);
     if (!ev)
         lean_ended(h);
     return ev;
 }
 
-int rest_http_lean_step(rest_http *h, CURLcode *cc)
+int rest_http_lean_step(rest_http *h, rest_lean_rc *rc)
 {
-    const int ev = rest_lean_step(h->lean, cc);
+    const int ev = rest_lean_step(h->lean, rc);
     if (!ev)
         lean_ended(h);
     return ev;
 }
 
-CURLcode rest_http_lean_abandon(rest_http *h, CURLcode why)
+rest_lean_rc rest_http_lean_abandon(rest_http *h, rest_lean_rc why)
 {
-    const CURLcode cc = rest_lean_abandon(h->lean, why);
+    const rest_lean_rc rc = rest_lean_abandon(h->lean, why);
     lean_ended(h);
-    return cc;
+    return rc;
 }
 
 int rest_http_lean_fd(const rest_http *h, unsigned *conns)
@@ -1033,9 +1176,94 @@ static curl_off_t info_time(CURL *e, CURLINFO what)
     return v;
 }
 
-void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
+static long curl_status(rest_http *h)
+{
+    long status = 0;
+    (void)curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
+    return status;
+}
+
+static bench_code curl_classify(rest_http *h, rest_xfer_rc rc)
+{
+    long oserr = 0;
+    (void)curl_easy_getinfo(h->easy, CURLINFO_OS_ERRNO, &oserr);
+    /* libcurl refuses a header line over 100 KB with CURLE_OUT_OF_MEMORY
+     * (7.x) or CURLE_TOO_LARGE (8.x, code 100): inside the headers it is
+     * that.  (A status line over the limit comes before any header line:
+     * libcurl has delivered no byte of the answer.) */
+    if ((rc == CURLE_OUT_OF_MEMORY || rc == 100) && (h->in_headers || h->len == 0)) {
+        /* libcurl says only "Out of memory": say what it refused. */
+        snprintf(h->errbuf, sizeof h->errbuf, "%s", REST_HEADER_TOO_LARGE_TEXT);
+        return REST_E_HEADER_TOO_LARGE;
+    }
+    return rest_code_from_curl(rc, oserr, h->errbuf);
+}
+
+static const char *curl_strerror(rest_xfer_rc rc)
+{
+    return curl_easy_strerror((CURLcode)rc);
+}
+
+static void curl_note(rest_http *h, rest_xfer_rc rc, http_note *n)
 {
     CURL *e = h->easy;
+    long connects = 0;
+    (void)curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
+    /* A kept connection that died under the request (a reset: closed
+     * before a byte of answer) makes libcurl send the request again on
+     * another connection without a word (Curl_retry_request), and the
+     * server saw it twice.  Count each such re-send. */
+#if REST_COUNT_SENDS
+    n->retried = h->sends > 1 ? h->sends - 1 : 0;
+#else
+    /* No way to see the sends: a request that made a new connection
+     * although the last one left its own alive found it dead.  Right for
+     * a blocking handle (its own connections), not under a multi handle,
+     * whose connections any transfer may take. */
+    n->retried = h->kept && connects > 0;
+    h->kept = rc == CURLE_OK && h->reuse && !h->close_seen;
+#endif
+    n->stale = 0;
+    n->unsolicited = h->unsolicited;
+    if (h->side || h->verbose) {
+        /* Each getinfo is a call through libcurl's option switch: the
+         * name look-up only matters on a new connection (phases.h), the
+         * TLS stamp only over https (0 on plain HTTP). */
+        rest_stamps *st = &n->stamps;
+        st->namelookup_us = connects > 0 ? info_time(e, CURLINFO_NAMELOOKUP_TIME_T) : 0;
+        st->connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
+        st->appconnect_us = h->tls ? info_time(e, CURLINFO_APPCONNECT_TIME_T) : 0;
+        st->pretransfer_us = info_time(e, CURLINFO_PRETRANSFER_TIME_T);
+#if LIBCURL_VERSION_NUM >= 0x080a00
+        st->posttransfer_us = info_time(e, CURLINFO_POSTTRANSFER_TIME_T);
+#else
+        st->posttransfer_us = -1;
+#endif
+        st->starttransfer_us = info_time(e, CURLINFO_STARTTRANSFER_TIME_T);
+        st->total_us = info_time(e, CURLINFO_TOTAL_TIME_T);
+        st->num_connects = connects;
+    }
+    if (h->side) {
+        /* k6's data_received / data_sent: bodies and headers. */
+        curl_off_t down = 0, up = 0;
+        long req = 0;
+        (void)curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &down);
+        (void)curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &up);
+        (void)curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &req);
+        /* The header lines are counted as on_header() sees them, as
+         * libcurl counts them for CURLINFO_HEADER_SIZE: a call saved. */
+        n->bytes_in = (uint64_t)(down > 0 ? down : 0) + h->header_bytes;
+        /* A body small enough goes out in the request's own buffer
+         * (libcurl: under 64 KiB, without a 100-continue), and is then
+         * in REQUEST_SIZE as well as in SIZE_UPLOAD: counted once.
+         * A body sent after the head is only in SIZE_UPLOAD. */
+        const uint64_t rq = (uint64_t)(req > 0 ? req : 0), upl = (uint64_t)(up > 0 ? up : 0);
+        n->bytes_out = upl && rq > upl ? rq : rq + upl;
+    }
+}
+
+void rest_http_finish(rest_http *h, rest_xfer_rc rc, rest_response *out)
+{
     memset(out, 0, sizeof *out);
     out->error = "";
     if (!h->body) {
@@ -1047,81 +1275,27 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
     }
     out->body_len = h->len;
     out->profiling = h->have_prof ? h->prof : NULL;
-    const int lean = h->lean != NULL;   /* as rest_http_run() chose */
-    if (cc == CURLE_OK) {
-        if (lean)
-            out->status = h->lr.status;
-        else
-            curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &out->status);
+    if (rc == REST_XFER_OK) {
+        out->status = h->eng->status(h);
     } else {
-        long oserr = lean ? h->lr.os_errno : 0;
-        if (!lean)
-            curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &oserr);
-        /* libcurl refuses a header line over 100 KB with CURLE_OUT_OF_MEMORY
-         * (7.x) or CURLE_TOO_LARGE (8.x, code 100): inside the headers it is that. */
         if (h->too_large) {
             out->transport = REST_E_TOO_LARGE;
         } else if (h->headers_refused) {
             out->transport = REST_E_HEADER_TOO_LARGE;
             snprintf(h->errbuf, sizeof h->errbuf, REST_HEADERS_TOO_LARGE_FMT,
                      (unsigned long long)h->header_bytes, REST_HEADER_BYTES_MAX);
-        } else if ((cc == CURLE_OUT_OF_MEMORY || (int)cc == 100) &&
-                   (lean ? strcmp(h->errbuf, REST_HEADER_TOO_LARGE_TEXT) == 0
-                         : h->in_headers || h->len == 0)) {
-            /* (A status line over the limit comes before any header line:
-             * libcurl has delivered no byte of the answer.) */
-            out->transport = REST_E_HEADER_TOO_LARGE;
-            /* libcurl says only "Out of memory": say what it refused. */
-            if (!lean)
-                snprintf(h->errbuf, sizeof h->errbuf, "%s", REST_HEADER_TOO_LARGE_TEXT);
-        } else
-            out->transport = rest_code_from_curl(cc, oserr, h->errbuf);
-        out->error = h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc);
+        } else {
+            out->transport = h->eng->classify(h, rc);
+        }
+        out->error = h->errbuf[0] ? h->errbuf : h->eng->strerror(rc);
     }
     h->interrupted = out->transport == REST_E_INTERRUPTED;
 
     /* Only note here (a few reads of the handle): the phases are worked
      * out and recorded by http_flush(), after the operation. */
-    rest_stamps st;
-    long connects = 0;
-    if (lean)
-        connects = h->lr.stamps.num_connects;
-    else
-        curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
-    /* A kept connection that died under the request (a reset: closed
-     * before a byte of answer) makes libcurl send the request again on
-     * another connection without a word (Curl_retry_request), and the
-     * server saw it twice.  Count each such re-send. */
-#if REST_COUNT_SENDS
-    /* The lean engine never sends a request twice. */
-    const unsigned retried = !lean && h->sends > 1 ? h->sends - 1 : 0;
-#else
-    /* No way to see the sends: a request that made a new connection
-     * although the last one left its own alive found it dead.  Right for
-     * a blocking handle (its own connections), not under a multi handle,
-     * whose connections any transfer may take. */
-    const unsigned retried = !lean && h->kept && connects > 0;
-    h->kept = cc == CURLE_OK && h->reuse && !h->close_seen;
-#endif
-    if (lean) {
-        st = h->lr.stamps;
-    } else if (h->side || h->verbose) {
-        /* Each getinfo is a call through libcurl's option switch: the
-         * name look-up only matters on a new connection (phases.h), the
-         * TLS stamp only over https (0 on plain HTTP). */
-        st.namelookup_us = connects > 0 ? info_time(e, CURLINFO_NAMELOOKUP_TIME_T) : 0;
-        st.connect_us = info_time(e, CURLINFO_CONNECT_TIME_T);
-        st.appconnect_us = h->tls ? info_time(e, CURLINFO_APPCONNECT_TIME_T) : 0;
-        st.pretransfer_us = info_time(e, CURLINFO_PRETRANSFER_TIME_T);
-#if LIBCURL_VERSION_NUM >= 0x080a00
-        st.posttransfer_us = info_time(e, CURLINFO_POSTTRANSFER_TIME_T);
-#else
-        st.posttransfer_us = -1;
-#endif
-        st.starttransfer_us = info_time(e, CURLINFO_STARTTRANSFER_TIME_T);
-        st.total_us = info_time(e, CURLINFO_TOTAL_TIME_T);
-        st.num_connects = connects;
-    }
+    http_note n;
+    memset(&n, 0, sizeof n);
+    h->eng->note(h, rc, &n);
     if (h->side) {
         if (h->npending == PENDING_MAX) {
             /* More requests in one operation than noted (never in the
@@ -1132,39 +1306,21 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
         }
         pending_req *p = &h->pending[h->npending++];
         p->status = out->status;
-        p->complete = cc == CURLE_OK;
-        p->retried = retried;
-        p->stale = lean ? h->lr.stale : 0;
-        p->unsolicited = lean ? h->lr.unsolicited : h->unsolicited;
-        p->stamps = st;
-        /* k6's data_received / data_sent: bodies and headers. */
-        if (lean) {
-            p->bytes_in = h->lr.bytes_in;
-            p->bytes_out = h->lr.bytes_out;
-        } else {
-            curl_off_t down = 0, up = 0;
-            long req = 0;
-            (void)curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &down);
-            (void)curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &up);
-            (void)curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &req);
-            /* The header lines are counted as on_header() sees them, as
-             * libcurl counts them for CURLINFO_HEADER_SIZE: a call saved. */
-            p->bytes_in = (uint64_t)(down > 0 ? down : 0) + h->header_bytes;
-            /* A body small enough goes out in the request's own buffer
-             * (libcurl: under 64 KiB, without a 100-continue), and is then
-             * in REQUEST_SIZE as well as in SIZE_UPLOAD: counted once.
-             * A body sent after the head is only in SIZE_UPLOAD. */
-            const uint64_t rq = (uint64_t)(req > 0 ? req : 0), upl = (uint64_t)(up > 0 ? up : 0);
-            p->bytes_out = upl && rq > upl ? rq : rq + upl;
-        }
+        p->complete = rc == REST_XFER_OK;
+        p->retried = n.retried;
+        p->stale = n.stale;
+        p->unsolicited = n.unsolicited;
+        p->stamps = n.stamps;
+        p->bytes_in = n.bytes_in;
+        p->bytes_out = n.bytes_out;
         p->have_prof = h->have_prof;
         if (h->have_prof)
             memcpy(p->prof, h->prof, sizeof p->prof);
     }
     if (h->verbose) {
         int64_t ph[REST_PH_COUNT];
-        rest_phases_compute(&st, ph);
-        if (cc == CURLE_OK)
+        rest_phases_compute(&n.stamps, ph);
+        if (rc == REST_XFER_OK)
             fprintf(stderr, "[w%u] %s %s -> %ld (%.3f ms)\n", h->worker, h->method, h->url->identity,
                     out->status, (double)ph[REST_PH_DURATION] / 1000.0);
         else
@@ -1174,8 +1330,7 @@ void rest_http_finish(rest_http *h, CURLcode cc, rest_response *out)
 
 void rest_http_perform(rest_http *h, rest_response *out)
 {
-    const CURLcode cc = rest_http_run(h);
-    rest_http_finish(h, cc, out);
+    rest_http_finish(h, rest_http_run(h), out);
 }
 
 /* The side-metric hooks of a workload state that begins with its rest_http
@@ -1266,3 +1421,13 @@ void rest_state_describe(const void *state, bench_request *r)
     r->message = message;
     r->failure = failure;
 }
+
+static const http_engine curl_engine = {
+    curl_open, curl_close, curl_prepare, curl_headers, curl_limits, curl_run,
+    curl_status, curl_classify, curl_strerror, curl_note,
+};
+
+static const http_engine lean_engine = {
+    lean_open, lean_close, lean_prepare, lean_headers, lean_limits, lean_run,
+    lean_status, lean_classify, lean_strerror, lean_note,
+};

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rest/transport/http.h - one worker's HTTP client: a libcurl easy handle that keeps
- * its connection alive between requests, TLS as asked, and the k6 phase
- * timings of every request recorded into the run's statistics.
+ * rest/transport/http.h - one worker's HTTP client: a connection kept alive
+ * between requests, TLS as asked, and the k6 phase timings of every request
+ * recorded into the run's statistics.  Its engine, libcurl's easy handle or
+ * the lean HTTP/1.1 engine (rest/transport/lean.h), is chosen once, when
+ * the handle is made, from the options (--engine): every call then goes to
+ * that engine's operations without asking which it is.
  *
  * A request goes in three steps so that the same code can later be driven
  * by curl_multi (the core's open-loop pool) instead of curl_easy_perform:
  *
  *   rest_http_request(h, "POST", &url, body, len) the easy handle is ready
  *   ... curl_easy_perform(rest_http_easy(h)), or a multi handle runs it ...
- *   rest_http_finish(h, curlcode, &resp)          status, body, phases
+ *   rest_http_finish(h, rc, &resp)                status, body, phases
  *
  * rest_http_perform() is the blocking pair of the last two; rest_http_run()
  * the blocking step between them, which goes through the lean engine
@@ -38,8 +41,9 @@
 #include "bench/util/url.h"
 #include "bench/core/workload.h"
 #include "bench/core/side.h"
+#include "rest/transport/lean.h"
 #include "rest/transport/phases.h"
-#include "rest/transport/stats.h"
+#include "rest/transport/side.h"
 
 typedef struct rest_http_opts {
     const char *cacert;       /* --cacert FILE: trust these CAs instead of the system's */
@@ -87,6 +91,13 @@ typedef struct rest_response {
 } rest_response;
 
 typedef struct rest_http rest_http;
+
+/* What an engine said of a request: REST_XFER_OK when an answer arrived
+ * (whatever its status), else the engine's own code (a CURLcode from
+ * libcurl, a rest_lean_rc from the lean engine), which only
+ * rest_http_finish() reads, through the engine that ran the request. */
+typedef int rest_xfer_rc;
+#define REST_XFER_OK 0
 
 /* A client for worker `worker` (used in log lines).  NULL with a one-line
  * reason in err on failure. */
@@ -182,8 +193,10 @@ void  rest_http_request(rest_http *h, const char *method, const bench_url *url, 
                         size_t len);
 void  rest_http_request_once(rest_http *h, const char *method, const bench_url *url,
                              const char *body, size_t len);
+/* libcurl's easy handle of a handle whose engine is libcurl's (NULL for
+ * the lean engine's), for a multi handle to run. */
 CURL *rest_http_easy(rest_http *h);
-void  rest_http_finish(rest_http *h, CURLcode cc, rest_response *out);
+void  rest_http_finish(rest_http *h, rest_xfer_rc rc, rest_response *out);
 void  rest_http_perform(rest_http *h, rest_response *out);
 
 /* The codes of the TLS and HTTP flags every rest service takes. */
@@ -224,23 +237,23 @@ int rest_http_pick_engine(rest_http_opts *o, char *err, size_t errlen);
 const char *rest_http_engine_name(const rest_http_opts *o);
 
 /*
- * Run the prepared request to its end, blocking: through the lean engine
- * when the handle has one (the options chose it), else libcurl's
- * curl_easy_perform.  What it returns goes to rest_http_finish().
+ * Run the prepared request to its end, blocking, through the handle's
+ * engine.  What it returns goes to rest_http_finish().
  */
-CURLcode rest_http_run(rest_http *h);
+rest_xfer_rc rest_http_run(rest_http *h);
 
 /*
  * The non-blocking lean engine (rest/transport/lean_loop.c) runs a lean
  * handle's prepared request a step at a time, as rest_lean_begin(),
  * rest_lean_step() and rest_lean_abandon() do (rest/transport/lean.h):
  * each returns POLLIN or POLLOUT to wait for on the handle's socket, or 0
- * with the outcome in *cc, which goes to rest_http_finish().
+ * with the outcome in *rc, which goes to rest_http_finish().
  */
 int rest_http_is_lean(const rest_http *h);
-int rest_http_lean_begin(rest_http *h, CURLcode *cc);
-int rest_http_lean_step(rest_http *h, CURLcode *cc);
-CURLcode rest_http_lean_abandon(rest_http *h, CURLcode why);
+/* idle_watched: as rest_lean_req's (the loop watched the kept connection). */
+int rest_http_lean_begin(rest_http *h, int idle_watched, rest_lean_rc *rc);
+int rest_http_lean_step(rest_http *h, rest_lean_rc *rc);
+rest_lean_rc rest_http_lean_abandon(rest_http *h, rest_lean_rc why);
 /* The socket (-1: none) and, in *conns, how many were made: a new count
  * is a new socket. */
 int rest_http_lean_fd(const rest_http *h, unsigned *conns);

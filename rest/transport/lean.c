@@ -48,7 +48,7 @@ typedef struct lean_parse {
     int      in_body;        /* the final answer's headers are done */
     int      in_trailers;    /* its last chunk came: trailer lines follow */
     uint64_t hdr_bytes;      /* header and trailer bytes of this request's answers */
-    CURLcode fail;           /* a callback's failure, or CURLE_OK */
+    rest_lean_rc fail;           /* a callback's failure, or REST_LEAN_OK */
 } lean_parse;
 
 struct rest_lean {
@@ -292,14 +292,14 @@ static int conn_stale(rest_lean *l)
     return n > 0 ? STALE_UNSOLICITED : !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
-static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
+static rest_lean_rc tls_context(rest_lean *l, char *errbuf, size_t errlen)
 {
     if (l->ctx)
-        return CURLE_OK;
+        return REST_LEAN_OK;
     SSL_CTX *c = SSL_CTX_new(TLS_client_method());
     if (!c) {
         snprintf(errbuf, errlen, "cannot create a TLS context (out of memory)");
-        return CURLE_OUT_OF_MEMORY;
+        return REST_LEAN_NO_MEMORY;
     }
     /* An end of file without close_notify ends a body read to the end
      * (the parser still tells a body cut short of its length). */
@@ -316,7 +316,7 @@ static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
             snprintf(errbuf, errlen, "error setting certificate file: %s (%s)",
                      l->tls.cacert ? l->tls.cacert : "the system's", ssl_reason(why, sizeof why));
             SSL_CTX_free(c);
-            return CURLE_SSL_CACERT_BADFILE;
+            return REST_LEAN_CA_FILE;
         }
     }
     if (l->tls.cert) {
@@ -326,31 +326,59 @@ static CURLcode tls_context(rest_lean *l, char *errbuf, size_t errlen)
             snprintf(errbuf, errlen, "could not load PEM client certificate from %s (%s)", l->tls.cert,
                      ssl_reason(why, sizeof why));
             SSL_CTX_free(c);
-            return CURLE_SSL_CERTPROBLEM;
+            return REST_LEAN_CLIENT_CERT;
         }
         if (SSL_CTX_use_PrivateKey_file(c, key, SSL_FILETYPE_PEM) != 1 ||
             SSL_CTX_check_private_key(c) != 1) {
             snprintf(errbuf, errlen, "unable to set private key file: '%s' (%s)", key,
                      ssl_reason(why, sizeof why));
             SSL_CTX_free(c);
-            return CURLE_SSL_CERTPROBLEM;
+            return REST_LEAN_CLIENT_CERT;
         }
     }
     l->ctx = c;
-    return CURLE_OK;
+    return REST_LEAN_OK;
 }
 
+
+const char *rest_lean_strerror(rest_lean_rc rc)
+{
+    /* curl_easy_strerror()'s texts for the same events. */
+    static const char *const text[] = {
+        [REST_LEAN_OK] = "No error",
+        [REST_LEAN_NO_MEMORY] = "Out of memory",
+        [REST_LEAN_RESOLVE] = "Couldn't resolve host name",
+        [REST_LEAN_CONNECT] = "Couldn't connect to server",
+        [REST_LEAN_TLS] = "SSL connect error",
+        [REST_LEAN_PEER_UNVERIFIED] = "SSL peer certificate or SSH remote key was not OK",
+        [REST_LEAN_CA_FILE] = "Problem with the SSL CA cert (path? access rights?)",
+        [REST_LEAN_CLIENT_CERT] = "Problem with the local SSL certificate",
+        [REST_LEAN_SEND] = "Failed sending data to the peer",
+        [REST_LEAN_RECV] = "Failure when receiving data from the peer",
+        [REST_LEAN_EMPTY] = "Server returned nothing (no headers, no data)",
+        [REST_LEAN_PARTIAL] = "Transferred a partial file",
+        [REST_LEAN_HEADER_TOO_LARGE] = REST_HEADER_TOO_LARGE_TEXT,
+        [REST_LEAN_BAD_CHUNK] = "Failure when receiving data from the peer",
+        [REST_LEAN_BAD_VERSION] = "Unsupported protocol",
+        [REST_LEAN_BAD_ANSWER] = "Weird server reply",
+        [REST_LEAN_SINK] = "Failed writing received data to disk/application",
+        [REST_LEAN_TIMEOUT] = "Timeout was reached",
+        [REST_LEAN_ABORTED] = "Operation was aborted by an application callback",
+        [REST_LEAN_IDLE] = "Failed initialization",
+    };
+    return (unsigned)rc < sizeof text / sizeof text[0] && text[rc] ? text[rc] : "Unknown error";
+}
 
 /* ---- the request's end ---------------------------------------------------------- */
 
 /* The request in flight ends with code (its message in errbuf already);
  * keep: the connection may carry the next.  Returns 0, a step's "ended". */
-static int end(rest_lean *l, CURLcode *cc, CURLcode code, int keep)
+static int end(rest_lean *l, rest_lean_rc *cc, rest_lean_rc code, int keep)
 {
     *cc = code;
-    if (code != CURLE_OK || !keep)
-        conn_close(l, code == CURLE_OK ? &l->sink : NULL);
-    if (code != CURLE_OK)
+    if (code != REST_LEAN_OK || !keep)
+        conn_close(l, code == REST_LEAN_OK ? &l->sink : NULL);
+    if (code != REST_LEAN_OK)
         l->res->stamps.total_us = since_us(l->t0);
     if (l->ai) {
         freeaddrinfo(l->ai);
@@ -452,7 +480,7 @@ static int ready(rest_lean *l)
 }
 
 /* A set-up step failed: the request ended with code.  Returns -1. */
-static int fail_setup(rest_lean *l, CURLcode *cc, CURLcode code)
+static int fail_setup(rest_lean *l, rest_lean_rc *cc, rest_lean_rc code)
 {
     (void)end(l, cc, code, 0);
     return -1;
@@ -468,16 +496,16 @@ static const char *url_host(const rest_lean *l, char *buf, size_t len)
 
 /* TLS set up on the new connection, ready for its handshake; -1 when it
  * cannot be (the request ended). */
-static int tls_begin(rest_lean *l, CURLcode *cc)
+static int tls_begin(rest_lean *l, rest_lean_rc *cc)
 {
-    CURLcode code = tls_context(l, l->errbuf, l->errlen);
-    if (code != CURLE_OK)
+    rest_lean_rc code = tls_context(l, l->errbuf, l->errlen);
+    if (code != REST_LEAN_OK)
         return fail_setup(l, cc, code);
     SSL *s = SSL_new(l->ctx);
     if (!s || SSL_set_fd(s, l->fd) != 1) {
         SSL_free(s);
         snprintf(l->errbuf, l->errlen, "cannot start TLS (out of memory)");
-        return fail_setup(l, cc, CURLE_OUT_OF_MEMORY);
+        return fail_setup(l, cc, REST_LEAN_NO_MEMORY);
     }
     l->ssl = s;
     char host[256];
@@ -487,14 +515,14 @@ static int tls_begin(rest_lean *l, CURLcode *cc)
     /* SNI names a host, never an address (RFC 6066). */
     if (!is_ip && SSL_set_tlsext_host_name(s, host) != 1) {
         snprintf(l->errbuf, l->errlen, "cannot set the TLS server name %s", host);
-        return fail_setup(l, cc, CURLE_SSL_CONNECT_ERROR);
+        return fail_setup(l, cc, REST_LEAN_TLS);
     }
     if (!l->tls.insecure) {
         X509_VERIFY_PARAM *vp = SSL_get0_param(s);
         const int ok = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(vp, host) : SSL_set1_host(s, host);
         if (ok != 1) {
             snprintf(l->errbuf, l->errlen, "cannot set the TLS host name to verify, %s", host);
-            return fail_setup(l, cc, CURLE_SSL_CONNECT_ERROR);
+            return fail_setup(l, cc, REST_LEAN_TLS);
         }
     }
     if (l->session)
@@ -503,7 +531,7 @@ static int tls_begin(rest_lean *l, CURLcode *cc)
     return 0;
 }
 
-static int step_handshake(rest_lean *l, CURLcode *cc)
+static int step_handshake(rest_lean *l, rest_lean_rc *cc)
 {
     SSL *s = l->ssl;
     ERR_clear_error();
@@ -525,7 +553,7 @@ static int step_handshake(rest_lean *l, CURLcode *cc)
             else
                 snprintf(l->errbuf, l->errlen, "SSL certificate problem: %s",
                          X509_verify_cert_error_string(vr));
-            return end(l, cc, CURLE_PEER_FAILED_VERIFICATION, 0);
+            return end(l, cc, REST_LEAN_PEER_UNVERIFIED, 0);
         }
         char why[256];
         int queued;
@@ -535,7 +563,7 @@ static int step_handshake(rest_lean *l, CURLcode *cc)
         else
             snprintf(l->errbuf, l->errlen, "OpenSSL SSL_connect: %s in connection to %s:%u ", why, host,
                      l->rq.url->port);
-        return end(l, cc, CURLE_SSL_CONNECT_ERROR, 0);
+        return end(l, cc, REST_LEAN_TLS, 0);
     }
     if (l->session && !SSL_session_reused(s)) {
         SSL_SESSION_free(l->session);           /* refused: no use offering it again */
@@ -551,7 +579,7 @@ static int step_handshake(rest_lean *l, CURLcode *cc)
 
 /* The endpoint's addresses, to try one after the other; -1 when the name
  * does not resolve (the request ended). */
-static int resolve(rest_lean *l, CURLcode *cc)
+static int resolve(rest_lean *l, rest_lean_rc *cc)
 {
     const bench_url *u = l->rq.url;
     char host[256], port[16];
@@ -564,7 +592,7 @@ static int resolve(rest_lean *l, CURLcode *cc)
     hints.ai_flags = AI_NUMERICSERV;
     if (getaddrinfo(host, port, &hints, &ai) != 0) {
         snprintf(l->errbuf, l->errlen, "Could not resolve host: %s", host);
-        return fail_setup(l, cc, CURLE_COULDNT_RESOLVE_HOST);
+        return fail_setup(l, cc, REST_LEAN_RESOLVE);
     }
     l->res->stamps.namelookup_us = since_us(l->t0);
     l->ai = l->ai_next = ai;
@@ -574,7 +602,7 @@ static int resolve(rest_lean *l, CURLcode *cc)
 }
 
 /* The socket is connected: TLS next, or the request. */
-static int connected(rest_lean *l, CURLcode *cc)
+static int connected(rest_lean *l, rest_lean_rc *cc)
 {
     const bench_url *u = l->rq.url;
     char host[256];
@@ -590,7 +618,7 @@ static int connected(rest_lean *l, CURLcode *cc)
 
 /* A connection to the next address: made, under way (POLLOUT), or none
  * left (the request's failure, with the last address's reason). */
-static int step_connect(rest_lean *l, CURLcode *cc)
+static int step_connect(rest_lean *l, rest_lean_rc *cc)
 {
     const bench_url *u = l->rq.url;
     if (l->fd >= 0) {
@@ -639,12 +667,12 @@ static int step_connect(rest_lean *l, CURLcode *cc)
     snprintf(l->errbuf, l->errlen, "Failed to connect to %s port %u after %lld ms: %s",
              url_host(l, host, sizeof host), u->port, (long long)(since_us(l->t0) / 1000),
              strerror(l->last_errno));
-    return end(l, cc, CURLE_COULDNT_CONNECT, 0);
+    return end(l, cc, REST_LEAN_CONNECT, 0);
 }
 
 /* ---- sending ---------------------------------------------------------------------------- */
 
-static int step_send(rest_lean *l, CURLcode *cc)
+static int step_send(rest_lean *l, rest_lean_rc *cc)
 {
     const size_t n = l->head_len + l->rq.len;
     while (l->sent < n) {
@@ -670,7 +698,7 @@ static int step_send(rest_lean *l, CURLcode *cc)
                 snprintf(l->errbuf, l->errlen, "SSL_write() returned SYSCALL, errno = %d", sys);
             else
                 snprintf(l->errbuf, l->errlen, "SSL_write() error: %s", why);
-            return end(l, cc, CURLE_SEND_ERROR, 0);
+            return end(l, cc, REST_LEAN_SEND, 0);
         }
         const ssize_t r = send(l->fd, buf, left, MSG_NOSIGNAL);
         if (r > 0) {
@@ -683,7 +711,7 @@ static int step_send(rest_lean *l, CURLcode *cc)
             return POLLOUT;
         l->res->os_errno = errno;
         snprintf(l->errbuf, l->errlen, "Send failure: %s", strerror(errno));
-        return end(l, cc, CURLE_SEND_ERROR, 0);
+        return end(l, cc, REST_LEAN_SEND, 0);
     }
     l->res->bytes_out = n;
     l->res->stamps.posttransfer_us = since_us(l->t0);
@@ -702,7 +730,7 @@ static int step_send(rest_lean *l, CURLcode *cc)
     p->in_value = p->status_sent = p->is_1xx = p->final_done = p->too_long = p->in_body = 0;
     p->in_trailers = 0;
     p->hdr_bytes = 0;
-    p->fail = CURLE_OK;
+    p->fail = REST_LEAN_OK;
     l->st = LS_RECV;
     /* The answer cannot be there yet (nothing after the last one was
      * kept): wait for it rather than read in vain, unless TLS holds bytes
@@ -720,7 +748,7 @@ static int put(lean_parse *p, const char *s, size_t n)
         return -1;
     }
     if (grow(&p->line, &p->cap, p->nline + n + 3) != 0) {
-        p->fail = CURLE_OUT_OF_MEMORY;
+        p->fail = REST_LEAN_NO_MEMORY;
         return -1;
     }
     memcpy(p->line + p->nline, s, n);
@@ -737,7 +765,7 @@ static int emit(lean_parse *p)
     const size_t n = p->nline + 2;
     p->hdr_bytes += n;
     if (p->hdr_bytes > REST_HEADER_BYTES_MAX) {
-        p->fail = CURLE_RECV_ERROR;
+        p->fail = REST_LEAN_RECV;
         return -1;
     }
     (void)p->sink->header(p->line, 1, n, p->sink->arg);
@@ -755,7 +783,7 @@ static int emit_status(http_parser *hp, lean_parse *p)
     const int n = snprintf(pre, sizeof pre, "HTTP/%u.%u %u ", hp->http_major, hp->http_minor,
                            hp->status_code);
     if (grow(&p->line, &p->cap, p->nline + (size_t)n + 3) != 0) {
-        p->fail = CURLE_OUT_OF_MEMORY;
+        p->fail = REST_LEAN_NO_MEMORY;
         return -1;
     }
     memmove(p->line + n, p->line, p->nline);
@@ -804,11 +832,11 @@ static int on_headers_done(http_parser *hp)
     if ((was_value && emit(p) != 0) || emit(p) != 0)   /* the last line, the blank line */
         return -1;
     if (hp->status_code == 101) {
-        p->fail = CURLE_WEIRD_SERVER_REPLY;   /* no upgrade was asked for */
+        p->fail = REST_LEAN_BAD_ANSWER;   /* no upgrade was asked for */
         return -1;
     }
     if (hp->status_code < 100 || hp->http_major != 1 || hp->http_minor > 1) {
-        p->fail = CURLE_UNSUPPORTED_PROTOCOL; /* "000", "HTTP/9.9": libcurl's refusals too */
+        p->fail = REST_LEAN_BAD_VERSION; /* "000", "HTTP/9.9": libcurl's refusals too */
         return -1;
     }
     p->is_1xx = hp->status_code / 100 == 1;
@@ -822,7 +850,7 @@ static int on_body(http_parser *hp, const char *at, size_t n)
 {
     lean_parse *p = hp->data;
     if (p->sink->body((char *)at, 1, n, p->sink->arg) != n) {
-        p->fail = CURLE_WRITE_ERROR;
+        p->fail = REST_LEAN_SINK;
         return -1;
     }
     return 0;
@@ -867,30 +895,30 @@ static const http_parser_settings parse_cb = {
 /* Read the answer to its end; *keep: the connection may carry the next. */
 
 /* The final answer is complete. */
-static int answered(rest_lean *l, CURLcode *cc, int keep)
+static int answered(rest_lean *l, rest_lean_rc *cc, int keep)
 {
     l->res->status = l->hp.status_code;       /* the final answer's: a 1xx was replaced */
     l->res->stamps.total_us = since_us(l->t0);
-    return end(l, cc, CURLE_OK, keep);
+    return end(l, cc, REST_LEAN_OK, keep);
 }
 
 /* ---- receiving -------------------------------------------------------------------------- */
 
 /* Why the request in flight must end now: its time is up
- * (CURLE_OPERATION_TIMEDOUT) or Ctrl-C (CURLE_ABORTED_BY_CALLBACK); else
- * CURLE_OK. */
-static CURLcode overdue(const rest_lean *l)
+ * (REST_LEAN_TIMEOUT) or Ctrl-C (REST_LEAN_ABORTED); else
+ * REST_LEAN_OK. */
+static rest_lean_rc overdue(const rest_lean *l)
 {
     if (interrupted(&l->rq))
-        return CURLE_ABORTED_BY_CALLBACK;
+        return REST_LEAN_ABORTED;
     if (l->rq.timeout_ms > 0 && since_us(l->t0) >= (int64_t)l->rq.timeout_ms * 1000)
-        return CURLE_OPERATION_TIMEDOUT;
-    return CURLE_OK;
+        return REST_LEAN_TIMEOUT;
+    return REST_LEAN_OK;
 }
 
 /* Read and parse until the answer is complete, or the socket has nothing
  * more for now (POLLIN; POLLOUT for a TLS renegotiation's write). */
-static int step_recv(rest_lean *l, CURLcode *cc)
+static int step_recv(rest_lean *l, rest_lean_rc *cc)
 {
     lean_parse *p = &l->ps;
     http_parser *hp = &l->hp;
@@ -898,8 +926,8 @@ static int step_recv(rest_lean *l, CURLcode *cc)
     for (unsigned reads = 0;; reads++) {
         /* A server that keeps sending never lets a read find the socket
          * empty: the request's time and Ctrl-C are looked at here too. */
-        const CURLcode over = reads ? overdue(l) : CURLE_OK;
-        if (over != CURLE_OK) {
+        const rest_lean_rc over = reads ? overdue(l) : REST_LEAN_OK;
+        if (over != REST_LEAN_OK) {
             *cc = rest_lean_abandon(l, over);
             return 0;
         }
@@ -921,7 +949,7 @@ static int step_recv(rest_lean *l, CURLcode *cc)
                     res->os_errno = e == SSL_ERROR_SYSCALL ? sys : 0;
                     snprintf(l->errbuf, l->errlen, "OpenSSL SSL_read: %s, errno %d",
                              ssl_text(why, sizeof why, e, sys, &queued), sys);
-                    return end(l, cc, CURLE_RECV_ERROR, 0);
+                    return end(l, cc, REST_LEAN_RECV, 0);
                 }
             }
         } else {
@@ -933,25 +961,25 @@ static int step_recv(rest_lean *l, CURLcode *cc)
                     return POLLIN;
                 res->os_errno = errno;
                 snprintf(l->errbuf, l->errlen, "Recv failure: %s", strerror(errno));
-                return end(l, cc, CURLE_RECV_ERROR, 0);
+                return end(l, cc, REST_LEAN_RECV, 0);
             }
         }
         if (n == 0) {
             if (res->bytes_in == 0) {
                 snprintf(l->errbuf, l->errlen, "Empty reply from server");
-                return end(l, cc, CURLE_GOT_NOTHING, 0);
+                return end(l, cc, REST_LEAN_EMPTY, 0);
             }
             (void)http_parser_execute(hp, &parse_cb, NULL, 0);    /* the end of the stream */
             if (p->final_done)
                 return answered(l, cc, 0);
-            if (p->fail != CURLE_OK)
+            if (p->fail != REST_LEAN_OK)
                 return end(l, cc, p->fail, 0);
             if (hp->content_length > 0 && hp->content_length != ULLONG_MAX && !(hp->flags & F_CHUNKED))
                 snprintf(l->errbuf, l->errlen, "transfer closed with %llu bytes remaining to read",
                          (unsigned long long)hp->content_length);
             else
                 snprintf(l->errbuf, l->errlen, "transfer closed with outstanding read data remaining");
-            return end(l, cc, CURLE_PARTIAL_FILE, 0);
+            return end(l, cc, REST_LEAN_PARTIAL, 0);
         }
         if (res->bytes_in == 0)
             res->stamps.starttransfer_us = since_us(l->t0);
@@ -965,29 +993,29 @@ static int step_recv(rest_lean *l, CURLcode *cc)
         const enum http_errno he = HTTP_PARSER_ERRNO(hp);
         if (p->too_long) {
             snprintf(l->errbuf, l->errlen, "%s", REST_HEADER_TOO_LARGE_TEXT);
-            return end(l, cc, CURLE_OUT_OF_MEMORY, 0);   /* libcurl's code for it (rest_http_finish) */
+            return end(l, cc, REST_LEAN_HEADER_TOO_LARGE, 0);
         }
         if (he == HPE_HEADER_OVERFLOW && p->in_body && !p->in_trailers) {
             /* http_parser counts a chunk's size line (its extensions) as
              * header bytes: libcurl reads them without a limit. */
             snprintf(l->errbuf, l->errlen, "Chunk size line over %u bytes in chunked-encoding",
                      REST_HEADER_BYTES_MAX);
-            return end(l, cc, CURLE_RECV_ERROR, 0);
+            return end(l, cc, REST_LEAN_BAD_CHUNK, 0);
         }
-        if (he == HPE_HEADER_OVERFLOW || (p->fail == CURLE_RECV_ERROR && p->hdr_bytes > REST_HEADER_BYTES_MAX)) {
+        if (he == HPE_HEADER_OVERFLOW || (p->fail == REST_LEAN_RECV && p->hdr_bytes > REST_HEADER_BYTES_MAX)) {
             snprintf(l->errbuf, l->errlen, REST_HEADERS_TOO_LARGE_FMT,
                      (unsigned long long)p->hdr_bytes, REST_HEADER_BYTES_MAX);
-            return end(l, cc, CURLE_RECV_ERROR, 0);
+            return end(l, cc, REST_LEAN_HEADER_TOO_LARGE, 0);
         }
-        if (p->fail != CURLE_OK) {
-            if (p->fail == CURLE_WRITE_ERROR)
+        if (p->fail != REST_LEAN_OK) {
+            if (p->fail == REST_LEAN_SINK)
                 snprintf(l->errbuf, l->errlen, "Failure writing output to destination");
-            else if (p->fail == CURLE_WEIRD_SERVER_REPLY)
+            else if (p->fail == REST_LEAN_BAD_ANSWER)
                 snprintf(l->errbuf, l->errlen, "Invalid response: status 101 (no upgrade was asked for)");
-            else if (p->fail == CURLE_UNSUPPORTED_PROTOCOL && hp->status_code >= 100)
+            else if (p->fail == REST_LEAN_BAD_VERSION && hp->status_code >= 100)
                 snprintf(l->errbuf, l->errlen, "Unsupported HTTP version (%u.%u) in response",
                          hp->http_major, hp->http_minor);
-            else if (p->fail == CURLE_UNSUPPORTED_PROTOCOL)
+            else if (p->fail == REST_LEAN_BAD_VERSION)
                 snprintf(l->errbuf, l->errlen, "Unsupported response code in HTTP response");
             else
                 snprintf(l->errbuf, l->errlen, "out of memory reading the answer");
@@ -998,25 +1026,25 @@ static int step_recv(rest_lean *l, CURLcode *cc)
             /* A chunk size that is not hexadecimal, or too large a number. */
             snprintf(l->errbuf, l->errlen, "%s in chunked-encoding", he == HPE_INVALID_CHUNK_SIZE
                      ? "Illegal or missing hexadecimal sequence" : "Too long hexadecimal number");
-            return end(l, cc, CURLE_RECV_ERROR, 0);
+            return end(l, cc, REST_LEAN_BAD_CHUNK, 0);
         }
         if (he != HPE_OK) {
             /* A status line that is not one is libcurl's
-             * CURLE_UNSUPPORTED_PROTOCOL, in its words: an answer that does
+             * REST_LEAN_BAD_VERSION, in its words: an answer that does
              * not begin "HTTP/" would be HTTP/0.9, one that does has a
              * version or status it cannot read. */
             if (!p->status_sent && he == HPE_INVALID_STATUS && hp->status_code > 0) {
                 snprintf(l->errbuf, l->errlen, "Unsupported response code in HTTP response");
-                return end(l, cc, CURLE_UNSUPPORTED_PROTOCOL, 0);
+                return end(l, cc, REST_LEAN_BAD_VERSION, 0);
             }
             if (!p->status_sent && hp->status_code == 0 &&
                 (he == HPE_INVALID_CONSTANT || he == HPE_INVALID_VERSION || he == HPE_INVALID_STATUS)) {
                 snprintf(l->errbuf, l->errlen, "%s", he == HPE_INVALID_CONSTANT
                          ? "Received HTTP/0.9 when not allowed" : "Unsupported HTTP version in response");
-                return end(l, cc, CURLE_UNSUPPORTED_PROTOCOL, 0);
+                return end(l, cc, REST_LEAN_BAD_VERSION, 0);
             }
             snprintf(l->errbuf, l->errlen, "Invalid response: %s", http_errno_description(he));
-            return end(l, cc, CURLE_WEIRD_SERVER_REPLY, 0);
+            return end(l, cc, REST_LEAN_BAD_ANSWER, 0);
         }
     }
 }
@@ -1073,7 +1101,7 @@ void rest_lean_free(rest_lean *l)
 
 
 int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
-                    rest_lean_result *res, char *errbuf, size_t errlen, CURLcode *cc)
+                    rest_lean_result *res, char *errbuf, size_t errlen, rest_lean_rc *cc)
 {
     l->t0 = bench_now_ns();
     l->rq = *rq;
@@ -1086,11 +1114,15 @@ int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink 
     errbuf[0] = 0;
     if (build_head(l, rq) != 0 || grow(&l->out, &l->out_cap, l->head_len + rq->len) != 0) {
         snprintf(errbuf, errlen, "out of memory writing the request");
-        return end(l, cc, CURLE_OUT_OF_MEMORY, 0);
+        return end(l, cc, REST_LEAN_NO_MEMORY, 0);
     }
     if (l->fd >= 0 && !same_endpoint(l->conn_url, rq->url))
         conn_close(l, &l->sink);
-    const int stale = l->fd >= 0 ? conn_stale(l) : 0;
+    /* A connection the caller watched while it was idle, with nothing
+     * arriving on it, is not looked at again: a syscall a request saved
+     * (TLS bytes read ahead still are). */
+    const int watched = rq->idle_watched && !(l->ssl && SSL_has_pending(l->ssl));
+    const int stale = l->fd >= 0 && !watched ? conn_stale(l) : 0;
     if (stale == STALE_UNSOLICITED) {
         /* An answer before its request was sent: no request of this
          * connection can be matched to its answer any more. */
@@ -1111,7 +1143,7 @@ int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink 
     return rest_lean_step(l, cc);
 }
 
-int rest_lean_step(rest_lean *l, CURLcode *cc)
+int rest_lean_step(rest_lean *l, rest_lean_rc *cc)
 {
     for (;;) {
         int ev;
@@ -1121,7 +1153,7 @@ int rest_lean_step(rest_lean *l, CURLcode *cc)
         case LS_SEND:      ev = step_send(l, cc); break;
         case LS_RECV:      ev = step_recv(l, cc); break;
         default:
-            *cc = CURLE_FAILED_INIT;           /* no request in flight */
+            *cc = REST_LEAN_IDLE;           /* no request in flight */
             return 0;
         }
         if (ev != STEP_ON)
@@ -1139,17 +1171,17 @@ unsigned rest_lean_conns(const rest_lean *l)
     return l->conns;
 }
 
-CURLcode rest_lean_abandon(rest_lean *l, CURLcode why)
+rest_lean_rc rest_lean_abandon(rest_lean *l, rest_lean_rc why)
 {
-    CURLcode cc = why;
+    rest_lean_rc cc = why;
     if (l->st == LS_IDLE)
         return cc;
     const long long ms = (long long)(since_us(l->t0) / 1000);
     /* (A TLS handshake too: libcurl's words under --timeout, which sets
      * its connect timeout and its whole one alike.) */
-    if (why == CURLE_OPERATION_TIMEDOUT && (l->st == LS_CONNECT || l->st == LS_HANDSHAKE))
+    if (why == REST_LEAN_TIMEOUT && (l->st == LS_CONNECT || l->st == LS_HANDSHAKE))
         snprintf(l->errbuf, l->errlen, "Connection timed out after %lld milliseconds", ms);
-    else if (why == CURLE_OPERATION_TIMEDOUT)
+    else if (why == REST_LEAN_TIMEOUT)
         snprintf(l->errbuf, l->errlen, "Operation timed out after %lld milliseconds with %llu bytes received",
                  ms, (unsigned long long)l->res->bytes_in);
     else
@@ -1158,10 +1190,10 @@ CURLcode rest_lean_abandon(rest_lean *l, CURLcode why)
     return cc;
 }
 
-CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
-                           rest_lean_result *res, char *errbuf, size_t errlen)
+rest_lean_rc rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                               rest_lean_result *res, char *errbuf, size_t errlen)
 {
-    CURLcode cc = CURLE_OK;
+    rest_lean_rc cc = REST_LEAN_OK;
     int ev = rest_lean_begin(l, rq, sink, res, errbuf, errlen, &cc);
     const uint64_t deadline = rq->timeout_ms > 0 ? l->t0 + (uint64_t)rq->timeout_ms * 1000000ULL : 0;
     while (ev > 0) {
@@ -1170,11 +1202,11 @@ CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lea
             ev = rest_lean_step(l, &cc);
         } else if (w == WAIT_ERROR) {
             snprintf(errbuf, errlen, "poll: %s", strerror(errno));
-            (void)end(l, &cc, CURLE_RECV_ERROR, 0);
+            (void)end(l, &cc, REST_LEAN_RECV, 0);
             return cc;
         } else {
-            return rest_lean_abandon(l, w == WAIT_TIMEOUT ? CURLE_OPERATION_TIMEDOUT
-                                                          : CURLE_ABORTED_BY_CALLBACK);
+            return rest_lean_abandon(l, w == WAIT_TIMEOUT ? REST_LEAN_TIMEOUT
+                                                          : REST_LEAN_ABORTED);
         }
     }
     return cc;

@@ -17,17 +17,18 @@
  * libcurl's; the choice between them is --engine, settled by
  * rest_http_pick_engine() (rest/transport/http.h).
  *
- * Its results speak libcurl's vocabulary, so one classification serves
- * both (rest/transport/codes.c): a failure is the CURLcode libcurl gives
- * for the same event (CURLE_COULDNT_CONNECT with the errno, CURLE_GOT_NOTHING
- * for a connection closed without a byte of answer, CURLE_PARTIAL_FILE for
- * a body cut short, ...), with a message in libcurl's words; the header
- * lines, the body and the -v log go to callbacks with libcurl's signatures;
- * the timestamps are libcurl's (rest/transport/phases.h).
+ * A request ends with one of the engine's own codes (rest_lean_rc, each an
+ * event of its own: a refused connect, a connection closed without a byte
+ * of answer, a body cut short, ...), classified once with libcurl's for
+ * the same events by rest_code_from_lean() (rest/transport/codes.h), and a
+ * message in libcurl's words for the same event; the header lines, the
+ * body and the -v log go to callbacks with libcurl's signatures; the
+ * timestamps are libcurl's (rest/transport/phases.h).
  *
  * A kept connection the server closed while it was idle is noticed before
  * the request is written (a poll that finds it readable: an end of file or
- * bytes nobody asked for) and a new one is made: the request's phases
+ * bytes nobody asked for; or, in the epoll loop, the wait that saw it) and
+ * a new one is made: the request's phases
  * show the new connection.  A request is never sent twice: a connection
  * that breaks once the request went out is the request's failure.
  */
@@ -43,6 +44,36 @@
 #include "rest/transport/phases.h"
 
 typedef struct rest_lean rest_lean;
+
+/* How a request ended.  Each failure comes with a message in the caller's
+ * errbuf (in libcurl's words for the same event) and, for a connect, a
+ * send or a receive, the errno in rest_lean_result.os_errno. */
+typedef enum rest_lean_rc {
+    REST_LEAN_OK = 0,           /* a final answer arrived, whatever its status */
+    REST_LEAN_NO_MEMORY,        /* out of memory */
+    REST_LEAN_RESOLVE,          /* the host name does not resolve */
+    REST_LEAN_CONNECT,          /* the TCP connection failed (os_errno says why) */
+    REST_LEAN_TLS,              /* the TLS handshake failed, or could not start */
+    REST_LEAN_PEER_UNVERIFIED,  /* the server's certificate or name did not verify */
+    REST_LEAN_CA_FILE,          /* --cacert (or the system's CAs) does not load */
+    REST_LEAN_CLIENT_CERT,      /* --cert or --key does not load */
+    REST_LEAN_SEND,             /* the connection broke while the request went out */
+    REST_LEAN_RECV,             /* ... or while the answer came in */
+    REST_LEAN_EMPTY,            /* closed without a byte of answer */
+    REST_LEAN_PARTIAL,          /* the body ended before its length */
+    REST_LEAN_HEADER_TOO_LARGE, /* a header line over 100 KiB, or REST_HEADER_BYTES_MAX in all */
+    REST_LEAN_BAD_CHUNK,        /* a chunk size that is not one, or a size line past the limit */
+    REST_LEAN_BAD_VERSION,      /* not HTTP/1.x, or a status that is not one */
+    REST_LEAN_BAD_ANSWER,       /* an answer HTTP/1.1 does not allow here (101, bad framing) */
+    REST_LEAN_SINK,             /* a callback refused the bytes it was given */
+    REST_LEAN_TIMEOUT,          /* the request's time passed */
+    REST_LEAN_ABORTED,          /* abandoned: Ctrl-C */
+    REST_LEAN_IDLE,             /* a step with no request in flight */
+} rest_lean_rc;
+
+/* libcurl's words for an event with no message of its own ("Failed
+ * initialization" for REST_LEAN_IDLE, ...). */
+const char *rest_lean_strerror(rest_lean_rc rc);
 
 /* What both engines say of an answer with a header line over 100 KiB
  * (libcurl's CURL_MAX_HTTP_HEADER, the lean engine's limit too). */
@@ -89,6 +120,11 @@ typedef struct rest_lean_req {
     long                     timeout_ms;   /* the whole request, connection included; 0: none */
     const bench_flag        *interrupt;    /* abandon when it becomes non-zero; NULL: never */
     int                      interrupt_bits; /* only when these bits of it rise (0: any) */
+    /* The caller watched the kept connection since its last answer ended
+     * (an edge-triggered wait for reading and hang-ups) and nothing came:
+     * rest_lean_begin() need not look at it before sending (a poll and a
+     * peek for each request otherwise).  0: it looks. */
+    int                      idle_watched;
 } rest_lean_req;
 
 typedef struct rest_lean_result {
@@ -107,30 +143,31 @@ rest_lean *rest_lean_new(const rest_lean_tls *tls, char *err, size_t errlen);
 void rest_lean_free(rest_lean *l);
 
 /* Run one request to its end, blocking (under rq's timeout_ms and
- * interrupt).  CURLE_OK when a final answer arrived (whatever its status),
- * else the failure with a message in errbuf. */
-CURLcode rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
-                           rest_lean_result *res, char *errbuf, size_t errlen);
+ * interrupt).  REST_LEAN_OK when a final answer arrived (whatever its
+ * status), else the failure with a message in errbuf. */
+rest_lean_rc rest_lean_perform(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
+                               rest_lean_result *res, char *errbuf, size_t errlen);
 
 /*
  * The same request a step at a time, for an event loop (the non-blocking
  * engine, rest/transport/lean_loop.c): rest_lean_begin() starts it and goes
  * as far as it can without waiting; it and rest_lean_step() return POLLIN
  * or POLLOUT, what the socket (rest_lean_fd) must become before the next
- * step can go on, or 0 when the request ended, with its outcome in *cc as
+ * step can go on, or 0 when the request ended, with its outcome in *rc as
  * rest_lean_perform() would return it.  Every step goes on until the socket
  * would block, so an edge-triggered wait sees every change.  rq's pointers,
  * res and errbuf must stay valid until the end; timeout_ms and interrupt
  * are the caller's to enforce, with rest_lean_abandon().
  */
 int rest_lean_begin(rest_lean *l, const rest_lean_req *rq, const rest_lean_sink *sink,
-                    rest_lean_result *res, char *errbuf, size_t errlen, CURLcode *cc);
-int rest_lean_step(rest_lean *l, CURLcode *cc);
+                    rest_lean_result *res, char *errbuf, size_t errlen, rest_lean_rc *rc);
+int rest_lean_step(rest_lean *l, rest_lean_rc *rc);
 /* End the request in flight for the caller's reason: why is
- * CURLE_OPERATION_TIMEDOUT or CURLE_ABORTED_BY_CALLBACK, with the message
+ * REST_LEAN_TIMEOUT or REST_LEAN_ABORTED (or REST_LEAN_RECV: the caller
+ * cannot wait for its socket), with the message
  * the blocking engine gives for it at the same point (connecting, TLS,
  * the exchange); its connection is closed.  Returns why. */
-CURLcode rest_lean_abandon(rest_lean *l, CURLcode why);
+rest_lean_rc rest_lean_abandon(rest_lean *l, rest_lean_rc why);
 /* The socket of the connection (made or being made), or -1. */
 int rest_lean_fd(const rest_lean *l);
 /* How many sockets were made so far: when it changes, rest_lean_fd() is

@@ -20,6 +20,10 @@
  * for a request on a kept connection.  The lean engine's steps go on until
  * the socket would block (rest/transport/lean.h), so an edge is never
  * missed; a slot looks at an event only for the direction it waits in.
+ * The same wait watches a kept connection while it is idle: when nothing
+ * came on it since its last answer (no bytes, no hang-up), the next request
+ * is sent without the lean engine's look at it first (a poll and a peek a
+ * request: the one syscall beyond a send and a receive that wrk makes).
  *
  * --timeout and Ctrl-C are the engine's, as with the curl multi engine
  * (rest/transport/slots.h): no wait passes the earliest deadline in flight.
@@ -36,7 +40,16 @@ typedef struct lean_slot {
     int            want;      /* POLLIN or POLLOUT: what the request in flight waits for */
     int            fd;        /* the socket in epfd (-1: none yet) */
     unsigned       conns;     /* the lean engine's count of sockets when it joined */
+    /* Something came on the connection since its last answer ended (bytes,
+     * a hang-up, an error), or it was not watched: the next request looks
+     * at it before sending. */
+    int            news;
 } lean_slot;
+
+/* What an event says happened on an idle connection. */
+#define IDLE_NEWS (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)
+/* ... and on one whose answer just ended: the bytes were the answer's. */
+#define END_NEWS (EPOLLRDHUP | EPOLLHUP | EPOLLERR)
 
 /* At most this many events are read from one epoll_wait. */
 #define EVENT_BATCH 256
@@ -88,30 +101,34 @@ static int slot_watch(lean_slot *s, int ev)
 }
 
 /* The request on s starts; returns what it waits for, or 0 with its
- * outcome in *cc. */
-static int slot_begin(lean_slot *s, CURLcode *cc)
+ * outcome in *rc. */
+static int slot_begin(lean_slot *s, rest_lean_rc *rc)
 {
     rest_slot_started(&s->eng->set, &s->c);
-    return rest_http_lean_begin(s->c.http, cc);
+    unsigned conns = 0;
+    const int watched = !s->news && s->fd >= 0 && rest_http_lean_fd(s->c.http, &conns) == s->fd &&
+                        conns == s->conns;
+    s->news = 0;
+    return rest_http_lean_begin(s->c.http, watched, rc);
 }
 
 /*
  * The request on s went as far as it could: ev to wait for, or ended with
- * cc (ev 0).  An ended request goes to the workload, which ends the
+ * lrc (ev 0).  An ended request goes to the workload, which ends the
  * operation or prepares its next request, started at once.
  */
-static void slot_moved(lean_slot *s, int ev, CURLcode cc)
+static void slot_moved(lean_slot *s, int ev, rest_lean_rc lrc)
 {
     const rest_xfer_ops *ops = s->eng->set.xw->ops;
     for (;;) {
         if (ev > 0) {
             if (slot_watch(s, ev) == 0)
                 return;
-            cc = rest_http_lean_abandon(s->c.http, CURLE_RECV_ERROR);
+            lrc = rest_http_lean_abandon(s->c.http, REST_LEAN_RECV);
         }
         bench_code rc = BENCH_OK;
-        if (ops->finish(s->c.state, cc, &rc) == REST_STEP_AGAIN) {
-            ev = slot_begin(s, &cc);
+        if (ops->finish(s->c.state, lrc, &rc) == REST_STEP_AGAIN) {
+            ev = slot_begin(s, &lrc);
             continue;
         }
         s->c.rc = rc;
@@ -122,9 +139,10 @@ static void slot_moved(lean_slot *s, int ev, CURLcode cc)
 
 /* A deadline passed, or Ctrl-C: the request ends in the blocking engine's
  * words for the point it was at, its connection closed. */
-static void slot_end(rest_slot_core *c, CURLcode why)
+static void slot_end(rest_slot_core *c, rest_slot_why why)
 {
-    slot_moved((lean_slot *)c, 0, rest_http_lean_abandon(c->http, why));
+    const rest_lean_rc lrc = why == REST_SLOT_TIMEOUT ? REST_LEAN_TIMEOUT : REST_LEAN_ABORTED;
+    slot_moved((lean_slot *)c, 0, rest_http_lean_abandon(c->http, lrc));
 }
 
 /* Whether an event is one the slot waits for: a hang-up or an error is
@@ -155,12 +173,18 @@ static void engine_await(void *v, int wake_fd, uint64_t max_ns)
             continue;                         /* the wake-up: the core's to read */
         lean_slot *s = evs[i].data.ptr;
         /* An idle connection's news (a close, say) is for its next
-         * request to find: the lean engine looks before it sends. */
-        if (!s->c.busy || !wanted(s, evs[i].events))
+         * request to find: the lean engine then looks before it sends. */
+        if (!s->c.busy) {
+            s->news |= (evs[i].events & IDLE_NEWS) != 0;
             continue;
-        CURLcode cc = CURLE_OK;
-        const int ev = rest_http_lean_step(s->c.http, &cc);
-        slot_moved(s, ev, cc);
+        }
+        if (!wanted(s, evs[i].events))
+            continue;
+        /* Should the request end in this step, what came with its end. */
+        s->news = (evs[i].events & END_NEWS) != 0;
+        rest_lean_rc lrc = REST_LEAN_OK;
+        const int ev = rest_http_lean_step(s->c.http, &lrc);
+        slot_moved(s, ev, lrc);
     }
     rest_slot_ends(&e->set, slot_end);
 }
@@ -176,6 +200,7 @@ static int slot_open(void *actx, void *engine, unsigned index, void **out, char 
     }
     s->eng = engine;
     s->fd = -1;
+    s->news = 1;
     if (rest_slot_open(&s->eng->set, &s->c, index, err, errlen) != 0) {
         free(s);
         return -1;
@@ -197,9 +222,9 @@ static int slot_submit(void *v, bench_code *done)
     lean_slot *s = v;
     s->c.busy = 1;
     (void)s->eng->set.xw->ops->start(s->c.state);    /* the request, prepared on its handle */
-    CURLcode cc = CURLE_OK;
-    const int ev = slot_begin(s, &cc);
-    slot_moved(s, ev, cc);
+    rest_lean_rc lrc = REST_LEAN_OK;
+    const int ev = slot_begin(s, &lrc);
+    slot_moved(s, ev, lrc);
     if (s->c.busy)
         return 1;
     *done = s->c.rc;
@@ -212,7 +237,7 @@ static void slot_close(void *v)
     /* Still in flight at the end (a hung server): its connection goes
      * (and leaves the set) before the tear-down uses the handle again. */
     if (s->c.busy)
-        (void)rest_http_lean_abandon(s->c.http, CURLE_ABORTED_BY_CALLBACK);
+        (void)rest_http_lean_abandon(s->c.http, REST_LEAN_ABORTED);
     rest_slot_close(&s->eng->set, &s->c);
     free(s);
 }

@@ -120,10 +120,11 @@ static int slot_finished(rest_slot *s, CURLcode cc)
 
 /* End the transfer in flight on s for the engine's own reason (see
  * rest_http_abandoned), as libcurl would have ended it. */
-static void slot_abandon(rest_slot_core *c, CURLcode why)
+static void slot_abandon(rest_slot_core *c, rest_slot_why end)
 {
     rest_slot *s = (rest_slot *)c;
     rest_engine *e = s->eng;
+    const CURLcode why = end == REST_SLOT_TIMEOUT ? CURLE_OPERATION_TIMEDOUT : CURLE_ABORTED_BY_CALLBACK;
     (void)curl_multi_remove_handle(e->multi, s->easy);
     rest_http_abandoned(c->http, why, (e->set.now - c->started) / 1000000u);
     (void)slot_finished(s, why);

@@ -57,14 +57,14 @@ uint64_t rest_slot_wait_ns(const rest_slot_set *set, uint64_t max_ns)
     return left < max_ns ? left : max_ns;
 }
 
-void rest_slot_ends(rest_slot_set *set, void (*end)(rest_slot_core *s, CURLcode why))
+void rest_slot_ends(rest_slot_set *set, void (*end)(rest_slot_core *s, rest_slot_why why))
 {
     if (set->next_due && set->next_due <= set->now) {
         uint64_t next = 0;
         for (unsigned i = 0; i < set->nslots; i++) {
             rest_slot_core *s = set->slots[i];
             if (s->busy && s->deadline && s->deadline <= set->now)
-                end(s, CURLE_OPERATION_TIMEDOUT);
+                end(s, REST_SLOT_TIMEOUT);
             /* Still busy: the same operation's next request, or untouched. */
             if (s->busy && s->deadline && (!next || s->deadline < next))
                 next = s->deadline;
@@ -75,7 +75,7 @@ void rest_slot_ends(rest_slot_set *set, void (*end)(rest_slot_core *s, CURLcode 
         for (unsigned i = 0; i < set->nslots; i++) {
             rest_slot_core *s = set->slots[i];
             if (s->busy && rest_http_abandon_now(s->http))
-                end(s, CURLE_ABORTED_BY_CALLBACK);
+                end(s, REST_SLOT_INTERRUPTED);
         }
     }
 }

@@ -51,12 +51,15 @@ void rest_slot_close(const rest_slot_set *set, rest_slot_core *s);
 void rest_slot_started(rest_slot_set *set, rest_slot_core *s);
 /* max_ns, or less: not past the earliest deadline. */
 uint64_t rest_slot_wait_ns(const rest_slot_set *set, uint64_t max_ns);
+/* Why an engine ends a request itself: its --timeout passed, or Ctrl-C. */
+typedef enum { REST_SLOT_TIMEOUT, REST_SLOT_INTERRUPTED } rest_slot_why;
+
 /* After a wait (set->now read): the requests past their deadline end
- * through end(s, CURLE_OPERATION_TIMEDOUT), and next_due moves on; after
- * Ctrl-C, those that may be abandoned end through end(s,
- * CURLE_ABORTED_BY_CALLBACK) (those whose effect must be known run on, to
- * their deadline). */
-void rest_slot_ends(rest_slot_set *set, void (*end)(rest_slot_core *s, CURLcode why));
+ * through end(s, REST_SLOT_TIMEOUT), and next_due moves on; after Ctrl-C,
+ * those that may be abandoned end through end(s, REST_SLOT_INTERRUPTED)
+ * (those whose effect must be known run on, to their deadline); each
+ * engine says it in its own codes. */
+void rest_slot_ends(rest_slot_set *set, void (*end)(rest_slot_core *s, rest_slot_why why));
 
 /* bench_async_ops' poll, side_bind, side_flush and describe for a slot
  * that begins with its rest_slot_core. */

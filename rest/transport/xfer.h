@@ -10,17 +10,17 @@
  *                           keys; the set-up requests run here, blocking
  *   start(state)            prepare the operation's first request; returns
  *                           the worker's HTTP client, ready to run it
- *   finish(state, cc, &rc)  after the transfer ran with result cc: check the
+ *   finish(state, xrc, &rc) after the transfer ran with result xrc: check the
  *                           answer; REST_STEP_DONE with the operation's code
  *                           in rc, or REST_STEP_AGAIN with the next request
  *                           prepared on the same handle
  *   close(state)            tear-down (blocking) and free
  *
  * The blocking pool runs an operation with rest_xfer_run() (rest_http_run:
- * curl_easy_perform, or the lean engine, in a loop).  The non-blocking
- * engine (rest/transport/multi.h) runs the very same functions on a curl
- * multi handle, calling finish() from its completion messages; nothing in
- * a workload assumes which.
+ * the handle's engine, in a loop).  The non-blocking engines
+ * (rest/transport/multi.h) run the very same functions on a curl multi
+ * handle or the lean engine's epoll loop, calling finish() when a transfer
+ * ends; nothing in a workload assumes which.
  */
 #ifndef REST_XFER_H
 #define REST_XFER_H
@@ -35,7 +35,7 @@ typedef enum { REST_STEP_DONE, REST_STEP_AGAIN } rest_step;
 typedef struct rest_xfer_ops {
     int       (*open)(void *ctx, unsigned index, void **state, char *err, size_t errlen);
     rest_http *(*start)(void *state);
-    rest_step (*finish)(void *state, CURLcode cc, bench_code *rc);
+    rest_step (*finish)(void *state, rest_xfer_rc xrc, bench_code *rc);
     void      (*close)(void *state);
 } rest_xfer_ops;
 

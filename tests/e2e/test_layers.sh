@@ -21,7 +21,7 @@ fi
 
 # The results floor, the run driver, the core and the utilities know no
 # workload's side metrics by name: k6's HTTP metrics, the "http" section of a
-# REST run, are the REST floor's (rest/transport/views.c, bench/results/section.h).
+# REST run, are the REST floor's (rest/views/views.c, bench/results/section.h).
 floors="bench/results bench/core bench/util bench/driver"
 hits=$(cd "$TOP" && grep -rn 'http_req_' $floors)
 if [ -z "$hits" ]; then

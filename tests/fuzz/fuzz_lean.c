@@ -54,12 +54,12 @@ static int listener(bench_url *url)
 
 /* Connect and send: until the request waits for its answer (POLLIN) or
  * ended (0). */
-static int drive(rest_lean *l, int ev, CURLcode *cc)
+static int drive(rest_lean *l, int ev, rest_lean_rc *cc)
 {
     while (ev == POLLOUT) {
         struct pollfd p = { rest_lean_fd(l), POLLOUT, 0 };
         if (poll(&p, 1, 2000) <= 0) {
-            *cc = rest_lean_abandon(l, CURLE_OPERATION_TIMEDOUT);
+            *cc = rest_lean_abandon(l, REST_LEAN_TIMEOUT);
             return 0;
         }
         ev = rest_lean_step(l, cc);
@@ -81,10 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rest_lean *l = rest_lean_new(&tls, err, sizeof err);
     if (!l)
         return 0;
-    const rest_lean_req rq = { "POST", &url, NULL, 1, "{}", 2, 5000, NULL, 0 };
+    const rest_lean_req rq = { "POST", &url, NULL, 1, "{}", 2, 5000, NULL, 0, 0 };
     const rest_lean_sink sink = { take, take, NULL, NULL };
     rest_lean_result res;
-    CURLcode cc = CURLE_OK;
+    rest_lean_rc cc = REST_LEAN_OK;
     int ev = rest_lean_begin(l, &rq, &sink, &res, errbuf, sizeof errbuf, &cc);
     const int sfd = ev > 0 ? accept(lfd, NULL, NULL) : -1;
     if (sfd >= 0) {
@@ -108,19 +108,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         while (ev > 0) {
             struct pollfd p = { rest_lean_fd(l), (short)ev, 0 };
             if (poll(&p, 1, 2000) <= 0) {
-                cc = rest_lean_abandon(l, CURLE_OPERATION_TIMEDOUT);
+                cc = rest_lean_abandon(l, REST_LEAN_TIMEOUT);
                 break;
             }
             ev = rest_lean_step(l, &cc);
         }
         (void)close(sfd);
     } else if (ev > 0) {
-        cc = rest_lean_abandon(l, CURLE_OPERATION_TIMEDOUT);
+        cc = rest_lean_abandon(l, REST_LEAN_TIMEOUT);
     }
     /* A final answer has a status HTTP allows; a failure says why. */
-    if (cc == CURLE_OK && (res.status < 100 || res.status > 999))
+    if (cc == REST_LEAN_OK && (res.status < 100 || res.status > 999))
         abort();
-    if (cc != CURLE_OK && !errbuf[0])
+    if (cc != REST_LEAN_OK && !errbuf[0])
         abort();
     rest_lean_free(l);
     return 0;

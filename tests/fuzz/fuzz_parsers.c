@@ -15,7 +15,7 @@
 #include "bench/core/stages.h"
 #include "bench/results/threshold.h"
 #include "rest/http_any.h"
-#include "rest/transport/views.h"
+#include "rest/views/views.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

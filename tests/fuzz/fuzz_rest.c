@@ -15,7 +15,7 @@
 #include "rest/transport/http.h"
 #include "rest/http_any.h"
 #include "rest/sdkms.h"
-#include "rest/transport/stats.h"
+#include "rest/transport/side.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,7 +15,7 @@
 #include "bench/results/scalability.h"
 #include "bench/results/series.h"
 #include "bench/results/threshold.h"
-#include "rest/transport/views.h"
+#include "rest/views/views.h"
 
 static const char *const exprs[] = { "p99<50ms", "p(99.9)<1s", "avg<10ms", "rate>1000",
                                      "errors<0.1%", "med<=5ms", "max<2s", "min>1us" };

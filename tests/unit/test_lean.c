@@ -167,7 +167,7 @@ static int client_open(client *c, const char *scheme, unsigned port)
     const rest_lean_tls tls = { NULL, NULL, NULL, 1 };
     if (!(c->l = rest_lean_new(&tls, err, sizeof err)))
         return -1;
-    c->rq = (rest_lean_req){ "GET", &c->url, NULL, 1, NULL, 0, 0, NULL, 0 };
+    c->rq = (rest_lean_req){ "GET", &c->url, NULL, 1, NULL, 0, 0, NULL, 0, 0 };
     c->sink = (rest_lean_sink){ on_header, on_body, NULL, c };
     return 0;
 }
@@ -181,7 +181,7 @@ static void client_close(client *c)
 /* Begin a request and step it until it ends or asks to wait longer than
  * ms for its socket: the last step's return (0: ended, with *cc); in
  * c->waits, how many times it asked to wait. */
-static int drive(client *c, int ms, CURLcode *cc)
+static int drive(client *c, int ms, rest_lean_rc *cc)
 {
     c->nbody = 0;
     c->header_lines = 0;
@@ -205,20 +205,20 @@ static void test_kept_connection(void)
     client c;
     CHECK(srv_start(&s, SRV_ANSWER) == 0);
     CHECK(client_open(&c, "http", s.port) == 0);
-    CURLcode cc = CURLE_FAILED_INIT;
+    rest_lean_rc cc = REST_LEAN_IDLE;
     /* Connected, the request written and the answer read, waiting between. */
     CHECK(drive(&c, 3000, &cc) == 0 && c.waits >= 1);
-    CHECK(cc == CURLE_OK && c.res.status == 200 && strcmp(c.body, ANSWER_BODY) == 0);
+    CHECK(cc == REST_LEAN_OK && c.res.status == 200 && strcmp(c.body, ANSWER_BODY) == 0);
     CHECK(c.res.stamps.num_connects == 1 && c.header_lines == 4);
     CHECK(c.res.bytes_in == strlen(ANSWER_HEAD) + strlen(ANSWER_BODY));
     const int fd = rest_lean_fd(c.l);
     /* The next request on the same connection: no new socket. */
     /* The answer is waited for once, not read in vain first. */
-    CHECK(drive(&c, 3000, &cc) == 0 && cc == CURLE_OK && c.res.status == 200 && c.waits == 1);
+    CHECK(drive(&c, 3000, &cc) == 0 && cc == REST_LEAN_OK && c.res.status == 200 && c.waits == 1);
     CHECK(rest_lean_conns(c.l) == 1 && rest_lean_fd(c.l) == fd && c.res.stamps.num_connects == 0);
     CHECK(c.res.stale == 0);
     /* No request in flight: a step says so. */
-    CHECK(rest_lean_step(c.l, &cc) == 0 && cc == CURLE_FAILED_INIT);
+    CHECK(rest_lean_step(c.l, &cc) == 0 && cc == REST_LEAN_IDLE);
     client_close(&c);
     srv_stop(&s);
     CHECK(s.conns == 1 && s.requests == 2);
@@ -230,11 +230,11 @@ static void test_answer_in_pieces(void)
     client c;
     CHECK(srv_start(&s, SRV_PIECES) == 0);
     CHECK(client_open(&c, "http", s.port) == 0);
-    CURLcode cc = CURLE_FAILED_INIT;
+    rest_lean_rc cc = REST_LEAN_IDLE;
     /* The head arrives, the body 100 ms later: between them the step waits
      * for more (ended only after the body). */
     CHECK(drive(&c, 3000, &cc) == 0 && c.waits >= 2);
-    CHECK(cc == CURLE_OK && c.res.status == 200 && strcmp(c.body, ANSWER_BODY) == 0);
+    CHECK(cc == REST_LEAN_OK && c.res.status == 200 && strcmp(c.body, ANSWER_BODY) == 0);
     CHECK(c.res.stamps.total_us - c.res.stamps.starttransfer_us >= 50000);
     client_close(&c);
     srv_stop(&s);
@@ -246,12 +246,12 @@ static void test_closed_while_idle(void)
     client c;
     CHECK(srv_start(&s, SRV_CLOSE) == 0);
     CHECK(client_open(&c, "http", s.port) == 0);
-    CURLcode cc = CURLE_FAILED_INIT;
-    CHECK(drive(&c, 3000, &cc) == 0 && cc == CURLE_OK);
+    rest_lean_rc cc = REST_LEAN_IDLE;
+    CHECK(drive(&c, 3000, &cc) == 0 && cc == REST_LEAN_OK);
     usleep(100000);                 /* the server's close arrives */
     /* Found closed before the request is written: a new connection, the
      * request sent once. */
-    CHECK(drive(&c, 3000, &cc) == 0 && cc == CURLE_OK && c.res.status == 200);
+    CHECK(drive(&c, 3000, &cc) == 0 && cc == REST_LEAN_OK && c.res.status == 200);
     CHECK(c.res.stale == 1 && c.res.stamps.num_connects == 1 && rest_lean_conns(c.l) == 2);
     client_close(&c);
     srv_stop(&s);
@@ -264,21 +264,21 @@ static void test_abandoned_exchange(void)
     client c;
     CHECK(srv_start(&s, SRV_SILENT) == 0);
     CHECK(client_open(&c, "http", s.port) == 0);
-    CURLcode cc = CURLE_OK;
+    rest_lean_rc cc = REST_LEAN_OK;
     /* The request goes out and nothing comes back: still waiting after
      * 100 ms; abandoned as timed out, in libcurl's words. */
     CHECK(drive(&c, 100, &cc) == POLLIN);
-    CHECK(rest_lean_abandon(c.l, CURLE_OPERATION_TIMEDOUT) == CURLE_OPERATION_TIMEDOUT);
+    CHECK(rest_lean_abandon(c.l, REST_LEAN_TIMEOUT) == REST_LEAN_TIMEOUT);
     CHECK_MSG(strncmp(c.err, "Operation timed out after ", 26) == 0 &&
               strstr(c.err, " milliseconds with 0 bytes received") != NULL, "%s", c.err);
     CHECK(rest_lean_fd(c.l) == -1 && c.res.stamps.total_us >= 100000);
     /* Ctrl-C at the same point. */
     CHECK(drive(&c, 50, &cc) == POLLIN && c.res.stamps.num_connects == 1);
-    CHECK(rest_lean_abandon(c.l, CURLE_ABORTED_BY_CALLBACK) == CURLE_ABORTED_BY_CALLBACK);
+    CHECK(rest_lean_abandon(c.l, REST_LEAN_ABORTED) == REST_LEAN_ABORTED);
     CHECK_MSG(strcmp(c.err, "Callback aborted") == 0, "%s", c.err);
     /* Nothing in flight: nothing to abandon, nothing written. */
     c.err[0] = 0;
-    CHECK(rest_lean_abandon(c.l, CURLE_OPERATION_TIMEDOUT) == CURLE_OPERATION_TIMEDOUT && !c.err[0]);
+    CHECK(rest_lean_abandon(c.l, REST_LEAN_TIMEOUT) == REST_LEAN_TIMEOUT && !c.err[0]);
     client_close(&c);
     srv_stop(&s);
 }
@@ -291,10 +291,10 @@ static void test_abandoned_handshake(void)
      * answer, and ends as libcurl's handshake timeout does, in its words. */
     CHECK(srv_start(&s, SRV_SILENT) == 0);
     CHECK(client_open(&c, "https", s.port) == 0);
-    CURLcode cc = CURLE_OK;
+    rest_lean_rc cc = REST_LEAN_OK;
     CHECK(drive(&c, 100, &cc) == POLLIN);
     CHECK(c.res.stamps.connect_us > 0 && c.res.stamps.appconnect_us == 0);
-    CHECK(rest_lean_abandon(c.l, CURLE_OPERATION_TIMEDOUT) == CURLE_OPERATION_TIMEDOUT);
+    CHECK(rest_lean_abandon(c.l, REST_LEAN_TIMEOUT) == REST_LEAN_TIMEOUT);
     /* libcurl's wording for a handshake that runs out of time (issue 38, item 14) */
     CHECK_MSG(strncmp(c.err, "Connection timed out after ", 27) == 0 &&
               strstr(c.err, " milliseconds") != NULL, "%s", c.err);
@@ -311,8 +311,8 @@ static void test_blocking_timeout(void)
     CHECK(client_open(&c, "http", s.port) == 0);
     c.rq.timeout_ms = 150;
     /* The blocking engine: the same state machine, its own deadline. */
-    const CURLcode cc = rest_lean_perform(c.l, &c.rq, &c.sink, &c.res, c.err, sizeof c.err);
-    CHECK(cc == CURLE_OPERATION_TIMEDOUT);
+    const rest_lean_rc cc = rest_lean_perform(c.l, &c.rq, &c.sink, &c.res, c.err, sizeof c.err);
+    CHECK(cc == REST_LEAN_TIMEOUT);
     CHECK_MSG(strstr(c.err, "Operation timed out after ") == c.err, "%s", c.err);
     CHECK(c.res.stamps.total_us >= 150000 && c.res.stamps.total_us < 3000000);
     client_close(&c);
@@ -328,8 +328,8 @@ static void test_refused(void)
     const unsigned port = s.port;
     srv_stop(&s);
     CHECK(client_open(&c, "http", port) == 0);
-    CURLcode cc = CURLE_OK;
-    CHECK(drive(&c, 3000, &cc) == 0 && cc == CURLE_COULDNT_CONNECT);
+    rest_lean_rc cc = REST_LEAN_OK;
+    CHECK(drive(&c, 3000, &cc) == 0 && cc == REST_LEAN_CONNECT);
     CHECK_MSG(strstr(c.err, "Failed to connect to 127.0.0.1 port ") == c.err &&
               strstr(c.err, "Connection refused") != NULL, "%s", c.err);
     CHECK(c.res.os_errno == ECONNREFUSED && rest_lean_fd(c.l) == -1);

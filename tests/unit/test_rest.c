@@ -19,14 +19,14 @@
 #include "rest/transport/codes.h"
 #include "rest/ekm.h"
 #include "rest/jscan.h"
-#include "rest/transport/k6.h"
+#include "rest/views/k6.h"
 #include "serve/fault.h"
 #include "rest/transport/phases.h"
 #include "rest/sdkms.h"
 #include "serve/keys.h"
 #include "serve/reply.h"
 #include "serve/session.h"
-#include "rest/transport/stats.h"
+#include "rest/views/stats.h"
 
 /* ---- base64 --------------------------------------------------------------- */
 
@@ -271,6 +271,52 @@ static void test_codes_from_curl(void)
     CHECK_MSG(strcmp(name, "HTTP2_FRAMING") == 0, "%s", name);
     rest_code_name(REST_E_HTTP2_STREAM, name, sizeof name);
     CHECK_MSG(strcmp(name, "HTTP2_STREAM") == 0, "%s", name);
+}
+
+/* The lean engine's codes get the class (or the CURLE_ name) libcurl's code
+ * for the same event gets, with the same errno and message: a run's errors
+ * read the same whichever engine sent (issue 37, item 3). */
+static void test_codes_from_lean(void)
+{
+    static const struct { rest_lean_rc lean; CURLcode curl; long os_errno; const char *text; } same[] = {
+        { REST_LEAN_OK, CURLE_OK, 0, NULL },
+        { REST_LEAN_TIMEOUT, CURLE_OPERATION_TIMEDOUT, 0, "Operation timed out after 5 milliseconds" },
+        { REST_LEAN_CONNECT, CURLE_COULDNT_CONNECT, ECONNREFUSED, "Failed to connect" },
+        { REST_LEAN_CONNECT, CURLE_COULDNT_CONNECT, EHOSTUNREACH, "Failed to connect" },
+        { REST_LEAN_RESOLVE, CURLE_COULDNT_RESOLVE_HOST, 0, "Could not resolve host: x" },
+        { REST_LEAN_TLS, CURLE_SSL_CONNECT_ERROR, 0, "OpenSSL SSL_connect: x" },
+        { REST_LEAN_PEER_UNVERIFIED, CURLE_PEER_FAILED_VERIFICATION, 0, "SSL certificate problem: x" },
+        { REST_LEAN_CA_FILE, CURLE_SSL_CACERT_BADFILE, 0, "error setting certificate file: x" },
+        { REST_LEAN_CLIENT_CERT, CURLE_SSL_CERTPROBLEM, 0, "could not load PEM client certificate" },
+        { REST_LEAN_RECV, CURLE_RECV_ERROR, ECONNRESET, "Recv failure: Connection reset by peer" },
+        { REST_LEAN_RECV, CURLE_RECV_ERROR, 0,
+          "OpenSSL SSL_read: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0" },
+        { REST_LEAN_SEND, CURLE_SEND_ERROR, EPIPE, "Send failure: Broken pipe" },
+        { REST_LEAN_EMPTY, CURLE_GOT_NOTHING, 0, "Empty reply from server" },
+        { REST_LEAN_PARTIAL, CURLE_PARTIAL_FILE, 0, "transfer closed with 3 bytes remaining to read" },
+        { REST_LEAN_HEADER_TOO_LARGE, CURLE_RECV_ERROR, 0, "Too large response headers: 307223 > 307200" },
+        { REST_LEAN_BAD_CHUNK, CURLE_RECV_ERROR, 0, "Too long hexadecimal number in chunked-encoding" },
+        { REST_LEAN_BAD_VERSION, CURLE_UNSUPPORTED_PROTOCOL, 0, "Unsupported HTTP version in response" },
+        { REST_LEAN_BAD_ANSWER, CURLE_WEIRD_SERVER_REPLY, 0, "Invalid response: x" },
+        { REST_LEAN_SINK, CURLE_WRITE_ERROR, 0, "Failure writing output to destination" },
+        { REST_LEAN_ABORTED, CURLE_ABORTED_BY_CALLBACK, 0, "Callback aborted" },
+        { REST_LEAN_NO_MEMORY, CURLE_OUT_OF_MEMORY, 0, "out of memory reading the answer" },
+        { REST_LEAN_IDLE, CURLE_FAILED_INIT, 0, NULL },
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        const bench_code lean = rest_code_from_lean(same[i].lean, same[i].os_errno, same[i].text),
+                         curl = rest_code_from_curl(same[i].curl, same[i].os_errno, same[i].text);
+        CHECK_MSG(lean == curl, "lean code %d: %u, libcurl's %d: %u", (int)same[i].lean,
+                  (unsigned)lean, (int)same[i].curl, (unsigned)curl);
+        /* Its words for an event with no message are libcurl's. */
+        CHECK_MSG(same[i].lean == REST_LEAN_HEADER_TOO_LARGE || same[i].lean == REST_LEAN_BAD_CHUNK ||
+                  strcmp(rest_lean_strerror(same[i].lean), curl_easy_strerror(same[i].curl)) == 0,
+                  "%s / %s", rest_lean_strerror(same[i].lean), curl_easy_strerror(same[i].curl));
+    }
+    /* A line over 100 KiB: libcurl's out-of-memory, which rest_http_finish
+     * tells from a real one by where it came; the lean engine says it. */
+    CHECK(rest_code_from_lean(REST_LEAN_HEADER_TOO_LARGE, 0, REST_HEADER_TOO_LARGE_TEXT) ==
+          REST_E_HEADER_TOO_LARGE);
 }
 
 static void test_code_kinds(void)
@@ -969,6 +1015,7 @@ int main(void)
     RUN(test_phases_plain_http_and_odd_stamps);
     RUN(test_code_names);
     RUN(test_codes_from_curl);
+    RUN(test_codes_from_lean);
     RUN(test_code_kinds);
     RUN(test_fault_parse);
     RUN(test_reply_faults);

@@ -32,7 +32,7 @@
 #include "bench/driver/session.h"
 #include "bench/results/stats.h"
 #include "bench/results/target.h"
-#include "rest/transport/views.h"
+#include "rest/views/views.h"
 
 /* ---- building documents --------------------------------------------------- */
 

@@ -14,7 +14,7 @@
 #include "bench/results/report.h"
 #include "bench/results/results.h"
 #include "rest/transport/phases.h"
-#include "rest/transport/views.h"
+#include "rest/views/views.h"
 
 /* The workload sections the parser knows: the REST floor's, as cli/main.c gives them. */
 #define SECTIONS rest_sections()
@@ -583,7 +583,7 @@ static const bench_section queue_section = {
 
 /* ---- k6's other metrics, tags, :abort, --quiet's lines ------------------------- */
 
-/* A REST run with the k6 object its writer makes (rest/transport/k6.c). */
+/* A REST run with the k6 object its writer makes (rest/views/k6.c). */
 static json_t *make_k6_run(const char *test)
 {
     json_t *run = make_rest_run(test);

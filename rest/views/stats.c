@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rest/transport/stats.c - request phases, statuses and server timings for a run. */
-#include "rest/transport/stats.h"
+/* rest/views/stats.c - the "http" object of a REST run and its summary block (see stats.h). */
+#include "rest/views/stats.h"
 
 #include "bench/results/report.h"
 #include "bench/results/results.h"
@@ -12,74 +12,7 @@
 
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
-#include "rest/transport/k6.h"
-
-const bench_side_spec rest_side_spec = { REST_SH_COUNT, REST_SC_COUNT };
-
-static const char *const prof_names[REST_PROF_COUNT] = {
-    "in_queue", "parse_request", "session_lookup", "validate_input",
-    "check_access", "operate", "db_flush", "total",
-};
-
-int rest_profiling_parse(const char *text, int64_t out_ns[REST_PROF_COUNT], unsigned *mask)
-{
-    json_error_t err;
-    json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &err);
-    *mask = 0;
-    if (!json_is_object(j)) {
-        json_decref(j);
-        return -1;
-    }
-    for (int i = 0; i < REST_PROF_COUNT; i++) {
-        json_t *v = json_object_get(j, prof_names[i]);
-        if (json_is_integer(v) && json_integer_value(v) >= 0) {
-            out_ns[i] = (int64_t)json_integer_value(v);
-            *mask |= 1u << i;
-        } else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18) {
-            /* (a larger real does not fit int64_t: converting it is undefined) */
-            out_ns[i] = (int64_t)json_real_value(v);
-            *mask |= 1u << i;
-        }
-    }
-    json_decref(j);
-    return 0;
-}
-
-void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
-                       const rest_req_result *r)
-{
-    int64_t prof[REST_PROF_COUNT];
-    unsigned mask = 0;
-
-    if (!s->on)
-        return;
-    if (r->profiling && rest_profiling_parse(r->profiling, prof, &mask) != 0)
-        mask = 0;
-    bench_side_add(s, REST_SC_REQUESTS, 1);
-    if (r->status >= 100 && r->status < REST_MAX_STATUS)
-        bench_side_add(s, REST_SC_STATUS + (unsigned)r->status, 1);
-    else if (r->status)
-        bench_side_add(s, REST_SC_OTHER_STATUS, 1);
-    /* k6's http_req_failed: no response, or a status not expected
-     * (200..399 unless told otherwise). */
-    const int failed = !r->status ||
-                       (ok ? !ok(ok_arg, r->status) : r->status < 200 || r->status > 399);
-    if (failed)
-        bench_side_add(s, REST_SC_FAILED, 1);
-    bench_side_add(s, REST_SC_BYTES_IN, r->bytes_in);
-    bench_side_add(s, REST_SC_BYTES_OUT, r->bytes_out);
-    if (r->have_phases) {
-        for (int i = 0; i < REST_PH_COUNT; i++)
-            bench_side_record(s, REST_SH_PHASE + (unsigned)i,
-                              (uint64_t)(r->phases_us[i] > 0 ? r->phases_us[i] : 0) * 1000u);
-        bench_side_record(s, failed ? REST_SH_DURATION_FAILED : REST_SH_DURATION_OK,
-                          (uint64_t)(r->phases_us[REST_PH_DURATION] > 0
-                                         ? r->phases_us[REST_PH_DURATION] : 0) * 1000u);
-    }
-    for (int i = 0; mask && i < REST_PROF_COUNT; i++)
-        if (mask & (1u << i))
-            bench_side_record(s, REST_SH_PROF + (unsigned)i, (uint64_t)prof[i]);
-}
+#include "rest/views/k6.h"
 
 /* k6 pads names with dots; the HTTP names are longer than the core's. */
 static void label(FILE *f, const char *name)
@@ -89,13 +22,6 @@ static void label(FILE *f, const char *name)
     for (int i = n; i < 26; i++)
         fputc('.', f);
     fputs(": ", f);
-}
-
-void rest_trend_line(FILE *f, const char *name, const json_t *trend, const char *empty)
-{
-    bench_model_latency l;
-    bench_model_latency_of(trend, &l);
-    bench_report_latency_line(f, 26, name, &l, empty);
 }
 
 void rest_stats_print(FILE *f, const json_t *http, const bench_run_model *m)
@@ -168,26 +94,6 @@ void rest_stats_print(FILE *f, const json_t *http, const bench_run_model *m)
     bench_flush(f);
 }
 
-json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns)
-{
-    bench_hist *empty = h ? NULL : bench_hist_new();
-    if (!h && !empty)
-        return NULL;
-    json_t *j = bench_report_latency_json(h ? h : empty);
-    bench_hist_free(empty);
-    /* A constant added to every value moves all but the spread; an empty
-     * distribution stays all zeros. */
-    static const char *const moved[] = { "min", "mean", "p50", "p90", "p95", "p99", "p999", "max" };
-    for (size_t i = 0; j && plus_ns && bench_json_int(j, "count", 0) && i < sizeof moved / sizeof *moved; i++) {
-        const double v = bench_json_num(j, moved[i], 0) * 1e3 + (double)plus_ns;
-        if (json_object_set_new(j, moved[i], json_real(round(v / 10.0) / 100.0)) != 0) {
-            json_decref(j);
-            return NULL;
-        }
-    }
-    return j;
-}
-
 json_t *rest_stats_json(const bench_outcome *o, const rest_k6_ctx *k6, int track_reauth)
 {
     const bench_side *t = &o->side;
@@ -229,7 +135,7 @@ json_t *rest_stats_json(const bench_outcome *o, const rest_k6_ctx *k6, int track
         if (h && bench_hist_count(h)) {
             if (!prof)
                 prof = json_object();
-            json_object_set_new(prof, prof_names[i], rest_trend_json(h, 0));
+            json_object_set_new(prof, rest_prof_names[i], rest_trend_json(h, 0));
         }
     }
     if (prof)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rest/transport/k6.c - k6's end-of-test summary metrics for a REST run. */
-#include "rest/transport/k6.h"
+/* rest/views/k6.c - k6's end-of-test summary metrics for a REST run. */
+#include "rest/views/k6.h"
 
 #include <math.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 #include "bench/results/results.h"
 #include "rest/transport/codes.h"
 #include "rest/transport/phases.h"
-#include "rest/transport/stats.h"
+#include "rest/transport/side.h"
 
 /* The names of the check kinds, in the summary and in the JSON. */
 static const char *const check_names[REST_CHECK_COUNT] = { "status code", "answer" };
@@ -455,4 +455,31 @@ json_t *rest_k6_json(const bench_outcome *o, const rest_k6_ctx *c)
                                               (json_int_t)(o->stuck + cut), "complete_iterations",
                                               (json_int_t)(o->ops - cut)));
     return k;
+}
+
+json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns)
+{
+    bench_hist *empty = h ? NULL : bench_hist_new();
+    if (!h && !empty)
+        return NULL;
+    json_t *j = bench_report_latency_json(h ? h : empty);
+    bench_hist_free(empty);
+    /* A constant added to every value moves all but the spread; an empty
+     * distribution stays all zeros. */
+    static const char *const moved[] = { "min", "mean", "p50", "p90", "p95", "p99", "p999", "max" };
+    for (size_t i = 0; j && plus_ns && bench_json_int(j, "count", 0) && i < sizeof moved / sizeof *moved; i++) {
+        const double v = bench_json_num(j, moved[i], 0) * 1e3 + (double)plus_ns;
+        if (json_object_set_new(j, moved[i], json_real(round(v / 10.0) / 100.0)) != 0) {
+            json_decref(j);
+            return NULL;
+        }
+    }
+    return j;
+}
+
+void rest_trend_line(FILE *f, const char *name, const json_t *trend, const char *empty)
+{
+    bench_model_latency l;
+    bench_model_latency_of(trend, &l);
+    bench_report_latency_line(f, 26, name, &l, empty);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rest/transport/views.h - the "http" section of a REST run's results (the
+ * rest/views/views.h - the "http" section of a REST run's results (the
  * object rest_stats_json writes), as the results floor shows it
  * (bench/results/section.h): k6's HTTP metrics for thresholds
  * (http_req_duration:p95<200ms, http_req_failed<1%, http_reqs>1000), the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rest/transport/views.c - the "http" section of REST results: thresholds, merge, HTML (see views.h). */
-#include "rest/transport/views.h"
+/* rest/views/views.c - the "http" section of REST results: thresholds, merge, HTML (see views.h). */
+#include "rest/views/views.h"
 
 #include <stdio.h>
 #include <string.h>

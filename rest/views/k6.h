@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rest/transport/k6.h - k6's end-of-test summary for REST runs: every metric of k6's
+ * rest/views/k6.h - k6's end-of-test summary for REST runs: every metric of k6's
  * text summary, with k6's names and meanings.  rest_k6_json computes them once
  * from the run's outcome into the run's "k6" object; the printers render that
  * object, as every view renders the run model.
@@ -81,5 +81,13 @@ const char *rest_k6_fixed_duration(double ms, double max_ms, char *buf, size_t l
 /* k6's formats: "253.6µs", "1.2s", "0s"; "4.6 MB", "115 kB". */
 const char *rest_k6_duration(double ns, char *buf, size_t len);
 const char *rest_k6_bytes(double b, char *buf, size_t len);
+
+/* A distribution in the results' microseconds (min, mean, stddev, p50 ...
+ * max, count), plus_ns added to all but stddev; h NULL: all zeros. */
+json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns);
+
+/* One trend line of a summary block: a distribution of the "http" object (µs),
+ * or `empty` when it holds no values. */
+void rest_trend_line(FILE *f, const char *name, const json_t *trend, const char *empty);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rest/transport/stats.h - what the HTTP layer adds to a run's figures, as side
+ * rest/transport/side.h - what the HTTP layer adds to a run's figures, as side
  * metrics of the core (bench/core/side.h): k6's request phases
  * (http_req_blocked ... http_req_duration), requests by status, the
  * failed-request rate, SDKMS re-authentications, requests libcurl sent
@@ -10,19 +10,15 @@
  * A request's figures are noted by the HTTP client while the operation
  * runs (rest/transport/http.c) and recorded here from the core's side_flush(), after
  * the operation and only for the measured part of the run; the core merges
- * every worker's recorder after the run, and the printers below read the
- * merged one.
+ * every worker's recorder after the run, and the views (rest/views/) read
+ * the merged one.
  */
-#ifndef REST_STATS_H
-#define REST_STATS_H
+#ifndef REST_SIDE_H
+#define REST_SIDE_H
 
 #include <stdint.h>
-#include <stdio.h>
-#include <jansson.h>
 
-#include "bench/core/pool.h"
 #include "bench/core/side.h"
-#include "bench/results/model.h"
 #include "rest/transport/phases.h"
 
 /* Profiling-Data fields, nanoseconds, in the order the header defines them. */
@@ -69,21 +65,8 @@ typedef struct rest_req_result {
 void rest_stats_record(bench_side *s, rest_status_ok_fn ok, const void *ok_arg,
                        const rest_req_result *r);
 
-/* After the run, on its outcome (the merged recorder in o->side): the
- * "http" object, with k6's whole summary (rest/transport/k6.h) in it, computed
- * once.  track_reauth: SDKMS runs count their re-authentications. */
-struct rest_k6_ctx;
-json_t *rest_stats_json(const bench_outcome *o, const struct rest_k6_ctx *k6, int track_reauth);
-/* A distribution in the results' microseconds (min, mean, stddev, p50 ...
- * max, count), plus_ns added to all but stddev; h NULL: all zeros. */
-json_t *rest_trend_json(const bench_hist *h, uint64_t plus_ns);
-
-/* The k6-style block of a run's summary, rendered from its "http" object
- * and its model (the client's CPU). */
-void rest_stats_print(FILE *f, const json_t *http, const bench_run_model *m);
-/* One trend line of that block: a distribution of the "http" object (µs),
- * or `empty` when it holds no values. */
-void rest_trend_line(FILE *f, const char *name, const json_t *trend, const char *empty);
+/* The Profiling-Data fields' names, in the header's order (REST_PROF_*). */
+extern const char *const rest_prof_names[REST_PROF_COUNT];
 
 /*
  * Parse a Profiling-Data header: a JSON object of nanosecond counts.  Sets
