@@ -7,8 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bench/results/report.h"
-#include "bench/results/results.h"
 #include "bench/results/series.h"
 
 static void copy(char *dst, size_t len, const char *src)
@@ -95,35 +93,6 @@ static int seconds_of(const json_t *run, bench_run_model *m)
     m->nseconds = s.n;
     bench_seconds_release(&s);
     return 0;
-}
-
-void bench_model_second_of(const bench_sample *s, int open_loop, int staged, bench_model_second *x)
-{
-    memset(x, 0, sizeof *x);
-    x->t = s->t;
-    x->span_s = round(s->span_s * 1000) / 1000;
-    x->ops = s->ops - s->errors;      /* successes, as everywhere */
-    x->errors = s->errors;
-    x->p50_us = round((double)s->p50_ns / 10.0) / 100.0;   /* us, two decimals (10 ns) */
-    x->p99_us = round((double)s->p99_ns / 10.0) / 100.0;
-    x->has_target = s->target > 0 || open_loop || staged;
-    x->target = x->has_target ? s->target : 0;
-    x->has_in_flight = open_loop;
-    x->in_flight = open_loop ? s->in_flight : 0;
-}
-
-json_t *bench_model_second_json(const bench_model_second *x)
-{
-    json_t *sec = json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)x->t, "span_s", x->span_s, "ops",
-                            (json_int_t)x->ops, "errors", (json_int_t)x->errors, "p50_us", x->p50_us,
-                            "p99_us", x->p99_us);
-    if (sec && ((x->has_target && json_object_set_new(sec, "target", json_real(x->target)) != 0) ||
-                (x->has_in_flight &&
-                 json_object_set_new(sec, "in_flight", json_integer((json_int_t)x->in_flight)) != 0))) {
-        json_decref(sec);
-        return NULL;
-    }
-    return sec;
 }
 
 static int classes_of(const json_t *breakdown, bench_run_model *m)
@@ -365,11 +334,6 @@ const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t 
     return buf;
 }
 
-int bench_model_status_sound(const char *status)
-{
-    return strcmp(status, "ok") == 0 || strcmp(status, "errors") == 0;
-}
-
 /*
  * The rule of bench_model_settle_status: 1 with the status "errors" and its
  * reason in why when a finished run has failed operations, 2 when a run
@@ -423,14 +387,11 @@ int bench_model_settle_status(json_t *run)
     }
 }
 
-double bench_model_rate(uint64_t n, double span_s)
-{
-    return span_s > 0 ? round((double)n / span_s * 100) / 100 : 0.0;
-}
-
 int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m)
 {
     memset(m, 0, sizeof *m);
+    m->run = run;
+    m->doc = doc;
     m->client_cpu = -1;
     m->capacity_step = -1;
     m->max_unstarted_pct = -1;
@@ -469,6 +430,7 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     if (tokens_of(env, m) != 0)
         goto oom;
 
+    m->has_breakdown = json_object_size(json_object_get(run, "breakdown")) > 0;
     m->measured = bench_run_measured(run);
     if (!m->measured)
         return 0;
@@ -542,6 +504,34 @@ void bench_model_free(bench_run_model *m)
     memset(m, 0, sizeof *m);
     m->client_cpu = -1;
     m->capacity_step = -1;
+}
+
+int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
+{
+    const json_t *runs = json_object_get(doc, "runs");
+    const size_t n = json_is_array(runs) ? json_array_size(runs) : 0;
+    d->doc = doc;
+    d->nruns = 0;
+    d->runs = n ? calloc(n, sizeof *d->runs) : NULL;
+    if (n && !d->runs)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (bench_model_from_run(json_array_get(runs, i), doc, &d->runs[i]) != 0) {
+            bench_doc_model_free(d);
+            return -1;
+        }
+        d->nruns = i + 1;
+    }
+    return 0;
+}
+
+void bench_doc_model_free(bench_doc_model *d)
+{
+    for (size_t i = 0; i < d->nruns; i++)
+        bench_model_free(&d->runs[i]);
+    free(d->runs);
+    d->runs = NULL;
+    d->nruns = 0;
 }
 
 void bench_model_doc_tls(const json_t *doc, bench_model_tls *t)

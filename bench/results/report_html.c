@@ -8,13 +8,15 @@
  * page that silently phones home).  Every string from the results file is
  * escaped before it reaches the page.
  */
-#include "bench/results/results.h"
+#include "bench/results/report_html.h"
+#include "bench/results/text.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/results/capanswer.h"
+#include "bench/results/codec.h"
 #include "bench/results/html.h"
 #include "bench/results/model.h"
 #include "bench/util/cli.h"
