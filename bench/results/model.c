@@ -430,6 +430,9 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
     if (tokens_of(env, m) != 0)
         goto oom;
 
+    const json_t *ds = json_object_get(run, "datasheet");
+    copy(m->ds_family, sizeof m->ds_family, bench_json_str(ds, "family", ""));
+    copy(m->ds_step, sizeof m->ds_step, bench_json_str(ds, "step", ""));
     m->has_breakdown = json_object_size(json_object_get(run, "breakdown")) > 0;
     m->measured = bench_run_measured(run);
     if (!m->measured)

@@ -170,6 +170,10 @@ typedef struct bench_run_model {
     size_t       ntokens;
     bench_model_tls tls;
 
+    /* a datasheet's step of a family (hsmbench datasheet): "" when none */
+    char      ds_family[BENCH_MODEL_NAME_MAX];
+    char      ds_step[16];                /* "latency", "threads", "data" */
+
     /* a capacity search's step: 0 the probe, k >= 1 step k, -1 not a step */
     long long capacity_step;
     int       step_judged;               /* the step has a verdict of the objectives */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "bench/results/model.h"
 #include "bench/results/section.h"
 
 /*
@@ -24,7 +25,7 @@
  * a workload section of the list (section.h) also gets what the section
  * draws; the list also names the side metrics of stored thresholds.
  */
-int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sections);
+int bench_html_write(FILE *f, const bench_doc_model *d, const bench_section *const *sections);
 
 
 /* Write the page to PATH, or to standard output when PATH is "-"

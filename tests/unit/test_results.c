@@ -544,7 +544,10 @@ static void test_section_hooks(void)
     char *page = NULL;
     size_t plen = 0;
     FILE *f = open_memstream(&page, &plen);
-    CHECK(f && bench_html_write(f, m, only) == 0);
+    bench_doc_model dm;
+    CHECK(bench_doc_model_of(m, &dm) == 0);
+    CHECK(f && bench_html_write(f, &dm, only) == 0);
+    bench_doc_model_free(&dm);
     if (f)
         fclose(f);
     CHECK(hooks_seen.pages == 1 && page && strstr(page, "<p>queue messages 12</p>"));
@@ -715,7 +718,12 @@ static void test_session_table_long_names(void)
 /* The page as bench/main.c has it written: with the REST floor's sections. */
 static int html_write(FILE *f, const json_t *doc)
 {
-    return bench_html_write(f, doc, rest_sections());
+    bench_doc_model d;
+    if (bench_doc_model_of(doc, &d) != 0)
+        return -1;
+    const int rc = bench_html_write(f, &d, rest_sections());
+    bench_doc_model_free(&d);
+    return rc;
 }
 
 static char *render(int (*fn)(FILE *, const json_t *), const json_t *doc)
