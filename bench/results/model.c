@@ -169,6 +169,28 @@ static int tokens_of(const json_t *env, bench_run_model *m)
     return 0;
 }
 
+/* The run's judged thresholds (threshold.h), strings copied. */
+static int thresholds_of(const json_t *ths, bench_run_model *m)
+{
+    const size_t n = json_is_array(ths) ? json_array_size(ths) : 0;
+    if (!n)
+        return 0;
+    if (!(m->thresholds = calloc(n, sizeof *m->thresholds)))
+        return -1;
+    m->nthresholds = n;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *t = json_array_get(ths, i), *obs = json_object_get(t, "observed");
+        bench_model_threshold *x = &m->thresholds[i];
+        const char *expr = bench_json_str(t, "expr", NULL), *unit = bench_json_str(t, "unit", NULL);
+        x->ok = json_is_true(json_object_get(t, "ok"));
+        x->has_observed = json_is_number(obs);
+        x->observed = x->has_observed ? json_number_value(obs) : 0;
+        if ((expr && !(x->expr = strdup(expr))) || (unit && !(x->unit = strdup(unit))))
+            return -1;
+    }
+    return 0;
+}
+
 static int flag(const json_t *obj, const char *key)
 {
     const json_t *v = json_object_get(obj, key);
@@ -427,7 +449,7 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
         copy(m->target.kind, sizeof m->target.kind, "?");
     tls_of(env, run, &m->tls);
     step_of(doc, run, m);
-    if (tokens_of(env, m) != 0)
+    if (tokens_of(env, m) != 0 || thresholds_of(json_object_get(run, "thresholds"), m) != 0)
         goto oom;
 
     const json_t *ds = json_object_get(run, "datasheet");
@@ -503,10 +525,79 @@ void bench_model_free(bench_run_model *m)
     for (size_t i = 0; i < m->ntokens; i++)
         free(m->tokens[i]);
     free(m->tokens);
+    for (size_t i = 0; i < m->nthresholds; i++) {
+        free(m->thresholds[i].expr);
+        free(m->thresholds[i].unit);
+    }
+    free(m->thresholds);
     bench_hist_free(m->hist);
     memset(m, 0, sizeof *m);
     m->client_cpu = -1;
     m->capacity_step = -1;
+}
+
+/* An array's strings (NULL for an element that is not one); -1 when out of memory. */
+static int words_of(const json_t *arr, const char ***out, size_t *n, int *has)
+{
+    *has = json_is_array(arr);
+    *n = *has ? json_array_size(arr) : 0;
+    *out = NULL;
+    if (!*n)
+        return 0;
+    if (!(*out = calloc(*n, sizeof **out)))
+        return -1;
+    for (size_t i = 0; i < *n; i++)
+        (*out)[i] = json_string_value(json_array_get(arr, i));
+    return 0;
+}
+
+static int facts_of(const json_t *doc, bench_doc_facts *x)
+{
+    const json_t *env = json_object_get(doc, "environment");
+    const json_t *mod = json_object_get(env, "module"), *tok = json_object_get(env, "token");
+    const json_t *host = json_object_get(env, "host"), *ep = json_object_get(env, "endpoint");
+    const json_t *client = json_object_get(env, "client"), *reuse = json_object_get(ep, "connection_reuse");
+    memset(x, 0, sizeof *x);
+    x->has_module = mod != NULL;
+    x->module_name = bench_json_str(mod, "name", NULL);
+    x->module_path = bench_json_str(mod, "path", NULL);
+    x->module_manufacturer = bench_json_str(mod, "manufacturer", NULL);
+    x->library = bench_json_str(mod, "library", NULL);
+    x->library_version = bench_json_str(mod, "library_version", NULL);
+    x->cryptoki_version = bench_json_str(mod, "cryptoki_version", NULL);
+    x->has_token = tok != NULL;
+    x->token_object = json_is_object(tok);
+    x->token_label = bench_json_str(tok, "label", NULL);
+    x->token_manufacturer = bench_json_str(tok, "manufacturer", NULL);
+    x->token_model = bench_json_str(tok, "model", NULL);
+    x->token_serial = bench_json_str(tok, "serial", NULL);
+    x->token_firmware = bench_json_str(tok, "firmware", NULL);
+    x->token_hardware = bench_json_str(tok, "hardware", NULL);
+    x->token_slot = bench_json_int(tok, "slot", 0);
+    x->has_host = host != NULL;
+    x->hostname = bench_json_str(host, "hostname", NULL);
+    x->os = bench_json_str(host, "os", NULL);
+    x->kernel = bench_json_str(host, "kernel", NULL);
+    x->machine = bench_json_str(host, "machine", NULL);
+    x->cpus = bench_json_int(host, "cpus", 0);
+    x->has_endpoint = json_is_object(ep);
+    x->url = bench_json_str(ep, "url", NULL);
+    x->service = bench_json_str(ep, "service", NULL);
+    x->plain_url = bench_json_str(ep, "plain_url", NULL);
+    x->http_version = bench_json_str(ep, "http_version", NULL);
+    x->connection_reuse = json_is_boolean(reuse) ? json_is_true(reuse) : -1;
+    x->timeout_s = bench_json_num(ep, "timeout_s", 0);
+    x->has_client = json_is_object(client);
+    x->libcurl = bench_json_str(client, "libcurl", NULL);
+    x->tls_library = bench_json_str(client, "tls_library", NULL);
+    x->started_at = bench_json_str(doc, "started_at", NULL);
+    x->version = bench_json_str(json_object_get(doc, "tool"), "version", NULL);
+    x->datasheet = json_is_object(json_object_get(doc, "datasheet"));
+    if (words_of(json_object_get(doc, "command"), &x->command, &x->ncommand, &x->has_command) != 0 ||
+        words_of(json_object_get(doc, "merged_from"), &x->merged_from, &x->nmerged_from,
+                 &x->has_merged_from) != 0)
+        return -1;
+    return 0;
 }
 
 int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
@@ -515,9 +606,16 @@ int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
     const size_t n = json_is_array(runs) ? json_array_size(runs) : 0;
     d->doc = doc;
     d->nruns = 0;
-    d->runs = n ? calloc(n, sizeof *d->runs) : NULL;
-    if (n && !d->runs)
+    d->runs = NULL;
+    if (facts_of(doc, &d->facts) != 0) {
+        bench_doc_model_free(d);
         return -1;
+    }
+    d->runs = n ? calloc(n, sizeof *d->runs) : NULL;
+    if (n && !d->runs) {
+        bench_doc_model_free(d);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (bench_model_from_run(json_array_get(runs, i), doc, &d->runs[i]) != 0) {
             bench_doc_model_free(d);
@@ -533,8 +631,9 @@ void bench_doc_model_free(bench_doc_model *d)
     for (size_t i = 0; i < d->nruns; i++)
         bench_model_free(&d->runs[i]);
     free(d->runs);
-    d->runs = NULL;
-    d->nruns = 0;
+    free(d->facts.command);
+    free(d->facts.merged_from);
+    memset(d, 0, sizeof *d);
 }
 
 void bench_model_doc_tls(const json_t *doc, bench_model_tls *t)

@@ -70,6 +70,15 @@ typedef struct bench_model_breakdown {
     size_t             n;
 } bench_model_breakdown;
 
+/* A threshold judged on the run (its "thresholds" element: threshold.h). */
+typedef struct bench_model_threshold {
+    char  *expr;           /* "p99<50ms"; NULL when the file gives none */
+    char  *unit;           /* the observed figure's unit; NULL when none */
+    int    ok;
+    int    has_observed;   /* 0: not measured */
+    double observed;
+} bench_model_threshold;
+
 /* What a run's transport says of TLS. */
 typedef enum bench_model_tls_kind {
     BENCH_TLS_UNKNOWN = 0,   /* not a REST run, or a file that does not say */
@@ -164,6 +173,9 @@ typedef struct bench_run_model {
 
     bench_model_stable stable;
 
+    bench_model_threshold *thresholds;   /* as judged, in the file's order */
+    size_t                 nthresholds;
+
     /* what was measured */
     bench_target target;
     char       **tokens;                 /* every token's label, when the run spans several */
@@ -197,10 +209,37 @@ void bench_model_free(bench_run_model *m);
  * document is borrowed and must outlive the models.  Returns 0, or -1 when
  * out of memory (nothing to free then).
  */
+/* The document's facts a page names (environment, command, provenance):
+ * strings borrowed from the document, NULL where it does not say. */
+typedef struct bench_doc_facts {
+    int         has_module, has_token, has_host, has_endpoint, has_client;
+    int         token_object;            /* environment.token is an object */
+    const char *module_name, *module_path, *module_manufacturer, *library, *library_version,
+               *cryptoki_version;
+    const char *token_label, *token_manufacturer, *token_model, *token_serial, *token_firmware,
+               *token_hardware;
+    long long   token_slot;
+    const char *hostname, *os, *kernel, *machine;
+    long long   cpus;
+    const char *url, *service, *plain_url, *http_version;
+    int         connection_reuse;        /* -1 unknown */
+    double      timeout_s;
+    const char *libcurl, *tls_library;
+    const char *started_at, *version;
+    const char **command;                /* each word, NULL for one that is not a string */
+    size_t       ncommand;
+    int          has_command;
+    const char **merged_from;
+    size_t       nmerged_from;
+    int          has_merged_from;
+    int          datasheet;              /* the document is a datasheet's */
+} bench_doc_facts;
+
 typedef struct bench_doc_model {
     const json_t    *doc;
     bench_run_model *runs;
     size_t           nruns;
+    bench_doc_facts  facts;
 } bench_doc_model;
 int  bench_doc_model_of(const json_t *doc, bench_doc_model *d);
 void bench_doc_model_free(bench_doc_model *d);

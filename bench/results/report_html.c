@@ -498,18 +498,23 @@ static void kv(FILE *f, const char *k, const char *v)
     fputs("</td></tr>\n", f);
 }
 
-static const char *yes_no(const json_t *obj, const char *key)
+/* A string of the document, or what stands for it when it does not say. */
+static const char *said(const char *s, const char *dflt)
 {
-    const json_t *v = json_object_get(obj, key);
-    return json_is_boolean(v) ? (json_is_true(v) ? "yes" : "no") : "?";
+    return s ? s : dflt;
+}
+
+static const char *yes_no(int v)
+{
+    return v < 0 ? "?" : v ? "yes" : "no";
 }
 
 /* What was measured (environment.target, or derived for older files), and
  * for REST files the endpoint: URL, service, TLS and HTTP settings, client. */
-static void target_rows(FILE *f, const json_t *doc)
+static void target_rows(FILE *f, const bench_doc_model *d)
 {
-    const json_t *env = json_object_get(doc, "environment");
-    const json_t *ep = json_object_get(env, "endpoint"), *client = json_object_get(env, "client");
+    const json_t *doc = d->doc;
+    const bench_doc_facts *x = &d->facts;
     bench_target t;
     char buf[512];
     if (bench_target_of(doc, &t) >= 0) {
@@ -521,50 +526,45 @@ static void target_rows(FILE *f, const json_t *doc)
         esc(f, t.id);
         fputs("</code></td></tr>\n", f);
     }
-    if (json_is_object(ep)) {
+    if (x->has_endpoint) {
         fputs("<tr><th>endpoint</th><td><code>", f);
-        esc(f, bench_json_str(ep, "url", "?"));
+        esc(f, said(x->url, "?"));
         fputs("</code></td></tr>\n", f);
-        kv(f, "service", bench_json_str(ep, "service", NULL));
-        kv(f, "plain URL", bench_json_str(ep, "plain_url", NULL));
+        kv(f, "service", x->service);
+        kv(f, "plain URL", x->plain_url);
         bench_model_tls tls;
         bench_model_doc_tls(doc, &tls);
         kv(f, "TLS", bench_model_tls_text(&tls, buf, sizeof buf));
-        snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", bench_json_str(ep, "http_version", "?"),
-                 yes_no(ep, "connection_reuse"), bench_json_num(ep, "timeout_s", 0));
+        snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", said(x->http_version, "?"),
+                 yes_no(x->connection_reuse), x->timeout_s);
         kv(f, "HTTP", buf);
     }
-    if (json_is_object(client)) {
-        const char *tl = bench_json_str(client, "tls_library", "");
-        snprintf(buf, sizeof buf, "libcurl %s%s%s", bench_json_str(client, "libcurl", "?"), *tl ? " · " : "", tl);
+    if (x->has_client) {
+        const char *tl = said(x->tls_library, "");
+        snprintf(buf, sizeof buf, "libcurl %s%s%s", said(x->libcurl, "?"), *tl ? " · " : "", tl);
         kv(f, "client", buf);
     }
 }
 
 static void environment(FILE *f, const bench_doc_model *d)
 {
-    const json_t *doc = d->doc;
-    const json_t *env = json_object_get(doc, "environment");
-    const json_t *mod = json_object_get(env, "module"), *tok = json_object_get(env, "token");
-    const json_t *host = json_object_get(env, "host");
+    const bench_doc_facts *x = &d->facts;
     char buf[256];
 
     /* The document's facts (TLS, tokens) as the model of its first run has them. */
     const bench_run_model *m = d->nruns ? &d->runs[0] : NULL;
     fputs("<section id=\"environment\"><h2>Environment</h2><table class=\"kv\">\n", f);
-    target_rows(f, doc);
-    if (mod) {
-        snprintf(buf, sizeof buf, "%s (%s)", bench_json_str(mod, "name", "?"), bench_json_str(mod, "path", "?"));
+    target_rows(f, d);
+    if (x->has_module) {
+        snprintf(buf, sizeof buf, "%s (%s)", said(x->module_name, "?"), said(x->module_path, "?"));
         kv(f, "module", buf);
-        snprintf(buf, sizeof buf, "%s · %s %s · Cryptoki %s", bench_json_str(mod, "manufacturer", "?"),
-                 bench_json_str(mod, "library", "?"), bench_json_str(mod, "library_version", "?"),
-                 bench_json_str(mod, "cryptoki_version", "?"));
+        snprintf(buf, sizeof buf, "%s · %s %s · Cryptoki %s", said(x->module_manufacturer, "?"),
+                 said(x->library, "?"), said(x->library_version, "?"), said(x->cryptoki_version, "?"));
         kv(f, "library", buf);
     }
-    if (tok) {
-        snprintf(buf, sizeof buf, "%s (slot %lld) · %s %s · serial %s", bench_json_str(tok, "label", "?"),
-                 bench_json_int(tok, "slot", 0), bench_json_str(tok, "manufacturer", "?"),
-                 bench_json_str(tok, "model", "?"), bench_json_str(tok, "serial", "?"));
+    if (x->has_token) {
+        snprintf(buf, sizeof buf, "%s (slot %lld) · %s %s · serial %s", said(x->token_label, "?"), x->token_slot,
+                 said(x->token_manufacturer, "?"), said(x->token_model, "?"), said(x->token_serial, "?"));
         kv(f, "token", buf);
     }
     if (m && m->ntokens > 1) {
@@ -577,38 +577,31 @@ static void environment(FILE *f, const bench_doc_model *d)
         }
         fputs("</td></tr>\n", f);
     }
-    if (host) {
-        snprintf(buf, sizeof buf, "%s · %s %s %s · %lld CPUs", bench_json_str(host, "hostname", "?"),
-                 bench_json_str(host, "os", "?"), bench_json_str(host, "kernel", "?"),
-                 bench_json_str(host, "machine", "?"), bench_json_int(host, "cpus", 0));
+    if (x->has_host) {
+        snprintf(buf, sizeof buf, "%s · %s %s %s · %lld CPUs", said(x->hostname, "?"), said(x->os, "?"),
+                 said(x->kernel, "?"), said(x->machine, "?"), x->cpus);
         kv(f, "host", buf);
     }
-    const json_t *cmd = json_object_get(doc, "command");
-    if (json_is_array(cmd)) {
-        size_t i;
-        json_t *a;
+    if (x->has_command) {
         fputs("<tr><th>command</th><td><code>", f);
-        json_array_foreach(cmd, i, a) {
+        for (size_t i = 0; i < x->ncommand; i++) {
             if (i)
                 fputc(' ', f);
-            esc(f, json_is_string(a) ? json_string_value(a) : "?");
+            esc(f, said(x->command[i], "?"));
         }
         fputs("</code></td></tr>\n", f);
     }
-    kv(f, "started", bench_json_str(doc, "started_at", NULL));
-    const json_t *from = json_object_get(doc, "merged_from");
-    if (json_is_array(from)) {
-        size_t i;
-        json_t *a;
+    kv(f, "started", x->started_at);
+    if (x->has_merged_from) {
         fputs("<tr><th>merged from</th><td>", f);
-        json_array_foreach(from, i, a) {
+        for (size_t i = 0; i < x->nmerged_from; i++) {
             if (i)
                 fputs(", ", f);
-            esc(f, json_is_string(a) ? json_string_value(a) : "?");
+            esc(f, said(x->merged_from[i], "?"));
         }
         fputs("</td></tr>\n", f);
     }
-    kv(f, "hsmbench", bench_json_str(json_object_get(doc, "tool"), "version", NULL));
+    kv(f, "hsmbench", x->version);
     fputs("</table></section>\n", f);
 }
 
@@ -1130,32 +1123,29 @@ void bench_html_stacked_bars(FILE *f, const bench_html_stack *c)
     chart_end(f);
 }
 
-static void thresholds_list(FILE *f, const json_t *run, const bench_section *const *sections)
+static void thresholds_list(FILE *f, const bench_run_model *m, const bench_section *const *sections)
 {
-    const json_t *ths = json_object_get(run, "thresholds");
-    if (!json_is_array(ths) || json_array_size(ths) == 0)
+    if (m->nthresholds == 0)
         return;
-    size_t i;
-    json_t *t;
     fputs("<h3>Thresholds</h3><ul class=\"th\">\n", f);
-    json_array_foreach(ths, i, t) {
-        int ok = json_is_true(json_object_get(t, "ok"));
-        const json_t *obs = json_object_get(t, "observed");
+    for (size_t i = 0; i < m->nthresholds; i++) {
+        const bench_model_threshold *t = &m->thresholds[i];
+        const int ok = t->ok;
         fprintf(f, "<li class=\"%s\">%s <code>", ok ? "ok" : "bad", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97");
-        esc(f, bench_json_str(t, "expr", "?"));
+        esc(f, t->expr ? t->expr : "?");
         fputs("</code> ", f);
         bench_threshold th;
         char err[16], text[96];
-        if (json_is_number(obs) &&
-            bench_threshold_parse(bench_json_str(t, "expr", ""), sections, &th, err, sizeof err) == 0) {
+        if (t->has_observed &&
+            bench_threshold_parse(t->expr ? t->expr : "", sections, &th, err, sizeof err) == 0) {
             /* As the terminal shows it ("p(99)=5.591ms"), without the name. */
-            bench_threshold_observed_text(&th, json_number_value(obs), text, sizeof text);
+            bench_threshold_observed_text(&th, t->observed, text, sizeof text);
             const char *eq = strchr(text, '=');
             fputs("observed ", f);
             esc(f, eq ? eq + 1 : text);
-        } else if (json_is_number(obs)) {
-            fprintf(f, "observed %.6g ", json_number_value(obs));
-            esc(f, bench_json_str(t, "unit", ""));
+        } else if (t->has_observed) {
+            fprintf(f, "observed %.6g ", t->observed);
+            esc(f, t->unit ? t->unit : "");
         } else {
             fputs("not measured", f);
         }
@@ -1210,7 +1200,7 @@ static void run_section(FILE *f, const bench_run_model *m, size_t i, const bench
                 (*sec)->html(f, obj);
         }
     }
-    thresholds_list(f, run, sections);
+    thresholds_list(f, m, sections);
     fputs("</section>\n", f);
 }
 
@@ -1865,19 +1855,19 @@ static void datasheet_section(FILE *f, const bench_doc_model *d)
             fams[nf++] = fam;
     }
     fputs("<section id=\"datasheet\"><h2>Datasheet</h2><p class=\"sub\">", f);
-    const json_t *tok = json_object_get(json_object_get(doc, "environment"), "token");
-    if (json_is_object(tok)) {
+    const bench_doc_facts *x = &d->facts;
+    if (x->token_object) {
         /* The device the figures are of, as C_GetTokenInfo names it. */
         fputs("Token ", f);
-        esc(f, bench_json_str(tok, "label", "?"));
+        esc(f, said(x->token_label, "?"));
         fputs(" · ", f);
-        esc(f, bench_json_str(tok, "manufacturer", "?"));
+        esc(f, said(x->token_manufacturer, "?"));
         fputs(" ", f);
-        esc(f, bench_json_str(tok, "model", "?"));
+        esc(f, said(x->token_model, "?"));
         fputs(" · firmware ", f);
-        esc(f, bench_json_str(tok, "firmware", "?"));
+        esc(f, said(x->token_firmware, "?"));
         fputs(" · hardware ", f);
-        esc(f, bench_json_str(tok, "hardware", "?"));
+        esc(f, said(x->token_hardware, "?"));
         fputs(". ", f);
     }
     fprintf(f, "%zu steps of %s", json_array_size(json_object_get(plan, "steps")),
@@ -1907,18 +1897,17 @@ int bench_html_write(FILE *f, const bench_doc_model *d, const bench_section *con
           "<meta name=\"generator\" content=\"hsmbench ", f);
     esc(f, HSMBENCH_VERSION);
     fputs("\">\n<link rel=\"icon\" href=\"data:,\">\n<title>hsmbench report", f);
-    const json_t *host = json_object_get(json_object_get(doc, "environment"), "host");
-    if (host) {
+    if (d->facts.has_host) {
         fputs(" · ", f);
-        esc(f, bench_json_str(host, "hostname", "?"));
+        esc(f, said(d->facts.hostname, "?"));
     }
-    const char *started = bench_json_str(doc, "started_at", NULL);
+    const char *started = d->facts.started_at;
     if (started) {
         fputs(" · ", f);
         esc(f, started);
     }
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>hsmbench %s</h1><p class=\"sub\">",
-            style, json_is_object(json_object_get(doc, "datasheet")) ? "datasheet" : "report");
+            style, d->facts.datasheet ? "datasheet" : "report");
     fprintf(f, "%zu run%s", d->nruns, d->nruns == 1 ? "" : "s");
     bench_target tg;
     if (bench_target_of(doc, &tg) >= 0) {
@@ -1932,7 +1921,7 @@ int bench_html_write(FILE *f, const bench_doc_model *d, const bench_section *con
     fputs("</p></header>\n", f);
 
     environment(f, d);
-    if (json_is_object(json_object_get(doc, "datasheet"))) {
+    if (d->facts.datasheet) {
         /* A datasheet's page: its tables and charts, the runs listed after. */
         datasheet_section(f, d);
         summary_table(f, d);
