@@ -172,15 +172,15 @@ static int tokens_of(const json_t *env, bench_run_model *m)
 /* The run's judged thresholds (threshold.h), strings copied. */
 static int thresholds_of(const json_t *ths, bench_run_model *m)
 {
-    const size_t n = json_is_array(ths) ? json_array_size(ths) : 0;
-    if (!n)
-        return 0;
-    if (!(m->thresholds = calloc(n, sizeof *m->thresholds)))
+    const size_t n = json_array_size(ths);   /* 0 for what is not an array */
+    if (n && !(m->thresholds = calloc(n, sizeof *m->thresholds)))
         return -1;
-    m->nthresholds = n;
-    for (size_t i = 0; i < n; i++) {
-        const json_t *t = json_array_get(ths, i), *obs = json_object_get(t, "observed");
+    size_t i;
+    const json_t *t;
+    json_array_foreach(ths, i, t) {
+        const json_t *obs = json_object_get(t, "observed");
         bench_model_threshold *x = &m->thresholds[i];
+        m->nthresholds = i + 1;
         const char *expr = bench_json_str(t, "expr", NULL), *unit = bench_json_str(t, "unit", NULL);
         x->ok = json_is_true(json_object_get(t, "ok"));
         x->has_observed = json_is_number(obs);
