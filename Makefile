@@ -51,6 +51,7 @@ LIBS_ALL   = $(PKG_LIBS) -lhttp_parser -lpthread -ldl -lm
 #   p11      p11/ keys/     the PKCS#11 workload and its commands
 #   rest     rest/          the REST shim (rest/transport: the HTTP client)
 #   serve    serve/         the local emulator (uses p11/ and keys/)
+# Above them all, cli/main.c, the composition root: the program's main, its table of commands.
 FLOORS    := serve rest p11 driver results core util
 SRC_util    := $(wildcard bench/util/*.c)
 SRC_core    := $(wildcard bench/core/*.c)
@@ -78,7 +79,7 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/obj/bench/main.d $(UNIT_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(UNIT_BIN:=.d)
 
 # The paths compiled in (LIBDIR, SOFTHSM_MODULE): the objects that use them
 # are rebuilt when they change, so "make install PREFIX=/usr" after "make" is right.
@@ -94,7 +95,7 @@ $(BUILD)/libhsmbench-$(1).a: $(SRC_$(1):%.c=$(BUILD)/obj/%.o)
 endef
 $(foreach f,$(FLOORS),$(eval $(call floor_lib,$(f))))
 
-$(BUILD)/hsmbench: $(BUILD)/obj/bench/main.o $(FLOOR_LIBS)
+$(BUILD)/hsmbench: $(BUILD)/obj/cli/main.o $(FLOOR_LIBS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c $(FLOOR_LIBS) tests/unit/check.h

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* p11/cmd.h - the PKCS#11 subcommands, called from bench/main.c. */
+/* p11/cmd.h - the PKCS#11 subcommands, called from cli/main.c. */
 #ifndef P11_CMD_H
 #define P11_CMD_H
 
@@ -11,13 +11,13 @@
 int p11_cmd_run(int argc, char **argv, const bench_section *const *sections);
 /* datasheet: run's steps for every test of a token, one results file and page. */
 int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *sections);
-int p11_cmd_list(int argc, char **argv);
-int p11_cmd_keys(int argc, char **argv);
-int p11_cmd_menu(int argc, char **argv);
+int p11_cmd_list(int argc, char **argv, const bench_section *const *sections);
+int p11_cmd_keys(int argc, char **argv, const bench_section *const *sections);
+int p11_cmd_menu(int argc, char **argv, const bench_section *const *sections);
 /* trace: a recording of the call recorder (libhsmbench-trace.so) read back. */
-int p11_cmd_trace(int argc, char **argv);
+int p11_cmd_trace(int argc, char **argv, const bench_section *const *sections);
 /* replay: an application's recorded traffic or a scenario, against a module. */
-int p11_cmd_replay(int argc, char **argv);
+int p11_cmd_replay(int argc, char **argv, const bench_section *const *sections);
 
 /* Their option tables (bench/util/options.h), for --help and the checks. */
 extern const bench_cmd_opts p11_run_options;

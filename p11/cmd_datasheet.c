@@ -249,100 +249,69 @@ static int is_fifo(const char *flag, const char *path)
     return 1;
 }
 
-static int parse_args(int argc, char **argv, const bench_section *const *sections, ds_opts *o)
+/*
+ * Take one option: its value parsed and stored, nothing checked against
+ * the others (check_options does).  1 taken, 0 not one of datasheet's, -1
+ * bad value (printed).
+ */
+static int take_option(void *opts, int c, char *arg)
 {
+    ds_opts *o = opts;
     uint64_t v;
-    int c;
-    memset(o, 0, sizeof *o);
-    o->all = 1;
-    o->step_ns = DS_DEFAULT_STEP_NS;
-    o->stable_pct = DS_DEFAULT_STABLE;
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    o->max_threads = cpus > 0 ? (unsigned)(2 * cpus) : 4;
-    bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &p11_datasheet_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        const int t = p11_target_opt(&o->target, c, optarg);
-        if (t < 0)
-            return BENCH_EXIT_USAGE;
-        if (t > 0)
-            continue;
-        switch (c) {
-        case 'h':
-            fputs(ds_usage_head, stdout);
-            bench_opts_help(&p11_datasheet_options, stdout);
-            fputs(ds_usage_tail, stdout);
+    const int t = p11_target_opt(&o->target, c, arg);
+    if (t != 0)
+        return t;
+    switch (c) {
+    case OPT_TEST:
+        return parse_tests(o, arg) == 0 ? 1 : -1;
+    case OPT_KEY_SIZE:
+        return parse_list("--key-size", arg, 1, 65536, o->keys, &o->nkeys) == 0 ? 1 : -1;
+    case OPT_DATA_SIZE:
+        return parse_list("--data-size", arg, 1, 16200, o->data, &o->ndata) == 0 ? 1 : -1;
+    case OPT_STEP_TIME:
+        return bench_parse_duration("--step-time", arg, 100000000ULL, 3600ULL * 1000000000ULL,
+                                    &o->step_ns) == 0 ? 1 : -1;
+    case OPT_MAX_THREADS:
+        if (bench_parse_u64("--max-threads", arg, 1, 1024, &v) != 0)
             return -1;
-        case OPT_TEST:
-            if (parse_tests(o, optarg) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_KEY_SIZE:
-            if (parse_list("--key-size", optarg, 1, 65536, o->keys, &o->nkeys) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_DATA_SIZE:
-            if (parse_list("--data-size", optarg, 1, 16200, o->data, &o->ndata) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_STEP_TIME:
-            if (bench_parse_duration("--step-time", optarg, 100000000ULL, 3600ULL * 1000000000ULL,
-                                     &o->step_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_MAX_THREADS:
-            if (bench_parse_u64("--max-threads", optarg, 1, 1024, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->max_threads = (unsigned)v;
-            break;
-        case OPT_UNTIL_STABLE:
-            /* 0 turns it off. */
-            if (bench_parse_stable_pct(optarg, 1, &o->stable_pct) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_RESUME:
-            o->resume = optarg;
-            break;
-        case OPT_CAPACITY:
-            o->capacity = optarg;
-            break;
-        case OPT_JSON:
-            o->out.json = optarg;
-            break;
-        case OPT_HTML:
-            o->out.html = optarg;
-            break;
-        case OPT_QUIET:
-            o->out.quiet = 1;
-            break;
-        default:
-            return bench_option_error(argv, c, "datasheet");
-        }
+        o->max_threads = (unsigned)v;
+        return 1;
+    case OPT_UNTIL_STABLE:
+        /* 0 turns it off. */
+        return bench_parse_stable_pct(arg, 1, &o->stable_pct) == 0 ? 1 : -1;
+    case OPT_RESUME:
+        o->resume = arg;
+        return 1;
+    case OPT_CAPACITY:
+        o->capacity = arg;
+        return 1;
+    case OPT_JSON:
+        o->out.json = arg;
+        return 1;
+    case OPT_HTML:
+        o->out.html = arg;
+        return 1;
+    case OPT_QUIET:
+        o->out.quiet = 1;
+        return 1;
+    default:
+        return 0;
     }
-    if (optind < argc) {
-        bench_error("%s: unexpected argument (see: hsmbench datasheet --help)", argv[optind]);
-        return BENCH_EXIT_USAGE;
-    }
-    if (p11_target_check(&o->target) != 0)
-        return BENCH_EXIT_USAGE;
-    if (o->capacity) {
-        /* run --find-capacity's search, its steps the datasheet's length. */
-        bench_cap_opts_init(&o->cap, NULL);     /* the REST metrics are no objective here */
-        o->cap.flag = "--capacity";
-        if (bench_cap_opt(&o->cap, BENCH_OPT_FIND_CAPACITY, o->capacity) <= 0)
-            return BENCH_EXIT_USAGE;
-        o->cap.step_ns = o->step_ns;
-    }
+}
+
+/* The results file and the page: --resume's file, the defaults, files not
+ * standard output nor FIFOs, writable.  0, or -1 (printed). */
+static int check_files(ds_opts *o, bench_opts_parser *parser)
+{
     if (o->resume && o->out.json && strcmp(o->resume, o->out.json) != 0) {
         bench_error("--resume %s --json %s: a resumed datasheet is written back to its file; "
                     "give one", o->resume, o->out.json);
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     /* The file --resume reads is the one written (--json, when given, names
      * it too): checked against the other files as an output. */
-    if (o->resume && !o->out.json && bench_opts_add_file(&parser, "--resume", o->resume, 1) != 0)
-        return BENCH_EXIT_USAGE;
+    if (o->resume && !o->out.json && bench_opts_add_file(parser, "--resume", o->resume, 1) != 0)
+        return -1;
     if (o->resume)
         o->out.json = o->resume;
     if (!o->out.json)
@@ -350,7 +319,7 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
     if (strcmp(o->out.json, "-") == 0 || (o->out.html && strcmp(o->out.html, "-") == 0)) {
         bench_error("datasheet: the results file and the page are files (not -): the file is "
                     "rewritten after every step");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (!o->out.html) {
         const char *dot = strrchr(o->out.json, '.'), *slash = strrchr(o->out.json, '/');
@@ -362,17 +331,53 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         memcpy(o->data, default_data, sizeof default_data);
         o->ndata = sizeof default_data / sizeof default_data[0];
     }
-    if (p11_inputs_note(o->target.module, &o->inputs, &parser) != 0 ||
-        bench_opts_check_files(&parser) != 0 || is_fifo("--json", o->out.json) ||
+    if (p11_inputs_note(o->target.module, &o->inputs, parser) != 0 ||
+        bench_opts_check_files(parser) != 0 || is_fifo("--json", o->out.json) ||
         is_fifo("--html", o->out.html))
-        return BENCH_EXIT_USAGE;
+        return -1;
     if (!o->resume && !bench_path_writable("--json", o->out.json))
-        return BENCH_EXIT_USAGE;
+        return -1;
     if (!bench_path_writable("--html", o->out.html))
+        return -1;
+    return bench_out_finish(&o->out, NULL, 0);
+}
+
+/* The options checked together, once all are taken: 0, or -1 (printed). */
+static int check_options(ds_opts *o, bench_opts_parser *parser)
+{
+    if (p11_target_check(&o->target) != 0)
+        return -1;
+    if (o->capacity) {
+        /* run --find-capacity's search, its steps the datasheet's length. */
+        bench_cap_opts_init(&o->cap, NULL);     /* the REST metrics are no objective here */
+        o->cap.flag = "--capacity";
+        if (bench_cap_opt(&o->cap, BENCH_OPT_FIND_CAPACITY, o->capacity) <= 0)
+            return -1;
+        o->cap.step_ns = o->step_ns;
+    }
+    return check_files(o, parser);
+}
+
+static const bench_cmd_help datasheet_help = { ds_usage_head, ds_usage_tail, NULL, NULL };
+
+/* 0, -1 after --help, or an exit code (printed). */
+static int parse_args(int argc, char **argv, ds_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->all = 1;
+    o->step_ns = DS_DEFAULT_STEP_NS;
+    o->stable_pct = DS_DEFAULT_STABLE;
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->max_threads = cpus > 0 ? (unsigned)(2 * cpus) : 4;
+    bench_opts_parser parser;
+    const int rc = bench_opts_take_all(&parser, &p11_datasheet_options, &datasheet_help, argc, argv, take_option, o);
+    if (rc != 0)
+        return rc;
+    if (optind < argc) {
+        bench_error("%s: unexpected argument (see: hsmbench datasheet --help)", argv[optind]);
         return BENCH_EXIT_USAGE;
-    if (bench_out_finish(&o->out, NULL, 0) != 0)
-        return BENCH_EXIT_USAGE;
-    return 0;
+    }
+    return check_options(o, &parser) == 0 ? 0 : BENCH_EXIT_USAGE;
 }
 
 /* The family a test's table is in on the page. */
@@ -844,6 +849,62 @@ static void run_steps(ds_run *d, const bench_flag *interrupt)
     }
 }
 
+/*
+ * The steps still to run (*todo: those not in the file --resume read) and
+ * the time they are announced to take, said on one line (into ann too):
+ * the seconds announced.
+ */
+static double announce(const ds_opts *o, const ds_step *steps, size_t nsteps, const json_t *runs,
+                       const json_t *caps, uint64_t prep_ns, size_t *todo, char *ann, size_t len)
+{
+    size_t cap_todo = 0, lat_todo = 0;
+    *todo = 0;
+    for (size_t k = 0; k < nsteps; k++) {
+        int done = !!step_run(runs, steps[k].id);
+        lat_todo += steps[k].kind == STEP_LATENCY && !done;
+        if (steps[k].kind == STEP_CAPACITY) {
+            size_t i;
+            const json_t *el;
+            json_array_foreach(caps, i, el)
+                done |= strcmp(bench_json_str(el, "id", ""), steps[k].id) == 0;
+            cap_todo += !done;
+        }
+        *todo += !done;
+    }
+    /* A capacity search is counted at its bound: the probe, the baseline
+     * and every step --max-steps allows. */
+    const unsigned cap_steps = o->cap.max_steps ? o->cap.max_steps : BENCH_CAP_DEFAULT_STEPS;
+    const double announced = ((double)(*todo + cap_todo * (cap_steps + 1)) *
+                              (double)(o->step_ns + DS_STEP_OVERHEAD_NS) +
+                              (double)lat_todo * ((double)ds_latency_expected(o->step_ns, o->stable_pct) -
+                                                  (double)o->step_ns) +
+                              (double)prep_ns * (double)*todo / (double)nsteps) / 1e9;
+    size_t ntests = 0;
+    for (size_t k = 0; k < nsteps; k++)
+        ntests += steps[k].kind == STEP_LATENCY;
+    printf("datasheet: %zu test%s, %zu steps, about %s (steps of %.3gs, threads up to %u)\n", ntests,
+           ntests == 1 ? "" : "s", nsteps, fmt_time(announced, ann, len),
+           (double)o->step_ns / 1e9, o->max_threads);
+    return announced;
+}
+
+/* The last line of a datasheet that ran: where its results are, or how to
+ * resume it. */
+static void say_end(const ds_opts *o, int interrupted, int written, double took, const char *ann)
+{
+    if (interrupted && written) {
+        fprintf(stderr, "datasheet: interrupted; the steps done are in %s; carry on with: hsmbench "
+                        "datasheet --resume %s (and the same options)\n", o->out.json, o->out.json);
+    } else if (interrupted) {
+        fprintf(stderr, "datasheet: interrupted before any step was done and written to %s; "
+                        "nothing to resume\n", o->out.json);
+    } else if (written) {
+        char tk[32];
+        printf("datasheet: took %s (announced %s); results %s, page %s\n", fmt_time(took, tk, sizeof tk),
+               ann, o->out.json, o->out.html);
+    }
+}
+
 int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *sections)
 {
     ds_opts o;
@@ -859,7 +920,7 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     double took = 0;
     char ann[32] = "";
     memset(&d, 0, sizeof d);
-    int rc = parse_args(argc, argv, sections, &o);
+    int rc = parse_args(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
     o.out.sections = sections;
@@ -908,33 +969,8 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
         rc = BENCH_EXIT_FAILED;
         goto cleanup;
     }
-    size_t todo = 0, cap_todo = 0, lat_todo = 0;
-    for (size_t k = 0; k < nsteps; k++) {
-        int done = !!step_run(s.runs, steps[k].id);
-        lat_todo += steps[k].kind == STEP_LATENCY && !done;
-        if (steps[k].kind == STEP_CAPACITY) {
-            size_t i;
-            const json_t *el;
-            json_array_foreach(caps, i, el)
-                done |= strcmp(bench_json_str(el, "id", ""), steps[k].id) == 0;
-            cap_todo += !done;
-        }
-        todo += !done;
-    }
-    /* A capacity search is counted at its bound: the probe, the baseline
-     * and every step --max-steps allows. */
-    const unsigned cap_steps = o.cap.max_steps ? o.cap.max_steps : BENCH_CAP_DEFAULT_STEPS;
-    const double announced = ((double)(todo + cap_todo * (cap_steps + 1)) *
-                              (double)(o.step_ns + DS_STEP_OVERHEAD_NS) +
-                              (double)lat_todo * ((double)ds_latency_expected(o.step_ns, o.stable_pct) -
-                                                  (double)o.step_ns) +
-                              (double)prep_ns * (double)todo / (double)nsteps) / 1e9;
-    size_t ntests = 0;
-    for (size_t k = 0; k < nsteps; k++)
-        ntests += steps[k].kind == STEP_LATENCY;
-    printf("datasheet: %zu test%s, %zu steps, about %s (steps of %.3gs, threads up to %u)\n", ntests,
-           ntests == 1 ? "" : "s", nsteps, fmt_time(announced, ann, sizeof ann),
-           (double)o.step_ns / 1e9, o.max_threads);
+    size_t todo = 0;
+    const double announced = announce(&o, steps, nsteps, s.runs, caps, prep_ns, &todo, ann, sizeof ann);
     print_left(&o, left);
     if (kept)
         printf("datasheet: resuming %s: %zu step%s done, %zu to run\n", o.resume, nsteps - todo,
@@ -952,10 +988,9 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
         rc = BENCH_EXIT_FAILED;
         goto cleanup;
     }
-    const bench_load load = { .threads = 1, .duration_ns = o.step_ns, .abort_ns = BENCH_ABORT_DEFAULT_NS,
-                              .max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT, .stuck_ns = BENCH_STUCK_DEFAULT_NS };
-    d.load = load;
-    if (p11_runner_init(&r, &t, &s, &load, NULL) != 0) {
+    d.load = (bench_load){ .threads = 1, .duration_ns = o.step_ns, .abort_ns = BENCH_ABORT_DEFAULT_NS,
+                           .max_unstarted = BENCH_MAX_UNSTARTED_DEFAULT, .stuck_ns = BENCH_STUCK_DEFAULT_NS };
+    if (p11_runner_init(&r, &t, &s, &d.load, NULL) != 0) {
         rc = BENCH_EXIT_FAILED;
         goto cleanup;
     }
@@ -971,28 +1006,14 @@ int p11_cmd_datasheet(int argc, char **argv, const bench_section *const *section
     /* The file holds steps to resume from (an interrupted step is run again). */
     written = s.json_written && !s.checkpoint_failed && (kept || d.ran);
 cleanup:
-    if (runner)
-        p11_runner_free(&r);
-    if (opened)
-        p11_target_close(&t);
-    if (session)
-        bench_session_free(&s);
+    p11_runner_teardown(&r, runner, &t, opened, &s, session);
     json_decref(d.env);
     json_decref(d.command);
     json_decref(caps);
     json_decref(plan_doc);
     json_decref(left);
     free(steps);
-    if (finished && interrupted && written) {
-        fprintf(stderr, "datasheet: interrupted; the steps done are in %s; carry on with: hsmbench "
-                        "datasheet --resume %s (and the same options)\n", o.out.json, o.out.json);
-    } else if (finished && interrupted) {
-        fprintf(stderr, "datasheet: interrupted before any step was done and written to %s; "
-                        "nothing to resume\n", o.out.json);
-    } else if (finished && written) {
-        char tk[32];
-        printf("datasheet: took %s (announced %s); results %s, page %s\n", fmt_time(took, tk, sizeof tk),
-               ann, o.out.json, o.out.html);
-    }
+    if (finished)
+        say_end(&o, interrupted, written, took, ann);
     return rc;
 }

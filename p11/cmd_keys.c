@@ -69,39 +69,40 @@ typedef struct keys_opts {
     int         force, all;
 } keys_opts;
 
+/* Take one option, its value only stored: 1 taken, 0 not one of keys',
+ * -1 bad value (printed). */
+static int take_option(void *opts, int c, char *arg)
+{
+    keys_opts *o = opts;
+    uint64_t v;
+    const int t = p11_target_opt(&o->target, c, arg);
+    if (t != 0)
+        return t;
+    switch (c) {
+    case OPT_TYPE:     o->type = arg; return 1;
+    case OPT_LABEL:    o->label = arg; return 1;
+    case OPT_CURVE:    o->curve = arg; return 1;
+    case OPT_FORCE:    o->force = 1; return 1;
+    case OPT_ALL:      o->all = 1; return 1;
+    case OPT_KEY_SIZE:
+        if (bench_parse_u64("--key-size", arg, 1, 16384, &v) != 0)
+            return -1;
+        o->bits = (unsigned)v;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static const bench_cmd_help keys_help = { keys_usage, NULL, NULL, NULL };
+
 static int parse(int argc, char **argv, keys_opts *o)
 {
-    uint64_t v;
-    int c;
-
     memset(o, 0, sizeof *o);
     bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &p11_keys_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        int t = p11_target_opt(&o->target, c, optarg);
-        if (t < 0)
-            return BENCH_EXIT_USAGE;
-        if (t > 0)
-            continue;
-        switch (c) {
-        case 'h':
-            keys_usage_print(stdout);
-            return -1;
-        case OPT_TYPE:     o->type = optarg; break;
-        case OPT_LABEL:    o->label = optarg; break;
-        case OPT_CURVE:    o->curve = optarg; break;
-        case OPT_FORCE:    o->force = 1; break;
-        case OPT_ALL:      o->all = 1; break;
-        case OPT_KEY_SIZE:
-            if (bench_parse_u64("--key-size", optarg, 1, 16384, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->bits = (unsigned)v;
-            break;
-        default:
-            return bench_option_error(argv, c, "keys");
-        }
-    }
+    const int rc = bench_opts_take_all(&parser, &p11_keys_options, &keys_help, argc, argv, take_option, o);
+    if (rc != 0)
+        return rc;
     return p11_target_check(&o->target) == 0 ? 0 : BENCH_EXIT_USAGE;
 }
 
@@ -287,7 +288,7 @@ static int walk(p11_target *t, const char *exact, int destroy)
     return failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
 }
 
-int p11_cmd_keys(int argc, char **argv)
+int p11_cmd_keys(int argc, char **argv, const bench_section *const *sections)
 {
     keys_opts o;
     p11_target t;

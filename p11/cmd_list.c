@@ -218,28 +218,22 @@ static int list_mechanisms(const p11_target_opts *o)
     return BENCH_EXIT_OK;
 }
 
-int p11_cmd_list(int argc, char **argv)
+/* The selection's options are list's only ones. */
+static int take_option(void *opts, int c, char *arg)
+{
+    return p11_target_opt(opts, c, arg);
+}
+
+static const bench_cmd_help list_help = { list_usage, NULL, NULL, NULL };
+
+int p11_cmd_list(int argc, char **argv, const bench_section *const *sections)
 {
     p11_target_opts o;
-    int c;
-
     memset(&o, 0, sizeof o);
     bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &p11_list_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        int t = p11_target_opt(&o, c, optarg);
-        if (t < 0)
-            return BENCH_EXIT_USAGE;
-        if (t > 0)
-            continue;
-        if (c == 'h') {
-            fputs(list_usage, stdout);
-            bench_opts_help(&p11_list_options, stdout);
-            return BENCH_EXIT_OK;
-        }
-        return bench_option_error(argv, c, "list");
-    }
+    const int rc = bench_opts_take_all(&parser, &p11_list_options, &list_help, argc, argv, take_option, &o);
+    if (rc != 0)
+        return rc < 0 ? BENCH_EXIT_OK : rc;
     if (p11_target_check(&o) != 0)
         return BENCH_EXIT_USAGE;
     if (optind + 1 != argc) {

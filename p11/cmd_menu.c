@@ -1203,30 +1203,21 @@ static int ask_load(menu *m, menu_choice *first)
     return ASK_OK;
 }
 
+/* The selection's options are the menu's only ones. */
+static int take_option(void *opts, int c, char *arg)
+{
+    return p11_target_opt(opts, c, arg);
+}
+
+static const bench_cmd_help menu_help = { menu_usage, menu_usage_tail, NULL, NULL };
+
 static int parse_args(int argc, char **argv, p11_target_opts *o)
 {
-    int c;
-
     memset(o, 0, sizeof *o);
     bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &p11_menu_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        int t = p11_target_opt(o, c, optarg);
-        if (t < 0)
-            return BENCH_EXIT_USAGE;
-        if (t > 0)
-            continue;
-        switch (c) {
-        case 'h':
-            fputs(menu_usage, stdout);
-            bench_opts_help(&p11_menu_options, stdout);
-            fputs(menu_usage_tail, stdout);
-            return -1;
-        default:
-            return bench_option_error(argv, c, "menu");
-        }
-    }
+    const int rc = bench_opts_take_all(&parser, &p11_menu_options, &menu_help, argc, argv, take_option, o);
+    if (rc != 0)
+        return rc;
     if (optind < argc) {
         bench_error("%s: unexpected argument (see: hsmbench menu --help)", argv[optind]);
         return BENCH_EXIT_USAGE;
@@ -1300,7 +1291,7 @@ static int session(menu *m)
     return exit_code(rc);
 }
 
-int p11_cmd_menu(int argc, char **argv)
+int p11_cmd_menu(int argc, char **argv, const bench_section *const *sections)
 {
     menu m;
     memset(&m, 0, sizeof m);

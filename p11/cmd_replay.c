@@ -99,69 +99,95 @@ typedef struct replay_opts {
     char            test[96];     /* "replay:<base name>", for --threshold */
 } replay_opts;
 
+/* Take one option, its value only stored: 1 taken, 0 not one of replay's,
+ * -1 bad value (printed). */
+static int take_option(void *opts, int c, char *arg)
+{
+    replay_opts *o = opts;
+    uint64_t v;
+    int t = p11_target_opt(&o->target, c, arg);
+    if (t == 0)
+        t = bench_out_opt(&o->out, c, arg);
+    if (t == 0 && c != OPT_FIND_SPEED)
+        t = bench_cap_opt(&o->cap, c, arg);
+    if (t != 0)
+        return t;
+    switch (c) {
+    case OPT_SPEED: {
+        char *end = NULL;
+        o->speed = bench_strtod(arg, &end);
+        if (!*arg || !end || *end || !isfinite(o->speed) || o->speed <= 0 || o->speed > MAX_SPEED) {
+            bench_error("--speed %s: give a factor above 0, at most %g (2 replays twice as fast)",
+                        arg, MAX_SPEED);
+            return -1;
+        }
+        o->speed_given = 1;
+        return 1;
+    }
+    case OPT_CLOSED:
+        o->closed = 1;
+        return 1;
+    case OPT_THREADS:
+        if (bench_parse_u64("--threads", arg, 1, MAX_THREADS, &v) != 0)
+            return -1;
+        o->threads = (unsigned)v;
+        return 1;
+    case OPT_DURATION:
+        return bench_parse_duration("--duration", arg, 100000000ULL, MAX_DURATION_NS,
+                                    &o->duration_ns) == 0 ? 1 : -1;
+    case OPT_MODEL_ONLY:
+        o->model_only = 1;
+        return 1;
+    case OPT_FIND_SPEED:
+        return bench_cap_opt(&o->cap, BENCH_OPT_FIND_CAPACITY, arg) < 0 ? -1 : 1;
+    default:
+        return 0;
+    }
+}
+
+/* The options checked together, once all are taken: 0, or -1 (printed). */
+static int check_options(replay_opts *o, bench_opts_parser *parser)
+{
+    if (p11_target_check(&o->target) != 0)
+        return -1;
+    if (o->closed && o->speed_given) {
+        bench_error("--speed and --closed: a closed loop takes no recorded times to speed up; "
+                    "give one");
+        return -1;
+    }
+    if (o->cap.nobjectives && (o->closed || o->speed_given || o->duration_ns)) {
+        bench_error("--find-speed chooses the speeds and runs each step for --step: leave out %s",
+                    o->closed ? "--closed" : o->speed_given ? "--speed" : "--duration");
+        return -1;
+    }
+    if (!o->cap.nobjectives && (o->cap.step_given || o->cap.precision_given || o->cap.steps_given)) {
+        bench_error("%s applies to --find-speed", o->cap.step_given        ? "--step"
+                                                  : o->cap.precision_given ? "--precision"
+                                                                           : "--max-steps");
+        return -1;
+    }
+    const char *slash = strrchr(o->file, '/');
+    snprintf(o->test, sizeof o->test, "replay:%.80s", slash && slash[1] ? slash + 1 : o->file);
+    const char *names[1] = { o->test };
+    if (bench_opts_add_file(parser, "the model's file", o->file, 0) != 0 ||
+        bench_opts_check_files(parser) != 0 || bench_out_finish(&o->out, names, 1) != 0)
+        return -1;
+    return 0;
+}
+
+static const bench_cmd_help replay_help = { replay_usage_head, replay_usage_tail, NULL, NULL };
+
+/* 0, -1 after --help, or an exit code (printed). */
 static int parse_args(int argc, char **argv, replay_opts *o)
 {
-    uint64_t v;
-    int c;
     memset(o, 0, sizeof *o);
     o->speed = 1;
     bench_cap_opts_init(&o->cap, NULL);
     o->cap.flag = "--find-speed";
     bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &p11_replay_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        int t = p11_target_opt(&o->target, c, optarg);
-        if (t == 0)
-            t = bench_out_opt(&o->out, c, optarg);
-        if (t == 0 && c != OPT_FIND_SPEED)
-            t = bench_cap_opt(&o->cap, c, optarg);
-        if (t < 0)
-            return BENCH_EXIT_USAGE;
-        if (t > 0)
-            continue;
-        switch (c) {
-        case 'h':
-            fputs(replay_usage_head, stdout);
-            bench_opts_help(&p11_replay_options, stdout);
-            fputs(replay_usage_tail, stdout);
-            return -1;
-        case OPT_SPEED: {
-            char *end = NULL;
-            o->speed = bench_strtod(optarg, &end);
-            if (!*optarg || !end || *end || !isfinite(o->speed) || o->speed <= 0 ||
-                o->speed > MAX_SPEED) {
-                bench_error("--speed %s: give a factor above 0, at most %g (2 replays twice as fast)",
-                            optarg, MAX_SPEED);
-                return BENCH_EXIT_USAGE;
-            }
-            o->speed_given = 1;
-            break;
-        }
-        case OPT_CLOSED:
-            o->closed = 1;
-            break;
-        case OPT_THREADS:
-            if (bench_parse_u64("--threads", optarg, 1, MAX_THREADS, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->threads = (unsigned)v;
-            break;
-        case OPT_DURATION:
-            if (bench_parse_duration("--duration", optarg, 100000000ULL, MAX_DURATION_NS,
-                                     &o->duration_ns) != 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        case OPT_MODEL_ONLY:
-            o->model_only = 1;
-            break;
-        case OPT_FIND_SPEED:
-            if (bench_cap_opt(&o->cap, BENCH_OPT_FIND_CAPACITY, optarg) < 0)
-                return BENCH_EXIT_USAGE;
-            break;
-        default:
-            return bench_option_error(argv, c, "replay");
-        }
-    }
+    const int rc = bench_opts_take_all(&parser, &p11_replay_options, &replay_help, argc, argv, take_option, o);
+    if (rc != 0)
+        return rc;
     if (optind >= argc) {
         bench_error("replay: a recording, pkcs11-spy log or scenario is required "
                     "(see: hsmbench replay --help)");
@@ -173,31 +199,7 @@ static int parse_args(int argc, char **argv, replay_opts *o)
         return BENCH_EXIT_USAGE;
     }
     o->file = argv[optind];
-    if (p11_target_check(&o->target) != 0)
-        return BENCH_EXIT_USAGE;
-    if (o->closed && o->speed_given) {
-        bench_error("--speed and --closed: a closed loop takes no recorded times to speed up; "
-                    "give one");
-        return BENCH_EXIT_USAGE;
-    }
-    if (o->cap.nobjectives && (o->closed || o->speed_given || o->duration_ns)) {
-        bench_error("--find-speed chooses the speeds and runs each step for --step: leave out %s",
-                    o->closed ? "--closed" : o->speed_given ? "--speed" : "--duration");
-        return BENCH_EXIT_USAGE;
-    }
-    if (!o->cap.nobjectives && (o->cap.step_given || o->cap.precision_given || o->cap.steps_given)) {
-        bench_error("%s applies to --find-speed", o->cap.step_given        ? "--step"
-                                                  : o->cap.precision_given ? "--precision"
-                                                                           : "--max-steps");
-        return BENCH_EXIT_USAGE;
-    }
-    const char *slash = strrchr(o->file, '/');
-    snprintf(o->test, sizeof o->test, "replay:%.80s", slash && slash[1] ? slash + 1 : o->file);
-    const char *names[1] = { o->test };
-    if (bench_opts_add_file(&parser, "the model's file", o->file, 0) != 0 ||
-        bench_opts_check_files(&parser) != 0 || bench_out_finish(&o->out, names, 1) != 0)
-        return BENCH_EXIT_USAGE;
-    return 0;
+    return check_options(o, &parser) == 0 ? 0 : BENCH_EXIT_USAGE;
 }
 
 /* The load of a replay: a closed loop of --threads (the model's
@@ -300,23 +302,43 @@ static void speed_answer(const bench_cap_opts *cap, const p11_replay_model *m, b
         s->any_failed = 1;
 }
 
-int p11_cmd_replay(int argc, char **argv)
+/* The search for the speed at which the objectives stop holding: the
+ * exit code. */
+static int search_speed(p11_runner *r, const replay_opts *o, const p11_replay_model *m, bench_load *load,
+                        json_t *command)
+{
+    bench_capacity cap;
+    p11_replay_step_arg a = { r, m };
+    char line[600] = "";
+    bench_capacity_run(&cap, r->session, &o->cap, load, p11_replay_cap_step, &a);
+    p11_runner_release(r);
+    if (cap.obj)     /* the answer in speeds, into the object the document takes */
+        speed_answer(&o->cap, m, r->session, cap.obj, line, sizeof line);
+    const int searched = cap.obj && !cap.interrupted && !cap.run_failed;
+    const int rc = bench_capacity_finish(&cap, p11_target_env_json(r->target), command);
+    if (searched && line[0])
+        printf("%s\n", line);
+    return rc;
+}
+
+int p11_cmd_replay(int argc, char **argv, const bench_section *const *sections)
 {
     replay_opts o;
     p11_replay_model m;
     p11_target t;
     p11_runner r;
     bench_session s;
-    bench_load load;
+    bench_load_opts lo;
     char err[512];
+    int opened = 0, session = 0, runner = 0;
     int rc = parse_args(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
     memset(&m, 0, sizeof m);
     if (p11_replay_load(o.file, &m, err, sizeof err) != 0) {
         bench_error("%s", err);
-        p11_replay_model_free(&m);
-        return BENCH_EXIT_USAGE;
+        rc = BENCH_EXIT_USAGE;
+        goto cleanup;
     }
     /* The model before anything runs (on standard error when a document
      * takes standard output). */
@@ -325,60 +347,42 @@ int p11_cmd_replay(int argc, char **argv)
         p11_replay_model_print(&m, f);
         bench_flush(f);
     }
-    if (o.model_only) {
-        p11_replay_model_free(&m);
-        return BENCH_EXIT_OK;
-    }
-    make_load(&o, &m, &load);
-    bench_load_opts lo;
+    if (o.model_only)
+        goto cleanup;
+    /* The load, held once: the search's first step at the recorded traffic, 1x. */
+    bench_load_opts_init(&lo);
+    make_load(&o, &m, &lo.load);
     if (o.cap.nobjectives) {
-        bench_load_opts_init(&lo);
-        lo.load = load;
-        lo.load.rate = m.rate;     /* the first step: the recorded traffic, 1x */
+        lo.load.rate = m.rate;
         if (bench_cap_finish(&o.cap, &lo) != 0) {
-            p11_replay_model_free(&m);
-            return BENCH_EXIT_USAGE;
+            rc = BENCH_EXIT_USAGE;
+            goto cleanup;
         }
-        load = lo.load;
     }
     const bench_flag *interrupt = bench_signals_install();
-    rc = p11_target_open(&o.target, load.threads, P11_OPEN_LOGIN, &t);
+    rc = p11_target_open(&o.target, lo.load.threads, P11_OPEN_LOGIN, &t);
     if (rc != 0) {
-        p11_replay_model_free(&m);
-        return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+        rc = *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+        goto cleanup;
     }
-    if (bench_session_init(&s, &o.out, interrupt) != 0) {
-        p11_target_close(&t);
-        p11_replay_model_free(&m);
-        return BENCH_EXIT_FAILED;
-    }
-    if (p11_runner_init(&r, &t, &s, &load, NULL) != 0) {
-        bench_session_free(&s);
-        p11_target_close(&t);
-        p11_replay_model_free(&m);
-        return BENCH_EXIT_FAILED;
-    }
+    opened = 1;
+    rc = BENCH_EXIT_FAILED;
+    if (bench_session_init(&s, &o.out, interrupt) != 0)
+        goto cleanup;
+    session = 1;
+    if (p11_runner_init(&r, &t, &s, &lo.load, NULL) != 0)
+        goto cleanup;
+    runner = 1;
     json_t *command = bench_command_json(argc, argv, p11_command_redact, argv);
     if (o.cap.nobjectives) {
-        bench_capacity cap;
-        p11_replay_step_arg a = { &r, &m };
-        char line[600] = "";
-        bench_capacity_run(&cap, &s, &o.cap, &load, p11_replay_cap_step, &a);
-        p11_runner_release(&r);
-        if (cap.obj)     /* the answer in speeds, into the object the document takes */
-            speed_answer(&o.cap, &m, &s, cap.obj, line, sizeof line);
-        const int searched = cap.obj && !cap.interrupted && !cap.run_failed;
-        rc = bench_capacity_finish(&cap, p11_target_env_json(&t), command);
-        if (searched && line[0])
-            printf("%s\n", line);
+        rc = search_speed(&r, &o, &m, &lo.load, command);
     } else {
         p11_replay_run(&r, &m, o.speed);
         p11_runner_release(&r);
         rc = bench_session_finish(&s, p11_target_env_json(&t), command);
     }
-    p11_runner_free(&r);
-    p11_target_close(&t);
-    bench_session_free(&s);
+cleanup:
+    p11_runner_teardown(&r, runner, &t, opened, &s, session);
     p11_replay_model_free(&m);
     return rc;
 }

@@ -24,6 +24,7 @@
 #include "bench/results/results.h"
 #include "bench/driver/outopts.h"
 #include "bench/driver/session.h"
+#include "bench/driver/sweep.h"
 #include "bench/results/threshold.h"
 #include "p11/demo.h"
 #include "p11/runner.h"
@@ -141,6 +142,7 @@ typedef struct run_opts {
     size_t             ndata;
     p11_mix            mix;          /* --mix (mix.n 0: none) */
     int                test_given, seed_given;
+    int                keys_flags;            /* 1 --token-keys, 2 --static-key, 4 --key-label/--key-id */
     unsigned           repeat;                /* --repeat N (0: once) */
     const p11_alias   *alias[MAX_TESTS];      /* the pkpspeed name a test was given by, or NULL */
     p11_test_params    tp[MAX_TESTS];         /* each test's: params with the facts of its key */
@@ -316,152 +318,156 @@ static int existing_key_facts(run_opts *o, const p11_target *t)
     return check_values(o);
 }
 
-static int parse_args(int argc, char **argv, const bench_section *const *sections, run_opts *o)
+/* --verify or --verify=sample:N. */
+static int take_verify(run_opts *o, const char *arg)
 {
     uint64_t v;
-    int c, keys_flags = 0;
+    o->params.verify = 1;
+    if (!arg)
+        return 1;
+    if (strncmp(arg, "sample:", 7) != 0) {
+        bench_error("--verify=%s: use --verify or --verify=sample:N", arg);
+        return -1;
+    }
+    if (bench_parse_u64("--verify=sample", arg + 7, 1, 1000000000ULL, &v) != 0)
+        return -1;
+    o->params.verify_every = v;
+    return 1;
+}
 
-    memset(o, 0, sizeof *o);
-    o->target.many = 1;          /* run spreads over several tokens */
-    bench_load_opts_init(&o->lo);
-    bench_cap_opts_init(&o->cap, NULL);     /* the REST metrics are no objective here */
-    o->out.sections = sections;
-    bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &p11_run_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        int t = p11_target_opt(&o->target, c, optarg);
-        if (t == 0)
-            t = bench_load_opt(&o->lo, c, optarg);
-        if (t == 0)
-            t = bench_out_opt(&o->out, c, optarg);
-        if (t == 0)
-            t = bench_cap_opt(&o->cap, c, optarg);
-        if (t < 0)
-            return BENCH_EXIT_USAGE;
-        if (t > 0)
-            continue;
-        switch (c) {
-        case 'h':
-            fputs(run_usage_head, stdout);
-            bench_opts_help_more(&p11_run_options, stdout, bench_out_help_more, sections);
-            fputs(run_usage_tail, stdout);
+/* The Keys options: which keys, each flag a bit of keys_flags. */
+static int take_keys(run_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case OPT_TOKEN_KEYS:
+        o->keys_flags |= 1;
+        o->params.keys = P11_KEYS_TOKEN;
+        return 1;
+    case OPT_STATIC_KEY:
+        o->keys_flags |= 2;
+        o->params.keys = P11_KEYS_STATIC;
+        o->params.static_key = arg;
+        return 1;
+    case OPT_KEY_LABEL:
+        o->keys_flags |= 4;
+        o->params.keys = P11_KEYS_EXISTING;
+        o->params.key_label = arg;
+        return 1;
+    case OPT_KEY_ID:
+        o->keys_flags |= 4;
+        o->params.keys = P11_KEYS_EXISTING;
+        if (parse_hex("--key-id", arg, o->key_id, sizeof o->key_id, &o->params.key_id_len) != 0)
             return -1;
-        case OPT_TEST:
-            if (parse_tests(o, optarg) != 0)
-                return BENCH_EXIT_USAGE;
-            o->test_given = 1;
-            break;
-        case OPT_MIX: {
-            const uint64_t seed = o->mix.seed;
-            if (p11_mix_parse(optarg, &o->mix) != 0)
-                return BENCH_EXIT_USAGE;
-            if (o->seed_given)
-                o->mix.seed = seed;
-            break;
-        }
-        case OPT_LOOKUP:
-            o->params.lookup = 1;
-            break;
-        case OPT_REPEAT:
-            if (bench_parse_u64("--repeat", optarg, 0, BENCH_REPEAT_MAX, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            if (v < 2) {
-                bench_error("--repeat %s: at least 2 runs (one run has no interval between runs; "
-                            "leave --repeat out to run once)", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            o->repeat = (unsigned)v;
-            break;
-        case OPT_SEED:
-            if (bench_parse_u64("--seed", optarg, 0, UINT64_MAX, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->mix.seed = v;
-            o->seed_given = 1;
-            break;
-        case OPT_KEY_SIZE:
-            if (bench_parse_u64("--key-size", optarg, 1, 65536, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->params.key_bits = (unsigned)v;
-            break;
-        case OPT_CURVE:
-            o->params.curve = optarg;
-            break;
-        case OPT_DATA_SIZE:
-            if (parse_list("--data-size", optarg, 1, 16200, o->data_list, &o->ndata) != 0)
-                return BENCH_EXIT_USAGE;
-            o->params.data_size = o->data_list[0];
-            break;
-        case OPT_HASH:
-            o->params.hash = p11_hash_by_name(optarg);
-            if (o->params.hash == P11_HASH_NONE) {
-                bench_error("--hash %s: unknown; use SHA1, SHA224, SHA256, SHA384 or SHA512", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_AAD_SIZE:
-            if (bench_parse_u64("--aad-size", optarg, 0, 16200, &v) != 0)
-                return BENCH_EXIT_USAGE;
-            o->params.aad_size = v;
-            break;
-        case OPT_TOKEN_KEYS:
-            keys_flags |= 1;
-            o->params.keys = P11_KEYS_TOKEN;
-            break;
-        case OPT_STATIC_KEY:
-            keys_flags |= 2;
-            o->params.keys = P11_KEYS_STATIC;
-            o->params.static_key = optarg;
-            break;
-        case OPT_KEY_LABEL:
-            keys_flags |= 4;
-            o->params.keys = P11_KEYS_EXISTING;
-            o->params.key_label = optarg;
-            break;
-        case OPT_KEY_ID:
-            keys_flags |= 4;
-            o->params.keys = P11_KEYS_EXISTING;
-            if (parse_hex("--key-id", optarg, o->key_id, sizeof o->key_id, &o->params.key_id_len) != 0)
-                return BENCH_EXIT_USAGE;
-            o->params.key_id = o->key_id;
-            break;
-        case OPT_VERIFY:
-            o->params.verify = 1;
-            if (optarg) {
-                if (strncmp(optarg, "sample:", 7) != 0) {
-                    bench_error("--verify=%s: use --verify or --verify=sample:N", optarg);
-                    return BENCH_EXIT_USAGE;
-                }
-                if (bench_parse_u64("--verify=sample", optarg + 7, 1, 1000000000ULL, &v) != 0)
-                    return BENCH_EXIT_USAGE;
-                o->params.verify_every = v;
-            }
-            break;
-        default:
-            return bench_option_error(argv, c, "run");
-        }
+        o->params.key_id = o->key_id;
+        return 1;
+    case OPT_VERIFY:
+        return take_verify(o, arg);
+    default:
+        return 0;
     }
-    if (optind < argc) {
-        bench_error("%s: unexpected argument (see: hsmbench run --help)", argv[optind]);
-        return BENCH_EXIT_USAGE;
+}
+
+/*
+ * Take one option: its value parsed and stored, nothing checked against
+ * the others (check_options does).  1 taken, 0 not one of run's, -1 bad
+ * value (printed).
+ */
+static int take_option(void *opts, int c, char *arg)
+{
+    run_opts *o = opts;
+    uint64_t v;
+    int t = p11_target_opt(&o->target, c, arg);
+    if (t == 0)
+        t = bench_load_opt(&o->lo, c, arg);
+    if (t == 0)
+        t = bench_out_opt(&o->out, c, arg);
+    if (t == 0)
+        t = bench_cap_opt(&o->cap, c, arg);
+    if (t == 0)
+        t = take_keys(o, c, arg);
+    if (t != 0)
+        return t;
+    switch (c) {
+    case OPT_TEST:
+        if (parse_tests(o, arg) != 0)
+            return -1;
+        o->test_given = 1;
+        return 1;
+    case OPT_MIX: {
+        const uint64_t seed = o->mix.seed;
+        if (p11_mix_parse(arg, &o->mix) != 0)
+            return -1;
+        if (o->seed_given)
+            o->mix.seed = seed;
+        return 1;
     }
-    if (p11_target_check(&o->target) != 0)
-        return BENCH_EXIT_USAGE;
+    case OPT_LOOKUP:
+        o->params.lookup = 1;
+        return 1;
+    case OPT_REPEAT:
+        if (bench_parse_u64("--repeat", arg, 0, BENCH_REPEAT_MAX, &v) != 0)
+            return -1;
+        if (v < 2) {
+            bench_error("--repeat %s: at least 2 runs (one run has no interval between runs; "
+                        "leave --repeat out to run once)", arg);
+            return -1;
+        }
+        o->repeat = (unsigned)v;
+        return 1;
+    case OPT_SEED:
+        if (bench_parse_u64("--seed", arg, 0, UINT64_MAX, &v) != 0)
+            return -1;
+        o->mix.seed = v;
+        o->seed_given = 1;
+        return 1;
+    case OPT_KEY_SIZE:
+        if (bench_parse_u64("--key-size", arg, 1, 65536, &v) != 0)
+            return -1;
+        o->params.key_bits = (unsigned)v;
+        return 1;
+    case OPT_CURVE:
+        o->params.curve = arg;
+        return 1;
+    case OPT_DATA_SIZE:
+        if (parse_list("--data-size", arg, 1, 16200, o->data_list, &o->ndata) != 0)
+            return -1;
+        o->params.data_size = o->data_list[0];
+        return 1;
+    case OPT_HASH:
+        o->params.hash = p11_hash_by_name(arg);
+        if (o->params.hash == P11_HASH_NONE) {
+            bench_error("--hash %s: unknown; use SHA1, SHA224, SHA256, SHA384 or SHA512", arg);
+            return -1;
+        }
+        return 1;
+    case OPT_AAD_SIZE:
+        if (bench_parse_u64("--aad-size", arg, 0, 16200, &v) != 0)
+            return -1;
+        o->params.aad_size = v;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The tests and keys chosen together: --mix or --test, one way to the keys. */
+static int check_selection(run_opts *o)
+{
     if (o->mix.n && o->test_given) {
         bench_error("--mix and --test both choose the tests: give one (a mix runs its tests together)");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->mix.n && p11_target_count(&o->target) > 1) {
         bench_error("--mix runs on one token: give one --slot, --token or --uri");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->seed_given && !o->mix.n) {
         bench_error("--seed: only with --mix (it seeds the draw of a mix's types)");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->mix.n && o->ndata > 1) {
         bench_error("--data-size: a mix takes one size (its types run together), not a list");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->mix.n) {
         /* The mix's types are checked as --test's are, below. */
@@ -469,50 +475,57 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         for (unsigned i = 0; i < o->mix.n; i++)
             o->tests[o->ntests++] = o->mix.defs[i];
     }
-    if ((keys_flags & 1) + !!(keys_flags & 2) + !!(keys_flags & 4) > 1) {
+    if ((o->keys_flags & 1) + !!(o->keys_flags & 2) + !!(o->keys_flags & 4) > 1) {
         bench_error("--token-keys, --static-key and --key-label/--key-id each choose the keys: "
                     "give only one");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->params.static_key && access(o->params.static_key, R_OK) != 0) {
         bench_error("--static-key %s: %s", o->params.static_key, strerror(errno));
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->params.verify && o->params.keys == P11_KEYS_EXISTING)
         bench_warn("--verify with an existing key: only results the public key can check are checked");
-    if (bench_cap_finish(&o->cap, &o->lo) != 0)
-        return BENCH_EXIT_USAGE;
-    if (bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
-        return BENCH_EXIT_USAGE;
+    return 0;
+}
+
+/* The load, the tokens' threads and a capacity search together. */
+static int check_load(run_opts *o)
+{
+    if (bench_cap_finish(&o->cap, &o->lo) != 0 || bench_load_finish(&o->lo, DEFAULT_DURATION_NS) != 0)
+        return -1;
     /* A session each thread (a network HSM's client holds a socket for it). */
-    if (bench_load_check_fds(&o->lo, 1, 0) != 0)
-        return BENCH_EXIT_USAGE;
-    if (check_tokens_threads(o) != 0)
-        return BENCH_EXIT_USAGE;
+    if (bench_load_check_fds(&o->lo, 1, 0) != 0 || check_tokens_threads(o) != 0)
+        return -1;
     if (o->ntests == 0) {
         o->tests[0] = p11_test_find("rsa-pkcs-sign");
         o->ntests = 1;
     }
     if (o->cap.nobjectives && o->repeat) {
         bench_error("--find-capacity is its own series of runs, at rates it chooses: leave out --repeat");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->cap.nobjectives && o->mix.n) {
         bench_error("--find-capacity searches one test; it does not take a --mix");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (o->cap.nobjectives && (o->ntests > 1 || o->ndata > 1)) {
         bench_error("--find-capacity searches one test at one data size: give one --test and "
                     "one --data-size");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    /* Every value must fit every test named, before anything is loaded;
-     * a static key must suit each test too, and sets its size. */
+    return 0;
+}
+
+/* Every value must fit every test named, before anything is loaded; a
+ * static key must suit each test too, and sets its size. */
+static int check_params(run_opts *o)
+{
     for (size_t i = 0; i < o->ntests; i++) {
         if (o->params.lookup && !p11_test_has_key(o->tests[i])) {
             bench_error("--lookup: %s uses no key to look up (digests, random, key generation "
                         "and find-objects cannot take it)", o->tests[i]->name);
-            return BENCH_EXIT_USAGE;
+            return -1;
         }
         p11_test_params in = o->params;
         if (o->alias[i] && o->alias[i]->key_bits) {
@@ -520,7 +533,7 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
             if (in.key_bits && in.key_bits != o->alias[i]->key_bits) {
                 bench_error("--key-size %u: --test %s fixes %s's key at %u bits", in.key_bits,
                             o->alias[i]->name, o->tests[i]->name, o->alias[i]->key_bits);
-                return BENCH_EXIT_USAGE;
+                return -1;
             }
             in.key_bits = o->alias[i]->key_bits;
         }
@@ -528,20 +541,25 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
         if (in.keys == P11_KEYS_STATIC &&
             p11_test_key_facts(o->tests[i], &in, NULL, 0, o->origin[i], sizeof o->origin[i],
                                &o->tp[i]) != 0)
-            return BENCH_EXIT_USAGE;
+            return -1;
     }
-    if (check_values(o) != 0)
-        return BENCH_EXIT_USAGE;
+    return check_values(o);
+}
+
+/* The options checked together, once all are taken: 0, or -1 (printed). */
+static int check_options(run_opts *o, bench_opts_parser *parser)
+{
+    if (p11_target_check(&o->target) != 0 || check_selection(o) != 0 || check_load(o) != 0 ||
+        check_params(o) != 0)
+        return -1;
     const char *names[MAX_TESTS];
     for (size_t t = 0; t < o->ntests; t++)
         names[t] = o->tests[t]->name;
     if (o->mix.n)
         names[0] = "mix";     /* the run's one name (--threshold mix:p99<20ms) */
-    if (p11_inputs_note(o->target.module, &o->inputs, &parser) != 0 ||
-        bench_opts_check_files(&parser) != 0)
-        return BENCH_EXIT_USAGE;
-    if (bench_out_finish(&o->out, names, o->mix.n ? 1 : o->ntests) != 0)
-        return BENCH_EXIT_USAGE;
+    if (p11_inputs_note(o->target.module, &o->inputs, parser) != 0 ||
+        bench_opts_check_files(parser) != 0 || bench_out_finish(&o->out, names, o->mix.n ? 1 : o->ntests) != 0)
+        return -1;
     if (!o->ndata) {
         o->data_list[0] = 0;     /* each test's default */
         o->ndata = 1;
@@ -552,27 +570,78 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
     return 0;
 }
 
+/* 0, -1 after --help, or an exit code (printed). */
+static int parse_args(int argc, char **argv, const bench_section *const *sections, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->target.many = 1;          /* run spreads over several tokens */
+    bench_load_opts_init(&o->lo);
+    bench_cap_opts_init(&o->cap, NULL);     /* the REST metrics are no objective here */
+    o->out.sections = sections;
+    bench_opts_parser parser;
+    const bench_cmd_help help = { run_usage_head, run_usage_tail, bench_out_help_more, sections };
+    const int rc = bench_opts_take_all(&parser, &p11_run_options, &help, argc, argv, take_option, o);
+    if (rc != 0)
+        return rc;
+    if (optind < argc) {
+        bench_error("%s: unexpected argument (see: hsmbench run --help)", argv[optind]);
+        return BENCH_EXIT_USAGE;
+    }
+    return check_options(o, &parser) == 0 ? 0 : BENCH_EXIT_USAGE;
+}
+
 /*
  * One point of the sweep (a test at a thread count and data size, or the
- * mix, def NULL, at a thread count), run once, or --repeat N times in a
- * row: the sweep's own path, so a repeat reuses the kept keys and input as
- * a thread sweep does (runner.c: prepared; a mix prepares its types' keys
- * for each run, as for each thread count), each a full run with its own
- * warm-up and element, its place in the group marked by the session.
+ * mix, def NULL, at a thread count), run by the driver's sweep once or
+ * --repeat N times in a row: the sweep's own path, so a repeat reuses the
+ * kept keys and input as a thread sweep does (runner.c: prepared; a mix
+ * prepares its types' keys for each run, as for each thread count), each a
+ * full run with its own warm-up and element, its place in the group marked
+ * by the session.
  */
-static void sweep_point(p11_runner *r, const run_opts *o, const p11_test_def *def, const p11_test_params *p)
+typedef struct run_point {
+    p11_runner         *r;
+    const run_opts     *o;
+    const p11_test_def *def;       /* NULL: the mix */
+    size_t              test;      /* its index in o->tests and o->tp */
+} run_point;
+
+static void sweep_point(void *arg, size_t data)
+{
+    const run_point *pt = arg;
+    if (!pt->def) {
+        p11_runner_mix(pt->r, &pt->o->mix, pt->o->tp);
+        return;
+    }
+    p11_test_params p = pt->o->tp[pt->test];
+    p.data_size = pt->o->data_list[data];
+    p11_runner_test(pt->r, pt->def, &p);
+}
+
+/* The mix at every thread count, or every test at every thread count and
+ * data size asked for (a test that takes no data, at one). */
+static void run_sweep(p11_runner *r, const run_opts *o)
 {
     bench_session *s = r->session;
-    const unsigned reps = o->repeat ? o->repeat : 1;
-    for (unsigned k = 1; k <= reps && !s->interrupted && !s->stuck && !*s->interrupt; k++) {
-        s->repeat_run = k;
-        if (def)
-            p11_runner_test(r, def, p);
-        else
-            p11_runner_mix(r, &o->mix, p);
-        if (!bench_session_last_measured(s))
-            break;     /* skipped, or failed before its pool: so would the others be */
+    if (o->mix.n) {
+        run_point pt = { r, o, NULL, 0 };
+        bench_sweep_run(s, &o->lo, &r->load, 1, o->repeat, sweep_point, &pt);
+        return;
     }
+    for (size_t i = 0; i < o->ntests && !s->interrupted && !s->stuck && !*s->interrupt; i++) {
+        run_point pt = { r, o, o->tests[i], i };
+        bench_sweep_run(s, &o->lo, &r->load, o->tests[i]->data_max > 0 ? o->ndata : 1, o->repeat,
+                        sweep_point, &pt);
+    }
+}
+
+/* The capacity search: one test, its keys prepared once. */
+static void run_capacity(p11_runner *r, const run_opts *o, bench_capacity *cap)
+{
+    p11_test_params p = o->tp[0];
+    p.data_size = o->data_list[0];
+    p11_cap_step_arg ca = { r, o->tests[0], &p };
+    bench_capacity_run(cap, r->session, &o->cap, &o->lo.load, p11_runner_cap_step, &ca);
 }
 
 int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
@@ -581,83 +650,50 @@ int p11_cmd_run(int argc, char **argv, const bench_section *const *sections)
     p11_target t;
     p11_runner r;
     bench_session s;
+    bench_metrics *metrics = NULL;
+    const bench_flag *interrupt = NULL;
+    int opened = 0, session = 0, runner = 0;
     int rc = parse_args(argc, argv, sections, &o);
     if (rc != 0)
         return rc < 0 ? BENCH_EXIT_OK : rc;
 
     /* The live endpoint first: a port in use is bad input, before anything runs. */
-    bench_metrics *metrics;
     if (bench_metrics_start(&o.lo.metrics, &metrics) != 0)
         return BENCH_EXIT_USAGE;
-    const bench_flag *interrupt = bench_signals_install();
+    interrupt = bench_signals_install();
     rc = p11_target_open(&o.target, o.lo.load.threads, P11_OPEN_LOGIN, &t);
     if (rc != 0) {
-        bench_metrics_stop(metrics, interrupt);
-        return *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+        rc = *interrupt ? BENCH_EXIT_INTERRUPTED : rc;
+        goto cleanup;
     }
+    opened = 1;
     if (existing_key_facts(&o, &t) != 0) {
-        bench_metrics_stop(metrics, interrupt);
-        p11_target_close(&t);
-        return BENCH_EXIT_USAGE;
+        rc = BENCH_EXIT_USAGE;
+        goto cleanup;
     }
     if (bench_session_init(&s, &o.out, interrupt) != 0) {
-        bench_metrics_stop(metrics, interrupt);
-        p11_target_close(&t);
-        return BENCH_EXIT_FAILED;
+        rc = BENCH_EXIT_FAILED;
+        goto cleanup;
     }
+    session = 1;
     s.metrics = metrics;
     bench_metrics_target(metrics, metrics ? p11_target_env_json(&t) : NULL);
     if (p11_runner_init(&r, &t, &s, &o.lo.load, o.lo.stages_text) != 0) {
-        bench_metrics_stop(metrics, interrupt);
-        bench_session_free(&s);
-        p11_target_close(&t);
-        return BENCH_EXIT_FAILED;
+        rc = BENCH_EXIT_FAILED;
+        goto cleanup;
     }
-
-    if (o.cap.nobjectives) {
-        /* The capacity search: one test, its keys prepared once. */
-        bench_capacity cap;
-        p11_test_params p = o.tp[0];
-        p.data_size = o.data_list[0];
-        p11_cap_step_arg ca = { &r, o.tests[0], &p };
-        bench_capacity_run(&cap, &s, &o.cap, &o.lo.load, p11_runner_cap_step, &ca);
-        p11_runner_release(&r);
-        rc = bench_capacity_finish(&cap, p11_target_env_json(&t),
-                                   bench_command_json(argc, argv, p11_command_redact, argv));
-        p11_runner_free(&r);
-        p11_target_close(&t);
-        bench_session_free(&s);
-        bench_metrics_stop(metrics, interrupt);
-        return rc;
-    }
-    /* A mix: one run per thread count. */
-    s.repeat_of = o.repeat;
-    for (size_t ti = 0; o.mix.n && ti < o.lo.nthreads && !s.interrupted && !s.stuck && !*interrupt; ti++) {
-        if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
-            r.load.threads = o.lo.threads_list[ti];
-        sweep_point(&r, &o, NULL, o.tp);
-    }
-    /* Every test, at every thread count and data size asked for. */
-    for (size_t i = 0; !o.mix.n && i < o.ntests && !s.interrupted && !s.stuck && !*interrupt; i++) {
-        int takes_data = o.tests[i]->data_max > 0;
-        for (size_t ti = 0; ti < o.lo.nthreads && !s.interrupted && !s.stuck && !*interrupt; ti++) {
-            for (size_t di = 0; di < o.ndata && !s.interrupted && !s.stuck && !*interrupt; di++) {
-                if (di > 0 && !takes_data)
-                    break;     /* a size sweep means nothing to this test */
-                p11_test_params p = o.tp[i];
-                p.data_size = o.data_list[di];
-                if (!o.lo.stages_text || o.lo.load.mode == BENCH_MODE_NONBLOCKING)
-                    r.load.threads = o.lo.threads_list[ti];
-                sweep_point(&r, &o, o.tests[i], &p);
-            }
-        }
-    }
+    runner = 1;
+    bench_capacity cap;
+    if (o.cap.nobjectives)
+        run_capacity(&r, &o, &cap);
+    else
+        run_sweep(&r, &o);
     p11_runner_release(&r);    /* kept keys go while the session is open */
-    rc = bench_session_finish(&s, p11_target_env_json(&t),
-                              bench_command_json(argc, argv, p11_command_redact, argv));
-    p11_runner_free(&r);       /* what stayed on the token, said last */
-    p11_target_close(&t);
-    bench_session_free(&s);
+    json_t *command = bench_command_json(argc, argv, p11_command_redact, argv);
+    rc = o.cap.nobjectives ? bench_capacity_finish(&cap, p11_target_env_json(&t), command)
+                           : bench_session_finish(&s, p11_target_env_json(&t), command);
+cleanup:
+    p11_runner_teardown(&r, runner, &t, opened, &s, session);
     bench_metrics_stop(metrics, interrupt);
     return rc;
 }

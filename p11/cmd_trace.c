@@ -72,28 +72,28 @@ typedef struct trace_opts {
     int         quiet;
 } trace_opts;
 
+/* Take one option, its value only stored: 1 taken, 0 not one of trace's. */
+static int take_option(void *opts, int c, char *arg)
+{
+    trace_opts *o = opts;
+    switch (c) {
+    case OPT_JSON: o->json = arg; return 1;
+    case OPT_CSV: o->csv = arg; return 1;
+    case OPT_HTML: o->html = arg; return 1;
+    case OPT_QUIET: o->quiet = 1; return 1;
+    default: return 0;
+    }
+}
+
+static const bench_cmd_help trace_help = { trace_usage, trace_usage_tail, NULL, NULL };
+
 static int parse_args(int argc, char **argv, trace_opts *o)
 {
-    int c;
     memset(o, 0, sizeof *o);
     bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &p11_trace_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(trace_usage, stdout);
-            bench_opts_help(&p11_trace_options, stdout);
-            fputs(trace_usage_tail, stdout);
-            return -1;
-        case OPT_JSON: o->json = optarg; break;
-        case OPT_CSV: o->csv = optarg; break;
-        case OPT_HTML: o->html = optarg; break;
-        case OPT_QUIET: o->quiet = 1; break;
-        default:
-            return bench_option_error(argv, c, "trace");
-        }
-    }
+    const int rc = bench_opts_take_all(&parser, &p11_trace_options, &trace_help, argc, argv, take_option, o);
+    if (rc != 0)
+        return rc;
     if (optind >= argc) {
         bench_error("trace: a recording is required (see: hsmbench trace --help)");
         return BENCH_EXIT_USAGE;
@@ -449,7 +449,7 @@ static void print_functions(FILE *f, const json_t *tr)
     }
 }
 
-int p11_cmd_trace(int argc, char **argv)
+int p11_cmd_trace(int argc, char **argv, const bench_section *const *sections)
 {
     trace_opts o;
     int rc = parse_args(argc, argv, &o);

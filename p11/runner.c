@@ -163,6 +163,17 @@ void p11_runner_free(p11_runner *r)
     p11_leftovers_free(&r->left);
 }
 
+void p11_runner_teardown(p11_runner *r, int runner, p11_target *t, int opened, bench_session *s,
+                         int session)
+{
+    if (runner)
+        p11_runner_free(r);
+    if (opened)
+        p11_target_close(t);
+    if (session)
+        bench_session_free(s);
+}
+
 /* Tokens of the target (1 for a target opened with one). */
 static unsigned ntokens(const p11_target *t)
 {

@@ -75,5 +75,10 @@ void p11_runner_cap_step(void *arg, const bench_load *load);
 void p11_runner_release(p11_runner *r);
 /* List what could not be destroyed (stderr), then free everything. */
 void p11_runner_free(p11_runner *r);
+/* The clean-up of a command that opened a target, a session and a runner
+ * (each when its flag says so): the runner freed (what stayed on the
+ * token said last), the target closed, the session freed. */
+void p11_runner_teardown(p11_runner *r, int runner, p11_target *t, int opened, bench_session *s,
+                         int session);
 
 #endif

@@ -850,7 +850,7 @@ static void rest_run_step(void *arg, const bench_load *load)
         st->s->setup_failed = 1;
 }
 
-int rest_cmd_rest(int argc, char **argv)
+int rest_cmd_rest(int argc, char **argv, const struct bench_section *const *sections)
 {
     rest_opts o;
     memset(&o, 0, sizeof o);

@@ -936,7 +936,7 @@ static void free_cred(char *s)
     free(s);
 }
 
-int serve_cmd(int argc, char **argv)
+int serve_cmd(int argc, char **argv, const struct bench_section *const *sections)
 {
     serve_opts o;
     int rc = parse_args(argc, argv, &o);

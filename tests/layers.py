@@ -25,7 +25,7 @@ FLOORS = [
     ("bench/driver", 3),
     ("keys", 4), ("p11", 5), ("rest/transport", 4), ("rest", 5),
     ("serve", 6),
-    ("bench", 7),          # bench/main.c, the composition root
+    ("cli", 7),            # cli/main.c, the composition root
 ]
 # Folders of one rank that must not see each other (workloads side by side).
 APART = {("rest", "p11"), ("rest", "keys"), ("rest", "serve"), ("p11", "serve"),

@@ -20,7 +20,15 @@
 # ASan, runs in the plain build alone: there a sanitizer would find nothing
 # new, and each such run cost a sanitizer build's three to ten times the
 # plain one's time.  The unit tests and fuzzers always run under ASan.
-# and the libFuzzer harnesses (build/fuzz/fuzzers, make fuzz-build), each
+# The rule for "# tsan: yes (why)": the script runs, in the real binary,
+# threads that share state (counters the workers write and another thread
+# reads, a session or token one worker renews for all, a stop or a signal
+# reaching workers mid-call) that no unit test and no other tagged script
+# runs the same way; a script whose threads another tagged script already
+# drives, that runs one thread, or that checks what is written after the
+# workers end, says "# tsan: no (why)".  The why names the shared state or
+# the script that covers it.
+# Then the libFuzzer harnesses (build/fuzz/fuzzers, make fuzz-build), each
 # over its seed corpus and then briefly (FUZZ_CHECK_SECONDS, default 3).
 # Every check prints "PASS name", "FAIL name: why", or "SKIP name: why" when
 # this machine lacks what it needs (chromium, tmux, an IPv6 loopback, root:
@@ -36,8 +44,10 @@
 # Each test file of each variant is one job: a unit-test binary, an e2e
 # script, or the fuzzers.  HSMBENCH_TEST_JOBS (default: twice the number
 # of processors plus one, since most scripts spend their time waiting on
-# servers and timers: measured with HSMBENCH_TEST_TIMES, the jobs beside
-# each other took 828 s of CPU in 2290 s) jobs run at a time, each with its output collected in
+# servers and timers: measured with HSMBENCH_TEST_TIMES beside a busy
+# loop, the jobs' CPU came to a third of their wall time, 2 497 s in
+# 7 900 s, and about half that CPU once python3 was found once, below)
+# jobs run at a time, each with its output collected in
 # its own file; a job's lines are printed whole, in a fixed order (the
 # order the jobs start in), once it and the jobs before it have finished.
 #
@@ -155,6 +165,16 @@ printing= hog=
 trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$log"' EXIT
 trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; exit 130' INT TERM
 t_start=$(ms)
+
+# python3, which the scripts start about two thousand times (json_check,
+# the hostile servers), is the interpreter itself, found once: a version
+# manager's shim in front of it (pyenv's is a bash script that runs
+# "pyenv exec") costs some 0.4 s of CPU at every start, five times the
+# interpreter's own, and was a third of the suite's CPU.
+py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -n "$py" ] && [ -x "$py" ] && [ "$(command -v python3)" != "$py" ]; then
+    mkdir "$log/bin" && ln -s "$py" "$log/bin/python3" && PATH="$log/bin:$PATH" && export PATH
+fi
 
 # HSMBENCH_TEST_LOAD=1 (make check-load): one process that keeps a core
 # busy beside the whole run, as CI's neighbours do, so that a check whose

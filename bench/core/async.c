@@ -95,7 +95,13 @@ static int async_wait(worker *wk, int slot_free, uint64_t since)
         return call_leave(wk);
     }
     /* Count ourselves a sleeper, then look at the queue: a request queued
-     * after that look finds the count and writes to the pipe. */
+     * after that look finds the count and writes to the pipe.  No wake-up
+     * is lost, without a lock to order the two sides: this increment is
+     * sequentially consistent and comes before the look (bench_queue_has,
+     * seq_cst loads), and the push publishes the request with a seq_cst
+     * store before it reads `sleepers`; in the one total order of seq_cst
+     * operations either this look sees the request, or the dispatcher sees
+     * the sleeper and writes a byte to the pipe this thread waits on. */
     atomic_fetch_add(&p->sleepers, 1);
     pool_wake_drain(p);
     if (!bench_queue_has(&p->queue) && !atomic_load_explicit(&p->stop, memory_order_relaxed)) {

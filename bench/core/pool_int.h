@@ -164,7 +164,33 @@ struct pool {
     char              stuck_why[160];
 };
 
-/* ---- a worker inside a call (every engine) ---- */
+/* ---- a worker inside a call (every engine) ----
+ *
+ * The call-abandonment protocol.  A module or a server may never return
+ * from a call; hsmbench must still stop, report and exit.  So every worker
+ * publishes in `in_call` since when it is inside a call of the workload:
+ * call_enter stores the call's start (release) before do_one, an
+ * asynchronous submit, poll or await; call_leave exchanges it with 0 after
+ * the call and its `after`.  The sampler at each 100 ms wake-up, and the
+ * join in pool_stop every millisecond, look at it (pool_abandon_stuck): a
+ * call older than bench_load.stuck_ns (--stuck-after, 10 s; rest:
+ * --timeout + 5 s), or after a signal any call BENCH_STOP_GRACE_NS (5 s)
+ * after the stop, or at once after a second signal, is taken over by a
+ * compare-and-swap of that very start with CALL_ABANDONED.
+ *
+ * Exactly one side wins.  The worker's exchange returns the start (it goes
+ * on as usual) or CALL_ABANDONED (it returns at once, touching nothing but
+ * its own record).  The pool's CAS acquires what the worker released at
+ * call_enter, so the worker's figures up to its last completed operation
+ * are merged race-free.  The abandoned thread is detached, never joined;
+ * its workload state is not closed, and the pool's worker array and wake
+ * pipe stay allocated for it, since it may still come back and write its
+ * own record.  The run is `failed` (interrupted when a signal stopped it)
+ * with the first worker's "worker N stuck in CALL for S s"
+ * (bench_workload.call names the call); bench_outcome.stuck counts them,
+ * and the commands run nothing more after it.  What that means for the
+ * token (keys listed as left, the module never finalised) is p11/'s:
+ * p11_bounded in p11/leftover.c, p11_target.abandoned in p11/target.h. */
 
 #define CALL_ABANDONED UINT64_MAX
 

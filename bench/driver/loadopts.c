@@ -125,7 +125,6 @@ static int parse_threads(bench_load_opts *o, const char *text)
             return -1;
         o->threads_list[o->nthreads++] = (unsigned)v;
     }
-    o->load.threads = o->threads_list[0];
     o->threads_given = 1;
     return 0;
 }
@@ -384,10 +383,13 @@ int bench_load_finish(bench_load_opts *o, uint64_t default_duration_ns)
                     "shorter ramp-up, or a longer --duration", (double)l->duration_ns / 1e9);
         return -1;
     }
+    /* The list holds the thread counts; the load runs the first (a sweep,
+     * bench_sweep_run, each in turn). */
     if (!o->nthreads) {
         o->threads_list[0] = l->threads;
         o->nthreads = 1;
     }
+    l->threads = o->threads_list[0];
     return 0;
 }
 

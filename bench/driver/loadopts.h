@@ -24,7 +24,10 @@ typedef struct bench_load_opts {
     bench_stages stages;
     const char  *stages_text;
     char         stages_buf[512];   /* k6's --stage A --stage B: "A,B" (stages_text) */
-    unsigned     threads_list[BENCH_MAX_SWEEP];   /* --threads 1,2,4 */
+    /* The thread counts (--threads 1,2,4; after bench_load_finish, the one
+     * count, or a blocking --stages's peak, when no list was given): their
+     * one owner; load.threads is the count the load runs at, set from it. */
+    unsigned     threads_list[BENCH_MAX_SWEEP];
     size_t       nthreads;
     int          threads_given, has_duration, iter_total;
     const char  *per_thread_flag;                 /* "--loops" or "--iterations-per-thread" given */

@@ -846,75 +846,97 @@ static int write_json(FILE *f, const json_t *doc)
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
-int bench_cmd_compare(int argc, char **argv, const bench_section *const *sections)
+typedef struct compare_opts {
+    const bench_section *const *sections;   /* the workload sections --fail-on knows */
+    bench_rule  rules[MAX_RULES];           /* --fail-on */
+    size_t      nrules;
+    const char *json_path, *html_path;
+    double      min_change;                 /* --min-change, in percent */
+    int         to_stdout;                  /* an output is "-" */
+} compare_opts;
+
+/* Take one option, its value only stored: 1 taken, 0 not one of compare's,
+ * -1 bad value (printed). */
+static int take_option(void *opts, int c, char *arg)
 {
+    compare_opts *o = opts;
     char err[600];
-    int c;
-    bench_opts_parser parser;
-    bench_rule rules[MAX_RULES];
-    size_t nrules = 0;
-    const char *json_path = NULL, *html_path = NULL;
-    double min_change = BENCH_VERDICT_MIN_CHANGE_PCT;
-    if (bench_opts_begin(&parser, &bench_compare_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(compare_usage, stdout);
-            bench_opts_help(&bench_compare_options, stdout);
-            fputs(compare_usage_tail, stdout);
-            return BENCH_EXIT_OK;
-        case OPT_FAIL_ON:
-            if (nrules == MAX_RULES) {
-                bench_error("--fail-on: at most %d rules", MAX_RULES);
-                return BENCH_EXIT_USAGE;
-            }
-            if (bench_rule_parse(optarg, sections, &rules[nrules], err, sizeof err) != 0) {
-                bench_error("%s", err);
-                return BENCH_EXIT_USAGE;
-            }
-            nrules++;
-            break;
-        case OPT_MIN_CHANGE:
-            if (bench_parse_pct("--min-change", optarg, 0, 100, "3%", &min_change) != 0)
-                return BENCH_EXIT_USAGE;
-            min_change *= 100;
-            break;
-        case OPT_JSON:
-            json_path = optarg;
-            break;
-        case OPT_HTML:
-            html_path = optarg;
-            break;
-        default:
-            return bench_option_error(argv, c, "compare");
+    switch (c) {
+    case OPT_FAIL_ON:
+        if (o->nrules == MAX_RULES) {
+            bench_error("--fail-on: at most %d rules", MAX_RULES);
+            return -1;
         }
+        if (bench_rule_parse(arg, o->sections, &o->rules[o->nrules], err, sizeof err) != 0) {
+            bench_error("%s", err);
+            return -1;
+        }
+        o->nrules++;
+        return 1;
+    case OPT_MIN_CHANGE:
+        if (bench_parse_pct("--min-change", arg, 0, 100, "3%", &o->min_change) != 0)
+            return -1;
+        o->min_change *= 100;
+        return 1;
+    case OPT_JSON:
+        o->json_path = arg;
+        return 1;
+    case OPT_HTML:
+        o->html_path = arg;
+        return 1;
+    default:
+        return 0;
     }
-    int n = argc - optind;
+}
+
+/* The options and the n files from argv[first] together: 0, or -1 (printed). */
+static int check_args(compare_opts *o, bench_opts_parser *parser, char **argv, int first, int n)
+{
     if (n < 2) {
         bench_error("compare: at least two results files are needed (see: hsmbench compare --help)");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (n > MAX_FILES) {
         bench_error("compare: at most %d files", MAX_FILES);
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    int to_stdout = (json_path && strcmp(json_path, "-") == 0) + (html_path && strcmp(html_path, "-") == 0);
-    if (to_stdout > 1) {
+    o->to_stdout = (o->json_path && strcmp(o->json_path, "-") == 0) +
+                   (o->html_path && strcmp(o->html_path, "-") == 0);
+    if (o->to_stdout > 1) {
         bench_error("--json - and --html -: only one output can go to standard output");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     for (int i = 0; i < n; i++)
-        if (bench_opts_add_file(&parser, "a results file", argv[optind + i], 0) != 0)
-            return BENCH_EXIT_USAGE;
-    if (bench_opts_check_files(&parser) != 0)
+        if (bench_opts_add_file(parser, "a results file", argv[first + i], 0) != 0)
+            return -1;
+    if (bench_opts_check_files(parser) != 0)
+        return -1;
+    if ((o->json_path && strcmp(o->json_path, "-") != 0 && !bench_path_writable("--json", o->json_path)) ||
+        (o->html_path && strcmp(o->html_path, "-") != 0 && !bench_path_writable("--html", o->html_path)))
+        return -1;
+    return 0;
+}
+
+static const bench_cmd_help compare_help = { compare_usage, compare_usage_tail, NULL, NULL };
+
+int bench_cmd_compare(int argc, char **argv, const bench_section *const *sections)
+{
+    char err[600];
+    bench_opts_parser parser;
+    compare_opts o;
+    memset(&o, 0, sizeof o);
+    o.sections = sections;
+    o.min_change = BENCH_VERDICT_MIN_CHANGE_PCT;
+    int rc = bench_opts_take_all(&parser, &bench_compare_options, &compare_help, argc, argv, take_option, &o);
+    if (rc != 0)
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    const int n = argc - optind;
+    if (check_args(&o, &parser, argv, optind, n) != 0)
         return BENCH_EXIT_USAGE;
-    if ((json_path && strcmp(json_path, "-") != 0 && !bench_path_writable("--json", json_path)) ||
-        (html_path && strcmp(html_path, "-") != 0 && !bench_path_writable("--html", html_path)))
-        return BENCH_EXIT_USAGE;
+    const char *const json_path = o.json_path, *const html_path = o.html_path;
     cfile files[MAX_FILES];
     memset(files, 0, sizeof files);
-    int rc = BENCH_EXIT_OK;
+    rc = BENCH_EXIT_OK;
     for (int i = 0; i < n; i++) {
         files[i].path = argv[optind + i];
         files[i].label[0] = (char)('A' + i);
@@ -933,11 +955,11 @@ int bench_cmd_compare(int argc, char **argv, const bench_section *const *section
             break;
         }
     }
-    compare_ctx cx = { sections, rules, nrules, min_change, 0, NULL, json_object() };
+    compare_ctx cx = { sections, o.rules, o.nrules, o.min_change, 0, NULL, json_object() };
     json_t *doc = NULL;
     if (rc == BENCH_EXIT_OK) {
         /* With an output on standard output, the table goes nowhere. */
-        FILE *txt = to_stdout ? fopen("/dev/null", "w") : stdout;
+        FILE *txt = o.to_stdout ? fopen("/dev/null", "w") : stdout;
         if (!txt || !cx.extra || !(cx.pairs = json_array()) || compare_all(txt, &cx, files, (size_t)n) != 0 ||
             !(doc = compare_doc(&cx, files, (size_t)n)) || json_object_update(doc, cx.extra) != 0) {
             bench_error("compare: out of memory%s", txt ? "" : " (or /dev/null cannot be opened)");

@@ -197,92 +197,97 @@ static int same_run(const json_t *a, const json_t *b)
     return 1;
 }
 
-int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
+typedef struct merge_opts {
+    const char *output;     /* -o FILE */
+    int         quiet;
+    long        expect;     /* --expect N (0: the files given) */
+} merge_opts;
+
+/* Take one option, its value only stored: 1 taken, 0 not one of merge's,
+ * -1 bad value (printed). */
+static int take_option(void *opts, int c, char *arg)
 {
-    const char *output = NULL;
-    int quiet = 0, c;
-    long expect = 0;
-    bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &bench_merge_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(merge_usage, stdout);
-            bench_opts_help(&bench_merge_options, stdout);
-            fputs(merge_usage_tail, stdout);
-            return BENCH_EXIT_OK;
-        case 'o':
-            output = optarg;
-            break;
-        case OPT_QUIET:
-            quiet = 1;
-            break;
-        case OPT_EXPECT: {
-            char *end;
-            expect = strtol(optarg, &end, 10);
-            if (!*optarg || *end || expect < 1 || expect > MAX_INPUTS) {
-                bench_error("--expect %s: a number of generators, 1 to %d", optarg, MAX_INPUTS);
-                return BENCH_EXIT_USAGE;
-            }
-            break;
+    merge_opts *o = opts;
+    switch (c) {
+    case 'o':
+        o->output = arg;
+        return 1;
+    case OPT_QUIET:
+        o->quiet = 1;
+        return 1;
+    case OPT_EXPECT: {
+        char *end;
+        o->expect = strtol(arg, &end, 10);
+        if (!*arg || *end || o->expect < 1 || o->expect > MAX_INPUTS) {
+            bench_error("--expect %s: a number of generators, 1 to %d", arg, MAX_INPUTS);
+            return -1;
         }
-        default:
-            return bench_option_error(argv, c, "merge");
-        }
+        return 1;
     }
-    size_t n = (size_t)(argc - optind);
-    if (!output) {
+    default:
+        return 0;
+    }
+}
+
+/* The options and the files (argv[first..argc)) together: 0, or -1 (printed). */
+static int check_args(const merge_opts *o, int argc, char **argv, int first)
+{
+    const size_t n = (size_t)(argc - first);
+    if (!o->output) {
         bench_error("merge: -o FILE is required: where to write the merged results (see: hsmbench merge --help)");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (n == 0) {
         bench_error("merge: no results files given (see: hsmbench merge --help)");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    if (n < 2 && !expect) {
+    if (n < 2 && !o->expect) {
         /* with --expect, a fleet of which one generator's file arrived */
         bench_error("merge: at least two results files are needed (see: hsmbench merge --help)");
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
     if (n > MAX_INPUTS) {
         bench_error("merge: at most %d files", MAX_INPUTS);
-        return BENCH_EXIT_USAGE;
+        return -1;
     }
-    if (strcmp(output, "-") != 0 && !bench_path_writable("-o", output))
-        return BENCH_EXIT_USAGE;
-    if (strcmp(output, "-") != 0) {
-        /* -o must not be one of the files it merges (it would be replaced). */
-        bench_file_id out, in;
-        if (bench_file_id_of(output, &out) == 0)
-            for (int i = optind; i < argc; i++)
-                if (bench_file_id_of(argv[i], &in) == 0 && bench_file_id_same(&out, &in)) {
-                    bench_error("-o %s: the same file as the results file %s: refusing to overwrite an input",
-                                output, argv[i]);
-                    return BENCH_EXIT_USAGE;
-                }
-    }
+    if (strcmp(o->output, "-") == 0)
+        return 0;
+    if (!bench_path_writable("-o", o->output))
+        return -1;
+    /* -o must not be one of the files it merges (it would be replaced). */
+    bench_file_id out, in;
+    if (bench_file_id_of(o->output, &out) == 0)
+        for (int i = first; i < argc; i++)
+            if (bench_file_id_of(argv[i], &in) == 0 && bench_file_id_same(&out, &in)) {
+                bench_error("-o %s: the same file as the results file %s: refusing to overwrite an input",
+                            o->output, argv[i]);
+                return -1;
+            }
+    return 0;
+}
 
-    const char **names = calloc(n, sizeof *names);
-    json_t **docs = calloc(n, sizeof *docs);
-    json_t *gens = NULL;
-    for (size_t i = 0; names && i < n; i++)
-        names[i] = argv[optind + (int)i];
-    if (!docs || !names) {
-        free(names);
-        free(docs);
-        bench_error("out of memory");
-        return BENCH_EXIT_FAILED;
-    }
-    int rc = BENCH_EXIT_OK;
+static const bench_cmd_help merge_help = { merge_usage, merge_usage_tail, NULL, NULL };
+
+/* 0, -1 after --help, or an exit code (printed); the files from optind. */
+static int parse_args(int argc, char **argv, merge_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    bench_opts_parser parser;
+    const int rc = bench_opts_take_all(&parser, &bench_merge_options, &merge_help, argc, argv, take_option, o);
+    if (rc != 0)
+        return rc;
+    return check_args(o, argc, argv, optind) == 0 ? 0 : BENCH_EXIT_USAGE;
+}
+
+/* Every file read, no run given twice: 0, or the exit code (printed). */
+static int load_docs(json_t **docs, const char *const *names, size_t n)
+{
     char err[600];
-    json_t *merged = NULL;
     for (size_t i = 0; i < n; i++) {
         docs[i] = bench_results_load(names[i], err, sizeof err);
         if (!docs[i]) {
             bench_error("%s", err);
-            rc = BENCH_EXIT_USAGE;
-            goto done;
+            return BENCH_EXIT_USAGE;
         }
     }
     for (size_t i = 1; i < n; i++)
@@ -291,11 +296,90 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
                 bench_error("merge: %s holds the same run as %s (the same start, host, generator, "
                             "operations and latency): a file given twice would count every operation twice",
                             names[i], names[j]);
-                rc = BENCH_EXIT_USAGE;
-                goto done;
+                return BENCH_EXIT_USAGE;
             }
+    return 0;
+}
+
+/* n of the wanted generators joined: which did not, and why. */
+static void warn_joined(const json_t *gens, size_t n, size_t wanted, size_t given)
+{
+    size_t k;
+    json_t *lo;
+    if (n >= wanted)
+        return;
+    bench_warn("%zu of %zu generators joined", n, wanted);
+    json_array_foreach(json_object_get(gens, "left_out"), k, lo)
+        bench_warn("%s: %s", bench_json_str(lo, "file", "?"), bench_json_str(lo, "reason", "?"));
+    json_array_foreach(json_object_get(gens, "missing"), k, lo)
+        bench_warn("generator %s: no results file (it failed, or never started)", json_string_value(lo));
+    if (wanted > given && json_array_size(json_object_get(gens, "missing")) == 0)
+        bench_warn("%zu generators sent no results file", wanted - given);
+}
+
+/* The merged file's summary on standard output: 0, or -1 when it could
+ * not be written (printed). */
+static int print_merged(const json_t *merged, const json_t *gens, const char *output, size_t n, size_t wanted)
+{
+    const json_t *runs = json_object_get(merged, "runs");
+    size_t i, k;
+    json_t *run, *lt;
+    printf("merged %zu files into %s: %zu of %zu generators joined", n, output, n, wanted);
+    json_array_foreach(json_object_get(gens, "late"), k, lt)
+        printf("%s %s %.1f s late", k ? "," : ";", bench_json_str(lt, "file", "?"), bench_json_num(lt, "late_s", 0));
+    printf("\n");
+    json_array_foreach(runs, i, run) {
+        if (!bench_run_measured(run)) {
+            printf("  %-18s %s\n", bench_json_str(run, "test", "?"), bench_json_str(run, "status", "?"));
+            continue;
+        }
+        char p99[32];
+        bench_fmt_ns(bench_json_num(json_object_get(run, "latency_us"), "p99", 0) * 1000, p99, sizeof p99);
+        printf("  %-18s %lld threads  %lld ops  %.2f ops/s  p99 %s  errors %.2f%%\n",
+               bench_json_str(run, "test", "?"), bench_json_int(run, "threads", 0), bench_json_int(run, "ops", 0),
+               bench_json_num(run, "ops_per_s", 0), p99, bench_json_num(run, "error_pct", 0));
+    }
+    return bench_stdout_check("merge");
+}
+
+/* The command that made the file, as run's "command" records its own,
+ * then the file written: 0, or the exit code (printed). */
+static int write_merged(json_t *merged, const merge_opts *o, int argc, char **argv)
+{
+    json_t *command = json_array();
+    int bad = !command || json_array_append_new(command, json_string("hsmbench")) != 0;
+    for (int i = 0; !bad && i < argc; i++)
+        bad = json_array_append_new(command, json_string(argv[i])) != 0;
+    if (bad || json_object_set_new(merged, "command", command) != 0) {
+        bench_error("out of memory");
+        return BENCH_EXIT_FAILED;
+    }
+    return bench_results_write_text(o->output, merged, "-o", dump_json) != 0 ? BENCH_EXIT_FAILED : 0;
+}
+
+int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
+{
+    merge_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? BENCH_EXIT_OK : rc;
+    size_t n = (size_t)(argc - optind);
+    const char **names = calloc(n, sizeof *names);
+    json_t **docs = calloc(n, sizeof *docs);
+    json_t *gens = NULL, *merged = NULL;
+    char err[600];
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = argv[optind + (int)i];
+    if (!docs || !names) {
+        free(names);
+        free(docs);
+        bench_error("out of memory");
+        return BENCH_EXIT_FAILED;
+    }
+    if ((rc = load_docs(docs, names, n)) != 0)
+        goto done;
     const size_t given = n;
-    const long joined = generators(docs, names, n, expect, &gens);
+    const long joined = generators(docs, names, n, o.expect, &gens);
     if (joined < 0) {
         bench_error("out of memory");
         rc = BENCH_EXIT_FAILED;
@@ -314,53 +398,12 @@ int bench_cmd_merge(int argc, char **argv, const bench_section *const *sections)
         goto done;
     }
     warn_targets(docs, names, n);
-    const size_t wanted = expect > 0 ? (size_t)expect : given;
-    if (n < wanted) {
-        size_t k;
-        json_t *lo;
-        bench_warn("%zu of %zu generators joined", n, wanted);
-        json_array_foreach(json_object_get(gens, "left_out"), k, lo)
-            bench_warn("%s: %s", bench_json_str(lo, "file", "?"), bench_json_str(lo, "reason", "?"));
-        json_array_foreach(json_object_get(gens, "missing"), k, lo)
-            bench_warn("generator %s: no results file (it failed, or never started)", json_string_value(lo));
-        if (wanted > given && json_array_size(json_object_get(gens, "missing")) == 0)
-            bench_warn("%zu generators sent no results file", wanted - given);
-    }
-
-    /* The command that made the file, as run's "command" records its own. */
-    json_t *command = json_array();
-    int bad = !command || json_array_append_new(command, json_string("hsmbench")) != 0;
-    for (int i = 0; !bad && i < argc; i++)
-        bad = json_array_append_new(command, json_string(argv[i])) != 0;
-    if (bad || json_object_set_new(merged, "command", command) != 0) {
-        bench_error("out of memory");
+    const size_t wanted = o.expect > 0 ? (size_t)o.expect : given;
+    warn_joined(gens, n, wanted, given);
+    rc = write_merged(merged, &o, argc, argv);
+    if (rc == BENCH_EXIT_OK && !o.quiet && strcmp(o.output, "-") != 0 &&
+        print_merged(merged, gens, o.output, n, wanted) != 0)
         rc = BENCH_EXIT_FAILED;
-    } else if (bench_results_write_text(output, merged, "-o", dump_json) != 0) {
-        rc = BENCH_EXIT_FAILED;
-    } else if (!quiet && strcmp(output, "-") != 0) {
-        const json_t *runs = json_object_get(merged, "runs");
-        size_t i;
-        json_t *run;
-        printf("merged %zu files into %s: %zu of %zu generators joined", n, output, n, wanted);
-        size_t k;
-        json_t *lt;
-        json_array_foreach(json_object_get(gens, "late"), k, lt)
-            printf("%s %s %.1f s late", k ? "," : ";", bench_json_str(lt, "file", "?"), bench_json_num(lt, "late_s", 0));
-        printf("\n");
-        json_array_foreach(runs, i, run) {
-            if (!bench_run_measured(run)) {
-                printf("  %-18s %s\n", bench_json_str(run, "test", "?"), bench_json_str(run, "status", "?"));
-                continue;
-            }
-            char p99[32];
-            bench_fmt_ns(bench_json_num(json_object_get(run, "latency_us"), "p99", 0) * 1000, p99, sizeof p99);
-            printf("  %-18s %lld threads  %lld ops  %.2f ops/s  p99 %s  errors %.2f%%\n",
-                   bench_json_str(run, "test", "?"), bench_json_int(run, "threads", 0), bench_json_int(run, "ops", 0),
-                   bench_json_num(run, "ops_per_s", 0), p99, bench_json_num(run, "error_pct", 0));
-        }
-        if (bench_stdout_check("merge") != 0)
-            rc = BENCH_EXIT_FAILED;
-    }
     if (rc == BENCH_EXIT_OK && n < wanted)
         rc = BENCH_EXIT_FAILED;
 done:

@@ -67,6 +67,7 @@ typedef struct report_opts {
     bench_threshold ths[MAX_THRESHOLDS];
     size_t          nths;
     int             quiet;
+    const bench_section *const *sections;   /* the workload sections --threshold knows */
 } report_opts;
 
 /* --help: the sections' metrics under --threshold. */
@@ -76,54 +77,56 @@ static void threshold_help(const void *sections, int code, FILE *f)
         bench_sections_help(sections, f);
 }
 
+/* Take one option, its value only stored: 1 taken, 0 not one of report's,
+ * -1 bad value (printed). */
+static int take_option(void *opts, int c, char *arg)
+{
+    report_opts *o = opts;
+    char err[512];
+    switch (c) {
+    case OPT_HTML:
+        o->html = arg;
+        return 1;
+    case OPT_CSV:
+        o->csv = arg;
+        return 1;
+    case OPT_CSV_LAYOUT:
+        if (strcmp(arg, "tidy") != 0 && strcmp(arg, "sdkms") != 0) {
+            bench_error("--csv-layout %s: the layouts are 'sdkms' and 'tidy'", arg);
+            return -1;
+        }
+        o->tidy = strcmp(arg, "tidy") == 0;
+        o->layout_given = 1;
+        return 1;
+    case OPT_THRESHOLD:
+        if (o->nths == MAX_THRESHOLDS) {
+            bench_error("--threshold: at most %d thresholds", MAX_THRESHOLDS);
+            return -1;
+        }
+        if (bench_threshold_parse(arg, o->sections, &o->ths[o->nths], err, sizeof err) != 0) {
+            bench_error("%s", err);
+            return -1;
+        }
+        o->nths++;
+        return 1;
+    case OPT_QUIET:
+        o->quiet = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* 0 to go on, -1 after --help, or an exit code. */
 static int parse_args(int argc, char **argv, const bench_section *const *sections, report_opts *o)
 {
-    char err[512];
-    int c;
     memset(o, 0, sizeof *o);
+    o->sections = sections;
     bench_opts_parser parser;
-    if (bench_opts_begin(&parser, &bench_report_options) != 0)
-        return BENCH_EXIT_USAGE;
-    while ((c = bench_opts_next(&parser, argc, argv)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(report_usage, stdout);
-            bench_opts_help_more(&bench_report_options, stdout, threshold_help, sections);
-            fputs(report_usage_tail, stdout);
-            return -1;
-        case OPT_HTML:
-            o->html = optarg;
-            break;
-        case OPT_CSV:
-            o->csv = optarg;
-            break;
-        case OPT_CSV_LAYOUT:
-            if (strcmp(optarg, "tidy") != 0 && strcmp(optarg, "sdkms") != 0) {
-                bench_error("--csv-layout %s: the layouts are 'sdkms' and 'tidy'", optarg);
-                return BENCH_EXIT_USAGE;
-            }
-            o->tidy = strcmp(optarg, "tidy") == 0;
-            o->layout_given = 1;
-            break;
-        case OPT_THRESHOLD:
-            if (o->nths == MAX_THRESHOLDS) {
-                bench_error("--threshold: at most %d thresholds", MAX_THRESHOLDS);
-                return BENCH_EXIT_USAGE;
-            }
-            if (bench_threshold_parse(optarg, sections, &o->ths[o->nths], err, sizeof err) != 0) {
-                bench_error("%s", err);
-                return BENCH_EXIT_USAGE;
-            }
-            o->nths++;
-            break;
-        case OPT_QUIET:
-            o->quiet = 1;
-            break;
-        default:
-            return bench_option_error(argv, c, "report");
-        }
-    }
+    const bench_cmd_help help = { report_usage, report_usage_tail, threshold_help, sections };
+    const int rc = bench_opts_take_all(&parser, &bench_report_options, &help, argc, argv, take_option, o);
+    if (rc != 0)
+        return rc;
     if (optind >= argc) {
         bench_error("report: a results file is required (see: hsmbench report --help)");
         return BENCH_EXIT_USAGE;

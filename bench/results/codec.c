@@ -16,6 +16,7 @@
 #include "bench/core/schedule.h"
 #include "bench/core/stable.h"
 #include "bench/core/workload.h"
+#include "bench/util/hostinfo.h"
 
 /* ---- field readers ------------------------------------------------------ */
 
@@ -505,6 +506,14 @@ json_t *bench_report_run_json(const bench_run_desc *d, const bench_outcome *o,
     return run;
 }
 
+/* A host fact, when read and text (a firmware string that is not UTF-8 is
+ * left out).  0, or -1 out of memory. */
+static int host_fact(json_t *host, const char *key, const char *value)
+{
+    json_t *v = value[0] ? json_string(value) : NULL;
+    return v ? json_object_set_new(host, key, v) : 0;
+}
+
 json_t *bench_report_host_json(void)
 {
     struct utsname u;
@@ -513,7 +522,14 @@ json_t *bench_report_host_json(void)
         host[0] = 0;
     if (uname(&u) != 0)
         memset(&u, 0, sizeof u);
-    return json_pack("{s:s,s:s,s:s,s:s,s:I}", "hostname", host, "os", u.sysname, "kernel",
-                     u.release, "machine", u.machine, "cpus",
-                     (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:I}", "hostname", host, "os", u.sysname, "kernel",
+                          u.release, "machine", u.machine, "cpus",
+                          (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+    bench_hostinfo hi;
+    bench_hostinfo_read(&hi, BENCH_HOST_CPUINFO, BENCH_HOST_PRODUCT);
+    if (j && (host_fact(j, "cpu_model", hi.cpu_model) != 0 || host_fact(j, "product", hi.product) != 0)) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }

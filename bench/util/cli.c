@@ -274,8 +274,10 @@ const char *bench_fmt_ns(double ns, char *buf, unsigned len)
         snprintf(buf, len, "%.4gµs", ns / 1e3);
     else if (ns < 1e9)
         snprintf(buf, len, "%.4gms", ns / 1e6);
-    else
+    else if (ns < 1e13)
         snprintf(buf, len, "%.4gs", ns / 1e9);
+    else    /* past 9999 s, hours: "168h", never "6.048e+05s" */
+        snprintf(buf, len, ns < 3.6e16 ? "%.4gh" : "%.0fh", ns / 3.6e12);
     return buf;
 }
 

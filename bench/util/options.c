@@ -5,6 +5,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "bench/util/cli.h"
+#include "bench/util/exit.h"
 #include "bench/util/outfile.h"
 #include "bench/util/secret.h"
 
@@ -499,6 +501,29 @@ int bench_opts_next(bench_opts_parser *p, int argc, char **argv)
             return BENCH_OPT_REFUSED;
         return c;
     }
+}
+
+int bench_opts_take_all(bench_opts_parser *p, const bench_cmd_opts *cmd, const bench_cmd_help *help,
+                        int argc, char **argv, bench_opts_take_fn take, void *opts)
+{
+    int c;
+    if (bench_opts_begin(p, cmd) != 0)
+        return BENCH_EXIT_USAGE;
+    while ((c = bench_opts_next(p, argc, argv)) != -1) {
+        if (c == 'h') {
+            fputs(help->head, stdout);
+            bench_opts_help_more(cmd, stdout, help->more, help->more_arg);
+            if (help->tail)
+                fputs(help->tail, stdout);
+            return -1;
+        }
+        const int t = take(opts, c, optarg);
+        if (t < 0)
+            return BENCH_EXIT_USAGE;
+        if (t == 0)
+            return bench_option_error(argv, c, cmd->cmd);
+    }
+    return 0;
 }
 
 /* Between a flag and its path: nothing after "--json " or "--out jsonl=",

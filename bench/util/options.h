@@ -182,6 +182,26 @@ void bench_opts_help(const bench_cmd_opts *cmd, FILE *f);
 typedef void (*bench_opts_more_fn)(const void *arg, int code, FILE *f);
 void bench_opts_help_more(const bench_cmd_opts *cmd, FILE *f, bench_opts_more_fn more,
                           const void *arg);
+/* A command's --help: head, the option listing (more's lines added, as
+ * bench_opts_help_more), tail (NULL: none). */
+typedef struct bench_cmd_help {
+    const char        *head, *tail;
+    bench_opts_more_fn more;         /* NULL: none */
+    const void        *more_arg;
+} bench_cmd_help;
+
+/*
+ * The loop every command's option parsing shares, bench_opts_begin
+ * included: each option's code and value go to take(opts, code, arg),
+ * which stores the value and returns 1, 0 for an option not the command's
+ * (then bench_option_error's one line), or -1 for a bad value (printed);
+ * -h/--help prints help on standard output and stops.  0 with every option
+ * taken (optind at the first operand), -1 after --help, BENCH_EXIT_USAGE
+ * (2) otherwise.  What the options mean together is the command's to check.
+ */
+typedef int (*bench_opts_take_fn)(void *opts, int code, char *arg);
+int  bench_opts_take_all(bench_opts_parser *p, const bench_cmd_opts *cmd, const bench_cmd_help *help,
+                         int argc, char **argv, bench_opts_take_fn take, void *opts);
 /* One line per option, in table order, each name once: "--name ARG" with
  * ARG one of none, required, optional, repeated, then " -x" for a short letter.
  * Then one line per old spelling (a long and a short one each its own),

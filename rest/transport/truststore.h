@@ -9,7 +9,7 @@
 typedef struct rest_trust_store {
     char path[4096];   /* the PEM file to trust: the store itself, or our copy */
     int  temp;         /* path is a private temporary file: ours to remove */
-    const char *kind;  /* "PEM" or "PKCS#12" */
+    const char *kind;  /* "PEM", "PKCS#12", "JKS" or "JCEKS" */
 } rest_trust_store;
 
 /* A Java keystore's one-line conversion, when the file is one (JKS or
@@ -20,10 +20,12 @@ int rest_trust_jks_hint(const char *flag, const char *path, char *why, size_t le
 /*
  * The trust store `path` named by `flag` (the SDKMS bench's
  * SDKMS_SSL_TRUST_STORE): PEM certificates are used as they are; a
- * PKCS#12 store without a password has its certificates written as PEM into
- * a private temporary file (libcurl and the lean engine read CAs from a
- * PEM file); a Java keystore, or a PKCS#12 store with a password, is one
- * line saying how to convert it.  0, or -1 with one line printed.
+ * PKCS#12 store without a password, and a Java keystore's (JKS, JCEKS)
+ * trusted certificates, read as Java reads a trust store whose password is
+ * not set, are written as PEM into a private temporary file (libcurl and
+ * the lean engine read CAs from a PEM file); a PKCS#12 store with a
+ * password, or a Java keystore that cannot be read (a JCEKS secret key), is
+ * one line saying how to convert it.  0, or -1 with one line printed.
  */
 int rest_trust_store_open(const char *flag, const char *path, rest_trust_store *ts);
 /* Remove the temporary copy, if any. */

@@ -5,7 +5,7 @@
 # line and exit 3, never a crash; results files with absurd numbers,
 # overflowing sums, control characters or a size past the limit are
 # refused (exit 2, naming the field) or printed escaped.
-# tsan: yes
+# tsan: no (one thread reads a hostile module or results file; ASan runs it)
 # asan: yes (modules with NULL or missing function lists and hostile results files, end to end)
 . "$TOP/tests/e2e/lib.sh"
 

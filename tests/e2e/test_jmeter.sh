@@ -7,7 +7,7 @@
 # failed samples in Avg/Min/Max), in JMeter's layout.  The interval is 1 s
 # here (--summary-interval) instead of JMeter's 30 s; runs of 2 s at most.
 # No figure is timed: counts, and latencies the server holds (lower bounds).
-# tsan: yes
+# tsan: yes (the summariser thread prints intervals from counters the workers write)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tsan: yes
+# tsan: yes (a schedule, ramps and think time paced across worker threads and the non-blocking slots)
 # Load profiles: non-blocking schedules, ramps, think time, per-thread
 # bounds and counted warm-up, on the do-nothing module (timing asserted only
 # against what the schedule itself sets, with wide tolerances).

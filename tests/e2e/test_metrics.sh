@@ -5,7 +5,7 @@
 # promtool, counters that only grow, final counters equal to the results
 # file; the phase gauge; a second listener on the same port refused before
 # anything runs; rest http's statuses and serve's routes.
-# tsan: yes
+# tsan: yes (the metrics endpoint thread reads the counters the workers write)
 # asan: yes (the metrics endpoint answering scrapes while a run's workers update what it reads)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"

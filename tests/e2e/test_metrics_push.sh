@@ -10,7 +10,7 @@
 # never printed; an unreachable Pushgateway a warning, not a failed run;
 # and the default scrape of a 10-test run under 10 % of the fine one's.
 # Under the sanitizers too: the pusher is a thread of its own.
-# tsan: yes
+# tsan: yes (the pusher is a thread of its own, reading the counters the workers write)
 . "$TOP/tests/e2e/lib.sh"
 need_mock || exit 0
 for tool in prometheus-pushgateway prometheus; do

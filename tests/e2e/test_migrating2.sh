@@ -187,7 +187,7 @@ if make_certs "$P9"; then
             '^hsmbench: error: SDKMS_SSL_TRUST_STORE .*: a PKCS#12 store with a password: openssl pkcs12 -in '
         run env SDKMS_API_ENDPOINT="$EP9" SDKMS_SSL_TRUST_STORE="$T/store.jks" "$HSMBENCH" rest sdkms \
             --op keygen --iterations 5
-        check_one_line_error "a Java keystore (JKS) as the trust store: exit 2, keytool's conversion" 2 \
+        check_one_line_error "a Java keystore (JKS) cut short as the trust store: exit 2, keytool's conversion" 2 \
             'a Java keystore \(JKS\).*keytool -importkeystore -srckeystore .*store\.jks -destkeystore store\.p12 -deststoretype PKCS12'
         run env SDKMS_API_ENDPOINT="$EP9" "$HSMBENCH" rest sdkms --cacert "$T/store.jks" --op keygen --iterations 5
         check_one_line_error "--cacert X.jks: exit 2, keytool's conversion, not 'is --cacert the CA'" 2 \

@@ -7,7 +7,7 @@
 # lost mid-run, and the two meanings of CKM_AES_KEY_WRAP_PAD.  The mock
 # reports the objects left at C_Finalize (objects-file=), so each case also
 # checks what stayed on the token.  About 15 seconds.
-# tsan: yes
+# tsan: yes (a device lost mid-run under two workers: the reopening each does, bounded across both)
 # asan: yes (buffers sized by what a misbehaving module answers: lengths, active operations, lost devices)
 . "$TOP/tests/e2e/lib.sh"
 

@@ -8,7 +8,7 @@
 # model; a spy log holding a PIN and data never lets them out; damaged
 # inputs are one line and a non-zero exit, never a crash.  The models are
 # printed by build/tests/replay_dump (tests/unit/replay_dump.c).
-# tsan: no
+# tsan: no (the readers run in one thread; the fuzzers and ASan run them)
 # asan: yes (the recording and pkcs11-spy log readers on real traffic)
 . "$TOP/tests/e2e/lib.sh"
 

@@ -5,7 +5,7 @@
 # verification, connection reuse, credentials, and that no secret leaks.
 # Every run is bounded (--iterations or a 1-second --duration).  The load
 # profiles and the non-blocking engine's rates are test_rest_timing.sh's.
-# tsan: yes
+# tsan: yes (the REST engines: worker threads with their own connections, the non-blocking loops, shared TLS set-up)
 # asan: yes (the REST engines over TLS and mutual TLS, connections reused and refused, serve's EKM routes)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"

@@ -5,7 +5,7 @@
 # finishes (exit 1); a server that cannot be reached at set-up is one clear
 # error (exit 3).  Loopback only; every run and every helper server is
 # bounded in time.
-# tsan: yes
+# tsan: yes (errors by code counted from four workers at once, a server gone under two, both non-blocking engines failing)
 # asan: yes (both engines' error paths on every broken answer serve can give: resets, truncated bodies, bad statuses)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"

@@ -6,7 +6,7 @@
 # matrix (handshake time only where a handshake happened, mTLS only with
 # --cert/--key), and that no credential leaks.  Every run is bounded
 # (--iterations, or --duration 1).
-# tsan: yes
+# tsan: no (rest http's bodies and checks are each request's own, in the workers and loops test_rest runs under TSan; ASan runs it)
 # asan: yes (rest http's bodies, headers and --expect-body/--expect-json checks over TLS and mutual TLS)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"

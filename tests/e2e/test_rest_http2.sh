@@ -6,7 +6,7 @@
 # share the thread's connection as streams instead of opening one each
 # (nginx's access log names each request's protocol and connection).  Every
 # run is bounded (--iterations, --duration 1), and so is nginx (timeout).
-# tsan: yes
+# tsan: yes (HTTP/2 streams of several transfers sharing one connection in the non-blocking engine)
 # asan: yes (libcurl's HTTP/2 streams sharing one connection under the non-blocking engine, against nginx)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"

@@ -5,7 +5,7 @@
 # there, with the same exit statuses; the REST figures are side metrics of
 # the core (one warm-up rule); several generators started together merge.
 # Every run is bounded (--iterations or a short --duration).
-# tsan: yes
+# tsan: no (files and thresholds written after the workers end; their threads are test_rest's)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

@@ -14,7 +14,9 @@
 # engine's epoll loop against curl multi handles).  Where they differ by design (libcurl sends a request
 # again on a reset connection, the lean engine never does) the difference is
 # asserted.  Loopback only; every run is bounded by --iterations or --duration.
-# asan: yes (the lean engine's parser on every fault serve injects, beside libcurl's)
+# asan: yes (the lean engine's parser, epoll loop and connections on every fault serve injects,
+# beside libcurl's; the unusual and broken answers run in the plain build alone: the fuzzer
+# fuzz_lean reads every such answer, cut every way, under ASan)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 
@@ -71,9 +73,14 @@ same_rc() {
 # nothing but failures, after 4 attempts or 5 by how the seconds fell (CI
 # saw libcurl make 5 and lean 4), and the counts compared would be the
 # clock's, not the engines'.
+# --timeout 1 for the held answers alone: the other faults answer at once,
+# and there a bound of 1 s timed out the set-up's probe on a busy machine
+# (under ASan at load 25: exit 3 from one engine, not the fault's 1).
 for kind in 503 badjson truncate nofield badb64 timeout; do
+    to=10
+    [ "$kind" = timeout ] && to=1
     ekm_both "f-$kind" --fault-after 1 --fault-delay 3s --fault "$kind:1" -- \
-        --op wrap --iterations 6 --threads 1 --timeout 1 --abort-on-errors off || exit 0
+        --op wrap --iterations 6 --threads 1 --timeout $to --abort-on-errors off || exit 0
     same_rc "f-$kind" 1
     same "f-$kind" "errors by code, attempts, status" \
         '(r["errors_by_code"], r["attempts"], r["ops"], r["status"])'
@@ -125,9 +132,11 @@ done
 # connects again from the loop.
 NB="--mode nonblocking --inflight 4 --threads 1 --rate 5 --duration 2"
 for kind in 503 badjson truncate nofield badb64 timeout reset; do
+    to=10
+    [ "$kind" = timeout ] && to=1
     # shellcheck disable=SC2086
     ekm_both "nb-$kind" --fault-after 1 --fault-delay 3s --fault "$kind:1" -- \
-        --op wrap $NB --timeout 1 || exit 0
+        --op wrap $NB --timeout $to || exit 0
     same_rc "nb-$kind" 1
     # (The schedule holds 10 or 11 operations, by when the run began: what
     # is compared is what each of them came to.)
@@ -237,9 +246,14 @@ run "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --cacert "
 stop_serve tlsreset
 resets=$(grep -c -- '-> reset (fault)' "$T/tlsreset.err")
 check "TLS resets, non-blocking lean: exit 1" 1
+# (The schedule holds 80 or 81 requests, by the clock.  A machine too busy
+# to start them all before the run ends leaves a few unstarted, counted in
+# schedule.dropped: at load 30 the attempts fell under 80.  Fewer than a
+# quarter may be; what is held is that every reset was one error, the rest
+# answered.)
 json_check "TLS resets, non-blocking lean: each reset one EMPTY_REPLY ($resets), the rest answered" \
     "$T/tlsreset.json" \
-    "$resets > 5 and runs[0]['errors_by_code'] == {'EMPTY_REPLY': $resets} and runs[0]['ops'] == runs[0]['attempts'] - $resets and 80 <= runs[0]['attempts'] <= 81"
+    "$resets > 5 and runs[0]['errors_by_code'] == {'EMPTY_REPLY': $resets} and runs[0]['ops'] == runs[0]['attempts'] - $resets and 80 <= runs[0]['schedule']['scheduled'] <= 81 and runs[0]['schedule']['dropped'] < 20"
 
 # ---- a server that closes idle kept connections -----------------------------------
 # Every third answer on a connection is its last: the client finds the
@@ -294,63 +308,66 @@ stop_serve held
 # broken ones both must refuse the same way, in the same words, at the
 # set-up's probe (a 200 KiB header line, a status line that is not one, a
 # body cut short).
-answers_both() {  # MODE ITERATIONS
-    for e in $ENGINES; do
-        start_hostile http_answers.py "$1" 60
-        timeout -s INT 120 "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$HOSTILE_PORT/ekm/k1" \
-            --token-env G_TOKEN --engine "$e" --op wrap --iterations "$2" --threads 1 --timeout 5 \
-            --json "$T/ha-$1-$e.json" >"$T/ha-$1-$e.out" 2>"$T/ha-$1-$e.err" </dev/null
-        echo $? >"$T/ha-$1-$e.rc"
-        stop_hostile
+# (The plain build alone: see the asan line above.)
+if all_cases; then
+    answers_both() {  # MODE ITERATIONS
+        for e in $ENGINES; do
+            start_hostile http_answers.py "$1" 60
+            timeout -s INT 120 "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$HOSTILE_PORT/ekm/k1" \
+                --token-env G_TOKEN --engine "$e" --op wrap --iterations "$2" --threads 1 --timeout 5 \
+                --json "$T/ha-$1-$e.json" >"$T/ha-$1-$e.out" 2>"$T/ha-$1-$e.err" </dev/null
+            echo $? >"$T/ha-$1-$e.rc"
+            stop_hostile
+        done
+    }
+    for mode in chunked continue dribble eof bigheader clchunked ctlvalue; do
+        answers_both "$mode" 20
+        same_rc "ha-$mode" 0
+        same "ha-$mode" "operations, errors, statuses" '(r["ops"], r["errors"], r["http"]["status_counts"])'
     done
-}
-for mode in chunked continue dribble eof bigheader clchunked ctlvalue; do
-    answers_both "$mode" 20
-    same_rc "ha-$mode" 0
-    same "ha-$mode" "operations, errors, statuses" '(r["ops"], r["errors"], r["http"]["status_counts"])'
-done
-# Bytes: the same but for chunked, whose framing libcurl leaves out of its
-# count (SIZE_DOWNLOAD is the decoded body) and the lean engine, counting
-# what it read, does not.
-for mode in continue dribble eof bigheader ctlvalue; do
-    same "ha-$mode" "bytes received" 'r["http"]["k6"]["data_received"]["count"]'
-done
-json_check "ha-chunked: the lean engine counts the chunks' framing too" "$T/ha-chunked-lean.json" \
-    "runs[0]['http']['k6']['data_received']['count'] > $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["http"]["k6"]["data_received"]["count"])' "$T/ha-chunked-libcurl.json" 2>/dev/null || echo 0)"
-for mode in hugeheader badstatus cut bigstatus status000 status1000 chunk-zzzz chunk-neg chunk-long \
-    version99 contbody; do
-    answers_both "$mode" 5
-    same_rc "ha-$mode" 3
-    # (each engine had its own server: the ports differ)
-    a=$(sed 's/127\.0\.0\.1:[0-9]*/127.0.0.1:PORT/' "$T/ha-$mode-libcurl.err")
-    b=$(sed 's/127\.0\.0\.1:[0-9]*/127.0.0.1:PORT/' "$T/ha-$mode-lean.err")
-    if [ "$a" = "$b" ]; then pass "ha-$mode: the same error line from both engines"
-    else fail "ha-$mode: the same error line from both engines" "libcurl: $a | lean: $b"; fi
-done
-file_has "ha-hugeheader: HEADER_TOO_LARGE, and why" "$T/ha-hugeheader-lean.err" \
-    'HEADER_TOO_LARGE: Response header too large \(a line over 100 KiB\)'
-file_has "ha-badstatus: libcurl's class and words" "$T/ha-badstatus-lean.err" \
-    'CURLE_UNSUPPORTED_PROTOCOL: Unsupported HTTP version in response'
-file_has "ha-cut: TRUNCATED" "$T/ha-cut-lean.err" 'TRUNCATED: transfer closed with 180 bytes remaining to read'
-# (issue 38, item 8) libcurl's receive errors by what they are, not
-# CONNECTION_RESET; lean's status 000 not "code 1000", a 1 MiB status line
-# not CURLE_OUT_OF_MEMORY.
-file_has "ha-bigstatus: HEADER_TOO_LARGE" "$T/ha-bigstatus-lean.err" 'HEADER_TOO_LARGE: '
-for mode in status000 status1000; do
-    file_has "ha-$mode: libcurl's class and words" "$T/ha-$mode-lean.err" \
-        'CURLE_UNSUPPORTED_PROTOCOL: Unsupported response code in HTTP response'
-done
-file_has "ha-chunk-zzzz: BAD_CHUNK" "$T/ha-chunk-zzzz-lean.err" \
-    'BAD_CHUNK: Illegal or missing hexadecimal sequence in chunked-encoding'
-file_has "ha-chunk-neg: BAD_CHUNK" "$T/ha-chunk-neg-lean.err" 'BAD_CHUNK: Illegal or missing hexadecimal'
-file_has "ha-chunk-long: BAD_CHUNK" "$T/ha-chunk-long-lean.err" 'BAD_CHUNK: Too long hexadecimal number'
-# (item 7) One framing policy: a version other than HTTP/1.0 and 1.1 is
-# refused, a 100 Continue has no body (what follows it is no status line),
-# Content-Length beside chunked is read by chunked (clchunked, above).
-file_has "ha-version99: refused by both" "$T/ha-version99-lean.err" \
-    'CURLE_UNSUPPORTED_PROTOCOL: Unsupported HTTP version \(9\.9\) in response'
-file_has "ha-contbody: a 1xx's body is not the final answer's" "$T/ha-contbody-lean.err" \
-    'CURLE_UNSUPPORTED_PROTOCOL: Received HTTP/0\.9 when not allowed'
+    # Bytes: the same but for chunked, whose framing libcurl leaves out of its
+    # count (SIZE_DOWNLOAD is the decoded body) and the lean engine, counting
+    # what it read, does not.
+    for mode in continue dribble eof bigheader ctlvalue; do
+        same "ha-$mode" "bytes received" 'r["http"]["k6"]["data_received"]["count"]'
+    done
+    json_check "ha-chunked: the lean engine counts the chunks' framing too" "$T/ha-chunked-lean.json" \
+        "runs[0]['http']['k6']['data_received']['count'] > $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["http"]["k6"]["data_received"]["count"])' "$T/ha-chunked-libcurl.json" 2>/dev/null || echo 0)"
+    for mode in hugeheader badstatus cut bigstatus status000 status1000 chunk-zzzz chunk-neg chunk-long \
+        version99 contbody; do
+        answers_both "$mode" 5
+        same_rc "ha-$mode" 3
+        # (each engine had its own server: the ports differ)
+        a=$(sed 's/127\.0\.0\.1:[0-9]*/127.0.0.1:PORT/' "$T/ha-$mode-libcurl.err")
+        b=$(sed 's/127\.0\.0\.1:[0-9]*/127.0.0.1:PORT/' "$T/ha-$mode-lean.err")
+        if [ "$a" = "$b" ]; then pass "ha-$mode: the same error line from both engines"
+        else fail "ha-$mode: the same error line from both engines" "libcurl: $a | lean: $b"; fi
+    done
+    file_has "ha-hugeheader: HEADER_TOO_LARGE, and why" "$T/ha-hugeheader-lean.err" \
+        'HEADER_TOO_LARGE: Response header too large \(a line over 100 KiB\)'
+    file_has "ha-badstatus: libcurl's class and words" "$T/ha-badstatus-lean.err" \
+        'CURLE_UNSUPPORTED_PROTOCOL: Unsupported HTTP version in response'
+    file_has "ha-cut: TRUNCATED" "$T/ha-cut-lean.err" 'TRUNCATED: transfer closed with 180 bytes remaining to read'
+    # (issue 38, item 8) libcurl's receive errors by what they are, not
+    # CONNECTION_RESET; lean's status 000 not "code 1000", a 1 MiB status line
+    # not CURLE_OUT_OF_MEMORY.
+    file_has "ha-bigstatus: HEADER_TOO_LARGE" "$T/ha-bigstatus-lean.err" 'HEADER_TOO_LARGE: '
+    for mode in status000 status1000; do
+        file_has "ha-$mode: libcurl's class and words" "$T/ha-$mode-lean.err" \
+            'CURLE_UNSUPPORTED_PROTOCOL: Unsupported response code in HTTP response'
+    done
+    file_has "ha-chunk-zzzz: BAD_CHUNK" "$T/ha-chunk-zzzz-lean.err" \
+        'BAD_CHUNK: Illegal or missing hexadecimal sequence in chunked-encoding'
+    file_has "ha-chunk-neg: BAD_CHUNK" "$T/ha-chunk-neg-lean.err" 'BAD_CHUNK: Illegal or missing hexadecimal'
+    file_has "ha-chunk-long: BAD_CHUNK" "$T/ha-chunk-long-lean.err" 'BAD_CHUNK: Too long hexadecimal number'
+    # (item 7) One framing policy: a version other than HTTP/1.0 and 1.1 is
+    # refused, a 100 Continue has no body (what follows it is no status line),
+    # Content-Length beside chunked is read by chunked (clchunked, above).
+    file_has "ha-version99: refused by both" "$T/ha-version99-lean.err" \
+        'CURLE_UNSUPPORTED_PROTOCOL: Unsupported HTTP version \(9\.9\) in response'
+    file_has "ha-contbody: a 1xx's body is not the final answer's" "$T/ha-contbody-lean.err" \
+        'CURLE_UNSUPPORTED_PROTOCOL: Received HTTP/0\.9 when not allowed'
+fi
 
 # ---- SDKMS: sessions, keys made and deleted ------------------------------------------
 # The tear-down deletes each key with a URL made for that request: the lean

@@ -4,7 +4,7 @@
 # every operation with its algorithms, keys deleted and sessions ended after
 # the run, re-authentication when a session expires, Profiling-Data, and the
 # API key kept out of every output.  Short, bounded runs (--iterations).
-# tsan: yes
+# tsan: yes (an SDKMS session shared by the workers, renewed mid-run by whichever meets the 401)
 # asan: yes (SDKMS answers (tokens, key ids, IVs) copied into later requests; sessions renewed mid-run)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"

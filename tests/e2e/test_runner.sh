@@ -62,7 +62,11 @@ fake() {    # fake NAME SECONDS [LINE...]: tests/e2e/NAME.sh
       echo "sleep $secs"
       echo 'echo "end '"$name"'" >>"$TRACE"'; } >"$f"
 }
-fake test_a 1 'echo "PASS a1"' 'echo "PASS a2"'
+# test_a, beside others (HSMBENCH_TEST_JOBS above 1), runs until another
+# has started (30 s at most): a fixed second was not enough on a busy
+# machine, where starting the next job took longer than that.
+fake test_a 1 'echo "PASS a1"' 'echo "PASS a2"' \
+    '[ "${HSMBENCH_TEST_JOBS:-1}" -gt 1 ] && { i=0; until grep -q "^start test_[befghst]" "$TRACE" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; }'
 fake test_b 0.2 'echo "FAIL b1: on purpose"' 'echo "not a result"'
 fake test_c 0.5 '# serial: a fake one that must run alone' 'echo "PASS c1"'
 fake test_e 0.2 'echo "PASS e1"'
@@ -135,7 +139,7 @@ for j in 3 1; do
         [ "$(grep -c . "$TRACE")" -eq 18 ]; then
         pass "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it"
     else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it" "$(tr '\n' ' ' <"$TRACE")"; fi
-    # Side by side: test_a (1 s) was still running when another one started.
+    # Side by side: test_a was still running when another one started.
     if [ $j -gt 1 ]; then
         if sed -n '/^start test_a$/,/^end test_a$/p' "$TRACE" | grep -q '^start test_[befghst]$'; then
             pass "HSMBENCH_TEST_JOBS=$j: the other scripts ran side by side"
@@ -168,6 +172,28 @@ else
 fi
 run sh "$W2/tests/run.sh" --only test_r asan
 check "--only test_r asan: a script without '# asan: yes' runs there when asked" 0 '^PASS \[asan\] test_r:r1$'
+
+# ---- python3: the interpreter itself, not a shim in front of it ----------------
+# A shim first on the PATH, as a version manager's is (pyenv's costs 0.4 s
+# of CPU a start), notes each start: the runner finds the interpreter
+# through it once, and the script's own two starts go to the interpreter.
+W3="$T/tree3"
+mkdir -p "$W3/tests/e2e" "$W3/build/tests" "$T/shim"
+cp "$TOP/tests/run.sh" "$W3/tests/run.sh"
+printf '#!/bin/sh\necho start >>"%s"\nexec "%s" "$@"\n' "$T/shim.calls" \
+    "$(python3 -c 'import sys; print(sys.executable)')" >"$T/shim/python3"
+chmod +x "$T/shim/python3"
+cat >"$W3/tests/e2e/test_y.sh" <<'EOF'
+python3 -c 'print("PASS y1")'
+python3 -c 'print("PASS y2")'
+EOF
+: >"$T/shim.calls"
+run env PATH="$T/shim:$PATH" sh "$W3/tests/run.sh" --only test_y
+calls=$(wc -l <"$T/shim.calls")
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^PASS \[plain\] test_y:y[12]$' "$T/out")" = 2 ] && [ "$calls" -le 1 ]; then
+    pass "python3: the scripts start the interpreter itself, not a shim first on the PATH"
+else fail "python3: the scripts start the interpreter itself, not a shim first on the PATH" \
+    "exit $rc, the shim started $calls times: $(tr '\n' ' ' <"$T/out" | head -c 200)"; fi
 
 # ---- HSMBENCH_TEST_LOAD (make check-load): a busy loop beside the run ----------
 # The fake script lists the processes while it runs; the runner names its

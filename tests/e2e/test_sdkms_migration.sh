@@ -6,7 +6,7 @@
 # bench's 50 threads for 5 minutes.  Also: every curve the bench lists, a
 # token that does not offer a curve refuses it clearly, --filepath fills the
 # CSV's capacity column, --transient=true|false.
-# tsan: yes
+# tsan: no (the SDKMS workload under threads is test_rest_sdkms's; this checks translated command lines and their CSV)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

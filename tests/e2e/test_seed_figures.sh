@@ -20,7 +20,7 @@
 #   item 13: report --csv-layout tidy: one row a run, a column each, plain
 #     numbers, bytes_per_s in bytes a second.
 # Counts only; the one rate (item 1) is a pause's, with wide margins.
-# tsan: yes
+# tsan: no (seeds replayed through the engines test_rest and test_rest_faults run under TSan)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

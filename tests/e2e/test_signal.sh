@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_signal.sh - Ctrl-C (SIGINT) mid-run: exit 130 promptly, the
 # partial results are written, and no benchmark key is left on the token.
-# tsan: yes
+# tsan: yes (SIGINT tears workers down while calls are in flight)
 # asan: yes (SIGINT mid-run: workers, files and token keys torn down while calls are in flight)
 . "$TOP/tests/e2e/lib.sh"
 

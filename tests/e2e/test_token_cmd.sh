@@ -17,7 +17,7 @@
 #     (exit 1) with a line naming the command's exit status;
 #   no token reaches any output.
 # Every run bounded (--duration, --rate or --think); serve on port 0.
-# tsan: yes
+# tsan: yes (a bearer token shared by the workers, replaced mid-run by the command, blocking and non-blocking)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

@@ -7,7 +7,7 @@
 # add up to the run's (JSON and summary), every token's object count must be
 # what it was before, and the bad selections are one-line errors.  About
 # 10 seconds.
-# tsan: yes
+# tsan: yes (per-token counters written by several workers over several tokens)
 # asan: yes (sessions and per-token counters over several tokens, blocking and non-blocking)
 . "$TOP/tests/e2e/lib.sh"
 

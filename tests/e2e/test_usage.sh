@@ -3,7 +3,7 @@
 # tests/e2e/test_usage.sh - help, version, and every way to get the command
 # line wrong: exit 2 with exactly one "hsmbench: error:" line naming the
 # culprit, and nothing loaded (no module, no demo token).
-# tsan: yes
+# tsan: no (usage errors end before any thread starts)
 . "$TOP/tests/e2e/lib.sh"
 
 # ---- help and version ----------------------------------------------------

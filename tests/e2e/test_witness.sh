@@ -7,7 +7,7 @@
 # First the recorder itself, in front of other applications (OpenSC's
 # pkcs11-tool, GnuTLS's p11tool) and under abuse; then each figure hsmbench
 # prints, against what the module saw.
-# tsan: yes
+# tsan: yes (the call recorder in front of the module, written by several threads at once)
 # asan: yes (the call recorder interposed in front of SoftHSM and the mock, and its reader)
 . "$TOP/tests/e2e/lib.sh"
 

@@ -86,6 +86,10 @@ static void test_format(void)
     CHECK(strcmp(bench_fmt_ns(4210000, b, sizeof b), "4.21ms") == 0);
     CHECK(strcmp(bench_fmt_ns(1020000000, b, sizeof b), "1.02s") == 0);
     CHECK(strcmp(bench_fmt_ns(646800, b, sizeof b), "646.8µs") == 0);
+    /* --duration's upper bound read "6.048e+05s": past 9999 s, hours */
+    CHECK(strcmp(bench_fmt_ns(9999e9, b, sizeof b), "9999s") == 0);
+    CHECK(strcmp(bench_fmt_ns(604800e9, b, sizeof b), "168h") == 0);
+    CHECK(strcmp(bench_fmt_ns(3.6e12 * 123456, b, sizeof b), "123456h") == 0);
     CHECK(strcmp(bench_fmt_bytes(512, b, sizeof b), "512 B") == 0);
     /* binary units: a data size as it was chosen (issue 41) */
     CHECK(strcmp(bench_fmt_bytes(1024, b, sizeof b), "1 KiB") == 0);

@@ -93,6 +93,94 @@ static void test_parsing(void)
     CHECK(parse(inorder, 3, codes, 16) == 0);
 }
 
+/* bench_opts_take_all's taker for cmd: --alpha N (a number), -v; the
+ * other options are not this command's. */
+typedef struct taken { long alpha; int verbose; } taken;
+
+static int take_thing(void *opts, int code, char *arg)
+{
+    taken *t = opts;
+    char *end;
+    switch (code) {
+    case C_ALPHA:
+        t->alpha = strtol(arg, &end, 10);
+        if (!*arg || *end) {
+            fprintf(stderr, "--alpha %s: not a number\n", arg);
+            return -1;
+        }
+        return 1;
+    case 'v':
+        t->verbose = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* bench_opts_take_all on argv (argc words), standard output into out and
+ * standard error thrown away: its return value. */
+static int take_all(char **argv, int argc, taken *t, char *out, size_t len)
+{
+    static const bench_cmd_help help = { "Usage: thing\n", "The end.\n", NULL, NULL };
+    bench_opts_parser p;
+    FILE *tmp = tmpfile();
+    fflush(stdout);
+    fflush(stderr);
+    const int saved_out = dup(1), saved_err = dup(2), null = open("/dev/null", O_WRONLY);
+    if (tmp)
+        dup2(fileno(tmp), 1);
+    if (null >= 0)
+        dup2(null, 2);
+    memset(t, 0, sizeof *t);
+    const int rc = bench_opts_take_all(&p, &cmd, &help, argc, argv, take_thing, t);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    if (null >= 0)
+        close(null);
+    out[0] = 0;
+    if (tmp) {
+        rewind(tmp);
+        const size_t n = fread(out, 1, len - 1, tmp);
+        out[n] = 0;
+        fclose(tmp);
+    }
+    return rc;
+}
+
+static void test_take_all(void)
+{
+    taken t;
+    char out[4096];
+    char a0[] = "thing", a1[] = "--alpha", a2[] = "3", a3[] = "-v", a4[] = "word";
+    char *ok[] = { a0, a1, a2, a3, a4, NULL };
+    /* Every option taken, the operand left at optind. */
+    CHECK(take_all(ok, 5, &t, out, sizeof out) == 0);
+    CHECK(t.alpha == 3 && t.verbose == 1 && optind == 4 && out[0] == 0);
+    /* A bad value, an option of the table the command does not take, an
+     * unknown one: exit status 2. */
+    char b2[] = "x";
+    char *bad[] = { a0, a1, b2, NULL };
+    CHECK(take_all(bad, 3, &t, out, sizeof out) == 2);
+    char c1[] = "--beta";
+    char *other[] = { a0, c1, NULL };
+    CHECK(take_all(other, 2, &t, out, sizeof out) == 2);
+    char d1[] = "--bogus";
+    char *unknown[] = { a0, d1, NULL };
+    CHECK(take_all(unknown, 2, &t, out, sizeof out) == 2);
+    /* --help: head, the listing, tail, on standard output; -1, nothing taken after it. */
+    char e1[] = "--help";
+    char *help[] = { a0, e1, a3, NULL };
+    CHECK(take_all(help, 3, &t, out, sizeof out) == -1);
+    CHECK(strncmp(out, "Usage: thing\nThings:\n", 21) == 0);
+    CHECK(strstr(out, "  --alpha N ") != NULL);
+    CHECK(strlen(out) > 9 && strcmp(out + strlen(out) - 9, "The end.\n") == 0);
+    CHECK(t.verbose == 0);
+}
+
 static void test_help_listing(void)
 {
     char *buf = NULL;
@@ -424,6 +512,7 @@ int main(void)
     RUN(test_parsing);
     RUN(test_secret_taken);
     RUN(test_help_listing);
+    RUN(test_take_all);
     RUN(test_every_command);
     return check_finish();
 }

@@ -715,7 +715,7 @@ static void test_session_table_long_names(void)
 
 /* ---- CSV ----------------------------------------------------------------------- */
 
-/* The page as bench/main.c has it written: with the REST floor's sections. */
+/* The page as cli/main.c has it written: with the REST floor's sections. */
 static int html_write(FILE *f, const json_t *doc)
 {
     bench_doc_model d;

@@ -16,7 +16,7 @@
 #include "rest/transport/phases.h"
 #include "rest/transport/views.h"
 
-/* The workload sections the parser knows: the REST floor's, as bench/main.c gives them. */
+/* The workload sections the parser knows: the REST floor's, as cli/main.c gives them. */
 #define SECTIONS rest_sections()
 
 /* ---- parsing -------------------------------------------------------------- */

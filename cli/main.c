@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bench/main.c - the hsmbench command: dispatch to a subcommand.
+ * cli/main.c - the hsmbench command: dispatch to a subcommand.
  *
- * This is the composition root, the one file in bench/ that names the
- * workloads (p11/, rest/); the timing core itself never does.
+ * This is the composition root, above every floor: the one file that names
+ * every command, each once, in commands[] below; the floors never name it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -74,21 +74,36 @@ static void print_usage(FILE *f)
     fputs(usage_tail, f);
 }
 
-/* Every command's option table, by the words that name the command. */
-static const struct {
+static int dump_options(int argc, char **argv, const bench_section *const *sections);
+
+/* A command: the words that name it, what runs it (argv[0] is its name;
+ * NULL: reached through another row, as "rest http" through "rest"), and
+ * its option table (NULL: an internal command, not listed). */
+typedef struct command {
     const char           *words;
+    int                 (*run)(int argc, char **argv, const bench_section *const *sections);
     const bench_cmd_opts *opts;
-} tables[] = {
-    { "hsmbench", &top_options },       { "run", &p11_run_options },
-    { "datasheet", &p11_datasheet_options },
-    { "list", &p11_list_options },      { "keys", &p11_keys_options },
-    { "menu", &p11_menu_options },      { "trace", &p11_trace_options },
-    { "replay", &p11_replay_options },
-    { "report", &bench_report_options },
-    { "compare", &bench_compare_options }, { "merge", &bench_merge_options },
-    { "rest", &rest_options },          { "rest http", &rest_http_options },
-    { "serve", &serve_options },
+} command;
+
+/* Every command, once: the dispatcher and "__options" read this table. */
+static const command commands[] = {
+    { "hsmbench", NULL, &top_options },
+    { "run", p11_cmd_run, &p11_run_options },
+    { "datasheet", p11_cmd_datasheet, &p11_datasheet_options },
+    { "list", p11_cmd_list, &p11_list_options },
+    { "keys", p11_cmd_keys, &p11_keys_options },
+    { "menu", p11_cmd_menu, &p11_menu_options },
+    { "trace", p11_cmd_trace, &p11_trace_options },
+    { "replay", p11_cmd_replay, &p11_replay_options },
+    { "report", bench_cmd_report, &bench_report_options },
+    { "compare", bench_cmd_compare, &bench_compare_options },
+    { "merge", bench_cmd_merge, &bench_merge_options },
+    { "rest", rest_cmd_rest, &rest_options },
+    { "rest http", NULL, &rest_http_options },
+    { "serve", serve_cmd, &serve_options },
+    { "__options", dump_options, NULL },
 };
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 /*
  * "hsmbench __options": the commands, one a line; "hsmbench __options rest
@@ -96,18 +111,20 @@ static const struct {
  * tests/e2e/test_options.sh, which checks --help, the manual pages and the
  * bash completion against the table; not in the usage.
  */
-static int dump_options(int argc, char **argv)
+static int dump_options(int argc, char **argv, const bench_section *const *sections)
 {
     char words[64] = "";
     for (int i = 1; i < argc; i++) {
         size_t used = strlen(words);
         snprintf(words + used, sizeof words - used, "%s%s", i > 1 ? " " : "", argv[i]);
     }
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (!commands[i].opts)
+            continue;
         if (argc < 2)
-            printf("%s\n", tables[i].words);
-        else if (strcmp(words, tables[i].words) == 0) {
-            bench_opts_dump(tables[i].opts, stdout);
+            printf("%s\n", commands[i].words);
+        else if (strcmp(words, commands[i].words) == 0) {
+            bench_opts_dump(commands[i].opts, stdout);
             return BENCH_EXIT_OK;
         }
     }
@@ -120,34 +137,10 @@ static int dump_options(int argc, char **argv)
 /* argv[0] is the command's name. */
 static int dispatch(int argc, char **argv, const bench_section *const *sections)
 {
-    const char *cmd = argv[0];
-    if (strcmp(cmd, "run") == 0)
-        return p11_cmd_run(argc, argv, sections);
-    if (strcmp(cmd, "datasheet") == 0)
-        return p11_cmd_datasheet(argc, argv, sections);
-    if (strcmp(cmd, "list") == 0)
-        return p11_cmd_list(argc, argv);
-    if (strcmp(cmd, "rest") == 0)
-        return rest_cmd_rest(argc, argv);
-    if (strcmp(cmd, "serve") == 0)
-        return serve_cmd(argc, argv);
-    if (strcmp(cmd, "menu") == 0)
-        return p11_cmd_menu(argc, argv);
-    if (strcmp(cmd, "keys") == 0)
-        return p11_cmd_keys(argc, argv);
-    if (strcmp(cmd, "trace") == 0)
-        return p11_cmd_trace(argc, argv);
-    if (strcmp(cmd, "replay") == 0)
-        return p11_cmd_replay(argc, argv);
-    if (strcmp(cmd, "report") == 0)
-        return bench_cmd_report(argc, argv, sections);
-    if (strcmp(cmd, "compare") == 0)
-        return bench_cmd_compare(argc, argv, sections);
-    if (strcmp(cmd, "merge") == 0)
-        return bench_cmd_merge(argc, argv, sections);
-    if (strcmp(cmd, "__options") == 0)
-        return dump_options(argc, argv);
-    bench_error("%s: unknown command (see: hsmbench --help)", cmd);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (commands[i].run && strcmp(argv[0], commands[i].words) == 0)
+            return commands[i].run(argc, argv, sections);
+    bench_error("%s: unknown command (see: hsmbench --help)", argv[0]);
     return BENCH_EXIT_USAGE;
 }
 
@@ -161,18 +154,18 @@ static int run_command(int argc, char **argv)
      * bench/util/signals.c's handler, stop as if interrupted. */
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
         bench_warn("cannot ignore SIGPIPE");
+    /* The workload sections the results views know: built here, passed down. */
+    const bench_section *const *sections = rest_sections();
     if (argc < 2) {
         if (isatty(STDIN_FILENO)) {
             char name[] = "menu";
             char *menu_argv[] = { name, NULL };
-            return p11_cmd_menu(1, menu_argv);
+            return p11_cmd_menu(1, menu_argv, sections);
         }
         print_usage(stderr);
         return BENCH_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    /* The workload sections the results views know: built here, passed down. */
-    const bench_section *const *sections = rest_sections();
     if (strcmp(cmd, "help") == 0 && argc > 2 && argc <= 4) {
         /* "help run", "help rest http": the command's own --help. */
         char flag[] = "--help";
