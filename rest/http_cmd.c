@@ -36,6 +36,7 @@
 #include "bench/driver/rundesc.h"
 #include "bench/driver/session.h"
 #include "bench/results/results.h"
+#include "bench/results/text.h"
 #include "bench/util/secret.h"
 #include "bench/util/signals.h"
 #include "rest/tokencmd.h"

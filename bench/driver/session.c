@@ -18,6 +18,9 @@
 #include "bench/results/model.h"
 #include "bench/results/report.h"
 #include "bench/results/results.h"
+#include "bench/results/text.h"
+#include "bench/results/report_csv.h"
+#include "bench/results/report_html.h"
 #include "bench/results/repeat.h"
 #include "bench/results/scalability.h"
 

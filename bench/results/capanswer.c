@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/results/results.h"
+#include "bench/results/codec.h"
 #include "bench/results/threshold.h"
 
 /* ---- texts ---- */

@@ -29,6 +29,7 @@
 #include "bench/results/compare_html.h"
 #include "bench/results/repeat.h"
 #include "bench/results/results.h"
+#include "bench/results/text.h"
 #include "bench/results/rule.h"
 #include "bench/results/target.h"
 #include "bench/results/verdict.h"

@@ -15,6 +15,7 @@
 #include "bench/util/outfile.h"
 #include "bench/util/exit.h"
 #include "bench/results/results.h"
+#include "bench/results/text.h"
 #include "bench/results/series.h"
 #include "bench/results/target.h"
 

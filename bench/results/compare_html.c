@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "bench/results/html.h"
-#include "bench/results/results.h"
+#include "bench/results/codec.h"
 
 static void esc(FILE *f, const char *s)
 {

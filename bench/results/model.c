@@ -7,8 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bench/results/report.h"
-#include "bench/results/results.h"
 #include "bench/results/series.h"
 
 static void copy(char *dst, size_t len, const char *src)
@@ -97,35 +95,6 @@ static int seconds_of(const json_t *run, bench_run_model *m)
     return 0;
 }
 
-void bench_model_second_of(const bench_sample *s, int open_loop, int staged, bench_model_second *x)
-{
-    memset(x, 0, sizeof *x);
-    x->t = s->t;
-    x->span_s = round(s->span_s * 1000) / 1000;
-    x->ops = s->ops - s->errors;      /* successes, as everywhere */
-    x->errors = s->errors;
-    x->p50_us = round((double)s->p50_ns / 10.0) / 100.0;   /* us, two decimals (10 ns) */
-    x->p99_us = round((double)s->p99_ns / 10.0) / 100.0;
-    x->has_target = s->target > 0 || open_loop || staged;
-    x->target = x->has_target ? s->target : 0;
-    x->has_in_flight = open_loop;
-    x->in_flight = open_loop ? s->in_flight : 0;
-}
-
-json_t *bench_model_second_json(const bench_model_second *x)
-{
-    json_t *sec = json_pack("{s:i,s:f,s:I,s:I,s:f,s:f}", "t", (int)x->t, "span_s", x->span_s, "ops",
-                            (json_int_t)x->ops, "errors", (json_int_t)x->errors, "p50_us", x->p50_us,
-                            "p99_us", x->p99_us);
-    if (sec && ((x->has_target && json_object_set_new(sec, "target", json_real(x->target)) != 0) ||
-                (x->has_in_flight &&
-                 json_object_set_new(sec, "in_flight", json_integer((json_int_t)x->in_flight)) != 0))) {
-        json_decref(sec);
-        return NULL;
-    }
-    return sec;
-}
-
 static int classes_of(const json_t *breakdown, bench_run_model *m)
 {
     const size_t n = json_is_object(breakdown) ? json_object_size(breakdown) : 0;
@@ -196,6 +165,28 @@ static int tokens_of(const json_t *env, bench_run_model *m)
             snprintf(m->tokens[i], len, "%s (serial %s)", label, serial);
         else
             snprintf(m->tokens[i], len, "%s", label);
+    }
+    return 0;
+}
+
+/* The run's judged thresholds (threshold.h), strings copied. */
+static int thresholds_of(const json_t *ths, bench_run_model *m)
+{
+    const size_t n = json_array_size(ths);   /* 0 for what is not an array */
+    if (n && !(m->thresholds = calloc(n, sizeof *m->thresholds)))
+        return -1;
+    size_t i;
+    const json_t *t;
+    json_array_foreach(ths, i, t) {
+        const json_t *obs = json_object_get(t, "observed");
+        bench_model_threshold *x = &m->thresholds[i];
+        m->nthresholds = i + 1;
+        const char *expr = bench_json_str(t, "expr", NULL), *unit = bench_json_str(t, "unit", NULL);
+        x->ok = json_is_true(json_object_get(t, "ok"));
+        x->has_observed = json_is_number(obs);
+        x->observed = x->has_observed ? json_number_value(obs) : 0;
+        if ((expr && !(x->expr = strdup(expr))) || (unit && !(x->unit = strdup(unit))))
+            return -1;
     }
     return 0;
 }
@@ -365,11 +356,6 @@ const char *bench_model_stable_text(const bench_run_model *m, char *buf, size_t 
     return buf;
 }
 
-int bench_model_status_sound(const char *status)
-{
-    return strcmp(status, "ok") == 0 || strcmp(status, "errors") == 0;
-}
-
 /*
  * The rule of bench_model_settle_status: 1 with the status "errors" and its
  * reason in why when a finished run has failed operations, 2 when a run
@@ -423,14 +409,11 @@ int bench_model_settle_status(json_t *run)
     }
 }
 
-double bench_model_rate(uint64_t n, double span_s)
-{
-    return span_s > 0 ? round((double)n / span_s * 100) / 100 : 0.0;
-}
-
 int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m)
 {
     memset(m, 0, sizeof *m);
+    m->run = run;
+    m->doc = doc;
     m->client_cpu = -1;
     m->capacity_step = -1;
     m->max_unstarted_pct = -1;
@@ -466,9 +449,13 @@ int bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *
         copy(m->target.kind, sizeof m->target.kind, "?");
     tls_of(env, run, &m->tls);
     step_of(doc, run, m);
-    if (tokens_of(env, m) != 0)
+    if (tokens_of(env, m) != 0 || thresholds_of(json_object_get(run, "thresholds"), m) != 0)
         goto oom;
 
+    const json_t *ds = json_object_get(run, "datasheet");
+    copy(m->ds_family, sizeof m->ds_family, bench_json_str(ds, "family", ""));
+    copy(m->ds_step, sizeof m->ds_step, bench_json_str(ds, "step", ""));
+    m->has_breakdown = json_object_size(json_object_get(run, "breakdown")) > 0;
     m->measured = bench_run_measured(run);
     if (!m->measured)
         return 0;
@@ -538,10 +525,115 @@ void bench_model_free(bench_run_model *m)
     for (size_t i = 0; i < m->ntokens; i++)
         free(m->tokens[i]);
     free(m->tokens);
+    for (size_t i = 0; i < m->nthresholds; i++) {
+        free(m->thresholds[i].expr);
+        free(m->thresholds[i].unit);
+    }
+    free(m->thresholds);
     bench_hist_free(m->hist);
     memset(m, 0, sizeof *m);
     m->client_cpu = -1;
     m->capacity_step = -1;
+}
+
+/* An array's strings (NULL for an element that is not one); -1 when out of memory. */
+static int words_of(const json_t *arr, const char ***out, size_t *n, int *has)
+{
+    *has = json_is_array(arr);
+    *n = *has ? json_array_size(arr) : 0;
+    *out = NULL;
+    if (!*n)
+        return 0;
+    if (!(*out = calloc(*n, sizeof **out)))
+        return -1;
+    for (size_t i = 0; i < *n; i++)
+        (*out)[i] = json_string_value(json_array_get(arr, i));
+    return 0;
+}
+
+static int facts_of(const json_t *doc, bench_doc_facts *x)
+{
+    const json_t *env = json_object_get(doc, "environment");
+    const json_t *mod = json_object_get(env, "module"), *tok = json_object_get(env, "token");
+    const json_t *host = json_object_get(env, "host"), *ep = json_object_get(env, "endpoint");
+    const json_t *client = json_object_get(env, "client"), *reuse = json_object_get(ep, "connection_reuse");
+    memset(x, 0, sizeof *x);
+    x->has_module = mod != NULL;
+    x->module_name = bench_json_str(mod, "name", NULL);
+    x->module_path = bench_json_str(mod, "path", NULL);
+    x->module_manufacturer = bench_json_str(mod, "manufacturer", NULL);
+    x->library = bench_json_str(mod, "library", NULL);
+    x->library_version = bench_json_str(mod, "library_version", NULL);
+    x->cryptoki_version = bench_json_str(mod, "cryptoki_version", NULL);
+    x->has_token = tok != NULL;
+    x->token_object = json_is_object(tok);
+    x->token_label = bench_json_str(tok, "label", NULL);
+    x->token_manufacturer = bench_json_str(tok, "manufacturer", NULL);
+    x->token_model = bench_json_str(tok, "model", NULL);
+    x->token_serial = bench_json_str(tok, "serial", NULL);
+    x->token_firmware = bench_json_str(tok, "firmware", NULL);
+    x->token_hardware = bench_json_str(tok, "hardware", NULL);
+    x->token_slot = bench_json_int(tok, "slot", 0);
+    x->has_host = host != NULL;
+    x->hostname = bench_json_str(host, "hostname", NULL);
+    x->os = bench_json_str(host, "os", NULL);
+    x->kernel = bench_json_str(host, "kernel", NULL);
+    x->machine = bench_json_str(host, "machine", NULL);
+    x->cpus = bench_json_int(host, "cpus", 0);
+    x->has_endpoint = json_is_object(ep);
+    x->url = bench_json_str(ep, "url", NULL);
+    x->service = bench_json_str(ep, "service", NULL);
+    x->plain_url = bench_json_str(ep, "plain_url", NULL);
+    x->http_version = bench_json_str(ep, "http_version", NULL);
+    x->connection_reuse = json_is_boolean(reuse) ? json_is_true(reuse) : -1;
+    x->timeout_s = bench_json_num(ep, "timeout_s", 0);
+    x->has_client = json_is_object(client);
+    x->libcurl = bench_json_str(client, "libcurl", NULL);
+    x->tls_library = bench_json_str(client, "tls_library", NULL);
+    x->started_at = bench_json_str(doc, "started_at", NULL);
+    x->version = bench_json_str(json_object_get(doc, "tool"), "version", NULL);
+    x->datasheet = json_is_object(json_object_get(doc, "datasheet"));
+    if (words_of(json_object_get(doc, "command"), &x->command, &x->ncommand, &x->has_command) != 0 ||
+        words_of(json_object_get(doc, "merged_from"), &x->merged_from, &x->nmerged_from,
+                 &x->has_merged_from) != 0)
+        return -1;
+    return 0;
+}
+
+int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
+{
+    const json_t *runs = json_object_get(doc, "runs");
+    const size_t n = json_is_array(runs) ? json_array_size(runs) : 0;
+    d->doc = doc;
+    d->nruns = 0;
+    d->runs = NULL;
+    if (facts_of(doc, &d->facts) != 0) {
+        bench_doc_model_free(d);
+        return -1;
+    }
+    d->runs = n ? calloc(n, sizeof *d->runs) : NULL;
+    if (n && !d->runs) {
+        bench_doc_model_free(d);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (bench_model_from_run(json_array_get(runs, i), doc, &d->runs[i]) != 0) {
+            bench_doc_model_free(d);
+            return -1;
+        }
+        d->nruns = i + 1;
+    }
+    return 0;
+}
+
+void bench_doc_model_free(bench_doc_model *d)
+{
+    for (size_t i = 0; i < d->nruns; i++)
+        bench_model_free(&d->runs[i]);
+    free(d->runs);
+    free(d->facts.command);
+    free(d->facts.merged_from);
+    memset(d, 0, sizeof *d);
 }
 
 void bench_model_doc_tls(const json_t *doc, bench_model_tls *t)

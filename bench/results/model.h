@@ -25,6 +25,7 @@
 
 #include "bench/core/hist.h"
 #include "bench/core/pool.h"
+#include "bench/results/codec.h"
 #include "bench/results/target.h"
 
 #define BENCH_MODEL_NAME_MAX 96
@@ -41,30 +42,6 @@ typedef struct bench_model_code {
     char     name[BENCH_MODEL_NAME_MAX];   /* "CKR_DEVICE_ERROR", "HTTP 503" */
     uint64_t count;
 } bench_model_code;
-
-/* One second of the measured run. */
-typedef struct bench_model_second {
-    double   t;            /* seconds since the measured part began */
-    double   span_s;
-    uint64_t ops;          /* successes */
-    uint64_t errors;
-    double   p50_us, p99_us;
-    int      has_target;
-    double   target;
-    int      has_in_flight;
-    uint64_t in_flight;
-} bench_model_second;
-
-/*
- * One sample of the per-second series as the run model holds it: the
- * results file's per_second element, the --out jsonl stream's figures.
- * open_loop: the run has a schedule (every second its target and what was
- * in flight); staged: a ramp (every second its target, 0 included).
- */
-void bench_model_second_of(const bench_sample *s, int open_loop, int staged, bench_model_second *x);
-/* x as a per_second element: {t, span_s, ops, errors, p50_us, p99_us[,
- * target][, in_flight]}; NULL when out of memory. */
-json_t *bench_model_second_json(const bench_model_second *x);
 
 /* What a run's per-second target counts: the threads a blocking run's
  * --stages let run at the second's end (not a rate: a view draws it on an
@@ -92,6 +69,15 @@ typedef struct bench_model_breakdown {
     bench_model_class *classes;
     size_t             n;
 } bench_model_breakdown;
+
+/* A threshold judged on the run (its "thresholds" element: threshold.h). */
+typedef struct bench_model_threshold {
+    char  *expr;           /* "p99<50ms"; NULL when the file gives none */
+    char  *unit;           /* the observed figure's unit; NULL when none */
+    int    ok;
+    int    has_observed;   /* 0: not measured */
+    double observed;
+} bench_model_threshold;
 
 /* What a run's transport says of TLS. */
 typedef enum bench_model_tls_kind {
@@ -122,6 +108,10 @@ typedef struct bench_model_stable {
 } bench_model_stable;
 
 typedef struct bench_run_model {
+    /* the element and its document the model was read from (borrowed: for
+     * what a workload section draws of its own part, section.h) */
+    const json_t *run, *doc;
+
     /* setup */
     char     test[BENCH_MODEL_NAME_MAX];
     /* rest http --tls-matrix's variant ("plain", "tls", "tls-no-reuse",
@@ -179,14 +169,22 @@ typedef struct bench_run_model {
 
     bench_model_breakdown *by;
     size_t                 nby;
+    int                    has_breakdown;   /* the element holds one (measured or not) */
 
     bench_model_stable stable;
+
+    bench_model_threshold *thresholds;   /* as judged, in the file's order */
+    size_t                 nthresholds;
 
     /* what was measured */
     bench_target target;
     char       **tokens;                 /* every token's label, when the run spans several */
     size_t       ntokens;
     bench_model_tls tls;
+
+    /* a datasheet's step of a family (hsmbench datasheet): "" when none */
+    char      ds_family[BENCH_MODEL_NAME_MAX];
+    char      ds_step[16];                /* "latency", "threads", "data" */
 
     /* a capacity search's step: 0 the probe, k >= 1 step k, -1 not a step */
     long long capacity_step;
@@ -203,16 +201,48 @@ typedef struct bench_run_model {
  */
 int  bench_model_from_run(const json_t *run, const json_t *doc, bench_run_model *m);
 
-/*
- * The rate of n operations in span_s seconds as every view shows it: the
- * results file's ops_per_s and attempts_per_s, the JMeter summariser's
- * lines (rest/http_any.h).  Rounded to hundredths, as the file stores it,
- * so the same operations over the same span give the same figure in every
- * line and every view (2 398.6/s and 2 398.7/s for one run's 2 000 samples
- * were a rate rounded twice against one rounded once).  0 when span_s <= 0.
- */
-double bench_model_rate(uint64_t n, double span_s);
 void bench_model_free(bench_run_model *m);
+
+/*
+ * A document's runs, each read once into its run model (bench_model_from_run
+ * in the document's order): what a view of a whole document renders.  The
+ * document is borrowed and must outlive the models.  Returns 0, or -1 when
+ * out of memory (nothing to free then).
+ */
+/* The document's facts a page names (environment, command, provenance):
+ * strings borrowed from the document, NULL where it does not say. */
+typedef struct bench_doc_facts {
+    int         has_module, has_token, has_host, has_endpoint, has_client;
+    int         token_object;            /* environment.token is an object */
+    const char *module_name, *module_path, *module_manufacturer, *library, *library_version,
+               *cryptoki_version;
+    const char *token_label, *token_manufacturer, *token_model, *token_serial, *token_firmware,
+               *token_hardware;
+    long long   token_slot;
+    const char *hostname, *os, *kernel, *machine;
+    long long   cpus;
+    const char *url, *service, *plain_url, *http_version;
+    int         connection_reuse;        /* -1 unknown */
+    double      timeout_s;
+    const char *libcurl, *tls_library;
+    const char *started_at, *version;
+    const char **command;                /* each word, NULL for one that is not a string */
+    size_t       ncommand;
+    int          has_command;
+    const char **merged_from;
+    size_t       nmerged_from;
+    int          has_merged_from;
+    int          datasheet;              /* the document is a datasheet's */
+} bench_doc_facts;
+
+typedef struct bench_doc_model {
+    const json_t    *doc;
+    bench_run_model *runs;
+    size_t           nruns;
+    bench_doc_facts  facts;
+} bench_doc_model;
+int  bench_doc_model_of(const json_t *doc, bench_doc_model *d);
+void bench_doc_model_free(bench_doc_model *d);
 
 /*
  * The status word of a run that finished, decided here once: a run judged
@@ -226,9 +256,6 @@ void bench_model_free(bench_run_model *m);
  */
 int bench_model_settle_status(json_t *run);
 
-/* A status whose figures are a finished run's (ok or errors): one that a
- * sweep, a capacity probe or a datasheet takes as measured. */
-int bench_model_status_sound(const char *status);
 
 /* A latency summary of a results file (latency_us and any object of the
  * same members, in µs: a workload's trends) into l; l->present is 0 when lat
@@ -257,7 +284,5 @@ typedef enum {
 } bench_model_stable_class;
 bench_model_stable_class bench_model_stable_judge(const bench_model_stable *st);
 
-/* A run's per-second series in the JSON: its "per_second_upper_bound" flag. */
-#define BENCH_MODEL_UPPER_BOUND_KEY "per_second_upper_bound"
 
 #endif

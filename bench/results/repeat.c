@@ -8,7 +8,7 @@
 
 #include "bench/core/stable.h"
 #include "bench/util/cli.h"
-#include "bench/results/results.h"
+#include "bench/results/codec.h"
 
 /* A run's place in its group: k of n (1 <= k <= n, n >= 2), or 0. */
 static long long repeat_run(const json_t *run, long long *of)

@@ -14,7 +14,8 @@
  * a document without one is written as it always was.  RFC 4180: CRLF line ends, a field is quoted when it holds a
  * comma, a quote or a line break, and quotes inside are doubled.
  */
-#include "bench/results/results.h"
+#include "bench/results/report_csv.h"
+#include "bench/results/text.h"
 
 #include "bench/results/model.h"
 
@@ -47,25 +48,19 @@ void bench_csv_field(FILE *f, const char *s, int first)
 
 /* Whether runs of this test in the document differ in data size: then the
  * operation names its data size, or two rows could not be told apart. */
-static int data_sizes_vary(const json_t *runs, const json_t *run)
+static int data_sizes_vary(const bench_doc_model *d, const bench_run_model *m)
 {
-    size_t i;
-    json_t *r;
-    const char *test = bench_json_str(run, "test", "");
-    long long size = bench_json_int(run, "data_size", 0);
-    json_array_foreach(runs, i, r)
-        if (strcmp(bench_json_str(r, "test", ""), test) == 0 && bench_json_int(r, "data_size", 0) != size)
+    for (size_t i = 0; i < d->nruns; i++)
+        if (strcmp(d->runs[i].test, m->test) == 0 && d->runs[i].data_size != m->data_size)
             return 1;
     return 0;
 }
 
 /* Whether any run of the document has a breakdown. */
-static int any_breakdown(const json_t *runs)
+static int any_breakdown(const bench_doc_model *d)
 {
-    size_t i;
-    json_t *r;
-    json_array_foreach(runs, i, r)
-        if (json_object_size(json_object_get(r, "breakdown")))
+    for (size_t i = 0; i < d->nruns; i++)
+        if (d->runs[i].has_breakdown)
             return 1;
     return 0;
 }
@@ -124,48 +119,42 @@ static void row(FILE *f, const char *op, char cells[][64], int with_class, const
     fputs("\r\n", f);
 }
 
-int bench_csv_write(FILE *f, const json_t *doc)
+int bench_csv_write(FILE *f, const bench_doc_model *d)
 {
-    const json_t *runs = json_object_get(doc, "runs");
-    const int with_class = any_breakdown(runs);
+    const int with_class = any_breakdown(d);
     for (size_t c = 0; c < NCOLS; c++)
         bench_csv_field(f, header[c], c == 0);
     if (with_class)
         bench_csv_field(f, "class", 0);
     fputs("\r\n", f);
 
-    size_t i;
-    json_t *run;
-    json_array_foreach(runs, i, run) {
+    for (size_t i = 0; i < d->nruns; i++) {
+        const bench_run_model *m = &d->runs[i];
         char cells[NCOLS][64];
         memset(cells, 0, sizeof cells);
-        bench_run_model m;
-        if (bench_model_from_run(run, doc, &m) != 0)
-            return -1;
         char op[256];
-        if (data_sizes_vary(runs, run))
-            snprintf(op, sizeof op, "%s %llu B", m.name, (unsigned long long)m.data_size);
+        if (data_sizes_vary(d, m))
+            snprintf(op, sizeof op, "%s %llu B", m->name, (unsigned long long)m->data_size);
         else
-            snprintf(op, sizeof op, "%s", m.name);
-        snprintf(cells[1], sizeof cells[1], "%u", m.threads);
-        if (m.measured)
-            figures(cells, &m, NULL);
+            snprintf(op, sizeof op, "%s", m->name);
+        snprintf(cells[1], sizeof cells[1], "%u", m->threads);
+        if (m->measured)
+            figures(cells, m, NULL);
         row(f, op, cells, with_class, "");
-        for (size_t k = 0; m.measured && k < m.nby; k++) {
-            const bench_model_breakdown *b = &m.by[k];
+        for (size_t k = 0; m->measured && k < m->nby; k++) {
+            const bench_model_breakdown *b = &m->by[k];
             for (size_t j = 0; j < b->n; j++) {
                 char cls[256];
                 snprintf(cls, sizeof cls, "%s=%s", b->dimension, b->classes[j].label);
-                figures(cells, &m, &b->classes[j]);
+                figures(cells, m, &b->classes[j]);
                 row(f, op, cells, with_class, cls);
             }
         }
-        bench_model_free(&m);
     }
     return ferror(f) ? -1 : 0;
 }
 
 int bench_csv_write_file(const char *path, const json_t *doc, const char *flag)
 {
-    return bench_results_write_text(path, doc, flag, bench_csv_write);
+    return bench_results_write_model(path, doc, flag, bench_csv_write);
 }

@@ -8,13 +8,15 @@
  * page that silently phones home).  Every string from the results file is
  * escaped before it reaches the page.
  */
-#include "bench/results/results.h"
+#include "bench/results/report_html.h"
+#include "bench/results/text.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/results/capanswer.h"
+#include "bench/results/codec.h"
 #include "bench/results/html.h"
 #include "bench/results/model.h"
 #include "bench/util/cli.h"
@@ -496,18 +498,23 @@ static void kv(FILE *f, const char *k, const char *v)
     fputs("</td></tr>\n", f);
 }
 
-static const char *yes_no(const json_t *obj, const char *key)
+/* A string of the document, or what stands for it when it does not say. */
+static const char *said(const char *s, const char *dflt)
 {
-    const json_t *v = json_object_get(obj, key);
-    return json_is_boolean(v) ? (json_is_true(v) ? "yes" : "no") : "?";
+    return s ? s : dflt;
+}
+
+static const char *yes_no(int v)
+{
+    return v < 0 ? "?" : v ? "yes" : "no";
 }
 
 /* What was measured (environment.target, or derived for older files), and
  * for REST files the endpoint: URL, service, TLS and HTTP settings, client. */
-static void target_rows(FILE *f, const json_t *doc)
+static void target_rows(FILE *f, const bench_doc_model *d)
 {
-    const json_t *env = json_object_get(doc, "environment");
-    const json_t *ep = json_object_get(env, "endpoint"), *client = json_object_get(env, "client");
+    const json_t *doc = d->doc;
+    const bench_doc_facts *x = &d->facts;
     bench_target t;
     char buf[512];
     if (bench_target_of(doc, &t) >= 0) {
@@ -519,96 +526,82 @@ static void target_rows(FILE *f, const json_t *doc)
         esc(f, t.id);
         fputs("</code></td></tr>\n", f);
     }
-    if (json_is_object(ep)) {
+    if (x->has_endpoint) {
         fputs("<tr><th>endpoint</th><td><code>", f);
-        esc(f, bench_json_str(ep, "url", "?"));
+        esc(f, said(x->url, "?"));
         fputs("</code></td></tr>\n", f);
-        kv(f, "service", bench_json_str(ep, "service", NULL));
-        kv(f, "plain URL", bench_json_str(ep, "plain_url", NULL));
+        kv(f, "service", x->service);
+        kv(f, "plain URL", x->plain_url);
         bench_model_tls tls;
         bench_model_doc_tls(doc, &tls);
         kv(f, "TLS", bench_model_tls_text(&tls, buf, sizeof buf));
-        snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", bench_json_str(ep, "http_version", "?"),
-                 yes_no(ep, "connection_reuse"), bench_json_num(ep, "timeout_s", 0));
+        snprintf(buf, sizeof buf, "HTTP %s · connection reuse: %s · timeout %gs", said(x->http_version, "?"),
+                 yes_no(x->connection_reuse), x->timeout_s);
         kv(f, "HTTP", buf);
     }
-    if (json_is_object(client)) {
-        const char *tl = bench_json_str(client, "tls_library", "");
-        snprintf(buf, sizeof buf, "libcurl %s%s%s", bench_json_str(client, "libcurl", "?"), *tl ? " · " : "", tl);
+    if (x->has_client) {
+        const char *tl = said(x->tls_library, "");
+        snprintf(buf, sizeof buf, "libcurl %s%s%s", said(x->libcurl, "?"), *tl ? " · " : "", tl);
         kv(f, "client", buf);
     }
 }
 
-static void environment(FILE *f, const json_t *doc)
+static void environment(FILE *f, const bench_doc_model *d)
 {
-    const json_t *env = json_object_get(doc, "environment");
-    const json_t *mod = json_object_get(env, "module"), *tok = json_object_get(env, "token");
-    const json_t *host = json_object_get(env, "host");
+    const bench_doc_facts *x = &d->facts;
     char buf[256];
 
     /* The document's facts (TLS, tokens) as the model of its first run has them. */
-    bench_run_model m;
-    const int have = bench_model_from_run(json_array_get(json_object_get(doc, "runs"), 0), doc, &m) == 0;
+    const bench_run_model *m = d->nruns ? &d->runs[0] : NULL;
     fputs("<section id=\"environment\"><h2>Environment</h2><table class=\"kv\">\n", f);
-    target_rows(f, doc);
-    if (mod) {
-        snprintf(buf, sizeof buf, "%s (%s)", bench_json_str(mod, "name", "?"), bench_json_str(mod, "path", "?"));
+    target_rows(f, d);
+    if (x->has_module) {
+        snprintf(buf, sizeof buf, "%s (%s)", said(x->module_name, "?"), said(x->module_path, "?"));
         kv(f, "module", buf);
-        snprintf(buf, sizeof buf, "%s · %s %s · Cryptoki %s", bench_json_str(mod, "manufacturer", "?"),
-                 bench_json_str(mod, "library", "?"), bench_json_str(mod, "library_version", "?"),
-                 bench_json_str(mod, "cryptoki_version", "?"));
+        snprintf(buf, sizeof buf, "%s · %s %s · Cryptoki %s", said(x->module_manufacturer, "?"),
+                 said(x->library, "?"), said(x->library_version, "?"), said(x->cryptoki_version, "?"));
         kv(f, "library", buf);
     }
-    if (tok) {
-        snprintf(buf, sizeof buf, "%s (slot %lld) · %s %s · serial %s", bench_json_str(tok, "label", "?"),
-                 bench_json_int(tok, "slot", 0), bench_json_str(tok, "manufacturer", "?"),
-                 bench_json_str(tok, "model", "?"), bench_json_str(tok, "serial", "?"));
+    if (x->has_token) {
+        snprintf(buf, sizeof buf, "%s (slot %lld) · %s %s · serial %s", said(x->token_label, "?"), x->token_slot,
+                 said(x->token_manufacturer, "?"), said(x->token_model, "?"), said(x->token_serial, "?"));
         kv(f, "token", buf);
     }
-    if (have && m.ntokens > 1) {
+    if (m && m->ntokens > 1) {
         /* a run over several tokens: every one of them */
         fputs("<tr><th>tokens</th><td>", f);
-        for (size_t k = 0; k < m.ntokens; k++) {
+        for (size_t k = 0; k < m->ntokens; k++) {
             if (k)
                 fputs("<br>", f);
-            esc(f, m.tokens[k]);
+            esc(f, m->tokens[k]);
         }
         fputs("</td></tr>\n", f);
     }
-    if (have)
-        bench_model_free(&m);
-    if (host) {
-        snprintf(buf, sizeof buf, "%s · %s %s %s · %lld CPUs", bench_json_str(host, "hostname", "?"),
-                 bench_json_str(host, "os", "?"), bench_json_str(host, "kernel", "?"),
-                 bench_json_str(host, "machine", "?"), bench_json_int(host, "cpus", 0));
+    if (x->has_host) {
+        snprintf(buf, sizeof buf, "%s · %s %s %s · %lld CPUs", said(x->hostname, "?"), said(x->os, "?"),
+                 said(x->kernel, "?"), said(x->machine, "?"), x->cpus);
         kv(f, "host", buf);
     }
-    const json_t *cmd = json_object_get(doc, "command");
-    if (json_is_array(cmd)) {
-        size_t i;
-        json_t *a;
+    if (x->has_command) {
         fputs("<tr><th>command</th><td><code>", f);
-        json_array_foreach(cmd, i, a) {
+        for (size_t i = 0; i < x->ncommand; i++) {
             if (i)
                 fputc(' ', f);
-            esc(f, json_is_string(a) ? json_string_value(a) : "?");
+            esc(f, said(x->command[i], "?"));
         }
         fputs("</code></td></tr>\n", f);
     }
-    kv(f, "started", bench_json_str(doc, "started_at", NULL));
-    const json_t *from = json_object_get(doc, "merged_from");
-    if (json_is_array(from)) {
-        size_t i;
-        json_t *a;
+    kv(f, "started", x->started_at);
+    if (x->has_merged_from) {
         fputs("<tr><th>merged from</th><td>", f);
-        json_array_foreach(from, i, a) {
+        for (size_t i = 0; i < x->nmerged_from; i++) {
             if (i)
                 fputs(", ", f);
-            esc(f, json_is_string(a) ? json_string_value(a) : "?");
+            esc(f, said(x->merged_from[i], "?"));
         }
         fputs("</td></tr>\n", f);
     }
-    kv(f, "hsmbench", bench_json_str(json_object_get(doc, "tool"), "version", NULL));
+    kv(f, "hsmbench", x->version);
     fputs("</table></section>\n", f);
 }
 
@@ -655,42 +648,36 @@ static void status_text(FILE *f, const bench_run_model *m)
     esc(f, m->status);
 }
 
-static void summary_table(FILE *f, const json_t *doc)
+static void summary_table(FILE *f, const bench_doc_model *d)
 {
-    const json_t *runs = json_object_get(doc, "runs");
-    size_t i;
-    json_t *run;
     char a[48], b[48], c[48];
     fputs("<section id=\"runs\"><h2>Runs</h2><table><tr><th>#</th><th>test</th><th>key</th>"
           "<th class=\"n\">data</th><th class=\"n\">threads</th><th>status</th><th class=\"n\">operations</th>"
           "<th class=\"n\">ops/s</th><th class=\"n\">p50</th><th class=\"n\">p99</th><th class=\"n\">errors</th>"
           "</tr>\n", f);
-    json_array_foreach(runs, i, run) {
-        bench_run_model m;
-        if (bench_model_from_run(run, doc, &m) != 0)
-            continue;
-        fprintf(f, "<tr><td>%s</td><td><a href=\"#run-%zu\">", row_label(&m, i, a, sizeof a), i + 1);
-        esc(f, m.name);
+    for (size_t i = 0; i < d->nruns; i++) {
+        const bench_run_model *m = &d->runs[i];
+        fprintf(f, "<tr><td>%s</td><td><a href=\"#run-%zu\">", row_label(m, i, a, sizeof a), i + 1);
+        esc(f, m->name);
         fputs("</a></td><td>", f);
-        esc(f, m.key);
+        esc(f, m->key);
         fputs("</td><td class=\"n\">", f);
-        esc(f, m.data_text);
-        fprintf(f, "</td><td class=\"n\">%u</td><td>", m.threads);
-        status_text(f, &m);
-        if (m.measured) {
+        esc(f, m->data_text);
+        fprintf(f, "</td><td class=\"n\">%u</td><td>", m->threads);
+        status_text(f, m);
+        if (m->measured) {
             fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%.2f</td><td class=\"n\">",
-                    (unsigned long long)m.ops, m.ops_per_s);
+                    (unsigned long long)m->ops, m->ops_per_s);
             /* No success, no latency: 0 would be a claim. */
-            esc(f, m.latency.count ? fmt_us(m.latency.p50, b, sizeof b) : "-");
+            esc(f, m->latency.count ? fmt_us(m->latency.p50, b, sizeof b) : "-");
             fputs("</td><td class=\"n\">", f);
-            esc(f, m.latency.count ? fmt_us(m.latency.p99, c, sizeof c) : "-");
-            fprintf(f, "</td><td class=\"n\">%.2f%%</td></tr>\n", m.error_pct);
+            esc(f, m->latency.count ? fmt_us(m->latency.p99, c, sizeof c) : "-");
+            fprintf(f, "</td><td class=\"n\">%.2f%%</td></tr>\n", m->error_pct);
         } else {
             fputs("</td><td colspan=\"5\">", f);
-            esc(f, m.reason);
+            esc(f, m->reason);
             fputs("</td></tr>\n", f);
         }
-        bench_model_free(&m);
     }
     fputs("</table></section>\n", f);
 }
@@ -905,16 +892,11 @@ static void latency_time_chart(FILE *f, const bench_run_model *m)
 }
 
 /* The HdrHistogram-style percentile curve: x = log10(1 / (1 - p)). */
-static void percentile_chart(FILE *f, const json_t *run)
+static void percentile_chart(FILE *f, const bench_run_model *m)
 {
     const char *title = "Latency by percentile";
-    bench_hist *h = bench_hist_new();
-    if (!h) {
-        chart_empty(f, title, "out of memory");
-        return;
-    }
-    if (bench_hist_from_json(json_object_get(run, "histogram"), h) != 0 || bench_hist_count(h) == 0) {
-        bench_hist_free(h);
+    const bench_hist *h = m->hist;
+    if (!h || bench_hist_count(h) == 0) {
         chart_empty(f, title, "no successful operation");
         return;
     }
@@ -928,7 +910,6 @@ static void percentile_chart(FILE *f, const json_t *run)
     size_t n = (size_t)(xmax / step) + 2;
     double *x = calloc(2 * n, sizeof *x);
     if (!x) {
-        bench_hist_free(h);
         chart_empty(f, title, "out of memory");
         return;
     }
@@ -953,35 +934,30 @@ static void percentile_chart(FILE *f, const json_t *run)
     axis ay = { 0, 0, AX_LOG, FMT_US, "latency (log scale)", NULL, 0 };
     line_chart(f, title, &ax, &ay, &s, 1);
     free(x);
-    bench_hist_free(h);
 }
 
 /* Counts by name (errors by code, requests by status) as horizontal bars,
  * each with its share of total; ok_class names a bar as good (a success
  * 3xx) rather than bad.  "none" is what an empty chart says. */
-static void count_bars(FILE *f, const char *title, const json_t *by, long long total, const char *none,
-                       const char *unit, int (*ok_class)(const char *name))
+static void bars(FILE *f, const char *title, const char *const *names, const long long *counts, size_t n,
+                 long long total, const char *none, const char *unit, int (*ok_class)(const char *name))
 {
-    size_t n = json_object_size(by);
     if (n == 0) {
         chart_empty(f, title, none);
         return;
     }
     long long top = 0;
-    const char *code;
-    json_t *v;
-    json_object_foreach((json_t *)by, code, v)
-        if (json_integer_value(v) > top)
-            top = (long long)json_integer_value(v);
+    for (size_t i = 0; i < n; i++)
+        if (counts[i] > top)
+            top = counts[i];
     if (top <= 0)
         top = 1;
-    size_t shown = n > 9 ? 9 : n, i = 0;
+    const size_t shown = n > 9 ? 9 : n;
     const int left = 190, right = CW - 150, row = 22;
     chart_begin(f, title);
-    json_object_foreach((json_t *)by, code, v) {
-        if (i == shown)
-            break;
-        long long c = (long long)json_integer_value(v);
+    for (size_t i = 0; i < shown; i++) {
+        const char *code = names[i];
+        const long long c = counts[i];
         double w = (double)(right - left) * (double)c / (double)top;
         int yy = MT + (int)i * row;
         fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%d\">", left - 8, yy + 14);
@@ -991,7 +967,6 @@ static void count_bars(FILE *f, const char *title, const json_t *by, long long t
         esc(f, code);
         fprintf(f, ": %lld</title></rect><text x=\"%.1f\" y=\"%d\">%lld (%.2f%%)</text>", c,
                 left + (w < 1 ? 1 : w) + 6, yy + 14, c, total ? 100.0 * (double)c / (double)total : 0.0);
-        i++;
     }
     if (n > shown)
         fprintf(f, "<text x=\"%d\" y=\"%d\">and %zu more %s</text>", left, MT + (int)shown * row + 14,
@@ -999,11 +974,50 @@ static void count_bars(FILE *f, const char *title, const json_t *by, long long t
     chart_end(f);
 }
 
-/* Errors by code, as horizontal bars, each with its share of the attempts. */
-static void errors_chart(FILE *f, const json_t *run, const bench_run_model *m)
+/* The same of an object of integers (a workload section's counts). */
+static void count_bars(FILE *f, const char *title, const json_t *by, long long total, const char *none,
+                       const char *unit, int (*ok_class)(const char *name))
 {
-    count_bars(f, "Errors by code", json_object_get(run, "errors_by_code"), (long long)m->attempts,
-               "no errors", "codes", NULL);
+    const size_t n = json_object_size(by);
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    long long *counts = calloc(n ? n : 1, sizeof *counts);
+    if (!names || !counts) {
+        chart_empty(f, title, "out of memory");
+        goto cleanup;
+    }
+    size_t i = 0;
+    const char *code;
+    json_t *v;
+    json_object_foreach((json_t *)by, code, v) {
+        if (i == n)
+            break;
+        names[i] = code;
+        counts[i++] = (long long)json_integer_value(v);
+    }
+    bars(f, title, names, counts, i, total, none, unit, ok_class);
+cleanup:
+    free(names);
+    free(counts);
+}
+
+/* Errors by code, as horizontal bars, each with its share of the attempts
+ * (the run model's codes, most frequent first). */
+static void errors_chart(FILE *f, const bench_run_model *m)
+{
+    const char **names = calloc(m->ncodes ? m->ncodes : 1, sizeof *names);
+    long long *counts = calloc(m->ncodes ? m->ncodes : 1, sizeof *counts);
+    if (!names || !counts) {
+        chart_empty(f, "Errors by code", "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < m->ncodes; i++) {
+        names[i] = m->codes[i].name;
+        counts[i] = (long long)m->codes[i].count;
+    }
+    bars(f, "Errors by code", names, counts, m->ncodes, (long long)m->attempts, "no errors", "codes", NULL);
+cleanup:
+    free(names);
+    free(counts);
 }
 
 /* ---- for workload sections (html.h) ------------------------------------------ */
@@ -1109,32 +1123,29 @@ void bench_html_stacked_bars(FILE *f, const bench_html_stack *c)
     chart_end(f);
 }
 
-static void thresholds_list(FILE *f, const json_t *run, const bench_section *const *sections)
+static void thresholds_list(FILE *f, const bench_run_model *m, const bench_section *const *sections)
 {
-    const json_t *ths = json_object_get(run, "thresholds");
-    if (!json_is_array(ths) || json_array_size(ths) == 0)
+    if (m->nthresholds == 0)
         return;
-    size_t i;
-    json_t *t;
     fputs("<h3>Thresholds</h3><ul class=\"th\">\n", f);
-    json_array_foreach(ths, i, t) {
-        int ok = json_is_true(json_object_get(t, "ok"));
-        const json_t *obs = json_object_get(t, "observed");
+    for (size_t i = 0; i < m->nthresholds; i++) {
+        const bench_model_threshold *t = &m->thresholds[i];
+        const int ok = t->ok;
         fprintf(f, "<li class=\"%s\">%s <code>", ok ? "ok" : "bad", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97");
-        esc(f, bench_json_str(t, "expr", "?"));
+        esc(f, t->expr ? t->expr : "?");
         fputs("</code> ", f);
         bench_threshold th;
         char err[16], text[96];
-        if (json_is_number(obs) &&
-            bench_threshold_parse(bench_json_str(t, "expr", ""), sections, &th, err, sizeof err) == 0) {
+        if (t->has_observed &&
+            bench_threshold_parse(t->expr ? t->expr : "", sections, &th, err, sizeof err) == 0) {
             /* As the terminal shows it ("p(99)=5.591ms"), without the name. */
-            bench_threshold_observed_text(&th, json_number_value(obs), text, sizeof text);
+            bench_threshold_observed_text(&th, t->observed, text, sizeof text);
             const char *eq = strchr(text, '=');
             fputs("observed ", f);
             esc(f, eq ? eq + 1 : text);
-        } else if (json_is_number(obs)) {
-            fprintf(f, "observed %.6g ", json_number_value(obs));
-            esc(f, bench_json_str(t, "unit", ""));
+        } else if (t->has_observed) {
+            fprintf(f, "observed %.6g ", t->observed);
+            esc(f, t->unit ? t->unit : "");
         } else {
             fputs("not measured", f);
         }
@@ -1147,43 +1158,40 @@ static void thresholds_list(FILE *f, const json_t *run, const bench_section *con
  * dots say nothing a table does not. */
 #define PER_SECOND_CHARTS_MIN 3
 
-static void run_section(FILE *f, const json_t *doc, const json_t *run, size_t i,
-                        const bench_section *const *sections)
+static void run_section(FILE *f, const bench_run_model *m, size_t i, const bench_section *const *sections)
 {
     char title[400], lbl[32];
-    bench_run_model m;
-    if (bench_model_from_run(run, doc, &m) != 0)
-        return;
-    run_title(&m, title, sizeof title);
-    row_label(&m, i, lbl, sizeof lbl);
+    const json_t *run = m->run;
+    run_title(m, title, sizeof title);
+    row_label(m, i, lbl, sizeof lbl);
     fprintf(f, "<section class=\"run\" id=\"run-%zu\"><h2>%s · ", i + 1, lbl);
-    esc(f, m.name);
+    esc(f, m->name);
     fputs("</h2><p class=\"sub\">", f);
     esc(f, title);
     fputs(" · status <b>", f);
-    status_text(f, &m);
+    status_text(f, m);
     fputs("</b>", f);
-    if (*m.reason) {
+    if (*m->reason) {
         fputs(" — ", f);
-        esc(f, m.reason);
+        esc(f, m->reason);
     }
     fputs("</p>\n", f);
-    if (m.measured) {
-        stats_table(f, &m);
-        breakdown_tables(f, &m);
+    if (m->measured) {
+        stats_table(f, m);
+        breakdown_tables(f, m);
         fputs("<div class=\"charts\">\n", f);
-        if (m.nseconds >= PER_SECOND_CHARTS_MIN) {
-            per_second_charts(f, &m);
-            latency_time_chart(f, &m);
+        if (m->nseconds >= PER_SECOND_CHARTS_MIN) {
+            per_second_charts(f, m);
+            latency_time_chart(f, m);
         }
-        percentile_chart(f, run);
-        errors_chart(f, run, &m);
+        percentile_chart(f, m);
+        errors_chart(f, m);
         fputs("</div>\n", f);
-        if (m.nseconds < PER_SECOND_CHARTS_MIN)
+        if (m->nseconds < PER_SECOND_CHARTS_MIN)
             fprintf(f, "<p class=\"sub\">No per-second charts: the run measured %zu second%s (they are "
-                    "drawn from %d seconds on).</p>\n", m.nseconds, m.nseconds == 1 ? "" : "s",
+                    "drawn from %d seconds on).</p>\n", m->nseconds, m->nseconds == 1 ? "" : "s",
                     PER_SECOND_CHARTS_MIN);
-        else if (m.seconds_upper_bound)
+        else if (m->seconds_upper_bound)
             fputs("<p class=\"sub\">Per-second p50 and p99 of a merged run are the largest of its inputs' "
                   "(upper bounds): the files hold no per-second histograms to merge exactly.</p>\n", f);
         for (const bench_section *const *sec = sections; sec && *sec; sec++) {
@@ -1192,30 +1200,24 @@ static void run_section(FILE *f, const json_t *doc, const json_t *run, size_t i,
                 (*sec)->html(f, obj);
         }
     }
-    thresholds_list(f, run, sections);
+    thresholds_list(f, m, sections);
     fputs("</section>\n", f);
-    bench_model_free(&m);
 }
 
 /* ---- sweeps ---------------------------------------------------------------- */
 
 /* Same test, mode and key; and the same data size (a threads sweep) or the
  * same threads (a data-size sweep). */
-static int sweep_peer(const json_t *a, const json_t *b, int by_threads)
+static int sweep_peer(const bench_run_model *a, const bench_run_model *b, int by_threads)
 {
-    if (strcmp(bench_json_str(a, "test", ""), bench_json_str(b, "test", "")) != 0 ||
-        strcmp(bench_json_str(a, "mode", ""), bench_json_str(b, "mode", "")) != 0)
+    if (strcmp(a->test, b->test) != 0 || strcmp(a->mode, b->mode) != 0 || strcmp(a->key, b->key) != 0)
         return 0;
-    const json_t *ka = json_object_get(a, "key"), *kb = json_object_get(b, "key");
-    if (json_is_object(ka) != json_is_object(kb) || (json_is_object(ka) && !json_equal((json_t *)ka, (json_t *)kb)))
-        return 0;
-    const char *same = by_threads ? "data_size" : "threads";
-    return bench_json_int(a, same, -1) == bench_json_int(b, same, -2);
+    return by_threads ? a->data_size == b->data_size : a->threads == b->threads;
 }
 
 typedef struct sweep_pt {
     long long x;
-    const json_t *run;
+    const bench_run_model *run;
 } sweep_pt;
 
 static int cmp_pt(const void *a, const void *b)
@@ -1329,12 +1331,12 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads,
     }
     double *x = v, *rate = v + n, *p50 = v + 2 * n, *p99 = v + 3 * n;
     for (size_t i = 0; i < n; i++) {
-        const json_t *lat = json_object_get(pts[i].run, "latency_us");
+        const bench_model_latency *lat = &pts[i].run->latency;
         x[i] = (double)i;
-        rate[i] = bench_json_num(pts[i].run, "ops_per_s", 0);
+        rate[i] = pts[i].run->ops_per_s;
         /* A run without a success has no latency: no point on the log axis. */
-        p50[i] = bench_json_num(lat, "p50", 0) > 0 ? bench_json_num(lat, "p50", 0) : NAN;
-        p99[i] = bench_json_num(lat, "p99", 0) > 0 ? bench_json_num(lat, "p99", 0) : NAN;
+        p50[i] = lat->p50 > 0 ? lat->p50 : NAN;
+        p99[i] = lat->p99 > 0 ? lat->p99 : NAN;
         if (by_threads)
             snprintf(labels[i], sizeof labels[i], "%lld", pts[i].x);
         else
@@ -1342,16 +1344,14 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads,
         lp[i] = labels[i];
     }
     const char *what = by_threads ? "threads" : "data size";
-    char key[64], title[300], t1[340], t2[340];
-    const json_t *r0 = pts[0].run;
-    bench_run_key_desc(r0, key, sizeof key);
+    char title[300], t1[340], t2[340];
+    const bench_run_model *r0 = pts[0].run;
     if (by_threads)
-        snprintf(title, sizeof title, "%s · %s · data %lld B · %s", bench_json_str(r0, "test", "?"), key,
-                 bench_json_int(r0, "data_size", 0), bench_json_str(r0, "mode", "?"));
+        snprintf(title, sizeof title, "%s · %s · data %llu B · %s", r0->test, r0->key,
+                 (unsigned long long)r0->data_size, r0->mode);
     else
-        snprintf(title, sizeof title, "%s · %s · %lld thread%s · %s", bench_json_str(r0, "test", "?"), key,
-                 bench_json_int(r0, "threads", 0), bench_json_int(r0, "threads", 0) == 1 ? "" : "s",
-                 bench_json_str(r0, "mode", "?"));
+        snprintf(title, sizeof title, "%s · %s · %u thread%s · %s", r0->test, r0->key, r0->threads,
+                 r0->threads == 1 ? "" : "s", r0->mode);
     fprintf(f, "<h3>");
     esc(f, title);
     fprintf(f, ": by %s</h3><div class=\"charts\">\n", what);
@@ -1379,27 +1379,26 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads,
 /* Find every sweep (two or more measured runs differing only in threads, or
  * only in data size) and draw it, a threads sweep with its analysis from
  * scal; returns how many were drawn. */
-static size_t sweeps(FILE *f, const json_t *runs, const json_t *scal, int by_threads, size_t drawn)
+static size_t sweeps(FILE *f, const bench_doc_model *d, const json_t *scal, int by_threads, size_t drawn)
 {
-    size_t n = json_array_size(runs);
+    const size_t n = d->nruns;
     char *done = calloc(n ? n : 1, 1);
     sweep_pt *pts = calloc(n ? n : 1, sizeof *pts);
-    const char *field = by_threads ? "threads" : "data_size";
     if (!done || !pts) {
         free(done);
         free(pts);
         return drawn;
     }
     for (size_t i = 0; i < n; i++) {
-        const json_t *a = json_array_get(runs, i);
-        if (done[i] || !bench_run_measured(a))
+        const bench_run_model *a = &d->runs[i];
+        if (done[i] || !a->measured)
             continue;
         size_t k = 0;
         for (size_t j = i; j < n; j++) {
-            const json_t *b = json_array_get(runs, j);
-            if (done[j] || !bench_run_measured(b) || !sweep_peer(a, b, by_threads))
+            const bench_run_model *b = &d->runs[j];
+            if (done[j] || !b->measured || !sweep_peer(a, b, by_threads))
                 continue;
-            long long xv = bench_json_int(b, field, 0);
+            const long long xv = by_threads ? (long long)b->threads : (long long)b->data_size;
             int dup = 0;
             for (size_t m = 0; m < k; m++)
                 dup |= pts[m].x == xv;
@@ -1412,7 +1411,7 @@ static size_t sweeps(FILE *f, const json_t *runs, const json_t *scal, int by_thr
         qsort(pts, k, sizeof *pts, cmp_pt);
         if (drawn++ == 0)
             fputs("<section id=\"sweeps\"><h2>Sweeps</h2>\n", f);
-        sweep_charts(f, pts, k, by_threads, by_threads ? bench_scalability_find(scal, a) : NULL);
+        sweep_charts(f, pts, k, by_threads, by_threads ? bench_scalability_find(scal, a->run) : NULL);
     }
     free(done);
     free(pts);
@@ -1588,50 +1587,36 @@ static void capacity_section(FILE *f, const json_t *doc, const bench_section *co
 
 /* ---- a datasheet (hsmbench datasheet): a table and two charts a family ---- */
 
-/* The datasheet step of a run ("latency", "threads", "data"), or "". */
-static const char *ds_step(const json_t *run)
-{
-    return bench_json_str(json_object_get(run, "datasheet"), "step", "");
-}
-
 /* Same row of a family's table: the same test and key. */
-static int ds_same_row(const json_t *a, const json_t *b)
+static int ds_same_row(const bench_run_model *a, const bench_run_model *b)
 {
-    char ka[64], kb[64];
-    return strcmp(bench_json_str(a, "test", ""), bench_json_str(b, "test", "")) == 0 &&
-           strcmp(bench_run_key_desc(a, ka, sizeof ka), bench_run_key_desc(b, kb, sizeof kb)) == 0;
+    return strcmp(a->test, b->test) == 0 && strcmp(a->key, b->key) == 0;
 }
 
-static int ds_ok(const json_t *run)
+static int ds_ok(const bench_run_model *m)
 {
-    return bench_model_status_sound(bench_json_str(run, "status", ""));
+    return bench_model_status_sound(m->status);
 }
 
 /* The latency step's stability judgement (the run model's, as the summary
  * gives it): the 95 % interval's half-width when within the target, "not:
  * ±X %" when outside it, "too short" on too few batches, "-" without one. */
-static void ds_stable_cell(FILE *f, const json_t *run, const json_t *doc)
+static void ds_stable_cell(FILE *f, const bench_run_model *m)
 {
-    bench_run_model m;
-    if (bench_model_from_run(run, doc, &m) != 0) {
+    const bench_model_stable *st = &m->stable;
+    if (!st->present || st->target_pct <= 0) {
         fputs("-", f);
         return;
     }
-    const bench_model_stable st = m.stable;
-    bench_model_free(&m);
-    if (!st.present || st.target_pct <= 0) {
-        fputs("-", f);
-        return;
-    }
-    switch (bench_model_stable_judge(&st)) {
+    switch (bench_model_stable_judge(st)) {
     case BENCH_MODEL_STABLE_WITHIN:
-        fprintf(f, "&#177;%.1f %%", st.half_width_pct);
+        fprintf(f, "&#177;%.1f %%", st->half_width_pct);
         break;
     case BENCH_MODEL_STABLE_TOO_SHORT:
-        fprintf(f, "too short (%llu batches)", (unsigned long long)st.batches);
+        fprintf(f, "too short (%llu batches)", (unsigned long long)st->batches);
         break;
     case BENCH_MODEL_STABLE_OUTSIDE:
-        fprintf(f, "not: &#177;%.1f %%", st.half_width_pct);
+        fprintf(f, "not: &#177;%.1f %%", st->half_width_pct);
         break;
     default:
         fputs("not judged", f);
@@ -1639,29 +1624,29 @@ static void ds_stable_cell(FILE *f, const json_t *run, const json_t *doc)
 }
 
 /* The run of row `row` at one thread and this data size (latency or data step), or NULL. */
-static const json_t *ds_at_size(const json_t *runs, const json_t *row, long long size)
+static const bench_run_model *ds_at_size(const bench_doc_model *d, const bench_run_model *row, long long size)
 {
-    size_t i;
-    const json_t *run;
-    json_array_foreach(runs, i, run)
-        if (ds_same_row(run, row) && ds_ok(run) && bench_json_int(run, "threads", 0) == 1 &&
-            bench_json_int(run, "data_size", -1) == size &&
-            (strcmp(ds_step(run), "latency") == 0 || strcmp(ds_step(run), "data") == 0))
+    for (size_t i = 0; i < d->nruns; i++) {
+        const bench_run_model *run = &d->runs[i];
+        if (ds_same_row(run, row) && ds_ok(run) && run->threads == 1 && size >= 0 &&
+            run->data_size == (uint64_t)size &&
+            (strcmp(run->ds_step, "latency") == 0 || strcmp(run->ds_step, "data") == 0))
             return run;
+    }
     return NULL;
 }
 
 /* The thread points of a row (latency and threads steps), sorted by threads; how many. */
-static size_t ds_threads(const json_t *runs, const json_t *row, double *x, double *y, size_t cap)
+static size_t ds_threads(const bench_doc_model *d, const bench_run_model *row, double *x, double *y, size_t cap)
 {
-    size_t i, n = 0;
-    const json_t *run;
-    json_array_foreach(runs, i, run) {
-        const char *st = ds_step(run);
+    size_t n = 0;
+    for (size_t i = 0; i < d->nruns; i++) {
+        const bench_run_model *run = &d->runs[i];
+        const char *st = run->ds_step;
         if (n == cap || !ds_same_row(run, row) || !ds_ok(run) ||
             (strcmp(st, "latency") != 0 && strcmp(st, "threads") != 0))
             continue;
-        double xv = (double)bench_json_int(run, "threads", 0), yv = bench_json_num(run, "ops_per_s", 0);
+        double xv = (double)run->threads, yv = run->ops_per_s;
         size_t k = n++;
         for (; k > 0 && x[k - 1] > xv; k--) {
             x[k] = x[k - 1];
@@ -1676,18 +1661,18 @@ static size_t ds_threads(const json_t *runs, const json_t *row, double *x, doubl
 #define DS_MAX_ROWS   64
 #define DS_MAX_POINTS 32
 
-static void ds_family(FILE *f, const json_t *doc, const char *family, const json_t *sizes)
+static void ds_family(FILE *f, const bench_doc_model *d, const char *family, const json_t *sizes)
 {
-    const json_t *runs = json_object_get(doc, "runs"), *scal = json_object_get(doc, "scalability");
-    const json_t *rows[DS_MAX_ROWS];
-    size_t nrows = 0, i;
+    const json_t *doc = d->doc, *scal = json_object_get(doc, "scalability");
+    const bench_run_model *rows[DS_MAX_ROWS];
+    size_t nrows = 0;
     int has_data = 0;
-    const json_t *run;
-    json_array_foreach(runs, i, run) {
-        if (strcmp(bench_json_str(json_object_get(run, "datasheet"), "family", ""), family) != 0)
+    for (size_t i = 0; i < d->nruns; i++) {
+        const bench_run_model *run = &d->runs[i];
+        if (strcmp(run->ds_family, family) != 0)
             continue;
-        has_data |= strcmp(ds_step(run), "data") == 0 || bench_json_num(run, "bytes_per_s", 0) > 0;
-        if (strcmp(ds_step(run), "latency") != 0 || nrows == DS_MAX_ROWS)
+        has_data |= strcmp(run->ds_step, "data") == 0 || run->bytes_per_s > 0;
+        if (strcmp(run->ds_step, "latency") != 0 || nrows == DS_MAX_ROWS)
             continue;
         rows[nrows++] = run;
     }
@@ -1716,35 +1701,35 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
     }
     fputs("</tr>\n", f);
     for (size_t r = 0; r < nrows; r++) {
-        const json_t *row = rows[r], *lat = json_object_get(row, "latency_us");
-        char key[64];
+        const bench_run_model *row = rows[r];
+        const char *key = row->key;
         fputs("<tr><td>", f);
-        esc(f, bench_json_str(row, "test", "?"));
+        esc(f, row->test);
         fputs("</td><td>", f);
-        esc(f, bench_run_key_desc(row, key, sizeof key));
+        esc(f, key);
         if (!ds_ok(row)) {
             fprintf(f, "</td><td colspan=\"%zu\">", 8 + ns + (objective != NULL));
-            esc(f, bench_json_str(row, "status", "?"));
+            esc(f, row->status);
             fputs(": ", f);
-            esc(f, bench_json_str(row, "reason", ""));
+            esc(f, row->reason);
             fputs("</td></tr>\n", f);
             continue;
         }
         fputs("</td><td class=\"n\">", f);
-        esc(f, fmt_us(bench_json_num(lat, "p50", 0), a, sizeof a));
+        esc(f, fmt_us(row->latency.p50, a, sizeof a));
         fputs("</td><td class=\"n\">", f);
-        esc(f, fmt_us(bench_json_num(lat, "p99", 0), b, sizeof b));
+        esc(f, fmt_us(row->latency.p99, b, sizeof b));
         double x[DS_MAX_POINTS], y[DS_MAX_POINTS], best = 0, at = 0;
-        const size_t np = ds_threads(runs, row, x, y, DS_MAX_POINTS);
+        const size_t np = ds_threads(d, row, x, y, DS_MAX_POINTS);
         for (size_t k = 0; k < np; k++)
             if (y[k] > best) {
                 best = y[k];
                 at = x[k];
             }
-        fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">", bench_json_num(row, "ops_per_s", 0));
-        ds_stable_cell(f, row, doc);
+        fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">", row->ops_per_s);
+        ds_stable_cell(f, row);
         fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">%.0f</td>", best, at);
-        const json_t *el = bench_scalability_find(scal, row);
+        const json_t *el = bench_scalability_find(scal, row->run);
         const json_t *knee = json_object_get(el, "knee"), *peak = json_object_get(el, "peak");
         if (json_is_object(knee))
             fprintf(f, "<td class=\"n\">%lld</td>", bench_json_int(knee, "threads", 0));
@@ -1760,7 +1745,7 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
             const json_t *answer = NULL, *ce;
             size_t c;
             json_array_foreach(caps, c, ce)
-                if (strcmp(bench_json_str(ce, "test", ""), bench_json_str(row, "test", "")) == 0 &&
+                if (strcmp(bench_json_str(ce, "test", ""), row->test) == 0 &&
                     strcmp(bench_json_str(ce, "key", ""), key) == 0)
                     answer = json_object_get(ce, "search");
             if (answer && json_is_number(json_object_get(answer, "ops_per_s")))
@@ -1770,9 +1755,9 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
                 fputs("<td class=\"n\">-</td>", f);
         }
         for (size_t k = 0; k < ns; k++) {
-            const json_t *dr = ds_at_size(runs, row, json_integer_value(json_array_get(sizes, k)));
+            const bench_run_model *dr = ds_at_size(d, row, json_integer_value(json_array_get(sizes, k)));
             if (dr) {
-                bench_fmt_bytes(bench_json_num(dr, "bytes_per_s", 0), a, sizeof a);
+                bench_fmt_bytes(dr->bytes_per_s, a, sizeof a);
                 fprintf(f, "<td class=\"n\">%s/s</td>", a);
             } else {
                 fputs("<td class=\"n\">-</td>", f);
@@ -1785,17 +1770,16 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
     double (*tx)[DS_MAX_POINTS] = calloc(nrows, sizeof *tx), (*ty)[DS_MAX_POINTS] = calloc(nrows, sizeof *ty);
     double (*dx)[DS_MAX_POINTS] = calloc(nrows, sizeof *dx), (*dy)[DS_MAX_POINTS] = calloc(nrows, sizeof *dy);
     series *sr = calloc(nrows, sizeof *sr);
-    char (*names)[96] = calloc(nrows, sizeof *names);
+    char (*names)[2 * BENCH_MODEL_NAME_MAX] = calloc(nrows, sizeof *names);
     char (*cat)[32] = calloc(ns ? ns : 1, sizeof *cat);
     const char **catp = calloc(ns ? ns : 1, sizeof *catp);
     if (tx && ty && dx && dy && sr && names && cat && catp) {
         double xmax = 1;
         for (size_t r = 0; r < nrows; r++) {
-            char key[64];
-            bench_run_key_desc(rows[r], key, sizeof key);
-            snprintf(names[r], sizeof names[r], "%s%s%s", bench_json_str(rows[r], "test", "?"),
-                     strcmp(key, "-") ? " " : "", strcmp(key, "-") ? key : "");
-            const size_t np = ds_threads(runs, rows[r], tx[r], ty[r], DS_MAX_POINTS);
+            const char *key = rows[r]->key;
+            snprintf(names[r], sizeof names[r], "%s%s%s", rows[r]->test, strcmp(key, "-") ? " " : "",
+                     strcmp(key, "-") ? key : "");
+            const size_t np = ds_threads(d, rows[r], tx[r], ty[r], DS_MAX_POINTS);
             if (np && tx[r][np - 1] > xmax)
                 xmax = tx[r][np - 1];
             sr[r] = (series){ tx[r], ty[r], np, names[r], palette[r % 5], r >= 5 };
@@ -1819,9 +1803,10 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
             }
             for (size_t r = 0; r < nrows; r++) {
                 for (size_t k = 0; k < ns && k < DS_MAX_POINTS; k++) {
-                    const json_t *dr = ds_at_size(runs, rows[r], json_integer_value(json_array_get(sizes, k)));
+                    const bench_run_model *dr =
+                        ds_at_size(d, rows[r], json_integer_value(json_array_get(sizes, k)));
                     dx[r][k] = (double)k;
-                    dy[r][k] = dr ? bench_json_num(dr, "bytes_per_s", 0) : NAN;
+                    dy[r][k] = dr ? dr->bytes_per_s : NAN;
                 }
                 sr[r] = (series){ dx[r], dy[r], ns < DS_MAX_POINTS ? ns : DS_MAX_POINTS, names[r],
                                   palette[r % 5], r >= 5 };
@@ -1854,36 +1839,35 @@ static void ds_family(FILE *f, const json_t *doc, const char *family, const json
 }
 
 /* The datasheet: its plan and time, then each family, in the order of the file. */
-static void datasheet_section(FILE *f, const json_t *doc)
+static void datasheet_section(FILE *f, const bench_doc_model *d)
 {
+    const json_t *doc = d->doc;
     const json_t *ds = json_object_get(doc, "datasheet"), *plan = json_object_get(ds, "plan");
-    const json_t *runs = json_object_get(doc, "runs");
     const char *fams[64];
-    size_t nf = 0, i;
-    const json_t *run;
+    size_t nf = 0;
     char a[48];
-    json_array_foreach(runs, i, run) {
-        const char *fam = bench_json_str(json_object_get(run, "datasheet"), "family", NULL);
-        int seen = !fam;
+    for (size_t i = 0; i < d->nruns; i++) {
+        const char *fam = d->runs[i].ds_family;
+        int seen = !*fam;
         for (size_t k = 0; k < nf && !seen; k++)
             seen = strcmp(fams[k], fam) == 0;
         if (!seen && nf < sizeof fams / sizeof fams[0])
             fams[nf++] = fam;
     }
     fputs("<section id=\"datasheet\"><h2>Datasheet</h2><p class=\"sub\">", f);
-    const json_t *tok = json_object_get(json_object_get(doc, "environment"), "token");
-    if (json_is_object(tok)) {
+    const bench_doc_facts *x = &d->facts;
+    if (x->token_object) {
         /* The device the figures are of, as C_GetTokenInfo names it. */
         fputs("Token ", f);
-        esc(f, bench_json_str(tok, "label", "?"));
+        esc(f, said(x->token_label, "?"));
         fputs(" · ", f);
-        esc(f, bench_json_str(tok, "manufacturer", "?"));
+        esc(f, said(x->token_manufacturer, "?"));
         fputs(" ", f);
-        esc(f, bench_json_str(tok, "model", "?"));
+        esc(f, said(x->token_model, "?"));
         fputs(" · firmware ", f);
-        esc(f, bench_json_str(tok, "firmware", "?"));
+        esc(f, said(x->token_firmware, "?"));
         fputs(" · hardware ", f);
-        esc(f, bench_json_str(tok, "hardware", "?"));
+        esc(f, said(x->token_hardware, "?"));
         fputs(". ", f);
     }
     fprintf(f, "%zu steps of %s", json_array_size(json_object_get(plan, "steps")),
@@ -1897,15 +1881,14 @@ static void datasheet_section(FILE *f, const json_t *doc)
           "measured throughput of the thread sweep; knee and USL peak: the sweep's Universal Scalability "
           "Law analysis; bytes/s at one thread.</p>\n", f);
     for (size_t k = 0; k < nf; k++)
-        ds_family(f, doc, fams[k], json_object_get(plan, "data_sizes"));
+        ds_family(f, d, fams[k], json_object_get(plan, "data_sizes"));
     fputs("</section>\n", f);
 }
 
-int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sections)
+int bench_html_write(FILE *f, const bench_doc_model *d, const bench_section *const *sections)
 {
+    const json_t *doc = d->doc;
     const json_t *runs = json_object_get(doc, "runs");
-    size_t i;
-    json_t *run;
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -1914,20 +1897,18 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
           "<meta name=\"generator\" content=\"hsmbench ", f);
     esc(f, HSMBENCH_VERSION);
     fputs("\">\n<link rel=\"icon\" href=\"data:,\">\n<title>hsmbench report", f);
-    const json_t *host = json_object_get(json_object_get(doc, "environment"), "host");
-    if (host) {
+    if (d->facts.has_host) {
         fputs(" · ", f);
-        esc(f, bench_json_str(host, "hostname", "?"));
+        esc(f, said(d->facts.hostname, "?"));
     }
-    const char *started = bench_json_str(doc, "started_at", NULL);
+    const char *started = d->facts.started_at;
     if (started) {
         fputs(" · ", f);
         esc(f, started);
     }
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>hsmbench %s</h1><p class=\"sub\">",
-            style, json_is_object(json_object_get(doc, "datasheet")) ? "datasheet" : "report");
-    size_t nruns = json_array_size(runs);
-    fprintf(f, "%zu run%s", nruns, nruns == 1 ? "" : "s");
+            style, d->facts.datasheet ? "datasheet" : "report");
+    fprintf(f, "%zu run%s", d->nruns, d->nruns == 1 ? "" : "s");
     bench_target tg;
     if (bench_target_of(doc, &tg) >= 0) {
         fputs(" · ", f);
@@ -1939,11 +1920,11 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
     }
     fputs("</p></header>\n", f);
 
-    environment(f, doc);
-    if (json_is_object(json_object_get(doc, "datasheet"))) {
+    environment(f, d);
+    if (d->facts.datasheet) {
         /* A datasheet's page: its tables and charts, the runs listed after. */
-        datasheet_section(f, doc);
-        summary_table(f, doc);
+        datasheet_section(f, d);
+        summary_table(f, d);
         fputs("<footer>Generated by hsmbench ", f);
         esc(f, HSMBENCH_VERSION);
         fputs(" from a datasheet (hsmbench datasheet).", f);
@@ -1952,15 +1933,15 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
         return ferror(f) ? -1 : 0;
     }
     capacity_section(f, doc, sections);
-    summary_table(f, doc);
+    summary_table(f, d);
     repeats_section(f, runs);
     const json_t *scal = json_object_get(doc, "scalability");
-    size_t drawn = sweeps(f, runs, scal, 1, 0);
-    drawn = sweeps(f, runs, scal, 0, drawn);
+    size_t drawn = sweeps(f, d, scal, 1, 0);
+    drawn = sweeps(f, d, scal, 0, drawn);
     if (drawn)
         fputs("</section>\n", f);
-    json_array_foreach(runs, i, run)
-        run_section(f, doc, run, i, sections);
+    for (size_t i = 0; i < d->nruns; i++)
+        run_section(f, &d->runs[i], i, sections);
     fputs("<footer>Generated by hsmbench ", f);
     esc(f, HSMBENCH_VERSION);
     fputs(" from a ", f);
@@ -1973,19 +1954,26 @@ int bench_html_write(FILE *f, const json_t *doc, const bench_section *const *sec
 }
 
 typedef struct html_job {
-    const json_t              *doc;
+    const bench_doc_model      *d;
     const bench_section *const *sections;
 } html_job;
 
 static int write_html_job(FILE *f, const void *ctx)
 {
     const html_job *job = ctx;
-    return bench_html_write(f, job->doc, job->sections);
+    return bench_html_write(f, job->d, job->sections);
 }
 
 int bench_html_write_file(const char *path, const json_t *doc, const char *flag,
                           const bench_section *const *sections)
 {
-    const html_job job = { doc, sections };
-    return bench_results_write_ctx(path, flag, write_html_job, &job);
+    bench_doc_model d;
+    if (bench_doc_model_of(doc, &d) != 0) {
+        bench_error("%s %s: out of memory", flag, path);
+        return -1;
+    }
+    const html_job job = { &d, sections };
+    const int rc = bench_results_write_ctx(path, flag, write_html_job, &job);
+    bench_doc_model_free(&d);
+    return rc;
 }

@@ -12,7 +12,8 @@
  * the SDKMS layout's); the success_ columns are the successes' alone.
  * RFC 4180, as the SDKMS layout (report_csv.c).
  */
-#include "bench/results/results.h"
+#include "bench/results/report_csv.h"
+#include "bench/results/text.h"
 
 #include "bench/results/model.h"
 
@@ -57,37 +58,31 @@ static void tidy_figures(char cells[][TIDY_CELL], const bench_run_model *m)
     ms_cell(cells[24], ok, ok->p99);
 }
 
-int bench_csv_tidy_write(FILE *f, const json_t *doc)
+int bench_csv_tidy_write(FILE *f, const bench_doc_model *d)
 {
-    const json_t *runs = json_object_get(doc, "runs");
     for (size_t c = 0; c < TIDY_NCOLS; c++)
         bench_csv_field(f, tidy_header[c], c == 0);
     fputs("\r\n", f);
 
-    size_t i;
-    json_t *run;
-    json_array_foreach(runs, i, run) {
+    for (size_t i = 0; i < d->nruns; i++) {
+        const bench_run_model *m = &d->runs[i];
         char cells[TIDY_NCOLS][TIDY_CELL];
         memset(cells, 0, sizeof cells);
-        bench_run_model m;
-        if (bench_model_from_run(run, doc, &m) != 0)
-            return -1;
-        snprintf(cells[3], TIDY_CELL, "%llu", (unsigned long long)m.data_size);
-        snprintf(cells[4], TIDY_CELL, "%u", m.threads);
-        if (m.measured)
-            tidy_figures(cells, &m);
+        snprintf(cells[3], TIDY_CELL, "%llu", (unsigned long long)m->data_size);
+        snprintf(cells[4], TIDY_CELL, "%u", m->threads);
+        if (m->measured)
+            tidy_figures(cells, m);
         /* The run's words as the model has them ("-": no key, an empty cell). */
-        const char *const words[8] = { m.test, m.variant, strcmp(m.key, "-") != 0 ? m.key : "", NULL, NULL,
-                                       m.mode, m.status, m.reason };
+        const char *const words[8] = { m->test, m->variant, strcmp(m->key, "-") != 0 ? m->key : "", NULL,
+                                       NULL, m->mode, m->status, m->reason };
         for (size_t c = 0; c < TIDY_NCOLS; c++)
             bench_csv_field(f, c < 8 && words[c] ? words[c] : cells[c], c == 0);
         fputs("\r\n", f);
-        bench_model_free(&m);
     }
     return ferror(f) ? -1 : 0;
 }
 
 int bench_csv_tidy_write_file(const char *path, const json_t *doc, const char *flag)
 {
-    return bench_results_write_text(path, doc, flag, bench_csv_tidy_write);
+    return bench_results_write_model(path, doc, flag, bench_csv_tidy_write);
 }

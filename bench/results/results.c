@@ -21,61 +21,13 @@
 #include "bench/core/hist.h"
 #include "bench/results/model.h"
 #include "bench/results/repeat.h"
-#include "bench/results/report.h"
+#include "bench/results/codec.h"
 #include "bench/results/series.h"
 #include "bench/results/target.h"
 
 #define SCHEMA_FAMILY "hsmbench.result/"
 /* No merged series may span more than this many seconds (8 days). */
 #define MAX_SERIES_SECONDS (8LL * 24 * 3600)
-
-/* ---- field readers ------------------------------------------------------ */
-
-double bench_json_num(const json_t *obj, const char *key, double dflt)
-{
-    const json_t *v = json_object_get(obj, key);
-    return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
-long long bench_json_int(const json_t *obj, const char *key, long long dflt)
-{
-    const json_t *v = json_object_get(obj, key);
-    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
-}
-
-const char *bench_json_str(const json_t *obj, const char *key, const char *dflt)
-{
-    const json_t *v = json_object_get(obj, key);
-    return json_is_string(v) ? json_string_value(v) : dflt;
-}
-
-int bench_run_measured(const json_t *run)
-{
-    const char *status = bench_json_str(run, "status", "");
-    if (bench_model_status_sound(status))
-        return 1;
-    /* Interrupted while measuring, or measured and then judged failed
-     * (most operations failed, the run stopped early): the figures are
-     * there and say what happened. */
-    return (strcmp(status, "interrupted") == 0 || strcmp(status, "failed") == 0) &&
-           json_object_get(run, "ops") != NULL;
-}
-
-const char *bench_run_key_desc(const json_t *run, char *buf, size_t len)
-{
-    const json_t *key = json_object_get(run, "key");
-    if (!json_is_object(key)) {
-        snprintf(buf, len, "-");
-        return buf;
-    }
-    const char *type = bench_json_str(key, "type", "?");
-    const char *curve = bench_json_str(key, "curve", NULL);
-    if (curve)
-        snprintf(buf, len, "%s %s", type, curve);
-    else
-        snprintf(buf, len, "%s %lld", type, bench_json_int(key, "bits", 0));
-    return buf;
-}
 
 int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads, char *why,
                          size_t whylen)
@@ -1056,65 +1008,6 @@ json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *e
     if (n)
         memcpy(copy, buf, n);
     return parse_text(name, copy, n, err, len);
-}
-
-/* ---- writing reports ---------------------------------------------------- */
-
-typedef struct doc_job {
-    const json_t *doc;
-    bench_doc_writer write;
-} doc_job;
-
-static int write_job(FILE *f, const void *ctx)
-{
-    const doc_job *job = ctx;
-    return job->write(f, job->doc);
-}
-
-int bench_results_write_ctx(const char *path, const char *flag, bench_ctx_writer write, const void *ctx)
-{
-    if (strcmp(path, "-") == 0) {
-        char what[64];
-        snprintf(what, sizeof what, "%s -", flag);
-        const int failed = write(stdout, ctx) != 0;
-        return bench_stdout_check(what) != 0 || failed ? -1 : 0;
-    }
-    return bench_out_write(flag, path, write, ctx);
-}
-
-int bench_results_write_text(const char *path, const json_t *doc, const char *flag,
-                             bench_doc_writer write)
-{
-    const doc_job job = { doc, write };
-    return bench_results_write_ctx(path, flag, write_job, &job);
-}
-
-/* ---- text tables -------------------------------------------------------- */
-
-int bench_text_cols(const char *s)
-{
-    int cols = 0;
-    for (const char *p = s; *p; p++)
-        cols += ((unsigned char)*p & 0xc0) != 0x80;   /* count code points, not bytes */
-    return cols;
-}
-
-int bench_col_fit(int width, const char *s)
-{
-    int cols = bench_text_cols(s);
-    return cols > width ? cols : width;
-}
-
-void bench_fput_cell(FILE *f, const char *s, int width, int right)
-{
-    int cols = bench_text_cols(s);
-    if (right)
-        for (int i = cols; i < width; i++)
-            fputc(' ', f);
-    fputs(s, f);
-    if (!right)
-        for (int i = cols; i < width; i++)
-            fputc(' ', f);
 }
 
 /* ---- merging ------------------------------------------------------------ */

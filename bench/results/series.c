@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "bench/results/jsondump.h"
-#include "bench/results/results.h"
+#include "bench/results/codec.h"
 
 /* The run's member that holds its series: no file's run has it, for
  * bench_results_load escapes every control character of a file's keys

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "bench/results/model.h"
+#include "bench/results/codec.h"
 
 /* A run's series, read only: s[0..n-1]; owned is what release frees. */
 typedef struct bench_seconds {

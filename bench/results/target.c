@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/results/results.h"
+#include "bench/results/codec.h"
 #include "bench/util/url.h"
 
 static void put(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

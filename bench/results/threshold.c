@@ -10,8 +10,7 @@
 
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
-#include "bench/results/report.h"
-#include "bench/results/results.h"
+#include "bench/results/codec.h"
 
 static const char *skip_space(const char *p)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bench/core/hist.h"
-#include "bench/results/results.h"
+#include "bench/results/codec.h"
 #include "bench/results/stats.h"
 
 #define CI_LEVEL 0.95

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_layers.sh - the floors of the house hold (tests/layers.py):
 # no file includes a higher floor's header, no two folders include each
-# other, and no floor's library calls into one above it.
+# other, no two files of a floor include each other (directly or in a
+# circle), and no floor's library calls into one above it.
 . "$(dirname "$0")/lib.sh"
 
 build=$(dirname "$HSMBENCH")

@@ -11,6 +11,9 @@
 
 #include <jansson.h>
 
+#include "bench/results/model.h"
+#include "bench/results/report_csv.h"
+#include "bench/results/report_html.h"
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
 #include "bench/results/series.h"
@@ -28,15 +31,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     FILE *sink = fuzz_sink();
     if (sink) {
-        (void)bench_csv_write(sink, doc);
-        (void)bench_csv_tidy_write(sink, doc);
-        (void)bench_html_write(sink, doc, rest_sections());
+        bench_doc_model d;
+        if (bench_doc_model_of(doc, &d) == 0) {
+            (void)bench_csv_write(sink, &d);
+            (void)bench_csv_tidy_write(sink, &d);
+            (void)bench_html_write(sink, &d, rest_sections());
+            bench_doc_model_free(&d);
+        }
         /* The thread sweeps' analysis, as report makes it from the runs. */
         json_t *scal = bench_scalability(json_object_get(doc, "runs"));
         if (scal) {
             bench_scalability_print(sink, scal);
-            if (json_object_set(doc, "scalability", scal) == 0)
-                (void)bench_html_write(sink, doc, rest_sections());
+            if (json_object_set(doc, "scalability", scal) == 0 && bench_doc_model_of(doc, &d) == 0) {
+                (void)bench_html_write(sink, &d, rest_sections());
+                bench_doc_model_free(&d);
+            }
             json_decref(scal);
         }
     }
