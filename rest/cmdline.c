@@ -9,9 +9,9 @@
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
 #include "bench/util/signals.h"
-#include "rest/transport/k6.h"
-#include "rest/transport/stats.h"
-#include "rest/transport/views.h"
+#include "rest/views/k6.h"
+#include "rest/views/stats.h"
+#include "rest/views/views.h"
 
 #define DEFAULT_DURATION_NS (10ULL * 1000000000ULL)
 #define DEFAULT_TIMEOUT_MS  10000L
