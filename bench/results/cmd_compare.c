@@ -104,7 +104,23 @@ static const json_t *env_part(const json_t *doc, const char *part)
     return json_object_get(json_object_get(doc, "environment"), part);
 }
 
-/* Flag a file whose target or host is not the first file's.  Between two
+/* The machine a file's figures come from, as a reader compares machines:
+ * "4 CPUs, Intel(R) Xeon(R) ... (m5.xlarge)" (model and product when known). */
+static void machine_of(const json_t *h, char *buf, size_t len)
+{
+    const char *model = bench_json_str(h, "cpu_model", NULL), *product = bench_json_str(h, "product", NULL);
+    snprintf(buf, len, "%lld CPUs%s%s%s%s%s", bench_json_int(h, "cpus", 0), model ? ", " : "", model ? model : "",
+             product ? " (" : "", product ? product : "", product ? ")" : "");
+}
+
+/* Two known values that differ (an absent one differs from nothing). */
+static int fact_differs(const json_t *a, const json_t *b, const char *key)
+{
+    const char *x = bench_json_str(a, key, NULL), *y = bench_json_str(b, key, NULL);
+    return x && y && strcmp(x, y) != 0;
+}
+
+/* Flag a file whose target, host or machine is not the first file's.  Between two
  * PKCS#11 files the module and the token are named apart. */
 static void env_flags(FILE *f, const cfile *files, size_t n)
 {
@@ -142,6 +158,15 @@ static void env_flags(FILE *f, const cfile *files, size_t n)
         const char *hn0 = bench_json_str(h0, "hostname", "?"), *hn = bench_json_str(h, "hostname", "?");
         if (strcmp(hn0, hn) != 0)
             fprintf(f, "  \xe2\x9a\xa0 %s: different host: %s vs %s\n", files[i].label, hn, hn0);
+        /* The figures of 4 CPUs against 2 (seed 004's two instance sizes)
+         * are the machines' as much as the target's: said, whatever the names. */
+        if (bench_json_int(h0, "cpus", 0) != bench_json_int(h, "cpus", 0) || fact_differs(h0, h, "cpu_model") ||
+            fact_differs(h0, h, "product")) {
+            char ma[384], mb[384];
+            machine_of(h0, ma, sizeof ma);
+            machine_of(h, mb, sizeof mb);
+            fprintf(f, "  \xe2\x9a\xa0 %s: different machine: %s vs %s\n", files[i].label, mb, ma);
+        }
     }
 }
 
