@@ -134,12 +134,29 @@ static int dump_options(int argc, char **argv, const bench_section *const *secti
     return BENCH_EXIT_USAGE;
 }
 
+/* The old tools' own names given as a command, as a migrating user types
+ * "hsmbench k6 run ..." (docs/migrating.md): the command that does their work. */
+static const struct {
+    const char *tool, *instead;
+} old_tools[] = {
+    { "k6", "hsmbench rest ekm (the EKM package's ekm_wrap.js) or hsmbench rest http (a k6 script's URL)" },
+    { "jmeter", "hsmbench rest sdkms, or hsmbench rest http with --summary jmeter and --out jtl=FILE" },
+    { "pkpspeed", "hsmbench menu (its dialogue) or hsmbench run (its flags)" },
+    { "pkpspeed_blocking", "hsmbench menu (its dialogue) or hsmbench run --mode blocking" },
+};
+
 /* argv[0] is the command's name. */
 static int dispatch(int argc, char **argv, const bench_section *const *sections)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (commands[i].run && strcmp(argv[0], commands[i].words) == 0)
             return commands[i].run(argc, argv, sections);
+    for (size_t i = 0; i < sizeof old_tools / sizeof old_tools[0]; i++)
+        if (strcmp(argv[0], old_tools[i].tool) == 0) {
+            bench_error("%s: unknown command: %s's work is done by %s (see docs/migrating.md)", argv[0],
+                        argv[0], old_tools[i].instead);
+            return BENCH_EXIT_USAGE;
+        }
     bench_error("%s: unknown command (see: hsmbench --help)", argv[0]);
     return BENCH_EXIT_USAGE;
 }

@@ -43,6 +43,14 @@ else pass "no arguments: nothing on stdout"; fi
 # ---- unknown command / option / value / positional -------------------------
 run "$HSMBENCH" frobnicate
 check_one_line_error "unknown command: one-line error naming it" 2 '^hsmbench: error: frobnicate: unknown command'
+# the seeds' own tools typed as a command (k6 run ekm_wrap.js, jmeter -n ...)
+# name the command that does their work
+run "$HSMBENCH" k6 run --vus 3 ekm_wrap.js
+check_one_line_error "k6 as a command: one line naming rest ekm and rest http" 2 \
+    '^hsmbench: error: k6: unknown command: .*hsmbench rest ekm .*hsmbench rest http'
+run "$HSMBENCH" jmeter -n -t plan.jmx -l results.jtl
+check_one_line_error "jmeter as a command: one line naming --out jtl=FILE" 2 \
+    '^hsmbench: error: jmeter: unknown command: .*--out jtl=FILE'
 run "$HSMBENCH" run --frobnicate
 check_one_line_error "run: unknown long option named in one line" 2 '^hsmbench: error: --frobnicate: unknown option'
 run "$HSMBENCH" list --frobnicate tests
