@@ -491,8 +491,10 @@ static int check_endpoint(rest_opts *o, const char **flag)
                    ", the SDKMS bench's default (the SaaS service)");
     }
     if (!o->endpoint) {
+        /* A .env sourced without export sets a shell variable no program
+         * sees (the seed's "source .env"): the line says how. */
         bench_error("--endpoint is required (the EKM key URI), or " EKM_ENV_ENDPOINT
-                    " as the EKM package's k6 script reads it");
+                    " exported as the EKM package's k6 script reads it (a .env: set -a; . ./.env; set +a)");
         return -1;
     }
     if (rest_url_parse(&o->endpoint_url, o->endpoint, why, sizeof why) != 0) {

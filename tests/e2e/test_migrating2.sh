@@ -65,6 +65,10 @@ if ekm_tls_server; then
     run env -u ENDPOINT_URL "$HSMBENCH" rest ekm --cacert "$P/ca.pem" --iterations 5
     check_one_line_error "rest ekm, neither ENDPOINT_URL nor --endpoint: exit 2, naming ENDPOINT_URL" 2 \
         '^hsmbench: error: --endpoint is required .*ENDPOINT_URL'
+    # the package's README says "source .env": a variable not exported, which
+    # no program sees; the line says how to export it
+    check_one_line_error "rest ekm, ENDPOINT_URL not exported: the line says how (set -a)" 2 \
+        'ENDPOINT_URL exported .*set -a; \. \./\.env; set \+a'
     # verify_setup.sh's check, against a private CA without --cacert: a run's hint.
     run env ENDPOINT_URL="$URL/ekm/k1" "$HSMBENCH" rest ekm --check
     check "rest ekm --check, a private CA and no --cacert: exit 3, check: FAILED" 3 '^check: FAILED$' \
