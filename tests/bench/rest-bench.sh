@@ -7,7 +7,7 @@
 # the server costs next to nothing and what is measured is the client:
 #
 #   1. keep-alive HTTP/1.1 at 1, 16, 64, 256 and 1024 connections
-#      (REST_BENCH_CONNS): hsmbench rest ekm --op wrap beside the minimal
+#      (REST_BENCH_CONNS; empty leaves them out): hsmbench rest ekm --op wrap beside the minimal
 #      libcurl loop and wrk with a Lua script sending the same request.
 #      Goals: hsmbench >= 0.95x the libcurl loop up to 256 connections; at
 #      1024, >= 0.9x hsmbench's own rate at 64 (it must not fall with the
@@ -58,7 +58,7 @@ set -eu
 BUILD=${1:-build}
 SECS=${REST_BENCH_SECONDS:-5}
 ROUNDS=${REST_BENCH_ROUNDS:-1}
-CONNS=${REST_BENCH_CONNS:-"1 16 64 256 1024"}
+CONNS=${REST_BENCH_CONNS-"1 16 64 256 1024"}
 TLS_CONNS=${REST_BENCH_TLS_CONNS-"1 16"}
 TLS_KA_CONNS=${REST_BENCH_TLS_KA_CONNS-"1 64 256 1024"}
 LEAN_CONNS=${REST_BENCH_LEAN_CONNS-"1 64 256 1024"}
@@ -87,7 +87,11 @@ cleanup() {
     fi
     rm -rf "$D"
 }
-trap cleanup EXIT INT TERM
+# Interrupted, the script stops too (a trap that only cleaned up went on
+# benchmarking without its nginx); the EXIT trap cleans up once.
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
