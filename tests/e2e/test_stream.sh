@@ -101,6 +101,18 @@ json_check "the merged file says 1 joined, 2 expected, missed.json left out and 
     "doc['generators']['joined'] == 1 and doc['generators']['expected'] == 2 and \
      doc['generators']['left_out'][0]['file'].endswith('missed.json') and \
      'missed the start window' in doc['generators']['left_out'][0]['reason'] and doc['merged_from'][0].endswith('on.json')"
+# ready within the window but joined after the others' one-second runs
+# ended (a busy machine, generators started 2 s ahead): merge said "missed
+# the start window (0.1 s late, --start-window 10 s)"
+python3 - "$T/missed.json" "$T/ended.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["fleet"].update(late_s=0.1, start_window_s=10)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run "$HSMBENCH" merge "$T/on.json" "$T/ended.json" -o "$T/me.json"
+check "merge, a generator in its window that joined after the runs ended: said so, not a missed window" 1 \
+    'merged 1 files into .*: 1 of 2 generators joined' "ended.json: joined after the others' runs ended \\(0\\.1 s late, within --start-window 10 s"
 run "$HSMBENCH" merge --expect 1 "$T/on.json" -o "$T/m1.json"
 check "merge --expect 1 of one file: exit 0" 0 '1 of 1 generators joined'
 run "$HSMBENCH" merge --expect 3 "$T/on.json" -o "$T/m3.json"
