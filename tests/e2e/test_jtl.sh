@@ -175,7 +175,9 @@ if all_cases; then
 fi
 
 # ---- an interrupted run's file ends with whole lines ---------------------------------
-"$HSMBENCH" run --module "$NULLP11" --test sha256-digest --threads 3 --duration 60 --warmup 0 --quiet \
+# (at a fixed rate: unpaced, the null module's 1.5 s wrote millions of
+# lines, which the check then read for most of the script's CPU)
+"$HSMBENCH" run --module "$NULLP11" --test sha256-digest --threads 3 --rate 3000 --duration 60 --warmup 0 --quiet \
     --json "$T/int.json" --out "jtl=$T/int.jtl" >"$T/out" 2>"$T/err" &
 pid=$!
 sleep 1.5
