@@ -51,11 +51,8 @@
 # its own file; a job's lines are printed whole, in a fixed order (the
 # order the jobs start in), once it and the jobs before it have finished.
 #
-# The jobs marked serial run one at a time, each the only job at nice 0
-# (every other job started while they run is at nice 19, and back at 0,
-# where the system lets it, once the last serial one ends; with
-# HSMBENCH_TEST_JOBS=1 they run first, with nothing beside them): an e2e
-# script with a line starting "# serial:", a unit test whose
+# The jobs marked serial run first, one at a time, with nothing else
+# running: an e2e script with a line starting "# serial:", a unit test whose
 # header comment has a line starting " * serial:" (the rest of the line says
 # why: it asserts rates or latencies against delays the mock injects, which
 # other jobs on the same cores would distort).  Mark a new test that way
@@ -126,50 +123,10 @@ ms() {
     echo $((t / 1000000))
 }
 
-# unnice DIR: every thread of the jobs DIR/niced lists, and of their
-# descendants, back to nice 0, where the system lets this user (as root:
-# CI); elsewhere they finish at 19, later but not otherwise changed.
-unnice() {
-    [ -s "$1/niced" ] || return 0
-    ps -eo pid=,ppid= 2>/dev/null | awk -v roots="$(tr '\n' ' ' <"$1/niced")" '
-        { kids[$2] = kids[$2] " " $1 }
-        END {
-            n = split(roots, todo, " ")
-            for (i = 1; i <= n; i++) {
-                p = todo[i]; print p
-                m = split(kids[p], k, " ")
-                for (j = 1; j <= m; j++) todo[++n] = k[j]
-            }
-        }' | while read -r pid; do
-        for task in /proc/"$pid"/task/*; do
-            [ -d "$task" ] && renice -n 0 -p "${task##*/}" >/dev/null 2>&1
-        done
-    done
-    return 0
-}
-
-# --job DIR serial: the serial jobs, one after another, each alone among
-# the jobs at nice 0 (the others started meanwhile run at nice 19: see
-# below); then the others back to nice 0.
-if [ "${1:-}" = --job ] && [ "${3:-}" = serial ]; then
-    for i in $(cat "$2/serial"); do
-        sh "$top/tests/run.sh" --job "$2" "$i" serial
-    done
-    : >"$2/serial.over"
-    unnice "$2"
-    exit 0
-fi
-
 # --job DIR N: job N of the plan in DIR ("KIND VARIANT BUILD NAME" in
 # DIR/N.job); its lines go to DIR/N.out, and DIR/N.done marks it finished.
 if [ "${1:-}" = --job ]; then
     log=$2 n=$3
-    # A job that is not serial, started while the serial ones run, yields
-    # the processor to them: nice 19 gives a serial job ~98 % of a core
-    # it wants, and these jobs the time it waits on its timers.
-    if [ "${4:-}" != serial ] && [ -e "$log/overlap" ] && [ ! -e "$log/serial.over" ]; then
-        renice -n 19 -p $$ >/dev/null 2>&1 && echo $$ >>"$log/niced"
-    fi
     work="$log/$n.d"
     mkdir -p "$work" || exit 2
     read -r kind variant dir name <"$log/$n.job"
@@ -324,26 +281,14 @@ printer() {
 }
 printer | tee "$log/all" &
 printing=$!
-# With more than one job at a time, the serial jobs run as one job of the
-# queue (one after another, at nice 0) and the others beside them at nice
-# 19 until the last serial one ends: the serial jobs spend most of their
-# time waiting on the mock's and the servers' delays (in the run beside a
-# busy loop that measured it, 620 s of wall for about 140 s of CPU), time
-# the others used to wait through.  One job at a time: the serial ones first.
-if [ "$jobs" -gt 1 ] && [ -s "$log/serial" ]; then
-    : >"$log/overlap"
-    echo serial >"$log/start.serial"
-else
-    for i in $(cat "$log/serial"); do
-        sh "$top/tests/run.sh" --job "$log" "$i" serial
-    done
-    : >"$log/start.serial"
-fi
+for i in $(cat "$log/serial"); do
+    sh "$top/tests/run.sh" --job "$log" "$i"
+done
 # The others start longest first, as far as the kind of job tells: a
 # sanitizer build's e2e script takes minutes (ThreadSanitizer's most), the
 # fuzzers about one, a unit test seconds; a long job started last would run
 # on alone at the end.  Their lines still print in the plan's order.
-if [ -s "$log/parallel" ] || [ -s "$log/start.serial" ]; then
+if [ -s "$log/parallel" ]; then
     : >"$log/start.tsan"
     : >"$log/start.asan"
     : >"$log/start.fuzz"
@@ -355,9 +300,8 @@ if [ -s "$log/parallel" ] || [ -s "$log/start.serial" ]; then
         *) echo "$i" >>"$log/start.rest" ;;
         esac
     done
-    # (the serial chain takes a place of its own beside the $jobs others)
-    cat "$log/start.serial" "$log/start.tsan" "$log/start.asan" "$log/start.fuzz" "$log/start.rest" |
-        xargs -n 1 -P $((jobs + $(wc -l <"$log/start.serial"))) sh "$top/tests/run.sh" --job "$log"
+    cat "$log/start.tsan" "$log/start.asan" "$log/start.fuzz" "$log/start.rest" |
+        xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
 fi
 : >"$log/ran"
 wait "$printing"

@@ -58,7 +58,6 @@ fake() {    # fake NAME SECONDS [LINE...]: tests/e2e/NAME.sh
     f="$W/tests/e2e/$1.sh" name=$1 secs=$2
     shift 2
     { echo 'echo "start '"$name"'" >>"$TRACE"'
-      echo 'nice >"$TRACE.nice.'"$name"'"'
       for l in "$@"; do echo "$l"; done
       echo "sleep $secs"
       echo 'echo "end '"$name"'" >>"$TRACE"'; } >"$f"
@@ -135,24 +134,11 @@ for j in 3 1; do
         fail "whole suite, HSMBENCH_TEST_JOBS=$j: exit 1, every result in the plan's order, serial ones first" \
             "exit $rc: $(diff "$T/want" "$T/got.$j" | head -c 400 | tr '\n' '|')"
     fi
-    # One job at a time, the serial script ran alone: its start and end
-    # lines are adjacent.  Beside others, it ran at nice 0 and every
-    # script that started while it ran, at nice 19 (they yield it the
-    # processor; they use the time it waits on its timers).
-    if [ $j -eq 1 ]; then
-        if grep -A 1 '^start test_c$' "$TRACE" | grep -qx 'end test_c' &&
-            [ "$(grep -c . "$TRACE")" -eq 18 ]; then
-            pass "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it"
-        else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it" "$(tr '\n' ' ' <"$TRACE")"; fi
-    else
-        beside=$(sed -n '/^start test_c$/,/^end test_c$/s/^start \(test_[abefghst]\)$/\1/p' "$TRACE")
-        bad=
-        for b in $beside; do [ "$(cat "$TRACE.nice.$b")" = 19 ] || bad="$bad $b:$(cat "$TRACE.nice.$b")"; done
-        if [ "$(cat "$TRACE.nice.test_c")" = 0 ] && [ -z "$bad" ] && [ "$(grep -c . "$TRACE")" -eq 18 ]; then
-            pass "HSMBENCH_TEST_JOBS=$j: the serial script ran at nice 0, those beside it at 19 ($(echo $beside))"
-        else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran at nice 0, those beside it at 19" \
-            "test_c at $(cat "$TRACE.nice.test_c"), beside:$bad; $(tr '\n' ' ' <"$TRACE")"; fi
-    fi
+    # The serial script ran alone: its start and end lines are adjacent.
+    if grep -A 1 '^start test_c$' "$TRACE" | grep -qx 'end test_c' &&
+        [ "$(grep -c . "$TRACE")" -eq 18 ]; then
+        pass "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it"
+    else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it" "$(tr '\n' ' ' <"$TRACE")"; fi
     # Side by side: test_a was still running when another one started.
     if [ $j -gt 1 ]; then
         if sed -n '/^start test_a$/,/^end test_a$/p' "$TRACE" | grep -q '^start test_[befghst]$'; then
