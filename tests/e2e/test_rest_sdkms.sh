@@ -219,9 +219,14 @@ SDKMS_API_KEY=d3Jvbmc6a2V5 run "$HSMBENCH" rest sdkms --endpoint "$EP" --api-key
 check_one_line_error "wrong API key: exit 3, one line" 3 'SDKMS authentication: HTTP 401.*API key'
 
 # ---- sessions that expire: re-authenticate once and go on ---------------------
-start_serve ttl --api-key-env SERVER_API_KEY --session-ttl 300ms || exit 0
+# The session lives 1 s, over twice the slowest operation seen under
+# ThreadSanitizer beside a busy loop (450 ms): at 300 ms a re-authenticated
+# operation's retry could take longer than its new session lived, and its
+# 401 was, truly, an error of the run.  2.5 s of run see every slot's first
+# session expire.
+start_serve ttl --api-key-env SERVER_API_KEY --session-ttl 1s || exit 0
 run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op mac --threads 2 \
-    --duration 1 --json "$T/ttl.json"
+    --duration 2.5 --json "$T/ttl.json"
 check "expiring sessions: the run goes on, exit 0" 0 '^ +sdkms_reauth\.+: [1-9]'
 json_check "expiring sessions: re-authentications counted, no errors" "$T/ttl.json" \
     'runs[0]["http"]["reauth"] > 0 and runs[0]["errors"] == 0 and runs[0]["http"]["status_counts"].get("401", 0) == runs[0]["http"]["reauth"]'
@@ -231,7 +236,7 @@ cat "$T/out" "$T/err" >>"$T/all-output"
 for eng in lean libcurl; do
     ename=$([ $eng = lean ] && echo "lean epoll" || echo "curl multi")
     run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op mac \
-        --mode nonblocking --rate 200 --threads 1 --duration 1 --engine $eng --json "$T/ttlnb-$eng.json"
+        --mode nonblocking --rate 200 --threads 1 --duration 2.5 --engine $eng --json "$T/ttlnb-$eng.json"
     check "expiring sessions, non-blocking ($eng): the run goes on, exit 0" 0 '^ +sdkms_reauth\.+: [1-9]'
     json_check "expiring sessions, non-blocking ($eng): re-authentications counted, no errors" "$T/ttlnb-$eng.json" \
         "runs[0]['http']['reauth'] > 0 and runs[0]['errors'] == 0 and runs[0]['settings']['engine'] == '$ename'"
