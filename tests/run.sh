@@ -54,9 +54,11 @@
 # The jobs marked serial run first, one at a time, with nothing else
 # running: an e2e script with a line starting "# serial:", a unit test whose
 # header comment has a line starting " * serial:" (the rest of the line says
-# why: it asserts rates or latencies against delays the mock injects, which
-# other jobs on the same cores would distort).  Mark a new test that way
-# when it times anything; a script whose timed sections run in the plain
+# why).  Few are: a test that times what the mock injects ("# timed:", the
+# why) gives it margins that hold beside the other jobs and a busy loop, and
+# runs beside them; serial is for a figure that other jobs' bursts on the
+# cores move past any margin (a p99 of 1-2 ms, a knee from how throughput
+# grows with threads).  A script whose serial sections run in the plain
 # build alone (all_cases) adds "# serial-variants: plain", and its sanitizer
 # runs go beside the others.  Every other e2e script runs beside others: it
 # keeps its files under lib.sh's $T and listens on port 0 (never on a port
@@ -284,23 +286,27 @@ printing=$!
 for i in $(cat "$log/serial"); do
     sh "$top/tests/run.sh" --job "$log" "$i"
 done
-# The others start longest first, as far as the kind of job tells: a
-# sanitizer build's e2e script takes minutes (ThreadSanitizer's most), the
-# fuzzers about one, a unit test seconds; a long job started last would run
-# on alone at the end.  Their lines still print in the plan's order.
+# The others start longest first, so that no long job starts last and runs
+# on alone at the end: by tests/durations (each job's wall time in a run of
+# the whole suite; a hint, not a check: rewrite it from a run's log with
+# HSMBENCH_TEST_TIMES=1 when the order drifts), and a job it does not name by
+# its kind (a sanitizer build's script takes minutes, the fuzzers about one,
+# a plain script seconds, a unit test less).  Their lines still print in the
+# plan's order.
 if [ -s "$log/parallel" ]; then
-    : >"$log/start.tsan"
-    : >"$log/start.asan"
-    : >"$log/start.fuzz"
-    : >"$log/start.rest"
     for i in $(cat "$log/parallel"); do
         read -r kind variant dir name <"$log/$i.job"
-        case $kind.$variant in
-        e2e.tsan | e2e.asan | fuzz.fuzz) echo "$i" >>"$log/start.$variant" ;;
-        *) echo "$i" >>"$log/start.rest" ;;
-        esac
-    done
-    cat "$log/start.tsan" "$log/start.asan" "$log/start.fuzz" "$log/start.rest" |
+        s=$(awk -v v="$variant" -v n="$name" '$1 == v && $2 == n { print $3; exit }' tests/durations 2>/dev/null)
+        if [ -z "$s" ]; then
+            case $kind.$variant in
+            e2e.tsan | e2e.asan) s=30 ;;
+            fuzz.fuzz) s=35 ;;
+            e2e.plain) s=15 ;;
+            *) s=1 ;;
+            esac
+        fi
+        echo "$s $i"
+    done | sort -k1,1nr -k2,2n | cut -d' ' -f2 |
         xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
 fi
 : >"$log/ran"

@@ -11,7 +11,7 @@
 # as the limit; bad objectives and contradicting flags are one
 # line and exit 2; nothing passing exits 1; SIGINT mid-search exits 130 with
 # the file written and no key left on the token.  Steps are 0.5-1 s.
-# serial: finds capacities from the mock's service times; load beside it moves the answer
+# timed: finds capacities from the mock's service times; load beside it moves the answer
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1
 . "$TOP/tests/e2e/test_rest_lib.sh"

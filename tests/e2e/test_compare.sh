@@ -7,8 +7,7 @@
 # service times (2 ms twice, 2.2 ms), a REST pair against hsmbench serve's
 # --latency, the JMeter seed's enclave test replayed, --fail-on rules and
 # their exit status, --json and --html, and bad input.
-# serial: judges the mock's and the server's service times against each other; load beside it moves them
-# serial-variants: plain
+# timed: judges the mock's and the server's service times against each other; load beside it moves them
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

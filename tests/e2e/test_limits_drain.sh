@@ -5,7 +5,7 @@
 # counted once, in the per-second series and the totals alike (issue 23,
 # item 9): hsmbench serve holds every request after the set-up's for 60 s
 # (--fault timeout:1 --fault-delay 60s); the client's --timeout is 1.5 s.
-# serial: it times a run against the delay the server injects (wide tolerance)
+# timed: it times a run against the delay the server injects (wide tolerance)
 # asan: yes (a transfer torn down by its timeout during the drain)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"

@@ -4,7 +4,7 @@
 # Load profiles: non-blocking schedules, ramps, think time, per-thread
 # bounds and counted warm-up, on the do-nothing module (timing asserted only
 # against what the schedule itself sets, with wide tolerances).
-# serial: asserts achieved rates, ramps and think time against the schedule
+# timed: asserts achieved rates, ramps and think time against the schedule
 . "$TOP/tests/e2e/lib.sh"
 
 run "$HSMBENCH" run --module "$NULLP11" --test sha256-digest --mode nonblocking --rate 2000 \

@@ -11,7 +11,7 @@
 # 120 s at most (a fixed 30 s ended it before the second phase on a busy
 # machine, where each phase's python3 took seconds to start: its scrapes
 # were refused).
-# serial: asserts scrape times and a drop deadline while 70 connections are held
+# timed: asserts scrape times and a drop deadline while 70 connections are held
 # asan: yes (connections that trickle bytes, held and dropped, against the metrics endpoint)
 . "$TOP/tests/e2e/lib.sh"
 need_mock || exit 0

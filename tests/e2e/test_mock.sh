@@ -4,7 +4,7 @@
 # hsmbench-mock(7)): the mock injects service times, stalls, errors and
 # quirks itself, so what hsmbench measures can be checked against them.
 # About 15 seconds; the runs are too long for ThreadSanitizer.
-# serial: asserts the throughput and latency the mock's service time dictates
+# timed: asserts the throughput and latency the mock's service time dictates
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

@@ -9,7 +9,7 @@
 # per-second target is the schedule's, not what was issued.  The mock HSM
 # with two 1 ms cores carries 2000/s: 5000/s is 2.5 times that, 500/s a
 # quarter.  The same core under rest ekm against hsmbench serve --latency.
-# serial: the verdicts hang on the mock's own service times and cores keeping their pace
+# timed: the verdicts hang on the mock's own service times and cores keeping their pace
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

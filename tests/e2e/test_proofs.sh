@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The measurement proofs of the load work, against delays the mock HSM
 # injects itself (wide tolerances: this runs on a busy 2-core machine).
-# serial: asserts rates and latencies against the mock's service times and stalls
+# timed: asserts rates and latencies against the mock's service times and stalls
 . "$TOP/tests/e2e/lib.sh"
 # Measurements only, and the code they run is run by other scripts: plain build.
 all_cases || exit 0

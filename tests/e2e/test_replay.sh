@@ -8,7 +8,7 @@
 # destroyed (the recorder's C_DestroyObject against every object made).
 # --find-speed on the mock with a known service time and core count finds
 # the known factor within its stated uncertainty.  About 80 seconds.
-# serial: asserts a replay's achieved rate and a capacity search's answer
+# timed: asserts a replay's achieved rate and a capacity search's answer
 # asan: yes (the replay engine and the call recorder in front of the mock)
 . "$TOP/tests/e2e/lib.sh"
 need_mock || exit 0

@@ -10,7 +10,7 @@
 # (within 2 %).  Then the shipped scenarios on the demo token and the mock,
 # every key the replay made destroyed, and compare of two tokens' replays
 # with a verdict per transaction.
-# serial: asserts replayed rates against recorded ones
+# timed: asserts replayed rates against recorded ones
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

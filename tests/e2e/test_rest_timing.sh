@@ -5,7 +5,7 @@
 # hsmbench serve on the loopback, timed against the schedule and the
 # server's own --latency 50ms.  Every run is bounded (2 or 3 seconds).
 # tsan: yes (stages ramping workers up and down, and batches of completions handed over by both non-blocking engines)
-# serial: asserts rates and latencies against the schedule and serve --latency 50ms
+# timed: asserts rates and latencies against the schedule and serve --latency 50ms
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

@@ -6,7 +6,7 @@
 # threads pays up to 4 and only adds latency beyond; the knee must land on 4.
 # Then what is not analysed (two thread counts, one, non-blocking, runs left
 # out), hsmbench report and the HTML page.  About 8 seconds.
-# serial: the knee comes from throughput the mock's service time dictates
+# timed: the knee comes from throughput the mock's service time dictates
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

@@ -5,7 +5,7 @@
 # stopped or killed mid-run) ends the run within --stuck-after, as failed,
 # naming the worker and the call, with its summary and results file written
 # and its token keys destroyed, or listed with the command that removes them.
-# serial: asserts that runs end within bounds (seconds) the mock's hang sets
+# timed: asserts that runs end within bounds (seconds) the mock's hang sets
 # tsan: yes (calls abandoned in a module that never returns: the watchdog against the stuck workers)
 # asan: yes (calls abandoned inside a module that never returns, and a p11-kit server killed mid-call)
 . "$TOP/tests/e2e/lib.sh"

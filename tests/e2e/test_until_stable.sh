@@ -11,8 +11,7 @@
 # stable.covers say the interval is this run's steady state (issue 41: it
 # was read as the token's rate).  About 25 seconds.
 # tsan: yes (the sampler reads the workers' counters every 100 ms for the stable series)
-# serial: asserts that the mock's rates settle within 2 % well before the bound, which other jobs on the same cores would disturb
-# serial-variants: plain
+# timed: asserts that the mock's rates settle within 2 % well before the bound, which other jobs on the same cores would disturb
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 
