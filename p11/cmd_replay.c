@@ -16,6 +16,7 @@
 #include "bench/driver/capacity.h"
 #include "bench/driver/outopts.h"
 #include "bench/driver/session.h"
+#include "bench/results/capanswer.h"
 #include "bench/results/results.h"
 #include "bench/results/threshold.h"
 #include "bench/util/cli.h"
@@ -266,22 +267,18 @@ static const char *first_to_break(const bench_cap_opts *cap, const json_t *runs,
     return worst;
 }
 
-/* The headroom answer, from the capacity object: into it as "replay", and
- * as one line. */
+/* The headroom answer, from the search's answer a (read from its capacity
+ * object capo): into capo as "replay", and as one line. */
 static void speed_answer(const bench_cap_opts *cap, const p11_replay_model *m, bench_session *s,
-                         json_t *capo, char *line, size_t len)
+                         const bench_cap_answer *a, json_t *capo, char *line, size_t len)
 {
-    const double lo = bench_json_num(capo, "ops_per_s", 0);
-    const json_t *unc = json_object_get(capo, "uncertainty");
-    const json_t *bounds = json_object_get(capo, "bounds");
-    const double low = bench_json_num(unc, "low", 0), high = bench_json_num(unc, "high", 0);
-    const double hi = json_number_value(json_array_get(bounds, 1));
+    const double lo = a->ops_per_s, low = a->low, high = a->high, hi = a->hi;
     char objs[300];
-    bench_cap_objectives_text(json_object_get(capo, "objectives"), objs, sizeof objs);
+    bench_cap_objectives_text(a, objs, sizeof objs);
     line[0] = 0;
-    if (!capo || !(lo > 0) || !(m->rate > 0)) {
+    if (!a->present || !(lo > 0) || !(m->rate > 0)) {
         snprintf(line, len, "no speed met %s: not even %.2fx the recorded traffic", objs,
-                 json_number_value(json_object_get(capo, "start_rate")) / (m->rate > 0 ? m->rate : 1));
+                 a->start_rate / (m->rate > 0 ? m->rate : 1));
         return;
     }
     const char *brk = hi > 0 ? first_to_break(cap, s->runs, hi) : NULL;
@@ -312,8 +309,14 @@ static int search_speed(p11_runner *r, const replay_opts *o, const p11_replay_mo
     char line[600] = "";
     bench_capacity_run(&cap, r->session, &o->cap, load, p11_replay_cap_step, &a);
     p11_runner_release(r);
-    if (cap.obj)     /* the answer in speeds, into the object the document takes */
-        speed_answer(&o->cap, m, r->session, cap.obj, line, sizeof line);
+    if (cap.obj) {   /* the answer in speeds, into the object the document takes */
+        bench_cap_answer ans;
+        if (bench_cap_answer_of(cap.obj, &ans) != 0)
+            r->session->any_failed = 1;
+        else
+            speed_answer(&o->cap, m, r->session, &ans, cap.obj, line, sizeof line);
+        bench_cap_answer_free(&ans);
+    }
     const int searched = cap.obj && !cap.interrupted && !cap.run_failed;
     const int rc = bench_capacity_finish(&cap, p11_target_env_json(r->target), command);
     if (searched && line[0])

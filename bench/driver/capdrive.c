@@ -464,8 +464,15 @@ int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *comman
     int rc = bench_session_finish(s, environment, command);
     if (c->obj && !c->interrupted && !c->run_failed) {
         char line[1200];
-        /* The answer is the command's result: printed even with --quiet. */
-        printf("%s%s\n", quiet ? "" : "\n", bench_cap_answer_text(c->obj, line, sizeof line));
+        /* The answer is the command's result: printed even with --quiet,
+         * from the object the file has, read as a saved file's is. */
+        bench_cap_answer ans;
+        if (bench_cap_answer_of(c->obj, &ans) != 0) {
+            bench_error("out of memory");
+            rc = rc == BENCH_EXIT_OK ? BENCH_EXIT_FAILED : rc;
+        } else {
+            printf("%s%s\n", quiet ? "" : "\n", bench_cap_answer_text(&ans, line, sizeof line));
+        }
         const bench_cap_step *lim = limiting_step(c);
         if (!quiet && lim && c->search.lo > 0)
             printf("limited by: %s (at %.0f/s: %s)\n", limit_text(lim->limit), lim->rate, lim->why);
@@ -473,9 +480,9 @@ int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *comman
             rc = BENCH_EXIT_FAILED;
         /* No rate passed, or the steps contradict the answer beyond its
          * measured uncertainty. */
-        if ((!(c->search.lo > 0) ||
-             strcmp(bench_json_str(c->obj, "result", ""), "unsettled") == 0) && rc == BENCH_EXIT_OK)
+        if ((!(c->search.lo > 0) || (ans.result && strcmp(ans.result, "unsettled") == 0)) && rc == BENCH_EXIT_OK)
             rc = BENCH_EXIT_FAILED;
+        bench_cap_answer_free(&ans);
     } else if (rc == BENCH_EXIT_OK) {
         rc = BENCH_EXIT_FAILED;     /* a step could not run: no answer */
     }

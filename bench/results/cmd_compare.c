@@ -24,6 +24,7 @@
 #include "bench/util/cli.h"
 #include "bench/util/exit.h"
 #include "bench/results/capanswer.h"
+#include "bench/results/dsfacts.h"
 #include "bench/results/jsondump.h"
 #include "bench/results/model.h"
 #include "bench/results/compare_html.h"
@@ -564,36 +565,6 @@ static json_t *pair_json(const json_t *base, const cfile *a, const cfile *b)
     return pair;
 }
 
-/* A datasheet's capacity answer of (test, key) in doc, or NULL. */
-static const json_t *ds_capacity(const json_t *doc, const char *test, const char *key)
-{
-    size_t i;
-    const json_t *el;
-    json_array_foreach(json_object_get(json_object_get(doc, "datasheet"), "capacity"), i, el) {
-        if (strcmp(bench_json_str(el, "test", ""), test) == 0 && strcmp(bench_json_str(el, "key", ""), key) == 0)
-            return json_object_get(el, "search");
-    }
-    return NULL;
-}
-
-/* A found answer's interval: its bracket widened by what its repeated
- * steps saw (uncertainty.low, .high); 0, or -1 when it found no rate. */
-static int cap_interval(const json_t *search, double *rate, double *lo, double *hi)
-{
-    const json_t *b = json_object_get(search, "bounds"), *u = json_object_get(search, "uncertainty");
-    *rate = json_number_value(json_object_get(search, "ops_per_s"));
-    if (strcmp(bench_json_str(search, "result", ""), "found") != 0 || !(*rate > 0))
-        return -1;
-    *lo = *rate;
-    *hi = json_is_number(json_array_get(b, 1)) ? json_number_value(json_array_get(b, 1)) : *rate;
-    const double ul = json_number_value(json_object_get(u, "low")), uh = json_number_value(json_object_get(u, "high"));
-    if (ul > 0 && ul < *lo)
-        *lo = ul;
-    if (uh > *hi)
-        *hi = uh;
-    return 0;
-}
-
 /*
  * The capacity answers of a test in A and B (with --capacity): "slower"
  * when B's interval is wholly below A's and the change is beyond
@@ -603,27 +574,29 @@ static int cap_interval(const json_t *search, double *rate, double *lo, double *
  * NULL when A has no answer.  The JSON element (NULL when out of memory)
  * in *out, the printed words in line.
  */
-static const char *cap_verdict(const json_t *a, const json_t *b, double min_change_pct, json_t **out,
-                               char *line, size_t len)
+static const char *cap_verdict(const bench_cap_answer *a, const bench_cap_answer *b, double min_change_pct,
+                               json_t **out, char *line, size_t len)
 {
     if (!a)
         return NULL;
     char objs[160];
-    bench_cap_objectives_text(json_object_get(a, "objectives"), objs, sizeof objs);
-    double ra, la, ha, rb, lb, hb;
-    const int fa = cap_interval(a, &ra, &la, &ha), fb = b ? cap_interval(b, &rb, &lb, &hb) : -1;
+    bench_cap_objectives_text(a, objs, sizeof objs);
+    /* a found answer's interval (capanswer.h); fa, fb: none found */
+    const int fa = !a->has_interval, fb = !b || !b->has_interval;
+    const double ra = a->ops_per_s, la = a->interval_lo, ha = a->interval_hi;
+    const double rb = b ? b->ops_per_s : 0, lb = b ? b->interval_lo : 0, hb = b ? b->interval_hi : 0;
     const char *word;
     double pct = 0;
     if (!b) {
         word = "missing";
         snprintf(line, len, "capacity at %s: missing", objs);
-    } else if (!json_equal(json_object_get(a, "objectives"), json_object_get(b, "objectives"))) {
+    } else if (!bench_cap_same_objectives(a, b)) {
         word = "not comparable";
         snprintf(line, len, "capacity at %s: not comparable (other objectives)", objs);
     } else if (fa || fb) {
         word = "not comparable";
-        snprintf(line, len, "capacity at %s: not comparable (%s: %s)", objs, fa ? "A" : "B",
-                 bench_json_str(fa ? a : b, "result", "?"));
+        const char *result = (fa ? a : b)->result;
+        snprintf(line, len, "capacity at %s: not comparable (%s: %s)", objs, fa ? "A" : "B", result ? result : "?");
     } else {
         pct = 100 * (rb - ra) / ra;
         const int below = hb < la, above = lb > ha;
@@ -646,12 +619,24 @@ static const char *cap_verdict(const json_t *a, const json_t *b, double min_chan
  */
 static int datasheet_verdicts(FILE *f, compare_ctx *cx, const cfile *files, size_t n)
 {
-    if (!json_is_object(json_object_get(files[0].doc, "datasheet")))
-        return 0;
-    json_t *out = json_array();
-    if (!out || json_object_set_new(cx->extra, "datasheet", out) != 0)
+    /* The datasheets' own facts (dsfacts.h): A's, and each later file's in turn. */
+    bench_ds_facts base, later;
+    json_t *out;
+    int rc = -1;
+    memset(&later, 0, sizeof later);
+    if (bench_ds_facts_of(files[0].doc, &base) != 0)
         return -1;
+    if (!base.present) {
+        rc = 0;
+        goto cleanup;
+    }
+    out = json_array();
+    if (!out || json_object_set_new(cx->extra, "datasheet", out) != 0)
+        goto cleanup;
     for (size_t fi = 1; fi < n; fi++) {
+        bench_ds_facts_free(&later);
+        if (bench_ds_facts_of(files[fi].doc, &later) != 0)
+            goto cleanup;
         fprintf(f, "\nDatasheets, test by test (%s against %s):\n", files[fi].label, files[0].label);
         size_t i;
         json_t *p;
@@ -690,10 +675,11 @@ static int datasheet_verdicts(FILE *f, compare_ctx *cx, const cfile *files, size
             }
             char capline[320] = "";
             json_t *capj = NULL;
-            const char *cw = cap_verdict(ds_capacity(files[0].doc, test, key), ds_capacity(files[fi].doc, test, key),
-                                         cx->min_change_pct, &capj, capline, sizeof capline);
+            const char *cw = cap_verdict(bench_ds_capacity_of(&base, test, key, 1),
+                                         bench_ds_capacity_of(&later, test, key, 1), cx->min_change_pct, &capj,
+                                         capline, sizeof capline);
             if (cw && !capj)
-                return -1;
+                goto cleanup;
             const size_t cap_slower = cw && strcmp(cw, "slower") == 0, cap_faster = cw && strcmp(cw, "faster") == 0;
             const size_t sl = slower + cap_slower, fa = faster + cap_faster;
             const char *word = sl && fa ? "mixed" : sl ? "slower" : fa ? "faster"
@@ -710,11 +696,15 @@ static int datasheet_verdicts(FILE *f, compare_ctx *cx, const cfile *files, size
                 json_array_append_new(out, el) != 0) {
                 if (!el)
                     json_decref(capj);
-                return -1;
+                goto cleanup;
             }
         }
     }
-    return 0;
+    rc = 0;
+cleanup:
+    bench_ds_facts_free(&base);
+    bench_ds_facts_free(&later);
+    return rc;
 }
 
 /* Each file's --repeat groups (bench/results/repeat.c), a line each: two

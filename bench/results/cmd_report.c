@@ -187,8 +187,8 @@ static void table_cells(const json_t *doc, const json_t *run, char cell[NCOLS][1
     bench_model_free(&m);
 }
 
-/* The runs as a table, for a quick look at a file. */
-static void print_table(FILE *f, const char *path, const json_t *doc)
+/* The runs as a table, for a quick look at a file, and a capacity search's answer. */
+static void print_table(FILE *f, const char *path, const json_t *doc, const bench_cap_answer *cap)
 {
     const json_t *env = json_object_get(doc, "environment");
     const json_t *runs = json_object_get(doc, "runs");
@@ -251,13 +251,11 @@ static void print_table(FILE *f, const char *path, const json_t *doc)
         bench_model_free(&m);
     }
     /* A capacity search's file: its answer after the steps. */
-    const json_t *cap = json_object_get(doc, "capacity");
-    if (json_is_object(cap)) {
+    if (cap->present) {
         char line[1200];
         fprintf(f, "\n%s\n", bench_cap_answer_text(cap, line, sizeof line));
-        const char *limited = bench_json_str(cap, "limited_by", NULL);
-        if (limited)
-            fprintf(f, "limited by: %s\n", limited);
+        if (cap->limited_by)
+            fprintf(f, "limited by: %s\n", cap->limited_by);
     }
 }
 
@@ -316,7 +314,15 @@ int bench_cmd_report(int argc, char **argv, const bench_section *const *sections
     if (o->html && bench_html_write_file(o->html, doc, "--html", sections) != 0)
         rc = BENCH_EXIT_FAILED;
     if (!o->csv && !o->html && !o->nths && !o->quiet) {
-        print_table(stdout, o->input, doc);
+        /* The capacity answer read as the document model reads it (not
+         * the whole model: every run's histogram at once, for one line). */
+        bench_cap_answer cap;
+        if (bench_cap_answer_of_doc(doc, &cap) != 0) {
+            bench_error("out of memory");
+            rc = BENCH_EXIT_FAILED;
+        }
+        print_table(stdout, o->input, doc, &cap);
+        bench_cap_answer_free(&cap);
         bench_scalability_print(stdout, scal);
         /* --repeat's intervals, made afresh from the runs' marks as the sweeps' are. */
         json_t *reps = bench_repeats(json_object_get(doc, "runs"));

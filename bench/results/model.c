@@ -604,9 +604,8 @@ int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
 {
     const json_t *runs = json_object_get(doc, "runs");
     const size_t n = json_is_array(runs) ? json_array_size(runs) : 0;
+    memset(d, 0, sizeof *d);
     d->doc = doc;
-    d->nruns = 0;
-    d->runs = NULL;
     if (facts_of(doc, &d->facts) != 0) {
         bench_doc_model_free(d);
         return -1;
@@ -623,6 +622,11 @@ int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
         }
         d->nruns = i + 1;
     }
+    if (bench_cap_answer_of_doc(doc, &d->capacity) != 0 ||
+        bench_ds_facts_of(doc, &d->datasheet) != 0) {
+        bench_doc_model_free(d);
+        return -1;
+    }
     return 0;
 }
 
@@ -633,6 +637,8 @@ void bench_doc_model_free(bench_doc_model *d)
     free(d->runs);
     free(d->facts.command);
     free(d->facts.merged_from);
+    bench_cap_answer_free(&d->capacity);
+    bench_ds_facts_free(&d->datasheet);
     memset(d, 0, sizeof *d);
 }
 

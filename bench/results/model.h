@@ -25,7 +25,9 @@
 
 #include "bench/core/hist.h"
 #include "bench/core/pool.h"
+#include "bench/results/capanswer.h"
 #include "bench/results/codec.h"
+#include "bench/results/dsfacts.h"
 #include "bench/results/target.h"
 
 #define BENCH_MODEL_NAME_MAX 96
@@ -240,6 +242,10 @@ typedef struct bench_doc_model {
     bench_run_model *runs;
     size_t           nruns;
     bench_doc_facts  facts;
+    /* cap: the document's capacity search (capanswer.h) and a datasheet's
+     * own facts (dsfacts.h); each absent (present 0) when it has none */
+    bench_cap_answer capacity;
+    bench_ds_facts   datasheet;
 } bench_doc_model;
 int  bench_doc_model_of(const json_t *doc, bench_doc_model *d);
 void bench_doc_model_free(bench_doc_model *d);

@@ -1434,10 +1434,9 @@ static int cmp_cap(const void *a, const void *b)
 /* Latency (p50, p99; log scale) against the offered rate of each step, the
  * latency objectives as dashed lines, the answer (the knee) as a vertical
  * line; failing steps' points in red. */
-static void capacity_chart(FILE *f, const json_t *cap, const bench_section *const *sections)
+static void capacity_chart(FILE *f, const bench_cap_answer *cap, const bench_section *const *sections)
 {
-    const json_t *steps = json_object_get(cap, "steps"), *st, *o;
-    const size_t n = json_array_size(steps);
+    const size_t n = cap->nsteps;
     static const char title[] = "Latency by offered rate";
     if (n == 0) {
         chart_empty(f, title, "no step measured");
@@ -1451,12 +1450,12 @@ static void capacity_chart(FILE *f, const json_t *cap, const bench_section *cons
         return;
     }
     size_t i, k = 0;
-    json_array_foreach(steps, i, st) {
-        pt[k].rate = bench_json_num(st, "rate", 0);
-        pt[k].p50 = bench_json_num(st, "p50_us", 0);
-        pt[k].p99 = bench_json_num(st, "p99_us", 0);
-        pt[k].pass = json_is_true(json_object_get(st, "pass"));
-        k++;
+    for (i = 0; i < n; i++, k++) {
+        const bench_cap_answer_step *st = &cap->steps[i];
+        pt[k].rate = st->rate;
+        pt[k].p50 = st->p50_us;
+        pt[k].p99 = st->p99_us;
+        pt[k].pass = st->pass;
     }
     qsort(pt, k, sizeof *pt, cmp_cap);
     double *x = v, *y50 = v + n, *y99 = v + 2 * n;
@@ -1476,11 +1475,11 @@ static void capacity_chart(FILE *f, const json_t *cap, const bench_section *cons
     double lim[BENCH_CAP_MAX_OBJECTIVES];
     const char *lim_expr[BENCH_CAP_MAX_OBJECTIVES];
     size_t nlim = 0;
-    json_array_foreach(json_object_get(cap, "objectives"), i, o) {
+    for (i = 0; i < cap->nobjectives; i++) {
+        const char *o = cap->objectives[i];
         bench_threshold t;
         char err[200];
-        if (nlim == BENCH_CAP_MAX_OBJECTIVES || !json_is_string(o) ||
-            bench_threshold_parse(json_string_value(o), sections, &t, err, sizeof err) != 0)
+        if (nlim == BENCH_CAP_MAX_OBJECTIVES || !o || bench_threshold_parse(o, sections, &t, err, sizeof err) != 0)
             continue;
         if (t.metric != BENCH_TM_AVG && t.metric != BENCH_TM_MED && t.metric != BENCH_TM_MAX &&
             t.metric != BENCH_TM_PCT && t.metric != BENCH_TM_MIN)
@@ -1488,7 +1487,7 @@ static void capacity_chart(FILE *f, const json_t *cap, const bench_section *cons
         if (!(t.value > 0))
             continue;
         lim[nlim] = t.value;
-        lim_expr[nlim++] = json_string_value(o);
+        lim_expr[nlim++] = o;
         if (t.value > hi)
             hi = t.value;
         if (t.value < lo)
@@ -1520,7 +1519,7 @@ static void capacity_chart(FILE *f, const json_t *cap, const bench_section *cons
         esc(f, lim_expr[i]);
         fputs("</text>", f);
     }
-    const double answer = bench_json_num(cap, "ops_per_s", 0);
+    const double answer = cap->ops_per_s;
     if (answer > 0) {
         char a[48];
         const double xx = px(&ax, answer);
@@ -1544,17 +1543,15 @@ static void capacity_chart(FILE *f, const json_t *cap, const bench_section *cons
     free(v);
 }
 
-static void capacity_section(FILE *f, const json_t *doc, const bench_section *const *sections)
+static void capacity_section(FILE *f, const bench_cap_answer *cap, const bench_section *const *sections)
 {
-    const json_t *cap = json_object_get(doc, "capacity"), *st;
-    if (!json_is_object(cap))
+    if (!cap->present)
         return;
     char line[1200], a[48], b[48];
-    size_t i;
     fputs("<section id=\"capacity\"><h2>Capacity</h2><p><b>", f);
     esc(f, bench_cap_answer_text(cap, line, sizeof line));
     fputs("</b>", f);
-    const char *limited = bench_json_str(cap, "limited_by", NULL);
+    const char *limited = cap->limited_by;
     if (limited) {
         fputs(" · limited by ", f);
         esc(f, limited);
@@ -1564,16 +1561,17 @@ static void capacity_section(FILE *f, const json_t *doc, const bench_section *co
     fputs("</div>\n<table><tr><th>#</th><th class=\"n\">offered/s</th><th class=\"n\">achieved/s</th>"
           "<th class=\"n\">p50</th><th class=\"n\">p99</th><th class=\"n\">errors</th>"
           "<th>verdict</th></tr>\n", f);
-    json_array_foreach(json_object_get(cap, "steps"), i, st) {
-        const int pass = json_is_true(json_object_get(st, "pass"));
+    for (size_t i = 0; i < cap->nsteps; i++) {
+        const bench_cap_answer_step *st = &cap->steps[i];
+        const int pass = st->pass;
         fprintf(f, "<tr><td>%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">",
-                i + 1, bench_json_num(st, "rate", 0), bench_json_num(st, "achieved", 0));
-        esc(f, fmt_us(bench_json_num(st, "p50_us", 0), a, sizeof a));
+                i + 1, st->rate, st->achieved);
+        esc(f, fmt_us(st->p50_us, a, sizeof a));
         fputs("</td><td class=\"n\">", f);
-        esc(f, fmt_us(bench_json_num(st, "p99_us", 0), b, sizeof b));
-        fprintf(f, "</td><td class=\"n\">%.2f%%</td><td class=\"%s\">%s", bench_json_num(st, "error_pct", 0),
+        esc(f, fmt_us(st->p99_us, b, sizeof b));
+        fprintf(f, "</td><td class=\"n\">%.2f%%</td><td class=\"%s\">%s", st->error_pct,
                 pass ? "ok" : "bad", pass ? "pass" : "fail");
-        const char *why = bench_json_str(st, "why", NULL);
+        const char *why = st->why;
         if (why) {
             fputs(": ", f);
             esc(f, why);
@@ -1661,7 +1659,7 @@ static size_t ds_threads(const bench_doc_model *d, const bench_run_model *row, d
 #define DS_MAX_ROWS   64
 #define DS_MAX_POINTS 32
 
-static void ds_family(FILE *f, const bench_doc_model *d, const char *family, const json_t *sizes)
+static void ds_family(FILE *f, const bench_doc_model *d, const char *family)
 {
     const json_t *doc = d->doc, *scal = json_object_get(doc, "scalability");
     const bench_run_model *rows[DS_MAX_ROWS];
@@ -1686,17 +1684,16 @@ static void ds_family(FILE *f, const bench_doc_model *d, const char *family, con
           "<th class=\"n\">stable (1 thread)</th>"
           "<th class=\"n\">peak ops/s</th><th class=\"n\">at threads</th><th class=\"n\">knee (threads)</th>"
           "<th class=\"n\">USL peak</th>", f);
-    const json_t *caps = json_object_get(json_object_get(doc, "datasheet"), "capacity");
-    const char *objective = json_string_value(json_object_get(json_object_get(json_object_get(doc, "datasheet"),
-                                                                              "plan"), "capacity"));
+    const bench_ds_facts *ds = &d->datasheet;
+    const char *objective = ds->objective;
     if (objective) {
         fputs("<th class=\"n\">capacity ", f);
         esc(f, objective);
         fputs("</th>", f);
     }
-    size_t ns = has_data ? json_array_size(sizes) : 0;
+    size_t ns = has_data ? ds->ndata_sizes : 0;
     for (size_t k = 0; k < ns; k++) {
-        bench_fmt_bytes((double)json_integer_value(json_array_get(sizes, k)), a, sizeof a);
+        bench_fmt_bytes((double)ds->data_sizes[k], a, sizeof a);
         fprintf(f, "<th class=\"n\">bytes/s %s</th>", a);
     }
     fputs("</tr>\n", f);
@@ -1742,20 +1739,15 @@ static void ds_family(FILE *f, const bench_doc_model *d, const char *family, con
             fputs("<td class=\"n\">-</td>", f);
         if (objective) {
             /* The capacity search of this test and key: its answer and how it ended. */
-            const json_t *answer = NULL, *ce;
-            size_t c;
-            json_array_foreach(caps, c, ce)
-                if (strcmp(bench_json_str(ce, "test", ""), row->test) == 0 &&
-                    strcmp(bench_json_str(ce, "key", ""), key) == 0)
-                    answer = json_object_get(ce, "search");
-            if (answer && json_is_number(json_object_get(answer, "ops_per_s")))
-                fprintf(f, "<td class=\"n\">%.1f/s (%s)</td>", bench_json_num(answer, "ops_per_s", 0),
-                        bench_json_str(answer, "result", "?"));
+            const bench_cap_answer *answer = bench_ds_capacity_of(ds, row->test, key, 0);
+            if (answer && answer->has_ops_per_s)
+                fprintf(f, "<td class=\"n\">%.1f/s (%s)</td>", answer->ops_per_s,
+                        answer->result ? answer->result : "?");
             else
                 fputs("<td class=\"n\">-</td>", f);
         }
         for (size_t k = 0; k < ns; k++) {
-            const bench_run_model *dr = ds_at_size(d, row, json_integer_value(json_array_get(sizes, k)));
+            const bench_run_model *dr = ds_at_size(d, row, ds->data_sizes[k]);
             if (dr) {
                 bench_fmt_bytes(dr->bytes_per_s, a, sizeof a);
                 fprintf(f, "<td class=\"n\">%s/s</td>", a);
@@ -1798,13 +1790,12 @@ static void ds_family(FILE *f, const bench_doc_model *d, const char *family, con
         line_chart(f, title, &ax, &ay, sr, nrows);
         if (ns) {
             for (size_t k = 0; k < ns; k++) {
-                bench_fmt_bytes((double)json_integer_value(json_array_get(sizes, k)), cat[k], sizeof cat[k]);
+                bench_fmt_bytes((double)ds->data_sizes[k], cat[k], sizeof cat[k]);
                 catp[k] = cat[k];
             }
             for (size_t r = 0; r < nrows; r++) {
                 for (size_t k = 0; k < ns && k < DS_MAX_POINTS; k++) {
-                    const bench_run_model *dr =
-                        ds_at_size(d, rows[r], json_integer_value(json_array_get(sizes, k)));
+                    const bench_run_model *dr = ds_at_size(d, rows[r], ds->data_sizes[k]);
                     dx[r][k] = (double)k;
                     dy[r][k] = dr ? dr->bytes_per_s : NAN;
                 }
@@ -1841,8 +1832,7 @@ static void ds_family(FILE *f, const bench_doc_model *d, const char *family, con
 /* The datasheet: its plan and time, then each family, in the order of the file. */
 static void datasheet_section(FILE *f, const bench_doc_model *d)
 {
-    const json_t *doc = d->doc;
-    const json_t *ds = json_object_get(doc, "datasheet"), *plan = json_object_get(ds, "plan");
+    const bench_ds_facts *ds = &d->datasheet;
     const char *fams[64];
     size_t nf = 0;
     char a[48];
@@ -1870,18 +1860,16 @@ static void datasheet_section(FILE *f, const bench_doc_model *d)
         esc(f, said(x->token_hardware, "?"));
         fputs(". ", f);
     }
-    fprintf(f, "%zu steps of %s", json_array_size(json_object_get(plan, "steps")),
-            fmt_num(bench_json_num(plan, "step_time_s", 0), a, sizeof a));
-    fprintf(f, " s, threads up to %lld; announced %.0f s", bench_json_int(plan, "max_threads", 0),
-            bench_json_num(ds, "announced_s", 0));
-    if (json_object_get(ds, "took_s"))
-        fprintf(f, ", took %.0f s", bench_json_num(ds, "took_s", 0));
+    fprintf(f, "%zu steps of %s", ds->nplan_steps, fmt_num(ds->step_time_s, a, sizeof a));
+    fprintf(f, " s, threads up to %lld; announced %.0f s", ds->max_threads, ds->announced_s);
+    if (ds->has_took)
+        fprintf(f, ", took %.0f s", ds->took_s);
     fputs(". Latency at one thread; stable: the 95 % interval of " BENCH_STABLE_COVERS " at one thread "
           "(batch means inside that one step, not the token's rate from run to run); peak: the best "
           "measured throughput of the thread sweep; knee and USL peak: the sweep's Universal Scalability "
           "Law analysis; bytes/s at one thread.</p>\n", f);
     for (size_t k = 0; k < nf; k++)
-        ds_family(f, d, fams[k], json_object_get(plan, "data_sizes"));
+        ds_family(f, d, fams[k]);
     fputs("</section>\n", f);
 }
 
@@ -1932,7 +1920,7 @@ int bench_html_write(FILE *f, const bench_doc_model *d, const bench_section *con
         fputs("</footer>\n</body></html>\n", f);
         return ferror(f) ? -1 : 0;
     }
-    capacity_section(f, doc, sections);
+    capacity_section(f, &d->capacity, sections);
     summary_table(f, d);
     repeats_section(f, runs);
     const json_t *scal = json_object_get(doc, "scalability");

@@ -532,9 +532,12 @@ static int check_capacity(const json_t *cap, char *err, size_t len)
         return -1;
     const json_t *b = json_object_get(cap, "bounds");
     if (b && !json_is_null(b)) {
+        /* null where the search has none: no rate passed (low), or none
+         * failed (high), as the driver writes them */
         const json_t *lo = json_array_get(b, 0), *hi = json_array_get(b, 1);
-        if (!json_is_array(b) || json_array_size(b) != 2 || !kind_ok(lo, F_NNUM) || !kind_ok(hi, F_NNUM) ||
-            json_number_value(lo) > json_number_value(hi)) {
+        if (!json_is_array(b) || json_array_size(b) != 2 || !(json_is_null(lo) || kind_ok(lo, F_NNUM)) ||
+            !(json_is_null(hi) || kind_ok(hi, F_NNUM)) ||
+            (kind_ok(lo, F_NNUM) && kind_ok(hi, F_NNUM) && json_number_value(lo) > json_number_value(hi))) {
             bench_seterr(err, len, "capacity.bounds: is not [low, high], two rates in order");
             return -1;
         }

@@ -129,3 +129,16 @@ check_one_line_error "report: a capacity precision of -100 % is refused" 2 'capa
 tamper cap-bounds.json 'doc["capacity"] = {"threads": 2, "bounds": [20.0, 10.0], "steps": []}'
 run "$HSMBENCH" report "$T/cap-bounds.json"
 check_one_line_error "report: capacity bounds out of order are refused" 2 'capacity\.bounds: is not \[low, high\]'
+# A search's bounds hold null where it has none, as the driver writes them:
+# no rate passed (low), or the step cap came while every step passed (high).
+tamper cap-none.json 'doc["capacity"] = {"objectives": ["p99<1ms"], "precision": 0.02, "threads": 2, "result": "none", "ops_per_s": None, "bounds": [None, 10.0], "steps": [{"rate": 10.0, "pass": False, "why": "slow"}]}'
+run "$HSMBENCH" report "$T/cap-none.json"
+check "report: a search where no rate passed (bounds [null, 10]) is read: its answer" 0 \
+    '^no rate met the objectives: even 10/s failed p99 < 1 ms \(slow\)$'
+tamper cap-steps.json 'doc["capacity"] = {"objectives": ["p99<1ms"], "precision": 0.02, "threads": 2, "result": "steps", "ops_per_s": 40.0, "bounds": [40.0, None], "steps": [{"rate": 40.0, "pass": True}]}'
+run "$HSMBENCH" report "$T/cap-steps.json"
+check "report: a search whose steps all passed (bounds [40, null]) is read: its answer" 0 \
+    '^capacity at least 40 ops/s at p99 < 1 ms, 2 threads \(the step cap came while every step passed\)$'
+tamper cap-nulls.json 'doc["capacity"] = {"threads": 2, "bounds": [None, "x"], "steps": []}'
+run "$HSMBENCH" report "$T/cap-nulls.json"
+check_one_line_error "report: a capacity bound that is no rate nor null is refused" 2 'capacity\.bounds: is not \[low, high\]'
