@@ -174,16 +174,16 @@ fi
 # tests/durations: the parallel jobs start longest first by it, one it does
 # not name by its kind (a plain script 15 s, a unit test 1 s); their lines
 # still print in the plan's order (unit tests, then scripts, by name).
-W3="$T/tree3"
-mkdir -p "$W3/tests/e2e" "$W3/tests/unit" "$W3/build/tests"
-cp "$TOP/tests/run.sh" "$W3/tests/run.sh"
-printf '# SPDX-License-Identifier: Apache-2.0\nplain test_z 99\nplain test_ux 20\nplain test_w 2\n' >"$W3/tests/durations"
-for x in w y z; do printf 'echo "start test_%s" >>"$TRACE"\necho "PASS %s1"\n' $x $x >"$W3/tests/e2e/test_$x.sh"; done
-printf '#!/bin/sh\necho "start test_ux" >>"$TRACE"\necho "PASS ux1"\n' >"$W3/build/tests/test_ux"
-printf '#!/bin/sh\necho "start test_uy" >>"$TRACE"\necho "PASS uy1"\n' >"$W3/build/tests/test_uy"
-chmod +x "$W3/build/tests/test_ux" "$W3/build/tests/test_uy"
+W4="$T/tree4"
+mkdir -p "$W4/tests/e2e" "$W4/tests/unit" "$W4/build/tests"
+cp "$TOP/tests/run.sh" "$W4/tests/run.sh"
+printf '# SPDX-License-Identifier: Apache-2.0\nplain test_z 99\nplain test_ux 20\nplain test_w 2\n' >"$W4/tests/durations"
+for x in w y z; do printf 'echo "start test_%s" >>"$TRACE"\necho "PASS %s1"\n' $x $x >"$W4/tests/e2e/test_$x.sh"; done
+printf '#!/bin/sh\necho "start test_ux" >>"$TRACE"\necho "PASS ux1"\n' >"$W4/build/tests/test_ux"
+printf '#!/bin/sh\necho "start test_uy" >>"$TRACE"\necho "PASS uy1"\n' >"$W4/build/tests/test_uy"
+chmod +x "$W4/build/tests/test_ux" "$W4/build/tests/test_uy"
 : >"$TRACE"
-run env HSMBENCH_TEST_JOBS=1 sh "$W3/tests/run.sh"
+run env HSMBENCH_TEST_JOBS=1 sh "$W4/tests/run.sh"
 started=$(tr '\n' ' ' <"$TRACE")
 if [ "$started" = "start test_z start test_ux start test_y start test_w start test_uy " ] &&
     [ "$(grep '^PASS' "$T/out" | cut -d: -f2 | tr '\n' ' ')" = "ux1 uy1 w1 y1 z1 " ]; then
