@@ -10,8 +10,10 @@
  * or token, another service or URL) is flagged at the top and on every row
  * it concerns.  Each compared pair gets the verdict of verdict.c (figure by
  * figure: throughput, latency, errors, a workload section's distributions), the
- * --fail-on rules of rule.c are judged on it, and the comparison is also a
- * document (hsmbench.compare/1: --json, and --html from it).
+ * --fail-on rules of rule.c are judged on it.  The files are read once into
+ * their document models and the comparison once into the compare model
+ * (compare.c), which this file prints, and which --json (hsmbench.compare/1)
+ * and --html (compare_html.c) write: no view here reads JSON.
  */
 #include "bench/results/cmd.h"
 
