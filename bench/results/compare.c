@@ -101,21 +101,20 @@ static void env_of(const bench_doc_model *d0, const bench_cmp_file *f0, const be
  * token, not of one run.  0, or -1 when out of memory. */
 static int repeats_of(const bench_doc_model *d, bench_cmp_file *cf)
 {
+    int rc = -1;
     json_t *reps = bench_repeats(json_object_get(d->doc, "runs"));
     size_t k;
     const json_t *el;
-    if (!reps)
-        return -1;
-    if (json_array_size(reps) && !(cf->repeats = calloc(json_array_size(reps), sizeof *cf->repeats))) {
-        json_decref(reps);
-        return -1;
-    }
+    if (!reps || (json_array_size(reps) && !(cf->repeats = calloc(json_array_size(reps), sizeof *cf->repeats))))
+        goto cleanup;
     json_array_foreach(reps, k, el) {
         char line[640];
         snprintf(cf->repeats[cf->nrepeats++], sizeof cf->repeats[0], "%s", bench_repeat_text(el, line, sizeof line));
     }
+    rc = 0;
+cleanup:
     json_decref(reps);
-    return 0;
+    return rc;
 }
 
 static int files_of(const bench_doc_model *docs, const char *const *paths, size_t n, bench_compare *c)
@@ -646,28 +645,27 @@ static int judged_json(const bench_cmp_pair *p, json_t *o)
 {
     static const char *const results[] = { "pass", "fail", "not judged" };
     json_t *rules = json_array(), *classes = json_array();
-    if (json_object_set_new(o, "figures", figs_json(&p->cmp)) != 0 ||
-        json_object_set_new(o, "verdict", json_string(p->verdict)) != 0 ||
-        json_object_set_new(o, "rules", rules) != 0) {
-        json_decref(classes);
-        return -1;
-    }
-    for (size_t i = 0; i < p->nrules; i++)
-        if (json_array_append_new(rules, json_pack("{s:s, s:s, s:s}", "rule", p->rules[i].rule, "result",
-                                                   results[p->rules[i].result], "why", p->rules[i].why)) != 0) {
-            json_decref(classes);
-            return -1;
-        }
-    if (json_object_set_new(o, "classes", classes) != 0)
-        return -1;
-    for (size_t i = 0; i < p->nclasses; i++) {
+    int bad = !rules || !classes;
+    for (size_t i = 0; !bad && i < p->nrules; i++)
+        bad = json_array_append_new(rules, json_pack("{s:s, s:s, s:s}", "rule", p->rules[i].rule, "result",
+                                                     results[p->rules[i].result], "why", p->rules[i].why)) != 0;
+    for (size_t i = 0; !bad && i < p->nclasses; i++) {
         const bench_cmp_class *x = &p->classes[i];
-        if (json_array_append_new(classes, json_pack("{s:s,s:s,s:s,s:o}", "dimension", x->dimension, "class",
-                                                     x->name, "verdict", x->verdict, "figures",
-                                                     figs_json(&x->cmp))) != 0)
-            return -1;
+        bad = json_array_append_new(classes, json_pack("{s:s,s:s,s:s,s:o}", "dimension", x->dimension, "class",
+                                                       x->name, "verdict", x->verdict, "figures",
+                                                       figs_json(&x->cmp))) != 0;
     }
-    return 0;
+    if (bad || json_object_set_new(o, "figures", figs_json(&p->cmp)) != 0 ||
+        json_object_set_new(o, "verdict", json_string(p->verdict)) != 0)
+        goto cleanup;
+    /* json_object_set_new takes each array, set or not; rules go first */
+    const int rules_bad = json_object_set_new(o, "rules", rules) != 0;
+    const int classes_bad = json_object_set_new(o, "classes", classes) != 0;
+    return rules_bad || classes_bad ? -1 : 0;
+cleanup:
+    json_decref(rules);
+    json_decref(classes);
+    return -1;
 }
 
 /* The pair's element of the document; NULL when out of memory. */
