@@ -54,13 +54,14 @@
 # The jobs marked serial run first, one at a time, with nothing else
 # running: an e2e script with a line starting "# serial:", a unit test whose
 # header comment has a line starting " * serial:" (the rest of the line says
-# why).  Few are: a test that times what the mock injects ("# timed:", the
-# why) gives it margins that hold beside the other jobs and a busy loop, and
-# runs beside them; serial is for a figure that other jobs' bursts on the
-# cores move past any margin (a p99 of 1-2 ms, a knee from how throughput
-# grows with threads).  A script whose serial sections run in the plain
-# build alone (all_cases) adds "# serial-variants: plain", and its sanitizer
-# runs go beside the others.  Every other e2e script runs beside others: it
+# why: a figure other jobs' bursts on the cores move past any margin, a p99
+# of 1-2 ms, a knee from how throughput grows with threads).  Then the timed
+# ones, an e2e script with a line "# timed: why" (it asserts rates or
+# latencies against delays the mock or serve injects, with margins that hold
+# beside a busy loop), a few at a time (one more than the processors) and
+# beside nothing else.  Mark a new test timed when it times anything.  A
+# script whose timed sections run in the plain build alone (all_cases) adds
+# "# serial-variants: plain", and its sanitizer runs go beside the others.  Every other e2e script runs beside others: it
 # keeps its files under lib.sh's $T and listens on port 0 (never on a port
 # chosen in advance).  A script that stops on a shell error (exit status 2
 # or more: a syntax error, a signal), or exits 1 without a result line, has
@@ -161,6 +162,10 @@ case $jobs in
     exit 2
     ;;
 esac
+# The timed jobs' own width: one more than the processors (3 on CI's 2),
+# never more than $jobs.
+timed_jobs=$(($(nproc 2>/dev/null || echo 2) + 1))
+[ "$timed_jobs" -le "$jobs" ] || timed_jobs=$jobs
 
 log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX") || exit 2
 printing= hog=
@@ -198,9 +203,10 @@ if [ -n "${HSMBENCH_TEST_LOAD:-}" ]; then
 fi
 
 # The plan: one file per job, and the order they run in: the serial ones
-# ($log/serial), then the others ($log/parallel).
+# ($log/serial), the timed ones ($log/timed), then the others ($log/parallel).
 n=0
 : >"$log/serial"
+: >"$log/timed"
 : >"$log/parallel"
 # job KIND VARIANT BUILD NAME
 job() {
@@ -209,11 +215,14 @@ job() {
     queue=parallel
     case $1 in
     unit) grep -q '^\(/\*\| \*\) serial:' "tests/unit/$4.c" 2>/dev/null && queue=serial ;;
-    e2e) grep -q '^# serial:' "tests/e2e/$4.sh" && queue=serial ;;
+    e2e)
+        grep -q '^# timed:' "tests/e2e/$4.sh" && queue=timed
+        grep -q '^# serial:' "tests/e2e/$4.sh" && queue=serial
+        ;;
     esac
-    # "# serial-variants: plain" (or a list): serial in those builds only,
-    # for a script whose sanitizer runs assert nothing timed.
-    if [ $queue = serial ] && [ "$1" = e2e ]; then
+    # "# serial-variants: plain" (or a list): serial (or timed) in those
+    # builds only, for a script whose sanitizer runs assert nothing timed.
+    if [ $queue != parallel ] && [ "$1" = e2e ]; then
         serial_in=$(sed -n 's/^# serial-variants: *//p' "tests/e2e/$4.sh")
         if [ -n "$serial_in" ]; then
             case " $serial_in " in *" $2 "*) ;; *) queue=parallel ;; esac
@@ -274,7 +283,7 @@ fi
 # for; the printer stops if this shell is gone.
 runner=$$
 printer() {
-    for i in $(cat "$log/serial" "$log/parallel"); do
+    for i in $(cat "$log/serial" "$log/timed" "$log/parallel"); do
         while [ ! -e "$log/$i.done" ]; do
             kill -0 "$runner" 2>/dev/null || exit 0
             if [ -e "$log/ran" ] && [ ! -e "$log/$i.done" ]; then
@@ -295,6 +304,13 @@ printing=$!
 for i in $(cat "$log/serial"); do
     sh "$top/tests/run.sh" --job "$log" "$i"
 done
+# The timed ones, a few at a time and beside nothing else: they mostly wait
+# on the mock's delays (90 s of CPU in 450 s of wall, one after another),
+# so $timed_jobs of them leave the cores to each other's timers even beside
+# a busy loop, where the sanitizer builds' scripts beside them did not.
+if [ -s "$log/timed" ]; then
+    xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log" <"$log/timed"
+fi
 # The others start longest first, so that no long job starts last and runs
 # on alone at the end: by tests/durations (each job's wall time in a run of
 # the whole suite; a hint, not a check: rewrite it from a run's log with

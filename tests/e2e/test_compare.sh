@@ -8,6 +8,7 @@
 # --latency, the JMeter seed's enclave test replayed, --fail-on rules and
 # their exit status, --json and --html, and bad input.
 # timed: judges the mock's and the server's service times against each other; load beside it moves them
+# serial-variants: plain
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 

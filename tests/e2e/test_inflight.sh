@@ -5,6 +5,7 @@
 # the calls inside it at once.  A module without asynchronous sessions gets
 # emulated slots (a session and a thread each); one with them keeps its own.
 # timed: asserts rates against the mock's service time (wide margins)
+# serial-variants: plain
 # asan: yes (emulated asynchronous slots (a session and a thread each) and the module's own)
 . "$TOP/tests/e2e/lib.sh"
 need_mock || exit 0

@@ -193,6 +193,28 @@ else fail "tests/durations: longest first, an unnamed job by its kind; the lines
 run sh "$W2/tests/run.sh" --only test_r asan
 check "--only test_r asan: a script without '# asan: yes' runs there when asked" 0 '^PASS \[asan\] test_r:r1$'
 
+# "# timed:": after the serial ones, a few at a time (one more than the
+# processors) and beside nothing else; the others only once every timed one
+# has ended.  Each fake notes its start and end.
+W5="$T/tree5"
+mkdir -p "$W5/tests/e2e" "$W5/tests/unit" "$W5/build/tests"
+cp "$TOP/tests/run.sh" "$W5/tests/run.sh"
+for x in t1 t2 t3 t4 t5; do
+    printf '# timed: a fake\necho "start %s" >>"$TRACE"\nsleep 0.3\necho "end %s" >>"$TRACE"\necho "PASS %s"\n' $x $x $x \
+        >"$W5/tests/e2e/test_$x.sh"
+done
+printf '# serial: a fake\necho "start s" >>"$TRACE"\necho "end s" >>"$TRACE"\necho "PASS s"\n' >"$W5/tests/e2e/test_s.sh"
+printf 'echo "start p" >>"$TRACE"\necho "end p" >>"$TRACE"\necho "PASS p"\n' >"$W5/tests/e2e/test_p.sh"
+: >"$TRACE"
+run env HSMBENCH_TEST_JOBS=20 sh "$W5/tests/run.sh"
+# the most timed ones running at once, and where s and p came
+most=$(awk '/^start t/ { n++; if (n > m) m = n } /^end t/ { n-- } END { print m + 0 }' "$TRACE")
+width=$(($(nproc) + 1))
+if [ "$(head -n 2 "$TRACE" | tr '\n' ' ')" = "start s end s " ] && [ "$(tail -n 2 "$TRACE" | tr '\n' ' ')" = "start p end p " ] &&
+    [ "$most" -ge 2 ] && [ "$most" -le "$width" ]; then
+    pass "# timed: after the serial ones, at most $width at a time ($most here), before the others"
+else fail "# timed: after the serial ones, at most $width at a time, before the others" "$(tr '\n' ' ' <"$TRACE")"; fi
+
 # ---- python3: the interpreter itself, not a shim in front of it ----------------
 # A shim first on the PATH, as a version manager's is (pyenv's costs 0.4 s
 # of CPU a start), notes each start: the runner finds the interpreter

@@ -12,6 +12,7 @@
 # was read as the token's rate).  About 25 seconds.
 # tsan: yes (the sampler reads the workers' counters every 100 ms for the stable series)
 # timed: asserts that the mock's rates settle within 2 % well before the bound, which other jobs on the same cores would disturb
+# serial-variants: plain
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
 
