@@ -200,7 +200,7 @@ W5="$T/tree5"
 mkdir -p "$W5/tests/e2e" "$W5/tests/unit" "$W5/build/tests"
 cp "$TOP/tests/run.sh" "$W5/tests/run.sh"
 for x in t1 t2 t3 t4 t5; do
-    printf '# timed: a fake\necho "start %s" >>"$TRACE"\nsleep 0.3\necho "end %s" >>"$TRACE"\necho "PASS %s"\n' $x $x $x \
+    printf '# timed: a fake\necho "start %s" >>"$TRACE"\nsleep 1\necho "end %s" >>"$TRACE"\necho "PASS %s"\n' $x $x $x \
         >"$W5/tests/e2e/test_$x.sh"
 done
 printf '# serial: a fake\necho "start s" >>"$TRACE"\necho "end s" >>"$TRACE"\necho "PASS s"\n' >"$W5/tests/e2e/test_s.sh"
