@@ -25,7 +25,8 @@
 #      (REST_BENCH_LEAN_CONNS), plain and over TLS (REST_BENCH_LEAN_TLS_CONNS,
 #      the same by default), beside the same loop and wrk.  Goals: >= 0.90x
 #      wrk plain, >= 0.85x over TLS, and at 1024 connections >= 0.90x its
-#      own rate at 64.
+#      own rate at 64 and at most wrk's CPU time a request, plain and TLS
+#      (a line each: cpu-us over oth-us).
 #   5. HTTP/2 over TLS (REST_BENCH_H2_CONNS requests in flight, default 64
 #      and 256): hsmbench --http2 (libcurl multi, the requests as streams
 #      over a connection a thread) beside HTTP/1.1 over TLS with as many
@@ -314,6 +315,10 @@ except (OSError, ValueError):
         "$ROW_RL" "$ROW_RO" "${hu:-?}" "$ROW_RC" "${ou:-?}" "$goal: $r, $(verdict "$r" "${goal##*>= }")"
 }
 
+# verdict_at_most RATIO GOAL: the goal met when RATIO is at most GOAL.
+verdict_at_most() {
+    awk -v r="$1" -v g="$2" 'BEGIN { print (r != "-" && r + 0 <= g + 0) ? "goal met" : "above goal" }'
+}
 vs_libcurl() { echo "$ROW_RL"; }
 vs_other() { echo "$ROW_RO"; }
 vs_own64() { ratio "$ROW_HS" "${HS64:-}"; }
@@ -343,16 +348,26 @@ for c in $LEAN_CONNS; do
         wrk_rate
     [ "$c" -ne 64 ] || LEAN64=$ROW_HS
     [ "$c" -ne 1024 ] || LEAN1024=$ROW_HS
+    [ "$c" -ne 1024 ] || [ -z "$hu" ] || [ -z "$ou" ] || LEAN_CPU=$(ratio "$hu" "$ou")
 done
 for c in $LEAN_TLS_CONNS; do
     row "lean TLS keep-alive (wrk)" "$c" "/other >= 0.85" vs_other \
         "https://127.0.0.1:$TLS_PORT/ekm/k1" wrk_tls_rate
+    [ "$c" -ne 1024 ] || [ -z "$hu" ] || [ -z "$ou" ] || LEAN_TLS_CPU=$(ratio "$hu" "$ou")
 done
 if [ -n "$LEAN64" ] && [ -n "${LEAN1024:-}" ]; then
     r=$(ratio "$LEAN1024" "$LEAN64")
     printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s %7s  %s\n' "lean 1024 over lean 64" 1024 "$LEAN1024" \
         - - - - - - - "/own 64 >= 0.90: $r, $(verdict "$r" 0.90)"
 fi
+# The lean engine's CPU per request at 1024 connections over wrk's, plain
+# and over TLS (cpu-us over oth-us of its rows): at most wrk's.
+for lc in "plain ${LEAN_CPU:-}" "TLS ${LEAN_TLS_CPU:-}"; do
+    set -- $lc
+    [ -n "${2:-}" ] || continue
+    printf '%-26s %5s %11s %11s %11s %8s %8s %7s %8s %7s  %s\n' "lean $1 cpu-us over wrk's" 1024 - - - - - - - - \
+        "cpu/other <= 1.00: $2, $(verdict_at_most "$2" 1.00)"
+done
 HS_FN=hsmbench_rate
 for c in $TLS_CONNS; do
     row "new TLS each (other: ab)" "$c" "/other >= 1.00" vs_other "https://127.0.0.1:$TLS_PORT/ekm/k1" ab_rate \
