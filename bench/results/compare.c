@@ -214,7 +214,9 @@ static int peers_of(const bench_section *const *sections, const bench_run_model 
 
 /* ---- verdicts ------------------------------------------------------------------ */
 
-const char *bench_cmp_word(const bench_pair_cmp *p)
+/* The pair's word over its figures: "slower", "faster", "mixed", "no change
+ * (within noise)" or "not comparable". */
+static const char *bench_cmp_word(const bench_pair_cmp *p)
 {
     int worse = 0, better = 0;
     for (size_t i = 0; i < p->n; i++) {

@@ -163,10 +163,6 @@ int bench_compare_build(const bench_doc_model *docs, const char *const *paths, s
                         double min_change_pct, bench_compare *c);
 void bench_compare_free(bench_compare *c);
 
-/* The pair's word over its figures: "slower", "faster", "mixed", "no change
- * (within noise)" or "not comparable". */
-const char *bench_cmp_word(const bench_pair_cmp *p);
-
 /* The exit status the comparison asks for: 1 when a rule failed, else 0. */
 int bench_compare_exit(const bench_compare *c);
 
