@@ -251,13 +251,13 @@ typedef struct bench_doc_model {
     /* scal: the thread sweeps as the document's "scalability" holds them
      * (report and the run put the analysis of the runs there), and
      * --repeat's groups, made from the runs as every view of them does */
-    bench_scal_sweeps        sweeps;
+    bench_scal_sweeps   sweeps;
     bench_repeat_groups repeats;
 } bench_doc_model;
 int  bench_doc_model_of(const json_t *doc, bench_doc_model *d);
 void bench_doc_model_free(bench_doc_model *d);
 
-/* The sweep of the document's run m (an element of d->runs) belongs to, or NULL. */
+/* The sweep the document's run m (an element of d->runs) belongs to, or NULL. */
 const bench_scal_sweep *bench_doc_model_sweep(const bench_doc_model *d, const bench_run_model *m);
 
 /*

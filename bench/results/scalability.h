@@ -49,28 +49,28 @@ typedef struct bench_scal_point {
  * element has no such part (null, missing or not an object).
  */
 typedef struct bench_scal_sweep {
-    char       test[96];
-    int        has_key;
-    char       key[64];            /* "RSA 2048"; "-" without a key */
-    long long  data_size;
-    double     think_s;            /* 0: no --think */
+    char              test[96];
+    int               has_key;
+    char              key[64];         /* "RSA 2048"; "-" without a key */
+    long long         data_size;
+    double            think_s;         /* 0: no --think */
     bench_scal_point *points;
-    size_t     npoints;
-    long long  max_threads;        /* the largest thread count measured; 0 without points */
-    long long  left_out;           /* runs not ok, left out of the fit */
-    int        has_fit;            /* 0: no analysis, reason says why */
-    char       reason[256];
-    double     lambda, sigma, kappa;
-    int        has_r2;             /* 0: no degrees of freedom */
-    double     r2;
-    int        drawable;           /* a curve can be drawn: λ > 0, σ and κ >= 0 and finite, points */
-    int        has_peak;
-    double     peak_threads, peak_ops_per_s;
-    int        has_knee;
-    long long  knee_threads;
-    double     knee_ops_per_s, knee_p50_us;
-    int        has_knee_fitted;    /* 0: every thread pays on the fitted curve */
-    double     knee_fitted_threads;
+    size_t            npoints;
+    long long         max_threads;     /* the largest thread count measured; 0 without points */
+    long long         left_out;        /* runs not ok, left out of the fit */
+    int               has_fit;         /* 0: no analysis, reason says why */
+    char              reason[256];
+    double            lambda, sigma, kappa;
+    int               has_r2;          /* 0: no degrees of freedom */
+    double            r2;
+    int               drawable;        /* a curve can be drawn: λ > 0, σ and κ >= 0 and finite, points */
+    int               has_peak;
+    double            peak_threads, peak_ops_per_s;
+    int               has_knee;
+    long long         knee_threads;
+    double            knee_ops_per_s, knee_p50_us;
+    int               has_knee_fitted; /* 0: every thread pays on the fitted curve */
+    double            knee_fitted_threads;
 } bench_scal_sweep;
 
 /* A document's sweeps; of_run[i] is the index in v of the sweep run i of
@@ -78,9 +78,9 @@ typedef struct bench_scal_sweep {
  * time), or -1 (of_run is NULL when read without the runs). */
 typedef struct bench_scal_sweeps {
     bench_scal_sweep *v;
-    size_t       n;
-    long long   *of_run;
-    size_t       nruns;
+    size_t            n;
+    long long        *of_run;
+    size_t            nruns;
 } bench_scal_sweeps;
 
 /*
