@@ -598,17 +598,21 @@ int bench_session_finish(bench_session *s, json_t *environment, json_t *command)
     }
     /* The thread sweeps' analysis, after the table it reads (NULL: out of memory). */
     json_t *scal = bench_scalability(s->runs);
-    if (!scal)
+    bench_scal_sweeps sweeps = { 0 };
+    if (!scal || bench_scal_sweeps_read(scal, NULL, &sweeps) != 0)
         bench_error("out of memory while analysing the thread sweeps");
     else if (!o->quiet)
-        bench_scalability_print(stdout, scal);
+        bench_scalability_print(stdout, &sweeps);
+    bench_scal_sweeps_free(&sweeps);
     /* --repeat's answer, between runs, after the table of its runs: its
      * figures computed once, in the results floor (bench/results/repeat.c). */
     json_t *reps = bench_repeats(s->runs);
-    if (!reps)
+    bench_repeat_groups groups = { 0 };
+    if (!reps || bench_repeat_groups_read(reps, &groups) != 0)
         bench_error("out of memory while analysing the repeated runs");
     else if (!o->quiet)
-        bench_repeats_print(stdout, reps);
+        bench_repeats_print(stdout, &groups);
+    bench_repeat_groups_free(&groups);
     int thresholds_failed = 0;
     if (o->nthresholds) {
         const int nf = bench_thresholds_apply(o->thresholds, o->nthresholds, s->runs,

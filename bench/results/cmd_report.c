@@ -323,15 +323,19 @@ int bench_cmd_report(int argc, char **argv, const bench_section *const *sections
         }
         print_table(stdout, o->input, doc, &cap);
         bench_cap_answer_free(&cap);
-        bench_scalability_print(stdout, scal);
-        /* --repeat's intervals, made afresh from the runs' marks as the sweeps' are. */
-        json_t *reps = bench_repeats(json_object_get(doc, "runs"));
-        if (!reps) {
+        /* The sweeps as analysed above, and --repeat's intervals, made
+         * afresh from the runs' marks as the sweeps' are. */
+        bench_scal_sweeps sw = { 0 };
+        bench_repeat_groups reps = { 0 };
+        if (bench_scal_sweeps_read(scal, NULL, &sw) != 0 ||
+            bench_repeat_groups_of(json_object_get(doc, "runs"), &reps) != 0) {
             bench_error("out of memory");
             rc = BENCH_EXIT_FAILED;
         }
-        bench_repeats_print(stdout, reps);
-        json_decref(reps);
+        bench_scalability_print(stdout, &sw);
+        bench_repeats_print(stdout, &reps);
+        bench_scal_sweeps_free(&sw);
+        bench_repeat_groups_free(&reps);
         if (bench_stdout_check("report") != 0)
             rc = BENCH_EXIT_FAILED;
     }

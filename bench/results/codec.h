@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/results/codec.h - the results document's codec, at the bottom of the
- * results floor: the schema's names, the field readers, a run element (and
- * its per-second series) written from what the core measured, and the
- * histogram as JSON and back.
+ * results floor: the schema's names, the field readers (and whether two run
+ * elements measured the same setup), a run element (and its per-second
+ * series) written from what the core measured, and the histogram as JSON
+ * and back.
  *
  * The run model (model.h), the per-second series (series.h) and the target
  * (target.h) read the document through it; every view renders the model.
@@ -46,6 +47,15 @@ int bench_run_measured(const json_t *run);
 
 /* "RSA 2048", "EC P-256", "AES 256", or "-" for a run without a key. */
 const char *bench_run_key_desc(const json_t *run, char *buf, size_t len);
+
+/*
+ * Whether two runs measured the same thing: test, mode, key, data size and
+ * (unless ignore_threads) threads.  Returns 1 when they match; 0 when not,
+ * with the first difference in why ("threads 2 vs 1", "key RSA 3072 vs RSA
+ * 2048", "test ecdsa-sign vs rsa-pkcs-sign").
+ */
+int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads,
+                         char *why, size_t whylen);
 
 /* A status whose figures are a finished run's (ok or errors): one that a
  * sweep, a capacity probe or a datasheet takes as measured. */

@@ -101,20 +101,15 @@ static void env_of(const bench_doc_model *d0, const bench_cmp_file *f0, const be
  * token, not of one run.  0, or -1 when out of memory. */
 static int repeats_of(const bench_doc_model *d, bench_cmp_file *cf)
 {
-    int rc = -1;
-    json_t *reps = bench_repeats(json_object_get(d->doc, "runs"));
-    size_t k;
-    const json_t *el;
-    if (!reps || (json_array_size(reps) && !(cf->repeats = calloc(json_array_size(reps), sizeof *cf->repeats))))
-        goto cleanup;
-    json_array_foreach(reps, k, el) {
+    const bench_repeat_groups *reps = &d->repeats;
+    if (reps->n && !(cf->repeats = calloc(reps->n, sizeof *cf->repeats)))
+        return -1;
+    for (size_t k = 0; k < reps->n; k++) {
         char line[640];
-        snprintf(cf->repeats[cf->nrepeats++], sizeof cf->repeats[0], "%s", bench_repeat_text(el, line, sizeof line));
+        snprintf(cf->repeats[cf->nrepeats++], sizeof cf->repeats[0], "%s",
+                 bench_repeat_text(&reps->v[k], line, sizeof line));
     }
-    rc = 0;
-cleanup:
-    json_decref(reps);
-    return rc;
+    return 0;
 }
 
 static int files_of(const bench_doc_model *docs, const char *const *paths, size_t n, bench_compare *c)

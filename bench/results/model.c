@@ -623,11 +623,21 @@ int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
         d->nruns = i + 1;
     }
     if (bench_cap_answer_of_doc(doc, &d->capacity) != 0 ||
-        bench_ds_facts_of(doc, &d->datasheet) != 0) {
+        bench_ds_facts_of(doc, &d->datasheet) != 0 ||
+        bench_scal_sweeps_read(json_object_get(doc, "scalability"), runs, &d->sweeps) != 0 ||
+        bench_repeat_groups_of(runs, &d->repeats) != 0) {
         bench_doc_model_free(d);
         return -1;
     }
     return 0;
+}
+
+const bench_scal_sweep *bench_doc_model_sweep(const bench_doc_model *d, const bench_run_model *m)
+{
+    for (size_t i = 0; i < d->nruns && i < d->sweeps.nruns; i++)
+        if (&d->runs[i] == m)
+            return d->sweeps.of_run[i] >= 0 ? &d->sweeps.v[d->sweeps.of_run[i]] : NULL;
+    return NULL;
 }
 
 void bench_doc_model_free(bench_doc_model *d)
@@ -639,6 +649,8 @@ void bench_doc_model_free(bench_doc_model *d)
     free(d->facts.merged_from);
     bench_cap_answer_free(&d->capacity);
     bench_ds_facts_free(&d->datasheet);
+    bench_scal_sweeps_free(&d->sweeps);
+    bench_repeat_groups_free(&d->repeats);
     memset(d, 0, sizeof *d);
 }
 

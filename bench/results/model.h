@@ -28,6 +28,8 @@
 #include "bench/results/capanswer.h"
 #include "bench/results/codec.h"
 #include "bench/results/dsfacts.h"
+#include "bench/results/repeat.h"
+#include "bench/results/scalability.h"
 #include "bench/results/target.h"
 
 #define BENCH_MODEL_NAME_MAX 96
@@ -246,9 +248,17 @@ typedef struct bench_doc_model {
      * own facts (dsfacts.h); each absent (present 0) when it has none */
     bench_cap_answer capacity;
     bench_ds_facts   datasheet;
+    /* scal: the thread sweeps as the document's "scalability" holds them
+     * (report and the run put the analysis of the runs there), and
+     * --repeat's groups, made from the runs as every view of them does */
+    bench_scal_sweeps   sweeps;
+    bench_repeat_groups repeats;
 } bench_doc_model;
 int  bench_doc_model_of(const json_t *doc, bench_doc_model *d);
 void bench_doc_model_free(bench_doc_model *d);
+
+/* The sweep the document's run m (an element of d->runs) belongs to, or NULL. */
+const bench_scal_sweep *bench_doc_model_sweep(const bench_doc_model *d, const bench_run_model *m);
 
 /*
  * The status word of a run that finished, decided here once: a run judged

@@ -117,51 +117,100 @@ json_t *bench_repeats(const json_t *runs)
     return out;
 }
 
-/* " ±1.20 %" of an interval, or "" without its half-width. */
-static const char *pm(const json_t *iv, char *buf, size_t len)
+/* One interval's element (anything: a file may say anything) into iv. */
+static void read_interval(const json_t *j, bench_repeat_interval *iv)
 {
-    const json_t *h = json_object_get(iv, "half_width_pct");
-    if (json_is_number(h))
-        snprintf(buf, len, " \xc2\xb1%.2f %%", json_number_value(h));
+    const json_t *h = json_object_get(j, "half_width_pct");
+    iv->present = json_is_object(j);
+    iv->mean = bench_json_num(j, "mean", 0);
+    iv->low = bench_json_num(j, "ci95_low", 0);
+    iv->high = bench_json_num(j, "ci95_high", 0);
+    iv->has_half = json_is_number(h);
+    iv->half_width_pct = iv->has_half ? json_number_value(h) : 0;
+}
+
+int bench_repeat_groups_read(const json_t *reps, bench_repeat_groups *g)
+{
+    const size_t n = json_is_array(reps) ? json_array_size(reps) : 0;
+    g->n = 0;
+    g->v = n ? calloc(n, sizeof *g->v) : NULL;
+    if (n && !g->v)
+        return -1;
+    for (; g->n < n; g->n++) {
+        const json_t *el = json_array_get(reps, g->n);
+        bench_repeat_group *r = &g->v[g->n];
+        snprintf(r->test, sizeof r->test, "%s", bench_json_str(el, "test", "?"));
+        bench_run_key_desc(el, r->key, sizeof r->key);
+        r->threads = bench_json_int(el, "threads", 0);
+        r->n = bench_json_int(el, "n", 0);
+        r->of = bench_json_int(el, "of", 0);
+        r->runs = (long long)json_array_size(json_object_get(el, "runs"));
+        read_interval(json_object_get(el, "ops_per_s"), &r->ops_per_s);
+        read_interval(json_object_get(el, "p50_us"), &r->p50_us);
+        read_interval(json_object_get(el, "p99_us"), &r->p99_us);
+    }
+    return 0;
+}
+
+int bench_repeat_groups_of(const json_t *runs, bench_repeat_groups *g)
+{
+    json_t *reps = bench_repeats(runs);
+    if (!reps) {
+        g->v = NULL;
+        g->n = 0;
+        return -1;
+    }
+    const int rc = bench_repeat_groups_read(reps, g);
+    json_decref(reps);
+    return rc;
+}
+
+void bench_repeat_groups_free(bench_repeat_groups *g)
+{
+    free(g->v);
+    g->v = NULL;
+    g->n = 0;
+}
+
+/* " ±1.20 %" of an interval, or its ends without its half-width. */
+static const char *pm(const bench_repeat_interval *iv, char *buf, size_t len)
+{
+    if (iv->has_half)
+        snprintf(buf, len, " \xc2\xb1%.2f %%", iv->half_width_pct);
     else
-        snprintf(buf, len, " (%.2f to %.2f)", bench_json_num(iv, "ci95_low", 0), bench_json_num(iv, "ci95_high", 0));
+        snprintf(buf, len, " (%.2f to %.2f)", iv->low, iv->high);
     return buf;
 }
 
-const char *bench_repeat_text(const json_t *el, char *buf, size_t len)
+const char *bench_repeat_text(const bench_repeat_group *g, char *buf, size_t len)
 {
-    char key[64], who[200], a[32], b[32], pa[48], pb[48], pc[48], lat[200] = "";
-    const long long th = bench_json_int(el, "threads", 0), n = bench_json_int(el, "n", 0),
-                    of = bench_json_int(el, "of", 0), runs = (long long)json_array_size(json_object_get(el, "runs"));
-    bench_run_key_desc(el, key, sizeof key);
-    snprintf(who, sizeof who, "%s%s%s, %lld thread%s", bench_json_str(el, "test", "?"), strcmp(key, "-") ? ", " : "",
-             strcmp(key, "-") ? key : "", th, th == 1 ? "" : "s");
-    const json_t *ops = json_object_get(el, "ops_per_s");
-    if (!json_is_object(ops)) {
+    char who[200], a[32], b[32], pa[48], pb[48], pc[48], lat[200] = "";
+    const long long th = g->threads, n = g->n, runs = g->runs;
+    const int keyed = strcmp(g->key, "-") != 0;
+    snprintf(who, sizeof who, "%s%s%s, %lld thread%s", g->test, keyed ? ", " : "", keyed ? g->key : "", th,
+             th == 1 ? "" : "s");
+    if (!g->ops_per_s.present) {
         snprintf(buf, len, "%s: %lld of %lld run%s ok (of the %lld asked): too few for an interval between runs",
-                 who, n, runs, runs == 1 ? "" : "s", of);
+                 who, n, runs, runs == 1 ? "" : "s", g->of);
         return buf;
     }
-    const json_t *l50 = json_object_get(el, "p50_us"), *l99 = json_object_get(el, "p99_us");
-    if (json_is_object(l50) && json_is_object(l99))
-        snprintf(lat, sizeof lat, "; p50 %s%s, p99 %s%s", bench_fmt_ns(bench_json_num(l50, "mean", 0) * 1e3, a, sizeof a),
-                 pm(l50, pb, sizeof pb), bench_fmt_ns(bench_json_num(l99, "mean", 0) * 1e3, b, sizeof b),
-                 pm(l99, pc, sizeof pc));
+    const bench_repeat_interval *l50 = &g->p50_us, *l99 = &g->p99_us, *ops = &g->ops_per_s;
+    if (l50->present && l99->present)
+        snprintf(lat, sizeof lat, "; p50 %s%s, p99 %s%s", bench_fmt_ns(l50->mean * 1e3, a, sizeof a),
+                 pm(l50, pb, sizeof pb), bench_fmt_ns(l99->mean * 1e3, b, sizeof b), pm(l99, pc, sizeof pc));
     snprintf(buf, len, "%s: ops/s over %lld runs: %.2f%s (95 %%, t, between runs: %.2f to %.2f)%s%s", who, n,
-             bench_json_num(ops, "mean", 0), pm(ops, pa, sizeof pa), bench_json_num(ops, "ci95_low", 0),
-             bench_json_num(ops, "ci95_high", 0), lat, n < runs ? " (runs not ok left out)" : "");
+             ops->mean, pm(ops, pa, sizeof pa), ops->low, ops->high, lat,
+             n < runs ? " (runs not ok left out)" : "");
     return buf;
 }
 
-void bench_repeats_print(FILE *f, const json_t *reps)
+void bench_repeats_print(FILE *f, const bench_repeat_groups *g)
 {
-    size_t i;
-    const json_t *el;
-    if (!json_array_size(reps))
+    if (!g->n)
         return;
     fputs("\nBetween runs (--repeat; the token's rate run to run, not one run's steady state):\n", f);
-    json_array_foreach(reps, i, el) {
+    for (size_t i = 0; i < g->n; i++) {
         char line[640];
-        fprintf(f, "  %s\n", bench_repeat_text(el, line, sizeof line));
+        fprintf(f, "  %s\n", bench_repeat_text(&g->v[i], line, sizeof line));
     }
 }

@@ -17,7 +17,8 @@
  * analysis does (scalability.h): the run driver after the closing table,
  * `hsmbench report`, the HTML page and `compare` all call it, so the
  * figure is computed here and only here (docs/results-schema.md,
- * "repeats").
+ * "repeats"); its views take bench_repeat_groups, read from the elements
+ * once, here.
  */
 #ifndef BENCH_REPEAT_H
 #define BENCH_REPEAT_H
@@ -39,16 +40,50 @@
  */
 json_t *bench_repeats(const json_t *runs);
 
-/*
- * A group's answer for people, from its element: "rsa-pkcs-sign, RSA 2048,
- * 4 threads: ops/s over 3 runs: 1997.14 ±1.20 % (95 %, t, between runs:
- * 1973.20 to 2021.08); p50 1.99ms ±0.50 %, p99 2.51ms ±3.10 %", or the
- * group's runs and why there is no interval.
- */
-const char *bench_repeat_text(const json_t *el, char *buf, size_t len);
+/* One interval of a group (ops_per_s, p50_us, p99_us). */
+typedef struct bench_repeat_interval {
+    int    present;          /* 0: the element has none */
+    double mean, low, high;  /* the mean and its 95 % interval */
+    int    has_half;         /* 0: no half-width (a mean of 0) */
+    double half_width_pct;   /* of the mean */
+} bench_repeat_interval;
 
-/* Every element of reps, a line each after a heading; nothing when reps is
- * empty. */
-void bench_repeats_print(FILE *f, const json_t *reps);
+/* A group as its views show it, read once from its "repeats" element
+ * (bench_repeat_groups_read). */
+typedef struct bench_repeat_group {
+    char      test[96];
+    char      key[64];       /* "RSA 2048"; "-" without a key */
+    long long threads;
+    long long n;             /* runs counted (status ok) */
+    long long of;            /* runs asked (--repeat N) */
+    long long runs;          /* runs of the group in the file */
+    bench_repeat_interval ops_per_s, p50_us, p99_us;
+} bench_repeat_group;
+
+typedef struct bench_repeat_groups {
+    bench_repeat_group *v;
+    size_t              n;
+} bench_repeat_groups;
+
+/* Read reps (an array of "repeats" elements; anything else reads as no
+ * group) into g: 0, or -1 when out of memory (g is then empty).  Release
+ * with bench_repeat_groups_free. */
+int  bench_repeat_groups_read(const json_t *reps, bench_repeat_groups *g);
+
+/* The groups of runs (bench_repeats) read into g: 0, or -1 when out of
+ * memory. */
+int  bench_repeat_groups_of(const json_t *runs, bench_repeat_groups *g);
+void bench_repeat_groups_free(bench_repeat_groups *g);
+
+/*
+ * A group's answer for people: "rsa-pkcs-sign, RSA 2048, 4 threads: ops/s
+ * over 3 runs: 1997.14 ±1.20 % (95 %, t, between runs: 1973.20 to
+ * 2021.08); p50 1.99ms ±0.50 %, p99 2.51ms ±3.10 %", or the group's runs
+ * and why there is no interval.
+ */
+const char *bench_repeat_text(const bench_repeat_group *g, char *buf, size_t len);
+
+/* Every group, a line each after a heading; nothing when there is none. */
+void bench_repeats_print(FILE *f, const bench_repeat_groups *g);
 
 #endif

@@ -684,25 +684,21 @@ static void summary_table(FILE *f, const bench_doc_model *d)
 
 /* --repeat's groups: the interval between runs, as the summary says it
  * (bench/results/repeat.c computes it, from the runs' marks). */
-static void repeats_section(FILE *f, const json_t *runs)
+static void repeats_section(FILE *f, const bench_repeat_groups *reps)
 {
-    json_t *reps = bench_repeats(runs);
-    size_t i;
-    const json_t *el;
-    if (json_array_size(reps)) {
+    if (reps->n) {
         fputs("<section id=\"repeats\"><h2>Between runs</h2><p>Each test run several times in a row "
               "(--repeat): the mean of the runs and its 95 % Student t interval between them, "
               "the token's rate run to run (a run's own <em>stable</em> interval is of its steady "
               "state alone).</p><ul>\n", f);
-        json_array_foreach(reps, i, el) {
+        for (size_t i = 0; i < reps->n; i++) {
             char line[640];
             fputs("<li>", f);
-            esc(f, bench_repeat_text(el, line, sizeof line));
+            esc(f, bench_repeat_text(&reps->v[i], line, sizeof line));
             fputs("</li>\n", f);
         }
         fputs("</ul></section>\n", f);
     }
-    json_decref(reps);
 }
 
 
@@ -1226,57 +1222,40 @@ static int cmp_pt(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A fit that can be drawn: λ > 0, σ and κ ≥ 0, points (a file may say anything). */
-static int usl_drawable(const json_t *el)
-{
-    const json_t *fit = json_object_get(el, "fit");
-    const double l = bench_json_num(fit, "lambda", -1), sg = bench_json_num(fit, "sigma", -1),
-                 k = bench_json_num(fit, "kappa", -1);
-    return json_is_object(fit) && l > 0 && sg >= 0 && k >= 0 && isfinite(l) && isfinite(sg) && isfinite(k) &&
-           json_array_size(json_object_get(el, "points")) > 0;
-}
-
 /*
  * Throughput against threads on a linear axis, for a sweep with a fit (el,
  * an element of the document's "scalability"): the measured points, the
  * fitted curve, the knee and the predicted peak (when it lies within twice
  * the largest thread count measured); then the analysis as text.
  */
-static void usl_chart(FILE *f, const json_t *el)
+static void usl_chart(FILE *f, const bench_scal_sweep *sw)
 {
     enum { NCURVE = 120 };
-    const json_t *fit = json_object_get(el, "fit"), *points = json_object_get(el, "points");
-    const json_t *peak = json_object_get(el, "peak"), *knee = json_object_get(el, "knee");
-    const size_t n = json_array_size(points);
+    const size_t n = sw->npoints;
     double *v = calloc(2 * n + 2 * NCURVE, sizeof *v);
     if (!v || n == 0) {
         free(v);
         return;
     }
     double *mx = v, *my = v + n, *cx = v + 2 * n, *cy = v + 2 * n + NCURVE;
-    double nmax = 1;
     for (size_t i = 0; i < n; i++) {
-        const json_t *p = json_array_get(points, i);
-        mx[i] = (double)bench_json_int(p, "threads", 0);
-        my[i] = bench_json_num(p, "ops_per_s", 0);
-        if (mx[i] > nmax)
-            nmax = mx[i];
+        mx[i] = (double)sw->points[i].threads;
+        my[i] = sw->points[i].ops_per_s;
     }
+    const double nmax = sw->max_threads > 1 ? (double)sw->max_threads : 1;
     double hi = nmax;
-    const double pn = bench_json_num(peak, "threads", 0);
-    if (json_is_object(peak) && pn > hi && pn <= 2 * nmax)
+    const double pn = sw->peak_threads;
+    if (sw->has_peak && pn > hi && pn <= 2 * nmax)
         hi = pn;
     hi *= 1.05;
-    const bench_usl_model m = { bench_json_num(fit, "lambda", 0), bench_json_num(fit, "sigma", 0),
-                                bench_json_num(fit, "kappa", 0), 0, 0, 0 };
+    const bench_usl_model m = { sw->lambda, sw->sigma, sw->kappa, 0, 0, 0 };
     for (size_t i = 0; i < NCURVE; i++) {
         cx[i] = 1 + (hi - 1) * (double)i / (NCURVE - 1);
         cy[i] = bench_usl_x(&m, cx[i]);
     }
     char title[120], lk[64], lp[64];
-    const json_t *r2 = json_object_get(fit, "r2");
-    if (json_is_number(r2))
-        snprintf(title, sizeof title, "Scalability: USL fit, R² %.3f", json_number_value(r2));
+    if (sw->has_r2)
+        snprintf(title, sizeof title, "Scalability: USL fit, R² %.3f", sw->r2);
     else
         snprintf(title, sizeof title, "Scalability: USL fit, no degrees of freedom, no R²");
     axis ax = { 0, hi, AX_LINEAR, FMT_NUM, "threads", NULL, 0 };
@@ -1284,11 +1263,11 @@ static void usl_chart(FILE *f, const json_t *el)
     series s[2] = { { mx, my, n, "measured", palette[0], 0 }, { cx, cy, NCURVE, "USL fit", palette[1], 1 } };
     mark mk[2];
     size_t nmk = 0;
-    if (json_is_object(knee)) {
-        snprintf(lk, sizeof lk, "knee %lld", bench_json_int(knee, "threads", 0));
-        mk[nmk++] = (mark){ (double)bench_json_int(knee, "threads", 0), lk, palette[2] };
+    if (sw->has_knee) {
+        snprintf(lk, sizeof lk, "knee %lld", sw->knee_threads);
+        mk[nmk++] = (mark){ (double)sw->knee_threads, lk, palette[2] };
     }
-    if (json_is_object(peak)) {
+    if (sw->has_peak) {
         snprintf(lp, sizeof lp, "peak %.1f", pn);
         mk[nmk++] = (mark){ pn, lp, palette[3] };
     }
@@ -1296,29 +1275,26 @@ static void usl_chart(FILE *f, const json_t *el)
     free(v);
 }
 
-/* The analysis' own lines (bench_scalability_print) under the charts. */
-static void usl_text(FILE *f, const json_t *el)
+/* The analysis' own lines (bench_scal_sweep_print) under the charts. */
+static void usl_text(FILE *f, const bench_scal_sweep *sw)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return;
-    json_t *one = json_array();
-    if (one && json_array_append((json_t *)one, (json_t *)el) == 0)
-        bench_scalability_print(m, one);
-    json_decref(one);
+    bench_scal_sweep_print(m, sw);
     if (fclose(m) == 0 && buf) {
         fputs("<pre class=\"scal\">", f);
-        esc(f, buf[0] == '\n' ? buf + 1 : buf);
+        esc(f, buf);
         fputs("</pre>\n", f);
     }
     free(buf);
 }
 
-/* Charts of one sweep: the runs in pts[0..n), sorted, distinct x; el, the
- * sweep's scalability element (NULL: none). */
-static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads, const json_t *el)
+/* Charts of one sweep: the runs in pts[0..n), sorted, distinct x; sw, the
+ * sweep's analysis (NULL: none). */
+static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads, const bench_scal_sweep *sw)
 {
     double *v = calloc(4 * n, sizeof *v);
     char (*labels)[32] = calloc(n, sizeof *labels);
@@ -1360,8 +1336,8 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads,
     axis ax = { -0.5, (double)n - 0.5, AX_CAT, FMT_NUM, by_threads ? "threads" : "data size", lp, n };
     axis ay = { 0, 1, AX_LINEAR, FMT_NUM, "operations per second", NULL, 0 };
     series s1 = { x, rate, n, "operations/s", palette[0], 0 };
-    if (by_threads && usl_drawable(el))
-        usl_chart(f, el);
+    if (by_threads && sw && sw->drawable)
+        usl_chart(f, sw);
     else
         line_chart(f, t1, &ax, &ay, &s1, 1);
     axis ax2 = ax;
@@ -1369,17 +1345,17 @@ static void sweep_charts(FILE *f, const sweep_pt *pts, size_t n, int by_threads,
     series s2[2] = { { x, p99, n, "p99", palette[1], 0 }, { x, p50, n, "p50", palette[0], 0 } };
     line_chart(f, t2, &ax2, &ay2, s2, 2);
     fputs("</div>\n", f);
-    if (by_threads && el)
-        usl_text(f, el);
+    if (by_threads && sw)
+        usl_text(f, sw);
     free(v);
     free(labels);
     free(lp);
 }
 
 /* Find every sweep (two or more measured runs differing only in threads, or
- * only in data size) and draw it, a threads sweep with its analysis from
- * scal; returns how many were drawn. */
-static size_t sweeps(FILE *f, const bench_doc_model *d, const json_t *scal, int by_threads, size_t drawn)
+ * only in data size) and draw it, a threads sweep with its analysis (the
+ * model's sweeps); returns how many were drawn. */
+static size_t sweeps(FILE *f, const bench_doc_model *d, int by_threads, size_t drawn)
 {
     const size_t n = d->nruns;
     char *done = calloc(n ? n : 1, 1);
@@ -1411,7 +1387,7 @@ static size_t sweeps(FILE *f, const bench_doc_model *d, const json_t *scal, int 
         qsort(pts, k, sizeof *pts, cmp_pt);
         if (drawn++ == 0)
             fputs("<section id=\"sweeps\"><h2>Sweeps</h2>\n", f);
-        sweep_charts(f, pts, k, by_threads, by_threads ? bench_scalability_find(scal, a->run) : NULL);
+        sweep_charts(f, pts, k, by_threads, by_threads ? bench_doc_model_sweep(d, a) : NULL);
     }
     free(done);
     free(pts);
@@ -1661,7 +1637,6 @@ static size_t ds_threads(const bench_doc_model *d, const bench_run_model *row, d
 
 static void ds_family(FILE *f, const bench_doc_model *d, const char *family)
 {
-    const json_t *doc = d->doc, *scal = json_object_get(doc, "scalability");
     const bench_run_model *rows[DS_MAX_ROWS];
     size_t nrows = 0;
     int has_data = 0;
@@ -1726,15 +1701,13 @@ static void ds_family(FILE *f, const bench_doc_model *d, const char *family)
         fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">", row->ops_per_s);
         ds_stable_cell(f, row);
         fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">%.0f</td>", best, at);
-        const json_t *el = bench_scalability_find(scal, row->run);
-        const json_t *knee = json_object_get(el, "knee"), *peak = json_object_get(el, "peak");
-        if (json_is_object(knee))
-            fprintf(f, "<td class=\"n\">%lld</td>", bench_json_int(knee, "threads", 0));
+        const bench_scal_sweep *sw = bench_doc_model_sweep(d, row);
+        if (sw && sw->has_knee)
+            fprintf(f, "<td class=\"n\">%lld</td>", sw->knee_threads);
         else
             fputs("<td class=\"n\">-</td>", f);
-        if (json_is_object(peak))
-            fprintf(f, "<td class=\"n\">%.1f at %.1f</td>", bench_json_num(peak, "ops_per_s", 0),
-                    bench_json_num(peak, "threads", 0));
+        if (sw && sw->has_peak)
+            fprintf(f, "<td class=\"n\">%.1f at %.1f</td>", sw->peak_ops_per_s, sw->peak_threads);
         else
             fputs("<td class=\"n\">-</td>", f);
         if (objective) {
@@ -1876,7 +1849,6 @@ static void datasheet_section(FILE *f, const bench_doc_model *d)
 int bench_html_write(FILE *f, const bench_doc_model *d, const bench_section *const *sections)
 {
     const json_t *doc = d->doc;
-    const json_t *runs = json_object_get(doc, "runs");
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -1922,10 +1894,9 @@ int bench_html_write(FILE *f, const bench_doc_model *d, const bench_section *con
     }
     capacity_section(f, &d->capacity, sections);
     summary_table(f, d);
-    repeats_section(f, runs);
-    const json_t *scal = json_object_get(doc, "scalability");
-    size_t drawn = sweeps(f, d, scal, 1, 0);
-    drawn = sweeps(f, d, scal, 0, drawn);
+    repeats_section(f, &d->repeats);
+    size_t drawn = sweeps(f, d, 1, 0);
+    drawn = sweeps(f, d, 0, drawn);
     if (drawn)
         fputs("</section>\n", f);
     for (size_t i = 0; i < d->nruns; i++)

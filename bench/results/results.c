@@ -29,48 +29,6 @@
 /* No merged series may span more than this many seconds (8 days). */
 #define MAX_SERIES_SECONDS (8LL * 24 * 3600)
 
-int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads, char *why,
-                         size_t whylen)
-{
-    const char *ta = bench_json_str(a, "test", ""), *tb = bench_json_str(b, "test", "");
-    if (strcmp(ta, tb) != 0) {
-        bench_seterr(why, whylen, "test %s vs %s", tb, ta);
-        return 0;
-    }
-    const char *ma = bench_json_str(a, "mode", ""), *mb = bench_json_str(b, "mode", "");
-    if (strcmp(ma, mb) != 0) {
-        bench_seterr(why, whylen, "mode %s vs %s", mb, ma);
-        return 0;
-    }
-    const json_t *ka = json_object_get(a, "key"), *kb = json_object_get(b, "key");
-    int knull_a = !json_is_object(ka), knull_b = !json_is_object(kb);
-    if (knull_a != knull_b || (!knull_a && !json_equal((json_t *)ka, (json_t *)kb))) {
-        char da[64], db[64];
-        bench_seterr(why, whylen, "key %s vs %s", bench_run_key_desc(b, db, sizeof db),
-               bench_run_key_desc(a, da, sizeof da));
-        return 0;
-    }
-    /* A mix's types and weights are its setup too. */
-    const json_t *xa = json_object_get(a, "mix"), *xb = json_object_get(b, "mix");
-    if ((xa || xb) && !(xa && xb && json_equal((json_t *)xa, (json_t *)xb))) {
-        bench_seterr(why, whylen, "another mix of tests");
-        return 0;
-    }
-    long long da = bench_json_int(a, "data_size", -1), db = bench_json_int(b, "data_size", -1);
-    if (da != db) {
-        bench_seterr(why, whylen, "data size %lld vs %lld", db, da);
-        return 0;
-    }
-    if (!ignore_threads) {
-        long long na = bench_json_int(a, "threads", -1), nb = bench_json_int(b, "threads", -1);
-        if (na != nb) {
-            bench_seterr(why, whylen, "threads %lld vs %lld", nb, na);
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* ---- validation --------------------------------------------------------- */
 
 /* What a field must be. */

@@ -48,15 +48,6 @@ json_t *bench_results_parse(const char *name, const char *buf, size_t n, char *e
  */
 int bench_results_check(const json_t *doc, char *err, size_t errlen);
 
-/*
- * Whether two runs measured the same thing: test, mode, key, data size and
- * (unless ignore_threads) threads.  Returns 1 when they match; 0 when not,
- * with the first difference in why ("threads 2 vs 1", "key RSA 3072 vs RSA
- * 2048", "test ecdsa-sign vs rsa-pkcs-sign").
- */
-int bench_run_same_setup(const json_t *a, const json_t *b, int ignore_threads,
-                         char *why, size_t whylen);
-
 /* ---- merging ------------------------------------------------------------- */
 
 /*

@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "bench/util/cli.h"
-#include "bench/results/model.h"
-#include "bench/results/results.h"
+#include "bench/results/codec.h"
 #include "bench/results/usl.h"
 
 /* A run that can belong to a sweep: blocking, no ramp of threads. */
@@ -199,15 +198,91 @@ oom:
     return NULL;
 }
 
-const json_t *bench_scalability_find(const json_t *scal, const json_t *run)
+/* The one reading of a sweep's element: el, any JSON value (a file may say
+ * anything), into sw; -1 when out of memory. */
+static int read_one(const json_t *el, bench_scal_sweep *sw)
 {
-    size_t i;
-    const json_t *el;
-    json_array_foreach(scal, i, el) {
-        if (bench_run_same_setup(el, run, 1, NULL, 0) && bench_json_num(el, "think_s", 0) == think_of(run))
-            return el;
+    const json_t *fit = json_object_get(el, "fit"), *peak = json_object_get(el, "peak"),
+                 *knee = json_object_get(el, "knee"), *points = json_object_get(el, "points");
+    snprintf(sw->test, sizeof sw->test, "%s", bench_json_str(el, "test", "?"));
+    sw->has_key = json_is_object(json_object_get(el, "key"));
+    bench_run_key_desc(el, sw->key, sizeof sw->key);
+    sw->data_size = bench_json_int(el, "data_size", 0);
+    sw->think_s = bench_json_num(el, "think_s", 0);
+    sw->left_out = bench_json_int(el, "left_out", 0);
+    sw->npoints = json_array_size(points);
+    sw->points = sw->npoints ? calloc(sw->npoints, sizeof *sw->points) : NULL;
+    if (sw->npoints && !sw->points)
+        return -1;
+    for (size_t i = 0; i < sw->npoints; i++) {
+        const json_t *p = json_array_get(points, i);
+        sw->points[i] = (bench_scal_point){ bench_json_int(p, "threads", 0), bench_json_num(p, "ops_per_s", 0) };
+        if (sw->points[i].threads > sw->max_threads)
+            sw->max_threads = sw->points[i].threads;
     }
-    return NULL;
+    sw->has_fit = json_is_object(fit);
+    snprintf(sw->reason, sizeof sw->reason, "%s", bench_json_str(el, "reason", "?"));
+    sw->lambda = bench_json_num(fit, "lambda", 0);
+    sw->sigma = bench_json_num(fit, "sigma", 0);
+    sw->kappa = bench_json_num(fit, "kappa", 0);
+    const json_t *r2 = json_object_get(fit, "r2");
+    sw->has_r2 = json_is_number(r2);
+    sw->r2 = sw->has_r2 ? json_number_value(r2) : 0;
+    /* Missing λ, σ or κ read as -1 here: no curve. */
+    const double l = bench_json_num(fit, "lambda", -1), sg = bench_json_num(fit, "sigma", -1),
+                 k = bench_json_num(fit, "kappa", -1);
+    sw->drawable = sw->has_fit && l > 0 && sg >= 0 && k >= 0 && isfinite(l) && isfinite(sg) && isfinite(k) &&
+                   sw->npoints > 0;
+    sw->has_peak = json_is_object(peak);
+    sw->peak_threads = bench_json_num(peak, "threads", 0);
+    sw->peak_ops_per_s = bench_json_num(peak, "ops_per_s", 0);
+    sw->has_knee = json_is_object(knee);
+    sw->knee_threads = bench_json_int(knee, "threads", 0);
+    sw->knee_ops_per_s = bench_json_num(knee, "ops_per_s", 0);
+    sw->knee_p50_us = bench_json_num(json_object_get(knee, "latency_us"), "p50", 0);
+    const json_t *fk = json_object_get(knee, "fitted_threads");
+    sw->has_knee_fitted = json_is_number(fk);
+    sw->knee_fitted_threads = sw->has_knee_fitted ? json_number_value(fk) : 0;
+    return 0;
+}
+
+int bench_scal_sweeps_read(const json_t *scal, const json_t *runs, bench_scal_sweeps *s)
+{
+    const size_t n = json_is_array(scal) ? json_array_size(scal) : 0,
+                 nr = runs ? json_array_size(runs) : 0;
+    memset(s, 0, sizeof *s);
+    s->v = n ? calloc(n, sizeof *s->v) : NULL;
+    s->of_run = nr ? calloc(nr, sizeof *s->of_run) : NULL;
+    if ((n && !s->v) || (nr && !s->of_run))
+        goto oom;
+    for (; s->n < n; s->n++)
+        if (read_one(json_array_get(scal, s->n), &s->v[s->n]) != 0) {
+            s->n++;     /* its points, if any, are freed with the others */
+            goto oom;
+        }
+    /* Each run's sweep: the first element of the same setup and think time. */
+    for (s->nruns = 0; s->nruns < nr; s->nruns++) {
+        const json_t *run = json_array_get(runs, s->nruns);
+        s->of_run[s->nruns] = -1;
+        for (size_t i = 0; i < n && s->of_run[s->nruns] < 0; i++) {
+            const json_t *el = json_array_get(scal, i);
+            if (bench_run_same_setup(el, run, 1, NULL, 0) && bench_json_num(el, "think_s", 0) == think_of(run))
+                s->of_run[s->nruns] = (long long)i;
+        }
+    }
+    return 0;
+oom:
+    bench_scal_sweeps_free(s);
+    return -1;
+}
+
+void bench_scal_sweeps_free(bench_scal_sweeps *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i].points);
+    free(s->v);
+    free(s->of_run);
+    memset(s, 0, sizeof *s);
 }
 
 /* "3 threads", "27.9 threads", "1 thread". */
@@ -220,77 +295,60 @@ static const char *fmt_threads(double n, char *buf, size_t len)
     return buf;
 }
 
-static void print_one(FILE *f, const json_t *el)
+void bench_scal_sweep_print(FILE *f, const bench_scal_sweep *sw)
 {
-    char key[64], lat[32], a[32];
-    const json_t *fit = json_object_get(el, "fit"), *peak = json_object_get(el, "peak"),
-                 *knee = json_object_get(el, "knee"), *points = json_object_get(el, "points");
-    fprintf(f, "scalability of %s (", bench_json_str(el, "test", "?"));
-    if (json_is_object(json_object_get(el, "key")))
-        fprintf(f, "%s, ", bench_run_key_desc(el, key, sizeof key));
-    fprintf(f, "data %lld B", bench_json_int(el, "data_size", 0));
-    if (bench_json_num(el, "think_s", 0) > 0)
-        fprintf(f, ", think %s", bench_fmt_ns(bench_json_num(el, "think_s", 0) * 1e9, a, sizeof a));
+    char lat[32], a[32];
+    fprintf(f, "scalability of %s (", sw->test);
+    if (sw->has_key)
+        fprintf(f, "%s, ", sw->key);
+    fprintf(f, "data %lld B", sw->data_size);
+    if (sw->think_s > 0)
+        fprintf(f, ", think %s", bench_fmt_ns(sw->think_s * 1e9, a, sizeof a));
     fputs(")", f);
-    if (!json_is_object(fit)) {
-        fprintf(f, ": no analysis: %s\n", bench_json_str(el, "reason", "?"));
+    if (!sw->has_fit) {
+        fprintf(f, ": no analysis: %s\n", sw->reason);
         return;
     }
-    const double lambda = bench_json_num(fit, "lambda", 0), sigma = bench_json_num(fit, "sigma", 0),
-                 kappa = bench_json_num(fit, "kappa", 0);
-    const json_t *r2 = json_object_get(fit, "r2");
-    const long long left = bench_json_int(el, "left_out", 0);
-    fprintf(f, ": Universal Scalability Law fit over %zu runs", json_array_size(points));
-    if (json_is_number(r2))
-        fprintf(f, ", R² %.3f%s", json_number_value(r2),
-                json_number_value(r2) < 0.9 ? " (a poor fit: noisy or not USL-shaped; the figures are rough)" : "");
+    const double lambda = sw->lambda, sigma = sw->sigma, kappa = sw->kappa;
+    const long long left = sw->left_out;
+    fprintf(f, ": Universal Scalability Law fit over %zu runs", sw->npoints);
+    if (sw->has_r2)
+        fprintf(f, ", R² %.3f%s", sw->r2,
+                sw->r2 < 0.9 ? " (a poor fit: noisy or not USL-shaped; the figures are rough)" : "");
     else
         fputs(", no degrees of freedom (3 points, 3 parameters), so no R²: such a curve can be "
               "drawn through any 3 points and shows nothing about the law; measure more thread counts", f);
     if (left)
         fprintf(f, "; %lld run%s not ok left out", left, left == 1 ? "" : "s");
     fprintf(f, "\n  contention σ %.4g, coherency κ %.4g, one thread λ %.1f ops/s\n", sigma, kappa, lambda);
-    /* The largest thread count measured, to say when the peak is beyond it. */
-    double nmax = 0;
-    size_t i;
-    const json_t *point;
-    json_array_foreach(points, i, point) {
-        const double n = (double)bench_json_int(point, "threads", 0);
-        if (n > nmax)
-            nmax = n;
-    }
-    if (json_is_object(peak)) {
-        const double pn = bench_json_num(peak, "threads", 0);
+    if (sw->has_peak) {
+        const double pn = sw->peak_threads;
         if (sigma >= 1)
             fprintf(f, "  no gain from more threads: throughput is highest at 1 thread (σ ≥ 1)\n");
         else
-            fprintf(f, "  predicted peak %s → %.1f ops/s%s\n", fmt_threads(pn, a, sizeof a),
-                    bench_json_num(peak, "ops_per_s", 0), pn > nmax ? " (beyond the threads measured)" : "");
+            fprintf(f, "  predicted peak %s → %.1f ops/s%s\n", fmt_threads(pn, a, sizeof a), sw->peak_ops_per_s,
+                    pn > (double)sw->max_threads ? " (beyond the threads measured)" : "");
     } else if (sigma > 0) {
         fprintf(f, "  no predicted peak (κ 0): throughput levels off towards λ/σ = %.1f ops/s\n", lambda / sigma);
     } else {
         fprintf(f, "  no predicted peak: throughput grows linearly over the threads measured\n");
     }
-    if (json_is_object(knee)) {
-        const json_t *l = json_object_get(knee, "latency_us");
-        const json_t *fk = json_object_get(knee, "fitted_threads");
+    if (sw->has_knee) {
         fprintf(f, "  knee (best throughput per latency, max X²/N) at %s: %.1f ops/s, p50 %s",
-                fmt_threads((double)bench_json_int(knee, "threads", 0), a, sizeof a),
-                bench_json_num(knee, "ops_per_s", 0), bench_fmt_ns(bench_json_num(l, "p50", 0) * 1e3, lat, sizeof lat));
-        if (json_is_number(fk))
-            fprintf(f, " (fitted curve: %s)\n", fmt_threads(json_number_value(fk), a, sizeof a));
+                fmt_threads((double)sw->knee_threads, a, sizeof a), sw->knee_ops_per_s,
+                bench_fmt_ns(sw->knee_p50_us * 1e3, lat, sizeof lat));
+        if (sw->has_knee_fitted)
+            fprintf(f, " (fitted curve: %s)\n", fmt_threads(sw->knee_fitted_threads, a, sizeof a));
         else
             fputs(" (fitted curve: none, every thread pays)\n", f);
     }
 }
 
-void bench_scalability_print(FILE *f, const json_t *scal)
+void bench_scalability_print(FILE *f, const bench_scal_sweeps *s)
 {
-    size_t i;
-    const json_t *el;
-    json_array_foreach(scal, i, el) {
+    for (size_t i = 0; i < s->n; i++) {
         fputc('\n', f);
-        print_one(f, el);
+        bench_scal_sweep_print(f, &s->v[i]);
     }
     bench_flush(f);
 }

@@ -13,6 +13,7 @@
 
 #include "bench/results/model.h"
 #include "bench/results/report_csv.h"
+#include "bench/results/repeat.h"
 #include "bench/results/report_html.h"
 #include "bench/results/results.h"
 #include "bench/results/scalability.h"
@@ -36,18 +37,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)bench_csv_write(sink, &d);
             (void)bench_csv_tidy_write(sink, &d);
             (void)bench_html_write(sink, &d, rest_sections());
+            /* The file's own sweeps, whatever it says of them, and the runs' repeat groups. */
+            bench_scalability_print(sink, &d.sweeps);
+            bench_repeats_print(sink, &d.repeats);
             bench_doc_model_free(&d);
+        }
+        /* The file's own repeat groups, whatever it says of them. */
+        bench_repeat_groups reps;
+        if (bench_repeat_groups_read(json_object_get(doc, "repeats"), &reps) == 0) {
+            bench_repeats_print(sink, &reps);
+            bench_repeat_groups_free(&reps);
         }
         /* The thread sweeps' analysis, as report makes it from the runs. */
         json_t *scal = bench_scalability(json_object_get(doc, "runs"));
-        if (scal) {
-            bench_scalability_print(sink, scal);
-            if (json_object_set(doc, "scalability", scal) == 0 && bench_doc_model_of(doc, &d) == 0) {
-                (void)bench_html_write(sink, &d, rest_sections());
-                bench_doc_model_free(&d);
-            }
-            json_decref(scal);
+        if (scal && json_object_set(doc, "scalability", scal) == 0 && bench_doc_model_of(doc, &d) == 0) {
+            bench_scalability_print(sink, &d.sweeps);
+            (void)bench_html_write(sink, &d, rest_sections());
+            bench_doc_model_free(&d);
         }
+        json_decref(scal);
     }
     json_t *runs = json_object_get(doc, "runs");
     size_t i;
