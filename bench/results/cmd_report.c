@@ -157,12 +157,14 @@ static int parse_args(int argc, char **argv, const bench_section *const *section
 
 #define NCOLS 11
 
-/* One run's cells in the table of print_table, from its run model. */
-static void table_cells(const json_t *doc, const json_t *run, char cell[NCOLS][160])
+/* Run i's cells in the table of print_table, and the reason of a run that
+ * was not measured ("" else), from its run model. */
+static void table_cells(const json_t *doc, size_t i, char cell[NCOLS][160], char *reason, size_t rlen)
 {
     memset(cell, 0, sizeof cell[0] * NCOLS);
+    reason[0] = '\0';
     bench_run_model m;
-    if (bench_model_from_run(run, doc, &m) != 0) {
+    if (bench_model_from_doc(doc, i, &m) != 0) {
         snprintf(cell[0], sizeof cell[0], "%s", "(out of memory)");
         return;
     }
@@ -183,39 +185,43 @@ static void table_cells(const json_t *doc, const json_t *run, char cell[NCOLS][1
             snprintf(cell[9], sizeof cell[9], "-");
         }
         snprintf(cell[10], sizeof cell[10], "%.2f%%", m.error_pct);
+    } else {
+        snprintf(reason, rlen, "%s", m.reason);
     }
     bench_model_free(&m);
 }
 
-/* The runs as a table, for a quick look at a file, and a capacity search's answer. */
-static void print_table(FILE *f, const char *path, const json_t *doc, const bench_cap_answer *cap)
+/* The runs as a table, for a quick look at a file, and a capacity search's
+ * answer.  Each run's model is made, used and freed in turn (a file of many
+ * seconds is never held as models all at once).  -1 when out of memory. */
+static int print_table(FILE *f, const char *path, const json_t *doc, const bench_cap_answer *cap)
 {
-    const json_t *env = json_object_get(doc, "environment");
-    const json_t *runs = json_object_get(doc, "runs");
+    bench_doc_facts facts;
+    if (bench_doc_facts_of(doc, &facts) != 0)
+        return -1;
     /* the file's own schema: an older one is read as the current one says */
-    fprintf(f, "%s: %s", path, bench_json_str(doc, "upgraded_from", bench_json_str(doc, "schema", "?")));
-    if (env) {
+    fprintf(f, "%s: %s", path, facts.schema ? facts.schema : "?");
+    if (facts.has_environment) {
         bench_target t;
         (void)bench_target_of(doc, &t);   /* "?" when the file names none */
-        fprintf(f, " · %s · host %s", t.name, bench_json_str(json_object_get(env, "host"), "hostname", "?"));
+        fprintf(f, " \xc2\xb7 %s \xc2\xb7 host %s", t.name, facts.hostname ? facts.hostname : "?");
     }
-    const char *started = bench_json_str(doc, "started_at", NULL);
-    if (started)
-        fprintf(f, " · %s", started);
+    if (facts.started_at)
+        fprintf(f, " \xc2\xb7 %s", facts.started_at);
     fputs("\n\n", f);
+    bench_doc_facts_free(&facts);
 
     /* OPS are the successes, ATTEMPTS the successes and the errors */
     static const char *const head[NCOLS] = { "TEST", "KEY", "DATA", "THREADS", "STATUS", "OPS", "ATTEMPTS",
                                              "OPS/S", "P50", "P99", "ERRORS" };
     static const int right[NCOLS] = { 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1 };
     int width[NCOLS] = { 18, 10, 8, 8, 12, 12, 10, 12, 10, 10, 8 };
-    char cell[NCOLS][160];
-    size_t i;
-    json_t *run;
+    char cell[NCOLS][160], reason[512];
+    const size_t nruns = bench_doc_nruns(doc);
     /* Every column at least as wide as its longest cell: long test and
      * key names keep the columns after them aligned. */
-    json_array_foreach(runs, i, run) {
-        table_cells(doc, run, cell);
+    for (size_t i = 0; i < nruns; i++) {
+        table_cells(doc, i, cell, reason, sizeof reason);
         for (size_t c = 0; c < NCOLS; c++)
             width[c] = bench_col_fit(width[c], cell[c]);
     }
@@ -224,28 +230,27 @@ static void print_table(FILE *f, const char *path, const json_t *doc, const benc
         bench_fput_cell(f, head[c], width[c], right[c]);
     }
     fputc('\n', f);
-    json_array_foreach(runs, i, run) {
-        table_cells(doc, run, cell);
+    for (size_t i = 0; i < nruns; i++) {
+        table_cells(doc, i, cell, reason, sizeof reason);
         for (size_t c = 0; c < NCOLS; c++) {
             fputs(c ? " " : "  ", f);
             bench_fput_cell(f, cell[c], width[c], right[c]);
         }
-        const char *reason = bench_json_str(run, "reason", NULL);
-        if (reason && !bench_run_measured(run))
+        if (reason[0])
             fprintf(f, " %s", reason);
         fputc('\n', f);
     }
     /* Runs that did not keep their schedule: their latency leaves out the
      * requests that would have waited longest (the run model's figures). */
     int noted = 0;
-    json_array_foreach(runs, i, run) {
+    for (size_t i = 0; i < nruns; i++) {
         bench_run_model m;
-        if (bench_model_from_run(run, doc, &m) != 0)
+        if (bench_model_from_doc(doc, i, &m) != 0)
             continue;
         if (m.measured && !m.latency_complete) {
             if (!noted++)
                 fputs("\n  latency incomplete (target saturated: the schedule was not kept):\n", f);
-            fprintf(f, "    %s · %u thread%s: %llu of %llu scheduled requests never started\n", m.name, m.threads,
+            fprintf(f, "    %s \xc2\xb7 %u thread%s: %llu of %llu scheduled requests never started\n", m.name, m.threads,
                     m.threads == 1 ? "" : "s", (unsigned long long)m.dropped, (unsigned long long)m.scheduled);
         }
         bench_model_free(&m);
@@ -257,6 +262,7 @@ static void print_table(FILE *f, const char *path, const json_t *doc, const benc
         if (cap->limited_by)
             fprintf(f, "limited by: %s\n", cap->limited_by);
     }
+    return 0;
 }
 
 int bench_cmd_report(int argc, char **argv, const bench_section *const *sections)
@@ -321,7 +327,10 @@ int bench_cmd_report(int argc, char **argv, const bench_section *const *sections
             bench_error("out of memory");
             rc = BENCH_EXIT_FAILED;
         }
-        print_table(stdout, o->input, doc, &cap);
+        if (print_table(stdout, o->input, doc, &cap) != 0) {
+            bench_error("out of memory");
+            rc = BENCH_EXIT_FAILED;
+        }
         bench_cap_answer_free(&cap);
         /* The sweeps as analysed above, and --repeat's intervals, made
          * afresh from the runs' marks as the sweeps' are. */

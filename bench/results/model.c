@@ -551,7 +551,7 @@ static int words_of(const json_t *arr, const char ***out, size_t *n, int *has)
     return 0;
 }
 
-static int facts_of(const json_t *doc, bench_doc_facts *x)
+int bench_doc_facts_of(const json_t *doc, bench_doc_facts *x)
 {
     const json_t *env = json_object_get(doc, "environment");
     const json_t *mod = json_object_get(env, "module"), *tok = json_object_get(env, "token");
@@ -593,11 +593,39 @@ static int facts_of(const json_t *doc, bench_doc_facts *x)
     x->started_at = bench_json_str(doc, "started_at", NULL);
     x->version = bench_json_str(json_object_get(doc, "tool"), "version", NULL);
     x->datasheet = json_is_object(json_object_get(doc, "datasheet"));
+    x->has_environment = env != NULL;
+    x->schema = bench_json_str(doc, "upgraded_from", bench_json_str(doc, "schema", NULL));
     if (words_of(json_object_get(doc, "command"), &x->command, &x->ncommand, &x->has_command) != 0 ||
         words_of(json_object_get(doc, "merged_from"), &x->merged_from, &x->nmerged_from,
-                 &x->has_merged_from) != 0)
+                 &x->has_merged_from) != 0) {
+        bench_doc_facts_free(x);
         return -1;
+    }
     return 0;
+}
+
+void bench_doc_facts_free(bench_doc_facts *x)
+{
+    free(x->command);
+    free(x->merged_from);
+    x->command = NULL;
+    x->merged_from = NULL;
+}
+
+size_t bench_doc_nruns(const json_t *doc)
+{
+    const json_t *runs = json_object_get(doc, "runs");
+    return json_is_array(runs) ? json_array_size(runs) : 0;
+}
+
+int bench_model_from_doc(const json_t *doc, size_t i, bench_run_model *m)
+{
+    const json_t *run = json_array_get(json_object_get(doc, "runs"), i);
+    if (!run) {
+        memset(m, 0, sizeof *m);
+        return -1;
+    }
+    return bench_model_from_run(run, doc, m);
 }
 
 int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
@@ -606,7 +634,7 @@ int bench_doc_model_of(const json_t *doc, bench_doc_model *d)
     const size_t n = json_is_array(runs) ? json_array_size(runs) : 0;
     memset(d, 0, sizeof *d);
     d->doc = doc;
-    if (facts_of(doc, &d->facts) != 0) {
+    if (bench_doc_facts_of(doc, &d->facts) != 0) {
         bench_doc_model_free(d);
         return -1;
     }
@@ -645,8 +673,7 @@ void bench_doc_model_free(bench_doc_model *d)
     for (size_t i = 0; i < d->nruns; i++)
         bench_model_free(&d->runs[i]);
     free(d->runs);
-    free(d->facts.command);
-    free(d->facts.merged_from);
+    bench_doc_facts_free(&d->facts);
     bench_cap_answer_free(&d->capacity);
     bench_ds_facts_free(&d->datasheet);
     bench_scal_sweeps_free(&d->sweeps);

@@ -237,7 +237,20 @@ typedef struct bench_doc_facts {
     size_t       nmerged_from;
     int          has_merged_from;
     int          datasheet;              /* the document is a datasheet's */
+    int          has_environment;
+    const char  *schema;                 /* the file's own schema: an upgraded file's original */
 } bench_doc_facts;
+
+/* A document's facts alone (no run models: for a view that reads its runs
+ * one at a time, as report's table of a large file does).  Returns 0, or
+ * -1 when out of memory.  Release with bench_doc_facts_free. */
+int  bench_doc_facts_of(const json_t *doc, bench_doc_facts *x);
+void bench_doc_facts_free(bench_doc_facts *x);
+
+/* The document's runs one at a time: how many, and run i's model (as
+ * bench_model_from_run; -1 when i is past the end or out of memory). */
+size_t bench_doc_nruns(const json_t *doc);
+int    bench_model_from_doc(const json_t *doc, size_t i, bench_run_model *m);
 
 typedef struct bench_doc_model {
     const json_t    *doc;
