@@ -310,15 +310,25 @@ void bench_capacity_run(bench_capacity *c, bench_session *s, const bench_cap_opt
         const json_t *run = one_run(c, &pl, fn, arg, 0);
         if (!run)
             goto out;
-        if (strcmp(bench_json_str(run, "status", ""), "interrupted") == 0) {
+        bench_run_model pm;
+        if (bench_model_from_run(run, NULL, &pm) != 0) {
+            bench_error("out of memory");
+            c->run_failed = 1;
+            goto out;
+        }
+        const int interrupted = strcmp(pm.status, "interrupted") == 0;
+        const int sound = bench_model_status_sound(pm.status);
+        c->probe_rate = pm.ops_per_s;
+        if (!interrupted && (!sound || !(c->probe_rate > 0)))
+            bench_error("--find-capacity: the closed-loop probe %s (%s); give the first rate "
+                        "with --rate", c->probe_rate > 0 ? "failed" : "completed no operation",
+                        pm.reason[0] ? pm.reason : "no successes");
+        bench_model_free(&pm);
+        if (interrupted) {
             c->interrupted = 1;
             goto out;
         }
-        c->probe_rate = bench_json_num(run, "ops_per_s", 0);
-        if (!bench_model_status_sound(bench_json_str(run, "status", "")) || !(c->probe_rate > 0)) {
-            bench_error("--find-capacity: the closed-loop probe %s (%s); give the first rate "
-                        "with --rate", c->probe_rate > 0 ? "failed" : "completed no operation",
-                        bench_json_str(run, "reason", "no successes"));
+        if (!sound || !(c->probe_rate > 0)) {
             c->run_failed = 1;
             goto out;
         }
@@ -399,52 +409,60 @@ out:
         bench_error("out of memory while recording the capacity search");
 }
 
+/* One run's line of the closing table, from its run model. */
+static void table_row(const bench_capacity *c, FILE *f, const bench_run_model *m)
+{
+    const long long k = m->capacity_step;
+    char step[16], p50[32], p99[32];
+    if (k == 0)
+        snprintf(step, sizeof step, "probe");
+    else
+        snprintf(step, sizeof step, "%lld", k);
+    if (!m->measured) {
+        fprintf(f, "%-6s %12s %12s %10s %10s %7s  %s: %s\n", k < 0 ? "-" : step, "-", "-", "-",
+                "-", "-", m->status[0] ? m->status : "?", m->reason);
+        return;
+    }
+    const char *verdict = "closed loop";
+    char offered[32], vbuf[48];
+    snprintf(offered, sizeof offered, "-");
+    if (k > 0 && (size_t)k <= c->nsteps) {
+        const bench_cap_step *st = &c->steps[k - 1];
+        snprintf(offered, sizeof offered, "%.0f", st->rate);
+        verdict = st->interrupted ? "interrupted" : st->pass ? "pass" : "fail";
+        if (st->role != BENCH_CAP_ROLE_SEARCH && !st->interrupted) {
+            snprintf(vbuf, sizeof vbuf, "%s (%s)", verdict, role_name(st->role));
+            verdict = vbuf;
+        }
+    }
+    fprintf(f, "%-6s %12s %12.0f %10s %10s %7.2f  %s", step, offered, m->ops_per_s,
+            lat_text(m->latency.present ? m->latency.p50 : 0, p50, sizeof p50),
+            lat_text(m->latency.present ? m->latency.p99 : 0, p99, sizeof p99), m->error_pct, verdict);
+    if (k > 0 && (size_t)k <= c->nsteps && c->steps[k - 1].why[0] && !c->steps[k - 1].pass)
+        fprintf(f, ": %s", c->steps[k - 1].why);
+    fputc('\n', f);
+}
+
 /* The closing table: every run of the search, the probe first. */
 static void table(void *arg, FILE *f, const json_t *runs)
 {
     const bench_capacity *c = arg;
-    char p50[32], p99[32];
     size_t i;
     const json_t *run;
     fprintf(f, "\n%-6s %12s %12s %10s %10s %7s  %s\n", "STEP", "OFFERED/S", "ACHIEVED/S", "P50",
             "P99", "ERR%", "VERDICT");
     json_array_foreach(runs, i, run) {
-        const long long k = bench_json_int(run, "capacity_step", -1);
-        const int measured = bench_run_measured(run);
-        const json_t *lat = json_object_get(run, "latency_us");
-        char step[16];
-        if (k == 0)
-            snprintf(step, sizeof step, "probe");
-        else
-            snprintf(step, sizeof step, "%lld", k);
-        if (!measured) {
-            fprintf(f, "%-6s %12s %12s %10s %10s %7s  %s: %s\n", k < 0 ? "-" : step, "-", "-", "-",
-                    "-", "-", bench_json_str(run, "status", "?"), bench_json_str(run, "reason", ""));
+        bench_run_model m;
+        if (bench_model_from_run(run, NULL, &m) != 0) {
+            fputs("(out of memory)\n", f);
             continue;
         }
-        const char *verdict = "closed loop";
-        char offered[32], vbuf[48];
-        snprintf(offered, sizeof offered, "-");
-        if (k > 0 && (size_t)k <= c->nsteps) {
-            const bench_cap_step *st = &c->steps[k - 1];
-            snprintf(offered, sizeof offered, "%.0f", st->rate);
-            verdict = st->interrupted ? "interrupted" : st->pass ? "pass" : "fail";
-            if (st->role != BENCH_CAP_ROLE_SEARCH && !st->interrupted) {
-                snprintf(vbuf, sizeof vbuf, "%s (%s)", verdict, role_name(st->role));
-                verdict = vbuf;
-            }
-        }
-        fprintf(f, "%-6s %12s %12.0f %10s %10s %7.2f  %s", step, offered,
-                bench_json_num(run, "ops_per_s", 0),
-                lat_text(bench_json_num(lat, "p50", 0), p50, sizeof p50),
-                lat_text(bench_json_num(lat, "p99", 0), p99, sizeof p99),
-                bench_json_num(run, "error_pct", 0), verdict);
-        if (k > 0 && (size_t)k <= c->nsteps && c->steps[k - 1].why[0] && !c->steps[k - 1].pass)
-            fprintf(f, ": %s", c->steps[k - 1].why);
-        fputc('\n', f);
+        table_row(c, f, &m);
+        bench_model_free(&m);
     }
     bench_flush(f);
 }
+
 
 int bench_capacity_finish(bench_capacity *c, json_t *environment, json_t *command)
 {
