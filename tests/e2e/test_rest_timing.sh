@@ -49,8 +49,13 @@ done
 run "$HSMBENCH" rest ekm --endpoint "$SLOW" --token-env G_TOKEN --cacert "$P/ca.pem" --op wrap \
     --mode nonblocking --rate 20 --threads 1 --duration 2 --json "$T/multi20.json"
 check "50 ms server, --rate 20: exit 0" 0
-json_check "--rate 20: service time follows the server's 50 ms (p90 < 75 ms)" "$T/multi20.json" \
-    '45000 <= runs[0]["service_us"]["p50"] and runs[0]["service_us"]["p90"] < 75000'
+# Its upper bound is the client's own time on top of the server's 50 ms:
+# 25 ms in the plain build, 100 ms under ThreadSanitizer, whose client beside
+# a busy loop and two other timed scripts took more than 25 ms at p90.
+p90max=75000
+[ "$VARIANT" = plain ] || p90max=150000
+json_check "--rate 20: service time follows the server's 50 ms (p90 < $((p90max / 1000)) ms)" "$T/multi20.json" \
+    "45000 <= runs[0]['service_us']['p50'] and runs[0]['service_us']['p90'] < $p90max"
 run "$HSMBENCH" rest ekm --endpoint "$SLOW" --token-env G_TOKEN --cacert "$P/ca.pem" --op wrap-unwrap \
     --mode nonblocking --inflight 8 --threads 1 --duration 2 --json "$T/window.json"
 check "50 ms server, --inflight 8 on one thread (wrap-unwrap): exit 0" 0 '\[lean epoll, 8 slots\]$'
