@@ -17,6 +17,7 @@
 #include "bench/driver/outopts.h"
 #include "bench/driver/session.h"
 #include "bench/results/capanswer.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/threshold.h"
 #include "bench/util/cli.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/util/cli.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 
 #define MAX_STEP_NS (3600ULL * 1000000000ULL)

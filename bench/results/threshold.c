@@ -11,6 +11,7 @@
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
 #include "bench/results/codec.h"
+#include "bench/results/model.h"
 
 static const char *skip_space(const char *p)
 {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "bench/core/hist.h"
+#include "bench/results/model.h"
 #include "bench/results/report.h"
 #include "bench/results/results.h"
 #include "rest/transport/phases.h"
