@@ -17,6 +17,7 @@
 #include "bench/driver/outopts.h"
 #include "bench/driver/session.h"
 #include "bench/results/capanswer.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 #include "bench/results/threshold.h"
 #include "bench/util/cli.h"
@@ -238,20 +239,23 @@ static const char *first_to_break(const bench_cap_opts *cap, const json_t *runs,
         const json_t *rp = json_object_get(run, "replay");
         if (!rp || fabs(bench_json_num(rp, "speed", 0) * bench_json_num(json_object_get(rp, "model"), "rate", 0) - hi) > 1e-6 * hi)
             continue;
+        bench_run_model rm;
+        if (bench_model_from_run(run, NULL, &rm) != 0)
+            continue;
         json_array_foreach(json_object_get(rp, "transactions"), k, t) {
-            /* The kind's figures as a run's, for the objectives' own reader. */
-            json_t *as = json_copy((json_t *)run);
+            /* The kind's figures as a run's, for the objectives' own reader:
+             * the run's model (a shallow copy, read and never freed) with
+             * the kind's latency and errors, and no histogram. */
+            bench_run_model as = rm;
             const long long att = bench_json_int(t, "attempts", 0), err = bench_json_int(t, "errors", 0);
-            if (!as)
-                continue;
-            json_object_del(as, "histogram");
-            json_object_set(as, "latency_us", json_object_get(t, "latency_us"));
-            json_object_set_new(as, "errors", json_integer(err));
-            json_object_set_new(as, "error_pct", json_real(att ? 100.0 * (double)err / (double)att : 0));
+            as.hist = NULL;
+            bench_model_latency_of(json_object_get(t, "latency_us"), &as.latency);
+            as.errors = err > 0 ? (uint64_t)err : 0;
+            as.error_pct = att ? 100.0 * (double)err / (double)att : 0;
             for (size_t j = 0; j < cap->nobjectives; j++) {
                 double seen = 0;
                 const bench_threshold *ob = &cap->objectives[j];
-                if (bench_threshold_eval(ob, as, &seen) != 0)
+                if (bench_threshold_eval(ob, &as, &seen) != 0)
                     continue;
                 const double ratio = ob->value > 0 ? seen / ob->value : INFINITY;
                 if (!worst || ratio > worst_ratio) {
@@ -259,8 +263,8 @@ static const char *first_to_break(const bench_cap_opts *cap, const json_t *runs,
                     worst_ratio = ratio;
                 }
             }
-            json_decref(as);
         }
+        bench_model_free(&rm);
         if (worst)
             break;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/util/cli.h"
+#include "bench/results/model.h"
 #include "bench/results/results.h"
 
 #define MAX_STEP_NS (3600ULL * 1000000000ULL)
@@ -417,12 +418,17 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
         snprintf(st->why, sizeof st->why, "interrupted");
         return;
     }
+    /* The objectives judged on the step's run model, read once. */
+    bench_run_model m;
+    const int no_model = n && bench_model_from_run(run, NULL, &m) != 0;
     for (size_t i = 0; i < n; i++) {
         double v = 0;
-        const int ok = bench_threshold_eval(&objs[i], run, &v);
+        const int ok = no_model ? -2 : bench_threshold_eval(&objs[i], &m, &v);
         if (ok == 1)
             continue;
-        if (ok < 0)
+        if (ok == -2)
+            snprintf(text, sizeof text, "'%s' cannot be judged (out of memory)", objs[i].expr);
+        else if (ok < 0)
             snprintf(text, sizeof text, "'%s' cannot be judged (no successful operation)",
                      objs[i].expr);
         else
@@ -430,6 +436,8 @@ void bench_cap_judge(const bench_threshold *objs, size_t n, const json_t *run, d
                      bench_threshold_observed_text(&objs[i], v, obs, sizeof obs));
         append(st->why, sizeof st->why, text);
     }
+    if (n && !no_model)
+        bench_model_free(&m);
     if (st->achieved < BENCH_CAP_KEEP_UP * rate) {
         snprintf(text, sizeof text, "achieved %.0f %% of the offered rate",
                  rate > 0 ? 100.0 * st->achieved / rate : 0);

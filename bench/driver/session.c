@@ -138,13 +138,17 @@ static void judge_abort(bench_session *s, const bench_sample *smp)
                                   attempts ? 100.0 * (double)s->abort_errors / (double)attempts : 0.0,
                                   "ops_per_s", elapsed > 0 ? (double)s->abort_ok / elapsed : 0.0,
                                   "latency_us", lat) : NULL;
-    if (!run)
+    /* The snapshot read into its run model, as a recorded run's (once a second). */
+    bench_run_model m;
+    if (!run || bench_model_from_run(run, NULL, &m) != 0) {
+        json_decref(run);
         return;   /* out of memory: judged at the end as ever */
+    }
     for (size_t i = 0; i < o->nthresholds; i++) {
         const bench_threshold *t = &o->thresholds[i];
         double v = 0;
         if (!t->abort || !bench_threshold_applies(t, s->abort_test) ||
-            elapsed * 1e9 < (double)t->abort_delay_ns || bench_threshold_eval(t, run, &v) != 0)
+            elapsed * 1e9 < (double)t->abort_delay_ns || bench_threshold_eval(t, &m, &v) != 0)
             continue;   /* holds, or no figure yet */
         s->aborted_by = t;
         s->aborted_at_s = elapsed;
@@ -152,6 +156,7 @@ static void judge_abort(bench_session *s, const bench_sample *smp)
         s->abort_stop = 1;   /* _Atomic: a sequentially consistent store */
         break;
     }
+    bench_model_free(&m);
     json_decref(run);
 }
 

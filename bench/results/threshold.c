@@ -11,6 +11,7 @@
 #include "bench/util/cli.h"
 #include "bench/core/hist.h"
 #include "bench/results/codec.h"
+#include "bench/results/model.h"
 
 static const char *skip_space(const char *p)
 {
@@ -557,53 +558,79 @@ static int compare(double a, bench_threshold_op op, double b)
     return 0;
 }
 
-/* A percentile a latency object keeps (p50 ... p999, max as p100); -1 if not. */
-static int stored_percentile(const json_t *lat, double pct, double *out)
+/* The percentiles a latency summary keeps (p50 ... p999, max as p100),
+ * each with its member in a results file. */
+static const struct { double p; const char *key; } kept[] = {
+    { 50, "p50" }, { 90, "p90" }, { 95, "p95" }, { 99, "p99" }, { 99.9, "p999" }, { 100, "max" },
+};
+
+/* The index in kept[] of a percentile; -1 when a summary does not keep it. */
+static int kept_index(double pct)
 {
-    static const struct { double p; const char *key; } stored[] = {
-        { 50, "p50" }, { 90, "p90" }, { 95, "p95" }, { 99, "p99" }, { 99.9, "p999" }, { 100, "max" },
-    };
-    for (size_t i = 0; i < sizeof stored / sizeof stored[0]; i++) {
-        if (pct == stored[i].p && json_is_number(json_object_get(lat, stored[i].key))) {
-            *out = bench_json_num(lat, stored[i].key, 0);
-            return 0;
-        }
-    }
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        if (pct == kept[i].p)
+            return (int)i;
     return -1;
 }
 
-/* A percentile in µs: the stored figure when there is one, else the histogram's. */
-static int percentile_us(const json_t *run, double pct, double *out)
+/* The kept percentile k (kept[]'s order) of a latency summary. */
+static double kept_value(const bench_model_latency *l, int k)
 {
-    if (stored_percentile(json_object_get(run, "latency_us"), pct, out) == 0)
+    const double v[] = { l->p50, l->p90, l->p95, l->p99, l->p999, l->max };
+    return v[k];
+}
+
+/* The statistic t names (avg, med, min, max, a kept percentile) of a
+ * latency summary l in µs: 0, or -1 when l has no values or does not keep
+ * the percentile. */
+static int latency_stat(const bench_threshold *t, const bench_model_latency *l, double *v)
+{
+    if (!l->present || l->count == 0)
+        return -1;
+    switch (t->metric) {
+    case BENCH_TM_AVG: *v = l->mean; return 0;
+    case BENCH_TM_MED: *v = l->p50; return 0;
+    case BENCH_TM_MIN: *v = l->min; return 0;
+    case BENCH_TM_MAX: *v = l->max; return 0;
+    case BENCH_TM_PCT: {
+        const int k = kept_index(t->pct);
+        if (k < 0)
+            return -1;
+        *v = kept_value(l, k);
         return 0;
-    const json_t *hj = json_object_get(run, "histogram");
-    if (!hj)
+    }
+    default:
         return -1;
-    bench_hist *h = bench_hist_new();
-    if (!h)
-        return -1;
-    int rc = bench_hist_from_json(hj, h);
-    if (rc == 0)
-        *out = (double)bench_hist_percentile(h, pct) / 1000.0;
-    bench_hist_free(h);
-    return rc;
+    }
+}
+
+/* ---- a workload section's side metrics ------------------------------------
+ * What a side threshold judges is the section's own part of the run element
+ * (section.h): read here, from its object in the element the model was
+ * read from (m->run, borrowed), and nowhere else in this file. */
+
+/* The section's object in the run element; NULL when the run has none. */
+static const json_t *section_object(const bench_threshold *t, const bench_run_model *m)
+{
+    return json_object_get(m->run, t->section->key);
+}
+
+/* The section's count (its count_key); 0 when none. */
+static long long section_count(const bench_threshold *t, const json_t *obj)
+{
+    return bench_json_int(obj, t->section->count_key, 0);
 }
 
 /* A distribution's statistic (a phase's, a trend's): 0, or -1 when it is
  * not there or empty, or the percentile is not kept. */
 static int dist_value(const bench_threshold *t, const json_t *dist, double *v)
 {
-    if (!json_is_object(dist) || bench_json_int(dist, "count", 0) <= 0)
+    bench_model_latency l;
+    bench_model_latency_of(dist, &l);
+    const int k = t->metric == BENCH_TM_PCT ? kept_index(t->pct) : 0;
+    if (k < 0 || (t->metric == BENCH_TM_PCT && !json_is_number(json_object_get(dist, kept[k].key))))
         return -1;
-    switch (t->metric) {
-    case BENCH_TM_AVG: *v = bench_json_num(dist, "mean", 0); return 0;
-    case BENCH_TM_MED: *v = bench_json_num(dist, "p50", 0); return 0;
-    case BENCH_TM_MIN: *v = bench_json_num(dist, "min", 0); return 0;
-    case BENCH_TM_MAX: *v = bench_json_num(dist, "max", 0); return 0;
-    case BENCH_TM_PCT: return stored_percentile(dist, t->pct, v);
-    default:           return -1;
-    }
+    return latency_stat(t, &l, v);
 }
 
 /* The member at path (members separated by '/') of obj, NULL if none;
@@ -627,9 +654,10 @@ static const json_t *at_path(const json_t *obj, const char *path, const json_t *
     return cur;
 }
 
-/* A k6 metric's figure (t->path in the section's object obj): 0, or -1
- * when it has none (the object not there, a trend or a rate without data). */
-static int k6_value(const bench_threshold *t, const json_t *run, const json_t *obj, double *v)
+/* A k6 metric's figure (t->path in the section's object obj; a counter per
+ * second of the run's duration d): 0, or -1 when it has none (the object not
+ * there, a trend or a rate without data). */
+static int k6_value(const bench_threshold *t, double d, const json_t *obj, double *v)
 {
     const json_t *parent = NULL;
     const json_t *m = at_path(obj, t->path, &parent);
@@ -649,7 +677,6 @@ static int k6_value(const bench_threshold *t, const json_t *run, const json_t *o
             *v = n;
             return 0;
         }
-        const double d = bench_json_num(run, "duration_s", 0);
         if (d <= 0)
             return -1;
         *v = n / d;
@@ -668,15 +695,13 @@ static int k6_value(const bench_threshold *t, const json_t *run, const json_t *o
 
 /* A side threshold's figure: 0, or -1 when the run has none (no section,
  * a zero count, no distribution or an empty one). */
-static int side_value(const bench_threshold *t, const json_t *run, double *v)
+static int section_value(const bench_threshold *t, const bench_run_model *m, double *v)
 {
-    const bench_section *sec = t->section;
-    const json_t *obj = json_object_get(run, sec->key);
-    long long count = bench_json_int(obj, sec->count_key, 0);
-    if (!json_is_object(obj) || count <= 0)
+    const json_t *obj = section_object(t, m);
+    if (!json_is_object(obj) || section_count(t, obj) <= 0)
         return -1;
     if (t->path[0])
-        return k6_value(t, run, obj, v);
+        return k6_value(t, m->duration_s, obj, v);
     switch (t->metric) {
     case BENCH_TM_SIDE_PCT:
         *v = bench_json_num(obj, t->side->key, 0);
@@ -684,50 +709,67 @@ static int side_value(const bench_threshold *t, const json_t *run, double *v)
     case BENCH_TM_SIDE_COUNT:
         *v = (double)bench_json_int(obj, t->side->key, 0);
         return 0;
-    case BENCH_TM_SIDE_RATE: {
-        double d = bench_json_num(run, "duration_s", 0);
-        if (d <= 0)
+    case BENCH_TM_SIDE_RATE:
+        if (m->duration_s <= 0)
             return -1;
-        *v = (double)bench_json_int(obj, t->side->key, 0) / d;
+        *v = (double)bench_json_int(obj, t->side->key, 0) / m->duration_s;
         return 0;
-    }
     default:
         break;
     }
-    return dist_value(t, json_object_get(json_object_get(obj, sec->dists), t->side->key), v);
+    return dist_value(t, json_object_get(json_object_get(obj, t->section->dists), t->side->key), v);
 }
 
-int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *observed)
+/* Why a side threshold on a measured run has no figure, from its section's
+ * object (section.h's reasons) into buf. */
+static void section_why(const bench_threshold *t, const bench_run_model *m, char *buf, size_t len)
+{
+    const bench_section *sec = t->section;
+    const json_t *obj = section_object(t, m), *parent = NULL;
+    if (!json_is_object(obj))
+        snprintf(buf, len, "%s", sec->absent);
+    else if (t->path[0] && section_count(t, obj) > 0)
+        snprintf(buf, len, "%s", at_path(obj, t->path, &parent) ? "no data (as in k6, a threshold on a "
+                 "metric without data fails)" : sec->no_k6 ? sec->no_k6 : "not in this file");
+    else if (t->side->kind == BENCH_SM_DIST && !json_is_object(json_object_get(obj, sec->dists)))
+        snprintf(buf, len, "%s", sec->no_dists);
+    else
+        snprintf(buf, len, "%s", sec->empty);
+}
+
+/* ---- the run's own metrics, from its model ---------------------------------- */
+
+/* A percentile in µs the latency summary does not keep: the histogram's. */
+static int histogram_percentile_us(const bench_run_model *m, double pct, double *out)
+{
+    if (!m->hist)
+        return -1;
+    *out = (double)bench_hist_percentile(m->hist, pct) / 1000.0;
+    return 0;
+}
+
+int bench_threshold_eval(const bench_threshold *t, const bench_run_model *m, double *observed)
 {
     *observed = 0;
-    if (!bench_run_measured(run))
-        return -1;
-    if (t->section) {
-        double v = 0;
-        if (side_value(t, run, &v) != 0)
-            return -1;
-        *observed = v;
-        return compare(v, t->op, t->value);
-    }
-    const json_t *lat = json_object_get(run, "latency_us");
-    int latency = t->metric <= BENCH_TM_PCT;
-    /* No successful operation: there is no latency to hold to a limit. */
-    if (latency && bench_json_int(lat, "count", 0) == 0)
+    if (!m->measured)
         return -1;
     double v = 0;
-    switch (t->metric) {
-    case BENCH_TM_AVG:         v = bench_json_num(lat, "mean", 0); break;
-    case BENCH_TM_MED:         v = bench_json_num(lat, "p50", 0); break;
-    case BENCH_TM_MIN:         v = bench_json_num(lat, "min", 0); break;
-    case BENCH_TM_MAX:         v = bench_json_num(lat, "max", 0); break;
-    case BENCH_TM_PCT:
-        if (percentile_us(run, t->pct, &v) != 0)
+    if (t->section) {
+        if (section_value(t, m, &v) != 0)
             return -1;
-        break;
-    case BENCH_TM_RATE:        v = bench_json_num(run, "ops_per_s", 0); break;
-    case BENCH_TM_ERROR_PCT:   v = bench_json_num(run, "error_pct", 0); break;
-    case BENCH_TM_ERROR_COUNT: v = (double)bench_json_int(run, "errors", 0); break;
-    default:                   return -1;
+    } else if (t->metric <= BENCH_TM_PCT) {
+        /* No successful operation: there is no latency to hold to a limit. */
+        if (m->latency.count == 0)
+            return -1;
+        if (latency_stat(t, &m->latency, &v) != 0 && histogram_percentile_us(m, t->pct, &v) != 0)
+            return -1;
+    } else {
+        switch (t->metric) {
+        case BENCH_TM_RATE:        v = m->ops_per_s; break;
+        case BENCH_TM_ERROR_PCT:   v = m->error_pct; break;
+        case BENCH_TM_ERROR_COUNT: v = (double)m->errors; break;
+        default:                   return -1;
+        }
     }
     *observed = v;
     return compare(v, t->op, t->value);
@@ -804,49 +846,36 @@ static const char *observed_unit(const bench_threshold *t)
     }
 }
 
-/* How many runs of `runs` are of this test. */
-static size_t runs_of(const json_t *runs, const char *test)
+/* How many of the n runs are of this test. */
+static size_t runs_of(const bench_run_model *models, size_t n, const char *test)
 {
-    size_t i, n = 0;
-    json_t *r;
-    json_array_foreach(runs, i, r)
-        n += strcmp(bench_json_str(r, "test", ""), test) == 0;
-    return n;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += strcmp(models[i].test, test) == 0;
+    return k;
 }
 
 /* A latency threshold on a run whose latency leaves out requests that never
  * started, beyond its bound (latency_complete false): the reason it cannot
  * hold ("latency incomplete: 6350 of 10000 scheduled requests never
  * started") into buf, else NULL. */
-static const char *incomplete(const bench_threshold *t, const json_t *run, char *buf, size_t len)
+static const char *incomplete(const bench_threshold *t, const bench_run_model *m, char *buf, size_t len)
 {
-    if (t->metric > BENCH_TM_PCT || !json_is_false(json_object_get(run, "latency_complete")))
+    if (t->metric > BENCH_TM_PCT || m->latency_complete)
         return NULL;
-    const json_t *sch = json_object_get(run, "schedule");
-    snprintf(buf, len, "latency incomplete: %lld of %lld scheduled requests never started",
-             bench_json_int(sch, "dropped", 0), bench_json_int(sch, "scheduled", 0));
+    snprintf(buf, len, "latency incomplete: %llu of %llu scheduled requests never started",
+             (unsigned long long)m->dropped, (unsigned long long)m->scheduled);
     return buf;
 }
 
 /* What the block says of a threshold on a run: its figure, or why none. */
-static void observed_or_why(const bench_threshold *t, const json_t *run, int rc, double observed,
+static void observed_or_why(const bench_threshold *t, const bench_run_model *m, int rc, double observed,
                             char *obs, size_t len)
 {
-    const bench_section *sec = t->section;
-    const json_t *obj = sec ? json_object_get(run, sec->key) : NULL;
-    const json_t *parent = NULL;
-    if (rc < 0 && incomplete(t, run, obs, len))
+    if (rc < 0 && incomplete(t, m, obs, len))
         ;
-    else if (rc < 0 && sec && bench_run_measured(run) && !json_is_object(obj))
-        snprintf(obs, len, "%s", sec->absent);
-    else if (rc < 0 && sec && t->path[0] && bench_run_measured(run) && bench_json_int(obj, sec->count_key, 0) > 0)
-        snprintf(obs, len, "%s", at_path(obj, t->path, &parent) ? "no data (as in k6, a threshold on a "
-                 "metric without data fails)" : sec->no_k6 ? sec->no_k6 : "not in this file");
-    else if (rc < 0 && sec && t->side->kind == BENCH_SM_DIST && bench_run_measured(run) &&
-             !json_is_object(json_object_get(obj, sec->dists)))
-        snprintf(obs, len, "%s", sec->no_dists);
-    else if (rc < 0 && sec && bench_run_measured(run))
-        snprintf(obs, len, "%s", sec->empty);
+    else if (rc < 0 && t->section && m->measured)
+        section_why(t, m, obs, len);
     else if (rc < 0)
         snprintf(obs, len, "not measured");
     else
@@ -859,68 +888,99 @@ static void failed_line(FILE *f, const char *test, const char *expr, const char 
     fprintf(f, "hsmbench: threshold failed: %s%s'%s' %s\n", test ? test : "", test ? " " : "", expr, why);
 }
 
+static void models_free(bench_run_model *models, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        bench_model_free(&models[i]);
+    free(models);
+}
+
+/* Each element of runs read once into its run model (no document: a
+ * threshold needs none of its facts); *out NULL when there is none.
+ * Returns 0, or -1 when out of memory (nothing to free then). */
+static int models_of(const json_t *runs, bench_run_model **out, size_t *n)
+{
+    const size_t k = json_array_size(runs);   /* 0 for what is not an array */
+    *out = NULL;
+    *n = 0;
+    if (!k)
+        return 0;
+    bench_run_model *models = calloc(k, sizeof *models);
+    if (!models)
+        return -1;
+    size_t i;
+    const json_t *run;
+    json_array_foreach(runs, i, run) {
+        if (bench_model_from_run(run, NULL, &models[i]) != 0) {
+            models_free(models, i);
+            return -1;
+        }
+    }
+    *out = models;
+    *n = k;
+    return 0;
+}
+
 int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, FILE *f, FILE *failed_f)
 {
-    int failed = 0;
+    int failed = 0, rc = -1;
+    char *hit = NULL;    /* threshold i evaluated on at least one run */
+    bench_run_model *models = NULL;
+    size_t nmodels = 0;
+    json_t *arr = NULL;
     if (n == 0)
         return 0;
-    char *hit = calloc(n, 1);    /* threshold i evaluated on at least one run */
-    if (!hit)
-        return -1;
+    if (!(hit = calloc(n, 1)) || models_of(runs, &models, &nmodels) != 0)
+        goto cleanup;
     if (f)
         fprintf(f, "\n  \xe2\x96\x88 THRESHOLDS\n");
     size_t r;
     json_t *run;
     json_array_foreach(runs, r, run) {
-        const char *test = bench_json_str(run, "test", "");
-        int measured = bench_run_measured(run);
-        json_t *arr = NULL;
+        const bench_run_model *m = &models[r];
         int header = 0;
         for (size_t i = 0; i < n; i++) {
             const bench_threshold *t = &ths[i];
             /* Tests the token skipped do not fail thresholds meant for every test. */
-            if (!bench_threshold_applies(t, test) || (!t->test[0] && !measured))
+            if (!bench_threshold_applies(t, m->test) || (!t->test[0] && !m->measured))
                 continue;
             hit[i] = 1;
             double observed = 0;
             char why[96];
             /* A latency that leaves out the requests that waited longest holds no bound. */
-            int rc = incomplete(t, run, why, sizeof why) ? -1 : bench_threshold_eval(t, run, &observed);
-            int ok = rc == 1;
+            int ev = incomplete(t, m, why, sizeof why) ? -1 : bench_threshold_eval(t, m, &observed);
+            int ok = ev == 1;
             failed += !ok;
-            if (!arr && !(arr = json_array())) {
-                free(hit);
-                return -1;
-            }
+            if (!arr && !(arr = json_array()))
+                goto cleanup;
             json_t *e = json_pack("{s:s,s:s?,s:b,s:o,s:s}", "expr", t->expr, "test", t->test[0] ? t->test : NULL,
-                                  "ok", ok, "observed", rc < 0 ? json_null() : json_real(observed), "unit",
+                                  "ok", ok, "observed", ev < 0 ? json_null() : json_real(observed), "unit",
                                   observed_unit(t));
-            if (!e || json_array_append_new(arr, e) != 0) {
-                json_decref(arr);
-                free(hit);
-                return -1;
-            }
+            if (!e || json_array_append_new(arr, e) != 0)
+                goto cleanup;
             char obs[96];
             if (f || (failed_f && !ok))
-                observed_or_why(t, run, rc, observed, obs, sizeof obs);
+                observed_or_why(t, m, ev, observed, obs, sizeof obs);
             if (failed_f && !ok)
-                failed_line(failed_f, test, t->expr, obs);
+                failed_line(failed_f, m->test, t->expr, obs);
             if (f) {
                 if (!header) {
-                    fprintf(f, "\n    %s", test);
-                    if (runs_of(runs, test) > 1)
-                        fprintf(f, " \xc2\xb7 %lld thread%s \xc2\xb7 data %lld B", bench_json_int(run, "threads", 0),
-                                bench_json_int(run, "threads", 0) == 1 ? "" : "s",
-                                bench_json_int(run, "data_size", 0));
+                    fprintf(f, "\n    %s", m->test);
+                    if (runs_of(models, nmodels, m->test) > 1)
+                        fprintf(f, " \xc2\xb7 %u thread%s \xc2\xb7 data %llu B", m->threads,
+                                m->threads == 1 ? "" : "s", (unsigned long long)m->data_size);
                     fputc('\n', f);
                     header = 1;
                 }
                 fprintf(f, "    %s '%s' %s\n", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97", t->expr, obs);
             }
         }
-        if (arr && json_object_set_new(run, "thresholds", arr) != 0) {
-            free(hit);
-            return -1;
+        if (arr) {
+            /* the element takes arr, also when it cannot hold it */
+            const int bad = json_object_set_new(run, "thresholds", arr);
+            arr = NULL;
+            if (bad)
+                goto cleanup;
         }
     }
     int orphan_header = 0;
@@ -945,8 +1005,12 @@ int bench_thresholds_apply(const bench_threshold *ths, size_t n, json_t *runs, F
     }
     if (failed_f)
         fflush(failed_f);
+    rc = failed;
+cleanup:
+    json_decref(arr);
+    models_free(models, nmodels);
     free(hit);
-    return failed;
+    return rc;
 }
 
 void bench_sections_help(const bench_section *const *sections, FILE *f)

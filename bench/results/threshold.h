@@ -61,6 +61,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "bench/results/model.h"
 #include "bench/results/section.h"
 
 #define BENCH_THRESHOLD_EXPR_MAX 160
@@ -129,14 +130,17 @@ int bench_threshold_parse(const char *expr, const bench_section *const *sections
 int bench_threshold_applies(const bench_threshold *t, const char *test);
 
 /*
- * Evaluate a threshold on one element of "runs".  Returns 1 when it holds,
+ * Evaluate a threshold on a run's model (bench_model_from_run of an element
+ * of "runs"; the document may be NULL).  The run's own metrics are the
+ * model's figures; a side metric is read from its section's object in the
+ * element the model was read from (m->run).  Returns 1 when it holds,
  * 0 when it does not, -1 when it cannot be evaluated (the run was not
  * measured, or a percentile other than the stored ones is asked of a run
  * without a histogram, or a side metric of a run without its section or
  * with a zero count).  *observed receives the run's figure in the
  * threshold's unit (µs for latency, ops/s, % or a count of errors).
  */
-int bench_threshold_eval(const bench_threshold *t, const json_t *run, double *observed);
+int bench_threshold_eval(const bench_threshold *t, const bench_run_model *m, double *observed);
 
 /* "p(99)=4.66ms", "rate=2877.77/s", "errors=0.00%": the observed value as k6
  * shows it.  Side metrics: a distribution in the expression's unit
@@ -146,7 +150,8 @@ const char *bench_threshold_observed_text(const bench_threshold *t, double obser
                                           size_t len);
 
 /*
- * Evaluate every threshold on every run of `runs` it applies to, add to each
+ * Evaluate every threshold on every run of `runs` it applies to (each run
+ * read once into its model, bench_threshold_eval's), add to each
  * such run a "thresholds" array of {"expr", "test", "ok", "observed"}
  * ("test" is the threshold's TEST part, or null; "observed" null when it
  * could not be evaluated, which counts as a failure), and, when f is not

@@ -61,13 +61,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t i;
     json_t *run;
     json_array_foreach(runs, i, run) {
-        for (size_t k = 0; k < sizeof exprs / sizeof exprs[0]; k++) {
+        bench_run_model rm;
+        const int modelled = bench_model_from_run(run, doc, &rm) == 0;
+        for (size_t k = 0; modelled && k < sizeof exprs / sizeof exprs[0]; k++) {
             bench_threshold t;
             double observed = 0;
             char why[200];
             if (bench_threshold_parse(exprs[k], rest_sections(), &t, why, sizeof why) == 0)
-                (void)bench_threshold_eval(&t, run, &observed);
+                (void)bench_threshold_eval(&t, &rm, &observed);
         }
+        if (modelled)
+            bench_model_free(&rm);
         char why[200], key[64];
         (void)bench_run_same_setup(run, json_array_get(runs, 0), 0, why, sizeof why);
         (void)bench_run_key_desc(run, key, sizeof key);

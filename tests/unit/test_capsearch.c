@@ -303,10 +303,12 @@ static json_t *step_run(double rate, double achieved, double p99_us, double err_
                         double service_p50, long long dropped, long long late)
 {
     const long long scheduled = (long long)rate;
+    /* the errors err_pct says of the attempts (ops are the successes) */
+    const long long errors = llround(achieved * err_pct / (100 - err_pct));
     return json_pack("{s:s,s:i,s:f,s:f,s:I,s:I,s:{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I},"
                      "s:{s:f,s:f},s:{s:I,s:I,s:I},s:{s:f}}",
                      "status", "ok", "threads", 8, "ops_per_s", achieved, "error_pct", err_pct,
-                     "ops", (json_int_t)(achieved * 1), "errors", (json_int_t)0, "latency_us",
+                     "ops", (json_int_t)(achieved * 1), "errors", (json_int_t)errors, "latency_us",
                      "min", 100.0, "mean", p99_us / 2, "stddev", 1.0, "p50", p99_us / 2, "p90",
                      p99_us * 0.9, "p95", p99_us * 0.95, "p99", p99_us, "p999", p99_us, "max", p99_us,
                      "count", (json_int_t)achieved, "service_us", "p50", service_p50, "mean",
