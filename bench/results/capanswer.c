@@ -155,8 +155,11 @@ static void pretty_expr(const char *e, char *buf, size_t len)
             continue;
         if (!in_value && (*p == '<' || *p == '>' || *p == '=' || *p == '!')) {
             buf[k++] = ' ';
-            while (*p == '<' || *p == '>' || *p == '=' || *p == '!')
-                buf[k++] = *p++;
+            /* a file's objective may hold any run of them: as many as fit,
+             * the trailing space and the end kept */
+            for (; *p == '<' || *p == '>' || *p == '=' || *p == '!'; p++)
+                if (k + 2 < len)
+                    buf[k++] = *p;
             buf[k++] = ' ';
             p--;
             in_value = 1;

@@ -135,6 +135,13 @@ tamper cap-none.json 'doc["capacity"] = {"objectives": ["p99<1ms"], "precision":
 run "$HSMBENCH" report "$T/cap-none.json"
 check "report: a search where no rate passed (bounds [null, 10]) is read: its answer" 0 \
     '^no rate met the objectives: even 10/s failed p99 < 1 ms \(slow\)$'
+# An objective of 400 comparison signs (a file's objectives are texts, kept
+# as they are): its text is cut to fit, not written past its buffer (ASan
+# saw a store past it).
+tamper cap-ops.json 'doc["capacity"] = {"objectives": ["p99" + "<" * 400 + "1ms"], "precision": 0.02, "threads": 2, "result": "none", "ops_per_s": None, "bounds": [None, 10.0], "steps": [{"rate": 10.0, "pass": False, "why": "slow"}]}'
+run "$HSMBENCH" report "$T/cap-ops.json"
+check "report: an objective of 400 comparison signs is shown cut, nothing written past its end" 0 \
+    '^no rate met the objectives: even 10/s failed p99 <<<<'
 tamper cap-steps.json 'doc["capacity"] = {"objectives": ["p99<1ms"], "precision": 0.02, "threads": 2, "result": "steps", "ops_per_s": 40.0, "bounds": [40.0, None], "steps": [{"rate": 40.0, "pass": True}]}'
 run "$HSMBENCH" report "$T/cap-steps.json"
 check "report: a search whose steps all passed (bounds [40, null]) is read: its answer" 0 \
