@@ -66,10 +66,12 @@ check_one_line_error() {
     fi
 }
 
-# jq-free JSON checks: python3 is on every Debian machine we target.
+# jq-free JSON checks: python3 is on every Debian machine we target.  -S:
+# no site module (the standard library is all it needs), a third less CPU
+# at each of the suite's thousand or so starts (20 ms against 31 here).
 json_check() {
     name=$1 file=$2 expr=$3
-    if python3 - "$file" "$expr" >"$T/jerr" 2>&1 <<'PY'
+    if python3 -S - "$file" "$expr" >"$T/jerr" 2>&1 <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 ok = eval(sys.argv[2], {"doc": doc, "runs": doc.get("runs", [])})
@@ -187,7 +189,7 @@ prom_start() {
 # prom_query EXPR: the value of an instant query at Prometheus ($PROM), or
 # "error: ..." / "empty"; a vector's values joined by spaces.
 prom_query() {
-    python3 - "$PROM" "$1" <<'PY'
+    python3 -S - "$PROM" "$1" <<'PY'
 import json, sys, urllib.parse, urllib.request
 url = sys.argv[1] + "/api/v1/query?" + urllib.parse.urlencode({"query": sys.argv[2]})
 try:

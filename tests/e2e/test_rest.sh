@@ -9,6 +9,8 @@
 # asan: yes (the REST engines over TLS and mutual TLS, connections reused and refused, serve's EKM routes)
 . "$TOP/tests/e2e/lib.sh"
 REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+# (serve's EKM routes are under test here too: its sanitizer build's server)
+SERVE_BIN=$HSMBENCH
 
 ekm_tls_server || exit 0
 EP="$URL/ekm/k1"
