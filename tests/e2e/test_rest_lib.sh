@@ -98,13 +98,18 @@ start_serve() {
 }
 
 # follow_script PID: PID ends (SIGTERM) within a second of this script's
-# shell ending, however it ends; the watcher holds none of the script's
-# output, so the runner does not wait for it.  GNU tail waits on the shell
-# in one process (it looks four times a second): a loop of "sleep 1" started a
-# process a second for every server, 3 000 of them in one plain run.
+# shell ending, however it ends.  GNU tail waits on the shell in one process
+# (it looks four times a second): a loop of "sleep 1" started a process a
+# second for every server, 3 000 of them in one plain run.  The watcher is
+# not the shell's child (a subshell starts it and ends), so a script's bare
+# "wait" does not wait for it, and holds none of the script's output, so
+# the runner does not either; it signals PID only if PID is still the
+# process it was (the same start time: a pid is reused).
 follow_script() {
-    (tail -s 0.25 --pid="$$" -f /dev/null
-     kill -TERM "$1") </dev/null >/dev/null 2>&1 &
+    st=$(cut -d' ' -f22 "/proc/$1/stat" 2>/dev/null)
+    ( (tail -s 0.25 --pid="$$" -f /dev/null
+       [ -n "$st" ] && [ "$(cut -d' ' -f22 "/proc/$1/stat" 2>/dev/null)" = "$st" ] && kill -TERM "$1"
+      ) </dev/null >/dev/null 2>&1 & )
 }
 
 # stop_serve NAME: SIGTERM, then wait for it to end (it must within

@@ -358,6 +358,22 @@ if grep -q -- '--max-seconds 1800 ' "$T/srv.pid.cmdline" 2>/dev/null; then
     pass "start_serve: no fixed lifetime shorter than a sanitizer build's script (--max-seconds 1800, a net)"
 else fail "start_serve: no fixed lifetime shorter than a sanitizer build's script" "$(cat "$T/srv.pid.cmdline" 2>/dev/null)"; fi
 
+# A script that stops its server and then waits for its own background
+# jobs ("wait", as test_model does) ends: the watcher that ends the server
+# with the script is not one of them (as a child of the script it held
+# such a script for ever, once it no longer ended with the server).
+cat >"$T/waitscript.sh" <<'EOF'
+. "$TOP/tests/e2e/lib.sh"
+REST_LIB_SOURCE=1 . "$TOP/tests/e2e/test_rest_lib.sh"
+start_serve w || exit 1
+stop_serve w
+sleep 0.2 &
+wait
+echo "waited"
+EOF
+run timeout 30 sh "$T/waitscript.sh"
+check "start_serve, stop_serve, then a bare wait: the script ends" 0 '^waited$'
+
 # lib.sh's skip prints the line the runner counts.
 out=$(skip "a check" "no widget")
 [ "$out" = "SKIP a check: no widget" ] && pass "lib.sh: skip NAME WHY prints 'SKIP NAME: WHY'" ||
