@@ -739,8 +739,13 @@ static bench_code build_body(sdkms_worker *w, char *err, size_t errlen)
 
 /* ---- tear-down ----------------------------------------------------------- */
 
-/* DELETE one key; 404 means it is gone already.  0 when it is gone. */
-static int delete_key(sdkms_worker *w, const char *kid, int *reauthed)
+/* DELETE one key; 404 means it is gone already.  0 when it is gone.  A
+ * session that has ended is renewed once for each key: an SDKMS session
+ * lives a set time, which a long tear-down (many keys, a slow server)
+ * outlasts more than once; renewing once for the whole tear-down left every
+ * key after the second expiry on the server.  After a login that failed,
+ * no other (*nologin): the credentials will not do better for the next. */
+static int delete_key(sdkms_worker *w, const char *kid, int *nologin)
 {
     char path[1024], err[256];
     rest_response r;
@@ -760,11 +765,12 @@ static int delete_key(sdkms_worker *w, const char *kid, int *reauthed)
             gone = 0;
             break;
         }
-        if (r.transport || !rest_sdkms_session_gone(r.status, r.body) || *reauthed)
+        if (r.transport || !rest_sdkms_session_gone(r.status, r.body) || tries > 0 || *nologin)
             break;
-        *reauthed = 1;                     /* an idle session may have expired */
-        if (login(w->http, w->s, err, sizeof err) != BENCH_OK)
+        if (login(w->http, w->s, err, sizeof err) != BENCH_OK) {
+            *nologin = 1;
             break;
+        }
     }
     bench_url_free(&url);
     return gone;
@@ -786,17 +792,17 @@ static void left_key(sdkms_worker *w, const char *kid)
 
 static void teardown(sdkms_worker *w)
 {
-    int reauthed = 0;
+    int nologin = 0;
     rest_response r;
 
     if (!w->http)
         return;
     /* Keys go even after Ctrl-C: it stopped the run, not the clean-up. */
     rest_http_teardown_mode(w->http, w->s->client->http.timeout_ms);
-    if (w->kid && delete_key(w, w->kid, &reauthed) != 0)
+    if (w->kid && delete_key(w, w->kid, &nologin) != 0)
         left_key(w, w->kid);
     for (size_t i = 0; i < w->nkids; i++)
-        if (delete_key(w, w->kids[i], &reauthed) != 0)
+        if (delete_key(w, w->kids[i], &nologin) != 0)
             left_key(w, w->kids[i]);
     rest_http_request(w->http, "POST", &w->s->url_terminate, "", 0);
     rest_http_perform(w->http, &r);
@@ -937,8 +943,8 @@ bench_code rest_sdkms_probe(rest_sdkms *s, FILE *f, char *err, size_t errlen)
             fprintf(f, "%-14s FAILED: %s\n", "key made:", err);
     }
     if (w->kid) {
-        int reauthed = 0;
-        const int gone = delete_key(w, w->kid, &reauthed) == 0;
+        int nologin = 0;
+        const int gone = delete_key(w, w->kid, &nologin) == 0;
         fprintf(f, "%-14s %s\n", "key deleted:", gone ? "ok" : "FAILED");
         if (!gone && rc == BENCH_OK) {
             snprintf(err, errlen, "the key %s could not be deleted", w->kid);

@@ -60,7 +60,7 @@
 # a line "# timed: why" (it asserts rates or latencies against delays the
 # mock or serve injects, with margins that hold beside a busy loop), a few
 # at a time (one more than the processors).  In the second lane, from the
-# start and at the lowest priority (nice 19), every other job: the first
+# start and at a lower priority (nice 10), every other job: the first
 # lane's jobs have a core as soon as they wake, and
 # no job of their own priority beside them but their lane's.  Mark a new
 # test timed when it times anything.  A
@@ -72,8 +72,9 @@
 # failed.
 #
 # HSMBENCH_TEST_JOBS=1 runs everything one at a time; HSMBENCH_TEST_TIMES=1
-# adds a line "time [variant] name: S s, cpu C s" after each job's results
-# (its wall time and its processes' CPU time; not counted as a result).
+# adds a line "time [variant] name: S s, cpu C s, from A s to B s" after
+# each job's results (its wall time, its processes' CPU time, and when it
+# started and ended in the run; not counted as a result).
 #
 #   sh tests/run.sh --only NAME [VARIANT]   one test file alone: a unit test
 #       (test_pool) or an e2e script (test_catalog or tests/e2e/test_catalog.sh),
@@ -151,8 +152,9 @@ if [ "${1:-}" = --job ]; then
         # (times itself in this shell: in a subshell it would see none.)
         times >"$log/$n.times"
         cpu=$(sed -n '2{s/[ms]/ /g;p}' "$log/$n.times" | awk '{printf "%.1f", $1 * 60 + $2 + $3 * 60 + $4}')
-        printf 'time [%s] %s: %d.%d s, cpu %s s\n' "$variant" "${name%%:*}" $(((t1 - t0) / 1000)) \
-            $(((t1 - t0) % 1000 / 100)) "$cpu" >>"$log/$n.out"
+        s0=${HSMBENCH_TEST_T0:-$t0}
+        printf 'time [%s] %s: %d.%d s, cpu %s s, from %d s to %d s\n' "$variant" "${name%%:*}" $(((t1 - t0) / 1000)) \
+            $(((t1 - t0) % 1000 / 100)) "$cpu" $(((t0 - s0) / 1000)) $(((t1 - s0) / 1000)) >>"$log/$n.out"
     fi
     rm -rf "$work"
     : >"$log/$n.done"
@@ -176,6 +178,8 @@ printing= hog=
 trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$log"' EXIT
 trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; exit 130' INT TERM
 t_start=$(ms)
+HSMBENCH_TEST_T0=$t_start
+export HSMBENCH_TEST_T0
 
 # python3, which the scripts start about two thousand times (json_check,
 # the hostile servers), is the interpreter itself, found once: a version
@@ -324,17 +328,19 @@ for i in $(cat "$log/parallel"); do
 done | sort -k1,1nr -k2,2n | cut -d' ' -f2 >"$log/order"
 # Two lanes.  The serial and timed jobs mostly wait on the mock's delays
 # (about 140 s of CPU in 380 s of wall, one lane after the other), so the
-# others run from the start beside them at the lowest priority (nice 19):
-# the scheduler gives a timed job a core as soon as it wakes, and the others
-# the time it leaves.  A job of that lane is in an asynchronous list, which
-# starts with SIGINT and SIGQUIT ignored (the scripts send them, Ctrl-C
-# relies on them): env gives them back their defaults.  With
+# others run from the start beside them at a lower priority (nice 10: a
+# timed job's share of a core it contends for is some 80 %, more than
+# beside the busy loop its margins hold beside; at 19 the others starved
+# while a timed job kept both cores busy, and a sanitizer build's rate fell
+# to a fifth of its schedule).  A job of that lane is in an asynchronous
+# list, which starts with SIGINT and SIGQUIT ignored (the scripts send
+# them, Ctrl-C relies on them): env gives them back their defaults.  With
 # HSMBENCH_TEST_JOBS=1, one job at a time: the others after the timed ones.
 others=
 if [ -s "$log/order" ] && [ "$jobs" -gt 1 ]; then
     dflt=
     env --default-signal=INT true 2>/dev/null && dflt=--default-signal=INT,QUIT
-    nice -n 19 env $dflt xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/order" &
+    nice -n 10 env $dflt xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/order" &
     others=$!
 fi
 # The serial ones one at a time, beside nothing but that lane.

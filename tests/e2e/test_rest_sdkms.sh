@@ -245,6 +245,21 @@ for eng in lean libcurl; do
     cat "$T/out" "$T/err" >>"$T/all-output"
 done
 
+# A tear-down that outlasts its session more than once: 12 keys deleted at
+# 100 ms a request, in sessions of 600 ms.  Each key's DELETE renews the
+# session when it meets its end (renewing once for the whole tear-down left
+# the keys after the second expiry on the server).
+start_serve slowttl --api-key-env SERVER_API_KEY --latency 100ms --session-ttl 600ms -v || exit 0
+run "$HSMBENCH" rest sdkms --endpoint "$URL" --api-key-env SDKMS_API_KEY --op keygen --alg AES \
+    --threads 1 --iterations 12 --json "$T/slowttl.json"
+check "keygen, sessions ending mid-tear-down: exit 0" 0
+stop_serve slowttl
+count_log "$T/slowttl.err"
+if [ "$made" = 12 ] && [ "$deleted" = 12 ] && [ "$auths" -ge 3 ]; then
+    pass "keygen, sessions ending mid-tear-down: the 12 keys made, each deleted ($auths sessions)"
+else fail "keygen, sessions ending mid-tear-down: the 12 keys made, each deleted" "made $made, deleted $deleted, $auths sessions"; fi
+cat "$T/out" "$T/err" >>"$T/all-output"
+
 # ---- the API key and the session tokens never show ---------------------------
 no_secret "the API key is in no output or results file" "$KEY" "$T/all-output" "$T"/s*.json \
     "$T/ttl.json" "$T"/ttlnb-*.json "$T"/nb-*.json "$T"/int-*.json "$T/sdkms.out" "$T/sdkms.err"

@@ -353,7 +353,16 @@ static void test_engine_rate(void)
     CHECK_MSG(bench_hist_percentile(o.service, 50.0) >= 5000000 &&
                   bench_hist_percentile(o.service, 50.0) < 15000000,
               "service p50 %llu ns", (unsigned long long)bench_hist_percentile(o.service, 50.0));
-    CHECK_MSG(bench_hist_percentile(o.queue, 90.0) < 20000000, "queue p90 %llu ns",
+    /* Woken by the wake fd, a request waits for a slot, not for the
+     * engine's next time-out (POLL_NS, 100 ms: a p90 near 90 ms).  Under a
+     * sanitizer beside the suite's other jobs the engine's own passes are
+     * slow enough to reach 52 ms once: 70 ms there still tells the two. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    const uint64_t queue_p90_max = 70000000;
+#else
+    const uint64_t queue_p90_max = 20000000;
+#endif
+    CHECK_MSG(bench_hist_percentile(o.queue, 90.0) < queue_p90_max, "queue p90 %llu ns",
               (unsigned long long)bench_hist_percentile(o.queue, 90.0));
     CHECK(atomic_load(&fa.engines_open) == 0 && atomic_load(&fa.slots_open) == 8);
     bench_outcome_free(&o);
