@@ -60,7 +60,7 @@
 # a line "# timed: why" (it asserts rates or latencies against delays the
 # mock or serve injects, with margins that hold beside a busy loop), a few
 # at a time (one more than the processors).  In the second lane, from the
-# start and at a lower priority (nice 10), every other job: the first
+# start and at the lowest priority (nice 19), every other job: the first
 # lane's jobs have a core as soon as they wake, and
 # no job of their own priority beside them but their lane's.  Mark a new
 # test timed when it times anything.  A
@@ -328,19 +328,21 @@ for i in $(cat "$log/parallel"); do
 done | sort -k1,1nr -k2,2n | cut -d' ' -f2 >"$log/order"
 # Two lanes.  The serial and timed jobs mostly wait on the mock's delays
 # (about 140 s of CPU in 380 s of wall, one lane after the other), so the
-# others run from the start beside them at a lower priority (nice 10: a
-# timed job's share of a core it contends for is some 80 %, more than
-# beside the busy loop its margins hold beside; at 19 the others starved
-# while a timed job kept both cores busy, and a sanitizer build's rate fell
-# to a fifth of its schedule).  A job of that lane is in an asynchronous
-# list, which starts with SIGINT and SIGQUIT ignored (the scripts send
-# them, Ctrl-C relies on them): env gives them back their defaults.  With
-# HSMBENCH_TEST_JOBS=1, one job at a time: the others after the timed ones.
+# others run from the start beside them at the lowest priority (nice 19):
+# the scheduler gives a timed job a core as soon as it wakes, and the
+# others the time it leaves.  (At nice 10 the two lanes shared the cores
+# more evenly: each job's CPU grew by some 15 % and the run took 767 s
+# against 673.)  A job of this lane may wait while a timed job keeps both
+# cores busy, so a script that asserts a rate is timed.  A job of that lane
+# is in an asynchronous list, which starts with SIGINT and SIGQUIT ignored
+# (the scripts send them, Ctrl-C relies on them): env gives them back their
+# defaults.  With HSMBENCH_TEST_JOBS=1, one job at a time: the others after
+# the timed ones.
 others=
 if [ -s "$log/order" ] && [ "$jobs" -gt 1 ]; then
     dflt=
     env --default-signal=INT true 2>/dev/null && dflt=--default-signal=INT,QUIT
-    nice -n 10 env $dflt xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/order" &
+    nice -n 19 env $dflt xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/order" &
     others=$!
 fi
 # The serial ones one at a time, beside nothing but that lane.

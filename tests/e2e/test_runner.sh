@@ -48,9 +48,8 @@ check "--only nosuch: exit 1, one FAIL naming it" 1 '^FAIL \[plain\] nosuch: no 
     fail "--only nosuch: last line '0 passed, 1 failed, 0 skipped'" "'$(last_line)'"
 
 # ---- a scratch tree of fake tests ------------------------------------------------
-# the priority of the runner's second lane: 10 below this script's, at most 19
-low=$(($(nice) + 10))
-[ "$low" -le 19 ] || low=19
+# the priority of the runner's second lane: the lowest
+low=19
 # Each fake e2e script notes when it starts and ends in $TRACE.
 W="$T/tree"
 mkdir -p "$W/tests/e2e" "$W/tests/unit" "$W/tests/fuzz" "$W/build/tests"
@@ -139,7 +138,7 @@ for j in 3 1; do
     fi
     # One at a time, the serial script ran alone: its start and end lines
     # are adjacent.  Beside others, it ran at the runner's priority and the
-    # others at a lower one (nice 10 more, at most 19).
+    # others at the lowest (nice 19).
     [ "$(grep -c . "$TRACE")" -eq 18 ] && lines=18 || lines="$(grep -c . "$TRACE") lines"
     if [ $j -eq 1 ]; then
         if grep -A 1 '^start test_c$' "$TRACE" | grep -qx 'end test_c' && [ "$lines" = 18 ]; then
@@ -205,7 +204,7 @@ check "--only test_r asan: a script without '# asan: yes' runs there when asked"
 
 # "# timed:": after the serial ones, a few at a time (one more than the
 # processors), at the runner's priority; the others beside them at the
-# lower one.  Each fake notes its start and end, and its priority.
+# lowest.  Each fake notes its start and end, and its priority.
 W5="$T/tree5"
 mkdir -p "$W5/tests/e2e" "$W5/tests/unit" "$W5/build/tests"
 cp "$TOP/tests/run.sh" "$W5/tests/run.sh"
