@@ -51,19 +51,15 @@
 # its own file; a job's lines are printed whole, in a fixed order (the
 # order the jobs start in), once it and the jobs before it have finished.
 #
-# Jobs run in two lanes.  In the first, at the runner's priority: the jobs
-# marked serial, one at a time: an e2e script with a line starting
-# "# serial:", a unit test whose header comment has a line starting
-# " * serial:" (the rest of the line says why: a figure other jobs' bursts
-# on the cores move past any margin, a p99 of 1-2 ms, a knee from how
-# throughput grows with threads).  Then the timed ones, an e2e script with
-# a line "# timed: why" (it asserts rates or latencies against delays the
-# mock or serve injects, with margins that hold beside a busy loop), a few
-# at a time (one more than the processors).  In the second lane, from the
-# start and at the lowest priority (nice 19), every other job: the first
-# lane's jobs have a core as soon as they wake, and
-# no job of their own priority beside them but their lane's.  Mark a new
-# test timed when it times anything.  A
+# The jobs marked serial run first, one at a time, with nothing else
+# running: an e2e script with a line starting "# serial:", a unit test whose
+# header comment has a line starting " * serial:" (the rest of the line says
+# why: a figure other jobs' bursts on the cores move past any margin, a p99
+# of 1-2 ms, a knee from how throughput grows with threads).  Then the timed
+# ones, an e2e script with a line "# timed: why" (it asserts rates or
+# latencies against delays the mock or serve injects, with margins that hold
+# beside a busy loop), a few at a time (one more than the processors) and
+# beside nothing else.  Mark a new test timed when it times anything.  A
 # script whose timed sections run in the plain build alone (all_cases) adds
 # "# serial-variants: plain", and its sanitizer runs go beside the others.  Every other e2e script runs beside others: it
 # keeps its files under lib.sh's $T and listens on port 0 (never on a port
@@ -282,7 +278,10 @@ else
     fi
 fi
 
-# Run: the two lanes below.  Meanwhile a printer in the background prints each
+# Run: the serial jobs one by one, then the rest, $jobs at a time (xargs
+# starts them in the plan's order), in the foreground: an asynchronous list
+# would start the tests with SIGINT ignored, which Ctrl-C and the scripts'
+# own signals rely on.  Meanwhile a printer in the background prints each
 # job's lines, in that same order, as soon as it has finished; $log/ran says
 # every job has ended, so a job that never finished is reported, not waited
 # for; the printer stops if this shell is gone.
@@ -306,6 +305,16 @@ printer() {
 }
 printer | tee "$log/all" &
 printing=$!
+for i in $(cat "$log/serial"); do
+    sh "$top/tests/run.sh" --job "$log" "$i"
+done
+# The timed ones, a few at a time and beside nothing else: they mostly wait
+# on the mock's delays (90 s of CPU in 450 s of wall, one after another),
+# so $timed_jobs of them leave the cores to each other's timers even beside
+# a busy loop, where the sanitizer builds' scripts beside them did not.
+if [ -s "$log/timed" ]; then
+    xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log" <"$log/timed"
+fi
 # The others start longest first, so that no long job starts last and runs
 # on alone at the end: by tests/durations (each job's wall time in a run of
 # the whole suite; a hint, not a check: rewrite it from a run's log with
@@ -313,53 +322,21 @@ printing=$!
 # its kind (a sanitizer build's script takes minutes, the fuzzers about one,
 # a plain script seconds, a unit test less).  Their lines still print in the
 # plan's order.
-for i in $(cat "$log/parallel"); do
-    read -r kind variant dir name <"$log/$i.job"
-    s=$(awk -v v="$variant" -v n="$name" '$1 == v && $2 == n { print $3; exit }' tests/durations 2>/dev/null)
-    if [ -z "$s" ]; then
-        case $kind.$variant in
-        e2e.tsan | e2e.asan) s=30 ;;
-        fuzz.fuzz) s=35 ;;
-        e2e.plain) s=15 ;;
-        *) s=1 ;;
-        esac
-    fi
-    echo "$s $i"
-done | sort -k1,1nr -k2,2n | cut -d' ' -f2 >"$log/order"
-# Two lanes.  The serial and timed jobs mostly wait on the mock's delays
-# (about 140 s of CPU in 380 s of wall, one lane after the other), so the
-# others run from the start beside them at the lowest priority (nice 19):
-# the scheduler gives a timed job a core as soon as it wakes, and the
-# others the time it leaves.  (At nice 10 the two lanes shared the cores
-# more evenly: each job's CPU grew by some 15 % and the run took 767 s
-# against 673.)  A job of this lane may wait while a timed job keeps both
-# cores busy, so a script that asserts a rate is timed.  A job of that lane
-# is in an asynchronous list, which starts with SIGINT and SIGQUIT ignored
-# (the scripts send them, Ctrl-C relies on them): env gives them back their
-# defaults.  With HSMBENCH_TEST_JOBS=1, one job at a time: the others after
-# the timed ones.
-others=
-if [ -s "$log/order" ] && [ "$jobs" -gt 1 ]; then
-    dflt=
-    env --default-signal=INT true 2>/dev/null && dflt=--default-signal=INT,QUIT
-    nice -n 19 env $dflt xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/order" &
-    others=$!
-fi
-# The serial ones one at a time, beside nothing but that lane.
-for i in $(cat "$log/serial"); do
-    sh "$top/tests/run.sh" --job "$log" "$i"
-done
-# The timed ones, a few at a time: $timed_jobs of them leave the cores to
-# each other's timers even beside a busy loop, where the sanitizer builds'
-# scripts beside them at the same priority did not (six of them failed
-# beside the whole suite at a load of 12).
-if [ -s "$log/timed" ]; then
-    xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log" <"$log/timed"
-fi
-if [ -n "$others" ]; then
-    wait "$others"
-elif [ -s "$log/order" ]; then
-    xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/order"
+if [ -s "$log/parallel" ]; then
+    for i in $(cat "$log/parallel"); do
+        read -r kind variant dir name <"$log/$i.job"
+        s=$(awk -v v="$variant" -v n="$name" '$1 == v && $2 == n { print $3; exit }' tests/durations 2>/dev/null)
+        if [ -z "$s" ]; then
+            case $kind.$variant in
+            e2e.tsan | e2e.asan) s=30 ;;
+            fuzz.fuzz) s=35 ;;
+            e2e.plain) s=15 ;;
+            *) s=1 ;;
+            esac
+        fi
+        echo "$s $i"
+    done | sort -k1,1nr -k2,2n | cut -d' ' -f2 |
+        xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
 fi
 : >"$log/ran"
 wait "$printing"

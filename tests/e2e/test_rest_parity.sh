@@ -14,7 +14,6 @@
 # engine's epoll loop against curl multi handles).  Where they differ by design (libcurl sends a request
 # again on a reset connection, the lean engine never does) the difference is
 # asserted.  Loopback only; every run is bounded by --iterations or --duration.
-# timed: a rate's schedule kept (20 and 40 requests a second, all answered or counted), in every build
 # asan: yes (the lean engine's parser, epoll loop and connections on every fault serve injects,
 # beside libcurl's; the unusual and broken answers run in the plain build alone: the fuzzer
 # fuzz_lean reads every such answer, cut every way, under ASan)

@@ -48,8 +48,6 @@ check "--only nosuch: exit 1, one FAIL naming it" 1 '^FAIL \[plain\] nosuch: no 
     fail "--only nosuch: last line '0 passed, 1 failed, 0 skipped'" "'$(last_line)'"
 
 # ---- a scratch tree of fake tests ------------------------------------------------
-# the priority of the runner's second lane: the lowest
-low=19
 # Each fake e2e script notes when it starts and ends in $TRACE.
 W="$T/tree"
 mkdir -p "$W/tests/e2e" "$W/tests/unit" "$W/tests/fuzz" "$W/build/tests"
@@ -69,8 +67,8 @@ fake() {    # fake NAME SECONDS [LINE...]: tests/e2e/NAME.sh
 # machine, where starting the next job took longer than that.
 fake test_a 1 'echo "PASS a1"' 'echo "PASS a2"' \
     '[ "${HSMBENCH_TEST_JOBS:-1}" -gt 1 ] && { i=0; until grep -q "^start test_[befghst]" "$TRACE" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; }'
-fake test_b 0.2 'echo "FAIL b1: on purpose"' 'echo "not a result"' 'nice >"$TRACE.b"'
-fake test_c 0.5 '# serial: a fake one that must run alone' 'echo "PASS c1"' 'nice >"$TRACE.c"'
+fake test_b 0.2 'echo "FAIL b1: on purpose"' 'echo "not a result"'
+fake test_c 0.5 '# serial: a fake one that must run alone' 'echo "PASS c1"'
 fake test_e 0.2 'echo "PASS e1"'
 echo 'if then fi' >>"$W/tests/e2e/test_e.sh"          # a syntax error after its result
 fake test_f 0.2 'echo "prints no result, exits 1"'
@@ -136,18 +134,11 @@ for j in 3 1; do
         fail "whole suite, HSMBENCH_TEST_JOBS=$j: exit 1, every result in the plan's order, serial ones first" \
             "exit $rc: $(diff "$T/want" "$T/got.$j" | head -c 400 | tr '\n' '|')"
     fi
-    # One at a time, the serial script ran alone: its start and end lines
-    # are adjacent.  Beside others, it ran at the runner's priority and the
-    # others at the lowest (nice 19).
-    [ "$(grep -c . "$TRACE")" -eq 18 ] && lines=18 || lines="$(grep -c . "$TRACE") lines"
-    if [ $j -eq 1 ]; then
-        if grep -A 1 '^start test_c$' "$TRACE" | grep -qx 'end test_c' && [ "$lines" = 18 ]; then
-            pass "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it"
-        else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it" "$(tr '\n' ' ' <"$TRACE")"; fi
-    elif [ "$(cat "$TRACE.c")" = "$(nice)" ] && [ "$(cat "$TRACE.b")" = "$low" ] && [ "$lines" = 18 ]; then
-        pass "HSMBENCH_TEST_JOBS=$j: the serial script at the runner's priority, the others beside it at nice $low"
-    else fail "HSMBENCH_TEST_JOBS=$j: the serial script at the runner's priority, the others beside it at nice $low" \
-        "serial at $(cat "$TRACE.c"), another at $(cat "$TRACE.b"), the runner at $(nice); $lines"; fi
+    # The serial script ran alone: its start and end lines are adjacent.
+    if grep -A 1 '^start test_c$' "$TRACE" | grep -qx 'end test_c' &&
+        [ "$(grep -c . "$TRACE")" -eq 18 ]; then
+        pass "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it"
+    else fail "HSMBENCH_TEST_JOBS=$j: the serial script ran with nothing beside it" "$(tr '\n' ' ' <"$TRACE")"; fi
     # Side by side: test_a was still running when another one started.
     if [ $j -gt 1 ]; then
         if sed -n '/^start test_a$/,/^end test_a$/p' "$TRACE" | grep -q '^start test_[befghst]$'; then
@@ -203,8 +194,8 @@ run sh "$W2/tests/run.sh" --only test_r asan
 check "--only test_r asan: a script without '# asan: yes' runs there when asked" 0 '^PASS \[asan\] test_r:r1$'
 
 # "# timed:": after the serial ones, a few at a time (one more than the
-# processors), at the runner's priority; the others beside them at the
-# lowest.  Each fake notes its start and end, and its priority.
+# processors) and beside nothing else; the others only once every timed one
+# has ended.  Each fake notes its start and end.
 W5="$T/tree5"
 mkdir -p "$W5/tests/e2e" "$W5/tests/unit" "$W5/build/tests"
 cp "$TOP/tests/run.sh" "$W5/tests/run.sh"
@@ -213,18 +204,16 @@ for x in t1 t2 t3 t4 t5; do
         >"$W5/tests/e2e/test_$x.sh"
 done
 printf '# serial: a fake\necho "start s" >>"$TRACE"\necho "end s" >>"$TRACE"\necho "PASS s"\n' >"$W5/tests/e2e/test_s.sh"
-printf 'echo "start p" >>"$TRACE"\nnice >"$TRACE.p"\necho "end p" >>"$TRACE"\necho "PASS p"\n' >"$W5/tests/e2e/test_p.sh"
-printf '# timed: a fake\nnice >"$TRACE.t"\necho "PASS t"\n' >"$W5/tests/e2e/test_t.sh"
+printf 'echo "start p" >>"$TRACE"\necho "end p" >>"$TRACE"\necho "PASS p"\n' >"$W5/tests/e2e/test_p.sh"
 : >"$TRACE"
 run env HSMBENCH_TEST_JOBS=20 sh "$W5/tests/run.sh"
-# the most timed ones running at once, and where s came
+# the most timed ones running at once, and where s and p came
 most=$(awk '/^start t/ { n++; if (n > m) m = n } /^end t/ { n-- } END { print m + 0 }' "$TRACE")
 width=$(($(nproc) + 1))
-if [ "$(grep -v ' p$' "$TRACE" | head -n 2 | tr '\n' ' ')" = "start s end s " ] &&
-    [ "$most" -ge 2 ] && [ "$most" -le "$width" ] && [ "$(cat "$TRACE.t")" = "$(nice)" ] && [ "$(cat "$TRACE.p")" = "$low" ]; then
-    pass "# timed: after the serial ones, at most $width at a time ($most here), at the runner's priority, the others at nice $low"
-else fail "# timed: after the serial ones, at most $width at a time, at the runner's priority, the others at nice $low" \
-    "timed at $(cat "$TRACE.t"), other at $(cat "$TRACE.p"): $(tr '\n' ' ' <"$TRACE")"; fi
+if [ "$(head -n 2 "$TRACE" | tr '\n' ' ')" = "start s end s " ] && [ "$(tail -n 2 "$TRACE" | tr '\n' ' ')" = "start p end p " ] &&
+    [ "$most" -ge 2 ] && [ "$most" -le "$width" ]; then
+    pass "# timed: after the serial ones, at most $width at a time ($most here), before the others"
+else fail "# timed: after the serial ones, at most $width at a time, before the others" "$(tr '\n' ' ' <"$TRACE")"; fi
 
 # ---- python3: the interpreter itself, not a shim in front of it ----------------
 # A shim first on the PATH, as a version manager's is (pyenv's costs 0.4 s
