@@ -307,7 +307,11 @@ bad = []
 for line in open(sys.argv[1]):
     s = json.loads(line)
     hs, mod, target = s["hs_ops"], s["module_ops"], s["target"]
-    if abs(hs - mod) > 0.02 * hs + 3:
+    # Each edge of a step's window has up to one operation in flight per
+    # thread (--threads 8), which the two clocks may put on either side: a
+    # step past capacity, every thread busy, differed by 24 of 1 006 on a
+    # busy machine, over the 2 % + 3 this allowed.
+    if abs(hs - mod) > 0.02 * hs + 2 * 8 + 3:
         bad.append(("counts", s))
     # (a step's edges: an operation or two either side of its window)
     if target and s["status"] == "ok" and mod < 0.97 * target * s["duration_s"] - 3:
