@@ -355,8 +355,8 @@ static void test_engine_rate(void)
               "service p50 %llu ns", (unsigned long long)bench_hist_percentile(o.service, 50.0));
     /* Woken by the wake fd, a request waits for a slot, not for the
      * engine's next time-out (POLL_NS, 100 ms: a p90 near 90 ms).  Under a
-     * sanitizer on a busy machine (other jobs at a lower priority) the engine
-     * reached 52 ms once: 70 ms there still tells the two apart. */
+     * sanitizer on a busy machine the engine reached 52 ms once: 70 ms
+     * there still tells the two apart. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     const uint64_t queue_p90_max = 70000000;
 #else
