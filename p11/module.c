@@ -166,8 +166,17 @@ static int check_function_list(const char *spec, const char *path)
             rc = -1;
         }
     }
+    /* Under AddressSanitizer the module stays mapped until the process
+     * ends: LeakSanitizer reports after main returns, and a leak allocated
+     * in a library already unloaded has "<unknown module>" for a frame,
+     * which tests/lsan.supp's module names cannot match (OpenSC's
+     * pkcs11-spy, whose function list is never freed, failed one run in
+     * about twenty beside a busy loop).  Our reference keeps it loaded
+     * past p11-kit's release. */
+#if !defined(__SANITIZE_ADDRESS__)
     if (dlclose(h) != 0)
         bench_warn("--module %s: dlclose: %s", spec, dlerror());
+#endif
     return rc;
 }
 

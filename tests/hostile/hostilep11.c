@@ -9,6 +9,9 @@
  *   missing=C_GetSlotList,... the do-nothing module's list (libhsmbench-null.so,
  *                             found next to this file) with those entries NULL
  *   no-slots                  that list, with a C_GetSlotList that finds no slot
+ *   leak                      that list, and each C_GetFunctionList leaks a
+ *                             block it keeps no pointer to (as OpenSC's spy
+ *                             keeps its list), for the sanitizer runs
  *
  * Unset or empty, it is the do-nothing module's list unchanged.
  */
@@ -91,6 +94,13 @@ static CK_RV hp_get_function_list(CK_FUNCTION_LIST_PTR_PTR ppFunctionList)
     }
     if (how && strcmp(how, "no-slots") == 0)
         hp_list.C_GetSlotList = hp_no_slots;
+    if (how && strcmp(how, "leak") == 0) {
+        /* written through, so that the allocation is not optimised away */
+        volatile char *lost = malloc(744);
+        if (!lost)
+            return CKR_HOST_MEMORY;
+        lost[0] = 1;
+    }
     hp_list.C_GetFunctionList = hp_get_function_list;
     *ppFunctionList = &hp_list;
     return CKR_OK;
