@@ -174,16 +174,20 @@ sanitizers-tsan:
 
 # check, bench and demo install what is missing first, then build in a
 # sub-make (so pkg-config sees the freshly installed libraries).  check
-# builds its four variants in parallel, CHECK_JOBS at a time (default: the
-# number of processors; a -j given to make itself wins), and first makes sure
-# the runner parses (it once printed its result and then exited 2).
+# builds the plain build, CHECK_JOBS at a time (default: the number of
+# processors; a -j given to make itself wins), and hands the runner the
+# command that builds the other three (HSMBENCH_TEST_BUILD): it runs it at
+# the lowest priority beside the plain build's serial and timed tests, which
+# leave the cores mostly idle.  It first makes sure the runner parses (it
+# once printed its result and then exited 2).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 check:
 	@sh -n tests/run.sh
 	@sh ci/build-deps.sh
-	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) --output-sync=target \
-	    all sanitizers fuzz-build
-	@sh tests/run.sh
+	@$(MAKE) --no-print-directory $(CHECK_J) --output-sync=target all
+	@HSMBENCH_TEST_BUILD='$(MAKE) --no-print-directory $(CHECK_J) --output-sync=target sanitizers fuzz-build' \
+	    sh tests/run.sh
 
 # The suite as CI's busy neighbours have it: tests/run.sh starts the busy
 # loop itself (HSMBENCH_TEST_LOAD) and ends it with the run, however the run

@@ -51,7 +51,7 @@
 # its own file; a job's lines are printed whole, in a fixed order (the
 # order the jobs start in), once it and the jobs before it have finished.
 #
-# The jobs marked serial run first, one at a time, with nothing else
+# The jobs marked serial run first, one at a time, with no other test
 # running: an e2e script with a line starting "# serial:", a unit test whose
 # header comment has a line starting " * serial:" (the rest of the line says
 # why: a figure other jobs' bursts on the cores move past any margin, a p99
@@ -59,13 +59,22 @@
 # ones, an e2e script with a line "# timed: why" (it asserts rates or
 # latencies against delays the mock or serve injects, with margins that hold
 # beside a busy loop), a few at a time (one more than the processors) and
-# beside nothing else.  Mark a new test timed when it times anything.  A
+# beside no other test.  Mark a new test timed when it times anything.  A
 # script whose timed sections run in the plain build alone (all_cases) adds
 # "# serial-variants: plain", and its sanitizer runs go beside the others.  Every other e2e script runs beside others: it
 # keeps its files under lib.sh's $T and listens on port 0 (never on a port
 # chosen in advance).  A script that stops on a shell error (exit status 2
 # or more: a syntax error, a signal), or exits 1 without a result line, has
 # failed.
+#
+# HSMBENCH_TEST_BUILD (make check sets it) is a command that builds the
+# sanitizer and fuzz builds: the runner starts it at the lowest priority
+# (nice 19) beside the plain build's serial and timed jobs, whose cores are
+# mostly idle, and runs the other builds' serial and timed jobs once it has
+# ended, before the rest.  A nice 19 compiler yields a core at once to any
+# job that wants it, and these jobs hold beside a busy loop at the runner's
+# own priority (make check-load).  When the build fails, its last lines are
+# printed and each job of those builds is a FAIL naming it.
 #
 # HSMBENCH_TEST_JOBS=1 runs everything one at a time; HSMBENCH_TEST_TIMES=1
 # adds a line "time [variant] name: S s, cpu C s, from A s to B s" after
@@ -134,11 +143,17 @@ if [ "${1:-}" = --job ]; then
     work="$log/$n.d"
     mkdir -p "$work" || exit 2
     read -r kind variant dir name <"$log/$n.job"
+    if [ "$variant" != plain ] && [ -e "$log/build.failed" ]; then
+        kind=fail name="$name: not run: the build failed ($(cat "$log/build.failed"))"
+    fi
     t0=$(ms)
     case $kind in
     unit) unit "$variant" "$dir" "$name" ;;
     e2e) e2e "$variant" "$dir" "$name" ;;
-    fuzz) fuzz ;;
+    fuzz)
+        if ls build/fuzz/fuzzers/fuzz_* >/dev/null 2>&1; then fuzz
+        else echo "FAIL [fuzz] fuzzers: build/fuzz/fuzzers is missing (make fuzz-build)"; fi
+        ;;
     *) echo "FAIL [$variant] $name" ;;   # a FAIL line the plan wrote itself
     esac >"$log/$n.out" 2>&1
     if [ -n "${HSMBENCH_TEST_TIMES:-}" ]; then
@@ -170,9 +185,9 @@ timed_jobs=$(($(nproc 2>/dev/null || echo 2) + 1))
 [ "$timed_jobs" -le "$jobs" ] || timed_jobs=$jobs
 
 log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX") || exit 2
-printing= hog=
+printing= hog= building=
 trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$log"' EXIT
-trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; exit 130' INT TERM
+trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; [ -n "$building" ] && kill "$building" 2>/dev/null; exit 130' INT TERM
 t_start=$(ms)
 HSMBENCH_TEST_T0=$t_start
 export HSMBENCH_TEST_T0
@@ -211,7 +226,11 @@ fi
 n=0
 : >"$log/serial"
 : >"$log/timed"
+: >"$log/serial_late"
+: >"$log/timed_late"
 : >"$log/parallel"
+build_cmd=
+[ "${1:-}" = --only ] || build_cmd=${HSMBENCH_TEST_BUILD:-}
 # job KIND VARIANT BUILD NAME
 job() {
     n=$((n + 1))
@@ -232,12 +251,20 @@ job() {
             case " $serial_in " in *" $2 "*) ;; *) queue=parallel ;; esac
         fi
     fi
+    # A build made beside the plain tests: its serial and timed jobs wait
+    # for it, after the plain build's.
+    if [ -n "$build_cmd" ] && [ "$2" != plain ] && [ $queue != parallel ]; then
+        queue=${queue}_late
+    fi
     echo "$n" >>"$log/$queue"
 }
 # variant VARIANT BUILD [NAME]: its unit tests and e2e scripts (with tsan,
-# those marked for it), or the one NAME.
+# those marked for it), or the one NAME.  A build still to be made
+# (HSMBENCH_TEST_BUILD) has the plain build's unit tests.
 variant() {
-    for bin in "$2"/tests/${3:-test_*}; do
+    units=$2
+    [ -n "$build_cmd" ] && units=build
+    for bin in "$units"/tests/${3:-test_*}; do
         [ -x "$bin" ] && job unit "$1" "$2" "$(basename "$bin")"
     done
     for script in tests/e2e/${3:-test_*}.sh; do
@@ -265,13 +292,13 @@ if [ "${1:-}" = --only ]; then
 else
     variant plain build
     for v in asan tsan; do
-        if [ -x "build/$v/hsmbench" ]; then
+        if [ -n "$build_cmd" ] || [ -x "build/$v/hsmbench" ]; then
             variant "$v" "build/$v"
         else
             job fail "$v" - "build: build/$v/hsmbench is missing (make sanitizers)"
         fi
     done
-    if ls build/fuzz/fuzzers/fuzz_* >/dev/null 2>&1; then
+    if [ -n "$build_cmd" ] || ls build/fuzz/fuzzers/fuzz_* >/dev/null 2>&1; then
         job fuzz fuzz - fuzzers
     else
         job fail fuzz - "build: build/fuzz/fuzzers is missing (make fuzz-build)"
@@ -287,7 +314,7 @@ fi
 # for; the printer stops if this shell is gone.
 runner=$$
 printer() {
-    for i in $(cat "$log/serial" "$log/timed" "$log/parallel"); do
+    for i in $(cat "$log/serial" "$log/timed" "$log/serial_late" "$log/timed_late" "$log/parallel"); do
         while [ ! -e "$log/$i.done" ]; do
             kill -0 "$runner" 2>/dev/null || exit 0
             if [ -e "$log/ran" ] && [ ! -e "$log/$i.done" ]; then
@@ -305,15 +332,40 @@ printer() {
 }
 printer | tee "$log/all" &
 printing=$!
-for i in $(cat "$log/serial"); do
-    sh "$top/tests/run.sh" --job "$log" "$i"
-done
-# The timed ones, a few at a time and beside nothing else: they mostly wait
+# The other builds, beside the plain build's serial and timed jobs.
+if [ -n "$build_cmd" ]; then
+    b0=$(ms)
+    nice -n 19 sh -c "$build_cmd" </dev/null >"$log/build.log" 2>&1 &
+    building=$!
+fi
+# serial_and_timed QUEUE: the serial jobs of QUEUE one by one, then its
+# timed ones, a few at a time and beside no other test: they mostly wait
 # on the mock's delays (90 s of CPU in 450 s of wall, one after another),
 # so $timed_jobs of them leave the cores to each other's timers even beside
 # a busy loop, where the sanitizer builds' scripts beside them did not.
-if [ -s "$log/timed" ]; then
-    xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log" <"$log/timed"
+serial_and_timed() {
+    for i in $(cat "$log/serial$1"); do
+        sh "$top/tests/run.sh" --job "$log" "$i"
+    done
+    if [ -s "$log/timed$1" ]; then
+        xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log" <"$log/timed$1"
+    fi
+}
+serial_and_timed ""
+if [ -n "$building" ]; then
+    wait "$building"
+    brc=$?
+    building=
+    if [ $brc -ne 0 ]; then
+        echo "exit $brc: $build_cmd" >"$log/build.failed"
+        { echo "tests/run.sh: the sanitizer and fuzz builds failed (exit $brc); their last lines:"
+          tail -n 30 "$log/build.log"; } >&2
+    elif [ -n "${HSMBENCH_TEST_TIMES:-}" ]; then
+        b1=$(ms)
+        printf 'time build: the sanitizer and fuzz builds, from %d s to %d s\n' \
+            $(((b0 - t_start) / 1000)) $(((b1 - t_start) / 1000)) >"$log/build.time"
+    fi
+    serial_and_timed _late
 fi
 # The others start longest first, so that no long job starts last and runs
 # on alone at the end: by tests/durations (each job's wall time in a run of
@@ -347,6 +399,7 @@ skipped=$(grep -c '^SKIP' "$log/all")
 # The whole run's wall time, to compare runs by (not a result).
 if [ -n "${HSMBENCH_TEST_TIMES:-}" ]; then
     t1=$(ms)
+    cat "$log/build.time" 2>/dev/null
     printf 'time all: %d s\n' $(((t1 - t_start) / 1000))
 fi
 echo

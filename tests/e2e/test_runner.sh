@@ -215,6 +215,44 @@ if [ "$(head -n 2 "$TRACE" | tr '\n' ' ')" = "start s end s " ] && [ "$(tail -n 
     pass "# timed: after the serial ones, at most $width at a time ($most here), before the others"
 else fail "# timed: after the serial ones, at most $width at a time, before the others" "$(tr '\n' ' ' <"$TRACE")"; fi
 
+# HSMBENCH_TEST_BUILD (make check): the other builds made at nice 19 beside
+# the plain build's serial and timed jobs; theirs run once it has ended,
+# the serial one first, and the parallel ones last.  A fake build here: it
+# notes its niceness, then makes build/asan from build/.
+W6="$T/tree6"
+mkdir -p "$W6/tests/e2e" "$W6/tests/unit" "$W6/build/tests"
+cp "$TOP/tests/run.sh" "$W6/tests/run.sh"
+printf '# serial: a fake\n# asan: yes (a fake)\necho "start s $VARIANT" >>"$TRACE"\nsleep 0.5\necho "PASS s"\n' >"$W6/tests/e2e/test_s.sh"
+printf '# timed: a fake\n# asan: yes (a fake)\necho "start t $VARIANT" >>"$TRACE"\nsleep 0.5\necho "PASS t"\n' >"$W6/tests/e2e/test_t.sh"
+printf '# asan: yes (a fake)\necho "start p $VARIANT" >>"$TRACE"\necho "PASS p"\n' >"$W6/tests/e2e/test_p.sh"
+printf '#!/bin/sh\necho "PASS u1"\n' >"$W6/build/tests/test_u"
+chmod +x "$W6/build/tests/test_u"
+# (the build ends once the plain timed job has started, 30 s at most)
+FAKE_BUILD='echo "build nice $(nice)" >>"$TRACE"; i=0; until grep -q "^start t plain" "$TRACE" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; for v in asan tsan; do mkdir -p build/$v/tests && cp build/tests/test_u build/$v/tests/ && : >build/$v/hsmbench && chmod +x build/$v/hsmbench; done; echo "build end" >>"$TRACE"'
+: >"$TRACE"
+run env HSMBENCH_TEST_BUILD="$FAKE_BUILD" sh "$W6/tests/run.sh"
+# the trace: the build's niceness and the plain s and t in any order, then
+# the build's end, then s and t under ASan, then p in both builds
+order=$(awk '/^build nice/ || /^start [st] plain/ { a++; next } /^build end/ { print (a == 3 ? "pre-ok" : "pre-" a); next } { print }' "$TRACE" | tr '\n' ' ')
+case $order in "pre-ok start s asan start t asan start p "*) order_ok=$(grep -c '^start p' "$TRACE") ;; *) order_ok=0 ;; esac
+if [ "$order_ok" = 2 ] && grep -q '^build nice 19$' "$TRACE" &&
+    grep -q '^PASS \[asan\] test_u:u1$' "$T/out" && grep -q '^PASS \[tsan\] test_u:u1$' "$T/out"; then
+    pass "HSMBENCH_TEST_BUILD: built at nice 19 beside the plain serial and timed jobs; the others after it"
+else fail "HSMBENCH_TEST_BUILD: built at nice 19 beside the plain serial and timed jobs; the others after it" \
+    "trace: $(tr '\n' ' ' <"$TRACE"); $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' ')"; fi
+# (its fake build made no fuzzers: that is a FAIL, never a silent nothing)
+if grep -q '^FAIL \[fuzz\] fuzzers: build/fuzz/fuzzers is missing (make fuzz-build)$' "$T/out"; then
+    pass "HSMBENCH_TEST_BUILD: no fuzzers after the build is a FAIL naming them"
+else fail "HSMBENCH_TEST_BUILD: no fuzzers after the build is a FAIL naming them" "$(grep '^FAIL' "$T/out" | tr '\n' ' ')"; fi
+rm -rf "$W6/build/asan" "$W6/build/tsan"
+run env HSMBENCH_TEST_BUILD='echo "a compiler error"; exit 3' sh "$W6/tests/run.sh"
+if [ "$rc" = 1 ] && grep -q '^FAIL \[asan\] test_s: not run: the build failed (exit 3: ' "$T/out" &&
+    grep -q '^FAIL \[tsan\] test_u: not run: the build failed' "$T/out" && grep -q '^PASS \[plain\] test_s:s$' "$T/out" &&
+    grep -q 'a compiler error' "$T/err" && ! grep -q '^PASS \[asan\]' "$T/out"; then
+    pass "HSMBENCH_TEST_BUILD failing: its last lines shown, each job of those builds a FAIL naming it, exit 1"
+else fail "HSMBENCH_TEST_BUILD failing: its last lines shown, each job of those builds a FAIL naming it, exit 1" \
+    "exit $rc; $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' '); stderr: $(head -c 300 "$T/err")"; fi
+
 # ---- python3: the interpreter itself, not a shim in front of it ----------------
 # A shim first on the PATH, as a version manager's is (pyenv's costs 0.4 s
 # of CPU a start), notes each start: the runner finds the interpreter

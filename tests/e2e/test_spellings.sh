@@ -94,7 +94,7 @@ result(taken == readme, "the README's table lists every spelling taken, and only
 # Each spelling given to each command.
 argv0 = {"rest": ["rest", "sdkms"], "rest http": ["rest", "http"], "run": ["run"], "menu": ["menu"]}
 value = {"--threads": "2", "--stages": "1s:1", "--iterations": "5", "--duration": "1s", "--alg": "AES",
-         "--key-size": "128", "--pin": "1234"}
+         "--key-size": "128", "--pin": "1234", "--pin-user": "CU"}
 ignored_value = {("pkpspeed", "-s"): "CU", ("JMeter", "-n"): None}
 def notes(err):
     return [l for l in err.splitlines() if not l.startswith("hsmbench: warning:")]
