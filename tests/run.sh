@@ -73,7 +73,9 @@
 # mostly idle, and runs the other builds' serial and timed jobs once it has
 # ended, before the rest.  A nice 19 compiler yields a core at once to any
 # job that wants it, and these jobs hold beside a busy loop at the runner's
-# own priority (make check-load).  When the build fails, its last lines are
+# own priority (make check-load).  Their timed jobs join the timed queue,
+# after the plain build's, each waiting for the build to end; their serial
+# ones run after the timed queue.  When the build fails, its last lines are
 # printed and each job of those builds is a FAIL naming it.
 #
 # HSMBENCH_TEST_JOBS=1 runs everything one at a time; HSMBENCH_TEST_TIMES=1
@@ -143,8 +145,17 @@ if [ "${1:-}" = --job ]; then
     work="$log/$n.d"
     mkdir -p "$work" || exit 2
     read -r kind variant dir name <"$log/$n.job"
-    if [ "$variant" != plain ] && [ -e "$log/build.failed" ]; then
-        kind=fail name="$name: not run: the build failed ($(cat "$log/build.failed"))"
+    # A build being made beside the tests (HSMBENCH_TEST_BUILD): wait for it
+    # (an hour at most), and fail if it failed.
+    if [ "$variant" != plain ] && [ -e "$log/build.cmd" ]; then
+        i=0
+        while [ ! -e "$log/build.rc" ] && [ $i -lt 7200 ]; do
+            sleep 0.5
+            i=$((i + 1))
+        done
+        brc=timeout
+        [ -e "$log/build.rc" ] && read -r brc _ <"$log/build.rc"
+        [ "$brc" = 0 ] || kind=fail name="$name: not run: the build failed (exit $brc: $(cat "$log/build.cmd"))"
     fi
     t0=$(ms)
     case $kind in
@@ -227,10 +238,10 @@ n=0
 : >"$log/serial"
 : >"$log/timed"
 : >"$log/serial_late"
-: >"$log/timed_late"
 : >"$log/parallel"
 build_cmd=
 [ "${1:-}" = --only ] || build_cmd=${HSMBENCH_TEST_BUILD:-}
+unset HSMBENCH_TEST_BUILD    # not for the tests (test_runner runs runners)
 # job KIND VARIANT BUILD NAME
 job() {
     n=$((n + 1))
@@ -251,10 +262,10 @@ job() {
             case " $serial_in " in *" $2 "*) ;; *) queue=parallel ;; esac
         fi
     fi
-    # A build made beside the plain tests: its serial and timed jobs wait
-    # for it, after the plain build's.
-    if [ -n "$build_cmd" ] && [ "$2" != plain ] && [ $queue != parallel ]; then
-        queue=${queue}_late
+    # A build made beside the plain tests: its serial jobs run after the
+    # timed queue, when it is made.
+    if [ -n "$build_cmd" ] && [ "$2" != plain ] && [ $queue = serial ]; then
+        queue=serial_late
     fi
     echo "$n" >>"$log/$queue"
 }
@@ -314,7 +325,7 @@ fi
 # for; the printer stops if this shell is gone.
 runner=$$
 printer() {
-    for i in $(cat "$log/serial" "$log/timed" "$log/serial_late" "$log/timed_late" "$log/parallel"); do
+    for i in $(cat "$log/serial" "$log/timed" "$log/serial_late" "$log/parallel"); do
         while [ ! -e "$log/$i.done" ]; do
             kill -0 "$runner" 2>/dev/null || exit 0
             if [ -e "$log/ran" ] && [ ! -e "$log/$i.done" ]; then
@@ -333,39 +344,40 @@ printer() {
 printer | tee "$log/all" &
 printing=$!
 # The other builds, beside the plain build's serial and timed jobs.
+# build.rc: its status and when it ended, written whole once it has.
 if [ -n "$build_cmd" ]; then
     b0=$(ms)
-    nice -n 19 sh -c "$build_cmd" </dev/null >"$log/build.log" 2>&1 &
+    printf '%s\n' "$build_cmd" >"$log/build.cmd"
+    (nice -n 19 sh -c "$build_cmd" </dev/null >"$log/build.log" 2>&1
+     echo "$? $(ms)" >"$log/build.rc.new" && mv "$log/build.rc.new" "$log/build.rc") &
     building=$!
 fi
-# serial_and_timed QUEUE: the serial jobs of QUEUE one by one, then its
-# timed ones, a few at a time and beside no other test: they mostly wait
+# serial QUEUE: the jobs of QUEUE one by one.
+serial() {
+    for i in $(cat "$log/$1"); do
+        sh "$top/tests/run.sh" --job "$log" "$i"
+    done
+}
+serial serial
+# The timed ones, a few at a time and beside no other test: they mostly wait
 # on the mock's delays (90 s of CPU in 450 s of wall, one after another),
 # so $timed_jobs of them leave the cores to each other's timers even beside
 # a busy loop, where the sanitizer builds' scripts beside them did not.
-serial_and_timed() {
-    for i in $(cat "$log/serial$1"); do
-        sh "$top/tests/run.sh" --job "$log" "$i"
-    done
-    if [ -s "$log/timed$1" ]; then
-        xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log" <"$log/timed$1"
-    fi
-}
-serial_and_timed ""
+if [ -s "$log/timed" ]; then
+    xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log" <"$log/timed"
+fi
 if [ -n "$building" ]; then
     wait "$building"
-    brc=$?
     building=
-    if [ $brc -ne 0 ]; then
-        echo "exit $brc: $build_cmd" >"$log/build.failed"
+    read -r brc b1 <"$log/build.rc"
+    if [ "$brc" != 0 ]; then
         { echo "tests/run.sh: the sanitizer and fuzz builds failed (exit $brc); their last lines:"
           tail -n 30 "$log/build.log"; } >&2
     elif [ -n "${HSMBENCH_TEST_TIMES:-}" ]; then
-        b1=$(ms)
         printf 'time build: the sanitizer and fuzz builds, from %d s to %d s\n' \
             $(((b0 - t_start) / 1000)) $(((b1 - t_start) / 1000)) >"$log/build.time"
     fi
-    serial_and_timed _late
+    serial serial_late
 fi
 # The others start longest first, so that no long job starts last and runs
 # on alone at the end: by tests/durations (each job's wall time in a run of

@@ -15,7 +15,7 @@
 # The runner's own knobs, from the suite that runs this script: not for the
 # runners started here, whose output is checked line by line (CI is set
 # where a case is about it).
-unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES HSMBENCH_TEST_LOAD CI
+unset HSMBENCH_TEST_JOBS HSMBENCH_TEST_TIMES HSMBENCH_TEST_LOAD HSMBENCH_TEST_BUILD CI
 
 # ---- every script of the suite parses ----------------------------------------
 bad=
@@ -216,8 +216,8 @@ if [ "$(head -n 2 "$TRACE" | tr '\n' ' ')" = "start s end s " ] && [ "$(tail -n 
 else fail "# timed: after the serial ones, at most $width at a time, before the others" "$(tr '\n' ' ' <"$TRACE")"; fi
 
 # HSMBENCH_TEST_BUILD (make check): the other builds made at nice 19 beside
-# the plain build's serial and timed jobs; theirs run once it has ended,
-# the serial one first, and the parallel ones last.  A fake build here: it
+# the plain build's serial and timed jobs; their timed ones run once it has
+# ended, then their serial ones, and the parallel ones last.  A fake build here: it
 # notes its niceness, then makes build/asan from build/.
 W6="$T/tree6"
 mkdir -p "$W6/tests/e2e" "$W6/tests/unit" "$W6/build/tests"
@@ -232,9 +232,9 @@ FAKE_BUILD='echo "build nice $(nice)" >>"$TRACE"; i=0; until grep -q "^start t p
 : >"$TRACE"
 run env HSMBENCH_TEST_BUILD="$FAKE_BUILD" sh "$W6/tests/run.sh"
 # the trace: the build's niceness and the plain s and t in any order, then
-# the build's end, then s and t under ASan, then p in both builds
+# the build's end, then t and s under ASan, then p in both builds
 order=$(awk '/^build nice/ || /^start [st] plain/ { a++; next } /^build end/ { print (a == 3 ? "pre-ok" : "pre-" a); next } { print }' "$TRACE" | tr '\n' ' ')
-case $order in "pre-ok start s asan start t asan start p "*) order_ok=$(grep -c '^start p' "$TRACE") ;; *) order_ok=0 ;; esac
+case $order in "pre-ok start t asan start s asan start p "*) order_ok=$(grep -c '^start p' "$TRACE") ;; *) order_ok=0 ;; esac
 if [ "$order_ok" = 2 ] && grep -q '^build nice 19$' "$TRACE" &&
     grep -q '^PASS \[asan\] test_u:u1$' "$T/out" && grep -q '^PASS \[tsan\] test_u:u1$' "$T/out"; then
     pass "HSMBENCH_TEST_BUILD: built at nice 19 beside the plain serial and timed jobs; the others after it"
