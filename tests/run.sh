@@ -352,6 +352,26 @@ if [ -n "$build_cmd" ]; then
      echo "$? $(ms)" >"$log/build.rc.new" && mv "$log/build.rc.new" "$log/build.rc") &
     building=$!
 fi
+# longest_first QUEUE [PLAIN_FIRST]: the jobs of QUEUE, longest first by
+# tests/durations (see the others, below); with PLAIN_FIRST, the plain
+# build's before the rest (which may still wait for their build).
+longest_first() {
+    for i in $(cat "$log/$1"); do
+        read -r kind variant dir name <"$log/$i.job"
+        s=$(awk -v v="$variant" -v n="$name" '$1 == v && $2 == n { print $3; exit }' tests/durations 2>/dev/null)
+        if [ -z "$s" ]; then
+            case $kind.$variant in
+            e2e.tsan | e2e.asan) s=30 ;;
+            fuzz.fuzz) s=35 ;;
+            e2e.plain) s=15 ;;
+            *) s=1 ;;
+            esac
+        fi
+        late=0
+        [ -n "${2:-}" ] && [ "$variant" != plain ] && late=1
+        echo "$late $s $i"
+    done | sort -k1,1n -k2,2nr -k3,3n | cut -d' ' -f3
+}
 # serial QUEUE: the jobs of QUEUE one by one.
 serial() {
     for i in $(cat "$log/$1"); do
@@ -363,8 +383,9 @@ serial serial
 # on the mock's delays (90 s of CPU in 450 s of wall, one after another),
 # so $timed_jobs of them leave the cores to each other's timers even beside
 # a busy loop, where the sanitizer builds' scripts beside them did not.
+# Longest first, as the others below, the plain build's first.
 if [ -s "$log/timed" ]; then
-    xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log" <"$log/timed"
+    longest_first timed plain_first | xargs -n 1 -P "$timed_jobs" sh "$top/tests/run.sh" --job "$log"
 fi
 if [ -n "$building" ]; then
     wait "$building"
@@ -387,20 +408,7 @@ fi
 # a plain script seconds, a unit test less).  Their lines still print in the
 # plan's order.
 if [ -s "$log/parallel" ]; then
-    for i in $(cat "$log/parallel"); do
-        read -r kind variant dir name <"$log/$i.job"
-        s=$(awk -v v="$variant" -v n="$name" '$1 == v && $2 == n { print $3; exit }' tests/durations 2>/dev/null)
-        if [ -z "$s" ]; then
-            case $kind.$variant in
-            e2e.tsan | e2e.asan) s=30 ;;
-            fuzz.fuzz) s=35 ;;
-            e2e.plain) s=15 ;;
-            *) s=1 ;;
-            esac
-        fi
-        echo "$s $i"
-    done | sort -k1,1nr -k2,2n | cut -d' ' -f2 |
-        xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
+    longest_first parallel | xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
 fi
 : >"$log/ran"
 wait "$printing"

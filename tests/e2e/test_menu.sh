@@ -30,8 +30,8 @@ followed_by() {
     else fail "$1" "after /$3/ came: $next"; fi
 }
 
-# ---- a piped session: 2 threads, 3 s, blocking; B (RSA CRT), K (AES GCM), X ----
-menu_run '2\n3\nb\nB\n2048\nn\nn\nK\n256\n\nn\nn\nX\n'
+# ---- a piped session: 2 threads, 2 s, blocking; B (RSA CRT), K (AES GCM), X ----
+menu_run '2\n2\nb\nB\n2048\nn\nn\nK\n256\n\nn\nn\nX\n'
 check "piped session B, K, X: exit 0, per-second lines" 0 '^OPERATIONS/second +[0-9]+/1$'
 cp "$T/out" "$T/session"
 file_has "header: module path" "$T/session" '^ +module path\.+: .*softhsm'
@@ -43,7 +43,7 @@ ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 [ "$ncpu" -gt 400 ] && ncpu=400
 file_has "threads prompt: pkpspeed's MAX=400, the CPU count as default" "$T/session" \
     "^Enter the number of threads \\[MAX=400\\] \\(default $ncpu\\): 2\$"
-file_has "duration prompt" "$T/session" '^Enter time duration in Secs \[MAX=600\] \(default 10\): 3$'
+file_has "duration prompt" "$T/session" '^Enter time duration in Secs \[MAX=600\] \(default 10\): 2$'
 file_has "mode prompt" "$T/session" '^Blocking or non-blocking test \[b/n\] \(default b\): b$'
 file_has "menu: pkpspeed's title" "$T/session" '^Please select the test you want to run$'
 file_has "menu: A is RSA non-CRT, with the note" "$T/session" \
@@ -66,10 +66,10 @@ file_has "token key prompt" "$T/session" '^Do you want to use Token key \[y/n\] 
 file_has "static key prompt" "$T/session" '^Do you want to use static key \[y/n\] \(default n\): n$'
 file_has "K asks the key size" "$T/session" '^Enter the key size \[128/192/256\] \(default 256\): 256$'
 file_has "K asks the data size" "$T/session" '^Enter the data size in bytes \[1-16200\] \(default 1024\): $'
-file_has "B ran rsa-pkcs-sign, RSA 2048, 2 threads, 3 s" "$T/session" \
-    '^Running rsa-pkcs-sign \(CKM_SHA256_RSA_PKCS, RSA 2048, data 32 B\): 2 threads, blocking, 3s'
+file_has "B ran rsa-pkcs-sign, RSA 2048, 2 threads, 2 s" "$T/session" \
+    '^Running rsa-pkcs-sign \(CKM_SHA256_RSA_PKCS, RSA 2048, data 32 B\): 2 threads, blocking, 2s'
 file_has "K ran aes-gcm-encrypt, AES 256, 1024 B" "$T/session" \
-    '^Running aes-gcm-encrypt \(CKM_AES_GCM, AES 256, data 1024 B\): 2 threads, blocking, 3s'
+    '^Running aes-gcm-encrypt \(CKM_AES_GCM, AES 256, data 1024 B\): 2 threads, blocking, 2s'
 count_is "two summaries" "$T/session" '^ +status\.+: ok' 2
 count_is "two 'Equivalent command:' lines" "$T/session" '^Equivalent command:$' 2
 softhsm_env
