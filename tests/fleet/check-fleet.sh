@@ -75,14 +75,19 @@ $PODMAN info >"$T/info.out" 2>&1 || skip "podman info fails: $(tail1 "$T/info.ou
 # ---- 1. the image ------------------------------------------------------------------
 # The base: mmdebstrap's Debian 12, one tarball kept (about 170 MB), made
 # again when 30 days old; imported again when the tarball is newer.
+# mmdebstrap picks its output's format from the name's extension and makes a
+# directory of any other, so the temporary name is told the format (an
+# earlier version's ".tar.new" made a directory that podman import refused).
 mkdir -p "$CACHE"
-if [ ! -s "$BASE_TAR" ] || [ -n "$(find "$BASE_TAR" -mtime +30)" ]; then
+[ -d "$BASE_TAR" ] && rm -rf "$BASE_TAR"
+if [ ! -f "$BASE_TAR" ] || [ ! -s "$BASE_TAR" ] || [ -n "$(find "$BASE_TAR" -mtime +30)" ]; then
     t=$(date +%s)
-    if timeout 1200 mmdebstrap --variant=minbase bookworm "$BASE_TAR.new" >"$T/mmdebstrap.out" 2>&1 &&
-        mv "$BASE_TAR.new" "$BASE_TAR"; then
+    rm -rf "$BASE_TAR.new"
+    if timeout 1200 mmdebstrap --variant=minbase --format=tar bookworm "$BASE_TAR.new" >"$T/mmdebstrap.out" 2>&1 &&
+        [ -f "$BASE_TAR.new" ] && mv "$BASE_TAR.new" "$BASE_TAR"; then
         pass "a Debian 12 base by mmdebstrap --variant=minbase bookworm ($(($(date +%s) - t)) s, cached in $CACHE)"
     else
-        rm -f "$BASE_TAR.new"
+        rm -rf "$BASE_TAR.new"
         fail "a Debian 12 base by mmdebstrap" "$(tail1 "$T/mmdebstrap.out")"
         finish
     fi
