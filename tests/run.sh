@@ -61,7 +61,11 @@
 # beside a busy loop), a few at a time (one more than the processors) and
 # beside no other test.  Mark a new test timed when it times anything.  A
 # script whose timed sections run in the plain build alone (all_cases) adds
-# "# serial-variants: plain", and its sanitizer runs go beside the others.  Every other e2e script runs beside others: it
+# "# serial-variants: plain", and its sanitizer runs go beside the others;
+# a sanitizer build's serial unit tests are timed jobs (their margins are
+# the sanitizer's).  Beside the timed ones, on the cores they leave, an
+# early lane at nice 19 runs the scripts marked "# early: why" (no check
+# depends on the cores they get) and the fuzzers.  Every other e2e script runs beside others: it
 # keeps its files under lib.sh's $T and listens on port 0 (never on a port
 # chosen in advance).  A script that stops on a shell error (exit status 2
 # or more: a syntax error, a signal), or exits 1 without a result line, has
@@ -73,8 +77,8 @@
 # mostly idle.  A nice 19 compiler yields a core at once to any
 # job that wants it, and these jobs hold beside a busy loop at the runner's
 # own priority (make check-load).  The other builds' timed jobs join the timed queue,
-# after the plain build's, each waiting for the build to end; their serial
-# ones run after the timed queue.  When the build fails, its last lines are
+# after the plain build's, each waiting for the build to end (the first to
+# wait raises the build to the tests' priority).  When the build fails, its last lines are
 # printed and each job of those builds is a FAIL naming it.
 #
 # HSMBENCH_TEST_JOBS=1 runs everything one at a time; HSMBENCH_TEST_TIMES=1
@@ -131,6 +135,16 @@ fuzz() {
     sh tests/fuzz/run.sh build/fuzz/fuzzers "${FUZZ_CHECK_SECONDS:-3}" </dev/null 2>&1
 }
 
+# renice_tree PID NICE: PID and every process under it to niceness NICE,
+# parents first, so that a child forked meanwhile inherits the new value.
+# Raising a priority takes root (CI's case); elsewhere it changes nothing.
+renice_tree() {
+    renice -n "$2" -p "$1" >/dev/null 2>&1 || return 0
+    for child in $(pgrep -P "$1" 2>/dev/null); do
+        renice_tree "$child" "$2"
+    done
+}
+
 # ms: the time in milliseconds (for HSMBENCH_TEST_TIMES).
 ms() {
     t=$(date +%s%N)
@@ -141,12 +155,17 @@ ms() {
 # DIR/N.job); its lines go to DIR/N.out, and DIR/N.done marks it finished.
 if [ "${1:-}" = --job ]; then
     log=$2 n=$3
+    # A job runs once: the early lane and the last queue (below) may both
+    # reach it, and the first to make its claim runs it.
+    mkdir "$log/$n.claim" 2>/dev/null || exit 0
     work="$log/$n.d"
     mkdir -p "$work" || exit 2
     read -r kind variant dir name <"$log/$n.job"
     # A build being made beside the tests (HSMBENCH_TEST_BUILD): wait for it
-    # (an hour at most), and fail if it failed.
+    # (an hour at most), and fail if it failed.  A job that waits for it
+    # first raises it to the tests' priority: a test now waits on it.
     if [ "$variant" != plain ] && [ -e "$log/build.cmd" ]; then
+        [ -e "$log/build.rc" ] || renice_tree "$(cat "$log/build.pid")" 0
         i=0
         while [ ! -e "$log/build.rc" ] && [ $i -lt 7200 ]; do
             sleep 0.5
@@ -182,6 +201,29 @@ if [ "${1:-}" = --job ]; then
     exit 0
 fi
 
+# --lane DIR (internal): one worker of the early lane, started at nice 19
+# once the serial jobs have ended: it runs the jobs of DIR/early.order not
+# yet claimed, a sanitizer build's once that build is made, until
+# DIR/prephase.done says the timed queue and the build have ended.
+if [ "${1:-}" = --lane ]; then
+    log=$2
+    while [ ! -e "$log/prephase.done" ]; do
+        left=0 took=0
+        for i in $(cat "$log/early.order"); do
+            [ -e "$log/prephase.done" ] && break
+            [ -e "$log/$i.claim" ] && continue
+            left=1
+            read -r kind variant dir name <"$log/$i.job"
+            [ "$variant" != plain ] && [ -e "$log/build.cmd" ] && [ ! -e "$log/build.rc" ] && continue
+            sh "$top/tests/run.sh" --job "$log" "$i"
+            took=1
+        done
+        [ "$left" = 0 ] && break
+        [ "$took" = 0 ] && sleep 1
+    done
+    exit 0
+fi
+
 jobs=${HSMBENCH_TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 2) + 1))}
 case $jobs in
 '' | *[!0-9]* | 0*)
@@ -195,9 +237,10 @@ timed_jobs=$(($(nproc 2>/dev/null || echo 2) + 1))
 [ "$timed_jobs" -le "$jobs" ] || timed_jobs=$jobs
 
 log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX") || exit 2
-printing= hog= building=
+printing= hog= building= lanes=
 trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$log"' EXIT
-trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; [ -n "$building" ] && kill "$building" 2>/dev/null; exit 130' INT TERM
+trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; [ -n "$building" ] && kill "$building" 2>/dev/null
+      [ -n "$lanes" ] && kill $lanes 2>/dev/null; exit 130' INT TERM
 t_start=$(ms)
 HSMBENCH_TEST_T0=$t_start
 export HSMBENCH_TEST_T0
@@ -232,12 +275,12 @@ if [ -n "${HSMBENCH_TEST_LOAD:-}" ]; then
 fi
 
 # The plan: one file per job, and the order they run in: the serial ones
-# ($log/serial), the timed ones ($log/timed), the serial ones of a build
-# made beside them ($log/serial_late), then the others ($log/parallel).
+# ($log/serial), the timed ones ($log/timed) with the early lane beside them
+# ($log/early), then the others ($log/parallel, and what the lane left).
 n=0
 : >"$log/serial"
 : >"$log/timed"
-: >"$log/serial_late"
+: >"$log/early"
 : >"$log/parallel"
 build_cmd=
 [ "${1:-}" = --only ] || build_cmd=${HSMBENCH_TEST_BUILD:-}
@@ -250,9 +293,11 @@ job() {
     case $1 in
     unit) grep -q '^\(/\*\| \*\) serial:' "tests/unit/$4.c" 2>/dev/null && queue=serial ;;
     e2e)
+        grep -q '^# early:' "tests/e2e/$4.sh" && queue=early
         grep -q '^# timed:' "tests/e2e/$4.sh" && queue=timed
         grep -q '^# serial:' "tests/e2e/$4.sh" && queue=serial
         ;;
+    fuzz) queue=early ;;
     esac
     # "# serial-variants: plain" (or a list): serial (or timed) in those
     # builds only, for a script whose sanitizer runs assert nothing timed.
@@ -262,10 +307,11 @@ job() {
             case " $serial_in " in *" $2 "*) ;; *) queue=parallel ;; esac
         fi
     fi
-    # A build made beside the plain tests: its serial jobs run after the
-    # timed queue, when it is made.
-    if [ -n "$build_cmd" ] && [ "$2" != plain ] && [ $queue = serial ]; then
-        queue=serial_late
+    # A sanitizer build's serial jobs are timed jobs: their margins are
+    # the sanitizer's, wide enough for a busy loop beside them (make
+    # check-load); the figure that wants the cores alone is the plain build's.
+    if [ "$2" != plain ] && [ $queue = serial ]; then
+        queue=timed
     fi
     echo "$n" >>"$log/$queue"
 }
@@ -321,7 +367,7 @@ fi
 # for; the printer stops if this shell is gone.
 runner=$$
 printer() {
-    for i in $(cat "$log/serial" "$log/timed" "$log/serial_late" "$log/parallel"); do
+    for i in $(cat "$log/serial" "$log/timed"; sort -n "$log/early" "$log/parallel"); do
         while [ ! -e "$log/$i.done" ]; do
             kill -0 "$runner" 2>/dev/null || exit 0
             if [ -e "$log/ran" ] && [ ! -e "$log/$i.done" ]; then
@@ -347,6 +393,7 @@ if [ -n "$build_cmd" ]; then
     (nice -n 19 sh -c "$build_cmd" </dev/null >"$log/build.log" 2>&1
      echo "$? $(ms)" >"$log/build.rc.new" && mv "$log/build.rc.new" "$log/build.rc") &
     building=$!
+    echo "$building" >"$log/build.pid"
 fi
 # longest_first QUEUE [PLAIN_FIRST]: the jobs of QUEUE, longest first by
 # tests/durations (see the others, below); with PLAIN_FIRST, the plain
@@ -375,6 +422,27 @@ serial() {
     done
 }
 serial serial
+# The early lane: the jobs marked early (an e2e script's line "# early:
+# why", and the fuzzers) run beside the timed ones at nice 19, $lane_width at
+# a time, on the cores those leave idle (they mostly wait on the mock's
+# delays).  At nice 19 a lane job gives a core up at once to a timed job, so
+# it is starved in bursts: a job is marked early only when no check of it
+# depends on the cores it gets (documents, packaging, exit statuses, the
+# fuzzers' time-boxed runs).  Once the timed queue and the build have ended,
+# the lane takes no new job, what it runs is raised to the tests' priority,
+# and the jobs it did not reach run with the others.
+lane_width=$(nproc 2>/dev/null || echo 2)
+if [ -s "$log/early" ] && [ "$jobs" -gt 1 ]; then
+    longest_first early plain_first >"$log/early.order"
+    w=0
+    while [ "$w" -lt "$lane_width" ]; do
+        # (started in the background, it would have SIGINT and SIGQUIT
+        # ignored, as its tests would: env gives them back their default)
+        nice -n 19 env --default-signal=INT,QUIT sh "$top/tests/run.sh" --lane "$log" &
+        lanes="$lanes $!"
+        w=$((w + 1))
+    done
+fi
 # The timed ones, a few at a time and beside no other test: they mostly wait
 # on the mock's delays (90 s of CPU in 450 s of wall, one after another),
 # so $timed_jobs of them leave the cores to each other's timers even beside
@@ -394,8 +462,11 @@ if [ -n "$building" ]; then
         printf 'time build: the sanitizer and fuzz builds, from %d s to %d s\n' \
             $(((b0 - t_start) / 1000)) $(((b1 - t_start) / 1000)) >"$log/build.time"
     fi
-    serial serial_late
 fi
+: >"$log/prephase.done"
+for l in $lanes; do
+    renice_tree "$l" 0
+done
 # The others start longest first, so that no long job starts last and runs
 # on alone at the end: by tests/durations (each job's wall time in a run of
 # the whole suite; a hint, not a check: rewrite it from a run's log with
@@ -403,9 +474,14 @@ fi
 # its kind (a sanitizer build's script takes minutes, the fuzzers about one,
 # a plain script seconds, a unit test less).  Their lines still print in the
 # plan's order.
-if [ -s "$log/parallel" ]; then
-    longest_first parallel | xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
+cat "$log/early" "$log/parallel" >"$log/rest"
+if [ -s "$log/rest" ]; then
+    longest_first rest | xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
 fi
+for l in $lanes; do
+    wait "$l"
+done
+lanes=
 : >"$log/ran"
 wait "$printing"
 

@@ -8,6 +8,7 @@
 # build-essential and none of the test-only tools; here, where all of them
 # are installed, it installs nothing.
 # Plain build only: nothing here depends on how the binary was compiled.
+# early: no check depends on the cores it gets (debian/control and an apt simulation)
 . "$TOP/tests/e2e/lib.sh"
 [ "$VARIANT" = plain ] || exit 0
 

@@ -5,6 +5,7 @@
 # program, or a unit test or fuzz harness that exercises it), and every
 # function a header declares is defined.  A small made-up build first shows
 # the check finds what it is for.
+# early: no check depends on the cores it gets (symbols of the build (nm), and a small build of its own)
 . "$(dirname "$0")/lib.sh"
 
 # The check on a build with one unused function and one stale declaration.

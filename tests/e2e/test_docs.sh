@@ -5,6 +5,7 @@
 # "run --help" is in the README; the completion loads in bash; "make install" installs the program,
 # every manual page and the completion.
 # Plain build only: nothing here depends on how the binary was compiled.
+# early: no check depends on the cores it gets (manual pages, help text, the completion and make install)
 . "$TOP/tests/e2e/lib.sh"
 [ "$VARIANT" = plain ] || exit 0
 

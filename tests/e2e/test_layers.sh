@@ -4,6 +4,7 @@
 # no file includes a higher floor's header, no two folders include each
 # other, no two files of a floor include each other (directly or in a
 # circle), and no floor's library calls into one above it.
+# early: no check depends on the cores it gets (the includes and symbols of the build)
 . "$(dirname "$0")/lib.sh"
 
 build=$(dirname "$HSMBENCH")

@@ -7,6 +7,7 @@
 # top, debian/copyright names Apache-2.0 in Debian's machine-readable format
 # (DEP-5), and the README says so.
 # Plain build only: nothing here depends on how the binary was compiled.
+# early: no check depends on the cores it gets (the tree's files)
 . "$TOP/tests/e2e/lib.sh"
 [ "$VARIANT" = plain ] || exit 0
 

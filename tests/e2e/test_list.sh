@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # tests/e2e/test_list.sh - "hsmbench list": tests, modules, slots, mechanisms.
+# early: no check depends on the cores it gets (what list prints)
 . "$TOP/tests/e2e/lib.sh"
 
 run "$HSMBENCH" list tests

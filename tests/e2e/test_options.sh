@@ -13,6 +13,7 @@
 #       its list of options that take no value is the tables' (one that
 #       lacks it makes the completion offer file names after the option).
 # Plain build only: nothing here depends on how the binary was compiled.
+# early: no check depends on the cores it gets (the option table against the help, the manual pages and the completion)
 . "$TOP/tests/e2e/lib.sh"
 [ "$VARIANT" = plain ] || exit 0
 

@@ -216,9 +216,11 @@ if [ "$(head -n 2 "$TRACE" | tr '\n' ' ')" = "start s end s " ] && [ "$(tail -n 
 else fail "# timed: after the serial ones, at most $width at a time, before the others" "$(tr '\n' ' ' <"$TRACE")"; fi
 
 # HSMBENCH_TEST_BUILD (make check): the other builds made at nice 19 beside
-# the plain build's serial and timed jobs; their timed ones run once it has
-# ended, then their serial ones, and the parallel ones last.  A fake build here: it
-# notes its niceness, then makes build/asan from build/.
+# the plain build's serial and timed jobs; their timed and serial ones (a
+# sanitizer build's serial ones are timed) run once it has ended, the
+# parallel ones last; the first job to wait for it raised it to the tests'
+# priority.  A fake build here: it notes its niceness, waits for its raise
+# (as root), then makes build/asan from build/.
 W6="$T/tree6"
 mkdir -p "$W6/tests/e2e" "$W6/tests/unit" "$W6/build/tests"
 cp "$TOP/tests/run.sh" "$W6/tests/run.sh"
@@ -227,19 +229,27 @@ printf '# timed: a fake\n# asan: yes (a fake)\necho "start t $VARIANT" >>"$TRACE
 printf '# asan: yes (a fake)\necho "start p $VARIANT" >>"$TRACE"\necho "PASS p"\n' >"$W6/tests/e2e/test_p.sh"
 printf '#!/bin/sh\necho "PASS u1"\n' >"$W6/build/tests/test_u"
 chmod +x "$W6/build/tests/test_u"
-# (the build ends once the plain timed job has started, 30 s at most)
-FAKE_BUILD='echo "build nice $(nice)" >>"$TRACE"; i=0; until grep -q "^start t plain" "$TRACE" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; for v in asan tsan; do mkdir -p build/$v/tests && cp build/tests/test_u build/$v/tests/ && : >build/$v/hsmbench && chmod +x build/$v/hsmbench; done; echo "build end" >>"$TRACE"'
+# (the build ends once the plain timed job has started and, as root, once
+# it has been raised to niceness 0: 30 s at most each)
+FAKE_BUILD='echo "build nice $(nice)" >>"$TRACE"; i=0; until grep -q "^start t plain" "$TRACE" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; i=0; until [ "$(id -u)" != 0 ] || [ "$(nice)" = 0 ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; for v in asan tsan; do mkdir -p build/$v/tests && cp build/tests/test_u build/$v/tests/ && : >build/$v/hsmbench && chmod +x build/$v/hsmbench; done; echo "build end nice $(nice)" >>"$TRACE"'
 : >"$TRACE"
 run env HSMBENCH_TEST_BUILD="$FAKE_BUILD" sh "$W6/tests/run.sh"
 # the trace: the build's niceness and the plain s and t in any order, then
-# the build's end, then t and s under ASan, then p in both builds
-order=$(awk '/^build nice/ || /^start [st] plain/ { a++; next } /^build end/ { print (a == 3 ? "pre-ok" : "pre-" a); next } { print }' "$TRACE" | tr '\n' ' ')
-case $order in "pre-ok start t asan start s asan start p "*) order_ok=$(grep -c '^start p' "$TRACE") ;; *) order_ok=0 ;; esac
+# the build's end, then t and s under ASan in any order, then p in both builds
+order=$(awk '/^build nice/ || /^start [st] plain/ { a++; next } /^build end/ { print (a == 3 ? "pre-ok" : "pre-" a); next } /^start [st] asan/ { print "start st asan"; next } { print }' "$TRACE" | tr '\n' ' ')
+case $order in "pre-ok start st asan start st asan start p "*) order_ok=$(grep -c '^start p' "$TRACE") ;; *) order_ok=0 ;; esac
 if [ "$order_ok" = 2 ] && grep -q '^build nice 19$' "$TRACE" &&
     grep -q '^PASS \[asan\] test_u:u1$' "$T/out" && grep -q '^PASS \[tsan\] test_u:u1$' "$T/out"; then
     pass "HSMBENCH_TEST_BUILD: built at nice 19 beside the plain serial and timed jobs; the others after it"
 else fail "HSMBENCH_TEST_BUILD: built at nice 19 beside the plain serial and timed jobs; the others after it" \
     "trace: $(tr '\n' ' ' <"$TRACE"); $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' ')"; fi
+if [ "$(id -u)" = 0 ]; then
+    if grep -q '^build end nice 0$' "$TRACE"; then
+        pass "HSMBENCH_TEST_BUILD: a job that waits for the build raises it to the tests' priority"
+    else fail "HSMBENCH_TEST_BUILD: a job that waits for the build raises it to the tests' priority" "$(tr '\n' ' ' <"$TRACE")"; fi
+else
+    skip "HSMBENCH_TEST_BUILD: a job that waits for the build raises it" "not root: raising a priority takes root"
+fi
 # (its fake build made no fuzzers: that is a FAIL, never a silent nothing)
 if grep -q '^FAIL \[fuzz\] build: build/fuzz/fuzzers is missing (make fuzz-build)$' "$T/out"; then
     pass "HSMBENCH_TEST_BUILD: no fuzzers after the build is a FAIL naming them"
@@ -252,6 +262,41 @@ if [ "$rc" = 1 ] && grep -q '^FAIL \[asan\] test_s: not run: the build failed (e
     pass "HSMBENCH_TEST_BUILD failing: its last lines shown, each job of those builds a FAIL naming it, exit 1"
 else fail "HSMBENCH_TEST_BUILD failing: its last lines shown, each job of those builds a FAIL naming it, exit 1" \
     "exit $rc; $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' '); stderr: $(head -c 300 "$T/err")"; fi
+
+# "# early:": beside the timed jobs (after the serial ones), at nice 19; once
+# the timed queue has ended, no new early job, and the one running raised to
+# the tests' priority (as root); each job run once, with SIGINT not ignored.  e1 and e2 start at once
+# (a lane as wide as the processors), e2 outlasting the timed job.
+W7="$T/tree7"
+mkdir -p "$W7/tests/e2e" "$W7/build/tests"
+cp "$TOP/tests/run.sh" "$W7/tests/run.sh"
+printf '# serial: a fake\necho "start s" >>"$TRACE"\nsleep 0.5\necho "end s" >>"$TRACE"\necho "PASS s"\n' >"$W7/tests/e2e/test_s.sh"
+printf '# timed: a fake\necho "start t" >>"$TRACE"\ni=0; until grep -q "^start e" "$TRACE" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done; sleep 1\necho "end t" >>"$TRACE"\necho "PASS t"\n' >"$W7/tests/e2e/test_t.sh"
+printf '# early: a fake\necho "start e1 nice $(nice)" >>"$TRACE"\nm=$(sed -n "s/^SigIgn:[[:space:]]*//p" /proc/$$/status); d=${m#"${m%%?}"}\nif [ $((0x$d & 2)) = 0 ]; then echo "PASS e1"; else echo "FAIL e1: SigIgn $m, SIGINT ignored"; fi\n' >"$W7/tests/e2e/test_e1.sh"
+printf '# early: a fake\necho "start e2 nice $(nice)" >>"$TRACE"\ni=0; until grep -q "^end t" "$TRACE" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done; sleep 1\necho "end e2 nice $(nice)" >>"$TRACE"\necho "PASS e2"\n' >"$W7/tests/e2e/test_e2.sh"
+printf '# early: a fake\necho "start e3 nice $(nice)" >>"$TRACE"\necho "PASS e3"\n' >"$W7/tests/e2e/test_e3.sh"
+printf 'echo "start p" >>"$TRACE"\necho "PASS p"\n' >"$W7/tests/e2e/test_p.sh"
+: >"$TRACE"
+run sh "$W7/tests/run.sh"
+# e1 and e2 after s and before t's end at nice 19, p after t; each PASS once
+lane=$(awk '/^start s/ { s = NR } /^end s/ { es = NR } /^end t/ { et = NR } /^start p/ { p = NR }
+    /^start e[12] nice 19$/ { e[++n] = NR }
+    END { print (n == 2 && e[1] > es && e[2] < et && p > et ? "ok" : "no") }' "$TRACE")
+once=1
+for x in s t e1 e2 e3 p; do
+    [ "$(grep -c "^PASS \[plain\] test_$x:$x\$" "$T/out")" = 1 ] || once=0
+done
+if [ "$lane" = ok ] && [ "$once" = 1 ]; then
+    pass "# early: beside the timed jobs at nice 19, after the serial ones; each job run once, SIGINT not ignored"
+else fail "# early: beside the timed jobs at nice 19, after the serial ones; each job run once, SIGINT not ignored" \
+    "trace: $(tr '\n' ' ' <"$TRACE"); $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' ')"; fi
+if [ "$(id -u)" = 0 ]; then
+    if grep -q '^end e2 nice 0$' "$TRACE"; then
+        pass "# early: a job still running when the timed queue ends is raised to the tests' priority"
+    else fail "# early: a job still running when the timed queue ends is raised to the tests' priority" "$(tr '\n' ' ' <"$TRACE")"; fi
+else
+    skip "# early: a job still running when the timed queue ends is raised" "not root: raising a priority takes root"
+fi
 
 # ---- python3: the interpreter itself, not a shim in front of it ----------------
 # A shim first on the PATH, as a version manager's is (pyenv's costs 0.4 s

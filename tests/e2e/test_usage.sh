@@ -4,6 +4,7 @@
 # line wrong: exit 2 with exactly one "hsmbench: error:" line naming the
 # culprit, and nothing loaded (no module, no demo token).
 # tsan: no (usage errors end before any thread starts)
+# early: no check depends on the cores it gets (usage errors' statuses and lines)
 . "$TOP/tests/e2e/lib.sh"
 
 # ---- help and version ----------------------------------------------------
