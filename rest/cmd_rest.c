@@ -751,8 +751,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     if (o->kind == KIND_EKM) {
         json_object_set_new(restj, "reason", json_string(o->reason));
         json_object_set_new(restj, "aad_size", json_integer((json_int_t)o->aadlen));
-        if (x->base.tokens &&
-            json_object_set_new(restj, "token_refreshes", rest_tokcmd_json(x->base.tokens)) != 0) {
+        if (rest_cmd_extra_tokens(&x->base, restj) != 0) {
             json_decref(restj);
             return -1;
         }
@@ -798,6 +797,7 @@ static void rest_run_step(void *arg, const bench_load *load)
     rest_run_ctx *st = arg;
     rest_job *j = st->j;
     j->o.c.lo.load = *load;          /* what the hooks describe (k6's context) */
+    rest_tokcmd_resume(j->tokens);   /* halted at the last run's end (its results) */
     bench_run_desc_load(&j->d, load, j->o.c.lo.stages_text,
                         st->aslots ? rest_multi_engine(&j->o.c.http) : NULL, st->aslots);
     if (bench_session_run(&j->s, &j->d, &j->w, load, st->hooks) != 0 &&

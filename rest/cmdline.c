@@ -183,6 +183,14 @@ void rest_cmd_extra_summary(void *arg, FILE *f, const json_t *run, const bench_r
         rest_tokcmd_print(x->tokens, f);
 }
 
+int rest_cmd_extra_tokens(const rest_cmd_extra *x, json_t *restj)
+{
+    if (!x->tokens)
+        return 0;
+    rest_tokcmd_halt(x->tokens);
+    return json_object_set_new(restj, "token_refreshes", rest_tokcmd_json(x->tokens));
+}
+
 int rest_cmd_extra_done(void *arg, const json_t *run, const bench_run_model *m)
 {
     rest_cmd_extra *x = arg;

@@ -97,5 +97,11 @@ typedef struct rest_cmd_extra {
 void rest_cmd_extra_second(void *arg, const bench_sample *smp);
 void rest_cmd_extra_summary(void *arg, FILE *f, const json_t *run, const bench_run_model *m);
 int  rest_cmd_extra_done(void *arg, const json_t *run, const bench_run_model *m);
+/* For the json hook, when a run has ended (its workers closed): with
+ * --token-cmd, the refresher halted (rest_tokcmd_halt: a refresh in flight
+ * cut off) and rest.token_refreshes set in restj, so that the results and
+ * the summary count every run of the command so far.  0, or -1 when out of
+ * memory.  Each run begins with rest_tokcmd_resume. */
+int  rest_cmd_extra_tokens(const rest_cmd_extra *x, json_t *restj);
 
 #endif

@@ -727,8 +727,7 @@ static int extra_json(void *arg, json_t *run, const bench_outcome *out)
     if (out && json_object_set_new(run, rest_http_section.key, rest_stats_json(out, &k6, 0)) != 0)
         return -1;
     json_t *restj = rest_json(x->ss->o, x->v, x->ss->bearer || x->ss->tokens);
-    if (restj && x->ss->tokens &&
-        json_object_set_new(restj, "token_refreshes", rest_tokcmd_json(x->ss->tokens)) != 0) {
+    if (restj && rest_cmd_extra_tokens(&x->base, restj) != 0) {
         json_decref(restj);
         return -1;
     }
@@ -769,6 +768,7 @@ static void variant_step(void *arg, const bench_load *load)
     variant_run *vr = arg;
     http_opts *o = vr->ss->o;
     o->c.lo.load = *load;          /* what the description and the hooks say */
+    rest_tokcmd_resume(vr->ss->tokens);   /* halted at the last run's end (its results) */
     fill_desc(vr->d, o, vr->test, vr->mech);
     rest_jmeter_begin(&vr->extra->base.js, stdout, o->c.summary_interval_s);   /* each run its own */
     bench_session_run(vr->ss->bs, vr->d, vr->w, load, vr->hooks);
@@ -803,6 +803,9 @@ static void run_variant(session *ss, const variant *v, const char *test)
     if (o->matrix && !o->c.out.quiet)
         printf("\nVariant %s: %s\n", v->name, v->what);
 
+    /* The refresher halted at the last variant's end: on again for this
+     * one's first request. */
+    rest_tokcmd_resume(ss->tokens);
     rest_client client;
     rest_client_init(&client, &v->http);
 

@@ -41,7 +41,9 @@ struct rest_tokcmd {
     unsigned long     fail_seq;        /* failed refreshes, for waiters */
     int               want;            /* a 401 asked for a refresh */
     int               stop;
-    bench_flag        cancel;          /* set by stop: a refresh in progress is killed */
+    int               halted;          /* between runs: no refresh starts */
+    int               busy;            /* a run of the command is in progress */
+    bench_flag        cancel;          /* set by halt and stop: a refresh in progress is killed */
     rest_tokcmd_counts counts;         /* under mu, but retries */
     _Atomic uint64_t  retries;
     char              last_err[256];
@@ -204,8 +206,10 @@ static int reap(pid_t pid, child_io *c, uint64_t deadline, const bench_flag *int
     return status;
 }
 
-int rest_tokcmd_exec(const char *cmd, uint64_t timeout_ns, const bench_flag *interrupt, char *out,
-                     size_t cap, char *err, size_t errlen)
+/* rest_tokcmd_exec, and in *cut whether interrupt ended the command (it
+ * was killed: it may have done what it does, as getting a token). */
+static int exec_cmd(const char *cmd, uint64_t timeout_ns, const bench_flag *interrupt, char *out,
+                    size_t cap, char *err, size_t errlen, int *cut)
 {
     int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, rc = -1, killed = 0;
     child_io c;
@@ -233,6 +237,7 @@ int rest_tokcmd_exec(const char *cmd, uint64_t timeout_ns, const bench_flag *int
     c.fd[1] = pe[0];
     po[0] = pe[0] = -1;
     const int status = reap(pid, &c, bench_now_ns() + timeout_ns, interrupt, &killed);
+    *cut = killed == 2;
     redact(c.errl);
     const char *sep = c.errl[0] ? ": " : "";
     if (killed == 1)
@@ -282,6 +287,13 @@ cleanup:
     return rc;
 }
 
+int rest_tokcmd_exec(const char *cmd, uint64_t timeout_ns, const bench_flag *interrupt, char *out,
+                     size_t cap, char *err, size_t errlen)
+{
+    int cut = 0;
+    return exec_cmd(cmd, timeout_ns, interrupt, out, cap, err, errlen, &cut);
+}
+
 /* ---- the refresher ------------------------------------------------------- */
 
 static double wall_now(void)
@@ -319,6 +331,10 @@ static void *refresher(void *arg)
     char err[256];
     pthread_mutex_lock(&t->mu);
     while (!t->stop) {
+        if (t->halted) {
+            pthread_cond_wait(&t->cv, &t->mu);
+            continue;
+        }
         const uint64_t now = bench_now_ns();
         if (!t->want && now < t->refresh_at) {
             struct timespec ts = { (time_t)(t->refresh_at / BENCH_NS_PER_S),
@@ -327,16 +343,23 @@ static void *refresher(void *arg)
             continue;
         }
         const int asked = t->want;
+        t->busy = 1;
         pthread_mutex_unlock(&t->mu);
-        int rc = -1;
+        int rc = -1, cut = 0;
         uint64_t at = 0;
         if (!tok)
             snprintf(err, sizeof err, "--token-cmd: out of memory");
-        else if ((rc = rest_tokcmd_exec(t->cfg.cmd, t->cfg.timeout_ns, &t->cancel, tok,
-                                        REST_TOKCMD_MAX, err, sizeof err)) == 0)
+        else if ((rc = exec_cmd(t->cfg.cmd, t->cfg.timeout_ns, &t->cancel, tok, REST_TOKCMD_MAX,
+                                err, sizeof err, &cut)) == 0)
             rc = plan(&t->cfg, tok, bench_now_ns(), &at, err, sizeof err);
         pthread_mutex_lock(&t->mu);
-        if (rc == 0) {
+        t->busy = 0;
+        if (cut) {
+            /* Killed by a halt or a stop: no failure, and no backoff (its
+             * refresh is still due), but a run of the command that may have
+             * had its token from the server. */
+            t->counts.cancelled++;
+        } else if (rc == 0) {
             memcpy(t->token, tok, strlen(tok) + 1);
             atomic_store(&t->gen, atomic_load(&t->gen) + 1);
             t->refresh_at = at;
@@ -405,6 +428,37 @@ fail:
     return NULL;
 }
 
+void rest_tokcmd_halt(rest_tokcmd *t)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->mu);
+    t->halted = 1;
+    t->want = 0;
+    /* The refresher sees cancel within reap's 100 ms poll and kills the
+     * command's process group. */
+    atomic_store(&t->cancel, 1);
+    pthread_cond_broadcast(&t->cv);
+    while (t->busy)
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+}
+
+void rest_tokcmd_resume(rest_tokcmd *t)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->mu);
+    /* halt waited for the run in progress, and none starts while halted:
+     * cancel is read by no one now. */
+    if (t->halted && !t->stop) {
+        t->halted = 0;
+        atomic_store(&t->cancel, 0);
+        pthread_cond_broadcast(&t->cv);
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
 void rest_tokcmd_stop(rest_tokcmd *t)
 {
     if (!t)
@@ -456,6 +510,11 @@ void rest_tokcmd_wipe(char *copy)
 int rest_tokcmd_renew(rest_tokcmd *t, unsigned long seen)
 {
     pthread_mutex_lock(&t->mu);
+    /* Halted: the counts are the run's results already; no retry after them. */
+    if (t->halted) {
+        pthread_mutex_unlock(&t->mu);
+        return -1;
+    }
     const unsigned long fails = t->fail_seq;
     const uint64_t deadline = bench_now_ns() + t->cfg.timeout_ns + BENCH_NS_PER_S;
     /* One refresh at a time: a 401 during a refresh waits for that one;
@@ -469,14 +528,15 @@ int rest_tokcmd_renew(rest_tokcmd *t, unsigned long seen)
         t->want = 1;
         pthread_cond_broadcast(&t->cv);
     }
-    while (atomic_load(&t->gen) == seen && t->fail_seq == fails && !t->stop && !t->backoff) {
+    while (atomic_load(&t->gen) == seen && t->fail_seq == fails && !t->stop && !t->halted &&
+           !t->backoff) {
         if (bench_now_ns() >= deadline)
             break;
         struct timespec ts = { (time_t)(deadline / BENCH_NS_PER_S),
                                (long)(deadline % BENCH_NS_PER_S) };
         pthread_cond_timedwait(&t->cv, &t->mu, &ts);
     }
-    const int rc = atomic_load(&t->gen) != seen ? 0 : -1;
+    const int rc = atomic_load(&t->gen) != seen && !t->halted ? 0 : -1;
     pthread_mutex_unlock(&t->mu);
     return rc;
 }
@@ -506,18 +566,21 @@ void rest_tokcmd_print(rest_tokcmd *t, FILE *f)
     rest_tokcmd_counts c;
     rest_tokcmd_counts_get(t, &c);
     fprintf(f, "  token refreshes:   %llu (%llu after a 401; %llu requests sent again with the "
-            "new token; %llu runs of --token-cmd failed)\n",
+            "new token; %llu runs of --token-cmd failed",
             (unsigned long long)c.refreshes, (unsigned long long)c.after_401,
             (unsigned long long)c.retries, (unsigned long long)c.failures);
+    if (c.cancelled)
+        fprintf(f, "; %llu cut off when a run ended", (unsigned long long)c.cancelled);
+    fputs(")\n", f);
 }
 
 json_t *rest_tokcmd_json(rest_tokcmd *t)
 {
     rest_tokcmd_counts c;
     rest_tokcmd_counts_get(t, &c);
-    return json_pack("{s:I,s:I,s:I,s:I}", "refreshes", (json_int_t)c.refreshes, "after_401",
+    return json_pack("{s:I,s:I,s:I,s:I,s:I}", "refreshes", (json_int_t)c.refreshes, "after_401",
                      (json_int_t)c.after_401, "retried_requests", (json_int_t)c.retries, "failed",
-                     (json_int_t)c.failures);
+                     (json_int_t)c.failures, "cancelled", (json_int_t)c.cancelled);
 }
 
 void rest_tokcmd_warn(rest_tokcmd *t)

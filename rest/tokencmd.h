@@ -18,6 +18,11 @@
  * current token cut out.  Each run of the command is bounded (timeout_ns,
  * then its process group is killed); a failed refresh is retried with a
  * backoff (1 s, doubling, at most 30 s), the workers keeping the last token.
+ *
+ * Each run ends with the refresher halted before its results are built: a
+ * refresh still running is killed (and counted as cut off: the server may
+ * have issued its token) and no new one starts until the next run resumes
+ * it, so that the counts a run reports are every run of the command so far.
  */
 #ifndef REST_TOKENCMD_H
 #define REST_TOKENCMD_H
@@ -46,6 +51,7 @@ typedef struct rest_tokcmd_counts {
     uint64_t after_401;   /* of them, asked for by a request refused with 401 */
     uint64_t failures;    /* runs of the command that gave no token */
     uint64_t retries;     /* requests sent again with a new token after a 401 */
+    uint64_t cancelled;   /* runs killed by a halt or a stop, their token unknown */
 } rest_tokcmd_counts;
 
 typedef struct rest_tokcmd rest_tokcmd;
@@ -53,8 +59,16 @@ typedef struct rest_tokcmd rest_tokcmd;
 /* Run the command once and start the refresher: NULL with one line in err
  * (the command's failure, or out of resources). */
 rest_tokcmd *rest_tokcmd_start(const rest_tokcmd_cfg *cfg, char *err, size_t errlen);
+/* The run is over: no refresh starts from now on, and one in progress is
+ * killed (counted in cancelled) before this returns, so that the counts
+ * stay as they are until rest_tokcmd_resume.  Meanwhile rest_tokcmd_renew
+ * returns -1 at once.  Again, or NULL: nothing. */
+void rest_tokcmd_halt(rest_tokcmd *t);
+/* A run begins: the refresher goes on (a token due meanwhile is renewed at
+ * once).  Not halted, or NULL: nothing. */
+void rest_tokcmd_resume(rest_tokcmd *t);
 /* Stop the refresher (a refresh in progress killed) and wipe the token
- * (NULL: nothing). */
+ * (NULL: nothing); after a halt too. */
 void rest_tokcmd_stop(rest_tokcmd *t);
 
 /* The generation of the current token: it changes with each new token. */
@@ -68,7 +82,8 @@ char *rest_tokcmd_copy(rest_tokcmd *t, unsigned long *gen);
 void  rest_tokcmd_wipe(char *copy);
 /* A request sent with the token of generation `seen` was refused with 401:
  * wait (at most the command's timeout) for a newer token.  0 when one is
- * in (it may already have been), -1 when the refresh failed. */
+ * in (it may already have been), -1 when the refresh failed or the
+ * refresher is halted. */
 int  rest_tokcmd_renew(rest_tokcmd *t, unsigned long seen);
 /* A request was sent again with the new token after a 401. */
 void rest_tokcmd_note_retry(rest_tokcmd *t);

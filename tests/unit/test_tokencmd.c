@@ -4,7 +4,9 @@
  * command (its token trimmed, its failures as one line with the exit status
  * and a redacted first line of stderr, bounded in time); the refresher
  * (tokens renewed before they expire while other threads read them, a 401's
- * renewal, a failing refresh counted, the old token kept).
+ * renewal, a failing refresh counted, the old token kept); a halt at a run's
+ * end (a refresh in flight killed and counted, no new one, a 401 not waited
+ * on), a resume, and a stop after a halt.
  */
 #include "rest/tokencmd.h"
 
@@ -72,6 +74,17 @@ static void test_exec(void)
     CHECK_MSG(strstr(err, "did not finish") != NULL, "%s", err);
 }
 
+/* The refresher of cmd (its tokens living ttl_ns, a run at most
+ * timeout_ns), or NULL with a FAIL. */
+static rest_tokcmd *start(const char *cmd, uint64_t ttl_ns, uint64_t timeout_ns)
+{
+    char err[512];
+    const rest_tokcmd_cfg cfg = { cmd, ttl_ns, timeout_ns, NULL };
+    rest_tokcmd *t = rest_tokcmd_start(&cfg, err, sizeof err);
+    CHECK_MSG(t != NULL, "%s", err);
+    return t;
+}
+
 /* Readers that use the token while the refresher replaces it (TSan). */
 typedef struct reader_arg {
     rest_tokcmd     *t;
@@ -97,11 +110,8 @@ static void *reader(void *arg)
 
 static void test_refresher(void)
 {
-    char err[512];
     /* No exp: --token-ttl's lifetime, 300 ms: renewed every 270 ms. */
-    rest_tokcmd_cfg cfg = { "echo tok-$$", 300ULL * 1000000ULL, 10 * BENCH_NS_PER_S, NULL };
-    rest_tokcmd *t = rest_tokcmd_start(&cfg, err, sizeof err);
-    CHECK_MSG(t != NULL, "%s", err);
+    rest_tokcmd *t = start("echo tok-$$", 300ULL * 1000000ULL, 10 * BENCH_NS_PER_S);
     if (!t)
         return;
     _Atomic int stop = 0;
@@ -136,9 +146,7 @@ static void test_renew(void)
              "if test -e %s; then echo 'no: eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0' >&2; exit 5; fi; "
              "echo tok-$$",
              path);
-    rest_tokcmd_cfg cfg = { cmd, 3600ULL * BENCH_NS_PER_S, 10 * BENCH_NS_PER_S, NULL };
-    rest_tokcmd *t = rest_tokcmd_start(&cfg, err, sizeof err);
-    CHECK_MSG(t != NULL, "%s", err);
+    rest_tokcmd *t = start(cmd, 3600ULL * BENCH_NS_PER_S, 10 * BENCH_NS_PER_S);
     if (!t)
         return;
     const unsigned long g1 = rest_tokcmd_get(t, buf, sizeof buf);
@@ -177,20 +185,69 @@ static void test_renew(void)
 /* Stopping does not wait for a refresh that hangs: it is killed. */
 static void test_stop_bounded(void)
 {
-    char err[512], path[64], cmd[256];
+    char path[64], cmd[256];
     snprintf(path, sizeof path, "/tmp/hsmbench-tokcmd-stop-%d", (int)getpid());
     unlink(path);
     snprintf(cmd, sizeof cmd, "if test -e %s; then exec sleep 60; fi; touch %s; echo tok-1", path,
              path);
-    rest_tokcmd_cfg cfg = { cmd, BENCH_NS_PER_S, 60 * BENCH_NS_PER_S, NULL };
-    rest_tokcmd *t = rest_tokcmd_start(&cfg, err, sizeof err);
-    CHECK_MSG(t != NULL, "%s", err);
+    rest_tokcmd *t = start(cmd, BENCH_NS_PER_S, 60 * BENCH_NS_PER_S);
     if (!t)
         return;
     usleep(1500 * 1000);             /* the refresh (at 0.9 s) hangs in sleep 60 */
     const uint64_t t0 = bench_now_ns();
     rest_tokcmd_stop(t);
     CHECK(bench_now_ns() - t0 < 30 * BENCH_NS_PER_S);
+    unlink(path);
+}
+
+/* A halt cuts off the refresh in flight and counts it; nothing starts until
+ * the resume, which renews the token due at once. */
+static void test_halt(void)
+{
+    char path[64], cmd[256], buf[64];
+    snprintf(path, sizeof path, "/tmp/hsmbench-tokcmd-halt-%d", (int)getpid());
+    unlink(path);
+    /* Runs 0 and 2 print a token at once; run 1 (the first refresh) hangs. */
+    snprintf(cmd, sizeof cmd,
+             "n=$(cat %s 2>/dev/null || echo 0); echo $((n + 1)) > %s; "
+             "if [ $n -eq 1 ]; then exec sleep 60; fi; echo tok-$n",
+             path, path);
+    rest_tokcmd *t = start(cmd, BENCH_NS_PER_S, 60 * BENCH_NS_PER_S);
+    if (!t)
+        return;
+    usleep(1500 * 1000);             /* the refresh (at 0.9 s) hangs in sleep 60 */
+    const unsigned long g1 = rest_tokcmd_get(t, buf, sizeof buf);
+    uint64_t t0 = bench_now_ns();
+    rest_tokcmd_halt(t);
+    CHECK_MSG(bench_now_ns() - t0 < 5 * BENCH_NS_PER_S, "halt took %.1f s",
+              (double)(bench_now_ns() - t0) / 1e9);
+    rest_tokcmd_counts c;
+    rest_tokcmd_counts_get(t, &c);
+    CHECK_MSG(c.refreshes == 0 && c.cancelled == 1 && c.failures == 0, "%llu %llu %llu",
+              (unsigned long long)c.refreshes, (unsigned long long)c.cancelled,
+              (unsigned long long)c.failures);
+    /* Halted: a 401 gets no new token, at once; halting again changes nothing. */
+    t0 = bench_now_ns();
+    CHECK(rest_tokcmd_renew(t, g1) == -1);
+    CHECK(bench_now_ns() - t0 < BENCH_NS_PER_S);
+    rest_tokcmd_halt(t);
+    usleep(300 * 1000);
+    rest_tokcmd_counts_get(t, &c);
+    CHECK(c.refreshes == 0 && c.cancelled == 1 && rest_tokcmd_gen(t) == g1);
+    /* Resumed: the refresh due runs again (run 2), bounded on a busy machine. */
+    rest_tokcmd_resume(t);
+    const uint64_t end = bench_now_ns() + 20 * BENCH_NS_PER_S;
+    while (rest_tokcmd_gen(t) == g1 && bench_now_ns() < end)
+        usleep(10000);
+    /* (a slow machine may have renewed it once more since, 0.9 s on) */
+    CHECK(rest_tokcmd_get(t, buf, sizeof buf) > g1 && strncmp(buf, "tok-", 4) == 0 &&
+          strcmp(buf, "tok-0") != 0);
+    rest_tokcmd_halt(t);
+    rest_tokcmd_counts_get(t, &c);
+    CHECK(c.refreshes >= 1 && c.cancelled == 1 && c.failures == 0 && c.after_401 == 0);
+    rest_tokcmd_stop(t);             /* after a halt: the thread joined, all freed */
+    rest_tokcmd_halt(NULL);
+    rest_tokcmd_resume(NULL);
     unlink(path);
 }
 
@@ -201,5 +258,6 @@ int main(void)
     RUN(test_refresher);
     RUN(test_renew);
     RUN(test_stop_bounded);
+    RUN(test_halt);
     return check_finish();
 }
