@@ -430,9 +430,12 @@ serial serial
 # depends on the cores it gets (documents, packaging, exit statuses, the
 # fuzzers' time-boxed runs).  Once the timed queue and the build have ended,
 # the lane takes no new job, what it runs is raised to the tests' priority,
-# and the jobs it did not reach run with the others.
+# and the jobs it did not reach run with the others.  Raising a priority
+# takes root: elsewhere a lane job still running then would finish last,
+# starved by the others (an example past its time bound), so there is no
+# lane, and its jobs run with the others.
 lane_width=$(nproc 2>/dev/null || echo 2)
-if [ -s "$log/early" ] && [ "$jobs" -gt 1 ]; then
+if [ -s "$log/early" ] && [ "$jobs" -gt 1 ] && [ "$(id -u)" = 0 ]; then
     longest_first early plain_first >"$log/early.order"
     w=0
     while [ "$w" -lt "$lane_width" ]; do
