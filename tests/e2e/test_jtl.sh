@@ -107,7 +107,7 @@ traced_jtl() {
 # ---- PKCS#11, every engine, against the recorder ------------------------------------
 traced_jtl blocking --threads 3 --iterations 600
 traced_jtl open --threads 3 --mode nonblocking --rate 1500 --duration 1
-traced_jtl slots --threads 2 --mode nonblocking --inflight 8 --duration 1
+traced_jtl slots --threads 2 --mode nonblocking --inflight 8 --duration 0.3s
 
 # ---- REST, against the server's own counters ---------------------------------------
 KEY=$(printf 'app-%s:secret-%s' "$$" "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" | base64 | tr -d '\n')
@@ -132,7 +132,7 @@ rest_jtl() {
     else pass "REST $*: the API key is in no line"; fi
 }
 rest_jtl sd-block --threads 2 --iterations 400
-rest_jtl sd-slots --threads 1 --mode nonblocking --inflight 4 --duration 1
+rest_jtl sd-slots --threads 1 --mode nonblocking --inflight 4 --duration 0.3s
 
 # ---- the seeds' commands, as docs/migrating.md translates them ----------------------
 # JMeter's "jmeter -n -t plan.jmx -l results.jtl" (the SDKMS bench runs it and

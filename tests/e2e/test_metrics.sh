@@ -233,7 +233,7 @@ done
 # ---- rest http against serve: statuses and routes ---------------------------
 start_serve plain --metrics-listen 127.0.0.1:0 --metrics-linger 0 || exit 0
 SURL=$(metrics_url "$T/plain.err") || fail "serve prints its metrics URL" "$(head -c 300 "$T/plain.err")"
-"$HSMBENCH" rest http --url "$URL/status/503" --duration 1 --quiet --json "$T/h.json" \
+"$HSMBENCH" rest http --url "$URL/status/503" --duration 0.3s --quiet --json "$T/h.json" \
     --metrics-listen 127.0.0.1:0 --metrics-linger 3 >"$T/h.out" 2>"$T/h.err" &
 hpid=$!
 HURL=$(metrics_url "$T/h.err") || fail "rest http prints its metrics URL" "$(head -c 300 "$T/h.err")"

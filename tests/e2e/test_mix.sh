@@ -3,7 +3,7 @@
 # tests/e2e/test_mix.sh - run --mix (operation types drawn by weight, one
 # run, reported per type) and --lookup (C_FindObjects before each
 # operation), on the mock HSM and on hsmbench's own SoftHSM token.
-# About 25 seconds.
+# About 15 seconds.
 # asan: yes (per-type histograms filled by many threads, blocking and on the worker pool, and merged)
 . "$TOP/tests/e2e/lib.sh"
 
@@ -100,7 +100,7 @@ json_check "mix non-blocking: per-type latency from the scheduled time (>= the 1
 # ---- merge of two generators' mix files: the classes summed exactly --------------
 start=$(( $(date +%s) + 5 ))   # a generator not ready by then joins late
 for n in 1 2; do
-    HSMBENCH_MOCK="" "$HSMBENCH" run --module "$MOCK" --mix "$MIX" --duration 1 --start-at "$start" \
+    HSMBENCH_MOCK="" "$HSMBENCH" run --module "$MOCK" --mix "$MIX" --duration 0.3s --start-at "$start" \
         --quiet --json "$T/g$n.json" >"$T/g$n.out" 2>&1 </dev/null &
 done
 wait

@@ -62,11 +62,11 @@ json_check "thresholds are recorded in the run" "$T/th.json" \
 # (5 s ahead: a generator not ready by then would join at the next second)
 at=$(($(date +%s) + 5))
 run "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --cacert "$P/ca.pem" \
-    --duration 1 --start-at "$at" --json "$T/g1.json" &
+    --duration 0.3s --start-at "$at" --json "$T/g1.json" &
 pid1=$!
 run2_out="$T/g2.out"
 "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --cacert "$P/ca.pem" \
-    --duration 1 --start-at "$at" --json "$T/g2.json" >"$run2_out" 2>&1
+    --duration 0.3s --start-at "$at" --json "$T/g2.json" >"$run2_out" 2>&1
 rc2=$?
 wait "$pid1"
 if [ "$rc2" -eq 0 ] && grep -q 'waiting .* for --start-at' "$run2_out"; then
@@ -87,7 +87,7 @@ else fail "--start-at: two generators start within half a second of each other" 
 # slots' set-up: a wait at the gate longer than --timeout times nothing out.
 at=$(($(date +%s) + 3))
 run "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --cacert "$P/ca.pem" \
-    --mode nonblocking --inflight 2 --threads 1 --timeout 1 --duration 1 --start-at "$at" \
+    --mode nonblocking --inflight 2 --threads 1 --timeout 1 --duration 0.3s --start-at "$at" \
     --json "$T/gnb.json"
 check "--start-at, non-blocking, 2 s at the gate with --timeout 1: exit 0" 0
 json_check "--start-at, non-blocking: no request timed out for the wait at the gate" "$T/gnb.json" \
@@ -106,7 +106,7 @@ ekm --iterations 5 --start-at 12
 check_one_line_error "--start-at in the past: exit 2" 2 '--start-at'
 
 # ---- one warm-up rule for the HTTP figures -----------------------------------------
-ekm --warmup 1s --duration 1 --json "$T/warm.json"
+ekm --warmup 1s --duration 0.3s --json "$T/warm.json"
 check "--warmup 1s: exit 0" 0
 json_check "--warmup 1s: the requests recorded are the measured operations' (one each)" \
     "$T/warm.json" 'runs[0]["http"]["requests"] == runs[0]["ops"] and runs[0]["ops"] > 0'
@@ -116,7 +116,7 @@ check "non-blocking --warmup 1s: exit 0" 0
 json_check "non-blocking --warmup 1s: requests recorded == measured operations" "$T/warmnb.json" \
     'runs[0]["http"]["requests"] == runs[0]["ops"] and 35 <= runs[0]["ops"] <= 65'
 run "$HSMBENCH" rest ekm --endpoint "$EP" --token-env G_TOKEN --cacert "$P/ca.pem" --op wrap-unwrap \
-    --mode nonblocking --inflight 4 --warmup 1s --duration 1 --json "$T/warmwu.json"
+    --mode nonblocking --inflight 4 --warmup 1s --duration 0.3s --json "$T/warmwu.json"
 check "non-blocking wrap-unwrap with a warm-up: exit 0" 0
 json_check "wrap-unwrap: two requests per measured operation, none of the warm-up" "$T/warmwu.json" \
     'runs[0]["http"]["requests"] == 2 * runs[0]["ops"] and runs[0]["ops"] > 0'

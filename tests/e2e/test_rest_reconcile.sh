@@ -10,7 +10,7 @@
 #     == attempts + http.retried (libcurl's silent re-sends);
 #   resets the server made == http.retried + CONNECTION_RESET + EMPTY_REPLY;
 #   each fault kind the server injected == the client's errors of its class.
-# Loopback, servers on port 0, each run 3 s.
+# Loopback, servers on port 0, each run 1 s.
 # Not serial: it counts, it does not time, so load beside it changes nothing
 # it checks (it is heavy: each case loads both cores).  A sanitizer build
 # runs three of the cases, one of each kind and engine.
@@ -38,7 +38,7 @@ reconcile() {
     # and at a load of 12, 20 of 15 000 took more than the 1 s this was.
     tmo=10s
     case $faults in *timeout*) tmo=2s ;; esac
-    "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --op "$op" --duration 3 \
+    "$HSMBENCH" rest ekm --endpoint "$URL/ekm/k1" --token-env G_TOKEN --op "$op" --duration 1 \
         --timeout "$tmo" --json "$T/$name.json" "$@" >"$T/$name.cout" 2>"$T/$name.cerr" </dev/null
     crc=$?
     # Held requests (timeout faults) are answered 3 s after they came:

@@ -63,8 +63,8 @@ run "$HSMBENCH" run --test sha256-digest --iterations 7 --threads 3 --json "$T/i
 check "--iterations 7 --threads 3 (uneven split): exit 0" 0
 json_check "--iterations 7 --threads 3: exactly 7 ops" "$T/it3.json" 'runs[0]["ops"] == 7'
 
-run "$HSMBENCH" run --test hmac-sha256 --threads 2 --duration 1 --json "$T/t2.json"
-check "--threads 2 --duration 1 on SoftHSM: exit 0" 0 '2 threads'
+run "$HSMBENCH" run --test hmac-sha256 --threads 2 --duration 0.3s --json "$T/t2.json"
+check "--threads 2 --duration 0.3s on SoftHSM: exit 0" 0 '2 threads'
 json_check "--threads 2: JSON threads 2, ops > 0, no errors" "$T/t2.json" \
     'runs[0]["threads"] == 2 and runs[0]["ops"] > 0 and runs[0]["errors"] == 0'
 
@@ -78,7 +78,7 @@ json_check "--warmup: measured duration about 1 s, not 2" "$T/warm.json" \
     '0.9 <= runs[0]["duration_s"] < 1.9'
 
 # ---- quiet, and errors ----------------------------------------------------
-run "$HSMBENCH" run --test sha256-digest --duration 1 --quiet --json "$T/quiet.json"
+run "$HSMBENCH" run --test sha256-digest --duration 0.3s --quiet --json "$T/quiet.json"
 check "--quiet: exit 0" 0
 if [ -s "$T/out" ]; then fail "--quiet prints nothing on stdout" "stdout: $(head -c 200 "$T/out")"
 else pass "--quiet prints nothing on stdout"; fi

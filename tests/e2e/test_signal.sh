@@ -114,13 +114,16 @@ if [ -s "$T/out" ]; then fail "SIGINT with --quiet: nothing on stdout" "$(head -
 else pass "SIGINT with --quiet: nothing on stdout"; fi
 
 # ---- SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM stop a run as SIGINT does
-# (issue 22: they used to kill hsmbench, losing the results and the keys)
+# (issue 22: they used to kill hsmbench, losing the results and the keys).
+# The mock signs in 1 ms, asleep: each run still waits for its first
+# per-second line and is stopped with a call in flight, but it idles where
+# at full speed it held a core (these six runs were half the script's CPU).
 if need_mock; then
     for sig in TERM HUP QUIT USR1 USR2 ALRM; do
         rm -f "$T/obj.$sig"
         : >"$T/s.out"
-        HSMBENCH_MOCK="objects-file=$T/obj.$sig" "$HSMBENCH" run --module "$MOCK" --test ecdsa-sign \
-            --token-keys --duration 20 --json "$T/s.$sig.json" </dev/null >"$T/s.out" 2>"$T/s.err" &
+        HSMBENCH_MOCK="service=fixed:1ms;objects-file=$T/obj.$sig" "$HSMBENCH" run --module "$MOCK" \
+            --test ecdsa-sign --token-keys --duration 20 --json "$T/s.$sig.json" </dev/null >"$T/s.out" 2>"$T/s.err" &
         bg=$!
         wait_line "$T/s.out" '^OPERATIONS/second' 10 >/dev/null
         kill -"$sig" "$bg" 2>/dev/null

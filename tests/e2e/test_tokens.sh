@@ -65,7 +65,7 @@ if [ -f "$SOFTHSM" ] && command -v softhsm2-util >/dev/null 2>&1; then
             --key-type AES:16 --label users-own >/dev/null 2>&1
         before="$(objects tok-a) $(objects tok-b) $(objects tok-c)"
         run env SO_PIN=5678 "$HSMBENCH" run --module "$SOFTHSM" --token tok-a,tok-b,tok-c \
-            --pin-env SO_PIN --test ecdsa-sign --threads 3 --duration 1 --token-keys \
+            --pin-env SO_PIN --test ecdsa-sign --threads 3 --duration 0.3s --token-keys \
             --json "$T/s.json" </dev/null
         check "softhsm: a run over three tokens by label" 0 '^ +by token'
         by_token_adds_up "softhsm: per-token counts add up to the run's (JSON)" "$T/s.json" 3
@@ -216,7 +216,7 @@ run env HSMBENCH_MOCK="slots=3" "$HSMBENCH" keys list --module "$MOCK" --token m
 check_one_line_error "keys refuses several tokens: exit 2" 2 "--token mock-1,mock-2: this command uses one token"
 # One token of a module with several: as before, no breakdown.
 run env HSMBENCH_MOCK="slots=3" "$HSMBENCH" run --module "$MOCK" --slot 2 --test ecdsa-sign \
-    --threads 2 --duration 1 --json "$T/one.json" </dev/null
+    --threads 2 --duration 0.3s --json "$T/one.json" </dev/null
 check "one token of three: runs as before" 0
 json_check "one token: no breakdown, no tokens list, target names the token" "$T/one.json" \
     "('breakdown' not in runs[0] and 'tokens' not in doc['environment']
