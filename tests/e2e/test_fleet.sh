@@ -425,7 +425,9 @@ check "demo token set up" 0
 softhsm_env
 HSM_PIN=$(cat "$PINFILE")
 export HSM_PIN
-if fleet softhsm 3 0 "$SOFTHSM" hsmbench-demo "sha256-digest --data-size 32" 2; then
+# Runs of 1 s: the union and the quantiles checked here hold of a run of
+# any length.
+if fleet softhsm 3 0 "$SOFTHSM" hsmbench-demo "sha256-digest --data-size 32" 1; then
     dir="$T/softhsm/results/$START"
     union_check "SoftHSM fleet" "$dir"  3
     p50=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["latency_us"]["p50"])' "$dir/all.json")
