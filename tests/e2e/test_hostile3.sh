@@ -144,12 +144,12 @@ for mode in text json tail 500; do
     for cmd in http ekm sdkms; do
         rm -f "$T/echo.json"
         case $cmd in
-        http) run "$HSMBENCH" rest http --url "http://127.0.0.1:$port/x" --bearer-env TOK --duration 1 \
+        http) run "$HSMBENCH" rest http --url "http://127.0.0.1:$port/x" --bearer-env TOK --duration 0.3s \
                   --json "$T/echo.json" </dev/null ;;
-        ekm) run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$port/k" --token-env TOK --duration 1 \
+        ekm) run "$HSMBENCH" rest ekm --endpoint "http://127.0.0.1:$port/k" --token-env TOK --duration 0.3s \
                  --json "$T/echo.json" </dev/null ;;
         sdkms) run "$HSMBENCH" rest sdkms --endpoint "http://127.0.0.1:$port" --api-key-env KEY --op encrypt \
-                   --duration 1 --json "$T/echo.json" </dev/null ;;
+                   --duration 0.3s --json "$T/echo.json" </dev/null ;;
         esac
         cat "$T/out" "$T/err" >>"$T/all"
         [ -f "$T/echo.json" ] && cat "$T/echo.json" >>"$T/all"

@@ -64,10 +64,10 @@ file_has "100 bytes: rounded up, said" "$T/out" \
 file_has "the duration after the size was not eaten" "$T/out" '^\[Test duration is 1 seconds\]$'
 
 # ---- run --test takes every name the menu does ----
-run "$HSMBENCH" run --test RSA_CRT --duration 1
+run "$HSMBENCH" run --test RSA_CRT --iterations 100
 check "run --test RSA_CRT: exit 0, rsa-pkcs-sign" 0 '^Running rsa-pkcs-sign \(CKM_SHA256_RSA_PKCS' \
     "^hsmbench: --test RSA_CRT is pkpspeed's name: hsmbench's spelling is --test rsa-pkcs-sign$"
-run "$HSMBENCH" run --test AES_128,B --duration 1
+run "$HSMBENCH" run --test AES_128,B --iterations 100
 check "run --test AES_128,B: exit 0, AES 128" 0 '^Running aes-cbc-encrypt \(CKM_AES_CBC, AES 128' \
     "^hsmbench: --test AES_128 is pkpspeed's name: hsmbench's spelling is --test aes-cbc-encrypt --key-size 128$"
 check "run --test B: pkpspeed_blocking's letter, said" 0 '^Running rsa-pkcs-sign \(' \
