@@ -17,7 +17,6 @@
 # example passes when it exits 0, or with the status its last line states
 # ("# exit status: 1", for an example that shows errors being counted).
 # Plain build only: the examples test the documents, not the build.
-# early: no check depends on the cores it gets (the examples' exit statuses, each with a time bound 30 s past its longest --duration)
 . "$TOP/tests/e2e/lib.sh"
 [ "$VARIANT" = plain ] || exit 0
 

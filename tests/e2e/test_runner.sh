@@ -266,12 +266,14 @@ else fail "HSMBENCH_TEST_BUILD failing: its last lines shown, each job of those 
 # "# early:": beside the timed jobs (after the serial ones), at nice 19; once
 # the timed queue has ended, no new early job, and the one running raised to
 # the tests' priority (as root); each job run once, with SIGINT not ignored.  e1 and e2 start at once
-# (a lane as wide as the processors), e2 outlasting the timed job.
+# (a lane as wide as the processors: the timed job waits for both, 30 s at
+# most, since a lane at nice 19 beside a busy loop may take seconds to get a
+# core), e2 outlasting the timed job.
 W7="$T/tree7"
 mkdir -p "$W7/tests/e2e" "$W7/build/tests"
 cp "$TOP/tests/run.sh" "$W7/tests/run.sh"
 printf '# serial: a fake\necho "start s" >>"$TRACE"\nsleep 0.5\necho "end s" >>"$TRACE"\necho "PASS s"\n' >"$W7/tests/e2e/test_s.sh"
-printf '# timed: a fake\necho "start t" >>"$TRACE"\ni=0; until grep -q "^start e" "$TRACE" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done; sleep 1\necho "end t" >>"$TRACE"\necho "PASS t"\n' >"$W7/tests/e2e/test_t.sh"
+printf '# timed: a fake\necho "start t" >>"$TRACE"\ni=0; until [ "$(grep -c "^start e[12]" "$TRACE")" -ge 2 ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; sleep 1\necho "end t" >>"$TRACE"\necho "PASS t"\n' >"$W7/tests/e2e/test_t.sh"
 printf '# early: a fake\necho "start e1 nice $(nice)" >>"$TRACE"\nm=$(sed -n "s/^SigIgn:[[:space:]]*//p" /proc/$$/status); d=${m#"${m%%?}"}\nif [ $((0x$d & 2)) = 0 ]; then echo "PASS e1"; else echo "FAIL e1: SigIgn $m, SIGINT ignored"; fi\n' >"$W7/tests/e2e/test_e1.sh"
 printf '# early: a fake\necho "start e2 nice $(nice)" >>"$TRACE"\ni=0; until grep -q "^end t" "$TRACE" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done; sleep 1\necho "end e2 nice $(nice)" >>"$TRACE"\necho "PASS e2"\n' >"$W7/tests/e2e/test_e2.sh"
 printf '# early: a fake\necho "start e3 nice $(nice)" >>"$TRACE"\necho "PASS e3"\n' >"$W7/tests/e2e/test_e3.sh"
