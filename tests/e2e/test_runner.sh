@@ -215,6 +215,13 @@ if [ "$(head -n 2 "$TRACE" | tr '\n' ' ')" = "start s end s " ] && [ "$(tail -n 
     pass "# timed: after the serial ones, at most $width at a time ($most here), before the others"
 else fail "# timed: after the serial ones, at most $width at a time, before the others" "$(tr '\n' ' ' <"$TRACE")"; fi
 
+# raised NAME ERE: as root, the trace has a line ERE (a niceness raised back
+# to the tests'); elsewhere SKIP, since raising a priority takes root.
+raised() {
+    if [ "$(id -u)" = 0 ]; then file_has "$1" "$TRACE" "$2"
+    else skip "$1" "not root: raising a priority takes root"; fi
+}
+
 # HSMBENCH_TEST_BUILD (make check): the other builds made at nice 19 beside
 # the plain build's serial and timed jobs; their timed and serial ones (a
 # sanitizer build's serial ones are timed) run once it has ended, the
@@ -243,13 +250,7 @@ if [ "$order_ok" = 2 ] && grep -q '^build nice 19$' "$TRACE" &&
     pass "HSMBENCH_TEST_BUILD: built at nice 19 beside the plain serial and timed jobs; the others after it"
 else fail "HSMBENCH_TEST_BUILD: built at nice 19 beside the plain serial and timed jobs; the others after it" \
     "trace: $(tr '\n' ' ' <"$TRACE"); $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' ')"; fi
-if [ "$(id -u)" = 0 ]; then
-    if grep -q '^build end nice 0$' "$TRACE"; then
-        pass "HSMBENCH_TEST_BUILD: a job that waits for the build raises it to the tests' priority"
-    else fail "HSMBENCH_TEST_BUILD: a job that waits for the build raises it to the tests' priority" "$(tr '\n' ' ' <"$TRACE")"; fi
-else
-    skip "HSMBENCH_TEST_BUILD: a job that waits for the build raises it" "not root: raising a priority takes root"
-fi
+raised "HSMBENCH_TEST_BUILD: a job that waits for the build raises it to the tests' priority" '^build end nice 0$'
 # (its fake build made no fuzzers: that is a FAIL, never a silent nothing)
 if grep -q '^FAIL \[fuzz\] build: build/fuzz/fuzzers is missing (make fuzz-build)$' "$T/out"; then
     pass "HSMBENCH_TEST_BUILD: no fuzzers after the build is a FAIL naming them"
@@ -297,13 +298,7 @@ elif [ "$lane" = ok ] && [ "$once" = 1 ]; then
     pass "# early: beside the timed jobs at nice 19, after the serial ones; each job run once, SIGINT not ignored"
 else fail "# early: beside the timed jobs at nice 19, after the serial ones; each job run once, SIGINT not ignored" \
     "trace: $(tr '\n' ' ' <"$TRACE"); $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' ')"; fi
-if [ "$(id -u)" = 0 ]; then
-    if grep -q '^end e2 nice 0$' "$TRACE"; then
-        pass "# early: a job still running when the timed queue ends is raised to the tests' priority"
-    else fail "# early: a job still running when the timed queue ends is raised to the tests' priority" "$(tr '\n' ' ' <"$TRACE")"; fi
-else
-    skip "# early: a job still running when the timed queue ends is raised" "not root: raising a priority takes root"
-fi
+raised "# early: a job still running when the timed queue ends is raised to the tests' priority" '^end e2 nice 0$'
 
 # ---- python3: the interpreter itself, not a shim in front of it ----------------
 # A shim first on the PATH, as a version manager's is (pyenv's costs 0.4 s
