@@ -64,8 +64,10 @@
 # "# serial-variants: plain", and its sanitizer runs go beside the others;
 # a sanitizer build's serial unit tests are timed jobs (their margins are
 # the sanitizer's).  Beside the timed ones, on the cores they leave, an
-# early lane at nice 19 runs the scripts marked "# early: why" (no check
-# depends on the cores they get) and the fuzzers.  Every other e2e script runs beside others: it
+# early lane at nice 19 runs the scripts marked "# early: why", the unit
+# tests whose header comment has a line " * early: why" (no check depends on
+# the cores they get) and the fuzzers.  Spare workers run more of the others
+# while the processors idle (HSMBENCH_TEST_SPARE, below).  Every other e2e script runs beside others: it
 # keeps its files under lib.sh's $T and listens on port 0 (never on a port
 # chosen in advance).  A script that stops on a shell error (exit status 2
 # or more: a syntax error, a signal), or exits 1 without a result line, has
@@ -81,7 +83,9 @@
 # wait raises the build to the tests' priority).  When the build fails, its last lines are
 # printed and each job of those builds is a FAIL naming it.
 #
-# HSMBENCH_TEST_JOBS=1 runs everything one at a time; HSMBENCH_TEST_TIMES=1
+# HSMBENCH_TEST_SPARE (default: the number of processors) spare workers run
+# one more of the others each while the processors sat idle (see below); 0:
+# none.  HSMBENCH_TEST_JOBS=1 runs everything one at a time; HSMBENCH_TEST_TIMES=1
 # adds a line "time [variant] name: S s, cpu C s, from A s to B s" after
 # each job's results (its wall time, its processes' CPU time, and when it
 # started and ended in the run; not counted as a result).
@@ -224,23 +228,70 @@ if [ "${1:-}" = --lane ]; then
     exit 0
 fi
 
-jobs=${HSMBENCH_TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 2) + 1))}
+# idle_ticks: "TOTAL IDLE", the processors' time so far in clock ticks, all
+# of it and the idle part (idle and iowait), from /proc/stat's first line
+# (HSMBENCH_TEST_PROC_STAT names another file: test_runner's fake machine);
+# nothing where there is none.
+idle_ticks() {
+    awk '$1 == "cpu" { t = 0; for (i = 2; i <= 9 && i <= NF; i++) t += $i; print t, $5 + $6; exit }' \
+        "${HSMBENCH_TEST_PROC_STAT:-/proc/stat}" 2>/dev/null
+}
+
+# --spare DIR CPUS (internal): one spare worker of the last queue.  Every
+# second it reads how much of the CPUS processors sat idle; when at least
+# 0.6 of one did, it runs the next job of DIR/rest.order not yet claimed,
+# then looks again, until none is left.  See "spare workers" below.
+if [ "${1:-}" = --spare ]; then
+    log=$2 cpus=$3
+    set -- $(idle_ticks)
+    [ $# = 2 ] || exit 0
+    t0=$1 i0=$2
+    while :; do
+        sleep 1
+        set -- $(idle_ticks)
+        [ $# = 2 ] || exit 0
+        # idle processors over the second, in hundredths
+        idle=0
+        [ "$1" -gt "$t0" ] && idle=$(((($2 - i0) * 100 * cpus) / ($1 - t0)))
+        t0=$1 i0=$2
+        next=
+        for i in $(cat "$log/rest.order"); do
+            [ -e "$log/$i.claim" ] || { next=$i; break; }
+        done
+        [ -n "$next" ] || break
+        [ "$idle" -ge 60 ] || continue
+        sh "$top/tests/run.sh" --job "$log" "$next"
+        set -- $(idle_ticks)
+        t0=$1 i0=$2
+    done
+    exit 0
+fi
+
+cpus=$(nproc 2>/dev/null || echo 2)
+jobs=${HSMBENCH_TEST_JOBS:-$((2 * cpus + 1))}
 case $jobs in
 '' | *[!0-9]* | 0*)
     echo "tests/run.sh: HSMBENCH_TEST_JOBS=$jobs: expected a number of jobs, 1 or more" >&2
     exit 2
     ;;
 esac
+spare=${HSMBENCH_TEST_SPARE:-$cpus}
+case $spare in
+'' | *[!0-9]* | 0?*)
+    echo "tests/run.sh: HSMBENCH_TEST_SPARE=$spare: expected a number of spare workers, 0 or more" >&2
+    exit 2
+    ;;
+esac
 # The timed jobs' own width: one more than the processors (3 on CI's 2),
 # never more than $jobs.
-timed_jobs=$(($(nproc 2>/dev/null || echo 2) + 1))
+timed_jobs=$((cpus + 1))
 [ "$timed_jobs" -le "$jobs" ] || timed_jobs=$jobs
 
 log=$(mktemp -d "${TMPDIR:-/tmp}/hsmbench-tests.XXXXXX") || exit 2
-printing= hog= building= lanes=
+printing= hog= building= lanes= spares=
 trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$log"' EXIT
 trap '[ -n "$printing" ] && kill "$printing" 2>/dev/null; [ -n "$building" ] && kill "$building" 2>/dev/null
-      [ -n "$lanes" ] && kill $lanes 2>/dev/null; exit 130' INT TERM
+      [ -n "$lanes$spares" ] && kill $lanes $spares 2>/dev/null; exit 130' INT TERM
 t_start=$(ms)
 HSMBENCH_TEST_T0=$t_start
 export HSMBENCH_TEST_T0
@@ -291,7 +342,10 @@ job() {
     echo "$1 $2 $3 $4" >"$log/$n.job"
     queue=parallel
     case $1 in
-    unit) grep -q '^\(/\*\| \*\) serial:' "tests/unit/$4.c" 2>/dev/null && queue=serial ;;
+    unit)
+        grep -q '^\(/\*\| \*\) early:' "tests/unit/$4.c" 2>/dev/null && queue=early
+        grep -q '^\(/\*\| \*\) serial:' "tests/unit/$4.c" 2>/dev/null && queue=serial
+        ;;
     e2e)
         grep -q '^# early:' "tests/e2e/$4.sh" && queue=early
         grep -q '^# timed:' "tests/e2e/$4.sh" && queue=timed
@@ -434,7 +488,7 @@ serial serial
 # takes root: elsewhere a lane job still running then would finish last,
 # starved by the others (an example past its time bound), so there is no
 # lane, and its jobs run with the others.
-lane_width=$(nproc 2>/dev/null || echo 2)
+lane_width=$cpus
 if [ -s "$log/early" ] && [ "$jobs" -gt 1 ] && [ "$(id -u)" = 0 ]; then
     longest_first early plain_first >"$log/early.order"
     w=0
@@ -479,12 +533,30 @@ done
 # plan's order.
 cat "$log/early" "$log/parallel" >"$log/rest"
 if [ -s "$log/rest" ]; then
-    longest_first rest | xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log"
+    longest_first rest >"$log/rest.order"
+    # Spare workers: $jobs jobs at a time keep both processors busy for most
+    # of the run, but not while the ones running mostly wait (test_examples,
+    # test_rest_parity, test_token_cmd and test_views under ASan started
+    # together left 0.7 of the two idle for two minutes).  A spare worker
+    # runs one more job whenever it saw 0.6 of a processor idle over a
+    # second, so a busy machine (CI's neighbours) gets none, and a quiet one
+    # one for each job that only waits.  HSMBENCH_TEST_SPARE of them (by
+    # default as many as the processors; 0: none).
+    if [ "$jobs" -gt 1 ] && [ -n "$(idle_ticks)" ]; then
+        w=0
+        while [ "$w" -lt "$spare" ]; do
+            # (env: SIGINT and SIGQUIT back to their default, as for the lane)
+            env --default-signal=INT,QUIT sh "$top/tests/run.sh" --spare "$log" "$cpus" </dev/null &
+            spares="$spares $!"
+            w=$((w + 1))
+        done
+    fi
+    xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --job "$log" <"$log/rest.order"
 fi
-for l in $lanes; do
+for l in $lanes $spares; do
     wait "$l"
 done
-lanes=
+lanes= spares=
 : >"$log/ran"
 wait "$printing"
 

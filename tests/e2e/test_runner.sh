@@ -300,6 +300,49 @@ else fail "# early: beside the timed jobs at nice 19, after the serial ones; eac
     "trace: $(tr '\n' ' ' <"$TRACE"); $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' ')"; fi
 raised "# early: a job still running when the timed queue ends is raised to the tests' priority" '^end e2 nice 0$'
 
+# Spare workers: with HSMBENCH_TEST_JOBS=2, a third job runs beside two
+# that only wait once the processors sat idle (a fake /proc/stat,
+# HSMBENCH_TEST_PROC_STAT, rewritten every 0.2 s), and never while they are
+# all busy (the third starts only once one has ended).  Each fake waits
+# until three have started (WAIT tenths at most).
+W8="$T/tree8"
+mkdir -p "$W8/tests/e2e" "$W8/build/tests"
+cp "$TOP/tests/run.sh" "$W8/tests/run.sh"
+for x in q1 q2 q3; do
+    printf 'echo "start %s" >>"$TRACE"\ni=0; until [ "$(grep -c "^start" "$TRACE")" -ge 3 ] || [ $i -ge "$WAIT" ]; do sleep 0.1; i=$((i + 1)); done\necho "saw %s $(grep -c "^start" "$TRACE")" >>"$TRACE"\necho "PASS %s"\n' \
+        $x $x $x >"$W8/tests/e2e/test_$x.sh"
+done
+# fake_stat IDLE: a machine whose processors are all idle (1) or all busy (0)
+fake_stat() {
+    (i=0; while [ -e "$T/stat.on" ]; do
+        i=$((i + 100))
+        if [ "$1" = 1 ]; then echo "cpu 0 0 0 $i 0 0 0 0 0 0"; else echo "cpu $i 0 0 0 0 0 0 0 0 0"; fi >"$T/stat.new"
+        mv "$T/stat.new" "$T/stat"
+        sleep 0.2
+    done) &
+    statp=$!
+}
+: >"$T/stat.on"
+fake_stat 1
+: >"$TRACE"
+run env HSMBENCH_TEST_JOBS=2 HSMBENCH_TEST_PROC_STAT="$T/stat" WAIT=300 sh "$W8/tests/run.sh"
+rm -f "$T/stat.on"; wait "$statp"
+if [ "$(head -n 3 "$TRACE" | grep -c '^start q')" = 3 ] && [ "$(grep -c '^PASS ' "$T/out")" = 3 ]; then
+    pass "spare workers: on idle processors a third job runs beside two that wait (HSMBENCH_TEST_JOBS=2)"
+else fail "spare workers: on idle processors a third job runs beside two that wait (HSMBENCH_TEST_JOBS=2)" \
+    "$(tr '\n' ' ' <"$TRACE")"; fi
+: >"$T/stat.on"
+fake_stat 0
+: >"$TRACE"
+run env HSMBENCH_TEST_JOBS=2 HSMBENCH_TEST_PROC_STAT="$T/stat" WAIT=30 sh "$W8/tests/run.sh"
+rm -f "$T/stat.on"; wait "$statp"
+if [ "$(sed -n 3p "$TRACE")" != "$(grep '^start q' "$TRACE" | sed -n 3p)" ] && [ "$(grep -c '^PASS ' "$T/out")" = 3 ]; then
+    pass "spare workers: on busy processors no job beyond HSMBENCH_TEST_JOBS, every job run once"
+else fail "spare workers: on busy processors no job beyond HSMBENCH_TEST_JOBS, every job run once" \
+    "$(tr '\n' ' ' <"$TRACE")"; fi
+run env HSMBENCH_TEST_SPARE=two sh "$W8/tests/run.sh"
+check "HSMBENCH_TEST_SPARE='two': exit 2, one line" 2 '' '^tests/run.sh: HSMBENCH_TEST_SPARE=two: expected a number'
+
 # ---- python3: the interpreter itself, not a shim in front of it ----------------
 # A shim first on the PATH, as a version manager's is (pyenv's costs 0.4 s
 # of CPU a start), notes each start: the runner finds the interpreter

@@ -7,6 +7,8 @@
  * K passes), nothing passing, everything passing; it must converge within
  * the precision, bracket the knee, keep to its step cap and end the way
  * its result says.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_cli.c - the number and duration parsers, and formatting. */
+/* early: no check depends on the cores it gets (fixed inputs, no clock) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

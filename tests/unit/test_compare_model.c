@@ -6,6 +6,8 @@
  * figures, verdicts and --fail-on results, a run of other settings (not
  * comparable, and why), a run missing in B, a run only B has, and the
  * hsmbench.compare/1 document and HTML page written from the model.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/results/compare.h"
 #include "bench/results/compare_html.h"

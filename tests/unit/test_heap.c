@@ -3,6 +3,7 @@
  * again on a thread costs no page fault (the REST client's finding: libcurl
  * frees and allocates a 16 KiB buffer per transfer, and glibc's default
  * trim gave a thread heap's top back to the kernel each time). */
+/* early: no check depends on the cores it gets (page faults counted, no clock) */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>

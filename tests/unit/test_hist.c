@@ -5,6 +5,8 @@
  * Reference percentiles come from sorted arrays with the same definition the
  * histogram documents: the value of rank ceil(p/100 * n) (at least 1), here
  * computed in integers so the reference does not share the code's rounding.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/core/hist.h"
 #include "tests/unit/check.h"

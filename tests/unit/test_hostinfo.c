@@ -4,6 +4,8 @@
  * cpuinfo as x86 and ARM boards write it, the firmware's product name (an
  * EC2 instance type), blanks trimmed, and nothing guessed when a file is
  * missing or says nothing.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/util/hostinfo.h"
 

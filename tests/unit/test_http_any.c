@@ -3,6 +3,8 @@
  * tests/unit/test_http_any.c - "hsmbench rest http"'s pure parts: expected
  * status sets, JSON paths, header and method checks, judging an answer,
  * JMeter's summary line and the plain-HTTP twin of a URL.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,8 @@
  * the fewest digits that read back to the same double (2854.91, not jansson's
  * 2854.9099999999999), still a real (1.0), and nothing else changed: strings
  * that look like numbers, integers, true and false, indentation.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/results/jsondump.h"
 

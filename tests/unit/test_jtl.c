@@ -5,6 +5,8 @@
  * JMeter's rules: the default columns of JMeter 5.x in their order,
  * milliseconds rounded, a field quoted only when it holds a comma, a quote
  * or a line break, its quotes doubled (CSVSaveService.quoteDelimiters).
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/results/jtl.h"
 #include "tests/unit/check.h"

@@ -2,6 +2,8 @@
 /*
  * tests/unit/test_mix_parse.c - parsing --mix (p11/mix.c): weights normalised,
  * the order kept, and every malformed list refused with one line.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include <math.h>
 #include <stdio.h>

@@ -6,6 +6,8 @@
  * a /2 file (whose ops counted attempts) reads as the same model; TLS over
  * plain http is none; every token of a run is named; a capacity step
  * carries its verdict; a merge's per-second percentiles are upper bounds.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/results/model.h"
 #include "tests/unit/check.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_option_table.c - the option table: getopt tables and --help
  * listings generated from it, and every command's table well formed. */
+/* early: no check depends on the cores it gets (fixed inputs, no clock) */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

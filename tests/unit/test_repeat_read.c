@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_repeat_read.c - a --repeat group's "repeats" element read into
  * its struct once (bench/results/repeat.c), its line, and the doc model carrying it. */
+/* early: no check depends on the cores it gets (fixed inputs, no clock) */
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>

@@ -5,6 +5,8 @@
  * its own side metric, and a model with more distinct steps than a run
  * prepares refused in one line.  No module: the run itself is
  * tests/e2e/test_replay.sh's.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include <stdio.h>
 #include <string.h>

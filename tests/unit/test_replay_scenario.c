@@ -5,6 +5,8 @@
  * arrivals made from the seed (the same every time, at the rate asked),
  * shares drawn by weight, and every malformed line refused with one line
  * naming the file and the line.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include <math.h>
 #include <stdio.h>

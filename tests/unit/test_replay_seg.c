@@ -7,6 +7,8 @@
  * operation, think times as medians, threads renumbered, concurrency,
  * failed and unknown operations and set-up calls counted and not
  * replayed, and the fall-back to one operation a transaction.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include <string.h>
 

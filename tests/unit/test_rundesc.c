@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_rundesc.c - the run description's load fields, from the load. */
+/* early: no check depends on the cores it gets (fixed inputs, no clock) */
 #include <string.h>
 
 #include "bench/driver/rundesc.h"

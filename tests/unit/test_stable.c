@@ -6,6 +6,8 @@
  * known mean contain it about 95 % of the time (at least 90 % of 200 seeded
  * trials); AR(1) data (phi 0.8) get wider intervals than independent data
  * of the same spread; too short or empty series judge nothing.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/core/stable.h"
 #include "tests/unit/check.h"

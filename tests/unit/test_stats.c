@@ -8,6 +8,8 @@
  * (U = 0, p = 0.00018267179...), and a case with ties whose U was counted pair
  * by pair and whose p comes from an independent implementation of the
  * tie-corrected normal approximation.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/results/stats.h"
 #include "tests/unit/check.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_sweep_read.c - a thread sweep's "scalability" element read into
  * its struct once (bench/results/scalability.c), and the doc model carrying it. */
+/* early: no check depends on the cores it gets (fixed inputs, no clock) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,8 @@
  * tests/unit/test_threshold.c - bench/results/threshold.c: every expression form,
  * the invalid ones, evaluation on synthetic run objects (the JSON a run
  * writes), and the summary block with the "thresholds" array.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/results/threshold.h"
 #include "tests/unit/check.h"

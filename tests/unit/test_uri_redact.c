@@ -3,6 +3,7 @@
  * PKCS#11 URI masked, and a cut copy never showing a part of the mask
  * (the fuzz_uri finding: a long URI cut "pin-value=***" to "pin-value=**",
  * and a second pin-value survived). */
+/* early: no check depends on the cores it gets (fixed inputs, no clock) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

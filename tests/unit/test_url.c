@@ -3,6 +3,8 @@
  * tests/unit/test_url.c - bench/util/url.h: what a URL parses into, what is
  * refused and why, the identity (no credentials, default port, query or
  * fragment), URLs made from URLs, and identities of text read from files.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/util/url.h"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tests/unit/test_usl.c - the Universal Scalability Law fit, peak and knee (bench/results/usl.c). */
+/* early: no check depends on the cores it gets (fixed inputs, no clock) */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

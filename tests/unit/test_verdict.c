@@ -9,6 +9,8 @@
  * (a fixed seed: the same draws every time), must be called different at a
  * rate near alpha (0.05: within 0.02..0.09, about three binomial standard
  * deviations); a known 10% shift must be found nearly every time.
+ *
+ * early: no check depends on the cores it gets (fixed inputs, no clock)
  */
 #include "bench/results/rule.h"
 #include "bench/results/stats.h"
