@@ -536,8 +536,8 @@ if [ -s "$log/rest" ]; then
     longest_first rest >"$log/rest.order"
     # Spare workers: $jobs jobs at a time keep both processors busy for most
     # of the run, but not while the ones running mostly wait (test_examples,
-    # test_rest_parity, test_token_cmd and test_views under ASan started
-    # together left 0.7 of the two idle for two minutes).  A spare worker
+    # test_rest_parity in two builds and test_views under ASan, started
+    # together, left 0.7 of the two idle for two minutes).  A spare worker
     # runs one more job whenever it saw 0.6 of a processor idle over a
     # second, so a busy machine (CI's neighbours) gets none, and a quiet one
     # one for each job that only waits.  HSMBENCH_TEST_SPARE of them (by

@@ -234,7 +234,7 @@ cp "$TOP/tests/run.sh" "$W6/tests/run.sh"
 # The plain serial job notes the build's niceness as ps sees it (5 s at
 # most for it to be 19): the build's own note comes whenever it gets a
 # core, and beside a busy loop a nice 19 shell got none until it was raised.
-printf '# serial: a fake\n# asan: yes (a fake)\necho "start s $VARIANT" >>"$TRACE"\nif [ "$VARIANT" = plain ]; then i=0; until [ "$(ps -o ni= -p "$(pgrep -o -f "^(nice -n 19 )?sh -c echo .build nice")" 2>/dev/null | tr -d " ")" = 19 ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done; echo "s sees build nice $(ps -o ni= -p "$(pgrep -o -f "^(nice -n 19 )?sh -c echo .build nice")" 2>/dev/null | tr -d " ")" >>"$TRACE"; fi\nsleep 0.5\necho "PASS s"\n' >"$W6/tests/e2e/test_s.sh"
+printf '# serial: a fake\n# asan: yes (a fake)\necho "start s $VARIANT" >>"$TRACE"\nif [ "$VARIANT" = plain ]; then i=0; while :; do ni=$(ps -o ni= -p "$(pgrep -o -f "^(nice -n 19 )?sh -c echo .build nice")" 2>/dev/null | tr -d " "); [ "$ni" = 19 ] || [ $i -ge 50 ] && break; sleep 0.1; i=$((i + 1)); done; echo "s sees build nice $ni" >>"$TRACE"; fi\nsleep 0.5\necho "PASS s"\n' >"$W6/tests/e2e/test_s.sh"
 printf '# timed: a fake\n# asan: yes (a fake)\necho "start t $VARIANT" >>"$TRACE"\nsleep 0.5\necho "PASS t"\n' >"$W6/tests/e2e/test_t.sh"
 printf '# asan: yes (a fake)\necho "start p $VARIANT" >>"$TRACE"\necho "PASS p"\n' >"$W6/tests/e2e/test_p.sh"
 printf '#!/bin/sh\necho "PASS u1"\n' >"$W6/build/tests/test_u"
