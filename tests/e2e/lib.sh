@@ -33,6 +33,15 @@ run() {
     rc=$?
 }
 
+# gist FILE: FILE on one line for a failure's message, its first 300 bytes
+# and, when it is longer than 600, its last 300 too: a table ends with the
+# line a check looks for (compare's rule results come last).
+gist() {
+    if [ "$({ wc -c <"$1"; } 2>/dev/null || echo 0)" -gt 600 ]; then
+        { head -c 300 "$1"; printf ' ... '; tail -c 300 "$1"; } | tr '\n' ' '
+    else { tr '\n' ' ' <"$1"; } 2>/dev/null; fi
+}
+
 # check NAME EXPECTED_RC [GREP_PATTERN_IN_STDOUT [GREP_PATTERN_IN_STDERR]]
 check() {
     name=$1 want=$2 out_pat=${3:-} err_pat=${4:-}
@@ -41,11 +50,11 @@ check() {
         return 1
     fi
     if [ -n "$out_pat" ] && ! grep -Eq -- "$out_pat" "$T/out"; then
-        fail "$name" "stdout lacks /$out_pat/: $(head -c 300 "$T/out" | tr '\n' ' ')"
+        fail "$name" "stdout lacks /$out_pat/: $(gist "$T/out")"
         return 1
     fi
     if [ -n "$err_pat" ] && ! grep -Eq -- "$err_pat" "$T/err"; then
-        fail "$name" "stderr lacks /$err_pat/: $(head -c 300 "$T/err" | tr '\n' ' ')"
+        fail "$name" "stderr lacks /$err_pat/: $(gist "$T/err")"
         return 1
     fi
     pass "$name"
@@ -83,7 +92,7 @@ PY
 # file_has NAME FILE ERE: FILE (e.g. "$T/out") has a line matching ERE.
 file_has() {
     if grep -Eq -- "$3" "$2" 2>/dev/null; then pass "$1"
-    else fail "$1" "$(basename "$2") lacks /$3/: $(head -c 300 "$2" 2>/dev/null | tr '\n' ' ')"; fi
+    else fail "$1" "$(basename "$2") lacks /$3/: $(gist "$2")"; fi
 }
 
 # file_lacks NAME FILE STRING: FILE does not contain STRING (fixed text).
