@@ -70,7 +70,7 @@ TRACE_SO  := $(BUILD)/libhsmbench-trace.so
 HOSTILE_SO := $(BUILD)/libhsmbench-hostile.so
 TOOLS     := $(BUILD)/tests/minloop $(BUILD)/tests/curlloop $(BUILD)/tests/replay_dump
 
-.PHONY: check-one all check check-load bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb check-deb-fresh check-fleet fuzz fuzz-build fuzzers
+.PHONY: check-one all tsan-all check check-load bench demo install uninstall clean deps sanitizers sanitizers-asan sanitizers-tsan deb check-deb check-deb-fresh check-fleet fuzz fuzz-build fuzzers
 
 all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(TRACE_SO) $(HOSTILE_SO) $(UNIT_BIN) $(TOOLS)
 
@@ -170,7 +170,13 @@ sanitizers: sanitizers-asan sanitizers-tsan
 sanitizers-asan:
 	$(MAKE) BUILD=build/asan OPTFLAGS='-O1 -g1 -fno-omit-frame-pointer' SANFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
 sanitizers-tsan:
-	$(MAKE) BUILD=build/tsan OPTFLAGS='-O1 -g1' SANFLAGS='-fsanitize=thread' all
+	$(MAKE) BUILD=build/tsan OPTFLAGS='-O1 -g1' SANFLAGS='-fsanitize=thread' tsan-all
+
+# TSan runs the unit tests whose threads share state, each marked by a line
+# " * tsan: yes (why)" in its header comment (tests/run.sh); the others are
+# not built there.  make check-one T=NAME V=tsan builds NAME whatever it says.
+TSAN_UNITS ?= $(basename $(notdir $(shell grep -l '^\(/\*\| \*\) tsan: yes' $(UNIT_SRC))))
+tsan-all: $(BUILD)/hsmbench $(MOCK_SO) $(MOCKHSM_SO) $(TRACE_SO) $(HOSTILE_SO) $(TSAN_UNITS:%=$(BUILD)/tests/%)
 
 # check, bench and demo install what is missing first, then build in a
 # sub-make (so pkg-config sees the freshly installed libraries).  check
@@ -200,7 +206,8 @@ check-load:
 # (a unit test's name, or an e2e script's, with or without tests/e2e/ and .sh).
 check-one:
 	@test -n "$(T)" || { echo "make check-one T=NAME [V=asan|tsan]"; exit 2; }
-	@$(MAKE) --no-print-directory $(if $(filter asan tsan,$(V)),sanitizers,all)
+	@$(MAKE) --no-print-directory $(if $(filter asan tsan,$(V)),sanitizers,all) \
+	    $(if $(filter tsan,$(V)),$(if $(wildcard tests/unit/$(T).c),TSAN_UNITS=$(T)))
 	@sh tests/run.sh --only "$(T)" $(V)
 
 bench:

@@ -238,10 +238,14 @@ printf '# serial: a fake\n# asan: yes (a fake)\necho "start s $VARIANT" >>"$TRAC
 printf '# timed: a fake\n# asan: yes (a fake)\necho "start t $VARIANT" >>"$TRACE"\nsleep 0.5\necho "PASS t"\n' >"$W6/tests/e2e/test_t.sh"
 printf '# asan: yes (a fake)\necho "start p $VARIANT" >>"$TRACE"\necho "PASS p"\n' >"$W6/tests/e2e/test_p.sh"
 printf '#!/bin/sh\necho "PASS u1"\n' >"$W6/build/tests/test_u"
-chmod +x "$W6/build/tests/test_u"
+printf '#!/bin/sh\necho "PASS v1"\n' >"$W6/build/tests/test_v"
+chmod +x "$W6/build/tests/test_u" "$W6/build/tests/test_v"
+# test_u starts threads (it says so); test_v does not, and has no TSan run.
+printf '/*\n * tsan: yes (a fake)\n */\n' >"$W6/tests/unit/test_u.c"
+printf '/*\n * a fake with one thread\n */\n' >"$W6/tests/unit/test_v.c"
 # (the build ends once the plain timed job has started and, as root, once
 # it has been raised to niceness 0: 30 s at most each)
-FAKE_BUILD='echo "build nice $(nice)" >>"$TRACE"; i=0; until grep -q "^start t plain" "$TRACE" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; i=0; until [ "$(id -u)" != 0 ] || [ "$(nice)" = 0 ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; for v in asan tsan; do mkdir -p build/$v/tests && cp build/tests/test_u build/$v/tests/ && : >build/$v/hsmbench && chmod +x build/$v/hsmbench; done; echo "build end nice $(nice)" >>"$TRACE"'
+FAKE_BUILD='echo "build nice $(nice)" >>"$TRACE"; i=0; until grep -q "^start t plain" "$TRACE" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; i=0; until [ "$(id -u)" != 0 ] || [ "$(nice)" = 0 ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done; for v in asan tsan; do mkdir -p build/$v/tests && cp build/tests/test_u build/tests/test_v build/$v/tests/ && : >build/$v/hsmbench && chmod +x build/$v/hsmbench; done; echo "build end nice $(nice)" >>"$TRACE"'
 : >"$TRACE"
 run env HSMBENCH_TEST_BUILD="$FAKE_BUILD" sh "$W6/tests/run.sh"
 # the trace: the build's niceness and the plain s and t in any order, then
@@ -254,6 +258,9 @@ if [ "$order_ok" = 2 ] && grep -q '^s sees build nice 19$' "$TRACE" &&
 else fail "HSMBENCH_TEST_BUILD: built at nice 19 beside the plain serial and timed jobs; the others after it" \
     "trace: $(tr '\n' ' ' <"$TRACE"); $(grep '^\(PASS\|FAIL\)' "$T/out" | tr '\n' ' ')"; fi
 raised "HSMBENCH_TEST_BUILD: a job that waits for the build raises it to the tests' priority" '^build end nice 0$'
+if grep -q '^PASS \[asan\] test_v:v1$' "$T/out" && ! grep -q '\[tsan\] test_v' "$T/out"; then
+    pass "a unit test without a line ' * tsan: yes (why)' runs under ASan, not TSan"
+else fail "a unit test without a line ' * tsan: yes (why)' runs under ASan, not TSan" "$(grep 'test_v' "$T/out" | tr '\n' ' ')"; fi
 # (its fake build made no fuzzers: that is a FAIL, never a silent nothing)
 if grep -q '^FAIL \[fuzz\] build: build/fuzz/fuzzers is missing (make fuzz-build)$' "$T/out"; then
     pass "HSMBENCH_TEST_BUILD: no fuzzers after the build is a FAIL naming them"

@@ -8,6 +8,7 @@
  * class must get: per class counts are exact, add up to the run's, leave
  * warm-up out, and come out the same in the JSON, its validation and the
  * CSV.  Built under TSan too.
+ * tsan: yes (every engine's workers record the per-class counts the run adds up)
  */
 #include <stdatomic.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
  * computed in integers so the reference does not share the code's rounding.
  *
  * early: no check depends on the cores it gets (fixed inputs, no clock)
+ * tsan: yes (one thread records into a histogram while another takes its deltas, as the sampler does)
  */
 #include "bench/core/hist.h"
 #include "tests/unit/check.h"

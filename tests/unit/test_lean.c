@@ -5,6 +5,7 @@
  * what a step waits for, an answer in pieces, a kept connection and one
  * closed while idle, and the words rest_lean_abandon() gives at each point
  * (the exchange, the TLS handshake, Ctrl-C).  Every wait here is bounded.
+ * tsan: yes (a scripted server thread beside the engine, sharing the script it follows)
  */
 #include <arpa/inet.h>
 #include <errno.h>

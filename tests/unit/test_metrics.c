@@ -10,6 +10,7 @@
  * from 1 us to 60 s; a NULL server is a no-op; bad options fail.
  *
  * early: no check depends on the cores it gets (fixed inputs, no clock)
+ * tsan: yes (the metrics endpoint's server threads answer scrapes of the counters the test writes)
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,6 +14,7 @@
  * holds them to the documented bounds.
  *
  * early: no check depends on the cores it gets (fixed inputs, no clock)
+ * tsan: yes (the metrics endpoint's server threads read the histograms the test records)
  */
 #include <math.h>
 #include <stdint.h>

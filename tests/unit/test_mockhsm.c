@@ -15,6 +15,7 @@
  * keeps them.
  *
  * serial: times the mock's service times, cores and stalls
+ * tsan: yes (the mock's sessions and cores driven by several threads at once)
  */
 #include <dlfcn.h>
 #include <pthread.h>

@@ -7,6 +7,7 @@
  * counts, bounds, samples and stops as it should.  Built under TSan too.
  *
  * serial: asserts an engine's rate and service times against its own 5 ms operations
+ * tsan: yes (the blocking pool's workers, their counters, samples and stop)
  */
 #include <poll.h>
 #include <pthread.h>

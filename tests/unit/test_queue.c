@@ -12,6 +12,7 @@
  * into a full queue puts the producer to sleep (seen in its thread's state,
  * not timed) and each pop wakes it with one post.  Run under
  * ThreadSanitizer by make check.
+ * tsan: yes (one producer and many consumers on the lock-free queue)
  */
 #include <pthread.h>
 #include <sched.h>

@@ -7,6 +7,7 @@
  * renewal, a failing refresh counted, the old token kept); a halt at a run's
  * end (a refresh in flight killed and counted, no new one, a 401 not waited
  * on), a resume, and a stop after a halt.
+ * tsan: yes (the refresher thread replaces the token while other threads read it)
  */
 #include "rest/tokencmd.h"
 
