@@ -3,6 +3,7 @@
 # The whole test catalogue on SoftHSM with results checked by OpenSSL; keys
 # users control (static, existing, token); nothing left behind on any path.
 # asan: yes (every catalogue entry's input and output buffers on SoftHSM, checked by OpenSSL)
+# early: no check depends on the cores it gets (operations counted, results checked by OpenSSL, keys counted; a SIGINT sent once the run prints)
 . "$TOP/tests/e2e/lib.sh"
 SOFTHSM=${SOFTHSM:-/usr/lib/softhsm/libsofthsm2.so}
 

@@ -9,6 +9,7 @@
 # none.  About 10 seconds.
 # tsan: no (keys checked before the clock, in one thread; ASan runs it)
 # asan: yes (buffers sized by the key a label names (other sizes), PSS salts that cannot fit)
+# early: no check depends on the cores it gets (facts from keys and refusals before the clock; the mock's objects counted)
 . "$TOP/tests/e2e/lib.sh"
 
 need_mock || exit 0

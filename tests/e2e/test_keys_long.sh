@@ -5,6 +5,7 @@
 # --all; keys create takes run's key sizes and refuses a label the token
 # already holds unless --force.
 # asan: yes (labels longer than any fixed buffer, listed and destroyed)
+# early: no check depends on the cores it gets (labels listed and destroyed)
 . "$TOP/tests/e2e/lib.sh"
 
 

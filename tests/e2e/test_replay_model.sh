@@ -10,6 +10,7 @@
 # printed by build/tests/replay_dump (tests/unit/replay_dump.c).
 # tsan: no (the readers run in one thread; the fuzzers and ASan run them)
 # asan: yes (the recording and pkcs11-spy log readers on real traffic)
+# early: no check depends on the cores it gets (models of recordings and spy logs, compared field by field)
 . "$TOP/tests/e2e/lib.sh"
 
 BUILD=$(dirname "$HSMBENCH")

@@ -20,6 +20,7 @@
 # bench/results/series.h); peak RSS of report on a 53 MB file: 315 MB
 # before, 85 MB after (docs/internals.md).
 # asan: yes (results files past the fuzzer's size read compactly: report, merge and compare)
+# early: no check depends on the cores it gets (outputs byte for byte, memory bounded by ulimit -v)
 . "$TOP/tests/e2e/lib.sh"
 
 S="$TOP/tests/e2e"
