@@ -340,6 +340,11 @@ n=0
 build_cmd=
 [ "${1:-}" = --only ] || build_cmd=${HSMBENCH_TEST_BUILD:-}
 unset HSMBENCH_TEST_BUILD    # not for the tests (test_runner runs runners)
+# unit_says NAME MARK: unit test NAME's header comment has a line " * MARK"
+# (or "/* MARK"): early:, serial:, tsan: yes.
+unit_says() {
+    grep -q "^\\(/\\*\\| \\*\\) $2" "tests/unit/$1.c" 2>/dev/null
+}
 # job KIND VARIANT BUILD NAME
 job() {
     n=$((n + 1))
@@ -347,8 +352,8 @@ job() {
     queue=parallel
     case $1 in
     unit)
-        grep -q '^\(/\*\| \*\) early:' "tests/unit/$4.c" 2>/dev/null && queue=early
-        grep -q '^\(/\*\| \*\) serial:' "tests/unit/$4.c" 2>/dev/null && queue=serial
+        unit_says "$4" early: && queue=early
+        unit_says "$4" serial: && queue=serial
         ;;
     e2e)
         grep -q '^# early:' "tests/e2e/$4.sh" && queue=early
@@ -381,8 +386,7 @@ variant() {
     [ -n "$build_cmd" ] && units=build
     for bin in "$units"/tests/${3:-test_*}; do
         [ -x "$bin" ] || continue
-        if [ -z "${3:-}" ] && [ "$1" = tsan ] &&
-            ! grep -q '^\(/\*\| \*\) tsan: yes' "tests/unit/$(basename "$bin").c" 2>/dev/null; then
+        if [ -z "${3:-}" ] && [ "$1" = tsan ] && ! unit_says "$(basename "$bin")" "tsan: yes"; then
             continue
         fi
         job unit "$1" "$2" "$(basename "$bin")"
