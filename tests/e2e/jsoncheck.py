@@ -5,9 +5,7 @@
 #
 # A request is three NUL-terminated fields, the shell's working directory,
 # the file and the expression; the answer one line, "PASS", or "FAIL why".
-# The expression sees doc (the file's JSON) and runs (doc["runs"], or []),
-# as it did when every check started python3 itself: that was three quarters
-# of a thousand interpreters a suite, some 50 ms of CPU each.
+# The expression sees doc (the file's JSON) and runs (doc["runs"], or []).
 #
 # It ends within a second of the script's shell (SHELL_PID) or of the FIFO
 # (the script's directory removed), so it needs no one to stop it: lib.sh
@@ -20,6 +18,10 @@ import sys
 import time
 
 REQ, ANS, PID = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# HSMBENCH_JSONCHECK_HOLD=S (test_json): keep each answer's FIFO open S
+# seconds after writing it, the window in which a shell that opens the FIFO
+# again at once finds the last answer's writer still there.
+HOLD = float(os.environ.get("HSMBENCH_JSONCHECK_HOLD") or 0)
 
 
 def alive():
@@ -55,6 +57,8 @@ def answer(line):
             time.sleep(0.002)
     try:
         os.write(fd, (line + "\n").encode())
+        if HOLD > 0:
+            time.sleep(HOLD)
     finally:
         os.close(fd)
 
