@@ -21,7 +21,13 @@ REQ, ANS, PID = sys.argv[1], sys.argv[2], int(sys.argv[3])
 # HSMBENCH_JSONCHECK_HOLD=S (test_json): keep each answer's FIFO open S
 # seconds after writing it, the window in which a shell that opens the FIFO
 # again at once finds the last answer's writer still there.
-HOLD = float(os.environ.get("HSMBENCH_JSONCHECK_HOLD") or 0)
+# A value that is not a number fails every check, naming it (the shell
+# waits on this process: it must answer, never end early).
+HOLD, BAD = 0.0, None
+try:
+    HOLD = float(os.environ.get("HSMBENCH_JSONCHECK_HOLD") or 0)
+except ValueError:
+    BAD = "FAIL HSMBENCH_JSONCHECK_HOLD=%r is not a number of seconds" % os.environ["HSMBENCH_JSONCHECK_HOLD"]
 
 
 def alive():
@@ -35,6 +41,8 @@ def alive():
 
 
 def judge(cwd, path, expr):
+    if BAD:
+        return BAD
     try:
         with open(os.path.join(cwd, path), "rb") as f:
             doc = json.load(f)

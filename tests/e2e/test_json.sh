@@ -121,3 +121,16 @@ printf '{"n": 1, "runs": []}\n' >"$T/jc.json"
     if [ "$n" = 1 ]; then pass "json_check: one interpreter for the script's checks"
     else fail "json_check: one interpreter for the script's checks" "$n running"; fi
 )
+# A hold that is not a number fails each check, naming it, and the script
+# goes on (the shell waits on the interpreter: it must answer every check).
+(
+    T="$T/jcbad" jc_pid=
+    mkdir "$T" || exit 0
+    HSMBENCH_JSONCHECK_HOLD=soon
+    export HSMBENCH_JSONCHECK_HOLD
+    json_check x "$T/../jc.json" 'True' >"$T/got"
+    IFS= read -r got <"$T/got"
+    want="FAIL x: JSON check failed: True  HSMBENCH_JSONCHECK_HOLD='soon' is not a number of seconds"
+    if [ "$got" = "$want" ]; then pass "json_check: HSMBENCH_JSONCHECK_HOLD=soon fails the check, naming it"
+    else fail "json_check: HSMBENCH_JSONCHECK_HOLD=soon fails the check, naming it" "got: $got"; fi
+)
